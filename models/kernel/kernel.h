@@ -1,0 +1,211 @@
+// The kernel model: per-CPU run-queues, the scheduling classes, the core
+// paths of kernel/sched/core.c (try_to_wake_up, __schedule, scheduler_tick,
+// rt_mutex_setprio) and the execution of task bodies on CPUs.
+//
+// Reschedules are deferred as in the kernel: an event sets a CPU's
+// need-resched flag, and once every event of the instant has run each
+// flagged CPU calls __schedule() once (the return from interrupt), in CPU
+// order, so simultaneous wake-ups meet one pick.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/kernel/kernel_params.h"
+#include "models/kernel/sched/features.h"
+#include "models/kernel/sched/sched_class.h"
+#include "models/kernel/sched/task.h"
+#include "models/kernel/task_body.h"
+#include "sim/event_queue.h"
+#include "sim/simulator.h"
+
+namespace schedlab {
+
+// Event priority tiers within one instant (lower runs first).
+enum EventTier : int {
+  // A task's work finishing "at" t happened before anything else at t: the
+  // CPU executed up to t, then the interrupt or timer arrived.
+  kTierWorkDone = 0,
+  // hrtimer expiries (sleeps, periodic timers): they wake tasks that the
+  // tick at the same instant should already see queued.
+  kTierTimer = 10,
+  // The scheduler tick and the RT period timer.
+  kTierTick = 20,
+  // Deferred wake-ups (wakeup cost, remote-wakeup IPIs) and task starts.
+  kTierWake = 30,
+};
+
+// Fair run-queue (struct cfs_rq), single level (no cgroups).
+struct CfsRq {
+  std::vector<Task*> timeline;  // queued entities except curr ("the rbtree")
+  Task* curr = nullptr;         // cfs_rq->curr: the running fair entity
+  int64_t min_vruntime = 0;
+  int64_t avg_vruntime = 0;     // sum over timeline of (vruntime - min_vruntime) * weight
+  int64_t avg_load = 0;         // sum over timeline of weight
+  uint64_t load_weight = 0;     // cfs_rq->load: every on_rq entity, curr included
+  int nr_running = 0;           // on_rq entities (curr and delayed included)
+  Task* next = nullptr;         // buddies
+  Task* last = nullptr;
+  Task* skip = nullptr;
+  uint64_t tree_seq = 0;
+};
+
+// RT run-queue (struct rt_rq): a FIFO per priority and a bitmap.
+struct RtRq {
+  std::array<std::vector<Task*>, kMaxRtPrio> queue;
+  std::bitset<kMaxRtPrio> bitmap;
+  int rt_nr_running = 0;
+  int64_t rt_time = 0;       // runtime used in this rt_period
+  bool rt_throttled = false;
+};
+
+// The fair deadline server (6.12 kernel/sched/deadline.c dl_server in
+// deferred mode), reduced to its states; see fair_server.cc.
+struct FairServerState {
+  bool active = false;         // fair tasks present (dl_server_start/stop)
+  bool defer_running = false;  // starvation seen: behaves as a periodic DL task
+  bool running = false;        // picked above RT right now (enqueued, not throttled)
+  int64_t runtime = 0;         // budget left in this period
+  Time deadline;               // end of this period
+};
+
+struct Rq {
+  int cpu = 0;
+  Task* curr = nullptr;
+  Task* idle = nullptr;
+  CfsRq cfs;
+  RtRq rt;
+  FairServerState fair_server;
+  int nr_running = 0;
+  bool need_resched = false;       // TIF_NEED_RESCHED
+  bool need_resched_lazy = false;  // TIF_NEED_RESCHED_LAZY (preempt=lazy)
+  bool at_preempt_point = false;   // curr just reached an action boundary
+  // Execution of curr's current action.
+  Time seg_start;                  // when curr's progress (re)started
+  uint32_t rate = 1u << 20;        // work per ns, fixed point 2^20 = capacity 1024 at f_max
+  Timer work_timer;
+  Timer tick_timer;
+  Timer server_timer;
+  Timer resched_ipi;               // delivers a remote resched after ipi_latency
+};
+
+class Kernel : public InstantEndHook, public EventHandler {
+ public:
+  Kernel(const KernelParams& params, int nr_cpus);
+  ~Kernel() override;
+
+  // --- set-up
+  Task& create_task(const std::string& comm, const std::string& group, Policy policy, int nice,
+                    int rt_priority, const std::vector<int>& cpus, bool kernel_thread);
+  void set_custom_slice(Task& p, Time slice);
+  void set_body(Task& p, TaskBody* body) { p.body = body; }
+  // wake_up_new_task() at time `at`.
+  void start_task_at(Task& p, Time at);
+  void add_observer(SchedObserver* o) { observers_.push_back(o); }
+
+  // --- services for task bodies and devices
+  Simulator& sim() { return sim_; }
+  Time now() const { return sim_.now(); }
+  // try_to_wake_up(); waker is the running task that woke p (nullptr for
+  // timers and interrupts). `from_cpu` is the CPU the wake-up runs on.
+  bool try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_flags = 0);
+  // rt_mutex_setprio(): PI boost or unboost to `prio`.
+  void rt_mutex_setprio(Task& p, int prio);
+  void notify_period_end(const Task& p, Time period_start, Time response, Time period);
+  // hrtimer slack a sleep of p gets (0 for RT tasks, as hrtimer_nanosleep()).
+  Time timer_slack(const Task& p) const;
+
+  // --- run
+  void run_until(Time end) { sim_.run_until(end); }
+  void finish(Time end);  // emits closing observer calls (none needed yet)
+
+  // --- introspection (tests, metrics)
+  const std::vector<std::unique_ptr<Task>>& tasks() const { return tasks_; }
+  Rq& rq(int cpu) { return *rqs_[cpu]; }
+  int nr_cpus() const { return static_cast<int>(rqs_.size()); }
+  const KernelParams& params() const { return params_; }
+  const SchedFeatures& features() const { return features_; }
+  bool eevdf() const { return eevdf_; }
+  Time tick_nsec() const { return tick_nsec_; }
+  // Tunables after get_update_sysctl_factor() scaling.
+  int64_t base_slice_ns() const { return base_slice_; }
+  int64_t sched_latency_ns() const { return sched_latency_; }
+  int64_t min_granularity_ns() const { return min_granularity_; }
+  int64_t wakeup_granularity_ns() const { return wakeup_granularity_; }
+  int64_t rr_timeslice_ticks() const { return rr_timeslice_ticks_; }
+  bool fair_server_enabled() const { return fair_server_enabled_; }
+  bool rt_throttling_enabled() const { return rt_throttling_; }
+  SchedClass& class_of(const Task& p) { return *classes_[static_cast<size_t>(p.sched_class)]; }
+
+  // --- used by the scheduling classes
+  void resched_curr(Rq& rq);
+  void resched_curr_lazy(Rq& rq);
+  // __block_task() once a delayed dequeue completes (DELAY_DEQUEUE).
+  void finish_delayed_block(Rq& rq, Task& p);
+  // Fair server (6.12 dl_server): fair runtime counts against its budget.
+  void fair_server_account(Rq& rq, int64_t delta_fair_ns);
+  Time clock() const { return sim_.now(); }
+  const std::vector<SchedObserver*>& observers() const { return observers_; }
+
+  // InstantEndHook: deferred __schedule() of every flagged CPU.
+  bool on_instant_end() override;
+  void on_event(uint64_t tag) override;
+
+ private:
+  enum class Ev : uint8_t { kWorkDone, kTick, kRtPeriod, kStart, kWakeDeferred, kResched, kServer };
+  static uint64_t tag(Ev e, uint64_t arg) { return (static_cast<uint64_t>(e) << 56) | arg; }
+
+  SchedClassId class_for(const Task& p) const;
+  void setup_tunables();
+  void activate_task(Rq& rq, Task& p, int flags);
+  void deactivate_task(Rq& rq, Task& p, int flags);
+  void wakeup_preempt(Rq& rq, Task& p, int wake_flags);
+  void ttwu_do_activate(Rq& rq, Task& p, int wake_flags, const Task* waker);
+  void set_task_cpu(Task& p, int cpu);
+  int select_task_rq(Task& p, int wake_flags);
+  bool can_preempt_now(const Rq& rq) const;
+  void schedule(Rq& rq);
+  Task* pick_next_task(Rq& rq);
+  void switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state);
+  // Work accounting of curr's current action.
+  void account_progress(Rq& rq);
+  void arm_work_timer(Rq& rq);
+  void continue_current(Rq& rq);
+  void advance_current(Rq& rq);
+  void on_work_done(Rq& rq);
+  void scheduler_tick(Rq& rq);
+  void arm_tick(Rq& rq);
+  void rt_period_timer();
+  void update_curr(Rq& rq);
+  // Fair server (fair_server.cc).
+  void fair_server_timer(Rq& rq);
+  void fair_server_update_active(Rq& rq);
+  void fair_server_new_period(Rq& rq);
+
+  friend class FairServer;
+
+  KernelParams params_;
+  SchedFeatures features_;
+  bool eevdf_ = true;
+  bool fair_server_enabled_ = false;
+  bool rt_throttling_ = true;
+  bool custom_slice_ = false;
+  Time tick_nsec_;
+  int64_t base_slice_ = 0, sched_latency_ = 0, min_granularity_ = 0, wakeup_granularity_ = 0;
+  int64_t rr_timeslice_ticks_ = 0;
+
+  Simulator sim_;
+  std::vector<std::unique_ptr<Rq>> rqs_;
+  std::vector<std::unique_ptr<Task>> tasks_;
+  std::vector<std::unique_ptr<Task>> idle_tasks_;
+  std::array<std::unique_ptr<SchedClass>, 5> classes_;  // indexed by SchedClassId
+  std::vector<SchedObserver*> observers_;
+  Timer rt_period_timer_;
+  bool any_rt_ = false;
+  int event_cpu_ = -1;  // the CPU whose event is being handled (-1: none)
+};
+
+}  // namespace schedlab

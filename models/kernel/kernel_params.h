@@ -1,0 +1,53 @@
+// Kernel configuration of a scenario: the version (which selects the fair
+// scheduler and its feature defaults as that version has them), tunables,
+// feature overrides, and the overheads the model charges.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "sim/time.h"
+
+namespace schedlab {
+
+enum class PreemptModel { kNone, kVoluntary, kFull, kLazy };
+
+struct KernelParams {
+  std::string version = "6.12";  // "6.1", "6.6", "6.12", ...; see kernel_versions.h
+  int hz = 250;                  // CONFIG_HZ: 100, 250, 300 or 1000
+  PreemptModel preempt = PreemptModel::kFull;
+  // Feature overrides by name (kernel/sched/features.h); unset = version default.
+  std::map<std::string, bool> features;
+
+  // Tunables; unset = the version's default (normalised values are scaled
+  // by get_update_sysctl_factor(), see fair_tunables()).
+  std::optional<Time> base_slice;            // sysctl_sched_base_slice (EEVDF), unscaled
+  std::optional<Time> sched_latency;         // legacy CFS
+  std::optional<Time> min_granularity;       // legacy CFS
+  std::optional<Time> wakeup_granularity;    // legacy CFS
+  std::string tunable_scaling = "log";       // none | log | linear (sysctl_sched_tunable_scaling)
+  Time rt_runtime = Time::ms(950);           // sched_rt_runtime_us; negative = unlimited
+  Time rt_period = Time::s(1);               // sched_rt_period_us
+  Time rr_timeslice = Time::ms(100);         // sched_rr_timeslice_ms (RR_TIMESLICE)
+  // Root-group RT throttling (def_rt_bandwidth): on before 6.12; 6.12 removed
+  // it unless CONFIG_RT_GROUP_SCHED, leaving the fair server as the guard.
+  std::optional<bool> rt_throttling;
+  std::optional<bool> fair_server;           // dl_server for fair tasks (default: on from 6.12)
+  Time fair_server_runtime = Time::ms(50);   // fair_server defaults: 50 ms every 1 s
+  Time fair_server_period = Time::s(1);
+
+  // Overheads (assumptions; 0 keeps hand-computed schedules exact).
+  Time context_switch_cost = Time::zero();   // CPU time lost per switch
+  Time wakeup_cost = Time::zero();           // try_to_wake_up -> task enqueued
+  Time ipi_latency = Time::zero();           // remote resched IPI delivery
+  Time timer_slack = Time::us(50);           // hrtimer slack of SCHED_OTHER sleeps: init_task.timer_slack_ns (RT: 0)
+};
+
+struct PlatformParams {
+  int cpus = 1;  // the foundation: identical CPUs at capacity 1024 and one frequency
+  std::string name = "smp";
+};
+
+}  // namespace schedlab

@@ -1,0 +1,641 @@
+// The core scheduler paths (kernel/sched/core.c, Linux 6.12): wake-ups,
+// __schedule(), the tick, priority inheritance, plus the execution of task
+// bodies on CPUs. Class-specific logic lives in fair_eevdf.cc, fair_cfs.cc,
+// rt.cc and idle.cc.
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "models/kernel/kernel.h"
+#include "models/kernel/sched/classes.h"
+#include "models/kernel/sched/kernel_versions.h"
+#include "models/kernel/sched/weights.h"
+#include "sim/log.h"
+
+namespace schedlab {
+
+char task_state_letter(TaskState s) {
+  switch (s) {
+    case TaskState::kRunning: return 'R';
+    case TaskState::kInterruptible: return 'S';
+    case TaskState::kUninterruptible: return 'D';
+    case TaskState::kDead: return 'X';
+    case TaskState::kNew: return 'N';
+  }
+  return '?';
+}
+
+const char* policy_name(Policy p) {
+  switch (p) {
+    case Policy::kNormal: return "SCHED_OTHER";
+    case Policy::kBatch: return "SCHED_BATCH";
+    case Policy::kIdle: return "SCHED_IDLE";
+    case Policy::kFifo: return "SCHED_FIFO";
+    case Policy::kRr: return "SCHED_RR";
+  }
+  return "?";
+}
+
+Kernel::Kernel(const KernelParams& params, int nr_cpus) : params_(params) {
+  auto info = kernel_version_info(params.version);
+  if (!info) {
+    std::string valid;
+    for (const auto& v : supported_kernel_versions()) valid += (valid.empty() ? "" : ", ") + v;
+    throw ModelError(fmt::format("kernel version '{}' is not modelled (valid: {})", params.version, valid));
+  }
+  features_ = info->defaults;
+  for (const auto& [name, on] : params.features) {
+    auto f = sched_feature_by_name(name);
+    if (!f) throw ModelError(fmt::format("unknown scheduler feature '{}'", name));
+    features_.set(*f, on);
+  }
+  eevdf_ = info->eevdf;
+  fair_server_enabled_ = params.fair_server.value_or(info->fair_server);
+  rt_throttling_ = params.rt_throttling.value_or(info->rt_throttling);
+  custom_slice_ = info->custom_slice;
+  if (params.preempt == PreemptModel::kLazy && !info->preempt_lazy && params.version != "6.13")
+    SL_WARN("preempt: lazy exists from Linux 6.13; modelling it on {} anyway", params.version);
+  if (params.hz != 100 && params.hz != 250 && params.hz != 300 && params.hz != 1000)
+    throw ModelError(fmt::format("hz {} is not a CONFIG_HZ choice (valid: 100, 250, 300, 1000)", params.hz));
+  if (nr_cpus < 1) throw ModelError("a platform needs at least one CPU");
+  // TICK_NSEC = (NSEC_PER_SEC + HZ/2) / HZ (include/linux/jiffies.h).
+  tick_nsec_ = Time::ns((1000000000LL + params.hz / 2) / params.hz);
+
+  classes_[static_cast<size_t>(SchedClassId::kRt)] = make_rt_class(*this);
+  classes_[static_cast<size_t>(SchedClassId::kFair)] = eevdf_ ? make_eevdf_class(*this) : make_cfs_class(*this);
+  classes_[static_cast<size_t>(SchedClassId::kIdle)] = make_idle_class(*this);
+
+  for (int c = 0; c < nr_cpus; ++c) {
+    auto rq = std::make_unique<Rq>();
+    rq->cpu = c;
+    auto idle = std::make_unique<Task>();
+    idle->pid = 0;
+    idle->comm = fmt::format("swapper/{}", c);
+    idle->is_idle_task = true;
+    idle->sched_class = SchedClassId::kIdle;
+    idle->prio = idle->normal_prio = idle->static_prio = 120;
+    idle->state = TaskState::kRunning;
+    idle->on_cpu = true;
+    idle->cpu = c;
+    rq->idle = rq->curr = idle.get();
+    rq->work_timer = Timer(sim_.queue(), this, tag(Ev::kWorkDone, c), kTierWorkDone);
+    rq->tick_timer = Timer(sim_.queue(), this, tag(Ev::kTick, c), kTierTick);
+    rq->server_timer = Timer(sim_.queue(), this, tag(Ev::kServer, c), kTierTick);
+    rq->resched_ipi = Timer(sim_.queue(), this, tag(Ev::kResched, c), kTierWake);
+    idle_tasks_.push_back(std::move(idle));
+    rqs_.push_back(std::move(rq));
+  }
+  setup_tunables();
+  rt_period_timer_ = Timer(sim_.queue(), this, tag(Ev::kRtPeriod, 0), kTierTick);
+  sim_.set_instant_end_hook(this);
+}
+
+Kernel::~Kernel() = default;
+
+// get_update_sysctl_factor() (kernel/sched/fair.c): tunables scale with the
+// number of online CPUs, capped at 8: none = 1, linear = n, log = 1 + log2(n).
+void Kernel::setup_tunables() {
+  int cpus = std::min(nr_cpus(), 8);
+  int64_t factor = 1;
+  if (params_.tunable_scaling == "linear") factor = cpus;
+  else if (params_.tunable_scaling == "log") factor = 1 + (31 - __builtin_clz(static_cast<unsigned>(cpus)));
+  else if (params_.tunable_scaling != "none")
+    throw ModelError(fmt::format("tunable_scaling '{}' unknown (valid: none, log, linear)", params_.tunable_scaling));
+  // Normalised defaults: sysctl_sched_base_slice 0.75 ms (6.6+); legacy
+  // sched_latency 6 ms, min_granularity 0.75 ms, wakeup_granularity 1 ms.
+  base_slice_ = params_.base_slice.value_or(Time::us(750)).count() * factor;
+  sched_latency_ = params_.sched_latency.value_or(Time::ms(6)).count() * factor;
+  min_granularity_ = params_.min_granularity.value_or(Time::us(750)).count() * factor;
+  wakeup_granularity_ = params_.wakeup_granularity.value_or(Time::ms(1)).count() * factor;
+  // RR_TIMESLICE is in jiffies: sched_rr_timeslice = msecs_to_jiffies(100).
+  rr_timeslice_ticks_ = std::max<int64_t>(1, (params_.rr_timeslice.count() + tick_nsec_.count() - 1) / tick_nsec_.count());
+}
+
+SchedClassId Kernel::class_for(const Task& p) const {
+  return rt_prio(p.prio) ? SchedClassId::kRt : SchedClassId::kFair;
+}
+
+Task& Kernel::create_task(const std::string& comm, const std::string& group, Policy policy, int nice,
+                          int rt_priority, const std::vector<int>& cpus, bool kernel_thread) {
+  auto t = std::make_unique<Task>();
+  Task& p = *t;
+  p.index = static_cast<uint32_t>(tasks_.size());
+  p.pid = static_cast<int>(tasks_.size()) + 1;
+  p.comm = comm;
+  p.group = group;
+  p.policy = policy;
+  p.static_prio = nice_to_prio(nice);
+  p.rt_priority = rt_priority;
+  bool rt = policy == Policy::kFifo || policy == Policy::kRr;
+  if (rt) any_rt_ = true;
+  p.normal_prio = rt ? rt_priority_to_prio(rt_priority) : p.static_prio;
+  p.prio = p.normal_prio;
+  p.sched_class = class_for(p);
+  // set_load_weight(): SCHED_IDLE tasks get the minimal weight.
+  if (policy == Policy::kIdle) {
+    p.se.weight = kWeightIdlePrio;
+    p.se.inv_weight = kWmultIdlePrio;
+  } else {
+    p.se.weight = nice_to_weight(nice);
+    p.se.inv_weight = nice_to_wmult(nice);
+  }
+  p.rt.time_slice_ticks = rr_timeslice_ticks_;
+  p.cpus_allowed.assign(nr_cpus(), cpus.empty());
+  for (int c : cpus) {
+    if (c < 0 || c >= nr_cpus())
+      throw ModelError(fmt::format("task {}: CPU {} does not exist (the platform has {} CPUs)", comm, c, nr_cpus()));
+    p.cpus_allowed[c] = true;
+  }
+  p.kernel_thread = kernel_thread;
+  p.cpu = 0;
+  while (!p.cpus_allowed[p.cpu]) ++p.cpu;
+  p.state = TaskState::kNew;
+  tasks_.push_back(std::move(t));
+  return p;
+}
+
+void Kernel::set_custom_slice(Task& p, Time slice) {
+  if (!custom_slice_)
+    throw ModelError(fmt::format("task {}: a custom slice needs Linux 6.12 or later (kernel is {})", p.comm,
+                                 params_.version));
+  // sched_setattr(sched_runtime) sets a custom slice, clamped to
+  // [0.1 ms, 100 ms] (6.12 __setparam_fair()).
+  p.se.slice = std::clamp<int64_t>(slice.count(), 100000, 100000000);
+  p.se.custom_slice = true;
+}
+
+void Kernel::start_task_at(Task& p, Time at) { sim_.post(at, kTierWake, this, tag(Ev::kStart, p.index)); }
+
+Time Kernel::timer_slack(const Task& p) const {
+  return rt_prio(p.prio) ? Time::zero() : params_.timer_slack;
+}
+
+void Kernel::notify_period_end(const Task& p, Time period_start, Time response, Time period) {
+  for (auto* o : observers_) o->on_period_end(now(), p, period_start, response, period);
+}
+
+// ---------------------------------------------------------------- events
+
+void Kernel::on_event(uint64_t t) {
+  Ev ev = static_cast<Ev>(t >> 56);
+  uint64_t arg = t & ((1ULL << 56) - 1);
+  switch (ev) {
+    case Ev::kWorkDone:
+      event_cpu_ = static_cast<int>(arg);
+      on_work_done(*rqs_[arg]);
+      break;
+    case Ev::kTick:
+      event_cpu_ = static_cast<int>(arg);
+      scheduler_tick(*rqs_[arg]);
+      break;
+    case Ev::kRtPeriod:
+      event_cpu_ = -1;
+      rt_period_timer();
+      break;
+    case Ev::kStart: {
+      Task& p = *tasks_[arg];
+      event_cpu_ = -1;
+      // wake_up_new_task(): place on a CPU, fork-time placement, enqueue with
+      // ENQUEUE_INITIAL, then check preemption of that CPU's current task.
+      p.state = TaskState::kRunning;
+      int cpu = select_task_rq(p, kWfFork);
+      p.cpu = cpu;
+      Rq& rq = *rqs_[cpu];
+      class_of(p).task_fork(p);
+      for (auto* o : observers_) o->on_task_new(now(), p);
+      activate_task(rq, p, kEnqueueInitial);
+      for (auto* o : observers_) o->on_wakeup(now(), p, cpu);
+      event_cpu_ = cpu;
+      wakeup_preempt(rq, p, kWfFork);
+      if (any_rt_ && rt_throttling_ && !rt_period_timer_.armed() && params_.rt_runtime.count() >= 0)
+        rt_period_timer_.arm(Time::ns((now().count() / params_.rt_period.count() + 1) * params_.rt_period.count()));
+      break;
+    }
+    case Ev::kWakeDeferred: {
+      Task& p = *tasks_[arg];
+      event_cpu_ = p.cpu;
+      ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
+      break;
+    }
+    case Ev::kResched:
+      // The IPI arrived: the flag set earlier is now acted on at the end of
+      // this instant (nothing else to do).
+      break;
+    case Ev::kServer:
+      event_cpu_ = static_cast<int>(arg);
+      fair_server_timer(*rqs_[arg]);
+      break;
+  }
+  event_cpu_ = -1;
+}
+
+// ---------------------------------------------------------------- wake-up
+
+int SchedClass::select_task_rq(Task& p, int prev_cpu, int wake_flags) {
+  // Foundation placement rule (until the multi-core issue's
+  // select_task_rq_fair/rt): stay on the previous CPU if it is allowed and
+  // idle; else the lowest-numbered idle allowed CPU; else the previous CPU
+  // if allowed; else the lowest allowed CPU.
+  int n = k_.nr_cpus();
+  auto idle = [&](int c) { return k_.rq(c).curr == k_.rq(c).idle && k_.rq(c).nr_running == 0; };
+  if (p.cpus_allowed[prev_cpu] && idle(prev_cpu)) return prev_cpu;
+  for (int c = 0; c < n; ++c)
+    if (p.cpus_allowed[c] && idle(c)) return c;
+  if (p.cpus_allowed[prev_cpu]) return prev_cpu;
+  for (int c = 0; c < n; ++c)
+    if (p.cpus_allowed[c]) return c;
+  return prev_cpu;
+}
+
+int Kernel::select_task_rq(Task& p, int wake_flags) { return class_of(p).select_task_rq(p, p.cpu, wake_flags); }
+
+void Kernel::set_task_cpu(Task& p, int cpu) {
+  if (p.cpu == cpu) return;
+  for (auto* o : observers_) o->on_migrate(now(), p, p.cpu, cpu);
+  p.cpu = cpu;
+}
+
+void Kernel::activate_task(Rq& rq, Task& p, int flags) {
+  class_of(p).enqueue_task(rq, p, flags);
+  p.on_rq = true;
+  ++rq.nr_running;
+  fair_server_update_active(rq);
+}
+
+void Kernel::deactivate_task(Rq& rq, Task& p, int flags) {
+  p.on_rq = false;
+  class_of(p).dequeue_task(rq, p, flags);
+  --rq.nr_running;
+  fair_server_update_active(rq);
+}
+
+void Kernel::finish_delayed_block(Rq& rq, Task& p) {
+  // __block_task() after a delayed dequeue completes.
+  p.on_rq = false;
+  --rq.nr_running;
+  fair_server_update_active(rq);
+}
+
+// try_to_wake_up() (kernel/sched/core.c).
+bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_flags) {
+  if (p.state == TaskState::kRunning || p.state == TaskState::kNew || p.state == TaskState::kDead ||
+      p.wake_pending)
+    return false;
+  for (auto* o : observers_) o->on_waking(now(), p, waker, p.cpu);
+  p.last_waker = waker;
+  int saved_event_cpu = event_cpu_;
+  if (p.on_rq) {
+    // ttwu_runnable(): still queued, either blocked in this very instant
+    // before __schedule() ran, or sched_delayed (DELAY_DEQUEUE). It wakes
+    // where it is, without select_task_rq().
+    Rq& rq = *rqs_[p.cpu];
+    event_cpu_ = p.cpu;
+    if (p.se.sched_delayed) class_of(p).enqueue_task(rq, p, kEnqueueDelayed);
+    p.state = TaskState::kRunning;
+    for (auto* o : observers_) o->on_wakeup(now(), p, p.cpu);
+    if (!p.on_cpu) wakeup_preempt(rq, p, wake_flags);
+    event_cpu_ = saved_event_cpu;
+    return true;
+  }
+  int prev_cpu = p.cpu;
+  int cpu = select_task_rq(p, wake_flags | kWfTtwu);
+  bool migrated = cpu != prev_cpu;
+  if (migrated) {
+    class_of(p).migrate_task_rq(p, cpu);
+    set_task_cpu(p, cpu);
+  }
+  Time delay = params_.wakeup_cost;
+  // TTWU_QUEUE: a remote wake-up is queued on the target CPU and completed
+  // there by the scheduler IPI.
+  if (from_cpu >= 0 && from_cpu != cpu) delay += params_.ipi_latency;
+  p.ttwu_wake_flags = static_cast<uint64_t>(wake_flags | (migrated ? kEnqueueMigrated << 8 : 0));
+  if (delay > Time::zero()) {
+    p.wake_pending = true;
+    sim_.post_in(delay, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
+  } else {
+    event_cpu_ = cpu;
+    ttwu_do_activate(*rqs_[cpu], p, static_cast<int>(p.ttwu_wake_flags), waker);
+    event_cpu_ = saved_event_cpu;
+  }
+  return true;
+}
+
+void Kernel::ttwu_do_activate(Rq& rq, Task& p, int flags, const Task* waker) {
+  int enqueue_flags = kEnqueueWakeup | ((flags >> 8) & kEnqueueMigrated);
+  p.wake_pending = false;
+  activate_task(rq, p, enqueue_flags);
+  p.state = TaskState::kRunning;
+  for (auto* o : observers_) o->on_wakeup(now(), p, rq.cpu);
+  wakeup_preempt(rq, p, flags & 0xff);
+}
+
+// wakeup_preempt() (core.c): same class -> the class decides; a higher
+// class -> preempt; a lower class never preempts.
+void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
+  Task& curr = *rq.curr;
+  if (curr.is_idle_task) {
+    resched_curr(rq);
+    return;
+  }
+  if (p.sched_class == curr.sched_class)
+    class_of(p).wakeup_preempt(rq, p, wake_flags);
+  else if (p.sched_class < curr.sched_class)
+    resched_curr(rq);
+}
+
+void Kernel::resched_curr(Rq& rq) {
+  if (rq.need_resched) return;
+  rq.need_resched = true;
+  // A remote CPU learns of it by IPI (smp_send_reschedule()).
+  if (event_cpu_ >= 0 && event_cpu_ != rq.cpu && params_.ipi_latency > Time::zero() && !rq.curr->is_idle_task)
+    rq.resched_ipi.arm(now() + params_.ipi_latency);
+}
+
+// resched_curr_lazy() (6.13+ PREEMPT_LAZY): fair-class preemption only sets
+// TIF_NEED_RESCHED_LAZY, acted on at the next tick or return to user space,
+// with no IPI. A local wake-up interrupting a user task returns to user
+// space at once, so there it behaves like resched_curr().
+void Kernel::resched_curr_lazy(Rq& rq) {
+  if (params_.preempt != PreemptModel::kLazy || rq.curr->is_idle_task ||
+      (event_cpu_ == rq.cpu && !rq.curr->kernel_thread)) {
+    resched_curr(rq);
+    return;
+  }
+  rq.need_resched_lazy = true;
+}
+
+// ---------------------------------------------------------------- schedule
+
+bool Kernel::can_preempt_now(const Rq& rq) const {
+  const Task& curr = *rq.curr;
+  if (curr.is_idle_task) return true;
+  if (curr.act != Task::Act::kRun && curr.act != Task::Act::kRunWall) return true;  // voluntary
+  if (rq.at_preempt_point) return true;
+  if (rq.resched_ipi.armed()) return false;  // the IPI has not arrived yet
+  if (!rq.need_resched) return false;        // lazy only: wait for tick or boundary
+  // PREEMPT_NONE/VOLUNTARY: kernel code is not preempted; it reaches
+  // cond_resched() only at the end of its current action.
+  if ((params_.preempt == PreemptModel::kNone || params_.preempt == PreemptModel::kVoluntary) && curr.kernel_thread)
+    return false;
+  return true;
+}
+
+bool Kernel::on_instant_end() {
+  bool did = false;
+  for (auto& rqp : rqs_) {
+    Rq& rq = *rqp;
+    const Task& curr = *rq.curr;
+    bool voluntary = !curr.is_idle_task && curr.act != Task::Act::kRun && curr.act != Task::Act::kRunWall;
+    bool want = voluntary || rq.need_resched || (rq.need_resched_lazy && rq.at_preempt_point);
+    if (want && can_preempt_now(rq)) {
+      schedule(rq);
+      did = true;
+    }
+    rq.at_preempt_point = false;
+  }
+  return did;
+}
+
+Task* Kernel::pick_next_task(Rq& rq) {
+  // The fair server runs above RT (it is a deadline entity) while active.
+  if (rq.fair_server.running) {
+    if (Task* p = classes_[static_cast<size_t>(SchedClassId::kFair)]->pick_task(rq)) return p;
+    rq.fair_server.running = false;  // nothing to serve: the server yields
+  }
+  for (SchedClassId id : {SchedClassId::kRt, SchedClassId::kFair, SchedClassId::kIdle})
+    if (Task* p = classes_[static_cast<size_t>(id)]->pick_task(rq)) return p;
+  return rq.idle;
+}
+
+// __schedule() (core.c): account prev, dequeue it if it blocks, pick the
+// next task class by class, switch.
+void Kernel::schedule(Rq& rq) {
+  int saved = event_cpu_;
+  event_cpu_ = rq.cpu;
+  Task& prev = *rq.curr;
+  account_progress(rq);
+  rq.work_timer.cancel();
+  rq.need_resched = rq.need_resched_lazy = false;
+  rq.resched_ipi.cancel();
+  update_curr(rq);
+  TaskState prev_state = TaskState::kRunning;
+  if (!prev.is_idle_task && prev.state != TaskState::kRunning) {
+    prev_state = prev.state;
+    int flags = kDequeueSleep | (prev.state == TaskState::kDead ? kDequeueSpecial : 0);
+    if (class_of(prev).dequeue_task(rq, prev, flags)) {
+      prev.on_rq = false;
+      --rq.nr_running;
+      fair_server_update_active(rq);
+    }
+  }
+  Task* next = pick_next_task(rq);
+  if (next != &prev) {
+    class_of(prev).put_prev_task(rq, prev, next);
+    class_of(*next).set_next_task(rq, *next, true);
+    switch_to(rq, prev, *next, prev_state);
+  }
+  SL_DEBUG("{:.6f} cpu{} schedule: {}-{} -> {}-{} (prev_state {})", now().to_s(), rq.cpu, prev.comm, prev.pid,
+           next->comm, next->pid, task_state_letter(prev_state));
+  continue_current(rq);
+  event_cpu_ = saved;
+}
+
+void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
+  if (prev.is_idle_task)
+    for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, -1);
+  prev.on_cpu = false;
+  next.on_cpu = true;
+  rq.curr = &next;
+  for (auto* o : observers_) o->on_switch(now(), rq.cpu, prev, prev_state, next);
+  if (next.is_idle_task) {
+    rq.tick_timer.cancel();  // nohz idle: the tick stops
+    for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, 0);
+  } else {
+    if (prev.is_idle_task) arm_tick(rq);
+    rq.seg_start = now() + params_.context_switch_cost;
+  }
+  if (prev.state == TaskState::kDead) prev.act = Task::Act::kExited;
+}
+
+// ---------------------------------------------------------------- execution
+
+void Kernel::account_progress(Rq& rq) {
+  Task& p = *rq.curr;
+  if (p.is_idle_task || p.act != Task::Act::kRun) return;
+  if (now() > rq.seg_start) {
+    unsigned __int128 done = static_cast<unsigned __int128>((now() - rq.seg_start).count()) * rq.rate >> 20;
+    p.work_left = done >= static_cast<unsigned __int128>(p.work_left) ? 0 : p.work_left - static_cast<int64_t>(done);
+    rq.seg_start = now();
+  }
+}
+
+void Kernel::arm_work_timer(Rq& rq) {
+  Task& p = *rq.curr;
+  Time start = max(now(), rq.seg_start);
+  if (p.act == Task::Act::kRun) {
+    unsigned __int128 scaled = (static_cast<unsigned __int128>(p.work_left) << 20) + rq.rate - 1;
+    rq.work_timer.arm(start + Time::ns(static_cast<int64_t>(scaled / rq.rate)));
+  } else if (p.act == Task::Act::kRunWall) {
+    rq.work_timer.arm(max(p.wall_end, start));
+  }
+}
+
+void Kernel::continue_current(Rq& rq) {
+  Task& p = *rq.curr;
+  if (p.is_idle_task) return;
+  switch (p.act) {
+    case Task::Act::kRun:
+      if (p.work_left > 0) {
+        arm_work_timer(rq);
+        return;
+      }
+      break;
+    case Task::Act::kRunWall:
+      if (now() < p.wall_end) {
+        arm_work_timer(rq);
+        return;
+      }
+      break;
+    case Task::Act::kExited:
+      return;
+    default:
+      break;
+  }
+  advance_current(rq);
+}
+
+// The current action is complete: ask the body for the next ones until one
+// takes time or gives up the CPU.
+void Kernel::advance_current(Rq& rq) {
+  Task& p = *rq.curr;
+  for (int guard = 0;; ++guard) {
+    if (guard > 100000)
+      throw ModelError(fmt::format("task {} makes no progress: 100000 events at t={} take no time", p.comm,
+                                   format_time(now())));
+    Action a = p.body ? p.body->next(p) : Action::exit();
+    switch (a.kind) {
+      case Action::Kind::kRun:
+        if (a.work <= 0) continue;
+        p.act = Task::Act::kRun;
+        p.work_left = a.work;
+        arm_work_timer(rq);
+        return;
+      case Action::Kind::kRunWall:
+        if (a.until <= now()) continue;
+        p.act = Task::Act::kRunWall;
+        p.wall_end = a.until;
+        arm_work_timer(rq);
+        return;
+      case Action::Kind::kBlock:
+        p.act = Task::Act::kBlocked;
+        if (p.state == TaskState::kRunning) p.state = a.state;
+        return;  // on_instant_end() runs __schedule()
+      case Action::Kind::kYield:
+        p.act = Task::Act::kYielded;
+        class_of(p).yield_task(rq);
+        return;
+      case Action::Kind::kExit:
+        p.act = Task::Act::kExited;
+        p.state = TaskState::kDead;
+        return;
+    }
+  }
+}
+
+void Kernel::on_work_done(Rq& rq) {
+  Task& p = *rq.curr;
+  if (p.act == Task::Act::kRun) p.work_left = 0;
+  rq.seg_start = now();
+  rq.at_preempt_point = true;  // syscall / cond_resched() boundary
+  advance_current(rq);
+}
+
+// ---------------------------------------------------------------- tick
+
+void Kernel::arm_tick(Rq& rq) {
+  // Ticks sit on the global jiffies grid (no sched_skew_tick).
+  int64_t t = tick_nsec_.count();
+  rq.tick_timer.arm(Time::ns((now().count() / t + 1) * t));
+}
+
+// sched_tick() (core.c, 6.12 name; scheduler_tick() before).
+void Kernel::scheduler_tick(Rq& rq) {
+  Task& curr = *rq.curr;
+  if (curr.is_idle_task) return;
+  class_of(curr).task_tick(rq, curr);
+  // The tick turns a pending lazy reschedule into a real one.
+  if (rq.need_resched_lazy) {
+    rq.need_resched_lazy = false;
+    rq.need_resched = true;
+  }
+  arm_tick(rq);
+}
+
+void Kernel::update_curr(Rq& rq) { class_of(*rq.curr).update_curr(rq); }
+
+// do_sched_rt_period_timer() (rt.c): every rt_period each CPU's RT runtime
+// is replenished by one period's worth; a throttled rt_rq with runtime left
+// is unthrottled.
+void Kernel::rt_period_timer() {
+  int64_t runtime = params_.rt_runtime.count();
+  for (auto& rqp : rqs_) {
+    Rq& rq = *rqp;
+    RtRq& rt = rq.rt;
+    if (rt.rt_time > 0) rt.rt_time -= std::min(rt.rt_time, runtime);
+    if (rt.rt_throttled && rt.rt_time < runtime) {
+      rt.rt_throttled = false;
+      if (rt.rt_nr_running) {
+        event_cpu_ = rq.cpu;
+        resched_curr(rq);
+      }
+    }
+  }
+  event_cpu_ = -1;
+  rt_period_timer_.arm(now() + params_.rt_period);
+}
+
+// ---------------------------------------------------------------- PI
+
+// rt_mutex_setprio() (core.c): change the effective priority of p, moving
+// it between classes when it crosses the RT boundary.
+void Kernel::rt_mutex_setprio(Task& p, int prio) {
+  if (p.prio == prio) return;
+  int old_prio = p.prio;
+  Rq& rq = *rqs_[p.cpu];
+  int saved = event_cpu_;
+  event_cpu_ = p.cpu;
+  // A delayed (blocked) fair task is fully dequeued first, as 6.12 does on
+  // class changes.
+  if (p.se.sched_delayed) {
+    class_of(p).dequeue_task(rq, p, kDequeueSleep | kDequeueDelayed);
+    finish_delayed_block(rq, p);
+  }
+  bool queued = p.on_rq;
+  bool running = rq.curr == &p;
+  SchedClassId old_class = p.sched_class;
+  if (running) {
+    account_progress(rq);
+    update_curr(rq);
+  }
+  if (queued) class_of(p).dequeue_task(rq, p, kDequeueSave | kDequeueMove);
+  if (running) class_of(p).put_prev_task(rq, p, nullptr);
+  for (auto* o : observers_) o->on_prio_change(now(), p, old_prio, prio);
+  p.prio = prio;
+  p.sched_class = class_for(p);
+  int enqueue_flags = kEnqueueRestore;
+  // Deboosting within RT queues at the head, so the task keeps its turn.
+  if (rt_prio(prio) && old_prio < prio) enqueue_flags |= kEnqueueHead;
+  if (queued) class_of(p).enqueue_task(rq, p, enqueue_flags);
+  fair_server_update_active(rq);
+  if (running) class_of(p).set_next_task(rq, p, false);
+  // check_class_changed(): switched_to / prio_changed decide preemption.
+  if (old_class != p.sched_class)
+    class_of(p).switched_to(rq, p);
+  else
+    class_of(p).prio_changed(rq, p, old_prio);
+  event_cpu_ = saved;
+}
+
+void Kernel::finish(Time end) {}
+
+}  // namespace schedlab

@@ -1,0 +1,315 @@
+// The fair class as legacy CFS, following kernel/sched/fair.c of Linux 6.1:
+// vruntime order, sched_latency / min_granularity periods, the tick's
+// check_preempt_tick(), wakeup granularity, sleeper credit and buddies.
+// ALT_PERIOD and BASE_SLICE (both on in 6.1) are built in; with one cfs_rq
+// level h_nr_running == nr_running.
+#include <algorithm>
+
+#include "models/kernel/kernel.h"
+#include "models/kernel/sched/classes.h"
+#include "models/kernel/sched/weights.h"
+
+namespace schedlab {
+namespace {
+
+class CfsClass final : public SchedClass {
+ public:
+  using SchedClass::SchedClass;
+  const char* name() const override { return "fair(cfs)"; }
+
+  void enqueue_task(Rq& rq, Task& p, int flags) override;
+  bool dequeue_task(Rq& rq, Task& p, int flags) override;
+  void yield_task(Rq& rq) override;
+  void wakeup_preempt(Rq& rq, Task& p, int wake_flags) override;
+  Task* pick_task(Rq& rq) override;
+  void put_prev_task(Rq& rq, Task& prev, Task* next) override;
+  void set_next_task(Rq& rq, Task& p, bool first) override;
+  void task_tick(Rq& rq, Task& curr) override;
+  void task_fork(Task& p) override;
+  void migrate_task_rq(Task& p, int new_cpu) override;
+  void update_curr(Rq& rq) override;
+  void switched_to(Rq& rq, Task& p) override;
+  bool has_runnable(const Rq& rq) const override { return rq.cfs.nr_running > 0; }
+
+ private:
+  bool feat(SchedFeat f) const { return k_.features()(f); }
+  static int64_t vdelta(const Task& p, int64_t delta) {
+    return static_cast<int64_t>(calc_delta_fair(static_cast<uint64_t>(delta), p.se.weight, p.se.inv_weight));
+  }
+  // Tree order: vruntime, then insertion.
+  static bool tree_less(const Task* a, const Task* b) {
+    if (a->se.vruntime != b->se.vruntime) return a->se.vruntime - b->se.vruntime < 0;
+    return a->se.tree_seq < b->se.tree_seq;
+  }
+  static bool entity_before(const Task& a, const Task& b) { return a.se.vruntime - b.se.vruntime < 0; }
+  static Task* first_entity(const CfsRq& cfs) {
+    Task* best = nullptr;
+    for (Task* t : cfs.timeline)
+      if (!best || tree_less(t, best)) best = t;
+    return best;
+  }
+  // __pick_next_entity(): the entity after `se` in tree order.
+  static Task* next_entity(const CfsRq& cfs, const Task* se) {
+    Task* best = nullptr;
+    for (Task* t : cfs.timeline)
+      if (tree_less(se, t) && (!best || tree_less(t, best))) best = t;
+    return best;
+  }
+  void enqueue_in_tree(CfsRq& cfs, Task& p) {
+    p.se.tree_seq = ++cfs.tree_seq;
+    p.se.in_tree = true;
+    cfs.timeline.push_back(&p);
+  }
+  void dequeue_from_tree(CfsRq& cfs, Task& p) {
+    auto it = std::find(cfs.timeline.begin(), cfs.timeline.end(), &p);
+    if (it != cfs.timeline.end()) cfs.timeline.erase(it);
+    p.se.in_tree = false;
+  }
+  static void clear_buddies(CfsRq& cfs, const Task& p) {
+    if (cfs.next == &p) cfs.next = nullptr;
+    if (cfs.last == &p) cfs.last = nullptr;
+    if (cfs.skip == &p) cfs.skip = nullptr;
+  }
+  void update_min_vruntime(CfsRq& cfs);
+  int64_t sched_period(int nr) const;
+  int64_t sched_slice(const CfsRq& cfs, const Task& p) const;
+  int64_t sched_vslice(const CfsRq& cfs, const Task& p) const { return vdelta(p, sched_slice(cfs, p)); }
+  void place_entity(CfsRq& cfs, Task& p, bool initial);
+  int wakeup_preempt_entity(const Task& curr, const Task& se) const;
+  Task* pick_next_entity(CfsRq& cfs, Task* curr);
+};
+
+void CfsClass::update_min_vruntime(CfsRq& cfs) {
+  const Task* curr = cfs.curr;
+  int64_t vruntime = cfs.min_vruntime;
+  if (curr && !curr->se.on_rq) curr = nullptr;
+  if (curr) vruntime = curr->se.vruntime;
+  if (Task* left = first_entity(cfs))
+    vruntime = curr ? std::min(vruntime, left->se.vruntime) : left->se.vruntime;
+  cfs.min_vruntime = std::max(cfs.min_vruntime, vruntime);
+}
+
+// __sched_period(): sched_latency, stretched once more than sched_nr_latency
+// (latency / min_granularity = 8) tasks share it.
+int64_t CfsClass::sched_period(int nr) const {
+  int64_t nr_latency = k_.sched_latency_ns() / k_.min_granularity_ns();
+  if (nr > nr_latency) return nr * k_.min_granularity_ns();
+  return k_.sched_latency_ns();
+}
+
+// sched_slice(): the entity's weighted share of the period, at least
+// min_granularity (BASE_SLICE).
+int64_t CfsClass::sched_slice(const CfsRq& cfs, const Task& p) const {
+  int64_t slice = sched_period(cfs.nr_running + (p.se.on_rq ? 0 : 1));
+  uint64_t load = cfs.load_weight + (p.se.on_rq ? 0 : p.se.weight);
+  slice = static_cast<int64_t>(calc_delta(static_cast<uint64_t>(slice), p.se.weight, load, 0));
+  return std::max(slice, k_.min_granularity_ns());
+}
+
+void CfsClass::update_curr(Rq& rq) {
+  CfsRq& cfs = rq.cfs;
+  Task* curr = cfs.curr;
+  if (!curr) return;
+  int64_t now = k_.clock().count();
+  int64_t delta = now - curr->se.exec_start;
+  if (delta <= 0) return;
+  curr->se.exec_start = now;
+  curr->se.sum_exec_runtime += delta;
+  curr->se.vruntime += vdelta(*curr, delta);
+  update_min_vruntime(cfs);
+  k_.fair_server_account(rq, delta);
+}
+
+// place_entity(): new tasks start a vslice behind (START_DEBIT); waking
+// tasks get up to half a latency period of credit (GENTLE_FAIR_SLEEPERS),
+// never moving backwards.
+void CfsClass::place_entity(CfsRq& cfs, Task& p, bool initial) {
+  int64_t vruntime = cfs.min_vruntime;
+  if (initial && feat(SchedFeat::kStartDebit)) vruntime += sched_vslice(cfs, p);
+  if (!initial) {
+    int64_t thresh = p.policy == Policy::kIdle ? k_.min_granularity_ns() : k_.sched_latency_ns();
+    if (feat(SchedFeat::kGentleFairSleepers)) thresh >>= 1;
+    vruntime -= thresh;
+  }
+  p.se.vruntime = initial ? vruntime : std::max(p.se.vruntime, vruntime);
+}
+
+// task_fork_fair(): placed on the target CPU's cfs_rq (the model has no
+// parent task), then made relative to min_vruntime for the enqueue.
+void CfsClass::task_fork(Task& p) {
+  CfsRq& cfs = k_.rq(p.cpu).cfs;
+  p.se.vruntime = 0;
+  place_entity(cfs, p, true);
+  p.se.vruntime -= cfs.min_vruntime;
+}
+
+// migrate_task_rq_fair(): a waking task's vruntime leaves relative to the
+// old queue's min_vruntime; ENQUEUE_MIGRATED adds the new one's.
+void CfsClass::migrate_task_rq(Task& p, int new_cpu) { p.se.vruntime -= k_.rq(p.cpu).cfs.min_vruntime; }
+
+void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
+  CfsRq& cfs = rq.cfs;
+  if (p.se.on_rq) return;
+  bool renorm = !(flags & kEnqueueWakeup) || (flags & kEnqueueMigrated);
+  bool is_curr = cfs.curr == &p;
+  if (renorm && is_curr) p.se.vruntime += cfs.min_vruntime;
+  update_curr(rq);
+  if (renorm && !is_curr) p.se.vruntime += cfs.min_vruntime;
+  cfs.load_weight += p.se.weight;
+  ++cfs.nr_running;
+  if (flags & kEnqueueWakeup) place_entity(cfs, p, false);
+  if (!is_curr) enqueue_in_tree(cfs, p);
+  p.se.on_rq = true;
+}
+
+bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
+  CfsRq& cfs = rq.cfs;
+  update_curr(rq);
+  clear_buddies(cfs, p);
+  if (&p != cfs.curr) dequeue_from_tree(cfs, p);
+  p.se.on_rq = false;
+  cfs.load_weight -= p.se.weight;
+  --cfs.nr_running;
+  // Non-sleep dequeues keep vruntime relative for the next enqueue.
+  if (!(flags & kDequeueSleep)) p.se.vruntime -= cfs.min_vruntime;
+  if ((flags & (kDequeueSave | kDequeueMove)) != kDequeueSave) update_min_vruntime(cfs);
+  return true;
+}
+
+// wakeup_preempt_entity(): should `se` preempt `curr`? 1 when curr is
+// ahead by more than the wakeup granularity (scaled to se's weight).
+int CfsClass::wakeup_preempt_entity(const Task& curr, const Task& se) const {
+  int64_t vdiff = curr.se.vruntime - se.se.vruntime;
+  if (vdiff <= 0) return -1;
+  int64_t gran = vdelta(se, k_.wakeup_granularity_ns());
+  return vdiff > gran ? 1 : 0;
+}
+
+// pick_next_entity() (6.1): leftmost, unless skip/next/last buddies can
+// run without being too unfair.
+Task* CfsClass::pick_next_entity(CfsRq& cfs, Task* curr) {
+  Task* left = first_entity(cfs);
+  if (!left || (curr && entity_before(*curr, *left))) left = curr;
+  Task* se = left;
+  if (cfs.skip && cfs.skip == se) {
+    Task* second;
+    if (se == curr) {
+      second = first_entity(cfs);
+    } else {
+      second = next_entity(cfs, se);
+      if (!second || (curr && entity_before(*curr, *second))) second = curr;
+    }
+    if (second && wakeup_preempt_entity(*second, *left) < 1) se = second;
+  }
+  if (cfs.next && wakeup_preempt_entity(*cfs.next, *left) < 1)
+    se = cfs.next;
+  else if (cfs.last && wakeup_preempt_entity(*cfs.last, *left) < 1)
+    se = cfs.last;
+  clear_buddies(cfs, *se);
+  return se;
+}
+
+Task* CfsClass::pick_task(Rq& rq) {
+  CfsRq& cfs = rq.cfs;
+  if (!cfs.nr_running) return nullptr;
+  Task* curr = cfs.curr;
+  if (curr) {
+    if (curr->se.on_rq)
+      update_curr(rq);
+    else
+      curr = nullptr;
+  }
+  return pick_next_entity(cfs, curr);
+}
+
+void CfsClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
+  CfsRq& cfs = rq.cfs;
+  if (prev.se.on_rq) {
+    update_curr(rq);
+    enqueue_in_tree(cfs, prev);
+  }
+  cfs.curr = nullptr;
+}
+
+void CfsClass::set_next_task(Rq& rq, Task& p, bool first) {
+  CfsRq& cfs = rq.cfs;
+  if (p.se.on_rq) dequeue_from_tree(cfs, p);
+  p.se.exec_start = k_.clock().count();
+  cfs.curr = &p;
+  p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
+}
+
+// entity_tick() + check_preempt_tick(): preempt once current has run its
+// ideal slice, or is more than a slice ahead of the leftmost.
+void CfsClass::task_tick(Rq& rq, Task& curr) {
+  CfsRq& cfs = rq.cfs;
+  update_curr(rq);
+  if (cfs.nr_running <= 1) return;
+  int64_t ideal_runtime = sched_slice(cfs, curr);
+  int64_t delta_exec = curr.se.sum_exec_runtime - curr.se.prev_sum_exec_runtime;
+  if (delta_exec > ideal_runtime) {
+    k_.resched_curr(rq);
+    clear_buddies(cfs, curr);
+    return;
+  }
+  if (delta_exec < k_.min_granularity_ns()) return;
+  Task* first = first_entity(cfs);
+  if (!first) return;
+  int64_t delta = curr.se.vruntime - first->se.vruntime;
+  if (delta < 0) return;
+  if (delta > ideal_runtime) k_.resched_curr(rq);
+}
+
+// yield_task_fair() (6.1): mark current as the skip buddy.
+void CfsClass::yield_task(Rq& rq) {
+  CfsRq& cfs = rq.cfs;
+  Task* curr = cfs.curr;
+  if (!curr || rq.nr_running == 1) return;
+  clear_buddies(cfs, *curr);
+  if (curr->policy != Policy::kBatch) update_curr(rq);
+  cfs.skip = curr;
+}
+
+// check_preempt_wakeup() (6.1).
+void CfsClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
+  Task& curr = *rq.curr;
+  if (&curr == &p) return;
+  CfsRq& cfs = rq.cfs;
+  int64_t nr_latency = k_.sched_latency_ns() / k_.min_granularity_ns();
+  bool scale = cfs.nr_running >= nr_latency;
+  bool next_buddy_marked = false;
+  if (feat(SchedFeat::kNextBuddy) && scale && !(wake_flags & kWfFork)) {
+    cfs.next = &p;
+    next_buddy_marked = true;
+  }
+  if (rq.need_resched) return;
+  bool preempt = false;
+  if (curr.policy == Policy::kIdle && p.policy != Policy::kIdle) {
+    preempt = true;
+  } else {
+    if (p.policy != Policy::kNormal || !feat(SchedFeat::kWakeupPreemption)) return;
+    update_curr(rq);
+    if (wakeup_preempt_entity(curr, p) == 1) {
+      if (!next_buddy_marked) cfs.next = &p;
+      preempt = true;
+    }
+  }
+  if (!preempt) return;
+  k_.resched_curr(rq);
+  if (!curr.se.on_rq) return;
+  if (feat(SchedFeat::kLastBuddy) && scale) cfs.last = &curr;
+}
+
+void CfsClass::switched_to(Rq& rq, Task& p) {
+  if (!p.se.on_rq) return;
+  if (rq.curr == &p)
+    k_.resched_curr(rq);
+  else
+    wakeup_preempt(rq, p, 0);
+}
+
+}  // namespace
+
+std::unique_ptr<SchedClass> make_cfs_class(Kernel& k) { return std::make_unique<CfsClass>(k); }
+
+}  // namespace schedlab

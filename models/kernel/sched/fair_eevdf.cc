@@ -1,0 +1,446 @@
+// The fair class as EEVDF, following kernel/sched/fair.c of Linux 6.12
+// (6.6 behaviour by feature switches). Single-level cfs_rq: no cgroups, no
+// bandwidth control, no PELT yet (the multi-core issue adds PELT).
+//
+// The kernel keeps queued entities in an augmented rbtree sorted by
+// deadline; run-queues here hold a handful of tasks, so the "tree" is a
+// vector scanned linearly, with the kernel's tie order preserved: entities
+// with equal deadlines order by insertion (rb_add_cached puts equal keys to
+// the right).
+#include <algorithm>
+
+#include "models/kernel/kernel.h"
+#include "models/kernel/sched/classes.h"
+#include "models/kernel/sched/weights.h"
+
+namespace schedlab {
+namespace {
+
+using SE = SchedEntity;
+
+class EevdfClass final : public SchedClass {
+ public:
+  using SchedClass::SchedClass;
+  const char* name() const override { return "fair(eevdf)"; }
+
+  void enqueue_task(Rq& rq, Task& p, int flags) override;
+  bool dequeue_task(Rq& rq, Task& p, int flags) override;
+  void yield_task(Rq& rq) override;
+  void wakeup_preempt(Rq& rq, Task& p, int wake_flags) override;
+  Task* pick_task(Rq& rq) override;
+  void put_prev_task(Rq& rq, Task& prev, Task* next) override;
+  void set_next_task(Rq& rq, Task& p, bool first) override;
+  void task_tick(Rq& rq, Task& curr) override { update_curr(rq); }
+  void update_curr(Rq& rq) override;
+  void switched_to(Rq& rq, Task& p) override;
+  void prio_changed(Rq& rq, Task& p, int old_prio) override;
+  bool has_runnable(const Rq& rq) const override { return rq.cfs.nr_running > 0; }
+
+ private:
+  bool feat(SchedFeat f) const { return k_.features()(f); }
+  static int64_t vdelta(const Task& p, int64_t delta) {
+    return static_cast<int64_t>(calc_delta_fair(static_cast<uint64_t>(delta), p.se.weight, p.se.inv_weight));
+  }
+  static int64_t entity_key(const CfsRq& cfs, const Task& p) { return p.se.vruntime - cfs.min_vruntime; }
+  static bool entity_before(const Task& a, const Task& b) { return a.se.deadline - b.se.deadline < 0; }
+  static bool tree_less(const Task* a, const Task* b) {
+    if (a->se.deadline != b->se.deadline) return a->se.deadline - b->se.deadline < 0;
+    return a->se.tree_seq < b->se.tree_seq;
+  }
+
+  void avg_vruntime_add(CfsRq& cfs, const Task& p) {
+    cfs.avg_vruntime += entity_key(cfs, p) * static_cast<int64_t>(p.se.weight);
+    cfs.avg_load += static_cast<int64_t>(p.se.weight);
+  }
+  void avg_vruntime_sub(CfsRq& cfs, const Task& p) {
+    cfs.avg_vruntime -= entity_key(cfs, p) * static_cast<int64_t>(p.se.weight);
+    cfs.avg_load -= static_cast<int64_t>(p.se.weight);
+  }
+  int64_t avg_vruntime(const CfsRq& cfs) const;
+  bool vruntime_eligible(const CfsRq& cfs, int64_t vruntime) const;
+  bool entity_eligible(const CfsRq& cfs, const Task& p) const { return vruntime_eligible(cfs, p.se.vruntime); }
+  void update_min_vruntime(CfsRq& cfs);
+  void enqueue_in_tree(CfsRq& cfs, Task& p);   // __enqueue_entity
+  void dequeue_from_tree(CfsRq& cfs, Task& p); // __dequeue_entity
+  Task* pick_first_entity(const CfsRq& cfs) const;
+  Task* pick_eevdf(CfsRq& cfs);
+  Task* pick_next_entity(Rq& rq);
+  bool update_deadline(Task& p);
+  void update_entity_lag(CfsRq& cfs, Task& p);
+  void place_entity(CfsRq& cfs, Task& p, int flags);
+  void enqueue_entity(Rq& rq, Task& p, int flags);
+  bool dequeue_entity(Rq& rq, Task& p, int flags);
+  void requeue_delayed_entity(Rq& rq, Task& p);
+  bool do_preempt_short(const CfsRq& cfs, const Task& pse, const Task& se) const;
+  bool did_preempt_short(const CfsRq& cfs, const Task& curr) const;
+  static void clear_buddies(CfsRq& cfs, const Task& p) {
+    if (cfs.next == &p) cfs.next = nullptr;
+    if (cfs.last == &p) cfs.last = nullptr;
+    if (cfs.skip == &p) cfs.skip = nullptr;
+  }
+};
+
+// avg_vruntime(): the weighted average vruntime V of all queued entities,
+// curr included; rounds toward -inf like the kernel's floor division.
+int64_t EevdfClass::avg_vruntime(const CfsRq& cfs) const {
+  int64_t avg = cfs.avg_vruntime;
+  int64_t load = cfs.avg_load;
+  const Task* curr = cfs.curr;
+  if (curr && curr->se.on_rq) {
+    int64_t w = static_cast<int64_t>(curr->se.weight);
+    avg += entity_key(cfs, *curr) * w;
+    load += w;
+  }
+  if (load) {
+    if (avg < 0) avg -= (load - 1);
+    avg /= load;
+  }
+  return cfs.min_vruntime + avg;
+}
+
+// vruntime_eligible(): lag >= 0, i.e. V >= v, compared without division:
+// sum((v_j - v0) * w_j) >= (v - v0) * sum(w_j).
+bool EevdfClass::vruntime_eligible(const CfsRq& cfs, int64_t vruntime) const {
+  int64_t avg = cfs.avg_vruntime;
+  int64_t load = cfs.avg_load;
+  const Task* curr = cfs.curr;
+  if (curr && curr->se.on_rq) {
+    int64_t w = static_cast<int64_t>(curr->se.weight);
+    avg += entity_key(cfs, *curr) * w;
+    load += w;
+  }
+  return avg >= (vruntime - cfs.min_vruntime) * load;
+}
+
+// update_min_vruntime(): min_vruntime follows the smallest vruntime of curr
+// and the queued entities, never moving backwards; avg_vruntime is kept
+// relative to it.
+void EevdfClass::update_min_vruntime(CfsRq& cfs) {
+  int64_t vruntime = cfs.min_vruntime;
+  const Task* curr = cfs.curr;
+  if (curr && !curr->se.on_rq) curr = nullptr;
+  if (curr) vruntime = curr->se.vruntime;
+  if (!cfs.timeline.empty()) {
+    int64_t tree_min = cfs.timeline.front()->se.vruntime;
+    for (const Task* t : cfs.timeline) tree_min = std::min(tree_min, t->se.vruntime);
+    vruntime = curr ? std::min(vruntime, tree_min) : tree_min;
+  }
+  int64_t delta = vruntime - cfs.min_vruntime;
+  if (delta > 0) {
+    cfs.avg_vruntime -= cfs.avg_load * delta;  // avg_vruntime_update()
+    cfs.min_vruntime = vruntime;
+  }
+}
+
+void EevdfClass::enqueue_in_tree(CfsRq& cfs, Task& p) {
+  avg_vruntime_add(cfs, p);
+  p.se.tree_seq = ++cfs.tree_seq;
+  p.se.in_tree = true;
+  cfs.timeline.push_back(&p);
+}
+
+void EevdfClass::dequeue_from_tree(CfsRq& cfs, Task& p) {
+  auto it = std::find(cfs.timeline.begin(), cfs.timeline.end(), &p);
+  if (it == cfs.timeline.end()) return;
+  cfs.timeline.erase(it);
+  p.se.in_tree = false;
+  avg_vruntime_sub(cfs, p);
+}
+
+Task* EevdfClass::pick_first_entity(const CfsRq& cfs) const {
+  Task* best = nullptr;
+  for (Task* t : cfs.timeline)
+    if (!best || tree_less(t, best)) best = t;
+  return best;
+}
+
+// pick_eevdf(): the eligible entity with the earliest virtual deadline.
+Task* EevdfClass::pick_eevdf(CfsRq& cfs) {
+  Task* curr = cfs.curr;
+  Task* first = pick_first_entity(cfs);
+  // Only one entity: no eligibility check needed.
+  if (cfs.nr_running == 1) return curr && curr->se.on_rq ? curr : first;
+  if (curr && (!curr->se.on_rq || !entity_eligible(cfs, *curr))) curr = nullptr;
+  // RUN_TO_PARITY: once picked, run until ineligible or a new slice (the
+  // deadline stashed in vlag at pick is unchanged).
+  if (feat(SchedFeat::kRunToParity) && curr && curr->se.vlag == curr->se.deadline) return curr;
+  Task* best = nullptr;
+  if (first && entity_eligible(cfs, *first)) {
+    best = first;
+  } else {
+    for (Task* t : cfs.timeline)
+      if (entity_eligible(cfs, *t) && (!best || tree_less(t, best))) best = t;
+  }
+  if (!best || (curr && entity_before(*curr, *best))) best = curr;
+  if (!best) best = first;  // cannot happen with exact arithmetic; be safe
+  return best;
+}
+
+// update_deadline(): once vruntime passes the deadline, request a new
+// slice: vd = ve + r/w. Returns true if current must reschedule.
+bool EevdfClass::update_deadline(Task& p) {
+  SE& se = p.se;
+  if (se.vruntime - se.deadline < 0) return false;
+  if (!se.custom_slice) se.slice = k_.base_slice_ns();
+  se.deadline = se.vruntime + vdelta(p, se.slice);
+  return true;
+}
+
+// update_curr(): charge the running entity its runtime in virtual time.
+void EevdfClass::update_curr(Rq& rq) {
+  CfsRq& cfs = rq.cfs;
+  Task* curr = cfs.curr;
+  if (!curr) return;
+  int64_t now = k_.clock().count();
+  int64_t delta = now - curr->se.exec_start;
+  if (delta <= 0) return;
+  curr->se.exec_start = now;
+  curr->se.sum_exec_runtime += delta;
+  curr->se.vruntime += vdelta(*curr, delta);
+  bool resched = update_deadline(*curr);
+  update_min_vruntime(cfs);
+  k_.fair_server_account(rq, delta);
+  if (cfs.nr_running == 1) return;
+  if (resched || did_preempt_short(cfs, *curr)) {
+    k_.resched_curr_lazy(rq);
+    clear_buddies(cfs, *curr);
+  }
+}
+
+// update_entity_lag(): vlag = V - v, clamped to what a slice (or a tick)
+// of service could explain.
+void EevdfClass::update_entity_lag(CfsRq& cfs, Task& p) {
+  int64_t vlag = avg_vruntime(cfs) - p.se.vruntime;
+  int64_t limit = vdelta(p, std::max<int64_t>(2 * p.se.slice, k_.tick_nsec().count()));
+  p.se.vlag = std::clamp(vlag, -limit, limit);
+}
+
+// place_entity(): put a (re)joining entity at V minus its preserved lag,
+// inflated so the lag survives its own effect on V; new tasks start with
+// half a slice of deadline (PLACE_DEADLINE_INITIAL).
+void EevdfClass::place_entity(CfsRq& cfs, Task& p, int flags) {
+  SE& se = p.se;
+  int64_t vruntime = avg_vruntime(cfs);
+  int64_t lag = 0;
+  if (!se.custom_slice) se.slice = k_.base_slice_ns();
+  int64_t vslice = vdelta(p, se.slice);
+  if (feat(SchedFeat::kPlaceLag) && cfs.nr_running && se.vlag) {
+    const Task* curr = cfs.curr;
+    int64_t load = cfs.avg_load;
+    if (curr && curr->se.on_rq) load += static_cast<int64_t>(curr->se.weight);
+    lag = se.vlag * (load + static_cast<int64_t>(se.weight));
+    if (!load) load = 1;
+    lag /= load;  // div_s64 truncates toward zero
+  }
+  se.vruntime = vruntime - lag;
+  if (se.rel_deadline) {
+    se.deadline += se.vruntime;
+    se.rel_deadline = false;
+    return;
+  }
+  if (feat(SchedFeat::kPlaceDeadlineInitial) && (flags & kEnqueueInitial)) vslice /= 2;
+  se.deadline = se.vruntime + vslice;
+}
+
+void EevdfClass::enqueue_entity(Rq& rq, Task& p, int flags) {
+  CfsRq& cfs = rq.cfs;
+  bool is_curr = cfs.curr == &p;
+  // The current entity is placed before update_curr() so its own runtime
+  // does not move V under it.
+  if (is_curr) place_entity(cfs, p, flags);
+  update_curr(rq);
+  if (!is_curr) place_entity(cfs, p, flags);
+  cfs.load_weight += p.se.weight;
+  ++cfs.nr_running;
+  if (!is_curr) enqueue_in_tree(cfs, p);
+  p.se.on_rq = true;
+}
+
+// requeue_delayed_entity(): a delayed (blocked but still queued) task is
+// woken; with DELAY_ZERO positive lag is dropped and the task re-placed.
+void EevdfClass::requeue_delayed_entity(Rq& rq, Task& p) {
+  CfsRq& cfs = rq.cfs;
+  if (feat(SchedFeat::kDelayZero)) {
+    update_entity_lag(cfs, p);
+    if (p.se.vlag > 0) {
+      --cfs.nr_running;
+      if (&p != cfs.curr) dequeue_from_tree(cfs, p);
+      p.se.vlag = 0;
+      place_entity(cfs, p, 0);
+      if (&p != cfs.curr) enqueue_in_tree(cfs, p);
+      ++cfs.nr_running;
+    }
+  }
+  p.se.sched_delayed = false;
+}
+
+void EevdfClass::enqueue_task(Rq& rq, Task& p, int flags) {
+  if (flags & kEnqueueDelayed) {
+    requeue_delayed_entity(rq, p);
+    return;
+  }
+  if (p.se.on_rq) {
+    if (p.se.sched_delayed) requeue_delayed_entity(rq, p);
+    return;
+  }
+  enqueue_entity(rq, p, flags);
+}
+
+// dequeue_entity(): with DELAY_DEQUEUE a sleeping entity that is not
+// eligible (negative lag) stays queued, "delayed", so it cannot shed its
+// debt by sleeping; it leaves when picked or when its lag is paid.
+bool EevdfClass::dequeue_entity(Rq& rq, Task& p, int flags) {
+  CfsRq& cfs = rq.cfs;
+  bool sleep = flags & kDequeueSleep;
+  update_curr(rq);
+  if (!(flags & kDequeueDelayed)) {
+    bool delay = sleep && !(flags & kDequeueSpecial);
+    if (feat(SchedFeat::kDelayDequeue) && delay && !entity_eligible(cfs, p)) {
+      if (cfs.next == &p) cfs.next = nullptr;
+      p.se.sched_delayed = true;
+      return false;
+    }
+  }
+  clear_buddies(cfs, p);
+  update_entity_lag(cfs, p);
+  if (feat(SchedFeat::kPlaceRelDeadline) && !sleep) {
+    p.se.deadline -= p.se.vruntime;
+    p.se.rel_deadline = true;
+  }
+  if (&p != cfs.curr) dequeue_from_tree(cfs, p);
+  p.se.on_rq = false;
+  cfs.load_weight -= p.se.weight;
+  --cfs.nr_running;
+  // Advance min_vruntime unless the entity comes straight back
+  // (DEQUEUE_SAVE without DEQUEUE_MOVE).
+  if ((flags & (kDequeueSave | kDequeueMove)) != kDequeueSave) update_min_vruntime(cfs);
+  if (flags & kDequeueDelayed) {
+    // finish_delayed_dequeue_entity()
+    p.se.sched_delayed = false;
+    if (feat(SchedFeat::kDelayZero) && p.se.vlag > 0) p.se.vlag = 0;
+  }
+  return true;
+}
+
+bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
+  if (p.se.sched_delayed && !(flags & kDequeueDelayed) && (flags & kDequeueSave)) {
+    // A class/priority change of a delayed task: complete the dequeue.
+    dequeue_entity(rq, p, flags | kDequeueDelayed);
+    return true;
+  }
+  return dequeue_entity(rq, p, flags);
+}
+
+// pick_next_entity(): NEXT_BUDDY if eligible, else EEVDF; a delayed entity
+// that comes up is dequeued for good instead (and the pick retried).
+Task* EevdfClass::pick_next_entity(Rq& rq) {
+  CfsRq& cfs = rq.cfs;
+  if (feat(SchedFeat::kNextBuddy) && cfs.next && entity_eligible(cfs, *cfs.next)) return cfs.next;
+  Task* se = pick_eevdf(cfs);
+  if (se && se->se.sched_delayed) {
+    dequeue_entity(rq, *se, kDequeueSleep | kDequeueDelayed);
+    k_.finish_delayed_block(rq, *se);
+    return nullptr;
+  }
+  return se;
+}
+
+Task* EevdfClass::pick_task(Rq& rq) {
+  CfsRq& cfs = rq.cfs;
+  for (;;) {
+    if (!cfs.nr_running) return nullptr;
+    if (cfs.curr && cfs.curr->se.on_rq) update_curr(rq);
+    if (Task* p = pick_next_entity(rq)) return p;
+  }
+}
+
+// put_prev_entity(): the outgoing entity goes back into the tree if queued.
+void EevdfClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
+  CfsRq& cfs = rq.cfs;
+  if (prev.se.on_rq) {
+    update_curr(rq);
+    enqueue_in_tree(cfs, prev);
+  }
+  cfs.curr = nullptr;
+}
+
+// set_next_entity(): curr leaves the tree; its deadline is stashed in vlag
+// (the RUN_TO_PARITY marker).
+void EevdfClass::set_next_task(Rq& rq, Task& p, bool first) {
+  CfsRq& cfs = rq.cfs;
+  clear_buddies(cfs, p);
+  if (p.se.on_rq) {
+    dequeue_from_tree(cfs, p);
+    p.se.vlag = p.se.deadline;
+  }
+  p.se.exec_start = k_.clock().count();
+  cfs.curr = &p;
+  p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
+}
+
+// yield_task_fair(): push the deadline one slice out.
+void EevdfClass::yield_task(Rq& rq) {
+  CfsRq& cfs = rq.cfs;
+  Task* curr = cfs.curr;
+  if (!curr || rq.nr_running == 1) return;
+  clear_buddies(cfs, *curr);
+  update_curr(rq);
+  curr->se.deadline += vdelta(*curr, curr->se.slice);
+}
+
+bool EevdfClass::do_preempt_short(const CfsRq& cfs, const Task& pse, const Task& se) const {
+  if (!feat(SchedFeat::kPreemptShort)) return false;
+  if (pse.se.slice >= se.se.slice) return false;
+  if (!entity_eligible(cfs, pse)) return false;
+  if (entity_before(pse, se)) return true;
+  if (!entity_eligible(cfs, se)) return true;
+  return false;
+}
+
+bool EevdfClass::did_preempt_short(const CfsRq& cfs, const Task& curr) const {
+  if (!feat(SchedFeat::kPreemptShort)) return false;
+  if (curr.se.vlag == curr.se.deadline) return false;
+  return !entity_eligible(cfs, curr);
+}
+
+// check_preempt_wakeup_fair().
+void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
+  Task& curr = *rq.curr;
+  if (&curr == &p) return;
+  CfsRq& cfs = rq.cfs;
+  if (feat(SchedFeat::kNextBuddy) && !(wake_flags & kWfFork) && !p.se.sched_delayed) cfs.next = &p;
+  if (rq.need_resched) return;
+  if (!feat(SchedFeat::kWakeupPreemption)) return;
+  bool curr_idle = curr.policy == Policy::kIdle;
+  bool p_idle = p.policy == Policy::kIdle;
+  // A non-idle entity preempts an idle one, never the reverse.
+  if (curr_idle && !p_idle) {
+    k_.resched_curr_lazy(rq);
+    return;
+  }
+  if (curr_idle != p_idle) return;
+  // BATCH and IDLE tasks do not preempt others.
+  if (p.policy != Policy::kNormal) return;
+  update_curr(rq);
+  // A shorter-slice waker cancels current's RUN_TO_PARITY protection.
+  if (do_preempt_short(cfs, p, curr) && curr.se.vlag == curr.se.deadline) curr.se.vlag = curr.se.deadline + 1;
+  if (pick_eevdf(cfs) == &p) k_.resched_curr_lazy(rq);
+}
+
+// switched_to_fair(): a task that became fair (PI unboost) preempts if it
+// is now the better pick.
+void EevdfClass::switched_to(Rq& rq, Task& p) {
+  if (!p.se.on_rq) return;
+  if (rq.curr == &p)
+    k_.resched_curr(rq);
+  else
+    wakeup_preempt(rq, p, 0);
+}
+
+void EevdfClass::prio_changed(Rq& rq, Task& p, int old_prio) {}
+
+}  // namespace
+
+std::unique_ptr<SchedClass> make_eevdf_class(Kernel& k) { return std::make_unique<EevdfClass>(k); }
+
+}  // namespace schedlab

@@ -1,0 +1,103 @@
+// The fair deadline server of Linux 6.12 (kernel/sched/deadline.c dl_server
+// with dl_defer; fair.c fair_server_init), reduced to the states that decide
+// when starved fair tasks run:
+//
+//  deferred  (defer_running = false): fair time, on its own, drains the
+//            budget; a drained budget starts a new period. A timer at the
+//            zero-laxity point (deadline - runtime) checks whether fair tasks
+//            were starved: if so the server starts a new period and runs
+//            fair tasks above RT for `runtime`, and becomes...
+//  running   (defer_running = true): a periodic DL task. Throttled once the
+//            budget is used, it is replenished at each period start and
+//            runs at once: the first `runtime` of every period.
+//  Fair time charged while throttled in running mode (no more
+//  starvation) drops the server back to deferred with a new period.
+//
+// Simplified: DL admission control, dl_server_min_res re-arm slack (1 ms),
+// and charging idle time to the server are not modelled.
+#include "models/kernel/kernel.h"
+
+namespace schedlab {
+
+void Kernel::fair_server_new_period(Rq& rq) {
+  FairServerState& s = rq.fair_server;
+  s.deadline = now() + params_.fair_server_period;
+  s.runtime = params_.fair_server_runtime.count();
+}
+
+// dl_server_start()/dl_server_stop(): the server is active while the fair
+// class has queued tasks.
+void Kernel::fair_server_update_active(Rq& rq) {
+  if (!fair_server_enabled_) return;
+  FairServerState& s = rq.fair_server;
+  bool want = rq.cfs.nr_running > 0;
+  if (want == s.active) return;
+  s.active = want;
+  if (!want) {
+    s.running = false;
+    rq.server_timer.cancel();
+    return;
+  }
+  // update_dl_entity(): CBS rule -- a passed deadline or a budget that would
+  // overflow the server's bandwidth starts a new period.
+  int64_t left = (s.deadline - now()).count();
+  bool overflow = left <= 0 || static_cast<__int128>(s.runtime) * params_.fair_server_period.count() >
+                                   static_cast<__int128>(params_.fair_server_runtime.count()) * left;
+  if (overflow) fair_server_new_period(rq);
+  if (!s.defer_running) {
+    rq.server_timer.arm(s.deadline - Time::ns(s.runtime));  // zero-laxity point
+  } else if (s.runtime > 0) {
+    s.running = true;
+    if (rq.curr->sched_class == SchedClassId::kRt) resched_curr(rq);
+  } else {
+    rq.server_timer.arm(s.deadline);
+  }
+}
+
+// dl_server_update() from the fair class's update_curr().
+void Kernel::fair_server_account(Rq& rq, int64_t delta) {
+  if (!fair_server_enabled_) return;
+  FairServerState& s = rq.fair_server;
+  if (!s.active) return;
+  s.runtime -= delta;
+  if (s.runtime > 0) return;
+  if (!s.defer_running) {
+    // Fair tasks got their share without help: new period, timer re-armed.
+    fair_server_new_period(rq);
+    rq.server_timer.arm(s.deadline - Time::ns(s.runtime));
+  } else if (s.running) {
+    // Budget used: throttle until the next period.
+    s.running = false;
+    rq.server_timer.arm(s.deadline);
+    resched_curr(rq);
+  } else {
+    // Charged while throttled: fair runs on its own again, back to deferred.
+    s.defer_running = false;
+    fair_server_new_period(rq);
+    rq.server_timer.arm(s.deadline - Time::ns(s.runtime));
+  }
+}
+
+// dl_server_timer().
+void Kernel::fair_server_timer(Rq& rq) {
+  FairServerState& s = rq.fair_server;
+  if (!s.active) return;
+  if (!s.defer_running) {
+    Time zero_laxity = s.deadline - Time::ns(s.runtime);
+    if (now() < zero_laxity) {
+      rq.server_timer.arm(zero_laxity);
+      return;
+    }
+    // Zero laxity reached with fair tasks still waiting: the server starts.
+    s.defer_running = true;
+    fair_server_new_period(rq);
+  } else {
+    // Replenishment at the period boundary (replenish_dl_entity()).
+    s.deadline = s.deadline + params_.fair_server_period;
+    s.runtime = params_.fair_server_runtime.count();
+  }
+  s.running = true;
+  if (rq.curr->sched_class != SchedClassId::kFair) resched_curr(rq);
+}
+
+}  // namespace schedlab

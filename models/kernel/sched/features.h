@@ -1,0 +1,56 @@
+// Scheduler feature switches, one list like kernel/sched/features.h, with
+// each version's defaults. A scenario's kernel.version picks the defaults;
+// kernel.features overrides any switch by name.
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace schedlab {
+
+enum class SchedFeat : int {
+  // Legacy CFS (before 6.6).
+  kGentleFairSleepers,  // sleepers get half a latency period of credit (place_entity)
+  kStartDebit,          // new tasks start one vslice behind (place_entity)
+  kLastBuddy,           // prefer the task that ran last after a wakeup preemption
+  kCacheHotBuddy,       // buddies count as cache hot for migration decisions (not modelled: no balancing yet)
+  // Both.
+  kNextBuddy,           // prefer the task woken last (cfs_rq->next)
+  kWakeupPreemption,    // allow wakeup-time preemption of current
+  // EEVDF (6.6+).
+  kPlaceLag,            // keep lag across sleep (placement strategy #1)
+  kPlaceDeadlineInitial,  // new tasks start with half a slice's deadline
+  kPlaceRelDeadline,    // keep the deadline relative across a non-sleep dequeue (6.12)
+  kRunToParity,         // run current until it becomes ineligible or gets a new slice
+  kPreemptShort,        // a waking task with a shorter slice may cancel RUN_TO_PARITY (6.12)
+  kDelayDequeue,        // a task sleeping with negative lag stays queued until eligible (6.12)
+  kDelayZero,           // a delayed task's positive lag is clipped to 0 on wake/dequeue (6.12)
+  // Other.
+  kHrtick,              // slice end by hrtimer instead of the tick (off in every version modelled)
+  kRtRuntimeShare,      // borrow RT runtime from other CPUs (true before 6.2? see kernel_versions.cc)
+  kCount
+};
+
+struct FeatureInfo {
+  SchedFeat id;
+  const char* name;
+};
+
+const std::array<FeatureInfo, static_cast<size_t>(SchedFeat::kCount)>& all_sched_features();
+std::optional<SchedFeat> sched_feature_by_name(std::string_view name);
+std::vector<std::string> sched_feature_names();
+
+class SchedFeatures {
+ public:
+  bool operator()(SchedFeat f) const { return on_[static_cast<size_t>(f)]; }
+  void set(SchedFeat f, bool v) { on_[static_cast<size_t>(f)] = v; }
+
+ private:
+  std::array<bool, static_cast<size_t>(SchedFeat::kCount)> on_{};
+};
+
+}  // namespace schedlab

@@ -1,0 +1,104 @@
+#include "models/kernel/sched/kernel_versions.h"
+
+#include "models/kernel/sched/features.h"
+
+namespace schedlab {
+
+static const std::array<FeatureInfo, static_cast<size_t>(SchedFeat::kCount)> kFeatures = {{
+    {SchedFeat::kGentleFairSleepers, "GENTLE_FAIR_SLEEPERS"},
+    {SchedFeat::kStartDebit, "START_DEBIT"},
+    {SchedFeat::kLastBuddy, "LAST_BUDDY"},
+    {SchedFeat::kCacheHotBuddy, "CACHE_HOT_BUDDY"},
+    {SchedFeat::kNextBuddy, "NEXT_BUDDY"},
+    {SchedFeat::kWakeupPreemption, "WAKEUP_PREEMPTION"},
+    {SchedFeat::kPlaceLag, "PLACE_LAG"},
+    {SchedFeat::kPlaceDeadlineInitial, "PLACE_DEADLINE_INITIAL"},
+    {SchedFeat::kPlaceRelDeadline, "PLACE_REL_DEADLINE"},
+    {SchedFeat::kRunToParity, "RUN_TO_PARITY"},
+    {SchedFeat::kPreemptShort, "PREEMPT_SHORT"},
+    {SchedFeat::kDelayDequeue, "DELAY_DEQUEUE"},
+    {SchedFeat::kDelayZero, "DELAY_ZERO"},
+    {SchedFeat::kHrtick, "HRTICK"},
+    {SchedFeat::kRtRuntimeShare, "RT_RUNTIME_SHARE"},
+}};
+
+const std::array<FeatureInfo, static_cast<size_t>(SchedFeat::kCount)>& all_sched_features() { return kFeatures; }
+
+std::optional<SchedFeat> sched_feature_by_name(std::string_view name) {
+  for (const auto& f : kFeatures)
+    if (name == f.name) return f.id;
+  return std::nullopt;
+}
+
+std::vector<std::string> sched_feature_names() {
+  std::vector<std::string> v;
+  for (const auto& f : kFeatures) v.emplace_back(f.name);
+  return v;
+}
+
+namespace {
+
+SchedFeatures cfs_6_1() {
+  // kernel/sched/features.h at v6.1.
+  SchedFeatures f;
+  f.set(SchedFeat::kGentleFairSleepers, true);
+  f.set(SchedFeat::kStartDebit, true);
+  f.set(SchedFeat::kNextBuddy, false);
+  f.set(SchedFeat::kLastBuddy, true);
+  f.set(SchedFeat::kCacheHotBuddy, true);
+  f.set(SchedFeat::kWakeupPreemption, true);
+  f.set(SchedFeat::kHrtick, false);
+  f.set(SchedFeat::kRtRuntimeShare, false);
+  return f;
+}
+
+SchedFeatures eevdf_6_6() {
+  // kernel/sched/features.h at v6.6: EEVDF replaces CFS's sleeper credit,
+  // START_DEBIT and the buddies but NEXT_BUDDY.
+  SchedFeatures f;
+  f.set(SchedFeat::kPlaceLag, true);
+  f.set(SchedFeat::kPlaceDeadlineInitial, true);
+  f.set(SchedFeat::kRunToParity, true);
+  f.set(SchedFeat::kNextBuddy, false);
+  f.set(SchedFeat::kCacheHotBuddy, true);
+  f.set(SchedFeat::kWakeupPreemption, true);
+  f.set(SchedFeat::kHrtick, false);
+  f.set(SchedFeat::kRtRuntimeShare, false);
+  return f;
+}
+
+SchedFeatures eevdf_6_12() {
+  // v6.12 "Complete EEVDF": delayed dequeue, relative deadlines across
+  // non-sleep dequeues, short-slice wakeup preemption.
+  SchedFeatures f = eevdf_6_6();
+  f.set(SchedFeat::kPlaceRelDeadline, true);
+  f.set(SchedFeat::kPreemptShort, true);
+  f.set(SchedFeat::kDelayDequeue, true);
+  f.set(SchedFeat::kDelayZero, true);
+  return f;
+}
+
+}  // namespace
+
+std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
+  KernelVersionInfo info;
+  info.name = std::string(version);
+  if (version == "6.1") {
+    info.eevdf = false;
+    info.defaults = cfs_6_1();
+  } else if (version == "6.6") {
+    info.defaults = eevdf_6_6();
+  } else if (version == "6.12") {
+    info.defaults = eevdf_6_12();
+    info.fair_server = true;
+    info.rt_throttling = false;
+    info.custom_slice = true;
+  } else {
+    return std::nullopt;
+  }
+  return info;
+}
+
+std::vector<std::string> supported_kernel_versions() { return {"6.1", "6.6", "6.12"}; }
+
+}  // namespace schedlab

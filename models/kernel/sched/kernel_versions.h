@@ -1,0 +1,27 @@
+// Kernel versions schedlab models, each with its fair scheduler and feature
+// defaults as that version's kernel/sched/features.h has them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/kernel/sched/features.h"
+
+namespace schedlab {
+
+struct KernelVersionInfo {
+  std::string name;
+  bool eevdf = true;           // EEVDF (6.6+) or legacy CFS
+  bool fair_server = false;    // fair dl_server (6.12+)
+  bool rt_throttling = true;   // def_rt_bandwidth throttling (removed in 6.12 without RT_GROUP_SCHED)
+  bool custom_slice = false;   // sched_attr.sched_runtime sets the fair slice (6.12+)
+  bool preempt_lazy = false;   // PREEMPT_LAZY exists (6.13+)
+  SchedFeatures defaults;
+};
+
+std::optional<KernelVersionInfo> kernel_version_info(std::string_view version);
+std::vector<std::string> supported_kernel_versions();
+
+}  // namespace schedlab

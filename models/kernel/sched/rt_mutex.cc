@@ -1,0 +1,71 @@
+#include "models/kernel/sched/rt_mutex.h"
+
+#include <algorithm>
+
+#include "models/kernel/kernel.h"
+
+namespace schedlab {
+
+int RtMutex::top_waiter_prio() const { return waiters_.empty() ? kMaxRtPrio + 40 : waiters_.front()->prio; }
+
+void RtMutex::enqueue_waiter(Task& t) {
+  auto it = waiters_.begin();
+  if (pi_)
+    while (it != waiters_.end() && (*it)->prio <= t.prio) ++it;
+  else
+    it = waiters_.end();
+  waiters_.insert(it, &t);
+}
+
+void RtMutex::requeue_waiter(Task& t) {
+  auto it = std::find(waiters_.begin(), waiters_.end(), &t);
+  if (it == waiters_.end()) return;
+  waiters_.erase(it);
+  enqueue_waiter(t);
+}
+
+bool RtMutex::lock(Kernel& k, Task& self) {
+  if (!owner_) {
+    owner_ = &self;
+    self.held_mutexes.push_back(this);
+    return true;
+  }
+  enqueue_waiter(self);
+  self.blocked_on = this;
+  if (pi_) rt_mutex_adjust_prio_chain(k, *owner_);
+  return false;
+}
+
+void RtMutex::unlock(Kernel& k, Task& self) {
+  if (owner_ != &self) return;
+  auto& held = self.held_mutexes;
+  held.erase(std::find(held.begin(), held.end(), this));
+  owner_ = nullptr;
+  if (!waiters_.empty()) {
+    Task* next = waiters_.front();
+    waiters_.erase(waiters_.begin());
+    owner_ = next;
+    next->blocked_on = nullptr;
+    next->held_mutexes.push_back(this);
+    if (pi_) rt_mutex_adjust_prio_chain(k, *next);
+    k.try_to_wake_up(*next, &self, self.cpu);
+  }
+  if (pi_) rt_mutex_adjust_prio_chain(k, self);
+}
+
+void rt_mutex_adjust_prio_chain(Kernel& k, Task& p) {
+  Task* t = &p;
+  for (int depth = 0; t && depth < 1024; ++depth) {  // max_lock_depth
+    int prio = t->normal_prio;
+    for (const RtMutex* m : t->held_mutexes) prio = std::min(prio, m->top_waiter_prio());
+    if (prio == t->prio) return;
+    k.rt_mutex_setprio(*t, prio);
+    // Re-sort t in the wait list it sits on, then continue with that owner.
+    RtMutex* m = t->blocked_on;
+    if (!m) return;
+    m->requeue_waiter(*t);
+    t = m->owner();
+  }
+}
+
+}  // namespace schedlab

@@ -1,0 +1,48 @@
+// rt_mutex with priority inheritance (kernel/locking/rtmutex.c, 6.12), as
+// PI futexes (pthread mutexes with PTHREAD_PRIO_INHERIT) use it: waiters
+// queue by priority (FIFO among equals); the owner runs at the priority of
+// its top waiter while that is higher than its own, transitively along a
+// chain of blocked owners. With PI off the mutex is a plain futex: FIFO
+// waiters, no boosting.
+//
+// Simplified: unlock hands the mutex straight to the top waiter (the
+// kernel marks it owner-to-be and a higher-priority task may steal it).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace schedlab {
+
+class Kernel;
+struct Task;
+
+class RtMutex {
+ public:
+  RtMutex(std::string name, bool pi) : name_(std::move(name)), pi_(pi) {}
+  const std::string& name() const { return name_; }
+  Task* owner() const { return owner_; }
+
+  // Returns true if `self` now owns the mutex; false if it must block
+  // (it is queued and the owner chain boosted).
+  bool lock(Kernel& k, Task& self);
+  // Releases; the next owner (if any) is woken. `self` is deboosted.
+  void unlock(Kernel& k, Task& self);
+  int top_waiter_prio() const;  // kMaxRtPrio + 40 when none
+  // A waiter's priority changed: keep the list in priority order.
+  void requeue_waiter(Task& t);
+
+ private:
+  void enqueue_waiter(Task& t);
+  std::string name_;
+  bool pi_;
+  Task* owner_ = nullptr;
+  std::vector<Task*> waiters_;  // priority order, FIFO among equals
+};
+
+// The effective priority of p from its own priority and the top waiters of
+// the mutexes it holds (rt_mutex_adjust_prio / __rt_effective_prio), then
+// follows the chain if p is itself blocked on a mutex.
+void rt_mutex_adjust_prio_chain(Kernel& k, Task& p);
+
+}  // namespace schedlab

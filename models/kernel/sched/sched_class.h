@@ -1,0 +1,67 @@
+// The scheduling-class interface, mirroring struct sched_class
+// (kernel/sched/sched.h, 6.12). Names are the kernel's so a reader can hold
+// a class next to fair.c or rt.c. Classes are walked in a fixed order
+// (for_each_class): rt > fair > idle.
+#pragma once
+
+#include <cstdint>
+
+#include "models/kernel/sched/task.h"
+
+namespace schedlab {
+
+class Kernel;
+struct Rq;
+
+// enqueue_task/dequeue_task flags (kernel/sched/sched.h).
+enum : int {
+  kDequeueSleep = 0x01,     // DEQUEUE_SLEEP: the task blocks
+  kDequeueSave = 0x02,      // DEQUEUE_SAVE: matches ENQUEUE_RESTORE (attribute change)
+  kDequeueMove = 0x04,      // DEQUEUE_MOVE
+  kDequeueSpecial = 0x10,   // DEQUEUE_SPECIAL: special sleep states, never delayed
+  kDequeueMigrating = 0x100,
+  kDequeueDelayed = 0x200,  // DEQUEUE_DELAYED: completing a delayed dequeue
+  kEnqueueWakeup = 0x01,    // ENQUEUE_WAKEUP
+  kEnqueueRestore = 0x02,   // ENQUEUE_RESTORE
+  kEnqueueHead = 0x10,      // ENQUEUE_HEAD (RT)
+  kEnqueueInitial = 0x80,   // ENQUEUE_INITIAL: a new task
+  kEnqueueMigrated = 0x100, // ENQUEUE_MIGRATED
+  kEnqueueDelayed = 0x200,  // ENQUEUE_DELAYED: requeue of a delayed task
+};
+
+// wake flags (WF_*).
+enum : int { kWfTtwu = 0x08, kWfFork = 0x04, kWfSync = 0x10 };
+
+class SchedClass {
+ public:
+  explicit SchedClass(Kernel& k) : k_(k) {}
+  virtual ~SchedClass() = default;
+  virtual const char* name() const = 0;
+
+  virtual void enqueue_task(Rq& rq, Task& p, int flags) = 0;
+  // Returns false when the class kept the task queued (DELAY_DEQUEUE).
+  virtual bool dequeue_task(Rq& rq, Task& p, int flags) = 0;
+  virtual void yield_task(Rq& rq) {}
+  // p (of this class) was woken or enqueued on rq whose curr is of this class.
+  virtual void wakeup_preempt(Rq& rq, Task& p, int wake_flags) {}
+  virtual Task* pick_task(Rq& rq) = 0;
+  virtual void put_prev_task(Rq& rq, Task& prev, Task* next) {}
+  virtual void set_next_task(Rq& rq, Task& p, bool first) {}
+  virtual void task_tick(Rq& rq, Task& curr) {}
+  virtual void task_fork(Task& p) {}
+  // Charges runtime to rq->curr up to now (update_curr).
+  virtual void update_curr(Rq& rq) {}
+  // CPU for a waking task (select_task_rq); the foundation rule lives in
+  // Kernel::select_task_rq_simple until the multi-core issue lands.
+  virtual int select_task_rq(Task& p, int prev_cpu, int wake_flags);
+  // p moves to new_cpu on wake-up (migrate_task_rq), before set_task_cpu().
+  virtual void migrate_task_rq(Task& p, int new_cpu) {}
+  virtual void switched_to(Rq& rq, Task& p) {}
+  virtual void prio_changed(Rq& rq, Task& p, int old_prio) {}
+  virtual bool has_runnable(const Rq& rq) const = 0;
+
+ protected:
+  Kernel& k_;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,94 @@
+// struct task_struct, reduced to what scheduling needs (include/linux/sched.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/kernel/sched/observer.h"
+#include "models/workload/task_spec.h"
+#include "sim/time.h"
+
+namespace schedlab {
+
+class TaskBody;
+class RtMutex;
+
+// Kernel priority values (include/linux/sched/prio.h): 0..99 RT (lower is
+// higher priority: prio = MAX_RT_PRIO-1 - rt_priority), 100..139 fair
+// (prio = 120 + nice).
+inline constexpr int kMaxRtPrio = 100;
+inline constexpr int kDefaultPrio = 120;
+inline constexpr int nice_to_prio(int nice) { return kDefaultPrio + nice; }
+inline constexpr int rt_priority_to_prio(int rt_priority) { return kMaxRtPrio - 1 - rt_priority; }
+inline constexpr bool rt_prio(int prio) { return prio < kMaxRtPrio; }
+
+// struct sched_entity (fair class state).
+struct SchedEntity {
+  uint64_t weight = 1024;        // load.weight, scale_load_down()ed
+  uint32_t inv_weight = 0;       // 2^32 / weight (sched_prio_to_wmult)
+  int64_t vruntime = 0;
+  int64_t deadline = 0;
+  int64_t vlag = 0;              // also stashes the deadline at pick (RUN_TO_PARITY)
+  int64_t slice = 0;
+  int64_t sum_exec_runtime = 0;
+  int64_t prev_sum_exec_runtime = 0;
+  int64_t exec_start = 0;
+  uint64_t tree_seq = 0;         // insertion order: ties in the rbtree go right
+  bool on_rq = false;
+  bool sched_delayed = false;    // DELAY_DEQUEUE: blocked but still queued
+  bool rel_deadline = false;     // PLACE_REL_DEADLINE: deadline kept relative
+  bool custom_slice = false;
+  bool in_tree = false;          // in the timeline (curr is kept out of it)
+};
+
+// struct sched_rt_entity.
+struct SchedRtEntity {
+  int64_t time_slice_ticks = 0;  // RR: ticks left
+  bool on_rq = false;
+};
+
+enum class SchedClassId : uint8_t { kStop, kDeadline, kRt, kFair, kIdle };
+
+struct Task {
+  int pid = 0;
+  std::string comm;              // no spaces (ftrace prints it bare)
+  std::string group;             // the TaskSpec it came from
+  Policy policy = Policy::kNormal;
+  int static_prio = kDefaultPrio;  // 120 + nice
+  int normal_prio = kDefaultPrio;  // from policy: RT prio or static_prio
+  int prio = kDefaultPrio;         // effective (PI-boosted) priority
+  int rt_priority = 0;
+  SchedClassId sched_class = SchedClassId::kFair;
+  std::vector<bool> cpus_allowed;  // one flag per CPU
+  int cpu = 0;                     // CPU whose rq holds (or last held) the task
+  TaskState state = TaskState::kNew;
+  bool on_rq = false;              // p->on_rq: queued (including sched_delayed)
+  bool on_cpu = false;             // currently running
+  bool kernel_thread = false;
+  bool is_idle_task = false;
+
+  SchedEntity se;
+  SchedRtEntity rt;
+
+  // Priority inheritance: mutexes held and the one blocked on.
+  std::vector<RtMutex*> held_mutexes;
+  RtMutex* blocked_on = nullptr;
+
+  TaskBody* body = nullptr;       // what the task does (behaviour)
+  uint32_t index = 0;             // position in the system's task table
+
+  // What the task is doing on the CPU: the model's stand-in for the code
+  // it executes. Work is capacity-time (ns at capacity 1024 and f_max).
+  enum class Act : uint8_t { kNone, kRun, kRunWall, kBlocked, kYielded, kExited };
+  Act act = Act::kNone;
+  int64_t work_left = 0;           // kRun
+  Time wall_end;                   // kRunWall
+  bool wake_pending = false;       // a deferred (wakeup-cost / IPI) enqueue is in flight
+  uint64_t ttwu_wake_flags = 0;
+  const Task* last_waker = nullptr; // who woke it last (for the deferred enqueue)
+
+  int nice() const { return static_prio - kDefaultPrio; }
+};
+
+}  // namespace schedlab

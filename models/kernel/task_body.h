@@ -1,0 +1,43 @@
+// What a task does: the model's stand-in for the code it runs. The kernel
+// asks the body for the next action whenever the previous one completes
+// while the task is on a CPU (the syscall or cond_resched() boundary).
+#pragma once
+
+#include <cstdint>
+
+#include "models/kernel/sched/observer.h"
+#include "sim/time.h"
+
+namespace schedlab {
+
+struct Task;
+
+struct Action {
+  enum class Kind : uint8_t {
+    kRun,      // consume `work` capacity-ns
+    kRunWall,  // stay busy until `until` (wall clock, preemption included)
+    kBlock,    // sleep in `state` until someone wakes the task
+    kYield,    // sched_yield()
+    kExit,
+  };
+  Kind kind = Kind::kExit;
+  int64_t work = 0;
+  Time until;
+  TaskState state = TaskState::kInterruptible;
+
+  static Action run(int64_t work_ns) { Action a; a.kind = Kind::kRun; a.work = work_ns; return a; }
+  static Action run_until(Time t) { Action a; a.kind = Kind::kRunWall; a.until = t; return a; }
+  static Action block(TaskState s) { Action a; a.kind = Kind::kBlock; a.state = s; return a; }
+  static Action yield() { Action a; a.kind = Kind::kYield; return a; }
+  static Action exit() { return Action{}; }
+};
+
+class TaskBody {
+ public:
+  virtual ~TaskBody() = default;
+  // Called on the task's CPU, at the current simulated time, when the
+  // previous action is complete (for kBlock: after the task was woken).
+  virtual Action next(Task& self) = 0;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,132 @@
+#include "models/metrics/recorder.h"
+
+#include "models/kernel/sched/task.h"
+
+namespace schedlab {
+
+MetricsRecorder::MetricsRecorder(int nr_cpus, Time warmup) : warmup_(warmup), cpus_(nr_cpus) {}
+
+MetricsRecorder::TaskTrack& MetricsRecorder::track(const Task& p) {
+  size_t i = static_cast<size_t>(p.pid - 1);
+  if (i >= tasks_.size()) tasks_.resize(i + 1);
+  TaskTrack& tr = tasks_[i];
+  if (tr.m.pid == 0) {
+    tr.m.pid = p.pid;
+    tr.m.name = p.comm;
+    tr.m.group = p.group;
+    tr.m.policy = p.policy;
+    tr.m.nice = p.nice();
+    tr.m.rt_priority = p.rt_priority;
+  }
+  return tr;
+}
+
+Time MetricsRecorder::clipped(Time from, Time to) const {
+  Time a = max(from, warmup_);
+  return to > a ? to - a : Time::zero();
+}
+
+void MetricsRecorder::close_interval(TaskTrack& tr, Time t) {
+  Time d = clipped(tr.since, t);
+  switch (tr.state) {
+    case St::kRunnable: tr.m.runnable_time += d; break;
+    case St::kRunning: tr.m.cpu_time += d; break;
+    case St::kSleeping: tr.m.sleep_time += d; break;
+    case St::kBlocked: tr.m.blocked_time += d; break;
+    default: break;
+  }
+  tr.since = t;
+}
+
+void MetricsRecorder::on_task_new(Time t, const Task& p) {
+  TaskTrack& tr = track(p);
+  tr.state = St::kRunnable;
+  tr.since = t;
+}
+
+void MetricsRecorder::on_waking(Time t, const Task& p, const Task* waker, int target_cpu) {
+  TaskTrack& tr = track(p);
+  // A task woken before it left the CPU never stopped running.
+  if (tr.state != St::kSleeping && tr.state != St::kBlocked) return;
+  close_interval(tr, t);
+  tr.state = St::kRunnable;
+  tr.waking = t;
+  if (in_window(t)) ++tr.m.wakeups;
+}
+
+void MetricsRecorder::on_switch(Time t, int cpu, const Task& prev, TaskState prev_state, const Task& next) {
+  CpuTrack& c = cpus_[static_cast<size_t>(cpu)];
+  Time d = clipped(c.since, t);
+  if (c.busy)
+    c.m.busy += d;
+  else
+    c.m.idle += d;
+  c.since = t;
+  c.busy = !next.is_idle_task;
+  if (in_window(t)) ++c.m.context_switches;
+
+  if (!prev.is_idle_task) {
+    TaskTrack& tr = track(prev);
+    close_interval(tr, t);
+    switch (prev_state) {
+      case TaskState::kRunning:
+        tr.state = St::kRunnable;
+        if (in_window(t)) ++tr.m.preemptions;
+        break;
+      case TaskState::kInterruptible: tr.state = St::kSleeping; break;
+      case TaskState::kUninterruptible: tr.state = St::kBlocked; break;
+      default: tr.state = St::kDead; break;
+    }
+  }
+  if (!next.is_idle_task) {
+    TaskTrack& tr = track(next);
+    bool count = in_window(t);
+    if (tr.state == St::kRunnable && count) tr.m.runnable_wait.add((t - tr.since).count());
+    if (tr.waking != Time::max()) {
+      if (count) tr.m.wakeup_latency.add((t - tr.waking).count());
+      tr.waking = Time::max();
+    }
+    close_interval(tr, t);
+    tr.state = St::kRunning;
+    if (count) ++tr.m.switches_in;
+  }
+}
+
+void MetricsRecorder::on_migrate(Time t, const Task& p, int from_cpu, int to_cpu) {
+  if (in_window(t)) ++track(p).m.migrations;
+}
+
+void MetricsRecorder::on_period_end(Time t, const Task& p, Time period_start, Time response, Time period) {
+  if (!in_window(t)) return;
+  TaskTrack& tr = track(p);
+  tr.m.response.add(response.count());
+  ++tr.m.periods;
+  if (response > period) ++tr.m.deadline_misses;
+}
+
+void MetricsRecorder::finish(Time end) {
+  end_ = end;
+  for (auto& tr : tasks_) close_interval(tr, end);
+  for (auto& c : cpus_) {
+    Time d = clipped(c.since, end);
+    if (c.busy)
+      c.m.busy += d;
+    else
+      c.m.idle += d;
+    c.since = end;
+  }
+}
+
+RunResult MetricsRecorder::result(uint64_t seed, uint64_t events) const {
+  RunResult r;
+  r.seed = seed;
+  r.window_start = warmup_;
+  r.window_end = end_;
+  for (const auto& tr : tasks_)
+    if (tr.m.pid != 0) r.tasks.push_back(tr.m);
+  for (const auto& c : cpus_) r.cpus.push_back(c.m);
+  r.events = events;
+  return r;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,27 @@
+// A whole scenario, typed: what models/config builds from YAML or rt-app JSON
+// and what System (models/system.h) runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/kernel/kernel_params.h"
+#include "models/workload/task_spec.h"
+#include "sim/time.h"
+
+namespace schedlab {
+
+struct ScenarioParams {
+  std::string source;               // file it came from (for messages)
+  KernelParams kernel;
+  PlatformParams platform;
+  Time duration = Time::s(10);
+  Time warmup = Time::zero();       // metrics ignore [0, warmup)
+  uint64_t seed = 1;
+  bool pi_enabled = true;           // rt-app global.pi_enabled: mutexes are rt_mutex (PI)
+  std::vector<TaskSpec> tasks;
+  std::vector<std::string> warnings;  // what an import could not model, one line each
+};
+
+}  // namespace schedlab

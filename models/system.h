@@ -1,0 +1,31 @@
+// Builds a whole simulated machine from a ScenarioParams and runs it.
+// This is the model's public face for experiments/: construct, attach
+// observers (trace writers), run, read the RunResult.
+#pragma once
+
+#include <memory>
+
+#include "models/kernel/sched/observer.h"
+#include "models/metrics/run_result.h"
+#include "models/scenario.h"
+
+namespace schedlab {
+
+class Kernel;
+
+class System {
+ public:
+  // Throws ModelError (models/errors.h) for parameters the model rejects.
+  System(const ScenarioParams& params, uint64_t seed);
+  ~System();
+  void add_observer(SchedObserver* observer);
+  void run();  // simulates [0, params.duration]
+  RunResult result() const;
+  Kernel& kernel();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,189 @@
+#include "models/workload/rtapp_body.h"
+
+#include <set>
+
+namespace schedlab {
+
+RtMutex& RtAppWorld::mutex(const std::string& name) {
+  auto& m = mutexes_[name];
+  if (!m) m = std::make_unique<RtMutex>(name, pi_);
+  return *m;
+}
+
+RtAppBody* RtAppWorld::body_by_task_name(const std::string& name) {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+RtAppBody::RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task)
+    : world_(world), spec_(spec), task_(task), sleep_timer_(world.kernel().sim().queue(), this, 0, kTierTimer) {
+  // Every task whose events name a barrier takes part in it.
+  std::set<std::string> barriers;
+  for (const auto& ph : spec.phases)
+    for (const auto& e : ph.events)
+      if (e.kind == EventSpec::Kind::kBarrier) barriers.insert(e.name);
+  for (const auto& b : barriers) ++world.barrier(b).participants;
+  if (spec.phases.empty()) finished_ = true;
+  for (const auto& ph : spec.phases)
+    if (ph.events.empty()) finished_ = true;
+}
+
+const EventSpec* RtAppBody::current() const { return &spec_.phases[phase_].events[event_]; }
+
+// Next event in rt-app order: events of a phase, the phase `loop` times,
+// phases in order, the whole list `loop` times (-1: forever).
+void RtAppBody::advance() {
+  const PhaseSpec& ph = spec_.phases[phase_];
+  if (++event_ < ph.events.size()) return;
+  event_ = 0;
+  if (ph.loop >= 0 && ++phase_loops_done_ >= ph.loop) {
+    phase_loops_done_ = 0;
+    if (++phase_ >= spec_.phases.size()) {
+      phase_ = 0;
+      if (spec_.loop >= 0 && ++task_loops_done_ >= spec_.loop) finished_ = true;
+    }
+  }
+}
+
+void RtAppBody::sleep_until(Time t) {
+  // hrtimer slack: the wake-up may come up to `slack` late; with no other
+  // timer to coalesce with it comes at the end of the window.
+  sleep_timer_.arm(t + world_.kernel().timer_slack(task_));
+  waiting_ = Wait::kSleep;
+}
+
+void RtAppBody::on_event(uint64_t) {
+  waiting_ = Wait::kNone;
+  world_.kernel().try_to_wake_up(task_, nullptr, task_.cpu);
+}
+
+void RtAppBody::wake(const Task* waker) {
+  waiting_ = Wait::kNone;
+  world_.kernel().try_to_wake_up(task_, waker, waker ? waker->cpu : task_.cpu);
+}
+
+Action RtAppBody::next(Task& self) {
+  Kernel& k = world_.kernel();
+  for (;;) {
+    if (finished_) return Action::exit();
+    const EventSpec& e = *current();
+    switch (e.kind) {
+      case EventSpec::Kind::kRun:
+        advance();
+        return Action::run(e.duration.count());
+      case EventSpec::Kind::kRuntime:
+        advance();
+        return Action::run_until(k.now() + e.duration);
+      case EventSpec::Kind::kSleep:
+        advance();
+        if (e.duration <= Time::zero()) continue;
+        sleep_until(k.now() + e.duration);
+        return Action::block(TaskState::kInterruptible);
+      case EventSpec::Kind::kTimer: {
+        // rt-app's timer: the shared expiry advances by one period at each
+        // use; it starts at the first use. Late in absolute mode, the grid
+        // is kept (no sleep); in relative mode it restarts from now.
+        auto& t = world_.timer(e.name);
+        Time now = k.now();
+        if (!t.started) {
+          t.started = true;
+          t.next = now;
+        }
+        t.next += e.duration;
+        if (period_started_) k.notify_period_end(self, period_start_, now - period_start_, e.duration);
+        period_started_ = true;
+        advance();
+        if (now < t.next) {
+          period_start_ = t.next;
+          sleep_until(t.next);
+          return Action::block(TaskState::kInterruptible);
+        }
+        if (e.timer_mode == TimerMode::kRelative) t.next = now;
+        period_start_ = now;
+        continue;
+      }
+      case EventSpec::Kind::kLock: {
+        bool got = world_.mutex(e.name).lock(k, self);
+        advance();
+        if (got) continue;
+        waiting_ = Wait::kMutex;
+        return Action::block(TaskState::kInterruptible);
+      }
+      case EventSpec::Kind::kUnlock:
+        world_.mutex(e.name).unlock(k, self);
+        advance();
+        continue;
+      case EventSpec::Kind::kWait: {
+        // pthread_cond_wait(): release the mutex, sleep, take it again.
+        RtMutex& m = world_.mutex(e.mutex);
+        if (!reacquire_) {
+          world_.cond(e.name).waiters.push_back(this);
+          m.unlock(k, self);
+          reacquire_ = true;
+          waiting_ = Wait::kCond;
+          return Action::block(TaskState::kInterruptible);
+        }
+        reacquire_ = false;
+        bool got = m.lock(k, self);
+        advance();
+        if (got) continue;
+        waiting_ = Wait::kMutex;
+        return Action::block(TaskState::kInterruptible);
+      }
+      case EventSpec::Kind::kSignal: {
+        auto& waiters = world_.cond(e.name).waiters;
+        if (!waiters.empty()) {
+          RtAppBody* b = waiters.front();
+          waiters.erase(waiters.begin());
+          b->wake(&self);
+        }
+        advance();
+        continue;
+      }
+      case EventSpec::Kind::kBroad: {
+        auto waiters = std::move(world_.cond(e.name).waiters);
+        world_.cond(e.name).waiters.clear();
+        for (RtAppBody* b : waiters) b->wake(&self);
+        advance();
+        continue;
+      }
+      case EventSpec::Kind::kBarrier: {
+        auto& b = world_.barrier(e.name);
+        advance();
+        if (++b.arrived >= b.participants) {
+          b.arrived = 0;
+          auto waiters = std::move(b.waiters);
+          b.waiters.clear();
+          for (RtAppBody* w : waiters) w->wake(&self);
+          continue;
+        }
+        b.waiters.push_back(this);
+        waiting_ = Wait::kBarrier;
+        return Action::block(TaskState::kInterruptible);
+      }
+      case EventSpec::Kind::kYield:
+        advance();
+        return Action::yield();
+      case EventSpec::Kind::kSuspend:
+        advance();
+        waiting_ = Wait::kSuspend;
+        return Action::block(TaskState::kInterruptible);
+      case EventSpec::Kind::kResume: {
+        // rt-app signals the named thread's condition: a resume that finds
+        // no suspended thread is lost, as with pthread_cond_broadcast().
+        for (const std::string& name : {e.name}) {
+          if (RtAppBody* b = world_.body_by_task_name(name); b && b->suspended()) b->wake(&self);
+          for (int i = 0;; ++i) {
+            RtAppBody* b = world_.body_by_task_name(name + "-" + std::to_string(i));
+            if (!b) break;
+            if (b->suspended()) b->wake(&self);
+          }
+        }
+        advance();
+        continue;
+      }
+    }
+  }
+}
+
+}  // namespace schedlab

@@ -1,0 +1,84 @@
+// Task bodies that play an rt-app-like event list (TaskSpec), and the
+// shared objects those events name: periodic timers, mutexes, conditions,
+// barriers. Semantics follow rt-app (scheduler-tools/rt-app, src/rt-app.c
+// run_event()), described in configs/README.md.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/kernel/kernel.h"
+#include "models/kernel/sched/rt_mutex.h"
+#include "models/workload/task_spec.h"
+
+namespace schedlab {
+
+class RtAppBody;
+
+// Objects shared by name between the tasks of one scenario.
+class RtAppWorld {
+ public:
+  RtAppWorld(Kernel& k, bool pi_enabled) : k_(k), pi_(pi_enabled) {}
+  struct SharedTimer {
+    bool started = false;
+    Time next;  // next expiry
+  };
+  struct Cond {
+    std::vector<RtAppBody*> waiters;
+  };
+  struct Barrier {
+    int participants = 0;
+    int arrived = 0;
+    std::vector<RtAppBody*> waiters;
+  };
+  RtMutex& mutex(const std::string& name);
+  SharedTimer& timer(const std::string& name) { return timers_[name]; }
+  Cond& cond(const std::string& name) { return conds_[name]; }
+  Barrier& barrier(const std::string& name) { return barriers_[name]; }
+  RtAppBody* body_by_task_name(const std::string& name);
+  void register_body(const std::string& task_name, RtAppBody* body) { by_name_[task_name] = body; }
+  Kernel& kernel() { return k_; }
+
+ private:
+  Kernel& k_;
+  bool pi_;
+  std::map<std::string, std::unique_ptr<RtMutex>> mutexes_;
+  std::map<std::string, SharedTimer> timers_;
+  std::map<std::string, Cond> conds_;
+  std::map<std::string, Barrier> barriers_;
+  std::map<std::string, RtAppBody*> by_name_;
+};
+
+class RtAppBody final : public TaskBody, public EventHandler {
+ public:
+  RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task);
+  Action next(Task& self) override;
+  void on_event(uint64_t tag) override;  // its sleep timer expired
+  // Woken by a condition signal, a barrier, a resume.
+  void wake(const Task* waker);
+  bool suspended() const { return waiting_ == Wait::kSuspend; }
+  Task& task() { return task_; }
+
+ private:
+  enum class Wait { kNone, kSleep, kMutex, kCond, kBarrier, kSuspend };
+  const EventSpec* current() const;
+  void advance();  // to the next event, counting loops
+  void sleep_until(Time t);
+  RtAppWorld& world_;
+  const TaskSpec& spec_;
+  Task& task_;
+  Timer sleep_timer_;
+  size_t phase_ = 0, event_ = 0;
+  int64_t phase_loops_done_ = 0, task_loops_done_ = 0;
+  bool finished_ = false;
+  Wait waiting_ = Wait::kNone;
+  bool reacquire_ = false;      // cond wait done, mutex to take again
+  Time runtime_start_;
+  bool in_runtime_ = false;
+  Time period_start_;           // expiry this task last waited for (timer events)
+  bool period_started_ = false;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,68 @@
+// Typed description of a task set: what YAML scenarios and rt-app JSON files
+// turn into (models/config/ is the only code that builds these from text).
+// The behaviour is rt-app's: a task runs its phases in order, each phase
+// repeating its event list `loop` times, and the whole list of phases
+// repeats `loop` times (-1 = forever).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace schedlab {
+
+enum class Policy { kNormal, kBatch, kIdle, kFifo, kRr };
+
+const char* policy_name(Policy p);  // "SCHED_OTHER", "SCHED_FIFO", ...
+
+enum class TimerMode { kAbsolute, kRelative };
+
+// One rt-app-like event. `name` fields refer to shared objects (timers,
+// mutexes, conditions, barriers) by the name given in the file, or, for
+// resume, to a task name.
+struct EventSpec {
+  enum class Kind {
+    kRun,      // work: capacity-time at capacity 1024 and f_max
+    kRuntime,  // wall time: busy until `duration` has passed since the event began
+    kSleep,    // relative sleep (interruptible, S state)
+    kTimer,    // wait for the next expiry of a periodic timer shared by `name`
+    kLock,
+    kUnlock,
+    kWait,     // wait on condition `name`, releasing mutex `mutex` meanwhile
+    kSignal,   // wake one waiter of condition `name`
+    kBroad,    // wake every waiter of condition `name`
+    kBarrier,  // wait until every task using barrier `name` has arrived
+    kYield,
+    kSuspend,  // sleep until another task resumes this one
+    kResume,   // wake the task called `name` from its suspend
+  };
+  Kind kind = Kind::kRun;
+  Time duration;        // run / runtime / sleep; timer period
+  std::string name;     // timer/mutex/cond/barrier ref, or task name for resume
+  std::string mutex;    // for wait
+  TimerMode timer_mode = TimerMode::kAbsolute;
+};
+
+struct PhaseSpec {
+  int64_t loop = 1;  // -1: repeat forever
+  std::vector<EventSpec> events;
+};
+
+struct TaskSpec {
+  std::string name;
+  int instances = 1;             // identical copies: name-0, name-1, ...
+  Policy policy = Policy::kNormal;
+  int nice = 0;                  // SCHED_OTHER/BATCH/IDLE: -20..19
+  int rt_priority = 0;           // SCHED_FIFO/RR: 1..99
+  std::vector<int> cpus;         // affinity; empty = all CPUs
+  std::optional<Time> slice;     // sched_attr.sched_runtime (custom slice, 6.12+)
+  Time delay;                    // start delay
+  int64_t loop = -1;             // repeats of the phase list; -1 = forever
+  std::vector<PhaseSpec> phases;
+  bool kernel_thread = false;    // runs in kernel mode (matters for preempt=none/voluntary)
+};
+
+}  // namespace schedlab

@@ -1,0 +1,22 @@
+// Logging through spdlog: silent by default; `--log debug` logs every
+// scheduling decision with its reason. Messages are formatted only when the
+// level is enabled, so the hot loop pays one branch.
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+#include <string_view>
+
+namespace schedlab {
+
+spdlog::logger& sim_log();
+// level: off, error, warn, info, debug, trace. Returns false if unknown.
+bool set_log_level(std::string_view level);
+
+#define SL_DEBUG(...)                                                            \
+  do {                                                                           \
+    if (::schedlab::sim_log().should_log(spdlog::level::debug)) ::schedlab::sim_log().debug(__VA_ARGS__); \
+  } while (0)
+#define SL_WARN(...) ::schedlab::sim_log().warn(__VA_ARGS__)
+
+}  // namespace schedlab

@@ -1,0 +1,97 @@
+// Helpers for scheduler tests: build scenarios in code and record the
+// schedule as (time, cpu, next task) switch events.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/kernel/kernel.h"
+#include "models/scenario.h"
+#include "models/system.h"
+
+namespace schedlab::testing {
+
+using namespace schedlab::time_literals;
+
+inline EventSpec ev_run(Time t) { EventSpec e; e.kind = EventSpec::Kind::kRun; e.duration = t; return e; }
+inline EventSpec ev_sleep(Time t) { EventSpec e; e.kind = EventSpec::Kind::kSleep; e.duration = t; return e; }
+inline EventSpec ev_lock(const std::string& m) { EventSpec e; e.kind = EventSpec::Kind::kLock; e.name = m; return e; }
+inline EventSpec ev_unlock(const std::string& m) { EventSpec e; e.kind = EventSpec::Kind::kUnlock; e.name = m; return e; }
+inline EventSpec ev_timer(const std::string& ref, Time period) {
+  EventSpec e; e.kind = EventSpec::Kind::kTimer; e.name = ref; e.duration = period; return e;
+}
+
+inline TaskSpec task(const std::string& name, std::vector<EventSpec> events, Policy policy = Policy::kNormal,
+                     int nice_or_prio = 0) {
+  TaskSpec t;
+  t.name = name;
+  t.policy = policy;
+  if (policy == Policy::kFifo || policy == Policy::kRr)
+    t.rt_priority = nice_or_prio;
+  else
+    t.nice = nice_or_prio;
+  PhaseSpec ph;
+  ph.loop = -1;
+  ph.events = std::move(events);
+  t.phases.push_back(std::move(ph));
+  return t;
+}
+
+inline TaskSpec hog(const std::string& name, Policy policy = Policy::kNormal, int nice_or_prio = 0) {
+  return task(name, {ev_run(Time::s(1000))}, policy, nice_or_prio);
+}
+
+// A 1-CPU scenario with no overheads and no timer slack, so schedules can
+// be computed by hand.
+inline ScenarioParams exact_scenario(const std::string& version = "6.12", int hz = 1000, int cpus = 1) {
+  ScenarioParams p;
+  p.kernel.version = version;
+  p.kernel.hz = hz;
+  p.kernel.timer_slack = Time::zero();
+  p.platform.cpus = cpus;
+  p.duration = Time::s(1);
+  return p;
+}
+
+struct SwitchRecord {
+  Time t;
+  int cpu;
+  std::string prev, next;
+  char prev_state;
+  bool operator==(const SwitchRecord&) const = default;
+};
+
+class SwitchLog : public SchedObserver {
+ public:
+  void on_switch(Time t, int cpu, const Task& prev, TaskState prev_state, const Task& next) override {
+    log.push_back({t, cpu, prev.is_idle_task ? "idle" : prev.comm, next.is_idle_task ? "idle" : next.comm,
+                   task_state_letter(prev_state)});
+  }
+  // The first time `name` was switched in at or after `from`.
+  Time first_run(const std::string& name, Time from = Time::zero()) const {
+    for (const auto& r : log)
+      if (r.next == name && r.t >= from) return r.t;
+    return Time::max();
+  }
+  std::vector<std::pair<int64_t, std::string>> runs_until(Time end) const {
+    std::vector<std::pair<int64_t, std::string>> v;
+    for (const auto& r : log)
+      if (r.t <= end) v.emplace_back(r.t.count(), r.next);
+    return v;
+  }
+  std::vector<SwitchRecord> log;
+};
+
+inline Task& find_task(Kernel& k, const std::string& comm) {
+  for (const auto& t : k.tasks())
+    if (t->comm == comm) return *t;
+  throw std::runtime_error("no task " + comm);
+}
+
+inline const TaskMetrics& metrics_of(const RunResult& r, const std::string& name) {
+  for (const auto& t : r.tasks)
+    if (t.name == name) return t;
+  throw std::runtime_error("no task " + name);
+}
+
+}  // namespace schedlab::testing

@@ -1,0 +1,173 @@
+// Fair-class behaviour with schedules worked out by hand from
+// kernel/sched/fair.c (6.12 EEVDF, 6.1 CFS). Every scenario uses one CPU,
+// HZ=1000 (a tick per ms) and no overheads unless it says otherwise; all
+// tasks are nice 0 (weight 1024), so vruntime advances 1:1 with time.
+#include <catch2/catch.hpp>
+
+#include "models/kernel/sched/weights.h"
+#include "sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+TEST_CASE("the weight tables and calc_delta_fair match the kernel's", "[fair][weights]") {
+  CHECK(nice_to_weight(0) == 1024);
+  CHECK(nice_to_weight(-5) == 3121);
+  CHECK(nice_to_weight(19) == 15);
+  CHECK(nice_to_wmult(0) == 4194304);
+  // nice 0 is exact; nice 5 (weight 335) scales 1 ms by 1024/335 = 3.0567 ms,
+  // computed with the inverse weight 12820798 and a 32-bit shift:
+  // 1000000 * (1024 * 12820798 >> 1... ) -> 3056716 ns (floor).
+  CHECK(calc_delta_fair(1000000, 1024, 4194304) == 1000000);
+  CHECK(calc_delta_fair(1000000, 335, 12820798) == 3056716);
+}
+
+TEST_CASE("two nice-0 hogs on one CPU split it 50/50", "[fair]") {
+  for (std::string version : {"6.12", "6.6", "6.1"}) {
+    ScenarioParams p = exact_scenario(version, 250);
+    p.duration = Time::s(10);
+    p.tasks = {hog("a"), hog("b")};
+    System sys(p, 1);
+    sys.run();
+    RunResult r = sys.result();
+    INFO("kernel " << version);
+    // Each switch happens on a 4 ms tick, so the split is exact to a tick.
+    CHECK(std::abs(metrics_of(r, "a").cpu_time.to_s() - 5.0) <= 0.004);
+    CHECK(metrics_of(r, "a").cpu_time + metrics_of(r, "b").cpu_time == Time::s(10));
+  }
+}
+
+TEST_CASE("nice -5 against nice 0 splits the CPU 3121:1024", "[fair]") {
+  for (std::string version : {"6.12", "6.1"}) {
+    ScenarioParams p = exact_scenario(version, 250);
+    p.duration = Time::s(10);
+    p.tasks = {hog("heavy", Policy::kNormal, -5), hog("light")};
+    System sys(p, 1);
+    sys.run();
+    RunResult r = sys.result();
+    double share = metrics_of(r, "heavy").cpu_time.to_s() / 10.0;
+    INFO("kernel " << version << " share " << share);
+    // 3121 / (3121 + 1024) = 0.75296; tick granularity leaves < 0.1%.
+    CHECK(share == Approx(3121.0 / 4145.0).margin(0.001));
+  }
+}
+
+// Three hogs A, B (t=0) and C (t=5 ms), base slice 3 ms (1 CPU: factor 1).
+//  t=0  A, B placed at V=0 with deadline 1.5 ms (half slice, new tasks);
+//       A first (inserted first).
+//  t=2  A: v=2 >= d=1.5 -> d=5, resched; A is not eligible (v=2 > V=1),
+//       B (v=0, d=1.5) is -> B.
+//  t=4  B: v=2 -> d=5; V=2: A and B both eligible, same deadline; A is in
+//       the tree and curr wins only with a strictly earlier deadline -> A.
+//  t=5  C arrives: A v=3, B v=2 -> V=2.5; C at v=2.5, d=4; A ineligible,
+//       C eligible with the earliest deadline -> C preempts A.
+//  t=7  C: v=4.5 >= 4 -> d=7.5; V=(3+2+4.5)/3: A, B eligible with d=5;
+//       B went into the tree before A (A was put back at t=5) -> B.
+//  t=10 B: v=5 -> d=8; V=4.17: A (v=3) eligible, C (4.5) not -> A.
+//  t=12 A: v=5 -> d=8; V=4.83: C (v=4.5, d=7.5) is the eligible earliest -> C.
+TEST_CASE("EEVDF: lag placement, eligibility and deadline order decide who runs", "[fair][eevdf]") {
+  ScenarioParams p = exact_scenario("6.12");
+  p.kernel.base_slice = Time::ms(3);
+  TaskSpec c = hog("C");
+  c.delay = Time::ms(5);
+  p.tasks = {hog("A"), hog("B"), c};
+  p.duration = Time::ms(13);
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  std::vector<std::pair<int64_t, std::string>> expected = {
+      {0, "A"}, {2000000, "B"}, {4000000, "A"}, {5000000, "C"}, {7000000, "B"}, {10000000, "A"}, {12000000, "C"}};
+  CHECK(log.runs_until(Time::ms(13)) == expected);
+}
+
+// Continuing the case above, D (custom slice 0.5 ms) starts at t=10.5 ms
+// while A runs with its deadline stashed at pick (d=5, v=3.5, eligible):
+// D lands at V=4.33 with d=V+0.25. With RUN_TO_PARITY A keeps the CPU until
+// its deadline update at t=12 (then D, the earliest eligible, runs);
+// without it D preempts at once. PREEMPT_SHORT (6.12 default) lets the
+// shorter-slice D cancel A's protection, so it preempts at once too.
+TEST_CASE("RUN_TO_PARITY and PREEMPT_SHORT change who runs as in 6.12", "[fair][eevdf]") {
+  auto run = [](bool parity, bool preempt_short) {
+    ScenarioParams p = exact_scenario("6.12");
+    p.kernel.base_slice = Time::ms(3);
+    p.kernel.features["RUN_TO_PARITY"] = parity;
+    p.kernel.features["PREEMPT_SHORT"] = preempt_short;
+    TaskSpec c = hog("C");
+    c.delay = Time::ms(5);
+    TaskSpec d = hog("D");
+    d.delay = Time::us(10500);
+    d.slice = Time::us(500);
+    p.tasks = {hog("A"), hog("B"), c, d};
+    p.duration = Time::ms(14);
+    System sys(p, 1);
+    SwitchLog log;
+    sys.add_observer(&log);
+    sys.run();
+    return log.first_run("D");
+  };
+  CHECK(run(true, false) == Time::ms(12));
+  CHECK(run(false, false) == Time::us(10500));
+  CHECK(run(true, true) == Time::us(10500));
+}
+
+// B starts first and runs 1.8 ms of work, then sleeps 5 ms. At t=1.8 B has
+// v=1.8 while A (not yet run) has v=0: V=0.9, B's lag is -0.9 ms.
+//  DELAY_DEQUEUE (6.12): B is ineligible, so it stays queued ("delayed")
+//  until the pick at t=4 (A's deadline update) chooses it: then it is
+//  dequeued for good, its lag (V=2.0 - 1.8 > 0) zeroed by DELAY_ZERO.
+//  Without it: B leaves at once carrying lag -0.9 ms (clamp is 6 ms).
+TEST_CASE("with DELAY_DEQUEUE a task sleeping with negative lag stays queued until picked", "[fair][eevdf]") {
+  auto build = [](bool delay) {
+    ScenarioParams p = exact_scenario("6.12");
+    p.kernel.base_slice = Time::ms(3);
+    p.kernel.features["DELAY_DEQUEUE"] = delay;
+    p.tasks = {task("B", {ev_run(Time::us(1800)), ev_sleep(Time::ms(5))}), hog("A")};
+    p.duration = Time::ms(10);
+    return p;
+  };
+  SECTION("on") {
+    System sys(build(true), 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(3));
+    Task& b = find_task(k, "B");
+    CHECK(b.state == TaskState::kInterruptible);
+    CHECK(b.on_rq);
+    CHECK(b.se.sched_delayed);
+    k.run_until(Time::us(4500));
+    CHECK_FALSE(b.on_rq);
+    CHECK_FALSE(b.se.sched_delayed);
+    CHECK(b.se.vlag == 0);
+  }
+  SECTION("off") {
+    System sys(build(false), 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(3));
+    Task& b = find_task(k, "B");
+    CHECK_FALSE(b.on_rq);
+    CHECK(b.se.vlag == -900000);
+  }
+  SECTION("woken while delayed, it is requeued where it is, keeping its vruntime") {
+    ScenarioParams p = build(true);
+    p.tasks[0] = task("B", {ev_run(Time::us(1800)), ev_sleep(Time::ms(1))});
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::us(2900));  // woken at 2.8 ms: V=1.4 < v=1.8, lag stays negative
+    Task& b = find_task(k, "B");
+    CHECK(b.state == TaskState::kRunning);
+    CHECK(b.on_rq);
+    CHECK_FALSE(b.se.sched_delayed);
+    CHECK(b.se.vruntime == 1800000);  // absolute; min_vruntime has moved to A's 1.0 ms
+  }
+}
+
+TEST_CASE("a SCHED_IDLE task gets the minimal weight and yields to normal tasks", "[fair]") {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = Time::s(4);
+  p.tasks = {hog("normal"), hog("idle", Policy::kIdle)};
+  System sys(p, 1);
+  sys.run();
+  RunResult r = sys.result();
+  // 1024 : 3 -> the idle-policy task gets ~0.3% (tick granularity).
+  CHECK(metrics_of(r, "idle").cpu_time.to_s() / 4.0 < 0.01);
+}

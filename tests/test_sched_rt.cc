@@ -1,0 +1,165 @@
+// RT class, throttling, the fair server and priority inheritance, with
+// expectations worked out by hand from kernel/sched/rt.c, deadline.c and
+// kernel/locking/rtmutex.c. One CPU, no overheads.
+#include <catch2/catch.hpp>
+
+#include "sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+TEST_CASE("a woken FIFO task preempts a fair one at once", "[rt]") {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = Time::ms(20);
+  p.tasks = {hog("fair"), task("fifo", {ev_sleep(Time::us(5300)), ev_run(Time::ms(1))}, Policy::kFifo, 10)};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  // Woken by its timer at 5.3 ms (RT tasks have no timer slack), between
+  // ticks: it runs at 5.3 ms with zero wakeup latency.
+  CHECK(log.first_run("fifo", Time::ms(1)) == Time::us(5300));
+  RunResult r = sys.result();
+  const TaskMetrics& m = metrics_of(r, "fifo");
+  REQUIRE(m.wakeup_latency.size() >= 1);
+  CHECK(m.wakeup_latency.values()[0] == 0);
+}
+
+TEST_CASE("a higher FIFO priority preempts a lower one; an equal one waits", "[rt]") {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = Time::ms(30);
+  TaskSpec high = task("high", {ev_run(Time::ms(2)), ev_sleep(Time::s(10))}, Policy::kFifo, 20);
+  high.delay = Time::us(3300);
+  TaskSpec equal = task("equal", {ev_run(Time::ms(2)), ev_sleep(Time::s(10))}, Policy::kFifo, 10);
+  equal.delay = Time::us(1100);
+  p.tasks = {task("low", {ev_run(Time::ms(10)), ev_sleep(Time::s(10))}, Policy::kFifo, 10), equal, high};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  // low runs 0..3.3, high preempts (3.3..5.3), low resumes at the head of
+  // its list and finishes its 10 ms at 12 ms; only then does equal run.
+  CHECK(log.first_run("high") == Time::us(3300));
+  CHECK(log.first_run("low", Time::us(3301)) == Time::us(5300));
+  CHECK(log.first_run("equal") == Time::ms(12));
+}
+
+TEST_CASE("SCHED_RR rotates equal priorities every 100 ms", "[rt]") {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = Time::ms(450);
+  p.tasks = {hog("rr1", Policy::kRr, 10), hog("rr2", Policy::kRr, 10)};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  // RR_TIMESLICE is 25 ticks at HZ=250: the slice runs out on the tick at
+  // 100 ms, and the task goes to the tail of its list.
+  std::vector<std::pair<int64_t, std::string>> expected = {
+      {0, "rr1"}, {100000000, "rr2"}, {200000000, "rr1"}, {300000000, "rr2"}, {400000000, "rr1"}};
+  CHECK(log.runs_until(Time::ms(450)) == expected);
+}
+
+// 6.6: def_rt_bandwidth throttles RT at 950 ms of each 1 s period (checked
+// on the 4 ms tick: rt_time > 950 ms first at the tick of 952 ms), and the
+// period timer at each second subtracts 950 ms:
+//   period 1: throttled at 0.952 -> fair runs 48 ms; rt_time 952 -> 2
+//   period 2: 2 + 952 > 950 at 1.952 -> 48 ms; rt_time 954 -> 4
+//   period 3: 4 + 948 > 950 at 2.948 -> 52 ms.           total 148 ms
+TEST_CASE("RT throttling (6.6) leaves fair tasks the rest of each period", "[rt][throttle]") {
+  ScenarioParams p = exact_scenario("6.6", 250);
+  p.duration = Time::s(3);
+  p.tasks = {hog("fair"), hog("rt", Policy::kFifo, 50)};
+  System sys(p, 1);
+  sys.run();
+  CHECK(metrics_of(sys.result(), "fair").cpu_time == Time::ms(148));
+}
+
+// 6.12 removed that throttling; the deferred fair server starts when fair
+// tasks have been starved until the zero-laxity point (period 1 s - 50 ms),
+// runs them 50 ms, then runs them first thing each following period:
+//   [0.95, 1.00], [1.95, 2.00], [2.95, 3.00]                total 150 ms
+TEST_CASE("the fair server (6.12) gives starved fair tasks 50 ms per second", "[rt][fair_server]") {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = Time::s(3);
+  p.tasks = {hog("fair"), hog("rt", Policy::kFifo, 50)};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  CHECK(metrics_of(sys.result(), "fair").cpu_time == Time::ms(150));
+  CHECK(log.first_run("fair", Time::ms(1)) == Time::ms(950));
+  CHECK(log.first_run("fair", Time::ms(1000)) == Time::ms(1950));
+
+  SECTION("and with neither guard the RT hog starves them") {
+    ScenarioParams q = p;
+    q.kernel.fair_server = false;
+    System sys2(q, 1);
+    sys2.run();
+    CHECK(metrics_of(sys2.result(), "fair").cpu_time == Time::zero());
+  }
+}
+
+// Priority inversion: low (FIFO 10, or SCHED_OTHER) takes the mutex and
+// needs 5 ms; mid (FIFO 20) wakes at 1 ms and hogs; high (FIFO 30) wakes at
+// 2 ms and blocks on the mutex.
+//  With PI: low is boosted to high's priority, runs 2..6, unlocks; high
+//  gets the mutex at 6 ms.   Without PI: mid runs first (2..21), then low
+//  (21..25), and high gets the mutex at 25 ms.
+TEST_CASE("priority inheritance boosts a mutex owner", "[rt][pi]") {
+  auto run = [](bool pi, Policy low_policy) {
+    ScenarioParams p = exact_scenario("6.12", 250);
+    p.duration = Time::ms(40);
+    p.pi_enabled = pi;
+    TaskSpec low = task("low", {ev_lock("m"), ev_run(Time::ms(5)), ev_unlock("m"), ev_sleep(Time::s(10))},
+                        low_policy, low_policy == Policy::kFifo ? 10 : 0);
+    TaskSpec mid = task("mid", {ev_run(Time::ms(20)), ev_sleep(Time::s(10))}, Policy::kFifo, 20);
+    mid.delay = Time::ms(1);
+    TaskSpec high =
+        task("high", {ev_lock("m"), ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::s(10))}, Policy::kFifo, 30);
+    high.delay = Time::ms(2);
+    p.tasks = {low, mid, high};
+    System sys(p, 1);
+    SwitchLog log;
+    sys.add_observer(&log);
+    sys.run();
+    return std::make_pair(log.first_run("high", Time::us(2001)), log.first_run("low", Time::us(1001)));
+  };
+  SECTION("a FIFO owner") {
+    auto [high_gets_lock, low_resumes] = run(true, Policy::kFifo);
+    CHECK(low_resumes == Time::ms(2));
+    CHECK(high_gets_lock == Time::ms(6));
+    CHECK(run(false, Policy::kFifo).first == Time::ms(25));
+  }
+  SECTION("a SCHED_OTHER owner is lifted into the RT class") {
+    auto [high_gets_lock, low_resumes] = run(true, Policy::kNormal);
+    CHECK(low_resumes == Time::ms(2));
+    CHECK(high_gets_lock == Time::ms(6));
+  }
+}
+
+TEST_CASE("per-CPU busy + idle = elapsed, and task states add up", "[conservation]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::s(2);
+  p.warmup = Time::ms(100);
+  p.kernel.context_switch_cost = Time::us(3);
+  p.kernel.wakeup_cost = Time::us(2);
+  p.kernel.ipi_latency = Time::us(5);
+  p.kernel.timer_slack = Time::us(50);
+  p.tasks = {task("periodic", {ev_run(Time::ms(2)), ev_timer("t", Time::ms(10))}),
+             task("bursty", {ev_run(Time::us(700)), ev_sleep(Time::us(1300))}, Policy::kNormal, 5),
+             hog("bg", Policy::kNormal, 10), task("rt", {ev_run(Time::us(300)), ev_sleep(Time::ms(3))}, Policy::kFifo, 5),
+             task("locker", {ev_lock("m"), ev_run(Time::us(500)), ev_unlock("m"), ev_sleep(Time::ms(1))})};
+  p.tasks[2].instances = 2;
+  System sys(p, 1);
+  sys.run();
+  RunResult r = sys.result();
+  REQUIRE(r.cpus.size() == 2);
+  for (const auto& c : r.cpus) CHECK(c.busy + c.idle == r.elapsed());
+  Time total_cpu;
+  for (const auto& t : r.tasks) {
+    INFO(t.name);
+    CHECK(t.cpu_time + t.runnable_time + t.sleep_time + t.blocked_time == r.elapsed());
+    total_cpu += t.cpu_time;
+  }
+  CHECK(total_cpu == r.cpus[0].busy + r.cpus[1].busy);
+}
