@@ -23,7 +23,7 @@ TEST_CASE("the weight tables and calc_delta_fair match the kernel's", "[fair][we
 }
 
 TEST_CASE("two nice-0 hogs on one CPU split it 50/50", "[fair]") {
-  for (std::string version : {"6.12", "6.6", "6.1"}) {
+  for (std::string version : {"6.18", "6.12", "6.6", "6.1"}) {
     ScenarioParams p = exact_scenario(version, 250);
     p.duration = Time::s(10);
     p.tasks = {hog("a"), hog("b")};
@@ -109,6 +109,36 @@ TEST_CASE("RUN_TO_PARITY and PREEMPT_SHORT change who runs as in 6.12", "[fair][
   CHECK(run(true, false) == Time::ms(12));
   CHECK(run(false, false) == Time::us(10500));
   CHECK(run(true, true) == Time::us(10500));
+}
+
+// 6.18 (slice protection since 6.17): A's protection at pick ends at its
+// deadline (all queued slices are 3 ms). D's arrival fails to preempt but
+// shrinks it to the smallest queued slice: vprot = min(5, 3.5 + 0.5) = 4.0,
+// reached at the 11 ms tick, where pick_eevdf() chooses D. With
+// PREEMPT_SHORT, D cancels the protection outright and runs at 10.5 ms.
+TEST_CASE("6.18 protects current only up to the smallest queued slice", "[fair][eevdf]") {
+  auto run = [](bool preempt_short) {
+    ScenarioParams p = exact_scenario("6.18");
+    p.kernel.base_slice = Time::ms(3);
+    p.kernel.features["PREEMPT_SHORT"] = preempt_short;
+    TaskSpec c = hog("C");
+    c.delay = Time::ms(5);
+    TaskSpec d = hog("D");
+    d.delay = Time::us(10500);
+    d.slice = Time::us(500);
+    p.tasks = {hog("A"), hog("B"), c, d};
+    p.duration = Time::ms(14);
+    System sys(p, 1);
+    SwitchLog log;
+    sys.add_observer(&log);
+    sys.run();
+    return std::make_pair(log.first_run("D"), log.runs_until(Time::ms(10)));
+  };
+  std::vector<std::pair<int64_t, std::string>> same_until_10 = {
+      {0, "A"}, {2000000, "B"}, {4000000, "A"}, {5000000, "C"}, {7000000, "B"}, {10000000, "A"}};
+  CHECK(run(false).second == same_until_10);
+  CHECK(run(false).first == Time::ms(11));
+  CHECK(run(true).first == Time::us(10500));
 }
 
 // B starts first and runs 1.8 ms of work, then sleeps 5 ms. At t=1.8 B has

@@ -138,6 +138,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   int64_t rr_timeslice_ticks() const { return rr_timeslice_ticks_; }
   bool fair_server_enabled() const { return fair_server_enabled_; }
   bool rt_throttling_enabled() const { return rt_throttling_; }
+  bool protect_slice_semantics() const { return protect_slice_; }
   SchedClass& class_of(const Task& p) { return *classes_[static_cast<size_t>(p.sched_class)]; }
 
   // --- used by the scheduling classes
@@ -193,6 +194,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool fair_server_enabled_ = false;
   bool rt_throttling_ = true;
   bool custom_slice_ = false;
+  bool protect_slice_ = false;
   Time tick_nsec_;
   int64_t base_slice_ = 0, sched_latency_ = 0, min_granularity_ = 0, wakeup_granularity_ = 0;
   int64_t rr_timeslice_ticks_ = 0;

@@ -53,7 +53,8 @@ Kernel::Kernel(const KernelParams& params, int nr_cpus) : params_(params) {
   fair_server_enabled_ = params.fair_server.value_or(info->fair_server);
   rt_throttling_ = params.rt_throttling.value_or(info->rt_throttling);
   custom_slice_ = info->custom_slice;
-  if (params.preempt == PreemptModel::kLazy && !info->preempt_lazy && params.version != "6.13")
+  protect_slice_ = info->protect_slice;
+  if (params.preempt == PreemptModel::kLazy && !info->preempt_lazy)
     SL_WARN("preempt: lazy exists from Linux 6.13; modelling it on {} anyway", params.version);
   if (params.hz != 100 && params.hz != 250 && params.hz != 300 && params.hz != 1000)
     throw ModelError(fmt::format("hz {} is not a CONFIG_HZ choice (valid: 100, 250, 300, 1000)", params.hz));
@@ -299,6 +300,8 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
   }
   int prev_cpu = p.cpu;
   int cpu = select_task_rq(p, wake_flags | kWfTtwu);
+  SL_DEBUG("{:.6f} ttwu {}-{} by {}: cpu{} -> cpu{}", now().to_s(), p.comm, p.pid, waker ? waker->comm : "irq",
+           prev_cpu, cpu);
   bool migrated = cpu != prev_cpu;
   if (migrated) {
     class_of(p).migrate_task_rq(p, cpu);
@@ -333,14 +336,23 @@ void Kernel::ttwu_do_activate(Rq& rq, Task& p, int flags, const Task* waker) {
 // class -> preempt; a lower class never preempts.
 void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   Task& curr = *rq.curr;
+  bool before = rq.need_resched || rq.need_resched_lazy;
+  const char* why;
   if (curr.is_idle_task) {
     resched_curr(rq);
-    return;
-  }
-  if (p.sched_class == curr.sched_class)
+    why = "cpu was idle";
+  } else if (p.sched_class == curr.sched_class) {
     class_of(p).wakeup_preempt(rq, p, wake_flags);
-  else if (p.sched_class < curr.sched_class)
+    why = p.sched_class == SchedClassId::kRt ? "rt: higher prio preempts" : "fair: pick_eevdf/wakeup_gran chose the wakee";
+  } else if (p.sched_class < curr.sched_class) {
     resched_curr(rq);
+    why = "higher class";
+  } else {
+    why = "lower class";
+  }
+  SL_DEBUG("{:.6f} cpu{} wakeup_preempt {}-{} (prio {}) vs curr {}-{} (prio {}): {} ({})", now().to_s(), rq.cpu,
+           p.comm, p.pid, p.prio, curr.comm, curr.pid, curr.prio,
+           !before && (rq.need_resched || rq.need_resched_lazy) ? "preempt" : "no preempt", why);
 }
 
 void Kernel::resched_curr(Rq& rq) {
@@ -562,7 +574,11 @@ void Kernel::arm_tick(Rq& rq) {
 void Kernel::scheduler_tick(Rq& rq) {
   Task& curr = *rq.curr;
   if (curr.is_idle_task) return;
+  bool before = rq.need_resched;
   class_of(curr).task_tick(rq, curr);
+  if (!before && rq.need_resched)
+    SL_DEBUG("{:.6f} cpu{} tick: {}-{} must reschedule (slice used / RR slice / throttled)", now().to_s(), rq.cpu,
+             curr.comm, curr.pid);
   // The tick turns a pending lazy reschedule into a real one.
   if (rq.need_resched_lazy) {
     rq.need_resched_lazy = false;
@@ -620,6 +636,7 @@ void Kernel::rt_mutex_setprio(Task& p, int prio) {
   if (queued) class_of(p).dequeue_task(rq, p, kDequeueSave | kDequeueMove);
   if (running) class_of(p).put_prev_task(rq, p, nullptr);
   for (auto* o : observers_) o->on_prio_change(now(), p, old_prio, prio);
+  SL_DEBUG("{:.6f} pi: {}-{} prio {} -> {}", now().to_s(), p.comm, p.pid, old_prio, prio);
   p.prio = prio;
   p.sched_class = class_for(p);
   int enqueue_flags = kEnqueueRestore;

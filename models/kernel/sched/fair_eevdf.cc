@@ -1,5 +1,7 @@
 // The fair class as EEVDF, following kernel/sched/fair.c of Linux 6.12
-// (6.6 behaviour by feature switches). Single-level cfs_rq: no cgroups, no
+// (6.6 behaviour by feature switches; 6.18's slice protection where the
+// version says protect_slice: read in a 6.18.y stable tree, so the parts of
+// the 6.19 NEXT_BUDDY rework backported there are not modelled). Single-level cfs_rq: no cgroups, no
 // bandwidth control, no PELT yet (the multi-core issue adds PELT).
 //
 // The kernel keeps queued entities in an augmented rbtree sorted by
@@ -72,6 +74,12 @@ class EevdfClass final : public SchedClass {
   bool dequeue_entity(Rq& rq, Task& p, int flags);
   void requeue_delayed_entity(Rq& rq, Task& p);
   bool do_preempt_short(const CfsRq& cfs, const Task& pse, const Task& se) const;
+  // 6.17+ slice protection (se->vprot).
+  bool protect_mode() const { return k_.protect_slice_semantics(); }
+  static bool protect_slice(const Task& p) { return p.se.vruntime - p.se.vprot < 0; }
+  int64_t cfs_rq_min_slice(const CfsRq& cfs, const Task* also) const;
+  void set_protect_slice(CfsRq& cfs, Task& p);
+  void update_protect_slice(CfsRq& cfs, Task& p);
   bool did_preempt_short(const CfsRq& cfs, const Task& curr) const;
   static void clear_buddies(CfsRq& cfs, const Task& p) {
     if (cfs.next == &p) cfs.next = nullptr;
@@ -160,10 +168,16 @@ Task* EevdfClass::pick_eevdf(CfsRq& cfs) {
   Task* first = pick_first_entity(cfs);
   // Only one entity: no eligibility check needed.
   if (cfs.nr_running == 1) return curr && curr->se.on_rq ? curr : first;
+  // PICK_BUDDY (6.13+): the next buddy, if eligible.
+  if (protect_mode() && feat(SchedFeat::kPickBuddy) && cfs.next && entity_eligible(cfs, *cfs.next)) return cfs.next;
   if (curr && (!curr->se.on_rq || !entity_eligible(cfs, *curr))) curr = nullptr;
   // RUN_TO_PARITY: once picked, run until ineligible or a new slice (the
-  // deadline stashed in vlag at pick is unchanged).
-  if (feat(SchedFeat::kRunToParity) && curr && curr->se.vlag == curr->se.deadline) return curr;
+  // deadline stashed in vlag at pick is unchanged); from 6.17 until the
+  // protected vruntime (always on: without RUN_TO_PARITY vprot covers a
+  // base slice).
+  if (curr && (protect_mode() ? protect_slice(*curr)
+                              : feat(SchedFeat::kRunToParity) && curr->se.vlag == curr->se.deadline))
+    return curr;
   Task* best = nullptr;
   if (first && entity_eligible(cfs, *first)) {
     best = first;
@@ -201,7 +215,8 @@ void EevdfClass::update_curr(Rq& rq) {
   update_min_vruntime(cfs);
   k_.fair_server_account(rq, delta);
   if (cfs.nr_running == 1) return;
-  if (resched || did_preempt_short(cfs, *curr)) {
+  // 6.17+: once the protected slice is used, every update asks for a pick.
+  if (resched || (protect_mode() ? !protect_slice(*curr) : did_preempt_short(cfs, *curr))) {
     k_.resched_curr_lazy(rq);
     clear_buddies(cfs, *curr);
   }
@@ -335,7 +350,7 @@ bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
 // that comes up is dequeued for good instead (and the pick retried).
 Task* EevdfClass::pick_next_entity(Rq& rq) {
   CfsRq& cfs = rq.cfs;
-  if (feat(SchedFeat::kNextBuddy) && cfs.next && entity_eligible(cfs, *cfs.next)) return cfs.next;
+  if (!protect_mode() && feat(SchedFeat::kNextBuddy) && cfs.next && entity_eligible(cfs, *cfs.next)) return cfs.next;
   Task* se = pick_eevdf(cfs);
   if (se && se->se.sched_delayed) {
     dequeue_entity(rq, *se, kDequeueSleep | kDequeueDelayed);
@@ -371,20 +386,55 @@ void EevdfClass::set_next_task(Rq& rq, Task& p, bool first) {
   clear_buddies(cfs, p);
   if (p.se.on_rq) {
     dequeue_from_tree(cfs, p);
-    p.se.vlag = p.se.deadline;
+    if (!protect_mode()) p.se.vlag = p.se.deadline;
   }
+  if (protect_mode() && first) set_protect_slice(cfs, p);
   p.se.exec_start = k_.clock().count();
   cfs.curr = &p;
   p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
 }
 
-// yield_task_fair(): push the deadline one slice out.
+// cfs_rq_min_slice(): the smallest slice among queued entities (and `also`).
+int64_t EevdfClass::cfs_rq_min_slice(const CfsRq& cfs, const Task* also) const {
+  int64_t slice = also ? also->se.slice : INT64_MAX;
+  if (cfs.curr && cfs.curr->se.on_rq) slice = std::min(slice, cfs.curr->se.slice);
+  for (const Task* t : cfs.timeline) slice = std::min(slice, t->se.slice);
+  return slice;
+}
+
+// set_protect_slice() (6.17): protect current up to its deadline, or for
+// the smallest queued slice if that is shorter (without RUN_TO_PARITY: one
+// normalised base slice, 0.75 ms).
+void EevdfClass::set_protect_slice(CfsRq& cfs, Task& p) {
+  int64_t slice = feat(SchedFeat::kRunToParity) ? cfs_rq_min_slice(cfs, &p) : 750000;
+  slice = std::min(slice, p.se.slice);
+  int64_t vprot = p.se.deadline;
+  if (slice != p.se.slice) vprot = std::min(vprot, p.se.vruntime + vdelta(p, slice));
+  p.se.vprot = vprot;
+}
+
+// update_protect_slice(): a waking task with a shorter slice shrinks the
+// protection of current to that slice.
+void EevdfClass::update_protect_slice(CfsRq& cfs, Task& p) {
+  int64_t slice = cfs_rq_min_slice(cfs, nullptr);
+  if (slice != p.se.slice) p.se.vprot = std::min(p.se.vprot, p.se.vruntime + vdelta(p, slice));
+}
+
+// yield_task_fair(): push the deadline one slice out; from 6.17 an
+// eligible yielder gives up the rest of its slice in vruntime too.
 void EevdfClass::yield_task(Rq& rq) {
   CfsRq& cfs = rq.cfs;
   Task* curr = cfs.curr;
   if (!curr || rq.nr_running == 1) return;
   clear_buddies(cfs, *curr);
   update_curr(rq);
+  if (protect_mode()) {
+    if (entity_eligible(cfs, *curr)) {
+      curr->se.vruntime = curr->se.deadline;
+      update_deadline(*curr);
+    }
+    return;
+  }
   curr->se.deadline += vdelta(*curr, curr->se.slice);
 }
 
@@ -423,8 +473,18 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   if (p.policy != Policy::kNormal) return;
   update_curr(rq);
   // A shorter-slice waker cancels current's RUN_TO_PARITY protection.
-  if (do_preempt_short(cfs, p, curr) && curr.se.vlag == curr.se.deadline) curr.se.vlag = curr.se.deadline + 1;
-  if (pick_eevdf(cfs) == &p) k_.resched_curr_lazy(rq);
+  if (do_preempt_short(cfs, p, curr)) {
+    if (protect_mode()) {
+      if (protect_slice(curr)) curr.se.vprot = curr.se.vruntime;  // cancel_protect_slice()
+    } else if (curr.se.vlag == curr.se.deadline) {
+      curr.se.vlag = curr.se.deadline + 1;
+    }
+  }
+  if (pick_eevdf(cfs) == &p) {
+    k_.resched_curr_lazy(rq);
+    return;
+  }
+  if (protect_mode() && feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, curr);
 }
 
 // switched_to_fair(): a task that became fair (PI unboost) preempts if it

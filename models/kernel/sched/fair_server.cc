@@ -16,6 +16,7 @@
 // Simplified: DL admission control, dl_server_min_res re-arm slack (1 ms),
 // and charging idle time to the server are not modelled.
 #include "models/kernel/kernel.h"
+#include "sim/log.h"
 
 namespace schedlab {
 
@@ -97,6 +98,7 @@ void Kernel::fair_server_timer(Rq& rq) {
     s.runtime = params_.fair_server_runtime.count();
   }
   s.running = true;
+  SL_DEBUG("{:.6f} cpu{} fair server runs starved fair tasks for {} ns", now().to_s(), rq.cpu, s.runtime);
   if (rq.curr->sched_class != SchedClassId::kFair) resched_curr(rq);
 }
 

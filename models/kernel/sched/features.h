@@ -29,6 +29,7 @@ enum class SchedFeat : int {
   kPreemptShort,        // a waking task with a shorter slice may cancel RUN_TO_PARITY (6.12)
   kDelayDequeue,        // a task sleeping with negative lag stays queued until eligible (6.12)
   kDelayZero,           // a delayed task's positive lag is clipped to 0 on wake/dequeue (6.12)
+  kPickBuddy,           // pick cfs_rq->next when eligible (6.13+; NEXT_BUDDY sets it)
   // Other.
   kHrtick,              // slice end by hrtimer instead of the tick (off in every version modelled)
   kRtRuntimeShare,      // borrow RT runtime from other CPUs (true before 6.2? see kernel_versions.cc)

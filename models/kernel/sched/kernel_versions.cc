@@ -18,6 +18,7 @@ static const std::array<FeatureInfo, static_cast<size_t>(SchedFeat::kCount)> kFe
     {SchedFeat::kPreemptShort, "PREEMPT_SHORT"},
     {SchedFeat::kDelayDequeue, "DELAY_DEQUEUE"},
     {SchedFeat::kDelayZero, "DELAY_ZERO"},
+    {SchedFeat::kPickBuddy, "PICK_BUDDY"},
     {SchedFeat::kHrtick, "HRTICK"},
     {SchedFeat::kRtRuntimeShare, "RT_RUNTIME_SHARE"},
 }};
@@ -78,6 +79,13 @@ SchedFeatures eevdf_6_12() {
   return f;
 }
 
+SchedFeatures eevdf_6_18() {
+  // v6.18: PICK_BUDDY (6.13) joins; NEXT_BUDDY stays off.
+  SchedFeatures f = eevdf_6_12();
+  f.set(SchedFeat::kPickBuddy, true);
+  return f;
+}
+
 }  // namespace
 
 std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
@@ -93,12 +101,19 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.fair_server = true;
     info.rt_throttling = false;
     info.custom_slice = true;
+  } else if (version == "6.18") {
+    info.defaults = eevdf_6_18();
+    info.fair_server = true;
+    info.rt_throttling = false;
+    info.custom_slice = true;
+    info.preempt_lazy = true;
+    info.protect_slice = true;
   } else {
     return std::nullopt;
   }
   return info;
 }
 
-std::vector<std::string> supported_kernel_versions() { return {"6.1", "6.6", "6.12"}; }
+std::vector<std::string> supported_kernel_versions() { return {"6.1", "6.6", "6.12", "6.18"}; }
 
 }  // namespace schedlab

@@ -17,6 +17,10 @@ struct KernelVersionInfo {
   bool fair_server = false;    // fair dl_server (6.12+)
   bool rt_throttling = true;   // def_rt_bandwidth throttling (removed in 6.12 without RT_GROUP_SCHED)
   bool custom_slice = false;   // sched_attr.sched_runtime sets the fair slice (6.12+)
+  // 6.17+: RUN_TO_PARITY protects current only up to the smallest queued
+  // slice (se->vprot, protect_slice()), and yield gives up the rest of the
+  // slice in vruntime.
+  bool protect_slice = false;
   bool preempt_lazy = false;   // PREEMPT_LAZY exists (6.13+)
   SchedFeatures defaults;
 };

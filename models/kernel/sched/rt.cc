@@ -7,6 +7,7 @@
 
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/classes.h"
+#include "sim/log.h"
 
 namespace schedlab {
 namespace {
@@ -84,6 +85,8 @@ class RtClass final : public SchedClass {
     if (runtime >= kp.rt_period.count()) return;
     if (!rq.rt.rt_throttled && rq.rt.rt_time > runtime) {
       rq.rt.rt_throttled = true;
+      SL_DEBUG("{:.6f} cpu{} sched: RT throttling activated (rt_time {} > runtime {})", k_.clock().to_s(), rq.cpu,
+               rq.rt.rt_time, runtime);
       k_.resched_curr(rq);
     }
   }

@@ -29,7 +29,8 @@ struct SchedEntity {
   uint32_t inv_weight = 0;       // 2^32 / weight (sched_prio_to_wmult)
   int64_t vruntime = 0;
   int64_t deadline = 0;
-  int64_t vlag = 0;              // also stashes the deadline at pick (RUN_TO_PARITY)
+  int64_t vlag = 0;              // also stashes the deadline at pick (RUN_TO_PARITY, <= 6.16)
+  int64_t vprot = 0;             // 6.17+: vruntime up to which current is protected
   int64_t slice = 0;
   int64_t sum_exec_runtime = 0;
   int64_t prev_sum_exec_runtime = 0;
