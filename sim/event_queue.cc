@@ -5,9 +5,9 @@
 
 namespace schedlab {
 
-// Four children per node: shallower than a binary heap and the children of
-// a node share a cache line pair; measured fastest for 16..4096 pending
-// events (bench/bench_event_core.cc).
+// Four children per node: shallower than a binary heap, and the children
+// of a node share a cache line pair (design.md measured 4-ary at ~35-55 ns
+// per pop+push; bench/bench_main.cc tracks it against a bare heap).
 static constexpr uint32_t kArity = 4;
 
 EventQueue::EventQueue() { reserve(64); }
@@ -53,6 +53,7 @@ SlotId EventQueue::make_slot(EventHandler* handler, uint64_t tag, int tier) {
 }
 
 void EventQueue::release_slot(SlotId slot) {
+  if (!slots_[slot].in_use) return;  // already released: never free twice
   cancel(slot);
   slots_[slot].in_use = false;
   slots_[slot].handler = nullptr;

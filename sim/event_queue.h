@@ -32,6 +32,8 @@ class EventQueue {
   EventQueue();
 
   // One-shot event; the slot is released when it fires or is cancelled.
+  // The returned id is only valid until then (slots are reused): anything
+  // that may need cancelling later must be a Timer.
   SlotId post(Time at, int tier, EventHandler* handler, uint64_t tag);
   // A persistent slot for a timer: not released when it fires.
   SlotId make_slot(EventHandler* handler, uint64_t tag, int tier);

@@ -10,7 +10,7 @@ void Simulator::run_until(Time end) {
     now_ = queue_.next_time();
     queue_.dispatch_next();
   }
-  now_ = end;
+  if (end > now_) now_ = end;  // time never runs backwards
 }
 
 }  // namespace schedlab
