@@ -47,9 +47,7 @@ class RtClass final : public SchedClass {
   // the rt_rq is throttled.
   Task* pick_task(Rq& rq) override {
     if (!rq.rt.rt_nr_running || rq.rt.rt_throttled) return nullptr;
-    for (int prio = 0; prio < kMaxRtPrio; ++prio)
-      if (rq.rt.bitmap.test(prio)) return rq.rt.queue[prio].front();
-    return nullptr;
+    return rq.rt.queue[highest_prio(rq)].front();
   }
 
   void put_prev_task(Rq& rq, Task& prev, Task* next) override { update_curr(rq); }
@@ -113,11 +111,8 @@ class RtClass final : public SchedClass {
   bool has_runnable(const Rq& rq) const override { return rq.rt.rt_nr_running > 0; }
 
  private:
-  static int highest_prio(const Rq& rq) {
-    for (int prio = 0; prio < kMaxRtPrio; ++prio)
-      if (rq.rt.bitmap.test(prio)) return prio;
-    return kMaxRtPrio;
-  }
+  // sched_find_first_bit() over the priority bitmap.
+  static int highest_prio(const Rq& rq) { return static_cast<int>(rq.rt.bitmap._Find_first()); }
   static void remove(Rq& rq, Task& p) {
     auto& q = rq.rt.queue[p.prio];
     auto it = std::find(q.begin(), q.end(), &p);
