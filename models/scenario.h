@@ -14,6 +14,7 @@ namespace schedlab {
 
 struct ScenarioParams {
   std::string source;               // file it came from (for messages)
+  std::string name;                 // the scenario's name (YAML `name`, else the file's stem)
   KernelParams kernel;
   PlatformParams platform;
   Time duration = Time::s(10);

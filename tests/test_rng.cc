@@ -108,7 +108,7 @@ TEST_CASE("uniform_int stays within its inclusive bounds and reaches both ends",
   CHECK(saw_hi);
 }
 
-TEST_CASE("uniform stays within [lo, hi) and exponential has roughly the requested mean", "[rng]") {
+TEST_CASE("uniform stays within lo..hi (hi excluded) and exponential has roughly the requested mean", "[rng]") {
   RngStream r(5, "dist");
   double sum = 0;
   constexpr int n = 200000;

@@ -234,18 +234,21 @@ void Kernel::on_event(uint64_t t) {
 
 int SchedClass::select_task_rq(Task& p, int prev_cpu, int wake_flags) {
   // Foundation placement rule (until the multi-core issue's
-  // select_task_rq_fair/rt): stay on the previous CPU if it is allowed and
-  // idle; else the lowest-numbered idle allowed CPU; else the previous CPU
-  // if allowed; else the lowest allowed CPU.
+  // select_task_rq_fair/rt): the previous CPU if it is allowed and idle;
+  // else the lowest-numbered idle allowed CPU; else the allowed CPU with the
+  // fewest queued tasks, preferring the previous CPU on a tie. There is no
+  // periodic balancing yet, so this spreads load only at wake-up.
   int n = k_.nr_cpus();
   auto idle = [&](int c) { return k_.rq(c).curr == k_.rq(c).idle && k_.rq(c).nr_running == 0; };
   if (p.cpus_allowed[prev_cpu] && idle(prev_cpu)) return prev_cpu;
   for (int c = 0; c < n; ++c)
     if (p.cpus_allowed[c] && idle(c)) return c;
-  if (p.cpus_allowed[prev_cpu]) return prev_cpu;
-  for (int c = 0; c < n; ++c)
-    if (p.cpus_allowed[c]) return c;
-  return prev_cpu;
+  int best = p.cpus_allowed[prev_cpu] ? prev_cpu : -1;
+  for (int c = 0; c < n; ++c) {
+    if (!p.cpus_allowed[c]) continue;
+    if (best < 0 || k_.rq(c).nr_running < k_.rq(best).nr_running) best = c;
+  }
+  return best < 0 ? prev_cpu : best;
 }
 
 int Kernel::select_task_rq(Task& p, int wake_flags) { return class_of(p).select_task_rq(p, p.cpu, wake_flags); }

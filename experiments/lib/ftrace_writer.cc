@@ -1,0 +1,202 @@
+#include "experiments/lib/ftrace_writer.h"
+
+#include <iterator>
+
+#include "models/kernel/sched/task.h"
+
+namespace schedlab {
+namespace {
+
+constexpr size_t kFlushBytes = 1 << 20;
+
+// irqs-off, need-resched, hardirq/softirq, preempt-depth. Scheduler
+// tracepoints run with interrupts off under the rq lock.
+constexpr const char* kFlagsTask = "d..2";
+constexpr const char* kFlagsIrq = "d.h2";
+
+bool is_idle(const Task& p) { return p.is_idle_task || p.pid == 0; }
+
+// sched_switch's prev_state (TP_printk of include/trace/events/sched.h):
+// a task switched out while runnable was preempted ("R+", TASK_REPORT_MAX);
+// the idle task just stops running ("R").
+const char* prev_state_text(const Task& prev, TaskState s) {
+  switch (s) {
+    case TaskState::kRunning: return is_idle(prev) ? "R" : "R+";
+    case TaskState::kInterruptible: return "S";
+    case TaskState::kUninterruptible: return "D";
+    case TaskState::kDead: return "X";
+    case TaskState::kNew: return "R";
+  }
+  return "R";
+}
+
+}  // namespace
+
+std::string FtraceWriter::sanitize_comm(const std::string& comm) {
+  if (comm.empty()) return "<...>";
+  std::string s = comm;
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f) c = '_';
+  return s;
+}
+
+FtraceWriter::FtraceWriter(std::ostream& out, Options options) : out_(out), options_(std::move(options)) {
+  auto it = std::back_inserter(buf_);
+  fmt::format_to(it, "# tracer: nop\n#\n");
+  if (!options_.comment.empty() || options_.cpus > 0) {
+    std::string comment = options_.comment.empty() ? std::string("schedlab") : options_.comment;
+    for (char& c : comment)  // one header line
+      if (static_cast<unsigned char>(c) < ' ' || c == 0x7f) c = ' ';
+    fmt::format_to(it, "# {}", comment);
+    if (options_.cpus > 0) fmt::format_to(it, "   #P:{}", options_.cpus);
+    fmt::format_to(it, "\n#\n");
+  }
+  fmt::format_to(it,
+                 "#                                _-----=> irqs-off\n"
+                 "#                               / _----=> need-resched\n"
+                 "#                              | / _---=> hardirq/softirq\n"
+                 "#                              || / _--=> preempt-depth\n"
+                 "#                              ||| /     delay\n"
+                 "#           TASK-PID     TGID  CPU#  ||||   TIMESTAMP  FUNCTION\n"
+                 "#              | |         |     |   ||||      |         |\n");
+  if (options_.cpus > 0) curr_.assign(static_cast<size_t>(options_.cpus), nullptr);
+}
+
+FtraceWriter::~FtraceWriter() {
+  try {
+    flush();
+  } catch (...) {
+  }
+}
+
+void FtraceWriter::flush() {
+  if (buf_.size() == 0) return;
+  out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+  buf_.clear();
+}
+
+void FtraceWriter::maybe_flush() {
+  if (buf_.size() >= kFlushBytes) flush();
+}
+
+const Task* FtraceWriter::current(int cpu) {
+  if (cpu < 0) return nullptr;
+  if (static_cast<size_t>(cpu) >= curr_.size()) curr_.resize(static_cast<size_t>(cpu) + 1, nullptr);
+  return curr_[static_cast<size_t>(cpu)];
+}
+
+std::string FtraceWriter::comm_arg(const Task& p, int cpu) const {
+  // The kernel's idle tasks are called swapper/<cpu> in event arguments
+  // (the line prefix shows them as <idle>).
+  if (is_idle(p)) return fmt::format("swapper/{}", cpu);
+  return sanitize_comm(p.comm);
+}
+
+void FtraceWriter::line_prefix(const Context& ctx, Time t, const char* event) {
+  auto it = std::back_inserter(buf_);
+  const Task* task = ctx.task && !is_idle(*ctx.task) ? ctx.task : nullptr;
+  if (task)
+    fmt::format_to(it, "{:>16}-{:<7} ({:>7}) ", sanitize_comm(task->comm), task->pid, task->pid);
+  else
+    fmt::format_to(it, "{:>16}-{:<7} (-------) ", "<idle>", 0);
+  fmt::format_to(it, "[{:03d}] {} ", ctx.cpu, ctx.irq ? kFlagsIrq : kFlagsTask);
+  int64_t ns = t.count();
+  if (ns < 0) ns = 0;
+  if (options_.ns_timestamps)
+    fmt::format_to(it, "{:>5}.{:09d}: {}: ", ns / 1000000000, ns % 1000000000, event);
+  else {
+    int64_t us = (ns + 500) / 1000;  // ns2usecs() rounds
+    fmt::format_to(it, "{:>5}.{:06d}: {}: ", us / 1000000, us % 1000000, event);
+  }
+  ++events_;
+}
+
+void FtraceWriter::on_task_new(Time, const Task& p) { new_tasks_.insert(p.pid); }
+
+void FtraceWriter::on_waking(Time t, const Task& p, const Task* waker, int target_cpu) {
+  Context ctx;
+  if (waker && !is_idle(*waker)) {
+    ctx.task = waker;
+    ctx.cpu = waker->cpu;
+  } else {
+    // No waker task: a timer (or other interrupt) on the CPU the task last
+    // ran on, interrupting whatever runs there.
+    ctx.cpu = p.cpu;
+    ctx.task = current(p.cpu);
+    ctx.irq = true;
+  }
+  waking_ctx_[p.pid] = ctx;
+  line_prefix(ctx, t, "sched_waking");
+  fmt::format_to(std::back_inserter(buf_), "comm={} pid={} prio={} target_cpu={:03d}\n", comm_arg(p, target_cpu), p.pid,
+                 p.prio, target_cpu);
+  maybe_flush();
+}
+
+void FtraceWriter::on_wakeup(Time t, const Task& p, int cpu) {
+  Context ctx;
+  auto it = waking_ctx_.find(p.pid);
+  if (it != waking_ctx_.end()) {
+    ctx = it->second;
+    waking_ctx_.erase(it);
+  } else {
+    ctx.cpu = cpu;
+    ctx.task = current(cpu);
+  }
+  const bool is_new = new_tasks_.erase(p.pid) > 0;
+  line_prefix(ctx, t, is_new ? "sched_wakeup_new" : "sched_wakeup");
+  fmt::format_to(std::back_inserter(buf_), "comm={} pid={} prio={} target_cpu={:03d}\n", comm_arg(p, cpu), p.pid, p.prio,
+                 cpu);
+  maybe_flush();
+}
+
+void FtraceWriter::on_switch(Time t, int cpu, const Task& prev, TaskState prev_state, const Task& next) {
+  Context ctx;
+  ctx.cpu = cpu;
+  ctx.task = &prev;
+  line_prefix(ctx, t, "sched_switch");
+  fmt::format_to(std::back_inserter(buf_),
+                 "prev_comm={} prev_pid={} prev_prio={} prev_state={} ==> next_comm={} next_pid={} next_prio={}\n",
+                 comm_arg(prev, cpu), prev.pid, prev.prio, prev_state_text(prev, prev_state), comm_arg(next, cpu),
+                 next.pid, next.prio);
+  current(cpu);  // grow the table
+  curr_[static_cast<size_t>(cpu)] = is_idle(next) ? nullptr : &next;
+  maybe_flush();
+}
+
+void FtraceWriter::on_migrate(Time t, const Task& p, int from_cpu, int to_cpu) {
+  // set_task_cpu() runs in the waker during a wakeup, otherwise (load
+  // balancing pulls) on the destination CPU.
+  Context ctx;
+  auto it = waking_ctx_.find(p.pid);
+  if (it != waking_ctx_.end()) {
+    ctx = it->second;
+  } else {
+    ctx.cpu = to_cpu;
+    ctx.task = current(to_cpu);
+  }
+  line_prefix(ctx, t, "sched_migrate_task");
+  fmt::format_to(std::back_inserter(buf_), "comm={} pid={} prio={} orig_cpu={} dest_cpu={}\n", comm_arg(p, from_cpu),
+                 p.pid, p.prio, from_cpu, to_cpu);
+  maybe_flush();
+}
+
+void FtraceWriter::on_cpu_idle(Time t, int cpu, int state) {
+  Context ctx;  // the idle task
+  ctx.cpu = cpu;
+  line_prefix(ctx, t, "cpu_idle");
+  // state is a u32 printed with %lu: PWR_EVENT_EXIT (-1) is 4294967295.
+  fmt::format_to(std::back_inserter(buf_), "state={} cpu_id={}\n", static_cast<uint32_t>(state), cpu);
+  maybe_flush();
+}
+
+void FtraceWriter::on_prio_change(Time t, const Task& p, int old_prio, int new_prio) {
+  Context ctx;
+  ctx.cpu = p.cpu;
+  ctx.task = current(p.cpu);
+  line_prefix(ctx, t, "sched_pi_setprio");
+  fmt::format_to(std::back_inserter(buf_), "comm={} pid={} oldprio={} newprio={}\n", comm_arg(p, p.cpu), p.pid, old_prio,
+                 new_prio);
+  maybe_flush();
+}
+
+}  // namespace schedlab

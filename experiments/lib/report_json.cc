@@ -1,0 +1,191 @@
+#include "experiments/lib/report_json.h"
+
+#include "experiments/lib/json_writer.h"
+#include "experiments/lib/report_format.h"
+
+namespace schedlab {
+namespace {
+
+void write_seconds(JsonWriter& w, const char* key, Time t) {
+  w.key(key);
+  w.number_text(seconds_text(t));
+}
+
+// {"count": n, "mean_us": ..., ...}; the statistics are null without samples.
+void write_distribution(JsonWriter& w, const char* key, const Summary& s) {
+  w.key(key);
+  w.begin_object();
+  w.field("count", s.count);
+  const std::pair<const char*, double> stats[] = {{"mean_us", s.mean}, {"min_us", s.min}, {"p50_us", s.p50},
+                                                  {"p90_us", s.p90},   {"p95_us", s.p95}, {"p98_us", s.p98},
+                                                  {"p99_us", s.p99},   {"max_us", s.max}};
+  for (const auto& [k, v] : stats) {
+    w.key(k);
+    if (s.count == 0)
+      w.null();
+    else
+      w.number_text(us_text(v));
+  }
+  w.end_object();
+}
+
+void write_count(JsonWriter& w, const char* key, uint64_t total, const TaskStats& s, bool per_run) {
+  w.field(key, total);
+  if (per_run) {
+    w.key(std::string(key) + "_per_run");
+    w.number_text(per_run_text(s.per_run(total)));
+  }
+}
+
+// The members every task and group object carries.
+void write_stats(JsonWriter& w, const TaskStats& s, bool per_run) {
+  w.field("runs", s.runs);
+  write_seconds(w, "elapsed_s", s.elapsed);
+  write_seconds(w, "cpu_time_s", s.cpu_time);
+  w.key("cpu_share");
+  w.number_text(fraction_text(s.cpu_share()));
+  write_seconds(w, "runnable_time_s", s.runnable_time);
+  write_seconds(w, "sleep_time_s", s.sleep_time);
+  write_seconds(w, "blocked_time_s", s.blocked_time);
+  write_count(w, "wakeups", s.wakeups, s, per_run);
+  write_count(w, "preemptions", s.preemptions, s, per_run);
+  write_count(w, "switches_in", s.switches_in, s, per_run);
+  write_count(w, "migrations", s.migrations, s, per_run);
+  write_count(w, "periods", s.periods, s, per_run);
+  write_count(w, "deadline_misses", s.deadline_misses, s, per_run);
+  write_distribution(w, "wakeup_latency", s.wakeup_latency);
+  write_distribution(w, "runnable_wait", s.runnable_wait);
+  write_distribution(w, "response", s.response);
+}
+
+void write_identity(JsonWriter& w, Policy policy, int nice, int rt_priority) {
+  w.field("policy", policy_long_name(policy));
+  w.field("nice", nice);
+  w.field("rt_priority", rt_priority);
+  w.field("prio", kernel_prio(policy, nice, rt_priority));
+}
+
+void write_scenario(JsonWriter& w, const ScenarioInfo& s) {
+  w.key("scenario");
+  w.begin_object();
+  w.field("name", s.name);
+  w.field("source", s.source);
+  w.field("kernel_version", s.kernel_version);
+  w.field("hz", s.hz);
+  w.field("preempt", s.preempt);
+  w.field("cpus", s.cpus);
+  write_seconds(w, "duration_s", s.duration);
+  write_seconds(w, "warmup_s", s.warmup);
+  w.end_object();
+}
+
+void write_run(JsonWriter& w, size_t index, const RunResult& r) {
+  w.begin_object();
+  w.field("run", static_cast<uint64_t>(index));
+  w.field("seed", r.seed);
+  write_seconds(w, "window_start_s", r.window_start);
+  write_seconds(w, "window_end_s", r.window_end);
+  write_seconds(w, "elapsed_s", r.elapsed());
+  w.field("events", r.events);
+  w.key("tasks");
+  w.begin_array();
+  for (const TaskMetrics& m : r.tasks) {
+    w.begin_object();
+    w.field("name", m.name);
+    w.field("group", m.group.empty() ? m.name : m.group);
+    w.field("pid", m.pid);
+    write_identity(w, m.policy, m.nice, m.rt_priority);
+    write_stats(w, task_stats(m, r.elapsed()), false);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("cpus");
+  w.begin_array();
+  for (size_t c = 0; c < r.cpus.size(); ++c) {
+    const CpuMetrics& cm = r.cpus[c];
+    w.begin_object();
+    w.field("cpu", static_cast<uint64_t>(c));
+    write_seconds(w, "busy_s", cm.busy);
+    write_seconds(w, "idle_s", cm.idle);
+    w.field("context_switches", cm.context_switches);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+void write_aggregate(JsonWriter& w, const Aggregate& a) {
+  w.key("aggregate");
+  w.begin_object();
+  w.field("runs", a.runs);
+  write_seconds(w, "elapsed_s", a.elapsed);
+  w.key("tasks");
+  w.begin_array();
+  for (const TaskAggregate& t : a.tasks) {
+    w.begin_object();
+    w.field("name", t.name);
+    w.field("group", t.group);
+    w.field("pid", t.pid);
+    write_identity(w, t.policy, t.nice, t.rt_priority);
+    write_stats(w, t.stats, true);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("groups");
+  w.begin_array();
+  for (const GroupAggregate& g : a.groups) {
+    w.begin_object();
+    w.field("name", g.name);
+    w.field("instances", g.instances);
+    w.field("mixed_policy", g.mixed_policy);
+    write_identity(w, g.policy, g.nice, g.rt_priority);
+    write_stats(w, g.stats, true);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("cpus");
+  w.begin_array();
+  for (const CpuAggregate& c : a.cpus) {
+    w.begin_object();
+    w.field("cpu", c.cpu);
+    w.field("runs", c.runs);
+    write_seconds(w, "elapsed_s", c.elapsed);
+    write_seconds(w, "busy_s", c.busy);
+    write_seconds(w, "idle_s", c.idle);
+    w.key("busy_pct");
+    w.number_text(pct_text(c.busy_fraction()));
+    w.key("idle_pct");
+    w.number_text(pct_text(c.idle_fraction()));
+    w.field("context_switches", c.context_switches);
+    w.key("context_switches_per_run");
+    w.number_text(per_run_text(c.per_run(c.context_switches)));
+    w.end_object();
+  }
+  w.end_array();
+  w.key("check");
+  w.begin_object();
+  w.field("busy_plus_idle_equals_elapsed", a.check.holds);
+  w.field("max_error_ns", a.check.max_error_ns);
+  w.end_object();
+  w.end_object();
+}
+
+}  // namespace
+
+std::string render_json(const RunSet& set) {
+  JsonWriter w;
+  w.begin_object();
+  w.field("format", kJsonFormat);
+  w.field("format_version", kJsonFormatVersion);
+  write_scenario(w, set.scenario);
+  w.field("base_seed", set.base_seed);
+  w.key("runs");
+  w.begin_array();
+  for (size_t i = 0; i < set.runs.size(); ++i) write_run(w, i, set.runs[i]);
+  w.end_array();
+  write_aggregate(w, set.aggregate);
+  w.end_object();
+  return w.str();
+}
+
+}  // namespace schedlab

@@ -1,0 +1,256 @@
+#include "experiments/lib/report_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+namespace schedlab {
+namespace {
+
+// A plain text table: a row of group titles spanning columns (optional),
+// a header row, data rows. Columns are sized to their widest cell and
+// separated by two spaces; numbers are right-aligned.
+class TextTable {
+ public:
+  struct Column {
+    std::string header;
+    bool left = false;
+  };
+  void add_span(std::string title, int columns) { spans_.push_back({std::move(title), columns}); }
+  void add_column(std::string header, bool left = false) { columns_.push_back({std::move(header), left}); }
+  void add_row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+
+  std::string render() const {
+    const size_t n = columns_.size();
+    std::vector<size_t> width(n, 0);
+    for (size_t c = 0; c < n; ++c) width[c] = columns_[c].header.size();
+    for (const auto& row : rows_)
+      for (size_t c = 0; c < n && c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    // Widen the columns of a span whose title (with a space each side)
+    // does not fit, evenly.
+    {
+      size_t c = 0;
+      for (const auto& s : spans_) {
+        size_t end = std::min(n, c + static_cast<size_t>(s.columns));
+        if (!s.title.empty() && end > c) {
+          size_t w = span_width(width, c, end);
+          const size_t need = s.title.size() + 2;
+          if (w < need) {
+            const size_t extra = need - w, k = end - c;
+            for (size_t i = c; i < end; ++i) width[i] += extra / k + ((end - i) <= extra % k ? 1 : 0);
+          }
+        }
+        c = end;
+      }
+    }
+    std::string out;
+    if (!spans_.empty()) {
+      std::string line;
+      size_t c = 0;
+      for (const auto& s : spans_) {
+        size_t end = std::min(n, c + static_cast<size_t>(s.columns));
+        if (end == c) break;
+        if (c > 0) line += "  ";
+        size_t w = span_width(width, c, end);
+        line += center(s.title, w);
+        c = end;
+      }
+      out += rtrim(line) + '\n';
+    }
+    std::vector<std::string> header;
+    for (const auto& col : columns_) header.push_back(col.header);
+    out += format_row(header, width) + '\n';
+    for (const auto& row : rows_) out += format_row(row, width) + '\n';
+    return out;
+  }
+
+ private:
+  struct Span {
+    std::string title;
+    int columns;
+  };
+  static size_t span_width(const std::vector<size_t>& width, size_t begin, size_t end) {
+    size_t w = 0;
+    for (size_t c = begin; c < end; ++c) w += width[c];
+    return w + 2 * (end - begin - 1);
+  }
+  // A title centered in dashes over its columns ("-- wakeup latency (us) --").
+  static std::string center(const std::string& title, size_t w) {
+    if (title.empty()) return std::string(w, ' ');
+    const std::string t = " " + title + " ";
+    const size_t left = (w - std::min(w, t.size())) / 2;
+    const size_t right = w - std::min(w, t.size()) - left;
+    return std::string(left, '-') + t + std::string(right, '-');
+  }
+  static std::string rtrim(std::string s) {
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+  }
+  std::string format_row(const std::vector<std::string>& cells, const std::vector<size_t>& width) const {
+    std::string line;
+    for (size_t c = 0; c < width.size(); ++c) {
+      if (c > 0) line += "  ";
+      const std::string cell = c < cells.size() ? cells[c] : std::string();
+      if (columns_[c].left)
+        line += fmt::format("{:<{}}", cell, width[c]);
+      else
+        line += fmt::format("{:>{}}", cell, width[c]);
+    }
+    return rtrim(line);
+  }
+
+  std::vector<Span> spans_;
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string pct_cell(double fraction) { return fmt::format("{:.1f}", fraction * 100.0); }
+
+// A count: the total for one run, the mean per run for several (two
+// decimals below 100, one above, like the latency cells).
+std::string count_cell(uint64_t total, int runs) {
+  if (runs <= 1) return fmt::format("{}", total);
+  const double mean = static_cast<double>(total) / runs;
+  return mean < 100.0 ? fmt::format("{:.2f}", mean) : fmt::format("{:.1f}", mean);
+}
+
+std::string count_header(std::string_view name, int runs) {
+  return runs <= 1 ? std::string(name) : fmt::format("{}/run", name);
+}
+
+// The columns shared by the task and group tables, after the identity columns.
+void add_stat_columns(TextTable& t, int runs) {
+  t.add_column("CPU%");
+  t.add_column(count_header("wakeups", runs));
+  for (const char* h : {"mean", "P50", "P90", "P99", "max"}) t.add_column(h);
+  for (const char* h : {"mean", "P99"}) t.add_column(h);
+  t.add_column(count_header("periods", runs));
+  t.add_column(count_header("misses", runs));
+}
+
+void add_stat_cells(std::vector<std::string>& row, const TaskStats& s, int runs) {
+  row.push_back(pct_cell(s.cpu_share()));
+  row.push_back(count_cell(s.wakeups, runs));
+  const Summary& w = s.wakeup_latency;
+  for (double v : {w.mean, w.p50, w.p90, w.p99, w.max}) row.push_back(format_us_cell(v, w.count));
+  const Summary& r = s.runnable_wait;
+  for (double v : {r.mean, r.p99}) row.push_back(format_us_cell(v, r.count));
+  row.push_back(count_cell(s.periods, runs));
+  row.push_back(count_cell(s.deadline_misses, runs));
+}
+
+}  // namespace
+
+std::string format_us_cell(double ns, uint64_t count) {
+  if (count == 0 || !std::isfinite(ns)) return "-";
+  double us = ns / 1e3;
+  return std::fabs(us) < 100.0 ? fmt::format("{:.2f}", us) : fmt::format("{:.1f}", us);
+}
+
+std::string format_seconds_exact(Time t) {
+  int64_t v = t.count();
+  const char* sign = v < 0 ? "-" : "";
+  uint64_t a = v < 0 ? static_cast<uint64_t>(-(v + 1)) + 1 : static_cast<uint64_t>(v);
+  return fmt::format("{}{}.{:09d}s", sign, a / 1000000000u, a % 1000000000u);
+}
+
+std::string format_run_header(const ScenarioInfo& s, int runs, uint64_t base_seed) {
+  std::string warmup = s.warmup.count() > 0 ? fmt::format(" (warmup {})", format_time(s.warmup)) : std::string();
+  return fmt::format("{}: kernel {} (HZ={}, preempt={}), {} CPU{}, duration {}{}, {} run{}, seed {}", s.name,
+                     s.kernel_version, s.hz, s.preempt, s.cpus, s.cpus == 1 ? "" : "s", format_time(s.duration),
+                     warmup, runs, runs == 1 ? "" : "s", base_seed);
+}
+
+std::string format_run_header(const RunSet& set) {
+  return format_run_header(set.scenario, static_cast<int>(set.runs.size()), set.base_seed);
+}
+
+std::string render_task_table(const RunSet& set) {
+  const Aggregate& a = set.aggregate;
+  TextTable t;
+  t.add_span("", 5);
+  t.add_span("wakeup latency (us)", 5);
+  t.add_span("runnable (us)", 2);
+  t.add_span("", 2);
+  t.add_column("task", true);
+  t.add_column("pid");
+  t.add_column("policy", true);
+  add_stat_columns(t, a.runs);
+  for (const TaskAggregate& ta : a.tasks) {
+    std::vector<std::string> row{ta.name, fmt::format("{}", ta.pid), policy_prio_label(ta.policy, ta.nice, ta.rt_priority)};
+    add_stat_cells(row, ta.stats, a.runs);
+    t.add_row(std::move(row));
+  }
+  return t.render();
+}
+
+std::string render_group_table(const RunSet& set) {
+  const Aggregate& a = set.aggregate;
+  if (!a.any_group_with_instances()) return {};
+  TextTable t;
+  t.add_span("", 5);
+  t.add_span("wakeup latency (us)", 5);
+  t.add_span("runnable (us)", 2);
+  t.add_span("", 2);
+  t.add_column("group", true);
+  t.add_column("tasks");
+  t.add_column("policy", true);
+  add_stat_columns(t, a.runs);
+  for (const GroupAggregate& g : a.groups) {
+    if (g.instances < 2) continue;  // a lone task is already a row of the task table
+    std::vector<std::string> row{g.name, fmt::format("{}", g.instances),
+                                 g.mixed_policy ? std::string("mixed") : policy_prio_label(g.policy, g.nice, g.rt_priority)};
+    add_stat_cells(row, g.stats, a.runs);
+    t.add_row(std::move(row));
+  }
+  return t.render();
+}
+
+std::string render_cpu_table(const RunSet& set) {
+  const Aggregate& a = set.aggregate;
+  TextTable t;
+  const bool several = a.runs > 1;
+  t.add_column("cpu", true);
+  t.add_column(several ? "busy (s, sum)" : "busy (s)");
+  t.add_column(several ? "idle (s, sum)" : "idle (s)");
+  t.add_column("busy%");
+  t.add_column("idle%");
+  t.add_column(count_header("switches", a.runs));
+  Time busy, idle, elapsed;
+  for (const CpuAggregate& c : a.cpus) {
+    t.add_row({fmt::format("cpu{}", c.cpu), fmt::format("{:.6f}", c.busy.to_s()), fmt::format("{:.6f}", c.idle.to_s()),
+               pct_cell(c.busy_fraction()), pct_cell(c.idle_fraction()), count_cell(c.context_switches, a.runs)});
+    busy += c.busy;
+    idle += c.idle;
+    elapsed += c.elapsed;
+  }
+  std::string out = t.render();
+  const ConservationCheck& k = a.check;
+  if (k.holds) {
+    out += fmt::format("check: busy + idle = elapsed on every CPU in every run ({} CPU{} x {} run{}): {} + {} = {}  OK\n",
+                       a.cpus.size(), a.cpus.size() == 1 ? "" : "s", a.runs, a.runs == 1 ? "" : "s",
+                       format_seconds_exact(busy), format_seconds_exact(idle), format_seconds_exact(elapsed));
+  } else {
+    out += fmt::format("check FAILED: busy + idle != elapsed: run {} cpu{}: {} + {} = {} but elapsed is {} (max error {} ns)\n",
+                       k.run, k.cpu, format_seconds_exact(k.busy), format_seconds_exact(k.idle),
+                       format_seconds_exact(k.busy + k.idle), format_seconds_exact(k.elapsed), k.max_error_ns);
+  }
+  return out;
+}
+
+std::string render_report(const RunSet& set) {
+  std::string out = render_task_table(set);
+  std::string groups = render_group_table(set);
+  if (!groups.empty()) {
+    out += '\n';
+    out += groups;
+  }
+  out += '\n';
+  out += render_cpu_table(set);
+  return out;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,30 @@
+// Human-readable tables for stdout, shaped like the tables of the kernel
+// threads the project grew from (docs/outputs.md shows an example): one row
+// per task, one per task group when a group has several instances, one per
+// CPU with the conservation check busy + idle = elapsed.
+#pragma once
+
+#include <string>
+
+#include "experiments/lib/aggregate.h"
+
+namespace schedlab {
+
+// "two_hogs: kernel 6.12 (HZ=250, preempt=full), 2 CPUs, duration 10.000s, 3 runs, seed 1"
+std::string format_run_header(const ScenarioInfo& scenario, int runs, uint64_t base_seed);
+std::string format_run_header(const RunSet& set);
+
+std::string render_task_table(const RunSet& set);
+// The groups with more than one instance; empty when there are none.
+std::string render_group_table(const RunSet& set);
+std::string render_cpu_table(const RunSet& set);
+// The three tables, separated by blank lines.
+std::string render_report(const RunSet& set);
+
+// Table cells, exposed for tests: microseconds from nanoseconds with two
+// decimals below 100 us and one above ("-" when there are no samples).
+std::string format_us_cell(double ns, uint64_t count);
+// Exact seconds from a Time: "1.500000000s".
+std::string format_seconds_exact(Time t);
+
+}  // namespace schedlab

@@ -1,0 +1,41 @@
+#include <fmt/format.h>
+
+#include "models/config/config.h"
+#include "models/config/diagnostics.h"
+
+namespace schedlab {
+namespace config {
+
+std::string format_diagnostic(const std::string& file, int line, int column, const std::string& key_path,
+                              const std::string& message) {
+  std::string out = file.empty() ? std::string("<input>") : file;
+  if (line > 0) {
+    out += fmt::format(":{}", line);
+    if (column > 0) out += fmt::format(":{}", column);
+  }
+  out += ": ";
+  if (!key_path.empty()) out += key_path + ": ";
+  out += message;
+  return out;
+}
+
+std::string duration_text(Time t) {
+  int64_t ns = t.count();
+  if (ns == 0) return "0";
+  if (ns % 1000000000 == 0) return fmt::format("{}s", ns / 1000000000);
+  if (ns % 1000000 == 0) return fmt::format("{}ms", ns / 1000000);
+  if (ns % 1000 == 0) return fmt::format("{}us", ns / 1000);
+  return fmt::format("{}ns", ns);
+}
+
+}  // namespace config
+
+ConfigError::ConfigError(std::string file, int line, int column, std::string key_path, std::string message)
+    : std::runtime_error(config::format_diagnostic(file, line, column, key_path, message)),
+      file_(std::move(file)),
+      key_path_(std::move(key_path)),
+      message_(std::move(message)),
+      line_(line),
+      column_(column) {}
+
+}  // namespace schedlab

@@ -1,0 +1,19 @@
+// The one-line form shared by errors and warnings of every configuration
+// reader: "file:line:col: key.path: message" (parts that are unknown are
+// left out), so editors and humans can jump to the spot.
+#pragma once
+
+#include <string>
+
+#include "sim/time.h"
+
+namespace schedlab::config {
+
+std::string format_diagnostic(const std::string& file, int line, int column, const std::string& key_path,
+                              const std::string& message);
+
+// "950ms", "1s", "50us", "0": the shortest exact spelling, for messages and
+// the documented defaults.
+std::string duration_text(Time t);
+
+}  // namespace schedlab::config

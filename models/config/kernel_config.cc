@@ -1,0 +1,161 @@
+// kernel: version, tick, preemption model, sched_feat overrides, sysctl
+// tunables and the overheads the model charges. Defaults come from
+// KernelParams itself so the documented defaults are the real ones.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "models/config/feature_names.h"
+#include "models/config/yaml_loaders.h"
+
+namespace schedlab::config {
+namespace {
+
+const std::vector<std::string> kHzChoices = {"100", "250", "300", "1000"};
+const std::vector<std::string> kPreemptChoices = {"none", "voluntary", "full", "lazy"};
+const std::vector<std::string> kScalingChoices = {"none", "log", "linear"};
+
+std::string preempt_text(PreemptModel m) {
+  switch (m) {
+    case PreemptModel::kNone: return "none";
+    case PreemptModel::kVoluntary: return "voluntary";
+    case PreemptModel::kFull: return "full";
+    case PreemptModel::kLazy: return "lazy";
+  }
+  return "?";
+}
+
+PreemptModel preempt_from(const std::string& text) {
+  if (text == "none") return PreemptModel::kNone;
+  if (text == "voluntary") return PreemptModel::kVoluntary;
+  if (text == "lazy") return PreemptModel::kLazy;
+  return PreemptModel::kFull;
+}
+
+std::string choices_unit(const std::vector<std::string>& choices) { return join(choices, " | "); }
+
+void load_features(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                   std::map<std::string, bool>& out) {
+  const std::vector<std::string>& known = known_sched_features();
+  if (node.IsNull()) return;
+  if (!node.IsMap())
+    fail(doc, node, path, fmt::format("expected a map of FEATURE: true|false, got {}", describe_node(node)));
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const YAML::Node key = it->first, value = it->second;  // copies: *it is a temporary
+    const std::string name = key.IsScalar() ? key.Scalar() : describe_node(key);
+    std::string key_path = child_path(path, name);
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string guess = closest_name(name, known);
+      fail(doc, key, key_path,
+           fmt::format("unknown scheduler feature '{}' (valid: {}){}", name, join(known),
+                       guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
+    }
+    if (out.count(name)) fail(doc, key, key_path, fmt::format("duplicate feature '{}'", name));
+    out[name] = as_bool(doc, value, key_path);
+  }
+}
+
+// sched_rt_runtime_us takes -1 for "no RT throttling" (RLIM_INFINITY).
+Time load_rt_runtime(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
+  if (node.IsScalar() && (node.Scalar() == "-1" || node.Scalar() == "unlimited")) return Time::ns(-1);
+  return as_duration(doc, node, path, Bound::kNonNegative);
+}
+
+void load_overheads(const YamlDoc& doc, const YAML::Node& node, const std::string& path, KernelParams& k) {
+  MapReader r(doc, node, path, overhead_params());
+  r.read("context_switch", k.context_switch_cost);
+  r.read("wakeup", k.wakeup_cost);
+  r.read("ipi", k.ipi_latency);
+  r.read("timer_slack", k.timer_slack);
+}
+
+// Cross-field rules the kernel itself enforces when the sysctls are written.
+void check_bandwidths(const MapReader& r, const KernelParams& k) {
+  if (k.rt_runtime >= Time::zero() && k.rt_runtime > k.rt_period) {
+    std::string key = r.has("rt_runtime") ? "rt_runtime" : "rt_period";
+    fail(r.doc(), *r.find(key), r.path(key),
+         fmt::format("rt_runtime {} exceeds rt_period {} (the kernel rejects this; use -1 for unlimited)",
+                     duration_text(k.rt_runtime), duration_text(k.rt_period)));
+  }
+  if (k.fair_server_runtime > k.fair_server_period) {
+    std::string key = r.has("fair_server_runtime") ? "fair_server_runtime" : "fair_server_period";
+    fail(r.doc(), *r.find(key), r.path(key),
+         fmt::format("fair_server_runtime {} exceeds fair_server_period {}", duration_text(k.fair_server_runtime),
+                     duration_text(k.fair_server_period)));
+  }
+}
+
+}  // namespace
+
+const std::vector<ParamDecl>& kernel_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const KernelParams d;
+    return std::vector<ParamDecl>{
+        {"version", choices_unit(known_kernel_versions()), d.version,
+         "kernel release whose scheduler is modelled (compared as written: 6.10 is not 6.1)"},
+        {"hz", choices_unit(kHzChoices), std::to_string(d.hz), "CONFIG_HZ: scheduler tick rate"},
+        {"preempt", choices_unit(kPreemptChoices), preempt_text(d.preempt), "preemption model (CONFIG_PREEMPT_*)"},
+        {"features", "map NAME: bool", "version default", "sched_feat overrides (kernel/sched/features.h)"},
+        {"base_slice", "duration > 0", "version default", "sysctl_sched_base_slice (EEVDF), before tunable scaling"},
+        {"sched_latency", "duration > 0", "version default", "sysctl_sched_latency (CFS before 6.6)"},
+        {"min_granularity", "duration > 0", "version default", "sysctl_sched_min_granularity (CFS before 6.6)"},
+        {"wakeup_granularity", "duration > 0", "version default",
+         "sysctl_sched_wakeup_granularity (CFS before 6.6)"},
+        {"tunable_scaling", choices_unit(kScalingChoices), d.tunable_scaling,
+         "sysctl_sched_tunable_scaling: how tunables grow with the CPU count"},
+        {"rt_runtime", "duration | -1 | unlimited", duration_text(d.rt_runtime),
+         "sched_rt_runtime_us: RT time allowed per rt_period; -1 = no RT throttling"},
+        {"rt_period", "duration > 0", duration_text(d.rt_period), "sched_rt_period_us"},
+        {"rr_timeslice", "duration > 0", duration_text(d.rr_timeslice), "sched_rr_timeslice_ms: SCHED_RR quantum"},
+        {"fair_server", "bool", "version default (on from 6.12)",
+         "dl_server that reserves time for fair tasks under RT load"},
+        {"fair_server_runtime", "duration", duration_text(d.fair_server_runtime), "fair server budget per period"},
+        {"fair_server_period", "duration > 0", duration_text(d.fair_server_period), "fair server period"},
+        {"overheads", "map", "-", "costs the model charges (kernel.overheads)"},
+    };
+  }();
+  return decls;
+}
+
+const std::vector<ParamDecl>& overhead_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const KernelParams d;
+    return std::vector<ParamDecl>{
+        {"context_switch", "duration", duration_text(d.context_switch_cost), "CPU time lost per context switch"},
+        {"wakeup", "duration", duration_text(d.wakeup_cost), "try_to_wake_up() until the task is enqueued"},
+        {"ipi", "duration", duration_text(d.ipi_latency), "delivery of a remote reschedule IPI"},
+        {"timer_slack", "duration", duration_text(d.timer_slack),
+         "hrtimer slack added to SCHED_OTHER sleeps (RT tasks get none)"},
+    };
+  }();
+  return decls;
+}
+
+KernelParams load_kernel(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
+  MapReader r(doc, node, path, kernel_params());
+  KernelParams k;
+  r.read_choice("version", k.version, known_kernel_versions());
+  std::string hz = std::to_string(k.hz);
+  r.read_choice("hz", hz, kHzChoices);
+  k.hz = std::stoi(hz);
+  std::string preempt = preempt_text(k.preempt);
+  r.read_choice("preempt", preempt, kPreemptChoices);
+  k.preempt = preempt_from(preempt);
+  if (auto n = r.find("features")) load_features(doc, *n, r.path("features"), k.features);
+  r.read("base_slice", k.base_slice, Bound::kPositive);
+  r.read("sched_latency", k.sched_latency, Bound::kPositive);
+  r.read("min_granularity", k.min_granularity, Bound::kPositive);
+  r.read("wakeup_granularity", k.wakeup_granularity, Bound::kPositive);
+  r.read_choice("tunable_scaling", k.tunable_scaling, kScalingChoices);
+  if (auto n = r.find("rt_runtime")) k.rt_runtime = load_rt_runtime(doc, *n, r.path("rt_runtime"));
+  r.read("rt_period", k.rt_period, Bound::kPositive);
+  r.read("rr_timeslice", k.rr_timeslice, Bound::kPositive);
+  r.read("fair_server", k.fair_server);
+  r.read("fair_server_runtime", k.fair_server_runtime);
+  r.read("fair_server_period", k.fair_server_period, Bound::kPositive);
+  if (auto n = r.find("overheads")) load_overheads(doc, *n, r.path("overheads"), k);
+  check_bandwidths(r, k);
+  return k;
+}
+
+}  // namespace schedlab::config

@@ -1,0 +1,40 @@
+// Parameter declarations: every YAML key is declared once, with its unit,
+// default and a one-line description (after SST's documented params). The
+// loaders validate keys against these tables and the reference in
+// configs/README.md is rendered from them, so the two cannot drift apart.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace schedlab::config {
+
+struct ParamDecl {
+  std::string key;
+  std::string unit;           // "duration", "int", "bool", "string", "a | b", "map", "list"
+  std::string default_value;  // as written in YAML; "required" or "-" when there is none
+  std::string description;    // one line
+};
+
+// One level of the YAML tree, e.g. "kernel.overheads" or "tasks[]".
+struct ParamSection {
+  std::string path;
+  std::string summary;
+  const std::vector<ParamDecl>* params;
+};
+
+// The declarations of each area (defined beside the loader that uses them).
+const std::vector<ParamDecl>& scenario_params();    // top level
+const std::vector<ParamDecl>& platform_params();    // platform
+const std::vector<ParamDecl>& kernel_params();      // kernel
+const std::vector<ParamDecl>& overhead_params();    // kernel.overheads
+const std::vector<ParamDecl>& task_params();        // tasks[]
+const std::vector<ParamDecl>& phase_params();       // tasks[].phases[]
+const std::vector<ParamDecl>& event_params();       // one event: its kind is the key
+const std::vector<ParamDecl>& timer_params();       // timer: {...}
+const std::vector<ParamDecl>& wait_params();        // wait: {...}
+
+// Every section in document order.
+std::vector<ParamSection> yaml_schema();
+
+}  // namespace schedlab::config

@@ -1,0 +1,303 @@
+// rt-app JSON -> ScenarioParams: the file's structure (global, tasks,
+// phases, scheduling keys); rtapp_events.cc reads the events. Follows
+// rt-app's grammar (doc/tutorial.txt, src/rt-app_parse_config.c): values
+// are microseconds, a task without "phases" is one phase. Whatever the
+// model cannot represent becomes a warning naming the key; keys that only
+// steer rt-app's own logging are accepted with no effect (both lists are in
+// configs/README.md); structural mistakes are ConfigErrors.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <set>
+
+#include "models/config/config.h"
+#include "models/config/diagnostics.h"
+#include "models/config/policy_names.h"
+#include "models/config/rtapp_context.h"
+
+namespace schedlab {
+namespace config::rtapp {
+namespace {
+
+constexpr int kMaxInstances = 4096;
+constexpr int kMaxCpu = 255;
+constexpr int kDefaultRtPriority = 10;  // rt-app's DEFAULT_THREAD_PRIORITY
+
+// Keys that only affect rt-app's logging, calibration or memory handling.
+const std::set<std::string> kNoEffectGlobals = {"calibration", "logdir",    "log_basename", "log_size",
+                                                "lock_pages",  "ftrace",    "gnuplot",      "io_device",
+                                                "mem_buffer_size", "cumulative_slack"};
+// Scheduling attributes the model has no counterpart for.
+const std::set<std::string> kUnmodelledKeys = {"util_min",  "util_max",    "taskgroup", "dl-runtime",
+                                               "dl-period", "dl-deadline", "period",    "deadline",
+                                               "nodes_membind", "membind_nodes"};
+
+// What a key at task or phase level is.
+enum class Role { kEvent, kLoop, kSched, kTaskOnly, kUnmodelled, kUnknown };
+
+Role role_of(const std::string& key) {
+  // Before events: "membind_nodes" would otherwise match the "mem" prefix.
+  if (kUnmodelledKeys.count(key)) return Role::kUnmodelled;
+  if (key == "loop") return Role::kLoop;
+  if (key == "policy" || key == "priority" || key == "cpus") return Role::kSched;
+  if (key == "instance" || key == "delay" || key == "phases") return Role::kTaskOnly;
+  if (!event_kind_of(key).empty()) return Role::kEvent;
+  return Role::kUnknown;
+}
+
+class Importer {
+ public:
+  Importer(const Value& root, const std::string& file) : root_(root), file_(file), ctx_(file, out_) {}
+
+  ScenarioParams run() {
+    out_.source = file_;
+    out_.pi_enabled = false;  // rt-app's default, unlike a YAML scenario's
+    if (!root_.is(Type::kObject)) ctx_.fail(root_, "", expected("an object with \"tasks\"", root_));
+    read_root();
+    unify_timer_modes(ctx_);
+    out_.platform.cpus = std::max(out_.platform.cpus, max_cpu_ + 1);
+    return std::move(out_);
+  }
+
+ private:
+  // ---- top level and global ----------------------------------------------
+  void read_root() {
+    const Value* tasks = root_.find("tasks");
+    if (tasks == nullptr) ctx_.fail(root_, "", "missing required key \"tasks\"");
+    if (const Value* global = root_.find("global")) read_global(*global);
+    else ctx_.warn(root_, "global", "absent: rt-app's default duration -1 runs until every task ends; " +
+                                        keeps_default_duration());
+    for (const Member& m : root_.members)
+      if (m.key != "global" && m.key != "tasks" && m.key != "resources")  // resources: rt-app creates them on use
+        ctx_.warn(m, m.key, "unknown top-level key, ignored");
+    warn_duplicates(root_, "");
+    read_tasks(*tasks);
+  }
+
+  std::string keeps_default_duration() const {
+    return "simulating the scenario default " + duration_text(out_.duration);
+  }
+
+  void read_global(const Value& g) {
+    if (!g.is(Type::kObject)) ctx_.fail(g, "global", expected("an object", g));
+    for (const Member& m : g.members) {
+      std::string path = child("global", m.key);
+      if (m.key == "duration") read_duration(m.value, path);
+      else if (m.key == "default_policy") default_policy_ = ctx_.get_policy(m.value, path);
+      else if (m.key == "pi_enabled") out_.pi_enabled = ctx_.get_bool(m.value, path);
+      else if (!kNoEffectGlobals.count(m.key)) ctx_.warn(m, path, "unknown global key, ignored");
+    }
+    if (g.find("duration") == nullptr)
+      ctx_.warn(g, "global.duration", "absent: rt-app runs until every task ends; " + keeps_default_duration());
+    warn_duplicates(g, "global");
+  }
+
+  void read_duration(const Value& v, const std::string& path) {
+    int64_t seconds = ctx_.get_int(v, path, -1, 365LL * 24 * 3600);
+    if (seconds == 0) ctx_.fail(v, path, "0 s would simulate nothing (expected seconds > 0, or -1)");
+    if (seconds > 0) out_.duration = Time::s(seconds);
+    else ctx_.warn(v, path, "-1 (run until every task ends) cannot be simulated open-ended; " +
+                                keeps_default_duration());
+  }
+
+  // json-c keeps the last of repeated keys; say so for everything but
+  // events, whose repetition is the point (workgen renames them run1, ...).
+  void warn_duplicates(const Value& obj, const std::string& path) {
+    std::set<std::string> seen;
+    for (const Member& m : obj.members)
+      if (role_of(m.key) != Role::kEvent && !seen.insert(m.key).second)
+        ctx_.warn(m, child(path, m.key), "repeated key: the last one is used");
+  }
+
+  // ---- tasks -------------------------------------------------------------
+  void read_tasks(const Value& tasks) {
+    if (!tasks.is(Type::kObject)) ctx_.fail(tasks, "tasks", expected("an object of task name: {...}", tasks));
+    std::set<std::string> names;
+    for (const Member& m : tasks.members) {
+      if (!names.insert(m.key).second) ctx_.fail(m, child("tasks", m.key), fmt::format("duplicate task '{}'", m.key));
+      read_task(m);
+    }
+    if (out_.tasks.empty()) ctx_.fail(tasks, "tasks", "no task that the model can run");
+  }
+
+  void check_task_name(const Member& m, const std::string& path) const {
+    if (m.key.empty()) ctx_.fail(m, path, "a task needs a non-empty name");
+    for (unsigned char c : m.key)
+      if (std::isspace(c) || std::iscntrl(c))
+        ctx_.fail(m, path, fmt::format("task name '{}' contains whitespace, which task names cannot carry", m.key));
+  }
+
+  void read_task(const Member& m) {
+    std::string path = child("tasks", m.key);
+    check_task_name(m, path);
+    const Value& obj = m.value;
+    if (!obj.is(Type::kObject)) ctx_.fail(obj, path, expected("a task object", obj));
+    TaskSpec t;
+    t.name = m.key;
+    t.policy = default_policy_;
+    if (!is_fair_policy(t.policy)) t.rt_priority = kDefaultRtPriority;
+    apply_sched(obj, path, t);
+    if (!read_task_keys(obj, path, t)) return;
+    if (const Value* phases = obj.find("phases")) read_phased(obj, *phases, path, t);
+    else read_single_phase(obj, path, t);
+    warn_duplicates(obj, path);
+    if (t.phases.empty()) {
+      ctx_.warn(m, path, "no phase has an event the model can run; task skipped");
+      return;
+    }
+    warn_shared_unique_timers(m, path, t);
+    out_.tasks.push_back(std::move(t));
+  }
+
+  // rt-app gives every thread of a task its own "unique" timer; the model
+  // scopes timers by name only, so the instances of one task share it.
+  void warn_shared_unique_timers(const Member& m, const std::string& path, const TaskSpec& t) {
+    if (t.instances <= 1) return;
+    std::set<std::string> names;
+    for (const PhaseSpec& p : t.phases)
+      for (const EventSpec& e : p.events)
+        if (e.kind == EventSpec::Kind::kTimer && e.name.size() > t.name.size() &&
+            e.name.compare(e.name.size() - t.name.size() - 1, std::string::npos, "@" + t.name) == 0)
+          names.insert(e.name);
+    for (const std::string& name : names)
+      ctx_.warn(m, path, fmt::format("timer '{}' is per thread in rt-app but shared by the {} instances here", name,
+                                     t.instances));
+  }
+
+  // instance and delay, and warnings for keys only rt-app understands.
+  // Returns false when the task creates no thread.
+  bool read_task_keys(const Value& obj, const std::string& path, TaskSpec& t) {
+    for (const Member& m : obj.members) {
+      std::string key_path = child(path, m.key);
+      if (m.key == "instance") {
+        int64_t n = ctx_.get_int(m.value, key_path, 0, kMaxInstances);
+        if (n == 0) {
+          ctx_.warn(m, key_path, "instance 0 creates no thread (only a fork event starts it, which is not "
+                                 "modelled); task skipped");
+          return false;
+        }
+        t.instances = static_cast<int>(n);
+      } else if (m.key == "delay") {
+        t.delay = ctx_.get_usec(m.value, key_path);
+      } else {
+        warn_unmodelled(m, key_path, /*task_level=*/true);
+      }
+    }
+    return true;
+  }
+
+  void warn_unmodelled(const Member& m, const std::string& path, bool task_level) {
+    Role role = role_of(m.key);
+    if (role == Role::kUnmodelled) ctx_.warn(m, path, "not modelled, ignored");
+    else if (role == Role::kUnknown) ctx_.warn(m, path, "unknown key, ignored");
+    else if (role == Role::kTaskOnly && !task_level)
+      ctx_.warn(m, path, "only meaningful on a task, ignored in a phase");
+  }
+
+  // Policy, priority and affinity set in `obj` (a task, or its only phase).
+  void apply_sched(const Value& obj, const std::string& path, TaskSpec& t) {
+    if (const Value* policy = obj.find("policy")) {
+      t.policy = ctx_.get_policy(*policy, child(path, "policy"));
+      // A policy without a priority starts from rt-app's default for it.
+      t.nice = 0;
+      t.rt_priority = is_fair_policy(t.policy) ? 0 : kDefaultRtPriority;
+    }
+    // rt-app's "priority" is the nice value for fair policies, the RT priority otherwise.
+    if (const Value* priority = obj.find("priority")) {
+      std::string key_path = child(path, "priority");
+      if (is_fair_policy(t.policy)) t.nice = static_cast<int>(ctx_.get_int(*priority, key_path, -20, 19));
+      else t.rt_priority = static_cast<int>(ctx_.get_int(*priority, key_path, 1, 99));
+    }
+    if (const Value* cpus = obj.find("cpus")) t.cpus = read_cpus(*cpus, child(path, "cpus"));
+  }
+
+  std::vector<int> read_cpus(const Value& v, const std::string& path) {
+    if (!v.is(Type::kArray) || v.items.empty()) ctx_.fail(v, path, expected("a non-empty array of CPU numbers", v));
+    std::vector<int> cpus;
+    for (size_t i = 0; i < v.items.size(); ++i) {
+      int cpu = static_cast<int>(ctx_.get_int(v.items[i], fmt::format("{}[{}]", path, i), 0, kMaxCpu));
+      cpus.push_back(cpu);
+      max_cpu_ = std::max(max_cpu_, cpu);  // rt-app files do not describe the machine
+    }
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    return cpus;
+  }
+
+  // loop: -1 forever, >= 1 a count; 0 would skip the body entirely.
+  int64_t read_loop(const Value& v, const std::string& path) const {
+    int64_t loop = ctx_.get_int(v, path, -1, std::numeric_limits<int32_t>::max());
+    if (loop == 0) ctx_.fail(v, path, "loop 0 never runs (expected -1 for forever, or a count >= 1)");
+    return loop;
+  }
+
+  // ---- phases ------------------------------------------------------------
+  // No "phases": the task object is its only phase. rt-app then reads "loop"
+  // as that phase's count and runs the task once, or forever if loop is absent.
+  void read_single_phase(const Value& obj, const std::string& path, TaskSpec& t) {
+    PhaseSpec p;
+    t.loop = -1;
+    if (const Value* loop = obj.find("loop")) {
+      p.loop = read_loop(*loop, child(path, "loop"));
+      t.loop = 1;
+    }
+    if (read_events(obj, path, t.name, p.events)) t.phases.push_back(std::move(p));
+  }
+
+  void read_phased(const Value& obj, const Value& phases, const std::string& path, TaskSpec& t) {
+    std::string phases_path = child(path, "phases");
+    if (!phases.is(Type::kObject) || phases.members.empty())
+      ctx_.fail(phases, phases_path, expected("a non-empty object of phase name: {...}", phases));
+    if (const Value* loop = obj.find("loop")) t.loop = read_loop(*loop, child(path, "loop"));
+    for (const Member& m : obj.members)
+      if (role_of(m.key) == Role::kEvent)
+        ctx_.warn(m, child(path, m.key), "event beside \"phases\" is ignored (rt-app reads only the phases)");
+    bool only_phase = phases.members.size() == 1;
+    for (const Member& m : phases.members) read_phase(m, child(phases_path, m.key), only_phase, t);
+  }
+
+  void read_phase(const Member& m, const std::string& path, bool only_phase, TaskSpec& t) {
+    const Value& obj = m.value;
+    if (!obj.is(Type::kObject)) ctx_.fail(obj, path, expected("a phase object", obj));
+    PhaseSpec p;
+    if (const Value* loop = obj.find("loop")) p.loop = read_loop(*loop, child(path, "loop"));
+    // A lone phase's settings apply from the task's start: they are the task's.
+    if (only_phase) apply_sched(obj, path, t);
+    for (const Member& k : obj.members) {
+      std::string key_path = child(path, k.key);
+      if (role_of(k.key) == Role::kSched && !only_phase)
+        ctx_.warn(k, key_path, "per-phase scheduling changes are not modelled; the task keeps its task-level setting");
+      else warn_unmodelled(k, key_path, /*task_level=*/false);
+    }
+    warn_duplicates(obj, path);
+    if (read_events(obj, path, t.name, p.events)) t.phases.push_back(std::move(p));
+    else ctx_.warn(m, path, "no event the model can run; phase skipped");
+  }
+
+  // Every event key of `obj` in file order; false when none can be modelled
+  // (or there are none, which rt-app itself refuses).
+  bool read_events(const Value& obj, const std::string& path, const std::string& task, std::vector<EventSpec>& out) {
+    for (const Member& m : obj.members)
+      if (role_of(m.key) == Role::kEvent) read_event(ctx_, m, child(path, m.key), task, out);
+    return !out.empty();
+  }
+
+  const Value& root_;
+  const std::string& file_;
+  ScenarioParams out_;
+  Context ctx_;
+  Policy default_policy_ = Policy::kNormal;
+  int max_cpu_ = -1;
+};
+
+}  // namespace
+}  // namespace config::rtapp
+
+ScenarioParams import_rtapp_json(std::string_view text, const std::string& name) {
+  json::Value root = json::parse(text, name);
+  return config::rtapp::Importer(root, name).run();
+}
+
+}  // namespace schedlab

@@ -1,0 +1,134 @@
+// The scenario file as a whole: top-level keys, composition of the area
+// loaders, file dispatch (YAML or rt-app JSON) and the rendered reference.
+#include <filesystem>
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "models/config/config.h"
+#include "models/config/yaml_loaders.h"
+
+namespace schedlab {
+namespace config {
+namespace {
+
+void check_warmup(const MapReader& r, const ScenarioParams& s) {
+  if (s.warmup >= s.duration) {
+    std::string key = r.has("warmup") ? "warmup" : "duration";
+    fail(r.doc(), *r.find(key), r.path(key),
+         fmt::format("warmup {} leaves nothing to measure in duration {} (expected warmup < duration)",
+                     duration_text(s.warmup), duration_text(s.duration)));
+  }
+}
+
+YAML::Node parse_yaml(std::string_view text, const std::string& name) {
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    // e.mark is 0-based like Node::Mark(); e.msg is the bare description.
+    int line = e.mark.is_null() ? 0 : e.mark.line + 1;
+    int column = e.mark.is_null() ? 0 : e.mark.column + 1;
+    throw ConfigError(name, line, column, "", fmt::format("YAML syntax error: {}", e.msg));
+  }
+}
+
+bool ends_with_json(const std::string& path) {
+  if (path.size() < 5) return false;
+  std::string tail = path.substr(path.size() - 5);
+  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return tail == ".json";
+}
+
+std::string escape_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<ParamDecl>& scenario_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const ScenarioParams d;
+    return std::vector<ParamDecl>{
+        {"name", "string", "file stem", "the scenario's name in reports"},
+        {"duration", "duration > 0", duration_text(d.duration), "simulated time"},
+        {"warmup", "duration < duration", duration_text(d.warmup), "metrics ignore [0, warmup)"},
+        {"seed", "uint64", std::to_string(d.seed), "random seed"},
+        {"pi_enabled", "bool", d.pi_enabled ? "true" : "false", "mutexes are rt_mutexes with priority inheritance"},
+        {"platform", "map", "-", "the machine (see platform)"},
+        {"kernel", "map", "-", "kernel version, tunables, features, overheads (see kernel)"},
+        {"tasks", "list of tasks", "required", "the task set (see tasks[])"},
+    };
+  }();
+  return decls;
+}
+
+std::vector<ParamSection> yaml_schema() {
+  return {
+      {"(top level)", "a scenario file", &scenario_params()},
+      {"platform", "the machine", &platform_params()},
+      {"kernel", "kernel configuration", &kernel_params()},
+      {"kernel.overheads", "overheads charged by the model (assumptions; 0 keeps schedules exact)",
+       &overhead_params()},
+      {"tasks[]", "one task description", &task_params()},
+      {"tasks[].phases[]", "one phase", &phase_params()},
+      {"events[]", "one event: a single-key map `kind: value`, or bare `yield` / `suspend`", &event_params()},
+      {"timer", "value of a timer event", &timer_params()},
+      {"wait", "value of a wait event", &wait_params()},
+  };
+}
+
+}  // namespace config
+
+ScenarioParams load_scenario_yaml(std::string_view text, const std::string& name) {
+  using namespace config;
+  ScenarioParams s;
+  s.source = name;
+  YamlDoc doc{name, &s.warnings};
+  MapReader r(doc, parse_yaml(text, name), "", scenario_params());
+  r.require("tasks");
+  s.name = std::filesystem::path(name).stem().string();
+  r.read("name", s.name);
+  r.read("duration", s.duration, Bound::kPositive);
+  r.read("warmup", s.warmup, Bound::kNonNegative);
+  check_warmup(r, s);
+  r.read("seed", s.seed);
+  r.read("pi_enabled", s.pi_enabled);
+  if (auto n = r.find("platform")) s.platform = load_platform(doc, *n, "platform");
+  if (auto n = r.find("kernel")) s.kernel = load_kernel(doc, *n, "kernel");
+  s.tasks = load_tasks(doc, *r.find("tasks"), "tasks", s.platform, s.kernel);
+  return s;
+}
+
+ScenarioParams load_scenario_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, 0, 0, "", fmt::format("cannot read file: {}", std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ConfigError(path, 0, 0, "", "cannot read file: read error");
+  if (config::ends_with_json(path)) return import_rtapp_json(text.str(), path);
+  return load_scenario_yaml(text.str(), path);
+}
+
+std::string yaml_schema_markdown() {
+  std::string out;
+  for (const config::ParamSection& section : config::yaml_schema()) {
+    out += fmt::format("#### `{}`: {}\n\n", section.path, section.summary);
+    out += "| key | type / unit | default | description |\n|---|---|---|---|\n";
+    for (const config::ParamDecl& p : *section.params)
+      out += fmt::format("| `{}` | {} | {} | {} |\n", p.key, config::escape_cell(p.unit),
+                         config::escape_cell(p.default_value), config::escape_cell(p.description));
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,429 @@
+// tasks: the task set, in rt-app's shape (a task runs its phases in order,
+// each phase repeats its event list `loop` times). Rules that span tasks
+// (unique names, resume targets) are checked once every task is read.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+
+#include "models/config/policy_names.h"
+#include "models/config/yaml_loaders.h"
+
+namespace schedlab::config {
+namespace {
+
+using Kind = EventSpec::Kind;
+
+constexpr int kMaxInstances = 4096;
+constexpr Time kMinSlice = Time::us(100);  // the kernel clamps sched_runtime to [0.1ms, 100ms]
+constexpr Time kMaxSlice = Time::ms(100);
+
+// What an event's value must be.
+enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask };
+
+struct EventKind {
+  std::string name;
+  Kind kind;
+  Arg arg;
+};
+
+const std::vector<EventKind>& event_kinds() {
+  static const std::vector<EventKind> kinds = {
+      {"run", Kind::kRun, Arg::kDuration},        {"runtime", Kind::kRuntime, Arg::kDuration},
+      {"sleep", Kind::kSleep, Arg::kDuration},    {"timer", Kind::kTimer, Arg::kTimer},
+      {"lock", Kind::kLock, Arg::kName},          {"unlock", Kind::kUnlock, Arg::kName},
+      {"wait", Kind::kWait, Arg::kWait},          {"signal", Kind::kSignal, Arg::kName},
+      {"broad", Kind::kBroad, Arg::kName},        {"barrier", Kind::kBarrier, Arg::kName},
+      {"yield", Kind::kYield, Arg::kNone},        {"suspend", Kind::kSuspend, Arg::kNone},
+      {"resume", Kind::kResume, Arg::kTask},
+  };
+  return kinds;
+}
+
+std::vector<std::string> event_kind_names() {
+  std::vector<std::string> names;
+  for (const EventKind& k : event_kinds()) names.push_back(k.name);
+  return names;
+}
+
+const EventKind* find_event_kind(std::string_view name) {
+  for (const EventKind& k : event_kinds())
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+// A `resume: name` seen while reading; checked once all task names are known.
+struct ResumeRef {
+  std::string task;
+  YAML::Node node;
+  std::string path;
+};
+
+// What reading one task needs to know beyond its own YAML.
+struct TaskContext {
+  const YamlDoc& doc;
+  const PlatformParams& platform;
+  const KernelParams& kernel;
+  std::vector<ResumeRef>& resumes;
+};
+
+std::string non_empty_name(const YamlDoc& doc, const YAML::Node& node, const std::string& path, std::string_view what) {
+  std::string name = as_string(doc, node, path);
+  if (name.empty()) fail(doc, node, path, fmt::format("expected {} name, got an empty string", what));
+  return name;
+}
+
+EventSpec load_timer(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
+  MapReader r(doc, node, path, timer_params());
+  r.require("ref");
+  r.require("period");
+  EventSpec e;
+  e.kind = Kind::kTimer;
+  e.name = non_empty_name(doc, *r.find("ref"), r.path("ref"), "a timer");
+  e.duration = as_duration(doc, *r.find("period"), r.path("period"), Bound::kPositive);
+  std::string mode = "absolute";
+  r.read_choice("mode", mode, {"absolute", "relative"});
+  e.timer_mode = mode == "relative" ? TimerMode::kRelative : TimerMode::kAbsolute;
+  return e;
+}
+
+EventSpec load_wait(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
+  MapReader r(doc, node, path, wait_params());
+  r.require("ref");
+  r.require("mutex");
+  EventSpec e;
+  e.kind = Kind::kWait;
+  e.name = non_empty_name(doc, *r.find("ref"), r.path("ref"), "a condition");
+  e.mutex = non_empty_name(doc, *r.find("mutex"), r.path("mutex"), "a mutex");
+  return e;
+}
+
+// `yield`, `yield:` and `yield: {}` all mean the same.
+void require_no_value(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const std::string& kind) {
+  bool empty = node.IsNull() || (node.IsMap() && node.size() == 0);
+  if (!empty) fail(doc, node, path, fmt::format("'{}' takes no value (write '{}' or '{}: {{}}'), got {}", kind, kind,
+                                                kind, describe_node(node)));
+}
+
+EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Node& value, const std::string& path) {
+  EventSpec e;
+  e.kind = k.kind;
+  switch (k.arg) {
+    case Arg::kDuration: e.duration = as_duration(ctx.doc, value, path, Bound::kNonNegative); break;
+    case Arg::kName: e.name = non_empty_name(ctx.doc, value, path, "a"); break;
+    case Arg::kTimer: e = load_timer(ctx.doc, value, path); break;
+    case Arg::kWait: e = load_wait(ctx.doc, value, path); break;
+    case Arg::kNone: require_no_value(ctx.doc, value, path, k.name); break;
+    case Arg::kTask:
+      e.name = non_empty_name(ctx.doc, value, path, "a task");
+      ctx.resumes.push_back({e.name, value, path});
+      break;
+  }
+  return e;
+}
+
+[[noreturn]] void fail_unknown_event(const YamlDoc& doc, const YAML::Node& at, const std::string& path,
+                                     const std::string& name) {
+  std::string guess = closest_name(name, event_kind_names());
+  fail(doc, at, path,
+       fmt::format("unknown event '{}' (valid events: {}){}", name, join(event_kind_names()),
+                   guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
+}
+
+// An event is a single-key map (`run: 3ms`) or a bare `yield` / `suspend`.
+EventSpec load_event(TaskContext& ctx, const YAML::Node& node, const std::string& path) {
+  if (node.IsScalar()) {
+    const EventKind* k = find_event_kind(node.Scalar());
+    if (k == nullptr) fail_unknown_event(ctx.doc, node, path, node.Scalar());
+    if (k->arg != Arg::kNone)
+      fail(ctx.doc, node, child_path(path, k->name), fmt::format("'{}' needs a value, e.g. '{}: {}'", k->name, k->name,
+                                                                 k->arg == Arg::kDuration ? "3ms" : "name"));
+    return load_event_value(ctx, *k, YAML::Node(), path);
+  }
+  if (!node.IsMap() || node.size() != 1)
+    fail(ctx.doc, node, path,
+         fmt::format("expected one event: a single-key map such as 'run: 3ms' or a bare 'yield', got {}{}",
+                     describe_node(node), node.IsMap() ? fmt::format(" with {} keys", node.size()) : ""));
+  const YAML::Node key = node.begin()->first, value = node.begin()->second;
+  std::string name = key.IsScalar() ? key.Scalar() : describe_node(key);
+  const EventKind* k = find_event_kind(name);
+  if (k == nullptr) fail_unknown_event(ctx.doc, key, child_path(path, name), name);
+  return load_event_value(ctx, *k, value, child_path(path, name));
+}
+
+std::vector<EventSpec> load_events(TaskContext& ctx, const YAML::Node& node, const std::string& path) {
+  if (!node.IsSequence() || node.size() == 0)
+    fail(ctx.doc, node, path, fmt::format("expected a non-empty sequence of events, got {}", describe_node(node)));
+  std::vector<EventSpec> events;
+  for (size_t i = 0; i < node.size(); ++i) events.push_back(load_event(ctx, node[i], index_path(path, i)));
+  return events;
+}
+
+// loop: -1 repeats forever; 0 would never run, which is always a mistake.
+void read_loop(const MapReader& r, int64_t& out) {
+  auto n = r.find("loop");
+  if (!n) return;
+  out = as_int(r.doc(), *n, r.path("loop"), -1, std::numeric_limits<int64_t>::max());
+  if (out == 0) fail(r.doc(), *n, r.path("loop"), "loop 0 never runs (expected -1 for forever, or a count >= 1)");
+}
+
+PhaseSpec load_phase(TaskContext& ctx, const YAML::Node& node, const std::string& path) {
+  MapReader r(ctx.doc, node, path, phase_params());
+  r.require("events");
+  std::string label;  // names a phase for the reader of the file only
+  r.read("name", label);
+  PhaseSpec p;
+  read_loop(r, p.loop);
+  p.events = load_events(ctx, *r.find("events"), r.path("events"));
+  return p;
+}
+
+std::vector<PhaseSpec> load_phases(TaskContext& ctx, const MapReader& r) {
+  if (r.has("events") == r.has("phases"))
+    r.fail_here(r.has("events") ? "give either 'events' or 'phases', not both"
+                                : "missing 'events' (one phase) or 'phases' (a sequence of {loop, events})");
+  if (auto events = r.find("events")) {
+    PhaseSpec p;  // `events:` is shorthand for one phase run once per task loop
+    p.events = load_events(ctx, *events, r.path("events"));
+    return {p};
+  }
+  const YAML::Node phases = *r.find("phases");
+  if (!phases.IsSequence() || phases.size() == 0)
+    fail(ctx.doc, phases, r.path("phases"), fmt::format("expected a non-empty sequence of phases, got {}",
+                                                        describe_node(phases)));
+  std::vector<PhaseSpec> out;
+  for (size_t i = 0; i < phases.size(); ++i) out.push_back(load_phase(ctx, phases[i], index_path(r.path("phases"), i)));
+  return out;
+}
+
+std::string load_task_name(const MapReader& r) {
+  r.require("name");
+  const YAML::Node node = *r.find("name");
+  std::string name = non_empty_name(r.doc(), node, r.path("name"), "a task");
+  // Names end up in traces and in `resume:` references, where blanks would split them.
+  auto blank =
+      std::find_if(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); });
+  if (blank != name.end())
+    fail(r.doc(), node, r.path("name"), fmt::format("task name '{}' contains whitespace (use - or _ instead)", name));
+  return name;
+}
+
+void load_scheduling(const MapReader& r, TaskSpec& t) {
+  if (auto n = r.find("policy")) {
+    std::vector<std::string> valid = policy_names(true);
+    std::string text = as_choice(r.doc(), *n, r.path("policy"), valid);
+    t.policy = *policy_from_name(text, true);
+  }
+  bool fair = is_fair_policy(t.policy);
+  if (auto n = r.find("nice")) {
+    if (!fair)
+      fail(r.doc(), *n, r.path("nice"), fmt::format("nice applies to SCHED_OTHER/BATCH/IDLE; a {} task takes "
+                                                    "'priority: 1..99' instead", policy_text(t.policy)));
+    t.nice = static_cast<int>(as_int(r.doc(), *n, r.path("nice"), -20, 19));
+  }
+  if (auto n = r.find("priority")) {
+    if (fair)
+      fail(r.doc(), *n, r.path("priority"), fmt::format("priority applies to SCHED_FIFO/SCHED_RR; a {} task takes "
+                                                        "'nice: -20..19' instead", policy_text(t.policy)));
+    t.rt_priority = static_cast<int>(as_int(r.doc(), *n, r.path("priority"), 1, 99));
+  } else if (!fair) {
+    r.fail_here(fmt::format("a {} task needs 'priority: 1..99'", policy_text(t.policy)));
+  }
+}
+
+// "0-3,6" -> {0,1,2,3,6}; nullopt and *why on malformed text.
+std::optional<std::vector<int>> parse_cpu_list(std::string_view text, std::string* why) {
+  std::vector<int> cpus;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = std::min(text.find(',', pos), text.size());
+    std::string_view item = text.substr(pos, end - pos);
+    size_t dash = item.find('-');
+    int first = 0, last = 0;
+    auto num = [](std::string_view s, int& v) {
+      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      return ec == std::errc() && p == s.data() + s.size() && !s.empty();
+    };
+    bool ok = dash == std::string_view::npos ? num(item, first) && num(item, last)
+                                             : num(item.substr(0, dash), first) && num(item.substr(dash + 1), last);
+    if (!ok || first > last) {
+      *why = fmt::format("'{}' is not a CPU list (expected e.g. \"0-3,6\"): bad item '{}'", text, item);
+      return std::nullopt;
+    }
+    for (int c = first; c <= last; ++c) cpus.push_back(c);
+    pos = end + 1;
+  }
+  return cpus;
+}
+
+std::vector<int> load_cpus(const YamlDoc& doc, const YAML::Node& node, const std::string& path, int platform_cpus) {
+  std::vector<int> cpus;
+  if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i)
+      cpus.push_back(static_cast<int>(as_int(doc, node[i], index_path(path, i), 0, platform_cpus - 1)));
+  } else if (node.IsScalar()) {
+    std::string why;
+    auto parsed = parse_cpu_list(node.Scalar(), &why);
+    if (!parsed) fail(doc, node, path, why);
+    cpus = *parsed;
+    for (int c : cpus)
+      if (c >= platform_cpus)
+        fail(doc, node, path, fmt::format("CPU {} does not exist (platform.cpus is {}: valid 0..{})", c,
+                                          platform_cpus, platform_cpus - 1));
+  } else {
+    fail(doc, node, path, fmt::format("expected a list of CPU numbers or a string like \"0-3,6\", got {}",
+                                      describe_node(node)));
+  }
+  if (cpus.empty()) fail(doc, node, path, "the affinity must name at least one CPU (omit cpus for all CPUs)");
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
+// "6.12" -> 612, so versions compare as numbers ("6.6" < "6.12").
+int version_number(const std::string& version) {
+  int major = 0, minor = 0;
+  auto dot = version.find('.');
+  std::from_chars(version.data(), version.data() + version.size(), major);
+  if (dot != std::string::npos) std::from_chars(version.data() + dot + 1, version.data() + version.size(), minor);
+  return major * 100 + minor;
+}
+
+void load_slice(const TaskContext& ctx, const MapReader& r, TaskSpec& t) {
+  auto n = r.find("slice");
+  if (!n) return;
+  Time slice = as_duration(ctx.doc, *n, r.path("slice"), Bound::kPositive);
+  if (slice < kMinSlice || slice > kMaxSlice)
+    fail(ctx.doc, *n, r.path("slice"),
+         fmt::format("slice {} is out of range (expected 0.1ms..100ms)", duration_text(slice)));
+  if (!is_fair_policy(t.policy))
+    fail(ctx.doc, *n, r.path("slice"), fmt::format("slice applies to fair tasks; a {} task has no custom slice",
+                                                   policy_text(t.policy)));
+  // sched_attr.sched_runtime sets the fair slice from 6.12 (commit 857b158dc5e8).
+  if (version_number(ctx.kernel.version) < 612)
+    fail(ctx.doc, *n, r.path("slice"),
+         fmt::format("kernel {} has no custom slices (sched_attr.sched_runtime sets the slice from 6.12)",
+                     ctx.kernel.version));
+  t.slice = slice;
+}
+
+TaskSpec load_task(TaskContext& ctx, const YAML::Node& node, const std::string& path) {
+  MapReader r(ctx.doc, node, path, task_params());
+  TaskSpec t;
+  t.name = load_task_name(r);
+  r.read("instances", t.instances, 1, kMaxInstances);
+  load_scheduling(r, t);
+  if (auto n = r.find("cpus")) t.cpus = load_cpus(ctx.doc, *n, r.path("cpus"), ctx.platform.cpus);
+  load_slice(ctx, r, t);
+  r.read("delay", t.delay, Bound::kNonNegative);
+  read_loop(r, t.loop);
+  r.read("kernel_thread", t.kernel_thread);
+  t.phases = load_phases(ctx, r);
+  return t;
+}
+
+void check_cross_task_refs(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                           const std::vector<TaskSpec>& tasks, const std::vector<ResumeRef>& resumes) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (std::find(names.begin(), names.end(), tasks[i].name) != names.end())
+      fail(doc, node[i]["name"], child_path(index_path(path, i), "name"),
+           fmt::format("duplicate task name '{}'", tasks[i].name));
+    names.push_back(tasks[i].name);
+  }
+  for (const ResumeRef& ref : resumes)
+    if (std::find(names.begin(), names.end(), ref.task) == names.end()) {
+      std::string guess = closest_name(ref.task, names);
+      fail(doc, ref.node, ref.path,
+           fmt::format("resume names unknown task '{}' (tasks: {}){}", ref.task, join(names),
+                       guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
+    }
+}
+
+}  // namespace
+
+const std::vector<ParamDecl>& task_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const TaskSpec d;
+    return std::vector<ParamDecl>{
+        {"name", "string, no blanks", "required", "task name; instances are called name-0, name-1, ..."},
+        {"instances", fmt::format("int 1..{}", kMaxInstances), std::to_string(d.instances), "identical copies"},
+        {"policy", join(policy_names(false), " | ") + " (or other, normal, batch, idle, fifo, rr)", "SCHED_OTHER",
+         "scheduling policy"},
+        {"nice", "int -20..19", std::to_string(d.nice), "nice value (SCHED_OTHER/BATCH/IDLE only)"},
+        {"priority", "int 1..99", "required for FIFO/RR", "RT priority (SCHED_FIFO/SCHED_RR only)"},
+        {"cpus", "list of int, or \"0-3,6\"", "all CPUs", "affinity; each CPU < platform.cpus"},
+        {"slice", "duration 0.1ms..100ms", "base_slice", "custom EEVDF slice (sched_attr.sched_runtime, 6.12+)"},
+        {"delay", "duration", duration_text(d.delay), "start delay"},
+        {"loop", "int, -1 = forever", std::to_string(d.loop), "repeats of the whole phase list"},
+        {"kernel_thread", "bool", d.kernel_thread ? "true" : "false",
+         "runs in kernel mode (matters for preempt none/voluntary)"},
+        {"events", "list of events", "-", "one phase, looped once per task loop (exclusive with phases)"},
+        {"phases", "list of phases", "-", "phases run in order (exclusive with events)"},
+    };
+  }();
+  return decls;
+}
+
+const std::vector<ParamDecl>& phase_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"name", "string", "-", "label for the reader; not used by the model"},
+      {"loop", "int, -1 = forever", std::to_string(PhaseSpec{}.loop), "repeats of the event list"},
+      {"events", "list of events", "required", "the events, in order"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& event_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"run", "duration", "-", "work: CPU time at capacity 1024 and the highest frequency"},
+      {"runtime", "duration", "-", "busy until this much wall time has passed"},
+      {"sleep", "duration", "-", "sleep relative to now"},
+      {"timer", "map (see timer)", "-", "wait for the next expiry of the periodic timer `ref`"},
+      {"lock", "mutex name", "-", "lock a mutex (rt_mutex with PI when pi_enabled)"},
+      {"unlock", "mutex name", "-", "unlock a mutex"},
+      {"wait", "map (see wait)", "-", "wait on condition `ref`, releasing `mutex` meanwhile"},
+      {"signal", "condition name", "-", "wake one waiter of the condition"},
+      {"broad", "condition name", "-", "wake every waiter of the condition"},
+      {"barrier", "barrier name", "-", "wait until every task using the barrier has arrived"},
+      {"yield", "none", "-", "sched_yield(); write `yield` or `yield: {}`"},
+      {"suspend", "none", "-", "sleep until another task resumes this one; `suspend` or `suspend: {}`"},
+      {"resume", "task name", "-", "wake the named task from its suspend (the task must exist)"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& timer_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"ref", "string", "required", "timer name; events with the same ref share one timer"},
+      {"period", "duration > 0", "required", "timer period"},
+      {"mode", "absolute | relative", "absolute",
+       "absolute: expiries stay on the grid set at first use; "
+       "relative: an expiry already past restarts the grid from now"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& wait_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"ref", "string", "required", "condition name"},
+      {"mutex", "string", "required", "mutex held around the wait"},
+  };
+  return decls;
+}
+
+std::vector<TaskSpec> load_tasks(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                                 const PlatformParams& platform, const KernelParams& kernel) {
+  if (!node.IsSequence() || node.size() == 0)
+    fail(doc, node, path, fmt::format("expected a non-empty sequence of tasks, got {}", describe_node(node)));
+  std::vector<ResumeRef> resumes;
+  TaskContext ctx{doc, platform, kernel, resumes};
+  std::vector<TaskSpec> tasks;
+  for (size_t i = 0; i < node.size(); ++i) tasks.push_back(load_task(ctx, node[i], index_path(path, i)));
+  check_cross_task_refs(doc, node, path, tasks, resumes);
+  return tasks;
+}
+
+}  // namespace schedlab::config
