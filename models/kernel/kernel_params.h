@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "models/hw/platform.h"
 #include "sim/time.h"
 
 namespace schedlab {
@@ -43,11 +44,6 @@ struct KernelParams {
   Time wakeup_cost = Time::zero();           // try_to_wake_up -> task enqueued
   Time ipi_latency = Time::zero();           // remote resched IPI delivery
   Time timer_slack = Time::us(50);           // hrtimer slack of SCHED_OTHER sleeps: init_task.timer_slack_ns (RT: 0)
-};
-
-struct PlatformParams {
-  int cpus = 1;  // the foundation: identical CPUs at capacity 1024 and one frequency
-  std::string name = "smp";
 };
 
 }  // namespace schedlab
