@@ -146,6 +146,12 @@ class Kernel : public InstantEndHook, public EventHandler {
   void resched_curr_lazy(Rq& rq);
   // __block_task() once a delayed dequeue completes (DELAY_DEQUEUE).
   void finish_delayed_block(Rq& rq, Task& p);
+  // Moves a queued, not running task to dst_cpu (detach_task +
+  // attach_task / move_queued_task), with wakeup_preempt on dst.
+  void move_queued_task(Task& p, int dst_cpu);
+  // available_idle_cpu(): idle and nothing queued or waking there.
+  bool cpu_idle(int cpu) const { return rqs_[cpu]->curr == rqs_[cpu]->idle && rqs_[cpu]->nr_running == 0; }
+  int event_cpu() const { return event_cpu_; }
   // Fair server (6.12 dl_server): fair runtime counts against its budget.
   void fair_server_account(Rq& rq, int64_t delta_fair_ns);
   Time clock() const { return sim_.now(); }

@@ -333,6 +333,26 @@ void Kernel::ttwu_do_activate(Rq& rq, Task& p, int flags, const Task* waker) {
   p.state = TaskState::kRunning;
   for (auto* o : observers_) o->on_wakeup(now(), p, rq.cpu);
   wakeup_preempt(rq, p, flags & 0xff);
+  class_of(p).task_woken(rq, p);
+}
+
+void Kernel::move_queued_task(Task& p, int dst_cpu) {
+  Rq& src = *rqs_[p.cpu];
+  Rq& dst = *rqs_[dst_cpu];
+  int saved = event_cpu_;
+  event_cpu_ = src.cpu;
+  class_of(p).dequeue_task(src, p, 0);
+  p.on_rq = false;
+  --src.nr_running;
+  fair_server_update_active(src);
+  set_task_cpu(p, dst_cpu);
+  event_cpu_ = dst_cpu;
+  class_of(p).enqueue_task(dst, p, kEnqueueMigrated);
+  p.on_rq = true;
+  ++dst.nr_running;
+  fair_server_update_active(dst);
+  wakeup_preempt(dst, p, 0);
+  event_cpu_ = saved;
 }
 
 // wakeup_preempt() (core.c): same class -> the class decides; a higher
@@ -443,12 +463,18 @@ void Kernel::schedule(Rq& rq) {
       fair_server_update_active(rq);
     }
   }
+  // put_prev_task_balance(): from prev's class down, a class may pull
+  // work; the walk stops at the first class with something to run.
+  for (SchedClassId id : {SchedClassId::kRt, SchedClassId::kFair})
+    if (id >= prev.sched_class && classes_[static_cast<size_t>(id)]->balance(rq, prev)) break;
   Task* next = pick_next_task(rq);
   if (next != &prev) {
     class_of(prev).put_prev_task(rq, prev, next);
     class_of(*next).set_next_task(rq, *next, true);
     switch_to(rq, prev, *next, prev_state);
   }
+  // The rq's balance callbacks (RT push) run once the switch is done.
+  classes_[static_cast<size_t>(SchedClassId::kRt)]->balance_callback(rq);
   SL_DEBUG("{:.6f} cpu{} schedule: {}-{} -> {}-{} (prev_state {})", now().to_s(), rq.cpu, prev.comm, prev.pid,
            next->comm, next->pid, task_state_letter(prev_state));
   continue_current(rq);

@@ -9,11 +9,11 @@ namespace schedlab {
 
 namespace {
 
-constexpr uint64_t kU64Max = ~uint64_t{0};
-
-// mul_u64_u32_shr(): (a * mul) >> shift with a 96-bit intermediate.
-inline uint64_t mul_u64_u32_shr(uint64_t a, uint32_t mul, unsigned shift) {
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * mul) >> shift);
+// mul_u64_u32_shr(a, mul, 32): (a * mul) >> 32 exactly, split in 32-bit
+// halves as include/linux/math64.h does (no 128-bit type needed).
+inline uint64_t mul_u64_u32_shr32(uint64_t a, uint32_t mul) {
+  const uint64_t al = a & 0xffffffffu, ah = a >> 32;
+  return ((al * mul) >> 32) + ah * mul;
 }
 
 // cap_scale(): v * s >> SCHED_CAPACITY_SHIFT.
@@ -71,7 +71,7 @@ uint64_t decay_load(uint64_t val, uint64_t n) {
     val >>= local_n / kLoadAvgPeriod;
     local_n %= kLoadAvgPeriod;
   }
-  return mul_u64_u32_shr(val, pelt_yN_inv()[local_n], 32);
+  return mul_u64_u32_shr32(val, pelt_yN_inv()[local_n]);
 }
 
 uint32_t accumulate_pelt_segments(uint64_t periods, uint32_t d1, uint32_t d3) {
@@ -120,7 +120,10 @@ bool update_load_sum(uint64_t now, SchedAvg& sa, uint64_t load, uint64_t runnabl
   sa.last_update_time += delta << 10;
 
   // running is a subset of runnable, which is a subset of load (weight).
-  if (!load) runnable = running = 0;
+  if (!load) {
+    runnable = 0;
+    running = 0;
+  }
 
   return accumulate_sum(delta, sa, load, runnable, running) != 0;
 }

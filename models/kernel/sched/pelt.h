@@ -263,6 +263,14 @@ void util_est_dequeue(SchedAvg& cfs, const SchedAvg& p);
 // skipping changes under 1% (UTIL_EST_MARGIN), CPUs with no idle time and
 // tasks that did not get all the CPU they wanted; a dequeue without a PELT
 // update since the last one (UTIL_AVG_UNCHANGED) changes nothing.
+//
+// Call order in 6.12 (fair.c): enqueue_task_fair() does util_est_enqueue()
+// before enqueue_entity()'s PELT update; dequeue_task_fair() does
+// util_est_dequeue(), then util_est_update(), then dequeue_entities() (whose
+// PELT update comes after), so the sample is the util_avg of the last update
+// before the dequeue (e.g. the last tick), not one brought up to date. Both
+// util_est_enqueue/dequeue are skipped for a sched_delayed task that is
+// migrating or saved/restored (ENQUEUE_RESTORE / DEQUEUE_SAVE).
 void util_est_update(SchedAvg& p, bool task_sleep, uint64_t cpu_capacity);
 
 // ---- attach/detach/remove (fair.c, root cfs_rq, no task groups) ------------

@@ -1,8 +1,13 @@
 // The RT class (kernel/sched/rt.c, Linux 6.12): SCHED_FIFO and SCHED_RR on
 // a FIFO per priority, RR time slices counted in ticks, and RT throttling
 // (sched_rt_runtime_us per sched_rt_period_us, RT_RUNTIME_SHARE off).
-// Single CPU behaviour is exact; push/pull between CPUs comes with the
-// multi-core issue.
+// Across CPUs: select_task_rq_rt() and find_lowest_rq() over cpupri
+// (CPUs without RT work are the lowest level, idle or not, as cpupri's
+// CPUPRI_NORMAL), push of tasks that cannot run where they are queued
+// (push_rt_tasks from task_woken_rt and the balance callback) and pull when
+// a CPU's RT priority drops (balance_rt -> pull_rt_task). Simplified: RT
+// capacity fitness is uclamp-only in the kernel and uclamp is not modelled,
+// so every CPU fits; the pull takes the single best candidate per call.
 #include <algorithm>
 
 #include "models/kernel/kernel.h"
@@ -110,7 +115,115 @@ class RtClass final : public SchedClass {
 
   bool has_runnable(const Rq& rq) const override { return rq.rt.rt_nr_running > 0; }
 
+  // select_task_rq_rt(): stay on the previous CPU unless an RT task of equal
+  // or higher priority runs there; then the lowest-priority CPU, if lower.
+  int select_task_rq(Task& p, int prev_cpu, int wake_flags) override {
+    if (!(wake_flags & (kWfTtwu | kWfFork))) return prev_cpu;
+    int cpu = prev_cpu;
+    if (!p.cpus_allowed[cpu]) cpu = SchedClass::select_task_rq(p, prev_cpu, wake_flags);
+    const Task& curr = *k_.rq(cpu).curr;
+    bool test = curr.sched_class == SchedClassId::kRt && (nr_cpus_allowed(curr) < 2 || curr.prio <= p.prio);
+    if (test) {
+      int target = find_lowest_rq(p, cpu);
+      if (target >= 0 && p.prio < rq_highest_prio(k_.rq(target))) cpu = target;
+    }
+    return cpu;
+  }
+
+  // task_woken_rt(): a woken task that cannot preempt here is pushed.
+  void task_woken(Rq& rq, Task& p) override {
+    const Task& curr = *rq.curr;
+    if (!p.on_cpu && !rq.need_resched && nr_cpus_allowed(p) > 1 && curr.sched_class == SchedClassId::kRt &&
+        (nr_cpus_allowed(curr) < 2 || curr.prio <= p.prio))
+      push_rt_tasks(rq);
+  }
+
+  // balance_rt(): prev leaves the RT queue or drops below the rq's best:
+  // pull higher-priority work waiting elsewhere.
+  bool balance(Rq& rq, Task& prev) override {
+    if (!prev.rt.on_rq || prev.sched_class != SchedClassId::kRt) {
+      if (k_.nr_cpus() > 1 && rq_highest_prio(rq) > prev.prio) pull_rt_task(rq);
+    }
+    return rq.rt.rt_nr_running > 0 && !rq.rt.rt_throttled;
+  }
+
+  void balance_callback(Rq& rq) override {
+    if (k_.nr_cpus() > 1 && rq.rt.rt_nr_running > 1) push_rt_tasks(rq);
+  }
+
  private:
+  static int nr_cpus_allowed(const Task& p) {
+    int n = 0;
+    for (bool b : p.cpus_allowed) n += b;
+    return n;
+  }
+  // rt_rq->highest_prio.curr: the best queued RT priority, or
+  // MAX_RT_PRIO-1 ("no RT") when none, as cpupri sees it.
+  static int rq_highest_prio(const Rq& rq) {
+    return rq.rt.rt_nr_running ? highest_prio(rq) : kMaxRtPrio;
+  }
+  // find_lowest_rq(): among the allowed CPUs at the lowest cpupri level
+  // (below p), prefer the task's CPU, then this CPU, then the first after it.
+  int find_lowest_rq(const Task& p, int this_cpu) {
+    int n = k_.nr_cpus();
+    int lowest = -1;
+    for (int c = 0; c < n; ++c) {
+      if (!p.cpus_allowed[c]) continue;
+      int level = rq_highest_prio(k_.rq(c));
+      if (level <= p.prio) continue;  // not lower than p
+      lowest = std::max(lowest, level);
+    }
+    if (lowest < 0) return -1;
+    auto at_level = [&](int c) { return p.cpus_allowed[c] && rq_highest_prio(k_.rq(c)) == lowest; };
+    if (at_level(p.cpu)) return p.cpu;
+    if (this_cpu >= 0 && at_level(this_cpu)) return this_cpu;
+    for (int i = 1; i <= n; ++i) {
+      int c = (std::max(this_cpu, 0) + i) % n;
+      if (at_level(c)) return c;
+    }
+    return -1;
+  }
+  // pick_next_pushable_task(): the best queued RT task not running and
+  // allowed elsewhere.
+  static Task* next_pushable(const Rq& rq) {
+    for (int prio = 0; prio < kMaxRtPrio; ++prio) {
+      if (!rq.rt.bitmap.test(prio)) continue;
+      for (Task* t : rq.rt.queue[prio])
+        if (!t->on_cpu && nr_cpus_allowed(*t) > 1) return t;
+    }
+    return nullptr;
+  }
+  // push_rt_tasks(): move pushable tasks to CPUs running lower priorities.
+  void push_rt_tasks(Rq& rq) {
+    for (int guard = 0; guard < k_.nr_cpus(); ++guard) {
+      Task* p = next_pushable(rq);
+      if (!p) return;
+      if (p->prio < rq.curr->prio) {  // it should run here instead
+        k_.resched_curr(rq);
+        return;
+      }
+      int target = find_lowest_rq(*p, rq.cpu);
+      if (target < 0 || target == rq.cpu) return;
+      k_.move_queued_task(*p, target);
+    }
+  }
+  // pull_rt_task(): take the best pushable task from another CPU that
+  // beats this CPU's RT priority and cannot run where it is.
+  void pull_rt_task(Rq& this_rq) {
+    Task* best = nullptr;
+    for (int c = 0; c < k_.nr_cpus(); ++c) {
+      if (c == this_rq.cpu) continue;
+      Rq& src = k_.rq(c);
+      if (src.rt.rt_nr_running < 2) continue;  // not overloaded
+      Task* p = next_pushable(src);
+      if (!p || !p->cpus_allowed[this_rq.cpu]) continue;
+      if (p->prio >= rq_highest_prio(this_rq)) continue;
+      if (p->prio < src.curr->prio) continue;  // it will preempt there
+      if (!best || p->prio < best->prio) best = p;
+    }
+    if (best) k_.move_queued_task(*best, this_rq.cpu);
+  }
+
   // sched_find_first_bit() over the priority bitmap.
   static int highest_prio(const Rq& rq) { return static_cast<int>(rq.rt.bitmap._Find_first()); }
   static void remove(Rq& rq, Task& p) {

@@ -54,6 +54,16 @@ class SchedClass {
   // CPU for a waking task (select_task_rq); the foundation rule lives in
   // Kernel::select_task_rq_simple until the multi-core issue lands.
   virtual int select_task_rq(Task& p, int prev_cpu, int wake_flags);
+  // Before the pick, prev about to be put (put_prev_task_balance ->
+  // class->balance, from prev's class down): RT pulls when its priority
+  // drops, fair balances a CPU about to go idle. Returns true when this or
+  // a higher class now has something to run (stop the walk).
+  virtual bool balance(Rq& rq, Task& prev) { return false; }
+  // After the switch (the rq's balance_callback): RT pushes tasks that
+  // cannot run here.
+  virtual void balance_callback(Rq& rq) {}
+  // After a wake-up enqueued p on rq (task_woken).
+  virtual void task_woken(Rq& rq, Task& p) {}
   // p moves to new_cpu on wake-up (migrate_task_rq), before set_task_cpu().
   virtual void migrate_task_rq(Task& p, int new_cpu) {}
   virtual void switched_to(Rq& rq, Task& p) {}

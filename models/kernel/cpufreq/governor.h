@@ -1,0 +1,252 @@
+// cpufreq governors: one interface, chosen by name from a registry.
+//
+// A governor instance drives ONE cpufreq policy (frequency domain). It is a
+// pure state machine: the simulator calls it at the kernel's hook points and
+// applies the frequency it returns; no event loop lives here.
+//
+//   kernel hook                         -> here
+//   cpufreq_start_governor()            -> start(policy, now)
+//   cpufreq_update_util(rq, flags)      -> update_util(cpu, utils, now, flags)
+//   cpufreq_set_policy() new min/max    -> set_limits(min, max, now)
+//   scaling_setspeed store (userspace)  -> set_speed(khz)
+//
+// Kernel references (Linux 6.12): kernel/sched/cpufreq_schedutil.c,
+// kernel/sched/fair.c effective_cpu_util(), drivers/cpufreq/cpufreq.c
+// (__resolve_freq, __cpufreq_driver_target, cpufreq_set_policy,
+// cpufreq_policy_transition_delay_us), include/linux/cpufreq.h
+// (cpufreq_frequency_table_target and the table search helpers),
+// drivers/cpufreq/cpufreq_{performance,powersave,userspace}.c.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/hw/opp.h"
+#include "sim/time.h"
+
+namespace schedlab {
+
+class EnergyModel;
+
+// SCHED_CPUFREQ_IOWAIT (include/linux/sched/cpufreq.h): the update comes from
+// enqueueing a task that waited for I/O (p->in_iowait).
+inline constexpr unsigned kSchedCpufreqIowait = 1u << 0;
+
+// CPUFREQ_RELATION_* (include/linux/cpufreq.h). L: lowest frequency at or
+// above the target; H: highest at or below. The E variants skip frequencies
+// the EM marked inefficient when possible.
+enum class CpufreqRelation { L, H, LE, HE };
+
+// struct cpufreq_policy, reduced to what the governors read.
+struct CpufreqPolicy {
+  std::vector<uint64_t> freq_table_khz;  // policy->freq_table, strictly ascending
+  std::vector<bool> inefficient;         // CPUFREQ_INEFFICIENT_FREQ per entry; empty = none
+  size_t nr_cpus = 1;                    // cpumask_weight(policy->cpus); >1 = shared policy
+  uint64_t cpu_capacity = 1024;          // arch_scale_cpu_capacity() of its CPUs
+  uint64_t min_khz = 0;                  // policy->min; 0 = lowest table frequency
+  uint64_t max_khz = 0;                  // policy->max; 0 = highest table frequency
+  uint64_t cur_khz = 0;                  // policy->cur when the governor starts; 0 = max
+  Time transition_latency = Time::zero();  // cpuinfo.transition_latency (default rate limit)
+
+  // Builds a policy over an OPP table. With `em`, the EM's inefficient
+  // states become CPUFREQ_INEFFICIENT_FREQ entries, as
+  // em_cpufreq_update_efficiencies() does (only if em->skip_inefficiencies()).
+  static CpufreqPolicy from_opps(std::span<const Opp> opps, size_t nr_cpus, uint64_t cpu_capacity,
+                                 const EnergyModel* em = nullptr);
+
+  uint64_t cpuinfo_min_khz() const { return freq_table_khz.front(); }
+  uint64_t cpuinfo_max_khz() const { return freq_table_khz.back(); }
+
+  // Throws std::invalid_argument on an empty/unsorted table, a mismatched
+  // `inefficient` size, nr_cpus == 0, or capacity outside 1..1024; then
+  // normalises min/max/cur (0 -> defaults; min/max resolved to table
+  // frequencies as cpufreq_set_policy() does; cur resolved with RELATION_L).
+  void validate_and_normalise();
+
+  // cpufreq_set_policy(): new QoS limits, resolved to table frequencies:
+  //   min = __resolve_freq(min, RELATION_L), max = __resolve_freq(max, RELATION_H)
+  // (each first clamped to [min, max]). 0 = table bound. Throws if min > max.
+  void set_limits(uint64_t min_khz, uint64_t max_khz);
+
+  // __resolve_freq(): clamp the target to [min, max], then
+  // cpufreq_frequency_table_target() on the (ascending) table, including its
+  // retry without efficiencies when the efficient pick falls outside limits.
+  uint64_t resolve_freq(uint64_t target_khz, CpufreqRelation relation) const;
+};
+
+// What the scheduler knows about one CPU of the policy when it calls the
+// hook (all in capacity units, 0..1024).
+struct CpuUtil {
+  uint64_t util_cfs = 0;     // cpu_util_cfs_boost(): CFS PELT util / util_est (+ runnable boost)
+  uint64_t util_rt = 0;      // cpu_util_rt(): rq->avg_rt.util_avg
+  uint64_t util_dl = 0;      // cpu_util_dl(): rq->avg_dl.util_avg
+  uint64_t bw_dl = 0;        // cpu_bw_dl(): admitted DL running bandwidth
+  uint64_t util_irq = 0;     // cpu_util_irq(): IRQ/steal PELT util
+  bool rt_runnable = false;  // rt_rq_is_runnable(&rq->rt): an RT task is queued
+  uint64_t uclamp_min = 0;     // rq->uclamp[UCLAMP_MIN]; read only when uclamp is used
+  uint64_t uclamp_max = 1024;  // rq->uclamp[UCLAMP_MAX]; read only when uclamp is used
+  // tick_nohz_get_idle_calls_cpu(): a counter the simulator increments each
+  // time this CPU enters idle. schedutil's single-CPU path (sugov_hold_freq)
+  // refuses to LOWER the frequency if it has not changed since the last
+  // update: a simulator that never increments it gets a ratchet.
+  uint64_t idle_calls = 0;
+};
+
+// Tunables of every governor (each reads its own); declared once here.
+struct GovernorParams {
+  // schedutil: rate_limit_us. nullopt = cpufreq_policy_transition_delay_us():
+  // 1.5 x cpuinfo.transition_latency (in whole us), or 1 ms if that is 0.
+  std::optional<Time> rate_limit;
+  // TICK_NSEC: an idle gap longer than one tick resets the iowait boost.
+  // Default HZ=250 (Android GKI / arm64 defconfig).
+  Time tick = Time::ms(4);
+  // arch_scale_freq_invariant(): util is frequency-invariant (arm64 with
+  // AMU/cpufreq FIE; always true in this simulator's work model). When
+  // false, get_capacity_ref_freq() uses cur * 1.25.
+  bool freq_invariant = true;
+  // arch_scale_freq_ref(): reference frequency of capacity; 0 = cpuinfo.max_freq
+  // (what arm64's arch_topology sets on DT platforms).
+  uint64_t ref_freq_khz = 0;
+  // CONFIG_NO_HZ_COMMON: sugov_hold_freq() on single-CPU policies.
+  bool nohz_hold_freq = true;
+  // sched_uclamp_used static key: once any uclamp is set, CpuUtil::uclamp_*
+  // matter and a runnable RT task no longer forces max by itself.
+  bool uclamp_used = false;
+  // CPUFREQ_NEED_UPDATE_LIMITS driver flag (e.g. intel_pstate passive).
+  bool need_update_limits = false;
+  // policy->fast_switch_enabled: only changes whether sugov_limits() clamps
+  // cur at once (slow path) or leaves it to the next update (fast switch).
+  bool fast_switch = true;
+  // userspace: a scaling_setspeed write right after start; 0 = keep policy->cur.
+  uint64_t userspace_setspeed_khz = 0;
+};
+
+class CpufreqGovernor {
+ public:
+  virtual ~CpufreqGovernor() = default;
+  virtual std::string_view name() const = 0;
+
+  // cpufreq_start_governor(): governor->start() then governor->limits().
+  // Copies and normalises `policy`. Returns the frequency the policy runs at
+  // afterwards.
+  virtual uint64_t start(const CpufreqPolicy& policy, Time now) = 0;
+
+  // cpufreq_update_util() on CPU `cpu` (index into the policy's CPUs);
+  // `utils` holds one entry per CPU of the policy (size nr_cpus). `flags`:
+  // kSchedCpufreqIowait or 0. Returns the frequency to switch to when the
+  // governor commits a new request, nullopt otherwise.
+  virtual std::optional<uint64_t> update_util(size_t cpu, std::span<const CpuUtil> utils, Time now,
+                                              unsigned flags = 0) {
+    return std::nullopt;
+  }
+
+  // New policy->min / policy->max (0 = table bound), then governor->limits().
+  // Returns the new frequency if it changes now.
+  std::optional<uint64_t> set_limits(uint64_t min_khz, uint64_t max_khz, Time now);
+
+  // scaling_setspeed (userspace governor only). Throws std::logic_error for
+  // other governors (the kernel's store_scaling_setspeed returns -EINVAL).
+  virtual std::optional<uint64_t> set_speed(uint64_t khz);
+
+  // policy->cur as this governor last set it (assumes the driver applies
+  // every request).
+  uint64_t cur_khz() const { return policy_.cur_khz; }
+  const CpufreqPolicy& policy() const { return policy_; }
+
+ protected:
+  // governor->limits(), called after the policy's limits changed.
+  virtual std::optional<uint64_t> limits(Time now) = 0;
+  // __cpufreq_driver_target(): resolve, and switch if it differs from cur.
+  std::optional<uint64_t> driver_target(uint64_t target_khz, CpufreqRelation relation);
+  void install_policy(const CpufreqPolicy& policy);
+
+  CpufreqPolicy policy_;
+};
+
+// ---- schedutil helpers (exposed for tests and for EAS-side callers) -------
+
+// effective_cpu_util() (kernel/sched/fair.c, 6.12). Returns the CPU's
+// util; *min / *max (if non-null) receive the performance floor and cap
+// (DL bandwidth + IRQ, uclamp; max capacity when an RT task is runnable and
+// uclamp is unused).
+uint64_t effective_cpu_util(const CpuUtil& cpu, uint64_t capacity, bool uclamp_used,
+                            uint64_t* min, uint64_t* max);
+
+// sugov_effective_cpu_perf(): max(min, min(map_util_perf(actual), max)).
+constexpr uint64_t sugov_effective_cpu_perf(uint64_t actual, uint64_t min, uint64_t max) {
+  actual = map_util_perf(actual);
+  if (actual < max) max = actual;
+  return min > max ? min : max;
+}
+
+// schedutil (kernel/sched/cpufreq_schedutil.c). Declared here so tests and
+// the trace layer can read its state; create it through make_governor().
+class SchedutilGovernor final : public CpufreqGovernor {
+ public:
+  // IOWAIT_BOOST_MIN = SCHED_CAPACITY_SCALE / 8.
+  static constexpr uint64_t kIowaitBoostMin = 1024 / 8;
+
+  explicit SchedutilGovernor(const GovernorParams& params);
+  std::string_view name() const override { return "schedutil"; }
+  uint64_t start(const CpufreqPolicy& policy, Time now) override;
+  std::optional<uint64_t> update_util(size_t cpu, std::span<const CpuUtil> utils, Time now,
+                                      unsigned flags = 0) override;
+
+  Time rate_limit() const { return freq_update_delay_; }  // freq_update_delay_ns
+  uint64_t next_freq() const { return next_freq_; }       // sg_policy->next_freq
+  uint64_t iowait_boost(size_t cpu) const { return cpus_.at(cpu).iowait_boost; }
+  uint64_t cpu_util(size_t cpu) const { return cpus_.at(cpu).util; }  // sg_cpu->util after the last evaluation
+
+ protected:
+  std::optional<uint64_t> limits(Time now) override;
+
+ private:
+  struct SgCpu {  // struct sugov_cpu
+    bool iowait_boost_pending = false;
+    uint64_t iowait_boost = 0;
+    Time last_update = Time::zero();
+    uint64_t util = 0;
+    uint64_t bw_min = 0;
+    uint64_t saved_idle_calls = 0;
+  };
+
+  bool should_update_freq(Time now);
+  bool update_next_freq(Time now, uint64_t next_freq);
+  uint64_t get_next_freq(uint64_t util, uint64_t max_cap);
+  void get_util(SgCpu& sg, const CpuUtil& in, uint64_t boost);
+  bool iowait_reset(SgCpu& sg, Time now, bool set_iowait_boost);
+  void iowait_boost_update(SgCpu& sg, Time now, unsigned flags);
+  uint64_t iowait_apply(SgCpu& sg, Time now, uint64_t max_cap);
+  bool hold_freq(SgCpu& sg, const CpuUtil& in);
+  void ignore_dl_rate_limit(const SgCpu& sg, const CpuUtil& in);
+  std::optional<uint64_t> update_single(SgCpu& sg, const CpuUtil& in, Time now, unsigned flags);
+  std::optional<uint64_t> update_shared(size_t cpu, std::span<const CpuUtil> utils, Time now, unsigned flags);
+  std::optional<uint64_t> commit(uint64_t next_freq);
+
+  GovernorParams params_;
+  std::vector<SgCpu> cpus_;
+  // struct sugov_policy
+  Time last_freq_update_time_ = Time::zero();
+  Time freq_update_delay_ = Time::zero();
+  uint64_t next_freq_ = 0;
+  uint64_t cached_raw_freq_ = 0;
+  bool limits_changed_ = false;
+  bool need_freq_update_ = false;
+};
+
+// ---- registry ----------------------------------------------------------------
+
+// The registered names, sorted: performance, powersave, schedutil, userspace.
+std::vector<std::string> governor_names();
+
+// Creates the governor called `name`. Unknown name -> std::invalid_argument
+// whose message lists the valid names.
+std::unique_ptr<CpufreqGovernor> make_governor(std::string_view name, const GovernorParams& params);
+
+}  // namespace schedlab
