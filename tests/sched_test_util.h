@@ -95,3 +95,33 @@ inline const TaskMetrics& metrics_of(const RunResult& r, const std::string& name
 }
 
 }  // namespace schedlab::testing
+
+namespace schedlab::testing {
+
+// A toy big.LITTLE platform whose numbers are easy to work by hand:
+//  little: 2 CPUs, capacity-dmips-mhz 512, OPPs 500/1000 MHz at 600/800 mV,
+//          C = 100 uW/MHz/V^2 -> 18 mW and 64 mW per busy CPU
+//  big:    2 CPUs, capacity-dmips-mhz 1024, OPPs 1000/2000 MHz at 700/1000 mV,
+//          C = 500 -> 245 mW and 1000 mW
+// Capacities: big 1024; little 512*1000000 / (1024*2000000) * 1024 = 256.
+inline PlatformParams toy_big_little(const std::string& governor = "schedutil") {
+  PlatformParams p;
+  p.name = "toy";
+  ClusterParams little;
+  little.name = "little";
+  little.nr_cpus = 2;
+  little.capacity_dmips_mhz = 512;
+  little.opps = {{500000, 600000, 0}, {1000000, 800000, 0}};
+  little.dynamic_power_coefficient = 100;
+  little.cpufreq_governor = governor;
+  ClusterParams big = little;
+  big.name = "big";
+  big.capacity_dmips_mhz = 1024;
+  big.opps = {{1000000, 700000, 0}, {2000000, 1000000, 0}};
+  big.dynamic_power_coefficient = 500;
+  p.clusters = {little, big};
+  p.cpus = 4;
+  return p;
+}
+
+}  // namespace schedlab::testing

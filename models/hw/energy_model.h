@@ -10,9 +10,8 @@
 //   kernel/sched/fair.c           eenv_pd_max_util(), eenv_pd_busy_time(),
 //                                 compute_energy() (the caller's side)
 //
-// Note on 6.12 vs. older kernels (the brief asked for "cost = power *
-// max_freq / freq" and "the 1.25 headroom in em_cpu_energy"; both are the
-// pre-6.8/6.9 forms):
+// Note on 6.12 vs. older kernels ("cost = power * max_freq / freq" and a
+// 1.25 headroom inside em_cpu_energy() are the older forms):
 //   * 6.12 em_compute_costs(): cost = power * 10 / performance, where
 //     performance = capacity * freq / max_freq. That is
 //     10/capacity * (power * max_freq / freq), the old cost with a fixed

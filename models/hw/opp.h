@@ -9,7 +9,7 @@
 //   Documentation/devicetree/bindings/cpu/cpu-capacity.txt / arm/cpus.yaml:
 //                               `dynamic-power-coefficient` is in uW/MHz/V^2.
 //
-// Pure functions, no simulator state.
+// Pure functions, no simulator state. (Defined in energy_model.cc.)
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "models/hw/energy_model.h"
+#include "models/hw/platform.h"
+#include "models/kernel/cpufreq/governor.h"
 #include "models/kernel/kernel_params.h"
+#include "models/kernel/sched/pelt.h"
 #include "models/kernel/sched/features.h"
 #include "models/kernel/sched/sched_class.h"
 #include "models/kernel/sched/task.h"
@@ -47,6 +51,7 @@ struct CfsRq {
   int64_t avg_load = 0;         // sum over timeline of weight
   uint64_t load_weight = 0;     // cfs_rq->load: every on_rq entity, curr included
   int nr_running = 0;           // on_rq entities (curr and delayed included)
+  int nr_delayed = 0;           // h_nr_delayed: sched_delayed entities
   Task* next = nullptr;         // buddies
   Task* last = nullptr;
   Task* skip = nullptr;
@@ -74,6 +79,20 @@ struct FairServerState {
 
 struct Rq {
   int cpu = 0;
+  // Hardware seen by the scheduler.
+  uint32_t capacity = 1024;        // arch_scale_cpu_capacity()
+  uint32_t freq_scale = 1024;      // arch_scale_freq_capacity(): cur / max * 1024
+  int domain = -1;                 // frequency domain (cpufreq policy), -1: none
+  uint64_t idle_calls = 0;         // tick_nohz_get_idle_calls_cpu()
+  // PELT (kernel/sched/pelt.c): the rq's clocks and averages.
+  RqPeltClock pelt;
+  SchedAvg cfs_avg;                // rq->cfs.avg
+  RemovedLoad cfs_removed;         // rq->cfs.removed
+  SchedAvg avg_rt;                 // rq->avg_rt
+  uint64_t misfit_task_load = 0;   // rq->misfit_task_load
+  Time next_balance;               // rq->next_balance (periodic load balance)
+  bool ilb_pending = false;        // a nohz idle-balance kick is on its way
+  Timer ilb_kick;
   Task* curr = nullptr;
   Task* idle = nullptr;
   CfsRq cfs;
@@ -94,7 +113,7 @@ struct Rq {
 
 class Kernel : public InstantEndHook, public EventHandler {
  public:
-  Kernel(const KernelParams& params, int nr_cpus);
+  Kernel(const KernelParams& params, const PlatformParams& platform);
   ~Kernel() override;
 
   // --- set-up
@@ -117,6 +136,42 @@ class Kernel : public InstantEndHook, public EventHandler {
   void notify_period_end(const Task& p, Time period_start, Time response, Time period);
   // hrtimer slack a sleep of p gets (0 for RT tasks, as hrtimer_nanosleep()).
   Time timer_slack(const Task& p) const;
+
+  // --- hardware: frequency domains (cpufreq policies) and their EM
+  struct FreqDomain {
+    std::string name;
+    std::vector<int> cpus;
+    std::vector<Opp> opps;
+    uint64_t max_khz = 0;
+    uint64_t cur_khz = 0;
+    uint32_t capacity = 1024;
+    std::unique_ptr<CpufreqGovernor> governor;
+    std::unique_ptr<EnergyModel> em;
+  };
+  const std::vector<FreqDomain>& freq_domains() const { return domains_; }
+  // update_rq_clock(): bring the rq's clocks (PELT included) to now.
+  void update_rq_clock(Rq& rq);
+  // cpufreq_update_util(): let rq's cpufreq governor re-evaluate.
+  void cpufreq_update_util(Rq& rq, unsigned flags);
+  // cpu_util_cfs(): the CPU's CFS utilisation (util_avg, util_est), capped at capacity.
+  uint64_t cpu_util_cfs(const Rq& rq) const;
+  // sched_asym_cpucap_active(): CPUs of more than one capacity.
+  bool asym_capacity() const { return asym_capacity_; }
+  // p->max_allowed_capacity: the largest capacity among p's allowed CPUs.
+  uint32_t max_allowed_capacity(const Task& p) const;
+
+  // --- fair SMP (fair_smp.cc): placement and load balancing
+  // select_task_rq_fair().
+  int select_task_rq_fair(Task& p, int prev_cpu, int wake_flags);
+  // sched_balance_newidle(): rq is about to go idle; pull. True if it did.
+  bool sched_balance_newidle(Rq& rq);
+  // From the tick: periodic balance when due, misfit, nohz idle-balance kick.
+  void sched_balance_trigger(Rq& rq);
+  // cpu_util(cpu, p, dst_cpu, 0): the CPU's CFS util if p ran on dst_cpu.
+  uint64_t cpu_util(int cpu, const Task* p, int dst_cpu) const;
+  bool overutilized() const;
+  // balance_interval of the (single) domain: span weight in ms.
+  Time balance_interval(bool busy) const;
 
   // --- run
   void run_until(Time end) { sim_.run_until(end); }
@@ -162,7 +217,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void on_event(uint64_t tag) override;
 
  private:
-  enum class Ev : uint8_t { kWorkDone, kTick, kRtPeriod, kStart, kWakeDeferred, kResched, kServer };
+  enum class Ev : uint8_t { kWorkDone, kTick, kRtPeriod, kStart, kWakeDeferred, kResched, kServer, kIlb };
   static uint64_t tag(Ev e, uint64_t arg) { return (static_cast<uint64_t>(e) << 56) | arg; }
 
   SchedClassId class_for(const Task& p) const;
@@ -211,6 +266,21 @@ class Kernel : public InstantEndHook, public EventHandler {
   std::vector<std::unique_ptr<Task>> idle_tasks_;
   std::array<std::unique_ptr<SchedClass>, 5> classes_;  // indexed by SchedClassId
   std::vector<SchedObserver*> observers_;
+  std::vector<FreqDomain> domains_;
+  bool asym_capacity_ = false;
+  // fair_smp.cc internals
+  int find_energy_efficient_cpu(Task& p, int prev_cpu);
+  int select_idle_sibling(Task& p, int prev, int target);
+  int select_idle_capacity(Task& p, int target);
+  int wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync);
+  int find_idlest_cpu(Task& p, int prev_cpu);
+  // sched_balance_rq(): pull to dst from the busiest CPU. Returns tasks moved.
+  int sched_balance_rq(Rq& dst, bool dst_idle);
+  bool can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot) const;
+  void active_balance(Rq& src, int dst_cpu);
+  void nohz_idle_balance();
+  void setup_platform(const PlatformParams& platform);
+  void set_domain_freq(FreqDomain& d, uint64_t khz);
   Timer rt_period_timer_;
   bool any_rt_ = false;
   int event_cpu_ = -1;  // the CPU whose event is being handled (-1: none)

@@ -4,7 +4,48 @@
 
 namespace schedlab {
 
-MetricsRecorder::MetricsRecorder(int nr_cpus, Time warmup) : warmup_(warmup), cpus_(nr_cpus) {}
+MetricsRecorder::MetricsRecorder(int nr_cpus, Time warmup, const PowerModel* power)
+    : warmup_(warmup), power_(power), cpus_(nr_cpus) {
+  if (!power_) return;
+  for (size_t c = 0; c < cpus_.size(); ++c) {
+    const auto& pc = power_->cpus[c];
+    CpuTrack& tr = cpus_[c];
+    tr.m.cluster = pc.cluster;
+    tr.m.opp_khz = pc.opp_khz;
+    tr.m.busy_at_opp.assign(pc.opp_khz.size(), Time::zero());
+    tr.opp = pc.opp_khz.empty() ? 0 : pc.opp_khz.size() - 1;  // until told otherwise: f_max
+  }
+}
+
+// Busy or idle time (and its energy) of `cpu` from its last change to t.
+void MetricsRecorder::close_cpu_interval(size_t cpu, Time t) {
+  CpuTrack& c = cpus_[cpu];
+  Time d = clipped(c.since, t);
+  if (c.busy)
+    c.m.busy += d;
+  else
+    c.m.idle += d;
+  if (power_ && d > Time::zero()) {
+    const auto& pc = power_->cpus[cpu];
+    if (c.busy) {
+      c.m.busy_at_opp[c.opp] += d;
+      c.m.busy_energy_mj += pc.busy_power_mw[c.opp] * d.to_s();
+    } else {
+      c.m.idle_energy_mj += pc.idle_power_mw * d.to_s();
+    }
+  }
+  c.since = t;
+}
+
+void MetricsRecorder::on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) {
+  if (!power_) return;
+  close_cpu_interval(static_cast<size_t>(cpu), t);
+  CpuTrack& c = cpus_[static_cast<size_t>(cpu)];
+  const auto& opps = power_->cpus[static_cast<size_t>(cpu)].opp_khz;
+  for (size_t i = 0; i < opps.size(); ++i)
+    if (opps[i] == freq_khz) c.opp = i;
+  if (in_window(t)) ++c.m.frequency_changes;
+}
 
 MetricsRecorder::TaskTrack& MetricsRecorder::track(const Task& p) {
   size_t i = static_cast<size_t>(p.pid - 1);
@@ -56,12 +97,7 @@ void MetricsRecorder::on_waking(Time t, const Task& p, const Task* waker, int ta
 
 void MetricsRecorder::on_switch(Time t, int cpu, const Task& prev, TaskState prev_state, const Task& next) {
   CpuTrack& c = cpus_[static_cast<size_t>(cpu)];
-  Time d = clipped(c.since, t);
-  if (c.busy)
-    c.m.busy += d;
-  else
-    c.m.idle += d;
-  c.since = t;
+  close_cpu_interval(static_cast<size_t>(cpu), t);
   c.busy = !next.is_idle_task;
   if (in_window(t)) ++c.m.context_switches;
 
@@ -107,14 +143,7 @@ void MetricsRecorder::on_period_end(Time t, const Task& p, Time period_start, Ti
 void MetricsRecorder::finish(Time end) {
   end_ = end;
   for (auto& tr : tasks_) close_interval(tr, end);
-  for (auto& c : cpus_) {
-    Time d = clipped(c.since, end);
-    if (c.busy)
-      c.m.busy += d;
-    else
-      c.m.idle += d;
-    c.since = end;
-  }
+  for (size_t c = 0; c < cpus_.size(); ++c) close_cpu_interval(c, end);
 }
 
 RunResult MetricsRecorder::result(uint64_t seed, uint64_t events) const {
@@ -125,6 +154,16 @@ RunResult MetricsRecorder::result(uint64_t seed, uint64_t events) const {
   for (const auto& tr : tasks_)
     if (tr.m.pid != 0) r.tasks.push_back(tr.m);
   for (const auto& c : cpus_) r.cpus.push_back(c.m);
+  if (power_) {
+    for (const auto& pcl : power_->clusters) {
+      ClusterMetrics cm;
+      cm.name = pcl.name;
+      cm.cpus = pcl.cpus;
+      for (int cpu : pcl.cpus) cm.cpu_energy_mj += r.cpus[static_cast<size_t>(cpu)].energy_mj();
+      cm.static_energy_mj = pcl.static_power_mw * r.elapsed().to_s();
+      r.clusters.push_back(std::move(cm));
+    }
+  }
   r.events = events;
   return r;
 }

@@ -8,6 +8,7 @@
 // samples count when they end inside it.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "models/kernel/sched/observer.h"
@@ -15,14 +16,34 @@
 
 namespace schedlab {
 
+// Power of each CPU, from the platform (models/system.cc builds it): busy
+// power at each OPP, power while idle, and each cluster's static power.
+struct PowerModel {
+  struct Cpu {
+    int cluster = 0;
+    std::vector<uint64_t> opp_khz;       // ascending
+    std::vector<double> busy_power_mw;   // per OPP
+    double idle_power_mw = 0;
+  };
+  struct Cluster {
+    std::string name;
+    std::vector<int> cpus;
+    double static_power_mw = 0;
+  };
+  std::vector<Cpu> cpus;
+  std::vector<Cluster> clusters;
+};
+
 class MetricsRecorder final : public SchedObserver {
  public:
-  MetricsRecorder(int nr_cpus, Time warmup);
+  // `power` may be null (no energy accounting: the foundation's platform).
+  MetricsRecorder(int nr_cpus, Time warmup, const PowerModel* power = nullptr);
   void on_task_new(Time t, const Task& p) override;
   void on_waking(Time t, const Task& p, const Task* waker, int target_cpu) override;
   void on_switch(Time t, int cpu, const Task& prev, TaskState prev_state, const Task& next) override;
   void on_migrate(Time t, const Task& p, int from_cpu, int to_cpu) override;
   void on_period_end(Time t, const Task& p, Time period_start, Time response, Time period) override;
+  void on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) override;
   // Closes every open interval at `end`.
   void finish(Time end);
   RunResult result(uint64_t seed, uint64_t events) const;
@@ -39,7 +60,9 @@ class MetricsRecorder final : public SchedObserver {
     CpuMetrics m;
     bool busy = false;
     Time since;
+    size_t opp = 0;  // index of the current OPP
   };
+  void close_cpu_interval(size_t cpu, Time t);
   TaskTrack& track(const Task& p);
   Time clipped(Time from, Time to) const;
   void close_interval(TaskTrack& tr, Time t);
@@ -47,6 +70,7 @@ class MetricsRecorder final : public SchedObserver {
 
   Time warmup_;
   Time end_;
+  const PowerModel* power_ = nullptr;
   std::vector<TaskTrack> tasks_;  // by pid - 1
   std::vector<CpuTrack> cpus_;
 };

@@ -39,6 +39,22 @@ struct CpuMetrics {
   Time busy;   // running any task other than idle
   Time idle;
   uint64_t context_switches = 0;
+  int cluster = -1;                 // index into RunResult::clusters; -1 without a power model
+  std::vector<uint64_t> opp_khz;    // the cluster's OPPs, ascending
+  std::vector<Time> busy_at_opp;    // busy time at each OPP: their sum + idle = elapsed
+  double busy_energy_mj = 0;        // dynamic power at the current OPP while busy
+  double idle_energy_mj = 0;        // idle-state power while idle
+  uint64_t frequency_changes = 0;
+  double energy_mj() const { return busy_energy_mj + idle_energy_mj; }
+};
+
+// A frequency domain's energy: its CPUs plus the cluster's static power.
+struct ClusterMetrics {
+  std::string name;
+  std::vector<int> cpus;
+  double cpu_energy_mj = 0;     // sum over its CPUs
+  double static_energy_mj = 0;  // static_power_mw over the window
+  double energy_mj() const { return cpu_energy_mj + static_energy_mj; }
 };
 
 struct RunResult {
@@ -46,8 +62,22 @@ struct RunResult {
   Time window_start, window_end;   // the measured window
   std::vector<TaskMetrics> tasks;  // in pid order
   std::vector<CpuMetrics> cpus;
+  std::vector<ClusterMetrics> clusters;  // empty without a power model
   uint64_t events = 0;             // events dispatched (for benchmarks)
   Time elapsed() const { return window_end - window_start; }
+  bool has_power() const { return !clusters.empty(); }
+  double total_energy_mj() const {
+    double e = 0;
+    for (const auto& c : clusters) e += c.energy_mj();
+    return e;
+  }
+  // mJ / s = mW
+  double avg_power_mw() const { return elapsed() > Time::zero() ? total_energy_mj() / elapsed().to_s() : 0; }
+  uint64_t migrations() const {
+    uint64_t n = 0;
+    for (const auto& t : tasks) n += t.migrations;
+    return n;
+  }
 };
 
 }  // namespace schedlab

@@ -71,7 +71,8 @@ struct CpufreqPolicy {
 
   // cpufreq_set_policy(): new QoS limits, resolved to table frequencies:
   //   min = __resolve_freq(min, RELATION_L), max = __resolve_freq(max, RELATION_H)
-  // (each first clamped to [min, max]). 0 = table bound. Throws if min > max.
+  // after the driver's verify() clamps both into cpuinfo limits and forces
+  // min <= max (cpufreq_verify_within_limits). 0 = table bound.
   void set_limits(uint64_t min_khz, uint64_t max_khz);
 
   // __resolve_freq(): clamp the target to [min, max], then

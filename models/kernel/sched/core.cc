@@ -36,7 +36,12 @@ const char* policy_name(Policy p) {
   return "?";
 }
 
-Kernel::Kernel(const KernelParams& params, int nr_cpus) : params_(params) {
+Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : params_(params) {
+  const int nr_cpus = platform.clusters.empty() ? platform.cpus : [&] {
+    int n = 0;
+    for (const auto& c : platform.clusters) n += c.nr_cpus;
+    return n;
+  }();
   auto info = kernel_version_info(params.version);
   if (!info) {
     std::string valid;
@@ -83,10 +88,12 @@ Kernel::Kernel(const KernelParams& params, int nr_cpus) : params_(params) {
     rq->tick_timer = Timer(sim_.queue(), this, tag(Ev::kTick, c), kTierTick);
     rq->server_timer = Timer(sim_.queue(), this, tag(Ev::kServer, c), kTierTick);
     rq->resched_ipi = Timer(sim_.queue(), this, tag(Ev::kResched, c), kTierWake);
+    rq->ilb_kick = Timer(sim_.queue(), this, tag(Ev::kIlb, c), kTierWake);
     idle_tasks_.push_back(std::move(idle));
     rqs_.push_back(std::move(rq));
   }
   setup_tunables();
+  setup_platform(platform);
   rt_period_timer_ = Timer(sim_.queue(), this, tag(Ev::kRtPeriod, 0), kTierTick);
   sim_.set_instant_end_hook(this);
 }
@@ -141,6 +148,7 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
     p.se.inv_weight = nice_to_wmult(nice);
   }
   p.rt.time_slice_ticks = rr_timeslice_ticks_;
+  init_entity_runnable_average(p.se.avg, p.se.weight);
   p.cpus_allowed.assign(nr_cpus(), cpus.empty());
   for (int c : cpus) {
     if (c < 0 || c >= nr_cpus())
@@ -183,10 +191,12 @@ void Kernel::on_event(uint64_t t) {
   switch (ev) {
     case Ev::kWorkDone:
       event_cpu_ = static_cast<int>(arg);
+      update_rq_clock(*rqs_[arg]);
       on_work_done(*rqs_[arg]);
       break;
     case Ev::kTick:
       event_cpu_ = static_cast<int>(arg);
+      update_rq_clock(*rqs_[arg]);
       scheduler_tick(*rqs_[arg]);
       break;
     case Ev::kRtPeriod:
@@ -202,7 +212,14 @@ void Kernel::on_event(uint64_t t) {
       int cpu = select_task_rq(p, kWfFork);
       p.cpu = cpu;
       Rq& rq = *rqs_[cpu];
+      update_rq_clock(rq);
       class_of(p).task_fork(p);
+      // post_init_entity_util_avg(): fair tasks start from the rq's util;
+      // others only take the current PELT time.
+      if (p.sched_class == SchedClassId::kFair)
+        post_init_entity_util_avg(p.se.avg, rq.cfs_avg, p.se.weight, rq.capacity);
+      else
+        p.se.avg.last_update_time = rq.pelt.rq_clock_pelt();
       for (auto* o : observers_) o->on_task_new(now(), p);
       activate_task(rq, p, kEnqueueInitial);
       for (auto* o : observers_) o->on_wakeup(now(), p, cpu);
@@ -215,6 +232,7 @@ void Kernel::on_event(uint64_t t) {
     case Ev::kWakeDeferred: {
       Task& p = *tasks_[arg];
       event_cpu_ = p.cpu;
+      update_rq_clock(*rqs_[p.cpu]);
       ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
       break;
     }
@@ -225,6 +243,10 @@ void Kernel::on_event(uint64_t t) {
     case Ev::kServer:
       event_cpu_ = static_cast<int>(arg);
       fair_server_timer(*rqs_[arg]);
+      break;
+    case Ev::kIlb:
+      event_cpu_ = static_cast<int>(arg);
+      nohz_idle_balance();
       break;
   }
   event_cpu_ = -1;
@@ -294,6 +316,7 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
     // where it is, without select_task_rq().
     Rq& rq = *rqs_[p.cpu];
     event_cpu_ = p.cpu;
+    update_rq_clock(rq);
     if (p.se.sched_delayed) class_of(p).enqueue_task(rq, p, kEnqueueDelayed);
     p.state = TaskState::kRunning;
     for (auto* o : observers_) o->on_wakeup(now(), p, p.cpu);
@@ -320,6 +343,7 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
     sim_.post_in(delay, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
   } else {
     event_cpu_ = cpu;
+    update_rq_clock(*rqs_[cpu]);
     ttwu_do_activate(*rqs_[cpu], p, static_cast<int>(p.ttwu_wake_flags), waker);
     event_cpu_ = saved_event_cpu;
   }
@@ -341,7 +365,9 @@ void Kernel::move_queued_task(Task& p, int dst_cpu) {
   Rq& dst = *rqs_[dst_cpu];
   int saved = event_cpu_;
   event_cpu_ = src.cpu;
-  class_of(p).dequeue_task(src, p, 0);
+  update_rq_clock(src);
+  update_rq_clock(dst);
+  class_of(p).dequeue_task(src, p, kDequeueMigrating);
   p.on_rq = false;
   --src.nr_running;
   fair_server_update_active(src);
@@ -448,6 +474,7 @@ void Kernel::schedule(Rq& rq) {
   int saved = event_cpu_;
   event_cpu_ = rq.cpu;
   Task& prev = *rq.curr;
+  update_rq_clock(rq);
   account_progress(rq);
   rq.work_timer.cancel();
   rq.need_resched = rq.need_resched_lazy = false;
@@ -489,6 +516,9 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
   rq.curr = &next;
   for (auto* o : observers_) o->on_switch(now(), rq.cpu, prev, prev_state, next);
   if (next.is_idle_task) {
+    // The rq is about to be idle: sync the PELT clock (pick_next_task_fair()).
+    rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
+    ++rq.idle_calls;
     rq.tick_timer.cancel();  // nohz idle: the tick stops
     for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, 0);
   } else {
@@ -608,6 +638,7 @@ void Kernel::scheduler_tick(Rq& rq) {
   if (!before && rq.need_resched)
     SL_DEBUG("{:.6f} cpu{} tick: {}-{} must reschedule (slice used / RR slice / throttled)", now().to_s(), rq.cpu,
              curr.comm, curr.pid);
+  sched_balance_trigger(rq);
   // The tick turns a pending lazy reschedule into a real one.
   if (rq.need_resched_lazy) {
     rq.need_resched_lazy = false;
@@ -625,6 +656,7 @@ void Kernel::rt_period_timer() {
   int64_t runtime = params_.rt_runtime.count();
   for (auto& rqp : rqs_) {
     Rq& rq = *rqp;
+    update_rq_clock(rq);
     RtRq& rt = rq.rt;
     if (rt.rt_time > 0) rt.rt_time -= std::min(rt.rt_time, runtime);
     if (rt.rt_throttled && rt.rt_time < runtime) {
@@ -655,6 +687,7 @@ void Kernel::rt_mutex_setprio(Task& p, int prio) {
     class_of(p).dequeue_task(rq, p, kDequeueSleep | kDequeueDelayed);
     finish_delayed_block(rq, p);
   }
+  update_rq_clock(rq);
   bool queued = p.on_rq;
   bool running = rq.curr == &p;
   SchedClassId old_class = p.sched_class;

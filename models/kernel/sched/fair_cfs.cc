@@ -7,6 +7,7 @@
 
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/classes.h"
+#include "models/kernel/sched/fair_pelt.h"
 #include "models/kernel/sched/weights.h"
 
 namespace schedlab {
@@ -30,6 +31,14 @@ class CfsClass final : public SchedClass {
   void update_curr(Rq& rq) override;
   void switched_to(Rq& rq, Task& p) override;
   bool has_runnable(const Rq& rq) const override { return rq.cfs.nr_running > 0; }
+  int select_task_rq(Task& p, int prev_cpu, int wake_flags) override {
+    return k_.select_task_rq_fair(p, prev_cpu, wake_flags);
+  }
+  // balance_fair(): a CPU about to run out of work looks for some.
+  bool balance(Rq& rq, Task& prev) override {
+    if (rq.nr_running) return true;
+    return k_.sched_balance_newidle(rq);
+  }
 
  private:
   bool feat(SchedFeat f) const { return k_.features()(f); }
@@ -145,7 +154,10 @@ void CfsClass::task_fork(Task& p) {
 
 // migrate_task_rq_fair(): a waking task's vruntime leaves relative to the
 // old queue's min_vruntime; ENQUEUE_MIGRATED adds the new one's.
-void CfsClass::migrate_task_rq(Task& p, int new_cpu) { p.se.vruntime -= k_.rq(p.cpu).cfs.min_vruntime; }
+void CfsClass::migrate_task_rq(Task& p, int new_cpu) {
+  p.se.vruntime -= k_.rq(p.cpu).cfs.min_vruntime;
+  fair_migrate_task_pelt(k_, p);
+}
 
 void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
   CfsRq& cfs = rq.cfs;
@@ -155,6 +167,8 @@ void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
   if (renorm && is_curr) p.se.vruntime += cfs.min_vruntime;
   update_curr(rq);
   if (renorm && !is_curr) p.se.vruntime += cfs.min_vruntime;
+  fair_util_est_enqueue(rq, p);
+  fair_update_load_avg(k_, rq, &p, kUpdateTg | kDoAttach);
   cfs.load_weight += p.se.weight;
   ++cfs.nr_running;
   if (flags & kEnqueueWakeup) place_entity(cfs, p, false);
@@ -164,7 +178,9 @@ void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
 
 bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
   CfsRq& cfs = rq.cfs;
+  fair_util_est_dequeue(rq, p, flags & kDequeueSleep);
   update_curr(rq);
+  fair_update_load_avg(k_, rq, &p, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
   clear_buddies(cfs, p);
   if (&p != cfs.curr) dequeue_from_tree(cfs, p);
   p.se.on_rq = false;
@@ -227,13 +243,17 @@ void CfsClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
   if (prev.se.on_rq) {
     update_curr(rq);
     enqueue_in_tree(cfs, prev);
+    fair_update_load_avg(k_, rq, &prev, 0);
   }
   cfs.curr = nullptr;
 }
 
 void CfsClass::set_next_task(Rq& rq, Task& p, bool first) {
   CfsRq& cfs = rq.cfs;
-  if (p.se.on_rq) dequeue_from_tree(cfs, p);
+  if (p.se.on_rq) {
+    dequeue_from_tree(cfs, p);
+    fair_update_load_avg(k_, rq, &p, kUpdateTg);
+  }
   p.se.exec_start = k_.clock().count();
   cfs.curr = &p;
   p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
@@ -244,6 +264,8 @@ void CfsClass::set_next_task(Rq& rq, Task& p, bool first) {
 void CfsClass::task_tick(Rq& rq, Task& curr) {
   CfsRq& cfs = rq.cfs;
   update_curr(rq);
+  fair_update_load_avg(k_, rq, &curr, kUpdateTg);
+  update_misfit_status(k_, rq, &curr);
   if (cfs.nr_running <= 1) return;
   int64_t ideal_runtime = sched_slice(cfs, curr);
   int64_t delta_exec = curr.se.sum_exec_runtime - curr.se.prev_sum_exec_runtime;

@@ -13,6 +13,7 @@
 
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/classes.h"
+#include "models/kernel/sched/fair_pelt.h"
 #include "models/kernel/sched/weights.h"
 
 namespace schedlab {
@@ -32,11 +33,24 @@ class EevdfClass final : public SchedClass {
   Task* pick_task(Rq& rq) override;
   void put_prev_task(Rq& rq, Task& prev, Task* next) override;
   void set_next_task(Rq& rq, Task& p, bool first) override;
-  void task_tick(Rq& rq, Task& curr) override { update_curr(rq); }
+  void task_tick(Rq& rq, Task& curr) override {
+    update_curr(rq);  // entity_tick()
+    fair_update_load_avg(k_, rq, &curr, kUpdateTg);
+    update_misfit_status(k_, rq, &curr);
+  }
+  void migrate_task_rq(Task& p, int new_cpu) override { fair_migrate_task_pelt(k_, p); }
   void update_curr(Rq& rq) override;
   void switched_to(Rq& rq, Task& p) override;
   void prio_changed(Rq& rq, Task& p, int old_prio) override;
   bool has_runnable(const Rq& rq) const override { return rq.cfs.nr_running > 0; }
+  int select_task_rq(Task& p, int prev_cpu, int wake_flags) override {
+    return k_.select_task_rq_fair(p, prev_cpu, wake_flags);
+  }
+  // balance_fair(): a CPU about to run out of work looks for some.
+  bool balance(Rq& rq, Task& prev) override {
+    if (rq.nr_running) return true;
+    return k_.sched_balance_newidle(rq);
+  }
 
  private:
   bool feat(SchedFeat f) const { return k_.features()(f); }
@@ -264,6 +278,7 @@ void EevdfClass::enqueue_entity(Rq& rq, Task& p, int flags) {
   // does not move V under it.
   if (is_curr) place_entity(cfs, p, flags);
   update_curr(rq);
+  fair_update_load_avg(k_, rq, &p, kUpdateTg | kDoAttach);
   if (!is_curr) place_entity(cfs, p, flags);
   cfs.load_weight += p.se.weight;
   ++cfs.nr_running;
@@ -286,10 +301,13 @@ void EevdfClass::requeue_delayed_entity(Rq& rq, Task& p) {
       ++cfs.nr_running;
     }
   }
+  fair_update_load_avg(k_, rq, &p, 0);
   p.se.sched_delayed = false;
+  --cfs.nr_delayed;
 }
 
 void EevdfClass::enqueue_task(Rq& rq, Task& p, int flags) {
+  if (!(p.se.sched_delayed && (flags & (kEnqueueRestore | kEnqueueMigrated)))) fair_util_est_enqueue(rq, p);
   if (flags & kEnqueueDelayed) {
     requeue_delayed_entity(rq, p);
     return;
@@ -312,10 +330,13 @@ bool EevdfClass::dequeue_entity(Rq& rq, Task& p, int flags) {
     bool delay = sleep && !(flags & kDequeueSpecial);
     if (feat(SchedFeat::kDelayDequeue) && delay && !entity_eligible(cfs, p)) {
       if (cfs.next == &p) cfs.next = nullptr;
+      fair_update_load_avg(k_, rq, &p, 0);
       p.se.sched_delayed = true;
+      ++cfs.nr_delayed;
       return false;
     }
   }
+  fair_update_load_avg(k_, rq, &p, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
   clear_buddies(cfs, p);
   update_entity_lag(cfs, p);
   if (feat(SchedFeat::kPlaceRelDeadline) && !sleep) {
@@ -332,12 +353,15 @@ bool EevdfClass::dequeue_entity(Rq& rq, Task& p, int flags) {
   if (flags & kDequeueDelayed) {
     // finish_delayed_dequeue_entity()
     p.se.sched_delayed = false;
+    --cfs.nr_delayed;
     if (feat(SchedFeat::kDelayZero) && p.se.vlag > 0) p.se.vlag = 0;
   }
   return true;
 }
 
 bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
+  if (!(p.se.sched_delayed && (flags & (kDequeueSave | kDequeueMigrating))) && !(flags & kDequeueDelayed))
+    fair_util_est_dequeue(rq, p, flags & kDequeueSleep);
   if (p.se.sched_delayed && !(flags & kDequeueDelayed) && (flags & kDequeueSave)) {
     // A class/priority change of a delayed task: complete the dequeue.
     dequeue_entity(rq, p, flags | kDequeueDelayed);
@@ -375,6 +399,7 @@ void EevdfClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
   if (prev.se.on_rq) {
     update_curr(rq);
     enqueue_in_tree(cfs, prev);
+    fair_update_load_avg(k_, rq, &prev, 0);
   }
   cfs.curr = nullptr;
 }
@@ -386,6 +411,7 @@ void EevdfClass::set_next_task(Rq& rq, Task& p, bool first) {
   clear_buddies(cfs, p);
   if (p.se.on_rq) {
     dequeue_from_tree(cfs, p);
+    fair_update_load_avg(k_, rq, &p, kUpdateTg);
     if (!protect_mode()) p.se.vlag = p.se.deadline;
   }
   if (protect_mode() && first) set_protect_slice(cfs, p);

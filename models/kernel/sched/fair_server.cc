@@ -83,6 +83,7 @@ void Kernel::fair_server_account(Rq& rq, int64_t delta) {
 void Kernel::fair_server_timer(Rq& rq) {
   FairServerState& s = rq.fair_server;
   if (!s.active) return;
+  update_rq_clock(rq);
   if (!s.defer_running) {
     Time zero_laxity = s.deadline - Time::ns(s.runtime);
     if (now() < zero_laxity) {

@@ -39,6 +39,9 @@ class SchedObserver {
   // A periodic task reached its timer: the period that began at
   // `period_start` took `response` (miss when response > period).
   virtual void on_period_end(Time t, const Task& p, Time period_start, Time response, Time period) {}
+  // power:cpu_frequency: the CPU's frequency domain switched to freq_khz
+  // (emitted for every CPU of the domain).
+  virtual void on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) {}
   // Priority changed (PI boost/unboost, setscheduler): sched_pi_setprio.
   virtual void on_prio_change(Time t, const Task& p, int old_prio, int new_prio) {}
 };

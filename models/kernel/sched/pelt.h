@@ -157,8 +157,9 @@ inline void cfs_se_util_change(SchedAvg& sa) { sa.util_est.raw &= ~kUtilAvgUncha
 bool update_load_avg_blocked_se(uint64_t now, SchedAvg& se, uint64_t se_weight);
 
 // __update_load_avg_se(): se_weight = scale_load_down(se->load.weight);
-// on_rq = se->on_rq (true also while sched_delayed); se_runnable = !!on_rq
-// for a task; running = (cfs_rq->curr == se).
+// on_rq = se->on_rq (still true while sched_delayed, so a delayed task keeps
+// accruing load_sum); se_runnable = se_runnable(se), which in 6.12 is 0 for a
+// sched_delayed entity and !!on_rq otherwise; running = (cfs_rq->curr == se).
 bool update_load_avg_se(uint64_t now, SchedAvg& se, uint64_t se_weight, bool on_rq,
                         uint64_t se_runnable, bool running);
 

@@ -32,6 +32,7 @@ class RtClass final : public SchedClass {
     rq.rt.bitmap.set(p.prio);
     ++rq.rt.rt_nr_running;
     p.rt.on_rq = true;
+    k_.cpufreq_update_util(rq, 0);  // enqueue_top_rt_rq(): kick cpufreq
   }
 
   bool dequeue_task(Rq& rq, Task& p, int flags) override {
@@ -55,13 +56,22 @@ class RtClass final : public SchedClass {
     return rq.rt.queue[highest_prio(rq)].front();
   }
 
-  void put_prev_task(Rq& rq, Task& prev, Task* next) override { update_curr(rq); }
-  void set_next_task(Rq& rq, Task& p, bool first) override { p.se.exec_start = k_.clock().count(); }
+  void put_prev_task(Rq& rq, Task& prev, Task* next) override {
+    update_curr(rq);
+    update_rt_rq_load_avg(rq.pelt.rq_clock_pelt(), rq.avg_rt, true);
+  }
+  void set_next_task(Rq& rq, Task& p, bool first) override {
+    p.se.exec_start = k_.clock().count();
+    // The RT signal was not running until now (prev was not RT).
+    if (first && rq.curr->sched_class != SchedClassId::kRt)
+      update_rt_rq_load_avg(rq.pelt.rq_clock_pelt(), rq.avg_rt, false);
+  }
 
   // task_tick_rt(): RR tasks lose a tick of slice; at zero they go to the
   // tail of their list if someone else shares their priority.
   void task_tick(Rq& rq, Task& p) override {
     update_curr(rq);
+    update_rt_rq_load_avg(rq.pelt.rq_clock_pelt(), rq.avg_rt, true);
     if (p.policy != Policy::kRr) return;
     if (--p.rt.time_slice_ticks > 0) return;
     p.rt.time_slice_ticks = k_.rr_timeslice_ticks();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/kernel/sched/observer.h"
+#include "models/kernel/sched/pelt.h"
 #include "models/workload/task_spec.h"
 #include "sim/time.h"
 
@@ -41,6 +42,7 @@ struct SchedEntity {
   bool rel_deadline = false;     // PLACE_REL_DEADLINE: deadline kept relative
   bool custom_slice = false;
   bool in_tree = false;          // in the timeline (curr is kept out of it)
+  SchedAvg avg;                  // PELT (se->avg)
 };
 
 // struct sched_rt_entity.
@@ -63,6 +65,7 @@ struct Task {
   SchedClassId sched_class = SchedClassId::kFair;
   std::vector<bool> cpus_allowed;  // one flag per CPU
   int cpu = 0;                     // CPU whose rq holds (or last held) the task
+  int recent_used_cpu = 0;         // p->recent_used_cpu (select_idle_sibling)
   TaskState state = TaskState::kNew;
   bool on_rq = false;              // p->on_rq: queued (including sched_delayed)
   bool on_cpu = false;             // currently running

@@ -1,0 +1,133 @@
+// The scheduler's view of the hardware: CPU capacities
+// (drivers/base/arch_topology.c topology_normalize_cpu_scale), frequency
+// domains run by cpufreq governors (cpufreq_update_util() ->
+// kernel/sched/cpufreq_schedutil.c), frequency invariance
+// (arch_scale_freq_capacity) and the rq clocks PELT reads (update_rq_clock).
+//
+// Work runs at capacity/1024 x cur/max of its nominal rate; before a
+// frequency changes every affected CPU's progress and runtime are charged
+// at the old rate.
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "models/kernel/kernel.h"
+#include "sim/log.h"
+
+namespace schedlab {
+
+// The fixed-point work rate of a CPU: (cap/1024) x (f/f_max) x 2^20, with
+// f/f_max as the kernel's 1024-scaled arch_scale_freq_capacity().
+static uint32_t work_rate(uint32_t capacity, uint32_t freq_scale) {
+  return static_cast<uint32_t>(uint64_t{capacity} * freq_scale);
+}
+
+void Kernel::setup_platform(const PlatformParams& platform) {
+  if (platform.clusters.empty()) return;  // identical CPUs, capacity 1024, one frequency
+  // topology_normalize_cpu_scale(): raw = capacity-dmips-mhz x the
+  // reference (max) frequency in kHz; the largest becomes 1024.
+  uint64_t scale = 1;
+  for (const auto& c : platform.clusters) {
+    if (c.opps.empty()) throw ModelError(fmt::format("cluster {} has no OPPs", c.name));
+    scale = std::max<uint64_t>(scale, uint64_t{c.capacity_dmips_mhz} * c.opps.back().freq_khz);
+  }
+  int cpu = 0;
+  for (const auto& c : platform.clusters) {
+    FreqDomain d;
+    d.name = c.name;
+    d.opps = c.opps;
+    d.max_khz = c.opps.back().freq_khz;
+    d.capacity = static_cast<uint32_t>((uint64_t{c.capacity_dmips_mhz} * d.max_khz << 10) / scale);
+    for (int i = 0; i < c.nr_cpus; ++i) d.cpus.push_back(cpu++);
+    try {
+      d.em = std::make_unique<EnergyModel>(c.opps, d.capacity, c.dynamic_power_coefficient);
+    } catch (const std::exception& e) {
+      SL_WARN("cluster {}: no energy model ({}); EAS is off for it", c.name, e.what());
+    }
+    GovernorParams gp;
+    gp.rate_limit = c.rate_limit;
+    gp.tick = tick_nsec_;
+    gp.userspace_setspeed_khz = c.userspace_freq_khz;
+    try {
+      d.governor = make_governor(c.cpufreq_governor, gp);
+    } catch (const std::invalid_argument& e) {
+      throw ModelError(fmt::format("cluster {}: {}", c.name, e.what()));
+    }
+    CpufreqPolicy policy = CpufreqPolicy::from_opps(c.opps, d.cpus.size(), d.capacity, d.em.get());
+    d.cur_khz = d.governor->start(policy, Time::zero());
+    domains_.push_back(std::move(d));
+  }
+  for (size_t i = 0; i < domains_.size(); ++i) {
+    FreqDomain& d = domains_[i];
+    if (d.capacity != domains_[0].capacity) asym_capacity_ = true;
+    for (int c : d.cpus) {
+      Rq& rq = *rqs_[c];
+      rq.domain = static_cast<int>(i);
+      rq.capacity = d.capacity;
+      rq.freq_scale = static_cast<uint32_t>((d.cur_khz << 10) / d.max_khz);
+      rq.rate = work_rate(rq.capacity, rq.freq_scale);
+    }
+  }
+}
+
+void Kernel::update_rq_clock(Rq& rq) {
+  rq.pelt.update_rq_clock(static_cast<uint64_t>(now().count()), rq.capacity, rq.freq_scale,
+                          rq.curr->is_idle_task);
+}
+
+void Kernel::set_domain_freq(FreqDomain& d, uint64_t khz) {
+  if (khz == d.cur_khz) return;
+  for (int c : d.cpus) {
+    Rq& rq = *rqs_[c];
+    // Charge everything up to now at the old rate first.
+    update_rq_clock(rq);
+    account_progress(rq);
+    update_curr(rq);
+  }
+  SL_DEBUG("{:.6f} cpufreq {}: {} -> {} kHz", now().to_s(), d.name, d.cur_khz, khz);
+  d.cur_khz = khz;
+  for (int c : d.cpus) {
+    Rq& rq = *rqs_[c];
+    rq.freq_scale = static_cast<uint32_t>((khz << 10) / d.max_khz);
+    rq.rate = work_rate(rq.capacity, rq.freq_scale);
+    if (!rq.curr->is_idle_task && rq.curr->act == Task::Act::kRun && rq.work_timer.armed()) arm_work_timer(rq);
+    for (auto* o : observers_) o->on_cpu_frequency(now(), c, khz);
+  }
+}
+
+uint32_t Kernel::max_allowed_capacity(const Task& p) const {
+  uint32_t m = 0;
+  for (int c = 0; c < nr_cpus(); ++c)
+    if (p.cpus_allowed[c]) m = std::max(m, rqs_[c]->capacity);
+  return m;
+}
+
+uint64_t Kernel::cpu_util_cfs(const Rq& rq) const {
+  // cpu_util(cpu, NULL, -1, 0) of 6.12: util_avg, or util_est if larger,
+  // capped at the CPU's capacity.
+  uint64_t util = rq.cfs_avg.util_avg;
+  util = std::max<uint64_t>(util, rq.cfs_avg.util_est.value());
+  return std::min<uint64_t>(util, rq.capacity);
+}
+
+void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
+  if (rq.domain < 0) return;
+  FreqDomain& d = domains_[static_cast<size_t>(rq.domain)];
+  // sugov_get_util() for every CPU of the policy (shared policies look at
+  // all of them).
+  std::array<CpuUtil, 16> utils{};
+  size_t n = std::min<size_t>(d.cpus.size(), utils.size());
+  size_t self = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Rq& r = *rqs_[d.cpus[i]];
+    if (r.cpu == rq.cpu) self = i;
+    utils[i].util_cfs = cpu_util_cfs(r);
+    utils[i].util_rt = r.avg_rt.util_avg;
+    utils[i].rt_runnable = r.rt.rt_nr_running > 0 && !r.rt.rt_throttled;
+    utils[i].idle_calls = r.idle_calls;
+  }
+  auto next = d.governor->update_util(self, std::span<const CpuUtil>(utils.data(), n), now(), flags);
+  if (next) set_domain_freq(d, *next);
+}
+
+}  // namespace schedlab

@@ -1,0 +1,62 @@
+#include "models/kernel/sched/fair_pelt.h"
+
+#include <algorithm>
+
+namespace schedlab {
+
+void fair_update_load_avg(Kernel& k, Rq& rq, Task* se, int flags) {
+  const uint64_t now = rq.pelt.rq_clock_pelt();
+  CfsRq& cfs = rq.cfs;
+  if (se && se->se.avg.last_update_time && !(flags & kSkipAgeLoad)) {
+    uint64_t runnable = se->se.sched_delayed ? 0 : (se->se.on_rq ? 1 : 0);
+    update_load_avg_se(now, se->se.avg, se->se.weight, se->se.on_rq, runnable, cfs.curr == se);
+  }
+  bool decayed = update_cfs_rq_load_avg(now, rq.cfs_avg, rq.cfs_removed, cfs.load_weight,
+                                        static_cast<uint64_t>(cfs.nr_running - cfs.nr_delayed), cfs.curr != nullptr);
+  if (se && !se->se.avg.last_update_time && (flags & kDoAttach)) {
+    attach_entity_load_avg(rq.cfs_avg, se->se.avg, se->se.weight);
+    decayed = true;
+  } else if (se && (flags & kDoDetach)) {
+    detach_entity_load_avg(rq.cfs_avg, se->se.avg, se->se.weight);
+    se->se.avg.last_update_time = 0;
+    decayed = true;
+  }
+  if (decayed) k.cpufreq_update_util(rq, 0);
+}
+
+void fair_util_est_enqueue(Rq& rq, Task& p) { util_est_enqueue(rq.cfs_avg, p.se.avg); }
+
+void fair_util_est_dequeue(Rq& rq, Task& p, bool task_sleep) {
+  util_est_dequeue(rq.cfs_avg, p.se.avg);
+  util_est_update(p.se.avg, task_sleep, rq.capacity);
+}
+
+void fair_migrate_task_pelt(Kernel& k, Task& p) {
+  Rq& old = k.rq(p.cpu);
+  // sync_entity_load_avg() to the old cfs_rq's last update, then remove.
+  update_load_avg_blocked_se(old.cfs_avg.last_update_time, p.se.avg, p.se.weight);
+  remove_entity_load_avg(old.cfs_removed, p.se.avg);
+  p.se.avg.last_update_time = 0;  // attach on the new rq
+}
+
+void fair_post_init_util(Rq& rq, Task& p) {
+  post_init_entity_util_avg(p.se.avg, rq.cfs_avg, p.se.weight, rq.capacity);
+}
+
+void update_misfit_status(Kernel& k, Rq& rq, Task* p) {
+  if (!k.asym_capacity() || !p || p->is_idle_task || p->sched_class != SchedClassId::kFair ||
+      rq.capacity == k.max_allowed_capacity(*p)) {
+    rq.misfit_task_load = 0;
+    return;
+  }
+  uint64_t util = task_util_est(p->se.avg);
+  if (fits_capacity(util, rq.capacity)) {
+    rq.misfit_task_load = 0;
+    return;
+  }
+  // Make sure that misfit_task_load will not be null even if
+  // task_h_load() returns 0 (kernel comment).
+  rq.misfit_task_load = std::max<uint64_t>(p->se.avg.load_avg, 1);
+}
+
+}  // namespace schedlab

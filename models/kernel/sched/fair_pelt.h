@@ -1,0 +1,36 @@
+// The PELT glue of the fair class (kernel/sched/fair.c 6.12
+// update_load_avg() and its call sites, util_est), shared by the EEVDF and
+// CFS classes. Root cfs_rq only (no task groups).
+#pragma once
+
+#include "models/kernel/kernel.h"
+
+namespace schedlab {
+
+// update_load_avg() flags.
+enum : int { kUpdateTg = 0x1, kSkipAgeLoad = 0x2, kDoAttach = 0x4, kDoDetach = 0x8 };
+
+// update_load_avg(cfs_rq, se, flags): age the entity (if any) and the
+// cfs_rq to the rq's PELT clock, attach/detach, and kick cpufreq when the
+// cfs_rq's averages changed (cfs_rq_util_change()).
+void fair_update_load_avg(Kernel& k, Rq& rq, Task* se, int flags);
+
+// enqueue_task_fair()/dequeue_task_fair() util_est bookkeeping.
+void fair_util_est_enqueue(Rq& rq, Task& p);
+void fair_util_est_dequeue(Rq& rq, Task& p, bool task_sleep);
+
+// migrate_task_rq_fair(): a waking task leaves its old rq's averages
+// (remove_entity_load_avg after aging it) and attaches on the new rq.
+void fair_migrate_task_pelt(Kernel& k, Task& p);
+
+// post_init_entity_util_avg() at wake_up_new_task().
+void fair_post_init_util(Rq& rq, Task& p);
+
+// update_misfit_status(): curr does not fit its CPU (the 1.25 margin) and
+// a bigger CPU is allowed to it.
+void update_misfit_status(Kernel& k, Rq& rq, Task* p);
+
+// util_fits_cpu() without uclamp: fits_capacity(util, capacity).
+inline bool fits_capacity(uint64_t util, uint64_t capacity) { return util * 1280 < capacity * 1024; }
+
+}  // namespace schedlab

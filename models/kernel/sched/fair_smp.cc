@@ -1,0 +1,410 @@
+// The fair class across CPUs, following kernel/sched/fair.c of Linux 6.12:
+// wake-up placement (select_task_rq_fair: Energy Aware Scheduling while the
+// system is not overutilized, else wake_affine + select_idle_sibling with
+// capacity fitting on asymmetric systems), new-task placement (the slow
+// path's idlest CPU), and load balancing (sched_balance_newidle, the
+// periodic sched_balance_rq from the tick, nohz idle balance kicked by busy
+// CPUs, misfit migration and active balance).
+//
+// Simplifications, each deliberate:
+//  - One sched domain spanning all CPUs with one CPU per group, which is
+//    what Linux builds on the DynamIQ phones and RK3588 modelled here (every
+//    CPU shares the L3; MC level, SD_ASYM_CPUCAPACITY when capacities differ).
+//    So cpus_share_cache() is always true.
+//  - No wakee-flip heuristics (wake_wide() is false), no SIS_UTIL scan
+//    limit, no SMT, no uclamp, no NUMA, no task groups.
+//  - The overutilized flag is evaluated when read (is_rd_overutilized()),
+//    not latched until the next load-balance statistics pass.
+//  - The load balancer classifies each CPU (group_overloaded, misfit,
+//    fully busy, has spare) and moves tasks by count, load or misfit as
+//    calculate_imbalance() decides; nr_balance_failed back-off and
+//    cache_nice_tries are reduced to "ignore cache hotness for idle pulls
+//    after a failed attempt".
+#include <algorithm>
+
+#include "models/kernel/kernel.h"
+#include "models/kernel/sched/fair_pelt.h"
+#include "sim/log.h"
+
+namespace schedlab {
+namespace {
+// sd->imbalance_pct of the MC level (sd_init(): 117 for non-SMT levels).
+constexpr uint64_t kImbalancePct = 117;
+// sysctl_sched_migration_cost: a task that ran this recently is cache hot.
+constexpr int64_t kMigrationCostNs = 500000;
+// busy_factor of sd_init(): a busy CPU balances 16x less often.
+constexpr int64_t kBusyFactor = 16;
+
+bool allowed(const Task& p, int cpu) { return p.cpus_allowed[static_cast<size_t>(cpu)]; }
+}  // namespace
+
+Time Kernel::balance_interval(bool busy) const {
+  // sd->min_interval = sd_weight (ms); busy CPUs stretch it by busy_factor.
+  Time t = Time::ms(nr_cpus());
+  return busy ? t * kBusyFactor : t;
+}
+
+// cpu_util(cpu, p, dst_cpu, 0): CFS util of `cpu` as if p were placed on
+// dst_cpu (util_avg and util_est, capped at the CPU's capacity).
+uint64_t Kernel::cpu_util(int cpu, const Task* p, int dst_cpu) const {
+  const Rq& rq = *rqs_[static_cast<size_t>(cpu)];
+  uint64_t util = rq.cfs_avg.util_avg;
+  if (p && p->cpu == cpu && dst_cpu != cpu)
+    util -= std::min<uint64_t>(util, p->se.avg.util_avg);
+  else if (p && p->cpu != cpu && dst_cpu == cpu)
+    util += p->se.avg.util_avg;
+  uint64_t est = rq.cfs_avg.util_est.value();
+  if (p && dst_cpu == cpu) est += p->se.avg.util_est.value();
+  util = std::max(util, est);
+  return std::min<uint64_t>(util, rq.capacity);
+}
+
+// cpu_overutilized() on any CPU: its CFS util does not fit its capacity.
+bool Kernel::overutilized() const {
+  for (const auto& rq : rqs_)
+    if (!fits_capacity(cpu_util_cfs(*rq), rq->capacity)) return true;
+  return false;
+}
+
+// find_energy_efficient_cpu(): per performance domain, the allowed CPU with
+// the most spare capacity (and prev_cpu), compared by the energy the task
+// adds; -1 when EAS cannot decide.
+int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
+  if (!asym_capacity_ || domains_.empty()) return -1;
+  for (const auto& d : domains_)
+    if (!d.em) return -1;
+  int target = prev_cpu;
+  if (task_util_est(p.se.avg) == 0) return target;
+  const uint64_t kNone = UINT64_MAX;
+  uint64_t best_delta = kNone, prev_delta = kNone;
+  int best_energy_cpu = -1, best_fits = -1, prev_fits = -1;
+  std::array<uint64_t, 16> utils{};
+  for (const FreqDomain& d : domains_) {
+    int64_t prev_spare = -1, max_spare = -1;
+    int max_spare_cpu = -1, max_fits = -1;
+    for (int cpu : d.cpus) {
+      if (!allowed(p, cpu)) continue;
+      uint64_t util = cpu_util(cpu, &p, cpu);
+      uint64_t cap = rqs_[cpu]->capacity;
+      if (!fits_capacity(util, cap)) continue;
+      int64_t spare = static_cast<int64_t>(cap - std::min(cap, util));
+      if (cpu == prev_cpu) {
+        prev_spare = spare;
+        prev_fits = 1;
+      } else if (1 > max_fits || spare > max_spare) {
+        max_spare = spare;
+        max_spare_cpu = cpu;
+        max_fits = 1;
+      }
+    }
+    if (max_spare_cpu < 0 && prev_spare < 0) continue;
+    size_t n = std::min(d.cpus.size(), utils.size());
+    auto energy_with = [&](int dst) {
+      for (size_t i = 0; i < n; ++i) utils[i] = cpu_util(d.cpus[i], &p, dst);
+      return d.em->compute_energy(std::span<const uint64_t>(utils.data(), n));
+    };
+    uint64_t base = energy_with(-1);
+    if (prev_spare > -1) {
+      uint64_t e = energy_with(prev_cpu);
+      if (e < base) return target;
+      prev_delta = e - base;
+      best_delta = std::min(best_delta, prev_delta);
+    }
+    if (max_spare_cpu >= 0 && max_spare > prev_spare) {
+      if (max_fits < best_fits) continue;
+      uint64_t e = energy_with(max_spare_cpu);
+      if (e < base) return target;
+      uint64_t cur = e - base;
+      if (max_fits > 0 && best_fits > 0 && cur >= best_delta) continue;
+      best_delta = cur;
+      best_energy_cpu = max_spare_cpu;
+      best_fits = max_fits;
+    }
+  }
+  if (best_energy_cpu >= 0 && (best_fits > prev_fits || (best_fits > 0 && best_delta < prev_delta)))
+    target = best_energy_cpu;
+  SL_DEBUG("{:.6f} eas {}-{} util {}: prev cpu{} -> cpu{}", now().to_s(), p.comm, p.pid, task_util_est(p.se.avg),
+           prev_cpu, target);
+  return target;
+}
+
+// wake_affine(): WA_IDLE then WA_WEIGHT, between the waker's and the
+// wakee's previous CPU.
+int Kernel::wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync) {
+  // wake_affine_idle()
+  if (cpu_idle(this_cpu)) return cpu_idle(prev_cpu) ? prev_cpu : this_cpu;
+  if (sync && rqs_[this_cpu]->nr_running == 1) return this_cpu;
+  if (cpu_idle(prev_cpu)) return prev_cpu;
+  // wake_affine_weight(): compare loads scaled by the other CPU's capacity.
+  const Rq& t = *rqs_[this_cpu];
+  const Rq& pr = *rqs_[prev_cpu];
+  uint64_t task_load = p.se.avg.load_avg;
+  int64_t this_eff = static_cast<int64_t>(t.cfs_avg.load_avg + task_load);
+  if (sync) this_eff -= std::min<int64_t>(this_eff, static_cast<int64_t>(rqs_[this_cpu]->curr->se.avg.load_avg));
+  this_eff *= pr.capacity * 100;
+  int64_t prev_eff = static_cast<int64_t>(pr.cfs_avg.load_avg) - static_cast<int64_t>(task_load);
+  prev_eff = std::max<int64_t>(prev_eff, 0) * t.capacity * static_cast<int64_t>(100 + (kImbalancePct - 100) / 2);
+  return this_eff < prev_eff ? this_cpu : prev_cpu;
+}
+
+// select_idle_capacity(): on asymmetric systems, the first idle CPU from
+// target on that fits the task, else the idle one with the most capacity.
+int Kernel::select_idle_capacity(Task& p, int target) {
+  uint64_t task_util = task_util_est(p.se.avg);
+  int best = -1;
+  uint64_t best_cap = 0;
+  int n = nr_cpus();
+  for (int i = 0; i < n; ++i) {
+    int cpu = (target + i) % n;
+    if (!allowed(p, cpu) || !cpu_idle(cpu)) continue;
+    uint64_t cap = rqs_[cpu]->capacity;
+    if (fits_capacity(task_util, cap)) return cpu;
+    if (cap > best_cap) {
+      best_cap = cap;
+      best = cpu;
+    }
+  }
+  return best;
+}
+
+// select_idle_sibling(): target if idle (and fitting), else prev, else the
+// recently used CPU, else the first idle CPU of the LLC after target.
+int Kernel::select_idle_sibling(Task& p, int prev, int target) {
+  uint64_t task_util = task_util_est(p.se.avg);
+  auto fits = [&](int cpu) { return !asym_capacity_ || fits_capacity(task_util, rqs_[cpu]->capacity); };
+  if (allowed(p, target) && cpu_idle(target) && fits(target)) return target;
+  if (prev != target && allowed(p, prev) && cpu_idle(prev) && fits(prev)) return prev;
+  int recent = p.recent_used_cpu;
+  p.recent_used_cpu = prev;
+  if (recent != prev && recent != target && allowed(p, recent) && cpu_idle(recent) && fits(recent)) return recent;
+  if (asym_capacity_) {
+    int i = select_idle_capacity(p, target);
+    return i >= 0 ? i : target;
+  }
+  int n = nr_cpus();
+  for (int i = 1; i <= n; ++i) {
+    int cpu = (target + i) % n;
+    if (allowed(p, cpu) && cpu_idle(cpu)) return cpu;
+  }
+  return target;
+}
+
+// The slow path for new tasks (sched_balance_find_dst_cpu): the idlest
+// allowed CPU -- an idle one (the largest capacity first when they differ,
+// as a new task's util is unknown), else the least loaded.
+int Kernel::find_idlest_cpu(Task& p, int prev_cpu) {
+  int best = -1;
+  for (int c = 0; c < nr_cpus(); ++c) {
+    if (!allowed(p, c)) continue;
+    if (best < 0) {
+      best = c;
+      continue;
+    }
+    const Rq& a = *rqs_[c];
+    const Rq& b = *rqs_[best];
+    bool ai = cpu_idle(c), bi = cpu_idle(best);
+    if (ai != bi) {
+      if (ai) best = c;
+      continue;
+    }
+    uint64_t la = a.cfs_avg.load_avg * 1024 / a.capacity + static_cast<uint64_t>(a.nr_running) * 1024;
+    uint64_t lb = b.cfs_avg.load_avg * 1024 / b.capacity + static_cast<uint64_t>(b.nr_running) * 1024;
+    if (la < lb || (la == lb && a.capacity > b.capacity)) best = c;
+  }
+  return best < 0 ? prev_cpu : best;
+}
+
+// select_task_rq_fair().
+int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
+  if (nr_cpus() == 1) return 0;
+  int cpu = event_cpu_ >= 0 ? event_cpu_ : prev_cpu;  // smp_processor_id(): the waker's CPU
+  if (!allowed(p, prev_cpu)) prev_cpu = find_idlest_cpu(p, prev_cpu);
+  if (wake_flags & kWfFork) return find_idlest_cpu(p, prev_cpu);
+  int new_cpu = prev_cpu;
+  if (wake_flags & kWfTtwu) {
+    if (!overutilized()) {
+      int eas = find_energy_efficient_cpu(p, prev_cpu);
+      if (eas >= 0) return eas;
+    }
+    if (allowed(p, cpu) && cpu != prev_cpu) new_cpu = wake_affine(p, cpu, prev_cpu, wake_flags & kWfSync);
+  }
+  return select_idle_sibling(p, prev_cpu, new_cpu);
+}
+
+// ------------------------------------------------------------ balancing
+
+// can_migrate_task(): allowed on dst, not running, not delayed, and not
+// cache hot (ran within migration_cost) unless told to ignore it.
+bool Kernel::can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot) const {
+  if (!allowed(p, dst_cpu) || p.on_cpu || p.se.sched_delayed || !p.on_rq) return false;
+  if (p.sched_class != SchedClassId::kFair) return false;
+  if (!ignore_hot && now().count() - p.se.exec_start < kMigrationCostNs) return false;
+  return true;
+}
+
+namespace {
+// The group types of update_sg_lb_stats()/group_classify(), lowest first.
+enum class GroupType { kHasSpare, kFullyBusy, kMisfit, kOverloaded };
+struct CpuStats {
+  GroupType type = GroupType::kHasSpare;
+  uint64_t load = 0;      // cfs load_avg
+  uint64_t util = 0;
+  uint64_t avg_load = 0;  // load scaled by capacity
+  int nr = 0;             // h_nr_running (fair)
+};
+}  // namespace
+
+// sched_balance_rq(): one pass of the load balancer for dst. Returns the
+// number of tasks moved.
+int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
+  int n = nr_cpus();
+  if (n == 1) return 0;
+  auto stats_of = [&](const Rq& rq) {
+    CpuStats s;
+    s.nr = rq.cfs.nr_running - rq.cfs.nr_delayed;
+    s.load = rq.cfs_avg.load_avg;
+    s.util = rq.cfs_avg.util_avg;
+    s.avg_load = s.load * 1024 / rq.capacity;
+    // group_classify() for a one-CPU group.
+    bool overloaded = s.nr > 1 && (rq.capacity * 100 < s.util * kImbalancePct ||
+                                   rq.capacity * kImbalancePct < rq.cfs_avg.runnable_avg * 100);
+    bool misfit = asym_capacity_ && rq.misfit_task_load > 0;
+    bool fully_busy = rq.capacity * 100 < s.util * kImbalancePct || !(rq.curr->is_idle_task || s.nr == 0);
+    if (overloaded)
+      s.type = GroupType::kOverloaded;
+    else if (misfit)
+      s.type = GroupType::kMisfit;
+    else if (fully_busy)
+      s.type = GroupType::kFullyBusy;
+    return s;
+  };
+  CpuStats local = stats_of(dst);
+  int busiest = -1;
+  CpuStats bs;
+  for (int c = 0; c < n; ++c) {
+    if (c == dst.cpu) continue;
+    const Rq& rq = *rqs_[c];
+    CpuStats s = stats_of(rq);
+    if (s.type == GroupType::kHasSpare && s.nr <= 1) continue;
+    // A misfit task only moves to a CPU with more capacity.
+    if (s.type == GroupType::kMisfit && rq.capacity >= dst.capacity) continue;
+    bool better = busiest < 0 || s.type > bs.type ||
+                  (s.type == bs.type &&
+                   (s.type == GroupType::kMisfit ? rq.misfit_task_load > rqs_[busiest]->misfit_task_load
+                                                 : (s.avg_load > bs.avg_load || (s.avg_load == bs.avg_load && s.nr > bs.nr))));
+    if (better) {
+      busiest = c;
+      bs = s;
+    }
+  }
+  if (busiest < 0) return 0;
+  Rq& src = *rqs_[busiest];
+  // calculate_imbalance(): what to move.
+  enum class Migrate { kTask, kLoad, kMisfit } type;
+  int64_t imbalance = 0;
+  if (bs.type == GroupType::kMisfit) {
+    type = Migrate::kMisfit;
+    imbalance = 1;
+  } else if (local.type == GroupType::kHasSpare) {
+    // Even out the number of tasks when dst has spare capacity.
+    type = Migrate::kTask;
+    imbalance = std::max(1, (bs.nr - local.nr) / 2);
+    if (bs.nr - local.nr < 2 && !(dst_idle && bs.nr >= 2)) return 0;
+  } else if (bs.type == GroupType::kOverloaded && bs.avg_load > local.avg_load * kImbalancePct / 100) {
+    type = Migrate::kLoad;
+    uint64_t avg = (bs.load + local.load) * 1024 / (src.capacity + dst.capacity);
+    imbalance = static_cast<int64_t>(std::min(bs.avg_load - avg, avg - std::min(avg, local.avg_load)) * dst.capacity / 1024);
+    if (imbalance <= 0) return 0;
+  } else {
+    return 0;
+  }
+  // detach_tasks(): from the most recently queued, while imbalance remains.
+  int moved = 0;
+  std::vector<Task*>& tl = src.cfs.timeline;
+  for (int pass = 0; pass < 2 && imbalance > 0 && moved == 0; ++pass) {
+    bool ignore_hot = pass == 1 && dst_idle;  // after a failed attempt (nr_balance_failed)
+    for (size_t i = tl.size(); i-- > 0 && imbalance > 0;) {
+      if (i >= tl.size()) continue;
+      Task& p = *tl[i];
+      if (!can_migrate_task(p, dst.cpu, ignore_hot)) continue;
+      if (type == Migrate::kLoad) {
+        if (p.se.avg.load_avg / 2 > static_cast<uint64_t>(imbalance)) continue;
+        imbalance -= static_cast<int64_t>(p.se.avg.load_avg);
+      } else if (type == Migrate::kMisfit) {
+        if (fits_capacity(task_util_est(p.se.avg), src.capacity)) continue;
+        imbalance = 0;
+      } else {
+        --imbalance;
+      }
+      SL_DEBUG("{:.6f} load balance: {}-{} cpu{} -> cpu{} ({})", now().to_s(), p.comm, p.pid, src.cpu, dst.cpu,
+               type == Migrate::kMisfit ? "misfit" : type == Migrate::kLoad ? "load" : "tasks");
+      move_queued_task(p, dst.cpu);
+      ++moved;
+    }
+  }
+  // Active balance: the misfit task is running on src; stop it and push it.
+  if (moved == 0 && type == Migrate::kMisfit && !src.curr->is_idle_task &&
+      src.curr->sched_class == SchedClassId::kFair && allowed(*src.curr, dst.cpu)) {
+    active_balance(src, dst.cpu);
+    moved = 1;
+  }
+  return moved;
+}
+
+// active_load_balance_cpu_stop(): the stopper preempts the running task on
+// src and moves it to dst.
+void Kernel::active_balance(Rq& src, int dst_cpu) {
+  Task& p = *src.curr;
+  int saved = event_cpu_;
+  event_cpu_ = src.cpu;
+  update_rq_clock(src);
+  account_progress(src);
+  src.work_timer.cancel();
+  update_curr(src);
+  class_of(p).put_prev_task(src, p, nullptr);
+  SL_DEBUG("{:.6f} active balance: {}-{} cpu{} -> cpu{} (misfit)", now().to_s(), p.comm, p.pid, src.cpu, dst_cpu);
+  switch_to(src, p, *src.idle, TaskState::kRunning);
+  move_queued_task(p, dst_cpu);
+  resched_curr(src);
+  event_cpu_ = saved;
+}
+
+bool Kernel::sched_balance_newidle(Rq& rq) {
+  if (nr_cpus() == 1) return false;
+  update_rq_clock(rq);
+  int moved = sched_balance_rq(rq, true);
+  rq.next_balance = now() + balance_interval(false);
+  return moved > 0;
+}
+
+// nohz idle balance: the kicked idle CPU balances for every idle CPU.
+void Kernel::nohz_idle_balance() {
+  for (auto& rqp : rqs_) {
+    Rq& rq = *rqp;
+    rq.ilb_pending = false;
+    if (!cpu_idle(rq.cpu)) continue;
+    update_rq_clock(rq);
+    if (sched_balance_rq(rq, true) > 0) resched_curr(rq);
+  }
+}
+
+// sched_balance_trigger() from the tick: balance this CPU when its
+// interval is due, and kick an idle CPU when this one has more than it can
+// run (nohz_balancer_kick()).
+void Kernel::sched_balance_trigger(Rq& rq) {
+  if (nr_cpus() == 1) return;
+  if (now() >= rq.next_balance) {
+    sched_balance_rq(rq, false);
+    rq.next_balance = now() + balance_interval(true);
+  }
+  bool needs = rq.cfs.nr_running - rq.cfs.nr_delayed >= 2 || rq.misfit_task_load > 0;
+  if (!needs) return;
+  for (auto& other : rqs_) {
+    if (!cpu_idle(other->cpu) || other->ilb_pending) continue;
+    other->ilb_pending = true;
+    other->ilb_kick.arm(now() + params_.ipi_latency);
+    return;
+  }
+}
+
+}  // namespace schedlab

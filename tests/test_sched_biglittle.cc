@@ -1,0 +1,194 @@
+// Capacity and frequency invariance, PELT in the run-queues, schedutil, EAS,
+// misfit migration and energy accounting on a toy big.LITTLE platform
+// (tests/sched_test_util.h: little capacity 256, big 1024).
+#include <catch2/catch.hpp>
+
+#include "sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+namespace {
+ScenarioParams toy(const std::string& governor = "schedutil") {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.platform = toy_big_little(governor);
+  return p;
+}
+
+void check_conservation(const RunResult& r) {
+  REQUIRE(r.has_power());
+  double cluster_sum = 0;
+  for (const auto& cl : r.clusters) {
+    double cpu_sum = 0;
+    for (int c : cl.cpus) cpu_sum += r.cpus[static_cast<size_t>(c)].energy_mj();
+    CHECK(cl.cpu_energy_mj == Approx(cpu_sum));
+    cluster_sum += cl.energy_mj();
+  }
+  CHECK(r.total_energy_mj() == Approx(cluster_sum));
+  for (const auto& c : r.cpus) {
+    Time at_opps;
+    for (Time t : c.busy_at_opp) at_opps += t;
+    CHECK(at_opps == c.busy);
+    CHECK(at_opps + c.idle == r.elapsed());
+  }
+}
+}  // namespace
+
+TEST_CASE("capacities follow capacity-dmips-mhz x max frequency, normalised to 1024", "[biglittle]") {
+  ScenarioParams p = toy();
+  p.tasks = {hog("h")};
+  System sys(p, 1);
+  CHECK(sys.kernel().rq(0).capacity == 256);
+  CHECK(sys.kernel().rq(1).capacity == 256);
+  CHECK(sys.kernel().rq(2).capacity == 1024);
+  CHECK(sys.kernel().rq(3).capacity == 1024);
+  CHECK(sys.kernel().asym_capacity());
+}
+
+// 10 ms of work (capacity 1024 at f_max) takes 10 ms on a big CPU at 2 GHz,
+// 1024/256 = 4x longer on a little CPU at its max, and twice that again at
+// half its maximum frequency (powersave: 500 of 1000 MHz).
+TEST_CASE("the same work takes capacity- and frequency-scaled time", "[biglittle]") {
+  auto first_done = [](const std::string& governor, int cpu) {
+    ScenarioParams p = toy(governor);
+    p.duration = Time::ms(200);
+    TaskSpec t = task("t", {ev_run(Time::ms(10)), ev_sleep(Time::s(10))});
+    t.cpus = {cpu};
+    p.tasks = {t};
+    System sys(p, 1);
+    SwitchLog log;
+    sys.add_observer(&log);
+    sys.run();
+    for (const auto& r : log.log)
+      if (r.prev == "t" && r.prev_state == 'S') return r.t;
+    return Time::max();
+  };
+  CHECK(first_done("performance", 2) == Time::ms(10));
+  CHECK(first_done("performance", 0) == Time::ms(40));
+  CHECK(first_done("powersave", 0) == Time::ms(80));
+}
+
+// A 25% duty cycle (4 ms of work every 16 ms on a big CPU at f_max) has a
+// util_avg oscillating around 1024/4 = 256 once converged.
+TEST_CASE("PELT in the run-queue: a 25% task's util_avg settles near 256", "[biglittle][pelt]") {
+  ScenarioParams p = toy("performance");
+  p.duration = Time::s(2);
+  TaskSpec t = task("t", {ev_run(Time::ms(4)), ev_timer("t", Time::ms(16))});
+  t.cpus = {2};
+  p.tasks = {t};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  double sum = 0;
+  int n = 0;
+  for (Time at = Time::ms(1000); at <= Time::ms(2000); at += Time::us(500)) {
+    k.run_until(at);
+    sum += static_cast<double>(find_task(k, "t").se.avg.util_avg);
+    ++n;
+  }
+  CHECK(sum / n == Approx(256).epsilon(0.08));
+}
+
+// schedutil with the 1.25 headroom: a 25% task (util ~256) asks for
+// 1.25 * 256/1024 * 2 GHz = 625 MHz on the big cluster: the lowest OPP at or
+// above is 1 GHz. A hog asks for the top.
+TEST_CASE("schedutil picks the lowest OPP above 1.25 x util", "[biglittle][cpufreq]") {
+  ScenarioParams p = toy();
+  p.duration = Time::s(1);
+  TaskSpec t = task("t", {ev_run(Time::ms(4)), ev_timer("t", Time::ms(16))});
+  t.cpus = {2};
+  TaskSpec h = hog("h");
+  h.cpus = {3};
+  SECTION("a 25% task") {
+    p.tasks = {t};
+    System sys(p, 1);
+    sys.run();
+    CHECK(sys.kernel().freq_domains()[1].cur_khz == 1000000);
+    check_conservation(sys.result());
+  }
+  SECTION("a hog") {
+    p.tasks = {h};
+    System sys(p, 1);
+    sys.run();
+    CHECK(sys.kernel().freq_domains()[1].cur_khz == 2000000);
+    check_conservation(sys.result());
+  }
+}
+
+// A small task (1 ms of work every 16 ms, util ~64) fits a little CPU
+// (64 * 1.25 < 256); the energy of the little domain at its lowest OPP
+// (cost 18000*10/128) is far below the big one's (245000*10/512), so EAS
+// keeps it on a little CPU while nothing is overutilized.
+TEST_CASE("EAS places a small task on a little CPU", "[biglittle][eas]") {
+  ScenarioParams p = toy();
+  p.duration = Time::s(2);
+  p.warmup = Time::ms(500);
+  p.tasks = {task("small", {ev_run(Time::ms(1)), ev_sleep(Time::ms(15))})};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  int on_little = 0, on_big = 0;
+  for (const auto& r : log.log)
+    if (r.next == "small" && r.t >= Time::ms(500)) (r.cpu < 2 ? on_little : on_big)++;
+  CHECK(on_little > 50);
+  CHECK(on_big == 0);
+  check_conservation(sys.result());
+}
+
+// The task starts small (on a little CPU, by EAS) and then becomes a hog:
+// its util grows past 256/1.25 on the little CPU, update_misfit_status()
+// flags it at the tick, the nohz idle balance on an idle big CPU finds the
+// misfit and active-balances the running task over.
+TEST_CASE("a growing task migrates to a big CPU as misfit", "[biglittle][misfit]") {
+  ScenarioParams p = toy();
+  p.duration = Time::s(3);
+  TaskSpec t;
+  t.name = "grower";
+  PhaseSpec small;
+  small.loop = 60;
+  small.events = {ev_run(Time::ms(1)), ev_sleep(Time::ms(15))};
+  PhaseSpec big;
+  big.loop = -1;
+  big.events = {ev_run(Time::s(10))};
+  t.phases = {small, big};
+  p.tasks = {t};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(900));
+  CHECK(find_task(k, "grower").cpu < 2);  // small: EAS keeps it little
+  sys.run();
+  CHECK(find_task(k, "grower").cpu >= 2);  // grown: now on a big CPU
+  RunResult r = sys.result();
+  CHECK(metrics_of(r, "grower").migrations >= 1);
+  check_conservation(r);
+}
+
+TEST_CASE("eight hogs on eight CPUs end one per CPU", "[smp][balance]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 8);
+  p.duration = Time::s(2);
+  TaskSpec h = hog("hog");
+  h.instances = 8;
+  p.tasks = {h};
+  System sys(p, 1);
+  sys.run();
+  RunResult r = sys.result();
+  for (const auto& c : r.cpus) CHECK(c.idle == Time::zero());
+  for (const auto& t : r.tasks) CHECK(t.cpu_time == Time::s(2));
+}
+
+// Sixteen hogs start all at once: new tasks go to the idlest CPU, and the
+// periodic and idle balancing keep two per CPU.
+TEST_CASE("load balancing evens out sixteen hogs on eight CPUs", "[smp][balance]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 8);
+  p.duration = Time::s(2);
+  TaskSpec h = hog("hog");
+  h.instances = 16;
+  p.tasks = {h};
+  System sys(p, 1);
+  sys.run();
+  RunResult r = sys.result();
+  for (const auto& c : r.cpus) CHECK(c.idle == Time::zero());
+  for (const auto& t : r.tasks) CHECK(t.cpu_time.to_s() == Approx(1.0).margin(0.05));
+}
