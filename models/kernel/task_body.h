@@ -38,6 +38,12 @@ class TaskBody {
   // Called on the task's CPU, at the current simulated time, when the
   // previous action is complete (for kBlock: after the task was woken).
   virtual Action next(Task& self) = 0;
+  // The task is about to block in __schedule() (sched_submit_work() ->
+  // wq_worker_sleeping() for workqueue workers: concurrency management).
+  virtual void on_sleeping(Task& self) {}
+  // The task runs again after having blocked (sched_update_worker() ->
+  // wq_worker_running()).
+  virtual void on_running(Task& self) {}
 };
 
 }  // namespace schedlab

@@ -483,6 +483,7 @@ void Kernel::schedule(Rq& rq) {
   TaskState prev_state = TaskState::kRunning;
   if (!prev.is_idle_task && prev.state != TaskState::kRunning) {
     prev_state = prev.state;
+    if (prev.body) prev.body->on_sleeping(prev);
     int flags = kDequeueSleep | (prev.state == TaskState::kDead ? kDequeueSpecial : 0);
     if (class_of(prev).dequeue_task(rq, prev, flags)) {
       prev.on_rq = false;
@@ -569,6 +570,9 @@ void Kernel::continue_current(Rq& rq) {
       break;
     case Task::Act::kExited:
       return;
+    case Task::Act::kBlocked:
+      if (p.body) p.body->on_running(p);
+      break;
     default:
       break;
   }
