@@ -91,6 +91,8 @@ struct Rq {
   SchedAvg avg_rt;                 // rq->avg_rt
   uint64_t misfit_task_load = 0;   // rq->misfit_task_load
   Time next_balance;               // rq->next_balance (periodic load balance)
+  int64_t avg_idle = 1000000;      // rq->avg_idle: 2 * sysctl_sched_migration_cost at boot
+  Time idle_stamp = Time::max();   // rq->idle_stamp: when newidle balance found nothing
   bool ilb_pending = false;        // a nohz idle-balance kick is on its way
   Timer ilb_kick;
   Task* curr = nullptr;
@@ -284,6 +286,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   Timer rt_period_timer_;
   bool any_rt_ = false;
   int event_cpu_ = -1;  // the CPU whose event is being handled (-1: none)
+  // CPUs that may need __schedule() at the end of this instant.
+  std::vector<uint64_t> resched_mask_;
+  void mark_resched(int cpu) { resched_mask_[static_cast<size_t>(cpu) >> 6] |= 1ULL << (cpu & 63); }
 };
 
 }  // namespace schedlab

@@ -147,6 +147,11 @@ class CpufreqGovernor {
     return std::nullopt;
   }
 
+  // Whether update_util() could change anything now (a cheap test so the
+  // caller can skip gathering utilisation: schedutil's rate limit, as
+  // sugov_should_update_freq() is the first thing sugov_update_*() decides).
+  virtual bool update_due(Time now, unsigned flags) const { return false; }
+
   // New policy->min / policy->max (0 = table bound), then governor->limits().
   // Returns the new frequency if it changes now.
   std::optional<uint64_t> set_limits(uint64_t min_khz, uint64_t max_khz, Time now);
@@ -195,6 +200,11 @@ class SchedutilGovernor final : public CpufreqGovernor {
 
   explicit SchedutilGovernor(const GovernorParams& params);
   std::string_view name() const override { return "schedutil"; }
+  // Simplification: a call skipped here would only have refreshed the
+  // CPU's iowait boost bookkeeping, which matters only with iowait flags.
+  bool update_due(Time now, unsigned flags) const override {
+    return flags != 0 || limits_changed_ || now - last_freq_update_time_ >= freq_update_delay_;
+  }
   uint64_t start(const CpufreqPolicy& policy, Time now) override;
   std::optional<uint64_t> update_util(size_t cpu, std::span<const CpuUtil> utils, Time now,
                                       unsigned flags = 0) override;

@@ -92,6 +92,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     idle_tasks_.push_back(std::move(idle));
     rqs_.push_back(std::move(rq));
   }
+  resched_mask_.assign((static_cast<size_t>(nr_cpus) + 63) / 64, 0);
   setup_tunables();
   setup_platform(platform);
   rt_period_timer_ = Timer(sim_.queue(), this, tag(Ev::kRtPeriod, 0), kTierTick);
@@ -238,7 +239,8 @@ void Kernel::on_event(uint64_t t) {
     }
     case Ev::kResched:
       // The IPI arrived: the flag set earlier is now acted on at the end of
-      // this instant (nothing else to do).
+      // this instant.
+      mark_resched(static_cast<int>(arg));
       break;
     case Ev::kServer:
       event_cpu_ = static_cast<int>(arg);
@@ -351,6 +353,15 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
 }
 
 void Kernel::ttwu_do_activate(Rq& rq, Task& p, int flags, const Task* waker) {
+  // ttwu_do_wakeup(): the idle period that ends feeds rq->avg_idle
+  // (update_avg(): avg += (sample - avg) / 8, capped at 2 x migration cost).
+  if (rq.idle_stamp != Time::max()) {
+    int64_t delta = (now() - rq.idle_stamp).count();
+    const int64_t max = 2 * 500000;
+    if (rq.avg_idle > max) rq.avg_idle = max;
+    rq.avg_idle += (delta - rq.avg_idle) / 8;
+    rq.idle_stamp = Time::max();
+  }
   int enqueue_flags = kEnqueueWakeup | ((flags >> 8) & kEnqueueMigrated);
   p.wake_pending = false;
   activate_task(rq, p, enqueue_flags);
@@ -405,6 +416,7 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
 }
 
 void Kernel::resched_curr(Rq& rq) {
+  mark_resched(rq.cpu);
   if (rq.need_resched) return;
   rq.need_resched = true;
   // A remote CPU learns of it by IPI (smp_send_reschedule()).
@@ -423,6 +435,7 @@ void Kernel::resched_curr_lazy(Rq& rq) {
     return;
   }
   rq.need_resched_lazy = true;
+  mark_resched(rq.cpu);
 }
 
 // ---------------------------------------------------------------- schedule
@@ -443,16 +456,26 @@ bool Kernel::can_preempt_now(const Rq& rq) const {
 
 bool Kernel::on_instant_end() {
   bool did = false;
-  for (auto& rqp : rqs_) {
-    Rq& rq = *rqp;
+  // Only CPUs flagged during this instant (resched, block, yield, exit,
+  // action boundary) can need a pick; walk them in CPU order.
+  for (size_t w = 0; w < resched_mask_.size(); ++w) {
+   while (resched_mask_[w]) {
+    int bit = __builtin_ctzll(resched_mask_[w]);
+    resched_mask_[w] &= resched_mask_[w] - 1;
+    Rq& rq = *rqs_[w * 64 + static_cast<size_t>(bit)];
     const Task& curr = *rq.curr;
     bool voluntary = !curr.is_idle_task && curr.act != Task::Act::kRun && curr.act != Task::Act::kRunWall;
     bool want = voluntary || rq.need_resched || (rq.need_resched_lazy && rq.at_preempt_point);
     if (want && can_preempt_now(rq)) {
       schedule(rq);
       did = true;
+    } else if (want) {
+      // Not preemptible yet (IPI in flight, lazy, kernel code under
+      // PREEMPT_NONE): the deciding event (IPI, tick, action end) flags it
+      // again.
     }
     rq.at_preempt_point = false;
+   }
   }
   return did;
 }
@@ -583,6 +606,7 @@ void Kernel::continue_current(Rq& rq) {
 // takes time or gives up the CPU.
 void Kernel::advance_current(Rq& rq) {
   Task& p = *rq.curr;
+  mark_resched(rq.cpu);  // blocking, yielding or exiting needs __schedule()
   for (int guard = 0;; ++guard) {
     if (guard > 100000)
       throw ModelError(fmt::format("task {} makes no progress: 100000 events at t={} take no time", p.comm,
@@ -619,6 +643,7 @@ void Kernel::advance_current(Rq& rq) {
 
 void Kernel::on_work_done(Rq& rq) {
   Task& p = *rq.curr;
+  mark_resched(rq.cpu);
   if (p.act == Task::Act::kRun) p.work_left = 0;
   rq.seg_start = now();
   rq.at_preempt_point = true;  // syscall / cond_resched() boundary
@@ -648,6 +673,7 @@ void Kernel::scheduler_tick(Rq& rq) {
     rq.need_resched_lazy = false;
     rq.need_resched = true;
   }
+  if (rq.need_resched) mark_resched(rq.cpu);
   arm_tick(rq);
 }
 

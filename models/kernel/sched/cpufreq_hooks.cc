@@ -113,6 +113,7 @@ uint64_t Kernel::cpu_util_cfs(const Rq& rq) const {
 void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
   if (rq.domain < 0) return;
   FreqDomain& d = domains_[static_cast<size_t>(rq.domain)];
+  if (!d.governor->update_due(now(), flags)) return;
   // sugov_get_util() for every CPU of the policy (shared policies look at
   // all of them).
   std::array<CpuUtil, 16> utils{};
