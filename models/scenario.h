@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "models/devices/device_params.h"
 #include "models/kernel/kernel_params.h"
+#include "models/kernel/workqueue/workqueue_params.h"
 #include "models/workload/task_spec.h"
 #include "sim/time.h"
 
@@ -22,6 +24,11 @@ struct ScenarioParams {
   uint64_t seed = 1;
   bool pi_enabled = true;           // rt-app global.pi_enabled: mutexes are rt_mutex (PI)
   std::vector<TaskSpec> tasks;
+  // Kernel execution contexts and devices (`workqueue:`, `workqueues:`,
+  // `kthread_workers:`, `devices:`); empty in scenarios that use none.
+  WorkqueueSubsysParams workqueue;
+  std::vector<KthreadWorkerParams> kthread_workers;
+  std::vector<DeviceParams> devices;
   std::vector<std::string> warnings;  // what an import could not model, one line each
 };
 

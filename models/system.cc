@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "models/devices/drm_sched.h"
+#include "models/devices/gpu.h"
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
+#include "models/kernel/kthread_worker.h"
+#include "models/kernel/workqueue/workqueue.h"
 #include "models/metrics/recorder.h"
+#include "models/workload/device_calls.h"
 #include "models/workload/rtapp_body.h"
 
 namespace schedlab {
@@ -44,7 +49,78 @@ struct System::Impl {
   std::unique_ptr<RtAppWorld> world;
   std::unique_ptr<MetricsRecorder> recorder;
   std::vector<std::unique_ptr<RtAppBody>> bodies;
+  // Kernel execution contexts and devices (only when the scenario has some).
+  std::unique_ptr<RunnableTracker> tracker;
+  std::unique_ptr<WorkqueueSystem> workqueues;
+  std::vector<std::unique_ptr<KthreadWorker>> kthread_workers;
+  std::vector<std::unique_ptr<Gpu>> gpus;
+  std::vector<std::unique_ptr<DrmGpuScheduler>> drm_scheds;
+  std::unique_ptr<DeviceCalls> calls;
+  void build_exec_contexts();
 };
+
+// Workqueues, kthread_workers and devices, after the tasks (so adding them
+// to a scenario leaves the tasks' pids unchanged); then every call event is
+// checked against the names they registered.
+void System::Impl::build_exec_contexts() {
+  bool any_call = false;
+  for (const TaskSpec& t : params.tasks)
+    for (const PhaseSpec& ph : t.phases)
+      for (const EventSpec& e : ph.events) any_call |= e.kind == EventSpec::Kind::kCall;
+  if (!any_call && params.workqueue.workqueues.empty() && params.kthread_workers.empty() && params.devices.empty())
+    return;
+  Kernel& k = *kernel;
+  tracker = std::make_unique<RunnableTracker>();
+  k.add_observer(tracker.get());
+  workqueues = std::make_unique<WorkqueueSystem>(k, params.platform, params.workqueue, *tracker);
+  calls = std::make_unique<DeviceCalls>(k);
+  calls->set_workqueues(workqueues.get());
+  for (const KthreadWorkerParams& kp : params.kthread_workers) {
+    kthread_workers.push_back(std::make_unique<KthreadWorker>(k, kp, *tracker));
+    calls->add_kthread_worker(*kthread_workers.back());
+  }
+  auto find_gpu = [&](const std::string& name) -> Gpu* {
+    for (auto& g : gpus)
+      if (g->name() == name) return g.get();
+    return nullptr;
+  };
+  auto find_worker = [&](const std::string& name) -> KthreadWorker* {
+    for (auto& w : kthread_workers)
+      if (w->name() == name) return w.get();
+    return nullptr;
+  };
+  for (const DeviceParams& d : params.devices)
+    if (const auto* g = std::get_if<GpuParams>(&d.params)) gpus.push_back(std::make_unique<Gpu>(k, d.name, *g, seed));
+  for (const DeviceParams& d : params.devices) {
+    const auto* p = std::get_if<DrmSchedParams>(&d.params);
+    if (!p) continue;
+    auto bad = [&](const std::string& why) { throw ModelError(fmt::format("drm_sched '{}': {}", d.name, why)); };
+    Gpu* gpu = find_gpu(p->gpu);
+    if (!gpu) bad(fmt::format("unknown gpu '{}'", p->gpu));
+    Workqueue* submit = nullptr;
+    KthreadWorker* worker = nullptr;
+    if (p->path == DrmSubmitPath::kWorkqueue) {
+      submit = workqueues->find(p->submit_wq);
+      if (!submit) bad(fmt::format("unknown submit_wq '{}'", p->submit_wq));
+    } else {
+      worker = find_worker(p->kthread_worker);
+      if (!worker) bad(fmt::format("unknown kthread_worker '{}'", p->kthread_worker));
+    }
+    Workqueue* fence = nullptr;
+    if (!p->fence_wq.empty() && !(fence = workqueues->find(p->fence_wq)))
+      bad(fmt::format("unknown fence_wq '{}'", p->fence_wq));
+    drm_scheds.push_back(
+        std::make_unique<DrmGpuScheduler>(k, d.name, *p, *gpu, workqueues.get(), submit, worker, fence));
+    calls->add_drm_scheduler(*drm_scheds.back());
+  }
+  world->set_calls(calls.get());
+  for (const TaskSpec& t : params.tasks)
+    for (const PhaseSpec& ph : t.phases)
+      for (const EventSpec& e : ph.events)
+        if (e.kind == EventSpec::Kind::kCall)
+          if (std::string err = calls->check(e.call); !err.empty())
+            throw ModelError(fmt::format("task {}: {}", t.name, err));
+}
 
 System::System(const ScenarioParams& params, uint64_t seed) : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
@@ -71,6 +147,7 @@ System::System(const ScenarioParams& params, uint64_t seed) : impl_(std::make_un
       s.bodies.push_back(std::move(body));
     }
   }
+  s.build_exec_contexts();
 }
 
 System::~System() = default;
@@ -85,5 +162,9 @@ void System::run() {
 RunResult System::result() const { return impl_->recorder->result(impl_->seed, impl_->kernel->sim().events_dispatched()); }
 
 Kernel& System::kernel() { return *impl_->kernel; }
+
+WorkqueueSystem* System::workqueues() { return impl_->workqueues.get(); }
+
+DeviceCalls* System::device_calls() { return impl_->calls.get(); }
 
 }  // namespace schedlab

@@ -12,6 +12,8 @@
 namespace schedlab {
 
 class Kernel;
+class WorkqueueSystem;
+class DeviceCalls;
 
 class System {
  public:
@@ -22,6 +24,9 @@ class System {
   void run();  // simulates [0, params.duration]
   RunResult result() const;
   Kernel& kernel();
+  // Kernel execution contexts and devices; nullptr when the scenario has none.
+  WorkqueueSystem* workqueues();
+  DeviceCalls* device_calls();
 
  private:
   struct Impl;

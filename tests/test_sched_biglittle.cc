@@ -3,6 +3,7 @@
 // (tests/sched_test_util.h: little capacity 256, big 1024).
 #include <catch2/catch.hpp>
 
+#include "models/config/config.h"
 #include "sched_test_util.h"
 
 using namespace schedlab;
@@ -191,4 +192,31 @@ TEST_CASE("load balancing evens out sixteen hogs on eight CPUs", "[smp][balance]
   RunResult r = sys.result();
   for (const auto& c : r.cpus) CHECK(c.idle == Time::zero());
   for (const auto& t : r.tasks) CHECK(t.cpu_time.to_s() == Approx(1.0).margin(0.05));
+}
+
+// gs101 (Pixel 6) from its mainline device tree: capacities 160 / 498 /
+// 1024 (A55 / A76 / X1; the kernel's integer formula gives 160, not the
+// rounded 161). At each cluster's maximum frequency (performance governor)
+// 10 ms of work takes 10 ms on an X1 and 10 * 1024 / 160 = 64 ms on an A55.
+TEST_CASE("on gs101 the same work takes 1024/160 times longer on an A55 than on an X1", "[biglittle][gs101]") {
+  auto done_at = [](int cpu) {
+    std::string yaml = std::string("platform: {file: \"") + SCHEDLAB_SOURCE_DIR +
+                       "/configs/platforms/gs101.yaml\"}\nduration: 200ms\nkernel: {overheads: {timer_slack: 0}}\n"
+                       "tasks:\n  - name: t\n    cpus: [" + std::to_string(cpu) + "]\n    loop: 1\n"
+                       "    events: [{run: 10ms}]\n";
+    ScenarioParams p = load_scenario_yaml(yaml, "gs101_test.yaml");
+    for (auto& c : p.platform.clusters) c.cpufreq_governor = "performance";
+    System sys(p, 1);
+    SwitchLog log;
+    sys.add_observer(&log);
+    sys.run();
+    CHECK(sys.kernel().rq(0).capacity == 160);
+    CHECK(sys.kernel().rq(4).capacity == 498);
+    CHECK(sys.kernel().rq(7).capacity == 1024);
+    for (const auto& r : log.log)
+      if (r.prev == "t") return r.t;
+    return Time::max();
+  };
+  CHECK(done_at(7) == Time::ms(10));
+  CHECK(done_at(0) == Time::ms(64));
 }

@@ -1,7 +1,8 @@
-// schedlab: the command line. Subcommands: run (more to come: compare,
-// sweep, merge). Exit codes: 0 success; 1 an output file could not be
-// written or an internal error; 2 a usage, configuration or model error.
-// No output file is ever left half-written (experiments/lib/atomic_file.h).
+// schedlab: the command line. Subcommands: run, compare, sweep, merge.
+// Exit codes: 0 success; 1 an output file could not be written, a plot
+// failed, or an internal error; 2 a usage, configuration or model error (or
+// a sweep folder that cannot be used). No output file is ever left
+// half-written (experiments/lib/atomic_file.h).
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -18,11 +19,18 @@
 #include <fmt/format.h>
 
 #include "experiments/lib/atomic_file.h"
+#include "experiments/lib/compare.h"
 #include "experiments/lib/ftrace_writer.h"
+#include "experiments/lib/parallel.h"
+#include "experiments/lib/plots.h"
+#include "experiments/lib/progress.h"
+#include "experiments/lib/report_compare.h"
 #include "experiments/lib/report_csv.h"
 #include "experiments/lib/report_json.h"
 #include "experiments/lib/report_table.h"
 #include "experiments/lib/runner.h"
+#include "experiments/lib/sweep.h"
+#include "experiments/lib/wakegraph.h"
 #include "models/config/config.h"
 #include "models/errors.h"
 #include "sim/log.h"
@@ -56,28 +64,77 @@ void print_main_help() {
                "       schedlab --help | --version\n"
                "\n"
                "commands:\n"
-               "  run    simulate a scenario N times; print per-task wakeup latency, runnable\n"
-               "         wait, CPU share and per-CPU busy/idle time; write JSON, CSV, a trace\n"
+               "  run      simulate a scenario N times; print per-task wakeup latency, runnable\n"
+               "           wait, CPU share and per-CPU busy/idle time; write JSON, CSV, a trace\n"
+               "  compare  run an experiment's variants (overlays on a scenario) N times each;\n"
+               "           print every metric's change against the baseline with a 95% bootstrap\n"
+               "           interval, and who pays: every task group's latency and CPU share change\n"
+               "  sweep    run a grid of overlays (lists, ranges, cartesian products) with\n"
+               "           replications into a folder; resumable, shardable (--shard i/N)\n"
+               "  merge    combine the folders of sharded sweeps into what one sweep writes\n"
                "\n"
-               "'schedlab <command> --help' describes a command's options.\n"
+               "'schedlab <command> --help' describes a command's options; docs/experiments.md\n"
+               "describes experiments, sweeps and their outputs.\n"
                "\n"
                "example:\n"
-               "  schedlab run configs/scenarios/two_hogs.yaml --runs 5 --json two_hogs.json\n";
+               "  schedlab run configs/scenarios/two_hogs.yaml --runs 5 --json two_hogs.json\n"
+               "  schedlab compare configs/experiments/run_to_parity.yaml --plot plots/\n"
+               "  schedlab sweep configs/sweeps/ui_nice.yaml --out ui_nice/\n";
 }
 
+// Values are read as text and parsed here: Boost's lexical_cast turns "-1"
+// into 2^64-1 for unsigned types, and durations need units.
 po::options_description run_options() {
   po::options_description desc("options", 100);
-  // Values are read as text and parsed here: Boost's lexical_cast turns
-  // "-1" into 2^64-1 for unsigned types, and durations need units.
   desc.add_options()
       ("seed", po::value<std::string>()->value_name("N"), "base seed (default: the scenario's seed); run i uses derive_seed(N, i)")
       ("duration", po::value<std::string>()->value_name("T"), "simulated time per run, with a unit: 500ms, 2s (default: the scenario's)")
       ("runs", po::value<std::string>()->value_name("N"), "number of runs, >= 1 (default 1)")
+      ("jobs,j", po::value<std::string>()->value_name("N"), "run N simulations at once (default: all cores); results do not depend on N")
       ("json", po::value<std::string>()->value_name("FILE"), "write the report as JSON (docs/outputs.md)")
       ("csv", po::value<std::string>()->value_name("FILE"), "write the report as CSV (docs/outputs.md)")
       ("trace", po::value<std::string>()->value_name("FILE"), "write run 0 as ftrace text that Perfetto opens (ui.perfetto.dev)")
+      ("wakegraph", po::value<std::string>()->value_name("FILE"), "write who wakes whom (all runs) as Graphviz DOT")
       ("log", po::value<std::string>()->value_name("LEVEL"), "simulator log on stderr: off, error, warn (default), info, debug, trace")
       ("quiet,q", "print no header, tables or progress (warnings and errors still go to stderr)")
+      ("help,h", "show this help");
+  return desc;
+}
+
+po::options_description compare_options() {
+  po::options_description desc("options", 100);
+  desc.add_options()
+      ("jobs,j", po::value<std::string>()->value_name("N"), "run N simulations at once (default: all cores); results do not depend on N")
+      ("runs", po::value<std::string>()->value_name("N"), "runs per variant (default: the experiment's `runs`)")
+      ("json", po::value<std::string>()->value_name("FILE"), "write the comparison as JSON (docs/experiments.md)")
+      ("csv", po::value<std::string>()->value_name("FILE"), "write the comparison as CSV (docs/experiments.md)")
+      ("plot", po::value<std::string>()->value_name("DIR"), "draw latency CDFs and the changes with their intervals as PNG into DIR")
+      ("wakegraph", po::value<std::string>()->value_name("FILE"), "write who wakes whom, one graph per variant, as Graphviz DOT")
+      ("log", po::value<std::string>()->value_name("LEVEL"), "simulator log on stderr: off, error, warn (default), info, debug, trace")
+      ("quiet,q", "print no tables or progress (warnings and errors still go to stderr)")
+      ("help,h", "show this help");
+  return desc;
+}
+
+po::options_description sweep_options() {
+  po::options_description desc("options", 100);
+  desc.add_options()
+      ("jobs,j", po::value<std::string>()->value_name("N"), "run N simulations at once (default: all cores); results do not depend on N")
+      ("out,o", po::value<std::string>()->value_name("DIR"), "output folder (default: sweep_<name>); re-running into it resumes")
+      ("shard", po::value<std::string>()->value_name("i/N"), "run only slice i of N (0 <= i < N) of the runs; combine with 'schedlab merge'")
+      ("plot", po::value<std::string>()->value_name("DIR"), "draw the sweep curves as PNG into DIR (not with --shard)")
+      ("log", po::value<std::string>()->value_name("LEVEL"), "simulator log on stderr: off, error, warn (default), info, debug, trace")
+      ("quiet,q", "print no summary or progress (warnings and errors still go to stderr)")
+      ("help,h", "show this help");
+  return desc;
+}
+
+po::options_description merge_options() {
+  po::options_description desc("options", 100);
+  desc.add_options()
+      ("out,o", po::value<std::string>()->value_name("DIR"), "the merged sweep folder (required; a new folder)")
+      ("plot", po::value<std::string>()->value_name("DIR"), "draw the sweep curves as PNG into DIR")
+      ("quiet,q", "print no summary")
       ("help,h", "show this help");
   return desc;
 }
@@ -98,38 +155,77 @@ void print_run_help() {
                "      --json two_hogs.json --csv two_hogs.csv --trace two_hogs.trace\n";
 }
 
-struct RunArgs {
-  std::string config;
-  std::optional<uint64_t> seed;
-  std::optional<Time> duration;
-  int runs = 1;
-  std::string json, csv, trace;
-  std::string log_level;
-  bool quiet = false;
-  bool help = false;
-};
+void print_compare_help() {
+  std::cout << "usage: schedlab compare EXPERIMENT.yaml [options]\n"
+               "\n"
+               "Runs every variant of the experiment (overlays on a base scenario, the first\n"
+               "being the baseline) `runs` times, in parallel, and prints one row per metric:\n"
+               "each variant's mean over runs, its change in % against the baseline, and the\n"
+               "change's 95% interval (paired percentile bootstrap over runs, B=2000); a change\n"
+               "whose interval includes 0 is marked '~'. Below: who pays, i.e. every task\n"
+               "group's wakeup latency mean and P99 change and CPU share change, and the total\n"
+               "power and energy change. Output files appear whole or not at all.\n"
+               "\n"
+            << compare_options()
+            << "\n"
+               "example:\n"
+               "  schedlab compare configs/experiments/run_to_parity.yaml -j 2 --json rtp.json --plot rtp_plots/\n";
+}
 
-uint64_t parse_u64(const std::string& option, const std::string& text) {
+void print_sweep_help() {
+  std::cout << "usage: schedlab sweep SWEEP.yaml [options]\n"
+               "\n"
+               "Runs every point of the sweep (variants x the cartesian product of its grid of\n"
+               "key paths) `runs` times into a folder: manifest.json, points/<id>.json (one per\n"
+               "point, written when its runs are done), then runs.csv, points.csv,\n"
+               "sensitivity.csv and sweep.json. Re-running into the same folder skips finished\n"
+               "points (resume after Ctrl-C). With --shard i/N only one slice of the runs is\n"
+               "done; 'schedlab merge' combines the shards' folders into exactly what one\n"
+               "unsharded sweep writes. Numeric swept parameters get a least-squares\n"
+               "sensitivity fit of every metric (slope, elasticity, R^2).\n"
+               "\n"
+            << sweep_options()
+            << "\n"
+               "examples:\n"
+               "  schedlab sweep configs/sweeps/ui_nice.yaml --out ui_nice --plot ui_nice/plots\n"
+               "  schedlab sweep configs/sweeps/ui_nice.yaml --shard 0/4 --out shard0   # one of 4 machines\n";
+}
+
+void print_merge_help() {
+  std::cout << "usage: schedlab merge DIR... --out DIR [options]\n"
+               "\n"
+               "Combines the folders written by 'schedlab sweep --shard i/N' (every i of one N,\n"
+               "in any order) into one sweep folder, byte for byte what a single unsharded\n"
+               "sweep writes. Fails, naming the missing runs, when a shard is missing or\n"
+               "unfinished.\n"
+               "\n"
+            << merge_options()
+            << "\n"
+               "example:\n"
+               "  schedlab merge shard0 shard1 shard2 shard3 --out ui_nice\n";
+}
+
+uint64_t parse_u64(const std::string& option, const std::string& text, const char* command = "run") {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-    usage_error(fmt::format("--{} expects a non-negative integer, got '{}'", option, text));
+    usage_error(fmt::format("--{} expects a non-negative integer, got '{}'", option, text), command);
   uint64_t v = 0;
   for (char c : text) {
     uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (UINT64_MAX - d) / 10) usage_error(fmt::format("--{} value '{}' is too large", option, text));
+    if (v > (UINT64_MAX - d) / 10) usage_error(fmt::format("--{} value '{}' is too large", option, text), command);
     v = v * 10 + d;
   }
   return v;
 }
 
-RunArgs parse_run_args(const std::vector<std::string>& args) {
-  po::options_description desc = run_options();
+// Parses a command line against `desc` plus positional arguments.
+po::variables_map parse_command(const std::vector<std::string>& args, const po::options_description& desc,
+                                const char* positional_name, const char* command) {
   po::options_description hidden;
-  hidden.add_options()("config", po::value<std::vector<std::string>>());
+  hidden.add_options()(positional_name, po::value<std::vector<std::string>>());
   po::options_description all;
   all.add(desc).add(hidden);
   po::positional_options_description positional;
-  positional.add("config", -1);
-
+  positional.add(positional_name, -1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args)
@@ -140,9 +236,59 @@ RunArgs parse_run_args(const std::vector<std::string>& args) {
               vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    usage_error(e.what());
+    usage_error(e.what(), command);
   }
+  return vm;
+}
 
+std::string text_option(const po::variables_map& vm, const char* name, const char* command) {
+  if (!vm.count(name)) return {};
+  const std::string v = vm[name].as<std::string>();
+  if (v.empty()) usage_error(fmt::format("--{} needs a {}", name, std::string(name) == "plot" || std::string(name) == "out" ? "folder" : "file name"), command);
+  return v;
+}
+
+int parse_jobs(const po::variables_map& vm, const char* command) {
+  if (!vm.count("jobs")) return default_jobs();
+  const uint64_t j = parse_u64("jobs", vm["jobs"].as<std::string>(), command);
+  if (j < 1 || j > 1024) usage_error(fmt::format("--jobs must be between 1 and 1024, got {}", j), command);
+  return static_cast<int>(j);
+}
+
+int parse_runs(const po::variables_map& vm, const char* command) {
+  const uint64_t runs = parse_u64("runs", vm["runs"].as<std::string>(), command);
+  if (runs < 1 || runs > static_cast<uint64_t>(kMaxRuns))
+    usage_error(fmt::format("--runs must be between 1 and {}, got {}", kMaxRuns, vm["runs"].as<std::string>()), command);
+  return static_cast<int>(runs);
+}
+
+// The simulator's logger is single-threaded (sim/log.h): a verbose log
+// forces one thread so lines neither interleave nor race.
+int apply_log_level(const po::variables_map& vm, int jobs, const char* command) {
+  if (!vm.count("log")) return jobs;
+  const std::string level = vm["log"].as<std::string>();
+  if (!set_log_level(level))
+    usage_error(fmt::format("--log: unknown level '{}' (expected off, error, warn, info, debug, trace)", level), command);
+  if ((level == "info" || level == "debug" || level == "trace") && jobs > 1) {
+    std::cerr << "note: --log " << level << " runs one simulation at a time (-j 1)\n";
+    return 1;
+  }
+  return jobs;
+}
+
+struct RunArgs {
+  std::string config;
+  std::optional<uint64_t> seed;
+  std::optional<Time> duration;
+  int runs = 1;
+  int jobs = 1;
+  std::string json, csv, trace, wakegraph;
+  bool quiet = false;
+  bool help = false;
+};
+
+RunArgs parse_run_args(const std::vector<std::string>& args) {
+  po::variables_map vm = parse_command(args, run_options(), "config", "run");
   RunArgs a;
   a.help = vm.count("help") > 0;
   if (a.help) return a;
@@ -153,12 +299,8 @@ RunArgs parse_run_args(const std::vector<std::string>& args) {
   a.config = configs[0];
 
   if (vm.count("seed")) a.seed = parse_u64("seed", vm["seed"].as<std::string>());
-  if (vm.count("runs")) {
-    uint64_t runs = parse_u64("runs", vm["runs"].as<std::string>());
-    if (runs < 1 || runs > static_cast<uint64_t>(kMaxRuns))
-      usage_error(fmt::format("--runs must be between 1 and {}, got {}", kMaxRuns, vm["runs"].as<std::string>()));
-    a.runs = static_cast<int>(runs);
-  }
+  if (vm.count("runs")) a.runs = parse_runs(vm, "run");
+  a.jobs = parse_jobs(vm, "run");
   if (vm.count("duration")) {
     std::string why;
     const std::string& text = vm["duration"].as<std::string>();
@@ -167,12 +309,11 @@ RunArgs parse_run_args(const std::vector<std::string>& args) {
     if (d->count() <= 0) usage_error(fmt::format("--duration must be positive, got '{}'", text));
     a.duration = *d;
   }
-  if (vm.count("json")) a.json = vm["json"].as<std::string>();
-  if (vm.count("csv")) a.csv = vm["csv"].as<std::string>();
-  if (vm.count("trace")) a.trace = vm["trace"].as<std::string>();
-  if (vm.count("log")) a.log_level = vm["log"].as<std::string>();
-  for (const auto& [name, path] : {std::pair{"json", &a.json}, std::pair{"csv", &a.csv}, std::pair{"trace", &a.trace}})
-    if (vm.count(name) && path->empty()) usage_error(fmt::format("--{} needs a file name", name));
+  a.json = text_option(vm, "json", "run");
+  a.csv = text_option(vm, "csv", "run");
+  a.trace = text_option(vm, "trace", "run");
+  a.wakegraph = text_option(vm, "wakegraph", "run");
+  a.jobs = apply_log_level(vm, a.jobs, "run");
   return a;
 }
 
@@ -185,28 +326,36 @@ bool same_file(const std::string& a, const std::string& b) {
   return ca == cb;
 }
 
-void check_output_paths(const RunArgs& a) {
+// No output may overwrite the input file or another output.
+void check_output_paths(const std::string& input, const char* input_what,
+                        const std::vector<std::pair<std::string, std::string>>& outputs, const char* command) {
   std::vector<std::pair<std::string, std::string>> outs;
-  if (!a.json.empty()) outs.emplace_back("--json", a.json);
-  if (!a.csv.empty()) outs.emplace_back("--csv", a.csv);
-  if (!a.trace.empty()) outs.emplace_back("--trace", a.trace);
+  for (const auto& o : outputs)
+    if (!o.second.empty()) outs.push_back(o);
   for (size_t i = 0; i < outs.size(); ++i) {
-    if (same_file(outs[i].second, a.config))
-      usage_error(fmt::format("{} '{}' would overwrite the scenario file", outs[i].first, outs[i].second));
+    if (same_file(outs[i].second, input))
+      usage_error(fmt::format("{} '{}' would overwrite the {}", outs[i].first, outs[i].second, input_what), command);
     for (size_t j = i + 1; j < outs.size(); ++j)
       if (same_file(outs[i].second, outs[j].second))
-        usage_error(fmt::format("{} and {} name the same file '{}'", outs[i].first, outs[j].first, outs[i].second));
+        usage_error(fmt::format("{} and {} name the same file '{}'", outs[i].first, outs[j].first, outs[i].second),
+                    command);
   }
 }
 
-ScenarioParams load_config(const std::string& path) {
+void check_readable(const std::string& path) {
   std::error_code ec;
   auto status = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(status))
     throw CliError(kExitUsage, fmt::format("cannot read '{}': no such file", path));
   if (std::filesystem::is_directory(status)) throw CliError(kExitUsage, fmt::format("cannot read '{}': is a directory", path));
+}
+
+// Loads a configuration file with `load`, mapping every failure to exit code 2.
+template <typename Load>
+auto load_config_with(const std::string& path, Load load) {
+  check_readable(path);
   try {
-    return load_scenario_file(path);
+    return load(path);
   } catch (const ConfigError& e) {
     throw CliError(kExitUsage, e.what());
   } catch (const ModelError& e) {
@@ -218,21 +367,25 @@ ScenarioParams load_config(const std::string& path) {
   }
 }
 
+ScenarioParams load_config(const std::string& path) {
+  return load_config_with(path, [](const std::string& p) { return load_scenario_file(p); });
+}
+
 int run_command(const std::vector<std::string>& args) {
   RunArgs a = parse_run_args(args);
   if (a.help) {
     print_run_help();
     return kExitOk;
   }
-  if (!a.log_level.empty() && !set_log_level(a.log_level))
-    usage_error(fmt::format("--log: unknown level '{}' (expected off, error, warn, info, debug, trace)", a.log_level));
-  check_output_paths(a);
+  check_output_paths(a.config, "scenario file",
+                     {{"--json", a.json}, {"--csv", a.csv}, {"--trace", a.trace}, {"--wakegraph", a.wakegraph}}, "run");
 
   const ScenarioParams params = load_config(a.config);
   RunOptions options;
   options.seed = a.seed;
   options.runs = a.runs;
   options.duration = a.duration;
+  options.jobs = a.jobs;
   const ScenarioParams effective = effective_params(params, options);
   if (effective.duration <= effective.warmup)
     usage_error(fmt::format("the duration ({}) must be longer than the scenario's warmup ({})",
@@ -243,10 +396,11 @@ int run_command(const std::vector<std::string>& args) {
 
   // Output files are opened (as temporaries) before the run, so a bad path
   // fails now rather than after a long simulation.
-  std::unique_ptr<AtomicFile> json_file, csv_file, trace_file;
+  std::unique_ptr<AtomicFile> json_file, csv_file, trace_file, wake_file;
   if (!a.json.empty()) json_file = std::make_unique<AtomicFile>(a.json);
   if (!a.csv.empty()) csv_file = std::make_unique<AtomicFile>(a.csv);
   if (!a.trace.empty()) trace_file = std::make_unique<AtomicFile>(a.trace);
+  if (!a.wakegraph.empty()) wake_file = std::make_unique<AtomicFile>(a.wakegraph);
 
   const ScenarioInfo info = scenario_info(effective);
   if (!a.quiet) {
@@ -263,6 +417,8 @@ int run_command(const std::vector<std::string>& args) {
     tracer = std::make_unique<FtraceWriter>(trace_file->stream(), topt);
     options.trace = tracer.get();
   }
+  WakeGraph wake;
+  if (wake_file) options.wakegraph = &wake;
 
   const bool progress = !a.quiet && a.runs > 1 && ::isatty(STDERR_FILENO);
   if (progress) {
@@ -297,12 +453,188 @@ int run_command(const std::vector<std::string>& args) {
     tracer->flush();
     files.push_back(trace_file.get());
   }
+  if (wake_file) {
+    wake_file->write(render_wakegraph_dot({{info.name, &wake}}));
+    files.push_back(wake_file.get());
+  }
   commit_all(files);
 
   if (!a.quiet) {
     std::cout << render_report(set);
     std::cout.flush();
   }
+  return kExitOk;
+}
+
+// The single positional argument of a command.
+std::string one_positional(const po::variables_map& vm, const char* name, const char* what, const char* command) {
+  if (!vm.count(name)) usage_error(fmt::format("missing {}", what), command);
+  const auto& v = vm[name].as<std::vector<std::string>>();
+  if (v.size() > 1) usage_error(fmt::format("one {} expected, got {}: '{}', '{}'", what, v.size(), v[0], v[1]), command);
+  return v[0];
+}
+
+void make_plot_dir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw OutputError(fmt::format("cannot create '{}': {}", dir, ec.message()));
+}
+
+void run_plots(const std::string& script, const std::vector<std::string>& args) {
+  try {
+    run_plot_script(script, args);
+  } catch (const std::runtime_error& e) {
+    throw CliError(kExitFailure, e.what());
+  }
+}
+
+int compare_command(const std::vector<std::string>& args) {
+  po::variables_map vm = parse_command(args, compare_options(), "experiment", "compare");
+  if (vm.count("help")) {
+    print_compare_help();
+    return kExitOk;
+  }
+  const std::string path = one_positional(vm, "experiment", "EXPERIMENT: the experiment file to run", "compare");
+  const bool quiet = vm.count("quiet") > 0;
+  CompareOptions options;
+  options.jobs = apply_log_level(vm, parse_jobs(vm, "compare"), "compare");
+  if (vm.count("runs")) options.runs = parse_runs(vm, "compare");
+  const std::string json = text_option(vm, "json", "compare"), csv = text_option(vm, "csv", "compare");
+  const std::string plot = text_option(vm, "plot", "compare"), wake = text_option(vm, "wakegraph", "compare");
+  check_output_paths(path, "experiment file", {{"--json", json}, {"--csv", csv}, {"--wakegraph", wake}}, "compare");
+  options.wakegraph = !wake.empty();
+
+  const ExperimentSpec spec = load_config_with(path, [](const std::string& p) { return load_experiment_file(p); });
+  std::unique_ptr<AtomicFile> json_file, csv_file, wake_file;
+  if (!json.empty()) json_file = std::make_unique<AtomicFile>(json);
+  if (!csv.empty()) csv_file = std::make_unique<AtomicFile>(csv);
+  if (!wake.empty()) wake_file = std::make_unique<AtomicFile>(wake);
+
+  const size_t total = spec.variants.size() * static_cast<size_t>(options.runs.value_or(spec.runs));
+  Progress progress("runs", total, !quiet && total > 1 && ::isatty(STDERR_FILENO), true);
+  options.progress = [&](size_t done, size_t) { progress.update(done); };
+  Comparison c;
+  try {
+    c = run_comparison(spec, options);
+  } catch (const ConfigError& e) {
+    progress.finish();
+    throw CliError(kExitUsage, e.what());
+  } catch (const ModelError& e) {
+    progress.finish();
+    throw CliError(kExitUsage, e.what());
+  } catch (const std::invalid_argument& e) {
+    progress.finish();
+    throw CliError(kExitUsage, e.what());
+  }
+  progress.finish();
+
+  std::vector<AtomicFile*> files;
+  if (json_file) {
+    json_file->write(render_compare_json(c));
+    files.push_back(json_file.get());
+  }
+  if (csv_file) {
+    csv_file->write(render_compare_csv(c));
+    files.push_back(csv_file.get());
+  }
+  if (wake_file) {
+    std::vector<std::pair<std::string, const WakeGraph*>> graphs;
+    for (size_t v = 0; v < c.wakegraphs.size(); ++v) graphs.emplace_back(spec.variants[v].name, &c.wakegraphs[v]);
+    wake_file->write(render_wakegraph_dot(graphs));
+    files.push_back(wake_file.get());
+  }
+  commit_all(files);
+  if (!quiet) {
+    std::cout << render_compare_report(c);
+    std::cout.flush();
+  }
+  if (!plot.empty()) {
+    make_plot_dir(plot);
+    const std::string data = (std::filesystem::path(plot) / "compare_data.json").string();
+    write_file_atomically(data, render_compare_plot_data(c));
+    run_plots("compare_plots.py", {data, plot});
+    if (!quiet) std::cout << fmt::format("plots: {}/latency_cdf.png, {}/changes.png\n", plot, plot);
+  }
+  return kExitOk;
+}
+
+void plot_sweep(const std::string& out, const std::string& plot, bool quiet) {
+  make_plot_dir(plot);
+  run_plots("sweep_plots.py", {(std::filesystem::path(out) / "sweep.json").string(), plot});
+  if (!quiet) std::cout << fmt::format("plots: {}/sweep_*.png\n", plot);
+}
+
+int sweep_command(const std::vector<std::string>& args) {
+  po::variables_map vm = parse_command(args, sweep_options(), "sweep", "sweep");
+  if (vm.count("help")) {
+    print_sweep_help();
+    return kExitOk;
+  }
+  const std::string path = one_positional(vm, "sweep", "SWEEP: the sweep file to run", "sweep");
+  const bool quiet = vm.count("quiet") > 0;
+  SweepOptions options;
+  options.jobs = apply_log_level(vm, parse_jobs(vm, "sweep"), "sweep");
+  options.out = text_option(vm, "out", "sweep");
+  const std::string plot = text_option(vm, "plot", "sweep");
+  if (vm.count("shard")) {
+    const std::string text = vm["shard"].as<std::string>();
+    auto shard = parse_shard(text);
+    if (!shard) usage_error(fmt::format("--shard expects i/N with 0 <= i < N (e.g. 0/4), got '{}'", text), "sweep");
+    options.shard = shard->first;
+    options.shards = shard->second;
+    if (!plot.empty()) usage_error("--plot needs the whole sweep: plot after 'schedlab merge'", "sweep");
+  }
+  const ExperimentSpec spec = load_config_with(path, [](const std::string& p) { return load_sweep_file(p); });
+  if (options.out.empty()) options.out = "sweep_" + spec.name;
+  if (same_file(options.out, path)) usage_error(fmt::format("--out '{}' is the sweep file", options.out), "sweep");
+  options.progress = !quiet;
+  options.tty = ::isatty(STDERR_FILENO);
+
+  SweepSummary summary;
+  try {
+    summary = run_sweep(spec, options);
+  } catch (const ConfigError& e) {
+    throw CliError(kExitUsage, e.what());
+  } catch (const ModelError& e) {
+    throw CliError(kExitUsage, e.what());
+  } catch (const SweepError& e) {
+    throw CliError(kExitUsage, e.what());
+  }
+  if (!quiet) {
+    std::cout << render_sweep_summary(summary);
+    if (options.shards > 1)
+      std::cout << fmt::format("shard {}/{} done; when every shard is: schedlab merge SHARD_DIRS... --out DIR\n",
+                               options.shard, options.shards);
+    std::cout.flush();
+  }
+  if (!plot.empty()) plot_sweep(options.out, plot, quiet);
+  return kExitOk;
+}
+
+int merge_command(const std::vector<std::string>& args) {
+  po::variables_map vm = parse_command(args, merge_options(), "dirs", "merge");
+  if (vm.count("help")) {
+    print_merge_help();
+    return kExitOk;
+  }
+  if (!vm.count("dirs")) usage_error("missing DIR...: the shard folders to merge", "merge");
+  const std::vector<std::string> dirs = vm["dirs"].as<std::vector<std::string>>();
+  const std::string out = text_option(vm, "out", "merge");
+  if (out.empty()) usage_error("missing --out DIR: the merged folder", "merge");
+  const std::string plot = text_option(vm, "plot", "merge");
+  const bool quiet = vm.count("quiet") > 0;
+  SweepSummary summary;
+  try {
+    summary = merge_sweeps(dirs, out);
+  } catch (const SweepError& e) {
+    throw CliError(kExitUsage, e.what());
+  }
+  if (!quiet) {
+    std::cout << fmt::format("merged {} folder{} into {}\n", dirs.size(), dirs.size() == 1 ? "" : "s", out);
+    std::cout << render_sweep_summary(summary);
+    std::cout.flush();
+  }
+  if (!plot.empty()) plot_sweep(out, plot, quiet);
   return kExitOk;
 }
 
@@ -323,9 +655,12 @@ int dispatch(int argc, char** argv) {
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (command == "run") return run_command(rest);
+  if (command == "compare") return compare_command(rest);
+  if (command == "sweep") return sweep_command(rest);
+  if (command == "merge") return merge_command(rest);
   if (!command.empty() && command[0] == '-')
     throw CliError(kExitUsage, fmt::format("unknown option '{}' (a command comes first: schedlab run CONFIG ...)\n(see 'schedlab --help')", command));
-  throw CliError(kExitUsage, fmt::format("unknown command '{}' (commands: run)\n(see 'schedlab --help')", command));
+  throw CliError(kExitUsage, fmt::format("unknown command '{}' (commands: run, compare, sweep, merge)\n(see 'schedlab --help')", command));
 }
 
 }  // namespace
@@ -341,6 +676,9 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << '\n';
     return kExitUsage;
   } catch (const ModelError& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return kExitUsage;
+  } catch (const SweepError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return kExitUsage;
   } catch (const OutputError& e) {

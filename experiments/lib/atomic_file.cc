@@ -12,21 +12,25 @@
 namespace schedlab {
 namespace {
 
-// Temporaries the signal handler removes. Plain arrays written before the
-// slot is marked used, so the handler (which may interrupt anything) only
-// ever reads complete paths; unlink() is async-signal-safe.
-constexpr int kSlots = 16;
+// Temporaries the signal handler removes. A slot is claimed with a
+// compare-and-swap (sweeps commit point files from several threads), its
+// path written, and only then marked ready, so the handler (which may
+// interrupt anything) only ever reads complete paths; lock-free atomic
+// loads and unlink() are async-signal-safe.
+constexpr int kSlots = 64;
 constexpr size_t kMaxPath = 4096;
+constexpr int kFree = 0, kClaimed = 1, kReady = 2;
 char g_paths[kSlots][kMaxPath];
-volatile std::sig_atomic_t g_used[kSlots];
+std::atomic<int> g_state[kSlots];
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler reads slot states");
 
 int register_temp(const std::string& path) {
   if (path.size() >= kMaxPath) return -1;
   for (int i = 0; i < kSlots; ++i) {
-    if (!g_used[i]) {
+    int expected = kFree;
+    if (g_state[i].compare_exchange_strong(expected, kClaimed)) {
       std::memcpy(g_paths[i], path.c_str(), path.size() + 1);
-      std::atomic_signal_fence(std::memory_order_seq_cst);
-      g_used[i] = 1;
+      g_state[i].store(kReady);
       return i;
     }
   }
@@ -34,12 +38,12 @@ int register_temp(const std::string& path) {
 }
 
 void unregister_temp(int slot) {
-  if (slot >= 0) g_used[slot] = 0;
+  if (slot >= 0) g_state[slot].store(kFree);
 }
 
 extern "C" void cleanup_and_reraise(int sig) {
   for (int i = 0; i < kSlots; ++i)
-    if (g_used[i]) ::unlink(g_paths[i]);
+    if (g_state[i].load() == kReady) ::unlink(g_paths[i]);
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }

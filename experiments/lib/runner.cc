@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "experiments/lib/parallel.h"
 #include "models/system.h"
 #include "sim/rng.h"
 
@@ -56,6 +57,35 @@ ScenarioInfo scenario_info(const ScenarioParams& params) {
   return info;
 }
 
+ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint64_t run_seed) {
+  if (jitter <= Time::zero()) return params;
+  ScenarioParams p = params;
+  for (TaskSpec& t : p.tasks) {
+    RngStream rng(run_seed, "start_jitter/" + t.name);
+    t.delay += Time::ns(rng.uniform_int(0, jitter.count() - 1));
+  }
+  return p;
+}
+
+RunResult simulate_run(const ScenarioParams& params, uint64_t seed, const std::vector<SchedObserver*>& observers,
+                       WakeGraph* wake) {
+  RunResult result;
+  std::optional<WakeGraphRecorder> wake_recorder;
+  {
+    System system(params, seed);
+    for (SchedObserver* o : observers) system.add_observer(o);
+    if (wake) {
+      wake_recorder.emplace(params.warmup);
+      system.add_observer(&*wake_recorder);
+    }
+    system.run();
+    result = system.result();
+  }
+  result.seed = seed;
+  if (wake) *wake = wake_recorder->graph();
+  return result;
+}
+
 RunSet run_scenario(const ScenarioParams& params_in, const RunOptions& options) {
   if (options.runs < 1) throw std::invalid_argument(fmt::format("runs must be at least 1 (got {})", options.runs));
   const ScenarioParams params = effective_params(params_in, options);
@@ -66,19 +96,26 @@ RunSet run_scenario(const ScenarioParams& params_in, const RunOptions& options) 
   RunSet set;
   set.scenario = scenario_info(params);
   set.base_seed = params.seed;
-  set.runs.reserve(static_cast<size_t>(options.runs));
-  for (int i = 0; i < options.runs; ++i) {
-    const uint64_t seed = derive_seed(set.base_seed, static_cast<uint64_t>(i));
-    RunResult result;
-    {
-      System system(params, seed);
-      if (i == 0 && options.trace) system.add_observer(options.trace);
-      system.run();
-      result = system.result();
-    }
-    result.seed = seed;
-    set.runs.push_back(std::move(result));
-    if (options.progress) options.progress(i + 1, options.runs);
+  const size_t n = static_cast<size_t>(options.runs);
+  set.runs.resize(n);
+  std::vector<WakeGraph> wakes(options.wakegraph ? n : 0);
+  int done = 0;
+  parallel_for(
+      n, options.jobs,
+      [&](size_t i) {
+        const uint64_t seed = derive_seed(set.base_seed, static_cast<uint64_t>(i));
+        std::vector<SchedObserver*> observers;
+        if (i == 0 && options.trace) observers.push_back(options.trace);
+        set.runs[i] = simulate_run(with_start_jitter(params, options.start_jitter, seed), seed, observers,
+                                   options.wakegraph ? &wakes[i] : nullptr);
+      },
+      [&](size_t) {
+        ++done;
+        if (options.progress) options.progress(done, options.runs);
+      });
+  if (options.wakegraph) {
+    *options.wakegraph = WakeGraph{};
+    for (const WakeGraph& w : wakes) options.wakegraph->merge(w);
   }
   set.aggregate = aggregate_runs(set.runs);
   return set;

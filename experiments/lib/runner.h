@@ -5,6 +5,9 @@
 // not depend on how many runs were asked for: `--runs 1` reproduces run 0 of
 // `--runs 10` exactly.
 //
+// Parallelism: runs are independent and go to `jobs` threads; results are
+// gathered by run index, so every output is identical for every -j.
+//
 // Tracing: only run 0 is traced. One trace of one run is what a viewer can
 // show; the other runs feed the statistics.
 #pragma once
@@ -12,8 +15,10 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "experiments/lib/aggregate.h"
+#include "experiments/lib/wakegraph.h"
 #include "models/kernel/sched/observer.h"
 #include "models/scenario.h"
 #include "sim/time.h"
@@ -25,13 +30,29 @@ struct RunOptions {
   int runs = 1;                      // N >= 1
   std::optional<Time> duration;      // overrides the scenario's duration
   SchedObserver* trace = nullptr;    // attached to run 0 only
-  // Called after each run with (runs done, runs total).
+  int jobs = 1;                      // threads
+  Time start_jitter = Time::zero();  // see with_start_jitter()
+  WakeGraph* wakegraph = nullptr;    // when set: filled with the wake graph of all runs
+  // Called after each run with (runs done, runs total), from one thread at a time.
   std::function<void(int, int)> progress;
 };
 
 // The scenario with the options' overrides applied (what is actually run).
 ScenarioParams effective_params(const ScenarioParams& params, const RunOptions& options);
 ScenarioInfo scenario_info(const ScenarioParams& params);
+
+// Start jitter: every task spec's start `delay` grows by a random time in
+// [0, jitter), drawn from the run's seed and the task's name (so a variant
+// that adds or drops a task does not move the others). The model itself is
+// deterministic: without jitter every run of a scenario is identical, and
+// intervals over runs collapse to points. With it, runs see different
+// phase relations between periodic tasks, as repeated boots of a device do.
+ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint64_t run_seed);
+
+// One run: System with the seed, observers attached, run, result. Throws
+// ModelError like System. `wake` (optional) receives the run's wake graph.
+RunResult simulate_run(const ScenarioParams& params, uint64_t seed, const std::vector<SchedObserver*>& observers = {},
+                       WakeGraph* wake = nullptr);
 
 // Throws ModelError for parameters the model rejects, std::invalid_argument
 // for options out of range (runs < 1, duration <= warmup).

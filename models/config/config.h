@@ -6,7 +6,9 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "models/config/experiment_params.h"
 #include "models/scenario.h"
 
 namespace schedlab {
@@ -30,6 +32,28 @@ ScenarioParams load_scenario_file(const std::string& path);
 // The same from text (tests, overlays); `name` is used in messages.
 ScenarioParams load_scenario_yaml(std::string_view text, const std::string& name);
 ScenarioParams import_rtapp_json(std::string_view text, const std::string& name);
+
+// A YAML scenario with overlays applied to its tree before loading
+// (models/config/overlay.h: key path grammar and rules). Errors caused by an
+// overlay point at the overlay's origin; `label` ("variant 'rtp_off'")
+// is added to messages. An rt-app file takes no overlays.
+ScenarioParams load_scenario_with_overlays(const std::string& path, const std::vector<Overlay>& overlays,
+                                           const std::string& label = "");
+ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std::string& name,
+                                                const std::vector<Overlay>& overlays, const std::string& label = "");
+
+// Experiment files (configs/experiments/*.yaml, for `schedlab compare`) and
+// sweep files (configs/sweeps/*.yaml, for `schedlab sweep`); the base
+// scenario path is resolved against the file's directory. Every variant's
+// overlays are checked against the scenario here, so a bad key path fails
+// before anything runs.
+ExperimentSpec load_experiment_file(const std::string& path);
+ExperimentSpec load_sweep_file(const std::string& path);
+// From text; `name` is the file name used in messages and to resolve the scenario.
+ExperimentSpec load_experiment_yaml(std::string_view text, const std::string& name);
+ExperimentSpec load_sweep_yaml(std::string_view text, const std::string& name);
+// The experiment and sweep file reference (docs/experiments.md embeds it).
+std::string experiment_schema_markdown();
 
 // The YAML scenario reference (every key with unit, default and
 // description) as Markdown tables, rendered from the loaders' declarations;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "models/config/config.h"
+#include "models/config/overlay.h"
 #include "models/config/yaml_loaders.h"
 
 namespace schedlab {
@@ -66,13 +67,17 @@ const std::vector<ParamDecl>& scenario_params() {
         {"platform", "map", "-", "the machine (see platform)"},
         {"kernel", "map", "-", "kernel version, tunables, features, overheads (see kernel)"},
         {"tasks", "list of tasks", "required", "the task set (see tasks[])"},
+        {"workqueue", "map", "-", "workqueue subsystem tunables (see workqueue)"},
+        {"workqueues", "list of workqueues", "[]", "alloc_workqueue() calls (see workqueues[])"},
+        {"kthread_workers", "list of kthread_workers", "[]", "dedicated worker threads (see kthread_workers[])"},
+        {"devices", "list of devices", "[]", "GPUs and DRM schedulers, each by model (see devices[])"},
     };
   }();
   return decls;
 }
 
 std::vector<ParamSection> yaml_schema() {
-  return {
+  std::vector<ParamSection> sections = {
       {"(top level)", "a scenario file", &scenario_params()},
       {"platform", "the machine", &platform_params()},
       {"kernel", "kernel configuration", &kernel_params()},
@@ -84,16 +89,23 @@ std::vector<ParamSection> yaml_schema() {
       {"timer", "value of a timer event", &timer_params()},
       {"wait", "value of a wait event", &wait_params()},
   };
+  for (const ParamSection& d : devices_schema()) sections.push_back(d);
+  return sections;
 }
 
 }  // namespace config
 
 ScenarioParams load_scenario_yaml(std::string_view text, const std::string& name) {
+  return config::load_scenario_node(config::parse_yaml(text, name), name);
+}
+
+// From a parsed tree: overlays (overlay.cc) edit the tree, then load it here.
+ScenarioParams config::load_scenario_node(const YAML::Node& root, const std::string& name) {
   using namespace config;
   ScenarioParams s;
   s.source = name;
   YamlDoc doc{name, &s.warnings};
-  MapReader r(doc, parse_yaml(text, name), "", scenario_params());
+  MapReader r(doc, root, "", scenario_params());
   r.require("tasks");
   s.name = std::filesystem::path(name).stem().string();
   r.read("name", s.name);
@@ -104,7 +116,9 @@ ScenarioParams load_scenario_yaml(std::string_view text, const std::string& name
   r.read("pi_enabled", s.pi_enabled);
   if (auto n = r.find("platform")) s.platform = load_platform(doc, *n, "platform");
   if (auto n = r.find("kernel")) s.kernel = load_kernel(doc, *n, "kernel");
-  s.tasks = load_tasks(doc, *r.find("tasks"), "tasks", s.platform, s.kernel);
+  load_devices(doc, r, s);  // workqueue, workqueues, kthread_workers, devices (devices_config.cc)
+  const CallTargets targets = call_targets(s);
+  s.tasks = load_tasks(doc, *r.find("tasks"), "tasks", s.platform, s.kernel, &targets);
   return s;
 }
 

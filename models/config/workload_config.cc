@@ -21,7 +21,7 @@ constexpr Time kMinSlice = Time::us(100);  // the kernel clamps sched_runtime to
 constexpr Time kMaxSlice = Time::ms(100);
 
 // What an event's value must be.
-enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask };
+enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kQueueWork, kKthreadWork, kSubmitJob };
 
 struct EventKind {
   std::string name;
@@ -38,6 +38,8 @@ const std::vector<EventKind>& event_kinds() {
       {"broad", Kind::kBroad, Arg::kName},        {"barrier", Kind::kBarrier, Arg::kName},
       {"yield", Kind::kYield, Arg::kNone},        {"suspend", Kind::kSuspend, Arg::kNone},
       {"resume", Kind::kResume, Arg::kTask},
+      {"queue_work", Kind::kCall, Arg::kQueueWork},  {"kthread_queue_work", Kind::kCall, Arg::kKthreadWork},
+      {"submit_job", Kind::kCall, Arg::kSubmitJob},
   };
   return kinds;
 }
@@ -67,6 +69,7 @@ struct TaskContext {
   const PlatformParams& platform;
   const KernelParams& kernel;
   std::vector<ResumeRef>& resumes;
+  const CallTargets* targets = nullptr;
 };
 
 std::string non_empty_name(const YamlDoc& doc, const YAML::Node& node, const std::string& path, std::string_view what) {
@@ -119,6 +122,15 @@ EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Nod
     case Arg::kTask:
       e.name = non_empty_name(ctx.doc, value, path, "a task");
       ctx.resumes.push_back({e.name, value, path});
+      break;
+    case Arg::kQueueWork:
+      e = load_call_event(ctx.doc, value, path, CallSpec::Op::kQueueWork, ctx.targets, ctx.platform.cpus);
+      break;
+    case Arg::kKthreadWork:
+      e = load_call_event(ctx.doc, value, path, CallSpec::Op::kKthreadQueueWork, ctx.targets, ctx.platform.cpus);
+      break;
+    case Arg::kSubmitJob:
+      e = load_call_event(ctx.doc, value, path, CallSpec::Op::kSubmitJob, ctx.targets, ctx.platform.cpus);
       break;
   }
   return e;
@@ -344,6 +356,11 @@ void check_cross_task_refs(const YamlDoc& doc, const YAML::Node& node, const std
 
 }  // namespace
 
+std::vector<int> load_cpu_list(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                               int platform_cpus) {
+  return load_cpus(doc, node, path, platform_cpus);
+}
+
 const std::vector<ParamDecl>& task_params() {
   static const std::vector<ParamDecl> decls = [] {
     const TaskSpec d;
@@ -391,6 +408,9 @@ const std::vector<ParamDecl>& event_params() {
       {"yield", "none", "-", "sched_yield(); write `yield` or `yield: {}`"},
       {"suspend", "none", "-", "sleep until another task resumes this one; `suspend` or `suspend: {}`"},
       {"resume", "task name", "-", "wake the named task from its suspend (the task must exist)"},
+      {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work)"},
+      {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker"},
+      {"submit_job", "map (see submit_job)", "-", "push a GPU job to a DRM scheduler entity (the submit ioctl)"},
   };
   return decls;
 }
@@ -415,11 +435,12 @@ const std::vector<ParamDecl>& wait_params() {
 }
 
 std::vector<TaskSpec> load_tasks(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
-                                 const PlatformParams& platform, const KernelParams& kernel) {
+                                 const PlatformParams& platform, const KernelParams& kernel,
+                                 const CallTargets* targets) {
   if (!node.IsSequence() || node.size() == 0)
     fail(doc, node, path, fmt::format("expected a non-empty sequence of tasks, got {}", describe_node(node)));
   std::vector<ResumeRef> resumes;
-  TaskContext ctx{doc, platform, kernel, resumes};
+  TaskContext ctx{doc, platform, kernel, resumes, targets};
   std::vector<TaskSpec> tasks;
   for (size_t i = 0; i < node.size(); ++i) tasks.push_back(load_task(ctx, node[i], index_path(path, i)));
   check_cross_task_refs(doc, node, path, tasks, resumes);

@@ -135,6 +135,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_flags = 0);
   // rt_mutex_setprio(): PI boost or unboost to `prio`.
   void rt_mutex_setprio(Task& p, int prio);
+  // sched_setattr_nocheck() / __sched_setscheduler() from kernel code: new
+  // policy, nice and RT priority (setscheduler.cc). A PI boost is kept.
+  void set_scheduler(Task& p, Policy policy, int nice, int rt_priority);
   void notify_period_end(const Task& p, Time period_start, Time response, Time period);
   // hrtimer slack a sleep of p gets (0 for RT tasks, as hrtimer_nanosleep()).
   Time timer_slack(const Task& p) const;

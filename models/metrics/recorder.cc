@@ -140,6 +140,29 @@ void MetricsRecorder::on_period_end(Time t, const Task& p, Time period_start, Ti
   if (response > period) ++tr.m.deadline_misses;
 }
 
+// Work items count when they end inside the window.
+void MetricsRecorder::on_work_item(Time t, const WorkItemEvent& e) {
+  if (e.phase != WorkItemEvent::Phase::kEnd || !in_window(t)) return;
+  auto it = workqueues_.find(e.workqueue);
+  if (it == workqueues_.end()) it = workqueues_.emplace(std::string(e.workqueue), WorkQueueMetrics{}).first;
+  WorkQueueMetrics& m = it->second;
+  m.name = it->first;
+  m.cpu_wait.add((e.started - e.queued).count());
+  m.runnable_wait.add(e.runnable_wait.count());
+  m.exec.add((t - e.started).count());
+  ++m.items;
+}
+
+void MetricsRecorder::on_drm_job(Time t, const DrmJobEvent& e) {
+  if (e.phase != DrmJobEvent::Phase::kRun || !in_window(t)) return;
+  std::string key = std::string(e.sched) + "/" + std::string(e.entity);
+  auto it = drm_.find(key);
+  if (it == drm_.end()) it = drm_.emplace(key, DrmEntityMetrics{}).first;
+  it->second.name = key;
+  it->second.push_to_run.add((e.run - e.pushed).count());
+  ++it->second.jobs;
+}
+
 void MetricsRecorder::finish(Time end) {
   end_ = end;
   for (auto& tr : tasks_) close_interval(tr, end);
@@ -164,6 +187,8 @@ RunResult MetricsRecorder::result(uint64_t seed, uint64_t events) const {
       r.clusters.push_back(std::move(cm));
     }
   }
+  for (const auto& [name, m] : workqueues_) r.workqueues.push_back(m);
+  for (const auto& [name, m] : drm_) r.drm_entities.push_back(m);
   r.events = events;
   return r;
 }

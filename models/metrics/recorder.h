@@ -8,6 +8,7 @@
 // samples count when they end inside it.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,8 @@ class MetricsRecorder final : public SchedObserver {
   void on_migrate(Time t, const Task& p, int from_cpu, int to_cpu) override;
   void on_period_end(Time t, const Task& p, Time period_start, Time response, Time period) override;
   void on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) override;
+  void on_work_item(Time t, const WorkItemEvent& e) override;
+  void on_drm_job(Time t, const DrmJobEvent& e) override;
   // Closes every open interval at `end`.
   void finish(Time end);
   RunResult result(uint64_t seed, uint64_t events) const;
@@ -72,6 +75,8 @@ class MetricsRecorder final : public SchedObserver {
   Time end_;
   const PowerModel* power_ = nullptr;
   std::vector<TaskTrack> tasks_;  // by pid - 1
+  std::map<std::string, WorkQueueMetrics, std::less<>> workqueues_;
+  std::map<std::string, DrmEntityMetrics, std::less<>> drm_;
   std::vector<CpuTrack> cpus_;
 };
 

@@ -57,12 +57,31 @@ struct ClusterMetrics {
   double energy_mj() const { return cpu_energy_mj + static_energy_mj; }
 };
 
+// Work items of one workqueue or kthread_worker (workqueue_queue_work ->
+// workqueue_execute_start -> _end), the thread's "CPU wait" and execution.
+struct WorkQueueMetrics {
+  std::string name;
+  Samples cpu_wait;       // queued -> execution start (ns)
+  Samples runnable_wait;  // the part of cpu_wait its worker was runnable, not running
+  Samples exec;           // execution start -> end
+  uint64_t items = 0;
+};
+
+// Jobs of one DRM scheduler entity: drm_sched_entity_push_job -> drm_run_job.
+struct DrmEntityMetrics {
+  std::string name;       // "sched/entity"
+  Samples push_to_run;    // ns
+  uint64_t jobs = 0;
+};
+
 struct RunResult {
   uint64_t seed = 0;
   Time window_start, window_end;   // the measured window
   std::vector<TaskMetrics> tasks;  // in pid order
   std::vector<CpuMetrics> cpus;
   std::vector<ClusterMetrics> clusters;  // empty without a power model
+  std::vector<WorkQueueMetrics> workqueues;  // by name
+  std::vector<DrmEntityMetrics> drm_entities;  // by name
   uint64_t events = 0;             // events dispatched (for benchmarks)
   Time elapsed() const { return window_end - window_start; }
   bool has_power() const { return !clusters.empty(); }

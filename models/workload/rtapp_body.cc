@@ -2,6 +2,9 @@
 
 #include <set>
 
+#include "models/errors.h"
+#include "models/workload/device_calls.h"
+
 namespace schedlab {
 
 RtMutex& RtAppWorld::mutex(const std::string& name) {
@@ -182,6 +185,13 @@ Action RtAppBody::next(Task& self) {
         advance();
         continue;
       }
+      case EventSpec::Kind::kCall:
+        // queue_work / kthread_queue_work / submit_job: instantaneous in
+        // the caller (its CPU cost is the task's own `run` events).
+        if (!world_.calls()) throw ModelError("task " + self.comm + ": a call event needs the scenario's devices");
+        world_.calls()->call(self, e.call);
+        advance();
+        continue;
     }
   }
 }

@@ -16,6 +16,7 @@
 namespace schedlab {
 
 class RtAppBody;
+class DeviceCalls;
 
 // Objects shared by name between the tasks of one scenario.
 class RtAppWorld {
@@ -40,9 +41,13 @@ class RtAppWorld {
   RtAppBody* body_by_task_name(const std::string& name);
   void register_body(const std::string& task_name, RtAppBody* body) { by_name_[task_name] = body; }
   Kernel& kernel() { return k_; }
+  // Kernel objects and devices the `call` events reach (device_calls.h).
+  void set_calls(DeviceCalls* calls) { calls_ = calls; }
+  DeviceCalls* calls() { return calls_; }
 
  private:
   Kernel& k_;
+  DeviceCalls* calls_ = nullptr;
   bool pi_;
   std::map<std::string, std::unique_ptr<RtMutex>> mutexes_;
   std::map<std::string, SharedTimer> timers_;

@@ -20,6 +20,21 @@ const char* policy_name(Policy p);  // "SCHED_OTHER", "SCHED_FIFO", ...
 
 enum class TimerMode { kAbsolute, kRelative };
 
+// A call from a task into a kernel object or device of the scenario, each
+// chosen by name (models/workload/device_calls.h): queue a work item on a
+// workqueue or kthread_worker, push a job to a DRM scheduler entity.
+struct CallSpec {
+  enum class Op { kQueueWork, kKthreadQueueWork, kSubmitJob };
+  Op op = Op::kQueueWork;
+  std::string target;   // workqueue, kthread_worker or DRM entity name
+  std::string work;     // work item name (its identity: a pending item is not queued twice)
+  Time cost;            // the work item's CPU work (capacity time)
+  Time sleep;           // then an uninterruptible sleep inside the item
+  Time delay;           // queue_work: queue_delayed_work() delay
+  int cpu = -1;         // queue_work: queue_work_on() CPU; -1 = WORK_CPU_UNBOUND
+  Time gpu_time;        // submit_job: the job's GPU time; 0 = the GPU's distribution
+};
+
 // One rt-app-like event. `name` fields refer to shared objects (timers,
 // mutexes, conditions, barriers) by the name given in the file, or, for
 // resume, to a task name.
@@ -38,12 +53,14 @@ struct EventSpec {
     kYield,
     kSuspend,  // sleep until another task resumes this one
     kResume,   // wake the task called `name` from its suspend
+    kCall,     // call into a kernel object or device chosen by name (`call`)
   };
   Kind kind = Kind::kRun;
   Time duration;        // run / runtime / sleep; timer period
   std::string name;     // timer/mutex/cond/barrier ref, or task name for resume
   std::string mutex;    // for wait
   TimerMode timer_mode = TimerMode::kAbsolute;
+  CallSpec call;        // for kCall
 };
 
 struct PhaseSpec {

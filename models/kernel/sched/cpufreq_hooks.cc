@@ -24,21 +24,20 @@ static uint32_t work_rate(uint32_t capacity, uint32_t freq_scale) {
 
 void Kernel::setup_platform(const PlatformParams& platform) {
   if (platform.clusters.empty()) return;  // identical CPUs, capacity 1024, one frequency
-  // topology_normalize_cpu_scale(): raw = capacity-dmips-mhz x the
-  // reference (max) frequency in kHz; the largest becomes 1024.
-  uint64_t scale = 1;
-  for (const auto& c : platform.clusters) {
-    if (c.opps.empty()) throw ModelError(fmt::format("cluster {} has no OPPs", c.name));
-    scale = std::max<uint64_t>(scale, uint64_t{c.capacity_dmips_mhz} * c.opps.back().freq_khz);
+  DerivedPlatform derived;
+  try {
+    derived = derive_platform(platform);  // topology_normalize_cpu_scale() capacities
+  } catch (const std::invalid_argument& e) {
+    throw ModelError(e.what());
   }
-  int cpu = 0;
-  for (const auto& c : platform.clusters) {
+  for (size_t ci = 0; ci < platform.clusters.size(); ++ci) {
+    const ClusterParams& c = platform.clusters[ci];
     FreqDomain d;
     d.name = c.name;
     d.opps = c.opps;
     d.max_khz = c.opps.back().freq_khz;
-    d.capacity = static_cast<uint32_t>((uint64_t{c.capacity_dmips_mhz} * d.max_khz << 10) / scale);
-    for (int i = 0; i < c.nr_cpus; ++i) d.cpus.push_back(cpu++);
+    d.capacity = derived.cluster_capacity[ci];
+    d.cpus = derived.cluster_cpus[ci];
     try {
       d.em = std::make_unique<EnergyModel>(c.opps, d.capacity, c.dynamic_power_coefficient);
     } catch (const std::exception& e) {

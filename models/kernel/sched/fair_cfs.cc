@@ -7,15 +7,16 @@
 
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/classes.h"
+#include "models/kernel/sched/fair_common.h"
 #include "models/kernel/sched/fair_pelt.h"
 #include "models/kernel/sched/weights.h"
 
 namespace schedlab {
 namespace {
 
-class CfsClass final : public SchedClass {
+class CfsClass final : public FairClassBase {
  public:
-  using SchedClass::SchedClass;
+  using FairClassBase::FairClassBase;
   const char* name() const override { return "fair(cfs)"; }
 
   void enqueue_task(Rq& rq, Task& p, int flags) override;
@@ -30,21 +31,8 @@ class CfsClass final : public SchedClass {
   void migrate_task_rq(Task& p, int new_cpu) override;
   void update_curr(Rq& rq) override;
   void switched_to(Rq& rq, Task& p) override;
-  bool has_runnable(const Rq& rq) const override { return rq.cfs.nr_running > 0; }
-  int select_task_rq(Task& p, int prev_cpu, int wake_flags) override {
-    return k_.select_task_rq_fair(p, prev_cpu, wake_flags);
-  }
-  // balance_fair(): a CPU about to run out of work looks for some.
-  bool balance(Rq& rq, Task& prev) override {
-    if (rq.nr_running) return true;
-    return k_.sched_balance_newidle(rq);
-  }
 
  private:
-  bool feat(SchedFeat f) const { return k_.features()(f); }
-  static int64_t vdelta(const Task& p, int64_t delta) {
-    return static_cast<int64_t>(calc_delta_fair(static_cast<uint64_t>(delta), p.se.weight, p.se.inv_weight));
-  }
   // Tree order: vruntime, then insertion.
   static bool tree_less(const Task* a, const Task* b) {
     if (a->se.vruntime != b->se.vruntime) return a->se.vruntime - b->se.vruntime < 0;
@@ -73,11 +61,6 @@ class CfsClass final : public SchedClass {
     auto it = std::find(cfs.timeline.begin(), cfs.timeline.end(), &p);
     if (it != cfs.timeline.end()) cfs.timeline.erase(it);
     p.se.in_tree = false;
-  }
-  static void clear_buddies(CfsRq& cfs, const Task& p) {
-    if (cfs.next == &p) cfs.next = nullptr;
-    if (cfs.last == &p) cfs.last = nullptr;
-    if (cfs.skip == &p) cfs.skip = nullptr;
   }
   void update_min_vruntime(CfsRq& cfs);
   int64_t sched_period(int nr) const;

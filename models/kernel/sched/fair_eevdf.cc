@@ -13,6 +13,7 @@
 
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/classes.h"
+#include "models/kernel/sched/fair_common.h"
 #include "models/kernel/sched/fair_pelt.h"
 #include "models/kernel/sched/weights.h"
 
@@ -21,9 +22,9 @@ namespace {
 
 using SE = SchedEntity;
 
-class EevdfClass final : public SchedClass {
+class EevdfClass final : public FairClassBase {
  public:
-  using SchedClass::SchedClass;
+  using FairClassBase::FairClassBase;
   const char* name() const override { return "fair(eevdf)"; }
 
   void enqueue_task(Rq& rq, Task& p, int flags) override;
@@ -42,21 +43,8 @@ class EevdfClass final : public SchedClass {
   void update_curr(Rq& rq) override;
   void switched_to(Rq& rq, Task& p) override;
   void prio_changed(Rq& rq, Task& p, int old_prio) override;
-  bool has_runnable(const Rq& rq) const override { return rq.cfs.nr_running > 0; }
-  int select_task_rq(Task& p, int prev_cpu, int wake_flags) override {
-    return k_.select_task_rq_fair(p, prev_cpu, wake_flags);
-  }
-  // balance_fair(): a CPU about to run out of work looks for some.
-  bool balance(Rq& rq, Task& prev) override {
-    if (rq.nr_running) return true;
-    return k_.sched_balance_newidle(rq);
-  }
 
  private:
-  bool feat(SchedFeat f) const { return k_.features()(f); }
-  static int64_t vdelta(const Task& p, int64_t delta) {
-    return static_cast<int64_t>(calc_delta_fair(static_cast<uint64_t>(delta), p.se.weight, p.se.inv_weight));
-  }
   static int64_t entity_key(const CfsRq& cfs, const Task& p) { return p.se.vruntime - cfs.min_vruntime; }
   static bool entity_before(const Task& a, const Task& b) { return a.se.deadline - b.se.deadline < 0; }
   static bool tree_less(const Task* a, const Task* b) {
@@ -95,24 +83,26 @@ class EevdfClass final : public SchedClass {
   void set_protect_slice(CfsRq& cfs, Task& p);
   void update_protect_slice(CfsRq& cfs, Task& p);
   bool did_preempt_short(const CfsRq& cfs, const Task& curr) const;
-  static void clear_buddies(CfsRq& cfs, const Task& p) {
-    if (cfs.next == &p) cfs.next = nullptr;
-    if (cfs.last == &p) cfs.last = nullptr;
-    if (cfs.skip == &p) cfs.skip = nullptr;
-  }
 };
+
+// The sums behind V: the tree's sum((v - v0) * w) and sum(w), plus curr's
+// contribution while it is queued.
+static void vruntime_sums(const CfsRq& cfs, int64_t* avg, int64_t* load) {
+  *avg = cfs.avg_vruntime;
+  *load = cfs.avg_load;
+  const Task* curr = cfs.curr;
+  if (curr && curr->se.on_rq) {
+    int64_t w = static_cast<int64_t>(curr->se.weight);
+    *avg += (curr->se.vruntime - cfs.min_vruntime) * w;
+    *load += w;
+  }
+}
 
 // avg_vruntime(): the weighted average vruntime V of all queued entities,
 // curr included; rounds toward -inf like the kernel's floor division.
 int64_t EevdfClass::avg_vruntime(const CfsRq& cfs) const {
-  int64_t avg = cfs.avg_vruntime;
-  int64_t load = cfs.avg_load;
-  const Task* curr = cfs.curr;
-  if (curr && curr->se.on_rq) {
-    int64_t w = static_cast<int64_t>(curr->se.weight);
-    avg += entity_key(cfs, *curr) * w;
-    load += w;
-  }
+  int64_t avg, load;
+  vruntime_sums(cfs, &avg, &load);
   if (load) {
     if (avg < 0) avg -= (load - 1);
     avg /= load;
@@ -123,14 +113,8 @@ int64_t EevdfClass::avg_vruntime(const CfsRq& cfs) const {
 // vruntime_eligible(): lag >= 0, i.e. V >= v, compared without division:
 // sum((v_j - v0) * w_j) >= (v - v0) * sum(w_j).
 bool EevdfClass::vruntime_eligible(const CfsRq& cfs, int64_t vruntime) const {
-  int64_t avg = cfs.avg_vruntime;
-  int64_t load = cfs.avg_load;
-  const Task* curr = cfs.curr;
-  if (curr && curr->se.on_rq) {
-    int64_t w = static_cast<int64_t>(curr->se.weight);
-    avg += entity_key(cfs, *curr) * w;
-    load += w;
-  }
+  int64_t avg, load;
+  vruntime_sums(cfs, &avg, &load);
   return avg >= (vruntime - cfs.min_vruntime) * load;
 }
 

@@ -5,11 +5,54 @@
 // reaches into the model.
 #pragma once
 
+#include <cstdint>
+#include <string_view>
+
 #include "sim/time.h"
 
 namespace schedlab {
 
 struct Task;
+
+// One step in the life of a work item (include/trace/events/workqueue.h:
+// workqueue_queue_work, workqueue_activate_work, workqueue_execute_start,
+// workqueue_execute_end), for workqueue work and kthread_work alike.
+struct WorkItemEvent {
+  enum class Phase : uint8_t {
+    kQueue,     // became pending on a queue (for delayed work: when its timer fired)
+    kActivate,  // left the inactive list for the pool's worklist (max_active)
+    kStart,     // a worker began executing it
+    kEnd,       // its function returned
+  };
+  Phase phase = Phase::kQueue;
+  std::string_view work;       // the work item's name (ftrace prints its function)
+  std::string_view workqueue;  // workqueue or kthread_worker name
+  const Task* worker = nullptr;  // executing task (kStart, kEnd)
+  int req_cpu = -1;            // CPU asked for by queue_work_on(), -1 for WORK_CPU_UNBOUND
+  int cpu = -1;                // CPU the item was queued from (kQueue), ran on (kStart, kEnd)
+  Time queued;                 // when it became pending ("CPU wait" starts here)
+  Time started;                // execution start (kStart, kEnd)
+  Time runnable_wait;          // the part of [queued, started) its worker was runnable but not running
+};
+
+// One step of a DRM GPU scheduler job (include/drm/gpu_scheduler_trace.h:
+// drm_sched_job at push, drm_run_job, drm_sched_process_job at the fence).
+struct DrmJobEvent {
+  enum class Phase : uint8_t {
+    kPush,  // drm_sched_entity_push_job(): the job is queued on its entity
+    kRun,   // drm_run_job: the scheduler took it to hand it to the GPU
+    kHw,    // ops->run_job() returned: the GPU has it
+    kDone,  // the hardware fence signalled (drm_sched_process_job)
+    kFree,  // ops->free_job()
+  };
+  Phase phase = Phase::kPush;
+  std::string_view sched;       // the drm_gpu_scheduler's name
+  std::string_view entity;      // the entity (userspace queue) it was pushed to
+  uint64_t job = 0;             // sequence number per scheduler, from 1
+  const Task* submitter = nullptr;  // the task that pushed it
+  Time pushed;                  // push time (every phase)
+  Time run;                     // drm_run_job time (kRun and later)
+};
 
 // Task states as sched_switch's prev_state prints them.
 enum class TaskState : uint8_t {
@@ -44,6 +87,10 @@ class SchedObserver {
   virtual void on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) {}
   // Priority changed (PI boost/unboost, setscheduler): sched_pi_setprio.
   virtual void on_prio_change(Time t, const Task& p, int old_prio, int new_prio) {}
+  // Workqueue and kthread_worker items (models/kernel/workqueue/, kthread_worker.h).
+  virtual void on_work_item(Time t, const WorkItemEvent& e) {}
+  // DRM GPU scheduler jobs (models/devices/drm_sched.h).
+  virtual void on_drm_job(Time t, const DrmJobEvent& e) {}
 };
 
 }  // namespace schedlab

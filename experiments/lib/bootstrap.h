@@ -1,0 +1,72 @@
+// Uncertainty over runs: the percentile bootstrap.
+//
+// A comparison's change is the difference of the variants' means over runs.
+// Runs are paired: run i of every variant uses the same seed (hence the same
+// start jitter), so a resample draws run indices and takes both variants'
+// values at those indices; the statistic is mean(b*) - mean(a*). B = 2000
+// resamples, and the 95% interval is the 2.5th and 97.5th percentiles of
+// the B statistics (linear interpolation, as everywhere in schedlab).
+// Resampling uses its own seeded stream (Boost's mt19937_64 and
+// uniform_int_distribution, which are portable), seeded from the variant's
+// name (a sweep point's id): every metric of a variant is resampled with
+// the same run indices (a joint bootstrap, so task:ui and group:ui of a
+// one-task group get the same interval), and nothing depends on -j,
+// shards or order.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace schedlab {
+
+inline constexpr int kBootstrapResamples = 2000;
+inline constexpr double kConfidence = 0.95;
+
+struct Interval {
+  double low = 0, high = 0;
+  bool contains(double v) const { return low <= v && v <= high; }
+};
+
+double mean_of(const std::vector<double>& v);        // 0 for an empty vector
+double sample_sd(const std::vector<double>& v);      // n - 1 denominator; 0 below 2 values
+
+// B resamples of n indices, each drawn uniformly from [0, n) with
+// replacement, from a stream seeded with `seed`.
+std::vector<std::vector<size_t>> draw_resamples(size_t n, int resamples, uint64_t seed);
+
+// draw_resamples(), memoized for the life of the process (thread-safe):
+// the resamples of one seed are shared by every metric that uses it.
+const std::vector<std::vector<size_t>>& shared_resamples(size_t n, int resamples, uint64_t seed);
+
+// The percentile interval at `confidence` of the statistics (sorted here).
+Interval percentile_interval(std::vector<double> statistics, double confidence = kConfidence);
+
+// Paired bootstrap of mean(b) - mean(a): a and b have one value per run,
+// same length; `resamples` as from draw_resamples (tests pass their own).
+Interval bootstrap_mean_diff(const std::vector<double>& a, const std::vector<double>& b,
+                             const std::vector<std::vector<size_t>>& resamples, double confidence = kConfidence);
+// Bootstrap of the mean of one sample (sweep points).
+Interval bootstrap_mean(const std::vector<double>& values, const std::vector<std::vector<size_t>>& resamples,
+                        double confidence = kConfidence);
+
+// The resampling seed for a name ("compare/rtp_off", "sweep/p000003").
+uint64_t bootstrap_seed(std::string_view name);
+
+// A change against a baseline, in % of the baseline's mean.
+struct Change {
+  bool defined = false;   // false: baseline mean 0 with a non-zero difference, or no paired runs
+  double pct = 0;         // 100 * (mean_b - mean_a) / |mean_a|
+  std::optional<Interval> ci_pct;  // nullopt with a single pair (nothing to resample)
+  bool noise = false;     // the interval contains 0: "~" in tables
+  int pairs = 0;          // runs where both variants have a value
+};
+
+// The change of b against a over the runs where both have a value (paired
+// by run index), with its bootstrap interval. nullopt entries are runs
+// without a value (e.g. no wakeups, so no P99).
+Change compare_runs(const std::vector<std::optional<double>>& a, const std::vector<std::optional<double>>& b,
+                    uint64_t seed, int resamples = kBootstrapResamples, double confidence = kConfidence);
+
+}  // namespace schedlab

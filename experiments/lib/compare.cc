@@ -1,0 +1,155 @@
+#include "experiments/lib/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "experiments/lib/parallel.h"
+#include "experiments/lib/runner.h"
+#include "models/config/config.h"
+#include "sim/rng.h"
+
+namespace schedlab {
+
+std::vector<MetricRequest> default_compare_metrics(const std::string& file) {
+  std::vector<MetricRequest> m;
+  for (const char* name : {"group:*.wakeup_latency.mean", "group:*.wakeup_latency.p99", "group:*.cpu_share",
+                           "cpu:*.busy_pct", "total.avg_power_mw"})
+    m.push_back({name, {file, 0, 0}});
+  return m;
+}
+
+MetricRow summarize_metric(const Metric& metric, std::vector<std::vector<std::optional<double>>> values,
+                           const std::vector<std::string>& variant_names) {
+  MetricRow row;
+  row.metric = metric;
+  for (size_t v = 0; v < values.size(); ++v) {
+    MetricCell cell;
+    cell.values = std::move(values[v]);
+    std::vector<double> present;
+    for (const auto& x : cell.values)
+      if (x) present.push_back(*x);
+    cell.n = static_cast<int>(present.size());
+    if (!present.empty()) {
+      cell.mean = mean_of(present);
+      cell.sd = sample_sd(present);
+      cell.min = *std::min_element(present.begin(), present.end());
+      cell.max = *std::max_element(present.begin(), present.end());
+    }
+    row.cells.push_back(std::move(cell));
+  }
+  for (size_t v = 1; v < row.cells.size(); ++v)
+    row.cells[v].change = compare_runs(row.cells[0].values, row.cells[v].values,
+                                       bootstrap_seed("compare/" + variant_names[v]));
+  return row;
+}
+
+namespace {
+
+// values[variant][run] of one metric.
+std::vector<std::vector<std::optional<double>>> collect(const MetricName& name,
+                                                        const std::vector<std::vector<RunMetrics>>& runs) {
+  std::vector<std::vector<std::optional<double>>> out(runs.size());
+  for (size_t v = 0; v < runs.size(); ++v) {
+    out[v].reserve(runs[v].size());
+    for (const RunMetrics& r : runs[v]) out[v].push_back(r.value(name));
+  }
+  return out;
+}
+
+Metric make_metric(MetricScope scope, const std::string& object, const std::string& field) {
+  MetricName n{scope, object, field};
+  return {n, metric_unit(n), n.text()};
+}
+
+}  // namespace
+
+Comparison run_comparison(const ExperimentSpec& spec, const CompareOptions& options) {
+  Comparison c;
+  c.spec = spec;
+  c.runs = options.runs.value_or(spec.runs);
+  if (c.runs < 1) throw std::invalid_argument(fmt::format("runs must be at least 1 (got {})", c.runs));
+  const size_t nv = spec.variants.size();
+  const size_t nr = static_cast<size_t>(c.runs);
+
+  std::vector<std::string> names;
+  std::vector<ScenarioParams> params;
+  for (const VariantSpec& v : spec.variants) {
+    std::vector<Overlay> all = spec.common;
+    all.insert(all.end(), v.overlays.begin(), v.overlays.end());
+    params.push_back(load_scenario_with_overlays(spec.scenario, all, fmt::format("variant '{}'", v.name)));
+    names.push_back(v.name);
+    c.scenarios.push_back(scenario_info(params.back()));
+  }
+
+  // Job j = (variant j / runs, run j % runs); run i of every variant uses
+  // the same seed, which pairs the runs for the bootstrap.
+  c.results.assign(nv, std::vector<RunResult>(nr));
+  if (options.wakegraph) c.wakegraphs.assign(nv, WakeGraph{});
+  std::vector<std::vector<WakeGraph>> wakes(options.wakegraph ? nv : 0, std::vector<WakeGraph>(nr));
+  std::vector<std::vector<std::optional<RunMetrics>>> metrics(nv, std::vector<std::optional<RunMetrics>>(nr));
+  size_t done = 0;
+  parallel_for(
+      nv * nr, options.jobs,
+      [&](size_t j) {
+        const size_t v = j / nr, r = j % nr;
+        const uint64_t seed = derive_seed(spec.seed, r);
+        c.results[v][r] = simulate_run(with_start_jitter(params[v], spec.start_jitter, seed), seed, {},
+                                       options.wakegraph ? &wakes[v][r] : nullptr);
+        metrics[v][r].emplace(c.results[v][r]);  // per-run summaries are the costly part: do them here too
+      },
+      [&](size_t) {
+        ++done;
+        if (options.progress) options.progress(done, nv * nr);
+      });
+  for (size_t v = 0; v < wakes.size(); ++v)
+    for (const WakeGraph& w : wakes[v]) c.wakegraphs[v].merge(w);
+
+  std::vector<std::vector<RunMetrics>> runs(nv);
+  for (size_t v = 0; v < nv; ++v)
+    for (auto& m : metrics[v]) runs[v].push_back(std::move(*m));
+
+  const std::vector<MetricRequest> requests = spec.metrics.empty() ? default_compare_metrics(spec.source) : spec.metrics;
+  // Wildcards expand against the baseline's first run (every run has the same tasks).
+  std::vector<const Aggregate*> others;
+  for (size_t v = 1; v < nv; ++v) others.push_back(&runs[v][0].aggregate());
+  const std::vector<Metric> expanded = expand_metrics(requests, runs[0][0].aggregate(), others);
+  for (const Metric& m : expanded) c.metrics.push_back(summarize_metric(m, collect(m.name, runs), names));
+
+  for (const PublishedValue& p : spec.published) {
+    auto row = std::find_if(c.metrics.begin(), c.metrics.end(), [&](const MetricRow& r) { return r.metric.text == p.metric; });
+    if (row == c.metrics.end()) {
+      std::vector<std::string> rows;
+      for (const MetricRow& r : c.metrics) rows.push_back(r.metric.text);
+      throw ConfigError(p.origin.file, p.origin.line, p.origin.column, "published",
+                        fmt::format("'{}' is not one of the experiment's metrics ({})", p.metric,
+                                    fmt::join(rows, ", ")));
+    }
+    const size_t v = static_cast<size_t>(
+        std::find(names.begin(), names.end(), p.variant) - names.begin());
+    row->cells[v].published = p.text;
+  }
+
+  // Who pays: every group of the baseline's first run.
+  const Aggregate& base = runs[0][0].aggregate();
+  for (const GroupAggregate& g : base.groups) {
+    GroupTradeoff t;
+    t.group = g.name;
+    t.tasks = g.instances;
+    const Metric mean = make_metric(MetricScope::kGroup, g.name, "wakeup_latency.mean");
+    const Metric p99 = make_metric(MetricScope::kGroup, g.name, "wakeup_latency.p99");
+    const Metric share = make_metric(MetricScope::kGroup, g.name, "cpu_share");
+    t.latency_mean = summarize_metric(mean, collect(mean.name, runs), names);
+    t.latency_p99 = summarize_metric(p99, collect(p99.name, runs), names);
+    t.cpu_share = summarize_metric(share, collect(share.name, runs), names);
+    c.who_pays.push_back(std::move(t));
+  }
+  for (const char* field : {"avg_power_mw", "energy_mj"}) {
+    const Metric m = make_metric(MetricScope::kTotal, "", field);
+    c.totals.push_back(summarize_metric(m, collect(m.name, runs), names));
+  }
+  return c;
+}
+
+}  // namespace schedlab

@@ -1,0 +1,440 @@
+#include "experiments/lib/metrics.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include "models/config/config.h"
+
+namespace schedlab {
+namespace {
+
+using TaskGetter = std::function<std::optional<double>(const TaskStats&)>;
+using CpuGetter = std::function<std::optional<double>(const CpuAggregate&)>;
+using TotalGetter = std::function<std::optional<double>(const RunResult&, const Aggregate&)>;
+
+struct TaskFieldDef {
+  MetricField field;
+  TaskGetter get;
+};
+struct CpuFieldDef {
+  MetricField field;
+  CpuGetter get;
+};
+struct TotalFieldDef {
+  MetricField field;
+  TotalGetter get;
+};
+
+std::optional<double> us_of(const Summary& s, double Summary::*stat) {
+  if (s.count == 0) return std::nullopt;
+  return s.*stat / 1e3;
+}
+
+double seconds(Time t) { return t.to_s(); }
+
+const std::vector<TaskFieldDef>& task_field_defs() {
+  static const std::vector<TaskFieldDef> defs = [] {
+    std::vector<TaskFieldDef> d;
+    struct Dist {
+      const char* name;
+      Summary TaskStats::*member;
+      const char* what;
+    };
+    const Dist dists[] = {
+        {"wakeup_latency", &TaskStats::wakeup_latency, "sched_waking -> switched in"},
+        {"runnable_wait", &TaskStats::runnable_wait, "each stretch in R before being switched in"},
+        {"response", &TaskStats::response, "per period of a timer-driven task: period start -> timer reached again"},
+    };
+    struct Stat {
+      const char* name;
+      double Summary::*member;
+    };
+    const Stat stats[] = {{"mean", &Summary::mean}, {"min", &Summary::min}, {"p50", &Summary::p50},
+                          {"p90", &Summary::p90},   {"p95", &Summary::p95}, {"p98", &Summary::p98},
+                          {"p99", &Summary::p99},   {"max", &Summary::max}};
+    for (const Dist& dist : dists) {
+      d.push_back({{fmt::format("{}.count", dist.name), MetricUnit::kPerRun, fmt::format("samples of {}", dist.what)},
+                   [m = dist.member](const TaskStats& s) { return static_cast<double>((s.*m).count); }});
+      for (const Stat& st : stats)
+        d.push_back({{fmt::format("{}.{}", dist.name, st.name), MetricUnit::kMicroseconds,
+                      fmt::format("{} of {} (percentiles interpolate linearly)", st.name, dist.what)},
+                     [m = dist.member, sm = st.member](const TaskStats& s) { return us_of(s.*m, sm); }});
+    }
+    d.push_back({{"cpu_share", MetricUnit::kFraction, "cpu time / window (1.0 = one CPU all the time)"},
+                 [](const TaskStats& s) { return s.cpu_share(); }});
+    struct TimeField {
+      const char* name;
+      Time TaskStats::*member;
+      const char* what;
+    };
+    const TimeField times[] = {{"cpu_time_s", &TaskStats::cpu_time, "time on a CPU"},
+                               {"runnable_time_s", &TaskStats::runnable_time, "time runnable, not running"},
+                               {"sleep_time_s", &TaskStats::sleep_time, "time sleeping (S)"},
+                               {"blocked_time_s", &TaskStats::blocked_time, "time blocked (D)"}};
+    for (const TimeField& t : times)
+      d.push_back({{t.name, MetricUnit::kSeconds, t.what}, [m = t.member](const TaskStats& s) { return seconds(s.*m); }});
+    struct CountField {
+      const char* name;
+      uint64_t TaskStats::*member;
+      const char* what;
+    };
+    const CountField counts[] = {{"wakeups", &TaskStats::wakeups, "wakeups"},
+                                 {"preemptions", &TaskStats::preemptions, "involuntary switches out"},
+                                 {"switches_in", &TaskStats::switches_in, "times switched in"},
+                                 {"migrations", &TaskStats::migrations, "moves to another CPU"},
+                                 {"periods", &TaskStats::periods, "periods of a timer-driven task"},
+                                 {"deadline_misses", &TaskStats::deadline_misses, "periods whose response exceeded the period"}};
+    for (const CountField& c : counts)
+      d.push_back({{c.name, MetricUnit::kPerRun, c.what},
+                   [m = c.member](const TaskStats& s) { return static_cast<double>(s.*m); }});
+    d.push_back({{"deadline_miss_pct", MetricUnit::kPercent, "deadline_misses / periods"},
+                 [](const TaskStats& s) -> std::optional<double> {
+                   if (s.periods == 0) return std::nullopt;
+                   return 100.0 * static_cast<double>(s.deadline_misses) / static_cast<double>(s.periods);
+                 }});
+    return d;
+  }();
+  return defs;
+}
+
+const std::vector<CpuFieldDef>& cpu_field_defs() {
+  static const std::vector<CpuFieldDef> defs = {
+      {{"busy_pct", MetricUnit::kPercent, "busy / window"}, [](const CpuAggregate& c) { return 100.0 * c.busy_fraction(); }},
+      {{"idle_pct", MetricUnit::kPercent, "idle / window"}, [](const CpuAggregate& c) { return 100.0 * c.idle_fraction(); }},
+      {{"busy_s", MetricUnit::kSeconds, "time running a task"}, [](const CpuAggregate& c) { return seconds(c.busy); }},
+      {{"idle_s", MetricUnit::kSeconds, "idle time"}, [](const CpuAggregate& c) { return seconds(c.idle); }},
+      {{"context_switches", MetricUnit::kPerRun, "context switches"},
+       [](const CpuAggregate& c) { return static_cast<double>(c.context_switches); }},
+  };
+  return defs;
+}
+
+const std::vector<TotalFieldDef>& total_field_defs() {
+  static const std::vector<TotalFieldDef> defs = {
+      {{"busy_pct", MetricUnit::kPercent, "busy time of all CPUs / (CPUs x window)"},
+       [](const RunResult&, const Aggregate& a) -> std::optional<double> {
+         Time busy, elapsed;
+         for (const CpuAggregate& c : a.cpus) {
+           busy += c.busy;
+           elapsed += c.elapsed;
+         }
+         if (elapsed.count() <= 0) return std::nullopt;
+         return 100.0 * static_cast<double>(busy.count()) / static_cast<double>(elapsed.count());
+       }},
+      {{"context_switches", MetricUnit::kPerRun, "context switches on all CPUs"},
+       [](const RunResult&, const Aggregate& a) {
+         uint64_t n = 0;
+         for (const CpuAggregate& c : a.cpus) n += c.context_switches;
+         return static_cast<double>(n);
+       }},
+      {{"wakeups", MetricUnit::kPerRun, "wakeups of all tasks"},
+       [](const RunResult&, const Aggregate& a) {
+         uint64_t n = 0;
+         for (const TaskAggregate& t : a.tasks) n += t.stats.wakeups;
+         return static_cast<double>(n);
+       }},
+      {{"migrations", MetricUnit::kPerRun, "migrations of all tasks"},
+       [](const RunResult&, const Aggregate& a) {
+         uint64_t n = 0;
+         for (const TaskAggregate& t : a.tasks) n += t.stats.migrations;
+         return static_cast<double>(n);
+       }},
+      // n/a until the platform has a power model (run_totals()).
+      {{"energy_mj", MetricUnit::kMilliJoules, "energy of all clusters in the window (n/a without a power model)"},
+       [](const RunResult& r, const Aggregate&) { return run_totals(r).energy_mj; }},
+      {{"avg_power_mw", MetricUnit::kMilliWatts, "energy / window (n/a without a power model)"},
+       [](const RunResult& r, const Aggregate&) { return run_totals(r).avg_power_mw; }},
+  };
+  return defs;
+}
+
+const char* scope_prefix(MetricScope s) {
+  switch (s) {
+    case MetricScope::kTask: return "task:";
+    case MetricScope::kGroup: return "group:";
+    case MetricScope::kCpu: return "cpu:";
+    case MetricScope::kTotal: return "total.";
+  }
+  return "";
+}
+
+std::vector<std::string> field_names(MetricScope scope) {
+  std::vector<std::string> names;
+  for (const MetricField& f : metric_fields(scope)) names.push_back(f.name);
+  return names;
+}
+
+std::string list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+const MetricField* find_field(MetricScope scope, const std::string& name) {
+  for (const MetricField& f : metric_fields(scope))
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+// Edit distance for "did you mean" (small inputs only).
+size_t distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string did_you_mean(const std::string& value, const std::vector<std::string>& names) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, value.size() / 3) + 1;
+  for (const std::string& n : names) {
+    size_t d = distance(value, n);
+    if (d < best_d) {
+      best_d = d;
+      best = n;
+    }
+  }
+  return best.empty() ? "" : fmt::format("; did you mean '{}'?", best);
+}
+
+}  // namespace
+
+const char* unit_label(MetricUnit u) {
+  switch (u) {
+    case MetricUnit::kMicroseconds: return "us";
+    case MetricUnit::kFraction: return "";
+    case MetricUnit::kPercent: return "%";
+    case MetricUnit::kPerRun: return "/run";
+    case MetricUnit::kSeconds: return "s";
+    case MetricUnit::kMilliJoules: return "mJ";
+    case MetricUnit::kMilliWatts: return "mW";
+  }
+  return "";
+}
+
+const std::vector<MetricField>& metric_fields(MetricScope scope) {
+  static const std::vector<MetricField> task = [] {
+    std::vector<MetricField> f;
+    for (const auto& d : task_field_defs()) f.push_back(d.field);
+    return f;
+  }();
+  static const std::vector<MetricField> cpu = [] {
+    std::vector<MetricField> f;
+    for (const auto& d : cpu_field_defs()) f.push_back(d.field);
+    return f;
+  }();
+  static const std::vector<MetricField> total = [] {
+    std::vector<MetricField> f;
+    for (const auto& d : total_field_defs()) f.push_back(d.field);
+    return f;
+  }();
+  switch (scope) {
+    case MetricScope::kTask:
+    case MetricScope::kGroup: return task;
+    case MetricScope::kCpu: return cpu;
+    case MetricScope::kTotal: return total;
+  }
+  return total;
+}
+
+std::string MetricName::text() const {
+  if (scope == MetricScope::kTotal) return fmt::format("total.{}", field);
+  return fmt::format("{}{}.{}", scope_prefix(scope), object, field);
+}
+
+std::optional<MetricName> parse_metric_name(const std::string& text, std::string* why) {
+  auto fail = [&](const std::string& w) -> std::optional<MetricName> {
+    if (why) *why = w;
+    return std::nullopt;
+  };
+  MetricName m;
+  std::string rest;
+  if (text.rfind("total.", 0) == 0) {
+    m.scope = MetricScope::kTotal;
+    m.field = text.substr(6);
+  } else {
+    const size_t colon = text.find(':');
+    if (colon == std::string::npos)
+      return fail(fmt::format("'{}' is not a metric name (expected task:NAME.FIELD, group:NAME.FIELD, cpu:N.FIELD "
+                              "or total.FIELD)",
+                              text));
+    const std::string scope = text.substr(0, colon);
+    if (scope == "task")
+      m.scope = MetricScope::kTask;
+    else if (scope == "group")
+      m.scope = MetricScope::kGroup;
+    else if (scope == "cpu")
+      m.scope = MetricScope::kCpu;
+    else
+      return fail(fmt::format("unknown metric scope '{}' in '{}' (valid: task, group, cpu, total)", scope, text));
+    rest = text.substr(colon + 1);
+    // The object is everything up to the first '.', so task names may not
+    // contain dots (the scenario loader allows them; none of ours has one).
+    const size_t dot = rest.find('.');
+    if (dot == std::string::npos || dot == 0)
+      return fail(fmt::format("'{}' lacks {}NAME.FIELD", text, scope_prefix(m.scope)));
+    m.object = rest.substr(0, dot);
+    m.field = rest.substr(dot + 1);
+    if (m.scope == MetricScope::kCpu && m.object != "*" &&
+        m.object.find_first_not_of("0123456789") != std::string::npos)
+      return fail(fmt::format("'{}': a CPU is a number or * (cpu:0.busy_pct, cpu:*.busy_pct)", text));
+  }
+  if (!find_field(m.scope, m.field)) {
+    const std::vector<std::string> names = field_names(m.scope);
+    const char* scope = m.scope == MetricScope::kTask    ? "task"
+                        : m.scope == MetricScope::kGroup ? "group"
+                        : m.scope == MetricScope::kCpu   ? "cpu"
+                                                         : "total";
+    return fail(fmt::format("unknown {} field '{}' in '{}' (valid: {}){}", scope, m.field, text, list(names),
+                            did_you_mean(m.field, names)));
+  }
+  return m;
+}
+
+MetricUnit metric_unit(const MetricName& name) {
+  const MetricField* f = find_field(name.scope, name.field);
+  return f ? f->unit : MetricUnit::kPerRun;
+}
+
+std::vector<Metric> expand_metrics(const std::vector<MetricRequest>& requests, const RunResult& sample) {
+  return expand_metrics(requests, aggregate_runs({sample}));
+}
+
+std::vector<Metric> expand_metrics(const std::vector<MetricRequest>& requests, const Aggregate& agg,
+                                   const std::vector<const Aggregate*>& also) {
+  // Wildcards expand over `agg`; explicit names may come from any of them.
+  std::vector<std::string> tasks, groups, cpus, all_tasks, all_groups, all_cpus;
+  for (const TaskAggregate& t : agg.tasks) tasks.push_back(t.name);
+  for (const GroupAggregate& g : agg.groups) groups.push_back(g.name);
+  for (const CpuAggregate& c : agg.cpus) cpus.push_back(std::to_string(c.cpu));
+  all_tasks = tasks, all_groups = groups, all_cpus = cpus;
+  auto add_unique = [](std::vector<std::string>& v, const std::string& s) {
+    if (std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+  };
+  for (const Aggregate* a : also) {
+    for (const TaskAggregate& t : a->tasks) add_unique(all_tasks, t.name);
+    for (const GroupAggregate& g : a->groups) add_unique(all_groups, g.name);
+    for (const CpuAggregate& c : a->cpus) add_unique(all_cpus, std::to_string(c.cpu));
+  }
+
+  std::vector<Metric> out;
+  std::set<std::string> seen;
+  auto add = [&](MetricName n) {
+    Metric m{n, metric_unit(n), n.text()};
+    if (seen.insert(m.text).second) out.push_back(std::move(m));
+  };
+  for (const MetricRequest& req : requests) {
+    auto fail = [&](const std::string& message) {
+      throw ConfigError(req.origin.file, req.origin.line, req.origin.column, "metrics", message);
+    };
+    std::string why;
+    auto name = parse_metric_name(req.name, &why);
+    if (!name) fail(why);
+    if (name->scope == MetricScope::kTotal) {
+      add(*name);
+      continue;
+    }
+    const std::vector<std::string>& objects =
+        name->scope == MetricScope::kTask ? tasks : name->scope == MetricScope::kGroup ? groups : cpus;
+    const char* what = name->scope == MetricScope::kTask ? "task" : name->scope == MetricScope::kGroup ? "group" : "CPU";
+    if (name->object == "*") {
+      for (const std::string& o : objects) {
+        MetricName n = *name;
+        n.object = o;
+        add(n);
+      }
+      continue;
+    }
+    const std::vector<std::string>& valid = name->scope == MetricScope::kTask    ? all_tasks
+                                            : name->scope == MetricScope::kGroup ? all_groups
+                                                                                 : all_cpus;
+    if (std::find(valid.begin(), valid.end(), name->object) == valid.end())
+      fail(fmt::format("no {} '{}' in the scenario ({}s: {}){}", what, name->object, what, list(valid),
+                       did_you_mean(name->object, valid)));
+    add(*name);
+  }
+  return out;
+}
+
+RunTotals run_totals(const RunResult& run) {
+  RunTotals t;
+  // Energy needs the platform's power model (configs/platforms/*.yaml); a
+  // platform of identical CPUs (`platform: {cpus: N}`) has none: n/a, not 0.
+  if (run.has_power()) {
+    t.energy_mj = run.total_energy_mj();
+    t.avg_power_mw = run.avg_power_mw();
+  }
+  return t;
+}
+
+RunMetrics::RunMetrics(const RunResult& run) : run_(&run), agg_(aggregate_runs({run})) {}
+
+std::optional<double> RunMetrics::value(const MetricName& name) const {
+  switch (name.scope) {
+    case MetricScope::kTask:
+    case MetricScope::kGroup: {
+      const TaskStats* stats = nullptr;
+      if (name.scope == MetricScope::kTask) {
+        for (const TaskAggregate& t : agg_.tasks)
+          if (t.name == name.object) stats = &t.stats;
+      } else {
+        for (const GroupAggregate& g : agg_.groups)
+          if (g.name == name.object) stats = &g.stats;
+      }
+      if (!stats) return std::nullopt;
+      for (const TaskFieldDef& d : task_field_defs())
+        if (d.field.name == name.field) return d.get(*stats);
+      return std::nullopt;
+    }
+    case MetricScope::kCpu: {
+      const int cpu = std::atoi(name.object.c_str());
+      if (cpu < 0 || static_cast<size_t>(cpu) >= agg_.cpus.size()) return std::nullopt;
+      for (const CpuFieldDef& d : cpu_field_defs())
+        if (d.field.name == name.field) return d.get(agg_.cpus[static_cast<size_t>(cpu)]);
+      return std::nullopt;
+    }
+    case MetricScope::kTotal:
+      for (const TotalFieldDef& d : total_field_defs())
+        if (d.field.name == name.field) return d.get(*run_, agg_);
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::string without_negative_zero(std::string s) {
+  if (!s.empty() && s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
+}
+
+static std::string format_metric_value_raw(double v, MetricUnit unit) {
+  switch (unit) {
+    case MetricUnit::kMicroseconds:
+    case MetricUnit::kPerRun:
+      return std::fabs(v) < 100.0 ? fmt::format("{:.2f}", v) : fmt::format("{:.1f}", v);
+    case MetricUnit::kFraction: return fmt::format("{:.3f}", v);
+    case MetricUnit::kPercent: return fmt::format("{:.1f}", v);
+    case MetricUnit::kSeconds: return fmt::format("{:.3f}", v);
+    case MetricUnit::kMilliJoules:
+    case MetricUnit::kMilliWatts: return fmt::format("{:.1f}", v);
+  }
+  return fmt::format("{}", v);
+}
+
+std::string format_metric_value(double v, MetricUnit unit) {
+  if (!std::isfinite(v)) return "n/a";
+  return without_negative_zero(format_metric_value_raw(v, unit));
+}
+
+}  // namespace schedlab

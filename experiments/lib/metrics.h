@@ -1,0 +1,105 @@
+// Metric names for experiments and sweeps, and their value in one run.
+//
+//   task:NAME.FIELD    one task (its comm: ui_main, bg_hog-0)
+//   group:NAME.FIELD   a task spec's instances together (bg_hog)
+//   cpu:N.FIELD        one CPU
+//   total.FIELD        the whole machine
+// NAME or N may be `*`: one metric per task / group / CPU of the scenario,
+// in pid / first-pid / index order. FIELD is one of the lists below
+// (metric_fields()); distributions are FIELD = DIST.STAT, e.g.
+// wakeup_latency.p99. Every metric is a number per run (nullopt when the
+// run has nothing to measure, e.g. a P99 without samples); experiments
+// compare the runs' values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/lib/aggregate.h"
+#include "models/config/experiment_params.h"
+#include "models/metrics/run_result.h"
+
+namespace schedlab {
+
+enum class MetricScope { kTask, kGroup, kCpu, kTotal };
+
+enum class MetricUnit {
+  kMicroseconds,  // latencies
+  kFraction,      // cpu_share: 1.0 = one CPU for the whole window
+  kPercent,
+  kPerRun,        // counts in one run
+  kSeconds,
+  kMilliJoules,
+  kMilliWatts,
+};
+
+const char* unit_label(MetricUnit u);  // "us", "", "%", "/run", "s", "mJ", "mW"
+
+// One field of a scope, with its unit and a line of documentation.
+struct MetricField {
+  std::string name;
+  MetricUnit unit;
+  std::string description;
+};
+// The fields of a scope (task and group share theirs), in documentation order.
+const std::vector<MetricField>& metric_fields(MetricScope scope);
+
+struct MetricName {
+  MetricScope scope = MetricScope::kTotal;
+  std::string object;  // task/group name, CPU index, "*", or empty for total
+  std::string field;   // "wakeup_latency.p99"
+  std::string text() const;  // "task:ui_main.wakeup_latency.p99"
+};
+
+// Parses a metric name; nullopt with *why ("unknown field 'p100' ...") when
+// it is not one. Object names are checked against a run by expand_metrics.
+std::optional<MetricName> parse_metric_name(const std::string& text, std::string* why);
+
+struct Metric {
+  MetricName name;
+  MetricUnit unit;
+  std::string text;  // name.text()
+};
+
+// The metrics `requests` stand for in a scenario whose runs look like
+// `sample` (a run of the baseline): wildcards expanded, names checked. An
+// unknown name, field, task, group or CPU is a ConfigError at the request's
+// origin that lists the valid choices. Duplicates are dropped.
+std::vector<Metric> expand_metrics(const std::vector<MetricRequest>& requests, const RunResult& sample);
+// The same from the run's aggregate (RunMetrics::aggregate()), already
+// computed. Explicitly named tasks, groups and CPUs are also accepted when
+// one of `also` has them (compare: a task only a variant has).
+std::vector<Metric> expand_metrics(const std::vector<MetricRequest>& requests, const Aggregate& sample,
+                                   const std::vector<const Aggregate*>& also = {});
+// A metric's unit (the field must exist).
+MetricUnit metric_unit(const MetricName& name);
+
+// One run's metrics, computed once per run.
+class RunMetrics {
+ public:
+  explicit RunMetrics(const RunResult& run);
+  std::optional<double> value(const MetricName& name) const;
+  const Aggregate& aggregate() const { return agg_; }
+
+ private:
+  const RunResult* run_;
+  Aggregate agg_;  // of this run alone
+};
+
+// Machine totals of a run that are not sums of tasks or CPUs. Energy and
+// power are nullopt on a platform without a power model (RunResult::has_power()).
+struct RunTotals {
+  std::optional<double> energy_mj, avg_power_mw;
+};
+RunTotals run_totals(const RunResult& run);
+
+// Formats a value in its unit for tables: latencies like `schedlab run`
+// (two decimals below 100 us, one above), fractions with 3 decimals,
+// percents with 1, counts per run with 2 below 100.
+std::string format_metric_value(double v, MetricUnit unit);
+// "-0.00" -> "0.00": a value that rounds to zero has no sign.
+std::string without_negative_zero(std::string s);
+
+}  // namespace schedlab

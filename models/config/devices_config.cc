@@ -1,0 +1,554 @@
+// Kernel execution contexts and devices: `workqueue:` (the subsystem's
+// tunables), `workqueues:` (alloc_workqueue() calls), `kthread_workers:`,
+// `devices:` (each naming its `model` from a registry: gpu, drm_sched), and
+// the values of the events that call into them (queue_work,
+// kthread_queue_work, submit_job). Cross references (a scheduler's gpu,
+// submit workqueue or kthread_worker; an event's target) are checked here,
+// with the valid names.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "models/config/policy_names.h"
+#include "models/config/yaml_loaders.h"
+#include "models/hw/platform.h"
+#include "models/kernel/workqueue/workqueue.h"
+
+namespace schedlab::config {
+namespace {
+
+const std::vector<std::string> kScopes = {"cpu", "smt", "cache", "numa", "system"};
+const std::vector<std::string> kWqScopes = {"default", "cpu", "smt", "cache", "numa", "system"};
+const std::vector<std::string> kFollow = {"none", "min_nice", "fifo"};
+const std::vector<std::string> kDists = {"fixed", "uniform", "exponential", "lognormal"};
+
+struct FlagName {
+  const char* name;
+  unsigned flag;
+};
+const std::vector<FlagName>& wq_flag_names() {
+  static const std::vector<FlagName> flags = {
+      {"WQ_UNBOUND", kWqUnbound},           {"WQ_FREEZABLE", kWqFreezable},
+      {"WQ_MEM_RECLAIM", kWqMemReclaim},    {"WQ_HIGHPRI", kWqHighpri},
+      {"WQ_CPU_INTENSIVE", kWqCpuIntensive}, {"WQ_SYSFS", kWqSysfs},
+      {"WQ_POWER_EFFICIENT", kWqPowerEfficient}, {"WQ_RTPRI", kWqRtpri},
+  };
+  return flags;
+}
+std::vector<std::string> wq_flag_list() {
+  std::vector<std::string> v;
+  for (const auto& f : wq_flag_names()) v.push_back(f.name);
+  return v;
+}
+
+std::string unique_name(const YamlDoc& doc, const MapReader& r, std::vector<std::string>& seen, std::string_view what) {
+  r.require("name");
+  const YAML::Node n = *r.find("name");
+  std::string name = as_string(doc, n, r.path("name"));
+  if (name.empty()) fail(doc, n, r.path("name"), fmt::format("expected a {} name, got an empty string", what));
+  if (std::any_of(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); }))
+    fail(doc, n, r.path("name"), fmt::format("{} name '{}' contains whitespace", what, name));
+  if (std::find(seen.begin(), seen.end(), name) != seen.end())
+    fail(doc, n, r.path("name"), fmt::format("duplicate {} name '{}'", what, name));
+  seen.push_back(name);
+  return name;
+}
+
+// A reference to a name of `valid`, or an error listing them.
+std::string ref_name(const YamlDoc& doc, const MapReader& r, std::string_view key, const std::vector<std::string>& valid,
+                     std::string_view what) {
+  const YAML::Node n = *r.find(key);
+  std::string name = as_string(doc, n, r.path(key));
+  if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
+    std::string guess = closest_name(name, valid);
+    fail(doc, n, r.path(key),
+         fmt::format("unknown {} '{}' ({}: {}){}", what, name, what, valid.empty() ? "none" : join(valid),
+                     guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
+  }
+  return name;
+}
+
+const YAML::Node& sequence(const YamlDoc& doc, const YAML::Node& node, const std::string& path, std::string_view what) {
+  if (!node.IsSequence())
+    fail(doc, node, path, fmt::format("expected a sequence of {}, got {}", what, describe_node(node)));
+  return node;
+}
+
+void load_subsys(const YamlDoc& doc, const YAML::Node& node, WorkqueueSubsysParams& w) {
+  MapReader r(doc, node, "workqueue", workqueue_subsys_params());
+  r.read("create_worker_delay", w.create_worker_delay, Bound::kNonNegative);
+  r.read("idle_timeout", w.idle_timeout, Bound::kPositive);
+  r.read_choice("default_affinity_scope", w.default_affinity_scope, kScopes);
+}
+
+WorkqueueParams load_workqueue(const YamlDoc& doc, const YAML::Node& node, const std::string& path, int cpus,
+                               std::vector<std::string>& seen) {
+  MapReader r(doc, node, path, workqueue_params());
+  WorkqueueParams w;
+  w.name = unique_name(doc, r, seen, "workqueue");
+  const auto& sys = WorkqueueSystem::system_workqueue_names();
+  if (std::find(sys.begin(), sys.end(), w.name) != sys.end())
+    fail(doc, *r.find("name"), r.path("name"),
+         fmt::format("'{}' is a system workqueue, which exists already (system workqueues: {})", w.name, join(sys)));
+  if (auto n = r.find("flags")) {
+    const YAML::Node& list = sequence(doc, *n, r.path("flags"), "WQ_* flags");
+    for (size_t i = 0; i < list.size(); ++i) {
+      std::string f = as_choice(doc, list[i], index_path(r.path("flags"), i), wq_flag_list());
+      for (const auto& fn : wq_flag_names())
+        if (f == fn.name) w.flags |= fn.flag;
+    }
+  }
+  bool ordered = false;
+  r.read("ordered", ordered);
+  if (ordered) w.flags |= kWqOrdered | kWqUnbound;
+  r.read("max_active", w.max_active, 0, kWqMaxActive);
+  if (ordered && w.max_active > 1)
+    fail(doc, *r.find("max_active"), r.path("max_active"), "an ordered workqueue has max_active 1");
+  const bool unbound = w.flags & kWqUnbound, rt = w.flags & kWqRtpri;
+  if (rt && (w.flags & kWqHighpri))
+    fail(doc, *r.find("flags"), r.path("flags"), "WQ_RTPRI and WQ_HIGHPRI are exclusive (the workers are SCHED_FIFO)");
+  if (auto n = r.find("nice")) {
+    if (!unbound || !(w.flags & kWqSysfs) || rt)
+      fail(doc, *n, r.path("nice"),
+           "nice is the sysfs attribute /sys/devices/virtual/workqueue/NAME/nice of WQ_UNBOUND | WQ_SYSFS workqueues "
+           "(not WQ_RTPRI)");
+    w.nice = static_cast<int>(as_int(doc, *n, r.path("nice"), -20, 19));
+  }
+  if (auto n = r.find("cpumask")) {
+    if (!unbound) fail(doc, *n, r.path("cpumask"), "cpumask applies to WQ_UNBOUND workqueues");
+    w.cpumask = load_cpu_list(doc, *n, r.path("cpumask"), cpus);
+  }
+  r.read_choice("affinity_scope", w.affinity_scope, kWqScopes);
+  r.read("affinity_strict", w.affinity_strict);
+  if (auto n = r.find("rt_priority")) {
+    if (!rt) fail(doc, *n, r.path("rt_priority"), "rt_priority applies to WQ_RTPRI workqueues");
+    w.rt_priority = static_cast<int>(as_int(doc, *n, r.path("rt_priority"), 1, 99));
+  }
+  if (auto n = r.find("max_workers")) {
+    if (!rt) fail(doc, *n, r.path("max_workers"), "max_workers (the driver's thread cap) applies to WQ_RTPRI workqueues");
+    w.max_workers = static_cast<int>(as_int(doc, *n, r.path("max_workers"), 0, 4096));
+  }
+  return w;
+}
+
+KthreadWorkerParams load_kthread_worker(const YamlDoc& doc, const YAML::Node& node, const std::string& path, int cpus,
+                                        std::vector<std::string>& seen) {
+  MapReader r(doc, node, path, kthread_worker_params());
+  KthreadWorkerParams k;
+  k.name = unique_name(doc, r, seen, "kthread_worker");
+  if (auto n = r.find("policy")) {
+    std::string text = as_choice(doc, *n, r.path("policy"), policy_names(true));
+    k.policy = *policy_from_name(text, true);
+  }
+  const bool fair = is_fair_policy(k.policy);
+  if (auto n = r.find("nice")) {
+    if (!fair) fail(doc, *n, r.path("nice"), "nice applies to SCHED_OTHER/BATCH/IDLE workers");
+    k.nice = static_cast<int>(as_int(doc, *n, r.path("nice"), -20, 19));
+  }
+  if (auto n = r.find("priority")) {
+    if (fair) fail(doc, *n, r.path("priority"), "priority applies to SCHED_FIFO/SCHED_RR workers");
+    k.rt_priority = static_cast<int>(as_int(doc, *n, r.path("priority"), 1, 99));
+  } else if (!fair) {
+    r.fail_here(fmt::format("a {} worker needs 'priority: 1..99'", policy_text(k.policy)));
+  }
+  if (auto n = r.find("cpus")) k.cpus = load_cpu_list(doc, *n, r.path("cpus"), cpus);
+  std::string follow = "none";
+  r.read_choice("follow", follow, kFollow);
+  k.follow = follow == "fifo" ? KthreadFollow::kFifo : follow == "min_nice" ? KthreadFollow::kMinNice : KthreadFollow::kNone;
+  return k;
+}
+
+Distribution load_distribution(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
+  Distribution d;
+  if (node.IsScalar()) {  // a bare duration: fixed
+    d.mean = as_duration(doc, node, path, Bound::kPositive);
+    return d;
+  }
+  MapReader r(doc, node, path, distribution_params());
+  std::string dist = "fixed";
+  r.read_choice("dist", dist, kDists);
+  d.kind = dist == "uniform" ? Distribution::Kind::kUniform
+           : dist == "exponential" ? Distribution::Kind::kExponential
+           : dist == "lognormal" ? Distribution::Kind::kLognormal
+                                 : Distribution::Kind::kFixed;
+  if (d.kind == Distribution::Kind::kUniform) {
+    r.require("min");
+    r.require("max");
+    r.read("min", d.min, Bound::kPositive);
+    r.read("max", d.max, Bound::kPositive);
+    if (d.max < d.min) fail(doc, *r.find("max"), r.path("max"), "max must be >= min");
+    if (r.has("mean")) fail(doc, *r.find("mean"), r.path("mean"), "a uniform distribution takes min and max, not mean");
+  } else {
+    r.require("mean");
+    r.read("mean", d.mean, Bound::kPositive);
+    for (const char* k : {"min", "max"})
+      if (r.has(k)) fail(doc, *r.find(k), r.path(k), fmt::format("{} applies to dist: uniform", k));
+  }
+  if (auto n = r.find("sigma")) {
+    if (d.kind != Distribution::Kind::kLognormal) fail(doc, *n, r.path("sigma"), "sigma applies to dist: lognormal");
+    YAML::Node v = *n;
+    try {
+      d.sigma = v.as<double>();
+    } catch (const YAML::Exception&) {
+      fail(doc, v, r.path("sigma"), fmt::format("expected a number > 0, got {}", describe_node(v)));
+    }
+    if (!(d.sigma > 0) || d.sigma > 10) fail(doc, v, r.path("sigma"), "sigma must be in (0, 10]");
+  }
+  return d;
+}
+
+// The device model registry: each model's declarations and loader.
+struct DeviceModel {
+  std::string name;
+  const std::vector<ParamDecl>& (*decls)();
+};
+const std::vector<DeviceModel>& device_models() {
+  static const std::vector<DeviceModel> models = {{"gpu", &gpu_params}, {"drm_sched", &drm_sched_params}};
+  return models;
+}
+std::vector<std::string> device_model_names() {
+  std::vector<std::string> v;
+  for (const auto& m : device_models()) v.push_back(m.name);
+  return v;
+}
+
+// Every device's name and model, before any is loaded (references may point forward).
+struct DeviceIndex {
+  std::vector<std::string> gpus;
+  std::vector<std::string> names;
+};
+
+GpuParams load_gpu(const MapReader& r, int cpus) {
+  GpuParams g;
+  r.read("slots", g.slots, 1, 64);
+  if (auto n = r.find("service_time")) g.service_time = load_distribution(r.doc(), *n, r.path("service_time"));
+  r.read("irq_cpu", g.irq_cpu, 0, cpus - 1);
+  r.read("irq_latency", g.irq_latency, Bound::kNonNegative);
+  return g;
+}
+
+DrmSchedParams load_drm(const MapReader& r, const std::string& name, const DeviceIndex& idx, ScenarioParams& s,
+                        std::vector<std::string>& entities_seen) {
+  const YamlDoc& doc = r.doc();
+  DrmSchedParams d;
+  r.require("gpu");
+  d.gpu = ref_name(doc, r, "gpu", idx.gpus, "gpu");
+  std::vector<std::string> wqs;
+  for (const auto& w : s.workqueue.workqueues) wqs.push_back(w.name);
+  for (const auto& w : WorkqueueSystem::system_workqueue_names()) wqs.push_back(w);
+  std::vector<std::string> workers;
+  for (const auto& k : s.kthread_workers) workers.push_back(k.name);
+  const bool has_wq = r.has("submit_wq"), has_kw = r.has("kthread_worker");
+  std::string submit = has_kw && !has_wq ? "kthread_worker" : "workqueue";
+  if (has_wq && has_kw && !r.has("submit"))
+    r.fail_here("with both submit_wq and kthread_worker, say which one runs the jobs: submit: workqueue | kthread_worker");
+  r.read_choice("submit", submit, {"workqueue", "kthread_worker"});
+  if (has_kw) d.kthread_worker = ref_name(doc, r, "kthread_worker", workers, "kthread_worker");
+  if (submit == "kthread_worker") {
+    if (!has_kw) fail(doc, *r.find("submit"), r.path("submit"), "submit: kthread_worker needs kthread_worker: NAME");
+    d.path = DrmSubmitPath::kKthreadWorker;
+  }
+  if (has_wq) {
+    d.submit_wq = ref_name(doc, r, "submit_wq", wqs, "workqueue");
+  } else if (d.path == DrmSubmitPath::kWorkqueue) {
+    // drm_sched_init() with no submit_wq: alloc_ordered_workqueue(name, WQ_MEM_RECLAIM).
+    if (std::find(wqs.begin(), wqs.end(), name) != wqs.end())
+      r.fail_here(fmt::format("without submit_wq the scheduler allocates an ordered workqueue named '{}', "
+                              "but that name is taken; give submit_wq", name));
+    WorkqueueParams w;
+    w.name = name;
+    w.flags = kWqOrdered | kWqUnbound | kWqMemReclaim;
+    s.workqueue.workqueues.push_back(w);
+    d.submit_wq = name;
+    wqs.push_back(name);
+  }
+  if (r.has("fence_wq")) d.fence_wq = ref_name(doc, r, "fence_wq", wqs, "workqueue");
+  r.require("entities");
+  const YAML::Node& list = sequence(doc, *r.find("entities"), r.path("entities"), "entity names");
+  if (list.size() == 0) fail(doc, list, r.path("entities"), "a scheduler needs at least one entity");
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string e = as_string(doc, list[i], index_path(r.path("entities"), i));
+    if (e.empty()) fail(doc, list[i], index_path(r.path("entities"), i), "expected an entity name");
+    if (std::find(entities_seen.begin(), entities_seen.end(), e) != entities_seen.end())
+      fail(doc, list[i], index_path(r.path("entities"), i), fmt::format("duplicate entity name '{}'", e));
+    entities_seen.push_back(e);
+    d.entities.push_back(e);
+  }
+  r.read("credit_limit", d.credit_limit, 1, 1 << 20);
+  r.read("select_cost", d.select_cost);
+  r.read("run_job_cost", d.run_job_cost);
+  r.read("free_job_cost", d.free_job_cost);
+  r.read("fence_cost", d.fence_cost);
+  return d;
+}
+
+std::string model_of(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
+  if (!node.IsMap()) fail(doc, node, path, fmt::format("expected a device (a map with name and model), got {}",
+                                                       describe_node(node)));
+  const YAML::Node m = node["model"];
+  if (!m.IsDefined())
+    fail(doc, node, path, fmt::format("missing 'model' (valid models: {})", join(device_model_names())));
+  return as_choice(doc, m, child_path(path, "model"), device_model_names());
+}
+
+}  // namespace
+
+void load_devices(const YamlDoc& doc, const MapReader& top, ScenarioParams& s) {
+  const int cpus = platform_nr_cpus(s.platform);
+  if (auto n = top.find("workqueue")) load_subsys(doc, *n, s.workqueue);
+  std::vector<std::string> seen;
+  if (auto n = top.find("workqueues")) {
+    const YAML::Node& list = sequence(doc, *n, "workqueues", "workqueues");
+    for (size_t i = 0; i < list.size(); ++i)
+      s.workqueue.workqueues.push_back(load_workqueue(doc, list[i], index_path("workqueues", i), cpus, seen));
+  }
+  std::vector<std::string> kseen;
+  if (auto n = top.find("kthread_workers")) {
+    const YAML::Node& list = sequence(doc, *n, "kthread_workers", "kthread_workers");
+    for (size_t i = 0; i < list.size(); ++i)
+      s.kthread_workers.push_back(load_kthread_worker(doc, list[i], index_path("kthread_workers", i), cpus, kseen));
+  }
+  auto n = top.find("devices");
+  if (!n) return;
+  const YAML::Node& list = sequence(doc, *n, "devices", "devices");
+  DeviceIndex idx;
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string path = index_path("devices", i);
+    if (model_of(doc, list[i], path) == "gpu" && list[i]["name"].IsDefined() && list[i]["name"].IsScalar())
+      idx.gpus.push_back(list[i]["name"].Scalar());
+  }
+  std::vector<std::string> dseen, entities;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string path = index_path("devices", i);
+    const std::string model = model_of(doc, list[i], path);
+    const auto& entry = *std::find_if(device_models().begin(), device_models().end(),
+                                      [&](const DeviceModel& m) { return m.name == model; });
+    MapReader r(doc, list[i], path, entry.decls());
+    DeviceParams d;
+    d.name = unique_name(doc, r, dseen, "device");
+    d.model = model;
+    if (model == "gpu")
+      d.params = load_gpu(r, cpus);
+    else
+      d.params = load_drm(r, d.name, idx, s, entities);
+    s.devices.push_back(std::move(d));
+  }
+}
+
+CallTargets call_targets(const ScenarioParams& s) {
+  CallTargets t;
+  for (const auto& w : s.workqueue.workqueues) t.workqueues.push_back(w.name);
+  for (const auto& w : WorkqueueSystem::system_workqueue_names()) t.workqueues.push_back(w);
+  for (const auto& k : s.kthread_workers) t.kthread_workers.push_back(k.name);
+  for (const auto& d : s.devices)
+    if (const auto* p = std::get_if<DrmSchedParams>(&d.params))
+      for (const auto& e : p->entities) t.entities.push_back(e);
+  return t;
+}
+
+EventSpec load_call_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path, CallSpec::Op op,
+                          const CallTargets* targets, int platform_cpus) {
+  const std::vector<ParamDecl>& decls = op == CallSpec::Op::kQueueWork          ? queue_work_params()
+                                        : op == CallSpec::Op::kKthreadQueueWork ? kthread_queue_work_params()
+                                                                                : submit_job_params();
+  MapReader r(doc, node, path, decls);
+  EventSpec e;
+  e.kind = EventSpec::Kind::kCall;
+  CallSpec& c = e.call;
+  c.op = op;
+  const char* target_key = op == CallSpec::Op::kQueueWork ? "wq" : op == CallSpec::Op::kKthreadQueueWork ? "worker" : "entity";
+  r.require(target_key);
+  if (targets) {
+    const auto& valid = op == CallSpec::Op::kQueueWork          ? targets->workqueues
+                        : op == CallSpec::Op::kKthreadQueueWork ? targets->kthread_workers
+                                                                : targets->entities;
+    c.target = ref_name(doc, r, target_key, valid,
+                        op == CallSpec::Op::kQueueWork          ? "workqueue"
+                        : op == CallSpec::Op::kKthreadQueueWork ? "kthread_worker"
+                                                                : "entity");
+  } else {
+    c.target = as_string(doc, *r.find(target_key), r.path(target_key));
+  }
+  if (op == CallSpec::Op::kSubmitJob) {
+    r.read("gpu_time", c.gpu_time, Bound::kNonNegative);
+    return e;
+  }
+  r.require("work");
+  c.work = as_string(doc, *r.find("work"), r.path("work"));
+  if (c.work.empty()) fail(doc, *r.find("work"), r.path("work"), "expected a work item name");
+  r.read("cost", c.cost);
+  r.read("sleep", c.sleep);
+  if (op == CallSpec::Op::kQueueWork) {
+    r.read("delay", c.delay);
+    r.read("cpu", c.cpu, 0, platform_cpus - 1);
+  }
+  return e;
+}
+
+// ---------------------------------------------------------------- declarations
+
+const std::vector<ParamDecl>& workqueue_subsys_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const WorkqueueSubsysParams d;
+    return std::vector<ParamDecl>{
+        {"create_worker_delay", "duration", duration_text(d.create_worker_delay),
+         "create_worker(): the manager sleeps this long in D, then the new kworker starts (assumption)"},
+        {"idle_timeout", "duration > 0", duration_text(d.idle_timeout),
+         "IDLE_WORKER_TIMEOUT: idle workers beyond the pool's needs are reaped after this"},
+        {"default_affinity_scope", join(kScopes, " | "), d.default_affinity_scope,
+         "workqueue.default_affinity_scope: pods of unbound pools (cache = one per last-level cache)"},
+    };
+  }();
+  return decls;
+}
+
+const std::vector<ParamDecl>& workqueue_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const WorkqueueParams d;
+    return std::vector<ParamDecl>{
+        {"name", "string, no blanks", "required", "the workqueue's name (not a system workqueue's)"},
+        {"flags", "list of " + join(wq_flag_list(), " | "), "[]",
+         "alloc_workqueue() flags; WQ_RTPRI = SCHED_FIFO workers (the DRM thread's proposal)"},
+        {"ordered", "bool", "false", "alloc_ordered_workqueue(): WQ_UNBOUND, one item at a time in queue order"},
+        {"max_active", fmt::format("int 0..{}", kWqMaxActive), "0",
+         fmt::format("items active at once (per CPU if bound); 0 = {}; WQ_RTPRI: at most CPUs/2", kWqDflActive)},
+        {"nice", "int -20..19", "0 (-20 with WQ_HIGHPRI)",
+         "/sys/devices/virtual/workqueue/NAME/nice (WQ_UNBOUND and WQ_SYSFS)"},
+        {"cpumask", "list of int, or \"0-3,6\"", "all CPUs", "sysfs cpumask of a WQ_UNBOUND workqueue"},
+        {"affinity_scope", join(kWqScopes, " | "), d.affinity_scope, "sysfs affinity_scope: pods of a WQ_UNBOUND workqueue"},
+        {"affinity_strict", "bool", "false", "sysfs affinity_strict: workers stay inside their pod"},
+        {"rt_priority", "int 1..99", std::to_string(d.rt_priority),
+         "WQ_RTPRI: the workers' SCHED_FIFO priority (assumption: sched_set_fifo_low())"},
+        {"max_workers", "int >= 0", "0", "WQ_RTPRI: the driver's cap on the workqueue's threads (0 = none)"},
+    };
+  }();
+  return decls;
+}
+
+const std::vector<ParamDecl>& kthread_worker_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"name", "string, no blanks", "required", "the worker thread's comm"},
+      {"policy", "SCHED_OTHER | SCHED_BATCH | SCHED_IDLE | SCHED_FIFO | SCHED_RR", "SCHED_OTHER",
+       "the thread's own policy"},
+      {"nice", "int -20..19", "0", "nice (fair policies)"},
+      {"priority", "int 1..99", "required for FIFO/RR", "RT priority"},
+      {"cpus", "list of int, or \"0-3,6\"", "all CPUs", "affinity"},
+      {"follow", join(kFollow, " | "), "none",
+       "follow the priority of the queuers of pending work: min_nice = up to SCHED_OTHER nice -20, fifo = up to "
+       "their SCHED_FIFO priority (the DRM RFC)"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& device_common_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    return std::vector<ParamDecl>{
+        {"name", "string, no blanks", "required", "the device's name"},
+        {"model", join(device_model_names(), " | "), "required", "the device model; its keys follow"},
+    };
+  }();
+  return decls;
+}
+
+const std::vector<ParamDecl>& gpu_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const GpuParams d;
+    std::vector<ParamDecl> v = device_common_params();
+    v.insert(v.end(), {
+                          {"slots", "int 1..64", std::to_string(d.slots), "jobs the GPU executes at once"},
+                          {"service_time", "duration, or map (see service_time)", duration_text(d.service_time.mean),
+                           "GPU time of a job whose submit_job gives no gpu_time"},
+                          {"irq_cpu", "int", std::to_string(d.irq_cpu), "CPU taking the job interrupt"},
+                          {"irq_latency", "duration", duration_text(d.irq_latency), "job end -> interrupt handler"},
+                      });
+    return v;
+  }();
+  return decls;
+}
+
+const std::vector<ParamDecl>& drm_sched_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const DrmSchedParams d;
+    std::vector<ParamDecl> v = device_common_params();
+    v.insert(v.end(),
+             {
+                 {"gpu", "device name", "required", "the gpu device it feeds"},
+                 {"submit", "workqueue | kthread_worker", "the one given",
+                  "which of submit_wq / kthread_worker runs run_job and free_job"},
+                 {"submit_wq", "workqueue name", "an ordered workqueue named after the scheduler",
+                  "where run_job / free_job work runs (drm_sched_init()'s submit_wq)"},
+                 {"kthread_worker", "kthread_worker name", "-", "a kthread_worker to run them on instead (the RFC)"},
+                 {"fence_wq", "workqueue name", "- (fences signal in the interrupt)",
+                  "workqueue where the interrupt's fence work runs (panthor: its scheduler workqueue)"},
+                 {"entities", "list of names", "required", "drm_sched_entity names: the userspace queues it serves"},
+                 {"credit_limit", "int >= 1", std::to_string(d.credit_limit), "jobs in flight on the GPU ring (assumption)"},
+                 {"select_cost", "duration", duration_text(d.select_cost),
+                  "CPU work of a run_job execution before drm_run_job (assumption)"},
+                 {"run_job_cost", "duration", duration_text(d.run_job_cost),
+                  "CPU work of ops->run_job(): ring write and doorbell (assumption)"},
+                 {"free_job_cost", "duration", duration_text(d.free_job_cost), "CPU work of ops->free_job() (assumption)"},
+                 {"fence_cost", "duration", duration_text(d.fence_cost),
+                  "CPU work of the fence work (with fence_wq) (assumption)"},
+             });
+    return v;
+  }();
+  return decls;
+}
+
+const std::vector<ParamDecl>& distribution_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"dist", join(kDists, " | "), "fixed", "the distribution"},
+      {"mean", "duration > 0", "required (not uniform)", "fixed value; mean of exponential and lognormal"},
+      {"min", "duration > 0", "required (uniform)", "uniform lower bound"},
+      {"max", "duration > 0", "required (uniform)", "uniform upper bound"},
+      {"sigma", "number in (0, 10]", "0.5", "lognormal: standard deviation of the log"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& queue_work_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"wq", "workqueue name", "required", "declared under workqueues, or a system workqueue (events, ...)"},
+      {"work", "string", "required", "the work item; a pending item is not queued again"},
+      {"cost", "duration", "0", "CPU work of the item"},
+      {"sleep", "duration", "0", "then an uninterruptible sleep inside the item"},
+      {"delay", "duration", "0", "queue_delayed_work(): queued when this timer expires"},
+      {"cpu", "int", "- (WORK_CPU_UNBOUND)", "queue_work_on() CPU"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& kthread_queue_work_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"worker", "kthread_worker name", "required", "declared under kthread_workers"},
+      {"work", "string", "required", "the work item; a pending item is not queued again"},
+      {"cost", "duration", "0", "CPU work of the item"},
+      {"sleep", "duration", "0", "then an uninterruptible sleep inside the item"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& submit_job_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"entity", "entity name", "required", "a drm_sched device's entity"},
+      {"gpu_time", "duration", "0", "the job's GPU time; 0 = drawn from the GPU's service_time"},
+  };
+  return decls;
+}
+
+std::vector<ParamSection> devices_schema() {
+  return {
+      {"workqueue", "the workqueue subsystem (kernel/workqueue.c, 6.12)", &workqueue_subsys_params()},
+      {"workqueues[]", "one alloc_workqueue()", &workqueue_params()},
+      {"kthread_workers[]", "one kthread_worker (kernel/kthread.c)", &kthread_worker_params()},
+      {"devices[] (model: gpu)", "a GPU", &gpu_params()},
+      {"devices[] (model: drm_sched)", "a DRM GPU scheduler (drivers/gpu/drm/scheduler/)", &drm_sched_params()},
+      {"service_time", "a distribution (a bare duration is fixed)", &distribution_params()},
+      {"queue_work", "value of a queue_work event", &queue_work_params()},
+      {"kthread_queue_work", "value of a kthread_queue_work event", &kthread_queue_work_params()},
+      {"submit_job", "value of a submit_job event", &submit_job_params()},
+  };
+}
+
+}  // namespace schedlab::config

@@ -1,0 +1,287 @@
+// Overlays on a scenario's YAML tree (see overlay.h for the grammar).
+//
+// Validation happens twice, on purpose. Walking the path checks each map
+// key against the declarations of its level (params.h: the same tables the
+// loaders read and the reference is rendered from), so a typo fails with
+// the valid keys of that level and the experiment file's position. The
+// modified tree then goes through the ordinary typed loader, which checks
+// values, ranges and cross-field rules; an error it raises inside an
+// overlaid subtree is re-attributed to the overlay that put it there.
+#include "models/config/overlay.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "models/config/config.h"
+#include "models/config/feature_names.h"
+#include "models/config/params.h"
+#include "models/config/yaml_util.h"
+
+namespace schedlab {
+namespace config {
+namespace {
+
+[[noreturn]] void fail_at(const Overlay& ov, const std::string& message) {
+  throw ConfigError(ov.origin.file, ov.origin.line, ov.origin.column, ov.path, message);
+}
+
+bool ends_with(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+std::vector<std::string> keys_of(const std::vector<ParamDecl>& decls) {
+  std::vector<std::string> keys;
+  for (const ParamDecl& d : decls) keys.push_back(d.key);
+  return keys;
+}
+
+// The keys a level of the scenario tree may hold, from the loaders'
+// declarations; nullopt for a level without one (the typed loader still
+// validates it). `schema` names list elements with "[]": "tasks[].events[]".
+std::optional<std::vector<std::string>> declared_keys(const std::string& schema) {
+  if (schema == "kernel.features") return known_sched_features();
+  // Events live in several lists (tasks[].events, tasks[].phases[].events)
+  // and carry their own value maps.
+  if (ends_with(schema, "events[]")) return keys_of(event_params());
+  if (ends_with(schema, "events[].timer")) return keys_of(timer_params());
+  if (ends_with(schema, "events[].wait")) return keys_of(wait_params());
+  for (const ParamSection& section : yaml_schema()) {
+    const std::string path = section.path == "(top level)" ? std::string() : section.path;
+    if (path == schema) return keys_of(*section.params);
+  }
+  return std::nullopt;
+}
+
+std::string level_name(const std::string& canonical) { return canonical.empty() ? "the top level" : "'" + canonical + "'"; }
+
+std::optional<size_t> as_index(const std::string& s) {
+  size_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+// The element of `seq` that `selector` names (an index or a `name` value).
+size_t select_element(const Overlay& ov, const YAML::Node& seq, const std::string& selector,
+                      const std::string& canonical) {
+  if (!seq.IsSequence())
+    fail_at(ov, fmt::format("'{}' is {}, not a list: [{}] selects list elements", canonical, describe_node(seq),
+                            selector));
+  if (auto index = as_index(selector)) {
+    if (*index >= seq.size())
+      fail_at(ov, fmt::format("index {} is out of range: '{}' has {} element{} (valid: 0..{})", *index, canonical,
+                              seq.size(), seq.size() == 1 ? "" : "s", seq.size() == 0 ? 0 : seq.size() - 1));
+    return *index;
+  }
+  std::vector<std::string> names;
+  for (size_t i = 0; i < seq.size(); ++i) {
+    const YAML::Node element = seq[i];
+    if (!element.IsMap()) continue;
+    const YAML::Node name = element["name"];
+    if (name && name.IsScalar()) {
+      if (name.Scalar() == selector) return i;
+      names.push_back(name.Scalar());
+    }
+  }
+  if (names.empty())
+    fail_at(ov, fmt::format("the elements of '{}' have no names: select one by index (0..{})", canonical,
+                            seq.size() == 0 ? 0 : seq.size() - 1));
+  std::string guess = closest_name(selector, names);
+  fail_at(ov, fmt::format("no element named '{}' in '{}' (names: {}){}", selector, canonical, join(names),
+                          guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
+}
+
+YAML::Node parse_value(const Overlay& ov) {
+  try {
+    return YAML::Load(ov.value);
+  } catch (const YAML::Exception& e) {
+    fail_at(ov, fmt::format("the value '{}' is not valid YAML: {}", ov.value, e.msg));
+  }
+}
+
+// `prefix` equals `path` or is an ancestor of it ("tasks[0]" of "tasks[0].nice").
+bool is_path_prefix(const std::string& prefix, const std::string& path) {
+  if (prefix.empty() || path.size() < prefix.size() || path.compare(0, prefix.size(), prefix) != 0) return false;
+  return path.size() == prefix.size() || path[prefix.size()] == '.' || path[prefix.size()] == '[';
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, 0, 0, "", "cannot read file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool is_json_path(const std::string& path) {
+  if (path.size() < 5) return false;
+  std::string tail = path.substr(path.size() - 5);
+  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return tail == ".json";
+}
+
+}  // namespace
+
+std::vector<PathSegment> parse_key_path(const std::string& path, const SourcePos& origin) {
+  auto bad = [&](const std::string& why) -> std::vector<PathSegment> {
+    throw ConfigError(origin.file, origin.line, origin.column, path,
+                      fmt::format("malformed key path: {} (expected e.g. kernel.hz, tasks[ui].nice, tasks[0].cpus)",
+                                  why));
+  };
+  std::vector<PathSegment> segments;
+  size_t i = 0;
+  if (path.empty()) return bad("it is empty");
+  while (i <= path.size()) {
+    PathSegment seg;
+    size_t start = i;
+    while (i < path.size() && path[i] != '.' && path[i] != '[' && path[i] != ']') ++i;
+    seg.key = path.substr(start, i - start);
+    if (seg.key.empty()) return bad(fmt::format("empty key at character {}", start + 1));
+    if (std::any_of(seg.key.begin(), seg.key.end(), [](unsigned char c) { return std::isspace(c); }))
+      return bad(fmt::format("key '{}' contains a blank", seg.key));
+    while (i < path.size() && path[i] == '[') {
+      size_t close = path.find(']', i);
+      if (close == std::string::npos) return bad("'[' without ']'");
+      std::string sel = path.substr(i + 1, close - i - 1);
+      if (sel.empty()) return bad("empty selector []");
+      seg.selectors.push_back(sel);
+      i = close + 1;
+    }
+    segments.push_back(std::move(seg));
+    if (i == path.size()) break;
+    if (path[i] != '.') return bad(fmt::format("unexpected '{}' at character {}", path[i], i + 1));
+    ++i;
+    if (i == path.size()) return bad("it ends with '.'");
+  }
+  return segments;
+}
+
+std::string apply_overlay(YAML::Node& root, const Overlay& ov) {
+  const std::vector<PathSegment> segments = parse_key_path(ov.path, ov.origin);
+  YAML::Node cur(root);  // a handle: writes through it change `root`
+  std::string canonical, schema;
+  for (size_t s = 0; s < segments.size(); ++s) {
+    const PathSegment& seg = segments[s];
+    const bool last = s + 1 == segments.size();
+    if (!cur.IsMap() && !cur.IsNull())
+      fail_at(ov, fmt::format("{} is {}, not a map: it has no key '{}'", level_name(canonical), describe_node(cur),
+                              seg.key));
+    const YAML::Node& ccur = cur;  // const lookups never insert keys
+    const bool exists = ccur.IsMap() && ccur[seg.key].IsDefined();
+    if (auto valid = declared_keys(schema)) {
+      if (std::find(valid->begin(), valid->end(), seg.key) == valid->end()) {
+        std::string guess = closest_name(seg.key, *valid);
+        fail_at(ov, fmt::format("unknown key '{}' at {} (valid keys here: {}){}", seg.key, level_name(canonical),
+                                join(*valid), guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
+      }
+    }
+    const std::string parent_canonical = canonical;
+    canonical = child_path(canonical, seg.key);
+    schema = child_path(schema, seg.key);
+
+    if (!exists) {
+      if (!seg.selectors.empty())
+        fail_at(ov, fmt::format("the scenario has no '{}' list to select [{}] from", canonical, seg.selectors[0]));
+      // A declared (or undeclarable) key the base scenario leaves out: create it.
+      cur[seg.key] = last ? parse_value(ov) : YAML::Node(YAML::NodeType::Map);
+      if (last) return canonical;
+      YAML::Node next = cur[seg.key];
+      cur.reset(next);
+      continue;
+    }
+    if (seg.selectors.empty()) {
+      if (last) {
+        cur[seg.key] = parse_value(ov);
+        return canonical;
+      }
+      YAML::Node next = cur[seg.key];
+      cur.reset(next);
+      continue;
+    }
+    YAML::Node holder = cur[seg.key];
+    for (size_t k = 0; k < seg.selectors.size(); ++k) {
+      const size_t index = select_element(ov, holder, seg.selectors[k], canonical);
+      canonical = index_path(canonical, index);
+      schema += "[]";
+      if (last && k + 1 == seg.selectors.size()) {
+        holder[index] = parse_value(ov);
+        return canonical;
+      }
+      YAML::Node element = holder[index];
+      holder.reset(element);
+    }
+    cur.reset(holder);
+    (void)parent_canonical;
+  }
+  return canonical;
+}
+
+YAML::Node parse_yaml_document(std::string_view text, const std::string& name) {
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    int line = e.mark.is_null() ? 0 : e.mark.line + 1;
+    int column = e.mark.is_null() ? 0 : e.mark.column + 1;
+    throw ConfigError(name, line, column, "", fmt::format("YAML syntax error: {}", e.msg));
+  }
+}
+
+std::string yaml_flow_text(const YAML::Node& node) {
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out << node;
+  return out.c_str();
+}
+
+}  // namespace config
+
+ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std::string& name,
+                                                const std::vector<Overlay>& overlays, const std::string& label) {
+  using namespace config;
+  YAML::Node root = parse_yaml_document(text, name);
+  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) throw ConfigError(name, 1, 1, "", fmt::format("expected a scenario map, got {}", describe_node(root)));
+  std::vector<std::string> canonical;
+  canonical.reserve(overlays.size());
+  for (const Overlay& ov : overlays) canonical.push_back(apply_overlay(root, ov));
+  try {
+    return load_scenario_node(root, name);
+  } catch (const ConfigError& e) {
+    // An error inside (or above) an overlaid value is the overlay's: point at
+    // the line that wrote it. The last overlay on a path wins, as in applying.
+    for (size_t i = overlays.size(); i-- > 0;) {
+      if (is_path_prefix(e.key_path(), canonical[i]) || is_path_prefix(canonical[i], e.key_path())) {
+        const Overlay& ov = overlays[i];
+        throw ConfigError(ov.origin.file, ov.origin.line, ov.origin.column, ov.path,
+                          fmt::format("{} (overlay {}={} on {}{})", e.message(), ov.path, ov.value, name,
+                                      label.empty() ? "" : ", " + label));
+      }
+    }
+    if (overlays.empty() || label.empty()) throw;
+    throw ConfigError(e.file(), e.line(), e.column(), e.key_path(), fmt::format("{} (in {})", e.message(), label));
+  }
+}
+
+ScenarioParams load_scenario_with_overlays(const std::string& path, const std::vector<Overlay>& overlays,
+                                           const std::string& label) {
+  if (config::is_json_path(path)) {
+    if (!overlays.empty()) {
+      const Overlay& ov = overlays.front();
+      throw ConfigError(ov.origin.file, ov.origin.line, ov.origin.column, ov.path,
+                        fmt::format("overlays apply to YAML scenarios; '{}' is an rt-app file (import it into a "
+                                    "YAML scenario first)",
+                                    path));
+    }
+    return load_scenario_file(path);
+  }
+  return load_scenario_yaml_with_overlays(config::read_text_file(path), path, overlays, label);
+}
+
+}  // namespace schedlab

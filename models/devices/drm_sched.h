@@ -1,0 +1,126 @@
+// The DRM GPU scheduler (drivers/gpu/drm/scheduler/sched_main.c and
+// sched_entity.c, the workqueue-based design of 6.8 onwards, as in 7.1):
+//
+//  - entities (userspace queues) hold jobs in push order;
+//    drm_sched_entity_push_job() stamps submit_ts and, when the entity's
+//    queue was empty, wakes the scheduler (drm_sched_wakeup() ->
+//    drm_sched_run_job_queue(): queue_work(submit_wq, work_run_job));
+//  - drm_sched_run_job_work(): select the entity (highest priority run
+//    queue first, then FIFO by oldest waiting job, drm_sched_policy = FIFO)
+//    if the hardware has credits for its next job, pop the job, count its
+//    credits, trace drm_run_job, call ops->run_job() (which hands the job
+//    to the GPU), then requeue itself;
+//  - the GPU's job interrupt signals the hardware fence, either in the
+//    interrupt or from a work item on `fence_wq` (panthor processes its
+//    firmware events on its scheduler workqueue); drm_sched_job_done()
+//    returns the credits and queues work_free_job;
+//  - drm_sched_free_job_work(): free the first finished job, requeue itself
+//    if the next one is finished too, and requeue run_job.
+//
+// The submit path is a workqueue (stock: panthor passes its
+// "panthor-csf-sched" WQ_UNBOUND workqueue; drm_sched_init() allocates an
+// ordered one when the driver passes none) or, for the RFC, a
+// kthread_worker. With a kthread_worker, a work carries a priority for the
+// worker to follow (kthread_worker.h): run_job queued at push carries the
+// submitter's; run_job requeued by the scheduler itself carries the best
+// among the submitters of the jobs still queued (none when no job is
+// queued); free_job carries none. This attribution is an assumption (the
+// RFC's code was not available).
+//
+// The metric of the thread is push_job -> drm_run_job ("job passed to DRM
+// scheduler -> passed to the GPU"), reported through
+// SchedObserver::on_drm_job (DrmJobEvent) with the other phases.
+//
+// Not modelled: job dependencies (dma-fence waits), timeouts and resets,
+// the round-robin policy, entity priorities changing, credits other than
+// one per job.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/devices/device_params.h"
+#include "models/devices/gpu.h"
+#include "models/kernel/workqueue/work.h"
+
+namespace schedlab {
+
+class Kernel;
+class KthreadWorker;
+class Workqueue;
+class WorkqueueSystem;
+struct Task;
+
+struct DrmJob {
+  uint64_t id = 0;
+  std::string_view entity;
+  const Task* submitter = nullptr;
+  int submitter_prio = 1000;
+  Time gpu_time;          // <= 0: the GPU draws one
+  Time pushed, run;
+  bool hw_done = false;   // the GPU finished it (interrupt delivered)
+  bool signalled = false; // its fence signalled (drm_sched_job_done())
+};
+
+struct DrmEntity {
+  std::string name;
+  int priority = 0;  // run queue index: 0 is served first (DRM_SCHED_PRIORITY_KERNEL first)
+  std::deque<std::unique_ptr<DrmJob>> job_queue;
+  const Task* last_user = nullptr;
+};
+
+class DrmGpuScheduler final : public GpuClient {
+ public:
+  // submit_wq / fence_wq / worker as the params name them (resolved by the caller).
+  DrmGpuScheduler(Kernel& k, std::string name, const DrmSchedParams& params, Gpu& gpu, WorkqueueSystem* wqs,
+                  Workqueue* submit_wq, KthreadWorker* worker, Workqueue* fence_wq);
+  ~DrmGpuScheduler() override;
+  const std::string& name() const { return name_; }
+  DrmEntity* entity(const std::string& name);
+  const std::vector<std::unique_ptr<DrmEntity>>& entities() const { return entities_; }
+
+  // drm_sched_job_arm() + drm_sched_entity_push_job() from the submitting
+  // task (in its ioctl, on its CPU).
+  void push_job(DrmEntity& entity, Time gpu_time, const Task& submitter);
+
+  void gpu_job_done(uint64_t cookie, QueueContext irq) override;
+
+  // Introspection.
+  int credit_count() const { return credit_count_; }
+  size_t pending_jobs() const { return pending_list_.size(); }
+  uint64_t jobs_pushed() const { return next_id_ - 1; }
+
+ private:
+  class RunJobFn;
+  class FreeJobFn;
+  class FenceFn;
+  void run_job_queue(QueueContext ctx);   // drm_sched_run_job_queue()
+  void free_job_queue(QueueContext ctx);  // __drm_sched_run_free_queue()
+  void queue(WorkStruct& w, QueueContext ctx, const Task* on_behalf_of);
+  DrmEntity* select_entity();             // drm_sched_select_entity(), FIFO policy
+  bool can_queue() const { return credit_count_ < params_.credit_limit; }
+  void signal(DrmJob& job, QueueContext ctx);  // drm_sched_job_done()
+  void emit(DrmJobEvent::Phase phase, const DrmJob& job);
+  const Task* best_queued_submitter() const;
+
+  Kernel& k_;
+  std::string name_;
+  DrmSchedParams params_;
+  Gpu& gpu_;
+  WorkqueueSystem* wqs_;
+  Workqueue* submit_wq_;
+  KthreadWorker* worker_;
+  Workqueue* fence_wq_;
+  std::vector<std::unique_ptr<DrmEntity>> entities_;
+  std::unique_ptr<RunJobFn> run_fn_;
+  std::unique_ptr<FreeJobFn> free_fn_;
+  std::unique_ptr<FenceFn> fence_fn_;
+  WorkStruct work_run_job_, work_free_job_, work_fence_;
+  std::deque<std::unique_ptr<DrmJob>> pending_list_;  // handed to the GPU, in order (sched->pending_list)
+  int credit_count_ = 0;
+  uint64_t next_id_ = 1;
+};
+
+}  // namespace schedlab

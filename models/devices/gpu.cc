@@ -1,0 +1,100 @@
+#include "models/devices/gpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "models/kernel/kernel.h"
+
+namespace schedlab {
+
+const char* distribution_name(Distribution::Kind k) {
+  switch (k) {
+    case Distribution::Kind::kFixed: return "fixed";
+    case Distribution::Kind::kUniform: return "uniform";
+    case Distribution::Kind::kExponential: return "exponential";
+    case Distribution::Kind::kLognormal: return "lognormal";
+  }
+  return "?";
+}
+
+Time Distribution::sample(RngStream& rng) const {
+  double ns = 0;
+  switch (kind) {
+    case Kind::kFixed:
+      return mean;
+    case Kind::kUniform:
+      ns = rng.uniform(static_cast<double>(min.count()), static_cast<double>(max.count()));
+      break;
+    case Kind::kExponential:
+      ns = rng.exponential(static_cast<double>(mean.count()));
+      break;
+    case Kind::kLognormal: {
+      // Parameterised by its mean: mu = ln(mean) - sigma^2 / 2.
+      const double mu = std::log(static_cast<double>(mean.count())) - sigma * sigma / 2;
+      ns = rng.lognormal(mu, sigma);
+      break;
+    }
+  }
+  return Time::ns(std::max<int64_t>(1, static_cast<int64_t>(std::llround(ns))));
+}
+
+// Event tags: slot index for a job end; kIrqTag for an interrupt delivery.
+static constexpr uint64_t kIrqTag = 1ULL << 40;
+
+Gpu::Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed)
+    : k_(k), name_(std::move(name)), params_(params), rng_(seed, "gpu." + name_) {
+  if (params_.slots < 1) throw ModelError(fmt::format("gpu '{}': slots must be >= 1", name_));
+  if (params_.irq_cpu < 0 || params_.irq_cpu >= k.nr_cpus())
+    throw ModelError(fmt::format("gpu '{}': irq_cpu {} does not exist (the platform has {} CPUs)", name_,
+                                 params_.irq_cpu, k.nr_cpus()));
+  slots_.resize(static_cast<size_t>(params_.slots));
+  for (size_t i = 0; i < slots_.size(); ++i) slots_[i].timer = Timer(k.sim().queue(), this, i, kTierWorkDone);
+}
+
+int Gpu::busy_slots() const {
+  return static_cast<int>(std::count_if(slots_.begin(), slots_.end(), [](const Slot& s) { return s.busy; }));
+}
+
+void Gpu::run(GpuClient& owner, uint64_t cookie, Time service) {
+  Job j{&owner, cookie, service > Time::zero() ? service : params_.service_time.sample(rng_)};
+  for (size_t i = 0; i < slots_.size(); ++i)
+    if (!slots_[i].busy) {
+      start(i, j);
+      return;
+    }
+  waiting_.push_back(j);
+}
+
+void Gpu::start(size_t i, const Job& job) {
+  Slot& s = slots_[i];
+  s.busy = true;
+  s.job = job;
+  busy_ += job.service;
+  s.timer.arm(k_.now() + job.service);
+}
+
+void Gpu::on_event(uint64_t tag) {
+  if (tag == kIrqTag) {
+    // The job interrupt: the handler runs on irq_cpu.
+    Job j = irq_queue_.front();
+    irq_queue_.pop_front();
+    j.owner->gpu_job_done(j.cookie, QueueContext{nullptr, params_.irq_cpu});
+    return;
+  }
+  Slot& s = slots_[tag];
+  Job j = s.job;
+  s.busy = false;
+  ++done_;
+  if (!waiting_.empty()) {
+    Job next = waiting_.front();
+    waiting_.pop_front();
+    start(tag, next);
+  }
+  irq_queue_.push_back(j);
+  // One-shot: interrupts are delivered in job-end order (same latency).
+  k_.sim().post_in(params_.irq_latency, kTierTimer, this, kIrqTag);
+}
+
+}  // namespace schedlab

@@ -1,0 +1,139 @@
+// kernel/kthread.c kthread_worker_fn() / kthread_queue_work() and the
+// priority following of the DRM RFC, as described in kthread_worker.h.
+#include "models/kernel/kthread_worker.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "models/kernel/kernel.h"
+#include "sim/log.h"
+
+namespace schedlab {
+
+namespace {
+constexpr int kNoBoost = 1000;  // worse than any priority
+constexpr int kMinNice = -20;
+}  // namespace
+
+const char* kthread_follow_name(KthreadFollow f) {
+  switch (f) {
+    case KthreadFollow::kNone: return "none";
+    case KthreadFollow::kMinNice: return "min_nice";
+    case KthreadFollow::kFifo: return "fifo";
+  }
+  return "?";
+}
+
+KthreadWorker::KthreadWorker(Kernel& k, const KthreadWorkerParams& params, RunnableTracker& tracker, Time start)
+    : WorkExecutor(k), params_(params), tracker_(tracker) {
+  const bool rt = params_.policy == Policy::kFifo || params_.policy == Policy::kRr;
+  if (params_.name.empty()) throw ModelError("kthread_worker: a worker needs a name");
+  if (rt && (params_.rt_priority < 1 || params_.rt_priority > 99))
+    throw ModelError(fmt::format("kthread_worker '{}': RT priority {} out of range 1..99", params_.name,
+                                 params_.rt_priority));
+  if (!rt && (params_.nice < -20 || params_.nice > 19))
+    throw ModelError(fmt::format("kthread_worker '{}': nice {} out of range -20..19", params_.name, params_.nice));
+  task_ = &k.create_task(params_.name, params_.name, params_.policy, rt ? 0 : params_.nice,
+                         rt ? params_.rt_priority : 0, params_.cpus, true);
+  k.set_body(*task_, this);
+  tracker_.track(*task_);
+  k.start_task_at(*task_, start);
+}
+
+void KthreadWorker::emit(WorkItemEvent::Phase phase, const WorkStruct& w, Time started, Time wait) {
+  if (k_.observers().empty()) return;
+  WorkItemEvent e;
+  e.phase = phase;
+  e.work = w.name;
+  e.workqueue = params_.name;
+  e.worker = phase == WorkItemEvent::Phase::kStart || phase == WorkItemEvent::Phase::kEnd ? task_ : nullptr;
+  e.req_cpu = -1;
+  e.cpu = phase == WorkItemEvent::Phase::kQueue ? w.queue_cpu : task_->cpu;
+  e.queued = phase == WorkItemEvent::Phase::kQueue ? w.queued : cur_queued_;
+  e.started = started;
+  e.runnable_wait = wait;
+  for (auto* o : k_.observers()) o->on_work_item(k_.now(), e);
+}
+
+bool KthreadWorker::queue_work(WorkStruct& work, QueueContext ctx) { return queue_work(work, ctx, ctx.task); }
+
+bool KthreadWorker::queue_work(WorkStruct& work, QueueContext ctx, const Task* on_behalf_of) {
+  if (work.pending) return false;  // queuing_blocked(): already pending
+  work.pending = true;
+  work.requested = work.queued = k_.now();
+  work.queue_cpu = ctx.cpu;
+  work.req_cpu = -1;
+  work.boost_prio = on_behalf_of ? on_behalf_of->normal_prio : kNoBoost;
+  work_list_.push_back(&work);
+  emit(WorkItemEvent::Phase::kQueue, work);
+  update_priority();
+  // kthread_insert_work(): wake the worker unless it is executing a work
+  // (it will find this one when that returns).
+  if (!current_) k_.try_to_wake_up(*task_, ctx.task, ctx.cpu >= 0 ? ctx.cpu : task_->cpu);
+  return true;
+}
+
+// The following policy: the best priority among the queuers of pending
+// works and of the running one, capped by the variant, never below the
+// worker's own policy.
+void KthreadWorker::update_priority() {
+  if (params_.follow == KthreadFollow::kNone) return;
+  int best = cur_boost_;
+  for (const WorkStruct* w : work_list_) best = std::min(best, w->boost_prio);
+  const bool base_rt = params_.policy == Policy::kFifo || params_.policy == Policy::kRr;
+  const int base_prio = base_rt ? rt_priority_to_prio(params_.rt_priority) : nice_to_prio(params_.nice);
+  Policy policy = params_.policy;
+  int nice = base_rt ? 0 : params_.nice, rt_priority = base_rt ? params_.rt_priority : 0;
+  if (best < base_prio) {
+    if (rt_prio(best)) {
+      if (params_.follow == KthreadFollow::kFifo) {
+        policy = Policy::kFifo;
+        rt_priority = kMaxRtPrio - 1 - best;
+        nice = 0;
+      } else if (!base_rt) {  // capped at MIN_NICE
+        policy = Policy::kNormal;
+        nice = kMinNice;
+      }
+    } else if (!base_rt) {
+      policy = Policy::kNormal;
+      nice = best - kDefaultPrio;
+    }
+  }
+  if (task_->policy == policy && task_->nice() == nice && task_->rt_priority == rt_priority) return;
+  SL_DEBUG("{:.6f} kthread_worker {}: follows to {} nice {} rtprio {}", k_.now().to_s(), params_.name,
+           policy_name(policy), nice, rt_priority);
+  k_.set_scheduler(*task_, policy, nice, rt_priority);
+}
+
+// kthread_worker_fn(): take the first work, run it, repeat; sleep when none.
+Action KthreadWorker::next(Task& self) {
+  for (;;) {
+    if (current_) {
+      Action a = exec_step();
+      if (a.kind != Action::Kind::kExit) return a;
+      WorkStruct& w = *current_;
+      ++w.executions;
+      emit(WorkItemEvent::Phase::kEnd, w, cur_started_, cur_wait_);
+      w.running_on = nullptr;
+      current_ = nullptr;
+      cur_boost_ = kNoBoost;
+      update_priority();
+      continue;
+    }
+    if (work_list_.empty()) return Action::block(TaskState::kInterruptible);
+    WorkStruct& w = *work_list_.front();
+    work_list_.pop_front();
+    w.pending = false;
+    w.running_on = this;
+    current_ = &w;
+    cur_boost_ = w.boost_prio;
+    cur_queued_ = w.queued;
+    cur_started_ = k_.now();
+    cur_wait_ = tracker_.runnable_between(*task_, w.queued, cur_started_);
+    emit(WorkItemEvent::Phase::kStart, w, cur_started_, cur_wait_);
+    begin(w);
+  }
+}
+
+}  // namespace schedlab

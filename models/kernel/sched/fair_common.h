@@ -1,0 +1,37 @@
+// What the two fair classes (EEVDF, fair_eevdf.cc; legacy CFS,
+// fair_cfs.cc) share: placement and balancing across CPUs (fair_smp.cc),
+// the virtual-time scaling, feature switches and buddies.
+#pragma once
+
+#include "models/kernel/kernel.h"
+#include "models/kernel/sched/weights.h"
+
+namespace schedlab {
+
+class FairClassBase : public SchedClass {
+ public:
+  using SchedClass::SchedClass;
+  bool has_runnable(const Rq& rq) const override { return rq.cfs.nr_running > 0; }
+  int select_task_rq(Task& p, int prev_cpu, int wake_flags) override {
+    return k_.select_task_rq_fair(p, prev_cpu, wake_flags);
+  }
+  // balance_fair(): a CPU about to run out of work looks for some.
+  bool balance(Rq& rq, Task& prev) override {
+    if (rq.nr_running) return true;
+    return k_.sched_balance_newidle(rq);
+  }
+
+ protected:
+  bool feat(SchedFeat f) const { return k_.features()(f); }
+  // calc_delta_fair(): wall time to p's virtual time.
+  static int64_t vdelta(const Task& p, int64_t delta) {
+    return static_cast<int64_t>(calc_delta_fair(static_cast<uint64_t>(delta), p.se.weight, p.se.inv_weight));
+  }
+  static void clear_buddies(CfsRq& cfs, const Task& p) {
+    if (cfs.next == &p) cfs.next = nullptr;
+    if (cfs.last == &p) cfs.last = nullptr;
+    if (cfs.skip == &p) cfs.skip = nullptr;
+  }
+};
+
+}  // namespace schedlab

@@ -1,0 +1,107 @@
+// __sched_setscheduler() as kernel code calls it (sched_setattr_nocheck(),
+// sched_set_fifo(), set_user_nice()), kernel/sched/syscalls.c, Linux 6.12:
+// dequeue with DEQUEUE_SAVE | DEQUEUE_MOVE, __setscheduler_params() and
+// set_load_weight() (reweight_entity() of a dequeued entity: its vlag is
+// rescaled to the new weight, its PELT load_avg recomputed), the
+// PI-aware effective priority, enqueue with ENQUEUE_RESTORE (ENQUEUE_HEAD
+// when the priority drops), then check_class_changed().
+//
+// Used by the kthread_worker model (priority following) and available to
+// any model that changes a thread's policy at run time.
+//
+// Simplifications: no permission or validity checks beyond ranges (the
+// callers are kernel code); the PI boost kept is the current one (the
+// kernel recomputes it from the top waiter, rt_effective_prio()).
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "models/kernel/kernel.h"
+#include "models/kernel/sched/weights.h"
+#include "sim/log.h"
+
+namespace schedlab {
+
+void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
+  const bool rt = policy == Policy::kFifo || policy == Policy::kRr;
+  if (rt && (rt_priority < 1 || rt_priority > 99))
+    throw ModelError(fmt::format("set_scheduler({}): RT priority {} out of range 1..99", p.comm, rt_priority));
+  if (!rt && (nice < -20 || nice > 19))
+    throw ModelError(fmt::format("set_scheduler({}): nice {} out of range -20..19", p.comm, nice));
+  const int new_static = nice_to_prio(nice);
+  const int new_normal = rt ? rt_priority_to_prio(rt_priority) : new_static;
+  const int new_rt_priority = rt ? rt_priority : 0;
+  if (p.policy == policy && p.static_prio == new_static && p.normal_prio == new_normal &&
+      p.rt_priority == new_rt_priority)
+    return;
+  // rt_effective_prio(): a PI boost above the new normal priority stays.
+  const bool boosted = p.prio < p.normal_prio;
+  const int new_prio = boosted ? std::min(p.prio, new_normal) : new_normal;
+
+  const int old_prio = p.prio;
+  const SchedClassId old_class = p.sched_class;
+  Rq& rq = *rqs_[p.cpu];
+  const int saved = event_cpu_;
+  event_cpu_ = p.cpu;
+  // A delayed (blocked, still queued) fair task is dequeued for good first,
+  // as on any class or weight change in 6.12.
+  if (p.se.sched_delayed) {
+    class_of(p).dequeue_task(rq, p, kDequeueSleep | kDequeueDelayed);
+    finish_delayed_block(rq, p);
+  }
+  update_rq_clock(rq);
+  const bool queued = p.on_rq;
+  const bool running = rq.curr == &p;
+  if (running) {
+    account_progress(rq);
+    update_curr(rq);
+  }
+  if (queued) class_of(p).dequeue_task(rq, p, kDequeueSave | kDequeueMove);
+  if (running) class_of(p).put_prev_task(rq, p, nullptr);
+
+  // __setscheduler_params() + set_load_weight().
+  p.policy = policy;
+  p.static_prio = new_static;
+  p.rt_priority = new_rt_priority;
+  p.normal_prio = new_normal;
+  const uint64_t old_weight = p.se.weight;
+  const uint64_t new_weight = policy == Policy::kIdle ? kWeightIdlePrio : nice_to_weight(nice);
+  if (new_weight != old_weight) {
+    // reweight_entity() on a dequeued entity: lag_i = w_i * vlag, so vlag
+    // scales by old/new; PELT: the blocked or queued load leaves and
+    // re-enters the cfs_rq's sums at the new weight.
+    p.se.vlag = static_cast<int64_t>(static_cast<__int128>(p.se.vlag) * static_cast<int64_t>(old_weight) /
+                                     static_cast<int64_t>(new_weight));
+    const bool attached = p.se.avg.last_update_time != 0 && p.state != TaskState::kNew;
+    if (attached) dequeue_load_avg(rq.cfs_avg, p.se.avg, old_weight);
+    p.se.avg.load_avg = new_weight * p.se.avg.load_sum / get_pelt_divider(p.se.avg);
+    if (attached) enqueue_load_avg(rq.cfs_avg, p.se.avg, new_weight);
+    p.se.weight = new_weight;
+    p.se.inv_weight = policy == Policy::kIdle ? kWmultIdlePrio : nice_to_wmult(nice);
+  }
+  if (new_prio != old_prio) {
+    for (auto* o : observers_) o->on_prio_change(now(), p, old_prio, new_prio);
+    SL_DEBUG("{:.6f} setscheduler: {}-{} {} prio {} -> {}", now().to_s(), p.comm, p.pid, policy_name(policy),
+             old_prio, new_prio);
+  }
+  p.prio = new_prio;
+  p.sched_class = class_for(p);
+  if (rt) {
+    any_rt_ = true;
+    if (rt_throttling_ && !rt_period_timer_.armed() && params_.rt_runtime.count() >= 0)
+      rt_period_timer_.arm(Time::ns((now().count() / params_.rt_period.count() + 1) * params_.rt_period.count()));
+  }
+  int enqueue_flags = kEnqueueRestore;
+  if (old_prio < new_prio) enqueue_flags |= kEnqueueHead;  // __sched_setscheduler(): lowered -> head
+  if (queued) class_of(p).enqueue_task(rq, p, enqueue_flags);
+  fair_server_update_active(rq);
+  if (running) class_of(p).set_next_task(rq, p, false);
+  // check_class_changed().
+  if (old_class != p.sched_class)
+    class_of(p).switched_to(rq, p);
+  else if (old_prio != new_prio)
+    class_of(p).prio_changed(rq, p, old_prio);
+  event_cpu_ = saved;
+}
+
+}  // namespace schedlab

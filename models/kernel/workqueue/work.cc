@@ -1,0 +1,39 @@
+#include "models/kernel/workqueue/work.h"
+
+#include "models/kernel/kernel.h"
+
+namespace schedlab {
+
+WorkExecutor::WorkExecutor(Kernel& k) : k_(k), timer_(k.sim().queue(), this, 0, kTierTimer) {}
+
+Action WorkExecutor::sleep_for(Time d) {
+  // schedule_timeout_uninterruptible(): an hrtimer-like wake-up at now + d
+  // (kernel threads sleeping in D get no slack here).
+  timer_.arm(k_.now() + d);
+  return Action::block(TaskState::kUninterruptible);
+}
+
+void WorkExecutor::on_timer() { k_.try_to_wake_up(*task_, nullptr, task_->cpu); }
+
+void WorkExecutor::begin(WorkStruct& w) {
+  fn_ = w.fn;
+  if (!fn_) script_ = w.payload;
+  step = 0;
+}
+
+Action WorkExecutor::exec_step() {
+  if (fn_) {
+    Action a = fn_->step(*this);
+    ++step;
+    return a;
+  }
+  while (static_cast<size_t>(step) < script_.size()) {
+    const WorkStep& s = script_[static_cast<size_t>(step++)];
+    if (s.amount <= Time::zero()) continue;
+    if (s.kind == WorkStep::Kind::kRun) return Action::run(s.amount.count());
+    return sleep_for(s.amount);
+  }
+  return Action::exit();
+}
+
+}  // namespace schedlab

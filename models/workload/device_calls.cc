@@ -1,0 +1,97 @@
+#include "models/workload/device_calls.h"
+
+#include <fmt/format.h>
+
+#include "models/devices/drm_sched.h"
+#include "models/errors.h"
+#include "models/kernel/kernel.h"
+#include "models/kernel/kthread_worker.h"
+#include "models/kernel/workqueue/workqueue.h"
+
+namespace schedlab {
+
+namespace {
+template <typename Map>
+std::string keys_of(const Map& m) {
+  std::string out;
+  for (const auto& [k, v] : m) out += (out.empty() ? "" : ", ") + k;
+  return out.empty() ? "none" : out;
+}
+}  // namespace
+
+void DeviceCalls::add_kthread_worker(KthreadWorker& w) { kthread_workers_[w.name()] = &w; }
+
+void DeviceCalls::add_drm_scheduler(DrmGpuScheduler& s) {
+  for (const auto& e : s.entities()) entities_[e->name] = {&s, e.get()};
+}
+
+WorkStruct& DeviceCalls::item(const std::string& name) {
+  auto& p = items_[name];
+  if (!p) p = std::make_unique<WorkStruct>(name);
+  return *p;
+}
+
+WorkStruct* DeviceCalls::work_item(const std::string& name) {
+  auto it = items_.find(name);
+  return it == items_.end() ? nullptr : it->second.get();
+}
+
+std::string DeviceCalls::check(const CallSpec& c) {
+  switch (c.op) {
+    case CallSpec::Op::kQueueWork: {
+      if (wqs_ && wqs_->find(c.target)) return "";
+      std::string valid;
+      if (wqs_)
+        for (const auto& n : wqs_->names()) valid += (valid.empty() ? "" : ", ") + n;
+      return fmt::format("queue_work: unknown workqueue '{}' (workqueues: {})", c.target, valid);
+    }
+    case CallSpec::Op::kKthreadQueueWork:
+      if (kthread_workers_.count(c.target)) return "";
+      return fmt::format("kthread_queue_work: unknown kthread_worker '{}' (kthread_workers: {})", c.target,
+                         keys_of(kthread_workers_));
+    case CallSpec::Op::kSubmitJob:
+      if (entities_.count(c.target)) return "";
+      return fmt::format("submit_job: unknown DRM entity '{}' (entities: {})", c.target, keys_of(entities_));
+  }
+  return "unknown call";
+}
+
+void DeviceCalls::call(Task& self, const CallSpec& c) {
+  const QueueContext ctx{&self, self.cpu};
+  switch (c.op) {
+    case CallSpec::Op::kQueueWork:
+    case CallSpec::Op::kKthreadQueueWork: {
+      WorkStruct& w = item(c.work);
+      if (w.pending) {
+        ++already_pending_;
+        return;
+      }
+      w.payload.clear();
+      if (c.cost > Time::zero()) w.payload.push_back({WorkStep::Kind::kRun, c.cost});
+      if (c.sleep > Time::zero()) w.payload.push_back({WorkStep::Kind::kSleep, c.sleep});
+      if (c.op == CallSpec::Op::kKthreadQueueWork) {
+        auto it = kthread_workers_.find(c.target);
+        if (it == kthread_workers_.end()) throw ModelError(check(c));
+        it->second->queue_work(w, ctx);
+        return;
+      }
+      Workqueue* wq = wqs_ ? wqs_->find(c.target) : nullptr;
+      if (!wq) throw ModelError(check(c));
+      if (c.cpu >= k_.nr_cpus())
+        throw ModelError(fmt::format("queue_work: CPU {} does not exist (the platform has {})", c.cpu, k_.nr_cpus()));
+      if (c.delay > Time::zero())
+        wqs_->queue_delayed_work(*wq, w, ctx, c.delay, c.cpu);
+      else
+        wqs_->queue_work(*wq, w, ctx, c.cpu);
+      return;
+    }
+    case CallSpec::Op::kSubmitJob: {
+      auto it = entities_.find(c.target);
+      if (it == entities_.end()) throw ModelError(check(c));
+      it->second.first->push_job(*it->second.second, c.gpu_time, self);
+      return;
+    }
+  }
+}
+
+}  // namespace schedlab

@@ -1,0 +1,56 @@
+// The registry through which task bodies call the kernel objects and
+// devices of a scenario, each chosen by name: `queue_work` to a workqueue,
+// `kthread_queue_work` to a kthread_worker, `submit_job` to a DRM
+// scheduler entity (CallSpec in task_spec.h). An unknown name is an error
+// listing the valid ones.
+//
+// Work items named by events are created on first use and keep their
+// identity (a pending item is not queued again, as queue_work() returns
+// false). The function an item runs is given by the call that made it
+// pending: `cost` of CPU work, then `sleep` in D.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/kernel/workqueue/work.h"
+#include "models/workload/task_spec.h"
+
+namespace schedlab {
+
+class DrmGpuScheduler;
+struct DrmEntity;
+class Kernel;
+class KthreadWorker;
+class WorkqueueSystem;
+struct Task;
+
+class DeviceCalls {
+ public:
+  explicit DeviceCalls(Kernel& k) : k_(k) {}
+  void set_workqueues(WorkqueueSystem* wqs) { wqs_ = wqs; }
+  void add_kthread_worker(KthreadWorker& w);
+  void add_drm_scheduler(DrmGpuScheduler& s);
+
+  // "" if the call's target exists, else the error (with the valid names).
+  std::string check(const CallSpec& c);
+  // Performs the call in the context of `self` (the running task, on its CPU).
+  void call(Task& self, const CallSpec& c);
+
+  // Counters for reports and tests: calls that found their work item pending.
+  uint64_t already_pending() const { return already_pending_; }
+  WorkStruct* work_item(const std::string& name);
+
+ private:
+  WorkStruct& item(const std::string& name);
+  Kernel& k_;
+  WorkqueueSystem* wqs_ = nullptr;
+  std::map<std::string, KthreadWorker*> kthread_workers_;
+  std::map<std::string, std::pair<DrmGpuScheduler*, DrmEntity*>> entities_;
+  std::map<std::string, std::unique_ptr<WorkStruct>> items_;
+  uint64_t already_pending_ = 0;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,416 @@
+// schedlab compare: metric names, the bootstrap on known samples, changes
+// and their noise marks, determinism across -j, the wake graph.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include "experiment_test_util.h"
+#include "experiments/lib/bootstrap.h"
+#include "experiments/lib/compare.h"
+#include "experiments/lib/metrics.h"
+#include "experiments/lib/report_compare.h"
+#include "experiments/lib/runner.h"
+#include "experiments/lib/wakegraph.h"
+#include "models/config/config.h"
+#include "sim/stats.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+TEST_CASE("the percentile interval interpolates linearly between ranks", "[bootstrap]") {
+  // 11 values 0, 10, ..., 100: the 2.5th percentile sits at rank 0.25
+  // (2.5), the 97.5th at rank 9.75 (97.5).
+  std::vector<double> v;
+  for (int i = 10; i >= 0; --i) v.push_back(10.0 * i);  // unsorted on purpose
+  const Interval ci = percentile_interval(v, 0.95);
+  CHECK(ci.low == Approx(2.5));
+  CHECK(ci.high == Approx(97.5));
+  const Interval ninety = percentile_interval(v, 0.90);  // 5th and 95th percentiles: ranks 0.5 and 9.5
+  CHECK(ninety.low == Approx(5.0));
+  CHECK(ninety.high == Approx(95.0));
+}
+
+TEST_CASE("the paired bootstrap of a difference of means, on fixed resamples, by hand", "[bootstrap]") {
+  // Per-run differences b - a are 1, 2, 3. The four resamples' mean
+  // differences: {0,0,0} -> 1, {0,1,2} -> 2, {2,2,2} -> 3, {1,1,2} -> 7/3.
+  // Sorted 1, 2, 7/3, 3: the 2.5th percentile is at rank 0.075 ->
+  // 1 + 0.075 * (2 - 1) = 1.075; the 97.5th at rank 2.925 ->
+  // 7/3 + 0.925 * (3 - 7/3) = 2.95.
+  const std::vector<double> a{1, 2, 3}, b{2, 4, 6};
+  const std::vector<std::vector<size_t>> resamples{{0, 0, 0}, {0, 1, 2}, {2, 2, 2}, {1, 1, 2}};
+  const Interval ci = bootstrap_mean_diff(a, b, resamples);
+  CHECK(ci.low == Approx(1.075));
+  CHECK(ci.high == Approx(2.95));
+  // The mean alone: resample means of b are 2, 4, 6, 14/3.
+  const Interval m = bootstrap_mean(b, resamples);
+  CHECK(m.low == Approx(2.15));   // 2 + 0.075 * 2
+  CHECK(m.high == Approx(5.9));   // 14/3 + 0.925 * (6 - 14/3)
+}
+
+TEST_CASE("resamples are drawn with replacement from a seeded, portable stream", "[bootstrap]") {
+  const auto r1 = draw_resamples(5, 2000, 42);
+  const auto r2 = draw_resamples(5, 2000, 42);
+  const auto r3 = draw_resamples(5, 2000, 43);
+  REQUIRE(r1.size() == 2000);
+  CHECK(r1 == r2);
+  CHECK(r1 != r3);
+  std::vector<int> seen(5, 0);
+  for (const auto& r : r1) {
+    REQUIRE(r.size() == 5);
+    for (size_t i : r) {
+      REQUIRE(i < 5);
+      ++seen[i];
+    }
+  }
+  for (int s : seen) CHECK(s > 1500);  // each index about 2000 times of 10000 draws
+}
+
+TEST_CASE("a change is the difference of means in % of the baseline, paired by run", "[bootstrap]") {
+  using V = std::vector<std::optional<double>>;
+  SECTION("a constant shift has a point interval and is not noise") {
+    const Change c = compare_runs(V{10, 20, 30}, V{15, 25, 35}, 1);
+    REQUIRE(c.defined);
+    CHECK(c.pct == Approx(25.0));  // +5 on a mean of 20
+    REQUIRE(c.ci_pct);
+    CHECK(c.ci_pct->low == Approx(25.0));
+    CHECK(c.ci_pct->high == Approx(25.0));
+    CHECK_FALSE(c.noise);
+    CHECK(format_change(c) == "+25.0%");
+    CHECK(format_interval(c) == "[+25.0, +25.0]");
+  }
+  SECTION("identical variants are noise") {
+    const Change c = compare_runs(V{1, 2, 3}, V{1, 2, 3}, 1);
+    CHECK(c.pct == 0);
+    CHECK(c.noise);
+    CHECK(format_change(c) == "~+0.0%");
+  }
+  SECTION("changes of both signs across runs give an interval around 0") {
+    const Change c = compare_runs(V{10, 10, 10, 10, 10, 10}, V{12, 8, 11, 9, 12, 8}, 7);
+    CHECK(c.pct == Approx(0.0).margin(1e-12));
+    REQUIRE(c.ci_pct);
+    CHECK(c.ci_pct->low < 0);
+    CHECK(c.ci_pct->high > 0);
+    CHECK(c.noise);
+  }
+  SECTION("runs without a value in either variant are left out of the pairs") {
+    const Change c = compare_runs(V{10, std::nullopt, 30, 40}, V{20, 5, std::nullopt, 50}, 1);
+    CHECK(c.pairs == 2);          // runs 0 and 3
+    CHECK(c.pct == Approx(40.0));  // means 25 -> 35
+  }
+  SECTION("a change from a zero baseline is undefined unless nothing changed") {
+    CHECK_FALSE(compare_runs(V{0, 0}, V{1, 2}, 1).defined);
+    CHECK(format_change(compare_runs(V{0, 0}, V{1, 2}, 1)) == "n/a");
+    CHECK(compare_runs(V{0, 0}, V{0, 0}, 1).defined);
+  }
+  SECTION("one run has no interval") {
+    const Change c = compare_runs(V{10}, V{11}, 1);
+    CHECK(c.pct == Approx(10.0));
+    CHECK_FALSE(c.ci_pct);
+    CHECK(format_interval(c) == "-");
+    CHECK(format_change(c) == "+10.0%");  // no interval, no noise mark
+  }
+}
+
+TEST_CASE("a metric row gives each variant's mean, sd and range over its runs", "[compare]") {
+  const Metric m{{MetricScope::kTask, "ui", "wakeup_latency.p99"}, MetricUnit::kMicroseconds, "task:ui.wakeup_latency.p99"};
+  const MetricRow row = summarize_metric(m, {{2.0, 4.0, 6.0}, {3.0, std::nullopt, 9.0}}, {"a", "b"});
+  REQUIRE(row.cells.size() == 2);
+  CHECK(row.cells[0].n == 3);
+  CHECK(row.cells[0].mean == Approx(4.0));
+  CHECK(row.cells[0].sd == Approx(2.0));
+  CHECK(row.cells[0].min == 2.0);
+  CHECK(row.cells[0].max == 6.0);
+  CHECK(row.cells[1].n == 2);
+  CHECK(row.cells[1].mean == Approx(6.0));
+  CHECK(row.cells[1].change.pairs == 2);
+  CHECK(row.cells[1].change.pct == Approx(50.0));  // runs 0 and 2: mean 4 -> 6
+}
+
+TEST_CASE("metric names are scope:object.field and unknown parts list the valid ones", "[metrics]") {
+  std::string why;
+  auto m = parse_metric_name("task:ui_main.wakeup_latency.p99", &why);
+  REQUIRE(m);
+  CHECK(m->scope == MetricScope::kTask);
+  CHECK(m->object == "ui_main");
+  CHECK(m->field == "wakeup_latency.p99");
+  CHECK(metric_unit(*m) == MetricUnit::kMicroseconds);
+  CHECK(parse_metric_name("group:bg.cpu_share", &why)->scope == MetricScope::kGroup);
+  CHECK(parse_metric_name("cpu:*.busy_pct", &why)->object == "*");
+  CHECK(parse_metric_name("total.energy_mj", &why)->field == "energy_mj");
+
+  CHECK_FALSE(parse_metric_name("task:ui.wakeup_latency.p100", &why));
+  CHECK_THAT(why, Catch::Contains("unknown task field 'wakeup_latency.p100'"));
+  CHECK_THAT(why, Catch::Contains("wakeup_latency.p99"));
+  CHECK_FALSE(parse_metric_name("thread:ui.cpu_share", &why));
+  CHECK_THAT(why, Catch::Contains("valid: task, group, cpu, total"));
+  CHECK_FALSE(parse_metric_name("cpu:one.busy_pct", &why));
+  CHECK_FALSE(parse_metric_name("total.joules", &why));
+  CHECK_THAT(why, Catch::Contains("energy_mj"));
+}
+
+namespace {
+
+// A hand-made run: tasks a (group g), b-0 and b-1 (group b), two CPUs.
+RunResult made_up_run() {
+  RunResult r;
+  r.window_start = Time::zero();
+  r.window_end = Time::s(1);
+  auto task = [](int pid, const char* name, const char* group, std::vector<int64_t> lat, Time cpu) {
+    TaskMetrics t;
+    t.pid = pid;
+    t.name = name;
+    t.group = group;
+    for (int64_t v : lat) t.wakeup_latency.add(v);
+    t.wakeups = lat.size();
+    t.cpu_time = cpu;
+    return t;
+  };
+  r.tasks.push_back(task(1, "a", "a", {1000, 2000, 3000, 4000}, Time::ms(250)));
+  r.tasks.push_back(task(2, "b-0", "b", {10000}, Time::ms(500)));
+  r.tasks.push_back(task(3, "b-1", "b", {}, Time::ms(500)));
+  auto cpu = [](Time busy, Time idle, uint64_t switches) {
+    CpuMetrics c;
+    c.busy = busy;
+    c.idle = idle;
+    c.context_switches = switches;
+    return c;
+  };
+  r.cpus.push_back(cpu(Time::ms(750), Time::ms(250), 10));
+  r.cpus.push_back(cpu(Time::ms(500), Time::ms(500), 20));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a run's metric values come from its tasks, groups and CPUs", "[metrics]") {
+  const RunResult r = made_up_run();
+  const RunMetrics m(r);
+  std::string why;
+  auto v = [&](const char* name) { return m.value(*parse_metric_name(name, &why)); };
+  CHECK(*v("task:a.wakeup_latency.mean") == Approx(2.5));   // us
+  CHECK(*v("task:a.wakeup_latency.p50") == Approx(2.5));
+  CHECK(*v("task:a.wakeup_latency.max") == Approx(4.0));
+  CHECK(*v("task:a.wakeup_latency.count") == 4);
+  CHECK(*v("task:a.cpu_share") == Approx(0.25));
+  CHECK(*v("group:b.cpu_share") == Approx(1.0));
+  CHECK(*v("group:b.wakeup_latency.p99") == Approx(10.0));   // one sample pooled over both tasks
+  CHECK_FALSE(v("task:b-1.wakeup_latency.p99"));            // no samples: nothing to report
+  CHECK(*v("cpu:0.busy_pct") == Approx(75.0));
+  CHECK(*v("cpu:1.context_switches") == 20);
+  CHECK(*v("total.busy_pct") == Approx(62.5));
+  CHECK(*v("total.context_switches") == 30);
+  CHECK(*v("total.wakeups") == 5);
+  // No power model in this run: energy and power are n/a, not 0.
+  CHECK_FALSE(v("total.energy_mj"));
+  CHECK_FALSE(v("total.avg_power_mw"));
+}
+
+TEST_CASE("energy and power come from the platform's power model, per run", "[metrics]") {
+  RunResult r = made_up_run();  // a 1 s window
+  ClusterMetrics little, big;
+  little.name = "little";
+  little.cpu_energy_mj = 100;
+  little.static_energy_mj = 20;
+  big.name = "big";
+  big.cpu_energy_mj = 300;
+  r.clusters = {little, big};
+  const RunMetrics m(r);
+  std::string why;
+  CHECK(*m.value(*parse_metric_name("total.energy_mj", &why)) == Approx(420.0));     // 100 + 20 + 300 mJ
+  CHECK(*m.value(*parse_metric_name("total.avg_power_mw", &why)) == Approx(420.0));  // over 1 s
+  r.window_end = Time::ms(500);  // the same energy in half the time: twice the power
+  CHECK(*RunMetrics(r).value(*parse_metric_name("total.avg_power_mw", &why)) == Approx(840.0));
+}
+
+TEST_CASE("wildcards expand to every task, group or CPU and unknown names list the valid ones", "[metrics]") {
+  const RunResult r = made_up_run();
+  std::vector<MetricRequest> req{{"task:*.cpu_share", {"e.yaml", 3, 5}}, {"cpu:*.busy_pct", {"e.yaml", 4, 5}},
+                                 {"group:b.cpu_share", {"e.yaml", 5, 5}}, {"task:a.cpu_share", {"e.yaml", 6, 5}}};
+  const std::vector<Metric> m = expand_metrics(req, r);
+  std::vector<std::string> names;
+  for (const Metric& x : m) names.push_back(x.text);
+  CHECK(names == std::vector<std::string>{"task:a.cpu_share", "task:b-0.cpu_share", "task:b-1.cpu_share",
+                                          "cpu:0.busy_pct", "cpu:1.busy_pct", "group:b.cpu_share"});
+  try {
+    expand_metrics({{"task:c.cpu_share", {"e.yaml", 7, 5}}}, r);
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK(e.line() == 7);
+    CHECK_THAT(e.message(), Catch::Contains("no task 'c' in the scenario (tasks: a, b-0, b-1)"));
+  }
+  CHECK_THROWS_WITH(expand_metrics({{"cpu:2.busy_pct", {}}}, r), Catch::Contains("CPUs: 0, 1"));
+
+  // compare: a task only a variant has may be named; wildcards stay the baseline's.
+  RunResult variant = r;
+  variant.tasks[0].name = variant.tasks[0].group = "c";
+  const Aggregate base = aggregate_runs({r}), other = aggregate_runs({variant});
+  const std::vector<Metric> both = expand_metrics({{"task:c.cpu_share", {}}, {"task:*.wakeups", {}}}, base, {&other});
+  REQUIRE(both.size() == 4);
+  CHECK(both[0].text == "task:c.cpu_share");
+  CHECK(both[1].text == "task:a.wakeups");
+}
+
+TEST_CASE("table values are formatted by unit, never as -0", "[metrics]") {
+  CHECK(format_metric_value(12.345, MetricUnit::kMicroseconds) == "12.35");
+  CHECK(format_metric_value(1234.56, MetricUnit::kMicroseconds) == "1234.6");
+  CHECK(format_metric_value(0.2401, MetricUnit::kFraction) == "0.240");
+  CHECK(format_metric_value(-0.0001, MetricUnit::kPercent) == "0.0");
+  CHECK(format_metric_value(NAN, MetricUnit::kPercent) == "n/a");
+}
+
+namespace {
+
+std::string small_experiment(const ScratchDir& dir, int runs) {
+  const std::string path = (dir / "exp.yaml").string();
+  write_text(path, "name: small_rtp\n"
+                   "scenario: " + repo_path("configs/scenarios/mixed_2cpu.yaml") + "\n"
+                   "runs: " + std::to_string(runs) + "\n"
+                   "duration: 1s\n"
+                   "warmup: 200ms\n"
+                   "start_jitter: 16ms\n"
+                   "variants:\n"
+                   "  - name: on\n"
+                   "  - name: off\n"
+                   "    set: {kernel.features.RUN_TO_PARITY: false}\n"
+                   "metrics: [task:ui_main.wakeup_latency.p99, group:bg_hog.cpu_share, cpu:*.busy_pct, total.energy_mj]\n"
+                   "published:\n"
+                   "  task:ui_main.wakeup_latency.p99: {on: '4,000 us'}\n");
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("compare gives byte-identical JSON and CSV with -j 1 and -j 2", "[compare][cli]") {
+  ScratchDir dir("compare_determinism");
+  const std::string exp = small_experiment(dir, 4);
+  auto run = [&](int jobs) {
+    const std::string tag = std::to_string(jobs);
+    const Cli r = run_schedlab(dir, "compare " + shell_quote(exp) + " -j " + tag + " --json " +
+                                    shell_quote((dir / ("c" + tag + ".json")).string()) + " --csv " +
+                                    shell_quote((dir / ("c" + tag + ".csv")).string()));
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return r;
+  };
+  const Cli one = run(1), two = run(2);
+  CHECK(one.out == two.out);
+  CHECK(slurp(dir / "c1.json") == slurp(dir / "c2.json"));
+  CHECK(slurp(dir / "c1.csv") == slurp(dir / "c2.csv"));
+
+  // The table: a row per metric, the published figure beside, who pays below.
+  CHECK_THAT(one.out, Catch::Contains("2 variants x 4 runs"));
+  CHECK_THAT(one.out, Catch::Contains("task:ui_main.wakeup_latency.p99"));
+  CHECK_THAT(one.out, Catch::Contains("4,000 us"));
+  CHECK_THAT(one.out, Catch::Contains("cpu:1.busy_pct"));
+  CHECK_THAT(one.out, Catch::Contains("who pays: every task group against 'on'"));
+  CHECK_THAT(one.out, Catch::Contains("total power: n/a (the platform has no power model)"));
+  const std::string json = slurp(dir / "c1.json");
+  CHECK_THAT(json, Catch::StartsWith("{\n  \"format\": \"schedlab.compare\",\n  \"format_version\": 1,\n"));
+  CHECK_THAT(slurp(dir / "c1.csv"),
+             Catch::StartsWith("table,metric,unit,variant,baseline,runs,mean,sd,min,max,change_pct,ci_low_pct,"
+                               "ci_high_pct,noise,paired_runs,published\n"));
+}
+
+TEST_CASE("compare's runs are those of run, variant by variant", "[compare]") {
+  // Run i of a variant uses derive_seed(seed, i) and the same start jitter
+  // as `run` would: the comparison's values are the runs' own.
+  ScratchDir dir("compare_runs");
+  const ExperimentSpec spec = load_experiment_file(small_experiment(dir, 3));
+  CompareOptions opt;
+  opt.jobs = 2;
+  const Comparison c = run_comparison(spec, opt);
+  REQUIRE(c.results.size() == 2);
+  REQUIRE(c.results[1].size() == 3);
+  std::vector<Overlay> overlays = spec.common;
+  overlays.insert(overlays.end(), spec.variants[1].overlays.begin(), spec.variants[1].overlays.end());
+  const ScenarioParams off = load_scenario_with_overlays(spec.scenario, overlays);
+  RunOptions ro;
+  ro.runs = 3;
+  ro.seed = spec.seed;
+  ro.start_jitter = spec.start_jitter;
+  const RunSet set = run_scenario(off, ro);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(c.results[1][i].seed == set.runs[i].seed);
+    CHECK(c.results[1][i].tasks[0].wakeup_latency.values() == set.runs[i].tasks[0].wakeup_latency.values());
+  }
+  // Jitter makes runs differ (the model itself is deterministic).
+  CHECK(c.results[0][0].tasks[0].wakeup_latency.values() != c.results[0][1].tasks[0].wakeup_latency.values());
+  // Energy is n/a without a power model: no run has a value.
+  const MetricRow& energy = c.metrics.back();
+  CHECK(energy.metric.text == "total.energy_mj");
+  CHECK(energy.cells[0].n == 0);
+}
+
+TEST_CASE("start jitter delays each task by a seeded amount below the jitter", "[compare]") {
+  ScenarioParams p = load_scenario_file(repo_path("configs/scenarios/mixed_2cpu.yaml"));
+  const ScenarioParams a = with_start_jitter(p, Time::ms(10), 5), b = with_start_jitter(p, Time::ms(10), 5);
+  const ScenarioParams c = with_start_jitter(p, Time::ms(10), 6);
+  bool any_differs = false;
+  for (size_t i = 0; i < p.tasks.size(); ++i) {
+    CHECK(a.tasks[i].delay >= p.tasks[i].delay);
+    CHECK(a.tasks[i].delay < p.tasks[i].delay + Time::ms(10));
+    CHECK(a.tasks[i].delay == b.tasks[i].delay);
+    any_differs |= a.tasks[i].delay != c.tasks[i].delay;
+  }
+  CHECK(any_differs);
+  CHECK(with_start_jitter(p, Time::zero(), 5).tasks[0].delay == p.tasks[0].delay);
+}
+
+TEST_CASE("every wakeup in the wake graph is one of the recorder's wakeup latency samples", "[wakegraph]") {
+  std::vector<Overlay> ov{{"duration", "1s", {}}, {"warmup", "200ms", {}}};
+  const ScenarioParams p = load_scenario_with_overlays(repo_path("configs/scenarios/mixed_2cpu.yaml"), ov);
+  WakeGraph g;
+  const RunResult r = simulate_run(p, 1, {}, &g);
+  CHECK(g.runs == 1);
+  std::map<std::string, uint64_t> incoming;
+  for (const auto& [key, e] : g.edges) {
+    CHECK(e.count == e.latency.size());
+    incoming[key.second] += e.count;
+  }
+  for (const TaskMetrics& t : r.tasks) {
+    CAPTURE(t.name);
+    CHECK(incoming[t.name] == t.wakeup_latency.size());
+  }
+  // The mutex pair wake each other; timers wake the periodic tasks.
+  CHECK(g.edges.count({"db_writer", "db_reader"}) + g.edges.count({"db_reader", "db_writer"}) > 0);
+  CHECK(g.edges.count({kNoWaker, "ui_main"}) == 1);
+
+  const std::string dot = render_wakegraph_dot({{"base", &g}});
+  CHECK_THAT(dot, Catch::StartsWith("// base\ndigraph G {\n"));
+  CHECK_THAT(dot, Catch::Contains("label=\"base: who wakes whom (1 run)\""));
+  CHECK_THAT(dot, Catch::Contains("[label=\"ui_main\", shape=ellipse]"));
+  CHECK_THAT(dot, Catch::Contains("/run\\nmean "));
+}
+
+TEST_CASE("run and compare write the wake graph as Graphviz", "[wakegraph][cli]") {
+  ScratchDir dir("wakegraph_cli");
+  const Cli r = run_schedlab(dir, "run " + shell_quote(repo_path("configs/scenarios/mixed_2cpu.yaml")) +
+                                  " --duration 1s --runs 2 -q --wakegraph " + shell_quote((dir / "w.dot").string()));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string dot = slurp(dir / "w.dot");
+  CHECK_THAT(dot, Catch::Contains("who wakes whom (2 runs)"));
+  CHECK_THAT(dot, Catch::Contains("\"(timer/irq)\""));
+  const Cli c = run_schedlab(dir, "compare " + shell_quote(small_experiment(dir, 2)) + " -q --wakegraph " +
+                                  shell_quote((dir / "c.dot").string()));
+  REQUIRE(c.code == 0);
+  const std::string cdot = slurp(dir / "c.dot");
+  CHECK_THAT(cdot, Catch::StartsWith("// on\ndigraph G {"));
+  CHECK_THAT(cdot, Catch::Contains("// off\ndigraph G {"));
+}
+
+TEST_CASE("docs/experiments.md names every metric field", "[metrics][docs]") {
+  const std::string doc = slurp(repo_path("docs/experiments.md"));
+  for (MetricScope scope : {MetricScope::kTask, MetricScope::kCpu, MetricScope::kTotal}) {
+    for (const MetricField& f : metric_fields(scope)) {
+      CAPTURE(f.name);
+      const size_t dot = f.name.find('.');
+      if (dot == std::string::npos) {
+        CHECK_THAT(doc, Catch::Contains(fmt::format("`{}`", f.name)));
+      } else {  // distributions are documented as DIST.{stat,stat,...}
+        CHECK_THAT(doc, Catch::Contains(fmt::format("`{}.{{", f.name.substr(0, dot))));
+        CHECK_THAT(doc, Catch::Contains(f.name.substr(dot + 1)));
+      }
+    }
+  }
+}

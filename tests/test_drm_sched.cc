@@ -1,0 +1,304 @@
+// The DRM GPU scheduler and GPU (models/devices/): push_job -> run_job
+// latency through each submit path, computed by hand (no overheads,
+// create_worker free, fixed costs: select 2 us, run_job 10 us).
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "models/devices/drm_sched.h"
+#include "sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+namespace {
+
+EventSpec ev_submit(const std::string& entity, Time gpu_time) {
+  EventSpec e;
+  e.kind = EventSpec::Kind::kCall;
+  e.call.op = CallSpec::Op::kSubmitJob;
+  e.call.target = entity;
+  e.call.gpu_time = gpu_time;
+  return e;
+}
+
+struct Job {
+  Time pushed, run, hw, done, freed;
+};
+
+class DrmLog : public SchedObserver {
+ public:
+  void on_drm_job(Time t, const DrmJobEvent& e) override {
+    Job& j = jobs[e.job];
+    switch (e.phase) {
+      case DrmJobEvent::Phase::kPush: j.pushed = t; break;
+      case DrmJobEvent::Phase::kRun: j.run = t; break;
+      case DrmJobEvent::Phase::kHw: j.hw = t; break;
+      case DrmJobEvent::Phase::kDone: j.done = t; break;
+      case DrmJobEvent::Phase::kFree: j.freed = t; break;
+    }
+  }
+  Time latency(uint64_t id) const { return jobs.at(id).run - jobs.at(id).pushed; }
+  std::map<uint64_t, Job> jobs;
+};
+
+// One CPU (or two); a GPU with fixed 1 ms jobs; a scheduler "rt-queue"
+// with one entity "vk" whose submit path `configure` sets.
+ScenarioParams drm_scenario(int cpus) {
+  ScenarioParams p = exact_scenario("6.12", 1000, cpus);
+  p.duration = Time::ms(20);
+  p.workqueue.create_worker_delay = Time::zero();
+  DeviceParams gpu;
+  gpu.name = "gpu";
+  gpu.model = "gpu";
+  GpuParams g;
+  g.service_time.kind = Distribution::Kind::kFixed;
+  g.service_time.mean = Time::ms(1);
+  gpu.params = g;
+  DeviceParams sched;
+  sched.name = "rt-queue";
+  sched.model = "drm_sched";
+  DrmSchedParams d;
+  d.gpu = "gpu";
+  d.submit_wq = "submit";
+  d.entities = {"vk"};
+  sched.params = d;
+  p.devices = {gpu, sched};
+  WorkqueueParams wq;
+  wq.name = "submit";
+  wq.flags = kWqUnbound;
+  p.workqueue.workqueues = {wq};
+  return p;
+}
+
+DrmSchedParams& drm_params(ScenarioParams& p) { return std::get<DrmSchedParams>(p.devices[1].params); }
+
+}  // namespace
+
+TEST_CASE("push_job to run_job: three jobs pushed together are taken one run_job execution apart", "[drm]") {
+  // Two CPUs, an idle system. The submitter (CPU 0) pushes three jobs at
+  // t=0. Only the first push wakes the scheduler (the entity's queue was
+  // empty); each run_job execution selects one job after select_cost
+  // (2 us), hands it over after run_job_cost (10 us) and requeues itself,
+  // so drm_run_job happens at 2, 14 and 26 us; the GPU gets the jobs at
+  // 12, 24, 36 us and runs them back to back (1 ms each).
+  ScenarioParams p = drm_scenario(2);
+  TaskSpec sub = task("vk_submit", {ev_submit("vk", Time::zero()), ev_submit("vk", Time::zero()),
+                                    ev_submit("vk", Time::zero()), ev_sleep(Time::s(10))},
+                      Policy::kFifo, 1);
+  sub.cpus = {0};
+  p.tasks = {sub};
+  System sys(p, 1);
+  DrmLog log;
+  sys.add_observer(&log);
+  sys.run();
+  REQUIRE(log.jobs.size() == 3);
+  CHECK(log.latency(1) == Time::us(2));
+  CHECK(log.latency(2) == Time::us(14));
+  CHECK(log.latency(3) == Time::us(26));
+  CHECK(log.jobs[1].hw == Time::us(12));
+  CHECK(log.jobs[3].hw == Time::us(36));
+  // GPU: 12 us -> 1.012 ms, then 1.012 -> 2.012, 2.012 -> 3.012 (job 3
+  // arrived at 36 us, queued behind); fences signal in the interrupt.
+  CHECK(log.jobs[1].done == Time::us(1012));
+  CHECK(log.jobs[2].done == Time::us(2012));
+  CHECK(log.jobs[3].done == Time::us(3012));
+  // free_job: 5 us of work after the signal.
+  CHECK(log.jobs[1].freed == Time::us(1017));
+}
+
+TEST_CASE("push_job to run_job under a FIFO hog, by submit path", "[drm]") {
+  // One CPU. A FIFO 10 hog runs 3 ms from t=0; the FIFO 50 submitter
+  // pushes one job at t=0 and sleeps. A SCHED_OTHER worker (stock
+  // workqueue, WQ_HIGHPRI nice -20, kthread_worker capped at MIN_NICE) or a
+  // WQ_RTPRI worker below the hog's priority runs only when the hog
+  // sleeps: 3 ms + select 2 us. A worker at or above the hog (WQ_RTPRI at
+  // FIFO 20, the kthread_worker following the submitter to FIFO 50) runs at
+  // once: 2 us.
+  auto latency = [](const std::string& variant) {
+    ScenarioParams p = drm_scenario(1);
+    DrmSchedParams& d = drm_params(p);
+    WorkqueueParams& wq = p.workqueue.workqueues[0];
+    if (variant == "highpri") wq.flags |= kWqHighpri;
+    if (variant == "rtpri1" || variant == "rtpri20") {
+      wq.flags |= kWqRtpri;
+      wq.rt_priority = variant == "rtpri1" ? 1 : 20;
+      wq.max_workers = 2;
+    }
+    if (variant == "kw_min_nice" || variant == "kw_fifo") {
+      KthreadWorkerParams kw;
+      kw.name = "drm_kw";
+      kw.follow = variant == "kw_fifo" ? KthreadFollow::kFifo : KthreadFollow::kMinNice;
+      p.kthread_workers = {kw};
+      d.path = DrmSubmitPath::kKthreadWorker;
+      d.kthread_worker = "drm_kw";
+    }
+    p.tasks = {task("vk_submit", {ev_submit("vk", Time::ms(1)), ev_sleep(Time::s(10))}, Policy::kFifo, 50),
+               task("hog", {ev_run(Time::ms(3)), ev_sleep(Time::s(10))}, Policy::kFifo, 10)};
+    System sys(p, 1);
+    DrmLog log;
+    sys.add_observer(&log);
+    sys.run();
+    REQUIRE(log.jobs.size() == 1);
+    return log.latency(1);
+  };
+  CHECK(latency("stock") == Time::us(3002));
+  CHECK(latency("highpri") == Time::us(3002));
+  CHECK(latency("kw_min_nice") == Time::us(3002));
+  CHECK(latency("rtpri1") == Time::us(3002));
+  CHECK(latency("rtpri20") == Time::us(2));
+  CHECK(latency("kw_fifo") == Time::us(2));
+}
+
+TEST_CASE("with a fence workqueue the free path runs in a worker after the interrupt", "[drm]") {
+  // The job ends on the GPU at 1.012 ms; the interrupt queues the fence
+  // work (10 us) on the submit workqueue; its fence signals at 1.022 ms.
+  ScenarioParams p = drm_scenario(2);
+  drm_params(p).fence_wq = "submit";
+  TaskSpec sub = task("vk_submit", {ev_submit("vk", Time::zero()), ev_sleep(Time::s(10))}, Policy::kFifo, 1);
+  p.tasks = {sub};
+  System sys(p, 1);
+  DrmLog log;
+  sys.add_observer(&log);
+  sys.run();
+  REQUIRE(log.jobs.size() == 1);
+  CHECK(log.jobs[1].done == Time::us(1022));
+  CHECK(log.jobs[1].freed == Time::us(1027));
+}
+
+TEST_CASE("GPU service times are drawn per job from a seeded, named stream", "[drm]") {
+  auto run = [](uint64_t seed) {
+    ScenarioParams p = drm_scenario(2);
+    GpuParams& g = std::get<GpuParams>(p.devices[0].params);
+    g.service_time.kind = Distribution::Kind::kUniform;
+    g.service_time.min = Time::ms(1);
+    g.service_time.max = Time::ms(2);
+    TaskSpec sub = task("vk_submit", {ev_submit("vk", Time::zero()), ev_sleep(Time::ms(5))}, Policy::kFifo, 1);
+    p.tasks = {sub};
+    System sys(p, seed);
+    DrmLog log;
+    sys.add_observer(&log);
+    sys.run();
+    std::vector<int64_t> gpu;
+    for (auto& [id, j] : log.jobs)
+      if (j.done > Time::zero()) gpu.push_back((j.done - j.hw).count());
+    return gpu;
+  };
+  auto a = run(1), b = run(1), c = run(2);
+  REQUIRE(a.size() >= 3);
+  CHECK(a == b);
+  CHECK(a != c);
+  for (int64_t v : a) {
+    CHECK(v >= 1000000);
+    CHECK(v <= 2000000);
+  }
+}
+
+// ---------------------------------------------------------------- YAML
+
+#include "models/config/config.h"
+#include "models/workload/device_calls.h"
+
+namespace {
+const char* kYaml = R"(
+duration: 100ms
+platform: {cpus: 4}
+workqueue: {create_worker_delay: 20us, default_affinity_scope: system}
+workqueues:
+  - {name: csf, flags: [WQ_UNBOUND, WQ_MEM_RECLAIM, WQ_SYSFS], nice: -5}
+  - {name: rt, flags: [WQ_UNBOUND, WQ_RTPRI], rt_priority: 3, max_workers: 2}
+kthread_workers:
+  - {name: kw, follow: fifo}
+devices:
+  - {name: g, model: gpu, service_time: {dist: uniform, min: 1ms, max: 2ms}, irq_cpu: 3}
+  - {name: s1, model: drm_sched, gpu: g, submit_wq: csf, entities: [e1]}
+  - {name: s2, model: drm_sched, gpu: g, entities: [e2]}
+  - {name: s3, model: drm_sched, gpu: g, kthread_worker: kw, entities: [e3]}
+tasks:
+  - name: t
+    events:
+      - submit_job: {entity: e1, gpu_time: 1ms}
+      - submit_job: {entity: e2}
+      - queue_work: {wq: events, work: w, cost: 50us, sleep: 10us, cpu: 1}
+      - kthread_queue_work: {worker: kw, work: k, cost: 20us}
+      - sleep: 10ms
+)";
+
+std::string load_error(const std::string& text) {
+  try {
+    load_scenario_yaml(text, "x.yaml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  size_t at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+}  // namespace
+
+TEST_CASE("workqueues, kthread_workers and devices load from YAML", "[drm][config]") {
+  ScenarioParams p = load_scenario_yaml(kYaml, "x.yaml");
+  CHECK(p.workqueue.create_worker_delay == Time::us(20));
+  CHECK(p.workqueue.default_affinity_scope == "system");
+  // s2 names no submit_wq: drm_sched_init() allocates an ordered one named after it.
+  REQUIRE(p.workqueue.workqueues.size() == 3);
+  CHECK(p.workqueue.workqueues[0].nice == -5);
+  CHECK(p.workqueue.workqueues[1].flags == (kWqUnbound | kWqRtpri));
+  CHECK(p.workqueue.workqueues[1].max_workers == 2);
+  CHECK(p.workqueue.workqueues[2].name == "s2");
+  CHECK((p.workqueue.workqueues[2].flags & kWqOrdered));
+  REQUIRE(p.kthread_workers.size() == 1);
+  CHECK(p.kthread_workers[0].follow == KthreadFollow::kFifo);
+  REQUIRE(p.devices.size() == 4);
+  const auto& g = std::get<GpuParams>(p.devices[0].params);
+  CHECK(g.service_time.kind == Distribution::Kind::kUniform);
+  CHECK(g.irq_cpu == 3);
+  CHECK(std::get<DrmSchedParams>(p.devices[2].params).submit_wq == "s2");
+  CHECK(std::get<DrmSchedParams>(p.devices[3].params).path == DrmSubmitPath::kKthreadWorker);
+  const auto& ev = p.tasks[0].phases[0].events;
+  CHECK(ev[0].call.op == CallSpec::Op::kSubmitJob);
+  CHECK(ev[0].call.gpu_time == Time::ms(1));
+  CHECK(ev[2].call.cpu == 1);
+  CHECK(ev[2].call.sleep == Time::us(10));
+  CHECK(ev[3].call.op == CallSpec::Op::kKthreadQueueWork);
+  System sys(p, 1);
+  sys.run();
+  CHECK(sys.device_calls()->work_item("w")->executions == 10);
+  CHECK(sys.device_calls()->work_item("k")->executions == 10);
+}
+
+TEST_CASE("bad device and workqueue YAML is reported with the valid names", "[drm][config]") {
+  CHECK_THAT(load_error(replace(kYaml, "entity: e1,", "entity: e9,")),
+             Catch::Contains("tasks[0].events[0].submit_job.entity: unknown entity 'e9' (entity: e1, e2, e3)"));
+  CHECK_THAT(load_error(replace(kYaml, "wq: events,", "wq: evnts,")),
+             Catch::Contains("unknown workqueue 'evnts'") && Catch::Contains("did you mean 'events'?"));
+  CHECK_THAT(load_error(replace(kYaml, "model: gpu,", "model: npu,")),
+             Catch::Contains("devices[0].model") && Catch::Contains("gpu, drm_sched"));
+  CHECK_THAT(load_error(replace(kYaml, "WQ_MEM_RECLAIM, WQ_SYSFS]", "WQ_MEM_RECLAIM]")),
+             Catch::Contains("workqueues[0].nice") && Catch::Contains("WQ_SYSFS"));
+  CHECK_THAT(load_error(replace(kYaml, "gpu: g, submit_wq", "gpu: h, submit_wq")),
+             Catch::Contains("unknown gpu 'h' (gpu: g)"));
+  CHECK_THAT(load_error(replace(kYaml, "follow: fifo", "follow: rt")), Catch::Contains("none, min_nice, fifo"));
+  CHECK_THAT(load_error(replace(kYaml, "irq_cpu: 3", "irq_cpu: 4")), Catch::Contains("devices[0].irq_cpu"));
+  CHECK_THAT(load_error(replace(kYaml, "flags: [WQ_UNBOUND, WQ_RTPRI]", "flags: [WQ_UNBOUND, WQ_RTPRIO]")),
+             Catch::Contains("WQ_RTPRI"));
+  CHECK_THAT(load_error(replace(kYaml, "{name: s1, model: drm_sched, gpu: g,", "{name: s1, model: drm_sched, gpu: g, slots: 2,")),
+             Catch::Contains("unknown key 'slots'"));
+}
+
+TEST_CASE("the RK3588 panthor scenario loads and measures push_job -> run_job", "[drm][config]") {
+  ScenarioParams p = load_scenario_file(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/rk3588_panthor_stock.yaml");
+  p.duration = Time::s(1);
+  System sys(p, 1);
+  DrmLog log;
+  sys.add_observer(&log);
+  sys.run();
+  // 60 frames x 2 jobs in one second.
+  CHECK(log.jobs.size() >= 118);
+  for (const auto& [id, j] : log.jobs)
+    if (j.run > Time::zero()) CHECK(j.run >= j.pushed);
+}

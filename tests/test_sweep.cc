@@ -1,0 +1,335 @@
+// schedlab sweep and merge: points, manifests, exact point files,
+// sensitivity fits by hand, and the promises about the output folder:
+// identical for every -j, for shards merged, and after an interruption.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+
+#include <csignal>
+#include <thread>
+
+#include "experiment_test_util.h"
+#include "experiments/lib/sensitivity.h"
+#include "experiments/lib/sweep.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+namespace {
+
+SweepAxis axis(const std::string& path, std::vector<std::string> values) {
+  SweepAxis a;
+  a.path = path;
+  for (const std::string& v : values) {
+    AxisValue av{v, std::nullopt};
+    try {
+      av.number = std::stod(v);
+    } catch (...) {
+    }
+    a.values.push_back(av);
+  }
+  return a;
+}
+
+ExperimentSpec grid_spec() {
+  ExperimentSpec s;
+  s.name = "g";
+  s.source = "g.yaml";
+  s.scenario = "s.yaml";
+  s.runs = 2;
+  s.variants = {{"v0", "", {}, {}}, {"v1", "", {{"kernel.hz", "1000", {}}}, {}}};
+  s.grid = {axis("a", {"1", "2"}), axis("b", {"x", "y", "z"})};
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("sweep points are the variants times the grid's cartesian product, first key slowest", "[sweep]") {
+  const SweepManifest m = make_manifest(grid_spec(), "scenario text");
+  REQUIRE(m.points.size() == 12);
+  CHECK(m.points[0].id == "p000000");
+  CHECK(m.points[11].id == "p000011");
+  const std::vector<std::vector<size_t>> first_variant{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}};
+  for (size_t i = 0; i < 6; ++i) {
+    CHECK(m.points[i].variant == 0);
+    CHECK(m.points[i].values == first_variant[i]);
+    CHECK(m.points[i + 6].variant == 1);
+    CHECK(m.points[i + 6].values == first_variant[i]);
+  }
+  CHECK(m.label_of(m.points[4]) == "a=2, b=y");
+  const std::vector<Overlay> ov = m.overlays_of(m.points[10]);
+  REQUIRE(ov.size() == 3);  // the variant's, then a and b
+  CHECK(ov[0].path == "kernel.hz");
+  CHECK(ov[1].value == "2");
+  CHECK(ov[2].value == "y");
+}
+
+TEST_CASE("a manifest reads back to itself and its key covers the scenario's text", "[sweep]") {
+  const SweepManifest m = make_manifest(grid_spec(), "scenario text");
+  const std::string text = render_manifest(m);
+  CHECK(render_manifest(parse_manifest(text, "manifest.json")) == text);
+  CHECK(m.key.size() == 16);
+  CHECK(make_manifest(grid_spec(), "scenario text").key == m.key);
+  CHECK(make_manifest(grid_spec(), "scenario text, edited").key != m.key);
+  ExperimentSpec more = grid_spec();
+  more.runs = 3;
+  CHECK(make_manifest(more, "scenario text").key != m.key);
+  // The same files named another way are the same sweep.
+  ExperimentSpec moved = grid_spec();
+  moved.source = "/abs/path/g.yaml";
+  moved.scenario = "/abs/path/s.yaml";
+  CHECK(make_manifest(moved, "scenario text").key == m.key);
+  CHECK_THROWS_AS(parse_manifest("{\"format\": \"something else\"}", "x.json"), SweepError);
+}
+
+TEST_CASE("a point file keeps every value exactly and refuses other sweeps' files", "[sweep]") {
+  const SweepManifest m = make_manifest(grid_spec(), "s");
+  PointRecord rec;
+  rec.runs.push_back({0, {{"task:a.cpu_share", 0.1 + 0.2}, {"task:a.wakeup_latency.p99", std::nullopt}}});
+  rec.runs.push_back({1, {{"task:a.cpu_share", 1e-300}, {"task:a.wakeup_latency.p99", 12345.678901234567}}});
+  const std::string text = render_point(m, m.points[3], rec);
+  std::string why;
+  auto back = parse_point(text, "p.json", m, m.points[3], &why);
+  REQUIRE(back);
+  REQUIRE(back->runs.size() == 2);
+  CHECK(back->runs[0].values == rec.runs[0].values);  // bit for bit
+  CHECK(back->runs[1].values == rec.runs[1].values);
+  CHECK(render_point(m, m.points[3], *back) == text);
+
+  CHECK_FALSE(parse_point(text, "p.json", m, m.points[4], &why));
+  CHECK_THAT(why, Catch::Contains("names another point"));
+  const SweepManifest other = make_manifest(grid_spec(), "another scenario");
+  CHECK_FALSE(parse_point(text, "p.json", other, other.points[3], &why));
+  CHECK_THAT(why, Catch::Contains("key mismatch"));
+  CHECK_FALSE(parse_point(text.substr(0, text.size() / 2), "p.json", m, m.points[3], &why));
+  CHECK_THAT(why, Catch::Contains("JSON syntax error"));
+}
+
+TEST_CASE("shards are written i/N with 0 <= i < N", "[sweep]") {
+  CHECK(parse_shard("0/1") == std::pair{0, 1});
+  CHECK(parse_shard("3/8") == std::pair{3, 8});
+  for (const char* bad : {"8/8", "-1/4", "1/0", "1", "1/", "/4", "a/4", "1/4x", ""}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse_shard(bad));
+  }
+}
+
+TEST_CASE("the sensitivity fit matches least squares done by hand", "[sensitivity]") {
+  SECTION("an exact line: slope, R^2 = 1, elasticity at the means") {
+    // y = 3 + 2x at x = 1..4: mean x 2.5, mean y 8, elasticity 2 * 2.5 / 8.
+    const SensitivityFit f = fit_sensitivity({"x"}, {{1}, {2}, {3}, {4}}, {5.0, 7.0, 9.0, 11.0});
+    REQUIRE(f.ok());
+    CHECK(f.intercept == Approx(3.0));
+    CHECK(f.parameters[0].slope == Approx(2.0));
+    CHECK(*f.r2 == Approx(1.0));
+    CHECK(*f.parameters[0].elasticity == Approx(0.625));
+    CHECK(*f.parameters[0].standardized == Approx(1.0));
+  }
+  SECTION("a noisy line") {
+    // x = 0..3, y = 1, 3, 2, 5: Sxy = 5.5, Sxx = 5 -> slope 1.1, intercept
+    // 2.75 - 1.1 * 1.5 = 1.1; residuals -0.1, 0.8, -1.3, 0.6 -> SSE 2.7,
+    // SST 8.75 -> R^2 = 1 - 2.7 / 8.75; elasticity 1.1 * 1.5 / 2.75 = 0.6.
+    const SensitivityFit f = fit_sensitivity({"x"}, {{0}, {1}, {2}, {3}}, {1.0, 3.0, 2.0, 5.0});
+    REQUIRE(f.ok());
+    CHECK(f.parameters[0].slope == Approx(1.1));
+    CHECK(f.intercept == Approx(1.1));
+    CHECK(*f.r2 == Approx(1.0 - 2.7 / 8.75));
+    CHECK(*f.parameters[0].elasticity == Approx(0.6));
+    CHECK(f.points == 4);
+  }
+  SECTION("two parameters") {
+    // y = 1 + 2a - b on the grid a in {0, 1}, b in {0, 1, 2}.
+    std::vector<std::vector<double>> x;
+    std::vector<std::optional<double>> y;
+    for (int a = 0; a <= 1; ++a)
+      for (int b = 0; b <= 2; ++b) {
+        x.push_back({double(a), double(b)});
+        y.push_back(1.0 + 2 * a - b);
+      }
+    const SensitivityFit f = fit_sensitivity({"a", "b"}, x, y);
+    REQUIRE(f.ok());
+    CHECK(f.parameters[0].slope == Approx(2.0));
+    CHECK(f.parameters[1].slope == Approx(-1.0));
+  }
+  SECTION("a parameter centred on 0 has no elasticity but a standardized coefficient") {
+    const SensitivityFit f = fit_sensitivity({"nice"}, {{-10}, {0}, {10}}, {1.0, 2.0, 3.5});
+    REQUIRE(f.ok());
+    CHECK_FALSE(f.parameters[0].elasticity);
+    CHECK(f.parameters[0].standardized);
+  }
+  SECTION("too few points, points without values, collinear parameters") {
+    CHECK_THAT(fit_sensitivity({"x"}, {{1}, {2}}, {1.0, 2.0}).note, Catch::Contains("a fit needs 3"));
+    CHECK_THAT(fit_sensitivity({"x"}, {{1}, {2}, {3}}, {1.0, std::nullopt, 2.0}).note, Catch::Contains("2 points"));
+    CHECK_THAT(fit_sensitivity({"a", "b"}, {{1, 1}, {2, 2}, {3, 3}, {4, 4}}, {1.0, 2.0, 3.0, 5.0}).note,
+               Catch::Contains("collinear"));
+    CHECK_FALSE(fit_sensitivity({"x"}, {{1}, {2}, {3}}, {2.0, 2.0, 2.0}).r2);  // nothing to explain
+  }
+}
+
+namespace {
+
+std::string small_sweep(const ScratchDir& dir, int runs, const std::string& nice_values = "[-10, 0, 10]",
+                        bool two_variants = true) {
+  const std::string path = (dir / "sweep.yaml").string();
+  std::string text = "name: small_nice\n"
+                     "scenario: " + repo_path("configs/scenarios/mixed_2cpu.yaml") + "\n"
+                     "runs: " + std::to_string(runs) + "\n"
+                     "duration: 1s\n"
+                     "warmup: 200ms\n"
+                     "start_jitter: 16ms\n"
+                     "grid:\n"
+                     "  tasks[ui_main].nice: " + nice_values + "\n"
+                     "metrics: [task:ui_main.wakeup_latency.mean, task:ui_main.wakeup_latency.p99, group:bg_hog.cpu_share]\n";
+  if (two_variants)
+    text += "variants:\n  - name: on\n  - name: off\n    set: {kernel.features.RUN_TO_PARITY: false}\n";
+  write_text(path, text);
+  return path;
+}
+
+Cli sweep(const ScratchDir& dir, const std::string& file, const std::string& out, const std::string& extra = "") {
+  const Cli r = run_schedlab(dir, "sweep " + shell_quote(file) + " --out " + shell_quote(out) + " " + extra);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a sweep writes the same folder with -j 1 and -j 2", "[sweep][cli]") {
+  ScratchDir dir("sweep_jobs");
+  const std::string file = small_sweep(dir, 3);
+  const Cli one = sweep(dir, file, (dir / "j1").string(), "-j 1");
+  sweep(dir, file, (dir / "j2").string(), "-j 2 -q");
+  const auto a = folder_contents(dir / "j1"), b = folder_contents(dir / "j2");
+  CHECK(file_names(a) == std::vector<std::string>{"manifest.json", "points.csv", "points/p000000.json",
+                                                  "points/p000001.json", "points/p000002.json", "points/p000003.json",
+                                                  "points/p000004.json", "points/p000005.json", "runs.csv",
+                                                  "sensitivity.csv", "sweep.json"});
+  CHECK(a == b);
+  CHECK_THAT(one.out, Catch::Contains("small_nice: 6 points (2 variants x 3 grid values) x 3 runs"));
+  CHECK_THAT(one.out, Catch::Contains("sensitivity:"));
+  // Not a terminal: plain progress lines on stderr.
+  CHECK_THAT(one.err, Catch::Contains("point p000005 done (off: tasks[ui_main].nice=10, 3 runs)"));
+  CHECK_THAT(a.at("runs.csv"), Catch::StartsWith("point,variant,tasks[ui_main].nice,run,seed,"
+                                                 "task:ui_main.wakeup_latency.mean,"));
+  CHECK_THAT(a.at("points.csv"),
+             Catch::StartsWith("point,variant,tasks[ui_main].nice,metric,unit,runs,mean,sd,min,max,ci_low,ci_high\n"));
+  CHECK_THAT(a.at("sensitivity.csv"),
+             Catch::StartsWith("variant,metric,points,r2,parameter,slope,elasticity,standardized,note\n"));
+}
+
+TEST_CASE("shards merged give byte for byte the folder of one unsharded sweep", "[sweep][cli]") {
+  ScratchDir dir("sweep_shards");
+  const std::string file = small_sweep(dir, 3);
+  sweep(dir, file, (dir / "whole").string(), "-q");
+  std::string shard_dirs;
+  for (int i = 0; i < 3; ++i) {
+    const std::string out = (dir / ("shard" + std::to_string(i))).string();
+    sweep(dir, file, out, "-q -j 1 --shard " + std::to_string(i) + "/3");
+    CHECK(fs::exists(fs::path(out) / "shard.json"));
+    CHECK_FALSE(fs::exists(fs::path(out) / "sweep.json"));  // a shard alone has no aggregates
+    shard_dirs += " " + shell_quote(out);
+  }
+  // In any order.
+  const Cli merged = run_schedlab(dir, "merge" + shard_dirs + " --out " + shell_quote((dir / "merged").string()));
+  INFO(merged.err);
+  REQUIRE(merged.code == 0);
+  CHECK(folder_contents(dir / "merged") == folder_contents(dir / "whole"));
+
+  const Cli missing = run_schedlab(dir, "merge " + shell_quote((dir / "shard0").string()) + " " +
+                                        shell_quote((dir / "shard2").string()) + " --out " +
+                                        shell_quote((dir / "incomplete").string()));
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("point p000000 lacks run 1: a shard is missing or unfinished"));
+  CHECK_FALSE(fs::exists(dir / "incomplete"));
+}
+
+TEST_CASE("a sweep resumed after lost or damaged point files ends with the same folder", "[sweep][cli]") {
+  ScratchDir dir("sweep_resume");
+  const std::string file = small_sweep(dir, 3);
+  const std::string out = (dir / "out").string();
+  sweep(dir, file, out, "-q");
+  const auto complete = folder_contents(out);
+  fs::remove(fs::path(out) / "points" / "p000001.json");
+  const std::string p4 = (fs::path(out) / "points" / "p000004.json").string();
+  const std::string text = slurp(p4);
+  write_text(p4, text.substr(0, text.size() / 3));  // as if cut off (atomic writes prevent this; disks do not)
+  fs::remove(fs::path(out) / "sweep.json");
+  const Cli again = sweep(dir, file, out);
+  CHECK_THAT(again.out, Catch::Contains("ran 6 runs, wrote 2 point files, kept 4 finished points"));
+  CHECK_THAT(again.err, Catch::Contains("redoing"));
+  CHECK(folder_contents(out) == complete);
+  const Cli nothing = sweep(dir, file, out);
+  CHECK_THAT(nothing.out, Catch::Contains("ran 0 runs, wrote 0 point files, kept 6 finished points"));
+  CHECK(folder_contents(out) == complete);
+}
+
+TEST_CASE("a sweep interrupted by SIGINT leaves no partial file and resumes to the same folder", "[sweep][cli]") {
+  ScratchDir dir("sweep_interrupt");
+  const std::string file = small_sweep(dir, 30, "[-10, -5, 0, 5, 10]", false);
+  const std::string out = (dir / "out").string();
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::execl(SCHEDLAB_BINARY, "schedlab", "sweep", file.c_str(), "--out", out.c_str(), "-j", "1",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Interrupt once the first point is on disk (or whenever it ends: the
+  // test holds either way, it asserts nothing about timing).
+  const fs::path points = fs::path(out) / "points";
+  for (int i = 0; i < 3000; ++i) {
+    std::error_code ec;
+    if (fs::exists(points / "p000000.json", ec)) break;
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  for (const auto& [name, bytes] : folder_contents(out)) {
+    CAPTURE(name);
+    CHECK(name.find(".tmp-") == std::string::npos);
+  }
+  sweep(dir, file, out, "-q");
+  sweep(dir, file, (dir / "fresh").string(), "-q");
+  CHECK(folder_contents(out) == folder_contents(dir / "fresh"));
+}
+
+TEST_CASE("a sweep refuses a folder that holds another sweep or a shard", "[sweep][cli]") {
+  ScratchDir dir("sweep_refuse");
+  const std::string out = (dir / "out").string();
+  sweep(dir, small_sweep(dir, 2), out, "-q");
+  const std::string other = small_sweep(dir, 3);  // same file, other settings
+  const Cli r = run_schedlab(dir, "sweep " + shell_quote(other) + " --out " + shell_quote(out));
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("holds another sweep"));
+  const Cli shard = run_schedlab(dir, "sweep " + shell_quote(other) + " --shard 0/2 --out " + shell_quote(out));
+  CHECK(shard.code == 2);
+  const Cli bad = run_schedlab(dir, "sweep " + shell_quote(other) + " --shard 2/2");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--shard expects i/N"));
+}
+
+TEST_CASE("compare and sweep draw their plots as PNG files", "[plots][cli]") {
+  ScratchDir dir("plots");
+  const std::string out = (dir / "out").string();
+  sweep(dir, small_sweep(dir, 2), out, "-q --plot " + shell_quote((dir / "sp").string()));
+  const std::string png_magic = "\x89PNG\r\n\x1a\n";
+  CHECK(slurp(dir / "sp" / "sweep_curves.png").substr(0, 8) == png_magic);
+
+  const std::string exp = (dir / "exp.yaml").string();
+  write_text(exp, "scenario: " + repo_path("configs/scenarios/mixed_2cpu.yaml") +
+                      "\nruns: 3\nduration: 1s\nwarmup: 200ms\nstart_jitter: 16ms\n"
+                      "variants: [{name: a}, {name: b, set: {kernel.features.RUN_TO_PARITY: false}}]\n");
+  const Cli c = run_schedlab(dir, "compare " + shell_quote(exp) + " -q --plot " + shell_quote((dir / "cp").string()));
+  INFO(c.err);
+  REQUIRE(c.code == 0);
+  CHECK(slurp(dir / "cp" / "latency_cdf.png").substr(0, 8) == png_magic);
+  CHECK(slurp(dir / "cp" / "changes.png").substr(0, 8) == png_magic);
+  CHECK_THAT(slurp(dir / "cp" / "compare_data.json"), Catch::Contains("\"format\": \"schedlab.compare.plotdata\""));
+}

@@ -1,0 +1,379 @@
+// Workqueues (models/kernel/workqueue/, kernel/workqueue.c 6.12 + WQ_RTPRI):
+// pools, worker priorities, max_active, ordering, concurrency management.
+// Scenarios have no overheads and create_worker costs nothing unless a
+// test says otherwise, so every time below is computed by hand.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "models/errors.h"
+#include "models/kernel/workqueue/workqueue.h"
+#include "models/workload/device_calls.h"
+#include "sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+namespace {
+
+EventSpec ev_queue_work(const std::string& wq, const std::string& work, Time cost, Time sleep = Time::zero(),
+                        int cpu = -1, Time delay = Time::zero()) {
+  EventSpec e;
+  e.kind = EventSpec::Kind::kCall;
+  e.call.op = CallSpec::Op::kQueueWork;
+  e.call.target = wq;
+  e.call.work = work;
+  e.call.cost = cost;
+  e.call.sleep = sleep;
+  e.call.cpu = cpu;
+  e.call.delay = delay;
+  return e;
+}
+
+// Work item events as the observer sees them.
+struct Item {
+  std::string work, wq, worker;
+  Policy policy = Policy::kNormal;
+  int nice = 0, rt_priority = 0, cpu = -1;
+  Time queued, started, ended, wait;
+};
+
+class WorkLog : public SchedObserver {
+ public:
+  void on_work_item(Time t, const WorkItemEvent& e) override {
+    if (e.phase == WorkItemEvent::Phase::kStart) {
+      Item it;
+      it.work = std::string(e.work);
+      it.wq = std::string(e.workqueue);
+      it.worker = e.worker->comm;
+      it.policy = e.worker->policy;
+      it.nice = e.worker->nice();
+      it.rt_priority = e.worker->rt_priority;
+      it.cpu = e.cpu;
+      it.queued = e.queued;
+      it.started = e.started;
+      it.wait = e.runnable_wait;
+      items.push_back(it);
+      ++running;
+      max_running = std::max(max_running, running);
+    } else if (e.phase == WorkItemEvent::Phase::kEnd) {
+      --running;
+      for (auto it = items.rbegin(); it != items.rend(); ++it)
+        if (it->work == e.work && it->started == e.started) {
+          it->ended = t;
+          break;
+        }
+    }
+  }
+  const Item& first(const std::string& work) const {
+    for (const auto& i : items)
+      if (i.work == work) return i;
+    throw std::runtime_error("no work item " + work);
+  }
+  std::vector<Item> items;
+  int running = 0, max_running = 0;
+};
+
+ScenarioParams wq_scenario(int cpus, std::vector<WorkqueueParams> wqs) {
+  ScenarioParams p = exact_scenario("6.12", 250, cpus);
+  p.duration = Time::ms(50);
+  p.workqueue.create_worker_delay = Time::zero();
+  p.workqueue.workqueues = std::move(wqs);
+  return p;
+}
+
+// A task that queues `events` once, at t=0 on CPU 0, then sleeps.
+TaskSpec queuer(std::vector<EventSpec> events, Policy policy = Policy::kFifo, int prio = 50) {
+  events.push_back(ev_sleep(Time::s(10)));
+  TaskSpec t = task("queuer", std::move(events), policy, prio);
+  t.cpus = {0};
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("highpri workers run at nice -20 and carry an H in their name", "[workqueue]") {
+  WorkqueueParams bound_hp;
+  bound_hp.name = "hp";
+  bound_hp.flags = kWqHighpri;
+  WorkqueueParams unbound_hp = bound_hp;
+  unbound_hp.name = "uhp";
+  unbound_hp.flags = kWqHighpri | kWqUnbound;
+  ScenarioParams p = wq_scenario(2, {bound_hp, unbound_hp});
+  p.tasks = {queuer({ev_queue_work("hp", "a", Time::us(100)), ev_queue_work("uhp", "b", Time::us(100)),
+                     ev_queue_work("events", "c", Time::us(100))})};
+  System sys(p, 1);
+  WorkLog log;
+  sys.add_observer(&log);
+  sys.run();
+  const Item& a = log.first("a");
+  CHECK(a.worker == "kworker/0:0H");  // CPU 0's highpri pool, worker id 0
+  CHECK(a.policy == Policy::kNormal);
+  CHECK(a.nice == -20);
+  const Item& b = log.first("b");
+  CHECK(b.worker.rfind("kworker/u8:", 0) == 0);  // 2 CPUs x 4 bound pools: the first unbound pool is 8
+  CHECK(b.nice == -20);
+  const Item& c = log.first("c");  // system_wq: CPU 0's normal pool
+  CHECK(c.worker == "kworker/0:0");
+  CHECK(c.nice == 0);
+}
+
+TEST_CASE("max_active bounds the items a workqueue runs at once", "[workqueue]") {
+  WorkqueueParams wq;
+  wq.name = "two";
+  wq.flags = kWqUnbound;
+  wq.max_active = 2;
+  ScenarioParams p = wq_scenario(4, {wq});
+  std::vector<EventSpec> ev;
+  for (const char* w : {"w1", "w2", "w3", "w4", "w5"}) ev.push_back(ev_queue_work("two", w, Time::ms(1)));
+  p.tasks = {queuer(ev)};
+  System sys(p, 1);
+  WorkLog log;
+  sys.add_observer(&log);
+  sys.run();
+  REQUIRE(log.items.size() == 5);
+  CHECK(log.max_running == 2);
+  // w1 and w2 at once; each end activates the next inactive item, in
+  // queue order: w3 and w4 at 1 ms, w5 at 2 ms.
+  CHECK(log.first("w1").started == Time::zero());
+  CHECK(log.first("w2").started == Time::zero());
+  CHECK(log.first("w3").started == Time::ms(1));
+  CHECK(log.first("w4").started == Time::ms(1));
+  CHECK(log.first("w5").started == Time::ms(2));
+  CHECK(log.first("w5").queued == Time::zero());  // CPU wait counts from queue_work()
+}
+
+TEST_CASE("an ordered workqueue runs one item at a time, in queue order", "[workqueue]") {
+  WorkqueueParams wq;
+  wq.name = "ord";
+  wq.flags = kWqOrdered;
+  ScenarioParams p = wq_scenario(4, {wq});
+  // Queued from two CPUs: order is queue order, not CPU.
+  TaskSpec a = queuer({ev_queue_work("ord", "a", Time::ms(1)), ev_queue_work("ord", "b", Time::ms(2))});
+  TaskSpec c = task("other", {ev_sleep(Time::us(10)), ev_queue_work("ord", "c", Time::ms(1)), ev_sleep(Time::s(10))},
+                    Policy::kFifo, 50);
+  c.cpus = {1};
+  p.tasks = {a, c};
+  System sys(p, 1);
+  WorkLog log;
+  sys.add_observer(&log);
+  sys.run();
+  REQUIRE(log.items.size() == 3);
+  CHECK(log.max_running == 1);
+  CHECK(log.items[0].work == "a");
+  CHECK(log.items[1].work == "b");
+  CHECK(log.items[2].work == "c");
+  CHECK(log.first("a").started == Time::zero());
+  CHECK(log.first("b").started == Time::ms(1));
+  CHECK(log.first("c").started == Time::ms(3));
+  CHECK(log.first("c").queued == Time::us(10));
+}
+
+TEST_CASE("a bound pool starts another worker when the running one blocks", "[workqueue][cm]") {
+  // One CPU. w1 runs 1 ms then sleeps 5 ms inside the work function; w2
+  // waits behind it. Concurrency management: when w1's worker blocks,
+  // nr_running drops to 0 and kick_pool() wakes the idle worker the manager
+  // created, so w2 runs at 1 ms instead of after w1 (6 ms).
+  ScenarioParams p = wq_scenario(1, {});
+  p.tasks = {queuer({ev_queue_work("events", "w1", Time::ms(1), Time::ms(5)),
+                     ev_queue_work("events", "w2", Time::ms(1))})};
+  System sys(p, 1);
+  WorkLog log;
+  sys.add_observer(&log);
+  sys.run();
+  const Item& w1 = log.first("w1");
+  const Item& w2 = log.first("w2");
+  CHECK(w1.started == Time::zero());
+  CHECK(w1.ended == Time::ms(6));
+  CHECK(w2.started == Time::ms(1));
+  CHECK(w2.ended == Time::ms(2));
+  CHECK(w1.worker != w2.worker);
+  CHECK(w1.worker.rfind("kworker/0:", 0) == 0);
+  CHECK(w2.worker.rfind("kworker/0:", 0) == 0);
+
+  SECTION("a CPU-intensive workqueue's items do not hold back the pool") {
+    // WQ_CPU_INTENSIVE: w1 does not count in nr_running even while it
+    // runs, so a second worker is woken for w2 at once; on one CPU the
+    // scheduler then shares it (both nice 0: w2 starts at the first tick
+    // that ends w1's slice, HZ=1000).
+    WorkqueueParams ci;
+    ci.name = "ci";
+    ci.flags = kWqCpuIntensive;
+    ScenarioParams q = wq_scenario(1, {ci});
+    q.kernel.hz = 1000;
+    q.tasks = {queuer({ev_queue_work("ci", "w1", Time::ms(4)), ev_queue_work("ci", "w2", Time::ms(1))})};
+    System s2(q, 1);
+    WorkLog l2;
+    s2.add_observer(&l2);
+    s2.run();
+    CHECK(l2.max_running == 2);
+    CHECK(l2.first("w2").started == Time::ms(1));
+  }
+}
+
+TEST_CASE("creating a worker costs the configured delay", "[workqueue]") {
+  // The pool's only worker must manage first (no idle worker would remain):
+  // it sleeps 50 us in create_worker(), then runs the item.
+  ScenarioParams p = wq_scenario(2, {});
+  p.workqueue.create_worker_delay = Time::us(50);
+  p.tasks = {queuer({ev_queue_work("events", "w", Time::us(100))})};
+  System sys(p, 1);
+  WorkLog log;
+  sys.add_observer(&log);
+  sys.run();
+  CHECK(log.first("w").started == Time::us(50));
+  CHECK(log.first("w").wait == Time::zero());  // asleep in D, not runnable
+  // The pool now has two workers; the second run of the item needs no manager.
+  int kworkers = 0;
+  for (const auto& t : sys.kernel().tasks()) kworkers += t->comm.rfind("kworker/0:", 0) == 0;
+  CHECK(kworkers == 2);
+}
+
+TEST_CASE("WQ_RTPRI workers are SCHED_FIFO, max_active is capped at half the CPUs, threads at the driver's cap",
+          "[workqueue][rtpri]") {
+  WorkqueueParams wq;
+  wq.name = "rt";
+  wq.flags = kWqUnbound | kWqRtpri;
+  wq.rt_priority = 5;
+  auto run = [&](int max_workers) {
+    wq.max_workers = max_workers;
+    ScenarioParams p = wq_scenario(8, {wq});
+    std::vector<EventSpec> ev;
+    for (int i = 0; i < 6; ++i) ev.push_back(ev_queue_work("rt", "w" + std::to_string(i), Time::ms(1)));
+    p.tasks = {queuer(ev)};
+    auto sys = std::make_unique<System>(p, 1);
+    auto log = std::make_unique<WorkLog>();
+    sys->add_observer(log.get());
+    sys->run();
+    CHECK(sys->workqueues()->find("rt")->max_active() == 4);  // num_online_cpus() / 2
+    for (const Item& i : log->items) {
+      CHECK(i.policy == Policy::kFifo);
+      CHECK(i.rt_priority == 5);
+    }
+    std::set<std::string> workers;
+    for (const Item& i : log->items) workers.insert(i.worker);
+    return std::make_pair(log->max_running, workers.size());
+  };
+  SECTION("no thread cap: max_active (4) bounds concurrency") {
+    auto [concurrent, threads] = run(0);
+    CHECK(concurrent == 4);
+    CHECK(threads >= 4);
+  }
+  SECTION("the driver's two threads bound it further") {
+    auto [concurrent, threads] = run(2);
+    CHECK(concurrent == 2);
+    CHECK(threads == 2);
+  }
+}
+
+TEST_CASE("delayed work is queued when its timer fires, and a pending item is not queued twice", "[workqueue]") {
+  ScenarioParams p = wq_scenario(2, {});
+  p.tasks = {queuer({ev_queue_work("events", "d", Time::us(100), Time::zero(), -1, Time::ms(3)),
+                     ev_queue_work("events", "d", Time::us(100)),  // still pending: dropped
+                     ev_queue_work("events_unbound", "u", Time::us(100), Time::zero(), 1)})};
+  System sys(p, 1);
+  WorkLog log;
+  sys.add_observer(&log);
+  sys.run();
+  int runs = 0;
+  for (const Item& i : log.items) runs += i.work == "d";
+  CHECK(runs == 1);
+  CHECK(log.first("d").queued == Time::ms(3));
+  CHECK(log.first("d").started == Time::ms(3));
+  CHECK(sys.device_calls()->already_pending() == 1);
+}
+
+TEST_CASE("the runnable part of a work item's CPU wait is what its worker spent in R", "[workqueue]") {
+  // One CPU, a FIFO hog busy for 2 ms from t=0; the bound kworker is woken
+  // at t=0 by the (higher FIFO) queuer and stays runnable until the hog
+  // sleeps: CPU wait 2 ms, all of it runnable.
+  ScenarioParams p = wq_scenario(1, {});
+  TaskSpec hog = task("hog", {ev_run(Time::ms(2)), ev_sleep(Time::s(10))}, Policy::kFifo, 10);
+  p.tasks = {queuer({ev_queue_work("events", "w", Time::us(100))}), hog};
+  System sys(p, 1);
+  WorkLog log;
+  sys.add_observer(&log);
+  sys.run();
+  const Item& w = log.first("w");
+  CHECK(w.started == Time::ms(2));
+  CHECK(w.wait == Time::ms(2));
+}
+
+TEST_CASE("unbound pools are shared by workqueues with the same attributes", "[workqueue]") {
+  WorkqueueParams a, b, c;
+  a.name = "a";
+  a.flags = kWqUnbound;
+  b.name = "b";
+  b.flags = kWqUnbound | kWqSysfs;
+  c = b;
+  c.name = "c";
+  c.nice = -5;  // /sys/devices/virtual/workqueue/c/nice
+  ScenarioParams p = wq_scenario(4, {a, b, c});
+  p.tasks = {queuer({ev_queue_work("a", "wa", Time::us(10)), ev_queue_work("b", "wb", Time::us(10)),
+                     ev_queue_work("c", "wc", Time::us(10))})};
+  System sys(p, 1);
+  WorkLog log;
+  sys.add_observer(&log);
+  sys.run();
+  WorkqueueSystem& wqs = *sys.workqueues();
+  CHECK(wqs.find("a")->pwq_for_cpu(0).pool == wqs.find("b")->pwq_for_cpu(0).pool);
+  CHECK(wqs.find("c")->pwq_for_cpu(0).pool != wqs.find("a")->pwq_for_cpu(0).pool);
+  CHECK(log.first("wc").nice == -5);
+  CHECK(log.first("wa").nice == 0);
+}
+
+TEST_CASE("invalid workqueue parameters are model errors", "[workqueue]") {
+  auto build = [](WorkqueueParams wq) {
+    ScenarioParams p = wq_scenario(2, {wq});
+    p.tasks = {queuer({})};
+    System sys(p, 1);
+  };
+  WorkqueueParams w;
+  w.name = "x";
+  w.nice = -5;  // needs WQ_UNBOUND | WQ_SYSFS
+  CHECK_THROWS_AS(build(w), ModelError);
+  w = WorkqueueParams{};
+  w.name = "x";
+  w.flags = kWqRtpri | kWqHighpri;
+  CHECK_THROWS_AS(build(w), ModelError);
+  w = WorkqueueParams{};
+  w.name = "events";  // a system workqueue's name
+  w.flags = kWqUnbound;
+  CHECK_THROWS_WITH(build(w), Catch::Contains("system workqueue"));
+  ScenarioParams p = wq_scenario(2, {});
+  p.tasks = {queuer({ev_queue_work("nope", "w", Time::us(1))})};
+  CHECK_THROWS_WITH(System(p, 1), Catch::Contains("unknown workqueue 'nope'"));
+}
+
+TEST_CASE("idle workers beyond two are reaped after the idle timeout", "[workqueue]") {
+  // Six items that each sleep 1 ms make the unbound pool grow to six
+  // workers (each blocked item's worker is replaced: unbound workers are
+  // not concurrency managed, every queued item wakes or creates one). Once
+  // all are idle, too_many_workers() holds (nr_idle > 2) and the idle
+  // timer (10 ms here instead of 300 s) reaps the oldest until two remain.
+  WorkqueueParams wq;
+  wq.name = "u";
+  wq.flags = kWqUnbound;
+  ScenarioParams p = wq_scenario(4, {wq});
+  p.workqueue.idle_timeout = Time::ms(10);
+  std::vector<EventSpec> ev;
+  for (int i = 0; i < 6; ++i) ev.push_back(ev_queue_work("u", "w" + std::to_string(i), Time::us(10), Time::ms(1)));
+  p.tasks = {queuer(ev)};
+  System sys(p, 1);
+  WorkLog log;
+  sys.add_observer(&log);
+  sys.run();
+  int created = 0, alive = 0;
+  for (const auto& t : sys.kernel().tasks())
+    if (t->comm.rfind("kworker/u", 0) == 0) {
+      ++created;
+      alive += t->state != TaskState::kDead;
+    }
+  CHECK(created >= 6);
+  CHECK(alive == 2);
+  const WorkerPool& pool = *sys.workqueues()->find("u")->pwq_for_cpu(0).pool;
+  CHECK(pool.nr_workers == 2);
+  CHECK(pool.nr_idle == 2);
+}
