@@ -189,6 +189,62 @@ void FtraceWriter::on_cpu_idle(Time t, int cpu, int state) {
   maybe_flush();
 }
 
+// power:cpu_frequency (include/trace/events/power.h): "state=%lu cpu_id=%lu",
+// the frequency in kHz; Perfetto's systrace importer turns it into the CPU
+// frequency tracks.
+void FtraceWriter::on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) {
+  Context ctx;
+  ctx.cpu = cpu;
+  ctx.task = current(cpu);
+  line_prefix(ctx, t, "cpu_frequency");
+  fmt::format_to(std::back_inserter(buf_), "state={} cpu_id={}\n", freq_khz, cpu);
+  maybe_flush();
+}
+
+// workqueue:workqueue_queue_work / _execute_start / _execute_end
+// (include/trace/events/workqueue.h), with the work item's name where the
+// kernel prints its function.
+void FtraceWriter::on_work_item(Time t, const WorkItemEvent& e) {
+  auto it = std::back_inserter(buf_);
+  Context ctx;
+  ctx.cpu = e.cpu < 0 ? 0 : e.cpu;
+  switch (e.phase) {
+    case WorkItemEvent::Phase::kQueue:
+      ctx.task = current(ctx.cpu);
+      line_prefix(ctx, t, "workqueue_queue_work");
+      fmt::format_to(it, "work struct={} function={} workqueue={} req_cpu={} cpu={}\n", sanitize_comm(std::string(e.work)),
+                     sanitize_comm(std::string(e.work)), sanitize_comm(std::string(e.workqueue)),
+                     e.req_cpu < 0 ? 8192 : e.req_cpu, ctx.cpu);
+      break;
+    case WorkItemEvent::Phase::kStart:
+    case WorkItemEvent::Phase::kEnd:
+      ctx.task = e.worker;
+      line_prefix(ctx, t, e.phase == WorkItemEvent::Phase::kStart ? "workqueue_execute_start" : "workqueue_execute_end");
+      fmt::format_to(it, "work struct {}: function {}\n", sanitize_comm(std::string(e.work)), sanitize_comm(std::string(e.work)));
+      break;
+    default:
+      return;
+  }
+  maybe_flush();
+}
+
+// gpu_scheduler: drm_sched_job (push) and drm_run_job, as
+// include/drm/gpu_scheduler_trace.h names them.
+void FtraceWriter::on_drm_job(Time t, const DrmJobEvent& e) {
+  const char* name = e.phase == DrmJobEvent::Phase::kPush  ? "drm_sched_job"
+                     : e.phase == DrmJobEvent::Phase::kRun ? "drm_run_job"
+                     : e.phase == DrmJobEvent::Phase::kDone ? "drm_sched_process_job"
+                                                            : nullptr;
+  if (!name) return;
+  Context ctx;
+  ctx.task = e.phase == DrmJobEvent::Phase::kPush ? e.submitter : nullptr;
+  ctx.cpu = e.submitter ? e.submitter->cpu : 0;
+  line_prefix(ctx, t, name);
+  fmt::format_to(std::back_inserter(buf_), "entity={} id={} ring={}\n", sanitize_comm(std::string(e.entity)), e.job,
+                 sanitize_comm(std::string(e.sched)));
+  maybe_flush();
+}
+
 void FtraceWriter::on_prio_change(Time t, const Task& p, int old_prio, int new_prio) {
   Context ctx;
   ctx.cpu = p.cpu;

@@ -58,6 +58,9 @@ class FtraceWriter : public SchedObserver {
   void on_migrate(Time t, const Task& p, int from_cpu, int to_cpu) override;
   void on_cpu_idle(Time t, int cpu, int state) override;
   void on_prio_change(Time t, const Task& p, int old_prio, int new_prio) override;
+  void on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) override;
+  void on_work_item(Time t, const WorkItemEvent& e) override;
+  void on_drm_job(Time t, const DrmJobEvent& e) override;
 
   // The comm as written: whitespace and control characters become '_' (the
   // format separates fields by spaces), an empty comm becomes "<...>".

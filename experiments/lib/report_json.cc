@@ -108,9 +108,73 @@ void write_run(JsonWriter& w, size_t index, const RunResult& r) {
     write_seconds(w, "busy_s", cm.busy);
     write_seconds(w, "idle_s", cm.idle);
     w.field("context_switches", cm.context_switches);
+    if (r.has_power()) {
+      w.field("cluster", cm.cluster);
+      w.field("energy_mj", cm.energy_mj(), 3);
+      w.field("busy_energy_mj", cm.busy_energy_mj, 3);
+      w.field("idle_energy_mj", cm.idle_energy_mj, 3);
+      w.field("frequency_changes", cm.frequency_changes);
+      w.key("busy_at_opp");
+      w.begin_array();
+      for (size_t i = 0; i < cm.opp_khz.size(); ++i) {
+        w.begin_object();
+        w.field("freq_khz", cm.opp_khz[i]);
+        write_seconds(w, "busy_s", cm.busy_at_opp[i]);
+        w.end_object();
+      }
+      w.end_array();
+    }
     w.end_object();
   }
   w.end_array();
+  w.field("migrations", r.migrations());
+  if (r.has_power()) {
+    w.key("clusters");
+    w.begin_array();
+    for (const ClusterMetrics& cl : r.clusters) {
+      w.begin_object();
+      w.field("name", cl.name);
+      w.field("cpu_energy_mj", cl.cpu_energy_mj, 3);
+      w.field("static_energy_mj", cl.static_energy_mj, 3);
+      w.field("energy_mj", cl.energy_mj(), 3);
+      w.end_object();
+    }
+    w.end_array();
+    w.field("total_energy_mj", r.total_energy_mj(), 3);
+    w.field("avg_power_mw", r.avg_power_mw(), 3);
+  }
+  auto write_us = [&](const char* prefix, const Samples& s) {
+    Summary sum = s.summarize();
+    for (auto [name, v] : {std::pair{"mean", sum.mean}, {"p50", sum.p50}, {"p95", sum.p95}, {"p98", sum.p98},
+                           {"p99", sum.p99}, {"max", sum.max}})
+      w.field(std::string(prefix) + "_" + name + "_us", v / 1000.0, 3);
+  };
+  if (!r.workqueues.empty()) {
+    w.key("workqueues");
+    w.begin_array();
+    for (const WorkQueueMetrics& q : r.workqueues) {
+      w.begin_object();
+      w.field("name", q.name);
+      w.field("items", q.items);
+      write_us("cpu_wait", q.cpu_wait);
+      write_us("runnable_wait", q.runnable_wait);
+      write_us("exec", q.exec);
+      w.end_object();
+    }
+    w.end_array();
+  }
+  if (!r.drm_entities.empty()) {
+    w.key("drm_entities");
+    w.begin_array();
+    for (const DrmEntityMetrics& d : r.drm_entities) {
+      w.begin_object();
+      w.field("name", d.name);
+      w.field("jobs", d.jobs);
+      write_us("push_to_run", d.push_to_run);
+      w.end_object();
+    }
+    w.end_array();
+  }
   w.end_object();
 }
 

@@ -1,5 +1,7 @@
 #include "experiments/lib/report_table.h"
 
+#include "experiments/lib/report_power.h"
+
 #include "experiments/lib/text_table.h"
 
 #include <fmt/format.h>
@@ -155,6 +157,11 @@ std::string render_report(const RunSet& set) {
   }
   out += '\n';
   out += render_cpu_table(set);
+  for (const std::string& extra : {render_power_tables(set), render_workqueue_table(set), render_drm_table(set)})
+    if (!extra.empty()) {
+      out += '\n';
+      out += extra;
+    }
   return out;
 }
 

@@ -1,0 +1,146 @@
+#include "experiments/lib/report_power.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "experiments/lib/report_table.h"
+#include "experiments/lib/text_table.h"
+
+namespace schedlab {
+namespace {
+
+std::string mhz(uint64_t khz) { return fmt::format("{}", khz / 1000); }
+
+// "1766:62% 1197:30% 300:8%": the OPPs a CPU ran at (MHz), most time first,
+// as shares of its busy time.
+std::string opp_residency(const std::vector<RunResult>& runs, size_t cpu) {
+  const CpuMetrics& first = runs.front().cpus[cpu];
+  std::vector<Time> at(first.opp_khz.size());
+  Time busy;
+  for (const auto& r : runs) {
+    const CpuMetrics& c = r.cpus[cpu];
+    for (size_t i = 0; i < at.size() && i < c.busy_at_opp.size(); ++i) at[i] += c.busy_at_opp[i];
+    busy += c.busy;
+  }
+  std::vector<size_t> order(at.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return at[a] > at[b]; });
+  std::string out;
+  int shown = 0;
+  for (size_t i : order) {
+    if (at[i] == Time::zero() || shown == 3) break;
+    double pct = busy > Time::zero() ? 100.0 * static_cast<double>(at[i].count()) / static_cast<double>(busy.count()) : 0;
+    out += fmt::format("{}{}:{:.0f}%", out.empty() ? "" : " ", mhz(first.opp_khz[i]), pct);
+    ++shown;
+  }
+  return out.empty() ? "-" : out;
+}
+
+Samples pooled(const std::vector<const Samples*>& parts) {
+  Samples s;
+  for (const Samples* p : parts) s.append(*p);
+  return s;
+}
+
+}  // namespace
+
+std::string render_power_tables(const RunSet& set) {
+  if (set.runs.empty() || !set.runs.front().has_power()) return "";
+  const auto& runs = set.runs;
+  const double n = static_cast<double>(runs.size());
+  const RunResult& first = runs.front();
+  TextTable cpus;
+  for (const char* h : {"cpu", "cluster"}) cpus.add_column(h, true);
+  for (const char* h : {"energy (mJ)", "avg power (mW)", "freq changes"}) cpus.add_column(h);
+  cpus.add_column("busy time at OPP (MHz:share)", true);
+  for (size_t c = 0; c < first.cpus.size(); ++c) {
+    double energy = 0;
+    uint64_t changes = 0;
+    for (const auto& r : runs) {
+      energy += r.cpus[c].energy_mj();
+      changes += r.cpus[c].frequency_changes;
+    }
+    energy /= n;
+    int cl = first.cpus[c].cluster;
+    cpus.add_row({fmt::format("cpu{}", c), cl >= 0 ? first.clusters[static_cast<size_t>(cl)].name : "-",
+                  fmt::format("{:.1f}", energy), fmt::format("{:.1f}", energy / first.elapsed().to_s()),
+                  fmt::format("{:.0f}", static_cast<double>(changes) / n), opp_residency(runs, c)});
+  }
+  TextTable clusters;
+  clusters.add_column("cluster", true);
+  for (const char* h : {"CPUs", "CPU energy (mJ)", "static (mJ)", "energy (mJ)", "avg power (mW)"}) clusters.add_column(h);
+  for (size_t k = 0; k < first.clusters.size(); ++k) {
+    double cpu_e = 0, stat = 0;
+    for (const auto& r : runs) {
+      cpu_e += r.clusters[k].cpu_energy_mj;
+      stat += r.clusters[k].static_energy_mj;
+    }
+    cpu_e /= n;
+    stat /= n;
+    clusters.add_row({first.clusters[k].name, fmt::format("{}", first.clusters[k].cpus.size()), fmt::format("{:.1f}", cpu_e),
+                      fmt::format("{:.1f}", stat), fmt::format("{:.1f}", cpu_e + stat),
+                      fmt::format("{:.1f}", (cpu_e + stat) / first.elapsed().to_s())});
+  }
+  double total = 0, migrations = 0;
+  for (const auto& r : runs) {
+    total += r.total_energy_mj();
+    migrations += static_cast<double>(r.migrations());
+  }
+  total /= n;
+  std::string out = cpus.render() + "\n" + clusters.render();
+  out += fmt::format("total: energy {:.1f} mJ, average power {:.1f} mW over {:.3f}s, {:.0f} migrations{}\n", total,
+                     total / first.elapsed().to_s(), first.elapsed().to_s(), migrations / n,
+                     runs.size() > 1 ? " (means per run)" : "");
+  return out;
+}
+
+std::string render_workqueue_table(const RunSet& set) {
+  std::map<std::string, std::vector<const WorkQueueMetrics*>> by_name;
+  for (const auto& r : set.runs)
+    for (const auto& w : r.workqueues) by_name[w.name].push_back(&w);
+  if (by_name.empty()) return "";
+  TextTable t;
+  t.add_column("workqueue / kthread_worker", true);
+  for (const char* h : {"items/run", "CPU wait mean (us)", "P99", "max", "worker runnable P99", "exec mean (us)"})
+    t.add_column(h);
+  for (const auto& [name, parts] : by_name) {
+    std::vector<const Samples*> wait, runnable, exec;
+    uint64_t items = 0;
+    for (const auto* w : parts) {
+      wait.push_back(&w->cpu_wait);
+      runnable.push_back(&w->runnable_wait);
+      exec.push_back(&w->exec);
+      items += w->items;
+    }
+    Summary sw = pooled(wait).summarize(), sr = pooled(runnable).summarize(), se = pooled(exec).summarize();
+    t.add_row({name, fmt::format("{:.1f}", static_cast<double>(items) / static_cast<double>(set.runs.size())),
+               format_us_cell(sw.mean, sw.count), format_us_cell(sw.p99, sw.count), format_us_cell(sw.max, sw.count),
+               format_us_cell(sr.p99, sr.count), format_us_cell(se.mean, se.count)});
+  }
+  return t.render();
+}
+
+std::string render_drm_table(const RunSet& set) {
+  std::map<std::string, std::vector<const Samples*>> by_name;
+  std::map<std::string, uint64_t> jobs;
+  for (const auto& r : set.runs)
+    for (const auto& d : r.drm_entities) {
+      by_name[d.name].push_back(&d.push_to_run);
+      jobs[d.name] += d.jobs;
+    }
+  if (by_name.empty()) return "";
+  TextTable t;
+  t.add_column("DRM entity (push_job -> run_job)", true);
+  for (const char* h : {"jobs/run", "median (us)", "95%", "98%", "99%", "max"}) t.add_column(h);
+  for (const auto& [name, parts] : by_name) {
+    Summary s = pooled(parts).summarize();
+    t.add_row({name, fmt::format("{:.1f}", static_cast<double>(jobs[name]) / static_cast<double>(set.runs.size())),
+               format_us_cell(s.p50, s.count), format_us_cell(s.p95, s.count), format_us_cell(s.p98, s.count),
+               format_us_cell(s.p99, s.count), format_us_cell(s.max, s.count)});
+  }
+  return t.render();
+}
+
+}  // namespace schedlab
