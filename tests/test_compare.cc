@@ -142,7 +142,7 @@ TEST_CASE("metric names are scope:object.field and unknown parts list the valid 
   CHECK_THAT(why, Catch::Contains("unknown task field 'wakeup_latency.p100'"));
   CHECK_THAT(why, Catch::Contains("wakeup_latency.p99"));
   CHECK_FALSE(parse_metric_name("thread:ui.cpu_share", &why));
-  CHECK_THAT(why, Catch::Contains("valid: task, group, cpu, total"));
+  CHECK_THAT(why, Catch::Contains("valid: task, group, cpu, drm, wq, total"));
   CHECK_FALSE(parse_metric_name("cpu:one.busy_pct", &why));
   CHECK_FALSE(parse_metric_name("total.joules", &why));
   CHECK_THAT(why, Catch::Contains("energy_mj"));
@@ -413,4 +413,43 @@ TEST_CASE("docs/experiments.md names every metric field", "[metrics][docs]") {
       }
     }
   }
+}
+
+// drm: and wq: metrics read the DRM job and work-item samples of a run:
+// push_to_run of every entity of a scheduler pooled, in microseconds.
+TEST_CASE("drm and wq metrics read job and work-item latencies of a run", "[compare][metrics]") {
+  schedlab::RunResult r;
+  r.window_start = schedlab::Time::zero();
+  r.window_end = schedlab::Time::s(1);
+  schedlab::DrmEntityMetrics a, b;
+  a.name = "gpu0/q1";
+  b.name = "gpu0/q2";
+  for (int64_t v : {10000, 20000}) a.push_to_run.add(v);
+  for (int64_t v : {30000, 40000}) b.push_to_run.add(v);
+  a.jobs = 2;
+  b.jobs = 2;
+  r.drm_entities = {a, b};
+  schedlab::WorkQueueMetrics w;
+  w.name = "pm";
+  for (int64_t v : {1000, 3000}) w.cpu_wait.add(v);
+  w.runnable_wait = w.cpu_wait;
+  w.exec = w.cpu_wait;
+  w.items = 2;
+  r.workqueues = {w};
+  schedlab::RunMetrics m(r);
+  auto value = [&](const std::string& text) {
+    std::string why;
+    auto name = schedlab::parse_metric_name(text, &why);
+    INFO(why);
+    REQUIRE(name);
+    return m.value(*name);
+  };
+  CHECK(*value("drm:gpu0.push_to_run.mean") == Approx(25.0));   // (10+20+30+40)/4 us
+  CHECK(*value("drm:gpu0/q1.push_to_run.max") == Approx(20.0));
+  CHECK(*value("drm:gpu0.jobs") == Approx(4.0));
+  CHECK(*value("wq:pm.cpu_wait.p50") == Approx(2.0));            // 1 and 3 us: P50 = 2
+  CHECK_FALSE(value("wq:absent.cpu_wait.p50").has_value());      // n/a, not 0
+  std::string why;
+  CHECK_FALSE(schedlab::parse_metric_name("drm:gpu0.push_to_run.p100", &why));
+  CHECK_THAT(why, Catch::Contains("push_to_run.p99"));
 }

@@ -158,8 +158,31 @@ const char* scope_prefix(MetricScope s) {
     case MetricScope::kGroup: return "group:";
     case MetricScope::kCpu: return "cpu:";
     case MetricScope::kTotal: return "total.";
+    case MetricScope::kDrm: return "drm:";
+    case MetricScope::kWq: return "wq:";
   }
   return "";
+}
+
+// Fields of the drm: and wq: scopes: percentiles of pooled samples (us).
+static const char* const kPctNames[] = {"mean", "p50", "p90", "p95", "p98", "p99", "max"};
+static double summary_pick(const Summary& s, const std::string& which) {
+  if (which == "mean") return s.mean;
+  if (which == "p50") return s.p50;
+  if (which == "p90") return s.p90;
+  if (which == "p95") return s.p95;
+  if (which == "p98") return s.p98;
+  if (which == "p99") return s.p99;
+  return s.max;
+}
+static std::vector<MetricField> sample_fields(std::initializer_list<const char*> bases, const char* count_name,
+                                              const char* what) {
+  std::vector<MetricField> f;
+  for (const char* base : bases)
+    for (const char* p : kPctNames)
+      f.push_back({fmt::format("{}.{}", base, p), MetricUnit::kMicroseconds, fmt::format("{} {} (us)", base, p)});
+  f.push_back({count_name, MetricUnit::kPerRun, what});
+  return f;
 }
 
 std::vector<std::string> field_names(MetricScope scope) {
@@ -240,11 +263,17 @@ const std::vector<MetricField>& metric_fields(MetricScope scope) {
     for (const auto& d : total_field_defs()) f.push_back(d.field);
     return f;
   }();
+  static const std::vector<MetricField> drm =
+      sample_fields({"push_to_run"}, "jobs", "jobs run (drm_sched_entity_push_job -> drm_run_job)");
+  static const std::vector<MetricField> wq =
+      sample_fields({"cpu_wait", "runnable_wait", "exec"}, "items", "work items executed");
   switch (scope) {
     case MetricScope::kTask:
     case MetricScope::kGroup: return task;
     case MetricScope::kCpu: return cpu;
     case MetricScope::kTotal: return total;
+    case MetricScope::kDrm: return drm;
+    case MetricScope::kWq: return wq;
   }
   return total;
 }
@@ -277,8 +306,12 @@ std::optional<MetricName> parse_metric_name(const std::string& text, std::string
       m.scope = MetricScope::kGroup;
     else if (scope == "cpu")
       m.scope = MetricScope::kCpu;
+    else if (scope == "drm")
+      m.scope = MetricScope::kDrm;
+    else if (scope == "wq")
+      m.scope = MetricScope::kWq;
     else
-      return fail(fmt::format("unknown metric scope '{}' in '{}' (valid: task, group, cpu, total)", scope, text));
+      return fail(fmt::format("unknown metric scope '{}' in '{}' (valid: task, group, cpu, drm, wq, total)", scope, text));
     rest = text.substr(colon + 1);
     // The object is everything up to the first '.', so task names may not
     // contain dots (the scenario loader allows them; none of ours has one).
@@ -296,6 +329,8 @@ std::optional<MetricName> parse_metric_name(const std::string& text, std::string
     const char* scope = m.scope == MetricScope::kTask    ? "task"
                         : m.scope == MetricScope::kGroup ? "group"
                         : m.scope == MetricScope::kCpu   ? "cpu"
+                        : m.scope == MetricScope::kDrm   ? "drm"
+                        : m.scope == MetricScope::kWq    ? "wq"
                                                          : "total";
     return fail(fmt::format("unknown {} field '{}' in '{}' (valid: {}){}", scope, m.field, text, list(names),
                             did_you_mean(m.field, names)));
@@ -342,7 +377,9 @@ std::vector<Metric> expand_metrics(const std::vector<MetricRequest>& requests, c
     std::string why;
     auto name = parse_metric_name(req.name, &why);
     if (!name) fail(why);
-    if (name->scope == MetricScope::kTotal) {
+    // Totals, and drm:/wq: objects (known only once something ran: an
+    // absent one reads n/a).
+    if (name->scope == MetricScope::kTotal || name->scope == MetricScope::kDrm || name->scope == MetricScope::kWq) {
       add(*name);
       continue;
     }
@@ -409,6 +446,34 @@ std::optional<double> RunMetrics::value(const MetricName& name) const {
       for (const TotalFieldDef& d : total_field_defs())
         if (d.field.name == name.field) return d.get(*run_, agg_);
       return std::nullopt;
+    case MetricScope::kDrm:
+    case MetricScope::kWq: {
+      const size_t dot = name.field.find('.');
+      const std::string base = name.field.substr(0, dot);
+      Samples pooled;
+      uint64_t count = 0;
+      bool found = false;
+      if (name.scope == MetricScope::kDrm) {
+        for (const DrmEntityMetrics& d : run_->drm_entities) {
+          // "sched/entity": match the whole name or the scheduler part.
+          if (d.name != name.object && d.name.substr(0, d.name.find('/')) != name.object) continue;
+          found = true;
+          pooled.append(d.push_to_run);
+          count += d.jobs;
+        }
+      } else {
+        for (const WorkQueueMetrics& w : run_->workqueues) {
+          if (w.name != name.object) continue;
+          found = true;
+          pooled.append(base == "cpu_wait" ? w.cpu_wait : base == "runnable_wait" ? w.runnable_wait : w.exec);
+          count += w.items;
+        }
+      }
+      if (!found) return std::nullopt;
+      if (dot == std::string::npos) return static_cast<double>(count);
+      if (pooled.empty()) return std::nullopt;
+      return summary_pick(pooled.summarize(), name.field.substr(dot + 1)) / 1000.0;
+    }
   }
   return std::nullopt;
 }

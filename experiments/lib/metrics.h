@@ -23,7 +23,9 @@
 
 namespace schedlab {
 
-enum class MetricScope { kTask, kGroup, kCpu, kTotal };
+// drm: a DRM GPU scheduler (all its entities) or one "sched/entity";
+// wq: a workqueue or kthread_worker by name.
+enum class MetricScope { kTask, kGroup, kCpu, kTotal, kDrm, kWq };
 
 enum class MetricUnit {
   kMicroseconds,  // latencies
