@@ -62,8 +62,21 @@ void EventQueue::release_slot(SlotId slot) {
 
 void EventQueue::arm(SlotId slot, Time at) {
   Slot& s = slots_[slot];
-  if (s.heap_pos != kNotQueued) remove_at(s.heap_pos);
-  push(slot, at, s.tier);
+  if (s.heap_pos == kNotQueued) {
+    push(slot, at, s.tier);
+    return;
+  }
+  // Re-key in place: one sift instead of a removal and a push. The new
+  // sequence number orders it after events already armed for that instant.
+  uint32_t pos = s.heap_pos;
+  Entry e{at, s.tier, next_seq_++, slot};
+  s.at = at;
+  bool earlier = before(e, heap_[pos]);
+  heap_[pos] = e;
+  if (earlier)
+    sift_up(pos);
+  else
+    sift_down(pos);
 }
 
 void EventQueue::cancel(SlotId slot) {

@@ -108,6 +108,7 @@ struct Rq {
   Time seg_start;                  // when curr's progress (re)started
   uint32_t rate = 1u << 20;        // work per ns, fixed point 2^20 = capacity 1024 at f_max
   Timer work_timer;
+  bool work_rearmed = false;       // arm_work_timer() ran during this __schedule()
   Timer tick_timer;
   Timer server_timer;
   Timer resched_ipi;               // delivers a remote resched after ipi_latency

@@ -499,7 +499,9 @@ void Kernel::schedule(Rq& rq) {
   Task& prev = *rq.curr;
   update_rq_clock(rq);
   account_progress(rq);
-  rq.work_timer.cancel();
+  // The work timer is re-keyed in place if the next task runs a timed
+  // action, and cancelled after the switch otherwise.
+  rq.work_rearmed = false;
   rq.need_resched = rq.need_resched_lazy = false;
   rq.resched_ipi.cancel();
   update_curr(rq);
@@ -529,6 +531,7 @@ void Kernel::schedule(Rq& rq) {
   SL_DEBUG("{:.6f} cpu{} schedule: {}-{} -> {}-{} (prev_state {})", now().to_s(), rq.cpu, prev.comm, prev.pid,
            next->comm, next->pid, task_state_letter(prev_state));
   continue_current(rq);
+  if (!rq.work_rearmed) rq.work_timer.cancel();
   event_cpu_ = saved;
 }
 
@@ -570,8 +573,10 @@ void Kernel::arm_work_timer(Rq& rq) {
   if (p.act == Task::Act::kRun) {
     unsigned __int128 scaled = (static_cast<unsigned __int128>(p.work_left) << 20) + rq.rate - 1;
     rq.work_timer.arm(start + Time::ns(static_cast<int64_t>(scaled / rq.rate)));
+    rq.work_rearmed = true;
   } else if (p.act == Task::Act::kRunWall) {
     rq.work_timer.arm(max(p.wall_end, start));
+    rq.work_rearmed = true;
   }
 }
 
