@@ -44,16 +44,7 @@ const char* policy_short_name(Policy p) {
   return "?";
 }
 
-const char* policy_long_name(Policy p) {
-  switch (p) {
-    case Policy::kNormal: return "SCHED_OTHER";
-    case Policy::kBatch: return "SCHED_BATCH";
-    case Policy::kIdle: return "SCHED_IDLE";
-    case Policy::kFifo: return "SCHED_FIFO";
-    case Policy::kRr: return "SCHED_RR";
-  }
-  return "?";
-}
+const char* policy_long_name(Policy p) { return policy_name(p); }  // models/workload/task_spec.h
 
 std::string policy_prio_label(Policy p, int nice, int rt_priority) {
   switch (p) {
