@@ -1,0 +1,200 @@
+// cpuidle governors: one select/reflect interface, chosen by name.
+//
+// Modelled on struct cpuidle_governor (include/linux/cpuidle.h):
+//   int  (*select)(drv, dev, bool *stop_tick)   -> select(SelectInput) -> SelectResult
+//   void (*reflect)(dev, int index)             -> reflect(IdleExit)
+//   int  (*enable)(drv, dev)                    -> enable(state_count)
+// Each instance is the per-CPU governor data of ONE CPU (struct teo_cpu /
+// struct menu_device). Instances are pure state machines and allocate
+// nothing after construction: the simulator supplies the kernel's inputs
+// (states, PM QoS latency limit, what tick_nohz_get_sleep_length() would
+// report, tick state) and applies the outputs.
+//
+// As in the kernel, the statistics are updated lazily: reflect() only records
+// the wakeup; the next select() runs teo_update()/menu_update() first.
+//
+// tick_nohz_get_sleep_length(): the caller passes the values the call would
+// return (SelectInput::sleep_length and ::delta_next_tick). The governor
+// returns SelectResult::queried_sleep_length saying whether it made the call;
+// the CPU cost of the call (and of the governor) is the caller's to charge.
+// When a governor does not make the call it uses the kernel's fallbacks
+// (sleep length = KTIME_MAX, delta_tick = TICK_NSEC / 2).
+//
+// Kernel references: drivers/cpuidle/governors/menu.c (Linux 6.12),
+// drivers/cpuidle/governors/teo.c in three versions (see governors.cc),
+// drivers/cpuidle/governors/gov.h (RESIDENCY_THRESHOLD_NS).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "sim/time.h"
+
+namespace schedlab::cpuidle {
+
+// CPUIDLE_STATE_MAX (include/linux/cpuidle.h).
+inline constexpr int kStateMax = 10;
+// RESIDENCY_THRESHOLD_NS (drivers/cpuidle/governors/gov.h).
+inline constexpr Time kResidencyThreshold = Time::us(15);
+
+// One entry of drv->states[] plus dev->states_usage[i].disable.
+// Build it from IdleStateParams (models/hw/platform.h): target_residency =
+// min_residency, exit_latency = exit_latency.
+struct IdleState {
+  Time target_residency = Time::zero();  // target_residency_ns
+  Time exit_latency = Time::zero();      // exit_latency_ns
+  bool polling = false;                  // CPUIDLE_FLAG_POLLING
+  bool disabled = false;                 // states_usage[i].disable
+};
+
+struct SelectInput {
+  std::span<const IdleState> states;     // drv->states, shallow to deep, 1..kStateMax
+  Time latency_req = Time::max();        // cpuidle_governor_latency_req() (PM QoS); max = none
+  // What tick_nohz_get_sleep_length(&delta_next) would return if called:
+  Time sleep_length = Time::max();       // return value: time to the next timer event
+                                         // with the tick stopped
+  Time delta_next_tick = Time::max();    // *delta_next: time to the next event incl. the tick
+  bool tick_stopped = false;             // tick_nohz_tick_stopped()
+  bool cpu_utilized = false;             // teo: sched_cpu_util(cpu) > capacity >> 6
+  unsigned nr_iowaiters = 0;             // menu: nr_iowait_cpu(cpu)
+};
+
+struct SelectResult {
+  int state = 0;                         // index into states
+  bool stop_tick = true;                 // *stop_tick
+  bool queried_sleep_length = false;     // tick_nohz_get_sleep_length() was called
+};
+
+// What the kernel knows after the wakeup (cpuidle_reflect() time).
+struct IdleExit {
+  int state = 0;                         // the state entered (cpuidle_reflect index)
+  Time residency = Time::zero();         // dev->last_residency_ns (includes exit latency)
+  // local_clock() at reflect minus local_clock() at select (teo's
+  // time_span_ns); zero = take `residency`.
+  Time time_span = Time::zero();
+  bool tick_wakeup = false;              // tick_nohz_idle_got_tick(): woken by the tick
+  bool poll_time_limit = false;          // dev->poll_time_limit (polling state timed out)
+};
+
+class Governor {
+ public:
+  virtual ~Governor() = default;
+  virtual std::string_view name() const = 0;
+  // enable callback: resets the per-CPU data. select() also accepts any
+  // state count in 1..kStateMax without it.
+  virtual void enable() = 0;
+  virtual SelectResult select(const SelectInput& in) = 0;
+  virtual void reflect(const IdleExit& exit) = 0;
+};
+
+struct GovernorParams {
+  Time tick = Time::ms(4);               // TICK_NSEC (HZ=250, the Android arm64 config)
+};
+
+// ---- teo ----------------------------------------------------------------
+
+enum class TeoVersion {
+  kBaseline,  // "teo": v6.5 teo.c, before the July 2023 fixes series
+  kTick,      // "teo_tick": + "cpuidle: teo: Avoid stopping scheduler tick too often"
+  kTickRfc,   // "teo_tick_rfc": + the two RFC patches (as merged in v6.6)
+};
+
+// struct teo_bin
+struct TeoBin {
+  unsigned intercepts = 0;
+  unsigned hits = 0;
+  unsigned recent = 0;
+};
+
+class TeoGovernor final : public Governor {
+ public:
+  static constexpr unsigned kPulse = 1024;   // PULSE
+  static constexpr unsigned kDecayShift = 3; // DECAY_SHIFT
+  static constexpr int kNrRecent = 9;        // NR_RECENT
+
+  explicit TeoGovernor(TeoVersion version, GovernorParams params = {});
+  std::string_view name() const override;
+  void enable() override;
+  SelectResult select(const SelectInput& in) override;
+  void reflect(const IdleExit& exit) override;
+
+  // Inspection (tests, traces).
+  TeoVersion version() const { return version_; }
+  const TeoBin& bin(int i) const { return bins_.at(static_cast<size_t>(i)); }
+  unsigned total() const { return total_; }
+  unsigned tick_hits() const { return tick_hits_; }
+  Time sleep_length() const { return Time::ns(sleep_length_ns_); }  // as saved by the last select
+  bool update_pending() const { return last_state_idx_ >= 0; }
+
+ private:
+  void update(std::span<const IdleState> st);
+  int find_shallower(std::span<const IdleState> st, int idx, int64_t duration_ns, bool no_poll) const;
+  SelectResult select_baseline_or_tick(const SelectInput& in);
+  SelectResult select_rfc(const SelectInput& in);
+
+  TeoVersion version_;
+  int64_t tick_ns_;
+  // struct teo_cpu
+  int64_t time_span_ns_ = 0;
+  int64_t sleep_length_ns_ = INT64_MAX;
+  std::array<TeoBin, kStateMax> bins_{};
+  unsigned total_ = 0;
+  int next_recent_idx_ = 0;
+  std::array<int, kNrRecent> recent_idx_{};
+  unsigned tick_hits_ = 0;
+  // dev->last_state_idx, dev->last_residency_ns, tick_nohz_idle_got_tick()
+  int last_state_idx_ = -1;
+  int64_t last_residency_ns_ = 0;
+};
+
+// ---- menu ---------------------------------------------------------------
+
+class MenuGovernor final : public Governor {
+ public:
+  static constexpr int kBuckets = 12;        // BUCKETS
+  static constexpr int kIntervals = 8;       // INTERVALS
+  static constexpr unsigned kResolution = 1024;
+  static constexpr unsigned kDecay = 8;
+  static constexpr int64_t kMaxInterestingNs = 50'000'000;  // MAX_INTERESTING
+
+  explicit MenuGovernor(GovernorParams params = {});
+  std::string_view name() const override { return "menu"; }
+  void enable() override;
+  SelectResult select(const SelectInput& in) override;
+  void reflect(const IdleExit& exit) override;
+
+  // get_typical_interval(): microseconds, UINT32_MAX when none.
+  unsigned typical_interval_us() const;
+  unsigned correction_factor(int bucket) const { return correction_factor_.at(static_cast<size_t>(bucket)); }
+  int bucket() const { return bucket_; }
+  // For tests / warm starts: set the 8 recorded intervals (us).
+  void set_intervals_us(const std::array<unsigned, kIntervals>& v) { intervals_ = v; }
+
+ private:
+  void update(std::span<const IdleState> st);
+
+  int64_t tick_ns_;
+  bool needs_update_ = false;
+  bool tick_wakeup_ = false;
+  bool poll_time_limit_ = false;
+  int last_state_idx_ = -1;
+  int64_t last_residency_ns_ = 0;
+  int64_t next_timer_ns_ = 0;
+  int bucket_ = 0;
+  std::array<unsigned, kBuckets> correction_factor_{};
+  std::array<unsigned, kIntervals> intervals_{};
+  int interval_ptr_ = 0;
+};
+
+// ---- registry -----------------------------------------------------------
+
+// "menu", "teo", "teo_tick", "teo_tick_rfc".
+std::span<const std::string_view> governor_names();
+// Unknown name -> std::invalid_argument listing the valid names.
+std::unique_ptr<Governor> make_governor(std::string_view name, GovernorParams params = {});
+
+}  // namespace schedlab::cpuidle

@@ -1,0 +1,688 @@
+// cpuidle governors menu and teo (three versions) and their registry.
+//
+// Own code mirroring, function by function:
+//   menu: drivers/cpuidle/governors/menu.c, Linux 6.12 (wishday/linux-6.12.y):
+//     which_bucket, performance_multiplier, get_typical_interval,
+//     menu_select, menu_reflect, menu_update, menu_enable_device.
+//   teo:  drivers/cpuidle/governors/teo.c:
+//     kTickRfc  = the v6.6 file (lxdklp/linux-6.6.y), i.e. v6.5 + the fixes
+//                 series + the two RFC patches as merged: teo_update (with
+//                 tick_hits), teo_state_ok, teo_find_shallower_state,
+//                 teo_select (statistics first, then
+//                 tick_nohz_get_sleep_length() unless the candidate is state 0
+//                 or state 0 polls and the candidate's target residency is
+//                 below RESIDENCY_THRESHOLD_NS), teo_reflect, teo_enable_device.
+//     kBaseline = v6.5 teo_select: sleep length queried first; candidate =
+//                 deepest state within it; teo_middle_of_bin/teo_time_ok for the
+//                 intercept-driven search; early bail-outs leave the tick
+//                 decision to duration_ns; no tick_hits.
+//     kTick     = kBaseline + the fixes series (4515817.LvFx2qVVIh@kreacher):
+//                 (1) "Update idle duration estimate when choosing shallower
+//                 state" (utilized path sets duration_ns to the new state's
+//                 target residency), (2) "Avoid stopping the tick unnecessarily
+//                 when bailing out" (state 0 bail-outs -> out_tick, single
+//                 enabled state uses its target residency as duration),
+//                 (3) "Gather statistics regarding whether or not to stop the
+//                 tick" (tick_hits bin beyond the last state in teo_update;
+//                 keep the tick when intercepts > 5/8 of the total).
+// Simplifications / reconstructions (stated):
+//   * kBaseline and kTick were rebuilt from the v6.6 file and the series'
+//     changelogs (the patch mails could not be read here); tick_intercept_sum
+//     in kTick is the sum of intercepts over all bins, as in v6.6.
+//   * teo_update(): when the tick_hits path is taken the v6.6 code leaves the
+//     recent_idx slot holding an already-decremented bin index (it can be
+//     decremented again NR_RECENT updates later); here the slot is cleared.
+//   * Times are ns in int64_t; KTIME_MAX / U64_MAX = INT64_MAX.
+//   * teo's util-awareness takes cpu_utilized as an input.
+#include "models/kernel/cpuidle/governor.h"
+
+#include <algorithm>
+#include <climits>
+#include <stdexcept>
+#include <string>
+
+namespace schedlab::cpuidle {
+
+namespace {
+
+constexpr int64_t kInf = INT64_MAX;
+
+void check_states(std::span<const IdleState> st) {
+  if (st.empty() || st.size() > static_cast<size_t>(kStateMax))
+    throw std::invalid_argument("cpuidle: state count must be in 1.." + std::to_string(kStateMax));
+}
+
+int64_t tr(std::span<const IdleState> st, int i) { return st[static_cast<size_t>(i)].target_residency.count(); }
+int64_t el(std::span<const IdleState> st, int i) { return st[static_cast<size_t>(i)].exit_latency.count(); }
+bool dis(std::span<const IdleState> st, int i) { return st[static_cast<size_t>(i)].disabled; }
+bool poll(std::span<const IdleState> st, int i) { return st[static_cast<size_t>(i)].polling; }
+
+}  // namespace
+
+// ===================================================================== teo
+
+TeoGovernor::TeoGovernor(TeoVersion version, GovernorParams params)
+    : version_(version), tick_ns_(params.tick.count()) {
+  if (tick_ns_ <= 0) throw std::invalid_argument("teo: tick must be > 0");
+  enable();
+}
+
+std::string_view TeoGovernor::name() const {
+  switch (version_) {
+    case TeoVersion::kBaseline: return "teo";
+    case TeoVersion::kTick: return "teo_tick";
+    case TeoVersion::kTickRfc: return "teo_tick_rfc";
+  }
+  return "teo";
+}
+
+// teo_enable_device()
+void TeoGovernor::enable() {
+  time_span_ns_ = 0;
+  sleep_length_ns_ = kInf;
+  bins_ = {};
+  total_ = 0;
+  next_recent_idx_ = 0;
+  recent_idx_.fill(-1);
+  tick_hits_ = 0;
+  last_state_idx_ = -1;
+  last_residency_ns_ = 0;
+}
+
+// teo_reflect()
+void TeoGovernor::reflect(const IdleExit& exit) {
+  last_state_idx_ = exit.state;
+  last_residency_ns_ = exit.residency.count();
+  if (exit.poll_time_limit || (exit.tick_wakeup && sleep_length_ns_ > tick_ns_)) {
+    time_span_ns_ = sleep_length_ns_;
+  } else {
+    time_span_ns_ = exit.time_span > Time::zero() ? exit.time_span.count() : exit.residency.count();
+  }
+}
+
+// teo_update()
+void TeoGovernor::update(std::span<const IdleState> st) {
+  const int n = static_cast<int>(st.size());
+  int idx_timer = 0, idx_duration = 0;
+  int64_t measured_ns;
+  if (time_span_ns_ >= sleep_length_ns_) {
+    measured_ns = kInf;  // safety net or wakeup close to the timer: discard
+  } else {
+    const int64_t lat_ns = el(st, std::min(last_state_idx_, n - 1));
+    measured_ns = last_residency_ns_;
+    if (measured_ns >= lat_ns)
+      measured_ns -= lat_ns / 2;
+    else
+      measured_ns /= 2;
+  }
+
+  total_ = 0;
+  int64_t target_residency_ns = 0;
+  for (int i = 0; i < n; i++) {
+    TeoBin& b = bins_[static_cast<size_t>(i)];
+    b.hits -= b.hits >> kDecayShift;
+    b.intercepts -= b.intercepts >> kDecayShift;
+    total_ += b.hits + b.intercepts;
+    target_residency_ns = tr(st, i);
+    if (target_residency_ns <= sleep_length_ns_) {
+      idx_timer = i;
+      if (target_residency_ns <= measured_ns) idx_duration = i;
+    }
+  }
+
+  const int slot = next_recent_idx_++;
+  if (next_recent_idx_ >= kNrRecent) next_recent_idx_ = 0;
+  if (recent_idx_[static_cast<size_t>(slot)] >= 0) bins_[static_cast<size_t>(recent_idx_[static_cast<size_t>(slot)])].recent--;
+
+  if (version_ != TeoVersion::kBaseline && target_residency_ns < tick_ns_) {
+    // The extra hits-only bin beyond the deepest state (fixes series, 3/3).
+    tick_hits_ -= tick_hits_ >> kDecayShift;
+    total_ += tick_hits_;
+    if (tick_ns_ <= sleep_length_ns_) {
+      idx_timer = n;
+      if (tick_ns_ <= measured_ns) {
+        tick_hits_ += kPulse;
+        recent_idx_[static_cast<size_t>(slot)] = -1;  // deviation: see the file comment
+        total_ += kPulse;
+        return;
+      }
+    }
+  }
+
+  if (idx_timer == idx_duration) {
+    bins_[static_cast<size_t>(idx_timer)].hits += kPulse;
+    recent_idx_[static_cast<size_t>(slot)] = -1;
+  } else {
+    bins_[static_cast<size_t>(idx_duration)].intercepts += kPulse;
+    bins_[static_cast<size_t>(idx_duration)].recent++;
+    recent_idx_[static_cast<size_t>(slot)] = idx_duration;
+  }
+  total_ += kPulse;
+}
+
+// teo_find_shallower_state()
+int TeoGovernor::find_shallower(std::span<const IdleState> st, int state_idx, int64_t duration_ns,
+                                bool no_poll) const {
+  for (int i = state_idx - 1; i >= 0; i--) {
+    if (dis(st, i) || (no_poll && poll(st, i))) continue;
+    state_idx = i;
+    if (tr(st, i) <= duration_ns) break;
+  }
+  return state_idx;
+}
+
+SelectResult TeoGovernor::select(const SelectInput& in) {
+  check_states(in.states);
+  if (last_state_idx_ >= 0) {
+    update(in.states);
+    last_state_idx_ = -1;
+  }
+  return version_ == TeoVersion::kTickRfc ? select_rfc(in) : select_baseline_or_tick(in);
+}
+
+// teo_select() of v6.5 (kBaseline) and v6.5 + the fixes series (kTick).
+SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
+  const auto st = in.states;
+  const int n = static_cast<int>(st.size());
+  const bool fixes = version_ == TeoVersion::kTick;
+  const int64_t latency_req = in.latency_req.count();
+  const bool stopped = in.tick_stopped;
+  auto time_ok = [&](int64_t interval_ns) { return !stopped || interval_ns >= tick_ns_; };  // teo_time_ok
+  auto middle_of_bin = [&](int idx) { return (tr(st, idx) + tr(st, idx + 1)) / 2; };       // teo_middle_of_bin
+
+  SelectResult r;
+  r.queried_sleep_length = true;
+  int64_t duration_ns = in.sleep_length.count();
+  int64_t delta_tick = in.delta_next_tick.count();
+  sleep_length_ns_ = duration_ns;
+
+  unsigned idx_intercept_sum = 0, intercept_sum = 0, idx_recent_sum = 0, recent_sum = 0;
+  unsigned idx_hit_sum = 0, hit_sum = 0;
+  int constraint_idx = 0, idx0 = 0, idx = -1, i;
+  bool cpu_utilized = false, alt_intercepts, alt_recent;
+  bool out_tick = false;
+
+  auto finish = [&]() -> SelectResult {
+    if (!out_tick) {
+      if (fixes) {
+        if ((!poll(st, idx) && duration_ns >= tick_ns_) || stopped) {
+          r.state = idx;
+          r.stop_tick = true;
+          return r;
+        }
+        if (idx > idx0 && tr(st, idx) > delta_tick) idx = find_shallower(st, idx, delta_tick, false);
+        out_tick = true;
+      } else if ((poll(st, idx) || duration_ns < tick_ns_) && !stopped) {
+        if (idx > 0 && tr(st, idx) > delta_tick) idx = find_shallower(st, idx, delta_tick, false);
+        out_tick = true;
+      }
+    }
+    r.state = idx;
+    r.stop_tick = !out_tick;
+    return r;
+  };
+
+  if (n < 2) {
+    idx = 0;
+    out_tick = fixes;
+    return finish();
+  }
+  if (!dis(st, 0)) {
+    idx = 0;
+    if (tr(st, 1) > duration_ns) {
+      out_tick = fixes;
+      return finish();
+    }
+  }
+
+  cpu_utilized = in.cpu_utilized;
+  if (n < 3 && cpu_utilized) {
+    duration_ns = middle_of_bin(0);  // the CPU is utilized: assume a short idle duration
+    if ((!idx && !poll(st, 0) && time_ok(duration_ns)) || dis(st, 1)) {
+      idx = 0;
+      out_tick = fixes;
+      return finish();
+    }
+    idx = 1;
+    if (fixes) duration_ns = tr(st, 1);
+    return finish();
+  }
+
+  for (i = 1; i < n; i++) {
+    const TeoBin& prev = bins_[static_cast<size_t>(i - 1)];
+    intercept_sum += prev.intercepts;
+    hit_sum += prev.hits;
+    recent_sum += prev.recent;
+    if (dis(st, i)) continue;
+    if (idx < 0) {
+      idx = i;  // first enabled state
+      idx0 = i;
+    }
+    if (tr(st, i) > duration_ns) break;
+    idx = i;
+    if (el(st, i) <= latency_req) constraint_idx = i;
+    idx_intercept_sum = intercept_sum;
+    idx_hit_sum = hit_sum;
+    idx_recent_sum = recent_sum;
+  }
+
+  if (idx < 0) {
+    idx = 0;  // no states enabled, must use 0
+    out_tick = fixes;
+    return finish();
+  }
+  if (idx == idx0) {
+    if (fixes) duration_ns = tr(st, idx);
+    return finish();
+  }
+
+  unsigned tick_intercept_sum = 0;
+  for (int k = 0; k < n; k++) tick_intercept_sum += bins_[static_cast<size_t>(k)].intercepts;
+
+  alt_intercepts = 2 * idx_intercept_sum > total_ - idx_hit_sum;
+  alt_recent = idx_recent_sum > kNrRecent / 2;
+  if (alt_recent || alt_intercepts) {
+    int64_t first_suitable_span_ns = duration_ns;
+    int first_suitable_idx = idx;
+    intercept_sum = 0;
+    recent_sum = 0;
+    for (i = idx - 1; i >= 0; i--) {
+      const TeoBin& b = bins_[static_cast<size_t>(i)];
+      intercept_sum += b.intercepts;
+      recent_sum += b.recent;
+      const int64_t span_ns = middle_of_bin(i);
+      if ((!alt_recent || 2 * recent_sum > idx_recent_sum) &&
+          (!alt_intercepts || 2 * intercept_sum > idx_intercept_sum)) {
+        if (time_ok(span_ns) && !dis(st, i)) {
+          idx = i;
+          duration_ns = span_ns;
+        } else {
+          idx = first_suitable_idx;
+          duration_ns = first_suitable_span_ns;
+        }
+        break;
+      }
+      if (dis(st, i)) continue;
+      if (!time_ok(span_ns)) {
+        if (first_suitable_idx != idx) continue;
+        break;
+      }
+      first_suitable_span_ns = span_ns;
+      first_suitable_idx = i;
+    }
+  }
+
+  if (idx > constraint_idx) idx = constraint_idx;
+
+  if (cpu_utilized) {
+    if (fixes) {
+      i = find_shallower(st, idx, duration_ns, true);
+      if (time_ok(tr(st, i))) {
+        idx = i;
+        duration_ns = tr(st, i);
+      }
+    } else {
+      idx = find_shallower(st, idx, duration_ns, true);
+    }
+  }
+
+  if (fixes && tr(st, idx) < tick_ns_ && tick_intercept_sum > total_ / 2 + total_ / 8)
+    duration_ns = tick_ns_ / 2;
+
+  return finish();
+}
+
+// teo_select() of v6.6: statistics first, then (maybe) the sleep length.
+SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
+  const auto st = in.states;
+  const int n = static_cast<int>(st.size());
+  const int64_t latency_req = in.latency_req.count();
+  const bool stopped = in.tick_stopped;
+  auto state_ok = [&](int k) { return !stopped || tr(st, k) >= tick_ns_; };  // teo_state_ok
+
+  SelectResult r;
+  int64_t delta_tick = tick_ns_ / 2;
+  unsigned tick_intercept_sum = 0, idx_intercept_sum = 0, intercept_sum = 0;
+  unsigned idx_recent_sum = 0, recent_sum = 0, idx_hit_sum = 0, hit_sum = 0;
+  int constraint_idx = 0, idx0 = 0, idx = -1, i;
+  int64_t duration_ns = 0;
+  bool alt_intercepts, alt_recent;
+
+  sleep_length_ns_ = kInf;  // in case of an early return
+
+  auto out_tick = [&]() {
+    r.state = idx;
+    r.stop_tick = false;
+    return r;
+  };
+  auto end = [&]() {
+    if ((!poll(st, idx) && duration_ns >= tick_ns_) || stopped) {
+      r.state = idx;
+      r.stop_tick = true;
+      return r;
+    }
+    if (idx > idx0 && tr(st, idx) > delta_tick) idx = find_shallower(st, idx, delta_tick, false);
+    return out_tick();
+  };
+
+  if (n < 2) {
+    idx = 0;
+    return out_tick();
+  }
+  if (!dis(st, 0)) idx = 0;
+
+  const bool cpu_utilized = in.cpu_utilized;
+  if (n < 3 && cpu_utilized) {
+    if ((!idx && !poll(st, 0) && state_ok(0)) || dis(st, 1)) {
+      idx = 0;
+      return out_tick();
+    }
+    idx = 1;
+    duration_ns = tr(st, 1);
+    return end();
+  }
+
+  for (i = 1; i < n; i++) {
+    const TeoBin& prev = bins_[static_cast<size_t>(i - 1)];
+    intercept_sum += prev.intercepts;
+    hit_sum += prev.hits;
+    recent_sum += prev.recent;
+    if (dis(st, i)) continue;
+    if (idx < 0) idx0 = i;  // first enabled state
+    idx = i;
+    if (el(st, i) <= latency_req) constraint_idx = i;
+    idx_intercept_sum = intercept_sum;
+    idx_hit_sum = hit_sum;
+    idx_recent_sum = recent_sum;
+  }
+
+  if (idx < 0) {
+    idx = 0;
+    return out_tick();
+  }
+  if (idx == idx0) {
+    duration_ns = tr(st, idx);
+    return end();
+  }
+
+  tick_intercept_sum = intercept_sum + bins_[static_cast<size_t>(n - 1)].intercepts;
+
+  alt_intercepts = 2 * idx_intercept_sum > total_ - idx_hit_sum;
+  alt_recent = idx_recent_sum > kNrRecent / 2;
+  if (alt_recent || alt_intercepts) {
+    int first_suitable_idx = idx;
+    intercept_sum = 0;
+    recent_sum = 0;
+    for (i = idx - 1; i >= 0; i--) {
+      const TeoBin& b = bins_[static_cast<size_t>(i)];
+      intercept_sum += b.intercepts;
+      recent_sum += b.recent;
+      if ((!alt_recent || 2 * recent_sum > idx_recent_sum) &&
+          (!alt_intercepts || 2 * intercept_sum > idx_intercept_sum)) {
+        if (state_ok(i) && !dis(st, i))
+          idx = i;
+        else
+          idx = first_suitable_idx;
+        break;
+      }
+      if (dis(st, i)) continue;
+      if (!state_ok(i)) {
+        if (first_suitable_idx != idx) continue;
+        break;
+      }
+      first_suitable_idx = i;
+    }
+  }
+
+  if (idx > constraint_idx) idx = constraint_idx;
+
+  if (cpu_utilized) {
+    i = find_shallower(st, idx, kInf, true);
+    if (state_ok(i)) idx = i;
+  }
+
+  // RFC 2/2: skip the timers check when the candidate is state 0, or state 0
+  // polls and the candidate's target residency is below the threshold.
+  if (!idx) return out_tick();
+  if (poll(st, 0) && tr(st, idx) < kResidencyThreshold.count()) return out_tick();
+
+  // RFC 1/2: tick_nohz_get_sleep_length() only after the preliminary selection.
+  r.queried_sleep_length = true;
+  duration_ns = in.sleep_length.count();
+  delta_tick = in.delta_next_tick.count();
+  sleep_length_ns_ = duration_ns;
+
+  if (tr(st, idx) > duration_ns) {
+    i = find_shallower(st, idx, duration_ns, false);
+    if (state_ok(i)) idx = i;
+  }
+
+  if (tr(st, idx) < tick_ns_ && tick_intercept_sum > total_ / 2 + total_ / 8)
+    duration_ns = tick_ns_ / 2;
+
+  return end();
+}
+
+// ==================================================================== menu
+
+MenuGovernor::MenuGovernor(GovernorParams params) : tick_ns_(params.tick.count()) {
+  if (tick_ns_ <= 0) throw std::invalid_argument("menu: tick must be > 0");
+  enable();
+}
+
+// menu_enable_device()
+void MenuGovernor::enable() {
+  needs_update_ = false;
+  tick_wakeup_ = false;
+  poll_time_limit_ = false;
+  last_state_idx_ = -1;
+  last_residency_ns_ = 0;
+  next_timer_ns_ = 0;
+  bucket_ = 0;
+  correction_factor_.fill(kResolution * kDecay);
+  intervals_.fill(0);
+  interval_ptr_ = 0;
+}
+
+namespace {
+
+int which_bucket(int64_t duration_ns, unsigned nr_iowaiters) {
+  int bucket = nr_iowaiters ? MenuGovernor::kBuckets / 2 : 0;
+  if (duration_ns < 10'000) return bucket;
+  if (duration_ns < 100'000) return bucket + 1;
+  if (duration_ns < 1'000'000) return bucket + 2;
+  if (duration_ns < 10'000'000) return bucket + 3;
+  if (duration_ns < 100'000'000) return bucket + 4;
+  return bucket + 5;
+}
+
+unsigned performance_multiplier(unsigned nr_iowaiters) { return 1 + 10 * nr_iowaiters; }
+
+}  // namespace
+
+// get_typical_interval()
+unsigned MenuGovernor::typical_interval_us() const {
+  unsigned thresh = INT_MAX;
+  for (;;) {
+    unsigned min = UINT_MAX, max = 0;
+    uint64_t sum = 0;
+    int divisor = 0;
+    for (unsigned v : intervals_) {
+      if (v <= thresh) {
+        sum += v;
+        divisor++;
+        max = std::max(max, v);
+        min = std::min(min, v);
+      }
+    }
+    if (!max) return UINT_MAX;
+    const unsigned avg = static_cast<unsigned>(divisor == kIntervals ? sum >> 3 : sum / static_cast<uint64_t>(divisor));
+    uint64_t variance = 0;
+    for (unsigned v : intervals_) {
+      if (v <= thresh) {
+        const int64_t diff = static_cast<int64_t>(v) - avg;
+        variance += static_cast<uint64_t>(diff * diff);
+      }
+    }
+    variance = divisor == kIntervals ? variance >> 3 : variance / static_cast<uint64_t>(divisor);
+    if (variance <= UINT64_MAX / 36) {
+      if ((static_cast<uint64_t>(avg) * avg > variance * 36 && divisor * 4 >= kIntervals * 3) ||
+          variance <= 400)
+        return avg;
+    }
+    if (divisor * 4 <= kIntervals * 3) return UINT_MAX;
+    thresh = max - 1;
+  }
+}
+
+// menu_reflect()
+void MenuGovernor::reflect(const IdleExit& exit) {
+  last_state_idx_ = exit.state;
+  last_residency_ns_ = exit.residency.count();
+  needs_update_ = true;
+  tick_wakeup_ = exit.tick_wakeup;
+  poll_time_limit_ = exit.poll_time_limit;
+}
+
+// menu_update()
+void MenuGovernor::update(std::span<const IdleState> st) {
+  const int last_idx = std::min(last_state_idx_, static_cast<int>(st.size()) - 1);
+  int64_t measured_ns;
+  if (tick_wakeup_ && next_timer_ns_ > tick_ns_) {
+    measured_ns = 9 * kMaxInterestingNs / 10;
+  } else if (poll(st, last_idx) && poll_time_limit_) {
+    measured_ns = next_timer_ns_;
+  } else {
+    measured_ns = last_residency_ns_;
+    if (measured_ns > 2 * el(st, last_idx))
+      measured_ns -= el(st, last_idx);
+    else
+      measured_ns /= 2;
+  }
+  if (measured_ns > next_timer_ns_) measured_ns = next_timer_ns_;
+
+  unsigned new_factor = correction_factor_[static_cast<size_t>(bucket_)];
+  new_factor -= new_factor / kDecay;
+  if (next_timer_ns_ > 0 && measured_ns < kMaxInterestingNs)
+    new_factor += static_cast<unsigned>(static_cast<uint64_t>(kResolution) * static_cast<uint64_t>(measured_ns) /
+                                        static_cast<uint64_t>(next_timer_ns_));
+  else
+    new_factor += kResolution;
+  correction_factor_[static_cast<size_t>(bucket_)] = new_factor;
+
+  intervals_[static_cast<size_t>(interval_ptr_++)] = static_cast<unsigned>(measured_ns / 1000);
+  if (interval_ptr_ >= kIntervals) interval_ptr_ = 0;
+}
+
+// menu_select()
+SelectResult MenuGovernor::select(const SelectInput& in) {
+  const auto st = in.states;
+  check_states(st);
+  if (needs_update_) {
+    update(st);
+    needs_update_ = false;
+  }
+  const int n = static_cast<int>(st.size());
+  const bool stopped = in.tick_stopped;
+  int64_t latency_req = in.latency_req.count();
+  SelectResult r;
+  int64_t delta_tick;
+
+  const unsigned typical = typical_interval_us();
+  uint64_t predicted_ns = static_cast<uint64_t>(typical) * 1000u;
+  if (predicted_ns > static_cast<uint64_t>(kResidencyThreshold.count())) {
+    r.queried_sleep_length = true;
+    int64_t delta = in.sleep_length.count();
+    delta_tick = in.delta_next_tick.count();
+    if (delta < 0) {
+      delta = 0;
+      delta_tick = 0;
+    }
+    next_timer_ns_ = delta;
+    bucket_ = which_bucket(next_timer_ns_, in.nr_iowaiters);
+    // Round up the result for half microseconds (menu.c).
+    const unsigned __int128 num = static_cast<unsigned __int128>(kResolution) * kDecay * 1000u / 2 +
+                                  static_cast<unsigned __int128>(next_timer_ns_) *
+                                      correction_factor_[static_cast<size_t>(bucket_)];
+    const uint64_t timer_us = static_cast<uint64_t>(num / (static_cast<uint64_t>(kResolution) * kDecay * 1000u));
+    predicted_ns = std::min(timer_us * 1000u, predicted_ns);
+  } else {
+    next_timer_ns_ = kInf;
+    delta_tick = tick_ns_ / 2;
+    bucket_ = which_bucket(kInf, in.nr_iowaiters);
+  }
+
+  if (n <= 1 || latency_req == 0 ||
+      ((next_timer_ns_ < tr(st, 1) || latency_req < el(st, 1)) && !dis(st, 0))) {
+    r.state = 0;
+    r.stop_tick = !poll(st, 0);
+    return r;
+  }
+
+  if (stopped) {
+    if (predicted_ns < static_cast<uint64_t>(tick_ns_)) predicted_ns = static_cast<uint64_t>(next_timer_ns_);
+  } else {
+    const uint64_t interactivity_req = predicted_ns / performance_multiplier(in.nr_iowaiters);
+    if (static_cast<uint64_t>(latency_req) > interactivity_req) latency_req = static_cast<int64_t>(interactivity_req);
+  }
+
+  int idx = -1;
+  for (int i = 0; i < n; i++) {
+    if (dis(st, i)) continue;
+    if (idx == -1) idx = i;
+    if (static_cast<uint64_t>(tr(st, i)) > predicted_ns) {
+      if (poll(st, idx) && el(st, i) <= latency_req && tr(st, i) <= next_timer_ns_) {
+        predicted_ns = static_cast<uint64_t>(tr(st, i));
+        idx = i;
+        break;
+      }
+      if (predicted_ns < static_cast<uint64_t>(tick_ns_)) break;
+      if (!stopped) {
+        predicted_ns = static_cast<uint64_t>(tr(st, idx));
+        break;
+      }
+      if (tr(st, idx) < tick_ns_ && tr(st, i) <= delta_tick) idx = i;
+      r.state = idx;
+      r.stop_tick = true;
+      return r;
+    }
+    if (el(st, i) > latency_req) break;
+    idx = i;
+  }
+  if (idx == -1) idx = 0;
+
+  r.stop_tick = true;
+  if ((poll(st, idx) || predicted_ns < static_cast<uint64_t>(tick_ns_)) && !stopped) {
+    r.stop_tick = false;
+    if (idx > 0 && tr(st, idx) > delta_tick) {
+      for (int i = idx - 1; i >= 0; i--) {
+        if (dis(st, i)) continue;
+        idx = i;
+        if (tr(st, i) <= delta_tick) break;
+      }
+    }
+  }
+  r.state = idx;
+  return r;
+}
+
+// ================================================================ registry
+
+namespace {
+constexpr std::array<std::string_view, 4> kNames = {"menu", "teo", "teo_tick", "teo_tick_rfc"};
+}
+
+std::span<const std::string_view> governor_names() { return kNames; }
+
+std::unique_ptr<Governor> make_governor(std::string_view name, GovernorParams params) {
+  if (name == "menu") return std::make_unique<MenuGovernor>(params);
+  if (name == "teo") return std::make_unique<TeoGovernor>(TeoVersion::kBaseline, params);
+  if (name == "teo_tick") return std::make_unique<TeoGovernor>(TeoVersion::kTick, params);
+  if (name == "teo_tick_rfc") return std::make_unique<TeoGovernor>(TeoVersion::kTickRfc, params);
+  std::string msg = "unknown cpuidle governor '";
+  msg.append(name).append("'; valid:");
+  for (auto n : kNames) msg.append(" ").append(n);
+  throw std::invalid_argument(msg);
+}
+
+}  // namespace schedlab::cpuidle

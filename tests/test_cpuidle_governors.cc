@@ -1,0 +1,243 @@
+// cpuidle governors (models/kernel/cpuidle): teo in three versions and menu.
+// Every expectation is computed by hand beside it (TICK_NSEC = 4 ms).
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/kernel/cpuidle/governor.h"
+
+using namespace schedlab;
+using namespace schedlab::cpuidle;
+using namespace schedlab::time_literals;
+
+namespace {
+
+// Two states: WFI (tr 1 us, exit 1 us) and a deeper one (tr 1 ms, exit 300 us).
+std::vector<IdleState> two_states() { return {{1_us, 1_us}, {1_ms, 300_us}}; }
+
+SelectInput input(const std::vector<IdleState>& st, Time sleep, Time delta_tick) {
+  SelectInput in;
+  in.states = st;
+  in.sleep_length = sleep;
+  in.delta_next_tick = delta_tick;
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("teo bins, hits and intercepts follow a scripted series of idle periods",
+          "[cpuidle][teo]") {
+  const auto st = two_states();
+  TeoGovernor teo(TeoVersion::kBaseline);
+  TeoGovernor tick(TeoVersion::kTick);
+  const auto in = input(st, 10_ms, 4_ms);
+
+  // Select 1: no history; candidate = deepest state within 10 ms; stop the tick.
+  for (TeoGovernor* g : {&teo, &tick}) {
+    auto r = g->select(in);
+    CHECK(r.state == 1);
+    CHECK(r.stop_tick);
+    CHECK(r.queried_sleep_length);
+    // Early wakeup after 500 us: measured = 500 - 300/2 = 350 us -> bin 0,
+    // sleep length 10 ms -> bin 1 (teo) / the tick bin (teo_tick): an intercept.
+    g->reflect({.state = 1, .residency = 500_us});
+  }
+
+  // Select 2 runs teo_update first: bin0.intercepts = 1024, recent = 1, total = 1024.
+  auto r = teo.select(in);
+  CHECK(teo.bin(0).intercepts == 1024);
+  CHECK(teo.bin(0).recent == 1);
+  CHECK(teo.bin(1).hits == 0);
+  CHECK(teo.total() == 1024);
+  // 2 * 1024 > 1024 - 0: intercepts dominate; bin 0 holds them all, so state 0
+  // with duration = middle of bin 0 = 500.5 us < tick: keep the tick.
+  CHECK(r.state == 0);
+  CHECK_FALSE(r.stop_tick);
+
+  auto rt = tick.select(in);
+  CHECK(tick.bin(0).intercepts == 1024);
+  CHECK(tick.tick_hits() == 0);
+  CHECK(tick.total() == 1024);
+  CHECK(rt.state == 0);
+  CHECK_FALSE(rt.stop_tick);
+
+  // A timer wakeup on time: 9 ms in state 0, measured = 9 ms - 0.5 us.
+  teo.reflect({.state = 0, .residency = 9_ms});
+  tick.reflect({.state = 0, .residency = 9_ms});
+
+  // Select 3: decay 1024 -> 896; teo counts a hit in bin 1 (total 896 + 1024),
+  // teo_tick counts it in the tick bin (measured >= TICK_NSEC) instead.
+  r = teo.select(in);
+  CHECK(teo.bin(0).intercepts == 896);
+  CHECK(teo.bin(1).hits == 1024);
+  CHECK(teo.total() == 1920);
+  CHECK(teo.bin(0).recent == 1);  // the recent ring still holds the first intercept
+  // 2 * 896 = 1792 <= 1920: no early-wakeup pattern; state 1, stop the tick.
+  CHECK(r.state == 1);
+  CHECK(r.stop_tick);
+
+  rt = tick.select(in);
+  CHECK(tick.bin(0).intercepts == 896);
+  CHECK(tick.bin(1).hits == 0);
+  CHECK(tick.tick_hits() == 1024);
+  CHECK(tick.total() == 1920);
+  CHECK(rt.state == 1);
+  CHECK(rt.stop_tick);
+}
+
+TEST_CASE("teo_tick keeps the tick when intercepts are over 5/8 of all wakeups", "[cpuidle][teo]") {
+  const auto st = two_states();
+  const auto in = input(st, 10_ms, 4_ms);
+  TeoGovernor g(TeoVersion::kTick);
+  g.select(in);
+  g.reflect({.state = 1, .residency = 500_us});
+  auto r = g.select(in);
+  // tick_intercept_sum = 1024 > 1024/2 + 1024/8 = 640: duration_ns = TICK/2.
+  CHECK(r.state == 0);
+  CHECK_FALSE(r.stop_tick);
+}
+
+TEST_CASE("only teo stops the tick when bailing out with state 0", "[cpuidle][teo]") {
+  // Deeper state's target residency (5 ms) is beyond the 4.5 ms sleep length.
+  const std::vector<IdleState> st = {{1_us, 1_us}, {5_ms, 300_us}};
+  const auto in = input(st, Time::us(4500), Time::us(4500));
+
+  // teo (v6.5): idx = 0, goto end with duration 4.5 ms >= TICK: tick stopped.
+  auto r = TeoGovernor(TeoVersion::kBaseline).select(in);
+  CHECK(r.state == 0);
+  CHECK(r.stop_tick);
+  CHECK(r.queried_sleep_length);
+
+  // teo_tick: the bail-out goes to out_tick: tick kept.
+  r = TeoGovernor(TeoVersion::kTick).select(in);
+  CHECK(r.state == 0);
+  CHECK_FALSE(r.stop_tick);
+  CHECK(r.queried_sleep_length);
+
+  // teo_tick_rfc: statistics first (empty -> candidate 1), then the sleep
+  // length; 5 ms > 4.5 ms -> state 0; duration 4.5 ms >= TICK: tick stopped.
+  r = TeoGovernor(TeoVersion::kTickRfc).select(in);
+  CHECK(r.state == 0);
+  CHECK(r.stop_tick);
+  CHECK(r.queried_sleep_length);
+}
+
+TEST_CASE("with one enabled state the teo_tick versions keep the tick if it is shallow",
+          "[cpuidle][teo]") {
+  std::vector<IdleState> st = two_states();
+  st[0].disabled = true;
+  const auto in = input(st, 10_ms, 4_ms);
+
+  auto r = TeoGovernor(TeoVersion::kBaseline).select(in);  // duration = sleep length 10 ms
+  CHECK(r.state == 1);
+  CHECK(r.stop_tick);
+
+  r = TeoGovernor(TeoVersion::kTick).select(in);  // duration = target residency 1 ms
+  CHECK(r.state == 1);
+  CHECK_FALSE(r.stop_tick);
+
+  r = TeoGovernor(TeoVersion::kTickRfc).select(in);  // same, and no timer check at all
+  CHECK(r.state == 1);
+  CHECK_FALSE(r.stop_tick);
+  CHECK_FALSE(r.queried_sleep_length);
+}
+
+TEST_CASE("teo_tick_rfc skips the sleep-length query when the candidate is shallow enough",
+          "[cpuidle][teo]") {
+  const auto st = two_states();
+  const auto in = input(st, 10_ms, 4_ms);
+  TeoGovernor rfc(TeoVersion::kTickRfc);
+  TeoGovernor tick(TeoVersion::kTick);
+
+  // No history: candidate state 1, so the timers are checked.
+  auto r = rfc.select(in);
+  CHECK(r.state == 1);
+  CHECK(r.stop_tick);
+  CHECK(r.queried_sleep_length);
+  tick.select(in);
+
+  // One intercept: the statistics pick state 0 -> no query, tick kept.
+  rfc.reflect({.state = 1, .residency = 500_us});
+  tick.reflect({.state = 1, .residency = 500_us});
+  r = rfc.select(in);
+  CHECK(r.state == 0);
+  CHECK_FALSE(r.stop_tick);
+  CHECK_FALSE(r.queried_sleep_length);
+  CHECK(rfc.sleep_length() == Time::max());  // KTIME_MAX saved for teo_update
+  auto rt = tick.select(in);
+  CHECK(rt.state == 0);
+  CHECK(rt.queried_sleep_length);  // before the RFC the query is unconditional
+
+  // Polling state 0 and a candidate below RESIDENCY_THRESHOLD_NS (15 us): skipped too.
+  const std::vector<IdleState> polled = {{0_us, 0_us, true}, {10_us, 5_us}};
+  r = TeoGovernor(TeoVersion::kTickRfc).select(input(polled, 10_ms, 4_ms));
+  CHECK(r.state == 1);
+  CHECK_FALSE(r.stop_tick);
+  CHECK_FALSE(r.queried_sleep_length);
+}
+
+TEST_CASE("menu picks the deepest state within the predicted interval and latency limit",
+          "[cpuidle][menu]") {
+  const std::vector<IdleState> st = {{1_us, 1_us}, {100_us, 50_us}, {2_ms, 500_us}};
+  MenuGovernor menu;
+
+  SECTION("a 300 us typical interval picks state 1 and keeps the tick") {
+    menu.set_intervals_us({300, 300, 300, 300, 300, 300, 300, 300});
+    CHECK(menu.typical_interval_us() == 300);
+    auto r = menu.select(input(st, 10_ms, 3_ms));
+    CHECK(r.queried_sleep_length);  // 300 us > RESIDENCY_THRESHOLD_NS
+    CHECK(menu.bucket() == 4);      // 10 ms in [10 ms, 100 ms)
+    CHECK(r.state == 1);
+    CHECK_FALSE(r.stop_tick);
+  }
+  SECTION("a 5 ms typical interval picks state 2 and stops the tick") {
+    menu.set_intervals_us({5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000});
+    auto in = input(st, 10_ms, 3_ms);
+    in.latency_req = 600_us;
+    auto r = menu.select(in);
+    CHECK(r.state == 2);
+    CHECK(r.stop_tick);
+    in.latency_req = 400_us;  // state 2's 500 us exit latency is too long
+    r = menu.select(in);
+    CHECK(r.state == 1);
+    CHECK(r.stop_tick);
+  }
+  SECTION("a latency limit below state 1's exit latency returns state 0 at once") {
+    menu.set_intervals_us({5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000});
+    auto in = input(st, 10_ms, 3_ms);
+    in.latency_req = 40_us;
+    auto r = menu.select(in);
+    CHECK(r.state == 0);
+    CHECK(r.stop_tick);  // state 0 is not a polling one
+  }
+  SECTION("a 10 us typical interval skips the timer check and keeps the tick") {
+    menu.set_intervals_us({10, 10, 10, 10, 10, 10, 10, 10});
+    auto r = menu.select(input(st, 10_ms, 3_ms));
+    CHECK_FALSE(r.queried_sleep_length);
+    CHECK(r.state == 0);
+    CHECK_FALSE(r.stop_tick);
+  }
+  SECTION("the correction factor of the bucket moves toward measured / next timer") {
+    menu.set_intervals_us({5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000});
+    menu.select(input(st, 10_ms, 3_ms));  // bucket 4, next timer 10 ms
+    menu.reflect({.state = 2, .residency = Time::us(5500)});
+    menu.select(input(st, 10_ms, 3_ms));
+    // 8192 - 8192/8 + 1024 * (5500 - 500) us / 10000 us = 7168 + 512 = 7680.
+    CHECK(menu.correction_factor(4) == 7680);
+  }
+}
+
+TEST_CASE("governors come from the registry by name", "[cpuidle]") {
+  CHECK(governor_names().size() == 4);
+  for (auto n : governor_names()) CHECK(make_governor(n)->name() == n);
+  try {
+    make_governor("ladder");
+    FAIL("expected std::invalid_argument");
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("ladder") != std::string::npos);
+    CHECK(msg.find("menu teo teo_tick teo_tick_rfc") != std::string::npos);
+  }
+}
