@@ -153,6 +153,7 @@ class Kernel : public InstantEndHook, public EventHandler {
     uint32_t capacity = 1024;
     std::unique_ptr<CpufreqGovernor> governor;
     std::unique_ptr<EnergyModel> em;
+    std::vector<CpuUtil> utils;  // scratch for cpufreq_update_util(), one per CPU
   };
   const std::vector<FreqDomain>& freq_domains() const { return domains_; }
   // update_rq_clock(): bring the rq's clocks (PELT included) to now.

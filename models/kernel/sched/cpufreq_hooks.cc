@@ -54,6 +54,7 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     }
     CpufreqPolicy policy = CpufreqPolicy::from_opps(c.opps, d.cpus.size(), d.capacity, d.em.get());
     d.cur_khz = d.governor->start(policy, Time::zero());
+    d.utils.resize(d.cpus.size());
     domains_.push_back(std::move(d));
   }
   for (size_t i = 0; i < domains_.size(); ++i) {
@@ -115,18 +116,20 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
   if (!d.governor->update_due(now(), flags)) return;
   // sugov_get_util() for every CPU of the policy (shared policies look at
   // all of them).
-  std::array<CpuUtil, 16> utils{};
-  size_t n = std::min<size_t>(d.cpus.size(), utils.size());
+  // The domain's scratch array, sized at set-up: nothing is allocated or
+  // zeroed here.
+  const size_t n = d.cpus.size();
   size_t self = 0;
   for (size_t i = 0; i < n; ++i) {
     const Rq& r = *rqs_[d.cpus[i]];
     if (r.cpu == rq.cpu) self = i;
-    utils[i].util_cfs = cpu_util_cfs(r);
-    utils[i].util_rt = r.avg_rt.util_avg;
-    utils[i].rt_runnable = r.rt.rt_nr_running > 0 && !r.rt.rt_throttled;
-    utils[i].idle_calls = r.idle_calls;
+    CpuUtil& u = d.utils[i];
+    u.util_cfs = cpu_util_cfs(r);
+    u.util_rt = r.avg_rt.util_avg;
+    u.rt_runnable = r.rt.rt_nr_running > 0 && !r.rt.rt_throttled;
+    u.idle_calls = r.idle_calls;
   }
-  auto next = d.governor->update_util(self, std::span<const CpuUtil>(utils.data(), n), now(), flags);
+  auto next = d.governor->update_util(self, std::span<const CpuUtil>(d.utils.data(), n), now(), flags);
   if (next) set_domain_freq(d, *next);
 }
 
