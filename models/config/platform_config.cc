@@ -393,6 +393,14 @@ PlatformParams load_platform_by_name(const YamlDoc& doc, const YAML::Node& node,
                      name, name));
   fs::path start = scenario_dir(doc);
   std::optional<fs::path> dir = find_platforms_dir(start);
+  // A scenario kept outside the repository still finds the shipped
+  // platforms: from the working directory, then the source tree schedlab
+  // was built from.
+  std::error_code cwd_ec;
+  if (!dir) dir = find_platforms_dir(fs::current_path(cwd_ec));
+#ifdef SCHEDLAB_SOURCE_DIR
+  if (!dir) dir = find_platforms_dir(fs::path(SCHEDLAB_SOURCE_DIR));
+#endif
   if (!dir)
     fail(doc, node, path,
          fmt::format("no configs/platforms directory in {} or above it to find platform '{}'; "
