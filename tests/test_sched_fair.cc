@@ -4,6 +4,8 @@
 // tasks are nice 0 (weight 1024), so vruntime advances 1:1 with time.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "models/kernel/sched/weights.h"
 #include "sched_test_util.h"
 
@@ -87,24 +89,31 @@ TEST_CASE("EEVDF: lag placement, eligibility and deadline order decide who runs"
 // its deadline update at t=12 (then D, the earliest eligible, runs);
 // without it D preempts at once. PREEMPT_SHORT (6.12 default) lets the
 // shorter-slice D cancel A's protection, so it preempts at once too.
+namespace {
+// The four-task case: A, B (t=0), C (5 ms) and D (10.5 ms, custom slice
+// 0.5 ms), all hogs, base slice 3 ms; returns the schedule.
+SwitchLog run_abcd(const std::string& version, std::map<std::string, bool> features) {
+  ScenarioParams p = exact_scenario(version);
+  p.kernel.base_slice = Time::ms(3);
+  p.kernel.features = std::move(features);
+  TaskSpec c = hog("C");
+  c.delay = Time::ms(5);
+  TaskSpec d = hog("D");
+  d.delay = Time::us(10500);
+  d.slice = Time::us(500);
+  p.tasks = {hog("A"), hog("B"), c, d};
+  p.duration = Time::ms(14);
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  return log;
+}
+}  // namespace
+
 TEST_CASE("RUN_TO_PARITY and PREEMPT_SHORT change who runs as in 6.12", "[fair][eevdf]") {
   auto run = [](bool parity, bool preempt_short) {
-    ScenarioParams p = exact_scenario("6.12");
-    p.kernel.base_slice = Time::ms(3);
-    p.kernel.features["RUN_TO_PARITY"] = parity;
-    p.kernel.features["PREEMPT_SHORT"] = preempt_short;
-    TaskSpec c = hog("C");
-    c.delay = Time::ms(5);
-    TaskSpec d = hog("D");
-    d.delay = Time::us(10500);
-    d.slice = Time::us(500);
-    p.tasks = {hog("A"), hog("B"), c, d};
-    p.duration = Time::ms(14);
-    System sys(p, 1);
-    SwitchLog log;
-    sys.add_observer(&log);
-    sys.run();
-    return log.first_run("D");
+    return run_abcd("6.12", {{"RUN_TO_PARITY", parity}, {"PREEMPT_SHORT", preempt_short}}).first_run("D");
   };
   CHECK(run(true, false) == Time::ms(12));
   CHECK(run(false, false) == Time::us(10500));
@@ -118,20 +127,7 @@ TEST_CASE("RUN_TO_PARITY and PREEMPT_SHORT change who runs as in 6.12", "[fair][
 // PREEMPT_SHORT, D cancels the protection outright and runs at 10.5 ms.
 TEST_CASE("6.18 protects current only up to the smallest queued slice", "[fair][eevdf]") {
   auto run = [](bool preempt_short) {
-    ScenarioParams p = exact_scenario("6.18");
-    p.kernel.base_slice = Time::ms(3);
-    p.kernel.features["PREEMPT_SHORT"] = preempt_short;
-    TaskSpec c = hog("C");
-    c.delay = Time::ms(5);
-    TaskSpec d = hog("D");
-    d.delay = Time::us(10500);
-    d.slice = Time::us(500);
-    p.tasks = {hog("A"), hog("B"), c, d};
-    p.duration = Time::ms(14);
-    System sys(p, 1);
-    SwitchLog log;
-    sys.add_observer(&log);
-    sys.run();
+    SwitchLog log = run_abcd("6.18", {{"PREEMPT_SHORT", preempt_short}});
     return std::make_pair(log.first_run("D"), log.runs_until(Time::ms(10)));
   };
   std::vector<std::pair<int64_t, std::string>> same_until_10 = {
