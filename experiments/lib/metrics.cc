@@ -1,5 +1,7 @@
 #include "experiments/lib/metrics.h"
 
+#include "sim/names.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -201,35 +203,6 @@ const MetricField* find_field(MetricScope scope, const std::string& name) {
   for (const MetricField& f : metric_fields(scope))
     if (f.name == name) return &f;
   return nullptr;
-}
-
-// Edit distance for "did you mean" (small inputs only).
-size_t distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string did_you_mean(const std::string& value, const std::vector<std::string>& names) {
-  std::string best;
-  size_t best_d = std::max<size_t>(2, value.size() / 3) + 1;
-  for (const std::string& n : names) {
-    size_t d = distance(value, n);
-    if (d < best_d) {
-      best_d = d;
-      best = n;
-    }
-  }
-  return best.empty() ? "" : fmt::format("; did you mean '{}'?", best);
 }
 
 }  // namespace

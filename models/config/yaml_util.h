@@ -3,6 +3,8 @@
 // ConfigError construction from yaml-cpp marks.
 #pragma once
 
+#include "sim/names.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
@@ -31,8 +33,9 @@ void warn(const YamlDoc& doc, const YAML::Node& at, const std::string& path, con
 std::string child_path(const std::string& parent, std::string_view key);  // "kernel" + "hz"
 std::string index_path(const std::string& parent, size_t index);          // "tasks" + 2
 std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
-// Names `value` a user probably meant, or "" when nothing is close.
-std::string closest_name(std::string_view value, const std::vector<std::string>& names);
+// closest_name(), did_you_mean() for messages (sim/names.h).
+using schedlab::closest_name;
+using schedlab::did_you_mean;
 // "a map", "a sequence", "an empty value", "'text'": for "expected X, got Y".
 std::string describe_node(const YAML::Node& node);
 
