@@ -82,6 +82,21 @@ void write_overlays(JsonWriter& w, const std::vector<Overlay>& overlays) {
   w.end_array();
 }
 
+// The variants and their overlays, under `key` ("set" in the manifest,
+// "overlays" in sweep.json).
+void write_variants(JsonWriter& w, const SweepManifest& m, const char* key) {
+  w.key("variants");
+  w.begin_array();
+  for (const SweepManifest::Variant& v : m.variants) {
+    w.begin_object();
+    w.field("name", v.name);
+    w.key(key);
+    write_overlays(w, v.overlays);
+    w.end_object();
+  }
+  w.end_array();
+}
+
 // --- reading our JSON back -------------------------------------------------
 
 [[noreturn]] void bad(const std::string& file, const std::string& why) {
@@ -230,16 +245,7 @@ std::string render_manifest(const SweepManifest& m) {
     w.end_object();
   }
   w.end_array();
-  w.key("variants");
-  w.begin_array();
-  for (const SweepManifest::Variant& v : m.variants) {
-    w.begin_object();
-    w.field("name", v.name);
-    w.key("set");
-    write_overlays(w, v.overlays);
-    w.end_object();
-  }
-  w.end_array();
+  write_variants(w, m, "set");
   w.key("points");
   w.begin_array();
   for (const SweepManifest::Point& p : m.points) {
@@ -612,16 +618,7 @@ std::string render_sweep_json(const SweepManifest& m, const Aggregates& a) {
     w.end_object();
   }
   w.end_array();
-  w.key("variants");
-  w.begin_array();
-  for (const SweepManifest::Variant& v : m.variants) {
-    w.begin_object();
-    w.field("name", v.name);
-    w.key("overlays");
-    write_overlays(w, v.overlays);
-    w.end_object();
-  }
-  w.end_array();
+  write_variants(w, m, "overlays");
   w.key("metrics");
   w.begin_array();
   for (const std::string& name : a.metric_names) {
