@@ -412,7 +412,8 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   }
   SL_DEBUG("{:.6f} cpu{} wakeup_preempt {}-{} (prio {}) vs curr {}-{} (prio {}): {} ({})", now().to_s(), rq.cpu,
            p.comm, p.pid, p.prio, curr.comm, curr.pid, curr.prio,
-           !before && (rq.need_resched || rq.need_resched_lazy) ? "preempt" : "no preempt", why);
+           before ? "resched already pending" : (rq.need_resched || rq.need_resched_lazy) ? "preempt" : "no preempt",
+           why);
 }
 
 void Kernel::resched_curr(Rq& rq) {
