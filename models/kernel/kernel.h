@@ -182,7 +182,6 @@ class Kernel : public InstantEndHook, public EventHandler {
 
   // --- run
   void run_until(Time end) { sim_.run_until(end); }
-  void finish(Time end);  // emits closing observer calls (none needed yet)
 
   // --- introspection (tests, metrics)
   const std::vector<std::unique_ptr<Task>>& tasks() const { return tasks_; }
@@ -213,7 +212,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   void move_queued_task(Task& p, int dst_cpu);
   // available_idle_cpu(): idle and nothing queued or waking there.
   bool cpu_idle(int cpu) const { return rqs_[cpu]->curr == rqs_[cpu]->idle && rqs_[cpu]->nr_running == 0; }
-  int event_cpu() const { return event_cpu_; }
   // Fair server (6.12 dl_server): fair runtime counts against its budget.
   void fair_server_account(Rq& rq, int64_t delta_fair_ns);
   Time clock() const { return sim_.now(); }
@@ -230,7 +228,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   SchedClassId class_for(const Task& p) const;
   void setup_tunables();
   void activate_task(Rq& rq, Task& p, int flags);
-  void deactivate_task(Rq& rq, Task& p, int flags);
   void wakeup_preempt(Rq& rq, Task& p, int wake_flags);
   void ttwu_do_activate(Rq& rq, Task& p, int wake_flags, const Task* waker);
   void set_task_cpu(Task& p, int cpu);

@@ -290,13 +290,6 @@ void Kernel::activate_task(Rq& rq, Task& p, int flags) {
   fair_server_update_active(rq);
 }
 
-void Kernel::deactivate_task(Rq& rq, Task& p, int flags) {
-  p.on_rq = false;
-  class_of(p).dequeue_task(rq, p, flags);
-  --rq.nr_running;
-  fair_server_update_active(rq);
-}
-
 void Kernel::finish_delayed_block(Rq& rq, Task& p) {
   // __block_task() after a delayed dequeue completes.
   p.on_rq = false;
@@ -750,7 +743,5 @@ void Kernel::rt_mutex_setprio(Task& p, int prio) {
     class_of(p).prio_changed(rq, p, old_prio);
   event_cpu_ = saved;
 }
-
-void Kernel::finish(Time end) {}
 
 }  // namespace schedlab

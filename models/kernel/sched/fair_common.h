@@ -11,7 +11,6 @@ namespace schedlab {
 class FairClassBase : public SchedClass {
  public:
   using SchedClass::SchedClass;
-  bool has_runnable(const Rq& rq) const override { return rq.cfs.nr_running > 0; }
   int select_task_rq(Task& p, int prev_cpu, int wake_flags) override {
     return k_.select_task_rq_fair(p, prev_cpu, wake_flags);
   }

@@ -14,7 +14,6 @@ class IdleClass final : public SchedClass {
   void enqueue_task(Rq&, Task&, int) override {}
   bool dequeue_task(Rq&, Task&, int) override { return true; }
   Task* pick_task(Rq& rq) override { return rq.idle; }
-  bool has_runnable(const Rq&) const override { return false; }
 };
 
 }  // namespace

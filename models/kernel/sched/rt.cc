@@ -123,7 +123,6 @@ class RtClass final : public SchedClass {
     }
   }
 
-  bool has_runnable(const Rq& rq) const override { return rq.rt.rt_nr_running > 0; }
 
   // select_task_rq_rt(): stay on the previous CPU unless an RT task of equal
   // or higher priority runs there; then the lowest-priority CPU, if lower.

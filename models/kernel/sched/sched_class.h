@@ -68,7 +68,6 @@ class SchedClass {
   virtual void migrate_task_rq(Task& p, int new_cpu) {}
   virtual void switched_to(Rq& rq, Task& p) {}
   virtual void prio_changed(Rq& rq, Task& p, int old_prio) {}
-  virtual bool has_runnable(const Rq& rq) const = 0;
 
  protected:
   Kernel& k_;
