@@ -123,6 +123,13 @@ void write_run(JsonWriter& w, size_t index, const RunResult& r) {
         w.end_object();
       }
       w.end_array();
+      // cpuidle residency: time outside any idle state (cpu_idle -1) and in
+      // each state, indexed as cpu_idle numbers them.
+      write_seconds(w, "cpuidle_running_s", cm.cpuidle_running);
+      w.key("cpuidle_residency_s");
+      w.begin_array();
+      for (Time t : cm.cpuidle_residency) w.number_text(seconds_text(t));
+      w.end_array();
     }
     w.end_object();
   }

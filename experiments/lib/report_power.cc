@@ -38,6 +38,41 @@ std::string opp_residency(const std::vector<RunResult>& runs, size_t cpu) {
   return out.empty() ? "-" : out;
 }
 
+// Idle-state residency per cluster and state, seconds per run summed over
+// the cluster's CPUs (the layout of the seed's cpu_idle tables: state -1 =
+// running). Only when a cpuidle governor took some CPU deeper than state 0.
+std::string idle_residency_table(const std::vector<RunResult>& runs) {
+  const RunResult& first = runs.front();
+  bool deeper = false;
+  size_t nr_states = 0;
+  for (const auto& r : runs)
+    for (const auto& c : r.cpus) {
+      nr_states = std::max(nr_states, c.cpuidle_residency.size());
+      for (size_t i = 1; i < c.cpuidle_residency.size(); ++i) deeper |= c.cpuidle_residency[i] > Time::zero();
+    }
+  if (!deeper) return "";
+  TextTable t;
+  t.add_column("cluster", true);
+  for (const char* h : {"idle_state", "time (s)"}) t.add_column(h);
+  const double n = static_cast<double>(runs.size());
+  for (size_t k = 0; k < first.clusters.size(); ++k) {
+    for (int st = -1; st < static_cast<int>(nr_states); ++st) {
+      Time sum;
+      for (const auto& r : runs)
+        for (int cpu : r.clusters[k].cpus) {
+          const CpuMetrics& c = r.cpus[static_cast<size_t>(cpu)];
+          if (st < 0)
+            sum += c.cpuidle_running;
+          else if (static_cast<size_t>(st) < c.cpuidle_residency.size())
+            sum += c.cpuidle_residency[static_cast<size_t>(st)];
+        }
+      if (st >= 0 && sum == Time::zero()) continue;  // states never entered (or absent here)
+      t.add_row({first.clusters[k].name, fmt::format("{}", st), fmt::format("{:.3f}", sum.to_s() / n)});
+    }
+  }
+  return t.render();
+}
+
 Samples pooled(const std::vector<const Samples*>& parts) {
   Samples s;
   for (const Samples* p : parts) s.append(*p);
@@ -90,6 +125,7 @@ std::string render_power_tables(const RunSet& set) {
   }
   total /= n;
   std::string out = cpus.render() + "\n" + clusters.render();
+  if (std::string idle = idle_residency_table(runs); !idle.empty()) out += "\n" + idle;
   out += fmt::format("total: energy {:.1f} mJ, average power {:.1f} mW over {:.3f}s, {:.0f} migrations{}\n", total,
                      total / first.elapsed().to_s(), first.elapsed().to_s(), migrations / n,
                      runs.size() > 1 ? " (means per run)" : "");

@@ -7,6 +7,7 @@
 
 #include "models/config/feature_names.h"
 #include "models/config/yaml_loaders.h"
+#include "models/kernel/cpuidle/governor.h"
 
 namespace schedlab::config {
 namespace {
@@ -33,6 +34,29 @@ PreemptModel preempt_from(const std::string& text) {
 }
 
 std::string choices_unit(const std::vector<std::string>& choices) { return join(choices, " | "); }
+
+// "none" (no cpuidle) and the governors of cpuidle::make_governor().
+const std::vector<std::string>& cpuidle_governor_choices() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v = {"none"};
+    for (std::string_view n : cpuidle::governor_names()) v.emplace_back(n);
+    return v;
+  }();
+  return names;
+}
+
+void load_cpuidle(const YamlDoc& doc, const YAML::Node& node, const std::string& path, KernelParams& k) {
+  MapReader r(doc, node, path, cpuidle_params());
+  r.read_choice("governor", k.cpuidle_governor, cpuidle_governor_choices());
+  r.read("governor_cost", k.cpuidle_governor_cost);
+  r.read("sleep_length_cost", k.cpuidle_sleep_length_cost);
+  if (auto n = r.find("latency_req")) {
+    if (n->IsScalar() && n->Scalar() == "none")
+      k.cpuidle_latency_req.reset();
+    else
+      k.cpuidle_latency_req = as_duration(doc, *n, r.path("latency_req"), Bound::kNonNegative);
+  }
+}
 
 void load_features(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
                    std::map<std::string, bool>& out) {
@@ -112,6 +136,7 @@ const std::vector<ParamDecl>& kernel_params() {
         {"fair_server_runtime", "duration", duration_text(d.fair_server_runtime), "fair server budget per period"},
         {"fair_server_period", "duration > 0", duration_text(d.fair_server_period), "fair server period"},
         {"overheads", "map", "-", "costs the model charges (kernel.overheads)"},
+        {"cpuidle", "map", "-", "cpuidle governor, its costs and the PM QoS limit (kernel.cpuidle)"},
     };
   }();
   return decls;
@@ -126,6 +151,24 @@ const std::vector<ParamDecl>& overhead_params() {
         {"ipi", "duration", duration_text(d.ipi_latency), "delivery of a remote reschedule IPI"},
         {"timer_slack", "duration", duration_text(d.timer_slack),
          "hrtimer slack added to SCHED_OTHER sleeps (RT tasks get none)"},
+    };
+  }();
+  return decls;
+}
+
+const std::vector<ParamDecl>& cpuidle_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const KernelParams d;
+    return std::vector<ParamDecl>{
+        {"governor", choices_unit(cpuidle_governor_choices()), d.cpuidle_governor,
+         "cpuidle governor (teo: v6.5; teo_tick: + the 2023 tick fixes; teo_tick_rfc: as merged in 6.6; "
+         "menu: 6.12); none = no cpuidle: an idle CPU is in state 0 at once, with no latency"},
+        {"governor_cost", "duration", duration_text(d.cpuidle_governor_cost),
+         "assumption: idle-task CPU time of each governor run before the state is entered"},
+        {"sleep_length_cost", "duration", duration_text(d.cpuidle_sleep_length_cost),
+         "assumption: CPU time of tick_nohz_get_sleep_length(), charged when the governor calls it"},
+        {"latency_req", "duration | none", "none",
+         "PM QoS CPU latency limit (cpu_latency_qos): deepest allowed exit latency"},
     };
   }();
   return decls;
@@ -154,6 +197,7 @@ KernelParams load_kernel(const YamlDoc& doc, const YAML::Node& node, const std::
   r.read("fair_server_runtime", k.fair_server_runtime);
   r.read("fair_server_period", k.fair_server_period, Bound::kPositive);
   if (auto n = r.find("overheads")) load_overheads(doc, *n, r.path("overheads"), k);
+  if (auto n = r.find("cpuidle")) load_cpuidle(doc, *n, r.path("cpuidle"), k);
   check_bandwidths(r, k);
   return k;
 }

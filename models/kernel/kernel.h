@@ -17,6 +17,7 @@
 #include "models/hw/energy_model.h"
 #include "models/hw/platform.h"
 #include "models/kernel/cpufreq/governor.h"
+#include "models/kernel/cpuidle/cpuidle.h"
 #include "models/kernel/kernel_params.h"
 #include "models/kernel/sched/pelt.h"
 #include "models/kernel/sched/features.h"
@@ -33,6 +34,10 @@ enum EventTier : int {
   // A task's work finishing "at" t happened before anything else at t: the
   // CPU executed up to t, then the interrupt or timer arrived.
   kTierWorkDone = 0,
+  // The local timer interrupt of an idle CPU (the clock event programmed for
+  // its next hrtimer): the CPU wakes before the expired hrtimers' handlers
+  // run, as hrtimer_interrupt() runs them after the wake-up.
+  kTierClockEvent = 5,
   // hrtimer expiries (sleeps, periodic timers): they wake tasks that the
   // tick at the same instant should already see queued.
   kTierTimer = 10,
@@ -112,6 +117,7 @@ struct Rq {
   Timer tick_timer;
   Timer server_timer;
   Timer resched_ipi;               // delivers a remote resched after ipi_latency
+  CpuidleDevice cpuidle;           // cpuidle device, idle-loop progress, hrtimer base
 };
 
 class Kernel : public InstantEndHook, public EventHandler {
@@ -142,6 +148,22 @@ class Kernel : public InstantEndHook, public EventHandler {
   void notify_period_end(const Task& p, Time period_start, Time response, Time period);
   // hrtimer slack a sleep of p gets (0 for RT tasks, as hrtimer_nanosleep()).
   Time timer_slack(const Task& p) const;
+
+  // --- hrtimers (hrtimer_start() / hrtimer_cancel() on a CPU's hrtimer base)
+  // Arms `t` for `expires` as an hrtimer queued on `cpu`. With cpuidle on,
+  // the CPU's next timer event (tick_nohz_get_sleep_length(), the cluster
+  // power-down check) sees it and its expiry wakes the CPU from an idle
+  // state (the local timer interrupt) before t's handler runs; without
+  // cpuidle this is t.arm(expires). `t` keeps its handler and tier; it must
+  // stay alive while queued (or be cancelled with hrtimer_cancel()).
+  void hrtimer_start(Timer& t, Time expires, int cpu) {
+    t.arm(expires);
+    if (cpuidle_) hrtimer_enqueue(t, expires, cpu);
+  }
+  void hrtimer_cancel(Timer& t) {
+    t.cancel();
+    if (cpuidle_) hrtimer_forget(t);
+  }
 
   // --- hardware: frequency domains (cpufreq policies) and their EM
   struct FreqDomain {
@@ -216,13 +238,20 @@ class Kernel : public InstantEndHook, public EventHandler {
   void fair_server_account(Rq& rq, int64_t delta_fair_ns);
   Time clock() const { return sim_.now(); }
   const std::vector<SchedObserver*>& observers() const { return observers_; }
+  // cpuidle: on when a governor other than "none" runs on some CPU.
+  bool cpuidle_enabled() const { return cpuidle_; }
+  const CpuidleDomain& cpuidle_domain(int i) const { return idle_domains_[static_cast<size_t>(i)]; }
+  // The earliest live hrtimer queued on cpu (Time::max() if none).
+  Time next_hrtimer(int cpu);
 
   // InstantEndHook: deferred __schedule() of every flagged CPU.
   bool on_instant_end() override;
   void on_event(uint64_t tag) override;
 
  private:
-  enum class Ev : uint8_t { kWorkDone, kTick, kRtPeriod, kStart, kWakeDeferred, kResched, kServer, kIlb };
+  enum class Ev : uint8_t {
+    kWorkDone, kTick, kRtPeriod, kStart, kWakeDeferred, kResched, kServer, kIlb, kIdleStep, kClockEvent
+  };
   static uint64_t tag(Ev e, uint64_t arg) { return (static_cast<uint64_t>(e) << 56) | arg; }
 
   SchedClassId class_for(const Task& p) const;
@@ -250,6 +279,19 @@ class Kernel : public InstantEndHook, public EventHandler {
   void fair_server_timer(Rq& rq);
   void fair_server_update_active(Rq& rq);
   void fair_server_new_period(Rq& rq);
+  // cpuidle (sched/idle.cc, cpuidle/cpuidle.cc, cpuidle/hrtimer.cc).
+  void setup_cpuidle(const PlatformParams& platform);
+  void do_idle(Rq& rq);                    // cpuidle_idle_call() for an idle CPU
+  void idle_tick(Rq& rq);                  // the tick on an idle CPU that kept it
+  void cpuidle_enter_state(Rq& rq);        // the selected state is entered
+  void idle_wake(Rq& rq, bool tick);       // an interrupt reaches an idle CPU
+  void idle_exit_done(Rq& rq);             // exit latency over: cpu_idle -1, reflect
+  void idle_step(Rq& rq);                  // Ev::kIdleStep
+  int cpu_power_down_ok(const CpuidleDomain& d);
+  Time cpu_next_event(int cpu);            // next hrtimer or kept tick (dev->next_hrtimer)
+  void emit_cpu_idle(int cpu, int state);
+  void hrtimer_enqueue(Timer& t, Time expires, int cpu);
+  void hrtimer_forget(const Timer& t);
 
   friend class FairServer;
 
@@ -287,6 +329,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   void set_domain_freq(FreqDomain& d, uint64_t khz);
   Timer rt_period_timer_;
   bool any_rt_ = false;
+  bool cpuidle_ = false;                   // a cpuidle governor runs on some CPU
+  Time cpuidle_latency_req_ = Time::max(); // PM QoS CPU latency limit
+  std::vector<CpuidleDomain> idle_domains_;
   int event_cpu_ = -1;  // the CPU whose event is being handled (-1: none)
   // CPUs that may need __schedule() at the end of this instant.
   std::vector<uint64_t> resched_mask_;

@@ -44,6 +44,17 @@ struct KernelParams {
   Time wakeup_cost = Time::zero();           // try_to_wake_up -> task enqueued
   Time ipi_latency = Time::zero();           // remote resched IPI delivery
   Time timer_slack = Time::us(50);           // hrtimer slack of SCHED_OTHER sleeps: init_task.timer_slack_ns (RT: 0)
+
+  // cpuidle (models/kernel/cpuidle/): the governor by name, "none" = no
+  // cpuidle (an idle CPU is in state 0 at once, no latency, the tick
+  // stopped: the model before cpuidle, the default). Costs are assumptions
+  // (no measurement at hand): the idle task's CPU time per idle entry before
+  // the state is entered, the governor's select() plus, when the governor
+  // calls it, tick_nohz_get_sleep_length().
+  std::string cpuidle_governor = "none";     // none | menu | teo | teo_tick | teo_tick_rfc
+  Time cpuidle_governor_cost = Time::us(2);  // assumption
+  Time cpuidle_sleep_length_cost = Time::us(1);  // assumption
+  std::optional<Time> cpuidle_latency_req;   // PM QoS cpu_latency_qos limit; unset = none
 };
 
 }  // namespace schedlab

@@ -1,11 +1,14 @@
 #include "models/metrics/recorder.h"
 
+#include <algorithm>
+
 #include "models/kernel/sched/task.h"
 
 namespace schedlab {
 
 MetricsRecorder::MetricsRecorder(int nr_cpus, Time warmup, const PowerModel* power)
     : warmup_(warmup), power_(power), cpus_(nr_cpus) {
+  for (CpuTrack& tr : cpus_) tr.m.cpuidle_residency.assign(1, Time::zero());  // state 0 (grows with the events)
   if (!power_) return;
   for (size_t c = 0; c < cpus_.size(); ++c) {
     const auto& pc = power_->cpus[c];
@@ -14,10 +17,12 @@ MetricsRecorder::MetricsRecorder(int nr_cpus, Time warmup, const PowerModel* pow
     tr.m.opp_khz = pc.opp_khz;
     tr.m.busy_at_opp.assign(pc.opp_khz.size(), Time::zero());
     tr.opp = pc.opp_khz.empty() ? 0 : pc.opp_khz.size() - 1;  // until told otherwise: f_max
+    tr.m.cpuidle_residency.assign(std::max<size_t>(1, pc.idle_state_power_mw.size()), Time::zero());
   }
 }
 
-// Busy or idle time (and its energy) of `cpu` from its last change to t.
+// Busy or idle time, idle-state residency (and their energy) of `cpu` from
+// its last change to t.
 void MetricsRecorder::close_cpu_interval(size_t cpu, Time t) {
   CpuTrack& c = cpus_[cpu];
   Time d = clipped(c.since, t);
@@ -25,16 +30,32 @@ void MetricsRecorder::close_cpu_interval(size_t cpu, Time t) {
     c.m.busy += d;
   else
     c.m.idle += d;
+  const size_t st = static_cast<size_t>(c.idle_state);
+  if (c.idle_state < 0)
+    c.m.cpuidle_running += d;
+  else
+    c.m.cpuidle_residency[st] += d;
   if (power_ && d > Time::zero()) {
     const auto& pc = power_->cpus[cpu];
     if (c.busy) {
       c.m.busy_at_opp[c.opp] += d;
       c.m.busy_energy_mj += pc.busy_power_mw[c.opp] * d.to_s();
+    } else if (c.idle_state >= 0) {
+      c.m.idle_energy_mj += (st < pc.idle_state_power_mw.size() ? pc.idle_state_power_mw[st] : 0.0) * d.to_s();
     } else {
-      c.m.idle_energy_mj += pc.idle_power_mw * d.to_s();
+      // The idle task runs (governor, idle entry): busy power at the OPP.
+      c.m.idle_energy_mj += pc.busy_power_mw[c.opp] * d.to_s();
     }
   }
   c.since = t;
+}
+
+void MetricsRecorder::on_cpu_idle(Time t, int cpu, int state) {
+  close_cpu_interval(static_cast<size_t>(cpu), t);
+  CpuTrack& c = cpus_[static_cast<size_t>(cpu)];
+  c.idle_state = state < 0 ? -1 : state;
+  if (state >= 0 && static_cast<size_t>(state) >= c.m.cpuidle_residency.size())
+    c.m.cpuidle_residency.resize(static_cast<size_t>(state) + 1, Time::zero());
 }
 
 void MetricsRecorder::on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) {
@@ -99,6 +120,7 @@ void MetricsRecorder::on_switch(Time t, int cpu, const Task& prev, TaskState pre
   CpuTrack& c = cpus_[static_cast<size_t>(cpu)];
   close_cpu_interval(static_cast<size_t>(cpu), t);
   c.busy = !next.is_idle_task;
+  if (c.busy) c.idle_state = -1;  // a CPU running a task is in no idle state
   if (in_window(t)) ++c.m.context_switches;
 
   if (!prev.is_idle_task) {

@@ -18,13 +18,15 @@
 namespace schedlab {
 
 // Power of each CPU, from the platform (models/system.cc builds it): busy
-// power at each OPP, power while idle, and each cluster's static power.
+// power at each OPP, power in each idle state, and each cluster's static power.
 struct PowerModel {
   struct Cpu {
     int cluster = 0;
     std::vector<uint64_t> opp_khz;       // ascending
     std::vector<double> busy_power_mw;   // per OPP
-    double idle_power_mw = 0;
+    // Per idle state as cpu_idle numbers them: the CPU's states, then its
+    // cluster's (a CPU in a cluster state draws that state's power).
+    std::vector<double> idle_state_power_mw;
   };
   struct Cluster {
     std::string name;
@@ -45,6 +47,7 @@ class MetricsRecorder final : public SchedObserver {
   void on_migrate(Time t, const Task& p, int from_cpu, int to_cpu) override;
   void on_period_end(Time t, const Task& p, Time period_start, Time response, Time period) override;
   void on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) override;
+  void on_cpu_idle(Time t, int cpu, int state) override;
   void on_work_item(Time t, const WorkItemEvent& e) override;
   void on_drm_job(Time t, const DrmJobEvent& e) override;
   // Closes every open interval at `end`.
@@ -62,6 +65,7 @@ class MetricsRecorder final : public SchedObserver {
   struct CpuTrack {
     CpuMetrics m;
     bool busy = false;
+    int idle_state = 0;  // cpu_idle state (-1: none); CPUs boot idle, in state 0
     Time since;
     size_t opp = 0;  // index of the current OPP
   };

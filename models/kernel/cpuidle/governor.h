@@ -42,8 +42,9 @@ inline constexpr int kStateMax = 10;
 inline constexpr Time kResidencyThreshold = Time::us(15);
 
 // One entry of drv->states[] plus dev->states_usage[i].disable.
-// Build it from IdleStateParams (models/hw/platform.h): target_residency =
-// min_residency, exit_latency = exit_latency.
+// Build it from IdleStateParams (models/hw/platform.h) as
+// drivers/cpuidle/dt_idle_states.c does: target_residency = min_residency,
+// exit_latency = entry_latency + exit_latency (models/kernel/cpuidle/cpuidle.cc).
 struct IdleState {
   Time target_residency = Time::zero();  // target_residency_ns
   Time exit_latency = Time::zero();      // exit_latency_ns

@@ -95,6 +95,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   resched_mask_.assign((static_cast<size_t>(nr_cpus) + 63) / 64, 0);
   setup_tunables();
   setup_platform(platform);
+  setup_cpuidle(platform);
   rt_period_timer_ = Timer(sim_.queue(), this, tag(Ev::kRtPeriod, 0), kTierTick);
   sim_.set_instant_end_hook(this);
 }
@@ -248,8 +249,27 @@ void Kernel::on_event(uint64_t t) {
       break;
     case Ev::kIlb:
       event_cpu_ = static_cast<int>(arg);
+      // The kick IPI reaches the chosen idle CPU.
+      if (rqs_[arg]->cpuidle.gov) idle_wake(*rqs_[arg], false);
       nohz_idle_balance();
       break;
+    case Ev::kIdleStep:
+      event_cpu_ = static_cast<int>(arg);
+      idle_step(*rqs_[arg]);
+      break;
+    case Ev::kClockEvent: {
+      // The local timer interrupt for the next hrtimer: the CPU wakes; the
+      // expired hrtimers' own events follow in this instant. (A timer
+      // cancelled or moved since it was programmed: reprogram instead.)
+      event_cpu_ = static_cast<int>(arg);
+      Rq& rq = *rqs_[arg];
+      const Time next = next_hrtimer(static_cast<int>(arg));
+      if (next <= now())
+        idle_wake(rq, false);
+      else if (next != Time::max() && rq.cpuidle.phase == CpuidleDevice::Phase::kIn)
+        rq.cpuidle.clockevent.arm(next);
+      break;
+    }
   }
   event_cpu_ = -1;
 }
@@ -411,6 +431,9 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
 
 void Kernel::resched_curr(Rq& rq) {
   mark_resched(rq.cpu);
+  // An idle CPU in an idle state is woken (the IPI, or the local interrupt
+  // that ran the wake-up): the exit latency runs before it can schedule.
+  if (rq.cpuidle.gov && rq.curr->is_idle_task) idle_wake(rq, false);
   if (rq.need_resched) return;
   rq.need_resched = true;
   // A remote CPU learns of it by IPI (smp_send_reschedule()).
@@ -436,7 +459,9 @@ void Kernel::resched_curr_lazy(Rq& rq) {
 
 bool Kernel::can_preempt_now(const Rq& rq) const {
   const Task& curr = *rq.curr;
-  if (curr.is_idle_task) return true;
+  // An idle CPU schedules once it is out of any idle state (or never
+  // entered one: no cpuidle).
+  if (curr.is_idle_task) return rq.cpuidle.phase == CpuidleDevice::Phase::kOff;
   if (curr.act != Task::Act::kRun && curr.act != Task::Act::kRunWall) return true;  // voluntary
   if (rq.at_preempt_point) return true;
   if (rq.resched_ipi.armed()) return false;  // the IPI has not arrived yet
@@ -465,10 +490,18 @@ bool Kernel::on_instant_end() {
       did = true;
     } else if (want) {
       // Not preemptible yet (IPI in flight, lazy, kernel code under
-      // PREEMPT_NONE): the deciding event (IPI, tick, action end) flags it
+      // PREEMPT_NONE, an idle CPU still leaving its idle state): the
+      // deciding event (IPI, tick, action end, exit latency over) flags it
       // again.
     }
     rq.at_preempt_point = false;
+    // do_idle(): an idle CPU with nothing to run goes (back) into the
+    // governor and an idle state.
+    if (rq.cpuidle.gov && rq.curr->is_idle_task && rq.cpuidle.phase == CpuidleDevice::Phase::kOff &&
+        !rq.need_resched) {
+      do_idle(rq);
+      did = true;
+    }
    }
   }
   return did;
@@ -530,8 +563,15 @@ void Kernel::schedule(Rq& rq) {
 }
 
 void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
-  if (prev.is_idle_task)
-    for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, -1);
+  // Without cpuidle the CPU leaves its single idle state here; with it,
+  // cpu_idle -1 came when the exit latency ended (idle_exit_done()), or at
+  // once if the CPU never entered a state since it went idle.
+  if (prev.is_idle_task) {
+    if (!rq.cpuidle.gov)
+      for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, -1);
+    else if (rq.cpuidle.reported != -1)
+      emit_cpu_idle(rq.cpu, -1);
+  }
   prev.on_cpu = false;
   next.on_cpu = true;
   rq.curr = &next;
@@ -540,10 +580,19 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
     // The rq is about to be idle: sync the PELT clock (pick_next_task_fair()).
     rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
     ++rq.idle_calls;
-    rq.tick_timer.cancel();  // nohz idle: the tick stops
-    for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, 0);
+    if (!rq.cpuidle.gov) {
+      rq.tick_timer.cancel();  // nohz idle: the tick stops
+      for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, 0);
+    } else {
+      // With cpuidle, do_idle() runs at the end of this instant (the
+      // governor decides about the tick).
+      mark_resched(rq.cpu);
+    }
   } else {
-    if (prev.is_idle_task) arm_tick(rq);
+    if (prev.is_idle_task) {
+      arm_tick(rq);  // tick_nohz_idle_exit(): the tick restarts
+      rq.cpuidle.tick_stopped = false;
+    }
     rq.seg_start = now() + params_.context_switch_cost;
   }
   if (prev.state == TaskState::kDead) prev.act = Task::Act::kExited;
@@ -660,7 +709,10 @@ void Kernel::arm_tick(Rq& rq) {
 // sched_tick() (core.c, 6.12 name; scheduler_tick() before).
 void Kernel::scheduler_tick(Rq& rq) {
   Task& curr = *rq.curr;
-  if (curr.is_idle_task) return;
+  if (curr.is_idle_task) {
+    if (rq.cpuidle.gov) idle_tick(rq);  // the governor kept the tick
+    return;
+  }
   bool before = rq.need_resched;
   class_of(curr).task_tick(rq, curr);
   if (!before && rq.need_resched)

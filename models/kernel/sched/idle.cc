@@ -1,6 +1,17 @@
 // The idle class (kernel/sched/idle.c): each CPU's idle task, picked when
-// no other class has work. Entering and leaving idle states is the cpuidle
-// model's business (the cpuidle issue); here idle is a single state 0.
+// no other class has work, and the idle loop it runs.
+//
+// Without cpuidle (governor "none") idle is a single state 0 entered and
+// left with the switch (core.cc switch_to()), the tick stopped: the model
+// before cpuidle. With a governor, an idle CPU runs do_idle() ->
+// cpuidle_idle_call() at the end of the instant it went idle:
+//   select (the governor, plus tick_nohz_get_sleep_length() if it asks),
+//   stop or keep the tick, spend the governor's CPU cost in the idle task,
+//   enter the state (cpuidle_enter_state(), models/kernel/cpuidle/cpuidle.cc),
+//   be woken (a wake-up IPI, the local timer for an hrtimer, the kept tick),
+//   pay the exit latency, reflect, and either schedule() or loop.
+#include <algorithm>
+
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/classes.h"
 
@@ -19,5 +30,73 @@ class IdleClass final : public SchedClass {
 }  // namespace
 
 std::unique_ptr<SchedClass> make_idle_class(Kernel& k) { return std::make_unique<IdleClass>(k); }
+
+// cpuidle_idle_call() (kernel/sched/idle.c) for an idle CPU with nothing to
+// run (the caller checked need_resched()).
+void Kernel::do_idle(Rq& rq) {
+  CpuidleDevice& dev = rq.cpuidle;
+  // CPUs boot inside the idle loop: the recorder takes them to be in state
+  // 0 until told otherwise; the governor's first run is outside any state.
+  if (dev.reported != -1) emit_cpu_idle(rq.cpu, -1);
+
+  // cpuidle_select() with what tick_nohz_get_sleep_length() would return,
+  // measured from the idle entry (ts->idle_entrytime = now):
+  //   delta_next = dev->next_event - now: the next hrtimer, or the tick if
+  //                it runs and comes first;
+  //   sleep length = the next hrtimer on this CPU (with the tick stopped).
+  // Simplified: every timer is an hrtimer (the timer wheel's "a timer
+  // within a tick keeps the tick" rule of tick_nohz_next_event() and the
+  // do_timer duty's max_deferment are not modelled).
+  const Time t0 = now();
+  const Time next_timer = next_hrtimer(rq.cpu);
+  Time next_event = next_timer;
+  if (!dev.tick_stopped && rq.tick_timer.armed()) next_event = min(next_event, rq.tick_timer.when());
+  cpuidle::SelectInput in;
+  in.states = dev.states;
+  in.latency_req = cpuidle_latency_req_;
+  in.sleep_length = next_timer == Time::max() ? Time::max() : next_timer - t0;
+  in.delta_next_tick = next_event == Time::max() ? Time::max() : next_event - t0;
+  in.tick_stopped = dev.tick_stopped;
+  // teo's util awareness: sched_cpu_util(cpu) > arch_scale_cpu_capacity(cpu) >> 6
+  // (CFS and RT utilisation; no DL or IRQ time here).
+  const uint64_t util = std::min<uint64_t>(cpu_util_cfs(rq) + rq.avg_rt.util_avg, rq.capacity);
+  in.cpu_utilized = util > (rq.capacity >> 6);
+  in.nr_iowaiters = 0;  // no iowait accounting in the model
+  const cpuidle::SelectResult r = dev.gov->select(in);
+
+  // if (stop_tick || tick_nohz_tick_stopped()) tick_nohz_idle_stop_tick();
+  // else tick_nohz_idle_retain_tick();
+  if (r.stop_tick || dev.tick_stopped) {
+    rq.tick_timer.cancel();
+    dev.tick_stopped = true;
+  } else if (!rq.tick_timer.armed()) {
+    arm_tick(rq);
+  }
+
+  dev.select_at = t0;
+  dev.state = r.state;
+  dev.phase = CpuidleDevice::Phase::kSelect;
+  dev.wake_pending = false;
+  // The idle task is busy for the governor's run before the state is entered.
+  const Time cost =
+      params_.cpuidle_governor_cost + (r.queried_sleep_length ? params_.cpuidle_sleep_length_cost : Time::zero());
+  if (cost > Time::zero())
+    dev.step.arm(t0 + cost);
+  else
+    cpuidle_enter_state(rq);
+}
+
+// The tick on an idle CPU whose governor kept it (tick_sched_handle() with
+// ts->inidle: got_idle_tick), periodic while it is not stopped. It wakes
+// the CPU; as sched_tick() -> sched_balance_trigger() on an idle CPU, the
+// balance softirq may pull work when this CPU's balance is due.
+void Kernel::idle_tick(Rq& rq) {
+  arm_tick(rq);
+  idle_wake(rq, true);
+  if (nr_cpus() > 1 && now() >= rq.next_balance) {
+    rq.next_balance = now() + balance_interval(false);
+    if (sched_balance_rq(rq, true) > 0) resched_curr(rq);
+  }
+}
 
 }  // namespace schedlab

@@ -9,7 +9,7 @@ WorkExecutor::WorkExecutor(Kernel& k) : k_(k), timer_(k.sim().queue(), this, 0, 
 Action WorkExecutor::sleep_for(Time d) {
   // schedule_timeout_uninterruptible(): an hrtimer-like wake-up at now + d
   // (kernel threads sleeping in D get no slack here).
-  timer_.arm(k_.now() + d);
+  k_.hrtimer_start(timer_, k_.now() + d, task_->cpu);  // on the worker's CPU
   return Action::block(TaskState::kUninterruptible);
 }
 

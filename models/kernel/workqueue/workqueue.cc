@@ -369,7 +369,9 @@ bool WorkqueueSystem::queue_delayed_work(Workqueue& wq, WorkStruct& work, QueueC
   d->req_cpu = cpu;
   d->cpu = cpu >= 0 ? cpu : ctx.cpu;
   work.timer_armed = true;
-  d->timer.arm(k_.now() + delay);
+  // A timer_list in the kernel (add_timer_on() / the local CPU); modelled as
+  // an hrtimer on that CPU so cpuidle sees it as the CPU's next timer event.
+  k_.hrtimer_start(d->timer, k_.now() + delay, d->cpu);
   return true;
 }
 

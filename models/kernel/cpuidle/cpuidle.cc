@@ -1,0 +1,255 @@
+// cpuidle in the kernel model: the devices and domains built from the
+// platform, cpuidle_enter_state(), the wake-up of an idle CPU with its exit
+// latency, cpuidle_reflect(), and the PSCI cluster domain.
+//
+// Kernel references (Linux 6.12): drivers/cpuidle/cpuidle.c
+// (cpuidle_enter_state: trace_cpu_idle, residency = time_end - time_start),
+// drivers/cpuidle/dt_idle_states.c (exit_latency = entry + exit latency,
+// target_residency = min-residency), drivers/cpuidle/cpuidle-psci.c and
+// cpuidle-psci-domain.c (the deepest CPU state puts the CPU's genpd device
+// with pm_runtime_put_sync_suspend(); the last one powers the cluster
+// domain off), drivers/pmdomain/governor.c cpu_power_down_ok().
+//
+// Simplifications (stated):
+//  * Physical latencies: a state entered at e and woken at w lets the CPU
+//    run at max(w, e + entry_latency) + exit_latency (a wake-up during entry
+//    waits for the entry: the worst case is the kernel's exit_latency =
+//    entry + exit). A wake-up that arrives while the governor still runs
+//    finds the interrupt pending: the state is entered and left at once
+//    (PSCI CPU_SUSPEND returns at a pending interrupt).
+//  * The cluster: when the last CPU of a cpu-map cluster enters its deepest
+//    CPU state, the domain state is the deepest whose min-residency plus
+//    entry latency fits before the next event (hrtimer, or a kept tick) of
+//    every CPU of the cluster, and whose entry + exit latency meets the PM
+//    QoS limit (genpd's dev PM QoS check, reduced to the CPU latency limit).
+//    The next events are read at that moment (the kernel reads each CPU's
+//    dev->next_hrtimer stored at its idle entry). Every CPU of the cluster
+//    is then reported in state n + k; the first wake-up powers the cluster
+//    on: that CPU runs after the domain's entry (if unfinished) and exit
+//    latency plus its own exit latency; the others are reported back in
+//    their deepest CPU state and, if woken before the cluster is on, wait
+//    for it. Governors see only CPU states (reflect gets n - 1), as in the
+//    kernel.
+//  * CPUs whose cluster lists no idle states run without cpuidle
+//    (cpuidle_not_available(): default_idle_call(), state 0, tick stopped).
+//  * Polling states, CPUIDLE_FLAG_TIMER_STOP / broadcast and s2idle are not
+//    modelled; a device interrupt wakes the CPU its handler wakes a task on.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/errors.h"
+#include "models/kernel/kernel.h"
+#include "sim/log.h"
+
+namespace schedlab {
+
+void Kernel::setup_cpuidle(const PlatformParams& platform) {
+  const std::string& name = params_.cpuidle_governor;
+  if (name == "none") return;
+  cpuidle::GovernorParams gp;
+  gp.tick = tick_nsec_;
+  try {
+    cpuidle::make_governor(name, gp);  // validates the name
+  } catch (const std::invalid_argument& e) {
+    throw ModelError(fmt::format("kernel.cpuidle.governor: {}", e.what()));
+  }
+  if (params_.cpuidle_governor_cost < Time::zero() || params_.cpuidle_sleep_length_cost < Time::zero())
+    throw ModelError("kernel.cpuidle: governor_cost and sleep_length_cost must be >= 0");
+  cpuidle_latency_req_ = params_.cpuidle_latency_req.value_or(Time::max());
+  if (cpuidle_latency_req_ < Time::zero()) throw ModelError("kernel.cpuidle.latency_req must be >= 0");
+  if (platform.clusters.empty()) {
+    SL_WARN("cpuidle governor '{}': the platform lists no idle states; idle stays a single state 0", name);
+    return;
+  }
+  DerivedPlatform derived;
+  try {
+    derived = derive_platform(platform);
+  } catch (const std::invalid_argument& e) {
+    throw ModelError(e.what());
+  }
+  // One domain per cpu-map cluster with domain idle states (the frequency
+  // domains of one cpu-map cluster list the same states: validate_platform()).
+  std::vector<int> domain_of_map(derived.cpu_map_cluster_cpus.size(), -1);
+  for (size_t m = 0; m < derived.cpu_map_cluster_cpus.size(); ++m) {
+    const auto& cpus = derived.cpu_map_cluster_cpus[m];
+    if (cpus.empty()) continue;
+    const ClusterParams& cl = platform.clusters[static_cast<size_t>(derived.cpus[static_cast<size_t>(cpus.front())].cluster)];
+    if (cl.cluster_idle_states.empty()) continue;
+    CpuidleDomain d;
+    d.cpus = cpus;
+    for (const IdleStateParams& s : cl.cluster_idle_states) {
+      d.hw.push_back({s.entry_latency, s.exit_latency});
+      d.residency.push_back(s.min_residency);
+    }
+    domain_of_map[m] = static_cast<int>(idle_domains_.size());
+    idle_domains_.push_back(std::move(d));
+  }
+  for (int c = 0; c < nr_cpus(); ++c) {
+    const CpuInfo& info = derived.cpus[static_cast<size_t>(c)];
+    const ClusterParams& cl = platform.clusters[static_cast<size_t>(info.cluster)];
+    if (cl.cpu_idle_states.empty()) continue;
+    if (cl.cpu_idle_states.size() > static_cast<size_t>(cpuidle::kStateMax))
+      throw ModelError(fmt::format("cluster {}: {} idle states, more than CPUIDLE_STATE_MAX ({})", cl.name,
+                                   cl.cpu_idle_states.size(), cpuidle::kStateMax));
+    Rq& rq = *rqs_[static_cast<size_t>(c)];
+    CpuidleDevice& dev = rq.cpuidle;
+    for (const IdleStateParams& s : cl.cpu_idle_states) {
+      cpuidle::IdleState st;
+      st.target_residency = s.min_residency;
+      st.exit_latency = s.entry_latency + s.exit_latency;  // dt_idle_states.c init_state_node()
+      dev.states.push_back(st);
+      dev.hw.push_back({s.entry_latency, s.exit_latency});
+    }
+    dev.gov = cpuidle::make_governor(name, gp);
+    dev.domain = info.cpu_map_cluster >= 0 && static_cast<size_t>(info.cpu_map_cluster) < domain_of_map.size()
+                     ? domain_of_map[static_cast<size_t>(info.cpu_map_cluster)]
+                     : -1;
+    dev.step = Timer(sim_.queue(), this, tag(Ev::kIdleStep, static_cast<uint64_t>(c)), kTierWake);
+    dev.clockevent = Timer(sim_.queue(), this, tag(Ev::kClockEvent, static_cast<uint64_t>(c)), kTierClockEvent);
+    dev.hrtimers.reserve(64);
+    // Boot: the CPU is in the idle loop with its tick running; do_idle()
+    // runs at the end of the first instant.
+    dev.reported = 0;
+    arm_tick(rq);
+    mark_resched(c);
+    cpuidle_ = true;
+  }
+}
+
+void Kernel::emit_cpu_idle(int cpu, int state) {
+  rqs_[static_cast<size_t>(cpu)]->cpuidle.reported = state;
+  for (auto* o : observers_) o->on_cpu_idle(now(), cpu, state);
+}
+
+// Ev::kIdleStep: the governor's run is over (enter the state) or the exit
+// latency is (the CPU runs again).
+void Kernel::idle_step(Rq& rq) {
+  if (rq.cpuidle.phase == CpuidleDevice::Phase::kSelect)
+    cpuidle_enter_state(rq);
+  else if (rq.cpuidle.phase == CpuidleDevice::Phase::kExit)
+    idle_exit_done(rq);
+}
+
+// cpuidle_enter_state() -> psci_enter_domain_idle_state() for the deepest
+// state: trace_cpu_idle(index), time_start, and the cluster domain.
+void Kernel::cpuidle_enter_state(Rq& rq) {
+  CpuidleDevice& dev = rq.cpuidle;
+  dev.phase = CpuidleDevice::Phase::kIn;
+  dev.entered = now();
+  ++dev.entries;
+  if (dev.wake_pending) {
+    // The interrupt that came during the governor's run is pending: the
+    // state is entered and left at once.
+    dev.wake_pending = false;
+    emit_cpu_idle(rq.cpu, dev.state);
+    dev.phase = CpuidleDevice::Phase::kExit;
+    idle_exit_done(rq);
+    return;
+  }
+  CpuidleDomain* powered_off = nullptr;
+  if (dev.domain >= 0 && dev.state == dev.nr_states() - 1) {
+    // pm_runtime_put_sync_suspend(pd_dev): the last CPU powers the domain off
+    // if genpd's governor agrees (cpu_power_down_ok()).
+    CpuidleDomain& d = idle_domains_[static_cast<size_t>(dev.domain)];
+    if (++d.nr_down == static_cast<int>(d.cpus.size())) {
+      const int k = cpu_power_down_ok(d);
+      if (k >= 0) {
+        d.state = k;
+        d.entered = now();
+        powered_off = &d;
+      }
+    }
+  }
+  if (!powered_off) {
+    emit_cpu_idle(rq.cpu, dev.state);
+  } else {
+    // This CPU, then the others (already in their deepest state), move to
+    // the cluster state.
+    emit_cpu_idle(rq.cpu, dev.nr_states() + powered_off->state);
+    for (int c : powered_off->cpus)
+      if (c != rq.cpu) emit_cpu_idle(c, rqs_[static_cast<size_t>(c)]->cpuidle.nr_states() + powered_off->state);
+  }
+  // The local timer is programmed for the next hrtimer (the tick, if kept,
+  // has its own event).
+  const Time next = next_hrtimer(rq.cpu);
+  if (next != Time::max()) dev.clockevent.arm(max(next, now()));
+}
+
+// An interrupt reaches an idle CPU: a wake-up IPI (or the local interrupt
+// whose handler woke a task here), the local timer for an hrtimer, the kept
+// tick. In a state, the exit latency starts.
+void Kernel::idle_wake(Rq& rq, bool tick) {
+  CpuidleDevice& dev = rq.cpuidle;
+  if (tick && dev.phase != CpuidleDevice::Phase::kOff) dev.got_tick = true;
+  if (dev.phase == CpuidleDevice::Phase::kSelect) {
+    dev.wake_pending = true;
+    return;
+  }
+  if (dev.phase != CpuidleDevice::Phase::kIn) return;  // not idle, or already waking
+  if (tick) ++dev.tick_wakeups;
+  dev.clockevent.cancel();
+  const IdleStateHw& hw = dev.hw[static_cast<size_t>(dev.state)];
+  Time start = max(now(), dev.entered + hw.entry_latency);  // the entry completes first
+  if (dev.domain >= 0 && dev.state == dev.nr_states() - 1) {
+    CpuidleDomain& d = idle_domains_[static_cast<size_t>(dev.domain)];
+    --d.nr_down;
+    if (d.state >= 0) {
+      // pm_runtime_get_sync(pd_dev): the first CPU up powers the cluster on.
+      const IdleStateHw& dh = d.hw[static_cast<size_t>(d.state)];
+      d.ready = max(now(), d.entered + dh.entry_latency) + dh.exit_latency;
+      d.state = -1;
+      for (int c : d.cpus)
+        if (c != rq.cpu) emit_cpu_idle(c, rqs_[static_cast<size_t>(c)]->cpuidle.nr_states() - 1);
+    }
+    start = max(start, d.ready);  // a cluster still powering on
+  }
+  dev.phase = CpuidleDevice::Phase::kExit;
+  dev.step.arm(start + hw.exit_latency);
+}
+
+// The CPU runs again (time_end): cpu_idle -1, dev->last_residency_ns,
+// cpuidle_reflect(); then the idle loop schedules or goes round again.
+void Kernel::idle_exit_done(Rq& rq) {
+  CpuidleDevice& dev = rq.cpuidle;
+  dev.phase = CpuidleDevice::Phase::kOff;
+  emit_cpu_idle(rq.cpu, -1);
+  cpuidle::IdleExit e;
+  e.state = dev.state;
+  e.residency = now() - dev.entered;
+  e.time_span = now() - dev.select_at;
+  e.tick_wakeup = dev.got_tick;  // tick_nohz_idle_got_tick()
+  dev.gov->reflect(e);
+  dev.got_tick = false;
+  mark_resched(rq.cpu);  // on_instant_end(): schedule() if need_resched, else do_idle()
+}
+
+// cpu_power_down_ok() (drivers/pmdomain/governor.c): the deepest domain
+// state allowed by the latency limit whose residency plus power-off latency
+// fits before the domain's next wake-up. -1: stay on.
+int Kernel::cpu_power_down_ok(const CpuidleDomain& d) {
+  Time wakeup = Time::max();
+  for (int c : d.cpus) wakeup = min(wakeup, cpu_next_event(c));
+  const Time idle = wakeup == Time::max() ? Time::max() : wakeup - now();
+  if (idle <= Time::zero()) return -1;
+  int i = static_cast<int>(d.hw.size()) - 1;
+  while (i >= 0 && d.hw[static_cast<size_t>(i)].entry_latency + d.hw[static_cast<size_t>(i)].exit_latency >
+                       cpuidle_latency_req_)
+    --i;
+  for (; i >= 0; --i)
+    if (idle == Time::max() || idle >= d.residency[static_cast<size_t>(i)] + d.hw[static_cast<size_t>(i)].entry_latency)
+      return i;
+  return -1;
+}
+
+// dev->next_hrtimer as cpuidle_enter() stores it (tick_nohz_get_next_hrtimer()):
+// the next hrtimer, or the tick if it runs and comes first.
+Time Kernel::cpu_next_event(int cpu) {
+  Rq& rq = *rqs_[static_cast<size_t>(cpu)];
+  Time t = next_hrtimer(cpu);
+  if (rq.tick_timer.armed()) t = min(t, rq.tick_timer.when());
+  return t;
+}
+
+}  // namespace schedlab

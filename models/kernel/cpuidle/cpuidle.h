@@ -1,0 +1,87 @@
+// cpuidle in the kernel model: the per-CPU device (struct cpuidle_device
+// plus the idle task's progress through do_idle()), the PSCI cluster power
+// domain (genpd) a CPU's deepest state belongs to, and the per-CPU hrtimer
+// bookkeeping tick_nohz_get_sleep_length() reads.
+//
+// Code: models/kernel/sched/idle.cc (do_idle, cpuidle_idle_call, the idle
+// tick), models/kernel/cpuidle/cpuidle.cc (set-up, cpuidle_enter_state,
+// wake-up and exit latency, the genpd domain) and hrtimer.cc (hrtimers,
+// tick_nohz_get_sleep_length()). The governors are governor.h.
+//
+// Numbering (the cpu_idle tracepoint): a CPU's own states 0..n-1 (shallow
+// to deep, drv->states[]), then its cluster's states n..n+m-1 (PSCI
+// OS-initiated domain states: on a Pixel 6 class phone 0 = WFI, 1 = CPU
+// off, 2 = cluster off); -1 = not in an idle state.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/kernel/cpuidle/governor.h"
+#include "sim/event_queue.h"
+#include "sim/time.h"
+
+namespace schedlab {
+
+// An hrtimer queued on a CPU's hrtimer base: the Timer and the expiry it was
+// queued with. An entry is live while its Timer is armed for that expiry;
+// fired, cancelled or re-armed timers leave stale entries that are dropped
+// when the list is next scanned (no removal on the hot path).
+struct HrtimerRef {
+  const Timer* timer = nullptr;
+  Time expires;
+  bool live() const { return timer->armed() && timer->when() == expires; }
+};
+
+// Hardware view of one idle state (IdleStateParams): what entering and
+// leaving it costs in time. The governor sees cpuidle::IdleState.
+struct IdleStateHw {
+  Time entry_latency;
+  Time exit_latency;
+};
+
+// The cluster (cpu-map cluster / PSCI cluster power domain) of a CPU and
+// its domain idle states, with genpd's view of them (of_genpd_parse_state:
+// power_off_latency = entry-latency, power_on_latency = exit-latency,
+// residency = min-residency).
+struct CpuidleDomain {
+  std::vector<int> cpus;
+  std::vector<IdleStateHw> hw;            // cluster states, shallow to deep
+  std::vector<Time> residency;            // min-residency per state
+  int state = -1;                         // domain state entered, -1: powered on
+  Time entered;                           // when it was entered
+  Time ready;                             // powered on again (after a wake-up)
+  int nr_down = 0;                        // CPUs in their deepest state (pm_runtime-suspended CPU devices)
+};
+
+// struct cpuidle_device of one CPU plus the idle task's progress.
+struct CpuidleDevice {
+  enum class Phase : uint8_t {
+    kOff,     // not in the idle loop's state machine (a task runs, or no cpuidle)
+    kSelect,  // the idle task runs the governor (and tick_nohz_get_sleep_length())
+    kIn,      // in an idle state (entering it, or resident)
+    kExit,    // woken; the exit latency runs
+  };
+  std::unique_ptr<cpuidle::Governor> gov;  // nullptr: no cpuidle on this CPU
+  std::vector<cpuidle::IdleState> states;  // drv->states (exit_latency = entry + exit, dt_idle_states.c)
+  std::vector<IdleStateHw> hw;             // the same states, as the hardware takes them
+  int domain = -1;                         // index of its CpuidleDomain, -1: no cluster states
+  Phase phase = Phase::kOff;
+  int state = -1;            // the CPU state selected / entered (drv->states index)
+  int reported = -1;         // the cpu_idle state last reported (CPU or cluster numbering)
+  bool tick_stopped = false; // tick_nohz_tick_stopped()
+  bool got_tick = false;     // ts->got_idle_tick: the tick ran during this idle period
+  bool wake_pending = false; // a wake-up arrived while the governor ran
+  Time select_at;            // teo's time_span start: when select() ran
+  Time entered;              // cpuidle_enter_state() time_start
+  Timer step;                // end of the governor's run (kSelect) or of the exit latency (kExit)
+  Timer clockevent;          // the local timer programmed for the next hrtimer while in a state
+  std::vector<HrtimerRef> hrtimers;  // this CPU's hrtimer base
+  // Statistics (dev->states_usage[].usage summed; tests and debugging).
+  uint64_t entries = 0;
+  uint64_t tick_wakeups = 0;
+  int nr_states() const { return static_cast<int>(states.size()); }
+};
+
+}  // namespace schedlab

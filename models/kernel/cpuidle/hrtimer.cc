@@ -1,0 +1,69 @@
+// Per-CPU hrtimer bases, reduced to what cpuidle needs: which timers are
+// queued on a CPU and when the earliest expires (tick_nohz_get_sleep_length(),
+// cpu_power_down_ok(), the local timer of an idle CPU).
+//
+// Each CPU keeps a small array of HrtimerRef (the Timer and the expiry it
+// was queued with), reserved at set-up: no allocation in the hot loop. A
+// fired, cancelled or re-armed timer is not removed when that happens (its
+// owner's Timer dispatches straight to its handler): its entry goes stale
+// and is dropped by the next scan of that CPU's array. Scans are linear;
+// a CPU holds a handful of timers (one per task that slept there, delayed
+// work, runtime-PM suspend timers).
+#include "models/kernel/kernel.h"
+
+namespace schedlab {
+
+// hrtimer_start() on `cpu`'s base (kernel.h calls this only with cpuidle on).
+void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu) {
+  if (cpu < 0 || cpu >= nr_cpus()) return;  // no CPU known: a plain timer
+  Rq& rq = *rqs_[static_cast<size_t>(cpu)];
+  CpuidleDevice& dev = rq.cpuidle;
+  auto& v = dev.hrtimers;
+  for (size_t i = 0; i < v.size();) {
+    if (v[i].timer == &t || !v[i].live()) {
+      v[i] = v.back();
+      v.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  v.push_back({&t, expires});
+  // hrtimer_reprogram(): the first timer to expire on an idle CPU resets its
+  // local timer (a CPU still running its governor programs it on entry).
+  if (dev.phase == CpuidleDevice::Phase::kIn && (!dev.clockevent.armed() || expires < dev.clockevent.when()))
+    dev.clockevent.arm(max(expires, now()));
+}
+
+// hrtimer_cancel(): drop `t` from every base (rare: a linear pass).
+void Kernel::hrtimer_forget(const Timer& t) {
+  for (auto& rqp : rqs_) {
+    auto& v = rqp->cpuidle.hrtimers;
+    for (size_t i = 0; i < v.size();) {
+      if (v[i].timer == &t) {
+        v[i] = v.back();
+        v.pop_back();
+      } else {
+        ++i;
+      }
+    }
+  }
+}
+
+// The earliest live hrtimer queued on `cpu` (hrtimer_next_event_without()
+// of the tick: the tick is Rq::tick_timer, not in the array).
+Time Kernel::next_hrtimer(int cpu) {
+  auto& v = rqs_[static_cast<size_t>(cpu)]->cpuidle.hrtimers;
+  Time next = Time::max();
+  for (size_t i = 0; i < v.size();) {
+    if (!v[i].live()) {
+      v[i] = v.back();
+      v.pop_back();
+      continue;
+    }
+    next = min(next, v[i].expires);
+    ++i;
+  }
+  return next;
+}
+
+}  // namespace schedlab
