@@ -8,6 +8,7 @@
 
 #include "models/devices/device_params.h"
 #include "models/kernel/kernel_params.h"
+#include "models/kernel/pm_runtime/pm_runtime_params.h"
 #include "models/kernel/workqueue/workqueue_params.h"
 #include "models/workload/task_spec.h"
 #include "sim/time.h"
@@ -29,6 +30,7 @@ struct ScenarioParams {
   WorkqueueSubsysParams workqueue;
   std::vector<KthreadWorkerParams> kthread_workers;
   std::vector<DeviceParams> devices;
+  PmRuntimeParams pm_runtime;         // `pm_runtime:`; no devices = no runtime PM
   std::vector<std::string> warnings;  // what an import could not model, one line each
 };
 

@@ -2,21 +2,25 @@
 
 #include <fmt/format.h>
 
+#include "models/devices/display.h"
 #include "models/devices/drm_sched.h"
 #include "models/devices/gpu.h"
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
 #include "models/kernel/kthread_worker.h"
+#include "models/kernel/pm_runtime/pm_runtime.h"
 #include "models/kernel/workqueue/workqueue.h"
 #include "models/metrics/recorder.h"
+#include "models/metrics/rpm_frame_recorder.h"
 #include "models/workload/device_calls.h"
 #include "models/workload/rtapp_body.h"
 
 namespace schedlab {
 
 // Per-CPU power from the platform: busy power at each OPP (explicit
-// opp power, else the device tree's C*V^2*f, as the EM holds it), the
-// shallowest idle state's power while idle, and cluster static power.
+// opp power, else the device tree's C*V^2*f, as the EM holds it), the power
+// of each idle state (the CPU's, then its cluster's, as cpu_idle numbers
+// them), and cluster static power.
 static std::unique_ptr<PowerModel> make_power_model(const PlatformParams& platform) {
   if (platform.clusters.empty()) return nullptr;
   auto pm = std::make_unique<PowerModel>();
@@ -32,7 +36,11 @@ static std::unique_ptr<PowerModel> make_power_model(const PlatformParams& platfo
         pc.opp_khz.push_back(o.freq_khz);
         pc.busy_power_mw.push_back(opp_dynamic_power_mw(o, c.dynamic_power_coefficient));
       }
-      pc.idle_power_mw = c.cpu_idle_states.empty() ? 0.0 : c.cpu_idle_states.front().power_mw;
+      for (const IdleStateParams& st : c.cpu_idle_states) pc.idle_state_power_mw.push_back(st.power_mw);
+      if (c.cpu_idle_states.empty())
+        pc.idle_state_power_mw.push_back(0.0);  // no states listed: idle is a state 0 of unknown power
+      else
+        for (const IdleStateParams& st : c.cluster_idle_states) pc.idle_state_power_mw.push_back(st.power_mw);
       cl.cpus.push_back(cpu++);
       pm->cpus.push_back(std::move(pc));
     }
@@ -55,6 +63,10 @@ struct System::Impl {
   std::vector<std::unique_ptr<KthreadWorker>> kthread_workers;
   std::vector<std::unique_ptr<Gpu>> gpus;
   std::vector<std::unique_ptr<DrmGpuScheduler>> drm_scheds;
+  std::unique_ptr<PmRuntime> pm_runtime;
+  std::unique_ptr<RpmFrameRecorder> rpm_frames;  // with runtime PM or a display
+  // After pm_runtime: destroyed first (their RpmCalls refer to it).
+  std::vector<std::unique_ptr<DisplayPipeline>> displays;
   std::unique_ptr<DeviceCalls> calls;
   void build_exec_contexts();
 };
@@ -67,7 +79,8 @@ void System::Impl::build_exec_contexts() {
   for (const TaskSpec& t : params.tasks)
     for (const PhaseSpec& ph : t.phases)
       for (const EventSpec& e : ph.events) any_call |= e.kind == EventSpec::Kind::kCall;
-  if (!any_call && params.workqueue.workqueues.empty() && params.kthread_workers.empty() && params.devices.empty())
+  if (!any_call && params.workqueue.workqueues.empty() && params.kthread_workers.empty() && params.devices.empty() &&
+      params.pm_runtime.devices.empty())
     return;
   Kernel& k = *kernel;
   tracker = std::make_unique<RunnableTracker>();
@@ -89,6 +102,27 @@ void System::Impl::build_exec_contexts() {
       if (w->name() == name) return w.get();
     return nullptr;
   };
+  if (!params.pm_runtime.devices.empty()) {
+    // pm_wq: as the scenario declares it, else as Linux 6.12 allocates it
+    // (kernel/power/main.c pm_start_workqueue(): alloc_workqueue("pm", WQ_FREEZABLE, 0)).
+    Workqueue* pm_wq = workqueues->find(params.pm_runtime.workqueue);
+    if (!pm_wq) {
+      WorkqueueParams wp;
+      wp.name = params.pm_runtime.workqueue;
+      wp.flags = kWqFreezable;
+      pm_wq = &workqueues->alloc_workqueue(wp);
+    }
+    pm_runtime = std::make_unique<PmRuntime>(k, *workqueues, *pm_wq, params.pm_runtime, *tracker);
+    calls->set_pm_runtime(pm_runtime.get());
+    rpm_frames = std::make_unique<RpmFrameRecorder>(params.warmup);
+    k.add_observer(rpm_frames.get());
+    for (const auto& d : pm_runtime->devices()) {  // the boot status (no event announces it)
+      RpmEvent e;
+      e.device = d->name();
+      e.status = static_cast<int>(d->status());
+      rpm_frames->on_rpm(Time::zero(), e);
+    }
+  }
   for (const DeviceParams& d : params.devices)
     if (const auto* g = std::get_if<GpuParams>(&d.params)) gpus.push_back(std::make_unique<Gpu>(k, d.name, *g, seed));
   for (const DeviceParams& d : params.devices) {
@@ -112,6 +146,18 @@ void System::Impl::build_exec_contexts() {
     drm_scheds.push_back(
         std::make_unique<DrmGpuScheduler>(k, d.name, *p, *gpu, workqueues.get(), submit, worker, fence));
     calls->add_drm_scheduler(*drm_scheds.back());
+  }
+  for (const DeviceParams& d : params.devices) {
+    const auto* p = std::get_if<DisplayParams>(&d.params);
+    if (!p) continue;
+    Gpu* gpu = nullptr;
+    if (!p->gpu.empty() && !(gpu = find_gpu(p->gpu)))
+      throw ModelError(fmt::format("display '{}': unknown gpu '{}'", d.name, p->gpu));
+    if (!rpm_frames) {
+      rpm_frames = std::make_unique<RpmFrameRecorder>(params.warmup);
+      k.add_observer(rpm_frames.get());
+    }
+    displays.push_back(std::make_unique<DisplayPipeline>(k, d.name, *p, gpu, pm_runtime.get(), seed));
   }
   world->set_calls(calls.get());
   for (const TaskSpec& t : params.tasks)
@@ -159,7 +205,13 @@ void System::run() {
   impl_->recorder->finish(impl_->params.duration);
 }
 
-RunResult System::result() const { return impl_->recorder->result(impl_->seed, impl_->kernel->sim().events_dispatched()); }
+RunResult System::result() const {
+  RunResult r = impl_->recorder->result(impl_->seed, impl_->kernel->sim().events_dispatched());
+  if (impl_->rpm_frames) impl_->rpm_frames->fill(r, impl_->params.duration);
+  return r;
+}
+
+PmRuntime* System::pm_runtime() { return impl_->pm_runtime.get(); }
 
 Kernel& System::kernel() { return *impl_->kernel; }
 

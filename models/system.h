@@ -14,6 +14,7 @@ namespace schedlab {
 class Kernel;
 class WorkqueueSystem;
 class DeviceCalls;
+class PmRuntime;
 
 class System {
  public:
@@ -27,6 +28,7 @@ class System {
   // Kernel execution contexts and devices; nullptr when the scenario has none.
   WorkqueueSystem* workqueues();
   DeviceCalls* device_calls();
+  PmRuntime* pm_runtime();
 
  private:
   struct Impl;

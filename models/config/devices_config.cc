@@ -16,31 +16,6 @@
 #include "models/kernel/workqueue/workqueue.h"
 
 namespace schedlab::config {
-namespace {
-
-const std::vector<std::string> kScopes = {"cpu", "smt", "cache", "numa", "system"};
-const std::vector<std::string> kWqScopes = {"default", "cpu", "smt", "cache", "numa", "system"};
-const std::vector<std::string> kFollow = {"none", "min_nice", "fifo"};
-const std::vector<std::string> kDists = {"fixed", "uniform", "exponential", "lognormal"};
-
-struct FlagName {
-  const char* name;
-  unsigned flag;
-};
-const std::vector<FlagName>& wq_flag_names() {
-  static const std::vector<FlagName> flags = {
-      {"WQ_UNBOUND", kWqUnbound},           {"WQ_FREEZABLE", kWqFreezable},
-      {"WQ_MEM_RECLAIM", kWqMemReclaim},    {"WQ_HIGHPRI", kWqHighpri},
-      {"WQ_CPU_INTENSIVE", kWqCpuIntensive}, {"WQ_SYSFS", kWqSysfs},
-      {"WQ_POWER_EFFICIENT", kWqPowerEfficient}, {"WQ_RTPRI", kWqRtpri},
-  };
-  return flags;
-}
-std::vector<std::string> wq_flag_list() {
-  std::vector<std::string> v;
-  for (const auto& f : wq_flag_names()) v.push_back(f.name);
-  return v;
-}
 
 std::string unique_name(const YamlDoc& doc, const MapReader& r, std::vector<std::string>& seen, std::string_view what) {
   r.require("name");
@@ -73,6 +48,32 @@ const YAML::Node& sequence(const YamlDoc& doc, const YAML::Node& node, const std
   if (!node.IsSequence())
     fail(doc, node, path, fmt::format("expected a sequence of {}, got {}", what, describe_node(node)));
   return node;
+}
+
+namespace {
+
+const std::vector<std::string> kScopes = {"cpu", "smt", "cache", "numa", "system"};
+const std::vector<std::string> kWqScopes = {"default", "cpu", "smt", "cache", "numa", "system"};
+const std::vector<std::string> kFollow = {"none", "min_nice", "fifo"};
+const std::vector<std::string> kDists = {"fixed", "uniform", "exponential", "lognormal"};
+
+struct FlagName {
+  const char* name;
+  unsigned flag;
+};
+const std::vector<FlagName>& wq_flag_names() {
+  static const std::vector<FlagName> flags = {
+      {"WQ_UNBOUND", kWqUnbound},           {"WQ_FREEZABLE", kWqFreezable},
+      {"WQ_MEM_RECLAIM", kWqMemReclaim},    {"WQ_HIGHPRI", kWqHighpri},
+      {"WQ_CPU_INTENSIVE", kWqCpuIntensive}, {"WQ_SYSFS", kWqSysfs},
+      {"WQ_POWER_EFFICIENT", kWqPowerEfficient}, {"WQ_RTPRI", kWqRtpri},
+  };
+  return flags;
+}
+std::vector<std::string> wq_flag_list() {
+  std::vector<std::string> v;
+  for (const auto& f : wq_flag_names()) v.push_back(f.name);
+  return v;
 }
 
 void load_subsys(const YamlDoc& doc, const YAML::Node& node, WorkqueueSubsysParams& w) {
@@ -137,26 +138,36 @@ KthreadWorkerParams load_kthread_worker(const YamlDoc& doc, const YAML::Node& no
   MapReader r(doc, node, path, kthread_worker_params());
   KthreadWorkerParams k;
   k.name = unique_name(doc, r, seen, "kthread_worker");
-  if (auto n = r.find("policy")) {
-    std::string text = as_choice(doc, *n, r.path("policy"), policy_names(true));
-    k.policy = *policy_from_name(text, true);
-  }
-  const bool fair = is_fair_policy(k.policy);
-  if (auto n = r.find("nice")) {
-    if (!fair) fail(doc, *n, r.path("nice"), "nice applies to SCHED_OTHER/BATCH/IDLE workers");
-    k.nice = static_cast<int>(as_int(doc, *n, r.path("nice"), -20, 19));
-  }
-  if (auto n = r.find("priority")) {
-    if (fair) fail(doc, *n, r.path("priority"), "priority applies to SCHED_FIFO/SCHED_RR workers");
-    k.rt_priority = static_cast<int>(as_int(doc, *n, r.path("priority"), 1, 99));
-  } else if (!fair) {
+  const bool has_priority = load_thread_policy(r, k.policy, k.nice, k.rt_priority, "workers");
+  if (!is_fair_policy(k.policy) && !has_priority)
     r.fail_here(fmt::format("a {} worker needs 'priority: 1..99'", policy_text(k.policy)));
-  }
   if (auto n = r.find("cpus")) k.cpus = load_cpu_list(doc, *n, r.path("cpus"), cpus);
   std::string follow = "none";
   r.read_choice("follow", follow, kFollow);
   k.follow = follow == "fifo" ? KthreadFollow::kFifo : follow == "min_nice" ? KthreadFollow::kMinNice : KthreadFollow::kNone;
   return k;
+}
+
+}  // namespace
+
+bool load_thread_policy(const MapReader& r, Policy& policy, int& nice, int& rt_priority, std::string_view what) {
+  const YamlDoc& doc = r.doc();
+  if (auto n = r.find("policy")) {
+    policy = *policy_from_name(as_choice(doc, *n, r.path("policy"), policy_names(true)), true);
+    nice = 0;
+    rt_priority = is_fair_policy(policy) ? 0 : 1;
+  }
+  const bool fair = is_fair_policy(policy);
+  if (auto n = r.find("nice")) {
+    if (!fair) fail(doc, *n, r.path("nice"), fmt::format("nice applies to SCHED_OTHER/BATCH/IDLE {}", what));
+    nice = static_cast<int>(as_int(doc, *n, r.path("nice"), -20, 19));
+  }
+  auto n = r.find("priority");
+  if (n) {
+    if (fair) fail(doc, *n, r.path("priority"), fmt::format("priority applies to SCHED_FIFO/SCHED_RR {}", what));
+    rt_priority = static_cast<int>(as_int(doc, *n, r.path("priority"), 1, 99));
+  }
+  return n.has_value();
 }
 
 Distribution load_distribution(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
@@ -198,13 +209,16 @@ Distribution load_distribution(const YamlDoc& doc, const YAML::Node& node, const
   return d;
 }
 
+namespace {
+
 // The device model registry: each model's declarations and loader.
 struct DeviceModel {
   std::string name;
   const std::vector<ParamDecl>& (*decls)();
 };
 const std::vector<DeviceModel>& device_models() {
-  static const std::vector<DeviceModel> models = {{"gpu", &gpu_params}, {"drm_sched", &drm_sched_params}};
+  static const std::vector<DeviceModel> models = {
+      {"gpu", &gpu_params}, {"drm_sched", &drm_sched_params}, {"display", &display_params}};
   return models;
 }
 std::vector<std::string> device_model_names() {
@@ -330,6 +344,8 @@ void load_devices(const YamlDoc& doc, const MapReader& top, ScenarioParams& s) {
     d.model = model;
     if (model == "gpu")
       d.params = load_gpu(r, cpus);
+    else if (model == "display")
+      d.params = load_display(r, idx.gpus, s);
     else
       d.params = load_drm(r, d.name, idx, s, entities);
     s.devices.push_back(std::move(d));
@@ -344,6 +360,7 @@ CallTargets call_targets(const ScenarioParams& s) {
   for (const auto& d : s.devices)
     if (const auto* p = std::get_if<DrmSchedParams>(&d.params))
       for (const auto& e : p->entities) t.entities.push_back(e);
+  for (const auto& d : s.pm_runtime.devices) t.rpm_devices.push_back(d.name);
   return t;
 }
 
@@ -544,6 +561,9 @@ std::vector<ParamSection> devices_schema() {
       {"kthread_workers[]", "one kthread_worker (kernel/kthread.c)", &kthread_worker_params()},
       {"devices[] (model: gpu)", "a GPU", &gpu_params()},
       {"devices[] (model: drm_sched)", "a DRM GPU scheduler (drivers/gpu/drm/scheduler/)", &drm_sched_params()},
+      {"devices[] (model: display)", "an app layer's display pipeline: vsync, UI thread, RenderThread, "
+       "SurfaceFlinger, FrameTimeline", &display_params()},
+      {"display thread", "ui_thread / render_thread / sf_thread of a display", &display_thread_params()},
       {"service_time", "a distribution (a bare duration is fixed)", &distribution_params()},
       {"queue_work", "value of a queue_work event", &queue_work_params()},
       {"kthread_queue_work", "value of a kthread_queue_work event", &kthread_queue_work_params()},

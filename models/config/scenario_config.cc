@@ -71,6 +71,7 @@ const std::vector<ParamDecl>& scenario_params() {
         {"workqueues", "list of workqueues", "[]", "alloc_workqueue() calls (see workqueues[])"},
         {"kthread_workers", "list of kthread_workers", "[]", "dedicated worker threads (see kthread_workers[])"},
         {"devices", "list of devices", "[]", "GPUs and DRM schedulers, each by model (see devices[])"},
+        {"pm_runtime", "map", "-", "devices under runtime PM and their pm_wq (see pm_runtime)"},
     };
   }();
   return decls;
@@ -83,6 +84,7 @@ std::vector<ParamSection> yaml_schema() {
       {"kernel", "kernel configuration", &kernel_params()},
       {"kernel.overheads", "overheads charged by the model (assumptions; 0 keeps schedules exact)",
        &overhead_params()},
+      {"kernel.cpuidle", "idle states (models/kernel/cpuidle; the platform lists the states)", &cpuidle_params()},
       {"tasks[]", "one task description", &task_params()},
       {"tasks[].phases[]", "one phase", &phase_params()},
       {"events[]", "one event: a single-key map `kind: value`, or bare `yield` / `suspend`", &event_params()},
@@ -90,6 +92,9 @@ std::vector<ParamSection> yaml_schema() {
       {"wait", "value of a wait event", &wait_params()},
   };
   for (const ParamSection& d : devices_schema()) sections.push_back(d);
+  sections.push_back({"pm_runtime", "runtime PM (drivers/base/power/runtime.c, 6.12)", &pm_runtime_params()});
+  sections.push_back({"pm_runtime.devices[]", "one device under runtime PM", &rpm_device_params()});
+  sections.push_back({"rpm", "value of an rpm event", &rpm_event_params()});
   return sections;
 }
 
@@ -116,6 +121,7 @@ ScenarioParams config::load_scenario_node(const YAML::Node& root, const std::str
   r.read("pi_enabled", s.pi_enabled);
   if (auto n = r.find("platform")) s.platform = load_platform(doc, *n, "platform");
   if (auto n = r.find("kernel")) s.kernel = load_kernel(doc, *n, "kernel");
+  load_pm_runtime(doc, r, s);  // pm_runtime (pm_runtime_config.cc); displays refer to its devices
   load_devices(doc, r, s);  // workqueue, workqueues, kthread_workers, devices (devices_config.cc)
   const CallTargets targets = call_targets(s);
   s.tasks = load_tasks(doc, *r.find("tasks"), "tasks", s.platform, s.kernel, &targets);

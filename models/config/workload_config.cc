@@ -21,7 +21,7 @@ constexpr Time kMinSlice = Time::us(100);  // the kernel clamps sched_runtime to
 constexpr Time kMaxSlice = Time::ms(100);
 
 // What an event's value must be.
-enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kQueueWork, kKthreadWork, kSubmitJob };
+enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kQueueWork, kKthreadWork, kSubmitJob, kRpm };
 
 struct EventKind {
   std::string name;
@@ -39,7 +39,7 @@ const std::vector<EventKind>& event_kinds() {
       {"yield", Kind::kYield, Arg::kNone},        {"suspend", Kind::kSuspend, Arg::kNone},
       {"resume", Kind::kResume, Arg::kTask},
       {"queue_work", Kind::kCall, Arg::kQueueWork},  {"kthread_queue_work", Kind::kCall, Arg::kKthreadWork},
-      {"submit_job", Kind::kCall, Arg::kSubmitJob},
+      {"submit_job", Kind::kCall, Arg::kSubmitJob},  {"rpm", Kind::kCall, Arg::kRpm},
   };
   return kinds;
 }
@@ -131,6 +131,9 @@ EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Nod
       break;
     case Arg::kSubmitJob:
       e = load_call_event(ctx.doc, value, path, CallSpec::Op::kSubmitJob, ctx.targets, ctx.platform.cpus);
+      break;
+    case Arg::kRpm:
+      e = load_rpm_event(ctx.doc, value, path, ctx.targets);
       break;
   }
   return e;
@@ -411,6 +414,7 @@ const std::vector<ParamDecl>& event_params() {
       {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work)"},
       {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker"},
       {"submit_job", "map (see submit_job)", "-", "push a GPU job to a DRM scheduler entity (the submit ioctl)"},
+      {"rpm", "map (see rpm)", "-", "a pm_runtime_*() call on a device (get_sync may sleep in D)"},
   };
   return decls;
 }

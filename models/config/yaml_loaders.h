@@ -19,6 +19,7 @@ struct CallTargets {
   std::vector<std::string> workqueues;       // declared and system workqueues
   std::vector<std::string> kthread_workers;
   std::vector<std::string> entities;         // DRM scheduler entities
+  std::vector<std::string> rpm_devices;      // pm_runtime devices
 };
 
 PlatformParams load_platform(const YamlDoc& doc, const YAML::Node& node, const std::string& path);
@@ -36,6 +37,27 @@ std::vector<int> load_cpu_list(const YamlDoc& doc, const YAML::Node& node, const
 // `devices:` keys of `top` (each optional) into `s`; needs s.platform.
 void load_devices(const YamlDoc& doc, const MapReader& top, ScenarioParams& s);
 CallTargets call_targets(const ScenarioParams& s);
+// Shared by the device loaders: a `name` key unique among `seen` (no blanks);
+// a reference to one of `valid` (else an error listing them); a sequence.
+std::string unique_name(const YamlDoc& doc, const MapReader& r, std::vector<std::string>& seen, std::string_view what);
+std::string ref_name(const YamlDoc& doc, const MapReader& r, std::string_view key, const std::vector<std::string>& valid,
+                     std::string_view what);
+const YAML::Node& sequence(const YamlDoc& doc, const YAML::Node& node, const std::string& path, std::string_view what);
+Distribution load_distribution(const YamlDoc& doc, const YAML::Node& node, const std::string& path);
+// `policy`, `nice`, `priority` of a kernel or device thread (`what`: "workers",
+// "threads" in messages); a new policy resets nice / priority. True if
+// `priority` was given.
+bool load_thread_policy(const MapReader& r, Policy& policy, int& nice, int& rt_priority, std::string_view what);
+// display_config.cc: a `model: display` device; gpus are the scenario's gpu devices.
+DisplayParams load_display(const MapReader& r, const std::vector<std::string>& gpus, const ScenarioParams& s);
+const std::vector<ParamDecl>& display_params();         // devices[] (model: display)
+const std::vector<ParamDecl>& display_thread_params();  // ui_thread / render_thread / sf_thread
+// pm_runtime_config.cc: the `pm_runtime:` section and `rpm:` events.
+void load_pm_runtime(const YamlDoc& doc, const MapReader& top, ScenarioParams& s);
+EventSpec load_rpm_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const CallTargets* targets);
+const std::vector<ParamDecl>& pm_runtime_params();   // pm_runtime
+const std::vector<ParamDecl>& rpm_device_params();   // pm_runtime.devices[]
+const std::vector<ParamDecl>& rpm_event_params();    // rpm event
 // The value of a queue_work / kthread_queue_work / submit_job event.
 EventSpec load_call_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path, CallSpec::Op op,
                           const CallTargets* targets, int platform_cpus);

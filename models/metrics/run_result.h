@@ -43,8 +43,16 @@ struct CpuMetrics {
   std::vector<uint64_t> opp_khz;    // the cluster's OPPs, ascending
   std::vector<Time> busy_at_opp;    // busy time at each OPP: their sum + idle = elapsed
   double busy_energy_mj = 0;        // dynamic power at the current OPP while busy
-  double idle_energy_mj = 0;        // idle-state power while idle
+  double idle_energy_mj = 0;        // while idle: the power of the idle state it is in; busy power at
+                                    // the current OPP while the idle task runs outside a state
   uint64_t frequency_changes = 0;
+  // cpuidle residency from the cpu_idle events: time in each idle state,
+  // indexed as cpu_idle numbers them (CPU states 0..n-1, then the cluster's
+  // states n..; without a governor only state 0), and outside any state
+  // (cpu_idle -1: tasks, plus the idle task's own runs such as the
+  // governor). cpuidle_running + sum(cpuidle_residency) = elapsed.
+  std::vector<Time> cpuidle_residency;
+  Time cpuidle_running;
   double energy_mj() const { return busy_energy_mj + idle_energy_mj; }
 };
 
@@ -74,6 +82,38 @@ struct DrmEntityMetrics {
   uint64_t jobs = 0;
 };
 
+// Uninterruptible sleeps of one task group inside rpm_resume() (or
+// rpm_suspend()) of one device: each sleep's length ("D-state") and the
+// part of it its waker was runnable but not running ("waker wait"), as
+// Perfetto's thread_state and waker attribution give them.
+struct RpmSleepMetrics {
+  std::string group;      // TaskSpec name of the sleeping task ("kworker" for workqueue workers)
+  std::string device;
+  bool in_resume = true;  // rpm_resume() (else rpm_suspend())
+  bool woken_by_task = false;  // waited for another context's transition (else a timer: the callback's own hardware wait)
+  Samples d_state;        // ns
+  Samples waker_wait;     // ns; 0 for sleeps woken by a timer or interrupt
+};
+
+// Runtime PM transitions of one device over the window.
+struct RpmDeviceMetrics {
+  std::string name;
+  uint64_t suspends = 0;     // entered RPM_SUSPENDED
+  uint64_t resumes = 0;      // entered RPM_ACTIVE from RPM_RESUMING
+  Time suspended_time;       // time in RPM_SUSPENDED
+};
+
+// Frames of one layer, classified as FrameTimeline does.
+struct FrameMetrics {
+  std::string layer;
+  uint64_t frames = 0;       // presented or dropped
+  uint64_t app_missed = 0;   // App Deadline Missed
+  uint64_t sf_missed = 0;    // SurfaceFlinger deadline missed
+  uint64_t dropped = 0;
+  Samples app_time;          // vsync -> app work done (ns)
+  Samples present_delay;     // expected present -> actual present (ns, >= 0)
+};
+
 struct RunResult {
   uint64_t seed = 0;
   Time window_start, window_end;   // the measured window
@@ -82,6 +122,9 @@ struct RunResult {
   std::vector<ClusterMetrics> clusters;  // empty without a power model
   std::vector<WorkQueueMetrics> workqueues;  // by name
   std::vector<DrmEntityMetrics> drm_entities;  // by name
+  std::vector<RpmSleepMetrics> rpm_sleeps;     // by group, device, resume/suspend
+  std::vector<RpmDeviceMetrics> rpm_devices;   // by name
+  std::vector<FrameMetrics> frames;            // by layer
   uint64_t events = 0;             // events dispatched (for benchmarks)
   Time elapsed() const { return window_end - window_start; }
   bool has_power() const { return !clusters.empty(); }

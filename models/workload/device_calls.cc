@@ -6,6 +6,7 @@
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
 #include "models/kernel/kthread_worker.h"
+#include "models/kernel/pm_runtime/pm_runtime.h"
 #include "models/kernel/workqueue/workqueue.h"
 
 namespace schedlab {
@@ -36,6 +37,21 @@ WorkStruct* DeviceCalls::work_item(const std::string& name) {
   return it == items_.end() ? nullptr : it->second.get();
 }
 
+RpmDevice* DeviceCalls::rpm_device(const std::string& name) { return pm_ ? pm_->device(name) : nullptr; }
+
+bool DeviceCalls::may_sleep(const CallSpec& c) {
+  if (c.op != CallSpec::Op::kRpm) return false;
+  switch (c.rpm) {
+    case RpmApi::kGetSync:
+    case RpmApi::kResumeAndGet:
+    case RpmApi::kPutSync:
+    case RpmApi::kPutSyncAutosuspend:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string DeviceCalls::check(const CallSpec& c) {
   switch (c.op) {
     case CallSpec::Op::kQueueWork: {
@@ -52,6 +68,13 @@ std::string DeviceCalls::check(const CallSpec& c) {
     case CallSpec::Op::kSubmitJob:
       if (entities_.count(c.target)) return "";
       return fmt::format("submit_job: unknown DRM entity '{}' (entities: {})", c.target, keys_of(entities_));
+    case CallSpec::Op::kRpm: {
+      if (rpm_device(c.target)) return "";
+      std::string valid;
+      if (pm_)
+        for (const auto& n : pm_->device_names()) valid += (valid.empty() ? "" : ", ") + n;
+      return fmt::format("rpm: unknown runtime PM device '{}' (devices: {})", c.target, valid.empty() ? "none" : valid);
+    }
   }
   return "unknown call";
 }
@@ -89,6 +112,13 @@ void DeviceCalls::call(Task& self, const CallSpec& c) {
       auto it = entities_.find(c.target);
       if (it == entities_.end()) throw ModelError(check(c));
       it->second.first->push_job(*it->second.second, c.gpu_time, self);
+      return;
+    }
+    case CallSpec::Op::kRpm: {
+      RpmDevice* dev = rpm_device(c.target);
+      if (!dev) throw ModelError(check(c));
+      if (may_sleep(c)) throw ModelError(fmt::format("rpm: {} may sleep: the task body steps it", rpm_api_name(c.rpm)));
+      pm_->call_nosleep(*dev, c.rpm, ctx);
       return;
     }
   }

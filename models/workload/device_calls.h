@@ -24,6 +24,8 @@ class DrmGpuScheduler;
 struct DrmEntity;
 class Kernel;
 class KthreadWorker;
+class PmRuntime;
+class RpmDevice;
 class WorkqueueSystem;
 struct Task;
 
@@ -33,6 +35,13 @@ class DeviceCalls {
   void set_workqueues(WorkqueueSystem* wqs) { wqs_ = wqs; }
   void add_kthread_worker(KthreadWorker& w);
   void add_drm_scheduler(DrmGpuScheduler& s);
+  void set_pm_runtime(PmRuntime* pm) { pm_ = pm; }
+  PmRuntime* pm_runtime() { return pm_; }
+  // The runtime PM device an `rpm` call names (nullptr if unknown).
+  RpmDevice* rpm_device(const std::string& name);
+  // Calls that may sleep run in the caller over several steps (RpmCall,
+  // driven by the task body); the others complete at once in call().
+  static bool may_sleep(const CallSpec& c);
 
   // "" if the call's target exists, else the error (with the valid names).
   std::string check(const CallSpec& c);
@@ -50,6 +59,7 @@ class DeviceCalls {
   std::map<std::string, KthreadWorker*> kthread_workers_;
   std::map<std::string, std::pair<DrmGpuScheduler*, DrmEntity*>> entities_;
   std::map<std::string, std::unique_ptr<WorkStruct>> items_;
+  PmRuntime* pm_ = nullptr;
   uint64_t already_pending_ = 0;
 };
 

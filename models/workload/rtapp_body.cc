@@ -3,6 +3,7 @@
 #include <set>
 
 #include "models/errors.h"
+#include "models/kernel/pm_runtime/pm_runtime.h"
 #include "models/workload/device_calls.h"
 
 namespace schedlab {
@@ -17,6 +18,8 @@ RtAppBody* RtAppWorld::body_by_task_name(const std::string& name) {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : it->second;
 }
+
+RtAppBody::~RtAppBody() = default;
 
 RtAppBody::RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task)
     : world_(world), spec_(spec), task_(task), sleep_timer_(world.kernel().sim().queue(), this, 0, kTierTimer) {
@@ -51,7 +54,10 @@ void RtAppBody::advance() {
 void RtAppBody::sleep_until(Time t) {
   // hrtimer slack: the wake-up may come up to `slack` late; with no other
   // timer to coalesce with it comes at the end of the window.
-  sleep_timer_.arm(t + world_.kernel().timer_slack(task_));
+  // An hrtimer on the CPU the task sleeps on (hrtimer_nanosleep()): the
+  // CPU's next timer event for cpuidle.
+  Kernel& k = world_.kernel();
+  k.hrtimer_start(sleep_timer_, t + k.timer_slack(task_), task_.cpu);
   waiting_ = Wait::kSleep;
 }
 
@@ -185,13 +191,32 @@ Action RtAppBody::next(Task& self) {
         advance();
         continue;
       }
-      case EventSpec::Kind::kCall:
-        // queue_work / kthread_queue_work / submit_job: instantaneous in
-        // the caller (its CPU cost is the task's own `run` events).
+      case EventSpec::Kind::kCall: {
         if (!world_.calls()) throw ModelError("task " + self.comm + ": a call event needs the scenario's devices");
-        world_.calls()->call(self, e.call);
+        DeviceCalls& calls = *world_.calls();
+        if (DeviceCalls::may_sleep(e.call)) {
+          // pm_runtime_get_sync() and friends run callbacks and may sleep
+          // in D: stepped until the call returns.
+          if (!in_rpm_call_) {
+            RpmDevice* dev = calls.rpm_device(e.call.target);
+            if (!dev) throw ModelError(calls.check(e.call));
+            if (!rpm_call_) rpm_call_ = std::make_unique<RpmCall>(*calls.pm_runtime());
+            rpm_call_->begin(*dev, e.call.rpm);
+            in_rpm_call_ = true;
+          }
+          Action a = rpm_call_->step(self);
+          if (a.kind != Action::Kind::kExit) return a;
+          in_rpm_call_ = false;
+          advance();
+          continue;
+        }
+        // queue_work / kthread_queue_work / submit_job / non-sleeping rpm
+        // calls: instantaneous in the caller (its CPU cost is the task's
+        // own `run` events).
+        calls.call(self, e.call);
         advance();
         continue;
+      }
     }
   }
 }

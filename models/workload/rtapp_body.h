@@ -17,6 +17,7 @@ namespace schedlab {
 
 class RtAppBody;
 class DeviceCalls;
+class RpmCall;
 
 // Objects shared by name between the tasks of one scenario.
 class RtAppWorld {
@@ -59,6 +60,7 @@ class RtAppWorld {
 class RtAppBody final : public TaskBody, public EventHandler {
  public:
   RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task);
+  ~RtAppBody() override;
   Action next(Task& self) override;
   void on_event(uint64_t tag) override;  // its sleep timer expired
   // Woken by a condition signal, a barrier, a resume.
@@ -78,6 +80,8 @@ class RtAppBody final : public TaskBody, public EventHandler {
   size_t phase_ = 0, event_ = 0;
   int64_t phase_loops_done_ = 0, task_loops_done_ = 0;
   bool finished_ = false;
+  std::unique_ptr<RpmCall> rpm_call_;  // a pm_runtime_*() call that may sleep, in progress
+  bool in_rpm_call_ = false;
   Wait waiting_ = Wait::kNone;
   bool reacquire_ = false;      // cond wait done, mutex to take again
   Time runtime_start_;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/kernel/pm_runtime/pm_runtime_params.h"
 #include "sim/time.h"
 
 namespace schedlab {
@@ -22,9 +23,10 @@ enum class TimerMode { kAbsolute, kRelative };
 
 // A call from a task into a kernel object or device of the scenario, each
 // chosen by name (models/workload/device_calls.h): queue a work item on a
-// workqueue or kthread_worker, push a job to a DRM scheduler entity.
+// workqueue or kthread_worker, push a job to a DRM scheduler entity, call
+// the runtime PM of a device (pm_runtime_get_sync() and friends).
 struct CallSpec {
-  enum class Op { kQueueWork, kKthreadQueueWork, kSubmitJob };
+  enum class Op { kQueueWork, kKthreadQueueWork, kSubmitJob, kRpm };
   Op op = Op::kQueueWork;
   std::string target;   // workqueue, kthread_worker or DRM entity name
   std::string work;     // work item name (its identity: a pending item is not queued twice)
@@ -33,6 +35,7 @@ struct CallSpec {
   Time delay;           // queue_work: queue_delayed_work() delay
   int cpu = -1;         // queue_work: queue_work_on() CPU; -1 = WORK_CPU_UNBOUND
   Time gpu_time;        // submit_job: the job's GPU time; 0 = the GPU's distribution
+  RpmApi rpm = RpmApi::kGetSync;  // rpm: which pm_runtime_*() call (target = the device)
 };
 
 // One rt-app-like event. `name` fields refer to shared objects (timers,

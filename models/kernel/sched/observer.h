@@ -54,6 +54,45 @@ struct DrmJobEvent {
   Time run;                     // drm_run_job time (kRun and later)
 };
 
+// Runtime PM (models/kernel/pm_runtime/pm_runtime.h, following
+// drivers/base/power/runtime.c and include/trace/events/rpm.h).
+struct RpmEvent {
+  enum class Kind : uint8_t {
+    kStatus,  // the device's runtime status changed (rpm_suspend / rpm_resume)
+    kDSleep,  // a task slept in D inside rpm_resume() or rpm_suspend() and was woken
+  };
+  Kind kind = Kind::kStatus;
+  std::string_view device;
+  int status = 0;               // kStatus: the new enum rpm_status (0 active, 1 resuming, 2 suspended, 3 suspending)
+  const Task* task = nullptr;   // the context: the calling task, or nullptr (timer, interrupt)
+  // kDSleep: one uninterruptible sleep of `task`, [start, start + d_state),
+  // woken by `waker` (nullptr: a timer or interrupt), which was runnable but
+  // not running for `waker_wait` of it.
+  bool in_resume = false;       // the sleep was inside rpm_resume() (else rpm_suspend())
+  Time start;
+  Time d_state;
+  const Task* waker = nullptr;
+  Time waker_wait;
+};
+
+// One app frame through the display pipeline (models/devices/display.h),
+// classified as Android's FrameTimeline classifies it
+// (frameworks/native/services/surfaceflinger/FrameTimeline/).
+struct FrameEvent {
+  std::string_view layer;     // the app (surface) the frame belongs to
+  uint64_t vsync_id = 0;      // the app vsync that started it
+  Time vsync;                 // app vsync time (frame start)
+  Time app_end;               // app work done: buffer queued and its GPU work finished
+  Time app_deadline;          // expected end of app work
+  Time present;               // when it reached the screen (the vsync SF's commit made)
+  Time expected_present;
+  Time sf_end;                // SurfaceFlinger's composition for it ended
+  Time sf_deadline;
+  bool app_missed = false;    // "App Deadline Missed"
+  bool sf_missed = false;     // "SurfaceFlinger CPU Deadline Missed" (or GPU)
+  bool dropped = false;       // never presented (a newer buffer replaced it)
+};
+
 // Task states as sched_switch's prev_state prints them.
 enum class TaskState : uint8_t {
   kRunning,          // R (runnable or on CPU)
@@ -91,6 +130,10 @@ class SchedObserver {
   virtual void on_work_item(Time t, const WorkItemEvent& e) {}
   // DRM GPU scheduler jobs (models/devices/drm_sched.h).
   virtual void on_drm_job(Time t, const DrmJobEvent& e) {}
+  // Runtime PM transitions and sleeps (models/kernel/pm_runtime/).
+  virtual void on_rpm(Time t, const RpmEvent& e) {}
+  // A frame's classification, once it was presented or dropped (models/devices/display.h).
+  virtual void on_frame(Time t, const FrameEvent& e) {}
 };
 
 }  // namespace schedlab
