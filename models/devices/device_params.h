@@ -1,12 +1,14 @@
-// Typed parameters of the device models (models/devices/): a GPU and a
-// DRM GPU scheduler. Built by models/config/devices_config.cc from the
-// scenario's `devices:` list, where each device names its `model`.
+// Typed parameters of the device models (models/devices/): a GPU, a DRM GPU
+// scheduler and a display pipeline. Built by models/config/devices_config.cc
+// from the scenario's `devices:` list, where each device names its `model`.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "models/workload/task_spec.h"
 #include "sim/time.h"
 
 namespace schedlab {
@@ -52,10 +54,64 @@ struct DrmSchedParams {
   Time fence_cost = Time::us(10);    // fence work: process the GPU events, signal done fences
 };
 
+// A thread the display pipeline creates (models/devices/display.h).
+struct DisplayThreadParams {
+  std::string comm;
+  Policy policy = Policy::kNormal;
+  int nice = 0;                // fair policies
+  int rt_priority = 0;         // SCHED_FIFO / SCHED_RR: 1..99
+  std::vector<int> cpus;       // affinity; empty = every CPU
+};
+
+// The display pipeline of one app layer (models/devices/display.h): vsync,
+// Choreographer, RenderThread, SurfaceFlinger, FrameTimeline. Defaults are
+// labelled assumptions there.
+struct DisplayParams {
+  double refresh_hz = 120;     // vsync period = round(1e9 / refresh_hz) ns
+  // SurfaceFlinger's "late" work durations (debug.sf.late.{app,sf}.duration);
+  // 0 = AOSP's value for an unset property: app = one period, sf = period - 1 ms.
+  Time app_duration;
+  Time sf_duration;
+  // Animation schedule: from start_delay, windows of `animation` separated by
+  // `gap`; one cycle = two windows (shade open, shade collapse); -1 = forever.
+  Time start_delay = Time::ms(100);
+  Time animation = Time::ms(400);
+  Time gap = Time::ms(1500);
+  int cycles = -1;
+  // Single frames between the animations (a clock tick, a notification
+  // icon, a ripple: SystemUI redraws now and then while the shade is
+  // closed): one frame request at intervals drawn from this distribution
+  // while no animation runs. Unset: none.
+  std::optional<Distribution> idle_frame_interval;
+  std::string layer = "NotificationShade";  // FrameEvent::layer
+  DisplayThreadParams ui_thread{"ndroid.systemui", Policy::kNormal, -10, 0, {}};
+  DisplayThreadParams render_thread{"RenderThread", Policy::kNormal, -10, 0, {}};
+  DisplayThreadParams sf_thread{"surfaceflinger", Policy::kFifo, 0, 2, {}};
+  // Per-frame work (CPU: capacity time at 1024 and f_max).
+  Distribution ui_cost{Distribution::Kind::kLognormal, Time::us(2500), {}, {}, 0.3};
+  std::optional<Distribution> first_ui_cost;  // the first frame of each animation (unset: ui_cost)
+  Distribution render_cost{Distribution::Kind::kLognormal, Time::us(2000), {}, {}, 0.3};
+  Distribution gpu_time{Distribution::Kind::kLognormal, Time::us(3000), {}, {}, 0.3};  // fixed 0: the GPU's own
+  Distribution sf_cost{Distribution::Kind::kLognormal, Time::us(1500), {}, {}, 0.3};
+  Distribution commit_cost{Distribution::Kind::kLognormal, Time::us(300), {}, {}, 0.3};
+  int buffers = 3;             // the layer's buffer count (BufferQueue slots in use)
+  std::string gpu;             // Gpu device rendering the frames; "" = none (buffers ready at queueBuffer)
+  // Runtime PM devices (pm_runtime.devices names); "" = none.
+  std::string gpu_rpm;         // RenderThread get_sync before submitting; put_autosuspend at the job interrupt
+  std::string ui_rpm;          // UI thread get_sync / put_autosuspend around its work
+  std::string display_rpm;     // SurfaceFlinger get_sync / put_autosuspend around its commit
+  // The touch that starts each animation: its interrupt path takes an async
+  // reference (pm_runtime_get(): the hardware powers up on pm_wq while the
+  // app prepares its first frame) and drops it (put_autosuspend) when the
+  // animation ends. Interrupt on CPU touch_irq_cpu.
+  std::string touch_rpm;
+  int touch_irq_cpu = 0;
+};
+
 struct DeviceParams {
   std::string name;
-  std::string model;  // "gpu" | "drm_sched"
-  std::variant<GpuParams, DrmSchedParams> params;
+  std::string model;  // "gpu" | "drm_sched" | "display"
+  std::variant<GpuParams, DrmSchedParams, DisplayParams> params;
 };
 
 }  // namespace schedlab

@@ -1,0 +1,123 @@
+// `devices[]` entries of model `display`: the display pipeline of one app
+// layer (models/devices/display.h). Its gpu must be a gpu device of the
+// scenario and its *_rpm names runtime PM devices (the `pm_runtime:`
+// section is read before `devices:`).
+#include <fmt/format.h>
+
+#include "models/config/policy_names.h"
+#include "models/config/yaml_loaders.h"
+
+namespace schedlab::config {
+namespace {
+
+double as_frequency_hz(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
+  std::string why;
+  auto hz = node.IsScalar() ? parse_frequency_hz(node.Scalar(), &why) : std::nullopt;
+  if (!hz) fail(doc, node, path, fmt::format("expected a frequency such as 120Hz, got {}", describe_node(node)));
+  return *hz;
+}
+
+DisplayThreadParams load_thread(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                                DisplayThreadParams t, int cpus) {
+  MapReader r(doc, node, path, display_thread_params());
+  r.read("comm", t.comm);
+  if (t.comm.empty() || t.comm.find_first_of(" \t\n") != std::string::npos)
+    fail(doc, *r.find("comm"), r.path("comm"), "expected a thread name without blanks");
+  load_thread_policy(r, t.policy, t.nice, t.rt_priority, "threads");
+  if (auto n = r.find("cpus")) t.cpus = load_cpu_list(doc, *n, r.path("cpus"), cpus);
+  return t;
+}
+
+}  // namespace
+
+DisplayParams load_display(const MapReader& r, const std::vector<std::string>& gpus, const ScenarioParams& s) {
+  const YamlDoc& doc = r.doc();
+  const int cpus = platform_nr_cpus(s.platform);
+  DisplayParams p;
+  if (auto n = r.find("refresh_rate")) {
+    p.refresh_hz = as_frequency_hz(doc, *n, r.path("refresh_rate"));
+    if (!(p.refresh_hz >= 1 && p.refresh_hz <= 1000))
+      fail(doc, *n, r.path("refresh_rate"), "expected a refresh rate in 1Hz..1000Hz, e.g. 120Hz");
+  }
+  r.read("app_duration", p.app_duration);
+  r.read("sf_duration", p.sf_duration);
+  r.read("start_delay", p.start_delay);
+  r.read("animation", p.animation, Bound::kPositive);
+  r.read("gap", p.gap);
+  r.read("cycles", p.cycles, -1, 1'000'000);
+  if (auto n = r.find("idle_frame_interval"))
+    p.idle_frame_interval = load_distribution(doc, *n, r.path("idle_frame_interval"));
+  r.read("layer", p.layer);
+  if (auto n = r.find("ui_thread")) p.ui_thread = load_thread(doc, *n, r.path("ui_thread"), p.ui_thread, cpus);
+  if (auto n = r.find("render_thread"))
+    p.render_thread = load_thread(doc, *n, r.path("render_thread"), p.render_thread, cpus);
+  if (auto n = r.find("sf_thread")) p.sf_thread = load_thread(doc, *n, r.path("sf_thread"), p.sf_thread, cpus);
+  if (auto n = r.find("ui_cost")) p.ui_cost = load_distribution(doc, *n, r.path("ui_cost"));
+  if (auto n = r.find("first_ui_cost")) p.first_ui_cost = load_distribution(doc, *n, r.path("first_ui_cost"));
+  if (auto n = r.find("render_cost")) p.render_cost = load_distribution(doc, *n, r.path("render_cost"));
+  if (auto n = r.find("gpu_time")) p.gpu_time = load_distribution(doc, *n, r.path("gpu_time"));
+  if (auto n = r.find("sf_cost")) p.sf_cost = load_distribution(doc, *n, r.path("sf_cost"));
+  if (auto n = r.find("commit_cost")) p.commit_cost = load_distribution(doc, *n, r.path("commit_cost"));
+  r.read("buffers", p.buffers, 2, 8);
+  r.read("touch_irq_cpu", p.touch_irq_cpu, 0, cpus - 1);
+  if (r.has("gpu")) p.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
+  std::vector<std::string> rpm;
+  for (const auto& d : s.pm_runtime.devices) rpm.push_back(d.name);
+  for (auto [key, out] : {std::pair{"gpu_rpm", &p.gpu_rpm}, {"ui_rpm", &p.ui_rpm}, {"display_rpm", &p.display_rpm},
+                          {"touch_rpm", &p.touch_rpm}})
+    if (r.has(key)) *out = ref_name(doc, r, key, rpm, "runtime PM device");
+  return p;
+}
+
+const std::vector<ParamDecl>& display_thread_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"comm", "string, no blanks", "see display", "the thread's name"},
+      {"policy", "SCHED_OTHER | SCHED_BATCH | SCHED_IDLE | SCHED_FIFO | SCHED_RR", "see display", "its policy"},
+      {"nice", "int -20..19", "see display", "fair policies"},
+      {"priority", "int 1..99", "see display", "SCHED_FIFO / SCHED_RR"},
+      {"cpus", "CPU list", "all", "affinity"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& display_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const DisplayParams d;
+    std::vector<ParamDecl> v = device_common_params();
+    v.insert(v.end(), {
+        {"refresh_rate", "frequency", "120Hz", "vsync rate"},
+        {"app_duration", "duration", "one period",
+         "debug.sf.late.app.duration: the app wakes app_duration + sf_duration before present"},
+        {"sf_duration", "duration", "period - 1ms", "debug.sf.late.sf.duration: SurfaceFlinger wakes this before present"},
+        {"start_delay", "duration", duration_text(d.start_delay), "first animation starts"},
+        {"animation", "duration > 0", duration_text(d.animation), "one animation window (shade open or collapse)"},
+        {"gap", "duration", duration_text(d.gap), "idle time after each window"},
+        {"cycles", "int, -1 = forever", std::to_string(d.cycles), "open + collapse cycles"},
+        {"idle_frame_interval", "duration, or map (see service_time)", "none",
+         "single redraws between animations at these intervals"},
+        {"layer", "string", d.layer, "the layer's name in frame metrics (frames:LAYER.*)"},
+        {"ui_thread", "map (see display thread)", "ndroid.systemui, SCHED_OTHER nice -10",
+         "the app's UI thread (top-app boost)"},
+        {"render_thread", "map (see display thread)", "RenderThread, SCHED_OTHER nice -10", "HWUI RenderThread"},
+        {"sf_thread", "map (see display thread)", "surfaceflinger, SCHED_FIFO 2", "SurfaceFlinger's main thread"},
+        {"ui_cost", "duration, or map (see service_time)", "lognormal 2.5ms", "UI thread CPU work per frame"},
+        {"first_ui_cost", "duration, or map", "ui_cost", "UI work of an animation's first frame"},
+        {"render_cost", "duration, or map", "lognormal 2ms", "RenderThread CPU work per frame"},
+        {"gpu_time", "duration, or map", "lognormal 3ms", "GPU time per frame"},
+        {"sf_cost", "duration, or map", "lognormal 1.5ms", "SurfaceFlinger composition CPU work"},
+        {"commit_cost", "duration, or map", "lognormal 300us", "the display commit's CPU work"},
+        {"buffers", "int 2..8", std::to_string(d.buffers), "BufferQueue buffers of the layer"},
+        {"gpu", "device name", "none", "gpu device rendering the frames (none: buffers ready at queueBuffer)"},
+        {"gpu_rpm", "pm_runtime device", "none", "RenderThread get_sync before submitting; put at the job interrupt"},
+        {"ui_rpm", "pm_runtime device", "none", "UI thread get_sync / put_autosuspend around its work"},
+        {"display_rpm", "pm_runtime device", "none", "SurfaceFlinger get_sync / put_autosuspend around its commit"},
+        {"touch_rpm", "pm_runtime device", "none",
+         "touch down (each animation's start): pm_runtime_get() from the interrupt; put_autosuspend at its end"},
+        {"touch_irq_cpu", "int", std::to_string(d.touch_irq_cpu), "CPU taking the touch interrupt"},
+    });
+    return v;
+  }();
+  return decls;
+}
+
+}  // namespace schedlab::config

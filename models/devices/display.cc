@@ -1,0 +1,551 @@
+// The display pipeline (display.h): vsync, Choreographer, RenderThread,
+// SurfaceFlinger and FrameTimeline, as described there.
+#include "models/devices/display.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "models/kernel/kernel.h"
+#include "models/kernel/pm_runtime/pm_runtime.h"
+#include "sim/log.h"
+
+namespace schedlab {
+
+namespace {
+
+// Event tags.
+enum : uint64_t { kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4 };
+
+int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// Steps a pm_runtime call in progress: true while the body must return *out.
+bool rpm_step(RpmCall* c, Task& self, Action* out) {
+  if (!c || !c->active()) return false;
+  Action a = c->step(self);
+  if (a.kind == Action::Kind::kExit) return false;
+  *out = a;
+  return true;
+}
+
+}  // namespace
+
+void DisplayPipeline::Ring::push(int v) {
+  slots[(head + count) % slots.size()] = v;
+  ++count;
+}
+
+int DisplayPipeline::Ring::pop() {
+  int v = slots[head];
+  head = (head + 1) % slots.size();
+  --count;
+  return v;
+}
+
+// ---------------------------------------------------------------- UI thread
+
+// Choreographer.doFrame() on the app's main thread, then HWUI's
+// DrawFrameTask::postAndWait() (syncAndDrawFrame): the frame goes to
+// RenderThread and the UI thread sleeps until RenderThread has synced it.
+class DisplayPipeline::UiBody final : public TaskBody {
+ public:
+  explicit UiBody(DisplayPipeline& d) : d_(d) {}
+  std::unique_ptr<RpmCall> rpm;
+  Action next(Task& self) override {
+    Action a;
+    for (;;) {
+      switch (phase_) {
+        case Phase::kIdle: {
+          if (!d_.ui_pending_) return Action::block(TaskState::kInterruptible);
+          d_.ui_pending_ = false;
+          int64_t k = d_.ui_pending_k_;
+          const Time now = d_.k_.now();
+          // doFrame(): a frame that starts a period or more after its vsync
+          // skips to the latest vsync ("Skipped N frames").
+          if (now - d_.app_wakeup(k) >= d_.period())
+            k = floor_div((now + d_.app_duration_ + d_.sf_duration_).count(), d_.period_);
+          frame_ = d_.alloc_frame();
+          Frame& f = d_.frames_[frame_];
+          f.stage = Frame::Stage::kUi;
+          f.k = k;
+          f.vsync = d_.app_wakeup(k);
+          f.expected_present = d_.vsync_time(k);
+          f.app_deadline = f.expected_present - d_.sf_duration_;
+          cost_ = (d_.ui_pending_first_ && d_.params_.first_ui_cost ? *d_.params_.first_ui_cost
+                                                                    : d_.params_.ui_cost)
+                      .sample(d_.rng_);
+          ++d_.frames_started_;
+          if (d_.ui_rpm_) rpm->begin(*d_.ui_rpm_, RpmApi::kGetSync);
+          phase_ = Phase::kRpmGet;
+          continue;
+        }
+        case Phase::kRpmGet:
+          if (rpm_step(rpm.get(), self, &a)) return a;
+          phase_ = Phase::kWork;
+          return Action::run(cost_.count());
+        case Phase::kWork: {
+          if (d_.ui_rpm_) d_.pm_->call_nosleep(*d_.ui_rpm_, RpmApi::kPutAutosuspend, QueueContext{&self, self.cpu});
+          // syncAndDrawFrame(): hand the frame to RenderThread.
+          d_.frames_[frame_].stage = Frame::Stage::kSync;
+          d_.rt_inbox_ = frame_;
+          frame_ = -1;
+          d_.wake(*d_.rt_task_, &self);
+          phase_ = Phase::kSyncWait;
+          continue;
+        }
+        case Phase::kSyncWait:
+          if (d_.rt_inbox_ >= 0) return Action::block(TaskState::kInterruptible);
+          phase_ = Phase::kIdle;
+          continue;
+      }
+    }
+  }
+
+ private:
+  enum class Phase : uint8_t { kIdle, kRpmGet, kWork, kSyncWait };
+  DisplayPipeline& d_;
+  Phase phase_ = Phase::kIdle;
+  int frame_ = -1;
+  Time cost_;
+};
+
+// ---------------------------------------------------------------- RenderThread
+
+// HWUI's DrawFrameTask::run() (sync, unblock the UI thread) and
+// CanvasContext::draw() (dequeueBuffer, record and flush to the GPU,
+// queueBuffer).
+class DisplayPipeline::RenderBody final : public TaskBody {
+ public:
+  explicit RenderBody(DisplayPipeline& d) : d_(d) {}
+  std::unique_ptr<RpmCall> rpm;
+  bool waiting_buffer() const { return phase_ == Phase::kDequeue; }
+  Action next(Task& self) override {
+    Action a;
+    for (;;) {
+      switch (phase_) {
+        case Phase::kIdle:
+          if (d_.rt_inbox_ < 0) return Action::block(TaskState::kInterruptible);
+          frame_ = d_.rt_inbox_;
+          d_.rt_inbox_ = -1;
+          d_.frames_[frame_].stage = Frame::Stage::kRender;
+          d_.wake(*d_.ui_task_, &self);  // DrawFrameTask::unblockUiThread()
+          phase_ = Phase::kDequeue;
+          continue;
+        case Phase::kDequeue:
+          // dequeueBuffer(): sleeps until SurfaceFlinger releases a buffer.
+          if (d_.free_buffers() <= 0) return Action::block(TaskState::kInterruptible);
+          ++d_.buffers_in_use_;
+          phase_ = Phase::kRender;
+          return Action::run(d_.params_.render_cost.sample(d_.rng_).count());
+        case Phase::kRender:
+          // The GPU driver's submit ioctl resumes the GPU.
+          if (d_.gpu_rpm_) rpm->begin(*d_.gpu_rpm_, RpmApi::kGetSync);
+          phase_ = Phase::kRpmGet;
+          continue;
+        case Phase::kRpmGet: {
+          if (rpm_step(rpm.get(), self, &a)) return a;
+          Frame& f = d_.frames_[frame_];
+          const Time now = d_.k_.now();
+          if (d_.gpu_) {
+            f.gpu_pending = true;
+            const Time g = d_.params_.gpu_time.sample(d_.rng_);
+            d_.gpu_->run(d_, static_cast<uint64_t>(frame_) | (static_cast<uint64_t>(f.gen) << 16), g);
+          } else {
+            f.gpu_pending = false;
+            f.gpu_done = now;
+          }
+          // queueBuffer(): the buffer (with its acquire fence) goes to SF,
+          // whose next vsync callback it schedules.
+          f.queued = now;
+          f.stage = Frame::Stage::kQueued;
+          d_.queue_.push(frame_);
+          frame_ = -1;
+          d_.request_sf();
+          phase_ = Phase::kIdle;
+          continue;
+        }
+      }
+    }
+  }
+
+ private:
+  enum class Phase : uint8_t { kIdle, kDequeue, kRender, kRpmGet };
+  DisplayPipeline& d_;
+  Phase phase_ = Phase::kIdle;
+  int frame_ = -1;
+};
+
+// ---------------------------------------------------------------- SurfaceFlinger
+
+// MessageQueue::Handler::handleMessage() -> SurfaceFlinger::commit()
+// (latch) and composite() (composition, then the display commit).
+class DisplayPipeline::SfBody final : public TaskBody {
+ public:
+  explicit SfBody(DisplayPipeline& d) : d_(d) {}
+  std::unique_ptr<RpmCall> rpm;
+  Action next(Task& self) override {
+    Action a;
+    for (;;) {
+      switch (phase_) {
+        case Phase::kIdle: {
+          if (!d_.sf_pending_) return Action::block(TaskState::kInterruptible);
+          d_.sf_pending_ = false;
+          target_ = d_.vsync_time(d_.sf_pending_k_);
+          if (d_.last_present_ >= target_) {
+            // The previous frame is still to be presented at or after this
+            // target: skip this vsync (backpressure) and try the next one.
+            ++d_.sf_skipped_;
+            if (!d_.queue_.empty()) d_.request_sf();
+            continue;
+          }
+          if (!latch(self)) {
+            if (!d_.queue_.empty()) d_.request_sf();
+            continue;
+          }
+          phase_ = Phase::kComposite;
+          return Action::run(d_.params_.sf_cost.sample(d_.rng_).count());
+        }
+        case Phase::kComposite:
+          if (d_.display_rpm_) rpm->begin(*d_.display_rpm_, RpmApi::kGetSync);
+          phase_ = Phase::kRpmGet;
+          continue;
+        case Phase::kRpmGet:
+          if (rpm_step(rpm.get(), self, &a)) return a;
+          phase_ = Phase::kCommit;
+          return Action::run(d_.params_.commit_cost.sample(d_.rng_).count());
+        case Phase::kCommit: {
+          if (d_.display_rpm_)
+            d_.pm_->call_nosleep(*d_.display_rpm_, RpmApi::kPutAutosuspend, QueueContext{&self, self.cpu});
+          const Time now = d_.k_.now();
+          Frame& f = d_.frames_[latched_];
+          f.sf_end = now;
+          f.sf_deadline = target_;
+          // Presented at the first vsync at or after the commit's end, and
+          // not before the target.
+          f.present = std::max(target_, d_.vsync_time(ceil_div(now.count(), d_.period_)));
+          d_.last_present_ = f.present;
+          d_.presenting_.push(latched_);
+          if (!d_.present_timer_.armed()) d_.present_timer_.arm(d_.frames_[d_.presenting_.front()].present);
+          latched_ = -1;
+          if (!d_.queue_.empty()) d_.request_sf();
+          phase_ = Phase::kIdle;
+          continue;
+        }
+      }
+    }
+  }
+
+ private:
+  enum class Phase : uint8_t { kIdle, kComposite, kRpmGet, kCommit };
+  // Latches the ready, due buffers at the head of the queue; the newest is
+  // kept, the others are dropped. False if none was ready.
+  bool latch(Task& self) {
+    const int64_t period = d_.period_;
+    int newest = -1;
+    int replaced = 0;
+    while (!d_.queue_.empty()) {
+      Frame& f = d_.frames_[d_.queue_.front()];
+      const bool ready = !f.gpu_pending;
+      // SurfaceFlinger::frameIsEarly(): predicted present half a period or
+      // more after this frame's expected present.
+      const bool early = 2 * (f.expected_present - target_).count() >= period;
+      if (!ready || early) break;
+      const int i = d_.queue_.pop();
+      if (newest >= 0) {
+        d_.emit(d_.frames_[newest], true);
+        d_.free_frame(newest);
+        ++replaced;
+      }
+      newest = i;
+    }
+    if (newest < 0) return false;
+    // Buffers released: the dropped ones and the one on screen until now.
+    d_.buffers_in_use_ -= replaced + (d_.on_screen_ ? 1 : 0);
+    d_.on_screen_ = true;
+    if (d_.rt_body_->waiting_buffer() && d_.free_buffers() > 0) d_.wake(*d_.rt_task_, &self);
+    latched_ = newest;
+    d_.frames_[newest].stage = Frame::Stage::kLatched;
+    return true;
+  }
+  DisplayPipeline& d_;
+  Phase phase_ = Phase::kIdle;
+  Time target_;
+  int latched_ = -1;
+};
+
+// ---------------------------------------------------------------- pipeline
+
+DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
+                                 uint64_t seed)
+    : k_(k),
+      name_(std::move(name)),
+      params_(params),
+      gpu_(gpu),
+      pm_(pm),
+      rng_(seed, "display." + name_),
+      idle_rng_(seed, "display." + name_ + ".idle_frames") {
+  auto bad = [&](const std::string& why) { throw ModelError(fmt::format("display '{}': {}", name_, why)); };
+  if (!(params_.refresh_hz > 0) || params_.refresh_hz > 1000) bad("refresh_hz must be in (0, 1000]");
+  period_ = std::llround(1e9 / params_.refresh_hz);
+  // WorkDuration::constructOffsets(): unset durations.
+  app_duration_ = params_.app_duration > Time::zero() ? params_.app_duration : Time::ns(period_);
+  sf_duration_ = params_.sf_duration > Time::zero() ? params_.sf_duration : Time::ns(period_) - Time::ms(1);
+  if (params_.app_duration < Time::zero() || params_.sf_duration < Time::zero()) bad("durations must be >= 0");
+  if (sf_duration_ <= Time::zero()) bad("sf_duration must be > 0");
+  if (params_.animation < Time::ns(period_))
+    bad(fmt::format("animation ({}) must be at least one vsync period ({})", format_time(params_.animation),
+                    format_time(Time::ns(period_))));
+  if (params_.gap < Time::zero()) bad("gap must be >= 0");
+  if (params_.start_delay < Time::zero()) bad("start_delay must be >= 0");
+  if (params_.cycles < -1) bad("cycles must be >= 0, or -1 (forever)");
+  if (params_.buffers < 2 || params_.buffers > 64) bad("buffers must be in 2..64");
+  if (!params_.gpu.empty() && !gpu_) bad(fmt::format("gpu '{}' not given", params_.gpu));
+  if (!params_.gpu_rpm.empty() && !gpu_) bad("gpu_rpm needs a gpu");
+  auto check_thread = [&](const DisplayThreadParams& t, const char* what) {
+    if (t.comm.empty() || t.comm.find_first_of(" \t\n") != std::string::npos)
+      bad(fmt::format("{}: comm must be non-empty, without blanks", what));
+    const bool rt = t.policy == Policy::kFifo || t.policy == Policy::kRr;
+    if (rt && (t.rt_priority < 1 || t.rt_priority > 99)) bad(fmt::format("{}: priority must be in 1..99", what));
+    if (!rt && (t.nice < -20 || t.nice > 19)) bad(fmt::format("{}: nice must be in -20..19", what));
+  };
+  check_thread(params_.ui_thread, "ui_thread");
+  check_thread(params_.render_thread, "render_thread");
+  check_thread(params_.sf_thread, "sf_thread");
+  gpu_rpm_ = resolve_rpm("gpu_rpm", params_.gpu_rpm);
+  ui_rpm_ = resolve_rpm("ui_rpm", params_.ui_rpm);
+  display_rpm_ = resolve_rpm("display_rpm", params_.display_rpm);
+  touch_rpm_ = resolve_rpm("touch_rpm", params_.touch_rpm);
+  if (touch_rpm_ && (params_.touch_irq_cpu < 0 || params_.touch_irq_cpu >= k_.nr_cpus()))
+    throw ModelError(fmt::format("display '{}': touch_irq_cpu {} does not exist", name_, params_.touch_irq_cpu));
+
+  // Frames in flight: one in the UI thread, one handed over, one rendering,
+  // the queued buffers, the latched ones waiting for their vsync.
+  const size_t pool = static_cast<size_t>(params_.buffers) + 8;
+  frames_.resize(pool);
+  free_frames_.reserve(pool);
+  for (size_t i = pool; i-- > 0;) free_frames_.push_back(static_cast<int>(i));
+  queue_.init(pool);
+  presenting_.init(pool);
+
+  ui_body_ = std::make_unique<UiBody>(*this);
+  rt_body_ = std::make_unique<RenderBody>(*this);
+  sf_body_ = std::make_unique<SfBody>(*this);
+  if (ui_rpm_) ui_body_->rpm = std::make_unique<RpmCall>(*pm_);
+  if (gpu_rpm_) rt_body_->rpm = std::make_unique<RpmCall>(*pm_);
+  if (display_rpm_) sf_body_->rpm = std::make_unique<RpmCall>(*pm_);
+  auto make = [&](const DisplayThreadParams& t, TaskBody* body) -> Task* {
+    Task& p = k_.create_task(t.comm, t.comm, t.policy, t.nice, t.rt_priority, t.cpus, false);
+    k_.set_body(p, body);
+    k_.start_task_at(p, k_.now());
+    return &p;
+  };
+  ui_task_ = make(params_.ui_thread, ui_body_.get());
+  rt_task_ = make(params_.render_thread, rt_body_.get());
+  sf_task_ = make(params_.sf_thread, sf_body_.get());
+
+  EventQueue& q = k_.sim().queue();
+  app_timer_ = Timer(q, this, kTagApp, kTierTimer);
+  sf_timer_ = Timer(q, this, kTagSf, kTierTimer);
+  present_timer_ = Timer(q, this, kTagPresent, kTierTimer);
+  idle_frame_timer_ = Timer(q, this, kTagIdleFrame, kTierTimer);
+  touch_timer_ = Timer(q, this, kTagTouch, kTierTimer);
+  arm_app(0);
+  if (touch_rpm_) arm_touch();
+  if (params_.idle_frame_interval) idle_frame_timer_.arm(k_.now() + params_.idle_frame_interval->sample(idle_rng_));
+}
+
+DisplayPipeline::~DisplayPipeline() = default;
+
+RpmDevice* DisplayPipeline::resolve_rpm(const std::string& what, const std::string& name) {
+  if (name.empty()) return nullptr;
+  if (!pm_)
+    throw ModelError(
+        fmt::format("display '{}': {} '{}' but the scenario has no runtime PM devices", name_, what, name));
+  if (RpmDevice* d = pm_->device(name)) return d;
+  std::string valid;
+  for (const std::string& n : pm_->device_names()) valid += (valid.empty() ? "" : ", ") + n;
+  throw ModelError(
+      fmt::format("display '{}': {} '{}' is not a runtime PM device (valid: {})", name_, what, name, valid));
+}
+
+int64_t DisplayPipeline::window_of(Time t) const {
+  if (t < params_.start_delay) return -1;
+  const int64_t cycle = (params_.animation + params_.gap).count();
+  const int64_t rel = (t - params_.start_delay).count();
+  const int64_t i = rel / cycle;
+  if (params_.cycles >= 0 && i >= 2 * static_cast<int64_t>(params_.cycles)) return -1;
+  return rel % cycle < params_.animation.count() ? i : -1;
+}
+
+bool DisplayPipeline::animating(Time t) const { return window_of(t) >= 0; }
+
+// The first app vsync k >= min_k whose callback time is >= t and inside an
+// animation window; -1 when the schedule has ended.
+int64_t DisplayPipeline::next_app_target(Time t, int64_t min_k) const {
+  const int64_t offset = (app_duration_ + sf_duration_).count();
+  const int64_t cycle = (params_.animation + params_.gap).count();
+  t = std::max(t, params_.start_delay);
+  int64_t k = std::max(min_k, ceil_div(t.count() + offset, period_));
+  for (;;) {
+    const Time w = app_wakeup(k);
+    const int64_t rel = (w - params_.start_delay).count();
+    const int64_t i = rel / cycle;
+    if (params_.cycles >= 0 && i >= 2 * static_cast<int64_t>(params_.cycles)) return -1;
+    if (rel % cycle < params_.animation.count()) return k;
+    // Past this window: the first callback of the next one (animation is at
+    // least a period long, so every window holds one).
+    k = std::max(k + 1, ceil_div(params_.start_delay.count() + (i + 1) * cycle + offset, period_));
+  }
+}
+
+// Window i spans [start_delay + i * (animation + gap), + animation).
+void DisplayPipeline::arm_touch() {
+  const Time now = k_.now();
+  const int64_t cycle = (params_.animation + params_.gap).count();
+  int64_t i = now < params_.start_delay ? 0 : ceil_div((now - params_.start_delay).count(), cycle);
+  if (touch_held_) i = window_of(now) >= 0 ? window_of(now) : i - 1;  // release at the end of the held window
+  if (params_.cycles >= 0 && i >= 2 * static_cast<int64_t>(params_.cycles)) return;
+  const Time start = params_.start_delay + Time::ns(i * cycle);
+  touch_timer_.arm(touch_held_ ? start + params_.animation : start);
+}
+
+void DisplayPipeline::arm_app(int64_t min_k) {
+  app_target_ = next_app_target(k_.now(), min_k);
+  if (app_target_ >= 0) app_timer_.arm(app_wakeup(app_target_));
+}
+
+// MessageQueue::scheduleFrame(): SF's callback for the next SF wake-up
+// (one callback at a time; none while one is pending).
+void DisplayPipeline::request_sf() {
+  if (sf_timer_.armed() || sf_pending_) return;
+  const int64_t k = std::max(ceil_div((k_.now() + sf_duration_).count(), period_), sf_last_target_ + 1);
+  sf_target_ = k;
+  sf_timer_.arm(sf_wakeup(k));
+}
+
+int DisplayPipeline::alloc_frame() {
+  if (free_frames_.empty())
+    throw ModelError(fmt::format("display '{}': more than {} frames in flight", name_, frames_.size()));
+  const int i = free_frames_.back();
+  free_frames_.pop_back();
+  Frame& f = frames_[static_cast<size_t>(i)];
+  const uint32_t gen = f.gen + 1;
+  f = Frame{};
+  f.gen = gen;
+  return i;
+}
+
+void DisplayPipeline::free_frame(int i) {
+  frames_[static_cast<size_t>(i)].stage = Frame::Stage::kFree;
+  free_frames_.push_back(i);
+}
+
+void DisplayPipeline::wake(Task& p, const Task* waker) { k_.try_to_wake_up(p, waker, waker ? waker->cpu : p.cpu); }
+
+void DisplayPipeline::emit(const Frame& f, bool dropped) {
+  const Time app_end = std::max(f.queued, f.gpu_done);
+  FrameEvent e;
+  e.layer = params_.layer;
+  e.vsync_id = static_cast<uint64_t>(f.k);
+  e.vsync = f.vsync;
+  e.app_end = app_end;
+  e.app_deadline = f.app_deadline;
+  e.expected_present = f.expected_present;
+  e.app_missed = app_end > f.app_deadline;
+  e.dropped = dropped;
+  if (!dropped) {
+    e.present = f.present;
+    e.sf_end = f.sf_end;
+    e.sf_deadline = f.sf_deadline;
+    e.sf_missed = f.sf_end > f.sf_deadline;
+  }
+  if (dropped) ++dropped_;
+  else ++presented_;
+  if (e.app_missed) ++app_missed_;
+  if (e.sf_missed) ++sf_missed_;
+  SL_DEBUG("{:.6f} display {}: frame {} {} (app end {:.6f} deadline {:.6f}{}{})", k_.now().to_s(), name_, e.vsync_id,
+           dropped ? "dropped" : "presented", app_end.to_s(), f.app_deadline.to_s(), e.app_missed ? ", app missed" : "",
+           e.sf_missed ? ", sf missed" : "");
+  for (auto* o : k_.observers()) o->on_frame(k_.now(), e);
+}
+
+void DisplayPipeline::gpu_job_done(uint64_t cookie, QueueContext irq) {
+  const int i = static_cast<int>(cookie & 0xffff);
+  Frame& f = frames_[static_cast<size_t>(i)];
+  if (f.gen != static_cast<uint32_t>(cookie >> 16) || !f.gpu_pending)
+    throw ModelError(fmt::format("display '{}': stale GPU completion", name_));
+  f.gpu_pending = false;
+  f.gpu_done = k_.now();
+  // The driver's job-done interrupt drops its runtime PM reference.
+  if (gpu_rpm_) pm_->call_nosleep(*gpu_rpm_, RpmApi::kPutAutosuspend, irq);
+}
+
+void DisplayPipeline::on_event(uint64_t tag) {
+  switch (tag) {
+    case kTagApp: {
+      // The app's vsync callback (DisplayEventReceiver -> Choreographer).
+      const int64_t k = app_target_;
+      ++app_vsyncs_;
+      const int64_t w = window_of(k_.now());
+      if (!ui_pending_) {
+        ui_pending_ = true;
+        ui_pending_k_ = k;
+        ui_pending_first_ = w != last_window_;
+        wake(*ui_task_, nullptr);
+      }
+      last_window_ = w;
+      arm_app(k + 1);
+      break;
+    }
+    case kTagSf:
+      // MessageQueue::vsyncCallback() -> Handler::dispatchFrame(): dropped
+      // while the previous frame message is still pending.
+      ++sf_wakeups_;
+      sf_last_target_ = sf_target_;
+      if (!sf_pending_) {
+        sf_pending_ = true;
+        sf_pending_k_ = sf_target_;
+        wake(*sf_task_, nullptr);
+      }
+      break;
+    case kTagIdleFrame: {
+      // A one-frame redraw between animations: Choreographer asks for the
+      // next vsync (postFrameCallback), so the app callback moves earlier
+      // when the next scheduled one is later; after it fires, arm_app()
+      // goes back to the animation schedule.
+      idle_frame_timer_.arm(k_.now() + params_.idle_frame_interval->sample(idle_rng_));
+      if (animating(k_.now())) break;
+      const int64_t k = ceil_div((k_.now() + app_duration_ + sf_duration_).count(), period_);
+      if (app_target_ < 0 || app_target_ > k) {
+        app_target_ = k;
+        app_timer_.arm(app_wakeup(k));
+      }
+      break;
+    }
+    case kTagTouch: {
+      // Touch down: the input interrupt's pm_runtime_get(); lift at the end
+      // of the animation: pm_runtime_put_autosuspend().
+      const QueueContext irq{nullptr, params_.touch_irq_cpu};
+      pm_->call_nosleep(*touch_rpm_, touch_held_ ? RpmApi::kPutAutosuspend : RpmApi::kGet, irq);
+      touch_held_ = !touch_held_;
+      arm_touch();
+      break;
+    }
+    case kTagPresent: {
+      // The present fence: the head frame reached the screen.
+      while (!presenting_.empty() && frames_[static_cast<size_t>(presenting_.front())].present <= k_.now()) {
+        const int i = presenting_.pop();
+        emit(frames_[static_cast<size_t>(i)], false);
+        free_frame(i);
+      }
+      if (!presenting_.empty()) present_timer_.arm(frames_[static_cast<size_t>(presenting_.front())].present);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace schedlab

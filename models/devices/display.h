@@ -1,0 +1,228 @@
+// The display pipeline of one app layer on an Android phone: the vsync
+// source, the app's UI thread (Choreographer) and RenderThread (HWUI),
+// SurfaceFlinger's main thread, the GPU and the display, with frames
+// classified as FrameTimeline classifies them.
+//
+// Per frame (AOSP names; frameworks/native = fn, frameworks/base = fb):
+//  - vsync: a perfect predictor (fn/services/surfaceflinger/Scheduler/
+//    VSyncPredictor.cpp once it has converged): vsync k is at k * period,
+//    period = round(1e9 / refresh_hz) ns, computed by multiplication, never
+//    by accumulation (no drift). Hardware vsync interrupts are not events.
+//  - the "duration" model (Scheduler/VsyncConfiguration.cpp WorkDuration,
+//    VSyncDispatchTimerQueue): for a frame targeting present vsync P, the
+//    app's Choreographer callback fires at P - app_duration - sf_duration and
+//    SurfaceFlinger's at P - sf_duration. Defaults are AOSP's for unset
+//    debug.sf.late.{app,sf}.duration (WorkDuration::constructOffsets():
+//    app = period, sf = period - 1 ms; at 120 Hz 8.333 and 7.333 ms).
+//    Both wake-ups are timer wake-ups of the threads (waker nullptr).
+//    Assumption: the TimerDispatch thread, appEventThread and the BitTube
+//    hop to the app are not modelled (they would make the waker a
+//    SurfaceFlinger thread and add their own latency).
+//  - UI thread (Choreographer.doFrame): an app vsync is delivered only while
+//    an animation window is open (the app asks for vsync one frame at a
+//    time, fb/core/java/android/view/Choreographer.java); one delivery can be
+//    pending while the thread is busy. A frame started at least one period
+//    after its vsync is retargeted to the latest vsync, as doFrame() does
+//    for skipped frames. The thread runs ui_cost (first_ui_cost on the first
+//    frame of an animation), hands the frame to RenderThread (waker = UI)
+//    and waits until RenderThread has synced it (HWUI DrawFrameTask::
+//    postAndWait(): RenderThread wakes the UI thread, waker = RenderThread).
+//  - RenderThread (HWUI CanvasContext::draw): dequeueBuffer (sleeps while all
+//    `buffers` are in use: one on screen, queued ones, the one it draws),
+//    render_cost, [gpu_rpm: pm_runtime_get_sync() standing for the GPU
+//    driver's submit ioctl], submit gpu_time to the Gpu, queueBuffer. The
+//    buffer is latchable when its GPU work completed (gpu_job_done()); the
+//    GPU job interrupt calls pm_runtime_put_autosuspend(gpu_rpm).
+//  - SurfaceFlinger (MessageQueue::Handler::dispatchFrame, SurfaceFlinger::
+//    commit/composite): a queueBuffer schedules SF's callback for the next
+//    SF wake-up; a callback arriving while the previous one is still pending
+//    is dropped (dispatchFrame keeps the first). At its wake-up for target P,
+//    SF skips the frame if the display already has a frame presenting at or
+//    after P (backpressure: FrameTarget::isFramePending()); else it latches
+//    the queued buffers in queue order while each is ready (GPU done;
+//    latch-unsignaled off, assumption) and not early (SurfaceFlinger::
+//    frameIsEarly(): expected present >= P + period / 2); the last one is
+//    latched, the others are dropped. It runs sf_cost, then [display_rpm:
+//    get_sync] commit_cost [put_autosuspend] (the DRM atomic commit).
+//    The frame is presented at the first vsync >= max(P, commit end).
+//    Unlatched buffers keep SF waking every vsync.
+//  - FrameTimeline (fn/services/surfaceflinger/FrameTimeline/FrameTimeline.cpp):
+//    app_deadline = expected present - sf_duration (the SF wake-up for it);
+//    app_end = max(queueBuffer, GPU completion); app missed if app_end >
+//    app_deadline. SF missed if the commit that presented the frame ended
+//    after that SF frame's expected present. A frame replaced before being
+//    latched is dropped. SchedObserver::on_frame() gets each frame when it is
+//    presented (at the present vsync) or dropped (at the latch).
+//
+// Threads (created here with Kernel::create_task, started at construction):
+// the UI thread and RenderThread at SCHED_OTHER nice -10 (THREAD_PRIORITY_
+// TOP_APP_BOOST, fb/services/core/java/com/android/server/am/OomAdjuster.java
+// applyOomAdjLSP(), "Boost priority for top app UI and render threads";
+// ActivityManagerService.applyOomAdjLocked() before Android 10), and
+// SurfaceFlinger's main thread at SCHED_FIFO 2 (SurfaceFlinger::setSchedFifo(),
+// kFifoPriority = 2). Default comms: "ndroid.systemui" (SystemUI's main
+// thread: the last 15 characters of its process name, as traces show it),
+// "RenderThread", "surfaceflinger".
+//
+// FrameEvent::vsync_id is the index k of the frame's expected present vsync.
+//
+// Assumptions (labelled defaults in device_params.h): costs are lognormal
+// (sigma 0.3) around typical Perfetto slices of a notification-shade pull on
+// a 120 Hz phone: UI 2.5 ms, RenderThread 2 ms, GPU 3 ms, SF 1.5 ms, commit
+// 0.3 ms; animation 400 ms (shade open or collapse), gap 1.5 s (longer than
+// the GPU and display autosuspend delays); 3 buffers; the previously shown
+// buffer is released when a new one is latched; a SF wake-up that latches
+// nothing costs no CPU work.
+//
+// Not modelled: input, RenderThread's own vsync, GPU composition in SF,
+// HWC/present fences as separate threads, refresh-rate switching, the
+// VsyncModulator's early offsets.
+//
+// No allocation per frame: frames live in a fixed pool sized at construction.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/devices/device_params.h"
+#include "models/devices/gpu.h"
+#include "sim/event_queue.h"
+#include "sim/rng.h"
+
+namespace schedlab {
+
+class Kernel;
+class PmRuntime;
+class RpmCall;
+class RpmDevice;
+struct Task;
+
+class DisplayPipeline final : public GpuClient, public EventHandler {
+ public:
+  // gpu: the device params.gpu names (nullptr when it is empty); pm: the
+  // runtime PM model (nullptr: none; then no *_rpm may be named).
+  DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
+                  uint64_t seed);
+  ~DisplayPipeline() override;
+  DisplayPipeline(const DisplayPipeline&) = delete;
+  DisplayPipeline& operator=(const DisplayPipeline&) = delete;
+
+  const std::string& name() const { return name_; }
+  const DisplayParams& params() const { return params_; }
+
+  // Vsync timing.
+  Time period() const { return Time::ns(period_); }
+  Time app_duration() const { return app_duration_; }
+  Time sf_duration() const { return sf_duration_; }
+  Time vsync_time(int64_t k) const { return Time::ns(k * period_); }
+  Time app_wakeup(int64_t k) const { return vsync_time(k) - app_duration_ - sf_duration_; }
+  Time sf_wakeup(int64_t k) const { return vsync_time(k) - sf_duration_; }
+  // Is an animation window open at t?
+  bool animating(Time t) const;
+
+  Task& ui_task() { return *ui_task_; }
+  Task& render_task() { return *rt_task_; }
+  Task& sf_task() { return *sf_task_; }
+
+  // Counters (every frame counted once, when presented or dropped).
+  uint64_t app_vsyncs() const { return app_vsyncs_; }      // Choreographer callbacks fired
+  uint64_t frames_started() const { return frames_started_; }
+  uint64_t frames_presented() const { return presented_; }
+  uint64_t frames_dropped() const { return dropped_; }
+  uint64_t app_missed() const { return app_missed_; }
+  uint64_t sf_missed() const { return sf_missed_; }
+  uint64_t sf_wakeups() const { return sf_wakeups_; }      // SF callbacks fired
+  uint64_t sf_skipped() const { return sf_skipped_; }      // SF frames skipped for backpressure
+
+  void gpu_job_done(uint64_t cookie, QueueContext irq) override;
+  void on_event(uint64_t tag) override;
+
+ private:
+  class UiBody;
+  class RenderBody;
+  class SfBody;
+  struct Frame {
+    enum class Stage : uint8_t { kFree, kUi, kSync, kRender, kQueued, kLatched };
+    Stage stage = Stage::kFree;
+    uint32_t gen = 0;           // reuse count (GPU cookies carry it)
+    int64_t k = 0;              // vsync index of the expected present (FrameEvent::vsync_id)
+    Time vsync;                 // app wake-up (Choreographer frame time)
+    Time expected_present, app_deadline;
+    Time queued, gpu_done;
+    bool gpu_pending = false;
+    Time sf_end, sf_deadline, present;
+  };
+  // A fixed-capacity FIFO of frame indices.
+  struct Ring {
+    std::vector<int> slots;
+    size_t head = 0, count = 0;
+    void init(size_t n) { slots.assign(n, -1); }
+    bool empty() const { return count == 0; }
+    int front() const { return slots[head]; }
+    int at(size_t i) const { return slots[(head + i) % slots.size()]; }
+    void push(int v);
+    int pop();
+  };
+
+  int64_t next_app_target(Time t, int64_t min_k) const;
+  int64_t window_of(Time t) const;  // animation window index at t, -1 outside
+  void arm_app(int64_t min_k);
+  void request_sf();
+  int alloc_frame();
+  void free_frame(int i);
+  int free_buffers() const { return params_.buffers - buffers_in_use_; }
+  void emit(const Frame& f, bool dropped);
+  void wake(Task& p, const Task* waker);
+  RpmDevice* resolve_rpm(const std::string& what, const std::string& name);
+
+  Kernel& k_;
+  std::string name_;
+  DisplayParams params_;
+  Gpu* gpu_;
+  PmRuntime* pm_;
+  RngStream rng_;
+  RngStream idle_rng_;          // idle_frame_interval draws (own stream: costs keep theirs)
+  int64_t period_ = 0;          // ns
+  Time app_duration_, sf_duration_;
+  RpmDevice* gpu_rpm_ = nullptr;
+  RpmDevice* ui_rpm_ = nullptr;
+  RpmDevice* display_rpm_ = nullptr;
+  RpmDevice* touch_rpm_ = nullptr;
+  bool touch_held_ = false;     // touch_rpm reference taken for the current window
+  void arm_touch();             // the next animation window's start or end
+  std::unique_ptr<UiBody> ui_body_;
+  std::unique_ptr<RenderBody> rt_body_;
+  std::unique_ptr<SfBody> sf_body_;
+  Task* ui_task_ = nullptr;
+  Task* rt_task_ = nullptr;
+  Task* sf_task_ = nullptr;
+  Timer app_timer_, sf_timer_, present_timer_, idle_frame_timer_, touch_timer_;
+
+  std::vector<Frame> frames_;
+  std::vector<int> free_frames_;
+  Ring queue_;                  // queued buffers, in queue order
+  Ring presenting_;             // latched frames waiting for their present vsync
+
+  // Choreographer: the armed callback and the one delivered, not yet taken.
+  int64_t app_target_ = -1;
+  int64_t last_window_ = -1;
+  bool ui_pending_ = false;
+  int64_t ui_pending_k_ = 0;
+  bool ui_pending_first_ = false;
+  int rt_inbox_ = -1;           // frame handed to RenderThread, not yet synced
+  // SurfaceFlinger.
+  int64_t sf_target_ = -1;      // the armed callback's target vsync
+  int64_t sf_last_target_ = -1;
+  bool sf_pending_ = false;
+  int64_t sf_pending_k_ = 0;
+  Time last_present_ = Time::ns(-1);
+  int buffers_in_use_ = 0;      // dequeued + queued + on screen
+  bool on_screen_ = false;      // a buffer is held for the screen
+
+  uint64_t app_vsyncs_ = 0, frames_started_ = 0, presented_ = 0, dropped_ = 0, app_missed_ = 0, sf_missed_ = 0,
+           sf_wakeups_ = 0, sf_skipped_ = 0;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,533 @@
+// The display pipeline (models/devices/display.h): vsync timing, the frame
+// schedule through UI thread, RenderThread, GPU and SurfaceFlinger, and
+// FrameTimeline's classification, computed by hand with fixed costs.
+//
+// Common rig: 120 Hz (period 8333333 ns), AOSP default durations (app
+// 8333333 ns, sf 7333333 ns, so the app callback for present vsync k fires
+// at k * 8333333 - 15666666), three CPUs without overheads: UI thread on
+// CPU 0, RenderThread on CPU 1, SurfaceFlinger on CPU 2. Fixed costs: UI
+// 2 ms, RenderThread 3 ms, GPU 2 ms (interrupt latency 0), SF 1 ms, commit
+// 0.5 ms. The first animation window is [100 ms, 200 ms): app callbacks for
+// k = 14 .. 25 (the first at 100999996 ns).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "models/devices/display.h"
+#include "models/devices/gpu.h"
+#include "models/errors.h"
+#include "models/kernel/pm_runtime/pm_runtime.h"
+#include "models/kernel/workqueue/runnable_tracker.h"
+#include "models/kernel/workqueue/workqueue.h"
+#include "sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+namespace {
+
+constexpr int64_t kPeriod = 8333333;
+constexpr int64_t kSf = 7333333;
+constexpr int64_t kAppOffset = 8333333 + kSf;
+
+Time P(int64_t k) { return Time::ns(k * kPeriod); }                // vsync k
+Time W(int64_t k) { return Time::ns(k * kPeriod - kAppOffset); }   // app callback for vsync k
+Time S(int64_t k) { return Time::ns(k * kPeriod - kSf); }          // SF callback for vsync k
+
+Distribution fixed(Time t) {
+  Distribution d;
+  d.kind = Distribution::Kind::kFixed;
+  d.mean = t;
+  return d;
+}
+
+DisplayParams fixed_params() {
+  DisplayParams d;
+  d.start_delay = Time::ms(100);
+  d.animation = Time::ms(100);
+  d.gap = Time::s(1);
+  d.cycles = 1;
+  d.ui_thread.cpus = {0};
+  d.render_thread.cpus = {1};
+  d.sf_thread.cpus = {2};
+  d.ui_cost = fixed(Time::ms(2));
+  d.render_cost = fixed(Time::ms(3));
+  d.gpu_time = fixed(Time::ms(2));
+  d.sf_cost = fixed(Time::ms(1));
+  d.commit_cost = fixed(Time::us(500));
+  d.gpu = "gpu";
+  return d;
+}
+
+// Frames by vsync id, and who woke the pipeline's threads when.
+class FrameLog : public SchedObserver {
+ public:
+  struct Wake {
+    Time t;
+    std::string task;
+    const Task* waker;
+  };
+  void on_frame(Time t, const FrameEvent& e) override {
+    frames[e.vsync_id] = e;
+    emitted_at[e.vsync_id] = t;
+  }
+  void on_waking(Time t, const Task& p, const Task* waker, int) override { wakes.push_back({t, p.comm, waker}); }
+  void on_switch(Time t, int, const Task&, TaskState, const Task& next) override {
+    if (!next.is_idle_task) runs.push_back({t, next.comm, nullptr});
+  }
+  std::vector<Time> timer_wakes(const std::string& comm) const {
+    std::vector<Time> v;
+    for (const auto& w : wakes)
+      if (w.task == comm && !w.waker) v.push_back(w.t);
+    return v;
+  }
+  std::map<uint64_t, FrameEvent> frames;
+  std::map<uint64_t, Time> emitted_at;
+  std::vector<Wake> wakes;
+  std::vector<Wake> runs;
+};
+
+// A SCHED_FIFO task that runs `work` once, from `at`, then exits.
+class OneShot : public TaskBody {
+ public:
+  explicit OneShot(Time work) : work_(work) {}
+  Action next(Task&) override {
+    if (done_) return Action::exit();
+    done_ = true;
+    return Action::run(work_.count());
+  }
+
+ private:
+  Time work_;
+  bool done_ = false;
+};
+
+struct Rig {
+  explicit Rig(const DisplayParams& dp, int cpus = 3) : sp(exact_scenario("6.12", 1000, cpus)) {
+    k = std::make_unique<Kernel>(sp.kernel, sp.platform);
+    k->add_observer(&log);
+    GpuParams g;
+    g.service_time = fixed(Time::ms(2));
+    gpu = std::make_unique<Gpu>(*k, "gpu", g, 1);
+    params = dp;
+  }
+  void build(PmRuntime* pm = nullptr) {
+    disp = std::make_unique<DisplayPipeline>(*k, "display", params, params.gpu.empty() ? nullptr : gpu.get(), pm, 1);
+  }
+  void run(Time until) { k->run_until(until); }
+  ScenarioParams sp;
+  DisplayParams params;
+  std::unique_ptr<Kernel> k;
+  std::unique_ptr<Gpu> gpu;
+  std::unique_ptr<DisplayPipeline> disp;
+  FrameLog log;
+};
+
+}  // namespace
+
+TEST_CASE("display: vsync and callback times follow the duration model", "[display]") {
+  Rig r(fixed_params());
+  r.build();
+  DisplayPipeline& d = *r.disp;
+  CHECK(d.period() == Time::ns(kPeriod));
+  CHECK(d.app_duration() == Time::ns(kPeriod));      // unset debug.sf.late.app.duration
+  CHECK(d.sf_duration() == Time::ns(kPeriod - 1000000));  // unset debug.sf.late.sf.duration
+  CHECK(d.app_wakeup(14) == Time::ns(100999996));
+  CHECK(d.sf_wakeup(14) == Time::ns(109333329));
+  CHECK(d.ui_task().policy == Policy::kNormal);
+  CHECK(d.ui_task().nice() == -10);
+  CHECK(d.render_task().nice() == -10);
+  CHECK(d.sf_task().policy == Policy::kFifo);
+  CHECK(d.sf_task().rt_priority == 2);
+  CHECK(d.animating(Time::ms(100)));
+  CHECK_FALSE(d.animating(Time::ms(200)));
+  CHECK(d.animating(Time::ms(1200)));   // the collapse window [1.2 s, 1.3 s)
+  CHECK_FALSE(d.animating(Time::ms(2300)));  // one cycle only
+}
+
+TEST_CASE("display: a frame with fixed costs has hand-computed wake times, app end and present", "[display]") {
+  // Frame k: UI W_k -> +2 ms, RenderThread +2 -> +5 (queueBuffer), GPU +5
+  // -> +7 (app_end); SF wakes at S_k = W_k + 8333333, latches, runs 1.5 ms;
+  // presented at P_k, everything on time.
+  Rig r(fixed_params());
+  r.build();
+  r.run(Time::ms(400));
+  std::vector<Time> ui_wakes = r.log.timer_wakes("ndroid.systemui");
+  REQUIRE(ui_wakes.size() == 12);
+  REQUIRE(r.log.frames.size() == 12);
+  for (int64_t k = 14; k <= 25; ++k) {
+    INFO("frame " << k);
+    CHECK(ui_wakes[static_cast<size_t>(k - 14)] == W(k));
+    REQUIRE(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+    const FrameEvent& f = r.log.frames[static_cast<uint64_t>(k)];
+    CHECK(f.layer == "NotificationShade");
+    CHECK(f.vsync == W(k));
+    CHECK(f.app_end == W(k) + Time::ms(7));
+    CHECK(f.app_deadline == P(k) - Time::ns(kSf));
+    CHECK(f.expected_present == P(k));
+    CHECK(f.sf_end == S(k) + Time::us(1500));
+    CHECK(f.sf_deadline == P(k));
+    CHECK(f.present == P(k));
+    CHECK(r.log.emitted_at[static_cast<uint64_t>(k)] == P(k));
+    CHECK_FALSE(f.app_missed);
+    CHECK_FALSE(f.sf_missed);
+    CHECK_FALSE(f.dropped);
+  }
+  // SurfaceFlinger is woken by its timer at S_k; RenderThread by the UI
+  // thread at W_k + 2 ms; the UI thread again by RenderThread (sync).
+  CHECK(r.log.timer_wakes("surfaceflinger") == std::vector<Time>{S(14), S(15), S(16), S(17), S(18), S(19), S(20),
+                                                                  S(21), S(22), S(23), S(24), S(25)});
+  int rt_by_ui = 0, ui_by_rt = 0;
+  for (const auto& w : r.log.wakes) {
+    if (w.task == "RenderThread" && w.waker == &r.disp->ui_task()) {
+      CHECK((w.t - Time::ms(2) - W(14)).count() % kPeriod == 0);
+      ++rt_by_ui;
+    }
+    if (w.task == "ndroid.systemui" && w.waker == &r.disp->render_task()) ++ui_by_rt;
+  }
+  CHECK(rt_by_ui == 12);
+  CHECK(ui_by_rt == 12);
+  CHECK(r.disp->frames_presented() == 12);
+  CHECK(r.disp->app_missed() == 0);
+  CHECK(r.disp->sf_missed() == 0);
+  CHECK(r.disp->frames_dropped() == 0);
+  CHECK(r.gpu->jobs_done() == 12);
+}
+
+TEST_CASE("display: a late app frame is app-missed, not sf-missed, and presented a vsync later", "[display]") {
+  // The first frame of the animation (k = 14) costs the UI thread 10 ms:
+  // UI 100999996 -> 110999996, RenderThread -> 113999996, GPU -> 115999996
+  // > app deadline P14 - sf = 109333329. SF's first callback is the one
+  // after queueBuffer, S15 = 117666662: frame 14 is ready, frame 15 (UI
+  // 110999996 -> 112999996, RenderThread 113999996 -> 116999996, GPU ->
+  // 118999996) is not, so 14 is latched and presented at P15. At S16 both
+  // 15 (late too: 118999996 > 117666662) and 16 (GPU done 124666662) are
+  // ready: 15 is dropped, 16 presented on time at P16.
+  DisplayParams dp = fixed_params();
+  dp.first_ui_cost = fixed(Time::ms(10));
+  Rig r(dp);
+  r.build();
+  r.run(Time::ms(400));
+  REQUIRE(r.log.frames.count(14) == 1);
+  const FrameEvent& a = r.log.frames[14];
+  CHECK(a.app_end == Time::ns(115999996));
+  CHECK(a.app_deadline == Time::ns(109333329));
+  CHECK(a.app_missed);
+  CHECK_FALSE(a.sf_missed);
+  CHECK_FALSE(a.dropped);
+  CHECK(a.expected_present == P(14));
+  CHECK(a.present == P(15));
+  CHECK(a.sf_end == S(15) + Time::us(1500));
+  CHECK(a.sf_deadline == P(15));
+
+  REQUIRE(r.log.frames.count(15) == 1);
+  const FrameEvent& b = r.log.frames[15];
+  CHECK(b.vsync == W(15));  // started 1.67 ms late: less than a period, not retargeted
+  CHECK(b.app_end == Time::ns(118999996));
+  CHECK(b.app_missed);
+  CHECK(b.dropped);
+  CHECK(r.log.emitted_at[15] == S(16));
+
+  REQUIRE(r.log.frames.count(16) == 1);
+  const FrameEvent& c = r.log.frames[16];
+  CHECK(c.app_end == Time::ns(124666662));
+  CHECK_FALSE(c.app_missed);
+  CHECK_FALSE(c.sf_missed);
+  CHECK(c.present == P(16));
+  for (uint64_t k = 17; k <= 25; ++k) {
+    INFO("frame " << k);
+    CHECK(r.log.frames[k].present == P(static_cast<int64_t>(k)));
+  }
+  CHECK(r.disp->app_missed() == 2);
+  CHECK(r.disp->sf_missed() == 0);
+  CHECK(r.disp->frames_dropped() == 1);
+  CHECK(r.disp->frames_presented() == 11);
+}
+
+TEST_CASE("display: a frame started a period or more after its vsync skips to the latest vsync", "[display]") {
+  // Frame 14's UI work takes 20 ms (to W14 + 20 ms). The callback for 15
+  // (W14 + 8.33 ms) is pending by then; the one for 16 was not requested.
+  // Choreographer.doFrame() starts 11.67 ms after vsync 15 and skips to the
+  // latest vsync, 16: there is no frame 15.
+  DisplayParams dp = fixed_params();
+  dp.first_ui_cost = fixed(Time::ms(20));
+  Rig r(dp);
+  r.build();
+  r.run(Time::ms(400));
+  CHECK(r.log.frames.count(15) == 0);
+  REQUIRE(r.log.frames.count(16) == 1);
+  CHECK(r.log.frames[16].vsync == W(16));
+  CHECK(r.log.frames[16].expected_present == P(16));
+  CHECK(r.log.frames[16].app_deadline == P(16) - Time::ns(kSf));
+  // UI W14 + 20 -> 22 ms, synced when RenderThread has drawn 14 (W14 + 23
+  // ms), drawn until W14 + 26 ms, GPU until W14 + 28 ms.
+  CHECK(r.log.frames[16].app_end == W(14) + Time::ms(28));
+  CHECK(r.log.frames[16].app_missed);
+  CHECK(r.disp->frames_started() == 11);
+}
+
+TEST_CASE("display: SurfaceFlinger delayed by a higher-priority FIFO task is sf-missed, not app-missed",
+          "[display]") {
+  // A SCHED_FIFO 3 task takes SF's CPU from S16 - 0.5 ms for 10 ms. SF
+  // (FIFO 2) handles its S16 callback at 135499995 (its S17 callback would
+  // be dropped as pending), latches frame 16 (frame 17 is early for P16),
+  // commits at 136999995 > P16: frame 16 is sf-missed, app on time, shown
+  // at P17. The next SF callback is S18 (P17 is taken): 17 and 18 are
+  // ready, 17 is dropped and 18 presented at P18.
+  Rig r(fixed_params());
+  r.build();
+  Task& hog = r.k->create_task("hog", "hog", Policy::kFifo, 0, 3, {2}, false);
+  OneShot body(Time::ms(10));
+  r.k->set_body(hog, &body);
+  r.k->start_task_at(hog, S(16) - Time::us(500));
+  r.run(Time::ms(400));
+  REQUIRE(r.log.frames.count(16) == 1);
+  const FrameEvent& a = r.log.frames[16];
+  CHECK_FALSE(a.app_missed);
+  CHECK(a.sf_missed);
+  CHECK(a.sf_end == Time::ns(136999995));
+  CHECK(a.sf_deadline == P(16));
+  CHECK(a.expected_present == P(16));
+  CHECK(a.present == P(17));
+  REQUIRE(r.log.frames.count(17) == 1);
+  CHECK(r.log.frames[17].dropped);
+  CHECK_FALSE(r.log.frames[17].app_missed);
+  CHECK_FALSE(r.log.frames[17].sf_missed);
+  REQUIRE(r.log.frames.count(18) == 1);
+  CHECK(r.log.frames[18].present == P(18));
+  CHECK_FALSE(r.log.frames[18].sf_missed);
+  CHECK(r.disp->sf_missed() == 1);
+  CHECK(r.disp->app_missed() == 0);
+  CHECK(r.disp->frames_dropped() == 1);
+}
+
+TEST_CASE("display: RenderThread waits in dequeueBuffer while every buffer is in use", "[display]") {
+  // A SCHED_FIFO 3 task holds SF's CPU from S16 - 0.5 ms for 40 ms. With 3
+  // buffers, frame 15's is on screen and 16 and 17 are queued: RenderThread
+  // takes frame 18 and sleeps in dequeueBuffer until SF, running again at
+  // S16 + 39.5 ms, latches 16 and releases 15's buffer (waker: SF).
+  Rig r(fixed_params());
+  r.build();
+  Task& hog = r.k->create_task("hog", "hog", Policy::kFifo, 0, 3, {2}, false);
+  OneShot body(Time::ms(40));
+  r.k->set_body(hog, &body);
+  r.k->start_task_at(hog, S(16) - Time::us(500));
+  r.run(Time::ms(400));
+  std::vector<Time> by_sf;
+  for (const auto& w : r.log.wakes)
+    if (w.task == "RenderThread" && w.waker == &r.disp->sf_task()) by_sf.push_back(w.t);
+  REQUIRE_FALSE(by_sf.empty());
+  CHECK(by_sf.front() == S(16) + Time::us(39500));
+  REQUIRE(r.log.frames.count(16) == 1);
+  CHECK(r.log.frames[16].sf_missed);
+  // Frame 18 was drawn only once a buffer came back.
+  REQUIRE(r.log.frames.count(18) == 1);
+  CHECK(r.log.frames[18].app_end >= S(16) + Time::us(39500) + Time::ms(5));
+}
+
+TEST_CASE("display: a large SurfaceFlinger cost makes every frame sf-missed, not app-missed", "[display]") {
+  // SF 7 ms + commit 0.5 ms from S_k = P_k - 7.333 ms ends after P_k; the
+  // frame is shown at P_{k+1}. SF then skips S_{k+1} (P_{k+1} is taken)
+  // and latches at S_{k+2}, dropping k+1: every other frame is dropped.
+  DisplayParams dp = fixed_params();
+  dp.sf_cost = fixed(Time::ms(7));
+  Rig r(dp);
+  r.build();
+  r.run(Time::ms(400));
+  REQUIRE(r.log.frames.count(14) == 1);
+  CHECK(r.log.frames[14].sf_missed);
+  CHECK_FALSE(r.log.frames[14].app_missed);
+  CHECK(r.log.frames[14].present == P(15));
+  CHECK(r.log.frames[15].dropped);
+  CHECK(r.log.frames[16].sf_missed);
+  CHECK(r.log.frames[16].present == P(17));
+  CHECK(r.disp->app_missed() == 0);
+  CHECK(r.disp->sf_skipped() > 0);
+  CHECK(r.disp->sf_missed() == r.disp->frames_presented());
+}
+
+TEST_CASE("display: no callbacks fire and no pipeline thread runs during the gaps", "[display]") {
+  DisplayParams dp = fixed_params();
+  dp.cycles = 2;  // windows [0.1, 0.2), [1.2, 1.3), [2.3, 2.4), [3.4, 3.5) s
+  Rig r(dp);
+  r.build();
+  r.run(Time::s(6));
+  CHECK(r.disp->frames_presented() >= 4 * 12);
+  CHECK(r.disp->frames_presented() <= 4 * 13);
+  CHECK(r.disp->frames_presented() == r.disp->frames_started());
+  for (const auto& [k, f] : r.log.frames) {
+    INFO("frame " << k);
+    CHECK(r.disp->animating(f.vsync));
+  }
+  for (Time w : r.log.timer_wakes("ndroid.systemui")) CHECK(r.disp->animating(w));
+  // Every wake-up and every run of the pipeline's threads (after their
+  // start at 0) is within a window plus the frame's 16 ms of pipeline.
+  auto near_window = [&](Time t) { return r.disp->animating(t) || r.disp->animating(t - Time::ms(16)); };
+  for (const auto& w : r.log.wakes) {
+    INFO(w.task << " woken at " << w.t.count());
+    CHECK(near_window(w.t));
+  }
+  for (const auto& s : r.log.runs) {
+    if (s.t == Time::zero()) continue;
+    INFO(s.task << " ran at " << s.t.count());
+    CHECK(near_window(s.t));
+  }
+  CHECK(r.log.wakes.back().t < Time::ms(3520));
+}
+
+TEST_CASE("display: vsync timing does not drift over many periods", "[display]") {
+  // An animation that never ends; the app callback for vsync k must be at
+  // exactly k * period - (app + sf) and the frame shown at k * period,
+  // however many periods have passed.
+  const double hz = GENERATE(120.0, 90.0, 60.0);
+  DisplayParams dp = fixed_params();
+  dp.refresh_hz = hz;
+  dp.start_delay = Time::zero();
+  dp.animation = Time::s(1);
+  dp.gap = Time::zero();
+  dp.cycles = -1;
+  Rig r(dp);
+  r.build();
+  const int64_t period = std::llround(1e9 / hz);
+  CHECK(r.disp->period() == Time::ns(period));
+  const int64_t offset = 2 * period - 1000000;
+  r.run(Time::s(120));
+  std::vector<Time> wakes = r.log.timer_wakes("ndroid.systemui");
+  REQUIRE(wakes.size() > static_cast<size_t>(120 * hz) - 5);
+  const int64_t k0 = (wakes.front().count() + offset) / period;
+  for (size_t i = 0; i < wakes.size(); ++i) {
+    if (wakes[i] != Time::ns((k0 + static_cast<int64_t>(i)) * period - offset)) {
+      FAIL("callback " << i << " at " << wakes[i].count());
+    }
+  }
+  const FrameEvent& last = r.log.frames.rbegin()->second;
+  CHECK(last.present == Time::ns(static_cast<int64_t>(last.vsync_id) * period));
+  CHECK(last.vsync == Time::ns(static_cast<int64_t>(last.vsync_id) * period - offset));
+  CHECK(r.disp->app_missed() == 0);
+  CHECK(r.disp->sf_missed() == 0);
+}
+
+TEST_CASE("display: naming a runtime PM device without runtime PM is an error", "[display]") {
+  DisplayParams dp = fixed_params();
+  dp.gpu_rpm = "gpu";
+  Rig r(dp);
+  CHECK_THROWS_AS(r.build(), ModelError);
+  DisplayParams bad = fixed_params();
+  bad.animation = Time::ms(5);  // shorter than a period
+  Rig r2(bad);
+  CHECK_THROWS_AS(r2.build(), ModelError);
+}
+
+namespace {
+
+// Runtime PM: devices "gpu", "ui_gpu" and "dpu" with 100 ms autosuspend
+// and a 1 ms resume wait (the hardware powering up).
+struct RpmRig : Rig {
+  explicit RpmRig(const DisplayParams& dp) : Rig(dp) {
+    k->add_observer(&tracker);
+    wqs = std::make_unique<WorkqueueSystem>(*k, sp.platform, sp.workqueue, tracker);
+    WorkqueueParams wp;
+    wp.name = "pm";
+    wp.flags = kWqFreezable;
+    Workqueue* pm_wq = wqs->find("pm");
+    if (!pm_wq) pm_wq = &wqs->alloc_workqueue(wp);
+    PmRuntimeParams pp;
+    for (const char* n : {"gpu", "ui_gpu", "dpu"}) {
+      RpmDeviceParams d;
+      d.name = n;
+      d.resume_wait = Time::ms(1);
+      pp.devices.push_back(d);
+    }
+    pm = std::make_unique<PmRuntime>(*k, *wqs, *pm_wq, pp, tracker);
+  }
+  ~RpmRig() { disp.reset(); }  // its pm_runtime calls go before the PmRuntime
+  RunnableTracker tracker;
+  std::unique_ptr<WorkqueueSystem> wqs;
+  std::unique_ptr<PmRuntime> pm;
+};
+
+class RpmLog : public SchedObserver {
+ public:
+  struct Status {
+    Time t;
+    std::string device;
+    int status;
+    const Task* task;
+  };
+  void on_rpm(Time t, const RpmEvent& e) override {
+    if (e.kind == RpmEvent::Kind::kStatus) log.push_back({t, std::string(e.device), e.status, e.task});
+  }
+  std::vector<Status> log;
+};
+
+}  // namespace
+
+TEST_CASE("display: an unknown runtime PM device name lists the valid ones", "[display]") {
+  DisplayParams dp = fixed_params();
+  dp.display_rpm = "panel";
+  RpmRig r(dp);
+  try {
+    r.build(r.pm.get());
+    FAIL("no error");
+  } catch (const ModelError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("'panel'") && Catch::Contains("gpu, ui_gpu, dpu"));
+  }
+}
+
+TEST_CASE("display: the first frame after a gap resumes the GPU in RenderThread context", "[display]") {
+  DisplayParams dp = fixed_params();
+  dp.gpu_rpm = "gpu";
+  dp.ui_rpm = "ui_gpu";
+  dp.display_rpm = "dpu";
+  RpmRig r(dp);
+  RpmLog rpm;
+  r.k->add_observer(&rpm);
+  r.build(r.pm.get());
+  r.run(Time::ms(1500));
+  const Task* rt = &r.disp->render_task();
+  const Task* ui = &r.disp->ui_task();
+  const Task* sf = &r.disp->sf_task();
+  // Resumes (status resuming) by device, with the context that ran them.
+  std::map<std::string, std::vector<std::pair<Time, const Task*>>> resumes, suspends;
+  for (const auto& s : rpm.log) {
+    if (s.status == static_cast<int>(RpmStatus::kResuming)) resumes[s.device].push_back({s.t, s.task});
+    if (s.status == static_cast<int>(RpmStatus::kSuspending)) suspends[s.device].push_back({s.t, s.task});
+  }
+  // Two windows ([0.1, 0.2) and [1.2, 1.3) s): each device resumes once per
+  // window, at its first frame, and autosuspends in the gap.
+  REQUIRE(resumes["gpu"].size() == 2);
+  CHECK(resumes["gpu"][0].second == rt);
+  CHECK(resumes["gpu"][1].second == rt);
+  // UI: resume of ui_gpu (50 us callback + 1 ms wait), 2 ms of work; RT 3 ms.
+  CHECK(resumes["gpu"][0].first == W(14) + Time::us(50 + 1000 + 2000 + 3000));
+  std::vector<Time> ui_wakes = r.log.timer_wakes("ndroid.systemui");
+  auto second = std::find_if(ui_wakes.begin(), ui_wakes.end(), [](Time t) { return t >= Time::ms(1200); });
+  REQUIRE(second != ui_wakes.end());
+  CHECK(resumes["gpu"][1].first == *second + Time::us(6050));
+  REQUIRE(resumes["ui_gpu"].size() == 2);
+  CHECK(resumes["ui_gpu"][0].second == ui);
+  CHECK(resumes["ui_gpu"][0].first == W(14));
+  REQUIRE(resumes["dpu"].size() == 2);
+  CHECK(resumes["dpu"][0].second == sf);
+  REQUIRE(suspends["gpu"].size() >= 1);
+  CHECK(suspends["gpu"][0].first > Time::ms(200));
+  CHECK(suspends["gpu"][0].first < Time::ms(1200));
+  CHECK(r.pm->device("gpu")->resumes() == 2);
+  // The GPU's usage count is back to 0 (every get_sync matched by the
+  // interrupt's put_autosuspend).
+  CHECK(r.pm->device("gpu")->usage_count() == 0);
+  CHECK(r.pm->device("ui_gpu")->usage_count() == 0);
+  CHECK(r.pm->device("dpu")->usage_count() == 0);
+  // The resumes make the first frame of each window late: GPU done at
+  // W14 + 6.05 ms + 1.05 ms (GPU resume) + 2 ms > P14 - sf = W14 + 8.33 ms;
+  // it is still unlatched when frame 15 is ready at S15, and dropped.
+  REQUIRE(r.log.frames.count(14) == 1);
+  CHECK(r.log.frames[14].app_end == W(14) + Time::us(9100));
+  CHECK(r.log.frames[14].app_missed);
+  CHECK(r.log.frames[14].dropped);
+  CHECK(r.disp->frames_started() == 24);
+  CHECK(r.disp->frames_presented() + r.disp->frames_dropped() == 24);
+  CHECK(r.disp->frames_dropped() == 2);
+}
