@@ -115,7 +115,10 @@ Comparison run_comparison(const ExperimentSpec& spec, const CompareOptions& opti
   std::vector<const Aggregate*> others;
   for (size_t v = 1; v < nv; ++v) others.push_back(&runs[v][0].aggregate());
   const std::vector<Metric> expanded = expand_metrics(requests, runs[0][0].aggregate(), others);
-  for (const Metric& m : expanded) c.metrics.push_back(summarize_metric(m, collect(m.name, runs), names));
+  for (const Metric& m : expanded) {
+    c.metrics.push_back(summarize_metric(m, collect(m.name, runs), names));
+    for (size_t v = 0; v < nv; ++v) c.metrics.back().cells[v].pooled = pooled_metric_value(c.results[v], m.name);
+  }
 
   for (const PublishedValue& p : spec.published) {
     auto row = std::find_if(c.metrics.begin(), c.metrics.end(), [&](const MetricRow& r) { return r.metric.text == p.metric; });

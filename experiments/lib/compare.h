@@ -35,6 +35,7 @@ struct MetricCell {
   double mean = NAN, sd = 0, min = NAN, max = NAN;
   Change change;          // against the baseline (variants after the first)
   std::string published;  // as written in the experiment, or empty
+  std::optional<double> pooled;  // drm:/wq:/rpm:/frames: the statistic over all runs' samples pooled
 };
 
 struct MetricRow {

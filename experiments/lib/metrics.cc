@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <functional>
 #include <set>
@@ -162,9 +163,36 @@ const char* scope_prefix(MetricScope s) {
     case MetricScope::kTotal: return "total.";
     case MetricScope::kDrm: return "drm:";
     case MetricScope::kWq: return "wq:";
+    case MetricScope::kRpm: return "rpm:";
+    case MetricScope::kFrames: return "frames:";
   }
   return "";
 }
+
+const char* scope_word(MetricScope s) {
+  switch (s) {
+    case MetricScope::kTask: return "task";
+    case MetricScope::kGroup: return "group";
+    case MetricScope::kCpu: return "cpu";
+    case MetricScope::kTotal: return "total";
+    case MetricScope::kDrm: return "drm";
+    case MetricScope::kWq: return "wq";
+    case MetricScope::kRpm: return "rpm";
+    case MetricScope::kFrames: return "frames";
+  }
+  return "";
+}
+constexpr MetricScope kNamedScopes[] = {MetricScope::kTask, MetricScope::kGroup, MetricScope::kCpu, MetricScope::kDrm,
+                                        MetricScope::kWq,   MetricScope::kRpm,   MetricScope::kFrames};
+
+// Thresholds of the `BASE.ge_X` count fields: samples >= X per run (the
+// thread's "waits >= 2 ms / run").
+struct Threshold {
+  const char* name;
+  int64_t ns;
+};
+constexpr Threshold kThresholds[] = {{"ge_1ms", 1'000'000}, {"ge_2ms", 2'000'000}, {"ge_5ms", 5'000'000},
+                                     {"ge_10ms", 10'000'000}};
 
 // Fields of the drm: and wq: scopes: percentiles of pooled samples (us).
 static const char* const kPctNames[] = {"mean", "p50", "p90", "p95", "p98", "p99", "max"};
@@ -183,6 +211,10 @@ static std::vector<MetricField> sample_fields(std::initializer_list<const char*>
   for (const char* base : bases)
     for (const char* p : kPctNames)
       f.push_back({fmt::format("{}.{}", base, p), MetricUnit::kMicroseconds, fmt::format("{} {} (us)", base, p)});
+  for (const char* base : bases)
+    for (const Threshold& th : kThresholds)
+      f.push_back({fmt::format("{}.{}", base, th.name), MetricUnit::kPerRun,
+                   fmt::format("{} samples >= {} per run", base, th.name + 3)});
   f.push_back({count_name, MetricUnit::kPerRun, what});
   return f;
 }
@@ -240,6 +272,17 @@ const std::vector<MetricField>& metric_fields(MetricScope scope) {
       sample_fields({"push_to_run"}, "jobs", "jobs run (drm_sched_entity_push_job -> drm_run_job)");
   static const std::vector<MetricField> wq =
       sample_fields({"cpu_wait", "runnable_wait", "exec"}, "items", "work items executed");
+  static const std::vector<MetricField> rpm =
+      sample_fields({"resume_d_state", "resume_waker_wait", "resume_wait_d_state", "resume_wait_waker_wait",
+                     "suspend_d_state", "suspend_waker_wait"},
+                    "resume_waits", "D sleeps inside rpm_resume() woken by another context (not a timer) per run");
+  static const std::vector<MetricField> frames = {
+      {"frames", MetricUnit::kPerRun, "frames presented or dropped per run"},
+      {"app_missed", MetricUnit::kPerRun, "FrameTimeline App Deadline Missed per run"},
+      {"sf_missed", MetricUnit::kPerRun, "FrameTimeline SurfaceFlinger deadline missed per run"},
+      {"dropped", MetricUnit::kPerRun, "frames dropped (a newer buffer replaced them) per run"},
+      {"app_missed_pct", MetricUnit::kPercent, "app-missed frames, % of frames"},
+  };
   switch (scope) {
     case MetricScope::kTask:
     case MetricScope::kGroup: return task;
@@ -247,6 +290,8 @@ const std::vector<MetricField>& metric_fields(MetricScope scope) {
     case MetricScope::kTotal: return total;
     case MetricScope::kDrm: return drm;
     case MetricScope::kWq: return wq;
+    case MetricScope::kRpm: return rpm;
+    case MetricScope::kFrames: return frames;
   }
   return total;
 }
@@ -273,22 +318,22 @@ std::optional<MetricName> parse_metric_name(const std::string& text, std::string
                               "or total.FIELD)",
                               text));
     const std::string scope = text.substr(0, colon);
-    if (scope == "task")
-      m.scope = MetricScope::kTask;
-    else if (scope == "group")
-      m.scope = MetricScope::kGroup;
-    else if (scope == "cpu")
-      m.scope = MetricScope::kCpu;
-    else if (scope == "drm")
-      m.scope = MetricScope::kDrm;
-    else if (scope == "wq")
-      m.scope = MetricScope::kWq;
-    else
-      return fail(fmt::format("unknown metric scope '{}' in '{}' (valid: task, group, cpu, drm, wq, total)", scope, text));
+    bool known = false;
+    for (MetricScope s : kNamedScopes)
+      if (scope == scope_word(s)) m.scope = s, known = true;
+    if (!known)
+      return fail(fmt::format("unknown metric scope '{}' in '{}' (valid: task, group, cpu, drm, wq, rpm, frames, total)",
+                              scope, text));
     rest = text.substr(colon + 1);
-    // The object is everything up to the first '.', so task names may not
-    // contain dots (the scenario loader allows them; none of ours has one).
-    const size_t dot = rest.find('.');
+    // The object is everything up to the first '.' after which a valid
+    // field follows, so names may contain dots (Android's comm of SystemUI's
+    // main thread is "ndroid.systemui"); without such a split, the first '.'.
+    size_t dot = rest.find('.');
+    for (size_t d = dot; d != std::string::npos; d = rest.find('.', d + 1))
+      if (d > 0 && find_field(m.scope, rest.substr(d + 1))) {
+        dot = d;
+        break;
+      }
     if (dot == std::string::npos || dot == 0)
       return fail(fmt::format("'{}' lacks {}NAME.FIELD", text, scope_prefix(m.scope)));
     m.object = rest.substr(0, dot);
@@ -299,12 +344,7 @@ std::optional<MetricName> parse_metric_name(const std::string& text, std::string
   }
   if (!find_field(m.scope, m.field)) {
     const std::vector<std::string> names = field_names(m.scope);
-    const char* scope = m.scope == MetricScope::kTask    ? "task"
-                        : m.scope == MetricScope::kGroup ? "group"
-                        : m.scope == MetricScope::kCpu   ? "cpu"
-                        : m.scope == MetricScope::kDrm   ? "drm"
-                        : m.scope == MetricScope::kWq    ? "wq"
-                                                         : "total";
+    const char* scope = scope_word(m.scope);
     return fail(fmt::format("unknown {} field '{}' in '{}' (valid: {}){}", scope, m.field, text, list(names),
                             did_you_mean(m.field, names)));
   }
@@ -352,7 +392,8 @@ std::vector<Metric> expand_metrics(const std::vector<MetricRequest>& requests, c
     if (!name) fail(why);
     // Totals, and drm:/wq: objects (known only once something ran: an
     // absent one reads n/a).
-    if (name->scope == MetricScope::kTotal || name->scope == MetricScope::kDrm || name->scope == MetricScope::kWq) {
+    if (name->scope == MetricScope::kTotal || name->scope == MetricScope::kDrm || name->scope == MetricScope::kWq ||
+        name->scope == MetricScope::kRpm || name->scope == MetricScope::kFrames) {
       add(*name);
       continue;
     }
@@ -387,6 +428,59 @@ RunTotals run_totals(const RunResult& run) {
     t.avg_power_mw = run.avg_power_mw();
   }
   return t;
+}
+
+// A drm:/wq:/rpm: field from pooled samples: the count (no dot), a
+// threshold count (BASE.ge_X), or a statistic in microseconds.
+static std::optional<double> pooled_value(bool found, const Samples& pooled, uint64_t count, const std::string& field) {
+  if (!found) return std::nullopt;
+  const size_t dot = field.find('.');
+  if (dot == std::string::npos) return static_cast<double>(count);
+  const std::string stat = field.substr(dot + 1);
+  for (const Threshold& th : kThresholds)
+    if (stat == th.name) return static_cast<double>(pooled.count_at_least(th.ns));
+  if (pooled.empty()) return std::nullopt;
+  return summary_pick(pooled.summarize(), stat) / 1000.0;
+}
+
+std::optional<double> pooled_metric_value(const std::vector<RunResult>& runs, const MetricName& name) {
+  if (runs.empty()) return std::nullopt;
+  if (name.scope != MetricScope::kDrm && name.scope != MetricScope::kWq && name.scope != MetricScope::kRpm &&
+      name.scope != MetricScope::kFrames)
+    return std::nullopt;
+  // One RunResult holding every run's samples of these scopes.
+  RunResult all;
+  all.window_start = runs.front().window_start;
+  all.window_end = runs.front().window_end;
+  auto merge = [](auto& into, const auto& from, auto key, auto add) {
+    for (const auto& x : from) {
+      auto it = std::find_if(into.begin(), into.end(), [&](const auto& y) { return key(y) == key(x); });
+      if (it == into.end())
+        into.push_back(x);
+      else
+        add(*it, x);
+    }
+  };
+  for (const RunResult& r : runs) {
+    merge(all.workqueues, r.workqueues, [](const WorkQueueMetrics& w) { return w.name; },
+          [](WorkQueueMetrics& a, const WorkQueueMetrics& b) {
+            a.cpu_wait.append(b.cpu_wait), a.runnable_wait.append(b.runnable_wait), a.exec.append(b.exec);
+            a.items += b.items;
+          });
+    merge(all.drm_entities, r.drm_entities, [](const DrmEntityMetrics& d) { return d.name; },
+          [](DrmEntityMetrics& a, const DrmEntityMetrics& b) { a.push_to_run.append(b.push_to_run), a.jobs += b.jobs; });
+    merge(all.rpm_sleeps, r.rpm_sleeps,
+          [](const RpmSleepMetrics& s) { return std::make_tuple(s.group, s.device, s.in_resume, s.woken_by_task); },
+          [](RpmSleepMetrics& a, const RpmSleepMetrics& b) { a.d_state.append(b.d_state), a.waker_wait.append(b.waker_wait); });
+    merge(all.frames, r.frames, [](const FrameMetrics& f) { return f.layer; },
+          [](FrameMetrics& a, const FrameMetrics& b) {
+            a.frames += b.frames, a.app_missed += b.app_missed, a.sf_missed += b.sf_missed, a.dropped += b.dropped;
+            a.app_time.append(b.app_time), a.present_delay.append(b.present_delay);
+          });
+  }
+  std::optional<double> v = RunMetrics(all).value(name);
+  if (v && metric_unit(name) == MetricUnit::kPerRun) *v /= static_cast<double>(runs.size());
+  return v;
 }
 
 RunMetrics::RunMetrics(const RunResult& run) : run_(&run), agg_(aggregate_runs({run})) {}
@@ -442,11 +536,41 @@ std::optional<double> RunMetrics::value(const MetricName& name) const {
           count += w.items;
         }
       }
-      if (!found) return std::nullopt;
-      if (dot == std::string::npos) return static_cast<double>(count);
-      if (pooled.empty()) return std::nullopt;
-      return summary_pick(pooled.summarize(), name.field.substr(dot + 1)) / 1000.0;
+      return pooled_value(found, pooled, count, name.field);
     }
+    case MetricScope::kRpm: {
+      // "group" pools every device; "group/device" one.
+      const size_t dot = name.field.find('.');
+      const std::string base = name.field.substr(0, dot);
+      // resume_wait_*: only sleeps woken by a task (waiting for another
+      // context's transition, e.g. the pm_wq worker), as a waker query sees them.
+      const bool resume = base.rfind("resume", 0) == 0;
+      const bool waker = base.find("waker_wait") != std::string::npos;
+      const bool by_task_only = base.rfind("resume_wait_", 0) == 0;
+      Samples pooled;
+      uint64_t count = 0;
+      bool found = false;
+      for (const RpmSleepMetrics& s : run_->rpm_sleeps) {
+        if (s.group != name.object && s.group + "/" + s.device != name.object) continue;
+        found = true;
+        if (s.in_resume && s.woken_by_task) count += s.d_state.size();
+        if (s.in_resume == resume && (!by_task_only || s.woken_by_task))
+          pooled.append(waker ? s.waker_wait : s.d_state);
+      }
+      return pooled_value(found, pooled, count, name.field);
+    }
+    case MetricScope::kFrames:
+      for (const FrameMetrics& f : run_->frames) {
+        if (f.layer != name.object) continue;
+        if (name.field == "frames") return static_cast<double>(f.frames);
+        if (name.field == "app_missed") return static_cast<double>(f.app_missed);
+        if (name.field == "sf_missed") return static_cast<double>(f.sf_missed);
+        if (name.field == "dropped") return static_cast<double>(f.dropped);
+        if (name.field == "app_missed_pct")
+          return f.frames ? 100.0 * static_cast<double>(f.app_missed) / static_cast<double>(f.frames)
+                          : std::optional<double>();
+      }
+      return std::nullopt;
   }
   return std::nullopt;
 }

@@ -24,8 +24,11 @@
 namespace schedlab {
 
 // drm: a DRM GPU scheduler (all its entities) or one "sched/entity";
-// wq: a workqueue or kthread_worker by name.
-enum class MetricScope { kTask, kGroup, kCpu, kTotal, kDrm, kWq };
+// wq: a workqueue or kthread_worker by name;
+// rpm: D sleeps in rpm_resume()/rpm_suspend() of a task group, on every
+//      device ("rpm:ui.resume_d_state.p90") or one ("rpm:ui/gpu. ...");
+// frames: a layer's FrameTimeline counts ("frames:systemui.app_missed").
+enum class MetricScope { kTask, kGroup, kCpu, kTotal, kDrm, kWq, kRpm, kFrames };
 
 enum class MetricUnit {
   kMicroseconds,  // latencies
@@ -89,6 +92,12 @@ class RunMetrics {
   const RunResult* run_;
   Aggregate agg_;  // of this run alone
 };
+
+// A drm:/wq:/rpm:/frames: metric over every run's samples pooled, as the
+// kernel threads compute theirs (one P99 over all work items of all runs);
+// counts are per run (pooled count / runs). nullopt for other scopes or
+// when nothing was measured.
+std::optional<double> pooled_metric_value(const std::vector<RunResult>& runs, const MetricName& name);
 
 // Machine totals of a run that are not sums of tasks or CPUs. Energy and
 // power are nullopt on a platform without a power model (RunResult::has_power()).

@@ -212,6 +212,11 @@ void write_row_json(JsonWriter& w, const Comparison& c, const MetricRow& r) {
     }
     w.end_array();
     if (v > 0) write_change_json(w, cell.change);
+    w.key("pooled");  // the statistic over all runs' samples (drm:, wq:, rpm:, frames: metrics)
+    if (cell.pooled && std::isfinite(*cell.pooled))
+      w.number_text(num(*cell.pooled, d));
+    else
+      w.null();
     w.key("published");
     if (cell.published.empty())
       w.null();
