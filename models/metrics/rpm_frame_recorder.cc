@@ -44,7 +44,7 @@ void RpmFrameRecorder::on_rpm(Time t, const RpmEvent& e) {
   const Time at = std::max(t, warmup_);
   const Time from = std::max(d.since, warmup_);
   if (d.status == kRpmSuspended && at > from) d.m.suspended_time += at - from;
-  if (t >= warmup_) {
+  if (t >= warmup_ && d.seen) {  // the first event is the boot status, not a transition
     if (e.status == kRpmSuspended) ++d.m.suspends;
     if (e.status == kRpmActive && d.status == kRpmResuming) ++d.m.resumes;
   }

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Print the pm_wq WQ_HIGHPRI study in the shape of the thread's tables.
+
+Reads the JSON of `schedlab compare configs/experiments/pm_wq_highpri_X.yaml
+--json FILE` (one file per platform) and prints, for each, the thread's rows
+(../../../shared/seeds/pm_wq_highpri.md): the simulated nice 0 and WQ_HIGHPRI
+values and change beside the published ones, then the who-pays rows.
+
+Simulated values are computed as the thread computes its own: over every
+work item (or D sleep, or frame) of every run pooled, counts per run. The
+interval is a paired bootstrap over runs of the per-run statistic (schedlab
+compare); "~" marks an interval that includes 0.
+
+usage: thread_table.py PLATFORM_A.json [PLATFORM_B.json ...]
+       thread_table.py --sweep POINTS.csv   (schedlab sweep's points.csv: one row per swept value)
+"""
+import csv
+import json
+import sys
+
+ROWS = [
+    ("wq:pm.runnable_wait.mean", "pm_runtime_work CPU wait mean", "us"),
+    ("wq:pm.runnable_wait.p99", "pm_runtime_work CPU wait P99", "us"),
+    ("wq:pm.runnable_wait.max", "pm_runtime_work CPU wait max", "ms"),
+    ("wq:pm.runnable_wait.ge_2ms", "pm_runtime_work wait >= 2 ms / run", ""),
+    ("wq:pm.runnable_wait.ge_5ms", "pm_runtime_work wait >= 5 ms / run", ""),
+    ("rpm:ndroid.systemui.resume_wait_waker_wait.p90", "UI rpm_resume() waker wait P90", "us"),
+    ("rpm:ndroid.systemui.resume_wait_d_state.p90", "UI rpm_resume() D-state P90", "us"),
+    ("frames:NotificationShade.app_missed", "FrameTimeline app missed / run", ""),
+    ("frames:NotificationShade.sf_missed", "FrameTimeline SF missed / run", ""),
+]
+CONTEXT = [
+    ("wq:pm.items", "pm_runtime_work items / run"),
+    ("rpm:ndroid.systemui.resume_waits", "UI rpm_resume() waits on pm_wq / run"),
+    ("frames:NotificationShade.frames", "frames / run"),
+]
+
+
+def fmt(v, unit):
+    if v is None:
+        return "n/a"
+    if unit == "ms":
+        return f"{v / 1000:.2f} ms"
+    if unit == "us":
+        return f"{v:,.1f} us" if v < 1000 else f"{v:,.0f} us"
+    return f"{v:.3f}" if v < 10 else f"{v:.2f}"
+
+
+def pct(a, b):
+    if a is None or b is None or a == 0:
+        return "n/a"
+    return f"{100.0 * (b - a) / a:+.1f}%"
+
+
+def published_change(a, b):
+    def number(text):
+        if text is None:
+            return None
+        t = text.replace(",", "").split()[0]
+        try:
+            return float(t)
+        except ValueError:
+            return None
+    return pct(number(a), number(b))
+
+
+def table(doc):
+    metrics = {m["name"]: m for m in doc.get("metrics", [])}
+    names = [v["name"] for v in doc["experiment"]["variants"]] if "variants" in doc.get("experiment", {}) else None
+    exp = doc.get("experiment", {})
+    print(f"== {exp.get('name', '?')}: {exp.get('description', '')}")
+    first = next(iter(metrics.values()))
+    runs = first["variants"][0]["runs"]
+    print(f"   {runs} runs per variant; simulated = pooled over all runs (counts per run); "
+          "interval = paired bootstrap over runs\n")
+    head = f"{'metric':<38} {'nice 0':>11} {'WQ_HIGHPRI':>11} {'change':>8}  {'95% CI':<17} | " \
+           f"{'pub. nice 0':>11} {'pub. HIGHPRI':>12} {'pub. chg':>9}"
+    print(head)
+    print("-" * len(head))
+    for key, label, unit in ROWS:
+        m = metrics.get(key)
+        if not m:
+            continue
+        base, var = m["variants"][0], m["variants"][1]
+        a, b = base.get("pooled"), var.get("pooled")
+        if a is None and b is None:
+            a, b = base.get("mean"), var.get("mean")
+        lo, hi = var.get("ci_low_pct"), var.get("ci_high_pct")
+        ci = "n/a" if lo is None else f"[{lo:+.0f}, {hi:+.0f}]" + (" ~" if var.get("noise") else "")
+        pa, pb = base.get("published"), var.get("published")
+        print(f"{label:<38} {fmt(a, unit):>11} {fmt(b, unit):>11} {pct(a, b):>8}  {ci:<17} | "
+              f"{pa or '-':>11} {pb or '-':>12} {published_change(pa, pb) if pa and pb else '-':>9}")
+    for key, label in CONTEXT:
+        m = metrics.get(key)
+        if not m:
+            continue
+        base, var = m["variants"][0], m["variants"][1]
+        a, b = base.get("pooled"), var.get("pooled")
+        pa, pb = base.get("published"), var.get("published")
+        print(f"{label:<38} {fmt(a, ''):>11} {fmt(b, ''):>11} {pct(a, b):>8}  {'':<17} | "
+              f"{pa or '-':>11} {pb or '-':>12}")
+    print()
+    print("who pays (wakeup latency and CPU share of every task group; power):")
+    print(f"{'group':<18} {'wakeup mean us':>15} {'change':>8} {'95% CI':<16} {'wakeup P99 us':>14} "
+          f"{'change':>8} {'95% CI':<16}")
+    for g in doc.get("who_pays", []):
+        cells = []
+        for k in ("wakeup_latency_mean", "wakeup_latency_p99"):
+            base, var = g[k]["variants"][0], g[k]["variants"][1]
+            lo, hi = var.get("ci_low_pct"), var.get("ci_high_pct")
+            ci = "" if lo is None else f"[{lo:+.0f}, {hi:+.0f}]" + (" ~" if var.get("noise") else "")
+            v = base.get("mean")
+            cells.append((f"{v:.1f}" if v is not None else "n/a",
+                          f"{var['change_pct']:+.1f}%" if var.get("change_pct") is not None else "n/a", ci))
+        print(f"{g['group']:<18} {cells[0][0]:>15} {cells[0][1]:>8} {cells[0][2]:<16} {cells[1][0]:>14} "
+              f"{cells[1][1]:>8} {cells[1][2]:<16}")
+    for t in doc.get("totals", []):
+        base, var = t["variants"][0], t["variants"][1]
+        if base.get("mean") is None:
+            continue
+        lo, hi = var.get("ci_low_pct"), var.get("ci_high_pct")
+        ci = "" if lo is None else f"[{lo:+.2f}, {hi:+.2f}]" + (" ~" if var.get("noise") else "")
+        print(f"{t['name']:<18} {base['mean']:>15.1f} {var.get('change_pct', 0):>+7.2f}% {ci}")
+    print()
+
+
+def sweep_table(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        raise ValueError("no rows")
+    axis = [k for k in rows[0] if k not in ("point", "variant", "metric", "unit", "runs", "mean", "sd", "min",
+                                            "max", "ci_low", "ci_high")][0]
+    metrics, points, cell = [], [], {}
+    for r in rows:
+        if r["metric"] not in metrics:
+            metrics.append(r["metric"])
+        if r[axis] not in points:
+            points.append(r[axis])
+        cell[(r[axis], r["metric"])] = (r["mean"], r["unit"])
+    print(f"{'metric (mean over runs)':<46}" + "".join(f"{axis.split('.')[-1] + ' ' + p:>12}" for p in points))
+    for m in metrics:
+        unit = cell.get((points[0], m), ("", ""))[1]
+        vals = []
+        for p in points:
+            v = cell.get((p, m), ("", ""))[0]
+            vals.append("n/a" if v in ("", None) else f"{float(v):.2f}")
+        print(f"{m + ' (' + unit + ')':<46}" + "".join(f"{v:>12}" for v in vals))
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0 if len(argv) == 2 else 2
+    if argv[1] == "--sweep":
+        try:
+            sweep_table(argv[2])
+        except (OSError, ValueError, IndexError, KeyError) as e:
+            print(f"error: {argv[2] if len(argv) > 2 else '--sweep needs a file'}: {e}", file=sys.stderr)
+            return 2
+        return 0
+    for path in argv[1:]:
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"error: {path}: {e}", file=sys.stderr)
+            return 2
+        if not doc.get("metrics"):
+            print(f"error: {path}: no metrics (not a schedlab compare JSON?)", file=sys.stderr)
+            return 2
+        table(doc)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

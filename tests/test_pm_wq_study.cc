@@ -1,0 +1,205 @@
+// The pm_wq study's pieces end to end: the `pm_runtime:` section, `rpm:`
+// events and `model: display` devices in YAML; the rpm: and frames:
+// metrics and their pooled form; the shade-swipe scenario on both phones.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "experiments/lib/metrics.h"
+#include "experiments/lib/runner.h"
+#include "models/config/config.h"
+#include "models/kernel/kernel.h"
+#include "models/kernel/pm_runtime/pm_runtime.h"
+#include "models/system.h"
+
+using namespace schedlab;
+using namespace schedlab::time_literals;
+
+namespace {
+
+ConfigError error_of(const std::string& yaml) {
+  try {
+    load_scenario_yaml(yaml, "test.yaml");
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  FAIL("expected a ConfigError for:\n" << yaml);
+  throw std::logic_error("unreachable");
+}
+
+// One CPU; a task takes the GPU with get_sync, works, drops it with
+// put_autosuspend, sleeps; the GPU autosuspends 1 ms after the put.
+const char* kRpmScenario =
+    "duration: 100ms\n"
+    "platform: {cpus: 1}\n"
+    "pm_runtime:\n"
+    "  devices:\n"
+    "    - {name: gpu_pd, use_autosuspend: false, suspend_cost: 0us, resume_cost: 0us}\n"
+    "    - {name: gpu, parent: gpu_pd, autosuspend_delay: 1ms, suspend_cost: 100us, suspend_wait: 0us,\n"
+    "       resume_cost: 200us, resume_wait: 300us}\n"
+    "tasks:\n"
+    "  - name: app\n"
+    "    loop: 1\n"
+    "    events:\n"
+    "      - rpm: {op: get_sync, device: gpu}\n"
+    "      - run: 1ms\n"
+    "      - rpm: {op: put_autosuspend, device: gpu}\n"
+    "      - sleep: 50ms\n";
+
+MetricName name_of(const std::string& text) {
+  std::string why;
+  auto n = parse_metric_name(text, &why);
+  INFO(why);
+  REQUIRE(n);
+  return *n;
+}
+
+}  // namespace
+
+TEST_CASE("pm_runtime devices and rpm events are checked with the valid names listed", "[pm_wq_study][config]") {
+  ConfigError parent = error_of(
+      "pm_runtime:\n  devices:\n    - {name: gpu, parent: gpu_pdd}\n    - {name: gpu_pd}\n"
+      "tasks:\n  - name: t\n    events: [run: 1ms]\n");
+  CHECK(parent.line() == 3);
+  CHECK(parent.key_path() == "pm_runtime.devices[0].parent");
+  CHECK_THAT(parent.message(), Catch::Contains("unknown device 'gpu_pdd'") && Catch::Contains("gpu_pd"));
+
+  ConfigError loop = error_of(
+      "pm_runtime:\n  devices:\n    - {name: a, parent: b}\n    - {name: b, parent: a}\n"
+      "tasks:\n  - name: t\n    events: [run: 1ms]\n");
+  CHECK_THAT(loop.message(), Catch::Contains("its own ancestor"));
+
+  ConfigError op = error_of(
+      "pm_runtime:\n  devices: [{name: gpu}]\n"
+      "tasks:\n  - name: t\n    events:\n      - rpm: {op: get_sink, device: gpu}\n");
+  CHECK(op.key_path() == "tasks[0].events[0].rpm.op");
+  CHECK_THAT(op.message(), Catch::Contains("get_sync") && Catch::Contains("put_autosuspend"));
+
+  ConfigError device = error_of(
+      "pm_runtime:\n  devices: [{name: gpu}]\n"
+      "tasks:\n  - name: t\n    events:\n      - rpm: {op: get_sync, device: gpuu}\n");
+  CHECK_THAT(device.message(), Catch::Contains("unknown runtime PM device 'gpuu'") && Catch::Contains("gpu"));
+
+  ConfigError display = error_of(
+      "pm_runtime:\n  devices: [{name: gpu}]\n"
+      "devices:\n  - {name: shade, model: display, gpu_rpm: gpuu}\n"
+      "tasks:\n  - name: t\n    events: [run: 1ms]\n");
+  CHECK(display.key_path() == "devices[0].gpu_rpm");
+  CHECK_THAT(display.message(), Catch::Contains("'gpuu'") && Catch::Contains("gpu"));
+}
+
+TEST_CASE("A task's pm_runtime_get_sync() resumes the parent, then the device, in its own context",
+          "[pm_wq_study]") {
+  ScenarioParams p = load_scenario_yaml(kRpmScenario, "rpm.yaml");
+  System sys(p, 1);
+  sys.run();
+  const RunResult r = sys.result();
+  // The task's CPU time: the resume callback's 200 us, then 1 ms of work
+  // (one CPU of capacity 1024: work = time).
+  REQUIRE(r.tasks.size() >= 1);
+  CHECK(r.tasks[0].name == "app");
+  CHECK(r.tasks[0].cpu_time == 1200_us);
+  // Its one D sleep inside rpm_resume(): the callback's 300 us hardware wait, woken by a timer.
+  REQUIRE(r.rpm_sleeps.size() == 1);
+  CHECK(r.rpm_sleeps[0].group == "app");
+  CHECK(r.rpm_sleeps[0].device == "gpu");
+  CHECK(r.rpm_sleeps[0].in_resume);
+  CHECK_FALSE(r.rpm_sleeps[0].woken_by_task);
+  CHECK(r.rpm_sleeps[0].d_state.values() == std::vector<int64_t>{300'000});
+  // The device resumed once and suspended once (1 ms after the put, on
+  // pm_wq), and its parent followed it: boot to 0 suspended, then active
+  // from the get (0 + 200 us resume + 300 us wait... = 0.5 ms) to suspend.
+  PmRuntime* pm = sys.pm_runtime();
+  REQUIRE(pm);
+  CHECK(pm->device("gpu")->status() == RpmStatus::kSuspended);
+  CHECK(pm->device("gpu_pd")->status() == RpmStatus::kSuspended);
+  for (const RpmDeviceMetrics& d : r.rpm_devices) {
+    INFO(d.name);
+    CHECK(d.resumes == 1);
+    CHECK(d.suspends == 1);
+  }
+  // pm_runtime_work items: the gpu's autosuspend and the parent's idle request.
+  bool found = false;
+  for (const WorkQueueMetrics& w : r.workqueues)
+    if (w.name == "pm") {
+      found = true;
+      CHECK(w.items == 2);
+    }
+  CHECK(found);
+}
+
+TEST_CASE("rpm: and frames: metrics read the run's sleeps and frames, per run and pooled", "[pm_wq_study][metrics]") {
+  auto run_with = [](std::vector<int64_t> waits_us, uint64_t frames, uint64_t app_missed) {
+    RunResult r;
+    r.window_start = 0_s;
+    r.window_end = 1_s;
+    RpmSleepMetrics timer{"ndroid.systemui", "gpu", true, false, {}, {}};
+    timer.d_state.add(500'000);  // the callback's own wait: not in resume_wait_*
+    timer.waker_wait.add(0);
+    RpmSleepMetrics woken{"ndroid.systemui", "gpu", true, true, {}, {}};
+    for (int64_t w : waits_us) woken.d_state.add((w + 50) * 1000), woken.waker_wait.add(w * 1000);
+    r.rpm_sleeps = {timer, woken};
+    FrameMetrics f;
+    f.layer = "NotificationShade";
+    f.frames = frames;
+    f.app_missed = app_missed;
+    r.frames = {f};
+    return r;
+  };
+  const RunResult a = run_with({100, 200, 300, 400}, 100, 1);
+  const RunResult b = run_with({1000}, 120, 3);
+  const RunMetrics ma(a);
+  CHECK(*ma.value(name_of("rpm:ndroid.systemui.resume_wait_waker_wait.max")) == Approx(400));
+  CHECK(*ma.value(name_of("rpm:ndroid.systemui/gpu.resume_wait_d_state.p50")) == Approx(300));  // 150..450: 300
+  CHECK(*ma.value(name_of("rpm:ndroid.systemui.resume_d_state.max")) == Approx(500));  // every sleep
+  CHECK(*ma.value(name_of("rpm:ndroid.systemui.resume_waits")) == 4);                 // woken by a task only
+  CHECK(*ma.value(name_of("frames:NotificationShade.app_missed")) == 1);
+  CHECK(*ma.value(name_of("frames:NotificationShade.app_missed_pct")) == Approx(1.0));
+  CHECK_FALSE(ma.value(name_of("rpm:nobody.resume_waits")));
+  // Pooled: the five waits of both runs together; counts per run.
+  CHECK(*pooled_metric_value({a, b}, name_of("rpm:ndroid.systemui.resume_wait_waker_wait.max")) == Approx(1000));
+  CHECK(*pooled_metric_value({a, b}, name_of("rpm:ndroid.systemui.resume_wait_waker_wait.p50")) == Approx(300));
+  CHECK(*pooled_metric_value({a, b}, name_of("rpm:ndroid.systemui.resume_waits")) == Approx(2.5));
+  CHECK(*pooled_metric_value({a, b}, name_of("frames:NotificationShade.app_missed")) == Approx(2.0));
+  CHECK_FALSE(pooled_metric_value({a, b}, name_of("total.avg_power_mw")));
+}
+
+TEST_CASE("A metric object may contain dots: the split is where a valid field follows", "[pm_wq_study][metrics]") {
+  MetricName n = name_of("rpm:ndroid.systemui.resume_wait_d_state.p90");
+  CHECK(n.object == "ndroid.systemui");
+  CHECK(n.field == "resume_wait_d_state.p90");
+  MetricName w = name_of("wq:pm.runnable_wait.ge_2ms");
+  CHECK(w.object == "pm");
+  CHECK(w.field == "runnable_wait.ge_2ms");
+}
+
+TEST_CASE("The shade swipe runs on both phones: frames, pm_wq work and conserved time", "[pm_wq_study]") {
+  const std::string path = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/shade_swipe.yaml";
+  auto platform = GENERATE(as<std::string>{}, "phone_a_8cpu", "phone_b_7cpu");
+  auto highpri = GENERATE(false, true);
+  std::vector<Overlay> o = {{"duration", "4s", {}}, {"platform", platform, {}}};
+  if (highpri) o.push_back({"workqueues[pm].flags", "[WQ_FREEZABLE, WQ_UNBOUND, WQ_HIGHPRI]", {}});
+  ScenarioParams p = load_scenario_with_overlays(path, o);
+  const RunResult r = simulate_run(p, 7, {}, nullptr);
+  INFO(platform << (highpri ? " WQ_HIGHPRI" : " nice 0"));
+  CHECK(r.cpus.size() == (platform == "phone_a_8cpu" ? 8u : 7u));
+  for (const CpuMetrics& c : r.cpus) CHECK(c.busy + c.idle == r.elapsed());
+  // pm_runtime_work ran on pm_wq; its workers have the variant's nice.
+  const WorkQueueMetrics* pm = nullptr;
+  for (const WorkQueueMetrics& w : r.workqueues)
+    if (w.name == "pm") pm = &w;
+  REQUIRE(pm);
+  CHECK(pm->items > 10);
+  for (const TaskMetrics& t : r.tasks)
+    if (t.name.rfind("kworker/u", 0) == 0 && t.nice != 0) CHECK((highpri && t.nice == -20));
+  // Frames at 120 Hz during the animations.
+  REQUIRE(r.frames.size() == 1);
+  CHECK(r.frames[0].layer == "NotificationShade");
+  CHECK(r.frames[0].frames > 60);  // two 350 ms windows at 120 Hz, and idle redraws
+  // The GPU and the display suspended and resumed.
+  for (const RpmDeviceMetrics& d : r.rpm_devices) {
+    INFO(d.name);
+    CHECK(d.suspends >= 1);
+    CHECK(d.resumes >= 1);
+  }
+}
