@@ -6,6 +6,7 @@
 #include <string>
 
 #include "experiments/lib/metrics.h"
+#include "experiments/lib/report_power.h"
 #include "experiments/lib/runner.h"
 #include "models/config/config.h"
 #include "models/kernel/kernel.h"
@@ -202,4 +203,36 @@ TEST_CASE("The shade swipe runs on both phones: frames, pm_wq work and conserved
     CHECK(d.suspends >= 1);
     CHECK(d.resumes >= 1);
   }
+}
+
+TEST_CASE("schedlab run's runtime PM and frame tables are per run and pooled over runs", "[pm_wq_study][reports]") {
+  RunSet set;
+  for (int i = 0; i < 2; ++i) {
+    RunResult r;
+    r.window_start = 0_s;
+    r.window_end = 2_s;
+    RpmSleepMetrics s{"ndroid.systemui", "gpu", true, true, {}, {}};
+    s.d_state.add((i + 1) * 400'000);  // 400 us and 800 us
+    s.waker_wait.add((i + 1) * 300'000);
+    r.rpm_sleeps = {s};
+    r.rpm_devices = {{"gpu", 3, 3, 1_s}};
+    FrameMetrics f;
+    f.layer = "NotificationShade";
+    f.frames = 200;
+    f.app_missed = 2 * i;  // 0 and 2
+    f.sf_missed = 1;
+    r.frames = {f};
+    set.runs.push_back(r);
+  }
+  const std::string rpm = render_rpm_table(set);
+  INFO(rpm);
+  // One sleep per run; P90 of {400, 800} = 760 us, waker wait P90 of {300, 600} = 570 us.
+  CHECK_THAT(rpm, Catch::Contains("ndroid.systemui / gpu") && Catch::Contains("760.0") && Catch::Contains("570.0"));
+  // 3 suspends per run; suspended 1 s of 2 s.
+  CHECK_THAT(rpm, Catch::Matches("(.|\n)*gpu +3\\.0 +3\\.0 +50\\.0(.|\n)*"));
+  const std::string frames = render_frame_table(set);
+  INFO(frames);
+  // 200 frames, 1 app miss and 1 SF miss per run: jank 1%.
+  CHECK_THAT(frames, Catch::Matches("(.|\n)*NotificationShade +200\\.0 +1\\.00 +1\\.00 +0\\.00 +1\\.00(.|\n)*"));
+  CHECK(render_frame_table(RunSet{}).empty());
 }

@@ -179,4 +179,83 @@ std::string render_drm_table(const RunSet& set) {
   return t.render();
 }
 
+std::string render_rpm_table(const RunSet& set) {
+  struct Acc {
+    std::vector<const Samples*> d_all, d_woken, waker;
+    uint64_t woken = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Acc> sleeps;  // (group, device), resume sleeps
+  std::map<std::string, RpmDeviceMetrics> devices;
+  for (const auto& r : set.runs) {
+    for (const auto& s : r.rpm_sleeps) {
+      if (!s.in_resume) continue;
+      Acc& a = sleeps[{s.group, s.device}];
+      a.d_all.push_back(&s.d_state);
+      if (s.woken_by_task) {
+        a.d_woken.push_back(&s.d_state);
+        a.waker.push_back(&s.waker_wait);
+        a.woken += s.d_state.size();
+      }
+    }
+    for (const auto& d : r.rpm_devices) {
+      RpmDeviceMetrics& m = devices[d.name];
+      m.suspends += d.suspends;
+      m.resumes += d.resumes;
+      m.suspended_time += d.suspended_time;
+    }
+  }
+  if (sleeps.empty() && devices.empty()) return "";
+  const double n = static_cast<double>(set.runs.size());
+  std::string out;
+  if (!sleeps.empty()) {
+    TextTable t;
+    t.add_column("rpm_resume() D sleeps: group / device", true);
+    for (const char* h : {"sleeps/run", "D P90 (us)", "max", "woken by a task/run", "D P90", "waker wait P90", "max"})
+      t.add_column(h);
+    for (const auto& [key, a] : sleeps) {
+      Summary all = pooled(a.d_all).summarize(), d = pooled(a.d_woken).summarize(), w = pooled(a.waker).summarize();
+      t.add_row({key.first + " / " + key.second, fmt::format("{:.2f}", static_cast<double>(all.count) / n),
+                 format_us_cell(all.p90, all.count), format_us_cell(all.max, all.count),
+                 fmt::format("{:.2f}", static_cast<double>(a.woken) / n), format_us_cell(d.p90, d.count),
+                 format_us_cell(w.p90, w.count), format_us_cell(w.max, w.count)});
+    }
+    out += t.render();
+  }
+  if (!devices.empty()) {
+    TextTable t;
+    t.add_column("runtime PM device", true);
+    for (const char* h : {"suspends/run", "resumes/run", "suspended %"}) t.add_column(h);
+    const double window = set.runs.empty() ? 0 : set.runs.front().elapsed().to_s() * n;
+    for (const auto& [name, m] : devices)
+      t.add_row({name, fmt::format("{:.1f}", static_cast<double>(m.suspends) / n),
+                 fmt::format("{:.1f}", static_cast<double>(m.resumes) / n),
+                 window > 0 ? fmt::format("{:.1f}", 100.0 * m.suspended_time.to_s() / window) : "n/a"});
+    out += (out.empty() ? "" : "\n") + t.render();
+  }
+  return out;
+}
+
+std::string render_frame_table(const RunSet& set) {
+  std::map<std::string, FrameMetrics> layers;
+  for (const auto& r : set.runs)
+    for (const auto& f : r.frames) {
+      FrameMetrics& m = layers[f.layer];
+      m.frames += f.frames, m.app_missed += f.app_missed, m.sf_missed += f.sf_missed, m.dropped += f.dropped;
+    }
+  if (layers.empty()) return "";
+  const double n = static_cast<double>(set.runs.size());
+  TextTable t;
+  t.add_column("FrameTimeline layer", true);
+  for (const char* h : {"frames/run", "app missed/run", "SF missed/run", "dropped/run", "jank %"}) t.add_column(h);
+  for (const auto& [name, m] : layers)
+    t.add_row({name, fmt::format("{:.1f}", static_cast<double>(m.frames) / n),
+               fmt::format("{:.2f}", static_cast<double>(m.app_missed) / n),
+               fmt::format("{:.2f}", static_cast<double>(m.sf_missed) / n),
+               fmt::format("{:.2f}", static_cast<double>(m.dropped) / n),
+               m.frames ? fmt::format("{:.2f}", 100.0 * static_cast<double>(m.app_missed + m.sf_missed) /
+                                                    static_cast<double>(m.frames))
+                        : "n/a"});
+  return t.render();
+}
+
 }  // namespace schedlab

@@ -14,5 +14,11 @@ namespace schedlab {
 std::string render_power_tables(const RunSet& set);
 std::string render_workqueue_table(const RunSet& set);
 std::string render_drm_table(const RunSet& set);
+// Runtime PM: D sleeps in rpm_resume()/rpm_suspend() per task group and
+// device (all of them, and those woken by another context with the waker's
+// runnable time), and each device's transitions. Empty without runtime PM.
+std::string render_rpm_table(const RunSet& set);
+// FrameTimeline per layer: frames, app / SurfaceFlinger missed, dropped, per run.
+std::string render_frame_table(const RunSet& set);
 
 }  // namespace schedlab

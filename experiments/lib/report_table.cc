@@ -157,7 +157,8 @@ std::string render_report(const RunSet& set) {
   }
   out += '\n';
   out += render_cpu_table(set);
-  for (const std::string& extra : {render_power_tables(set), render_workqueue_table(set), render_drm_table(set)})
+  for (const std::string& extra : {render_power_tables(set), render_workqueue_table(set), render_drm_table(set),
+                                   render_rpm_table(set), render_frame_table(set)})
     if (!extra.empty()) {
       out += '\n';
       out += extra;

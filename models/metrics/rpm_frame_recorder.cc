@@ -9,12 +9,12 @@ namespace schedlab {
 namespace {
 constexpr int kRpmActive = 0, kRpmResuming = 1, kRpmSuspended = 2;
 
-// The group a sleeping task is reported under: its TaskSpec name, or the
-// kernel thread family for tasks the model created (kworker/u16:2 -> kworker).
+// The group a sleeping task is reported under: its TaskSpec name, or
+// "kworker" for every workqueue worker (kworker/u16:2 and its siblings are
+// one pool's interchangeable threads).
 std::string group_of(const Task& p) {
-  if (!p.group.empty()) return p.group;
-  auto slash = p.comm.find('/');
-  return slash == std::string::npos ? p.comm : p.comm.substr(0, slash);
+  if (p.comm.rfind("kworker/", 0) == 0) return "kworker";
+  return p.group.empty() ? p.comm : p.group;
 }
 }  // namespace
 
