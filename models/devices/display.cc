@@ -413,7 +413,11 @@ void DisplayPipeline::arm_touch() {
 
 void DisplayPipeline::arm_app(int64_t min_k) {
   app_target_ = next_app_target(k_.now(), min_k);
-  if (app_target_ >= 0) app_timer_.arm(app_wakeup(app_target_));
+  // SurfaceFlinger's VSyncDispatch timers are timerfd hrtimers; modelled on
+  // the CPU of the thread they wake (its last CPU), which is what
+  // tick_nohz_get_sleep_length() on that CPU then sees. Touch and hardware
+  // vsync are interrupts: plain events.
+  if (app_target_ >= 0) k_.hrtimer_start(app_timer_, app_wakeup(app_target_), ui_task_->cpu);
 }
 
 // MessageQueue::scheduleFrame(): SF's callback for the next SF wake-up
@@ -422,7 +426,7 @@ void DisplayPipeline::request_sf() {
   if (sf_timer_.armed() || sf_pending_) return;
   const int64_t k = std::max(ceil_div((k_.now() + sf_duration_).count(), period_), sf_last_target_ + 1);
   sf_target_ = k;
-  sf_timer_.arm(sf_wakeup(k));
+  k_.hrtimer_start(sf_timer_, sf_wakeup(k), sf_task_->cpu);
 }
 
 int DisplayPipeline::alloc_frame() {
@@ -520,7 +524,7 @@ void DisplayPipeline::on_event(uint64_t tag) {
       const int64_t k = ceil_div((k_.now() + app_duration_ + sf_duration_).count(), period_);
       if (app_target_ < 0 || app_target_ > k) {
         app_target_ = k;
-        app_timer_.arm(app_wakeup(k));
+        k_.hrtimer_start(app_timer_, app_wakeup(k), ui_task_->cpu);
       }
       break;
     }

@@ -218,7 +218,7 @@ struct PmRuntime::Impl {
   // pm_runtime_deactivate_timer().
   void deactivate_timer(RpmDevice& dev) {
     if (dev.timer_expires_ > Time::zero()) {
-      st(dev).suspend_timer.cancel();  // hrtimer_try_to_cancel()
+      k.hrtimer_cancel(st(dev).suspend_timer);  // hrtimer_try_to_cancel()
       dev.timer_expires_ = Time::zero();
     }
   }
@@ -309,7 +309,7 @@ struct PmRuntime::Impl {
     begin_sleep(c, dev, in_resume);
     switch (c.kind) {
       case Ctx::Kind::kTask:
-        c.timer.arm(now() + wait);
+        k.hrtimer_start(c.timer, now() + wait, c.cpu());  // the sleep's hrtimer, on the caller's CPU
         c.action = Action::block(TaskState::kUninterruptible);
         break;
       case Ctx::Kind::kWorker:
@@ -411,7 +411,7 @@ struct PmRuntime::Impl {
                 DevState& d = st(dev);
                 dev.timer_expires_ = expires;
                 d.timer_cpu = std::max(c.cpu(), 0);
-                d.suspend_timer.arm(expires);
+                k.hrtimer_start(d.suspend_timer, expires, d.timer_cpu);  // on the calling CPU's hrtimer base
               }
               dev.timer_autosuspends_ = true;
               ret(c, 0);
