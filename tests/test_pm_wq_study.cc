@@ -3,8 +3,10 @@
 // metrics and their pooled form; the shade-swipe scenario on both phones.
 #include <catch2/catch.hpp>
 
+#include <sstream>
 #include <string>
 
+#include "experiments/lib/ftrace_writer.h"
 #include "experiments/lib/metrics.h"
 #include "experiments/lib/report_power.h"
 #include "experiments/lib/runner.h"
@@ -235,4 +237,32 @@ TEST_CASE("schedlab run's runtime PM and frame tables are per run and pooled ove
   // 200 frames, 1 app miss and 1 SF miss per run: jank 1%.
   CHECK_THAT(frames, Catch::Matches("(.|\n)*NotificationShade +200\\.0 +1\\.00 +1\\.00 +0\\.00 +1\\.00(.|\n)*"));
   CHECK(render_frame_table(RunSet{}).empty());
+}
+
+TEST_CASE("The trace shows runtime PM status changes and FrameTimeline verdicts", "[pm_wq_study][trace]") {
+  ScenarioParams p = load_scenario_yaml(kRpmScenario, "rpm.yaml");
+  std::ostringstream out;
+  {
+    FtraceWriter w(out);
+    simulate_run(p, 1, {&w}, nullptr);
+  }
+  const std::string text = out.str();
+  // get_sync: the parent resumes first, then the device; the autosuspend on pm_wq.
+  const size_t pd = text.find("rpm_status: gpu_pd status=RPM_ACTIVE");
+  const size_t gpu = text.find("rpm_status: gpu status=RPM_ACTIVE");
+  REQUIRE(pd != std::string::npos);
+  REQUIRE(gpu != std::string::npos);
+  CHECK(pd < gpu);
+  CHECK_THAT(text, Catch::Contains("kworker/") && Catch::Contains("rpm_status: gpu status=RPM_SUSPENDED"));
+
+  FrameEvent late;
+  late.layer = "NotificationShade";
+  late.app_missed = true;
+  std::ostringstream frames;
+  {
+    FtraceWriter w(frames);
+    w.on_frame(1_ms, late);
+  }
+  CHECK_THAT(frames.str(), Catch::Contains("tracing_mark_write: C|0|NotificationShade app_deadline_missed|1") &&
+                               Catch::Contains("C|0|NotificationShade sf_deadline_missed|0"));
 }

@@ -245,6 +245,35 @@ void FtraceWriter::on_drm_job(Time t, const DrmJobEvent& e) {
   maybe_flush();
 }
 
+// rpm_status (include/trace/events/rpm.h, 5.19+): each runtime status change.
+void FtraceWriter::on_rpm(Time t, const RpmEvent& e) {
+  if (e.kind != RpmEvent::Kind::kStatus) return;  // the D sleeps are in sched_switch / sched_waking already
+  static constexpr const char* kStatus[] = {"RPM_ACTIVE", "RPM_RESUMING", "RPM_SUSPENDED", "RPM_SUSPENDING"};
+  Context ctx;
+  ctx.task = e.task;
+  ctx.cpu = e.task ? e.task->cpu : 0;
+  line_prefix(ctx, t, "rpm_status");
+  fmt::format_to(std::back_inserter(buf_), "{} status={}\n", sanitize_comm(std::string(e.device)),
+                 e.status >= 0 && e.status < 4 ? kStatus[e.status] : "RPM_INVALID");
+  maybe_flush();
+}
+
+// FrameTimeline's verdict as counters Perfetto draws as tracks (systrace
+// tracing_mark_write "C|pid|name|value"): 1 while a presented or dropped
+// frame was late, back to 0 with the next on-time one.
+void FtraceWriter::on_frame(Time t, const FrameEvent& e) {
+  Context ctx;
+  ctx.cpu = 0;
+  ctx.task = current(0);
+  const std::string layer = sanitize_comm(std::string(e.layer));
+  for (auto [what, v] : {std::pair{"app_deadline_missed", e.app_missed}, {"sf_deadline_missed", e.sf_missed},
+                         {"dropped", e.dropped}}) {
+    line_prefix(ctx, t, "tracing_mark_write");
+    fmt::format_to(std::back_inserter(buf_), "C|0|{} {}|{}\n", layer, what, v ? 1 : 0);
+  }
+  maybe_flush();
+}
+
 void FtraceWriter::on_prio_change(Time t, const Task& p, int old_prio, int new_prio) {
   Context ctx;
   ctx.cpu = p.cpu;

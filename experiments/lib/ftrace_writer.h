@@ -61,6 +61,8 @@ class FtraceWriter : public SchedObserver {
   void on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) override;
   void on_work_item(Time t, const WorkItemEvent& e) override;
   void on_drm_job(Time t, const DrmJobEvent& e) override;
+  void on_rpm(Time t, const RpmEvent& e) override;
+  void on_frame(Time t, const FrameEvent& e) override;
 
   // The comm as written: whitespace and control characters become '_' (the
   // format separates fields by spaces), an empty comm becomes "<...>".
