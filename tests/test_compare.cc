@@ -142,7 +142,7 @@ TEST_CASE("metric names are scope:object.field and unknown parts list the valid 
   CHECK_THAT(why, Catch::Contains("unknown task field 'wakeup_latency.p100'"));
   CHECK_THAT(why, Catch::Contains("wakeup_latency.p99"));
   CHECK_FALSE(parse_metric_name("thread:ui.cpu_share", &why));
-  CHECK_THAT(why, Catch::Contains("valid: task, group, cpu, drm, wq, rpm, frames, total"));
+  CHECK_THAT(why, Catch::Contains("valid: task, group, cpu, cluster, drm, wq, rpm, frames, total"));
   CHECK_FALSE(parse_metric_name("cpu:one.busy_pct", &why));
   CHECK_FALSE(parse_metric_name("total.joules", &why));
   CHECK_THAT(why, Catch::Contains("energy_mj"));

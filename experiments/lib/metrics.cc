@@ -104,6 +104,81 @@ const std::vector<TaskFieldDef>& task_field_defs() {
   return defs;
 }
 
+// Task and group fields read from the run's TaskMetrics (the task, or every
+// task of the group) rather than the aggregate: the work counter.
+struct TaskRunFieldDef {
+  MetricField field;
+  std::function<std::optional<double>(const std::vector<const TaskMetrics*>&, Time elapsed)> get;
+};
+
+const std::vector<TaskRunFieldDef>& task_run_field_defs() {
+  static const std::vector<TaskRunFieldDef> defs = {
+      {{"work_rate", MetricUnit::kFraction,
+        "CPU work done / window: work-seconds (capacity 1024 at f_max) per second; a benchmark's throughput"},
+       [](const std::vector<const TaskMetrics*>& ts, Time elapsed) -> std::optional<double> {
+         if (elapsed <= Time::zero()) return std::nullopt;
+         int64_t w = 0;
+         for (const TaskMetrics* t : ts) w += t->work_done;
+         return static_cast<double>(w) / static_cast<double>(elapsed.count());
+       }},
+      {{"work_done_s", MetricUnit::kSeconds, "CPU work done in the window, seconds at capacity 1024 and f_max"},
+       [](const std::vector<const TaskMetrics*>& ts, Time) -> std::optional<double> {
+         int64_t w = 0;
+         for (const TaskMetrics* t : ts) w += t->work_done;
+         return static_cast<double>(w) / 1e9;
+       }},
+  };
+  return defs;
+}
+
+// Cluster fields (cluster:NAME.FIELD): its CPUs together, per run.
+// residency_s.STATE: seconds summed over the cluster's CPUs in cpu_idle
+// state STATE (the CPU's states 0..n-1, then the cluster's n..), -1 = in no
+// idle state (running, or the idle task's own runs such as the governor),
+// as the seed threads' residency tables count them.
+constexpr int kMaxResidencyState = 19;  // CPU states + cluster states < 2 x CPUIDLE_STATE_MAX
+
+const std::vector<MetricField>& cluster_field_list() {
+  static const std::vector<MetricField> f = [] {
+    std::vector<MetricField> v;
+    for (int st = -1; st <= kMaxResidencyState; ++st)
+      v.push_back({fmt::format("residency_s.{}", st), MetricUnit::kSeconds,
+                   st < 0 ? std::string("time in no idle state (cpu_idle -1: running), summed over the cluster's CPUs")
+                          : fmt::format("time in cpu_idle state {}, summed over the cluster's CPUs", st)});
+    v.push_back({"busy_s", MetricUnit::kSeconds, "time running a task, summed over the cluster's CPUs"});
+    v.push_back({"energy_mj", MetricUnit::kMilliJoules, "energy of the cluster (its CPUs and static power)"});
+    v.push_back({"avg_power_mw", MetricUnit::kMilliWatts, "cluster energy / window"});
+    return v;
+  }();
+  return f;
+}
+
+std::optional<double> cluster_value(const RunResult& r, const std::string& name, const std::string& field) {
+  const ClusterMetrics* cl = nullptr;
+  for (const ClusterMetrics& c : r.clusters)
+    if (c.name == name) cl = &c;
+  if (!cl) return std::nullopt;
+  if (field == "energy_mj") return cl->energy_mj();
+  if (field == "avg_power_mw")
+    return r.elapsed() > Time::zero() ? std::optional<double>(cl->energy_mj() / r.elapsed().to_s()) : std::nullopt;
+  Time sum;
+  if (field == "busy_s") {
+    for (int cpu : cl->cpus) sum += r.cpus[static_cast<size_t>(cpu)].busy;
+    return sum.to_s();
+  }
+  const std::string prefix = "residency_s.";
+  if (field.rfind(prefix, 0) != 0) return std::nullopt;
+  const int st = std::atoi(field.c_str() + prefix.size());
+  for (int cpu : cl->cpus) {
+    const CpuMetrics& c = r.cpus[static_cast<size_t>(cpu)];
+    if (st < 0)
+      sum += c.cpuidle_running;
+    else if (static_cast<size_t>(st) < c.cpuidle_residency.size())
+      sum += c.cpuidle_residency[static_cast<size_t>(st)];
+  }
+  return sum.to_s();
+}
+
 const std::vector<CpuFieldDef>& cpu_field_defs() {
   static const std::vector<CpuFieldDef> defs = {
       {{"busy_pct", MetricUnit::kPercent, "busy / window"}, [](const CpuAggregate& c) { return 100.0 * c.busy_fraction(); }},
@@ -165,6 +240,7 @@ const char* scope_prefix(MetricScope s) {
     case MetricScope::kWq: return "wq:";
     case MetricScope::kRpm: return "rpm:";
     case MetricScope::kFrames: return "frames:";
+    case MetricScope::kCluster: return "cluster:";
   }
   return "";
 }
@@ -179,11 +255,13 @@ const char* scope_word(MetricScope s) {
     case MetricScope::kWq: return "wq";
     case MetricScope::kRpm: return "rpm";
     case MetricScope::kFrames: return "frames";
+    case MetricScope::kCluster: return "cluster";
   }
   return "";
 }
-constexpr MetricScope kNamedScopes[] = {MetricScope::kTask, MetricScope::kGroup, MetricScope::kCpu, MetricScope::kDrm,
-                                        MetricScope::kWq,   MetricScope::kRpm,   MetricScope::kFrames};
+constexpr MetricScope kNamedScopes[] = {MetricScope::kTask,   MetricScope::kGroup,  MetricScope::kCpu,
+                                        MetricScope::kCluster, MetricScope::kDrm,   MetricScope::kWq,
+                                        MetricScope::kRpm,    MetricScope::kFrames};
 
 // Thresholds of the `BASE.ge_X` count fields: samples >= X per run (the
 // thread's "waits >= 2 ms / run").
@@ -256,6 +334,7 @@ const std::vector<MetricField>& metric_fields(MetricScope scope) {
   static const std::vector<MetricField> task = [] {
     std::vector<MetricField> f;
     for (const auto& d : task_field_defs()) f.push_back(d.field);
+    for (const auto& d : task_run_field_defs()) f.push_back(d.field);
     return f;
   }();
   static const std::vector<MetricField> cpu = [] {
@@ -282,6 +361,9 @@ const std::vector<MetricField>& metric_fields(MetricScope scope) {
       {"sf_missed", MetricUnit::kPerRun, "FrameTimeline SurfaceFlinger deadline missed per run"},
       {"dropped", MetricUnit::kPerRun, "frames dropped (a newer buffer replaced them) per run"},
       {"app_missed_pct", MetricUnit::kPercent, "app-missed frames, % of frames"},
+      {"janky", MetricUnit::kPerRun, "frames app-missed or SurfaceFlinger-missed per run"},
+      {"jank_pct", MetricUnit::kPercent, "janky frames (app or SF deadline missed), % of frames"},
+      {"fps", MetricUnit::kFraction, "presented frames (frames - dropped) per second of the window"},
   };
   switch (scope) {
     case MetricScope::kTask:
@@ -292,6 +374,7 @@ const std::vector<MetricField>& metric_fields(MetricScope scope) {
     case MetricScope::kWq: return wq;
     case MetricScope::kRpm: return rpm;
     case MetricScope::kFrames: return frames;
+    case MetricScope::kCluster: return cluster_field_list();
   }
   return total;
 }
@@ -322,7 +405,7 @@ std::optional<MetricName> parse_metric_name(const std::string& text, std::string
     for (MetricScope s : kNamedScopes)
       if (scope == scope_word(s)) m.scope = s, known = true;
     if (!known)
-      return fail(fmt::format("unknown metric scope '{}' in '{}' (valid: task, group, cpu, drm, wq, rpm, frames, total)",
+      return fail(fmt::format("unknown metric scope '{}' in '{}' (valid: task, group, cpu, cluster, drm, wq, rpm, frames, total)",
                               scope, text));
     rest = text.substr(colon + 1);
     // The object is everything up to the first '.' after which a valid
@@ -393,7 +476,8 @@ std::vector<Metric> expand_metrics(const std::vector<MetricRequest>& requests, c
     // Totals, and drm:/wq: objects (known only once something ran: an
     // absent one reads n/a).
     if (name->scope == MetricScope::kTotal || name->scope == MetricScope::kDrm || name->scope == MetricScope::kWq ||
-        name->scope == MetricScope::kRpm || name->scope == MetricScope::kFrames) {
+        name->scope == MetricScope::kRpm || name->scope == MetricScope::kFrames ||
+        name->scope == MetricScope::kCluster) {
       add(*name);
       continue;
     }
@@ -451,7 +535,8 @@ std::optional<double> pooled_metric_value(const std::vector<RunResult>& runs, co
   // One RunResult holding every run's samples of these scopes.
   RunResult all;
   all.window_start = runs.front().window_start;
-  all.window_end = runs.front().window_end;
+  all.window_end = runs.front().window_start;  // + every run's window (frames:LAYER.fps)
+  for (const RunResult& r : runs) all.window_end += r.elapsed();
   auto merge = [](auto& into, const auto& from, auto key, auto add) {
     for (const auto& x : from) {
       auto it = std::find_if(into.begin(), into.end(), [&](const auto& y) { return key(y) == key(x); });
@@ -475,6 +560,7 @@ std::optional<double> pooled_metric_value(const std::vector<RunResult>& runs, co
     merge(all.frames, r.frames, [](const FrameMetrics& f) { return f.layer; },
           [](FrameMetrics& a, const FrameMetrics& b) {
             a.frames += b.frames, a.app_missed += b.app_missed, a.sf_missed += b.sf_missed, a.dropped += b.dropped;
+            a.janky += b.janky;
             a.app_time.append(b.app_time), a.present_delay.append(b.present_delay);
           });
   }
@@ -498,6 +584,13 @@ std::optional<double> RunMetrics::value(const MetricName& name) const {
           if (g.name == name.object) stats = &g.stats;
       }
       if (!stats) return std::nullopt;
+      for (const TaskRunFieldDef& d : task_run_field_defs()) {
+        if (d.field.name != name.field) continue;
+        std::vector<const TaskMetrics*> ts;
+        for (const TaskMetrics& t : run_->tasks)
+          if ((name.scope == MetricScope::kTask ? t.name : t.group) == name.object) ts.push_back(&t);
+        return d.get(ts, run_->elapsed());
+      }
       for (const TaskFieldDef& d : task_field_defs())
         if (d.field.name == name.field) return d.get(*stats);
       return std::nullopt;
@@ -569,8 +662,18 @@ std::optional<double> RunMetrics::value(const MetricName& name) const {
         if (name.field == "app_missed_pct")
           return f.frames ? 100.0 * static_cast<double>(f.app_missed) / static_cast<double>(f.frames)
                           : std::optional<double>();
+        if (name.field == "janky") return static_cast<double>(f.janky);
+        if (name.field == "jank_pct")
+          return f.frames ? 100.0 * static_cast<double>(f.janky) / static_cast<double>(f.frames)
+                          : std::optional<double>();
+        if (name.field == "fps")
+          return run_->elapsed() > Time::zero()
+                     ? std::optional<double>(static_cast<double>(f.frames - f.dropped) / run_->elapsed().to_s())
+                     : std::nullopt;
       }
       return std::nullopt;
+    case MetricScope::kCluster:
+      return cluster_value(*run_, name.object, name.field);
   }
   return std::nullopt;
 }

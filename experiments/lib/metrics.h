@@ -3,6 +3,7 @@
 //   task:NAME.FIELD    one task (its comm: ui_main, bg_hog-0)
 //   group:NAME.FIELD   a task spec's instances together (bg_hog)
 //   cpu:N.FIELD        one CPU
+//   cluster:NAME.FIELD one cluster of the platform (little, mid, big)
 //   total.FIELD        the whole machine
 // NAME or N may be `*`: one metric per task / group / CPU of the scenario,
 // in pid / first-pid / index order. FIELD is one of the lists below
@@ -27,8 +28,11 @@ namespace schedlab {
 // wq: a workqueue or kthread_worker by name;
 // rpm: D sleeps in rpm_resume()/rpm_suspend() of a task group, on every
 //      device ("rpm:ui.resume_d_state.p90") or one ("rpm:ui/gpu. ...");
-// frames: a layer's FrameTimeline counts ("frames:systemui.app_missed").
-enum class MetricScope { kTask, kGroup, kCpu, kTotal, kDrm, kWq, kRpm, kFrames };
+// frames: a layer's FrameTimeline counts ("frames:systemui.app_missed"),
+//      jank % and frames per second;
+// cluster: a platform cluster's CPUs together ("cluster:little.residency_s.1":
+//      seconds in cpu_idle state 1, -1 = running; energy, power).
+enum class MetricScope { kTask, kGroup, kCpu, kTotal, kDrm, kWq, kRpm, kFrames, kCluster };
 
 enum class MetricUnit {
   kMicroseconds,  // latencies

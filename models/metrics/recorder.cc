@@ -51,6 +51,7 @@ void MetricsRecorder::close_cpu_interval(size_t cpu, Time t) {
 }
 
 void MetricsRecorder::on_cpu_idle(Time t, int cpu, int state) {
+  observe(t);
   close_cpu_interval(static_cast<size_t>(cpu), t);
   CpuTrack& c = cpus_[static_cast<size_t>(cpu)];
   c.idle_state = state < 0 ? -1 : state;
@@ -59,6 +60,7 @@ void MetricsRecorder::on_cpu_idle(Time t, int cpu, int state) {
 }
 
 void MetricsRecorder::on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) {
+  observe(t);
   if (!power_) return;
   close_cpu_interval(static_cast<size_t>(cpu), t);
   CpuTrack& c = cpus_[static_cast<size_t>(cpu)];
@@ -79,6 +81,8 @@ MetricsRecorder::TaskTrack& MetricsRecorder::track(const Task& p) {
     tr.m.policy = p.policy;
     tr.m.nice = p.nice();
     tr.m.rt_priority = p.rt_priority;
+    tr.task = &p;
+    tr.work_base = p.work_done;  // new after the window start: from here
   }
   return tr;
 }
@@ -101,12 +105,14 @@ void MetricsRecorder::close_interval(TaskTrack& tr, Time t) {
 }
 
 void MetricsRecorder::on_task_new(Time t, const Task& p) {
+  observe(t);
   TaskTrack& tr = track(p);
   tr.state = St::kRunnable;
   tr.since = t;
 }
 
 void MetricsRecorder::on_waking(Time t, const Task& p, const Task* waker, int target_cpu) {
+  observe(t);
   TaskTrack& tr = track(p);
   // A task woken before it left the CPU never stopped running.
   if (tr.state != St::kSleeping && tr.state != St::kBlocked) return;
@@ -117,6 +123,7 @@ void MetricsRecorder::on_waking(Time t, const Task& p, const Task* waker, int ta
 }
 
 void MetricsRecorder::on_switch(Time t, int cpu, const Task& prev, TaskState prev_state, const Task& next) {
+  observe(t);
   CpuTrack& c = cpus_[static_cast<size_t>(cpu)];
   close_cpu_interval(static_cast<size_t>(cpu), t);
   c.busy = !next.is_idle_task;
@@ -151,10 +158,12 @@ void MetricsRecorder::on_switch(Time t, int cpu, const Task& prev, TaskState pre
 }
 
 void MetricsRecorder::on_migrate(Time t, const Task& p, int from_cpu, int to_cpu) {
+  observe(t);
   if (in_window(t)) ++track(p).m.migrations;
 }
 
 void MetricsRecorder::on_period_end(Time t, const Task& p, Time period_start, Time response, Time period) {
+  observe(t);
   if (!in_window(t)) return;
   TaskTrack& tr = track(p);
   tr.m.response.add(response.count());
@@ -164,6 +173,7 @@ void MetricsRecorder::on_period_end(Time t, const Task& p, Time period_start, Ti
 
 // Work items count when they end inside the window.
 void MetricsRecorder::on_work_item(Time t, const WorkItemEvent& e) {
+  observe(t);
   if (e.phase != WorkItemEvent::Phase::kEnd || !in_window(t)) return;
   auto it = workqueues_.find(e.workqueue);
   if (it == workqueues_.end()) it = workqueues_.emplace(std::string(e.workqueue), WorkQueueMetrics{}).first;
@@ -176,6 +186,7 @@ void MetricsRecorder::on_work_item(Time t, const WorkItemEvent& e) {
 }
 
 void MetricsRecorder::on_drm_job(Time t, const DrmJobEvent& e) {
+  observe(t);
   if (e.phase != DrmJobEvent::Phase::kRun || !in_window(t)) return;
   // A handful of entities: a linear search keeps the hot path free of
   // string building.
@@ -197,8 +208,34 @@ void MetricsRecorder::on_drm_job(Time t, const DrmJobEvent& e) {
   ++m->jobs;
 }
 
+// The work counters at the window start, read at the first callback at
+// t1 >= warmup (see recorder.h): a task that was running over (warmup, t1]
+// ran at one rate, the rate of its last accounting if that was at t1 (a
+// switch-out or a frequency change accounts at the old rate first), else
+// its CPU's current rate.
+void MetricsRecorder::take_work_base(Time t1) {
+  work_base_taken_ = true;
+  for (TaskTrack& tr : tasks_) {
+    if (!tr.task) continue;
+    const Task& p = *tr.task;
+    const int64_t now = p.work_done_at(t1);
+    int64_t after = 0;
+    const bool accounted_now = p.accounted_at == t1;
+    if (t1 > warmup_ && (p.progress_rate || accounted_now)) {
+      const uint64_t rate = accounted_now ? p.accounted_rate : *p.progress_rate;
+      const Time from = max(warmup_, p.switched_in);
+      if (t1 > from)
+        after = static_cast<int64_t>(static_cast<unsigned __int128>((t1 - from).count()) * rate >> 20);
+    }
+    tr.work_base = now - std::min(after, now);
+  }
+}
+
 void MetricsRecorder::finish(Time end) {
   end_ = end;
+  if (!work_base_taken_) take_work_base(max(end, warmup_));
+  for (TaskTrack& tr : tasks_)
+    if (tr.task) tr.m.work_done = tr.task->work_done_at(end) - tr.work_base;
   for (auto& tr : tasks_) close_interval(tr, end);
   for (size_t c = 0; c < cpus_.size(); ++c) close_cpu_interval(c, end);
 }

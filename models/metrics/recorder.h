@@ -4,8 +4,15 @@
 //   wakeup latency  = sched_waking -> switched in
 //   runnable wait   = each stretch in R (woken or preempted) -> switched in
 //   S / D time      = time switched out in S or D until sched_waking
+//   work done       = Task::work_done at the window's end minus at its start
 // Only the window [warmup, end] counts: intervals are clipped to it and
 // samples count when they end inside it.
+//
+// Work at the window start: the recorder has no event at `warmup`; at the
+// first callback at t1 >= warmup nothing has switched or changed frequency
+// in (warmup, t1), so each task that ran then ran at one rate, and its work
+// in (warmup, t1] is rate x (t1 - max(warmup, switch-in)). Exact up to the
+// kernel's per-segment rounding (below 1 ns of work per accounting).
 #pragma once
 
 #include <map>
@@ -61,6 +68,8 @@ class MetricsRecorder final : public SchedObserver {
     St state = St::kNotStarted;
     Time since;
     Time waking = Time::max();
+    const Task* task = nullptr;  // for its work counter
+    int64_t work_base = 0;       // Task::work_done at the window start
   };
   struct CpuTrack {
     CpuMetrics m;
@@ -74,6 +83,12 @@ class MetricsRecorder final : public SchedObserver {
   Time clipped(Time from, Time to) const;
   void close_interval(TaskTrack& tr, Time t);
   bool in_window(Time t) const { return t >= warmup_; }
+  // Every callback first: the work counters at the window start.
+  void observe(Time t) {
+    if (!work_base_taken_ && t >= warmup_) take_work_base(t);
+  }
+  void take_work_base(Time t1);
+  bool work_base_taken_ = false;
 
   Time warmup_;
   Time end_;

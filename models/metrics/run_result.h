@@ -33,6 +33,11 @@ struct TaskMetrics {
   uint64_t preemptions = 0;      // involuntary switches out (prev_state R)
   uint64_t switches_in = 0;
   uint64_t migrations = 0;
+  // CPU work executed in the window (Task::work_done): capacity-ns at
+  // capacity 1024 and f_max, of `run` and `runtime` events alike. Divided by
+  // the window it is the task's throughput in work-seconds per second
+  // (1.0 = one capacity-1024 CPU at f_max all the time).
+  int64_t work_done = 0;
 };
 
 struct CpuMetrics {
@@ -110,6 +115,7 @@ struct FrameMetrics {
   uint64_t app_missed = 0;   // App Deadline Missed
   uint64_t sf_missed = 0;    // SurfaceFlinger deadline missed
   uint64_t dropped = 0;
+  uint64_t janky = 0;        // app_missed or sf_missed (each frame once)
   Samples app_time;          // vsync -> app work done (ns)
   Samples present_delay;     // expected present -> actual present (ns, >= 0)
 };

@@ -580,6 +580,9 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
     // The rq is about to be idle: sync the PELT clock (pick_next_task_fair()).
     rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
     ++rq.idle_calls;
+  // Work counter: prev's progress was accounted by schedule().
+  prev.progress_rate = nullptr;
+  prev.progress_since = nullptr;
     if (!rq.cpuidle.gov) {
       rq.tick_timer.cancel();  // nohz idle: the tick stops
       for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, 0);
@@ -599,13 +602,27 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
 }
 
 // ---------------------------------------------------------------- execution
+    // Work counter: next progresses at this rq's rate from seg_start.
+    next.progress_rate = &rq.rate;
+    next.progress_since = &rq.seg_start;
+    next.switched_in = rq.seg_start;
 
 void Kernel::account_progress(Rq& rq) {
   Task& p = *rq.curr;
-  if (p.is_idle_task || p.act != Task::Act::kRun) return;
+  if (p.is_idle_task || (p.act != Task::Act::kRun && p.act != Task::Act::kRunWall)) return;
+  p.accounted_at = now();  // work counter: the rate may change after this call (cpufreq)
+  p.accounted_rate = rq.rate;
   if (now() > rq.seg_start) {
     unsigned __int128 done = static_cast<unsigned __int128>((now() - rq.seg_start).count()) * rq.rate >> 20;
-    p.work_left = done >= static_cast<unsigned __int128>(p.work_left) ? 0 : p.work_left - static_cast<int64_t>(done);
+    if (p.act == Task::Act::kRun) {
+      // Work counter (Task::work_done): what was executed of this action.
+      p.work_done += done >= static_cast<unsigned __int128>(p.work_left) ? p.work_left : static_cast<int64_t>(done);
+      p.work_left = done >= static_cast<unsigned __int128>(p.work_left) ? 0 : p.work_left - static_cast<int64_t>(done);
+    } else {
+      // kRunWall (rt-app `runtime`): busy until a wall time; what it
+      // executed meanwhile counts as work too.
+      p.work_done += static_cast<int64_t>(done);
+    }
     rq.seg_start = now();
   }
 }
@@ -701,6 +718,17 @@ void Kernel::on_work_done(Rq& rq) {
 // ---------------------------------------------------------------- tick
 
 void Kernel::arm_tick(Rq& rq) {
+  // Work counter: the action's remaining work (kRun; the timer was armed
+  // for it, rounded up), or what ran since the last accounting (kRunWall).
+  if (p.act == Task::Act::kRun) {
+    p.work_done += p.work_left;
+  } else if (p.act == Task::Act::kRunWall && now() > rq.seg_start) {
+    p.work_done += static_cast<int64_t>(static_cast<unsigned __int128>((now() - rq.seg_start).count()) * rq.rate >> 20);
+  }
+  if (p.act == Task::Act::kRun || p.act == Task::Act::kRunWall) {
+    p.accounted_at = now();
+    p.accounted_rate = rq.rate;
+  }
   // Ticks sit on the global jiffies grid (no sched_skew_tick).
   int64_t t = tick_nsec_.count();
   rq.tick_timer.arm(Time::ns((now().count() / t + 1) * t));

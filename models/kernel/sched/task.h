@@ -88,11 +88,41 @@ struct Task {
   Act act = Act::kNone;
   int64_t work_left = 0;           // kRun
   Time wall_end;                   // kRunWall
+  // Completed CPU work (capacity-ns at 1024 and f_max) of every kRun and
+  // kRunWall action so far: what the CPU executed for this task, the
+  // numerator of a benchmark's score. Accounted where the kernel accounts
+  // progress (Kernel::account_progress(), on_work_done()); while the task
+  // runs, the part since the last accounting is work_done_at(t) -
+  // work_done. Kept for metrics (models/metrics/recorder.cc); the
+  // scheduler never reads it.
+  int64_t work_done = 0;
+  // Set by switch_to() while the task is on a CPU: that rq's rate (work
+  // per ns, 2^20 = capacity 1024 at f_max) and progress start
+  // (rq.seg_start); when the progress began after the switch-in; and the
+  // time and rate of the last accounting (a rate change is accounted at the
+  // old rate first). The recorder splits work at its window start with them.
+  const uint32_t* progress_rate = nullptr;
+  const Time* progress_since = nullptr;
+  Time switched_in;
+  Time accounted_at = Time::ns(-1);
+  uint32_t accounted_rate = 0;
   bool wake_pending = false;       // a deferred (wakeup-cost / IPI) enqueue is in flight
   uint64_t ttwu_wake_flags = 0;
   const Task* last_waker = nullptr; // who woke it last (for the deferred enqueue)
 
   int nice() const { return static_prio - kDefaultPrio; }
+  bool progressing() const {
+    return on_cpu && progress_rate && (act == Act::kRun || act == Act::kRunWall);
+  }
+  // The work the kernel would have accounted at time t (>= the last
+  // accounting), as account_progress() computes it.
+  int64_t work_done_at(Time t) const {
+    if (!progressing() || t <= *progress_since) return work_done;
+    const unsigned __int128 done =
+        static_cast<unsigned __int128>((t - *progress_since).count()) * *progress_rate >> 20;
+    if (act == Act::kRun && done >= static_cast<unsigned __int128>(work_left)) return work_done + work_left;
+    return work_done + static_cast<int64_t>(done);
+  }
 };
 
 }  // namespace schedlab

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Print the teo tick study in the shape of the thread's tables.
+
+Reads the JSON of `schedlab compare configs/experiments/teo_tick_geekbench.yaml
+--json GB.json` and/or `... teo_tick_jetnews.yaml --json JN.json` and prints
+the seed's tables (../../../shared/seeds/cpuidle_teo_tick.md): each metric as
+"value (change %)" per kernel, simulated beside published, then the idle
+residency per cluster and state (-1 = running) in seconds.
+
+Simulated values are means over runs (schedlab compare); the change is
+against the teo baseline; "~" marks a change whose paired-bootstrap 95%
+interval includes 0. Published cells are the thread's, as written.
+
+Scores: GB6 reports points, work per second of workload time relative to
+a reference machine. The model's work_rate (work-seconds at capacity 1024
+and f_max per second of the window) divided by the share of the run a
+section computes (2 s of every 14 s cycle in geekbench6_gs101.yaml) is
+"X1 equivalents while the workload runs": 1.0 = one Cortex-X1 at 2.8 GHz.
+Only changes compare with the published points.
+
+usage: thread_table.py [--geekbench GB.json] [--jetnews JN.json]
+       thread_table.py FILE.json ...   (each recognised by its experiment name)
+"""
+import json
+import sys
+
+KERNELS = ["teo", "teo_tick", "teo_tick_rfc"]
+SECTION_SHARE = 2.0 / 14.0  # geekbench6_gs101.yaml: a 2 s workload per 14 s cycle
+
+GEEKBENCH_ROWS = [
+    ("multicore_score", "group:gb_mc.work_rate", "score"),
+    ("score", "task:AsyncTask_1.work_rate", "score"),
+    ("CPU_total_power", "total.avg_power_mw", "mW"),
+    ("latency (AsyncTask #1)", "task:AsyncTask_1.wakeup_latency.mean", "us"),
+    ("latency (labs.geekbench6)", "task:labs.geekbench6.wakeup_latency.mean", "us"),
+    ("latency (surfaceflinger)", "task:surfaceflinger.wakeup_latency.mean", "us"),
+]
+GEEKBENCH_CONTEXT = [
+    ("latency (gb_mc: AsyncTask #1's workers)", "group:gb_mc.wakeup_latency.mean", "us"),
+    ("power little", "cluster:little.avg_power_mw", "mW"),
+    ("power mid", "cluster:mid.avg_power_mw", "mW"),
+    ("power big", "cluster:big.avg_power_mw", "mW"),
+]
+JETNEWS_ROWS = [
+    ("fps", "frames:jetnews.fps", "fps"),
+    ("janks_pc", "frames:jetnews.jank_pct", "%"),
+    ("CPU_total_power", "total.avg_power_mw", "mW"),
+]
+JETNEWS_CONTEXT = [
+    ("frames / run", "frames:jetnews.frames", ""),
+    ("dropped / run", "frames:jetnews.dropped", ""),
+    ("latency (example.jetnews)", "task:example.jetnews.wakeup_latency.mean", "us"),
+    ("latency (RenderThread)", "task:RenderThread.wakeup_latency.mean", "us"),
+    ("latency (surfaceflinger)", "task:surfaceflinger.wakeup_latency.mean", "us"),
+    ("power little", "cluster:little.avg_power_mw", "mW"),
+    ("power mid", "cluster:mid.avg_power_mw", "mW"),
+    ("power big", "cluster:big.avg_power_mw", "mW"),
+]
+
+
+def number(v, unit):
+    if v is None:
+        return "n/a"
+    if unit == "score":
+        return f"{v / SECTION_SHARE:.3f}"
+    if unit == "us":
+        return f"{v:.2f}us" if v < 100 else f"{v:.1f}us"
+    if unit in ("mW", "fps"):
+        return f"{v:.1f}"
+    if unit == "%":
+        return f"{v:.2f}"
+    return f"{v:.2f}" if v < 100 else f"{v:.1f}"
+
+
+def cell(var, unit, baseline):
+    text = number(var.get("mean"), unit)
+    if baseline:
+        return text + " (0.0%)" if var.get("mean") is not None else text
+    change = var.get("change_pct")
+    if change is None:
+        return text
+    return f"{text} ({'~' if var.get('noise') else ''}{change:+.2f}%)"
+
+
+def by_kernel(metric):
+    return {v["variant"]: v for v in metric["variants"]}
+
+
+def print_rows(metrics, rows, title):
+    width = max(len(label) for label, _, _ in rows) + 2
+    head = f"{'metric':<{width}}" + "".join(f"{k:>24}" for k in KERNELS)
+    print(title)
+    print(head)
+    print("-" * len(head))
+    for label, key, unit in rows:
+        m = metrics.get(key)
+        if not m:
+            continue
+        v = by_kernel(m)
+        sim = "".join(f"{cell(v[k], unit, k == KERNELS[0]) if k in v else '-':>24}" for k in KERNELS)
+        pub = "".join(f"{(v[k].get('published') or '-') if k in v else '-':>24}" for k in KERNELS)
+        print(f"{label:<{width}}{sim}")
+        if any(v[k].get("published") for k in KERNELS if k in v):
+            print(f"{'  published':<{width}}{pub}")
+    print()
+
+
+def residency(metrics, clusters, title):
+    """The thread's kernel / cluster / idle_state / time table, one line per
+    cluster and state with the three kernels side by side."""
+    print(title)
+    head = f"{'cluster':<8}{'idle_state':>11}" + "".join(f"{k:>22}" for k in KERNELS) + \
+           "  | published " + " / ".join(KERNELS)
+    print(head)
+    print("-" * len(head))
+    for cluster in clusters:
+        for state in (-1, 0, 1):
+            m = metrics.get(f"cluster:{cluster}.residency_s.{state}")
+            if not m:
+                continue
+            v = by_kernel(m)
+            cells = ""
+            for k in KERNELS:
+                if k not in v or v[k].get("mean") is None:
+                    cells += f"{'n/a':>22}"
+                    continue
+                text = f"{v[k]['mean']:.2f}"
+                change = v[k].get("change_pct")
+                if k != KERNELS[0] and change is not None:
+                    text += f" ({'~' if v[k].get('noise') else ''}{change:+.1f}%)"
+                cells += f"{text:>22}"
+            pubs = [(v[k].get("published") or "-").replace(" s", "") if k in v else "-" for k in KERNELS]
+            pub = " / ".join(pubs) if any(p != "-" for p in pubs) else ""
+            print(f"{cluster:<8}{state:>11}{cells}  | {pub}")
+    print()
+
+
+def report(doc):
+    exp = doc.get("experiment", {})
+    metrics = {m["name"]: m for m in doc.get("metrics", [])}
+    runs = exp.get("runs")
+    print(f"== {exp.get('name', '?')} ({exp.get('scenario_name', '')})")
+    print(f"   {runs} runs per kernel of {exp.get('duration_s', 0) - exp.get('warmup_s', 0):.0f} s measured; "
+          "value (change vs teo), ~ = 95% interval includes 0; published = the thread's\n")
+    if exp.get("name", "").endswith("geekbench") or "task:AsyncTask_1.work_rate" in metrics:
+        print_rows(metrics, GEEKBENCH_ROWS, "1. Geekbench 6 (scores: X1 equivalents while the workload runs)")
+        print_rows(metrics, GEEKBENCH_CONTEXT, "   context")
+        residency(metrics, ["little", "mid", "big"], "Idle residency (seconds per run, summed over the cluster's CPUs):")
+    else:
+        print_rows(metrics, JETNEWS_ROWS, "2. JetNews")
+        print_rows(metrics, JETNEWS_CONTEXT, "   context")
+        residency(metrics, ["little", "mid", "big"],
+                  "Running (-1) and idle time, seconds per run, summed over the cluster's CPUs:")
+
+
+def main(argv):
+    files = []
+    args = list(argv)
+    while args:
+        a = args.pop(0)
+        if a in ("--geekbench", "--jetnews"):
+            if not args:
+                raise SystemExit(f"{a} needs a file")
+            files.append(args.pop(0))
+        elif a in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        else:
+            files.append(a)
+    if not files:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for path in files:
+        with open(path) as f:
+            report(json.load(f))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
