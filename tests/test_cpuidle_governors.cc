@@ -124,6 +124,39 @@ TEST_CASE("only teo stops the tick when bailing out with state 0", "[cpuidle][te
   CHECK(r.queried_sleep_length);
 }
 
+TEST_CASE("a utilized two-state CPU: v6.5 teo parks it in WFI with the tick stopped, the fixes keep the tick",
+          "[cpuidle][teo]") {
+  // The "n < 3 && utilized" path (teo_select(), util-awareness of 6.3+).
+  // Sleep length 20 ms, next tick 4 ms away, CPU utilized.
+  const auto st = two_states();
+  auto in = input(st, 20_ms, 4_ms);
+  in.cpu_utilized = true;
+  // v6.5: the shallowest non-polling state (WFI), duration_ns still the
+  // 20 ms sleep length >= TICK_NSEC: the tick is stopped, the CPU stays in
+  // WFI until its timer.
+  TeoGovernor teo(TeoVersion::kBaseline);
+  auto r = teo.select(in);
+  CHECK(r.state == 0);
+  CHECK(r.stop_tick);
+  // Patch 1/3: duration = middle of bin 0 = (0 + 1 ms) / 2 = 500 us (assumed
+  // short), WFI (teo_time_ok(500 us): below the tick), and below TICK_NSEC
+  // the tick is kept, so teo runs again at the next tick.
+  for (TeoVersion v : {TeoVersion::kTick, TeoVersion::kTickRfc}) {
+    TeoGovernor fixed(v);
+    auto f = fixed.select(in);
+    CHECK(f.state == 0);
+    CHECK_FALSE(f.stop_tick);
+  }
+  // Not utilized: every version takes state 1 (1 ms fits in 20 ms) and stops the tick.
+  in.cpu_utilized = false;
+  for (TeoVersion v : {TeoVersion::kBaseline, TeoVersion::kTick, TeoVersion::kTickRfc}) {
+    TeoGovernor g(v);
+    auto x = g.select(in);
+    CHECK(x.state == 1);
+    CHECK(x.stop_tick);
+  }
+}
+
 TEST_CASE("with one enabled state the teo_tick versions keep the tick if it is shallow",
           "[cpuidle][teo]") {
   std::vector<IdleState> st = two_states();

@@ -15,7 +15,10 @@
 //     kBaseline = v6.5 teo_select: sleep length queried first; candidate =
 //                 deepest state within it; teo_middle_of_bin/teo_time_ok for the
 //                 intercept-driven search; early bail-outs leave the tick
-//                 decision to duration_ns; no tick_hits.
+//                 decision to duration_ns; a utilized CPU with two states
+//                 takes the shallowest non-polling state with duration_ns
+//                 still the sleep length (so the tick stops when the next
+//                 timer is a tick away); no tick_hits.
 //     kTick     = kBaseline + the fixes series (4515817.LvFx2qVVIh@kreacher):
 //                 (1) "Update idle duration estimate when choosing shallower
 //                 state" (utilized path sets duration_ns to the new state's
@@ -27,7 +30,8 @@
 //                 keep the tick when intercepts > 5/8 of the total).
 // Simplifications / reconstructions (stated):
 //   * kBaseline and kTick were rebuilt from the v6.6 file and the series'
-//     changelogs (the patch mails could not be read here); tick_intercept_sum
+//     changelogs; patch 1/3's removed and added lines were checked against
+//     its mail (13332551.uLZWGnKmhe@kreacher); tick_intercept_sum
 //     in kTick is the sum of intercepts over all bins, as in v6.6.
 //   * teo_update(): when the tick_hits path is taken the v6.6 code leaves the
 //     recent_idx slot holding an already-decremented bin index (it can be
@@ -236,7 +240,20 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
   }
 
   cpu_utilized = in.cpu_utilized;
-  if (n < 3 && cpu_utilized) {
+  if (n < 3 && cpu_utilized && !fixes) {
+    // v6.5: a utilized CPU with two states takes the shallowest
+    // non-polling one and goes to `end` with duration_ns still the sleep
+    // length, so the tick is stopped whenever the next timer is a tick or
+    // more away. Patch 1/3 of the fixes series ("Update idle duration
+    // estimate when choosing shallower state", 13332551.uLZWGnKmhe@kreacher)
+    // replaced this with the block below.
+    for (i = 0; i < n; ++i)
+      if (!dis(st, i) && !poll(st, i)) {
+        idx = i;
+        return finish();
+      }
+  }
+  if (n < 3 && cpu_utilized && fixes) {
     duration_ns = middle_of_bin(0);  // the CPU is utilized: assume a short idle duration
     if ((!idx && !poll(st, 0) && time_ok(duration_ns)) || dis(st, 1)) {
       idx = 0;
