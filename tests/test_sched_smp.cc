@@ -72,3 +72,53 @@ TEST_CASE("a CPU whose RT priority drops pulls waiting RT work", "[smp][rt]") {
   for (const auto& r : log.log)
     if (r.next == "waiting") CHECK(r.cpu == 1);
 }
+
+// idle_cpu() (kernel/sched/core.c) is false while rq->ttwu_pending: a
+// wake-up already sent to an idle CPU by IPI makes it busy for the next
+// placement. A waker on CPU 0 resumes three sleepers in one instant with a
+// 5 us IPI: each select_idle_sibling() must find a different idle CPU, so
+// all three run at once, 5 us after the resume, on CPUs 1, 2 and 3.
+TEST_CASE("simultaneous remote wake-ups spread over idle CPUs: a pending wake-up is not idle",
+          "[smp][fair]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 4);
+  p.duration = Time::ms(30);
+  p.kernel.ipi_latency = Time::us(5);
+  EventSpec suspend;
+  suspend.kind = EventSpec::Kind::kSuspend;
+  EventSpec resume;
+  resume.kind = EventSpec::Kind::kResume;
+  resume.name = "sleeper";
+  TaskSpec sleepers = task("sleeper", {suspend, ev_run(Time::ms(5))});
+  sleepers.instances = 3;
+  sleepers.cpus = {1, 2, 3};
+  TaskSpec waker = task("waker", {ev_sleep(Time::ms(2)), resume, ev_run(Time::ms(10)), ev_sleep(Time::ms(50))});
+  waker.cpus = {0};
+  p.tasks = {sleepers, waker};
+  // At sleeper-1's sched_waking, sleeper-0 has been placed (its enqueue
+  // waits for the IPI): its CPU must not count as idle.
+  struct PendingCheck : SchedObserver {
+    Kernel* k = nullptr;
+    int checks = 0, idle_seen = 0;
+    void on_waking(Time t, const Task& p, const Task* waker, int) override {
+      if (p.comm != "sleeper-1" || t < Time::ms(2)) return;
+      const Task& first = find_task(*k, "sleeper-0");
+      ++checks;
+      if (first.on_rq) return;  // already enqueued: not the case under test
+      if (k->cpu_idle(first.cpu)) ++idle_seen;
+    }
+  } check;
+  System sys(p, 1);
+  check.k = &sys.kernel();
+  sys.add_observer(&check);
+  sys.run();
+  CHECK(check.checks == 1);
+  CHECK(check.idle_seen == 0);
+  const RunResult r = sys.result();
+  for (const char* name : {"sleeper-0", "sleeper-1", "sleeper-2"}) {
+    const TaskMetrics& m = metrics_of(r, name);
+    INFO(name);
+    REQUIRE(m.wakeup_latency.size() == 1);  // the resume (a new task's start is not a wake-up)
+    CHECK(m.wakeup_latency.values().back() == 5'000);
+    CHECK(m.preemptions == 0);  // nobody shared its CPU after the resume
+  }
+}

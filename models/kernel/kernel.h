@@ -108,6 +108,7 @@ struct Rq {
   int nr_running = 0;
   bool need_resched = false;       // TIF_NEED_RESCHED
   bool need_resched_lazy = false;  // TIF_NEED_RESCHED_LAZY (preempt=lazy)
+  int ttwu_pending = 0;             // rq->ttwu_pending: wake-ups queued for this CPU, not yet enqueued
   bool at_preempt_point = false;   // curr just reached an action boundary
   // Execution of curr's current action.
   Time seg_start;                  // when curr's progress (re)started
@@ -232,8 +233,13 @@ class Kernel : public InstantEndHook, public EventHandler {
   // Moves a queued, not running task to dst_cpu (detach_task +
   // attach_task / move_queued_task), with wakeup_preempt on dst.
   void move_queued_task(Task& p, int dst_cpu);
-  // available_idle_cpu(): idle and nothing queued or waking there.
-  bool cpu_idle(int cpu) const { return rqs_[cpu]->curr == rqs_[cpu]->idle && rqs_[cpu]->nr_running == 0; }
+  // available_idle_cpu() / idle_cpu(): idle and nothing queued or waking
+  // there (rq->ttwu_pending: a wake-up on its way by IPI keeps the CPU from
+  // counting as idle, so simultaneous wake-ups spread out).
+  bool cpu_idle(int cpu) const {
+    const Rq& rq = *rqs_[cpu];
+    return rq.curr == rq.idle && rq.nr_running == 0 && rq.ttwu_pending == 0;
+  }
   // Fair server (6.12 dl_server): fair runtime counts against its budget.
   void fair_server_account(Rq& rq, int64_t delta_fair_ns);
   Time clock() const { return sim_.now(); }

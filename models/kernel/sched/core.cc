@@ -236,6 +236,7 @@ void Kernel::on_event(uint64_t t) {
       event_cpu_ = p.cpu;
       update_rq_clock(*rqs_[p.cpu]);
       ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
+      --rqs_[p.cpu]->ttwu_pending;
       break;
     }
     case Ev::kResched:
@@ -358,6 +359,7 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
     sim_.post_in(delay, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
   } else {
     event_cpu_ = cpu;
+    ++rqs_[cpu]->ttwu_pending;
     update_rq_clock(*rqs_[cpu]);
     ttwu_do_activate(*rqs_[cpu], p, static_cast<int>(p.ttwu_wake_flags), waker);
     event_cpu_ = saved_event_cpu;
