@@ -1,6 +1,8 @@
 #include "sim/event_queue.h"
 
 #include <cassert>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace schedlab {
@@ -31,7 +33,13 @@ SlotId EventQueue::alloc_slot() {
   return id;
 }
 
+void EventQueue::check_tier(int tier) {
+  if (tier < -128 || tier > 127)
+    throw std::out_of_range("event queue: tier " + std::to_string(tier) + " outside [-128, 127]");
+}
+
 SlotId EventQueue::post(Time at, int tier, EventHandler* handler, uint64_t tag) {
+  check_tier(tier);
   SlotId id = alloc_slot();
   Slot& s = slots_[id];
   s.handler = handler;
@@ -42,6 +50,7 @@ SlotId EventQueue::post(Time at, int tier, EventHandler* handler, uint64_t tag) 
 }
 
 SlotId EventQueue::make_slot(EventHandler* handler, uint64_t tag, int tier) {
+  check_tier(tier);
   SlotId id = alloc_slot();
   Slot& s = slots_[id];
   s.handler = handler;
@@ -69,7 +78,7 @@ void EventQueue::arm(SlotId slot, Time at) {
   // Re-key in place: one sift instead of a removal and a push. The new
   // sequence number orders it after events already armed for that instant.
   uint32_t pos = s.heap_pos;
-  Entry e{at, s.tier, next_seq_++, slot};
+  Entry e = make_entry(at, s.tier, slot);
   s.at = at;
   bool earlier = before(e, heap_[pos]);
   heap_[pos] = e;
@@ -79,9 +88,8 @@ void EventQueue::arm(SlotId slot, Time at) {
     sift_down(pos);
 }
 
-void EventQueue::cancel(SlotId slot) {
+void EventQueue::cancel_queued(SlotId slot) {
   Slot& s = slots_[slot];
-  if (s.heap_pos == kNotQueued) return;
   remove_at(s.heap_pos);
   if (!s.persistent) {
     s.in_use = false;
@@ -93,11 +101,8 @@ void EventQueue::push(SlotId slot, Time at, int tier) {
   Slot& s = slots_[slot];
   s.at = at;
   s.tier = tier;
-  Entry e{at, tier, next_seq_++, slot};
-  heap_.push_back(e);
-  uint32_t pos = static_cast<uint32_t>(heap_.size() - 1);
-  slots_[slot].heap_pos = pos;
-  sift_up(pos);
+  heap_.push_back(make_entry(at, tier, slot));
+  sift_up(static_cast<uint32_t>(heap_.size() - 1));
 }
 
 void EventQueue::remove_at(uint32_t pos) {
@@ -107,7 +112,7 @@ void EventQueue::remove_at(uint32_t pos) {
   if (pos != last) {
     Entry moved = heap_[last];
     heap_.pop_back();
-    place(pos, moved);
+    heap_[pos] = moved;
     if (pos > 0 && before(moved, heap_[(pos - 1) / kArity]))
       sift_up(pos);
     else
@@ -117,38 +122,97 @@ void EventQueue::remove_at(uint32_t pos) {
   }
 }
 
+// Both sifts move a hole instead of swapping, and leave every slot's
+// heap_pos right (the element at `pos` on entry need not have it yet).
 void EventQueue::sift_up(uint32_t pos) {
-  Entry e = heap_[pos];
+  Entry* h = heap_.data();
+  const Entry e = h[pos];
   while (pos > 0) {
     uint32_t parent = (pos - 1) / kArity;
-    if (!before(e, heap_[parent])) break;
-    place(pos, heap_[parent]);
+    if (!before(e, h[parent])) break;
+    h[pos] = h[parent];
+    slots_[h[pos].slot].heap_pos = pos;
     pos = parent;
   }
-  place(pos, e);
+  h[pos] = e;
+  slots_[e.slot].heap_pos = pos;
 }
 
 void EventQueue::sift_down(uint32_t pos) {
-  Entry e = heap_[pos];
+  Entry* h = heap_.data();
+  const Entry e = h[pos];
   const uint32_t n = static_cast<uint32_t>(heap_.size());
   for (;;) {
     uint32_t first = pos * kArity + 1;
     if (first >= n) break;
-    uint32_t best = first;
-    uint32_t end = first + kArity < n ? first + kArity : n;
-    for (uint32_t c = first + 1; c < end; ++c)
-      if (before(heap_[c], heap_[best])) best = c;
-    if (!before(heap_[best], e)) break;
-    place(pos, heap_[best]);
+    uint32_t best;
+    if (first + kArity <= n) {  // a full node: two-round tournament
+      const uint32_t a = before(h[first + 1], h[first]) ? first + 1 : first;
+      const uint32_t b = before(h[first + 3], h[first + 2]) ? first + 3 : first + 2;
+      best = before(h[b], h[a]) ? b : a;
+    } else {
+      best = first;
+      for (uint32_t c = first + 1; c < n; ++c)
+        if (before(h[c], h[best])) best = c;
+    }
+    if (!before(h[best], e)) break;
+    h[pos] = h[best];
+    slots_[h[pos].slot].heap_pos = pos;
     pos = best;
   }
-  place(pos, e);
+  h[pos] = e;
+  slots_[e.slot].heap_pos = pos;
+}
+
+// Removes the root (Floyd's bottom-up deletion): the hole left at the top
+// follows the smaller child down to a leaf, then the last element, which
+// usually belongs near the bottom anyway, is sifted up from there. One
+// comparison per level fewer than sifting the last element down. The pop
+// order is the keys' order (they are unique), whatever the heap's layout.
+void EventQueue::pop_root() {
+  Entry* h = heap_.data();
+  slots_[h[0].slot].heap_pos = kNotQueued;
+  const uint32_t n = static_cast<uint32_t>(heap_.size() - 1);  // size after the removal
+  if (n == 0) {
+    heap_.pop_back();
+    return;
+  }
+  const Entry last = h[n];
+  heap_.pop_back();
+  uint32_t pos = 0;
+  for (;;) {
+    uint32_t first = pos * kArity + 1;
+    if (first >= n) break;
+    uint32_t best;
+    if (first + kArity <= n) {
+      // A full node: a two-round tournament among its four children.
+      const uint32_t a = before(h[first + 1], h[first]) ? first + 1 : first;
+      const uint32_t b = before(h[first + 3], h[first + 2]) ? first + 3 : first + 2;
+      best = before(h[b], h[a]) ? b : a;
+    } else {
+      best = first;
+      for (uint32_t c = first + 1; c < n; ++c)
+        if (before(h[c], h[best])) best = c;
+    }
+    h[pos] = h[best];
+    slots_[h[pos].slot].heap_pos = pos;
+    pos = best;
+  }
+  while (pos > 0) {
+    uint32_t parent = (pos - 1) / kArity;
+    if (!before(last, h[parent])) break;
+    h[pos] = h[parent];
+    slots_[h[pos].slot].heap_pos = pos;
+    pos = parent;
+  }
+  h[pos] = last;
+  slots_[last.slot].heap_pos = pos;
 }
 
 void EventQueue::dispatch_next() {
   assert(!heap_.empty());
   SlotId slot = heap_.front().slot;
-  remove_at(0);
+  pop_root();
   Slot& s = slots_[slot];
   EventHandler* h = s.handler;
   uint64_t tag = s.tag;

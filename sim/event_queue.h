@@ -33,7 +33,8 @@ class EventQueue {
 
   // One-shot event; the slot is released when it fires or is cancelled.
   // The returned id is only valid until then (slots are reused): anything
-  // that may need cancelling later must be a Timer.
+  // that may need cancelling later must be a Timer. Tiers are in
+  // [-128, 127] (std::out_of_range otherwise).
   SlotId post(Time at, int tier, EventHandler* handler, uint64_t tag);
   // A persistent slot for a timer: not released when it fires.
   SlotId make_slot(EventHandler* handler, uint64_t tag, int tier);
@@ -41,13 +42,15 @@ class EventQueue {
   // (Re-)arms a persistent slot; a new sequence number is drawn each time so
   // re-arming orders the event after others already armed for that instant.
   void arm(SlotId slot, Time at);
-  void cancel(SlotId slot);  // no-op when not armed
+  void cancel(SlotId slot) {  // no-op when not armed
+    if (slots_[slot].heap_pos != kNotQueued) cancel_queued(slot);
+  }
   bool armed(SlotId slot) const { return slots_[slot].heap_pos != kNotQueued; }
   Time when(SlotId slot) const { return slots_[slot].at; }
 
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
-  Time next_time() const { return heap_.front().at; }
+  Time next_time() const { return Time::ns(static_cast<int64_t>(heap_.front().hi ^ (uint64_t{1} << 63))); }
   // Pops the earliest event and runs its handler.
   void dispatch_next();
   uint64_t dispatched() const { return dispatched_; }
@@ -55,10 +58,14 @@ class EventQueue {
 
  private:
   static constexpr uint32_t kNotQueued = UINT32_MAX;
-  struct Entry {  // heap element: the full key plus its slot
-    Time at;
-    int32_t tier;
-    uint64_t seq;
+  // Heap element: the full key packed in two words compared in turn: `hi`
+  // is the time with its sign bit flipped (signed order becomes unsigned
+  // order), `lo` the tier biased by 128 in the top byte above a 56-bit
+  // sequence number. Ties on (time, tier) go to the lower
+  // sequence, as before; 2^56 draws do not wrap in any run.
+  struct Entry {
+    uint64_t hi;
+    uint64_t lo;
     SlotId slot;
   };
   struct Slot {
@@ -70,20 +77,24 @@ class EventQueue {
     bool persistent = false;
     bool in_use = false;
   };
+  static constexpr uint64_t kSeqBits = 56;
+  static uint64_t time_key(Time at) { return static_cast<uint64_t>(at.count()) ^ (uint64_t{1} << 63); }
+  static uint64_t tier_key(int32_t tier) { return static_cast<uint64_t>(tier + 128) << kSeqBits; }
+  static void check_tier(int tier);  // tiers live in [-128, 127]
+  Entry make_entry(Time at, int32_t tier, SlotId slot) {
+    return Entry{time_key(at), tier_key(tier) | next_seq_++, slot};
+  }
   static bool before(const Entry& a, const Entry& b) {
-    if (a.at != b.at) return a.at < b.at;
-    if (a.tier != b.tier) return a.tier < b.tier;
-    return a.seq < b.seq;
+    if (a.hi != b.hi) return a.hi < b.hi;
+    return a.lo < b.lo;
   }
   SlotId alloc_slot();
   void push(SlotId slot, Time at, int tier);
   void remove_at(uint32_t pos);
+  void cancel_queued(SlotId slot);
+  void pop_root();
   void sift_up(uint32_t pos);
   void sift_down(uint32_t pos);
-  void place(uint32_t pos, const Entry& e) {
-    heap_[pos] = e;
-    slots_[e.slot].heap_pos = pos;
-  }
 
   std::vector<Entry> heap_;
   std::vector<Slot> slots_;

@@ -8,6 +8,7 @@
 // order, so simultaneous wake-ups meet one pick.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bitset>
 #include <memory>
@@ -88,6 +89,7 @@ struct Rq {
   uint32_t capacity = 1024;        // arch_scale_cpu_capacity()
   uint32_t freq_scale = 1024;      // arch_scale_freq_capacity(): cur / max * 1024
   int domain = -1;                 // frequency domain (cpufreq policy), -1: none
+  uint32_t domain_pos = 0;         // this CPU's index among its domain's CPUs
   uint64_t idle_calls = 0;         // tick_nohz_get_idle_calls_cpu()
   // PELT (kernel/sched/pelt.c): the rq's clocks and averages.
   RqPeltClock pelt;
@@ -106,9 +108,9 @@ struct Rq {
   RtRq rt;
   FairServerState fair_server;
   int nr_running = 0;
+  int ttwu_pending = 0;             // rq->ttwu_pending: wake-ups queued for this CPU, not yet enqueued
   bool need_resched = false;       // TIF_NEED_RESCHED
   bool need_resched_lazy = false;  // TIF_NEED_RESCHED_LAZY (preempt=lazy)
-  int ttwu_pending = 0;             // rq->ttwu_pending: wake-ups queued for this CPU, not yet enqueued
   bool at_preempt_point = false;   // curr just reached an action boundary
   // Execution of curr's current action.
   Time seg_start;                  // when curr's progress (re)started
@@ -177,14 +179,24 @@ class Kernel : public InstantEndHook, public EventHandler {
     std::unique_ptr<CpufreqGovernor> governor;
     std::unique_ptr<EnergyModel> em;
     std::vector<CpuUtil> utils;  // scratch for cpufreq_update_util(), one per CPU
+    std::vector<const Rq*> rqs;  // the run-queues of `cpus`, in the same order
+    SchedutilGovernor* sugov = nullptr;  // `governor` when it is schedutil (called directly)
   };
   const std::vector<FreqDomain>& freq_domains() const { return domains_; }
   // update_rq_clock(): bring the rq's clocks (PELT included) to now.
-  void update_rq_clock(Rq& rq);
+  void update_rq_clock(Rq& rq) {
+    rq.pelt.update_rq_clock(static_cast<uint64_t>(now().count()), rq.capacity, rq.freq_scale,
+                            rq.curr->is_idle_task);
+  }
   // cpufreq_update_util(): let rq's cpufreq governor re-evaluate.
   void cpufreq_update_util(Rq& rq, unsigned flags);
   // cpu_util_cfs(): the CPU's CFS utilisation (util_avg, util_est), capped at capacity.
-  uint64_t cpu_util_cfs(const Rq& rq) const;
+  // (cpu_util(cpu, NULL, -1, 0) of 6.12: util_avg, or util_est if larger.)
+  uint64_t cpu_util_cfs(const Rq& rq) const {
+    uint64_t util = rq.cfs_avg.util_avg;
+    util = std::max<uint64_t>(util, rq.cfs_avg.util_est.value());
+    return std::min<uint64_t>(util, rq.capacity);
+  }
   // sched_asym_cpucap_active(): CPUs of more than one capacity.
   bool asym_capacity() const { return asym_capacity_; }
   // p->max_allowed_capacity: the largest capacity among p's allowed CPUs.
@@ -320,6 +332,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   std::vector<SchedObserver*> observers_;
   std::vector<FreqDomain> domains_;
   bool asym_capacity_ = false;
+  // p->max_allowed_capacity by task index, set when the task is created
+  // (affinity does not change afterwards).
+  std::vector<uint32_t> max_allowed_cap_;
   // fair_smp.cc internals
   int find_energy_efficient_cpu(Task& p, int prev_cpu);
   int select_idle_sibling(Task& p, int prev, int target);

@@ -32,6 +32,11 @@ RtAppBody::RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task)
   if (spec.phases.empty()) finished_ = true;
   for (const auto& ph : spec.phases)
     if (ph.events.empty()) finished_ = true;
+  for (const auto& ph : spec.phases) {
+    phase_base_.push_back(timers_.size());
+    for (const auto& e : ph.events)
+      timers_.push_back(e.kind == EventSpec::Kind::kTimer ? &world.timer(e.name) : nullptr);
+  }
 }
 
 const EventSpec* RtAppBody::current() const { return &spec_.phases[phase_].events[event_]; }
@@ -92,7 +97,7 @@ Action RtAppBody::next(Task& self) {
         // rt-app's timer: the shared expiry advances by one period at each
         // use; it starts at the first use. Late in absolute mode, the grid
         // is kept (no sleep); in relative mode it restarts from now.
-        auto& t = world_.timer(e.name);
+        auto& t = timer_of_current();
         Time now = k.now();
         if (!t.started) {
           t.started = true;

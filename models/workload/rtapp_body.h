@@ -71,6 +71,9 @@ class RtAppBody final : public TaskBody, public EventHandler {
  private:
   enum class Wait { kNone, kSleep, kMutex, kCond, kBarrier, kSuspend };
   const EventSpec* current() const;
+  // The shared timer a kTimer event names, resolved once at construction
+  // (the world's map nodes never move): no name lookup per period.
+  RtAppWorld::SharedTimer& timer_of_current() { return *timers_[phase_base_[phase_] + event_]; }
   void advance();  // to the next event, counting loops
   void sleep_until(Time t);
   RtAppWorld& world_;
@@ -88,6 +91,8 @@ class RtAppBody final : public TaskBody, public EventHandler {
   bool in_runtime_ = false;
   Time period_start_;           // expiry this task last waited for (timer events)
   bool period_started_ = false;
+  std::vector<size_t> phase_base_;                  // index of each phase's first event in timers_
+  std::vector<RtAppWorld::SharedTimer*> timers_;   // per event: its shared timer (kTimer), else null
 };
 
 }  // namespace schedlab

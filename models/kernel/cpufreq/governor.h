@@ -208,6 +208,55 @@ class SchedutilGovernor final : public CpufreqGovernor {
   uint64_t start(const CpufreqPolicy& policy, Time now) override;
   std::optional<uint64_t> update_util(size_t cpu, std::span<const CpuUtil> utils, Time now,
                                       unsigned flags = 0) override;
+  // update_util() for a caller that guarantees what it checks: started,
+  // cpu < nr_cpus and one CpuUtil per CPU of the policy (the kernel's hook).
+  std::optional<uint64_t> update_util_checked_by_caller(size_t cpu, std::span<const CpuUtil> utils, Time now,
+                                                        unsigned flags) {
+    if (cpus_.size() > 1) return update_shared(cpu, utils, now, flags);
+    return update_single(cpus_[0], utils[0], now, flags);
+  }
+
+  // The kernel hook's fast path for a shared policy (nr_cpus > 1) when
+  // uclamp is unused: each CPU's inputs come from `in(j)`, returning
+  // {util_cfs, util_rt, rt_runnable}, and every other CpuUtil field is at
+  // its default (no DL, no IRQ pressure), which is all the simulator's
+  // kernel ever reports. Same state changes and result as update_util()
+  // with those CpuUtil records, without building them.
+  struct SharedInput {
+    uint64_t util_cfs;
+    uint64_t util_rt;
+    bool rt_runnable;
+  };
+  bool shared_fast_path_ok() const { return cpus_.size() > 1 && !params_.uclamp_used; }
+  template <typename In>
+  std::optional<uint64_t> update_shared_fast(size_t cpu, Time now, unsigned flags, In&& in) {
+    // sugov_update_shared(); ignore_dl_rate_limit() is a no-op with no DL
+    // bandwidth (0 > bw_min never holds).
+    SgCpu& sg = cpus_[cpu];
+    iowait_boost_update(sg, now, flags);
+    sg.last_update = now;
+    if (!should_update_freq(now)) return std::nullopt;
+    const uint64_t max_cap = policy_.cpu_capacity;
+    uint64_t util = 0;
+    for (size_t j = 0; j < cpus_.size(); ++j) {
+      SgCpu& s = cpus_[j];
+      const uint64_t boost = s.iowait_boost ? iowait_apply(s, now, max_cap) : 0;
+      const SharedInput x = in(j);
+      // get_util() -> effective_cpu_util() with irq = bw_dl = util_dl = 0
+      // and uclamp unused: floor = capacity if RT is runnable else 0,
+      // cap = capacity (<= 1024), util = min(cfs + rt, capacity).
+      const uint64_t min = x.rt_runnable ? max_cap : 0;
+      uint64_t u = x.util_cfs + x.util_rt;
+      if (u > max_cap) u = max_cap;
+      if (u < boost) u = boost;
+      s.bw_min = min;
+      s.util = sugov_effective_cpu_perf(u, min, max_cap);
+      if (s.util > util) util = s.util;
+    }
+    const uint64_t next_f = get_next_freq(util, max_cap);
+    if (!update_next_freq(now, next_f)) return std::nullopt;
+    return commit(next_f);
+  }
 
   Time rate_limit() const { return freq_update_delay_; }  // freq_update_delay_ns
   uint64_t next_freq() const { return next_freq_; }       // sg_policy->next_freq

@@ -177,8 +177,12 @@ uint64_t effective_cpu_util(const CpuUtil& cpu, uint64_t scale, bool uclamp_used
   if (max) *max = std::min(scale, rq_uclamp_max);
   if (util >= scale) return scale;
   // scale_irq_capacity(): U' = irq + (max - irq) / max * U (integer).
-  util = util * (scale - irq) / scale;
-  util += irq;
+  // Without IRQ pressure that is U itself (U < max here, no overflow), so
+  // the division is skipped.
+  if (irq) {
+    util = util * (scale - irq) / scale;
+    util += irq;
+  }
   return std::min(scale, util);
 }
 

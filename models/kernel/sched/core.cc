@@ -160,6 +160,9 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   p.kernel_thread = kernel_thread;
   p.cpu = 0;
   while (!p.cpus_allowed[p.cpu]) ++p.cpu;
+  max_allowed_cap_.push_back(0);
+  for (int c = 0; c < nr_cpus(); ++c)
+    if (p.cpus_allowed[c]) max_allowed_cap_.back() = std::max(max_allowed_cap_.back(), rqs_[c]->capacity);
   p.state = TaskState::kNew;
   tasks_.push_back(std::move(t));
   return p;
@@ -233,10 +236,10 @@ void Kernel::on_event(uint64_t t) {
     }
     case Ev::kWakeDeferred: {
       Task& p = *tasks_[arg];
+      --rqs_[p.cpu]->ttwu_pending;
       event_cpu_ = p.cpu;
       update_rq_clock(*rqs_[p.cpu]);
       ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
-      --rqs_[p.cpu]->ttwu_pending;
       break;
     }
     case Ev::kResched:
@@ -356,10 +359,10 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
   p.ttwu_wake_flags = static_cast<uint64_t>(wake_flags | (migrated ? kEnqueueMigrated << 8 : 0));
   if (delay > Time::zero()) {
     p.wake_pending = true;
+    ++rqs_[cpu]->ttwu_pending;
     sim_.post_in(delay, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
   } else {
     event_cpu_ = cpu;
-    ++rqs_[cpu]->ttwu_pending;
     update_rq_clock(*rqs_[cpu]);
     ttwu_do_activate(*rqs_[cpu], p, static_cast<int>(p.ttwu_wake_flags), waker);
     event_cpu_ = saved_event_cpu;
@@ -577,14 +580,14 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
   prev.on_cpu = false;
   next.on_cpu = true;
   rq.curr = &next;
+  // Work counter: prev's progress was accounted by schedule().
+  prev.progress_rate = nullptr;
+  prev.progress_since = nullptr;
   for (auto* o : observers_) o->on_switch(now(), rq.cpu, prev, prev_state, next);
   if (next.is_idle_task) {
     // The rq is about to be idle: sync the PELT clock (pick_next_task_fair()).
     rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
     ++rq.idle_calls;
-  // Work counter: prev's progress was accounted by schedule().
-  prev.progress_rate = nullptr;
-  prev.progress_since = nullptr;
     if (!rq.cpuidle.gov) {
       rq.tick_timer.cancel();  // nohz idle: the tick stops
       for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, 0);
@@ -599,15 +602,15 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
       rq.cpuidle.tick_stopped = false;
     }
     rq.seg_start = now() + params_.context_switch_cost;
+    // Work counter: next progresses at this rq's rate from seg_start.
+    next.progress_rate = &rq.rate;
+    next.progress_since = &rq.seg_start;
+    next.switched_in = rq.seg_start;
   }
   if (prev.state == TaskState::kDead) prev.act = Task::Act::kExited;
 }
 
 // ---------------------------------------------------------------- execution
-    // Work counter: next progresses at this rq's rate from seg_start.
-    next.progress_rate = &rq.rate;
-    next.progress_since = &rq.seg_start;
-    next.switched_in = rq.seg_start;
 
 void Kernel::account_progress(Rq& rq) {
   Task& p = *rq.curr;
@@ -634,7 +637,11 @@ void Kernel::arm_work_timer(Rq& rq) {
   Time start = max(now(), rq.seg_start);
   if (p.act == Task::Act::kRun) {
     unsigned __int128 scaled = (static_cast<unsigned __int128>(p.work_left) << 20) + rq.rate - 1;
-    rq.work_timer.arm(start + Time::ns(static_cast<int64_t>(scaled / rq.rate)));
+    // The same quotient by a 64-bit division when the dividend fits (it
+    // nearly always does): no __udivti3 call.
+    const uint64_t q = (scaled >> 64) == 0 ? static_cast<uint64_t>(scaled) / rq.rate
+                                           : static_cast<uint64_t>(scaled / rq.rate);
+    rq.work_timer.arm(start + Time::ns(static_cast<int64_t>(q)));
     rq.work_rearmed = true;
   } else if (p.act == Task::Act::kRunWall) {
     rq.work_timer.arm(max(p.wall_end, start));
@@ -711,15 +718,6 @@ void Kernel::advance_current(Rq& rq) {
 void Kernel::on_work_done(Rq& rq) {
   Task& p = *rq.curr;
   mark_resched(rq.cpu);
-  if (p.act == Task::Act::kRun) p.work_left = 0;
-  rq.seg_start = now();
-  rq.at_preempt_point = true;  // syscall / cond_resched() boundary
-  advance_current(rq);
-}
-
-// ---------------------------------------------------------------- tick
-
-void Kernel::arm_tick(Rq& rq) {
   // Work counter: the action's remaining work (kRun; the timer was armed
   // for it, rounded up), or what ran since the last accounting (kRunWall).
   if (p.act == Task::Act::kRun) {
@@ -731,6 +729,15 @@ void Kernel::arm_tick(Rq& rq) {
     p.accounted_at = now();
     p.accounted_rate = rq.rate;
   }
+  if (p.act == Task::Act::kRun) p.work_left = 0;
+  rq.seg_start = now();
+  rq.at_preempt_point = true;  // syscall / cond_resched() boundary
+  advance_current(rq);
+}
+
+// ---------------------------------------------------------------- tick
+
+void Kernel::arm_tick(Rq& rq) {
   // Ticks sit on the global jiffies grid (no sched_skew_tick).
   int64_t t = tick_nsec_.count();
   rq.tick_timer.arm(Time::ns((now().count() / t + 1) * t));

@@ -55,6 +55,7 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     CpufreqPolicy policy = CpufreqPolicy::from_opps(c.opps, d.cpus.size(), d.capacity, d.em.get());
     d.cur_khz = d.governor->start(policy, Time::zero());
     d.utils.resize(d.cpus.size());
+    d.sugov = dynamic_cast<SchedutilGovernor*>(d.governor.get());
     domains_.push_back(std::move(d));
   }
   for (size_t i = 0; i < domains_.size(); ++i) {
@@ -62,6 +63,8 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     if (d.capacity != domains_[0].capacity) asym_capacity_ = true;
     for (int c : d.cpus) {
       Rq& rq = *rqs_[c];
+      rq.domain_pos = static_cast<uint32_t>(d.rqs.size());
+      d.rqs.push_back(&rq);
       rq.domain = static_cast<int>(i);
       rq.capacity = d.capacity;
       rq.freq_scale = static_cast<uint32_t>((d.cur_khz << 10) / d.max_khz);
@@ -70,10 +73,7 @@ void Kernel::setup_platform(const PlatformParams& platform) {
   }
 }
 
-void Kernel::update_rq_clock(Rq& rq) {
-  rq.pelt.update_rq_clock(static_cast<uint64_t>(now().count()), rq.capacity, rq.freq_scale,
-                          rq.curr->is_idle_task);
-}
+// update_rq_clock() is inline in kernel.h.
 
 void Kernel::set_domain_freq(FreqDomain& d, uint64_t khz) {
   if (khz == d.cur_khz) return;
@@ -96,40 +96,48 @@ void Kernel::set_domain_freq(FreqDomain& d, uint64_t khz) {
 }
 
 uint32_t Kernel::max_allowed_capacity(const Task& p) const {
+  if (!p.is_idle_task && p.index < max_allowed_cap_.size() && tasks_[p.index].get() == &p)
+    return max_allowed_cap_[p.index];
   uint32_t m = 0;
   for (int c = 0; c < nr_cpus(); ++c)
     if (p.cpus_allowed[c]) m = std::max(m, rqs_[c]->capacity);
   return m;
 }
 
-uint64_t Kernel::cpu_util_cfs(const Rq& rq) const {
-  // cpu_util(cpu, NULL, -1, 0) of 6.12: util_avg, or util_est if larger,
-  // capped at the CPU's capacity.
-  uint64_t util = rq.cfs_avg.util_avg;
-  util = std::max<uint64_t>(util, rq.cfs_avg.util_est.value());
-  return std::min<uint64_t>(util, rq.capacity);
-}
+// cpu_util_cfs() is inline in kernel.h.
 
 void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
   if (rq.domain < 0) return;
   FreqDomain& d = domains_[static_cast<size_t>(rq.domain)];
-  if (!d.governor->update_due(now(), flags)) return;
+  SchedutilGovernor* const sugov = d.sugov;  // schedutil: direct (non-virtual) calls
+  if (sugov ? !sugov->update_due(now(), flags) : !d.governor->update_due(now(), flags)) return;
+  if (sugov && sugov->shared_fast_path_ok()) {
+    // Shared schedutil policy: read each CPU's util straight from its rq.
+    auto next = sugov->update_shared_fast(rq.domain_pos, now(), flags, [&](size_t j) {
+      const Rq& r = *d.rqs[j];
+      return SchedutilGovernor::SharedInput{cpu_util_cfs(r), r.avg_rt.util_avg,
+                                            r.rt.rt_nr_running > 0 && !r.rt.rt_throttled};
+    });
+    if (next) set_domain_freq(d, *next);
+    return;
+  }
   // sugov_get_util() for every CPU of the policy (shared policies look at
   // all of them).
   // The domain's scratch array, sized at set-up: nothing is allocated or
   // zeroed here.
-  const size_t n = d.cpus.size();
-  size_t self = 0;
+  const size_t n = d.rqs.size();
+  CpuUtil* const utils = d.utils.data();
   for (size_t i = 0; i < n; ++i) {
-    const Rq& r = *rqs_[d.cpus[i]];
-    if (r.cpu == rq.cpu) self = i;
-    CpuUtil& u = d.utils[i];
+    const Rq& r = *d.rqs[i];
+    CpuUtil& u = utils[i];
     u.util_cfs = cpu_util_cfs(r);
     u.util_rt = r.avg_rt.util_avg;
     u.rt_runnable = r.rt.rt_nr_running > 0 && !r.rt.rt_throttled;
     u.idle_calls = r.idle_calls;
   }
-  auto next = d.governor->update_util(self, std::span<const CpuUtil>(d.utils.data(), n), now(), flags);
+  const std::span<const CpuUtil> span(utils, n);
+  auto next = sugov ? sugov->update_util_checked_by_caller(rq.domain_pos, span, now(), flags)
+                    : d.governor->update_util(rq.domain_pos, span, now(), flags);
   if (next) set_domain_freq(d, *next);
 }
 

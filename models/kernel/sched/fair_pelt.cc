@@ -4,15 +4,23 @@
 
 namespace schedlab {
 
+// ___update_load_sum() returns at once, changing nothing, when less than
+// one 1024 ns unit passed since last_update_time ("delta >>= 10; if
+// (!delta) return 0;"); the same test here skips the call.
+static inline bool pelt_unit_elapsed(uint64_t now, const SchedAvg& sa) { return now - sa.last_update_time >= 1024; }
+
 void fair_update_load_avg(Kernel& k, Rq& rq, Task* se, int flags) {
   const uint64_t now = rq.pelt.rq_clock_pelt();
   CfsRq& cfs = rq.cfs;
-  if (se && se->se.avg.last_update_time && !(flags & kSkipAgeLoad)) {
+  if (se && se->se.avg.last_update_time && !(flags & kSkipAgeLoad) && pelt_unit_elapsed(now, se->se.avg)) {
     uint64_t runnable = se->se.sched_delayed ? 0 : (se->se.on_rq ? 1 : 0);
     update_load_avg_se(now, se->se.avg, se->se.weight, se->se.on_rq, runnable, cfs.curr == se);
   }
-  bool decayed = update_cfs_rq_load_avg(now, rq.cfs_avg, rq.cfs_removed, cfs.load_weight,
-                                        static_cast<uint64_t>(cfs.nr_running - cfs.nr_delayed), cfs.curr != nullptr);
+  // update_cfs_rq_load_avg(): removed load first, then the sums.
+  bool decayed = false;
+  if (rq.cfs_removed.nr || pelt_unit_elapsed(now, rq.cfs_avg))
+    decayed = update_cfs_rq_load_avg(now, rq.cfs_avg, rq.cfs_removed, cfs.load_weight,
+                                     static_cast<uint64_t>(cfs.nr_running - cfs.nr_delayed), cfs.curr != nullptr);
   if (se && !se->se.avg.last_update_time && (flags & kDoAttach)) {
     attach_entity_load_avg(rq.cfs_avg, se->se.avg, se->se.weight);
     decayed = true;

@@ -154,8 +154,7 @@ int Kernel::select_idle_capacity(Task& p, int target) {
   int best = -1;
   uint64_t best_cap = 0;
   int n = nr_cpus();
-  for (int i = 0; i < n; ++i) {
-    int cpu = (target + i) % n;
+  for (int i = 0, cpu = target; i < n; ++i, cpu = cpu + 1 == n ? 0 : cpu + 1) {  // (target + i) % n
     if (!allowed(p, cpu) || !cpu_idle(cpu)) continue;
     uint64_t cap = rqs_[cpu]->capacity;
     if (fits_capacity(task_util, cap)) return cpu;
@@ -182,10 +181,8 @@ int Kernel::select_idle_sibling(Task& p, int prev, int target) {
     return i >= 0 ? i : target;
   }
   int n = nr_cpus();
-  for (int i = 1; i <= n; ++i) {
-    int cpu = (target + i) % n;
-    if (allowed(p, cpu) && cpu_idle(cpu)) return cpu;
-  }
+  for (int i = 1, cpu = target + 1 == n ? 0 : target + 1; i <= n; ++i, cpu = cpu + 1 == n ? 0 : cpu + 1)
+    if (allowed(p, cpu) && cpu_idle(cpu)) return cpu;  // cpu = (target + i) % n
   return target;
 }
 
@@ -259,12 +256,13 @@ struct CpuStats {
 int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
   int n = nr_cpus();
   if (n == 1) return 0;
+  // update_sg_lb_stats() + group_classify(); avg_load (a division) is
+  // left to the caller, which only needs it for CPUs that can be busiest.
   auto stats_of = [&](const Rq& rq) {
     CpuStats s;
     s.nr = rq.cfs.nr_running - rq.cfs.nr_delayed;
     s.load = rq.cfs_avg.load_avg;
     s.util = rq.cfs_avg.util_avg;
-    s.avg_load = s.load * 1024 / rq.capacity;
     // group_classify() for a one-CPU group.
     bool overloaded = s.nr > 1 && (rq.capacity * 100 < s.util * kImbalancePct ||
                                    rq.capacity * kImbalancePct < rq.cfs_avg.runnable_avg * 100);
@@ -279,6 +277,7 @@ int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
     return s;
   };
   CpuStats local = stats_of(dst);
+  local.avg_load = local.load * 1024 / dst.capacity;
   int busiest = -1;
   CpuStats bs;
   for (int c = 0; c < n; ++c) {
@@ -288,6 +287,7 @@ int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
     if (s.type == GroupType::kHasSpare && s.nr <= 1) continue;
     // A misfit task only moves to a CPU with more capacity.
     if (s.type == GroupType::kMisfit && rq.capacity >= dst.capacity) continue;
+    s.avg_load = s.load * 1024 / rq.capacity;
     bool better = busiest < 0 || s.type > bs.type ||
                   (s.type == bs.type &&
                    (s.type == GroupType::kMisfit ? rq.misfit_task_load > rqs_[busiest]->misfit_task_load
@@ -375,7 +375,10 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   // or a misfit task.
   bool overloaded = false;
   for (const auto& r : rqs_)
-    if (r->cfs.nr_running - r->cfs.nr_delayed >= 2 || r->misfit_task_load) overloaded = true;
+    if (r->cfs.nr_running - r->cfs.nr_delayed >= 2 || r->misfit_task_load) {
+      overloaded = true;
+      break;
+    }
   rq.idle_stamp = now();
   // A CPU expected to idle shorter than a migration would cost does not
   // look (this_rq->avg_idle < sysctl_sched_migration_cost).

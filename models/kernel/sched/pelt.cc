@@ -84,7 +84,11 @@ uint32_t accumulate_pelt_segments(uint64_t periods, uint32_t d1, uint32_t d3) {
   return c1 + c2 + d3;
 }
 
-uint64_t accumulate_sum(uint64_t delta, SchedAvg& sa, uint64_t load, uint64_t runnable, int running) {
+// The bodies of accumulate_sum() and update_load_sum() are forced inline
+// into the pelt.c entry points below (as the kernel's static functions
+// are), so an update costs no call chain.
+[[gnu::always_inline]] static inline uint64_t accumulate_sum_inl(uint64_t delta, SchedAvg& sa, uint64_t load,
+                                                                 uint64_t runnable, int running) {
   uint32_t contrib = static_cast<uint32_t>(delta);  // no period crossed: all of delta is d3
   delta += sa.period_contrib;
   const uint64_t periods = delta / 1024;
@@ -108,7 +112,12 @@ uint64_t accumulate_sum(uint64_t delta, SchedAvg& sa, uint64_t load, uint64_t ru
   return periods;
 }
 
-bool update_load_sum(uint64_t now, SchedAvg& sa, uint64_t load, uint64_t runnable, int running) {
+uint64_t accumulate_sum(uint64_t delta, SchedAvg& sa, uint64_t load, uint64_t runnable, int running) {
+  return accumulate_sum_inl(delta, sa, load, runnable, running);
+}
+
+[[gnu::always_inline]] static inline bool update_load_sum_inl(uint64_t now, SchedAvg& sa, uint64_t load,
+                                                              uint64_t runnable, int running) {
   uint64_t delta = now - sa.last_update_time;
   if (static_cast<int64_t>(delta) < 0) {  // time went backwards: resync, account nothing
     sa.last_update_time = now;
@@ -125,7 +134,11 @@ bool update_load_sum(uint64_t now, SchedAvg& sa, uint64_t load, uint64_t runnabl
     running = 0;
   }
 
-  return accumulate_sum(delta, sa, load, runnable, running) != 0;
+  return accumulate_sum_inl(delta, sa, load, runnable, running) != 0;
+}
+
+bool update_load_sum(uint64_t now, SchedAvg& sa, uint64_t load, uint64_t runnable, int running) {
+  return update_load_sum_inl(now, sa, load, runnable, running);
 }
 
 void update_load_avg(SchedAvg& sa, uint64_t load) {
@@ -140,7 +153,7 @@ void update_load_avg(SchedAvg& sa, uint64_t load) {
 
 bool pelt_update(SchedAvg& sa, uint64_t now, uint64_t load, uint64_t runnable, int running,
                  uint64_t avg_weight) {
-  if (!update_load_sum(now, sa, load, runnable, running)) return false;
+  if (!update_load_sum_inl(now, sa, load, runnable, running)) return false;
   update_load_avg(sa, avg_weight);
   return true;
 }
@@ -148,14 +161,14 @@ bool pelt_update(SchedAvg& sa, uint64_t now, uint64_t load, uint64_t runnable, i
 // ---- pelt.c entry points ---------------------------------------------------
 
 bool update_load_avg_blocked_se(uint64_t now, SchedAvg& se, uint64_t se_weight) {
-  if (!update_load_sum(now, se, 0, 0, 0)) return false;
+  if (!update_load_sum_inl(now, se, 0, 0, 0)) return false;
   update_load_avg(se, se_weight);
   return true;
 }
 
 bool update_load_avg_se(uint64_t now, SchedAvg& se, uint64_t se_weight, bool on_rq,
                         uint64_t se_runnable, bool running) {
-  if (!update_load_sum(now, se, on_rq ? 1 : 0, se_runnable, running ? 1 : 0)) return false;
+  if (!update_load_sum_inl(now, se, on_rq ? 1 : 0, se_runnable, running ? 1 : 0)) return false;
   update_load_avg(se, se_weight);
   cfs_se_util_change(se);
   return true;
@@ -163,7 +176,7 @@ bool update_load_avg_se(uint64_t now, SchedAvg& se, uint64_t se_weight, bool on_
 
 bool update_load_avg_cfs_rq(uint64_t now, SchedAvg& cfs, uint64_t load_weight,
                             uint64_t nr_runnable, bool curr_running) {
-  if (!update_load_sum(now, cfs, load_weight, nr_runnable, curr_running ? 1 : 0)) return false;
+  if (!update_load_sum_inl(now, cfs, load_weight, nr_runnable, curr_running ? 1 : 0)) return false;
   update_load_avg(cfs, 1);
   return true;
 }
@@ -198,34 +211,8 @@ bool update_irq_load_avg(SchedAvg& avg_irq, uint64_t rq_clock, uint64_t running,
 
 // ---- the PELT clock --------------------------------------------------------
 
-void RqPeltClock::update_rq_clock(uint64_t now, uint64_t cpu_capacity, uint64_t freq_capacity,
-                                  bool curr_is_idle) {
-  const int64_t delta = static_cast<int64_t>(now - clock);
-  if (delta < 0) return;
-  clock += static_cast<uint64_t>(delta);
-  // update_rq_clock_task(): no IRQ or steal time to take out.
-  clock_task += static_cast<uint64_t>(delta);
-  update_rq_clock_pelt(static_cast<uint64_t>(delta), cpu_capacity, freq_capacity, curr_is_idle);
-}
-
-void RqPeltClock::update_rq_clock_pelt(uint64_t delta, uint64_t cpu_capacity, uint64_t freq_capacity,
-                                       bool curr_is_idle) {
-  if (curr_is_idle) {
-    update_idle_sync();
-    return;
-  }
-  // Scale to the work actually done: capacity first, then frequency, each
-  // floored, as the kernel does.
-  delta = cap_scale(delta, cpu_capacity);
-  delta = cap_scale(delta, freq_capacity);
-  clock_pelt += delta;
-}
-
-void RqPeltClock::update_idle_sync() {
-  clock_pelt = clock_task;
-  clock_idle = clock;
-  clock_pelt_idle = rq_clock_pelt();
-}
+// RqPeltClock::update_rq_clock(), update_rq_clock_pelt() and
+// update_idle_sync() are inline in pelt.h.
 
 void RqPeltClock::update_idle_rq_clock_pelt(uint32_t cfs_util_sum, uint32_t rt_util_sum,
                                             uint32_t dl_util_sum) {

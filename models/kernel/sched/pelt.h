@@ -220,14 +220,36 @@ struct RqPeltClock {
   // (0..1024) are arch_scale_cpu_capacity()/arch_scale_freq_capacity() and
   // apply to the whole interval, so change them only after an update.
   // Time going backwards is ignored, as in update_rq_clock().
-  void update_rq_clock(uint64_t now, uint64_t cpu_capacity, uint64_t freq_capacity, bool curr_is_idle);
+  // (Inline: it runs on nearly every event.)
+  void update_rq_clock(uint64_t now, uint64_t cpu_capacity, uint64_t freq_capacity, bool curr_is_idle) {
+    const int64_t delta = static_cast<int64_t>(now - clock);
+    if (delta < 0) return;
+    clock += static_cast<uint64_t>(delta);
+    // update_rq_clock_task(): no IRQ or steal time to take out.
+    clock_task += static_cast<uint64_t>(delta);
+    update_rq_clock_pelt(static_cast<uint64_t>(delta), cpu_capacity, freq_capacity, curr_is_idle);
+  }
 
   // update_rq_clock_pelt(rq, delta) on its own (delta in ns of clock_task).
   void update_rq_clock_pelt(uint64_t delta, uint64_t cpu_capacity, uint64_t freq_capacity,
-                            bool curr_is_idle);
+                            bool curr_is_idle) {
+    if (curr_is_idle) {
+      update_idle_sync();
+      return;
+    }
+    // Scale to the work actually done: capacity first, then frequency, each
+    // floored (cap_scale()), as the kernel does.
+    delta = (delta * cpu_capacity) >> kSchedCapacityShift;
+    delta = (delta * freq_capacity) >> kSchedCapacityShift;
+    clock_pelt += delta;
+  }
 
   // _update_idle_rq_clock_pelt(): sync clock_pelt to clock_task.
-  void update_idle_sync();
+  void update_idle_sync() {
+    clock_pelt = clock_task;
+    clock_idle = clock;
+    clock_pelt_idle = rq_clock_pelt();
+  }
 
   // update_idle_rq_clock_pelt(): the rq is about to go idle. Takes the
   // util_sum of rq->cfs.avg, rq->avg_rt and rq->avg_dl (summed in u32 as
