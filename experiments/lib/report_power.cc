@@ -241,6 +241,7 @@ std::string render_frame_table(const RunSet& set) {
     for (const auto& f : r.frames) {
       FrameMetrics& m = layers[f.layer];
       m.frames += f.frames, m.app_missed += f.app_missed, m.sf_missed += f.sf_missed, m.dropped += f.dropped;
+      m.janky += f.janky;
     }
   if (layers.empty()) return "";
   const double n = static_cast<double>(set.runs.size());
@@ -252,8 +253,7 @@ std::string render_frame_table(const RunSet& set) {
                fmt::format("{:.2f}", static_cast<double>(m.app_missed) / n),
                fmt::format("{:.2f}", static_cast<double>(m.sf_missed) / n),
                fmt::format("{:.2f}", static_cast<double>(m.dropped) / n),
-               m.frames ? fmt::format("{:.2f}", 100.0 * static_cast<double>(m.app_missed + m.sf_missed) /
-                                                    static_cast<double>(m.frames))
+               m.frames ? fmt::format("{:.2f}", 100.0 * static_cast<double>(m.janky) / static_cast<double>(m.frames))
                         : "n/a"});
   return t.render();
 }
