@@ -268,3 +268,12 @@ TEST_CASE("The trace shows runtime PM status changes and FrameTimeline verdicts"
   CHECK_THAT(frames.str(), Catch::Contains("tracing_mark_write: C|0|NotificationShade app_deadline_missed|1") &&
                                Catch::Contains("C|0|NotificationShade sf_deadline_missed|0"));
 }
+
+TEST_CASE("A display animation shorter than a vsync period is a configuration error at its key", "[pm_wq_study][config]") {
+  ConfigError e = error_of(
+      "devices:\n  - {name: shade, model: display, refresh_rate: 120Hz, animation: 5ms}\n"
+      "tasks:\n  - name: t\n    events: [run: 1ms]\n");
+  CHECK(e.line() == 2);
+  CHECK(e.key_path() == "devices[0].animation");
+  CHECK_THAT(e.message(), Catch::Contains("8.333 ms at 120 Hz"));
+}

@@ -4,6 +4,8 @@
 // section is read before `devices:`).
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "models/config/policy_names.h"
 #include "models/config/yaml_loaders.h"
 
@@ -43,6 +45,10 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("sf_duration", p.sf_duration);
   r.read("start_delay", p.start_delay);
   r.read("animation", p.animation, Bound::kPositive);
+  if (auto n = r.find("animation"); n && p.animation.count() < std::llround(1e9 / p.refresh_hz))
+    fail(doc, *n, r.path("animation"),
+         fmt::format("an animation must last at least one vsync period ({:.3f} ms at {} Hz), got {}",
+                     1e3 / p.refresh_hz, p.refresh_hz, duration_text(p.animation)));
   r.read("gap", p.gap);
   r.read("cycles", p.cycles, -1, 1'000'000);
   if (auto n = r.find("idle_frame_interval"))
