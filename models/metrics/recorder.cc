@@ -70,7 +70,7 @@ void MetricsRecorder::on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) {
   if (in_window(t)) ++c.m.frequency_changes;
 }
 
-MetricsRecorder::TaskTrack& MetricsRecorder::track(const Task& p) {
+MetricsRecorder::TaskTrack& MetricsRecorder::track_slow(const Task& p) {
   size_t i = static_cast<size_t>(p.pid - 1);
   if (i >= tasks_.size()) tasks_.resize(i + 1);
   TaskTrack& tr = tasks_[i];
@@ -85,23 +85,6 @@ MetricsRecorder::TaskTrack& MetricsRecorder::track(const Task& p) {
     tr.work_base = p.work_done;  // new after the window start: from here
   }
   return tr;
-}
-
-Time MetricsRecorder::clipped(Time from, Time to) const {
-  Time a = max(from, warmup_);
-  return to > a ? to - a : Time::zero();
-}
-
-void MetricsRecorder::close_interval(TaskTrack& tr, Time t) {
-  Time d = clipped(tr.since, t);
-  switch (tr.state) {
-    case St::kRunnable: tr.m.runnable_time += d; break;
-    case St::kRunning: tr.m.cpu_time += d; break;
-    case St::kSleeping: tr.m.sleep_time += d; break;
-    case St::kBlocked: tr.m.blocked_time += d; break;
-    default: break;
-  }
-  tr.since = t;
 }
 
 void MetricsRecorder::on_task_new(Time t, const Task& p) {

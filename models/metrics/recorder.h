@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "models/kernel/sched/observer.h"
+#include "models/kernel/sched/task.h"
 #include "models/metrics/run_result.h"
 
 namespace schedlab {
@@ -79,9 +80,28 @@ class MetricsRecorder final : public SchedObserver {
     size_t opp = 0;  // index of the current OPP
   };
   void close_cpu_interval(size_t cpu, Time t);
-  TaskTrack& track(const Task& p);
-  Time clipped(Time from, Time to) const;
-  void close_interval(TaskTrack& tr, Time t);
+  // The task's track; a task seen for the first time is set up out of line.
+  TaskTrack& track(const Task& p) {
+    const size_t i = static_cast<size_t>(p.pid - 1);
+    if (i < tasks_.size() && tasks_[i].m.pid != 0) [[likely]] return tasks_[i];
+    return track_slow(p);
+  }
+  TaskTrack& track_slow(const Task& p);
+  Time clipped(Time from, Time to) const {
+    Time a = max(from, warmup_);
+    return to > a ? to - a : Time::zero();
+  }
+  void close_interval(TaskTrack& tr, Time t) {
+    Time d = clipped(tr.since, t);
+    switch (tr.state) {
+      case St::kRunnable: tr.m.runnable_time += d; break;
+      case St::kRunning: tr.m.cpu_time += d; break;
+      case St::kSleeping: tr.m.sleep_time += d; break;
+      case St::kBlocked: tr.m.blocked_time += d; break;
+      default: break;
+    }
+    tr.since = t;
+  }
   bool in_window(Time t) const { return t >= warmup_; }
   // Every callback first: the work counters at the window start.
   void observe(Time t) {
