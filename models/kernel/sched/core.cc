@@ -518,6 +518,13 @@ Task* Kernel::pick_next_task(Rq& rq) {
     if (Task* p = classes_[static_cast<size_t>(SchedClassId::kFair)]->pick_task(rq)) return p;
     rq.fair_server.running = false;  // nothing to serve: the server yields
   }
+  // __pick_next_task()'s fast path: with no RT task queued only the fair
+  // class can have one (pick_task_rt() would return NULL), and
+  // pick_task_idle() is rq->idle.
+  if (rq.rt.rt_nr_running == 0) {
+    if (Task* p = classes_[static_cast<size_t>(SchedClassId::kFair)]->pick_task(rq)) return p;
+    return rq.idle;
+  }
   for (SchedClassId id : {SchedClassId::kRt, SchedClassId::kFair, SchedClassId::kIdle})
     if (Task* p = classes_[static_cast<size_t>(id)]->pick_task(rq)) return p;
   return rq.idle;
@@ -559,7 +566,9 @@ void Kernel::schedule(Rq& rq) {
     switch_to(rq, prev, *next, prev_state);
   }
   // The rq's balance callbacks (RT push) run once the switch is done.
-  classes_[static_cast<size_t>(SchedClassId::kRt)]->balance_callback(rq);
+  // (queue_push_tasks() queues one only with pushable RT tasks, more than
+  // one RT task queued here; do_balance_callbacks() has nothing otherwise.)
+  if (rq.rt.rt_nr_running > 1) classes_[static_cast<size_t>(SchedClassId::kRt)]->balance_callback(rq);
   SL_DEBUG("{:.6f} cpu{} schedule: {}-{} -> {}-{} (prev_state {})", now().to_s(), rq.cpu, prev.comm, prev.pid,
            next->comm, next->pid, task_state_letter(prev_state));
   continue_current(rq);

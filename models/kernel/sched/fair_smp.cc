@@ -371,18 +371,21 @@ void Kernel::active_balance(Rq& src, int dst_cpu) {
 
 bool Kernel::sched_balance_newidle(Rq& rq) {
   if (nr_cpus() == 1) return false;
-  // Nothing to pull unless some CPU has more than it runs (rd->overloaded)
-  // or a misfit task.
+  rq.idle_stamp = now();
+  // A CPU expected to idle shorter than a migration would cost does not
+  // look (this_rq->avg_idle < sysctl_sched_migration_cost). Tested before
+  // the overload scan: both only decide whether to return, and this one
+  // costs nothing.
+  if (rq.avg_idle < kMigrationCostNs) return false;
+  // Nothing to pull unless some CPU has more than it runs (rd->overloaded,
+  // get_rd_overloaded() in 6.12 sched_balance_newidle()) or a misfit task.
   bool overloaded = false;
   for (const auto& r : rqs_)
     if (r->cfs.nr_running - r->cfs.nr_delayed >= 2 || r->misfit_task_load) {
       overloaded = true;
       break;
     }
-  rq.idle_stamp = now();
-  // A CPU expected to idle shorter than a migration would cost does not
-  // look (this_rq->avg_idle < sysctl_sched_migration_cost).
-  if (!overloaded || rq.avg_idle < kMigrationCostNs) return false;
+  if (!overloaded) return false;
   update_rq_clock(rq);
   int moved = sched_balance_rq(rq, true);
   rq.next_balance = now() + balance_interval(false);
