@@ -71,6 +71,7 @@ void EventQueue::release_slot(SlotId slot) {
 
 void EventQueue::arm(SlotId slot, Time at) {
   Slot& s = slots_[slot];
+  s.dead = false;
   if (s.heap_pos == kNotQueued) {
     push(slot, at, s.tier);
     return;
@@ -90,6 +91,7 @@ void EventQueue::arm(SlotId slot, Time at) {
 
 void EventQueue::cancel_queued(SlotId slot) {
   Slot& s = slots_[slot];
+  s.dead = false;
   remove_at(s.heap_pos);
   if (!s.persistent) {
     s.in_use = false;
@@ -214,6 +216,10 @@ void EventQueue::dispatch_next() {
   SlotId slot = heap_.front().slot;
   pop_root();
   Slot& s = slots_[slot];
+  if (s.dead) [[unlikely]] {  // cancel_lazy()ed: gone now, as nothing
+    s.dead = false;
+    return;
+  }
   EventHandler* h = s.handler;
   uint64_t tag = s.tag;
   if (!s.persistent) {

@@ -45,7 +45,16 @@ class EventQueue {
   void cancel(SlotId slot) {  // no-op when not armed
     if (slots_[slot].heap_pos != kNotQueued) cancel_queued(slot);
   }
-  bool armed(SlotId slot) const { return slots_[slot].heap_pos != kNotQueued; }
+  // Cancels a persistent slot without taking it out of the heap: the entry
+  // stays where it is, and fires as nothing (no handler, not counted in
+  // dispatched()) unless arm() re-keys it in place first -- one sift
+  // instead of a removal now and a push later. For a timer cancelled and
+  // re-armed often (the fair server's); the order of events is as if it
+  // had been cancelled (re-arming draws a new sequence number either way).
+  void cancel_lazy(SlotId slot) {
+    if (slots_[slot].heap_pos != kNotQueued) slots_[slot].dead = true;
+  }
+  bool armed(SlotId slot) const { return slots_[slot].heap_pos != kNotQueued && !slots_[slot].dead; }
   Time when(SlotId slot) const { return slots_[slot].at; }
 
   bool empty() const { return heap_.empty(); }
@@ -76,6 +85,7 @@ class EventQueue {
     uint32_t heap_pos = kNotQueued;
     bool persistent = false;
     bool in_use = false;
+    bool dead = false;  // cancel_lazy(): queued, but fires as nothing
   };
   static constexpr uint64_t kSeqBits = 56;
   static uint64_t time_key(Time at) { return static_cast<uint64_t>(at.count()) ^ (uint64_t{1} << 63); }
@@ -125,6 +135,7 @@ class Timer {
 
   void arm(Time at) { q_->arm(slot_, at); }
   void cancel() { if (q_) q_->cancel(slot_); }
+  void cancel_lazy() { q_->cancel_lazy(slot_); }  // see EventQueue::cancel_lazy()
   bool armed() const { return q_ && q_->armed(slot_); }
   Time when() const { return q_->when(slot_); }
 

@@ -688,3 +688,25 @@ TEST_CASE("A periodic timer re-armed from its handler fires once per period unde
   CHECK(tick.timer.armed());
   CHECK(tick.timer.when() == 12_ms);
 }
+
+TEST_CASE("A lazily cancelled timer fires as nothing; re-armed, it orders as a cancel and a fresh arm", "[event_queue]") {
+  EventQueue q;
+  Recorder r;
+  Timer t(q, &r, 100, 0);
+  t.arm(10_us);
+  q.post(20_us, 0, &r, 2);
+  t.cancel_lazy();
+  CHECK_FALSE(t.armed());
+  CHECK(drain(q, r) == Tags{2});
+  CHECK(q.dispatched() == 1);  // the dead entry is not counted
+  // Re-armed for the instant of an event posted after the lazy cancel: it
+  // comes after it, as a cancel followed by arm() would.
+  t.arm(30_us);
+  q.post(40_us, 0, &r, 4);
+  t.cancel_lazy();
+  q.post(40_us, 0, &r, 5);
+  t.arm(40_us);
+  CHECK(t.armed());
+  CHECK(drain(q, r) == Tags{4, 5, 100});
+  CHECK(q.dispatched() == 4);
+}

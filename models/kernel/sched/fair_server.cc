@@ -36,7 +36,10 @@ void Kernel::fair_server_update_active(Rq& rq) {
   s.active = want;
   if (!want) {
     s.running = false;
-    rq.server_timer.cancel();
+    // hrtimer_try_to_cancel() of dl_server_stop(). Fair tasks come and go
+    // many times per period: the entry stays queued, dead, and the next
+    // dl_server_start() re-keys it in place (EventQueue::cancel_lazy()).
+    rq.server_timer.cancel_lazy();
     return;
   }
   // update_dl_entity(): CBS rule -- a passed deadline or a budget that would
