@@ -122,3 +122,27 @@ TEST_CASE("simultaneous remote wake-ups spread over idle CPUs: a pending wake-up
     CHECK(m.preemptions == 0);  // nobody shared its CPU after the resume
   }
 }
+
+// sched_balance_newidle() (fair.c, 6.12) returns at once when a wake-up is
+// already on its way to the CPU (this_rq->ttwu_pending): it would pull a
+// task only to have the woken one wait behind it.
+TEST_CASE("newidle balance does not pull while a wake-up is on its way to the CPU", "[smp][fair]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::ms(20);
+  TaskSpec hogs = hog("h");
+  hogs.instances = 3;
+  p.tasks = {hogs};
+  System sys(p, 1);
+  sys.run();
+  Kernel& k = sys.kernel();
+  // Three hogs on two CPUs: the CPU with one is the puller, the other overloaded.
+  Rq& light = k.rq(k.rq(0).cfs.nr_running < k.rq(1).cfs.nr_running ? 0 : 1);
+  REQUIRE(light.cfs.nr_running == 1);
+  light.avg_idle = 10'000'000;  // ns: idle long enough to be worth a look
+  light.ttwu_pending = 1;
+  CHECK_FALSE(k.sched_balance_newidle(light));
+  CHECK(light.cfs.nr_running == 1);
+  light.ttwu_pending = 0;
+  CHECK(k.sched_balance_newidle(light));  // the same call without the pending wake-up pulls
+  CHECK(light.cfs.nr_running == 2);
+}

@@ -371,6 +371,9 @@ void Kernel::active_balance(Rq& src, int dst_cpu) {
 
 bool Kernel::sched_balance_newidle(Rq& rq) {
   if (nr_cpus() == 1) return false;
+  // A task is already on its way here (6.12: "There is a task waiting to
+  // run. No need to search for one."), before idle_stamp is set.
+  if (rq.ttwu_pending) return false;
   rq.idle_stamp = now();
   // A CPU expected to idle shorter than a migration would cost does not
   // look (this_rq->avg_idle < sysctl_sched_migration_cost). Tested before
