@@ -21,15 +21,6 @@ enum : uint64_t { kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, k
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
-// Steps a pm_runtime call in progress: true while the body must return *out.
-bool rpm_step(RpmCall* c, Task& self, Action* out) {
-  if (!c || !c->active()) return false;
-  Action a = c->step(self);
-  if (a.kind == Action::Kind::kExit) return false;
-  *out = a;
-  return true;
-}
-
 }  // namespace
 
 void DisplayPipeline::Ring::push(int v) {
@@ -44,15 +35,39 @@ int DisplayPipeline::Ring::pop() {
   return v;
 }
 
+// ---------------------------------------------------------------- threads
+
+// What the pipeline's three threads share: the pipeline, and the
+// pm_runtime_get_sync() they may make (stepped until it returns).
+class DisplayPipeline::Body : public TaskBody {
+ public:
+  explicit Body(DisplayPipeline& d) : d_(d) {}
+  std::unique_ptr<RpmCall> rpm;  // set when the thread's *_rpm device is
+
+ protected:
+  // pm_runtime_get_sync(dev) begins (nothing without a device).
+  void rpm_get(RpmDevice* dev) {
+    if (dev) rpm->begin(*dev, RpmApi::kGetSync);
+  }
+  // True while the call is in progress: the body returns *out.
+  bool rpm_busy(Task& self, Action* out) {
+    if (!rpm || !rpm->active()) return false;
+    Action a = rpm->step(self);
+    if (a.kind == Action::Kind::kExit) return false;
+    *out = a;
+    return true;
+  }
+  DisplayPipeline& d_;
+};
+
 // ---------------------------------------------------------------- UI thread
 
 // Choreographer.doFrame() on the app's main thread, then HWUI's
 // DrawFrameTask::postAndWait() (syncAndDrawFrame): the frame goes to
 // RenderThread and the UI thread sleeps until RenderThread has synced it.
-class DisplayPipeline::UiBody final : public TaskBody {
+class DisplayPipeline::UiBody final : public Body {
  public:
-  explicit UiBody(DisplayPipeline& d) : d_(d) {}
-  std::unique_ptr<RpmCall> rpm;
+  explicit UiBody(DisplayPipeline& d) : Body(d) {}
   Action next(Task& self) override {
     Action a;
     for (;;) {
@@ -77,12 +92,12 @@ class DisplayPipeline::UiBody final : public TaskBody {
                                                                     : d_.params_.ui_cost)
                       .sample(d_.rng_);
           ++d_.frames_started_;
-          if (d_.ui_rpm_) rpm->begin(*d_.ui_rpm_, RpmApi::kGetSync);
+          rpm_get(d_.ui_rpm_);
           phase_ = Phase::kRpmGet;
           continue;
         }
         case Phase::kRpmGet:
-          if (rpm_step(rpm.get(), self, &a)) return a;
+          if (rpm_busy(self, &a)) return a;
           phase_ = Phase::kWork;
           return Action::run(cost_.count());
         case Phase::kWork: {
@@ -105,7 +120,6 @@ class DisplayPipeline::UiBody final : public TaskBody {
 
  private:
   enum class Phase : uint8_t { kIdle, kRpmGet, kWork, kSyncWait };
-  DisplayPipeline& d_;
   Phase phase_ = Phase::kIdle;
   int frame_ = -1;
   Time cost_;
@@ -116,10 +130,9 @@ class DisplayPipeline::UiBody final : public TaskBody {
 // HWUI's DrawFrameTask::run() (sync, unblock the UI thread) and
 // CanvasContext::draw() (dequeueBuffer, record and flush to the GPU,
 // queueBuffer).
-class DisplayPipeline::RenderBody final : public TaskBody {
+class DisplayPipeline::RenderBody final : public Body {
  public:
-  explicit RenderBody(DisplayPipeline& d) : d_(d) {}
-  std::unique_ptr<RpmCall> rpm;
+  explicit RenderBody(DisplayPipeline& d) : Body(d) {}
   bool waiting_buffer() const { return phase_ == Phase::kDequeue; }
   Action next(Task& self) override {
     Action a;
@@ -141,11 +154,11 @@ class DisplayPipeline::RenderBody final : public TaskBody {
           return Action::run(d_.params_.render_cost.sample(d_.rng_).count());
         case Phase::kRender:
           // The GPU driver's submit ioctl resumes the GPU.
-          if (d_.gpu_rpm_) rpm->begin(*d_.gpu_rpm_, RpmApi::kGetSync);
+          rpm_get(d_.gpu_rpm_);
           phase_ = Phase::kRpmGet;
           continue;
         case Phase::kRpmGet: {
-          if (rpm_step(rpm.get(), self, &a)) return a;
+          if (rpm_busy(self, &a)) return a;
           Frame& f = d_.frames_[frame_];
           const Time now = d_.k_.now();
           if (d_.gpu_) {
@@ -172,7 +185,6 @@ class DisplayPipeline::RenderBody final : public TaskBody {
 
  private:
   enum class Phase : uint8_t { kIdle, kDequeue, kRender, kRpmGet };
-  DisplayPipeline& d_;
   Phase phase_ = Phase::kIdle;
   int frame_ = -1;
 };
@@ -181,10 +193,9 @@ class DisplayPipeline::RenderBody final : public TaskBody {
 
 // MessageQueue::Handler::handleMessage() -> SurfaceFlinger::commit()
 // (latch) and composite() (composition, then the display commit).
-class DisplayPipeline::SfBody final : public TaskBody {
+class DisplayPipeline::SfBody final : public Body {
  public:
-  explicit SfBody(DisplayPipeline& d) : d_(d) {}
-  std::unique_ptr<RpmCall> rpm;
+  explicit SfBody(DisplayPipeline& d) : Body(d) {}
   Action next(Task& self) override {
     Action a;
     for (;;) {
@@ -208,11 +219,11 @@ class DisplayPipeline::SfBody final : public TaskBody {
           return Action::run(d_.params_.sf_cost.sample(d_.rng_).count());
         }
         case Phase::kComposite:
-          if (d_.display_rpm_) rpm->begin(*d_.display_rpm_, RpmApi::kGetSync);
+          rpm_get(d_.display_rpm_);
           phase_ = Phase::kRpmGet;
           continue;
         case Phase::kRpmGet:
-          if (rpm_step(rpm.get(), self, &a)) return a;
+          if (rpm_busy(self, &a)) return a;
           phase_ = Phase::kCommit;
           return Action::run(d_.params_.commit_cost.sample(d_.rng_).count());
         case Phase::kCommit: {
@@ -269,7 +280,6 @@ class DisplayPipeline::SfBody final : public TaskBody {
     d_.frames_[newest].stage = Frame::Stage::kLatched;
     return true;
   }
-  DisplayPipeline& d_;
   Phase phase_ = Phase::kIdle;
   Time target_;
   int latched_ = -1;

@@ -140,6 +140,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   void on_event(uint64_t tag) override;
 
  private:
+  class Body;
   class UiBody;
   class RenderBody;
   class SfBody;
