@@ -202,16 +202,14 @@ Action RtAppBody::next(Task& self) {
         if (DeviceCalls::may_sleep(e.call)) {
           // pm_runtime_get_sync() and friends run callbacks and may sleep
           // in D: stepped until the call returns.
-          if (!in_rpm_call_) {
+          if (!rpm_call_ || !rpm_call_->active()) {
             RpmDevice* dev = calls.rpm_device(e.call.target);
             if (!dev) throw ModelError(calls.check(e.call));
             if (!rpm_call_) rpm_call_ = std::make_unique<RpmCall>(*calls.pm_runtime());
             rpm_call_->begin(*dev, e.call.rpm);
-            in_rpm_call_ = true;
           }
           Action a = rpm_call_->step(self);
           if (a.kind != Action::Kind::kExit) return a;
-          in_rpm_call_ = false;
           advance();
           continue;
         }

@@ -83,8 +83,7 @@ class RtAppBody final : public TaskBody, public EventHandler {
   size_t phase_ = 0, event_ = 0;
   int64_t phase_loops_done_ = 0, task_loops_done_ = 0;
   bool finished_ = false;
-  std::unique_ptr<RpmCall> rpm_call_;  // a pm_runtime_*() call that may sleep, in progress
-  bool in_rpm_call_ = false;
+  std::unique_ptr<RpmCall> rpm_call_;  // a pm_runtime_*() call that may sleep (active() while in progress)
   Wait waiting_ = Wait::kNone;
   bool reacquire_ = false;      // cond wait done, mutex to take again
   Time runtime_start_;
