@@ -126,9 +126,12 @@ void EventQueue::remove_at(uint32_t pos) {
 
 // Both sifts move a hole instead of swapping, and leave every slot's
 // heap_pos right (the element at `pos` on entry need not have it yet).
-void EventQueue::sift_up(uint32_t pos) {
+void EventQueue::sift_up(uint32_t pos) { place_up(pos, heap_[pos]); }
+
+// Puts e into the hole at pos, moving the hole up past every parent e
+// comes before.
+void EventQueue::place_up(uint32_t pos, const Entry e) {
   Entry* h = heap_.data();
-  const Entry e = h[pos];
   while (pos > 0) {
     uint32_t parent = (pos - 1) / kArity;
     if (!before(e, h[parent])) break;
@@ -140,6 +143,20 @@ void EventQueue::sift_up(uint32_t pos) {
   slots_[e.slot].heap_pos = pos;
 }
 
+// The first of the children h[first..] of a node in a heap of n entries.
+// A full node is a two-round tournament among its four children.
+uint32_t EventQueue::min_child(const Entry* h, uint32_t first, uint32_t n) {
+  if (first + kArity <= n) {
+    const uint32_t a = before(h[first + 1], h[first]) ? first + 1 : first;
+    const uint32_t b = before(h[first + 3], h[first + 2]) ? first + 3 : first + 2;
+    return before(h[b], h[a]) ? b : a;
+  }
+  uint32_t best = first;
+  for (uint32_t c = first + 1; c < n; ++c)
+    if (before(h[c], h[best])) best = c;
+  return best;
+}
+
 void EventQueue::sift_down(uint32_t pos) {
   Entry* h = heap_.data();
   const Entry e = h[pos];
@@ -147,16 +164,7 @@ void EventQueue::sift_down(uint32_t pos) {
   for (;;) {
     uint32_t first = pos * kArity + 1;
     if (first >= n) break;
-    uint32_t best;
-    if (first + kArity <= n) {  // a full node: two-round tournament
-      const uint32_t a = before(h[first + 1], h[first]) ? first + 1 : first;
-      const uint32_t b = before(h[first + 3], h[first + 2]) ? first + 3 : first + 2;
-      best = before(h[b], h[a]) ? b : a;
-    } else {
-      best = first;
-      for (uint32_t c = first + 1; c < n; ++c)
-        if (before(h[c], h[best])) best = c;
-    }
+    const uint32_t best = min_child(h, first, n);
     if (!before(h[best], e)) break;
     h[pos] = h[best];
     slots_[h[pos].slot].heap_pos = pos;
@@ -185,30 +193,12 @@ void EventQueue::pop_root() {
   for (;;) {
     uint32_t first = pos * kArity + 1;
     if (first >= n) break;
-    uint32_t best;
-    if (first + kArity <= n) {
-      // A full node: a two-round tournament among its four children.
-      const uint32_t a = before(h[first + 1], h[first]) ? first + 1 : first;
-      const uint32_t b = before(h[first + 3], h[first + 2]) ? first + 3 : first + 2;
-      best = before(h[b], h[a]) ? b : a;
-    } else {
-      best = first;
-      for (uint32_t c = first + 1; c < n; ++c)
-        if (before(h[c], h[best])) best = c;
-    }
+    const uint32_t best = min_child(h, first, n);
     h[pos] = h[best];
     slots_[h[pos].slot].heap_pos = pos;
     pos = best;
   }
-  while (pos > 0) {
-    uint32_t parent = (pos - 1) / kArity;
-    if (!before(last, h[parent])) break;
-    h[pos] = h[parent];
-    slots_[h[pos].slot].heap_pos = pos;
-    pos = parent;
-  }
-  h[pos] = last;
-  slots_[last.slot].heap_pos = pos;
+  place_up(pos, last);
 }
 
 void EventQueue::dispatch_next() {

@@ -105,6 +105,8 @@ class EventQueue {
   void pop_root();
   void sift_up(uint32_t pos);
   void sift_down(uint32_t pos);
+  void place_up(uint32_t pos, Entry e);
+  static uint32_t min_child(const Entry* h, uint32_t first, uint32_t n);
 
   std::vector<Entry> heap_;
   std::vector<Slot> slots_;
