@@ -8,6 +8,7 @@
 
 #include "experiments/lib/ftrace_writer.h"
 #include "experiments/lib/metrics.h"
+#include "experiments/lib/report_json.h"
 #include "experiments/lib/report_power.h"
 #include "experiments/lib/runner.h"
 #include "models/config/config.h"
@@ -276,4 +277,16 @@ TEST_CASE("A display animation shorter than a vsync period is a configuration er
   CHECK(e.line() == 2);
   CHECK(e.key_path() == "devices[0].animation");
   CHECK_THAT(e.message(), Catch::Contains("8.333 ms at 120 Hz"));
+}
+
+TEST_CASE("schedlab run's JSON carries the runtime PM sleeps, devices and frames of each run", "[pm_wq_study][reports]") {
+  ScenarioParams p = load_scenario_yaml(kRpmScenario, "rpm.yaml");
+  RunSet set;
+  set.runs.push_back(simulate_run(p, 1, {}, nullptr));
+  set.aggregate = aggregate_runs(set.runs);
+  const std::string json = render_json(set);
+  CHECK_THAT(json, Catch::Contains(R"("rpm_sleeps")") && Catch::Contains(R"("device": "gpu")") &&
+                       Catch::Contains(R"("in": "rpm_resume")") && Catch::Contains(R"("d_state_p90_us": 300)"));
+  CHECK_THAT(json, Catch::Contains(R"("rpm_devices")") && Catch::Contains(R"("suspends": 1)"));
+  CHECK_THAT(json, !Catch::Contains(R"("frames")"));  // no display in this scenario
 }

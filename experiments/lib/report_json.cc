@@ -182,6 +182,53 @@ void write_run(JsonWriter& w, size_t index, const RunResult& r) {
     }
     w.end_array();
   }
+  if (!r.rpm_sleeps.empty()) {
+    w.key("rpm_sleeps");  // D sleeps in rpm_resume()/rpm_suspend() per group, device, kind
+    w.begin_array();
+    for (const RpmSleepMetrics& z : r.rpm_sleeps) {
+      w.begin_object();
+      w.field("group", z.group);
+      w.field("device", z.device);
+      w.field("in", z.in_resume ? "rpm_resume" : "rpm_suspend");
+      w.field("woken_by_task", z.woken_by_task);
+      w.field("sleeps", static_cast<uint64_t>(z.d_state.size()));
+      const Summary d = z.d_state.summarize(), k = z.waker_wait.summarize();
+      w.field("d_state_p90_us", d.p90 / 1000.0, 3);
+      w.field("waker_wait_p90_us", k.p90 / 1000.0, 3);
+      write_us("d_state", z.d_state);
+      write_us("waker_wait", z.waker_wait);
+      w.end_object();
+    }
+    w.end_array();
+  }
+  if (!r.rpm_devices.empty()) {
+    w.key("rpm_devices");
+    w.begin_array();
+    for (const RpmDeviceMetrics& d : r.rpm_devices) {
+      w.begin_object();
+      w.field("name", d.name);
+      w.field("suspends", d.suspends);
+      w.field("resumes", d.resumes);
+      write_seconds(w, "suspended_s", d.suspended_time);
+      w.end_object();
+    }
+    w.end_array();
+  }
+  if (!r.frames.empty()) {
+    w.key("frames");  // FrameTimeline per layer
+    w.begin_array();
+    for (const FrameMetrics& f : r.frames) {
+      w.begin_object();
+      w.field("layer", f.layer);
+      w.field("frames", f.frames);
+      w.field("app_missed", f.app_missed);
+      w.field("sf_missed", f.sf_missed);
+      w.field("janky", f.janky);
+      w.field("dropped", f.dropped);
+      w.end_object();
+    }
+    w.end_array();
+  }
   w.end_object();
 }
 
