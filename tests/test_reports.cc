@@ -48,6 +48,14 @@ RunResult run(uint64_t seed, Time start, Time end) {
 
 // Two runs of one CPU-second each: tasks a (pid 1) and two instances of the
 // group "hog" (pids 2, 3).
+CpuMetrics cpu(Time busy, Time idle, uint64_t switches) {
+  CpuMetrics c;
+  c.busy = busy;
+  c.idle = idle;
+  c.context_switches = switches;
+  return c;
+}
+
 std::vector<RunResult> two_runs() {
   std::vector<RunResult> runs;
   {
@@ -61,7 +69,7 @@ std::vector<RunResult> two_runs() {
     r.tasks.push_back(a);
     r.tasks.push_back(task(2, "hog-0", "hog", {10000}, 450_ms));
     r.tasks.push_back(task(3, "hog-1", "hog", {}, 450_ms));
-    r.cpus.push_back({1_s, 0_s, 7});
+    r.cpus.push_back(cpu(1_s, 0_s, 7));
     runs.push_back(r);
   }
   {
@@ -73,7 +81,7 @@ std::vector<RunResult> two_runs() {
     r.tasks.push_back(a);
     r.tasks.push_back(task(2, "hog-0", "hog", {30000}, 350_ms));
     r.tasks.push_back(task(3, "hog-1", "hog", {20000}, 350_ms));
-    r.cpus.push_back({900_ms, 100_ms, 9});
+    r.cpus.push_back(cpu(900_ms, 100_ms, 9));
     runs.push_back(r);
   }
   return runs;

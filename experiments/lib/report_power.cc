@@ -230,7 +230,8 @@ std::string render_rpm_table(const RunSet& set) {
       t.add_row({name, fmt::format("{:.1f}", static_cast<double>(m.suspends) / n),
                  fmt::format("{:.1f}", static_cast<double>(m.resumes) / n),
                  window > 0 ? fmt::format("{:.1f}", 100.0 * m.suspended_time.to_s() / window) : "n/a"});
-    out += (out.empty() ? "" : "\n") + t.render();
+    if (!out.empty()) out += '\n';
+    out += t.render();
   }
   return out;
 }

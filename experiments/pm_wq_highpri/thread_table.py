@@ -68,7 +68,9 @@ def table(doc):
     metrics = {m["name"]: m for m in doc.get("metrics", [])}
     names = [v["name"] for v in doc["experiment"]["variants"]] if "variants" in doc.get("experiment", {}) else None
     exp = doc.get("experiment", {})
-    print(f"== {exp.get('name', '?')}: {exp.get('description', '')}")
+    platform = {"pm_wq_highpri_a": "platform A, 8 CPUs", "pm_wq_highpri_b": "platform B, 7 CPUs"}
+    name = exp.get("name", "?")
+    print(f"== {name} ({platform.get(name, exp.get('scenario_name', ''))}): pm_wq nice 0 vs WQ_HIGHPRI")
     first = next(iter(metrics.values()))
     runs = first["variants"][0]["runs"]
     print(f"   {runs} runs per variant; simulated = pooled over all runs (counts per run); "
