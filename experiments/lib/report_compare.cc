@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "experiments/lib/json_writer.h"
+#include "experiments/lib/report_json.h"
 #include "experiments/lib/report_csv.h"
 #include "experiments/lib/report_format.h"
 #include "experiments/lib/text_table.h"
@@ -264,13 +265,7 @@ std::string render_compare_json(const Comparison& c) {
   w.number_text(seconds_text(c.scenarios[0].warmup));
   w.key("start_jitter_s");
   w.number_text(seconds_text(c.spec.start_jitter));
-  w.key("bootstrap");
-  w.begin_object();
-  w.field("method", "paired percentile bootstrap of the difference of means over runs");
-  w.field("resamples", kBootstrapResamples);
-  w.key("confidence");
-  w.number_text("0.95");
-  w.end_object();
+  write_bootstrap_json(w, "paired percentile bootstrap of the difference of means over runs");
   w.end_object();
   w.key("variants");
   w.begin_array();

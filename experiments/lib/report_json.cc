@@ -1,5 +1,9 @@
 #include "experiments/lib/report_json.h"
 
+#include <fmt/format.h>
+
+#include "experiments/lib/bootstrap.h"
+
 #include "experiments/lib/json_writer.h"
 #include "experiments/lib/report_format.h"
 
@@ -304,6 +308,16 @@ std::string render_json(const RunSet& set) {
   write_aggregate(w, set.aggregate);
   w.end_object();
   return w.str();
+}
+
+void write_bootstrap_json(JsonWriter& w, std::string_view method) {
+  w.key("bootstrap");
+  w.begin_object();
+  w.field("method", method);
+  w.field("resamples", kBootstrapResamples);
+  w.key("confidence");
+  w.number_text(fmt::format("{:.2f}", kConfidence));
+  w.end_object();
 }
 
 }  // namespace schedlab

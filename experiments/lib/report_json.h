@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "experiments/lib/aggregate.h"
 
@@ -13,5 +14,10 @@ inline constexpr const char* kJsonFormat = "schedlab.run";
 inline constexpr int kJsonFormatVersion = 1;
 
 std::string render_json(const RunSet& set);
+
+class JsonWriter;
+// The "bootstrap" object compare and sweep files carry: `method`, the
+// resample count and the confidence level.
+void write_bootstrap_json(JsonWriter& w, std::string_view method);
 
 }  // namespace schedlab

@@ -15,6 +15,7 @@
 #include "experiments/lib/atomic_file.h"
 #include "experiments/lib/bootstrap.h"
 #include "experiments/lib/json_writer.h"
+#include "experiments/lib/report_json.h"
 #include "experiments/lib/metrics.h"
 #include "experiments/lib/parallel.h"
 #include "experiments/lib/progress.h"
@@ -593,13 +594,7 @@ std::string render_sweep_json(const SweepManifest& m, const Aggregates& a) {
   m.duration ? w.number_text(seconds_text(*m.duration)) : w.null();
   w.key("warmup_s");
   m.warmup ? w.number_text(seconds_text(*m.warmup)) : w.null();
-  w.key("bootstrap");
-  w.begin_object();
-  w.field("method", "percentile bootstrap of the mean over runs");
-  w.field("resamples", kBootstrapResamples);
-  w.key("confidence");
-  w.number_text("0.95");
-  w.end_object();
+  write_bootstrap_json(w, "percentile bootstrap of the mean over runs");
   w.end_object();
   w.key("axes");
   w.begin_array();
