@@ -279,7 +279,10 @@ DrmSchedParams load_drm(const MapReader& r, const std::string& name, const Devic
   }
   if (r.has("fence_wq")) d.fence_wq = ref_name(doc, r, "fence_wq", wqs, "workqueue");
   r.require("entities");
-  const YAML::Node& list = sequence(doc, *r.find("entities"), r.path("entities"), "entity names");
+  // A copy (a YAML::Node is a handle): sequence() returns the node it was
+  // given, and here that is inside the temporary optional find() returns.
+  const std::optional<YAML::Node> entities = r.find("entities");
+  const YAML::Node list = sequence(doc, *entities, r.path("entities"), "entity names");
   if (list.size() == 0) fail(doc, list, r.path("entities"), "a scheduler needs at least one entity");
   for (size_t i = 0; i < list.size(); ++i) {
     std::string e = as_string(doc, list[i], index_path(r.path("entities"), i));
