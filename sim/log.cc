@@ -18,6 +18,7 @@ bool set_log_level(std::string_view level) {
   auto lvl = spdlog::level::from_str(std::string(level));
   if (lvl == spdlog::level::off && level != "off") return false;
   sim_log().set_level(lvl);
+  sim_log_debug.store(sim_log().should_log(spdlog::level::debug), std::memory_order_relaxed);
   return true;
 }
 
