@@ -220,3 +220,58 @@ TEST_CASE("on gs101 the same work takes 1024/160 times longer on an A55 than on 
   CHECK(done_at(7) == Time::ms(10));
   CHECK(done_at(0) == Time::ms(64));
 }
+
+// The root domain's overutilized flag is latched as in 6.12: a task pinned
+// to a little CPU runs flat out (its util passes 256 / 1.25, so the tick
+// sets the flag), then turns into 1 ms bursts every 30 ms. Its CPU's util
+// decays below the threshold at its own PELT updates, but the flag stays
+// set until that CPU's next periodic load-balance pass (due every 16 x 4 ms
+// while busy) rewrites it from the pass's statistics. With the flag
+// evaluated live, "set while no CPU is overutilized" could never be seen.
+TEST_CASE("the overutilized flag stays set until a load-balance pass clears it", "[biglittle][eas]") {
+  ScenarioParams p = toy();
+  p.duration = Time::s(3);
+  TaskSpec t;
+  t.name = "pinned";
+  t.cpus = {0};
+  PhaseSpec hog_phase;
+  hog_phase.loop = 1;
+  hog_phase.events = {ev_run(Time::ms(60))};  // 240 ms on a little CPU at f_max
+  PhaseSpec bursts;
+  bursts.loop = -1;
+  bursts.events = {ev_run(Time::ms(1)), ev_sleep(Time::ms(30))};
+  t.phases = {hog_phase, bursts};
+  p.tasks = {t};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  REQUIRE(k.sched_energy_enabled());
+  bool seen_set = false, seen_latched = false;
+  for (Time at = Time::ms(1); at <= Time::s(2); at += Time::ms(1)) {
+    k.run_until(at);
+    bool any = false;
+    for (int c = 0; c < 4; ++c) any = any || k.cpu_overutilized(k.rq(c));
+    seen_set = seen_set || any;
+    seen_latched = seen_latched || (!any && k.is_rd_overutilized() && seen_set);
+  }
+  CHECK(seen_set);
+  CHECK(seen_latched);
+  CHECK_FALSE(k.is_rd_overutilized());  // a pass saw CPU 0 fit again
+  sys.run();
+  check_conservation(sys.result());
+}
+
+// Without schedutil on every policy there are no performance domains
+// (sched_is_eas_possible()): EAS is off and the load balancer is never held
+// back by the overutilized flag.
+TEST_CASE("EAS needs schedutil on every policy", "[biglittle][eas]") {
+  ScenarioParams p = toy("performance");
+  p.tasks = {hog("h")};
+  System with_performance(p, 1);
+  CHECK_FALSE(with_performance.kernel().sched_energy_enabled());
+  CHECK(with_performance.kernel().is_rd_overutilized());
+  ScenarioParams q = toy();
+  q.tasks = {hog("h")};
+  System with_schedutil(q, 1);
+  CHECK(with_schedutil.kernel().sched_energy_enabled());
+  CHECK_FALSE(with_schedutil.kernel().is_rd_overutilized());
+}

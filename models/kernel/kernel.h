@@ -211,7 +211,25 @@ class Kernel : public InstantEndHook, public EventHandler {
   void sched_balance_trigger(Rq& rq);
   // cpu_util(cpu, p, dst_cpu, 0): the CPU's CFS util if p ran on dst_cpu.
   uint64_t cpu_util(int cpu, const Task* p, int dst_cpu) const;
-  bool overutilized() const;
+  // sched_energy_enabled(): EAS is possible (sched_is_eas_possible() and
+  // build_perf_domains(), 6.12 topology.c): asymmetric capacities, an energy
+  // model for every CPU and schedutil on every policy.
+  bool sched_energy_enabled() const { return energy_enabled_; }
+  // cpu_overutilized(): the CPU's CFS util does not fit its capacity (false
+  // when EAS is off, as in the kernel).
+  bool cpu_overutilized(const Rq& rq) const {
+    return energy_enabled_ && !fits_capacity(cpu_util_cfs(rq), rq.capacity);
+  }
+  // is_rd_overutilized(): the latched root-domain flag (always true without
+  // EAS, so the balancer is never held back there).
+  bool is_rd_overutilized() const { return !energy_enabled_ || rd_overutilized_; }
+  // get_rd_overloaded(): the latched root-domain flag.
+  bool rd_overloaded() const { return rd_overloaded_; }
+  // check_update_overutilized_status(): set the flag when rq's CPU no
+  // longer fits its util (enqueue_task_fair() of a non-new task, the tick).
+  void check_update_overutilized_status(const Rq& rq) {
+    if (!is_rd_overutilized() && cpu_overutilized(rq)) rd_overutilized_ = true;
+  }
   // balance_interval of the (single) domain: span weight in ms.
   Time balance_interval(bool busy) const;
 
@@ -332,6 +350,17 @@ class Kernel : public InstantEndHook, public EventHandler {
   std::vector<SchedObserver*> observers_;
   std::vector<FreqDomain> domains_;
   bool asym_capacity_ = false;
+  // struct root_domain of 6.12 (one root domain spans every CPU): the flags
+  // are latched -- set on enqueue and tick paths, rewritten only by a load
+  // balance statistics pass over the whole domain (update_sd_lb_stats()).
+  bool energy_enabled_ = false;   // sched_energy_present
+  bool rd_overutilized_ = false;  // rd->overutilized
+  bool rd_overloaded_ = false;    // rd->overloaded
+  // add_nr_running(): one more entity on rq; a second one overloads the
+  // root domain (set_rd_overloaded(rd, 1) when going from < 2 to >= 2).
+  void add_nr_running(Rq& rq) {
+    if (++rq.nr_running == 2) rd_overloaded_ = true;
+  }
   // p->max_allowed_capacity by task index, set when the task is created
   // (affinity does not change afterwards).
   std::vector<uint32_t> max_allowed_cap_;

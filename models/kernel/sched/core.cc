@@ -310,7 +310,11 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
 void Kernel::activate_task(Rq& rq, Task& p, int flags) {
   class_of(p).enqueue_task(rq, p, flags);
   p.on_rq = true;
-  ++rq.nr_running;
+  add_nr_running(rq);
+  // enqueue_task_fair() checks the overutilized flag only for a wake-up
+  // (task_new = !(flags & ENQUEUE_WAKEUP): not for a new task, whose util
+  // is a guess, nor for a migration or a class change).
+  if (p.sched_class == SchedClassId::kFair && (flags & kEnqueueWakeup)) check_update_overutilized_status(rq);
   fair_server_update_active(rq);
 }
 
@@ -404,7 +408,7 @@ void Kernel::move_queued_task(Task& p, int dst_cpu) {
   event_cpu_ = dst_cpu;
   class_of(p).enqueue_task(dst, p, kEnqueueMigrated);
   p.on_rq = true;
-  ++dst.nr_running;
+  add_nr_running(dst);
   fair_server_update_active(dst);
   wakeup_preempt(dst, p, 0);
   event_cpu_ = saved;
@@ -761,6 +765,8 @@ void Kernel::scheduler_tick(Rq& rq) {
   }
   bool before = rq.need_resched;
   class_of(curr).task_tick(rq, curr);
+  // task_tick_fair() ends with check_update_overutilized_status().
+  if (curr.sched_class == SchedClassId::kFair) check_update_overutilized_status(rq);
   if (!before && rq.need_resched)
     SL_DEBUG("{:.6f} cpu{} tick: {}-{} must reschedule (slice used / RR slice / throttled)", now().to_s(), rq.cpu,
              curr.comm, curr.pid);

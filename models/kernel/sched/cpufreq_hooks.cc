@@ -71,6 +71,12 @@ void Kernel::setup_platform(const PlatformParams& platform) {
       rq.rate = work_rate(rq.capacity, rq.freq_scale);
     }
   }
+  // sched_is_eas_possible() + build_perf_domains() (6.12 topology.c): EAS
+  // needs asymmetric capacities, an energy model for every performance
+  // domain and schedutil as every policy's governor.
+  energy_enabled_ = asym_capacity_ && std::all_of(domains_.begin(), domains_.end(), [](const FreqDomain& d) {
+                      return d.em != nullptr && d.sugov != nullptr;
+                    });
 }
 
 // update_rq_clock() is inline in kernel.h.

@@ -30,7 +30,6 @@ void fair_post_init_util(Rq& rq, Task& p);
 // a bigger CPU is allowed to it.
 void update_misfit_status(Kernel& k, Rq& rq, Task* p);
 
-// util_fits_cpu() without uclamp: fits_capacity(util, capacity).
-inline bool fits_capacity(uint64_t util, uint64_t capacity) { return util * 1280 < capacity * 1024; }
+// fits_capacity() is in pelt.h.
 
 }  // namespace schedlab

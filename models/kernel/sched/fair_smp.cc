@@ -13,8 +13,12 @@
 //    So cpus_share_cache() is always true.
 //  - No wakee-flip heuristics (wake_wide() is false), no SIS_UTIL scan
 //    limit, no SMT, no uclamp, no NUMA, no task groups.
-//  - The overutilized flag is evaluated when read (is_rd_overutilized()),
-//    not latched until the next load-balance statistics pass.
+//  - The root-domain flags are 6.12's: rd->overutilized is latched (set
+//    on wake-up enqueue and the tick, rewritten by each load-balance
+//    statistics pass), and while it is clear an EAS system balances only
+//    misfit tasks (sched_balance_find_src_group()'s "!is_rd_overutilized
+//    && rd->pd" test); rd->overloaded is set when a CPU gets a second task
+//    and rewritten by the same pass, and gates newidle balancing.
 //  - The load balancer classifies each CPU (group_overloaded, misfit,
 //    fully busy, has spare) and moves tasks by count, load or misfit as
 //    calculate_imbalance() decides; nr_balance_failed back-off and
@@ -59,20 +63,11 @@ uint64_t Kernel::cpu_util(int cpu, const Task* p, int dst_cpu) const {
   return std::min<uint64_t>(util, rq.capacity);
 }
 
-// cpu_overutilized() on any CPU: its CFS util does not fit its capacity.
-bool Kernel::overutilized() const {
-  for (const auto& rq : rqs_)
-    if (!fits_capacity(cpu_util_cfs(*rq), rq->capacity)) return true;
-  return false;
-}
-
 // find_energy_efficient_cpu(): per performance domain, the allowed CPU with
 // the most spare capacity (and prev_cpu), compared by the energy the task
 // adds; -1 when EAS cannot decide.
 int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
-  if (!asym_capacity_ || domains_.empty()) return -1;
-  for (const auto& d : domains_)
-    if (!d.em) return -1;
+  if (!energy_enabled_) return -1;  // no perf domains: rd->pd is NULL
   int target = prev_cpu;
   if (task_util_est(p.se.avg) == 0) return target;
   const uint64_t kNone = UINT64_MAX;
@@ -219,7 +214,7 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
   if (wake_flags & kWfFork) return find_idlest_cpu(p, prev_cpu);
   int new_cpu = prev_cpu;
   if (wake_flags & kWfTtwu) {
-    if (!overutilized()) {
+    if (!is_rd_overutilized()) {
       int eas = find_energy_efficient_cpu(p, prev_cpu);
       if (eas >= 0) return eas;
     }
@@ -278,11 +273,19 @@ int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
   };
   CpuStats local = stats_of(dst);
   local.avg_load = local.load * 1024 / dst.capacity;
+  // update_sg_lb_stats() also gathers the root domain's flags over every
+  // CPU, the local one included: overloaded (more than one task, or a
+  // misfit task on a busy remote CPU) and overutilized.
+  bool sg_overloaded = dst.nr_running > 1;
+  bool sg_overutilized = cpu_overutilized(dst);
   int busiest = -1;
   CpuStats bs;
   for (int c = 0; c < n; ++c) {
     if (c == dst.cpu) continue;
     const Rq& rq = *rqs_[c];
+    if (rq.nr_running > 1) sg_overloaded = true;
+    if (cpu_overutilized(rq)) sg_overutilized = true;
+    if (asym_capacity_ && rq.misfit_task_load > 0 && !(rq.nr_running == 0 && cpu_idle(c))) sg_overloaded = true;
     CpuStats s = stats_of(rq);
     if (s.type == GroupType::kHasSpare && s.nr <= 1) continue;
     // A misfit task only moves to a CPU with more capacity.
@@ -297,7 +300,14 @@ int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
       bs = s;
     }
   }
+  // update_sd_lb_stats() at the root domain: both flags are rewritten.
+  rd_overloaded_ = sg_overloaded;
+  rd_overutilized_ = sg_overutilized;
   if (busiest < 0) return 0;
+  // sched_balance_find_src_group(): a misfit task is always dealt with;
+  // otherwise an EAS system that is not overutilized leaves placement to
+  // EAS and reports balanced.
+  if (bs.type != GroupType::kMisfit && !is_rd_overutilized()) return 0;
   Rq& src = *rqs_[busiest];
   // calculate_imbalance(): what to move.
   enum class Migrate { kTask, kLoad, kMisfit } type;
@@ -380,15 +390,9 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   // the overload scan: both only decide whether to return, and this one
   // costs nothing.
   if (rq.avg_idle < kMigrationCostNs) return false;
-  // Nothing to pull unless some CPU has more than it runs (rd->overloaded,
-  // get_rd_overloaded() in 6.12 sched_balance_newidle()) or a misfit task.
-  bool overloaded = false;
-  for (const auto& r : rqs_)
-    if (r->cfs.nr_running - r->cfs.nr_delayed >= 2 || r->misfit_task_load) {
-      overloaded = true;
-      break;
-    }
-  if (!overloaded) return false;
+  // Nothing to pull unless the root domain is overloaded (the latched
+  // get_rd_overloaded() of 6.12 sched_balance_newidle()).
+  if (!rd_overloaded_) return false;
   update_rq_clock(rq);
   int moved = sched_balance_rq(rq, true);
   rq.next_balance = now() + balance_interval(false);

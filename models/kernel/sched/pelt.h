@@ -107,6 +107,10 @@ struct SchedAvg {
   UtilEst util_est;
 };
 
+// util_fits_cpu() without uclamp: fits_capacity(util, capacity) (fair.c:
+// util * 1280 < capacity * 1024, a 20% margin).
+inline bool fits_capacity(uint64_t util, uint64_t capacity) { return util * 1280 < capacity * 1024; }
+
 // ---- the geometric series (pelt.c, sched-pelt.h) --------------------------
 
 // runnable_avg_yN_inv[n] = (2^32 - 1) * y^n, y = 2^(-1/32), n < 32, computed
