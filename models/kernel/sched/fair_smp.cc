@@ -18,7 +18,13 @@
 //    statistics pass), and while it is clear an EAS system balances only
 //    misfit tasks (sched_balance_find_src_group()'s "!is_rd_overutilized
 //    && rd->pd" test); rd->overloaded is set when a CPU gets a second task
-//    and rewritten by the same pass, and gates newidle balancing.
+//    and rewritten by the same pass, and gates newidle balancing. (6.1,
+//    6.6 and 6.18 behave the same: checked in their fair.c and sched.h.)
+//  - No blocked-load updates of idle CPUs (NOHZ_STATS_KICK ->
+//    sched_balance_update_blocked_averages()): an idle CPU's PELT signals
+//    stay as they were when it went idle until it runs again, so a stale
+//    util still counts in a shared schedutil policy and in the
+//    overutilized test. (The next fidelity step; it moves every study.)
 //  - The load balancer classifies each CPU (group_overloaded, misfit,
 //    fully busy, has spare) and moves tasks by count, load or misfit as
 //    calculate_imbalance() decides; nr_balance_failed back-off and
