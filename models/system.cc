@@ -102,6 +102,14 @@ void System::Impl::build_exec_contexts() {
       if (w->name() == name) return w.get();
     return nullptr;
   };
+  // Runtime PM and displays share one recorder, made by whichever needs it first.
+  auto frame_recorder = [&]() -> RpmFrameRecorder& {
+    if (!rpm_frames) {
+      rpm_frames = std::make_unique<RpmFrameRecorder>(params.warmup);
+      k.add_observer(rpm_frames.get());
+    }
+    return *rpm_frames;
+  };
   if (!params.pm_runtime.devices.empty()) {
     // pm_wq: as the scenario declares it, else as Linux 6.12 allocates it
     // (kernel/power/main.c pm_start_workqueue(): alloc_workqueue("pm", WQ_FREEZABLE, 0)).
@@ -114,13 +122,11 @@ void System::Impl::build_exec_contexts() {
     }
     pm_runtime = std::make_unique<PmRuntime>(k, *workqueues, *pm_wq, params.pm_runtime, *tracker);
     calls->set_pm_runtime(pm_runtime.get());
-    rpm_frames = std::make_unique<RpmFrameRecorder>(params.warmup);
-    k.add_observer(rpm_frames.get());
     for (const auto& d : pm_runtime->devices()) {  // the boot status (no event announces it)
       RpmEvent e;
       e.device = d->name();
       e.status = static_cast<int>(d->status());
-      rpm_frames->on_rpm(Time::zero(), e);
+      frame_recorder().on_rpm(Time::zero(), e);
     }
   }
   for (const DeviceParams& d : params.devices)
@@ -153,10 +159,7 @@ void System::Impl::build_exec_contexts() {
     Gpu* gpu = nullptr;
     if (!p->gpu.empty() && !(gpu = find_gpu(p->gpu)))
       throw ModelError(fmt::format("display '{}': unknown gpu '{}'", d.name, p->gpu));
-    if (!rpm_frames) {
-      rpm_frames = std::make_unique<RpmFrameRecorder>(params.warmup);
-      k.add_observer(rpm_frames.get());
-    }
+    frame_recorder();
     displays.push_back(std::make_unique<DisplayPipeline>(k, d.name, *p, gpu, pm_runtime.get(), seed));
   }
   world->set_calls(calls.get());

@@ -324,6 +324,22 @@ struct PmRuntime::Impl {
     return true;
   }
 
+  // rpm_callback(), shared by rpm_suspend() and rpm_resume(): the driver's
+  // CPU work (kCallback), then its wait for the hardware (kCallbackWait).
+  // True when the context must give up the CPU (to run the work or to
+  // sleep); false once the callback is over (f.pc == kCallbackDone).
+  bool rpm_callback(Ctx& c, Frame& f, const RpmDevice& dev, Time cost, Time wait, bool in_resume) {
+    if (f.pc == kCallback) {
+      f.pc = kCallbackWait;
+      if (cost > Time::zero()) {
+        c.action = Action::run(cost.count());
+        return true;
+      }
+    }
+    f.pc = kCallbackDone;
+    return wait > Time::zero() && callback_sleep(c, dev, wait, in_resume);
+  }
+
   void remove_waiter(Ctx& c) {
     if (!c.waiting_on) return;
     auto& q = st(*c.waiting_on).wait_queue;
@@ -445,15 +461,8 @@ struct PmRuntime::Impl {
           }
           return wait_on(c, dev, false);
         case kCallback:
-          f.pc = kCallbackWait;
-          if (p.suspend_cost > Time::zero()) {
-            c.action = Action::run(p.suspend_cost.count());
-            return true;
-          }
-          continue;
         case kCallbackWait:
-          f.pc = kCallbackDone;
-          if (p.suspend_wait > Time::zero()) return callback_sleep(c, dev, p.suspend_wait, false);
+          if (rpm_callback(c, f, dev, p.suspend_cost, p.suspend_wait, false)) return true;
           continue;
         case kCallbackDone: {
           // no_callback: (the callback succeeded)
@@ -558,15 +567,8 @@ struct PmRuntime::Impl {
           f.pc = kRepeat;
           continue;
         case kCallback:
-          f.pc = kCallbackWait;
-          if (p.resume_cost > Time::zero()) {
-            c.action = Action::run(p.resume_cost.count());
-            return true;
-          }
-          continue;
         case kCallbackWait:
-          f.pc = kCallbackDone;
-          if (p.resume_wait > Time::zero()) return callback_sleep(c, dev, p.resume_wait, true);
+          if (rpm_callback(c, f, dev, p.resume_cost, p.resume_wait, true)) return true;
           continue;
         case kCallbackDone:
           // no_callback: (the callback succeeded)
