@@ -1,6 +1,7 @@
-// Helpers shared by the experiment-engine tests (test_overlay.cc,
-// test_compare.cc, test_sweep.cc): temporary folders, files, running the
-// schedlab binary, comparing folders byte for byte.
+// Helpers shared by the experiment-engine and command-line tests
+// (test_overlay.cc, test_compare.cc, test_sweep.cc, test_cli.cc,
+// test_reports.cc): temporary folders, files, running the schedlab binary,
+// comparing folders byte for byte, hand-made run metrics.
 #pragma once
 
 #include <sys/wait.h>
@@ -14,6 +15,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "models/metrics/run_result.h"
 
 namespace schedlab::testing {
 
@@ -45,6 +48,13 @@ struct ScratchDir {
     fs::remove(path.parent_path(), ec);  // the per-process folder, once empty
   }
   fs::path operator/(const std::string& name) const { return path / name; }
+  // The names directly in the folder, sorted.
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
 };
 
 inline std::string shell_quote(const std::string& s) {
@@ -58,11 +68,14 @@ struct Cli {
   std::string out, err;
 };
 
-// Runs `schedlab ARGS` with stdout and stderr captured.
+// Runs `schedlab ARGS` (ARGS already shell-quoted where needed) with stdout
+// and stderr captured in files beside `dir`, not in it, so that a test can
+// check that a run left nothing in `dir`.
 inline Cli run_schedlab(const ScratchDir& dir, const std::string& args) {
   static int counter = 0;
-  const fs::path out = dir / ("cli" + std::to_string(++counter) + ".out");
-  const fs::path err = dir / ("cli" + std::to_string(counter) + ".err");
+  const std::string stem = dir.path.filename().string() + ".cli" + std::to_string(++counter);
+  const fs::path out = dir.path.parent_path() / (stem + ".out");
+  const fs::path err = dir.path.parent_path() / (stem + ".err");
   const std::string cmd = shell_quote(SCHEDLAB_BINARY) + " " + args + " >" + shell_quote(out.string()) + " 2>" +
                           shell_quote(err.string()) + " </dev/null";
   const int status = std::system(cmd.c_str());
@@ -87,6 +100,27 @@ inline std::vector<std::string> file_names(const std::map<std::string, std::stri
   std::vector<std::string> names;
   for (const auto& [k, v] : files) names.push_back(k);
   return names;
+}
+
+// A task's metrics as a hand-made RunResult holds them.
+inline TaskMetrics task_metrics(int pid, const std::string& name, const std::string& group,
+                                const std::vector<int64_t>& latencies_ns, Time cpu_time) {
+  TaskMetrics m;
+  m.pid = pid;
+  m.name = name;
+  m.group = group;
+  for (int64_t v : latencies_ns) m.wakeup_latency.add(v);
+  m.wakeups = latencies_ns.size();
+  m.cpu_time = cpu_time;
+  return m;
+}
+
+inline CpuMetrics cpu_metrics(Time busy, Time idle, uint64_t switches) {
+  CpuMetrics c;
+  c.busy = busy;
+  c.idle = idle;
+  c.context_switches = switches;
+  return c;
 }
 
 inline std::string repo_path(const std::string& rel) { return (fs::path(SCHEDLAB_SOURCE_DIR) / rel).string(); }

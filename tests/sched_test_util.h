@@ -20,6 +20,15 @@ inline EventSpec ev_unlock(const std::string& m) { EventSpec e; e.kind = EventSp
 inline EventSpec ev_timer(const std::string& ref, Time period) {
   EventSpec e; e.kind = EventSpec::Kind::kTimer; e.name = ref; e.duration = period; return e;
 }
+// A call event (CallSpec, models/workload/task_spec.h) on `target`;
+// the caller fills in the rest of e.call.
+inline EventSpec ev_call(CallSpec::Op op, const std::string& target) {
+  EventSpec e;
+  e.kind = EventSpec::Kind::kCall;
+  e.call.op = op;
+  e.call.target = target;
+  return e;
+}
 
 inline TaskSpec task(const std::string& name, std::vector<EventSpec> events, Policy policy = Policy::kNormal,
                      int nice_or_prio = 0) {
@@ -39,6 +48,13 @@ inline TaskSpec task(const std::string& name, std::vector<EventSpec> events, Pol
 
 inline TaskSpec hog(const std::string& name, Policy policy = Policy::kNormal, int nice_or_prio = 0) {
   return task(name, {ev_run(Time::s(1000))}, policy, nice_or_prio);
+}
+
+// `instances` hogs of one TaskSpec (comms name-0, name-1, ...).
+inline TaskSpec hogs(const std::string& name, int instances) {
+  TaskSpec t = hog(name);
+  t.instances = instances;
+  return t;
 }
 
 // A 1-CPU scenario with no overheads and no timer slack, so schedules can
@@ -81,6 +97,24 @@ class SwitchLog : public SchedObserver {
   }
   std::vector<SwitchRecord> log;
 };
+
+// Runs `p` to its end and returns what it measured.
+inline RunResult run_result(const ScenarioParams& p, uint64_t seed = 1) {
+  System sys(p, seed);
+  sys.run();
+  return sys.result();
+}
+
+// Runs `p` to its end with a fresh `Log` watching from the start and
+// returns it (for logs that keep values, not pointers into the System).
+template <class Log>
+Log run_logged(const ScenarioParams& p, uint64_t seed = 1) {
+  System sys(p, seed);
+  Log log;
+  sys.add_observer(&log);
+  sys.run();
+  return log;
+}
 
 inline Task& find_task(Kernel& k, const std::string& comm) {
   for (const auto& t : k.tasks())

@@ -2,107 +2,30 @@
 // messages, no partial output files, deterministic JSON.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-namespace fs = std::filesystem;
+#include "experiment_test_util.h"
+
+using namespace schedlab::testing;
 
 namespace {
 
-struct CliResult {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A fresh directory per test case, removed at the end.
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& name) {
-    path = fs::temp_directory_path() / ("schedlab_test_cli_" + std::to_string(::getpid())) / name;
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path.parent_path()); }
-  fs::path operator/(const std::string& name) const { return path / name; }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'')
-      q += "'\\''";
-    else
-      q += c;
-  }
-  return q + "'";
-}
-
-// Runs `schedlab ARGS` (ARGS already shell-quoted where needed) with
-// stdout and stderr captured in files of `dir`.
-CliResult run_cli(const TempDir& dir, const std::string& args) {
-  const fs::path out = dir.path.parent_path() / (dir.path.filename().string() + ".stdout");
-  const fs::path err = dir.path.parent_path() / (dir.path.filename().string() + ".stderr");
-  const std::string cmd = quote(SCHEDLAB_BINARY) + " " + args + " >" + quote(out.string()) + " 2>" +
-                          quote(err.string()) + " </dev/null";
-  int status = std::system(cmd.c_str());
-  CliResult r;
-  r.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  fs::remove(out);
-  fs::remove(err);
-  return r;
-}
-
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream f(p, std::ios::binary);
-  f << text;
-}
-
-// The two-hog scenario of the repository, or an equivalent one written here
-// when the repository has none (yet).
-std::string two_hogs(const TempDir& dir) {
-  const fs::path repo = fs::path(SCHEDLAB_SOURCE_DIR) / "configs" / "scenarios" / "two_hogs.yaml";
-  if (fs::exists(repo)) return repo.string();
-  const fs::path own = dir / "two_hogs.yaml";
-  write_text(own,
-             "platform: {cpus: 1}\n"
-             "duration: 1s\n"
-             "tasks: [{name: hog, instances: 2, events: [{run: 10ms}]}]\n");
-  return own.string();
-}
+// The repository's two-hog scenario (configs/scenarios/two_hogs.yaml).
+std::string two_hogs() { return repo_path("configs/scenarios/two_hogs.yaml"); }
 
 }  // namespace
 
 TEST_CASE("schedlab --help describes the commands and exits 0", "[cli]") {
-  TempDir dir("help");
-  CliResult r = run_cli(dir, "--help");
+  ScratchDir dir("help");
+  Cli r = run_schedlab(dir, "--help");
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("usage: schedlab <command>"));
   CHECK_THAT(r.out, Catch::Contains("run"));
   CHECK_THAT(r.out, Catch::Contains("example:"));
 
-  CliResult run_help = run_cli(dir, "run --help");
+  Cli run_help = run_schedlab(dir, "run --help");
   CHECK(run_help.code == 0);
   CHECK_THAT(run_help.out, Catch::Contains("usage: schedlab run CONFIG"));
   for (const char* opt : {"--seed", "--duration", "--runs", "--json", "--csv", "--trace", "--log", "--quiet"})
@@ -110,22 +33,22 @@ TEST_CASE("schedlab --help describes the commands and exits 0", "[cli]") {
   CHECK_THAT(run_help.out, Catch::Contains("example:"));
   CHECK(run_help.err.empty());
 
-  CliResult version = run_cli(dir, "--version");
+  Cli version = run_schedlab(dir, "--version");
   CHECK(version.code == 0);
   CHECK_THAT(version.out, Catch::StartsWith("schedlab "));
 }
 
 TEST_CASE("an unknown command exits 2", "[cli]") {
-  TempDir dir("unknown_command");
-  CliResult r = run_cli(dir, "fly");
+  ScratchDir dir("unknown_command");
+  Cli r = run_schedlab(dir, "fly");
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::StartsWith("error: unknown command 'fly'"));
 }
 
 TEST_CASE("a missing scenario file is an error with exit code 2", "[cli]") {
-  TempDir dir("missing");
+  ScratchDir dir("missing");
   const std::string json = (dir / "out.json").string();
-  CliResult r = run_cli(dir, "run " + quote((dir / "no_such.yaml").string()) + " --json " + quote(json));
+  Cli r = run_schedlab(dir, "run " + shell_quote((dir / "no_such.yaml").string()) + " --json " + shell_quote(json));
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::StartsWith("error: "));
   CHECK_THAT(r.err, Catch::Contains("no_such.yaml"));
@@ -133,16 +56,17 @@ TEST_CASE("a missing scenario file is an error with exit code 2", "[cli]") {
 }
 
 TEST_CASE("a scenario with an unknown key exits 2 and writes no output file", "[cli]") {
-  TempDir dir("bad_yaml");
+  ScratchDir dir("bad_yaml");
   const fs::path yaml = dir / "bad.yaml";
   write_text(yaml,
              "platform: {cpus: 1}\n"
              "duration: 1s\n"
              "no_such_key: 3\n"
              "tasks: [{name: hog, events: [{run: 10ms}]}]\n");
-  CliResult r = run_cli(dir, "run " + quote(yaml.string()) + " --json " + quote((dir / "out.json").string()) +
-                                 " --csv " + quote((dir / "out.csv").string()) + " --trace " +
-                                 quote((dir / "out.trace").string()));
+  Cli r = run_schedlab(dir, "run " + shell_quote(yaml.string()) + " --json " +
+                                shell_quote((dir / "out.json").string()) + " --csv " +
+                                shell_quote((dir / "out.csv").string()) + " --trace " +
+                                shell_quote((dir / "out.trace").string()));
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::StartsWith("error: "));
   CHECK_THAT(r.err, Catch::Contains("no_such_key"));
@@ -152,10 +76,10 @@ TEST_CASE("a scenario with an unknown key exits 2 and writes no output file", "[
 }
 
 TEST_CASE("bad command lines exit 2 with a clear message and no output file", "[cli]") {
-  TempDir dir("bad_args");
-  const std::string scenario = two_hogs(dir);
+  ScratchDir dir("bad_args");
+  const std::string scenario = two_hogs();
   const std::vector<std::string> before = dir.entries();
-  const std::string json = " --json " + quote((dir / "out.json").string());
+  const std::string json = " --json " + shell_quote((dir / "out.json").string());
   auto [args, message] = GENERATE(table<std::string, std::string>({
       {"--duration 5", "has no unit"},
       {"--duration 5parsecs", "unknown unit"},
@@ -173,7 +97,7 @@ TEST_CASE("bad command lines exit 2 with a clear message and no output file", "[
       {"extra.yaml", "one CONFIG expected"},
   }));
   CAPTURE(args);
-  CliResult r = run_cli(dir, "run " + quote(scenario) + json + " " + args);
+  Cli r = run_schedlab(dir, "run " + shell_quote(scenario) + json + " " + args);
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::StartsWith("error: "));
   CHECK_THAT(r.err, Catch::Contains(message));
@@ -182,33 +106,34 @@ TEST_CASE("bad command lines exit 2 with a clear message and no output file", "[
 }
 
 TEST_CASE("run without a scenario file exits 2", "[cli]") {
-  TempDir dir("no_config");
-  CliResult r = run_cli(dir, "run --runs 2");
+  ScratchDir dir("no_config");
+  Cli r = run_schedlab(dir, "run --runs 2");
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::StartsWith("error: missing CONFIG"));
 }
 
 TEST_CASE("an output file may not overwrite the scenario or another output", "[cli]") {
-  TempDir dir("collide");
+  ScratchDir dir("collide");
   const fs::path yaml = dir / "s.yaml";
-  write_text(yaml, slurp(two_hogs(dir)));
+  write_text(yaml, slurp(two_hogs()));
   const std::string original = slurp(yaml);
-  CliResult r = run_cli(dir, "run " + quote(yaml.string()) + " --json " + quote(yaml.string()));
+  Cli r = run_schedlab(dir, "run " + shell_quote(yaml.string()) + " --json " + shell_quote(yaml.string()));
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("would overwrite the scenario file"));
   CHECK(slurp(yaml) == original);
-  const std::string out = quote((dir / "out").string());
-  CliResult both = run_cli(dir, "run " + quote(yaml.string()) + " --json " + out + " --csv " + out);
+  const std::string out = shell_quote((dir / "out").string());
+  Cli both = run_schedlab(dir, "run " + shell_quote(yaml.string()) + " --json " + out + " --csv " + out);
   CHECK(both.code == 2);
   CHECK_THAT(both.err, Catch::Contains("name the same file"));
 }
 
 TEST_CASE("a valid run prints the tables and writes JSON, CSV and a trace", "[cli]") {
-  TempDir dir("valid");
-  const std::string scenario = two_hogs(dir);
-  CliResult r = run_cli(dir, "run " + quote(scenario) + " --duration 200ms --seed 3 --json " +
-                                 quote((dir / "r.json").string()) + " --csv " + quote((dir / "r.csv").string()) +
-                                 " --trace " + quote((dir / "r.trace").string()));
+  ScratchDir dir("valid");
+  const std::string scenario = two_hogs();
+  Cli r = run_schedlab(dir, "run " + shell_quote(scenario) + " --duration 200ms --seed 3 --json " +
+                                shell_quote((dir / "r.json").string()) + " --csv " +
+                                shell_quote((dir / "r.csv").string()) + " --trace " +
+                                shell_quote((dir / "r.trace").string()));
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("kernel "));
@@ -216,10 +141,7 @@ TEST_CASE("a valid run prints the tables and writes JSON, CSV and a trace", "[cl
   CHECK_THAT(r.out, Catch::Contains("wakeup latency (us)"));
   CHECK_THAT(r.out, Catch::Contains("check: busy + idle = elapsed"));
   CHECK_THAT(r.out, Catch::Contains("OK"));
-  const std::vector<std::string> entries = dir.entries();
-  const bool only_outputs = entries == std::vector<std::string>{"r.csv", "r.json", "r.trace"} ||
-                            entries == std::vector<std::string>{"r.csv", "r.json", "r.trace", "two_hogs.yaml"};
-  CHECK(only_outputs);
+  CHECK(dir.entries() == std::vector<std::string>{"r.csv", "r.json", "r.trace"});
   const std::string json = slurp(dir / "r.json");
   CHECK_THAT(json, Catch::StartsWith("{\n  \"format\": \"schedlab.run\",\n"));
   CHECK_THAT(json, Catch::Contains("\"base_seed\": 3,"));
@@ -232,11 +154,11 @@ TEST_CASE("a valid run prints the tables and writes JSON, CSV and a trace", "[cl
 }
 
 TEST_CASE("two runs with the same seed give byte-identical JSON", "[cli]") {
-  TempDir dir("determinism");
-  const std::string scenario = two_hogs(dir);
-  const std::string common = "run " + quote(scenario) + " --duration 300ms --runs 2 --seed 42 --quiet --json ";
-  CliResult first = run_cli(dir, common + quote((dir / "a.json").string()));
-  CliResult second = run_cli(dir, common + quote((dir / "b.json").string()));
+  ScratchDir dir("determinism");
+  const std::string scenario = two_hogs();
+  const std::string common = "run " + shell_quote(scenario) + " --duration 300ms --runs 2 --seed 42 --quiet --json ";
+  Cli first = run_schedlab(dir, common + shell_quote((dir / "a.json").string()));
+  Cli second = run_schedlab(dir, common + shell_quote((dir / "b.json").string()));
   INFO(first.err);
   REQUIRE(first.code == 0);
   REQUIRE(second.code == 0);

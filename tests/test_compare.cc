@@ -150,33 +150,16 @@ TEST_CASE("metric names are scope:object.field and unknown parts list the valid 
 
 namespace {
 
-// A hand-made run: tasks a (group g), b-0 and b-1 (group b), two CPUs.
+// A hand-made run: tasks a (group a), b-0 and b-1 (group b), two CPUs.
 RunResult made_up_run() {
   RunResult r;
   r.window_start = Time::zero();
   r.window_end = Time::s(1);
-  auto task = [](int pid, const char* name, const char* group, std::vector<int64_t> lat, Time cpu) {
-    TaskMetrics t;
-    t.pid = pid;
-    t.name = name;
-    t.group = group;
-    for (int64_t v : lat) t.wakeup_latency.add(v);
-    t.wakeups = lat.size();
-    t.cpu_time = cpu;
-    return t;
-  };
-  r.tasks.push_back(task(1, "a", "a", {1000, 2000, 3000, 4000}, Time::ms(250)));
-  r.tasks.push_back(task(2, "b-0", "b", {10000}, Time::ms(500)));
-  r.tasks.push_back(task(3, "b-1", "b", {}, Time::ms(500)));
-  auto cpu = [](Time busy, Time idle, uint64_t switches) {
-    CpuMetrics c;
-    c.busy = busy;
-    c.idle = idle;
-    c.context_switches = switches;
-    return c;
-  };
-  r.cpus.push_back(cpu(Time::ms(750), Time::ms(250), 10));
-  r.cpus.push_back(cpu(Time::ms(500), Time::ms(500), 20));
+  r.tasks.push_back(task_metrics(1, "a", "a", {1000, 2000, 3000, 4000}, Time::ms(250)));
+  r.tasks.push_back(task_metrics(2, "b-0", "b", {10000}, Time::ms(500)));
+  r.tasks.push_back(task_metrics(3, "b-1", "b", {}, Time::ms(500)));
+  r.cpus.push_back(cpu_metrics(Time::ms(750), Time::ms(250), 10));
+  r.cpus.push_back(cpu_metrics(Time::ms(500), Time::ms(500), 20));
   return r;
 }
 

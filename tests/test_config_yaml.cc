@@ -7,34 +7,18 @@
 #include <sstream>
 #include <string>
 
+#include "config_test_util.h"
 #include "models/config/config.h"
 #include "models/config/feature_names.h"
 
 using namespace schedlab;
+using namespace schedlab::testing;
 using namespace schedlab::time_literals;
 using Kind = EventSpec::Kind;
 
 namespace {
 
 ScenarioParams load(const std::string& yaml) { return load_scenario_yaml(yaml, "test.yaml"); }
-
-// Loads `yaml`, which must fail, and returns the error.
-ConfigError error_of(const std::string& yaml) {
-  try {
-    load(yaml);
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("expected a ConfigError for:\n" << yaml);
-  throw std::logic_error("unreachable");
-}
-
-// A minimal valid task list to append after the keys a test cares about.
-const char* kOneTask =
-    "tasks:\n"
-    "  - name: t\n"
-    "    events:\n"
-    "      - run: 1ms\n";
 
 }  // namespace
 

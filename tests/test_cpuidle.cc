@@ -178,9 +178,7 @@ TEST_CASE("idle-state residency plus running time equals the elapsed time on eve
   p.tasks = {task("ui", {ev_run(2_ms), ev_timer("vsync", 8333_us)}),
              task("audio", {ev_run(200_us), ev_timer("a", 5_ms)}, Policy::kFifo, 2), bursty,
              task("rare", {ev_run(1_ms), ev_sleep(100_ms)})};
-  System sys(p, 1);
-  sys.run();
-  const RunResult r = sys.result();
+  const RunResult r = run_result(p);
   bool deeper = false;
   for (const CpuMetrics& c : r.cpus) {
     Time sum = c.cpuidle_running;
@@ -371,9 +369,7 @@ TEST_CASE("a PM QoS latency limit keeps CPUs out of states that wake too slowly"
   p.duration = 100_ms;
   p.kernel.cpuidle_latency_req = 100_us;
   p.tasks = {task("t", {ev_run(10_us), ev_sleep(10_ms)})};
-  System sys(p, 1);
-  sys.run();
-  const RunResult r = sys.result();
+  const RunResult r = run_result(p);
   CHECK(r.cpus[0].cpuidle_residency[1] == Time::zero());
   for (int64_t v : metrics_of(r, "t").wakeup_latency.values()) CHECK(v == 1000);
 }

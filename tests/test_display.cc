@@ -117,12 +117,20 @@ struct Rig {
     disp = std::make_unique<DisplayPipeline>(*k, "display", params, params.gpu.empty() ? nullptr : gpu.get(), pm, 1);
   }
   void run(Time until) { k->run_until(until); }
+  // A SCHED_FIFO 3 task on SurfaceFlinger's CPU (2) that runs `work` once, from `at`.
+  void add_fifo_hog(Time at, Time work) {
+    hog_body = std::make_unique<OneShot>(work);
+    Task& hog = k->create_task("hog", "hog", Policy::kFifo, 0, 3, {2}, false);
+    k->set_body(hog, hog_body.get());
+    k->start_task_at(hog, at);
+  }
   ScenarioParams sp;
   DisplayParams params;
   std::unique_ptr<Kernel> k;
   std::unique_ptr<Gpu> gpu;
   std::unique_ptr<DisplayPipeline> disp;
   FrameLog log;
+  std::unique_ptr<OneShot> hog_body;
 };
 
 }  // namespace
@@ -278,10 +286,7 @@ TEST_CASE("display: SurfaceFlinger delayed by a higher-priority FIFO task is sf-
   // ready, 17 is dropped and 18 presented at P18.
   Rig r(fixed_params());
   r.build();
-  Task& hog = r.k->create_task("hog", "hog", Policy::kFifo, 0, 3, {2}, false);
-  OneShot body(Time::ms(10));
-  r.k->set_body(hog, &body);
-  r.k->start_task_at(hog, S(16) - Time::us(500));
+  r.add_fifo_hog(S(16) - Time::us(500), Time::ms(10));
   r.run(Time::ms(400));
   REQUIRE(r.log.frames.count(16) == 1);
   const FrameEvent& a = r.log.frames[16];
@@ -310,10 +315,7 @@ TEST_CASE("display: RenderThread waits in dequeueBuffer while every buffer is in
   // S16 + 39.5 ms, latches 16 and releases 15's buffer (waker: SF).
   Rig r(fixed_params());
   r.build();
-  Task& hog = r.k->create_task("hog", "hog", Policy::kFifo, 0, 3, {2}, false);
-  OneShot body(Time::ms(40));
-  r.k->set_body(hog, &body);
-  r.k->start_task_at(hog, S(16) - Time::us(500));
+  r.add_fifo_hog(S(16) - Time::us(500), Time::ms(40));
   r.run(Time::ms(400));
   std::vector<Time> by_sf;
   for (const auto& w : r.log.wakes)

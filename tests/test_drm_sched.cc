@@ -14,10 +14,7 @@ using namespace schedlab::testing;
 namespace {
 
 EventSpec ev_submit(const std::string& entity, Time gpu_time) {
-  EventSpec e;
-  e.kind = EventSpec::Kind::kCall;
-  e.call.op = CallSpec::Op::kSubmitJob;
-  e.call.target = entity;
+  EventSpec e = ev_call(CallSpec::Op::kSubmitJob, entity);
   e.call.gpu_time = gpu_time;
   return e;
 }
@@ -88,10 +85,7 @@ TEST_CASE("push_job to run_job: three jobs pushed together are taken one run_job
                       Policy::kFifo, 1);
   sub.cpus = {0};
   p.tasks = {sub};
-  System sys(p, 1);
-  DrmLog log;
-  sys.add_observer(&log);
-  sys.run();
+  DrmLog log = run_logged<DrmLog>(p);
   REQUIRE(log.jobs.size() == 3);
   CHECK(log.latency(1) == Time::us(2));
   CHECK(log.latency(2) == Time::us(14));
@@ -135,10 +129,7 @@ TEST_CASE("push_job to run_job under a FIFO hog, by submit path", "[drm]") {
     }
     p.tasks = {task("vk_submit", {ev_submit("vk", Time::ms(1)), ev_sleep(Time::s(10))}, Policy::kFifo, 50),
                task("hog", {ev_run(Time::ms(3)), ev_sleep(Time::s(10))}, Policy::kFifo, 10)};
-    System sys(p, 1);
-    DrmLog log;
-    sys.add_observer(&log);
-    sys.run();
+    DrmLog log = run_logged<DrmLog>(p);
     REQUIRE(log.jobs.size() == 1);
     return log.latency(1);
   };
@@ -157,10 +148,7 @@ TEST_CASE("with a fence workqueue the free path runs in a worker after the inter
   drm_params(p).fence_wq = "submit";
   TaskSpec sub = task("vk_submit", {ev_submit("vk", Time::zero()), ev_sleep(Time::s(10))}, Policy::kFifo, 1);
   p.tasks = {sub};
-  System sys(p, 1);
-  DrmLog log;
-  sys.add_observer(&log);
-  sys.run();
+  DrmLog log = run_logged<DrmLog>(p);
   REQUIRE(log.jobs.size() == 1);
   CHECK(log.jobs[1].done == Time::us(1022));
   CHECK(log.jobs[1].freed == Time::us(1027));
@@ -175,10 +163,7 @@ TEST_CASE("GPU service times are drawn per job from a seeded, named stream", "[d
     g.service_time.max = Time::ms(2);
     TaskSpec sub = task("vk_submit", {ev_submit("vk", Time::zero()), ev_sleep(Time::ms(5))}, Policy::kFifo, 1);
     p.tasks = {sub};
-    System sys(p, seed);
-    DrmLog log;
-    sys.add_observer(&log);
-    sys.run();
+    DrmLog log = run_logged<DrmLog>(p, seed);
     std::vector<int64_t> gpu;
     for (auto& [id, j] : log.jobs)
       if (j.done > Time::zero()) gpu.push_back((j.done - j.hw).count());
@@ -293,10 +278,7 @@ TEST_CASE("bad device and workqueue YAML is reported with the valid names", "[dr
 TEST_CASE("the RK3588 panthor scenario loads and measures push_job -> run_job", "[drm][config]") {
   ScenarioParams p = load_scenario_file(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/rk3588_panthor_stock.yaml");
   p.duration = Time::s(1);
-  System sys(p, 1);
-  DrmLog log;
-  sys.add_observer(&log);
-  sys.run();
+  DrmLog log = run_logged<DrmLog>(p);
   // 60 frames x 2 jobs in one second.
   CHECK(log.jobs.size() >= 118);
   for (const auto& [id, j] : log.jobs)

@@ -12,10 +12,7 @@ using namespace schedlab::testing;
 namespace {
 
 EventSpec ev_kqueue(const std::string& worker, const std::string& work, Time cost) {
-  EventSpec e;
-  e.kind = EventSpec::Kind::kCall;
-  e.call.op = CallSpec::Op::kKthreadQueueWork;
-  e.call.target = worker;
+  EventSpec e = ev_call(CallSpec::Op::kKthreadQueueWork, worker);
   e.call.work = work;
   e.call.cost = cost;
   return e;
@@ -59,10 +56,7 @@ TEST_CASE("a kthread_worker runs its works one at a time, in queue order", "[kth
                         ev_kqueue("drm_kw", "a", Time::ms(1)),  // a is pending: not queued again
                         ev_sleep(Time::s(10))},
                   Policy::kFifo, 50)};
-  System sys(p, 1);
-  KLog log;
-  sys.add_observer(&log);
-  sys.run();
+  KLog log = run_logged<KLog>(p);
   REQUIRE(log.starts.size() == 2);
   CHECK(log.starts[0].started == Time::zero());
   CHECK(log.starts[0].ended == Time::ms(1));
@@ -115,10 +109,7 @@ TEST_CASE("only the worker that follows to FIFO starts at once beside a FIFO hog
     p.tasks = {task("submit", {ev_kqueue("drm_kw", "run_job", Time::us(100)), ev_sleep(Time::s(10))},
                     Policy::kFifo, 50),
                task("hog", {ev_run(Time::ms(3)), ev_sleep(Time::s(10))}, Policy::kFifo, 10)};
-    System sys(p, 1);
-    KLog log;
-    sys.add_observer(&log);
-    sys.run();
+    KLog log = run_logged<KLog>(p);
     REQUIRE(log.starts.size() == 1);
     return log.starts[0].started - log.starts[0].queued;
   };
@@ -136,10 +127,7 @@ TEST_CASE("a raised kthread_worker drops back once the boosted work returned", "
   TaskSpec rt = task("rt", {ev_kqueue("drm_kw", "a", Time::ms(2)), ev_sleep(Time::s(10))}, Policy::kFifo, 20);
   TaskSpec other = task("other", {ev_sleep(Time::us(500)), ev_kqueue("drm_kw", "b", Time::ms(1)), ev_sleep(Time::s(10))});
   p.tasks = {rt, other};
-  System sys(p, 1);
-  KLog log;
-  sys.add_observer(&log);
-  sys.run();
+  KLog log = run_logged<KLog>(p);
   REQUIRE(log.starts.size() == 2);
   CHECK(log.starts[0].policy == Policy::kFifo);
   CHECK(log.starts[0].rt_priority == 20);

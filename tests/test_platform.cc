@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "config_test_util.h"
 #include "models/config/config.h"
 #include "models/hw/energy_model.h"
 #include "models/hw/platform.h"
@@ -23,18 +24,13 @@ std::string platform_schema_markdown();
 }  // namespace schedlab::config
 
 using namespace schedlab;
+using namespace schedlab::testing;
 using namespace schedlab::time_literals;
 namespace fs = std::filesystem;
 
 namespace {
 
 const std::string kSourceDir = SCHEDLAB_SOURCE_DIR;
-
-const char* kOneTask =
-    "tasks:\n"
-    "  - name: t\n"
-    "    events:\n"
-    "      - run: 1ms\n";
 
 // A scenario "placed" in configs/scenarios, so `platform: NAME` resolves to
 // the repository's configs/platforms (the file need not exist for text;
@@ -43,16 +39,6 @@ std::string repo_scenario_name() { return kSourceDir + "/configs/scenarios/two_h
 
 PlatformParams shipped(const std::string& name) {
   return load_scenario_yaml("platform: " + name + "\n" + kOneTask, repo_scenario_name()).platform;
-}
-
-ConfigError error_of(const std::string& yaml, const std::string& name = "test.yaml") {
-  try {
-    load_scenario_yaml(yaml, name);
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("expected a ConfigError for:\n" << yaml);
-  throw std::logic_error("unreachable");
 }
 
 std::vector<uint32_t> capacities(const PlatformParams& p) {

@@ -230,6 +230,21 @@ RpmDeviceParams device(const std::string& name, const std::string& parent = "") 
   return d;
 }
 
+// An active gpu without autosuspend whose ->runtime_suspend() takes 100 us
+// of CPU then 1 ms of hardware wait in D; ->runtime_resume() 200 us of CPU.
+RpmDeviceParams slow_suspend_gpu() {
+  RpmDeviceParams gpu = device("gpu");
+  gpu.start_active = true;
+  gpu.use_autosuspend = false;
+  gpu.suspend_cost = Time::us(100);
+  gpu.suspend_wait = Time::ms(1);
+  gpu.resume_cost = Time::us(200);
+  return gpu;
+}
+
+// The task named at the end of a status line ("t_us device status task").
+std::string status_task(const std::string& status) { return status.substr(status.rfind(' ') + 1); }
+
 using V = std::vector<std::string>;
 
 }  // namespace
@@ -381,13 +396,7 @@ TEST_CASE("a task resuming a device pm_wq is suspending sleeps in D until the wo
   // holds the CPU over [1000, 3000] us, so the worker, woken by its timer
   // at 1100 us, waits 1900 us for the CPU before it can finish the suspend
   // and wake the app. The app then runs ->runtime_resume() itself.
-  RpmDeviceParams gpu = device("gpu");
-  gpu.start_active = true;
-  gpu.use_autosuspend = false;
-  gpu.suspend_cost = Time::us(100);
-  gpu.suspend_wait = Time::ms(1);
-  gpu.resume_cost = Time::us(200);
-  Rig rig({gpu});
+  Rig rig({slow_suspend_gpu()});
   Script& app = rig.add("app", {nosleep("gpu", RpmApi::kGet), nosleep("gpu", RpmApi::kPut), until(Time::us(500)),
                                 call("gpu", RpmApi::kGetSync)});
   rig.add("hog", {until(Time::ms(1)), run(Time::ms(2))}, Policy::kFifo, 50);
@@ -395,7 +404,7 @@ TEST_CASE("a task resuming a device pm_wq is suspending sleeps in D until the wo
 
   RpmDevice& d = rig.dev("gpu");
   REQUIRE(rig.log.statuses.size() == 4);
-  std::string worker = rig.log.statuses[0].substr(rig.log.statuses[0].rfind(' ') + 1);
+  std::string worker = status_task(rig.log.statuses[0]);
   CHECK(worker.rfind("kworker/0:", 0) == 0);
   CHECK(rig.log.statuses == V{"0 gpu suspending " + worker, "3000 gpu suspended " + worker, "3000 gpu resuming app",
                               "3200 gpu active app"});
@@ -430,13 +439,7 @@ TEST_CASE("a task resuming a device pm_wq is suspending sleeps in D until the wo
 
 TEST_CASE("an async get while pm_wq is suspending sets deferred_resume and the worker resumes right after",
           "[pm_runtime]") {
-  RpmDeviceParams gpu = device("gpu");
-  gpu.start_active = true;
-  gpu.use_autosuspend = false;
-  gpu.suspend_cost = Time::us(100);
-  gpu.suspend_wait = Time::ms(1);
-  gpu.resume_cost = Time::us(200);
-  Rig rig({gpu});
+  Rig rig({slow_suspend_gpu()});
   rig.add("app", {nosleep("gpu", RpmApi::kGet), nosleep("gpu", RpmApi::kPut)});
   // pm_runtime_get() from an interrupt at 500 us, in the middle of the
   // worker's ->runtime_suspend(): rpm_resume(RPM_ASYNC) finds SUSPENDING.
@@ -452,7 +455,7 @@ TEST_CASE("an async get while pm_wq is suspending sets deferred_resume and the w
 
   rig.run_until(Time::ms(10));
   REQUIRE(rig.log.statuses.size() == 4);
-  std::string worker = rig.log.statuses[0].substr(rig.log.statuses[0].rfind(' ') + 1);
+  std::string worker = status_task(rig.log.statuses[0]);
   // rpm_suspend(): SUSPENDED, then the deferred rpm_resume(dev, 0) in the worker.
   CHECK(rig.log.statuses == V{"0 gpu suspending " + worker, "1100 gpu suspended " + worker,
                               "1100 gpu resuming " + worker, "1300 gpu active " + worker});
@@ -497,7 +500,7 @@ TEST_CASE("a child's resume resumes its parent first, and its suspend sends the 
   // RPM_ASYNC | RPM_AUTO) queues genpd's request, which the same worker
   // runs next: [6600, 6650] us.
   REQUIRE(rig.log.statuses.size() == 8);
-  std::string worker = rig.log.statuses[4].substr(rig.log.statuses[4].rfind(' ') + 1);
+  std::string worker = status_task(rig.log.statuses[4]);
   CHECK(V(rig.log.statuses.begin() + 4, rig.log.statuses.end()) ==
         V{"6300 gpu suspending " + worker, "6600 gpu suspended " + worker, "6600 genpd suspending " + worker,
           "6650 genpd suspended " + worker});
@@ -529,7 +532,7 @@ TEST_CASE("a pm_wq worker resuming a child sleeps in D on its parent's resume do
 
   CHECK(irq.result == 0);
   REQUIRE(rig.log.statuses.size() == 4);
-  std::string worker = rig.log.statuses[2].substr(rig.log.statuses[2].rfind(' ') + 1);
+  std::string worker = status_task(rig.log.statuses[2]);
   CHECK(worker.rfind("kworker/0:", 0) == 0);
   CHECK(rig.log.statuses == V{"0 genpd resuming app", "1500 genpd active app", "1500 gpu resuming " + worker,
                               "1700 gpu active " + worker});

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "config_test_util.h"
 #include "experiments/lib/ftrace_writer.h"
 #include "experiments/lib/metrics.h"
 #include "experiments/lib/report_json.h"
@@ -17,19 +18,10 @@
 #include "models/system.h"
 
 using namespace schedlab;
+using namespace schedlab::testing;
 using namespace schedlab::time_literals;
 
 namespace {
-
-ConfigError error_of(const std::string& yaml) {
-  try {
-    load_scenario_yaml(yaml, "test.yaml");
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("expected a ConfigError for:\n" << yaml);
-  throw std::logic_error("unreachable");
-}
 
 // One CPU; a task takes the GPU with get_sync, works, drops it with
 // put_autosuspend, sleeps; the GPU autosuspends 1 ms after the put.

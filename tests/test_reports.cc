@@ -6,12 +6,12 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "experiment_test_util.h"
 #include "experiments/lib/aggregate.h"
 #include "experiments/lib/atomic_file.h"
 #include "experiments/lib/ftrace_writer.h"
@@ -22,21 +22,10 @@
 #include "models/kernel/sched/task.h"
 
 using namespace schedlab;
+using namespace schedlab::testing;
 using namespace schedlab::time_literals;
 
 namespace {
-
-TaskMetrics task(int pid, const std::string& name, const std::string& group, std::vector<int64_t> latencies_ns,
-                 Time cpu_time) {
-  TaskMetrics m;
-  m.pid = pid;
-  m.name = name;
-  m.group = group;
-  for (int64_t v : latencies_ns) m.wakeup_latency.add(v);
-  m.wakeups = latencies_ns.size();
-  m.cpu_time = cpu_time;
-  return m;
-}
 
 RunResult run(uint64_t seed, Time start, Time end) {
   RunResult r;
@@ -48,40 +37,32 @@ RunResult run(uint64_t seed, Time start, Time end) {
 
 // Two runs of one CPU-second each: tasks a (pid 1) and two instances of the
 // group "hog" (pids 2, 3).
-CpuMetrics cpu(Time busy, Time idle, uint64_t switches) {
-  CpuMetrics c;
-  c.busy = busy;
-  c.idle = idle;
-  c.context_switches = switches;
-  return c;
-}
-
 std::vector<RunResult> two_runs() {
   std::vector<RunResult> runs;
   {
     RunResult r = run(11, 0_s, 1_s);
-    TaskMetrics a = task(1, "a", "a", {1000, 2000}, 100_ms);
+    TaskMetrics a = task_metrics(1, "a", "a", {1000, 2000}, 100_ms);
     a.preemptions = 1;
     a.deadline_misses = 1;
     a.periods = 10;
     a.runnable_wait.add(500);
     a.response.add(4000000);
     r.tasks.push_back(a);
-    r.tasks.push_back(task(2, "hog-0", "hog", {10000}, 450_ms));
-    r.tasks.push_back(task(3, "hog-1", "hog", {}, 450_ms));
-    r.cpus.push_back(cpu(1_s, 0_s, 7));
+    r.tasks.push_back(task_metrics(2, "hog-0", "hog", {10000}, 450_ms));
+    r.tasks.push_back(task_metrics(3, "hog-1", "hog", {}, 450_ms));
+    r.cpus.push_back(cpu_metrics(1_s, 0_s, 7));
     runs.push_back(r);
   }
   {
     RunResult r = run(12, 0_s, 1_s);
-    TaskMetrics a = task(1, "a", "a", {3000, 4000}, 300_ms);
+    TaskMetrics a = task_metrics(1, "a", "a", {3000, 4000}, 300_ms);
     a.preemptions = 4;
     a.deadline_misses = 2;
     a.periods = 10;
     r.tasks.push_back(a);
-    r.tasks.push_back(task(2, "hog-0", "hog", {30000}, 350_ms));
-    r.tasks.push_back(task(3, "hog-1", "hog", {20000}, 350_ms));
-    r.cpus.push_back(cpu(900_ms, 100_ms, 9));
+    r.tasks.push_back(task_metrics(2, "hog-0", "hog", {30000}, 350_ms));
+    r.tasks.push_back(task_metrics(3, "hog-1", "hog", {20000}, 350_ms));
+    r.cpus.push_back(cpu_metrics(900_ms, 100_ms, 9));
     runs.push_back(r);
   }
   return runs;
@@ -107,20 +88,6 @@ const TaskAggregate& find_task(const Aggregate& a, const std::string& name) {
     if (t.name == name) return t;
   FAIL("no task " << name);
   throw 0;
-}
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::filesystem::path scratch_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("schedlab_test_reports_" + std::to_string(::getpid())) / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
 }
 
 size_t count_fields(const std::string& line) {
@@ -396,7 +363,8 @@ TEST_CASE("the tables show every task, the groups with instances and the CPU che
 }
 
 TEST_CASE("an atomic file appears only when committed", "[atomic]") {
-  const auto dir = scratch_dir("atomic");
+  const ScratchDir scratch("atomic");
+  const auto& dir = scratch.path;
   const auto path = (dir / "out.json").string();
 
   SECTION("commit renames the temporary over the file") {
@@ -409,7 +377,7 @@ TEST_CASE("an atomic file appears only when committed", "[atomic]") {
       f.commit();
       CHECK_FALSE(std::filesystem::exists(f.temp_path()));
     }
-    CHECK(read_file(path) == "hello\n");
+    CHECK(slurp(path) == "hello\n");
   }
   SECTION("a file never committed leaves nothing, and an old file stays as it was") {
     write_file_atomically(path, "old\n");
@@ -419,7 +387,7 @@ TEST_CASE("an atomic file appears only when committed", "[atomic]") {
       throw std::runtime_error("simulation failed");
     } catch (const std::runtime_error&) {
     }
-    CHECK(read_file(path) == "old\n");
+    CHECK(slurp(path) == "old\n");
     CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
   }
   SECTION("an unwritable path fails up front with OutputError") {
@@ -431,10 +399,9 @@ TEST_CASE("an atomic file appears only when committed", "[atomic]") {
     a.write("a");
     b.write("b");
     commit_all({&a, &b});
-    CHECK(read_file(dir / "a") == "a");
-    CHECK(read_file(dir / "b") == "b");
+    CHECK(slurp(dir / "a") == "a");
+    CHECK(slurp(dir / "b") == "b");
   }
-  std::filesystem::remove_all(dir.parent_path());
 }
 
 namespace {

@@ -169,12 +169,8 @@ TEST_CASE("a growing task migrates to a big CPU as misfit", "[biglittle][misfit]
 TEST_CASE("eight hogs on eight CPUs end one per CPU", "[smp][balance]") {
   ScenarioParams p = exact_scenario("6.12", 250, 8);
   p.duration = Time::s(2);
-  TaskSpec h = hog("hog");
-  h.instances = 8;
-  p.tasks = {h};
-  System sys(p, 1);
-  sys.run();
-  RunResult r = sys.result();
+  p.tasks = {hogs("hog", 8)};
+  const RunResult r = run_result(p);
   for (const auto& c : r.cpus) CHECK(c.idle == Time::zero());
   for (const auto& t : r.tasks) CHECK(t.cpu_time == Time::s(2));
 }
@@ -184,12 +180,8 @@ TEST_CASE("eight hogs on eight CPUs end one per CPU", "[smp][balance]") {
 TEST_CASE("load balancing evens out sixteen hogs on eight CPUs", "[smp][balance]") {
   ScenarioParams p = exact_scenario("6.12", 250, 8);
   p.duration = Time::s(2);
-  TaskSpec h = hog("hog");
-  h.instances = 16;
-  p.tasks = {h};
-  System sys(p, 1);
-  sys.run();
-  RunResult r = sys.result();
+  p.tasks = {hogs("hog", 16)};
+  const RunResult r = run_result(p);
   for (const auto& c : r.cpus) CHECK(c.idle == Time::zero());
   for (const auto& t : r.tasks) CHECK(t.cpu_time.to_s() == Approx(1.0).margin(0.05));
 }

@@ -129,9 +129,7 @@ TEST_CASE("simultaneous remote wake-ups spread over idle CPUs: a pending wake-up
 TEST_CASE("newidle balance does not pull while a wake-up is on its way to the CPU", "[smp][fair]") {
   ScenarioParams p = exact_scenario("6.12", 250, 2);
   p.duration = Time::ms(20);
-  TaskSpec hogs = hog("h");
-  hogs.instances = 3;
-  p.tasks = {hogs};
+  p.tasks = {hogs("h", 3)};
   System sys(p, 1);
   sys.run();
   Kernel& k = sys.kernel();

@@ -45,19 +45,13 @@ std::optional<double> metric(const RunResult& r, const std::string& text) {
   return RunMetrics(r).value(*name);
 }
 
-RunResult run(const ScenarioParams& p) {
-  System sys(p, 1);
-  sys.run();
-  return sys.result();
-}
-
 }  // namespace
 
 TEST_CASE("a task running 3 ms of work at half speed is credited 3 ms of work", "[teo_study][metrics]") {
   SECTION("a run event: 3 ms of work takes 6 ms and counts 3 ms") {
     ScenarioParams p = half_speed_cpu();
     p.tasks = {task("t", {ev_run(Time::ms(3)), ev_sleep(Time::ms(100))})};
-    const RunResult r = run(p);
+    const RunResult r = run_result(p);
     const TaskMetrics& t = metrics_of(r, "t");
     CHECK(t.cpu_time == Time::ms(6));       // 3 ms of work at rate 1/2
     CHECK(t.work_done == 3'000'000);        // capacity-ns
@@ -71,7 +65,7 @@ TEST_CASE("a task running 3 ms of work at half speed is credited 3 ms of work", 
     ScenarioParams p = half_speed_cpu();
     p.warmup = Time::ms(2);
     p.tasks = {task("t", {ev_run(Time::ms(3)), ev_sleep(Time::ms(100))})};
-    const RunResult r = run(p);
+    const RunResult r = run_result(p);
     CHECK(metrics_of(r, "t").work_done == 2'000'000);
     CHECK(*metric(r, "task:t.work_rate") == Approx(2.0 / 48.0));
   }
@@ -80,7 +74,7 @@ TEST_CASE("a task running 3 ms of work at half speed is credited 3 ms of work", 
     ScenarioParams p = half_speed_cpu();
     p.duration = Time::ms(4);
     p.tasks = {task("t", {ev_run(Time::ms(3)), ev_sleep(Time::ms(100))})};
-    CHECK(metrics_of(run(p), "t").work_done == 2'000'000);
+    CHECK(metrics_of(run_result(p), "t").work_done == 2'000'000);
   }
   SECTION("a runtime event counts what it executed in its wall time") {
     // runtime 4 ms: busy 4 ms of wall time at half speed = 2 ms of work.
@@ -89,7 +83,7 @@ TEST_CASE("a task running 3 ms of work at half speed is credited 3 ms of work", 
     rt.kind = EventSpec::Kind::kRuntime;
     rt.duration = Time::ms(4);
     p.tasks = {task("t", {rt, ev_sleep(Time::ms(100))})};
-    CHECK(metrics_of(run(p), "t").work_done == 2'000'000);
+    CHECK(metrics_of(run_result(p), "t").work_done == 2'000'000);
   }
   SECTION("two tasks sharing the CPU split its work, and their group adds up") {
     // Two instances of a 3 ms burst share one CPU at half speed: both finish
@@ -98,7 +92,7 @@ TEST_CASE("a task running 3 ms of work at half speed is credited 3 ms of work", 
     TaskSpec t = task("w", {ev_run(Time::ms(3)), ev_sleep(Time::ms(100))});
     t.instances = 2;
     p.tasks = {t};
-    const RunResult r = run(p);
+    const RunResult r = run_result(p);
     CHECK(metrics_of(r, "w-0").work_done == 3'000'000);
     CHECK(metrics_of(r, "w-1").work_done == 3'000'000);
     CHECK(*metric(r, "group:w.work_rate") == Approx(6.0 / 50.0));

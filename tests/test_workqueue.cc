@@ -20,10 +20,7 @@ namespace {
 
 EventSpec ev_queue_work(const std::string& wq, const std::string& work, Time cost, Time sleep = Time::zero(),
                         int cpu = -1, Time delay = Time::zero()) {
-  EventSpec e;
-  e.kind = EventSpec::Kind::kCall;
-  e.call.op = CallSpec::Op::kQueueWork;
-  e.call.target = wq;
+  EventSpec e = ev_call(CallSpec::Op::kQueueWork, wq);
   e.call.work = work;
   e.call.cost = cost;
   e.call.sleep = sleep;
@@ -104,10 +101,7 @@ TEST_CASE("highpri workers run at nice -20 and carry an H in their name", "[work
   ScenarioParams p = wq_scenario(2, {bound_hp, unbound_hp});
   p.tasks = {queuer({ev_queue_work("hp", "a", Time::us(100)), ev_queue_work("uhp", "b", Time::us(100)),
                      ev_queue_work("events", "c", Time::us(100))})};
-  System sys(p, 1);
-  WorkLog log;
-  sys.add_observer(&log);
-  sys.run();
+  WorkLog log = run_logged<WorkLog>(p);
   const Item& a = log.first("a");
   CHECK(a.worker == "kworker/0:0H");  // CPU 0's highpri pool, worker id 0
   CHECK(a.policy == Policy::kNormal);
@@ -129,10 +123,7 @@ TEST_CASE("max_active bounds the items a workqueue runs at once", "[workqueue]")
   std::vector<EventSpec> ev;
   for (const char* w : {"w1", "w2", "w3", "w4", "w5"}) ev.push_back(ev_queue_work("two", w, Time::ms(1)));
   p.tasks = {queuer(ev)};
-  System sys(p, 1);
-  WorkLog log;
-  sys.add_observer(&log);
-  sys.run();
+  WorkLog log = run_logged<WorkLog>(p);
   REQUIRE(log.items.size() == 5);
   CHECK(log.max_running == 2);
   // w1 and w2 at once; each end activates the next inactive item, in
@@ -156,10 +147,7 @@ TEST_CASE("an ordered workqueue runs one item at a time, in queue order", "[work
                     Policy::kFifo, 50);
   c.cpus = {1};
   p.tasks = {a, c};
-  System sys(p, 1);
-  WorkLog log;
-  sys.add_observer(&log);
-  sys.run();
+  WorkLog log = run_logged<WorkLog>(p);
   REQUIRE(log.items.size() == 3);
   CHECK(log.max_running == 1);
   CHECK(log.items[0].work == "a");
@@ -179,10 +167,7 @@ TEST_CASE("a bound pool starts another worker when the running one blocks", "[wo
   ScenarioParams p = wq_scenario(1, {});
   p.tasks = {queuer({ev_queue_work("events", "w1", Time::ms(1), Time::ms(5)),
                      ev_queue_work("events", "w2", Time::ms(1))})};
-  System sys(p, 1);
-  WorkLog log;
-  sys.add_observer(&log);
-  sys.run();
+  WorkLog log = run_logged<WorkLog>(p);
   const Item& w1 = log.first("w1");
   const Item& w2 = log.first("w2");
   CHECK(w1.started == Time::zero());
@@ -204,10 +189,7 @@ TEST_CASE("a bound pool starts another worker when the running one blocks", "[wo
     ScenarioParams q = wq_scenario(1, {ci});
     q.kernel.hz = 1000;
     q.tasks = {queuer({ev_queue_work("ci", "w1", Time::ms(4)), ev_queue_work("ci", "w2", Time::ms(1))})};
-    System s2(q, 1);
-    WorkLog l2;
-    s2.add_observer(&l2);
-    s2.run();
+    WorkLog l2 = run_logged<WorkLog>(q);
     CHECK(l2.max_running == 2);
     CHECK(l2.first("w2").started == Time::ms(1));
   }
@@ -292,10 +274,7 @@ TEST_CASE("the runnable part of a work item's CPU wait is what its worker spent 
   ScenarioParams p = wq_scenario(1, {});
   TaskSpec hog = task("hog", {ev_run(Time::ms(2)), ev_sleep(Time::s(10))}, Policy::kFifo, 10);
   p.tasks = {queuer({ev_queue_work("events", "w", Time::us(100))}), hog};
-  System sys(p, 1);
-  WorkLog log;
-  sys.add_observer(&log);
-  sys.run();
+  WorkLog log = run_logged<WorkLog>(p);
   const Item& w = log.first("w");
   CHECK(w.started == Time::ms(2));
   CHECK(w.wait == Time::ms(2));
