@@ -35,12 +35,10 @@ std::string ref_name(const YamlDoc& doc, const MapReader& r, std::string_view ke
                      std::string_view what) {
   const YAML::Node n = *r.find(key);
   std::string name = as_string(doc, n, r.path(key));
-  if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
-    std::string guess = closest_name(name, valid);
+  if (std::find(valid.begin(), valid.end(), name) == valid.end())
     fail(doc, n, r.path(key),
          fmt::format("unknown {} '{}' ({}: {}){}", what, name, what, valid.empty() ? "none" : join(valid),
-                     guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
-  }
+                     did_you_mean(name, valid)));
   return name;
 }
 

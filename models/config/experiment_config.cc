@@ -12,9 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "models/config/config.h"
 #include "models/config/overlay.h"
@@ -276,12 +274,9 @@ void load_published(const YamlDoc& doc, const YAML::Node& node, const std::strin
     for (auto jt = values.begin(); jt != values.end(); ++jt) {
       const YAML::Node vkey = jt->first, vvalue = jt->second;
       const std::string variant = as_string(doc, vkey, mpath);
-      if (std::find(names.begin(), names.end(), variant) == names.end()) {
-        std::string guess = closest_name(variant, names);
+      if (std::find(names.begin(), names.end(), variant) == names.end())
         fail(doc, vkey, child_path(mpath, variant),
-             fmt::format("unknown variant '{}' (variants: {}){}", variant, join(names),
-                         guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
-      }
+             fmt::format("unknown variant '{}' (variants: {}){}", variant, join(names), did_you_mean(variant, names)));
       e.published.push_back({metric, variant, as_string(doc, vvalue, child_path(mpath, variant)), pos_of(doc, vkey)});
     }
   }
@@ -376,29 +371,8 @@ ExperimentSpec load_spec(std::string_view text, const std::string& name, FileKin
   return e;
 }
 
-std::string read_file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, 0, 0, "", "cannot read file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string escape_cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
 void render_decls(std::string& out, const std::string& title, const std::vector<ParamDecl>& decls) {
-  out += fmt::format("#### {}\n\n| key | type / unit | default | description |\n|---|---|---|---|\n", title);
-  for (const ParamDecl& p : decls)
-    out += fmt::format("| `{}` | {} | {} | {} |\n", p.key, escape_cell(p.unit), escape_cell(p.default_value),
-                       escape_cell(p.description));
-  out += "\n";
+  out += fmt::format("#### {}\n\n", title) + params_table_markdown(decls);
 }
 
 }  // namespace
@@ -413,10 +387,10 @@ ExperimentSpec load_sweep_yaml(std::string_view text, const std::string& name) {
 }
 
 ExperimentSpec load_experiment_file(const std::string& path) {
-  return load_experiment_yaml(config::read_file_text(path), path);
+  return load_experiment_yaml(config::read_text_file(path), path);
 }
 
-ExperimentSpec load_sweep_file(const std::string& path) { return load_sweep_yaml(config::read_file_text(path), path); }
+ExperimentSpec load_sweep_file(const std::string& path) { return load_sweep_yaml(config::read_text_file(path), path); }
 
 std::string experiment_schema_markdown() {
   using namespace config;

@@ -14,9 +14,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "models/config/config.h"
 #include "models/config/feature_names.h"
@@ -92,9 +90,8 @@ size_t select_element(const Overlay& ov, const YAML::Node& seq, const std::strin
   if (names.empty())
     fail_at(ov, fmt::format("the elements of '{}' have no names: select one by index (0..{})", canonical,
                             seq.size() == 0 ? 0 : seq.size() - 1));
-  std::string guess = closest_name(selector, names);
   fail_at(ov, fmt::format("no element named '{}' in '{}' (names: {}){}", selector, canonical, join(names),
-                          guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
+                          did_you_mean(selector, names)));
 }
 
 YAML::Node parse_value(const Overlay& ov) {
@@ -109,21 +106,6 @@ YAML::Node parse_value(const Overlay& ov) {
 bool is_path_prefix(const std::string& prefix, const std::string& path) {
   if (prefix.empty() || path.size() < prefix.size() || path.compare(0, prefix.size(), prefix) != 0) return false;
   return path.size() == prefix.size() || path[prefix.size()] == '.' || path[prefix.size()] == '[';
-}
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path, 0, 0, "", "cannot read file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-bool is_json_path(const std::string& path) {
-  if (path.size() < 5) return false;
-  std::string tail = path.substr(path.size() - 5);
-  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return tail == ".json";
 }
 
 }  // namespace
@@ -175,11 +157,9 @@ std::string apply_overlay(YAML::Node& root, const Overlay& ov) {
     const YAML::Node& ccur = cur;  // const lookups never insert keys
     const bool exists = ccur.IsMap() && ccur[seg.key].IsDefined();
     if (auto valid = declared_keys(schema)) {
-      if (std::find(valid->begin(), valid->end(), seg.key) == valid->end()) {
-        std::string guess = closest_name(seg.key, *valid);
+      if (std::find(valid->begin(), valid->end(), seg.key) == valid->end())
         fail_at(ov, fmt::format("unknown key '{}' at {} (valid keys here: {}){}", seg.key, level_name(canonical),
-                                join(*valid), guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
-      }
+                                join(*valid), did_you_mean(seg.key, *valid)));
     }
     const std::string parent_canonical = canonical;
     canonical = child_path(canonical, seg.key);
@@ -220,16 +200,6 @@ std::string apply_overlay(YAML::Node& root, const Overlay& ov) {
     (void)parent_canonical;
   }
   return canonical;
-}
-
-YAML::Node parse_yaml_document(std::string_view text, const std::string& name) {
-  try {
-    return YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    int line = e.mark.is_null() ? 0 : e.mark.line + 1;
-    int column = e.mark.is_null() ? 0 : e.mark.column + 1;
-    throw ConfigError(name, line, column, "", fmt::format("YAML syntax error: {}", e.msg));
-  }
 }
 
 std::string yaml_flow_text(const YAML::Node& node) {

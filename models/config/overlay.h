@@ -39,8 +39,6 @@ std::vector<PathSegment> parse_key_path(const std::string& path, const SourcePos
 // spelling the loaders use in their messages.
 std::string apply_overlay(YAML::Node& root, const Overlay& overlay);
 
-// Parses a scenario YAML document (syntax errors -> ConfigError with line/column).
-YAML::Node parse_yaml_document(std::string_view text, const std::string& name);
 // The typed loader of scenario_config.cc, from an already-parsed tree.
 ScenarioParams load_scenario_node(const YAML::Node& root, const std::string& name);
 

@@ -38,4 +38,10 @@ const std::vector<ParamDecl>& wait_params();        // wait: {...}
 // Every section in document order.
 std::vector<ParamSection> yaml_schema();
 
+// The Markdown reference (scenario_config.cc): one table of `decls`
+// (key, type / unit, default, description), and each section as such a
+// table under a "#### `path`: summary" heading.
+std::string params_table_markdown(const std::vector<ParamDecl>& decls);
+std::string sections_markdown(const std::vector<ParamSection>& sections);
+
 }  // namespace schedlab::config

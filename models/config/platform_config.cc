@@ -90,9 +90,8 @@ std::optional<uint64_t> parse_scaled(std::string_view text, std::span<const Unit
     return std::nullopt;
   }
   if (unit == nullptr) {
-    std::string guess = closest_name(suffix, names);
     *why = fmt::format("'{}' has an unknown unit '{}' (expected one of {}){}", text, suffix, join(names),
-                       guess.empty() ? std::string() : fmt::format("; did you mean '{}'?", guess));
+                       did_you_mean(suffix, names));
     return std::nullopt;
   }
   // mantissa * 10^(exponent - fraction_digits), exactly.
@@ -309,18 +308,6 @@ PlatformParams load_platform_map(const YamlDoc& doc, const MapReader& r) {
   return p;
 }
 
-YAML::Node parse_platform_file(const std::string& file) {
-  try {
-    return YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(file, 0, 0, "", "cannot read platform file");
-  } catch (const YAML::Exception& e) {
-    int line = e.mark.is_null() ? 0 : e.mark.line + 1;
-    int column = e.mark.is_null() ? 0 : e.mark.column + 1;
-    throw ConfigError(file, line, column, "", fmt::format("YAML syntax error: {}", e.msg));
-  }
-}
-
 const std::vector<ParamDecl>& platform_file_params() {
   static const std::vector<ParamDecl> decls = [] {
     std::vector<ParamDecl> out;
@@ -334,7 +321,7 @@ const std::vector<ParamDecl>& platform_file_params() {
 PlatformParams load_platform_from_file(const std::string& file, std::vector<std::string>* warnings,
                                        const std::string& default_name) {
   YamlDoc fdoc{file, warnings};
-  YAML::Node root = parse_platform_file(file);
+  YAML::Node root = parse_yaml_document(read_text_file(file, "cannot read platform file"), file);
   MapReader r(fdoc, root, "", platform_file_params());
   if (!r.has("clusters") && !r.has("cpus")) r.fail_here("a platform file needs 'clusters' (or 'cpus')");
   PlatformParams p = load_platform_map(fdoc, r);
@@ -410,11 +397,9 @@ PlatformParams load_platform_by_name(const YamlDoc& doc, const YAML::Node& node,
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) {
     std::vector<std::string> names = platform_names(*dir);
-    std::string guess = closest_name(name, names);
     fail(doc, node, path,
          fmt::format("unknown platform '{}' (platforms in {}: {}){}", name, dir->string(),
-                     names.empty() ? std::string("none") : join(names),
-                     guess.empty() ? std::string() : fmt::format("; did you mean '{}'?", guess)));
+                     names.empty() ? std::string("none") : join(names), did_you_mean(name, names)));
   }
   return load_platform_from_file(file.string(), doc.warnings, name);
 }
@@ -490,34 +475,12 @@ const std::vector<ParamDecl>& platform_idle_state_params() {
 }
 
 std::string platform_schema_markdown() {
-  struct Section {
-    const char* path;
-    const char* summary;
-    const std::vector<ParamDecl>* params;
-  };
-  const Section sections[] = {
+  return sections_markdown({
       {"platform.clusters[]", "one frequency domain of identical CPUs", &platform_cluster_params()},
       {"platform.clusters[].opps[]", "one operating point", &platform_opp_params()},
       {"platform.clusters[].cpu_idle_states[], cluster_idle_states[]", "one idle state",
        &platform_idle_state_params()},
-  };
-  auto cell = [](const std::string& text) {
-    std::string out;
-    for (char c : text) {
-      if (c == '|') out += '\\';
-      out += c;
-    }
-    return out;
-  };
-  std::string out;
-  for (const Section& s : sections) {
-    out += fmt::format("#### `{}`: {}\n\n", s.path, s.summary);
-    out += "| key | type / unit | default | description |\n|---|---|---|---|\n";
-    for (const ParamDecl& p : *s.params)
-      out += fmt::format("| `{}` | {} | {} | {} |\n", p.key, cell(p.unit), cell(p.default_value), cell(p.description));
-    out += "\n";
-  }
-  return out;
+  });
 }
 
 PlatformParams load_platform(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {

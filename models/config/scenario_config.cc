@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <fmt/format.h>
 
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -24,33 +23,6 @@ void check_warmup(const MapReader& r, const ScenarioParams& s) {
          fmt::format("warmup {} leaves nothing to measure in duration {} (expected warmup < duration)",
                      duration_text(s.warmup), duration_text(s.duration)));
   }
-}
-
-YAML::Node parse_yaml(std::string_view text, const std::string& name) {
-  try {
-    return YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    // e.mark is 0-based like Node::Mark(); e.msg is the bare description.
-    int line = e.mark.is_null() ? 0 : e.mark.line + 1;
-    int column = e.mark.is_null() ? 0 : e.mark.column + 1;
-    throw ConfigError(name, line, column, "", fmt::format("YAML syntax error: {}", e.msg));
-  }
-}
-
-bool ends_with_json(const std::string& path) {
-  if (path.size() < 5) return false;
-  std::string tail = path.substr(path.size() - 5);
-  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return tail == ".json";
-}
-
-std::string escape_cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out;
 }
 
 }  // namespace
@@ -98,10 +70,32 @@ std::vector<ParamSection> yaml_schema() {
   return sections;
 }
 
+std::string params_table_markdown(const std::vector<ParamDecl>& decls) {
+  auto cell = [](const std::string& text) {
+    std::string out;
+    for (char c : text) {
+      if (c == '|') out += '\\';
+      out += c;
+    }
+    return out;
+  };
+  std::string out = "| key | type / unit | default | description |\n|---|---|---|---|\n";
+  for (const ParamDecl& p : decls)
+    out += fmt::format("| `{}` | {} | {} | {} |\n", p.key, cell(p.unit), cell(p.default_value), cell(p.description));
+  return out + "\n";
+}
+
+std::string sections_markdown(const std::vector<ParamSection>& sections) {
+  std::string out;
+  for (const ParamSection& section : sections)
+    out += fmt::format("#### `{}`: {}\n\n", section.path, section.summary) + params_table_markdown(*section.params);
+  return out;
+}
+
 }  // namespace config
 
 ScenarioParams load_scenario_yaml(std::string_view text, const std::string& name) {
-  return config::load_scenario_node(config::parse_yaml(text, name), name);
+  return config::load_scenario_node(config::parse_yaml_document(text, name), name);
 }
 
 // From a parsed tree: overlays (overlay.cc) edit the tree, then load it here.
@@ -134,21 +128,10 @@ ScenarioParams load_scenario_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ConfigError(path, 0, 0, "", "cannot read file: read error");
-  if (config::ends_with_json(path)) return import_rtapp_json(text.str(), path);
+  if (config::is_json_path(path)) return import_rtapp_json(text.str(), path);
   return load_scenario_yaml(text.str(), path);
 }
 
-std::string yaml_schema_markdown() {
-  std::string out;
-  for (const config::ParamSection& section : config::yaml_schema()) {
-    out += fmt::format("#### `{}`: {}\n\n", section.path, section.summary);
-    out += "| key | type / unit | default | description |\n|---|---|---|---|\n";
-    for (const config::ParamDecl& p : *section.params)
-      out += fmt::format("| `{}` | {} | {} | {} |\n", p.key, config::escape_cell(p.unit),
-                         config::escape_cell(p.default_value), config::escape_cell(p.description));
-    out += "\n";
-  }
-  return out;
-}
+std::string yaml_schema_markdown() { return config::sections_markdown(config::yaml_schema()); }
 
 }  // namespace schedlab

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <fstream>
+#include <sstream>
 
 #include "models/config/config.h"
 #include "models/config/diagnostics.h"
@@ -63,7 +65,6 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
   return out;
 }
 
-
 std::string describe_node(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Map: return "a map";
@@ -72,6 +73,32 @@ std::string describe_node(const YAML::Node& node) {
     case YAML::NodeType::Scalar: return fmt::format("'{}'", node.Scalar());
     default: return "nothing";
   }
+}
+
+YAML::Node parse_yaml_document(std::string_view text, const std::string& name) {
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    // e.mark is 0-based like Node::Mark(); e.msg is the bare description.
+    int line = e.mark.is_null() ? 0 : e.mark.line + 1;
+    int column = e.mark.is_null() ? 0 : e.mark.column + 1;
+    throw ConfigError(name, line, column, "", fmt::format("YAML syntax error: {}", e.msg));
+  }
+}
+
+std::string read_text_file(const std::string& path, const std::string& unreadable) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path, 0, 0, "", unreadable);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool is_json_path(const std::string& path) {
+  if (path.size() < 5) return false;
+  std::string tail = path.substr(path.size() - 5);
+  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return tail == ".json";
 }
 
 int64_t as_int(const YamlDoc& doc, const YAML::Node& node, const std::string& path, int64_t lo, int64_t hi) {

@@ -39,6 +39,13 @@ using schedlab::did_you_mean;
 // "a map", "a sequence", "an empty value", "'text'": for "expected X, got Y".
 std::string describe_node(const YAML::Node& node);
 
+// A YAML document; a syntax error is a ConfigError in `name` with its line and column.
+YAML::Node parse_yaml_document(std::string_view text, const std::string& name);
+// A whole file; ConfigError `unreadable` (in `path`) if it cannot be opened.
+std::string read_text_file(const std::string& path, const std::string& unreadable = "cannot read file");
+// Ends in .json, in any case: an rt-app file rather than a YAML scenario.
+bool is_json_path(const std::string& path);
+
 enum class Bound { kAny, kNonNegative, kPositive };
 
 int64_t as_int(const YamlDoc& doc, const YAML::Node& node, const std::string& path, int64_t lo, int64_t hi);
