@@ -209,7 +209,7 @@ Distribution load_distribution(const YamlDoc& doc, const YAML::Node& node, const
 
 namespace {
 
-// The device model registry: each model's declarations and loader.
+// The device model registry: each model's declarations (load_devices() calls its loader).
 struct DeviceModel {
   std::string name;
   const std::vector<ParamDecl>& (*decls)();
@@ -225,12 +225,6 @@ std::vector<std::string> device_model_names() {
   return v;
 }
 
-// Every device's name and model, before any is loaded (references may point forward).
-struct DeviceIndex {
-  std::vector<std::string> gpus;
-  std::vector<std::string> names;
-};
-
 GpuParams load_gpu(const MapReader& r, int cpus) {
   GpuParams g;
   r.read("slots", g.slots, 1, 64);
@@ -240,23 +234,22 @@ GpuParams load_gpu(const MapReader& r, int cpus) {
   return g;
 }
 
-DrmSchedParams load_drm(const MapReader& r, const std::string& name, const DeviceIndex& idx, ScenarioParams& s,
-                        std::vector<std::string>& entities_seen) {
+// `gpus`: the names of the scenario's gpu devices, all of them (references may point forward).
+DrmSchedParams load_drm(const MapReader& r, const std::string& name, const std::vector<std::string>& gpus,
+                        ScenarioParams& s, std::vector<std::string>& entities_seen) {
   const YamlDoc& doc = r.doc();
   DrmSchedParams d;
   r.require("gpu");
-  d.gpu = ref_name(doc, r, "gpu", idx.gpus, "gpu");
-  std::vector<std::string> wqs;
-  for (const auto& w : s.workqueue.workqueues) wqs.push_back(w.name);
-  for (const auto& w : WorkqueueSystem::system_workqueue_names()) wqs.push_back(w);
-  std::vector<std::string> workers;
-  for (const auto& k : s.kthread_workers) workers.push_back(k.name);
+  d.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
+  // The workqueues (system ones included) and kthread_workers declared so far.
+  CallTargets declared = call_targets(s);
+  std::vector<std::string>& wqs = declared.workqueues;
   const bool has_wq = r.has("submit_wq"), has_kw = r.has("kthread_worker");
   std::string submit = has_kw && !has_wq ? "kthread_worker" : "workqueue";
   if (has_wq && has_kw && !r.has("submit"))
     r.fail_here("with both submit_wq and kthread_worker, say which one runs the jobs: submit: workqueue | kthread_worker");
   r.read_choice("submit", submit, {"workqueue", "kthread_worker"});
-  if (has_kw) d.kthread_worker = ref_name(doc, r, "kthread_worker", workers, "kthread_worker");
+  if (has_kw) d.kthread_worker = ref_name(doc, r, "kthread_worker", declared.kthread_workers, "kthread_worker");
   if (submit == "kthread_worker") {
     if (!has_kw) fail(doc, *r.find("submit"), r.path("submit"), "submit: kthread_worker needs kthread_worker: NAME");
     d.path = DrmSubmitPath::kKthreadWorker;
@@ -327,11 +320,11 @@ void load_devices(const YamlDoc& doc, const MapReader& top, ScenarioParams& s) {
   auto n = top.find("devices");
   if (!n) return;
   const YAML::Node& list = sequence(doc, *n, "devices", "devices");
-  DeviceIndex idx;
+  std::vector<std::string> gpus;  // every gpu's name before any device is loaded
   for (size_t i = 0; i < list.size(); ++i) {
     std::string path = index_path("devices", i);
     if (model_of(doc, list[i], path) == "gpu" && list[i]["name"].IsDefined() && list[i]["name"].IsScalar())
-      idx.gpus.push_back(list[i]["name"].Scalar());
+      gpus.push_back(list[i]["name"].Scalar());
   }
   std::vector<std::string> dseen, entities;
   for (size_t i = 0; i < list.size(); ++i) {
@@ -346,9 +339,9 @@ void load_devices(const YamlDoc& doc, const MapReader& top, ScenarioParams& s) {
     if (model == "gpu")
       d.params = load_gpu(r, cpus);
     else if (model == "display")
-      d.params = load_display(r, idx.gpus, s);
+      d.params = load_display(r, gpus, s);
     else
-      d.params = load_drm(r, d.name, idx, s, entities);
+      d.params = load_drm(r, d.name, gpus, s, entities);
     s.devices.push_back(std::move(d));
   }
 }
@@ -365,29 +358,42 @@ CallTargets call_targets(const ScenarioParams& s) {
   return t;
 }
 
+namespace {
+
+// A call event's keys, the key naming its target, the names the target may
+// take and what they are called in messages.
+struct CallKind {
+  CallSpec::Op op;
+  const std::vector<ParamDecl>& (*decls)();
+  const char* target_key;
+  std::vector<std::string> CallTargets::*targets;
+  const char* what;
+};
+const CallKind& call_kind(CallSpec::Op op) {
+  static const CallKind kinds[] = {
+      {CallSpec::Op::kQueueWork, &queue_work_params, "wq", &CallTargets::workqueues, "workqueue"},
+      {CallSpec::Op::kKthreadQueueWork, &kthread_queue_work_params, "worker", &CallTargets::kthread_workers,
+       "kthread_worker"},
+      {CallSpec::Op::kSubmitJob, &submit_job_params, "entity", &CallTargets::entities, "entity"},
+  };
+  return *std::find_if(std::begin(kinds), std::end(kinds), [&](const CallKind& k) { return k.op == op; });
+}
+
+}  // namespace
+
 EventSpec load_call_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path, CallSpec::Op op,
                           const CallTargets* targets, int platform_cpus) {
-  const std::vector<ParamDecl>& decls = op == CallSpec::Op::kQueueWork          ? queue_work_params()
-                                        : op == CallSpec::Op::kKthreadQueueWork ? kthread_queue_work_params()
-                                                                                : submit_job_params();
-  MapReader r(doc, node, path, decls);
+  const CallKind& kind = call_kind(op);
+  MapReader r(doc, node, path, kind.decls());
   EventSpec e;
   e.kind = EventSpec::Kind::kCall;
   CallSpec& c = e.call;
   c.op = op;
-  const char* target_key = op == CallSpec::Op::kQueueWork ? "wq" : op == CallSpec::Op::kKthreadQueueWork ? "worker" : "entity";
-  r.require(target_key);
-  if (targets) {
-    const auto& valid = op == CallSpec::Op::kQueueWork          ? targets->workqueues
-                        : op == CallSpec::Op::kKthreadQueueWork ? targets->kthread_workers
-                                                                : targets->entities;
-    c.target = ref_name(doc, r, target_key, valid,
-                        op == CallSpec::Op::kQueueWork          ? "workqueue"
-                        : op == CallSpec::Op::kKthreadQueueWork ? "kthread_worker"
-                                                                : "entity");
-  } else {
-    c.target = as_string(doc, *r.find(target_key), r.path(target_key));
-  }
+  r.require(kind.target_key);
+  if (targets)
+    c.target = ref_name(doc, r, kind.target_key, targets->*kind.targets, kind.what);
+  else
+    c.target = as_string(doc, *r.find(kind.target_key), r.path(kind.target_key));
   if (op == CallSpec::Op::kSubmitJob) {
     r.read("gpu_time", c.gpu_time, Bound::kNonNegative);
     return e;

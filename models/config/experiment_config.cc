@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 #include "models/config/config.h"
 #include "models/config/overlay.h"
@@ -107,23 +108,35 @@ bool valid_variant_name(const std::string& name) {
   });
 }
 
-// `set:` maps: free-form key paths, each checked for syntax here and against
-// the scenario when the variants are tried.
+// Calls use(key path, value, origin) for each entry of a `KEY.PATH: value`
+// map (`set:`, `grid:`) in order, once its key is known to be a key path
+// not seen before and well formed (its meaning is checked when applied).
+template <typename Use>
+void for_each_key_path(const YamlDoc& doc, const YAML::Node& node, const std::string& path, Use use) {
+  std::set<std::string> seen;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const YAML::Node key = it->first, value = it->second;
+    if (!key.IsScalar()) fail(doc, key, path, fmt::format("keys must be key paths, got {}", describe_node(key)));
+    const std::string& key_path = key.Scalar();
+    const SourcePos origin = pos_of(doc, key);
+    if (!seen.insert(key_path).second) fail(doc, key, child_path(path, key_path), "duplicate key path");
+    parse_key_path(key_path, origin);
+    use(key_path, value, origin);
+  }
+}
+
+// `set:` maps: free-form key paths, checked against the scenario when the
+// variants are tried.
 std::vector<Overlay> load_overlay_map(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
   std::vector<Overlay> out;
   if (node.IsNull()) return out;
   if (!node.IsMap())
     fail(doc, node, path, fmt::format("expected a map of KEY.PATH: value (e.g. kernel.hz: 1000), got {}",
                                       describe_node(node)));
-  std::set<std::string> seen;
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node key = it->first, value = it->second;
-    if (!key.IsScalar()) fail(doc, key, path, fmt::format("keys must be key paths, got {}", describe_node(key)));
-    Overlay ov{key.Scalar(), yaml_flow_text(value), pos_of(doc, key)};
-    if (!seen.insert(ov.path).second) fail(doc, key, child_path(path, ov.path), "duplicate key path");
-    parse_key_path(ov.path, ov.origin);  // syntax now; meaning when applied
-    out.push_back(std::move(ov));
-  }
+  for_each_key_path(doc, node, path, [&](const std::string& key_path, const YAML::Node& value,
+                                         const SourcePos& origin) {
+    out.push_back({key_path, yaml_flow_text(value), origin});
+  });
   return out;
 }
 
@@ -219,16 +232,12 @@ std::vector<SweepAxis> load_grid(const YamlDoc& doc, const YAML::Node& node, con
     fail(doc, node, path, fmt::format("expected a map of KEY.PATH: [values] or {{from, to, step}}, got {}",
                                       describe_node(node)));
   std::vector<SweepAxis> axes;
-  std::set<std::string> seen;
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node key = it->first, value = it->second;
-    if (!key.IsScalar()) fail(doc, key, path, fmt::format("keys must be key paths, got {}", describe_node(key)));
+  for_each_key_path(doc, node, path, [&](const std::string& axis_path, const YAML::Node& value,
+                                         const SourcePos& origin) {
     SweepAxis axis;
-    axis.path = key.Scalar();
-    axis.origin = pos_of(doc, key);
+    axis.path = axis_path;
+    axis.origin = origin;
     const std::string key_path = child_path(path, axis.path);
-    if (!seen.insert(axis.path).second) fail(doc, key, key_path, "duplicate key path");
-    parse_key_path(axis.path, axis.origin);
     if (value.IsSequence()) {
       if (value.size() == 0) fail(doc, value, key_path, "an empty list sweeps nothing");
       for (size_t i = 0; i < value.size(); ++i) axis.values.push_back(axis_value(value[i], &axis.duration));
@@ -240,7 +249,7 @@ std::vector<SweepAxis> load_grid(const YamlDoc& doc, const YAML::Node& node, con
                                              describe_node(value)));
     }
     axes.push_back(std::move(axis));
-  }
+  });
   return axes;
 }
 
@@ -292,15 +301,16 @@ std::string resolve_against(const std::string& file, const std::string& path) {
 // Tries every variant (and, for sweeps, every grid value on the baseline) on
 // the scenario, so errors surface before any simulation.
 void check_overlays(const ExperimentSpec& e) {
-  for (const VariantSpec& v : e.variants) {
+  auto overlays_of = [&](const VariantSpec& v) {  // what the engine applies: common ones first
     std::vector<Overlay> all = e.common;
     all.insert(all.end(), v.overlays.begin(), v.overlays.end());
-    load_scenario_with_overlays(e.scenario, all, fmt::format("variant '{}'", v.name));
-  }
+    return all;
+  };
+  for (const VariantSpec& v : e.variants)
+    load_scenario_with_overlays(e.scenario, overlays_of(v), fmt::format("variant '{}'", v.name));
   for (const SweepAxis& axis : e.grid) {
     for (const AxisValue& value : axis.values) {
-      std::vector<Overlay> all = e.common;
-      all.insert(all.end(), e.variants[0].overlays.begin(), e.variants[0].overlays.end());
+      std::vector<Overlay> all = overlays_of(e.variants[0]);
       all.push_back({axis.path, value.text, axis.origin});
       load_scenario_with_overlays(e.scenario, all, fmt::format("grid value {}={}", axis.path, value.text));
     }
@@ -332,11 +342,11 @@ ExperimentSpec load_spec(std::string_view text, const std::string& name, FileKin
   r.read("seed", e.seed);
   // duration and warmup are overlays like any other, so the scenario loader
   // checks them (warmup < duration) and errors point here.
-  for (const char* key : {"duration", "warmup"}) {
+  for (auto [key, out, bound] : {std::tuple{"duration", &e.duration, Bound::kPositive},
+                                 std::tuple{"warmup", &e.warmup, Bound::kNonNegative}}) {
     if (auto n = r.find(key)) {
-      Time t = as_duration(doc, *n, key, std::string(key) == "duration" ? Bound::kPositive : Bound::kNonNegative);
-      (std::string(key) == "duration" ? e.duration : e.warmup) = t;
-      e.common.push_back({key, duration_text(t), pos_of(doc, *n)});
+      *out = as_duration(doc, *n, key, bound);
+      e.common.push_back({key, duration_text(**out), pos_of(doc, *n)});
     }
   }
   r.read("start_jitter", e.start_jitter, Bound::kNonNegative);

@@ -29,10 +29,6 @@ namespace {
   throw ConfigError(ov.origin.file, ov.origin.line, ov.origin.column, ov.path, message);
 }
 
-bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 std::vector<std::string> keys_of(const std::vector<ParamDecl>& decls) {
   std::vector<std::string> keys;
   for (const ParamDecl& d : decls) keys.push_back(d.key);
@@ -46,9 +42,9 @@ std::optional<std::vector<std::string>> declared_keys(const std::string& schema)
   if (schema == "kernel.features") return known_sched_features();
   // Events live in several lists (tasks[].events, tasks[].phases[].events)
   // and carry their own value maps.
-  if (ends_with(schema, "events[]")) return keys_of(event_params());
-  if (ends_with(schema, "events[].timer")) return keys_of(timer_params());
-  if (ends_with(schema, "events[].wait")) return keys_of(wait_params());
+  if (schema.ends_with("events[]")) return keys_of(event_params());
+  if (schema.ends_with("events[].timer")) return keys_of(timer_params());
+  if (schema.ends_with("events[].wait")) return keys_of(wait_params());
   for (const ParamSection& section : yaml_schema()) {
     const std::string path = section.path == "(top level)" ? std::string() : section.path;
     if (path == schema) return keys_of(*section.params);
@@ -161,29 +157,22 @@ std::string apply_overlay(YAML::Node& root, const Overlay& ov) {
         fail_at(ov, fmt::format("unknown key '{}' at {} (valid keys here: {}){}", seg.key, level_name(canonical),
                                 join(*valid), did_you_mean(seg.key, *valid)));
     }
-    const std::string parent_canonical = canonical;
     canonical = child_path(canonical, seg.key);
     schema = child_path(schema, seg.key);
 
-    if (!exists) {
-      if (!seg.selectors.empty())
-        fail_at(ov, fmt::format("the scenario has no '{}' list to select [{}] from", canonical, seg.selectors[0]));
-      // A declared (or undeclarable) key the base scenario leaves out: create it.
-      cur[seg.key] = last ? parse_value(ov) : YAML::Node(YAML::NodeType::Map);
-      if (last) return canonical;
-      YAML::Node next = cur[seg.key];
-      cur.reset(next);
-      continue;
-    }
     if (seg.selectors.empty()) {
       if (last) {
         cur[seg.key] = parse_value(ov);
         return canonical;
       }
+      // A declared (or undeclarable) key the base scenario leaves out: create it.
+      if (!exists) cur[seg.key] = YAML::Node(YAML::NodeType::Map);
       YAML::Node next = cur[seg.key];
       cur.reset(next);
       continue;
     }
+    if (!exists)
+      fail_at(ov, fmt::format("the scenario has no '{}' list to select [{}] from", canonical, seg.selectors[0]));
     YAML::Node holder = cur[seg.key];
     for (size_t k = 0; k < seg.selectors.size(); ++k) {
       const size_t index = select_element(ov, holder, seg.selectors[k], canonical);
@@ -197,7 +186,6 @@ std::string apply_overlay(YAML::Node& root, const Overlay& ov) {
       holder.reset(element);
     }
     cur.reset(holder);
-    (void)parent_canonical;
   }
   return canonical;
 }

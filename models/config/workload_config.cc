@@ -21,12 +21,13 @@ constexpr Time kMinSlice = Time::us(100);  // the kernel clamps sched_runtime to
 constexpr Time kMaxSlice = Time::ms(100);
 
 // What an event's value must be.
-enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kQueueWork, kKthreadWork, kSubmitJob, kRpm };
+enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kCall, kRpm };
 
 struct EventKind {
   std::string name;
   Kind kind;
   Arg arg;
+  CallSpec::Op op = {};  // Arg::kCall: which call (devices_config.cc reads its value)
 };
 
 const std::vector<EventKind>& event_kinds() {
@@ -38,8 +39,10 @@ const std::vector<EventKind>& event_kinds() {
       {"broad", Kind::kBroad, Arg::kName},        {"barrier", Kind::kBarrier, Arg::kName},
       {"yield", Kind::kYield, Arg::kNone},        {"suspend", Kind::kSuspend, Arg::kNone},
       {"resume", Kind::kResume, Arg::kTask},
-      {"queue_work", Kind::kCall, Arg::kQueueWork},  {"kthread_queue_work", Kind::kCall, Arg::kKthreadWork},
-      {"submit_job", Kind::kCall, Arg::kSubmitJob},  {"rpm", Kind::kCall, Arg::kRpm},
+      {"queue_work", Kind::kCall, Arg::kCall, CallSpec::Op::kQueueWork},
+      {"kthread_queue_work", Kind::kCall, Arg::kCall, CallSpec::Op::kKthreadQueueWork},
+      {"submit_job", Kind::kCall, Arg::kCall, CallSpec::Op::kSubmitJob},
+      {"rpm", Kind::kCall, Arg::kRpm},
   };
   return kinds;
 }
@@ -123,18 +126,8 @@ EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Nod
       e.name = non_empty_name(ctx.doc, value, path, "a task");
       ctx.resumes.push_back({e.name, value, path});
       break;
-    case Arg::kQueueWork:
-      e = load_call_event(ctx.doc, value, path, CallSpec::Op::kQueueWork, ctx.targets, ctx.platform.cpus);
-      break;
-    case Arg::kKthreadWork:
-      e = load_call_event(ctx.doc, value, path, CallSpec::Op::kKthreadQueueWork, ctx.targets, ctx.platform.cpus);
-      break;
-    case Arg::kSubmitJob:
-      e = load_call_event(ctx.doc, value, path, CallSpec::Op::kSubmitJob, ctx.targets, ctx.platform.cpus);
-      break;
-    case Arg::kRpm:
-      e = load_rpm_event(ctx.doc, value, path, ctx.targets);
-      break;
+    case Arg::kCall: e = load_call_event(ctx.doc, value, path, k.op, ctx.targets, ctx.platform.cpus); break;
+    case Arg::kRpm: e = load_rpm_event(ctx.doc, value, path, ctx.targets); break;
   }
   return e;
 }
@@ -273,7 +266,10 @@ std::optional<std::vector<int>> parse_cpu_list(std::string_view text, std::strin
   return cpus;
 }
 
-std::vector<int> load_cpus(const YamlDoc& doc, const YAML::Node& node, const std::string& path, int platform_cpus) {
+}  // namespace
+
+std::vector<int> load_cpu_list(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                               int platform_cpus) {
   std::vector<int> cpus;
   if (node.IsSequence()) {
     for (size_t i = 0; i < node.size(); ++i)
@@ -296,6 +292,8 @@ std::vector<int> load_cpus(const YamlDoc& doc, const YAML::Node& node, const std
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
   return cpus;
 }
+
+namespace {
 
 // "6.12" -> 612, so versions compare as numbers ("6.6" < "6.12").
 int version_number(const std::string& version) {
@@ -330,7 +328,7 @@ TaskSpec load_task(TaskContext& ctx, const YAML::Node& node, const std::string& 
   t.name = load_task_name(r);
   r.read("instances", t.instances, 1, kMaxInstances);
   load_scheduling(r, t);
-  if (auto n = r.find("cpus")) t.cpus = load_cpus(ctx.doc, *n, r.path("cpus"), ctx.platform.cpus);
+  if (auto n = r.find("cpus")) t.cpus = load_cpu_list(ctx.doc, *n, r.path("cpus"), ctx.platform.cpus);
   load_slice(ctx, r, t);
   r.read("delay", t.delay, Bound::kNonNegative);
   read_loop(r, t.loop);
@@ -358,11 +356,6 @@ void check_cross_task_refs(const YamlDoc& doc, const YAML::Node& node, const std
 }
 
 }  // namespace
-
-std::vector<int> load_cpu_list(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
-                               int platform_cpus) {
-  return load_cpus(doc, node, path, platform_cpus);
-}
 
 const std::vector<ParamDecl>& task_params() {
   static const std::vector<ParamDecl> decls = [] {
