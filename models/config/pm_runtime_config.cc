@@ -65,7 +65,9 @@ void load_pm_runtime(const YamlDoc& doc, const MapReader& top, ScenarioParams& s
   std::vector<std::string> seen;
   for (size_t i = 0; i < list.size(); ++i)
     s.pm_runtime.devices.push_back(load_device(doc, list[i], index_path(r.path("devices"), i), seen));
-  // Parents: known names, no cycles.
+  // Parents: known names, no cycles. A chain may reach a later device whose
+  // parent is not checked yet: the walk stops at an unknown name, which that
+  // device's own turn reports.
   for (size_t i = 0; i < list.size(); ++i) {
     const RpmDeviceParams& d = s.pm_runtime.devices[i];
     if (d.parent.empty()) continue;
@@ -81,6 +83,7 @@ void load_pm_runtime(const YamlDoc& doc, const MapReader& top, ScenarioParams& s
              fmt::format("device '{}' is its own ancestor (parent chain loops back to it)", d.name));
       auto it = std::find_if(s.pm_runtime.devices.begin(), s.pm_runtime.devices.end(),
                              [&](const RpmDeviceParams& p) { return p.name == at; });
+      if (it == s.pm_runtime.devices.end()) break;
       at = it->parent;
     }
   }
