@@ -14,6 +14,7 @@
 // shards or order.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -31,6 +32,18 @@ struct Interval {
 
 double mean_of(const std::vector<double>& v);        // 0 for an empty vector
 double sample_sd(const std::vector<double>& v);      // n - 1 denominator; 0 below 2 values
+
+// Sets s.n to the number of values and, when there are any, s.mean, s.sd,
+// s.min and s.max (a comparison's MetricCell, a sweep point's PointStats).
+template <typename Stats>
+void summarize_values(Stats& s, const std::vector<double>& values) {
+  s.n = static_cast<int>(values.size());
+  if (values.empty()) return;
+  s.mean = mean_of(values);
+  s.sd = sample_sd(values);
+  s.min = *std::min_element(values.begin(), values.end());
+  s.max = *std::max_element(values.begin(), values.end());
+}
 
 // B resamples of n indices, each drawn uniformly from [0, n) with
 // replacement, from a stream seeded with `seed`.

@@ -30,13 +30,7 @@ MetricRow summarize_metric(const Metric& metric, std::vector<std::vector<std::op
     std::vector<double> present;
     for (const auto& x : cell.values)
       if (x) present.push_back(*x);
-    cell.n = static_cast<int>(present.size());
-    if (!present.empty()) {
-      cell.mean = mean_of(present);
-      cell.sd = sample_sd(present);
-      cell.min = *std::min_element(present.begin(), present.end());
-      cell.max = *std::max_element(present.begin(), present.end());
-    }
+    summarize_values(cell, present);
     row.cells.push_back(std::move(cell));
   }
   for (size_t v = 1; v < row.cells.size(); ++v)

@@ -49,6 +49,23 @@ class JsonWriter {
     key(k);
     value(v, decimals);
   }
+  void number_field(std::string_view k, std::string_view text) {
+    key(k);
+    number_text(text);
+  }
+  // Under key `k`, an array of one object per item of `items`, whose
+  // members `write(item)` writes.
+  template <typename Items, typename Write>
+  void object_array(std::string_view k, const Items& items, Write&& write) {
+    key(k);
+    begin_array();
+    for (const auto& item : items) {
+      begin_object();
+      write(item);
+      end_object();
+    }
+    end_array();
+  }
   // The document so far; complete once every container is closed.
   const std::string& str() const { return out_; }
   bool complete() const { return stack_.empty() && started_; }

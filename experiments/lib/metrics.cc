@@ -111,21 +111,23 @@ struct TaskRunFieldDef {
   std::function<std::optional<double>(const std::vector<const TaskMetrics*>&, Time elapsed)> get;
 };
 
+int64_t work_done(const std::vector<const TaskMetrics*>& ts) {
+  int64_t w = 0;
+  for (const TaskMetrics* t : ts) w += t->work_done;
+  return w;
+}
+
 const std::vector<TaskRunFieldDef>& task_run_field_defs() {
   static const std::vector<TaskRunFieldDef> defs = {
       {{"work_rate", MetricUnit::kFraction,
         "CPU work done / window: work-seconds (capacity 1024 at f_max) per second; a benchmark's throughput"},
        [](const std::vector<const TaskMetrics*>& ts, Time elapsed) -> std::optional<double> {
          if (elapsed <= Time::zero()) return std::nullopt;
-         int64_t w = 0;
-         for (const TaskMetrics* t : ts) w += t->work_done;
-         return static_cast<double>(w) / static_cast<double>(elapsed.count());
+         return static_cast<double>(work_done(ts)) / static_cast<double>(elapsed.count());
        }},
       {{"work_done_s", MetricUnit::kSeconds, "CPU work done in the window, seconds at capacity 1024 and f_max"},
        [](const std::vector<const TaskMetrics*>& ts, Time) -> std::optional<double> {
-         int64_t w = 0;
-         for (const TaskMetrics* t : ts) w += t->work_done;
-         return static_cast<double>(w) / 1e9;
+         return static_cast<double>(work_done(ts)) / 1e9;
        }},
   };
   return defs;
@@ -161,22 +163,14 @@ std::optional<double> cluster_value(const RunResult& r, const std::string& name,
   if (field == "energy_mj") return cl->energy_mj();
   if (field == "avg_power_mw")
     return r.elapsed() > Time::zero() ? std::optional<double>(cl->energy_mj() / r.elapsed().to_s()) : std::nullopt;
-  Time sum;
   if (field == "busy_s") {
+    Time sum;
     for (int cpu : cl->cpus) sum += r.cpus[static_cast<size_t>(cpu)].busy;
     return sum.to_s();
   }
   const std::string prefix = "residency_s.";
   if (field.rfind(prefix, 0) != 0) return std::nullopt;
-  const int st = std::atoi(field.c_str() + prefix.size());
-  for (int cpu : cl->cpus) {
-    const CpuMetrics& c = r.cpus[static_cast<size_t>(cpu)];
-    if (st < 0)
-      sum += c.cpuidle_running;
-    else if (static_cast<size_t>(st) < c.cpuidle_residency.size())
-      sum += c.cpuidle_residency[static_cast<size_t>(st)];
-  }
-  return sum.to_s();
+  return cluster_idle_time(r, *cl, std::atoi(field.c_str() + prefix.size())).to_s();
 }
 
 const std::vector<CpuFieldDef>& cpu_field_defs() {
@@ -228,21 +222,6 @@ const std::vector<TotalFieldDef>& total_field_defs() {
        [](const RunResult& r, const Aggregate&) { return run_totals(r).avg_power_mw; }},
   };
   return defs;
-}
-
-const char* scope_prefix(MetricScope s) {
-  switch (s) {
-    case MetricScope::kTask: return "task:";
-    case MetricScope::kGroup: return "group:";
-    case MetricScope::kCpu: return "cpu:";
-    case MetricScope::kTotal: return "total.";
-    case MetricScope::kDrm: return "drm:";
-    case MetricScope::kWq: return "wq:";
-    case MetricScope::kRpm: return "rpm:";
-    case MetricScope::kFrames: return "frames:";
-    case MetricScope::kCluster: return "cluster:";
-  }
-  return "";
 }
 
 const char* scope_word(MetricScope s) {
@@ -317,6 +296,19 @@ const MetricField* find_field(MetricScope scope, const std::string& name) {
 
 }  // namespace
 
+int unit_decimals(MetricUnit u) {
+  switch (u) {
+    case MetricUnit::kFraction: return 6;
+    case MetricUnit::kSeconds: return 9;
+    case MetricUnit::kMicroseconds:
+    case MetricUnit::kPercent:
+    case MetricUnit::kPerRun:
+    case MetricUnit::kMilliJoules:
+    case MetricUnit::kMilliWatts: return 3;
+  }
+  return 3;
+}
+
 const char* unit_label(MetricUnit u) {
   switch (u) {
     case MetricUnit::kMicroseconds: return "us";
@@ -381,7 +373,7 @@ const std::vector<MetricField>& metric_fields(MetricScope scope) {
 
 std::string MetricName::text() const {
   if (scope == MetricScope::kTotal) return fmt::format("total.{}", field);
-  return fmt::format("{}{}.{}", scope_prefix(scope), object, field);
+  return fmt::format("{}:{}.{}", scope_word(scope), object, field);
 }
 
 std::optional<MetricName> parse_metric_name(const std::string& text, std::string* why) {
@@ -418,7 +410,7 @@ std::optional<MetricName> parse_metric_name(const std::string& text, std::string
         break;
       }
     if (dot == std::string::npos || dot == 0)
-      return fail(fmt::format("'{}' lacks {}NAME.FIELD", text, scope_prefix(m.scope)));
+      return fail(fmt::format("'{}' lacks {}:NAME.FIELD", text, scope_word(m.scope)));
     m.object = rest.substr(0, dot);
     m.field = rest.substr(dot + 1);
     if (m.scope == MetricScope::kCpu && m.object != "*" &&
@@ -512,6 +504,18 @@ RunTotals run_totals(const RunResult& run) {
     t.avg_power_mw = run.avg_power_mw();
   }
   return t;
+}
+
+Time cluster_idle_time(const RunResult& run, const ClusterMetrics& cluster, int state) {
+  Time sum;
+  for (int cpu : cluster.cpus) {
+    const CpuMetrics& c = run.cpus[static_cast<size_t>(cpu)];
+    if (state < 0)
+      sum += c.cpuidle_running;
+    else if (static_cast<size_t>(state) < c.cpuidle_residency.size())
+      sum += c.cpuidle_residency[static_cast<size_t>(state)];
+  }
+  return sum;
 }
 
 // A drm:/wq:/rpm: field from pooled samples: the count (no dot), a

@@ -45,6 +45,9 @@ enum class MetricUnit {
 };
 
 const char* unit_label(MetricUnit u);  // "us", "", "%", "/run", "s", "mJ", "mW"
+// Decimals of a value in JSON and CSV files (docs/outputs.md conventions):
+// fractions 6, seconds 9, everything else (us, %, counts, mJ, mW) 3.
+int unit_decimals(MetricUnit u);
 
 // One field of a scope, with its unit and a line of documentation.
 struct MetricField {
@@ -109,6 +112,10 @@ struct RunTotals {
   std::optional<double> energy_mj, avg_power_mw;
 };
 RunTotals run_totals(const RunResult& run);
+
+// Time the CPUs of `cluster` spent in cpu_idle state `state` in one run,
+// summed; state -1 is time in no idle state (running).
+Time cluster_idle_time(const RunResult& run, const ClusterMetrics& cluster, int state);
 
 // Formats a value in its unit for tables: latencies like `schedlab run`
 // (two decimals below 100 us, one above), fractions with 3 decimals,

@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
+#include <algorithm>
+#include <array>
 
 #include "experiments/lib/json_writer.h"
 #include "experiments/lib/report_json.h"
@@ -13,27 +14,7 @@
 namespace schedlab {
 namespace {
 
-// JSON/CSV decimals per unit (docs/outputs.md conventions: us with 3
-// decimals, fractions with 6, seconds with 9).
-int decimals_for(MetricUnit u) {
-  switch (u) {
-    case MetricUnit::kMicroseconds: return 3;
-    case MetricUnit::kFraction: return 6;
-    case MetricUnit::kPercent: return 3;
-    case MetricUnit::kPerRun: return 3;
-    case MetricUnit::kSeconds: return 9;
-    case MetricUnit::kMilliJoules:
-    case MetricUnit::kMilliWatts: return 3;
-  }
-  return 6;
-}
-
 constexpr int kPctDecimalsOut = 3;  // changes and intervals in JSON/CSV
-
-std::string num(double v, int decimals) {
-  if (!std::isfinite(v)) return "";
-  return without_negative_zero(fmt::format("{:.{}f}", v, decimals));
-}
 
 std::string signed_pct(double v, int decimals) {
   std::string s = without_negative_zero(fmt::format("{:.{}f}", v, decimals));
@@ -163,28 +144,37 @@ std::string render_who_pays(const Comparison& c) {
   return out;
 }
 
+// A change's numbers as the JSON and CSV files spell them: empty (null)
+// where the change or its interval is undefined.
+struct ChangeText {
+  std::string pct, ci_low, ci_high;
+  bool noise = false;
+};
+
+ChangeText change_text(const Change& ch) {
+  const bool ci = ch.defined && ch.ci_pct;
+  return {ch.defined ? fixed_text(ch.pct, kPctDecimalsOut) : "",
+          ci ? fixed_text(ch.ci_pct->low, kPctDecimalsOut) : "",
+          ci ? fixed_text(ch.ci_pct->high, kPctDecimalsOut) : "", ci && ch.noise};
+}
+
+// A cell's mean, sd, min and max with `d` decimals; empty without runs.
+std::array<std::pair<const char*, std::string>, 4> cell_stats_text(const MetricCell& cell, int d) {
+  auto text = [&](double x) { return cell.n > 0 ? fixed_text(x, d) : ""; };
+  return {{{"mean", text(cell.mean)}, {"sd", text(cell.sd)}, {"min", text(cell.min)}, {"max", text(cell.max)}}};
+}
+
 void write_change_json(JsonWriter& w, const Change& ch) {
-  w.key("change_pct");
-  if (ch.defined)
-    w.number_text(num(ch.pct, kPctDecimalsOut));
-  else
-    w.null();
-  w.key("ci_low_pct");
-  if (ch.defined && ch.ci_pct)
-    w.number_text(num(ch.ci_pct->low, kPctDecimalsOut));
-  else
-    w.null();
-  w.key("ci_high_pct");
-  if (ch.defined && ch.ci_pct)
-    w.number_text(num(ch.ci_pct->high, kPctDecimalsOut));
-  else
-    w.null();
-  w.field("noise", ch.defined && ch.ci_pct && ch.noise);
+  const ChangeText t = change_text(ch);
+  w.number_field("change_pct", t.pct);
+  w.number_field("ci_low_pct", t.ci_low);
+  w.number_field("ci_high_pct", t.ci_high);
+  w.field("noise", t.noise);
   w.field("paired_runs", ch.pairs);
 }
 
 void write_row_json(JsonWriter& w, const Comparison& c, const MetricRow& r) {
-  const int d = decimals_for(r.metric.unit);
+  const int d = unit_decimals(r.metric.unit);
   w.begin_object();
   w.field("name", r.metric.text);
   w.field("unit", unit_label(r.metric.unit));
@@ -195,29 +185,14 @@ void write_row_json(JsonWriter& w, const Comparison& c, const MetricRow& r) {
     w.begin_object();
     w.field("variant", c.spec.variants[v].name);
     w.field("runs", cell.n);
-    for (auto [k, x] : {std::pair{"mean", cell.mean}, std::pair{"sd", cell.sd}, std::pair{"min", cell.min},
-                        std::pair{"max", cell.max}}) {
-      w.key(k);
-      if (cell.n > 0)
-        w.number_text(num(x, d));
-      else
-        w.null();
-    }
+    for (const auto& [k, text] : cell_stats_text(cell, d)) w.number_field(k, text);
     w.key("values");
     w.begin_array();
-    for (const auto& x : cell.values) {
-      if (x)
-        w.number_text(num(*x, d));
-      else
-        w.null();
-    }
+    for (const auto& x : cell.values) w.number_text(fixed_text(x, d));
     w.end_array();
     if (v > 0) write_change_json(w, cell.change);
-    w.key("pooled");  // the statistic over all runs' samples (drm:, wq:, rpm:, frames: metrics)
-    if (cell.pooled && std::isfinite(*cell.pooled))
-      w.number_text(num(*cell.pooled, d));
-    else
-      w.null();
+    // The statistic over all runs' samples (drm:, wq:, rpm:, frames: metrics).
+    w.number_field("pooled", fixed_text(cell.pooled, d));
     w.key("published");
     if (cell.published.empty())
       w.null();
@@ -259,12 +234,9 @@ std::string render_compare_json(const Comparison& c) {
   w.field("scenario_name", c.scenarios[0].name);
   w.field("runs", c.runs);
   w.field("base_seed", c.spec.seed);
-  w.key("duration_s");
-  w.number_text(seconds_text(c.scenarios[0].duration));
-  w.key("warmup_s");
-  w.number_text(seconds_text(c.scenarios[0].warmup));
-  w.key("start_jitter_s");
-  w.number_text(seconds_text(c.spec.start_jitter));
+  w.number_field("duration_s", seconds_text(c.scenarios[0].duration));
+  w.number_field("warmup_s", seconds_text(c.scenarios[0].warmup));
+  w.number_field("start_jitter_s", seconds_text(c.spec.start_jitter));
   write_bootstrap_json(w, "paired percentile bootstrap of the difference of means over runs");
   w.end_object();
   w.key("variants");
@@ -274,26 +246,18 @@ std::string render_compare_json(const Comparison& c) {
     w.begin_object();
     w.field("name", vs.name);
     w.field("baseline", v == 0);
-    w.key("overlays");
-    w.begin_array();
-    for (const Overlay& o : vs.overlays) {
-      w.begin_object();
-      w.field("path", o.path);
-      w.field("value", o.value);
-      w.end_object();
-    }
-    w.end_array();
+    write_overlays_json(w, "overlays", vs.overlays);
     w.end_object();
   }
   w.end_array();
-  w.key("metrics");
-  w.begin_array();
-  for (const MetricRow& r : c.metrics) write_row_json(w, c, r);
-  w.end_array();
-  w.key("who_pays");
-  w.begin_array();
-  for (const GroupTradeoff& g : c.who_pays) {
-    w.begin_object();
+  auto write_rows = [&](const char* key, const std::vector<MetricRow>& rows) {
+    w.key(key);
+    w.begin_array();
+    for (const MetricRow& r : rows) write_row_json(w, c, r);
+    w.end_array();
+  };
+  write_rows("metrics", c.metrics);
+  w.object_array("who_pays", c.who_pays, [&](const GroupTradeoff& g) {
     w.field("group", g.group);
     w.field("tasks", g.tasks);
     w.key("wakeup_latency_mean");
@@ -302,13 +266,8 @@ std::string render_compare_json(const Comparison& c) {
     write_row_json(w, c, g.latency_p99);
     w.key("cpu_share");
     write_row_json(w, c, g.cpu_share);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("totals");
-  w.begin_array();
-  for (const MetricRow& r : c.totals) write_row_json(w, c, r);
-  w.end_array();
+  });
+  write_rows("totals", c.totals);
   w.end_object();
   return w.str() + "\n";
 }
@@ -318,27 +277,18 @@ std::string render_compare_csv(const Comparison& c) {
       "table,metric,unit,variant,baseline,runs,mean,sd,min,max,change_pct,ci_low_pct,ci_high_pct,noise,paired_runs,"
       "published\n";
   auto rows = [&](const char* table, const MetricRow& r) {
-    const int d = decimals_for(r.metric.unit);
+    const int d = unit_decimals(r.metric.unit);
     for (size_t v = 0; v < r.cells.size(); ++v) {
       const MetricCell& cell = r.cells[v];
-      const Change& ch = cell.change;
       const bool base = v == 0;
-      std::vector<std::string> f{table,
-                                 r.metric.text,
-                                 unit_label(r.metric.unit),
-                                 c.spec.variants[v].name,
-                                 base ? "true" : "false",
-                                 std::to_string(cell.n),
-                                 cell.n ? num(cell.mean, d) : "",
-                                 cell.n ? num(cell.sd, d) : "",
-                                 cell.n ? num(cell.min, d) : "",
-                                 cell.n ? num(cell.max, d) : "",
-                                 !base && ch.defined ? num(ch.pct, kPctDecimalsOut) : "",
-                                 !base && ch.defined && ch.ci_pct ? num(ch.ci_pct->low, kPctDecimalsOut) : "",
-                                 !base && ch.defined && ch.ci_pct ? num(ch.ci_pct->high, kPctDecimalsOut) : "",
-                                 base ? "" : (ch.defined && ch.ci_pct && ch.noise ? "true" : "false"),
-                                 base ? "" : std::to_string(ch.pairs),
-                                 cell.published};
+      const ChangeText ch = base ? ChangeText{} : change_text(cell.change);
+      std::vector<std::string> f{table, r.metric.text, unit_label(r.metric.unit), c.spec.variants[v].name,
+                                 base ? "true" : "false", std::to_string(cell.n)};
+      for (const auto& stat : cell_stats_text(cell, d)) f.push_back(stat.second);
+      f.insert(f.end(), {ch.pct, ch.ci_low, ch.ci_high});
+      f.push_back(base ? "" : (ch.noise ? "true" : "false"));
+      f.push_back(base ? "" : std::to_string(cell.change.pairs));
+      f.push_back(cell.published);
       std::string line;
       for (size_t i = 0; i < f.size(); ++i) {
         if (i) line += ',';
@@ -385,7 +335,7 @@ std::string render_compare_plot_data(const Comparison& c) {
     w.field("group", g.group);
     w.key("levels_pct");
     w.begin_array();
-    for (double q : levels) w.number_text(num(q, 1));
+    for (double q : levels) w.number_text(fixed_text(q, 1));
     w.end_array();
     w.key("variants");
     w.begin_array();
@@ -405,7 +355,7 @@ std::string render_compare_plot_data(const Comparison& c) {
         if (pooled.empty())
           w.null();
         else
-          w.number_text(num(percentile_sorted(pooled, q) / 1e3, 3));
+          w.number_text(fixed_text(percentile_sorted(pooled, q) / 1e3, 3));
       }
       w.end_array();
       w.end_object();

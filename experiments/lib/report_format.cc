@@ -7,14 +7,13 @@
 #include "experiments/lib/json_writer.h"
 
 namespace schedlab {
-namespace {
 
-std::string fixed(double v, int decimals) {
+std::string fixed_text(double v, int decimals) {
   if (!std::isfinite(v)) return {};
   return json_number(v, decimals);
 }
 
-}  // namespace
+std::string fixed_text(const std::optional<double>& v, int decimals) { return v ? fixed_text(*v, decimals) : ""; }
 
 std::string seconds_text(Time t) {
   int64_t v = t.count();
@@ -23,9 +22,9 @@ std::string seconds_text(Time t) {
   return fmt::format("{}{}.{:09d}", sign, a / 1000000000u, a % 1000000000u);
 }
 
-std::string us_text(double ns) { return fixed(ns / 1e3, kUsDecimals); }
-std::string fraction_text(double v) { return fixed(v, kFractionDecimals); }
-std::string pct_text(double fraction) { return fixed(fraction * 100.0, kPctDecimals); }
-std::string per_run_text(double v) { return fixed(v, kPerRunDecimals); }
+std::string us_text(double ns) { return fixed_text(ns / 1e3, kUsDecimals); }
+std::string fraction_text(double v) { return fixed_text(v, kFractionDecimals); }
+std::string pct_text(double fraction) { return fixed_text(fraction * 100.0, kPctDecimals); }
+std::string per_run_text(double v) { return fixed_text(v, kPerRunDecimals); }
 
 }  // namespace schedlab

@@ -3,11 +3,18 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "sim/time.h"
 
 namespace schedlab {
+
+// A double with fixed decimals ("{:.Nf}", -0 as 0); empty text for NaN,
+// infinities and nullopt (the JSON writer's number_text() writes null for
+// it, CSV leaves the cell empty).
+std::string fixed_text(double v, int decimals);
+std::string fixed_text(const std::optional<double>& v, int decimals);
 
 // Seconds from nanoseconds, exact: 9 decimals from integer arithmetic
 // ("1.500000000"), never through a double.

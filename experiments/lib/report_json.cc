@@ -10,10 +10,7 @@
 namespace schedlab {
 namespace {
 
-void write_seconds(JsonWriter& w, const char* key, Time t) {
-  w.key(key);
-  w.number_text(seconds_text(t));
-}
+void write_seconds(JsonWriter& w, const char* key, Time t) { w.number_field(key, seconds_text(t)); }
 
 // {"count": n, "mean_us": ..., ...}; the statistics are null without samples.
 void write_distribution(JsonWriter& w, const char* key, const Summary& s) {
@@ -36,8 +33,7 @@ void write_distribution(JsonWriter& w, const char* key, const Summary& s) {
 void write_count(JsonWriter& w, const char* key, uint64_t total, const TaskStats& s, bool per_run) {
   w.field(key, total);
   if (per_run) {
-    w.key(std::string(key) + "_per_run");
-    w.number_text(per_run_text(s.per_run(total)));
+    w.number_field(std::string(key) + "_per_run", per_run_text(s.per_run(total)));
   }
 }
 
@@ -46,8 +42,7 @@ void write_stats(JsonWriter& w, const TaskStats& s, bool per_run) {
   w.field("runs", s.runs);
   write_seconds(w, "elapsed_s", s.elapsed);
   write_seconds(w, "cpu_time_s", s.cpu_time);
-  w.key("cpu_share");
-  w.number_text(fraction_text(s.cpu_share()));
+  w.number_field("cpu_share", fraction_text(s.cpu_share()));
   write_seconds(w, "runnable_time_s", s.runnable_time);
   write_seconds(w, "sleep_time_s", s.sleep_time);
   write_seconds(w, "blocked_time_s", s.blocked_time);
@@ -83,6 +78,32 @@ void write_scenario(JsonWriter& w, const ScenarioInfo& s) {
   w.end_object();
 }
 
+// A CPU's members on a platform with a power model: energy, OPP and
+// cpuidle residency.
+void write_cpu_power(JsonWriter& w, const CpuMetrics& cm) {
+  w.field("cluster", cm.cluster);
+  w.field("energy_mj", cm.energy_mj(), 3);
+  w.field("busy_energy_mj", cm.busy_energy_mj, 3);
+  w.field("idle_energy_mj", cm.idle_energy_mj, 3);
+  w.field("frequency_changes", cm.frequency_changes);
+  w.key("busy_at_opp");
+  w.begin_array();
+  for (size_t i = 0; i < cm.opp_khz.size(); ++i) {
+    w.begin_object();
+    w.field("freq_khz", cm.opp_khz[i]);
+    write_seconds(w, "busy_s", cm.busy_at_opp[i]);
+    w.end_object();
+  }
+  w.end_array();
+  // cpuidle residency: time outside any idle state (cpu_idle -1) and in
+  // each state, indexed as cpu_idle numbers them.
+  write_seconds(w, "cpuidle_running_s", cm.cpuidle_running);
+  w.key("cpuidle_residency_s");
+  w.begin_array();
+  for (Time t : cm.cpuidle_residency) w.number_text(seconds_text(t));
+  w.end_array();
+}
+
 void write_run(JsonWriter& w, size_t index, const RunResult& r) {
   w.begin_object();
   w.field("run", static_cast<uint64_t>(index));
@@ -91,18 +112,13 @@ void write_run(JsonWriter& w, size_t index, const RunResult& r) {
   write_seconds(w, "window_end_s", r.window_end);
   write_seconds(w, "elapsed_s", r.elapsed());
   w.field("events", r.events);
-  w.key("tasks");
-  w.begin_array();
-  for (const TaskMetrics& m : r.tasks) {
-    w.begin_object();
+  w.object_array("tasks", r.tasks, [&](const TaskMetrics& m) {
     w.field("name", m.name);
     w.field("group", m.group.empty() ? m.name : m.group);
     w.field("pid", m.pid);
     write_identity(w, m.policy, m.nice, m.rt_priority);
     write_stats(w, task_stats(m, r.elapsed()), false);
-    w.end_object();
-  }
-  w.end_array();
+  });
   w.key("cpus");
   w.begin_array();
   for (size_t c = 0; c < r.cpus.size(); ++c) {
@@ -112,45 +128,18 @@ void write_run(JsonWriter& w, size_t index, const RunResult& r) {
     write_seconds(w, "busy_s", cm.busy);
     write_seconds(w, "idle_s", cm.idle);
     w.field("context_switches", cm.context_switches);
-    if (r.has_power()) {
-      w.field("cluster", cm.cluster);
-      w.field("energy_mj", cm.energy_mj(), 3);
-      w.field("busy_energy_mj", cm.busy_energy_mj, 3);
-      w.field("idle_energy_mj", cm.idle_energy_mj, 3);
-      w.field("frequency_changes", cm.frequency_changes);
-      w.key("busy_at_opp");
-      w.begin_array();
-      for (size_t i = 0; i < cm.opp_khz.size(); ++i) {
-        w.begin_object();
-        w.field("freq_khz", cm.opp_khz[i]);
-        write_seconds(w, "busy_s", cm.busy_at_opp[i]);
-        w.end_object();
-      }
-      w.end_array();
-      // cpuidle residency: time outside any idle state (cpu_idle -1) and in
-      // each state, indexed as cpu_idle numbers them.
-      write_seconds(w, "cpuidle_running_s", cm.cpuidle_running);
-      w.key("cpuidle_residency_s");
-      w.begin_array();
-      for (Time t : cm.cpuidle_residency) w.number_text(seconds_text(t));
-      w.end_array();
-    }
+    if (r.has_power()) write_cpu_power(w, cm);
     w.end_object();
   }
   w.end_array();
   w.field("migrations", r.migrations());
   if (r.has_power()) {
-    w.key("clusters");
-    w.begin_array();
-    for (const ClusterMetrics& cl : r.clusters) {
-      w.begin_object();
+    w.object_array("clusters", r.clusters, [&](const ClusterMetrics& cl) {
       w.field("name", cl.name);
       w.field("cpu_energy_mj", cl.cpu_energy_mj, 3);
       w.field("static_energy_mj", cl.static_energy_mj, 3);
       w.field("energy_mj", cl.energy_mj(), 3);
-      w.end_object();
-    }
-    w.end_array();
+    });
     w.field("total_energy_mj", r.total_energy_mj(), 3);
     w.field("avg_power_mw", r.avg_power_mw(), 3);
   }
@@ -160,37 +149,23 @@ void write_run(JsonWriter& w, size_t index, const RunResult& r) {
                            {"p99", sum.p99}, {"max", sum.max}})
       w.field(std::string(prefix) + "_" + name + "_us", v / 1000.0, 3);
   };
-  if (!r.workqueues.empty()) {
-    w.key("workqueues");
-    w.begin_array();
-    for (const WorkQueueMetrics& q : r.workqueues) {
-      w.begin_object();
+  if (!r.workqueues.empty())
+    w.object_array("workqueues", r.workqueues, [&](const WorkQueueMetrics& q) {
       w.field("name", q.name);
       w.field("items", q.items);
       write_us("cpu_wait", q.cpu_wait);
       write_us("runnable_wait", q.runnable_wait);
       write_us("exec", q.exec);
-      w.end_object();
-    }
-    w.end_array();
-  }
-  if (!r.drm_entities.empty()) {
-    w.key("drm_entities");
-    w.begin_array();
-    for (const DrmEntityMetrics& d : r.drm_entities) {
-      w.begin_object();
+    });
+  if (!r.drm_entities.empty())
+    w.object_array("drm_entities", r.drm_entities, [&](const DrmEntityMetrics& d) {
       w.field("name", d.name);
       w.field("jobs", d.jobs);
       write_us("push_to_run", d.push_to_run);
-      w.end_object();
-    }
-    w.end_array();
-  }
-  if (!r.rpm_sleeps.empty()) {
-    w.key("rpm_sleeps");  // D sleeps in rpm_resume()/rpm_suspend() per group, device, kind
-    w.begin_array();
-    for (const RpmSleepMetrics& z : r.rpm_sleeps) {
-      w.begin_object();
+    });
+  // D sleeps in rpm_resume()/rpm_suspend() per group, device, kind.
+  if (!r.rpm_sleeps.empty())
+    w.object_array("rpm_sleeps", r.rpm_sleeps, [&](const RpmSleepMetrics& z) {
       w.field("group", z.group);
       w.field("device", z.device);
       w.field("in", z.in_resume ? "rpm_resume" : "rpm_suspend");
@@ -201,38 +176,23 @@ void write_run(JsonWriter& w, size_t index, const RunResult& r) {
       w.field("waker_wait_p90_us", k.p90 / 1000.0, 3);
       write_us("d_state", z.d_state);
       write_us("waker_wait", z.waker_wait);
-      w.end_object();
-    }
-    w.end_array();
-  }
-  if (!r.rpm_devices.empty()) {
-    w.key("rpm_devices");
-    w.begin_array();
-    for (const RpmDeviceMetrics& d : r.rpm_devices) {
-      w.begin_object();
+    });
+  if (!r.rpm_devices.empty())
+    w.object_array("rpm_devices", r.rpm_devices, [&](const RpmDeviceMetrics& d) {
       w.field("name", d.name);
       w.field("suspends", d.suspends);
       w.field("resumes", d.resumes);
       write_seconds(w, "suspended_s", d.suspended_time);
-      w.end_object();
-    }
-    w.end_array();
-  }
-  if (!r.frames.empty()) {
-    w.key("frames");  // FrameTimeline per layer
-    w.begin_array();
-    for (const FrameMetrics& f : r.frames) {
-      w.begin_object();
+    });
+  if (!r.frames.empty())  // FrameTimeline per layer
+    w.object_array("frames", r.frames, [&](const FrameMetrics& f) {
       w.field("layer", f.layer);
       w.field("frames", f.frames);
       w.field("app_missed", f.app_missed);
       w.field("sf_missed", f.sf_missed);
       w.field("janky", f.janky);
       w.field("dropped", f.dropped);
-      w.end_object();
-    }
-    w.end_array();
-  }
+    });
   w.end_object();
 }
 
@@ -241,49 +201,31 @@ void write_aggregate(JsonWriter& w, const Aggregate& a) {
   w.begin_object();
   w.field("runs", a.runs);
   write_seconds(w, "elapsed_s", a.elapsed);
-  w.key("tasks");
-  w.begin_array();
-  for (const TaskAggregate& t : a.tasks) {
-    w.begin_object();
+  w.object_array("tasks", a.tasks, [&](const TaskAggregate& t) {
     w.field("name", t.name);
     w.field("group", t.group);
     w.field("pid", t.pid);
     write_identity(w, t.policy, t.nice, t.rt_priority);
     write_stats(w, t.stats, true);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("groups");
-  w.begin_array();
-  for (const GroupAggregate& g : a.groups) {
-    w.begin_object();
+  });
+  w.object_array("groups", a.groups, [&](const GroupAggregate& g) {
     w.field("name", g.name);
     w.field("instances", g.instances);
     w.field("mixed_policy", g.mixed_policy);
     write_identity(w, g.policy, g.nice, g.rt_priority);
     write_stats(w, g.stats, true);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("cpus");
-  w.begin_array();
-  for (const CpuAggregate& c : a.cpus) {
-    w.begin_object();
+  });
+  w.object_array("cpus", a.cpus, [&](const CpuAggregate& c) {
     w.field("cpu", c.cpu);
     w.field("runs", c.runs);
     write_seconds(w, "elapsed_s", c.elapsed);
     write_seconds(w, "busy_s", c.busy);
     write_seconds(w, "idle_s", c.idle);
-    w.key("busy_pct");
-    w.number_text(pct_text(c.busy_fraction()));
-    w.key("idle_pct");
-    w.number_text(pct_text(c.idle_fraction()));
+    w.number_field("busy_pct", pct_text(c.busy_fraction()));
+    w.number_field("idle_pct", pct_text(c.idle_fraction()));
     w.field("context_switches", c.context_switches);
-    w.key("context_switches_per_run");
-    w.number_text(per_run_text(c.per_run(c.context_switches)));
-    w.end_object();
-  }
-  w.end_array();
+    w.number_field("context_switches_per_run", per_run_text(c.per_run(c.context_switches)));
+  });
   w.key("check");
   w.begin_object();
   w.field("busy_plus_idle_equals_elapsed", a.check.holds);
@@ -315,9 +257,15 @@ void write_bootstrap_json(JsonWriter& w, std::string_view method) {
   w.begin_object();
   w.field("method", method);
   w.field("resamples", kBootstrapResamples);
-  w.key("confidence");
-  w.number_text(fmt::format("{:.2f}", kConfidence));
+  w.number_field("confidence", fmt::format("{:.2f}", kConfidence));
   w.end_object();
+}
+
+void write_overlays_json(JsonWriter& w, std::string_view key, const std::vector<Overlay>& overlays) {
+  w.object_array(key, overlays, [&](const Overlay& o) {
+    w.field("path", o.path);
+    w.field("value", o.value);
+  });
 }
 
 }  // namespace schedlab

@@ -5,8 +5,10 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "experiments/lib/aggregate.h"
+#include "models/config/experiment_params.h"
 
 namespace schedlab {
 
@@ -19,5 +21,8 @@ class JsonWriter;
 // The "bootstrap" object compare and sweep files carry: `method`, the
 // resample count and the confidence level.
 void write_bootstrap_json(JsonWriter& w, std::string_view method);
+// Under `key`, the overlays as [{"path": ..., "value": ...}] (a variant's in
+// compare files, the sweep's and its variants' in sweep files).
+void write_overlays_json(JsonWriter& w, std::string_view key, const std::vector<Overlay>& overlays);
 
 }  // namespace schedlab

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "experiments/lib/metrics.h"
 #include "experiments/lib/report_table.h"
 #include "experiments/lib/text_table.h"
 
@@ -58,14 +59,7 @@ std::string idle_residency_table(const std::vector<RunResult>& runs) {
   for (size_t k = 0; k < first.clusters.size(); ++k) {
     for (int st = -1; st < static_cast<int>(nr_states); ++st) {
       Time sum;
-      for (const auto& r : runs)
-        for (int cpu : r.clusters[k].cpus) {
-          const CpuMetrics& c = r.cpus[static_cast<size_t>(cpu)];
-          if (st < 0)
-            sum += c.cpuidle_running;
-          else if (static_cast<size_t>(st) < c.cpuidle_residency.size())
-            sum += c.cpuidle_residency[static_cast<size_t>(st)];
-        }
+      for (const auto& r : runs) sum += cluster_idle_time(r, r.clusters[k], st);
       if (st >= 0 && sum == Time::zero()) continue;  // states never entered (or absent here)
       t.add_row({first.clusters[k].name, fmt::format("{}", st), fmt::format("{:.3f}", sum.to_s() / n)});
     }

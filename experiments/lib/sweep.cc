@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -53,48 +53,38 @@ std::string read_file(const fs::path& p) {
 // match whatever computed them in memory.
 std::string exact(double v) { return fmt::format("{}", v); }
 
-std::string num(double v, int decimals) {
-  if (!std::isfinite(v)) return "";
-  return without_negative_zero(fmt::format("{:.{}f}", v, decimals));
-}
-
-int decimals_for(MetricUnit u) {
-  switch (u) {
-    case MetricUnit::kFraction: return 6;
-    case MetricUnit::kSeconds: return 9;
-    default: return 3;
-  }
-}
-
 MetricUnit unit_of(const std::string& metric) {
   std::string why;
   auto n = parse_metric_name(metric, &why);
   return n ? metric_unit(*n) : MetricUnit::kPerRun;
 }
 
-void write_overlays(JsonWriter& w, const std::vector<Overlay>& overlays) {
-  w.begin_array();
-  for (const Overlay& o : overlays) {
-    w.begin_object();
-    w.field("path", o.path);
-    w.field("value", o.value);
-    w.end_object();
-  }
-  w.end_array();
+int decimals_of(const std::string& metric) { return unit_decimals(unit_of(metric)); }
+
+// Points, variants x grid values.
+size_t grid_size(const std::vector<SweepAxis>& axes) {
+  size_t grid = 1;
+  for (const SweepAxis& a : axes) grid *= a.values.size();
+  return grid;
 }
 
 // The variants and their overlays, under `key` ("set" in the manifest,
 // "overlays" in sweep.json).
 void write_variants(JsonWriter& w, const SweepManifest& m, const char* key) {
-  w.key("variants");
-  w.begin_array();
-  for (const SweepManifest::Variant& v : m.variants) {
-    w.begin_object();
+  w.object_array("variants", m.variants, [&](const SweepManifest::Variant& v) {
     w.field("name", v.name);
-    w.key(key);
-    write_overlays(w, v.overlays);
-    w.end_object();
-  }
+    write_overlays_json(w, key, v.overlays);
+  });
+}
+
+// The members a point has in the manifest and in sweep.json: its id,
+// variant and axis values.
+void write_point_head(JsonWriter& w, const SweepManifest& m, const SweepManifest::Point& p) {
+  w.field("id", p.id);
+  w.field("variant", m.variants[p.variant].name);
+  w.key("values");
+  w.begin_array();
+  for (size_t a = 0; a < m.axes.size(); ++a) w.value(m.value_text(p, a));
   w.end_array();
 }
 
@@ -147,16 +137,18 @@ std::vector<Overlay> SweepManifest::overlays_of(const Point& p) const {
   std::vector<Overlay> out = common;
   const Variant& v = variants[p.variant];
   out.insert(out.end(), v.overlays.begin(), v.overlays.end());
-  for (size_t a = 0; a < axes.size(); ++a)
-    out.push_back({axes[a].path, axes[a].values[p.values[a]].text, axes[a].origin});
+  for (size_t a = 0; a < axes.size(); ++a) out.push_back({axes[a].path, value_text(p, a), axes[a].origin});
   return out;
 }
 
 std::string SweepManifest::label_of(const Point& p) const {
   std::string out;
-  for (size_t a = 0; a < axes.size(); ++a)
-    out += fmt::format("{}{}={}", a ? ", " : "", axes[a].path, axes[a].values[p.values[a]].text);
+  for (size_t a = 0; a < axes.size(); ++a) out += fmt::format("{}{}={}", a ? ", " : "", axes[a].path, value_text(p, a));
   return out;
+}
+
+std::string SweepManifest::describe(const Point& p) const {
+  return variants[p.variant].name + (axes.empty() ? "" : ": " + label_of(p));
 }
 
 SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scenario_text) {
@@ -176,8 +168,7 @@ SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scena
   m.axes = spec.grid;
   for (const VariantSpec& v : spec.variants) m.variants.push_back({v.name, v.overlays});
   // Points: variant-major, then the grid with the first axis slowest.
-  size_t grid = 1;
-  for (const SweepAxis& a : m.axes) grid *= a.values.size();
+  const size_t grid = grid_size(m.axes);
   size_t index = 0;
   for (size_t v = 0; v < m.variants.size(); ++v) {
     for (size_t g = 0; g < grid; ++g) {
@@ -221,45 +212,21 @@ std::string render_manifest(const SweepManifest& m) {
   m.duration ? w.value(time_text(*m.duration)) : w.null();
   w.key("warmup");
   m.warmup ? w.value(time_text(*m.warmup)) : w.null();
-  w.key("set");
-  write_overlays(w, m.common);
+  write_overlays_json(w, "set", m.common);
   w.key("metrics");
   w.begin_array();
   for (const std::string& s : m.metrics) w.value(s);
   w.end_array();
-  w.key("axes");
-  w.begin_array();
-  for (const SweepAxis& a : m.axes) {
-    w.begin_object();
+  w.object_array("axes", m.axes, [&](const SweepAxis& a) {
     w.field("path", a.path);
     w.field("duration", a.duration);
-    w.key("values");
-    w.begin_array();
-    for (const AxisValue& v : a.values) {
-      w.begin_object();
+    w.object_array("values", a.values, [&](const AxisValue& v) {
       w.field("text", v.text);
-      w.key("number");
-      v.number ? w.number_text(exact(*v.number)) : w.null();
-      w.end_object();
-    }
-    w.end_array();
-    w.end_object();
-  }
-  w.end_array();
+      w.number_field("number", v.number ? exact(*v.number) : "");
+    });
+  });
   write_variants(w, m, "set");
-  w.key("points");
-  w.begin_array();
-  for (const SweepManifest::Point& p : m.points) {
-    w.begin_object();
-    w.field("id", p.id);
-    w.field("variant", m.variants[p.variant].name);
-    w.key("values");
-    w.begin_array();
-    for (size_t a = 0; a < m.axes.size(); ++a) w.value(m.axes[a].values[p.values[a]].text);
-    w.end_array();
-    w.end_object();
-  }
-  w.end_array();
+  w.object_array("points", m.points, [&](const SweepManifest::Point& p) { write_point_head(w, m, p); });
   w.end_object();
   return w.str() + "\n";
 }
@@ -342,24 +309,14 @@ std::string render_point(const SweepManifest& m, const SweepManifest::Point& p, 
   w.field("key", m.key);
   w.field("point", p.id);
   w.field("variant", m.variants[p.variant].name);
-  w.key("runs");
-  w.begin_array();
-  for (const RunRecord& r : rec.runs) {
-    w.begin_object();
+  w.object_array("runs", rec.runs, [&](const RunRecord& r) {
     w.field("run", r.run);
     w.key("values");
     w.begin_object();
-    for (const auto& [name, value] : r.values) {
-      w.key(name);
-      if (value && std::isfinite(*value))
-        w.number_text(exact(*value));
-      else
-        w.null();
-    }
+    for (const auto& [name, value] : r.values)
+      w.number_field(name, value && std::isfinite(*value) ? exact(*value) : "");
     w.end_object();
-    w.end_object();
-  }
-  w.end_array();
+  });
   w.end_object();
   return w.str() + "\n";
 }
@@ -424,42 +381,32 @@ namespace {
 
 // --- aggregates -----------------------------------------------------------
 
-struct Aggregates {
-  std::vector<std::string> metric_names;
-  std::vector<std::vector<PointStats>> stats;
-  std::vector<SensitivityRow> sensitivity;
-};
-
-Aggregates aggregate(const SweepManifest& m, const std::vector<PointRecord>& records) {
-  Aggregates a;
+// The metric names (first seen first), each point's statistics and the
+// sensitivities of a complete sweep, into `s` (whose manifest is set).
+void aggregate(const std::vector<PointRecord>& records, SweepSummary& s) {
+  const SweepManifest& m = s.manifest;
   std::set<std::string> seen;
   for (const PointRecord& rec : records)
     for (const RunRecord& r : rec.runs)
       for (const auto& [name, v] : r.values)
-        if (seen.insert(name).second) a.metric_names.push_back(name);
+        if (seen.insert(name).second) s.metric_names.push_back(name);
 
-  a.stats.resize(m.points.size());
+  s.stats.resize(m.points.size());
   for (size_t p = 0; p < m.points.size(); ++p) {
-    for (const std::string& metric : a.metric_names) {
+    for (const std::string& metric : s.metric_names) {
       std::vector<double> xs;
       for (const RunRecord& r : records[p].runs)
         for (const auto& [name, v] : r.values)
           if (name == metric && v) xs.push_back(*v);
       PointStats st;
       st.metric = metric;
-      st.n = static_cast<int>(xs.size());
-      if (!xs.empty()) {
-        st.mean = mean_of(xs);
-        st.sd = sample_sd(xs);
-        st.min = *std::min_element(xs.begin(), xs.end());
-        st.max = *std::max_element(xs.begin(), xs.end());
-      }
+      summarize_values(st, xs);
       if (xs.size() >= 2) {
         Interval ci = bootstrap_mean(xs, shared_resamples(xs.size(), kBootstrapResamples,
                                                         bootstrap_seed("sweep/" + m.points[p].id)));
         st.ci = std::pair{ci.low, ci.high};
       }
-      a.stats[p].push_back(st);
+      s.stats[p].push_back(st);
     }
   }
 
@@ -470,7 +417,7 @@ Aggregates aggregate(const SweepManifest& m, const std::vector<PointRecord>& rec
     const bool all_numbers = std::all_of(vals.begin(), vals.end(), [](const AxisValue& v) { return v.number.has_value(); });
     if (all_numbers && vals.size() >= 2) numeric.push_back(ax);
   }
-  if (numeric.empty()) return a;
+  if (numeric.empty()) return;
   std::vector<std::string> params;
   for (size_t ax : numeric) params.push_back(m.axes[ax].path);
   for (size_t v = 0; v < m.variants.size(); ++v) {
@@ -483,16 +430,27 @@ Aggregates aggregate(const SweepManifest& m, const std::vector<PointRecord>& rec
       for (size_t ax : numeric) row.push_back(*m.axes[ax].values[m.points[p].values[ax]].number);
       x.push_back(std::move(row));
     }
-    for (size_t k = 0; k < a.metric_names.size(); ++k) {
+    for (size_t k = 0; k < s.metric_names.size(); ++k) {
       std::vector<std::optional<double>> y;
       for (size_t p : pts) {
-        const PointStats& st = a.stats[p][k];
+        const PointStats& st = s.stats[p][k];
         y.push_back(st.n > 0 ? std::optional<double>(st.mean) : std::nullopt);
       }
-      a.sensitivity.push_back({m.variants[v].name, a.metric_names[k], fit_sensitivity(params, x, y)});
+      s.sensitivity.push_back({m.variants[v].name, s.metric_names[k], fit_sensitivity(params, x, y)});
     }
   }
-  return a;
+}
+
+// A point's mean, sd, min, max and interval with `d` decimals; empty
+// without runs (or, for the interval, below two).
+std::array<std::pair<const char*, std::string>, 6> point_stats_text(const PointStats& st, int d) {
+  auto text = [&](double x) { return st.n ? fixed_text(x, d) : ""; };
+  return {{{"mean", text(st.mean)},
+           {"sd", text(st.sd)},
+           {"min", text(st.min)},
+           {"max", text(st.max)},
+           {"ci_low", st.ci ? fixed_text(st.ci->first, d) : ""},
+           {"ci_high", st.ci ? fixed_text(st.ci->second, d) : ""}}};
 }
 
 std::string axis_header(const SweepManifest& m) {
@@ -508,14 +466,15 @@ std::string axis_cells(const SweepManifest& m, const SweepManifest::Point& p) {
   std::string out;
   for (size_t a = 0; a < m.axes.size(); ++a) {
     out += ',';
-    out += csv_field(m.axes[a].values[p.values[a]].text);
+    out += csv_field(m.value_text(p, a));
   }
   return out;
 }
 
-std::string render_runs_csv(const SweepManifest& m, const std::vector<PointRecord>& records, const Aggregates& a) {
+std::string render_runs_csv(const SweepSummary& s, const std::vector<PointRecord>& records) {
+  const SweepManifest& m = s.manifest;
   std::string out = "point,variant" + axis_header(m) + ",run,seed";
-  for (const std::string& name : a.metric_names) {
+  for (const std::string& name : s.metric_names) {
     out += ',';
     out += csv_field(name);
   }
@@ -525,10 +484,10 @@ std::string render_runs_csv(const SweepManifest& m, const std::vector<PointRecor
     for (const RunRecord& r : records[p].runs) {
       out += pt.id + "," + csv_field(m.variants[pt.variant].name) + axis_cells(m, pt) + "," + std::to_string(r.run) +
              "," + std::to_string(derive_seed(m.base_seed, static_cast<uint64_t>(r.run)));
-      for (const std::string& name : a.metric_names) {
+      for (const std::string& name : s.metric_names) {
         out += ",";
         for (const auto& [n, v] : r.values)
-          if (n == name && v) out += num(*v, decimals_for(unit_of(name)));
+          if (n == name && v) out += fixed_text(*v, decimals_of(name));
       }
       out += "\n";
     }
@@ -536,46 +495,40 @@ std::string render_runs_csv(const SweepManifest& m, const std::vector<PointRecor
   return out;
 }
 
-std::string render_points_csv(const SweepManifest& m, const Aggregates& a) {
+std::string render_points_csv(const SweepSummary& s) {
+  const SweepManifest& m = s.manifest;
   std::string out = "point,variant" + axis_header(m) + ",metric,unit,runs,mean,sd,min,max,ci_low,ci_high\n";
   for (size_t p = 0; p < m.points.size(); ++p) {
     const SweepManifest::Point& pt = m.points[p];
-    for (const PointStats& st : a.stats[p]) {
+    for (const PointStats& st : s.stats[p]) {
       const MetricUnit u = unit_of(st.metric);
-      const int d = decimals_for(u);
       out += pt.id + "," + csv_field(m.variants[pt.variant].name) + axis_cells(m, pt) + "," + csv_field(st.metric) +
-             "," + csv_field(unit_label(u)) + "," + std::to_string(st.n) + "," + (st.n ? num(st.mean, d) : "") + "," +
-             (st.n ? num(st.sd, d) : "") + "," + (st.n ? num(st.min, d) : "") + "," + (st.n ? num(st.max, d) : "") +
-             "," + (st.ci ? num(st.ci->first, d) : "") + "," + (st.ci ? num(st.ci->second, d) : "") + "\n";
+             "," + csv_field(unit_label(u)) + "," + std::to_string(st.n);
+      for (const auto& stat : point_stats_text(st, unit_decimals(u))) out += "," + stat.second;
+      out += "\n";
     }
   }
   return out;
 }
 
-std::string opt_num(const std::optional<double>& v, int d) { return v ? num(*v, d) : ""; }
-
-std::string render_sensitivity_csv(const Aggregates& a) {
+std::string render_sensitivity_csv(const SweepSummary& s) {
   std::string out = "variant,metric,points,r2,parameter,slope,elasticity,standardized,note\n";
-  for (const SensitivityRow& s : a.sensitivity) {
-    const std::string head = csv_field(s.variant) + "," + csv_field(s.metric) + "," + std::to_string(s.fit.points) +
-                             "," + opt_num(s.fit.r2, 6);
-    if (!s.fit.ok()) {
-      out += head + ",,,,," + csv_field(s.fit.note) + "\n";
+  for (const SensitivityRow& row : s.sensitivity) {
+    const std::string head = csv_field(row.variant) + "," + csv_field(row.metric) + "," +
+                             std::to_string(row.fit.points) + "," + fixed_text(row.fit.r2, 6);
+    if (!row.fit.ok()) {
+      out += head + ",,,,," + csv_field(row.fit.note) + "\n";
       continue;
     }
-    for (const ParameterFit& p : s.fit.parameters)
-      out += head + "," + csv_field(p.parameter) + "," + num(p.slope, 6) + "," + opt_num(p.elasticity, 6) + "," +
-             opt_num(p.standardized, 6) + ",\n";
+    for (const ParameterFit& p : row.fit.parameters)
+      out += head + "," + csv_field(p.parameter) + "," + fixed_text(p.slope, 6) + "," + fixed_text(p.elasticity, 6) +
+             "," + fixed_text(p.standardized, 6) + ",\n";
   }
   return out;
 }
 
-void json_opt(JsonWriter& w, const char* key, const std::optional<double>& v, int d) {
-  w.key(key);
-  v ? w.number_text(num(*v, d)) : w.null();
-}
-
-std::string render_sweep_json(const SweepManifest& m, const Aggregates& a) {
+std::string render_sweep_json(const SweepSummary& s) {
+  const SweepManifest& m = s.manifest;
   JsonWriter w;
   w.begin_object();
   w.field("format", kSweepFormat);
@@ -588,18 +541,12 @@ std::string render_sweep_json(const SweepManifest& m, const Aggregates& a) {
   w.field("key", m.key);
   w.field("runs", m.runs);
   w.field("base_seed", std::to_string(m.base_seed));
-  w.key("start_jitter_s");
-  w.number_text(seconds_text(m.start_jitter));
-  w.key("duration_s");
-  m.duration ? w.number_text(seconds_text(*m.duration)) : w.null();
-  w.key("warmup_s");
-  m.warmup ? w.number_text(seconds_text(*m.warmup)) : w.null();
+  w.number_field("start_jitter_s", seconds_text(m.start_jitter));
+  w.number_field("duration_s", m.duration ? seconds_text(*m.duration) : "");
+  w.number_field("warmup_s", m.warmup ? seconds_text(*m.warmup) : "");
   write_bootstrap_json(w, "percentile bootstrap of the mean over runs");
   w.end_object();
-  w.key("axes");
-  w.begin_array();
-  for (const SweepAxis& ax : m.axes) {
-    w.begin_object();
+  w.object_array("axes", m.axes, [&](const SweepAxis& ax) {
     w.field("path", ax.path);
     w.field("unit", ax.duration ? "s" : "");
     w.key("values");
@@ -608,81 +555,55 @@ std::string render_sweep_json(const SweepManifest& m, const Aggregates& a) {
     w.end_array();
     w.key("numbers");
     w.begin_array();
-    for (const AxisValue& v : ax.values) v.number ? w.number_text(exact(*v.number)) : w.null();
+    for (const AxisValue& v : ax.values) w.number_text(v.number ? exact(*v.number) : "");
     w.end_array();
-    w.end_object();
-  }
-  w.end_array();
+  });
   write_variants(w, m, "overlays");
-  w.key("metrics");
-  w.begin_array();
-  for (const std::string& name : a.metric_names) {
-    w.begin_object();
+  w.object_array("metrics", s.metric_names, [&](const std::string& name) {
     w.field("name", name);
     w.field("unit", unit_label(unit_of(name)));
-    w.end_object();
-  }
-  w.end_array();
+  });
   w.key("points");
   w.begin_array();
   for (size_t p = 0; p < m.points.size(); ++p) {
-    const SweepManifest::Point& pt = m.points[p];
     w.begin_object();
-    w.field("id", pt.id);
-    w.field("variant", m.variants[pt.variant].name);
-    w.key("values");
-    w.begin_array();
-    for (size_t ax = 0; ax < m.axes.size(); ++ax) w.value(m.axes[ax].values[pt.values[ax]].text);
-    w.end_array();
-    w.key("metrics");
-    w.begin_array();
-    for (const PointStats& st : a.stats[p]) {
-      const int d = decimals_for(unit_of(st.metric));
-      w.begin_object();
+    write_point_head(w, m, m.points[p]);
+    w.object_array("metrics", s.stats[p], [&](const PointStats& st) {
       w.field("name", st.metric);
       w.field("runs", st.n);
-      json_opt(w, "mean", st.n ? std::optional<double>(st.mean) : std::nullopt, d);
-      json_opt(w, "sd", st.n ? std::optional<double>(st.sd) : std::nullopt, d);
-      json_opt(w, "min", st.n ? std::optional<double>(st.min) : std::nullopt, d);
-      json_opt(w, "max", st.n ? std::optional<double>(st.max) : std::nullopt, d);
-      json_opt(w, "ci_low", st.ci ? std::optional<double>(st.ci->first) : std::nullopt, d);
-      json_opt(w, "ci_high", st.ci ? std::optional<double>(st.ci->second) : std::nullopt, d);
-      w.end_object();
-    }
-    w.end_array();
+      for (const auto& [k, text] : point_stats_text(st, decimals_of(st.metric))) w.number_field(k, text);
+    });
     w.end_object();
   }
   w.end_array();
-  w.key("sensitivity");
-  w.begin_array();
-  for (const SensitivityRow& s : a.sensitivity) {
-    w.begin_object();
-    w.field("variant", s.variant);
-    w.field("metric", s.metric);
-    w.field("points", s.fit.points);
-    json_opt(w, "r2", s.fit.r2, 6);
+  w.object_array("sensitivity", s.sensitivity, [&](const SensitivityRow& row) {
+    w.field("variant", row.variant);
+    w.field("metric", row.metric);
+    w.field("points", row.fit.points);
+    w.number_field("r2", fixed_text(row.fit.r2, 6));
     w.key("note");
-    s.fit.ok() ? w.null() : w.value(s.fit.note);
-    w.key("parameters");
-    w.begin_array();
-    for (const ParameterFit& p : s.fit.parameters) {
-      w.begin_object();
+    row.fit.ok() ? w.null() : w.value(row.fit.note);
+    w.object_array("parameters", row.fit.parameters, [&](const ParameterFit& p) {
       w.field("parameter", p.parameter);
-      w.key("slope");
-      w.number_text(num(p.slope, 6));
-      json_opt(w, "elasticity", p.elasticity, 6);
-      json_opt(w, "standardized", p.standardized, 6);
-      w.end_object();
-    }
-    w.end_array();
-    w.end_object();
-  }
-  w.end_array();
+      w.number_field("slope", fixed_text(p.slope, 6));
+      w.number_field("elasticity", fixed_text(p.elasticity, 6));
+      w.number_field("standardized", fixed_text(p.standardized, 6));
+    });
+  });
   w.end_object();
   return w.str() + "\n";
 }
 
 fs::path point_path(const fs::path& dir, const SweepManifest::Point& p) { return dir / "points" / (p.id + ".json"); }
+
+// The point file of `p` in `dir`; SweepError when it is not one of this sweep.
+PointRecord read_point(const fs::path& dir, const SweepManifest& m, const SweepManifest::Point& p) {
+  const fs::path f = point_path(dir, p);
+  std::string why;
+  auto rec = parse_point(read_file(f), f.string(), m, p, &why);
+  if (!rec) throw SweepError(fmt::format("{}: {}", f.string(), why));
+  return std::move(*rec);
+}
 
 // Reads the manifest and every point file of a complete sweep folder and
 // writes the aggregates: only what is on disk counts, so a resumed, merged
@@ -694,26 +615,20 @@ void write_aggregates(const fs::path& dir, SweepSummary& summary) {
   std::vector<PointRecord> records;
   records.reserve(m.points.size());
   for (const SweepManifest::Point& p : m.points) {
-    const fs::path f = point_path(dir, p);
-    std::string why;
-    auto rec = parse_point(read_file(f), f.string(), m, p, &why);
-    if (!rec) throw SweepError(fmt::format("{}: {}", f.string(), why));
-    if (rec->runs.size() != static_cast<size_t>(m.runs))
-      throw SweepError(fmt::format("{}: {} of {} runs", f.string(), rec->runs.size(), m.runs));
-    records.push_back(std::move(*rec));
+    PointRecord rec = read_point(dir, m, p);
+    if (rec.runs.size() != static_cast<size_t>(m.runs))
+      throw SweepError(fmt::format("{}: {} of {} runs", point_path(dir, p).string(), rec.runs.size(), m.runs));
+    records.push_back(std::move(rec));
   }
-  Aggregates a = aggregate(m, records);
+  aggregate(records, summary);
   AtomicFile runs((dir / "runs.csv").string()), points((dir / "points.csv").string()),
       sens((dir / "sensitivity.csv").string()), json((dir / "sweep.json").string());
-  runs.write(render_runs_csv(m, records, a));
-  points.write(render_points_csv(m, a));
-  sens.write(render_sensitivity_csv(a));
-  json.write(render_sweep_json(m, a));
+  runs.write(render_runs_csv(summary, records));
+  points.write(render_points_csv(summary));
+  sens.write(render_sensitivity_csv(summary));
+  json.write(render_sweep_json(summary));
   commit_all({&runs, &points, &sens, &json});
   summary.complete = true;
-  summary.metric_names = std::move(a.metric_names);
-  summary.stats = std::move(a.stats);
-  summary.sensitivity = std::move(a.sensitivity);
 }
 
 std::string shard_text(int shard, int shards) {
@@ -812,8 +727,7 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
   for (size_t p : todo_points)
     params[p] = load_scenario_with_overlays(
         m.scenario, m.overlays_of(m.points[p]),
-        fmt::format("sweep point {} ({}{}{})", m.points[p].id, m.variants[m.points[p].variant].name,
-                    m.axes.empty() ? "" : ": ", m.label_of(m.points[p])));
+        fmt::format("sweep point {} ({})", m.points[p].id, m.describe(m.points[p])));
 
   struct Job {
     size_t point;
@@ -859,9 +773,8 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
           write_file_atomically(point_path(dir, m.points[p]).string(), render_point(m, m.points[p], records[p]));
           ++summary.points_written;
           if (!options.tty)
-            progress.note(fmt::format("point {} done ({}{}{}, {} run{})", m.points[p].id,
-                                      m.variants[m.points[p].variant].name, m.axes.empty() ? "" : ": ",
-                                      m.label_of(m.points[p]), slice[p].size(), slice[p].size() == 1 ? "" : "s"));
+            progress.note(fmt::format("point {} done ({}, {} run{})", m.points[p].id, m.describe(m.points[p]),
+                                      slice[p].size(), slice[p].size() == 1 ? "" : "s"));
           records[p] = PointRecord{};  // written: free the memory
         }
         progress.update(done);
@@ -900,12 +813,9 @@ SweepSummary merge_sweeps(const std::vector<std::string>& dirs, const std::strin
   std::vector<std::map<int, RunRecord>> runs(m.points.size());
   for (const std::string& d : dirs) {
     for (size_t p = 0; p < m.points.size(); ++p) {
-      const fs::path f = point_path(d, m.points[p]);
-      if (!fs::exists(f)) continue;
-      std::string why;
-      auto rec = parse_point(read_file(f), f.string(), m, m.points[p], &why);
-      if (!rec) throw SweepError(fmt::format("{}: {}", f.string(), why));
-      for (RunRecord& r : rec->runs) {
+      if (!fs::exists(point_path(d, m.points[p]))) continue;
+      const PointRecord rec = read_point(d, m, m.points[p]);
+      for (const RunRecord& r : rec.runs) {
         auto [it, inserted] = runs[p].try_emplace(r.run, r);
         if (!inserted && it->second.values != r.values)
           throw SweepError(fmt::format("run {} of point {} differs between shards (is one from another build?)",
@@ -939,8 +849,7 @@ SweepSummary merge_sweeps(const std::vector<std::string>& dirs, const std::strin
 std::string render_sweep_summary(const SweepSummary& s) {
   const SweepManifest& m = s.manifest;
   std::string out;
-  size_t grid = 1;
-  for (const SweepAxis& a : m.axes) grid *= a.values.size();
+  const size_t grid = grid_size(m.axes);
   out += fmt::format("{}: {} point{} ({} variant{} x {} grid value{}) x {} run{}, seed {}{}\n", m.name, m.points.size(),
                      m.points.size() == 1 ? "" : "s", m.variants.size(), m.variants.size() == 1 ? "" : "s", grid,
                      grid == 1 ? "" : "s", m.runs, m.runs == 1 ? "" : "s", m.base_seed,
@@ -964,7 +873,7 @@ std::string render_sweep_summary(const SweepSummary& s) {
   for (size_t p = 0; p < m.points.size(); ++p) {
     std::vector<std::string> row{m.points[p].id};
     if (m.variants.size() > 1) row.push_back(m.variants[m.points[p].variant].name);
-    for (size_t a = 0; a < m.axes.size(); ++a) row.push_back(m.axes[a].values[m.points[p].values[a]].text);
+    for (size_t a = 0; a < m.axes.size(); ++a) row.push_back(m.value_text(m.points[p], a));
     for (size_t k = 0; k < shown; ++k) {
       const PointStats& st = s.stats[p][k];
       row.push_back(st.n ? format_metric_value(st.mean, unit_of(st.metric)) : "n/a");
@@ -990,7 +899,6 @@ std::string render_sweep_summary(const SweepSummary& s) {
     }
     st.add_column("R^2");
     st.add_column("points");
-    size_t shown_rows = 0;
     for (const SensitivityRow& row : s.sensitivity) {
       std::vector<std::string> cells{row.metric};
       if (m.variants.size() > 1) cells.push_back(row.variant);
@@ -1008,7 +916,6 @@ std::string render_sweep_summary(const SweepSummary& s) {
         cells.push_back(std::to_string(row.fit.points));
       }
       st.add_row(std::move(cells));
-      ++shown_rows;
     }
     out += "\nsensitivity: least-squares fit of each metric's point means on the numeric swept values (slope per "
            "unit;\nelasticity = slope * mean(x) / mean(y); std. coef = slope * sd(x) / sd(y)):\n" +

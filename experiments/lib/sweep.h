@@ -67,8 +67,12 @@ struct SweepManifest {
 
   // Every overlay of a point: common, the variant's, then its grid values.
   std::vector<Overlay> overlays_of(const Point& p) const;
+  // The text of a point's value on axis `a` ("-10").
+  const std::string& value_text(const Point& p, size_t a) const { return axes[a].values[p.values[a]].text; }
   // "tasks[ui_main].nice=-10, kernel.hz=1000" (the variant is named separately).
   std::string label_of(const Point& p) const;
+  // "rtp_off: tasks[ui_main].nice=-10" (the variant alone without axes).
+  std::string describe(const Point& p) const;
 };
 
 // The sweep a spec describes; `scenario_text` (the base scenario file's
