@@ -82,6 +82,10 @@ void print_main_help() {
                "  schedlab sweep configs/sweeps/ui_nice.yaml --out ui_nice/\n";
 }
 
+// Help of the options several commands share.
+constexpr const char* kJobsHelp = "run N simulations at once (default: all cores); results do not depend on N";
+constexpr const char* kLogHelp = "simulator log on stderr: off, error, warn (default), info, debug, trace";
+
 // Values are read as text and parsed here: Boost's lexical_cast turns "-1"
 // into 2^64-1 for unsigned types, and durations need units.
 po::options_description run_options() {
@@ -90,12 +94,12 @@ po::options_description run_options() {
       ("seed", po::value<std::string>()->value_name("N"), "base seed (default: the scenario's seed); run i uses derive_seed(N, i)")
       ("duration", po::value<std::string>()->value_name("T"), "simulated time per run, with a unit: 500ms, 2s (default: the scenario's)")
       ("runs", po::value<std::string>()->value_name("N"), "number of runs, >= 1 (default 1)")
-      ("jobs,j", po::value<std::string>()->value_name("N"), "run N simulations at once (default: all cores); results do not depend on N")
+      ("jobs,j", po::value<std::string>()->value_name("N"), kJobsHelp)
       ("json", po::value<std::string>()->value_name("FILE"), "write the report as JSON (docs/outputs.md)")
       ("csv", po::value<std::string>()->value_name("FILE"), "write the report as CSV (docs/outputs.md)")
       ("trace", po::value<std::string>()->value_name("FILE"), "write run 0 as ftrace text that Perfetto opens (ui.perfetto.dev)")
       ("wakegraph", po::value<std::string>()->value_name("FILE"), "write who wakes whom (all runs) as Graphviz DOT")
-      ("log", po::value<std::string>()->value_name("LEVEL"), "simulator log on stderr: off, error, warn (default), info, debug, trace")
+      ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)
       ("quiet,q", "print no header, tables or progress (warnings and errors still go to stderr)")
       ("help,h", "show this help");
   return desc;
@@ -104,13 +108,13 @@ po::options_description run_options() {
 po::options_description compare_options() {
   po::options_description desc("options", 100);
   desc.add_options()
-      ("jobs,j", po::value<std::string>()->value_name("N"), "run N simulations at once (default: all cores); results do not depend on N")
+      ("jobs,j", po::value<std::string>()->value_name("N"), kJobsHelp)
       ("runs", po::value<std::string>()->value_name("N"), "runs per variant (default: the experiment's `runs`)")
       ("json", po::value<std::string>()->value_name("FILE"), "write the comparison as JSON (docs/experiments.md)")
       ("csv", po::value<std::string>()->value_name("FILE"), "write the comparison as CSV (docs/experiments.md)")
       ("plot", po::value<std::string>()->value_name("DIR"), "draw latency CDFs and the changes with their intervals as PNG into DIR")
       ("wakegraph", po::value<std::string>()->value_name("FILE"), "write who wakes whom, one graph per variant, as Graphviz DOT")
-      ("log", po::value<std::string>()->value_name("LEVEL"), "simulator log on stderr: off, error, warn (default), info, debug, trace")
+      ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)
       ("quiet,q", "print no tables or progress (warnings and errors still go to stderr)")
       ("help,h", "show this help");
   return desc;
@@ -119,11 +123,11 @@ po::options_description compare_options() {
 po::options_description sweep_options() {
   po::options_description desc("options", 100);
   desc.add_options()
-      ("jobs,j", po::value<std::string>()->value_name("N"), "run N simulations at once (default: all cores); results do not depend on N")
+      ("jobs,j", po::value<std::string>()->value_name("N"), kJobsHelp)
       ("out,o", po::value<std::string>()->value_name("DIR"), "output folder (default: sweep_<name>); re-running into it resumes")
       ("shard", po::value<std::string>()->value_name("i/N"), "run only slice i of N (0 <= i < N) of the runs; combine with 'schedlab merge'")
       ("plot", po::value<std::string>()->value_name("DIR"), "draw the sweep curves as PNG into DIR (not with --shard)")
-      ("log", po::value<std::string>()->value_name("LEVEL"), "simulator log on stderr: off, error, warn (default), info, debug, trace")
+      ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)
       ("quiet,q", "print no summary or progress (warnings and errors still go to stderr)")
       ("help,h", "show this help");
   return desc;
@@ -513,17 +517,12 @@ int compare_command(const std::vector<std::string>& args) {
   const size_t total = spec.variants.size() * static_cast<size_t>(options.runs.value_or(spec.runs));
   Progress progress("runs", total, !quiet && total > 1 && ::isatty(STDERR_FILENO), true);
   options.progress = [&](size_t done, size_t) { progress.update(done); };
+  // ConfigError and ModelError reach main(), which reports them with exit
+  // code 2; the progress bar is cleared on the way (~Progress).
   Comparison c;
   try {
     c = run_comparison(spec, options);
-  } catch (const ConfigError& e) {
-    progress.finish();
-    throw CliError(kExitUsage, e.what());
-  } catch (const ModelError& e) {
-    progress.finish();
-    throw CliError(kExitUsage, e.what());
   } catch (const std::invalid_argument& e) {
-    progress.finish();
     throw CliError(kExitUsage, e.what());
   }
   progress.finish();
@@ -590,16 +589,7 @@ int sweep_command(const std::vector<std::string>& args) {
   options.progress = !quiet;
   options.tty = ::isatty(STDERR_FILENO);
 
-  SweepSummary summary;
-  try {
-    summary = run_sweep(spec, options);
-  } catch (const ConfigError& e) {
-    throw CliError(kExitUsage, e.what());
-  } catch (const ModelError& e) {
-    throw CliError(kExitUsage, e.what());
-  } catch (const SweepError& e) {
-    throw CliError(kExitUsage, e.what());
-  }
+  const SweepSummary summary = run_sweep(spec, options);  // errors: main() reports them
   if (!quiet) {
     std::cout << render_sweep_summary(summary);
     if (options.shards > 1)
@@ -623,12 +613,7 @@ int merge_command(const std::vector<std::string>& args) {
   if (out.empty()) usage_error("missing --out DIR: the merged folder", "merge");
   const std::string plot = text_option(vm, "plot", "merge");
   const bool quiet = vm.count("quiet") > 0;
-  SweepSummary summary;
-  try {
-    summary = merge_sweeps(dirs, out);
-  } catch (const SweepError& e) {
-    throw CliError(kExitUsage, e.what());
-  }
+  const SweepSummary summary = merge_sweeps(dirs, out);  // errors: main() reports them
   if (!quiet) {
     std::cout << fmt::format("merged {} folder{} into {}\n", dirs.size(), dirs.size() == 1 ? "" : "s", out);
     std::cout << render_sweep_summary(summary);
