@@ -11,15 +11,9 @@ and changes are computed in C++; this script only draws) and writes
                           its 95% bootstrap interval; grey = interval
                           includes 0 (noise)
 """
-import json
-import math
 import os
-import sys
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only, no display
-import matplotlib.pyplot as plt  # noqa: E402
+from plot_common import panel_grid, plt, read_input
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 
@@ -35,11 +29,7 @@ def latency_cdfs(data, out):
     groups = [g for g in data["latency_quantiles"] if not all_zero(g)]
     if not groups:
         return
-    cols = min(3, len(groups))
-    rows = math.ceil(len(groups) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.4 * rows), squeeze=False)
-    for ax in axes.flat[len(groups):]:
-        ax.axis("off")
+    fig, axes = panel_grid(len(groups), 4.6, 3.4)
     for ax, g in zip(axes.flat, groups):
         levels = g["levels_pct"]
         for i, v in enumerate(g["variants"]):
@@ -105,15 +95,9 @@ def changes(data, out):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    with open(sys.argv[1]) as f:
-        data = json.load(f)
-    if data.get("format") != "schedlab.compare.plotdata":
-        sys.exit(f"{sys.argv[1]}: not schedlab compare plot data")
-    os.makedirs(sys.argv[2], exist_ok=True)
-    latency_cdfs(data, sys.argv[2])
-    changes(data, sys.argv[2])
+    data, out = read_input(__doc__, "schedlab.compare.plotdata", "schedlab compare plot data")
+    latency_cdfs(data, out)
+    changes(data, out)
 
 
 if __name__ == "__main__":

@@ -9,29 +9,16 @@ path, one line per variant (and per combination of the other swept key
 paths). Values that are not numbers are placed at equal spacing and
 labelled as written. Statistics come from sweep.json; this script only draws.
 """
-import json
-import math
 import os
-import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from plot_common import panel_grid, plt, read_input
 
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    with open(sys.argv[1]) as f:
-        data = json.load(f)
-    if data.get("format") != "schedlab.sweep":
-        sys.exit(f"{sys.argv[1]}: not a schedlab sweep.json")
-    out = sys.argv[2]
-    os.makedirs(out, exist_ok=True)
+    data, out = read_input(__doc__, "schedlab.sweep", "a schedlab sweep.json")
     axes_def = data["axes"]
     metrics = data["metrics"]
     if not axes_def or not metrics:
@@ -47,11 +34,7 @@ def main():
         lines.setdefault(key, []).append(p)
     multi_variant = len(data["variants"]) > 1
 
-    cols = min(3, len(metrics))
-    rows = math.ceil(len(metrics) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(5.0 * cols, 3.6 * rows), squeeze=False)
-    for ax in axes.flat[len(metrics):]:
-        ax.axis("off")
+    fig, axes = panel_grid(len(metrics), 5.0, 3.6)
     for mi, (ax, metric) in enumerate(zip(axes.flat, metrics)):
         for li, (key, pts) in enumerate(lines.items()):
             xs, ys, lo, hi = [], [], [], []
