@@ -52,6 +52,14 @@ def pct(a, b):
     return f"{100.0 * (b - a) / a:+.1f}%"
 
 
+def interval(var, digits=0, missing=""):
+    """The variant's 95% interval of the change, "[lo, hi]", with "~" when it includes 0."""
+    lo, hi = var.get("ci_low_pct"), var.get("ci_high_pct")
+    if lo is None:
+        return missing
+    return f"[{lo:+.{digits}f}, {hi:+.{digits}f}]" + (" ~" if var.get("noise") else "")
+
+
 def published_change(a, b):
     def number(text):
         if text is None:
@@ -87,8 +95,7 @@ def table(doc):
         a, b = base.get("pooled"), var.get("pooled")
         if a is None and b is None:
             a, b = base.get("mean"), var.get("mean")
-        lo, hi = var.get("ci_low_pct"), var.get("ci_high_pct")
-        ci = "n/a" if lo is None else f"[{lo:+.0f}, {hi:+.0f}]" + (" ~" if var.get("noise") else "")
+        ci = interval(var, missing="n/a")
         pa, pb = base.get("published"), var.get("published")
         print(f"{label:<38} {fmt(a, unit):>11} {fmt(b, unit):>11} {pct(a, b):>8}  {ci:<17} | "
               f"{pa or '-':>11} {pb or '-':>12} {published_change(pa, pb) if pa and pb else '-':>9}")
@@ -109,8 +116,7 @@ def table(doc):
         cells = []
         for k in ("wakeup_latency_mean", "wakeup_latency_p99"):
             base, var = g[k]["variants"][0], g[k]["variants"][1]
-            lo, hi = var.get("ci_low_pct"), var.get("ci_high_pct")
-            ci = "" if lo is None else f"[{lo:+.0f}, {hi:+.0f}]" + (" ~" if var.get("noise") else "")
+            ci = interval(var)
             v = base.get("mean")
             cells.append((f"{v:.1f}" if v is not None else "n/a",
                           f"{var['change_pct']:+.1f}%" if var.get("change_pct") is not None else "n/a", ci))
@@ -120,8 +126,7 @@ def table(doc):
         base, var = t["variants"][0], t["variants"][1]
         if base.get("mean") is None:
             continue
-        lo, hi = var.get("ci_low_pct"), var.get("ci_high_pct")
-        ci = "" if lo is None else f"[{lo:+.2f}, {hi:+.2f}]" + (" ~" if var.get("noise") else "")
+        ci = interval(var, 2)
         print(f"{t['name']:<18} {base['mean']:>15.1f} {var.get('change_pct', 0):>+7.2f}% {ci}")
     print()
 
