@@ -267,3 +267,38 @@ TEST_CASE("EAS needs schedutil on every policy", "[biglittle][eas]") {
   CHECK(with_schedutil.kernel().sched_energy_enabled());
   CHECK_FALSE(with_schedutil.kernel().is_rd_overutilized());
 }
+
+// NO_HZ blocked load (6.12): a little CPU's hog stops; the CPU idles with
+// its tick stopped and its PELT signals not yet zero. A hog on a big CPU
+// keeps ticking, so every LOAD_AVG_PERIOD (32 ms) a stats kick wakes an
+// idle CPU that decays every idle CPU's signals and tells cpufreq. Within
+// 500 ms the signals reach zero (has_blocked_load clears: no more updates
+// needed), and the little policy, whose CPUs are both idle, is at its
+// lowest OPP. Without the kicks the stale util would hold it where it was.
+TEST_CASE("idle CPUs' blocked util decays through nohz stats kicks", "[biglittle][nohz]") {
+  ScenarioParams p = toy();
+  p.duration = Time::s(2);
+  TaskSpec little_hog = task("little_hog", {ev_run(Time::ms(60)), ev_sleep(Time::s(10))});
+  little_hog.cpus = {0};
+  TaskSpec big_hog = hog("big_hog");
+  big_hog.cpus = {2};
+  p.tasks = {little_hog, big_hog};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(150));
+  REQUIRE(k.rq(0).curr->comm == "little_hog");
+  CHECK(k.freq_domains()[0].cur_khz == 1000000);
+  CHECK(k.rq(0).cfs_avg.util_avg > 150);
+  Time idle_at = Time::ms(150);
+  while (!k.rq(0).curr->is_idle_task) k.run_until(idle_at += Time::ms(1));
+  CHECK(k.rq(0).has_blocked_load);
+  CHECK(k.rq(0).cfs_avg.util_avg > 0);  // not decayed yet: nothing runs there
+  k.run_until(idle_at + Time::ms(500));
+  CHECK(k.rq(0).cfs_avg.util_avg == 0);
+  CHECK(k.rq(0).cfs_avg.load_avg == 0);
+  CHECK_FALSE(k.rq(0).has_blocked_load);
+  CHECK(k.rq(0).last_blocked_load_update_tick * k.tick_nsec().count() >= idle_at.count());  // updated while idle
+  CHECK(k.freq_domains()[0].cur_khz == 500000);
+  sys.run();
+  check_conservation(sys.result());
+}

@@ -83,6 +83,9 @@ struct FairServerState {
   Time deadline;               // end of this period
 };
 
+// nohz_flags(cpu) of a nohz idle-balance kick (6.12 sched.h NOHZ_*_KICK).
+enum : unsigned { kNohzBalanceKick = 0x1, kNohzStatsKick = 0x2 };
+
 struct Rq {
   int cpu = 0;
   // Hardware seen by the scheduler.
@@ -101,7 +104,12 @@ struct Rq {
   int64_t avg_idle = 1000000;      // rq->avg_idle: 2 * sysctl_sched_migration_cost at boot
   Time idle_stamp = Time::max();   // rq->idle_stamp: when newidle balance found nothing
   bool ilb_pending = false;        // a nohz idle-balance kick is on its way
+  unsigned ilb_flags = 0;          // nohz_flags(cpu) of that kick: kNohzStatsKick | kNohzBalanceKick
   Timer ilb_kick;
+  // NO_HZ blocked load (6.12 fair.c): an idle CPU whose PELT signals have
+  // not decayed to zero yet, and the jiffy they were last brought up to date.
+  bool has_blocked_load = false;           // rq->has_blocked_load
+  int64_t last_blocked_load_update_tick = 0;  // rq->last_blocked_load_update_tick
   Task* curr = nullptr;
   Task* idle = nullptr;
   CfsRq cfs;
@@ -372,7 +380,27 @@ class Kernel : public InstantEndHook, public EventHandler {
   int sched_balance_rq(Rq& dst, bool dst_idle);
   bool can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot) const;
   void active_balance(Rq& src, int dst_cpu);
-  void nohz_idle_balance();
+  // _nohz_idle_balance(): blocked-load updates of the idle CPUs
+  // (kNohzStatsKick) and/or their load balance (kNohzBalanceKick).
+  void nohz_idle_balance(unsigned flags);
+  // nohz_balance_enter_idle(): rq's tick stopped while idle; its PELT
+  // signals are left to decay by the others' stats kicks.
+  void nohz_balance_enter_idle(Rq& rq) {
+    rq.has_blocked_load = true;
+    nohz_has_blocked_ = true;
+  }
+  // sched_balance_update_blocked_averages(): decay rq's RT and CFS signals
+  // to now, and tell cpufreq when they changed.
+  void sched_balance_update_blocked_averages(Rq& rq);
+  // update_nohz_stats(): the above for an idle CPU, at most once a jiffy.
+  // True while it still has blocked load.
+  bool update_nohz_stats(Rq& rq);
+  // nohz_newidle_balance(): a CPU going idle runs the stats update itself
+  // when one is due (NOHZ_NEWILB_KICK, run before it enters idle).
+  void nohz_newidle_balance(Rq& rq);
+  int64_t jiffies() const { return now().count() / tick_nsec_.count(); }
+  bool nohz_has_blocked_ = false;  // nohz.has_blocked
+  int64_t nohz_next_blocked_ = 0;  // nohz.next_blocked (jiffies)
   void setup_platform(const PlatformParams& platform);
   void set_domain_freq(FreqDomain& d, uint64_t khz);
   Timer rt_period_timer_;

@@ -251,12 +251,17 @@ void Kernel::on_event(uint64_t t) {
       event_cpu_ = static_cast<int>(arg);
       fair_server_timer(*rqs_[arg]);
       break;
-    case Ev::kIlb:
+    case Ev::kIlb: {
       event_cpu_ = static_cast<int>(arg);
-      // The kick IPI reaches the chosen idle CPU.
-      if (rqs_[arg]->cpuidle.gov) idle_wake(*rqs_[arg], false);
-      nohz_idle_balance();
+      // The kick IPI reaches the chosen idle CPU, which takes its flags.
+      Rq& ilb = *rqs_[arg];
+      if (ilb.cpuidle.gov) idle_wake(ilb, false);
+      const unsigned flags = ilb.ilb_flags;
+      ilb.ilb_flags = 0;
+      ilb.ilb_pending = false;
+      nohz_idle_balance(flags);
       break;
+    }
     case Ev::kIdleStep:
       event_cpu_ = static_cast<int>(arg);
       idle_step(*rqs_[arg]);
@@ -603,6 +608,7 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
     ++rq.idle_calls;
     if (!rq.cpuidle.gov) {
       rq.tick_timer.cancel();  // nohz idle: the tick stops
+      nohz_balance_enter_idle(rq);
       for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, 0);
     } else {
       // With cpuidle, do_idle() runs at the end of this instant (the

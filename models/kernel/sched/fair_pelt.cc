@@ -9,6 +9,15 @@ namespace schedlab {
 // (!delta) return 0;"); the same test here skips the call.
 static inline bool pelt_unit_elapsed(uint64_t now, const SchedAvg& sa) { return now - sa.last_update_time >= 1024; }
 
+bool fair_update_cfs_rq_load_avg(Rq& rq) {
+  // update_cfs_rq_load_avg(): removed load first, then the sums.
+  const uint64_t now = rq.pelt.rq_clock_pelt();
+  const CfsRq& cfs = rq.cfs;
+  if (!rq.cfs_removed.nr && !pelt_unit_elapsed(now, rq.cfs_avg)) return false;
+  return update_cfs_rq_load_avg(now, rq.cfs_avg, rq.cfs_removed, cfs.load_weight,
+                                static_cast<uint64_t>(cfs.nr_running - cfs.nr_delayed), cfs.curr != nullptr);
+}
+
 void fair_update_load_avg(Kernel& k, Rq& rq, Task* se, int flags) {
   const uint64_t now = rq.pelt.rq_clock_pelt();
   CfsRq& cfs = rq.cfs;
@@ -16,11 +25,7 @@ void fair_update_load_avg(Kernel& k, Rq& rq, Task* se, int flags) {
     uint64_t runnable = se->se.sched_delayed ? 0 : (se->se.on_rq ? 1 : 0);
     update_load_avg_se(now, se->se.avg, se->se.weight, se->se.on_rq, runnable, cfs.curr == se);
   }
-  // update_cfs_rq_load_avg(): removed load first, then the sums.
-  bool decayed = false;
-  if (rq.cfs_removed.nr || pelt_unit_elapsed(now, rq.cfs_avg))
-    decayed = update_cfs_rq_load_avg(now, rq.cfs_avg, rq.cfs_removed, cfs.load_weight,
-                                     static_cast<uint64_t>(cfs.nr_running - cfs.nr_delayed), cfs.curr != nullptr);
+  bool decayed = fair_update_cfs_rq_load_avg(rq);
   if (se && !se->se.avg.last_update_time && (flags & kDoAttach)) {
     attach_entity_load_avg(rq.cfs_avg, se->se.avg, se->se.weight);
     decayed = true;

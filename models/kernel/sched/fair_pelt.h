@@ -14,6 +14,9 @@ enum : int { kUpdateTg = 0x1, kSkipAgeLoad = 0x2, kDoAttach = 0x4, kDoDetach = 0
 // cfs_rq to the rq's PELT clock, attach/detach, and kick cpufreq when the
 // cfs_rq's averages changed (cfs_rq_util_change()).
 void fair_update_load_avg(Kernel& k, Rq& rq, Task* se, int flags);
+// update_cfs_rq_load_avg() of the root cfs_rq alone (no entity, no cpufreq
+// kick): true when its averages changed.
+bool fair_update_cfs_rq_load_avg(Rq& rq);
 
 // enqueue_task_fair()/dequeue_task_fair() util_est bookkeeping.
 void fair_util_est_enqueue(Rq& rq, Task& p);

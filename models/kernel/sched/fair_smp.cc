@@ -20,11 +20,12 @@
 //    && rd->pd" test); rd->overloaded is set when a CPU gets a second task
 //    and rewritten by the same pass, and gates newidle balancing. (6.1,
 //    6.6 and 6.18 behave the same: checked in their fair.c and sched.h.)
-//  - No blocked-load updates of idle CPUs (NOHZ_STATS_KICK ->
-//    sched_balance_update_blocked_averages()): an idle CPU's PELT signals
-//    stay as they were when it went idle until it runs again, so a stale
-//    util still counts in a shared schedutil policy and in the
-//    overutilized test. (The next fidelity step; it moves every study.)
+//  - Blocked load as in 6.12: a CPU whose tick stops while idle keeps
+//    blocked PELT signals; busy CPUs' ticks send a stats kick every
+//    LOAD_AVG_PERIOD (32 ms) to an idle CPU, which decays every idle CPU's
+//    signals (and tells cpufreq); a CPU going newly idle does it itself
+//    when due, and the periodic and newidle balances update their own CPU
+//    first. The kick picks the first idle CPU without a kick pending.
 //  - The load balancer classifies each CPU (group_overloaded, misfit,
 //    fully busy, has spare) and moves tasks by count, load or misfit as
 //    calculate_imbalance() decides; nr_balance_failed back-off and
@@ -397,24 +398,66 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   // costs nothing.
   if (rq.avg_idle < kMigrationCostNs) return false;
   // Nothing to pull unless the root domain is overloaded (the latched
-  // get_rd_overloaded() of 6.12 sched_balance_newidle()).
-  if (!rd_overloaded_) return false;
+  // get_rd_overloaded() of 6.12 sched_balance_newidle()); the "out:" path
+  // still offers the blocked-load update.
+  if (!rd_overloaded_) {
+    nohz_newidle_balance(rq);
+    return false;
+  }
   update_rq_clock(rq);
+  sched_balance_update_blocked_averages(rq);
   int moved = sched_balance_rq(rq, true);
   rq.next_balance = now() + balance_interval(false);
-  if (moved) rq.idle_stamp = Time::max();
+  if (moved)
+    rq.idle_stamp = Time::max();
+  else
+    nohz_newidle_balance(rq);
   return moved > 0;
 }
 
-// nohz idle balance: the kicked idle CPU balances for every idle CPU.
-void Kernel::nohz_idle_balance() {
+void Kernel::sched_balance_update_blocked_averages(Rq& rq) {
+  rq.last_blocked_load_update_tick = jiffies();
+  update_rq_clock(rq);
+  // __update_blocked_others() (RT; no DL, HW or IRQ signals here), then
+  // __update_blocked_fair().
+  const bool rt_running = !rq.curr->is_idle_task && rq.curr->sched_class == SchedClassId::kRt;
+  bool decayed = update_rt_rq_load_avg(rq.pelt.rq_clock_pelt(), rq.avg_rt, rt_running);
+  decayed |= fair_update_cfs_rq_load_avg(rq);
+  // update_blocked_load_status(): done once every signal reached zero.
+  if (!rq.avg_rt.util_avg && !rq.cfs_avg.load_avg && !rq.cfs_avg.util_avg) rq.has_blocked_load = false;
+  if (decayed) cpufreq_update_util(rq, 0);
+}
+
+bool Kernel::update_nohz_stats(Rq& rq) {
+  if (!rq.has_blocked_load) return false;
+  if (jiffies() <= rq.last_blocked_load_update_tick) return true;
+  sched_balance_update_blocked_averages(rq);
+  return rq.has_blocked_load;
+}
+
+// _nohz_idle_balance(): the kicked idle CPU updates the blocked load of
+// every idle CPU (a stats kick) and/or balances for each (a balance kick).
+// Simplified: CPUs are visited in CPU order, not from the kicked one.
+void Kernel::nohz_idle_balance(unsigned flags) {
+  bool has_blocked_load = false;
+  if (flags & kNohzStatsKick) nohz_has_blocked_ = false;
   for (auto& rqp : rqs_) {
     Rq& rq = *rqp;
-    rq.ilb_pending = false;
     if (!cpu_idle(rq.cpu)) continue;
+    if (flags & kNohzStatsKick) has_blocked_load |= update_nohz_stats(rq);
+    if (!(flags & kNohzBalanceKick)) continue;
     update_rq_clock(rq);
     if (sched_balance_rq(rq, true) > 0) resched_curr(rq);
   }
+  // next_blocked = now + msecs_to_jiffies(LOAD_AVG_PERIOD) (rounded up).
+  if (flags & kNohzStatsKick) nohz_next_blocked_ = jiffies() + (Time::ms(32).count() + tick_nsec_.count() - 1) / tick_nsec_.count();
+  if (has_blocked_load) nohz_has_blocked_ = true;
+}
+
+void Kernel::nohz_newidle_balance(Rq& rq) {
+  if (rq.avg_idle < kMigrationCostNs) return;
+  if (!nohz_has_blocked_ || jiffies() < nohz_next_blocked_) return;
+  nohz_idle_balance(kNohzStatsKick);
 }
 
 // sched_balance_trigger() from the tick: balance this CPU when its
@@ -423,14 +466,21 @@ void Kernel::nohz_idle_balance() {
 void Kernel::sched_balance_trigger(Rq& rq) {
   if (nr_cpus() == 1) return;
   if (now() >= rq.next_balance) {
+    // sched_balance_softirq(): this CPU's blocked averages, then the balance.
+    sched_balance_update_blocked_averages(rq);
     sched_balance_rq(rq, false);
     rq.next_balance = now() + balance_interval(true);
   }
-  bool needs = rq.cfs.nr_running - rq.cfs.nr_delayed >= 2 || rq.misfit_task_load > 0;
-  if (!needs) return;
+  // nohz_balancer_kick(): a stats kick when idle CPUs' blocked load is due
+  // for an update (time_after(jiffies, nohz.next_blocked)), a balance kick
+  // too when this CPU has more than it can run.
+  unsigned flags = nohz_has_blocked_ && jiffies() > nohz_next_blocked_ ? unsigned{kNohzStatsKick} : 0u;
+  if (rq.cfs.nr_running - rq.cfs.nr_delayed >= 2 || rq.misfit_task_load > 0) flags = kNohzStatsKick | kNohzBalanceKick;
+  if (!flags) return;
   for (auto& other : rqs_) {
     if (!cpu_idle(other->cpu) || other->ilb_pending) continue;
     other->ilb_pending = true;
+    other->ilb_flags = flags;
     other->ilb_kick.arm(now() + params_.ipi_latency);
     return;
   }

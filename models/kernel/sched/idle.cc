@@ -68,6 +68,7 @@ void Kernel::do_idle(Rq& rq) {
   // else tick_nohz_idle_retain_tick();
   if (r.stop_tick || dev.tick_stopped) {
     rq.tick_timer.cancel();
+    if (!dev.tick_stopped) nohz_balance_enter_idle(rq);  // the tick stops now
     dev.tick_stopped = true;
   } else if (!rq.tick_timer.armed()) {
     arm_tick(rq);
@@ -95,6 +96,7 @@ void Kernel::idle_tick(Rq& rq) {
   idle_wake(rq, true);
   if (nr_cpus() > 1 && now() >= rq.next_balance) {
     rq.next_balance = now() + balance_interval(false);
+    sched_balance_update_blocked_averages(rq);  // sched_balance_softirq()
     if (sched_balance_rq(rq, true) > 0) resched_curr(rq);
   }
 }
