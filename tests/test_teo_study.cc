@@ -9,9 +9,11 @@
 
 #include "experiment_test_util.h"
 #include "experiments/lib/metrics.h"
+#include "experiments/lib/runner.h"
 #include "models/config/config.h"
 #include "models/metrics/rpm_frame_recorder.h"
 #include "sched_test_util.h"
+#include "sim/rng.h"
 
 using namespace schedlab;
 using namespace schedlab::testing;
@@ -254,4 +256,23 @@ TEST_CASE("the teo study experiments load with their three kernels", "[teo_study
     CHECK(e.variants[2].name == "teo_tick_rfc");
     CHECK_FALSE(e.published.empty());
   }
+}
+
+// Regression (run 0 of the study's teo_tick Geekbench variant): a gb_mc
+// worker blocked at the mc_step barrier on a little CPU at a tick, and in
+// that instant the nohz balance it kicked active-balanced it as misfit to a
+// big CPU before __schedule() had dequeued it. It ran on past the barrier,
+// arrived twice in one generation, and from 9.4 s the barrier never
+// released: AsyncTask_1 waited at mc_end for good. A task that has just
+// blocked is not active-balanced (the kernel's stopper finds it dequeued),
+// so the workload completes and AsyncTask_1 starts its next single-core
+// workload after the 5 s gap.
+TEST_CASE("a worker that just blocked at a barrier is not active-balanced past it", "[teo_study][balance]") {
+  ScenarioParams p = load_scenario_file(repo_path("configs/scenarios/geekbench6_gs101.yaml"));
+  p.kernel.cpuidle_governor = "teo_tick";
+  p.duration = Time::s(16);
+  const uint64_t seed = derive_seed(1, 0);  // the experiment's seed, run 0
+  const SwitchLog log = run_logged<SwitchLog>(with_start_jitter(p, Time::s(1), seed), seed);
+  CHECK(log.first_run("gb_mc-2", Time::s(9)) < Time::ms(9400));  // the last generation runs
+  CHECK(log.first_run("AsyncTask_1", Time::s(14)) < Time::s(16));  // past mc_end and the gap
 }

@@ -360,8 +360,12 @@ int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
     }
   }
   // Active balance: the misfit task is running on src; stop it and push it.
+  // Not a task that has just blocked (state no longer TASK_RUNNING) and
+  // waits for src's __schedule() at the end of this instant: the kernel's
+  // stopper would find it dequeued, not on the run-queue to detach.
   if (moved == 0 && type == Migrate::kMisfit && !src.curr->is_idle_task &&
-      src.curr->sched_class == SchedClassId::kFair && allowed(*src.curr, dst.cpu)) {
+      src.curr->state == TaskState::kRunning && src.curr->sched_class == SchedClassId::kFair &&
+      allowed(*src.curr, dst.cpu)) {
     active_balance(src, dst.cpu);
     moved = 1;
   }
