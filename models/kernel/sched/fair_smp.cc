@@ -408,8 +408,7 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
     nohz_newidle_balance(rq);
     return false;
   }
-  update_rq_clock(rq);
-  sched_balance_update_blocked_averages(rq);
+  sched_balance_update_blocked_averages(rq);  // brings rq's clock to now too
   int moved = sched_balance_rq(rq, true);
   rq.next_balance = now() + balance_interval(false);
   if (moved)
@@ -453,8 +452,11 @@ void Kernel::nohz_idle_balance(unsigned flags) {
     update_rq_clock(rq);
     if (sched_balance_rq(rq, true) > 0) resched_curr(rq);
   }
-  // next_blocked = now + msecs_to_jiffies(LOAD_AVG_PERIOD) (rounded up).
-  if (flags & kNohzStatsKick) nohz_next_blocked_ = jiffies() + (Time::ms(32).count() + tick_nsec_.count() - 1) / tick_nsec_.count();
+  // next_blocked = now + msecs_to_jiffies(LOAD_AVG_PERIOD), rounded up.
+  if (flags & kNohzStatsKick) {
+    const int64_t period_ns = Time::ms(kLoadAvgPeriod).count();
+    nohz_next_blocked_ = jiffies() + (period_ns + tick_nsec_.count() - 1) / tick_nsec_.count();
+  }
   if (has_blocked_load) nohz_has_blocked_ = true;
 }
 
