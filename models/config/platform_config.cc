@@ -26,8 +26,6 @@
 
 namespace schedlab::config {
 
-constexpr int kMaxCpus = 256;
-
 // Declarations of the nested platform sections; rendered into
 // configs/README.md (tests/test_platform.cc checks the copy).
 const std::vector<ParamDecl>& platform_cluster_params();     // platform.clusters[]

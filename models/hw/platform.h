@@ -14,6 +14,10 @@
 
 namespace schedlab {
 
+// The most CPUs a platform may have (the model's NR_CPUS): task affinity
+// masks are fixed-size bitsets of this many bits.
+inline constexpr int kMaxCpus = 256;
+
 // One cpuidle state (arm,idle-state / domain-idle-state in a device tree).
 // drivers/cpuidle/dt_idle_states.c turns entry + exit latency into the
 // cpuidle exit_latency and min-residency into target_residency.

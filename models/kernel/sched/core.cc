@@ -151,7 +151,9 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   }
   p.rt.time_slice_ticks = rr_timeslice_ticks_;
   init_entity_runnable_average(p.se.avg, p.se.weight);
-  p.cpus_allowed.assign(nr_cpus(), cpus.empty());
+  p.cpus_allowed.reset();
+  if (cpus.empty())
+    for (int c = 0; c < nr_cpus(); ++c) p.cpus_allowed.set(static_cast<size_t>(c));
   for (int c : cpus) {
     if (c < 0 || c >= nr_cpus())
       throw ModelError(fmt::format("task {}: CPU {} does not exist (the platform has {} CPUs)", comm, c, nr_cpus()));

@@ -162,9 +162,7 @@ class RtClass final : public SchedClass {
 
  private:
   static int nr_cpus_allowed(const Task& p) {
-    int n = 0;
-    for (bool b : p.cpus_allowed) n += b;
-    return n;
+    return static_cast<int>(p.cpus_allowed.count());
   }
   // rt_rq->highest_prio.curr: the best queued RT priority, or
   // MAX_RT_PRIO-1 ("no RT") when none, as cpupri sees it.

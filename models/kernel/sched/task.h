@@ -1,11 +1,13 @@
 // struct task_struct, reduced to what scheduling needs (include/linux/sched.h).
 #pragma once
 
+#include <bitset>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "models/kernel/sched/observer.h"
+#include "models/hw/platform.h"
 #include "models/kernel/sched/pelt.h"
 #include "models/workload/task_spec.h"
 #include "sim/time.h"
@@ -23,6 +25,10 @@ inline constexpr int kDefaultPrio = 120;
 inline constexpr int nice_to_prio(int nice) { return kDefaultPrio + nice; }
 inline constexpr int rt_priority_to_prio(int rt_priority) { return kMaxRtPrio - 1 - rt_priority; }
 inline constexpr bool rt_prio(int prio) { return prio < kMaxRtPrio; }
+
+// cpumask_t: a fixed-size bitset (tests a bit without the indirection and
+// bit arithmetic of std::vector<bool>; placement loops test it per CPU).
+using CpuMask = std::bitset<kMaxCpus>;
 
 // struct sched_entity (fair class state).
 struct SchedEntity {
@@ -63,7 +69,7 @@ struct Task {
   int prio = kDefaultPrio;         // effective (PI-boosted) priority
   int rt_priority = 0;
   SchedClassId sched_class = SchedClassId::kFair;
-  std::vector<bool> cpus_allowed;  // one flag per CPU
+  CpuMask cpus_allowed;            // p->cpus_mask: bit c set if the task may run on CPU c
   int cpu = 0;                     // CPU whose rq holds (or last held) the task
   int recent_used_cpu = 0;         // p->recent_used_cpu (select_idle_sibling)
   TaskState state = TaskState::kNew;
