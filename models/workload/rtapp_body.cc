@@ -34,8 +34,13 @@ RtAppBody::RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task)
     if (ph.events.empty()) finished_ = true;
   for (const auto& ph : spec.phases) {
     phase_base_.push_back(timers_.size());
-    for (const auto& e : ph.events)
+    for (const auto& e : ph.events) {
       timers_.push_back(e.kind == EventSpec::Kind::kTimer ? &world.timer(e.name) : nullptr);
+      const bool locks = e.kind == EventSpec::Kind::kLock || e.kind == EventSpec::Kind::kUnlock;
+      mutexes_.push_back(locks                                ? &world.mutex(e.name)
+                         : e.kind == EventSpec::Kind::kWait ? &world.mutex(e.mutex)
+                                                              : nullptr);
+    }
   }
 }
 
@@ -117,19 +122,19 @@ Action RtAppBody::next(Task& self) {
         continue;
       }
       case EventSpec::Kind::kLock: {
-        bool got = world_.mutex(e.name).lock(k, self);
+        bool got = mutex_of_current().lock(k, self);
         advance();
         if (got) continue;
         waiting_ = Wait::kMutex;
         return Action::block(TaskState::kInterruptible);
       }
       case EventSpec::Kind::kUnlock:
-        world_.mutex(e.name).unlock(k, self);
+        mutex_of_current().unlock(k, self);
         advance();
         continue;
       case EventSpec::Kind::kWait: {
         // pthread_cond_wait(): release the mutex, sleep, take it again.
-        RtMutex& m = world_.mutex(e.mutex);
+        RtMutex& m = mutex_of_current();
         if (!reacquire_) {
           world_.cond(e.name).waiters.push_back(this);
           m.unlock(k, self);

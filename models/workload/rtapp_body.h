@@ -74,6 +74,8 @@ class RtAppBody final : public TaskBody, public EventHandler {
   // The shared timer a kTimer event names, resolved once at construction
   // (the world's map nodes never move): no name lookup per period.
   RtAppWorld::SharedTimer& timer_of_current() { return *timers_[phase_base_[phase_] + event_]; }
+  // Likewise the mutex a kLock, kUnlock or kWait event names.
+  RtMutex& mutex_of_current() { return *mutexes_[phase_base_[phase_] + event_]; }
   void advance();  // to the next event, counting loops
   void sleep_until(Time t);
   RtAppWorld& world_;
@@ -92,6 +94,7 @@ class RtAppBody final : public TaskBody, public EventHandler {
   bool period_started_ = false;
   std::vector<size_t> phase_base_;                  // index of each phase's first event in timers_
   std::vector<RtAppWorld::SharedTimer*> timers_;   // per event: its shared timer (kTimer), else null
+  std::vector<RtMutex*> mutexes_;                  // per event: its mutex (kLock, kUnlock, kWait), else null
 };
 
 }  // namespace schedlab
