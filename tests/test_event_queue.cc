@@ -1,7 +1,8 @@
 // The event queue, timers and the simulation loop: ordering by
 // (time, tier, sequence), cancellation, re-arming, a randomized comparison
-// against a std::multimap reference model, allocation-free steady state, and
-// the end-of-instant hook of Simulator::run_until.
+// against a std::multimap reference model (also across lazy cancels and
+// sequence renumberings), allocation-free steady state, the packed heap
+// entry's limits, and the end-of-instant hook of Simulator::run_until.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -301,19 +302,32 @@ TEST_CASE("A one-shot handler may post new events while it runs", "[event_queue]
 // Randomized differential test. The reference model is a std::multimap keyed
 // by (time, tier): for equal keys a multimap keeps insertion order, which is
 // exactly what the queue's sequence numbers promise, and re-arming is
-// erase + insert (to the back of its equal range).
+// erase + insert (to the back of its equal range). A lazily cancelled
+// timer's entry stays in the model where it was, marked dead: it still
+// counts in size() and next_time(), and pops as nothing.
 namespace {
+
+struct HarnessOptions {
+  bool lazy_cancels = false;  // some timer cancels are cancel_lazy()
+  // Now and then the sequence counter jumps to just below its 32-bit limit
+  // (always forward, as the hook requires), so the walk crosses many
+  // renumberings.
+  bool sequence_wraps = false;
+};
 
 class DifferentialHarness : public EventHandler {
  public:
   static constexpr uint64_t kTimerTagBase = 1ULL << 40;
+  static constexpr uint64_t kDeadTagBase = 1ULL << 50;  // a lazily cancelled timer's model entry
   static constexpr int kTimers = 8;
   using Model = std::multimap<std::pair<int64_t, int>, uint64_t>;
 
-  explicit DifferentialHarness(uint64_t seed) : rng_(seed, "event-queue-differential") {
+  explicit DifferentialHarness(uint64_t seed, HarnessOptions options = {})
+      : rng_(seed, "event-queue-differential"), options_(options) {
     for (int i = 0; i < kTimers; ++i) {
       timers_.push_back(std::make_unique<Timer>(q_, this, kTimerTagBase + i, i % 3));
       timer_model_.emplace_back();
+      dead_model_.emplace_back();
     }
   }
 
@@ -328,10 +342,14 @@ class DifferentialHarness : public EventHandler {
     } else if (op < 65) {
       arm_timer();
     } else if (op < 70) {
-      cancel_timer();
+      if (options_.lazy_cancels && op >= 67)
+        cancel_timer_lazily();
+      else
+        cancel_timer();
     } else {
       pop();
     }
+    if (options_.sequence_wraps) maybe_jump_sequence();
     check_front();
   }
 
@@ -342,6 +360,8 @@ class DifferentialHarness : public EventHandler {
 
   uint64_t pops() const { return pops_; }
   size_t max_pending() const { return max_pending_; }
+  uint64_t dead_pops() const { return dead_pops_; }
+  uint64_t renumberings() const { return renumberings_; }
 
  private:
   void post() {
@@ -369,6 +389,7 @@ class DifferentialHarness : public EventHandler {
     int64_t t = now_ + rng_.uniform_int(0, 20);
     timers_[i]->arm(Time::ns(t));
     if (timer_model_[i]) model_.erase(*timer_model_[i]);
+    forget_dead(i);  // a dead entry is re-keyed: gone from where it was
     timer_model_[i] = model_.emplace(std::make_pair(t, i % 3), kTimerTagBase + i);
   }
 
@@ -379,6 +400,34 @@ class DifferentialHarness : public EventHandler {
       model_.erase(*timer_model_[i]);
       timer_model_[i].reset();
     }
+    forget_dead(i);  // a dead entry is removed by a real cancel
+  }
+
+  // The entry stays in place (same model node, so same place among equal
+  // keys) but pops as nothing.
+  void cancel_timer_lazily() {
+    int i = static_cast<int>(rng_.uniform_int(0, kTimers - 1));
+    timers_[i]->cancel_lazy();
+    if (timer_model_[i]) {
+      (*timer_model_[i])->second = kDeadTagBase + i;
+      dead_model_[i] = *timer_model_[i];
+      timer_model_[i].reset();
+    }
+  }
+
+  void forget_dead(int i) {
+    if (dead_model_[i]) {
+      model_.erase(*dead_model_[i]);
+      dead_model_[i].reset();
+    }
+  }
+
+  void maybe_jump_sequence() {
+    const uint32_t seq = q_.next_sequence_for_test();
+    if (seq < last_seq_) ++renumberings_;  // the counter went back: it renumbered
+    if (seq < (1u << 20) && rng_.uniform_int(0, 99) == 0)
+      q_.set_next_sequence_for_test(UINT32_MAX - static_cast<uint32_t>(rng_.uniform_int(1, 40)));
+    last_seq_ = q_.next_sequence_for_test();
   }
 
   void pop() {
@@ -391,9 +440,18 @@ class DifferentialHarness : public EventHandler {
     now_ = front->first.first;
     model_.erase(front);
     fired_.clear();
+    const uint64_t dispatched = q_.dispatched();
     q_.dispatch_next();
+    if (expected >= kDeadTagBase) {  // pops as nothing, uncounted
+      REQUIRE(fired_.empty());
+      REQUIRE(q_.dispatched() == dispatched);
+      dead_model_[expected - kDeadTagBase].reset();
+      ++dead_pops_;
+      return;
+    }
     REQUIRE(fired_.size() == 1);
     REQUIRE(fired_[0] == expected);
+    REQUIRE(q_.dispatched() == dispatched + 1);
     ++pops_;
     if (expected >= kTimerTagBase) {
       timer_model_[expected - kTimerTagBase].reset();
@@ -429,10 +487,12 @@ class DifferentialHarness : public EventHandler {
   };
 
   RngStream rng_;
+  HarnessOptions options_;
   EventQueue q_;
   Model model_;
   std::vector<std::unique_ptr<Timer>> timers_;
   std::vector<std::optional<Model::iterator>> timer_model_;
+  std::vector<std::optional<Model::iterator>> dead_model_;  // a lazily cancelled timer's entry
   std::unordered_map<uint64_t, LivePost> live_posts_;
   std::vector<uint64_t> live_tags_;
   std::vector<uint64_t> fired_;
@@ -440,6 +500,9 @@ class DifferentialHarness : public EventHandler {
   uint64_t next_tag_ = 0;
   uint64_t pops_ = 0;
   size_t max_pending_ = 0;
+  uint64_t dead_pops_ = 0;
+  uint32_t last_seq_ = 0;
+  uint64_t renumberings_ = 0;
 };
 
 }  // namespace
@@ -453,6 +516,20 @@ TEST_CASE("The event queue pops in the same order as a std::multimap reference m
     // The walk really exercised the queue: many pops, a non-trivial heap.
     CHECK(h.pops() > 10000);
     CHECK(h.max_pending() > 16);
+  }
+}
+
+TEST_CASE("The event queue matches the reference model across lazy cancels and sequence renumberings",
+          "[event_queue][differential]") {
+  for (uint64_t seed : {3ULL, 4ULL, 0xfeedfaceULL}) {
+    CAPTURE(seed);
+    DifferentialHarness h(seed, HarnessOptions{.lazy_cancels = true, .sequence_wraps = true});
+    for (int i = 0; i < 50000; ++i) h.step();
+    h.drain_and_compare();
+    CHECK(h.pops() > 10000);
+    CHECK(h.max_pending() > 16);
+    CHECK(h.dead_pops() > 100);      // dead entries really reached the front
+    CHECK(h.renumberings() > 20);    // and the counter really wrapped, often
   }
 }
 
@@ -709,4 +786,97 @@ TEST_CASE("A lazily cancelled timer fires as nothing; re-armed, it orders as a c
   CHECK(t.armed());
   CHECK(drain(q, r) == Tags{4, 5, 100});
   CHECK(q.dispatched() == 4);
+}
+
+// ---------------------------------------------------------------------------
+// The packed heap entry: a 32-bit sequence number renumbered at its limit,
+// and a 24-bit slot id.
+
+TEST_CASE("Same-instant events keep posting order when the sequence counter reaches its limit", "[event_queue][sequence]") {
+  EventQueue q;
+  Recorder r;
+  q.set_next_sequence_for_test(UINT32_MAX - 3);  // three draws left before the limit
+  Tags expected;
+  for (uint64_t i = 0; i < 10; ++i) {  // the 4th draw renumbers the three queued ones
+    q.post(5_us, 0, &r, i);
+    expected.push_back(i);
+  }
+  // Renumbered: the counter now follows the 3 renumbered + 7 new entries.
+  // Had it wrapped to 0 instead, posts 3..9 would come before 0..2.
+  CHECK(q.next_sequence_for_test() == 10);
+  CHECK(q.size() == 10);
+  CHECK(drain(q, r) == expected);
+}
+
+TEST_CASE("Renumbering keeps the order of every queued event, re-armed, cancelled and dead ones included",
+          "[event_queue][sequence]") {
+  EventQueue q;
+  Recorder r;
+  Timer a(q, &r, 100, 0);
+  Timer b(q, &r, 200, 1);
+  Timer c(q, &r, 300, 0);
+  q.post(7_us, 0, &r, 1);
+  a.arm(7_us);
+  q.post(7_us, 1, &r, 2);
+  SlotId gone = q.post(7_us, 0, &r, 3);
+  b.arm(7_us);
+  c.arm(9_us);
+  q.post(3_us, 0, &r, 4);
+  q.post(7_us, 0, &r, 5);
+  q.cancel(gone);
+  c.cancel_lazy();  // stays queued at 9 us, as nothing
+  // The next draw is the last one allowed; the one after renumbers.
+  q.set_next_sequence_for_test(UINT32_MAX - 1);
+  q.post(7_us, 0, &r, 6);  // draws UINT32_MAX - 1
+  CHECK(q.next_sequence_for_test() == UINT32_MAX);
+  a.arm(7_us);  // re-keyed in place, after the renumbering: after 1, 5 and 6
+  CHECK(q.next_sequence_for_test() == 9);  // 8 queued entries renumbered, then one draw
+  q.post(7_us, 0, &r, 7);
+  CHECK(q.size() == 9);  // the dead timer's entry included
+  // 4 at 3 us; at 7 us tier 0 in posting (or re-arming) order, then tier 1;
+  // the dead entry at 9 us pops as nothing.
+  CHECK(drain(q, r) == Tags{4, 1, 5, 6, 100, 7, 2, 200});
+  CHECK_FALSE(c.armed());
+}
+
+TEST_CASE("Slot ids never decide the order of same-instant events", "[event_queue][sequence]") {
+  // Reused slots come off a stack: cancelling 0..4 in that order makes the
+  // next posts get ids 4, 3, 2, 1, 0 -- descending while sequence numbers
+  // ascend. The slot bits sit below the sequence in the key.
+  EventQueue q;
+  Recorder r;
+  std::vector<SlotId> ids;
+  for (uint64_t i = 0; i < 5; ++i) ids.push_back(q.post(1_us, 0, &r, 99));
+  for (SlotId id : ids) q.cancel(id);
+  std::vector<SlotId> reused;
+  for (uint64_t i = 0; i < 5; ++i) reused.push_back(q.post(2_us, 0, &r, i));
+  REQUIRE(reused == std::vector<SlotId>{ids[4], ids[3], ids[2], ids[1], ids[0]});
+  CHECK(drain(q, r) == Tags{0, 1, 2, 3, 4});
+}
+
+TEST_CASE("Slot ids past the heap entry's 24 bits are refused with length_error", "[event_queue][slots]") {
+  STATIC_REQUIRE(EventQueue::kMaxSlots == (1u << 24));
+  // The limit itself is lowered for the test (2^24 slots would take
+  // gigabytes); the check that throws is the same.
+  EventQueue q;
+  Recorder r;
+  q.set_slot_limit_for_test(4);
+  Timer t(q, &r, 100, 0);
+  SlotId a = q.post(3_us, 0, &r, 1);
+  q.post(2_us, 0, &r, 2);
+  q.make_slot(&r, 3, 0);
+  CHECK_THROWS_AS(q.post(1_us, 0, &r, 4), std::length_error);
+  CHECK_THROWS_AS(q.make_slot(&r, 5, 0), std::length_error);
+  CHECK_THROWS_AS(Timer(q, &r, 6, 0), std::length_error);
+  // Nothing was half-done: the queue is as it was, and a released slot is
+  // reused without reaching the limit.
+  CHECK(q.size() == 2);
+  q.cancel(a);
+  q.post(4_us, 0, &r, 7);
+  t.arm(5_us);
+  CHECK(drain(q, r) == Tags{2, 7, 100});
+  q.set_slot_limit_for_test(EventQueue::kMaxSlots);  // back to the real limit
+  q.post(1_us, 0, &r, 8);  // reuses slot 1
+  q.post(1_us, 0, &r, 9);  // reuses slot 2
+  CHECK(q.post(1_us, 0, &r, 10) == 4);  // a fifth slot now
 }
