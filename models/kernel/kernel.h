@@ -84,7 +84,7 @@ struct FairServerState {
 };
 
 // nohz_flags(cpu) of a nohz idle-balance kick (6.12 sched.h NOHZ_*_KICK).
-enum : unsigned { kNohzBalanceKick = 0x1, kNohzStatsKick = 0x2 };
+enum : unsigned { kNohzBalanceKick = 0x1, kNohzStatsKick = 0x2, kNohzNextKick = 0x8 };
 
 struct Rq {
   int cpu = 0;
@@ -100,11 +100,17 @@ struct Rq {
   RemovedLoad cfs_removed;         // rq->cfs.removed
   SchedAvg avg_rt;                 // rq->avg_rt
   uint64_t misfit_task_load = 0;   // rq->misfit_task_load
-  Time next_balance;               // rq->next_balance (periodic load balance)
+  // Periodic load balance of the (single) domain, in jiffies as in the
+  // kernel: sd->last_balance and rq->next_balance.
+  int64_t last_balance = 0;
+  int64_t next_balance = 0;
   int64_t avg_idle = 1000000;      // rq->avg_idle: 2 * sysctl_sched_migration_cost at boot
   Time idle_stamp = Time::max();   // rq->idle_stamp: when newidle balance found nothing
   bool ilb_pending = false;        // a nohz idle-balance kick is on its way
-  unsigned ilb_flags = 0;          // nohz_flags(cpu) of that kick: kNohzStatsKick | kNohzBalanceKick
+  unsigned ilb_flags = 0;          // nohz_flags(cpu) of that kick: kNohzStatsKick | kNohzBalanceKick | kNohzNextKick
+  // rq->nohz_tick_stopped: in nohz.idle_cpus_mask, from the tick stopping
+  // in idle until this CPU's first busy tick.
+  bool nohz_tick_stopped = false;
   Timer ilb_kick;
   // NO_HZ blocked load (6.12 fair.c): an idle CPU whose PELT signals have
   // not decayed to zero yet, and the jiffy they were last brought up to date.
@@ -236,8 +242,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   void check_update_overutilized_status(const Rq& rq) {
     if (!is_rd_overutilized() && cpu_overutilized(rq)) rd_overutilized_ = true;
   }
-  // balance_interval of the (single) domain: span weight in ms.
-  Time balance_interval(bool busy) const;
+  // get_sd_balance_interval() of the (single) domain, in jiffies.
+  int64_t balance_interval(bool busy) const;
 
   // --- run
   void run_until(Time end) { sim_.run_until(end); }
@@ -250,6 +256,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   const SchedFeatures& features() const { return features_; }
   bool eevdf() const { return eevdf_; }
   Time tick_nsec() const { return tick_nsec_; }
+  // NO_HZ idle balancing, for tests and teaching: nohz.next_balance
+  // (jiffies) and how many idle-balance passes with a balance kick ran.
+  int64_t nohz_next_balance() const { return nohz_next_balance_; }
+  uint64_t nohz_balance_passes() const { return nohz_balance_passes_; }
   // Tunables after get_update_sysctl_factor() scaling.
   int64_t base_slice_ns() const { return base_slice_; }
   int64_t sched_latency_ns() const { return sched_latency_; }
@@ -380,14 +390,33 @@ class Kernel : public InstantEndHook, public EventHandler {
   int sched_balance_rq(Rq& dst, bool dst_idle);
   bool can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot) const;
   void active_balance(Rq& src, int dst_cpu);
-  // _nohz_idle_balance(): blocked-load updates of the idle CPUs
-  // (kNohzStatsKick) and/or their load balance (kNohzBalanceKick).
-  void nohz_idle_balance(unsigned flags);
+  // sched_balance_domains(): rq's periodic balance if its interval is
+  // due, then its next_balance. Returns tasks moved.
+  int sched_balance_domains(Rq& rq, bool idle);
+  // _nohz_idle_balance() run by this_cpu: blocked-load updates of the nohz
+  // idle CPUs (kNohzStatsKick), their periodic balance when due
+  // (kNohzBalanceKick), nohz.next_balance (kNohzBalanceKick, kNohzNextKick).
+  void nohz_idle_balance(int this_cpu, unsigned flags);
+  // nohz_balancer_kick() from a busy CPU's tick, and kick_ilb().
+  void nohz_balancer_kick(Rq& rq);
+  void kick_ilb(int this_cpu, unsigned flags);
   // nohz_balance_enter_idle(): rq's tick stopped while idle; its PELT
-  // signals are left to decay by the others' stats kicks.
+  // signals are left to decay by the others' stats kicks, and it joins
+  // nohz.idle_cpus_mask.
   void nohz_balance_enter_idle(Rq& rq) {
     rq.has_blocked_load = true;
+    if (!rq.nohz_tick_stopped) {
+      rq.nohz_tick_stopped = true;
+      ++nohz_nr_cpus_;
+      nohz_needs_update_ = true;
+    }
     nohz_has_blocked_ = true;
+  }
+  // nohz_balance_exit_idle(): at rq's first busy tick.
+  void nohz_balance_exit_idle(Rq& rq) {
+    if (!rq.nohz_tick_stopped) return;
+    rq.nohz_tick_stopped = false;
+    --nohz_nr_cpus_;
   }
   // sched_balance_update_blocked_averages(): decay rq's RT and CFS signals
   // to now, and tell cpufreq when they changed.
@@ -401,6 +430,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   int64_t jiffies() const { return now().count() / tick_nsec_.count(); }
   bool nohz_has_blocked_ = false;  // nohz.has_blocked
   int64_t nohz_next_blocked_ = 0;  // nohz.next_blocked (jiffies)
+  int64_t nohz_next_balance_ = 0;  // nohz.next_balance (jiffies)
+  bool nohz_needs_update_ = false; // nohz.needs_update
+  int nohz_nr_cpus_ = 0;           // nohz.nr_cpus: CPUs in nohz.idle_cpus_mask
+  uint32_t max_cpu_capacity_ = 1024;  // rd->max_cpu_capacity
+  uint64_t nohz_balance_passes_ = 0;
   void setup_platform(const PlatformParams& platform);
   void set_domain_freq(FreqDomain& d, uint64_t khz);
   Timer rt_period_timer_;

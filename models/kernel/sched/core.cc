@@ -96,6 +96,11 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   setup_tunables();
   setup_platform(platform);
   setup_cpuidle(platform);
+  // Without cpuidle a CPU boots in the idle loop with its tick stopped,
+  // so in nohz.idle_cpus_mask; with it, do_idle() decides at the first
+  // instant.
+  for (auto& rq : rqs_)
+    if (!rq->cpuidle.gov) nohz_balance_enter_idle(*rq);
   rt_period_timer_ = Timer(sim_.queue(), this, tag(Ev::kRtPeriod, 0), kTierTick);
   sim_.set_instant_end_hook(this);
 }
@@ -261,7 +266,8 @@ void Kernel::on_event(uint64_t t) {
       const unsigned flags = ilb.ilb_flags;
       ilb.ilb_flags = 0;
       ilb.ilb_pending = false;
-      nohz_idle_balance(flags);
+      // nohz_csd_func(): only a CPU still idle runs the balance softirq.
+      if (cpu_idle(ilb.cpu)) nohz_idle_balance(ilb.cpu, flags);
       break;
     }
     case Ev::kIdleStep:

@@ -25,7 +25,18 @@
 //    LOAD_AVG_PERIOD (32 ms) to an idle CPU, which decays every idle CPU's
 //    signals (and tells cpufreq); a CPU going newly idle does it itself
 //    when due, and the periodic and newidle balances update their own CPU
-//    first. The kick picks the first idle CPU without a kick pending.
+//    first.
+//  - NO_HZ idle balancing as in 6.12: CPUs whose tick stopped in idle form
+//    nohz.idle_cpus_mask until their first busy tick; a busy CPU's tick
+//    asks the first of them for a balance (nohz_balancer_kick(): two tasks
+//    queued; on asymmetric systems a misfit below the biggest capacity; on
+//    symmetric ones more than one busy CPU in the LLC) at most once per
+//    nohz.next_balance; the kicked CPU balances each idle CPU whose own
+//    interval is due, starting after itself, and moves nohz.next_balance to
+//    the earliest of theirs. Intervals are jiffies (get_sd_balance_interval()).
+//    Not modelled: check_cpu_capacity() (no capacity lost to RT or IRQ
+//    pressure), sched_idle_cpu(), balance_interval growth after failed
+//    active balances.
 //  - The load balancer classifies each CPU (group_overloaded, misfit,
 //    fully busy, has spare) and moves tasks by count, load or misfit as
 //    calculate_imbalance() decides; nr_balance_failed back-off and
@@ -49,10 +60,16 @@ constexpr int64_t kBusyFactor = 16;
 bool allowed(const Task& p, int cpu) { return p.cpus_allowed[static_cast<size_t>(cpu)]; }
 }  // namespace
 
-Time Kernel::balance_interval(bool busy) const {
-  // sd->min_interval = sd_weight (ms); busy CPUs stretch it by busy_factor.
-  Time t = Time::ms(nr_cpus());
-  return busy ? t * kBusyFactor : t;
+int64_t Kernel::balance_interval(bool busy) const {
+  // get_sd_balance_interval(): sd->balance_interval starts at sd_weight ms
+  // (and stays there: it only grows after failed active balances, not
+  // modelled); busy CPUs stretch it by busy_factor; msecs_to_jiffies()
+  // rounds up; clamped to [1, max_load_balance_interval = HZ * nr_cpus / 10].
+  const int64_t ms = static_cast<int64_t>(nr_cpus()) * (busy ? kBusyFactor : 1);
+  const int64_t tick_ns = tick_nsec_.count();
+  const int64_t j = (ms * 1000000 + tick_ns - 1) / tick_ns;
+  const int64_t hz = 1000000000 / tick_ns;
+  return std::clamp<int64_t>(j, 1, std::max<int64_t>(1, hz * nr_cpus() / 10));
 }
 
 // cpu_util(cpu, p, dst_cpu, 0): CFS util of `cpu` as if p were placed on
@@ -396,6 +413,9 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   // run. No need to search for one."), before idle_stamp is set.
   if (rq.ttwu_pending) return false;
   rq.idle_stamp = now();
+  // update_next_balance() of the domain, applied at "out:": next_balance
+  // only moves earlier, to the last periodic balance + the idle interval.
+  rq.next_balance = std::min(rq.next_balance, rq.last_balance + balance_interval(false));
   // A CPU expected to idle shorter than a migration would cost does not
   // look (this_rq->avg_idle < sysctl_sched_migration_cost). Tested before
   // the overload scan: both only decide whether to return, and this one
@@ -410,7 +430,6 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   }
   sched_balance_update_blocked_averages(rq);  // brings rq's clock to now too
   int moved = sched_balance_rq(rq, true);
-  rq.next_balance = now() + balance_interval(false);
   if (moved)
     rq.idle_stamp = Time::max();
   else
@@ -438,20 +457,48 @@ bool Kernel::update_nohz_stats(Rq& rq) {
   return rq.has_blocked_load;
 }
 
-// _nohz_idle_balance(): the kicked idle CPU updates the blocked load of
-// every idle CPU (a stats kick) and/or balances for each (a balance kick).
-// Simplified: CPUs are visited in CPU order, not from the kicked one.
-void Kernel::nohz_idle_balance(unsigned flags) {
+int Kernel::sched_balance_domains(Rq& rq, bool idle) {
+  // Simplification: sched_idle_cpu() (a CPU running only SCHED_IDLE tasks
+  // counts as not busy) is not tested; such CPUs use the busy interval.
+  int64_t interval = balance_interval(!idle);
+  int moved = 0;
+  if (jiffies() >= rq.last_balance + interval) {
+    moved = sched_balance_rq(rq, idle);
+    // A CPU that pulled work is no longer idle (idle_cpu() again).
+    if (moved) idle = cpu_idle(rq.cpu);
+    rq.last_balance = jiffies();
+    interval = balance_interval(!idle);
+  }
+  rq.next_balance = rq.last_balance + interval;
+  return moved;
+}
+
+// _nohz_idle_balance(): this_cpu (kicked, or going idle) works for every
+// CPU in nohz.idle_cpus_mask, starting after itself and ending with itself.
+// Simplification: the abort when this_cpu gets work meanwhile cannot
+// happen, as the whole pass takes no simulated time.
+void Kernel::nohz_idle_balance(int this_cpu, unsigned flags) {
+  int64_t next_balance = jiffies() + 60 * (1000000000 / tick_nsec_.count());  // now + 60*HZ
+  bool update_next_balance = false;
   bool has_blocked_load = false;
   if (flags & kNohzStatsKick) nohz_has_blocked_ = false;
-  for (auto& rqp : rqs_) {
-    Rq& rq = *rqp;
-    if (!cpu_idle(rq.cpu)) continue;
+  if (flags & kNohzNextKick) nohz_needs_update_ = false;
+  if (flags & kNohzBalanceKick) ++nohz_balance_passes_;
+  const int n = nr_cpus();
+  for (int i = 1; i <= n; ++i) {
+    Rq& rq = *rqs_[static_cast<size_t>((this_cpu + i) % n)];
+    if (!rq.nohz_tick_stopped || !cpu_idle(rq.cpu)) continue;
     if (flags & kNohzStatsKick) has_blocked_load |= update_nohz_stats(rq);
-    if (!(flags & kNohzBalanceKick)) continue;
-    update_rq_clock(rq);
-    if (sched_balance_rq(rq, true) > 0) resched_curr(rq);
+    if (jiffies() >= rq.next_balance) {
+      update_rq_clock(rq);
+      if ((flags & kNohzBalanceKick) && sched_balance_domains(rq, true) > 0) resched_curr(rq);
+    }
+    if (next_balance > rq.next_balance) {
+      next_balance = rq.next_balance;
+      update_next_balance = true;
+    }
   }
+  if (update_next_balance) nohz_next_balance_ = next_balance;
   // next_blocked = now + msecs_to_jiffies(LOAD_AVG_PERIOD), rounded up.
   if (flags & kNohzStatsKick) {
     const int64_t period_ns = Time::ms(kLoadAvgPeriod).count();
@@ -463,30 +510,58 @@ void Kernel::nohz_idle_balance(unsigned flags) {
 void Kernel::nohz_newidle_balance(Rq& rq) {
   if (rq.avg_idle < kMigrationCostNs) return;
   if (!nohz_has_blocked_ || jiffies() < nohz_next_blocked_) return;
-  nohz_idle_balance(kNohzStatsKick);
+  nohz_idle_balance(rq.cpu, kNohzStatsKick);
 }
 
-// sched_balance_trigger() from the tick: balance this CPU when its
-// interval is due, and kick an idle CPU when this one has more than it can
-// run (nohz_balancer_kick()).
+// sched_balance_trigger() from a busy CPU's tick: the periodic balance
+// softirq when due, then nohz_balancer_kick().
 void Kernel::sched_balance_trigger(Rq& rq) {
   if (nr_cpus() == 1) return;
-  if (now() >= rq.next_balance) {
+  if (jiffies() >= rq.next_balance) {
     // sched_balance_softirq(): this CPU's blocked averages, then the balance.
     sched_balance_update_blocked_averages(rq);
-    sched_balance_rq(rq, false);
-    rq.next_balance = now() + balance_interval(true);
+    sched_balance_domains(rq, false);
   }
-  // nohz_balancer_kick(): a stats kick when idle CPUs' blocked load is due
-  // for an update (time_after(jiffies, nohz.next_blocked)), a balance kick
-  // too when this CPU has more than it can run.
+  nohz_balancer_kick(rq);
+}
+
+// nohz_balancer_kick() (6.12): ask an idle CPU with its tick stopped to
+// update the idle CPUs' blocked load when due (stats kick), and to balance
+// for them (balance kick) when this CPU has more than it can run, at most
+// once per nohz.next_balance. Not modelled: check_cpu_capacity() (no
+// capacity is lost to RT or IRQ pressure here) and ASYM_PACKING.
+void Kernel::nohz_balancer_kick(Rq& rq) {
+  nohz_balance_exit_idle(rq);  // the first busy tick after a nohz idle period
+  if (nohz_nr_cpus_ == 0) return;
   unsigned flags = nohz_has_blocked_ && jiffies() > nohz_next_blocked_ ? unsigned{kNohzStatsKick} : 0u;
-  if (rq.cfs.nr_running - rq.cfs.nr_delayed >= 2 || rq.misfit_task_load > 0) flags = kNohzStatsKick | kNohzBalanceKick;
-  if (!flags) return;
+  if (jiffies() >= nohz_next_balance_) {
+    bool balance = rq.nr_running >= 2;
+    if (!balance && asym_capacity_) {
+      // check_misfit_status(): a misfit task below the biggest capacity.
+      balance = rq.misfit_task_load > 0 && rq.capacity < max_cpu_capacity_;
+    } else if (!balance) {
+      // Symmetric CPUs share the LLC: balance when more than one CPU of it
+      // is busy (sds->nr_busy_cpus > 1, busy = not in nohz idle).
+      balance = nr_cpus() - nohz_nr_cpus_ > 1;
+    }
+    if (balance) flags = kNohzStatsKick | kNohzBalanceKick;
+  }
+  if (nohz_needs_update_) flags |= kNohzNextKick;
+  if (flags) kick_ilb(rq.cpu, flags);
+}
+
+// kick_ilb(): the first idle CPU of nohz.idle_cpus_mask other than this
+// one gets the flags; one IPI carries any flags added before it arrives.
+void Kernel::kick_ilb(int this_cpu, unsigned flags) {
+  if (flags & kNohzBalanceKick) nohz_next_balance_ = jiffies() + 1;
   for (auto& other : rqs_) {
-    if (!cpu_idle(other->cpu) || other->ilb_pending) continue;
+    if (other->cpu == this_cpu || !other->nohz_tick_stopped || !cpu_idle(other->cpu)) continue;
+    // find_new_ilb() stops at the first; nothing new for it: nothing to do.
+    if ((other->ilb_flags & flags) == flags) return;
+    const bool ipi_in_flight = other->ilb_pending;
+    other->ilb_flags |= flags;
+    if (ipi_in_flight) return;
     other->ilb_pending = true;
-    other->ilb_flags = flags;
     other->ilb_kick.arm(now() + params_.ipi_latency);
     return;
   }

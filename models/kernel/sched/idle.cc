@@ -94,10 +94,9 @@ void Kernel::do_idle(Rq& rq) {
 void Kernel::idle_tick(Rq& rq) {
   arm_tick(rq);
   idle_wake(rq, true);
-  if (nr_cpus() > 1 && now() >= rq.next_balance) {
-    rq.next_balance = now() + balance_interval(false);
+  if (nr_cpus() > 1 && jiffies() >= rq.next_balance) {
     sched_balance_update_blocked_averages(rq);  // sched_balance_softirq()
-    if (sched_balance_rq(rq, true) > 0) resched_curr(rq);
+    if (sched_balance_domains(rq, true) > 0) resched_curr(rq);
   }
 }
 
