@@ -3,6 +3,9 @@
 // nohz.next_balance rate limit, and which busy CPUs ask for a balance.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "sched_test_util.h"
 
 using namespace schedlab;
@@ -99,5 +102,82 @@ TEST_CASE("symmetric CPUs kick for busy LLC siblings; asymmetric ones only for m
     p.tasks = {pinned_hog("a", 2), pinned_hog("b", 3)};
     System sys(p, 1);
     CHECK(balance_passes_between(sys.kernel(), Time::ms(100), Time::ms(1100)) == 0);
+  }
+}
+
+TEST_CASE("newidle balancing is gated by max_newidle_lb_cost, not the migration cost", "[newidle]") {
+  // CPU 1 runs `blinker` (pinned): 100 us on, 100 us off, so its avg_idle
+  // settles near 100 us, under the pre-5.16 newidle bound
+  // (sysctl_sched_migration_cost, 500 us). CPU 0 runs `light`, a nice-19 hog
+  // (pinned). At 50.05 ms `x`, a hog free to run anywhere, forks while both
+  // CPUs are busy and goes to CPU 0, whose load is the lighter; it runs
+  // until the tick at 51 ms gives CPU 0 back to `light`, and is queued from
+  // then on. CPU 1 is next newly idle at 51.1 ms: with balancing that costs
+  // nothing (max_newidle_lb_cost 0) 6.12 pulls `x` there and then. The old
+  // bound would never look, and CPU 1, busy at every tick, is never the
+  // idle CPU a balance kick reaches.
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.duration = Time::ms(60);
+  TaskSpec blinker = task("blinker", {ev_run(Time::us(100)), ev_sleep(Time::us(100))});
+  blinker.cpus = {1};
+  TaskSpec light = hog("light", Policy::kNormal, 19);
+  light.cpus = {0};
+  TaskSpec x = hog("x");
+  x.delay = Time::us(50050);
+  p.tasks = {blinker, light, x};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(50060));
+  REQUIRE(find_task(k, "x").cpu == 0);
+  CHECK(k.rq(1).avg_idle < 500000);
+  k.run_until(Time::ms(60));
+  const SwitchRecord queued{Time::ms(51), 0, "x", "light", 'R'};
+  CHECK(std::find(log.log.begin(), log.log.end(), queued) != log.log.end());
+  Time pulled = Time::max();
+  for (const auto& r : log.log)
+    if (r.cpu == 1 && r.next == "x") {
+      pulled = r.t;
+      break;
+    }
+  CHECK(pulled == Time::us(51100));
+  CHECK(k.rq(1).max_newidle_lb_cost == 0);  // passes cost nothing by default
+}
+
+TEST_CASE("a measured newidle cost is kept as the domain's maximum and decays 1% a second", "[newidle]") {
+  // Three hogs on two CPUs keep the root domain overloaded; a pass costs 30 us.
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.kernel.newidle_balance_cost = Time::us(30);
+  p.tasks = {hogs("h", 3)};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(50));
+  const int dst = k.rq(0).nr_running == 1 ? 0 : 1;
+  Rq& rq = k.rq(dst);
+  REQUIRE(rq.nr_running == 1);
+  SECTION("a pass records its cost; the rq-wide bound keeps its migration-cost floor") {
+    rq.avg_idle = 100000;
+    rq.max_newidle_lb_cost = 0;
+    k.sched_balance_newidle(rq);
+    CHECK(rq.max_newidle_lb_cost == 30000);
+    CHECK(rq.max_idle_balance_cost == 500000);
+  }
+  SECTION("a CPU expecting to idle shorter than a pass does not look") {
+    rq.avg_idle = 100000;
+    rq.max_newidle_lb_cost = 150000;
+    rq.last_decay_max_lb_cost = k.jiffies();
+    CHECK_FALSE(k.sched_balance_newidle(rq));
+    CHECK(rq.max_newidle_lb_cost == 150000);  // no pass: nothing recorded, not decayed
+  }
+  SECTION("periodic balancing decays an old maximum by 253/256 once a second") {
+    rq.max_newidle_lb_cost = 256000;
+    rq.last_decay_max_lb_cost = k.jiffies() - 1001;
+    rq.next_balance = 0;
+    rq.last_balance = 0;
+    k.sched_balance_domains(rq, false);
+    CHECK(rq.max_newidle_lb_cost == 253000);
+    CHECK(rq.last_decay_max_lb_cost == k.jiffies());
+    CHECK(rq.max_idle_balance_cost == 500000);  // max(migration cost, 253 us)
   }
 }

@@ -90,6 +90,7 @@ void load_overheads(const YamlDoc& doc, const YAML::Node& node, const std::strin
   r.read("context_switch", k.context_switch_cost);
   r.read("wakeup", k.wakeup_cost);
   r.read("ipi", k.ipi_latency);
+  r.read("newidle_balance", k.newidle_balance_cost);
   r.read("timer_slack", k.timer_slack);
 }
 
@@ -149,6 +150,8 @@ const std::vector<ParamDecl>& overhead_params() {
         {"context_switch", "duration", duration_text(d.context_switch_cost), "CPU time lost per context switch"},
         {"wakeup", "duration", duration_text(d.wakeup_cost), "try_to_wake_up() until the task is enqueued"},
         {"ipi", "duration", duration_text(d.ipi_latency), "delivery of a remote reschedule IPI"},
+        {"newidle_balance", "duration", duration_text(d.newidle_balance_cost),
+         "what one newidle balance pass measures (max_newidle_lb_cost, compared with avg_idle); not charged"},
         {"timer_slack", "duration", duration_text(d.timer_slack),
          "hrtimer slack added to SCHED_OTHER sleeps (RT tasks get none)"},
     };

@@ -105,6 +105,11 @@ struct Rq {
   int64_t last_balance = 0;
   int64_t next_balance = 0;
   int64_t avg_idle = 1000000;      // rq->avg_idle: 2 * sysctl_sched_migration_cost at boot
+  int64_t max_idle_balance_cost = 500000;  // rq->max_idle_balance_cost: sysctl_sched_migration_cost at boot
+  // The domain's newidle balancing cost (sd->max_newidle_lb_cost, the
+  // decayed maximum of measured passes) and when it last decayed (jiffies).
+  int64_t max_newidle_lb_cost = 0;
+  int64_t last_decay_max_lb_cost = 0;
   Time idle_stamp = Time::max();   // rq->idle_stamp: when newidle balance found nothing
   bool ilb_pending = false;        // a nohz idle-balance kick is on its way
   unsigned ilb_flags = 0;          // nohz_flags(cpu) of that kick: kNohzStatsKick | kNohzBalanceKick | kNohzNextKick
@@ -260,6 +265,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   // (jiffies) and how many idle-balance passes with a balance kick ran.
   int64_t nohz_next_balance() const { return nohz_next_balance_; }
   uint64_t nohz_balance_passes() const { return nohz_balance_passes_; }
+  int64_t jiffies() const { return now().count() / tick_nsec_.count(); }
+  // sched_balance_domains(): rq's periodic balance if its interval is
+  // due, then its next_balance. Returns tasks moved.
+  int sched_balance_domains(Rq& rq, bool idle);
   // Tunables after get_update_sysctl_factor() scaling.
   int64_t base_slice_ns() const { return base_slice_; }
   int64_t sched_latency_ns() const { return sched_latency_; }
@@ -388,11 +397,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   int find_idlest_cpu(Task& p, int prev_cpu);
   // sched_balance_rq(): pull to dst from the busiest CPU. Returns tasks moved.
   int sched_balance_rq(Rq& dst, bool dst_idle);
+  // update_newidle_cost(): a pass's cost raises the domain's maximum, which
+  // otherwise decays ~1% a second. True when it decayed.
+  bool update_newidle_cost(Rq& rq, int64_t cost);
   bool can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot) const;
   void active_balance(Rq& src, int dst_cpu);
-  // sched_balance_domains(): rq's periodic balance if its interval is
-  // due, then its next_balance. Returns tasks moved.
-  int sched_balance_domains(Rq& rq, bool idle);
   // _nohz_idle_balance() run by this_cpu: blocked-load updates of the nohz
   // idle CPUs (kNohzStatsKick), their periodic balance when due
   // (kNohzBalanceKick), nohz.next_balance (kNohzBalanceKick, kNohzNextKick).
@@ -427,7 +436,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   // nohz_newidle_balance(): a CPU going idle runs the stats update itself
   // when one is due (NOHZ_NEWILB_KICK, run before it enters idle).
   void nohz_newidle_balance(Rq& rq);
-  int64_t jiffies() const { return now().count() / tick_nsec_.count(); }
   bool nohz_has_blocked_ = false;  // nohz.has_blocked
   int64_t nohz_next_blocked_ = 0;  // nohz.next_blocked (jiffies)
   int64_t nohz_next_balance_ = 0;  // nohz.next_balance (jiffies)

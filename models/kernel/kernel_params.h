@@ -43,6 +43,12 @@ struct KernelParams {
   Time context_switch_cost = Time::zero();   // CPU time lost per switch
   Time wakeup_cost = Time::zero();           // try_to_wake_up -> task enqueued
   Time ipi_latency = Time::zero();           // remote resched IPI delivery
+  // sched_clock() time one newidle balance pass takes: it feeds the
+  // domain's max_newidle_lb_cost, which a CPU's avg_idle must reach for it
+  // to balance when newly idle. Not charged as CPU time. 0: balancing is
+  // free, so a newly idle CPU always looks (when the root domain is
+  // overloaded).
+  Time newidle_balance_cost = Time::zero();
   Time timer_slack = Time::us(50);           // hrtimer slack of SCHED_OTHER sleeps: init_task.timer_slack_ns (RT: 0)
 
   // cpuidle (models/kernel/cpuidle/): the governor by name, "none" = no

@@ -388,13 +388,14 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
 }
 
 void Kernel::ttwu_do_activate(Rq& rq, Task& p, int flags, const Task* waker) {
-  // ttwu_do_wakeup(): the idle period that ends feeds rq->avg_idle
-  // (update_avg(): avg += (sample - avg) / 8, capped at 2 x migration cost).
+  // ttwu_do_activate() (6.12 core.c): the idle period that ends feeds
+  // rq->avg_idle (update_avg(): avg += (sample - avg) / 8), then capped at
+  // twice rq->max_idle_balance_cost.
   if (rq.idle_stamp != Time::max()) {
     int64_t delta = (now() - rq.idle_stamp).count();
-    const int64_t max = 2 * 500000;
-    if (rq.avg_idle > max) rq.avg_idle = max;
+    const int64_t max = 2 * rq.max_idle_balance_cost;
     rq.avg_idle += (delta - rq.avg_idle) / 8;
+    if (rq.avg_idle > max) rq.avg_idle = max;
     rq.idle_stamp = Time::max();
   }
   int enqueue_flags = kEnqueueWakeup | ((flags >> 8) & kEnqueueMigrated);

@@ -240,6 +240,7 @@ void CfsClass::set_next_task(Rq& rq, Task& p, bool first) {
   p.se.exec_start = k_.clock().count();
   cfs.curr = &p;
   p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
+  if (first) update_misfit_status(k_, rq, &p);  // __set_next_task_fair()
 }
 
 // entity_tick() + check_preempt_tick(): preempt once current has run its

@@ -402,6 +402,7 @@ void EevdfClass::set_next_task(Rq& rq, Task& p, bool first) {
   p.se.exec_start = k_.clock().count();
   cfs.curr = &p;
   p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
+  if (first) update_misfit_status(k_, rq, &p);  // __set_next_task_fair()
 }
 
 // cfs_rq_min_slice(): the smallest slice among queued entities (and `also`).

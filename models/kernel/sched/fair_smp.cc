@@ -409,6 +409,7 @@ void Kernel::active_balance(Rq& src, int dst_cpu) {
 
 bool Kernel::sched_balance_newidle(Rq& rq) {
   if (nr_cpus() == 1) return false;
+  update_misfit_status(*this, rq, nullptr);  // the CPU is leaving its task
   // A task is already on its way here (6.12: "There is a task waiting to
   // run. No need to search for one."), before idle_stamp is set.
   if (rq.ttwu_pending) return false;
@@ -416,20 +417,22 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   // update_next_balance() of the domain, applied at "out:": next_balance
   // only moves earlier, to the last periodic balance + the idle interval.
   rq.next_balance = std::min(rq.next_balance, rq.last_balance + balance_interval(false));
-  // A CPU expected to idle shorter than a migration would cost does not
-  // look (this_rq->avg_idle < sysctl_sched_migration_cost). Tested before
-  // the overload scan: both only decide whether to return, and this one
-  // costs nothing.
-  if (rq.avg_idle < kMigrationCostNs) return false;
   // Nothing to pull unless the root domain is overloaded (the latched
-  // get_rd_overloaded() of 6.12 sched_balance_newidle()); the "out:" path
-  // still offers the blocked-load update.
-  if (!rd_overloaded_) {
+  // get_rd_overloaded()), nor when the CPU expects to idle shorter than a
+  // balance pass takes (avg_idle < sd->max_newidle_lb_cost; before 5.16
+  // the bound was sysctl_sched_migration_cost). The "out:" path still
+  // offers the blocked-load update.
+  if (!rd_overloaded_ || rq.avg_idle < rq.max_newidle_lb_cost) {
     nohz_newidle_balance(rq);
     return false;
   }
   sched_balance_update_blocked_averages(rq);  // brings rq's clock to now too
   int moved = sched_balance_rq(rq, true);
+  // The pass's sched_clock() time (one domain: the blocked-load update and
+  // the balance) raises the domain's and the rq's recorded costs.
+  const int64_t cost = params_.newidle_balance_cost.count();
+  update_newidle_cost(rq, cost);
+  rq.max_idle_balance_cost = std::max(rq.max_idle_balance_cost, cost);
   if (moved)
     rq.idle_stamp = Time::max();
   else
@@ -457,7 +460,25 @@ bool Kernel::update_nohz_stats(Rq& rq) {
   return rq.has_blocked_load;
 }
 
+bool Kernel::update_newidle_cost(Rq& rq, int64_t cost) {
+  if (cost > rq.max_newidle_lb_cost) {
+    rq.max_newidle_lb_cost = cost;
+    rq.last_decay_max_lb_cost = jiffies();
+    return false;
+  }
+  const int64_t hz = 1000000000 / tick_nsec_.count();
+  if (jiffies() > rq.last_decay_max_lb_cost + hz) {
+    rq.max_newidle_lb_cost = rq.max_newidle_lb_cost * 253 / 256;
+    rq.last_decay_max_lb_cost = jiffies();
+    return true;
+  }
+  return false;
+}
+
 int Kernel::sched_balance_domains(Rq& rq, bool idle) {
+  // Decay the newidle cost on this regular visit; the rq-wide bound keeps
+  // a floor of sysctl_sched_migration_cost.
+  if (update_newidle_cost(rq, 0)) rq.max_idle_balance_cost = std::max(kMigrationCostNs, rq.max_newidle_lb_cost);
   // Simplification: sched_idle_cpu() (a CPU running only SCHED_IDLE tasks
   // counts as not busy) is not tested; such CPUs use the busy interval.
   int64_t interval = balance_interval(!idle);
