@@ -282,16 +282,14 @@ int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
     s.nr = rq.cfs.nr_running - rq.cfs.nr_delayed;
     s.load = rq.cfs_avg.load_avg;
     s.util = rq.cfs_avg.util_avg;
-    // group_classify() for a one-CPU group.
-    bool overloaded = s.nr > 1 && (rq.capacity * 100 < s.util * kImbalancePct ||
-                                   rq.capacity * kImbalancePct < rq.cfs_avg.runnable_avg * 100);
-    bool misfit = asym_capacity_ && rq.misfit_task_load > 0;
-    bool fully_busy = rq.capacity * 100 < s.util * kImbalancePct || !(rq.curr->is_idle_task || s.nr == 0);
-    if (overloaded)
+    // group_classify() for a one-CPU group, each test only when the ones
+    // before it failed.
+    const bool over_capacity = rq.capacity * 100 < s.util * kImbalancePct;
+    if (s.nr > 1 && (over_capacity || rq.capacity * kImbalancePct < rq.cfs_avg.runnable_avg * 100))
       s.type = GroupType::kOverloaded;
-    else if (misfit)
+    else if (asym_capacity_ && rq.misfit_task_load > 0)
       s.type = GroupType::kMisfit;
-    else if (fully_busy)
+    else if (over_capacity || !(rq.curr->is_idle_task || s.nr == 0))
       s.type = GroupType::kFullyBusy;
     return s;
   };
@@ -307,9 +305,11 @@ int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
   for (int c = 0; c < n; ++c) {
     if (c == dst.cpu) continue;
     const Rq& rq = *rqs_[c];
-    if (rq.nr_running > 1) sg_overloaded = true;
-    if (cpu_overutilized(rq)) sg_overutilized = true;
-    if (asym_capacity_ && rq.misfit_task_load > 0 && !(rq.nr_running == 0 && cpu_idle(c))) sg_overloaded = true;
+    // Each flag is tested until some CPU sets it.
+    if (!sg_overloaded)
+      sg_overloaded = rq.nr_running > 1 ||
+                      (asym_capacity_ && rq.misfit_task_load > 0 && !(rq.nr_running == 0 && cpu_idle(c)));
+    if (!sg_overutilized) sg_overutilized = cpu_overutilized(rq);
     CpuStats s = stats_of(rq);
     if (s.type == GroupType::kHasSpare && s.nr <= 1) continue;
     // A misfit task only moves to a CPU with more capacity.

@@ -37,18 +37,22 @@ inline uint32_t max_u32(uint64_t a, uint64_t b) {
 
 // ---- the geometric series --------------------------------------------------
 
-const std::array<uint32_t, kLoadAvgPeriod>& pelt_yN_inv() {
-  // Documentation/scheduler/sched-pelt.c, calc_runnable_avg_yN_inv():
-  //   y = pow(0.5, 1/HALFLIFE);  x = ((1UL<<32)-1) * pow(y, i);  (truncated)
-  static const std::array<uint32_t, kLoadAvgPeriod> table = [] {
-    std::array<uint32_t, kLoadAvgPeriod> t{};
-    const double y = std::pow(0.5, 1.0 / static_cast<double>(kLoadAvgPeriod));
-    for (uint32_t i = 0; i < kLoadAvgPeriod; ++i)
-      t[i] = static_cast<uint32_t>(static_cast<double>((uint64_t{1} << 32) - 1) * std::pow(y, i));
-    return t;
-  }();
-  return table;
+namespace {
+// Documentation/scheduler/sched-pelt.c, calc_runnable_avg_yN_inv():
+//   y = pow(0.5, 1/HALFLIFE);  x = ((1UL<<32)-1) * pow(y, i);  (truncated)
+// A namespace-scope table, filled before main(): decay_load() reads it
+// without the guard a function-local static costs on every call.
+std::array<uint32_t, kLoadAvgPeriod> make_yN_inv() {
+  std::array<uint32_t, kLoadAvgPeriod> t{};
+  const double y = std::pow(0.5, 1.0 / static_cast<double>(kLoadAvgPeriod));
+  for (uint32_t i = 0; i < kLoadAvgPeriod; ++i)
+    t[i] = static_cast<uint32_t>(static_cast<double>((uint64_t{1} << 32) - 1) * std::pow(y, i));
+  return t;
 }
+const std::array<uint32_t, kLoadAvgPeriod> kYnInv = make_yN_inv();
+}  // namespace
+
+const std::array<uint32_t, kLoadAvgPeriod>& pelt_yN_inv() { return kYnInv; }
 
 uint32_t pelt_generate_load_avg_max() {
   // calc_converged_max(): the 32-bit fixed-point fixed point of max*y + 1024.
@@ -71,7 +75,7 @@ uint64_t decay_load(uint64_t val, uint64_t n) {
     val >>= local_n / kLoadAvgPeriod;
     local_n %= kLoadAvgPeriod;
   }
-  return mul_u64_u32_shr32(val, pelt_yN_inv()[local_n]);
+  return mul_u64_u32_shr32(val, kYnInv[local_n]);
 }
 
 uint32_t accumulate_pelt_segments(uint64_t periods, uint32_t d1, uint32_t d3) {
