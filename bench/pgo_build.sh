@@ -17,7 +17,7 @@
 #      optimised as in a plain Release build.
 # Profile feedback changes code layout, never arithmetic (no fast-math, no
 # FP contraction is enabled by it): outputs are byte-identical to a plain
-# Release build's. Measured on bench/ phone_ui_40: see README "Speed".
+# Release build's. Measured on bench/ phone_ui_40: see the README, Benchmark.
 # Takes about twice a plain build.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
