@@ -226,7 +226,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   int select_task_rq_fair(Task& p, int prev_cpu, int wake_flags);
   // sched_balance_newidle(): rq is about to go idle; pull. True if it did.
   bool sched_balance_newidle(Rq& rq);
-  // From the tick: periodic balance when due, misfit, nohz idle-balance kick.
+  // From a busy CPU's tick: its periodic balance when due, then nohz_balancer_kick().
   void sched_balance_trigger(Rq& rq);
   // cpu_util(cpu, p, dst_cpu, 0): the CPU's CFS util if p ran on dst_cpu.
   uint64_t cpu_util(int cpu, const Task* p, int dst_cpu) const;
