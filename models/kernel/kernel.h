@@ -111,8 +111,9 @@ struct Rq {
   int64_t max_newidle_lb_cost = 0;
   int64_t last_decay_max_lb_cost = 0;
   Time idle_stamp = Time::max();   // rq->idle_stamp: when newidle balance found nothing
-  bool ilb_pending = false;        // a nohz idle-balance kick is on its way
-  unsigned ilb_flags = 0;          // nohz_flags(cpu) of that kick: kNohzStatsKick | kNohzBalanceKick | kNohzNextKick
+  // nohz_flags(cpu): kNohzStatsKick | kNohzBalanceKick | kNohzNextKick of
+  // a kick whose IPI is on its way (non-zero exactly while it is).
+  unsigned ilb_flags = 0;
   // rq->nohz_tick_stopped: in nohz.idle_cpus_mask, from the tick stopping
   // in idle until this CPU's first busy tick.
   bool nohz_tick_stopped = false;
@@ -266,6 +267,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   int64_t nohz_next_balance() const { return nohz_next_balance_; }
   uint64_t nohz_balance_passes() const { return nohz_balance_passes_; }
   int64_t jiffies() const { return now().count() / tick_nsec_.count(); }
+  // msecs_to_jiffies(): rounded up, as the kernel's.
+  int64_t msecs_to_jiffies(int64_t ms) const { return (ms * params_.hz + 999) / 1000; }
   // sched_balance_domains(): rq's periodic balance if its interval is
   // due, then its next_balance. Returns tasks moved.
   int sched_balance_domains(Rq& rq, bool idle);

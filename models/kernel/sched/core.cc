@@ -265,7 +265,6 @@ void Kernel::on_event(uint64_t t) {
       if (ilb.cpuidle.gov) idle_wake(ilb, false);
       const unsigned flags = ilb.ilb_flags;
       ilb.ilb_flags = 0;
-      ilb.ilb_pending = false;
       // nohz_csd_func(): only a CPU still idle runs the balance softirq.
       if (cpu_idle(ilb.cpu)) nohz_idle_balance(ilb.cpu, flags);
       break;

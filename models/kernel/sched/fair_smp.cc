@@ -66,10 +66,7 @@ int64_t Kernel::balance_interval(bool busy) const {
   // modelled); busy CPUs stretch it by busy_factor; msecs_to_jiffies()
   // rounds up; clamped to [1, max_load_balance_interval = HZ * nr_cpus / 10].
   const int64_t ms = static_cast<int64_t>(nr_cpus()) * (busy ? kBusyFactor : 1);
-  const int64_t tick_ns = tick_nsec_.count();
-  const int64_t j = (ms * 1000000 + tick_ns - 1) / tick_ns;
-  const int64_t hz = 1000000000 / tick_ns;
-  return std::clamp<int64_t>(j, 1, std::max<int64_t>(1, hz * nr_cpus() / 10));
+  return std::clamp<int64_t>(msecs_to_jiffies(ms), 1, std::max<int64_t>(1, params_.hz * nr_cpus() / 10));
 }
 
 // cpu_util(cpu, p, dst_cpu, 0): CFS util of `cpu` as if p were placed on
@@ -466,8 +463,7 @@ bool Kernel::update_newidle_cost(Rq& rq, int64_t cost) {
     rq.last_decay_max_lb_cost = jiffies();
     return false;
   }
-  const int64_t hz = 1000000000 / tick_nsec_.count();
-  if (jiffies() > rq.last_decay_max_lb_cost + hz) {
+  if (jiffies() > rq.last_decay_max_lb_cost + params_.hz) {
     rq.max_newidle_lb_cost = rq.max_newidle_lb_cost * 253 / 256;
     rq.last_decay_max_lb_cost = jiffies();
     return true;
@@ -499,7 +495,7 @@ int Kernel::sched_balance_domains(Rq& rq, bool idle) {
 // Simplification: the abort when this_cpu gets work meanwhile cannot
 // happen, as the whole pass takes no simulated time.
 void Kernel::nohz_idle_balance(int this_cpu, unsigned flags) {
-  int64_t next_balance = jiffies() + 60 * (1000000000 / tick_nsec_.count());  // now + 60*HZ
+  int64_t next_balance = jiffies() + 60 * params_.hz;
   bool update_next_balance = false;
   bool has_blocked_load = false;
   if (flags & kNohzStatsKick) nohz_has_blocked_ = false;
@@ -520,11 +516,7 @@ void Kernel::nohz_idle_balance(int this_cpu, unsigned flags) {
     }
   }
   if (update_next_balance) nohz_next_balance_ = next_balance;
-  // next_blocked = now + msecs_to_jiffies(LOAD_AVG_PERIOD), rounded up.
-  if (flags & kNohzStatsKick) {
-    const int64_t period_ns = Time::ms(kLoadAvgPeriod).count();
-    nohz_next_blocked_ = jiffies() + (period_ns + tick_nsec_.count() - 1) / tick_nsec_.count();
-  }
+  if (flags & kNohzStatsKick) nohz_next_blocked_ = jiffies() + msecs_to_jiffies(kLoadAvgPeriod);
   if (has_blocked_load) nohz_has_blocked_ = true;
 }
 
@@ -579,10 +571,9 @@ void Kernel::kick_ilb(int this_cpu, unsigned flags) {
     if (other->cpu == this_cpu || !other->nohz_tick_stopped || !cpu_idle(other->cpu)) continue;
     // find_new_ilb() stops at the first; nothing new for it: nothing to do.
     if ((other->ilb_flags & flags) == flags) return;
-    const bool ipi_in_flight = other->ilb_pending;
+    const bool ipi_in_flight = other->ilb_flags != 0;
     other->ilb_flags |= flags;
     if (ipi_in_flight) return;
-    other->ilb_pending = true;
     other->ilb_kick.arm(now() + params_.ipi_latency);
     return;
   }
