@@ -50,28 +50,27 @@ void EventQueue::check_tier(int tier) {
     throw std::out_of_range("event queue: tier " + std::to_string(tier) + " outside [-128, 127]");
 }
 
-SlotId EventQueue::post(Time at, int tier, EventHandler* handler, uint64_t tag) {
+// A slot taken from the free stack (or a new one) for a handler. A slot
+// is never queued while released, so its heap position is kNotQueued.
+SlotId EventQueue::new_slot(EventHandler* handler, uint64_t tag, int tier, bool persistent) {
   check_tier(tier);
   SlotId id = alloc_slot();
   Slot& s = slots_[id];
   s.handler = handler;
   s.tag = tag;
   s.tier = static_cast<int8_t>(tier);
-  s.persistent = false;
+  s.persistent = persistent;
+  return id;
+}
+
+SlotId EventQueue::post(Time at, int tier, EventHandler* handler, uint64_t tag) {
+  SlotId id = new_slot(handler, tag, tier, false);
   push(id, at);
   return id;
 }
 
 SlotId EventQueue::make_slot(EventHandler* handler, uint64_t tag, int tier) {
-  check_tier(tier);
-  SlotId id = alloc_slot();
-  Slot& s = slots_[id];
-  s.handler = handler;
-  s.tag = tag;
-  s.tier = static_cast<int8_t>(tier);
-  s.persistent = true;
-  heap_pos_[id] = kNotQueued;
-  return id;
+  return new_slot(handler, tag, tier, true);
 }
 
 void EventQueue::release_slot(SlotId slot) {

@@ -139,6 +139,7 @@ class EventQueue {
   char* heap_base() { return reinterpret_cast<char*>(heap_.data()); }
 
   SlotId alloc_slot();
+  SlotId new_slot(EventHandler* handler, uint64_t tag, int tier, bool persistent);
   void push(SlotId slot, Time at);
   [[gnu::noinline]] void push_slow(SlotId slot, Time at);
   void rekey(SlotId slot, Time at);
