@@ -33,13 +33,16 @@ RtAppBody::RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task)
   for (const auto& ph : spec.phases)
     if (ph.events.empty()) finished_ = true;
   for (const auto& ph : spec.phases) {
-    phase_base_.push_back(timers_.size());
+    phase_base_.push_back(objects_.size());
     for (const auto& e : ph.events) {
-      timers_.push_back(e.kind == EventSpec::Kind::kTimer ? &world.timer(e.name) : nullptr);
-      const bool locks = e.kind == EventSpec::Kind::kLock || e.kind == EventSpec::Kind::kUnlock;
-      mutexes_.push_back(locks                                ? &world.mutex(e.name)
-                         : e.kind == EventSpec::Kind::kWait ? &world.mutex(e.mutex)
-                                                              : nullptr);
+      NamedObjects& o = objects_.emplace_back();
+      switch (e.kind) {
+        case EventSpec::Kind::kTimer: o.timer = &world.timer(e.name); break;
+        case EventSpec::Kind::kLock:
+        case EventSpec::Kind::kUnlock: o.mutex = &world.mutex(e.name); break;
+        case EventSpec::Kind::kWait: o.mutex = &world.mutex(e.mutex); break;
+        default: break;
+      }
     }
   }
 }

@@ -71,11 +71,16 @@ class RtAppBody final : public TaskBody, public EventHandler {
  private:
   enum class Wait { kNone, kSleep, kMutex, kCond, kBarrier, kSuspend };
   const EventSpec* current() const;
-  // The shared timer a kTimer event names, resolved once at construction
-  // (the world's map nodes never move): no name lookup per period.
-  RtAppWorld::SharedTimer& timer_of_current() { return *timers_[phase_base_[phase_] + event_]; }
-  // Likewise the mutex a kLock, kUnlock or kWait event names.
-  RtMutex& mutex_of_current() { return *mutexes_[phase_base_[phase_] + event_]; }
+  // The shared objects an event names (a kTimer's timer; a kLock's,
+  // kUnlock's or kWait's mutex), resolved once at construction (the
+  // world's map nodes never move): no name lookup when the event runs.
+  struct NamedObjects {
+    RtAppWorld::SharedTimer* timer = nullptr;
+    RtMutex* mutex = nullptr;
+  };
+  const NamedObjects& objects_of_current() const { return objects_[phase_base_[phase_] + event_]; }
+  RtAppWorld::SharedTimer& timer_of_current() const { return *objects_of_current().timer; }
+  RtMutex& mutex_of_current() const { return *objects_of_current().mutex; }
   void advance();  // to the next event, counting loops
   void sleep_until(Time t);
   RtAppWorld& world_;
@@ -92,9 +97,8 @@ class RtAppBody final : public TaskBody, public EventHandler {
   bool in_runtime_ = false;
   Time period_start_;           // expiry this task last waited for (timer events)
   bool period_started_ = false;
-  std::vector<size_t> phase_base_;                  // index of each phase's first event in timers_
-  std::vector<RtAppWorld::SharedTimer*> timers_;   // per event: its shared timer (kTimer), else null
-  std::vector<RtMutex*> mutexes_;                  // per event: its mutex (kLock, kUnlock, kWait), else null
+  std::vector<size_t> phase_base_;     // index of each phase's first event in objects_
+  std::vector<NamedObjects> objects_;  // per event of every phase
 };
 
 }  // namespace schedlab
