@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "experiment_test_util.h"
 #include "experiments/lib/bootstrap.h"
 #include "experiments/lib/compare.h"
@@ -30,21 +32,56 @@ TEST_CASE("the percentile interval interpolates linearly between ranks", "[boots
   CHECK(ninety.high == Approx(95.0));
 }
 
-TEST_CASE("the paired bootstrap of a difference of means, on fixed resamples, by hand", "[bootstrap]") {
-  // Per-run differences b - a are 1, 2, 3. The four resamples' mean
-  // differences: {0,0,0} -> 1, {0,1,2} -> 2, {2,2,2} -> 3, {1,1,2} -> 7/3.
-  // Sorted 1, 2, 7/3, 3: the 2.5th percentile is at rank 0.075 ->
-  // 1 + 0.075 * (2 - 1) = 1.075; the 97.5th at rank 2.925 ->
-  // 7/3 + 0.925 * (3 - 7/3) = 2.95.
-  const std::vector<double> a{1, 2, 3}, b{2, 4, 6};
+TEST_CASE("the paired bootstrap of a relative change, on fixed resamples, by hand", "[bootstrap]") {
+  // a = {1, 2, 3}, b = {2, 4, 8}. The four resamples' means (a*, b*):
+  // {0,0,0} -> (1, 2): +100%; {0,1,2} -> (2, 14/3): +133.33%;
+  // {2,2,2} -> (3, 8): +166.67%; {1,1,2} -> (7/3, 16/3): +128.57%.
+  // Sorted 100, 128.571, 133.333, 166.667: the 2.5th percentile is at rank
+  // 0.075 -> 100 + 0.075 * 28.571 = 102.143; the 97.5th at rank 2.925 ->
+  // 133.333 + 0.925 * 33.333 = 164.167.
+  const std::vector<double> a{1, 2, 3}, b{2, 4, 8};
   const std::vector<std::vector<size_t>> resamples{{0, 0, 0}, {0, 1, 2}, {2, 2, 2}, {1, 1, 2}};
-  const Interval ci = bootstrap_mean_diff(a, b, resamples);
-  CHECK(ci.low == Approx(1.075));
-  CHECK(ci.high == Approx(2.95));
-  // The mean alone: resample means of b are 2, 4, 6, 14/3.
+  std::vector<double> a_star, b_star;
+  bootstrap_means(a, b, resamples, a_star, b_star);
+  REQUIRE(a_star.size() == 4);
+  CHECK(a_star[3] == Approx(7.0 / 3.0));
+  CHECK(b_star[1] == Approx(14.0 / 3.0));
+  const std::optional<Interval> ci = relative_change_interval(a_star, b_star);
+  REQUIRE(ci);
+  CHECK(ci->low == Approx(100.0 + 0.075 * (100.0 * (16.0 / 7.0 - 1.0) - 100.0)));
+  CHECK(ci->high == Approx(100.0 * 4.0 / 3.0 + 0.925 * (100.0 * 5.0 / 3.0 - 100.0 * 4.0 / 3.0)));
+  // The mean alone: resample means of b are 2, 14/3, 8, 16/3.
   const Interval m = bootstrap_mean(b, resamples);
-  CHECK(m.low == Approx(2.15));   // 2 + 0.075 * 2
-  CHECK(m.high == Approx(5.9));   // 14/3 + 0.925 * (6 - 14/3)
+  CHECK(m.low == Approx(2.0 + 0.075 * (14.0 / 3.0 - 2.0)));
+  CHECK(m.high == Approx(16.0 / 3.0 + 0.925 * (8.0 - 16.0 / 3.0)));
+}
+
+TEST_CASE("a relative change's interval never passes -100% and knows infinite and undefined resamples",
+          "[bootstrap]") {
+  // A count that drops to 0: every resample's change is -100% or above.
+  CHECK(relative_change_pct(4, 0) == -100.0);
+  CHECK(relative_change_pct(0, 0) == 0.0);
+  CHECK(std::isinf(relative_change_pct(0, 2)));
+  CHECK(std::isnan(relative_change_pct(NAN, 2)));
+  using V = std::vector<std::optional<double>>;
+  const Change drop = compare_runs(V{1, 0, 0, 2, 0, 0, 1, 0}, V{0, 0, 0, 0, 0, 1, 0, 0}, 3);
+  REQUIRE(drop.ci_pct);
+  CHECK(drop.pct == Approx(-75.0));   // 0.5 -> 0.125 per run
+  CHECK(drop.ci_pct->low >= -100.0);
+  // 100 resamples: 3 with baseline 0 (+inf) sort to the top: the 97.5th
+  // percentile (rank 96.525) reaches them; the 2.5th does not.
+  std::vector<double> a_star(100, 2.0), b_star(100, 1.0);
+  for (int i = 0; i < 3; ++i) a_star[static_cast<size_t>(i)] = 0, b_star[static_cast<size_t>(i)] = 1;
+  std::optional<Interval> ci = relative_change_interval(a_star, b_star);
+  REQUIRE(ci);
+  CHECK(ci->low == Approx(-50.0));
+  CHECK(std::isinf(ci->high));
+  Change c = make_change(2, 1, a_star, b_star, 10);
+  CHECK(format_interval(c) == "[-50.0, +inf]");
+  CHECK(c.noise);  // [-50, inf] holds 0
+  // More than 5% undefined (NaN: no samples in the resample): no interval.
+  for (int i = 0; i < 6; ++i) a_star[static_cast<size_t>(10 + i)] = NAN;
+  CHECK_FALSE(relative_change_interval(a_star, b_star));
 }
 
 TEST_CASE("resamples are drawn with replacement from a seeded, portable stream", "[bootstrap]") {
@@ -67,16 +104,25 @@ TEST_CASE("resamples are drawn with replacement from a seeded, portable stream",
 
 TEST_CASE("a change is the difference of means in % of the baseline, paired by run", "[bootstrap]") {
   using V = std::vector<std::optional<double>>;
-  SECTION("a constant shift has a point interval and is not noise") {
-    const Change c = compare_runs(V{10, 20, 30}, V{15, 25, 35}, 1);
+  SECTION("a constant factor has a point interval and is not noise") {
+    const Change c = compare_runs(V{10, 20, 30}, V{12.5, 25, 37.5}, 1);
     REQUIRE(c.defined);
-    CHECK(c.pct == Approx(25.0));  // +5 on a mean of 20
+    CHECK(c.pct == Approx(25.0));  // x 1.25 in every run
     REQUIRE(c.ci_pct);
     CHECK(c.ci_pct->low == Approx(25.0));
     CHECK(c.ci_pct->high == Approx(25.0));
     CHECK_FALSE(c.noise);
     CHECK(format_change(c) == "+25.0%");
     CHECK(format_interval(c) == "[+25.0, +25.0]");
+  }
+  SECTION("a constant shift is a relative change that depends on the resampled baseline") {
+    const Change c = compare_runs(V{10, 20, 30}, V{15, 25, 35}, 1);
+    CHECK(c.pct == Approx(25.0));  // +5 on a mean of 20
+    REQUIRE(c.ci_pct);
+    CHECK(c.ci_pct->low >= Approx(5.0 / 30.0 * 100.0));   // +5 on the largest resampled mean
+    CHECK(c.ci_pct->high <= Approx(5.0 / 10.0 * 100.0));  // +5 on the smallest
+    CHECK(c.ci_pct->low < 25.0);
+    CHECK(c.ci_pct->high > 25.0);
   }
   SECTION("identical variants are noise") {
     const Change c = compare_runs(V{1, 2, 3}, V{1, 2, 3}, 1);

@@ -158,6 +158,28 @@ TEST_CASE("rpm: and frames: metrics read the run's sleeps and frames, per run an
   CHECK(*pooled_metric_value({a, b}, name_of("rpm:ndroid.systemui.resume_waits")) == Approx(2.5));
   CHECK(*pooled_metric_value({a, b}, name_of("frames:NotificationShade.app_missed")) == Approx(2.0));
   CHECK_FALSE(pooled_metric_value({a, b}, name_of("total.avg_power_mw")));
+  // A bootstrap resample takes run r weights[r] times: the statistic of
+  // that multiset, without pooling the samples again.
+  const auto waker_p50 = PooledMetric::of({a, b}, name_of("rpm:ndroid.systemui.resume_wait_waker_wait.p50"));
+  REQUIRE(waker_p50);
+  CHECK(*waker_p50->value({2, 0}) == Approx(250));   // 100 100 200 200 | 300 300 400 400
+  CHECK(*waker_p50->value({0, 2}) == Approx(1000));
+  CHECK(*waker_p50->value({1, 3}) == Approx(400));   // 100 200 300 [400] 1000 1000 1000
+  CHECK(*waker_p50->value({1, 1}) == *waker_p50->value());
+  const auto waker_mean = PooledMetric::of({a, b}, name_of("rpm:ndroid.systemui.resume_wait_waker_wait.mean"));
+  CHECK(*waker_mean->value({1, 3}) == Approx((1000.0 + 3000.0) / 7.0));
+  const auto waker_max = PooledMetric::of({a, b}, name_of("rpm:ndroid.systemui.resume_wait_waker_wait.max"));
+  CHECK(*waker_max->value({2, 0}) == Approx(400));
+  const auto waits = PooledMetric::of({a, b}, name_of("rpm:ndroid.systemui.resume_waits"));
+  CHECK(*waits->value({2, 0}) == Approx(4.0));       // per run
+  CHECK(*waits->value({1, 3}) == Approx(7.0 / 4.0));
+  const auto missed_pct = PooledMetric::of({a, b}, name_of("frames:NotificationShade.app_missed_pct"));
+  CHECK(*missed_pct->value() == Approx(100.0 * 4.0 / 220.0));
+  CHECK(*missed_pct->value({0, 2}) == Approx(2.5));  // 6 of 240
+  const auto waits_ge_1ms = PooledMetric::of({a, b}, name_of("rpm:ndroid.systemui.resume_wait_waker_wait.ge_1ms"));
+  CHECK(*waits_ge_1ms->value({0, 2}) == Approx(1.0));
+  CHECK(*waits_ge_1ms->value({2, 0}) == Approx(0.0));
+  CHECK_FALSE(PooledMetric::of({a, b}, name_of("task:ui.wakeup_latency.p99")));
 }
 
 TEST_CASE("A metric object may contain dots: the split is where a valid field follows", "[pm_wq_study][metrics]") {

@@ -58,13 +58,47 @@ Interval percentile_interval(std::vector<double> statistics, double confidence) 
   if (statistics.empty()) return {};
   std::sort(statistics.begin(), statistics.end());
   const double tail = (1.0 - confidence) / 2.0 * 100.0;
-  return {percentile_sorted(statistics, tail), percentile_sorted(statistics, 100.0 - tail)};
+  // percentile_sorted()'s interpolation, except that a rank touching an
+  // infinity gives that infinity (inf - inf would be NaN).
+  auto at = [&](double q) {
+    const double rank = q / 100.0 * static_cast<double>(statistics.size() - 1);
+    const size_t lo = static_cast<size_t>(std::floor(rank));
+    const size_t hi = std::min(lo + 1, statistics.size() - 1);
+    const double a = statistics[lo], b = statistics[hi];
+    if (std::isinf(a) && a < 0) return a;
+    if (std::isinf(b) && b > 0) return rank > static_cast<double>(lo) ? b : a;
+    return percentile_sorted(statistics, q);
+  };
+  return {at(tail), at(100.0 - tail)};
 }
 
-Interval bootstrap_mean_diff(const std::vector<double>& a, const std::vector<double>& b,
-                             const std::vector<std::vector<size_t>>& resamples, double confidence) {
-  std::vector<double> stats;
-  stats.reserve(resamples.size());
+double relative_change_pct(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return NAN;
+  if (a == 0) return b == 0 ? 0.0 : (b > 0 ? INFINITY : -INFINITY);
+  return 100.0 * (b - a) / std::fabs(a);
+}
+
+std::optional<Interval> relative_change_interval(const std::vector<double>& a_star, const std::vector<double>& b_star,
+                                                 double confidence) {
+  std::vector<double> changes;
+  changes.reserve(a_star.size());
+  for (size_t i = 0; i < std::min(a_star.size(), b_star.size()); ++i) {
+    const double c = relative_change_pct(a_star[i], b_star[i]);
+    if (!std::isnan(c)) changes.push_back(c);
+  }
+  const size_t undefined = a_star.size() - changes.size();
+  if (changes.empty() || static_cast<double>(undefined) > (1.0 - confidence) * static_cast<double>(a_star.size()))
+    return std::nullopt;
+  return percentile_interval(std::move(changes), confidence);
+}
+
+void bootstrap_means(const std::vector<double>& a, const std::vector<double>& b,
+                     const std::vector<std::vector<size_t>>& resamples, std::vector<double>& a_star,
+                     std::vector<double>& b_star) {
+  a_star.clear();
+  b_star.clear();
+  a_star.reserve(resamples.size());
+  b_star.reserve(resamples.size());
   for (const auto& idx : resamples) {
     long double sa = 0, sb = 0;
     for (size_t i : idx) {
@@ -72,9 +106,9 @@ Interval bootstrap_mean_diff(const std::vector<double>& a, const std::vector<dou
       sb += b[i];
     }
     const long double n = static_cast<long double>(idx.size());
-    stats.push_back(static_cast<double>(sb / n - sa / n));
+    a_star.push_back(static_cast<double>(sa / n));
+    b_star.push_back(static_cast<double>(sb / n));
   }
-  return percentile_interval(std::move(stats), confidence);
 }
 
 Interval bootstrap_mean(const std::vector<double>& values, const std::vector<std::vector<size_t>>& resamples,
@@ -91,6 +125,28 @@ Interval bootstrap_mean(const std::vector<double>& values, const std::vector<std
 
 uint64_t bootstrap_seed(std::string_view name) { return fnv1a64(name); }
 
+Change make_change(double a, double b, const std::vector<double>& a_star, const std::vector<double>& b_star,
+                   int pairs, double confidence) {
+  Change c;
+  c.pairs = pairs;
+  const std::optional<Interval> ci =
+      a_star.empty() ? std::nullopt : relative_change_interval(a_star, b_star, confidence);
+  if (a == 0) {
+    // A relative change from zero is undefined unless nothing changed.
+    const bool nothing = b == 0 && (a_star.empty() || (ci && ci->low == 0 && ci->high == 0));
+    if (!nothing) return c;
+    c.defined = true;
+    if (!a_star.empty()) c.ci_pct = Interval{0, 0};
+    c.noise = true;
+    return c;
+  }
+  c.defined = true;
+  c.pct = relative_change_pct(a, b);
+  c.ci_pct = ci;
+  c.noise = ci && ci->contains(0.0);
+  return c;
+}
+
 Change compare_runs(const std::vector<std::optional<double>>& a, const std::vector<std::optional<double>>& b,
                     uint64_t seed, int resamples, double confidence) {
   std::vector<double> pa, pb;
@@ -100,31 +156,10 @@ Change compare_runs(const std::vector<std::optional<double>>& a, const std::vect
       pb.push_back(*b[i]);
     }
   }
-  Change c;
-  c.pairs = static_cast<int>(pa.size());
-  if (pa.empty()) return c;
-  const double ma = mean_of(pa), mb = mean_of(pb);
-  const double diff = mb - ma;
-  std::optional<Interval> ci;
-  if (pa.size() >= 2) ci = bootstrap_mean_diff(pa, pb, shared_resamples(pa.size(), resamples, seed), confidence);
-  if (ma == 0) {
-    // A relative change from zero is undefined unless nothing changed.
-    const bool nothing = diff == 0 && (!ci || (ci->low == 0 && ci->high == 0));
-    if (!nothing) return c;
-    c.defined = true;
-    c.pct = 0;
-    if (ci) c.ci_pct = Interval{0, 0};
-    c.noise = true;
-    return c;
-  }
-  const double scale = 100.0 / std::fabs(ma);
-  c.defined = true;
-  c.pct = diff * scale;
-  if (ci) {
-    c.ci_pct = Interval{ci->low * scale, ci->high * scale};
-    c.noise = ci->contains(0.0);
-  }
-  return c;
+  if (pa.empty()) return Change{};
+  std::vector<double> a_star, b_star;
+  if (pa.size() >= 2) bootstrap_means(pa, pb, shared_resamples(pa.size(), resamples, seed), a_star, b_star);
+  return make_change(mean_of(pa), mean_of(pb), a_star, b_star, static_cast<int>(pa.size()), confidence);
 }
 
 }  // namespace schedlab

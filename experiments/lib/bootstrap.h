@@ -54,12 +54,28 @@ std::vector<std::vector<size_t>> draw_resamples(size_t n, int resamples, uint64_
 const std::vector<std::vector<size_t>>& shared_resamples(size_t n, int resamples, uint64_t seed);
 
 // The percentile interval at `confidence` of the statistics (sorted here).
+// Infinite statistics sort to the ends; a bound that falls on or next to
+// one is that infinity.
 Interval percentile_interval(std::vector<double> statistics, double confidence = kConfidence);
 
-// Paired bootstrap of mean(b) - mean(a): a and b have one value per run,
-// same length; `resamples` as from draw_resamples (tests pass their own).
-Interval bootstrap_mean_diff(const std::vector<double>& a, const std::vector<double>& b,
-                             const std::vector<std::vector<size_t>>& resamples, double confidence = kConfidence);
+// The relative change 100 (b - a) / |a| of one resample's statistics:
+// 0 when both are 0, +-infinity when only a is 0, NaN when either is
+// missing (NaN).
+double relative_change_pct(double a, double b);
+
+// A change's interval from the statistic of each resample, a_star[i] and
+// b_star[i] (NaN: missing in that resample): the percentile interval of the
+// resamples' relative changes. nullopt when more than 1 - confidence of
+// them are undefined (too few to bound the change).
+std::optional<Interval> relative_change_interval(const std::vector<double>& a_star, const std::vector<double>& b_star,
+                                                 double confidence = kConfidence);
+
+// Paired bootstrap of the means of a and b (one value per run, same
+// length): each resample's (mean(a*), mean(b*)); `resamples` as from
+// draw_resamples (tests pass their own).
+void bootstrap_means(const std::vector<double>& a, const std::vector<double>& b,
+                     const std::vector<std::vector<size_t>>& resamples, std::vector<double>& a_star,
+                     std::vector<double>& b_star);
 // Bootstrap of the mean of one sample (sweep points).
 Interval bootstrap_mean(const std::vector<double>& values, const std::vector<std::vector<size_t>>& resamples,
                         double confidence = kConfidence);
@@ -67,18 +83,29 @@ Interval bootstrap_mean(const std::vector<double>& values, const std::vector<std
 // The resampling seed for a name ("compare/rtp_off", "sweep/p000003").
 uint64_t bootstrap_seed(std::string_view name);
 
-// A change against a baseline, in % of the baseline's mean.
+// A change against a baseline, in % of the baseline's statistic.
 struct Change {
-  bool defined = false;   // false: baseline mean 0 with a non-zero difference, or no paired runs
-  double pct = 0;         // 100 * (mean_b - mean_a) / |mean_a|
-  std::optional<Interval> ci_pct;  // nullopt with a single pair (nothing to resample)
+  bool defined = false;   // false: baseline 0 with a non-zero difference, or no paired runs
+  double pct = 0;         // 100 * (b - a) / |a|
+  // The percentile bootstrap interval of the same relative change (each
+  // resample's statistics); nullopt with a single pair (nothing to
+  // resample) or when too many resamples leave it undefined. A bound may
+  // be infinite (resamples whose baseline is 0).
+  std::optional<Interval> ci_pct;
   bool noise = false;     // the interval contains 0: "~" in tables
   int pairs = 0;          // runs where both variants have a value
 };
 
-// The change of b against a over the runs where both have a value (paired
-// by run index), with its bootstrap interval. nullopt entries are runs
-// without a value (e.g. no wakeups, so no P99).
+// The change from statistic a to b, with the interval from each
+// resample's statistics (empty: no interval). Undefined when a is 0 and b
+// is not; "nothing changed" (a point interval at 0) when both are 0 and
+// so is every resample.
+Change make_change(double a, double b, const std::vector<double>& a_star, const std::vector<double>& b_star,
+                   int pairs, double confidence = kConfidence);
+
+// The change of the mean of b against the mean of a over the runs where
+// both have a value (paired by run index), with its bootstrap interval.
+// nullopt entries are runs without a value (e.g. no wakeups, so no P99).
 Change compare_runs(const std::vector<std::optional<double>>& a, const std::vector<std::optional<double>>& b,
                     uint64_t seed, int resamples = kBootstrapResamples, double confidence = kConfidence);
 

@@ -52,6 +52,37 @@ std::vector<std::vector<std::optional<double>>> collect(const MetricName& name,
   return out;
 }
 
+// The pooled statistic of a drm:/wq:/rpm:/frames: metric in each variant
+// and its change against the baseline, with a paired bootstrap over runs
+// of the same pooled statistic (run i of both variants drawn together), so
+// the interval is the pooled value's own.
+void add_pooled(MetricRow& row, const MetricName& name, const std::vector<std::vector<RunResult>>& results,
+                const std::vector<std::string>& variant_names) {
+  std::vector<PooledMetric> pooled;
+  for (size_t v = 0; v < results.size(); ++v) {
+    std::optional<PooledMetric> m = PooledMetric::of(results[v], name);
+    if (!m) return;
+    row.cells[v].pooled = m->value();
+    pooled.push_back(std::move(*m));
+  }
+  const size_t nr = results[0].size();
+  for (size_t v = 1; v < pooled.size(); ++v) {
+    MetricCell& cell = row.cells[v];
+    if (!row.cells[0].pooled || !cell.pooled) continue;
+    std::vector<double> a_star, b_star;
+    if (nr >= 2) {
+      std::vector<uint32_t> weights(nr);
+      for (const auto& idx : shared_resamples(nr, kBootstrapResamples, bootstrap_seed("compare/" + variant_names[v]))) {
+        std::fill(weights.begin(), weights.end(), 0);
+        for (size_t i : idx) ++weights[i];
+        a_star.push_back(pooled[0].value(weights).value_or(NAN));
+        b_star.push_back(pooled[v].value(weights).value_or(NAN));
+      }
+    }
+    cell.pooled_change = make_change(*row.cells[0].pooled, *cell.pooled, a_star, b_star, static_cast<int>(nr));
+  }
+}
+
 Metric make_metric(MetricScope scope, const std::string& object, const std::string& field) {
   MetricName n{scope, object, field};
   return {n, metric_unit(n), n.text()};
@@ -111,7 +142,7 @@ Comparison run_comparison(const ExperimentSpec& spec, const CompareOptions& opti
   const std::vector<Metric> expanded = expand_metrics(requests, runs[0][0].aggregate(), others);
   for (const Metric& m : expanded) {
     c.metrics.push_back(summarize_metric(m, collect(m.name, runs), names));
-    for (size_t v = 0; v < nv; ++v) c.metrics.back().cells[v].pooled = pooled_metric_value(c.results[v], m.name);
+    add_pooled(c.metrics.back(), m.name, c.results, names);
   }
 
   for (const PublishedValue& p : spec.published) {

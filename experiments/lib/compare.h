@@ -36,6 +36,9 @@ struct MetricCell {
   Change change;          // against the baseline (variants after the first)
   std::string published;  // as written in the experiment, or empty
   std::optional<double> pooled;  // drm:/wq:/rpm:/frames: the statistic over all runs' samples pooled
+  // The pooled statistic's change against the baseline's (variants after
+  // the first), its interval bootstrapping the pooled statistic itself.
+  std::optional<Change> pooled_change;
 };
 
 struct MetricRow {

@@ -518,9 +518,54 @@ Time cluster_idle_time(const RunResult& run, const ClusterMetrics& cluster, int 
   return sum;
 }
 
-// A drm:/wq:/rpm: field from pooled samples: the count (no dot), a
-// threshold count (BASE.ge_X), or a statistic in microseconds.
-static std::optional<double> pooled_value(bool found, const Samples& pooled, uint64_t count, const std::string& field) {
+namespace {
+
+// The samples a drm:/wq:/rpm: metric reads in one run and the count it
+// reports (found: the run has the scheduler, workqueue or task group).
+struct ScopeSamples {
+  Samples samples;
+  uint64_t count = 0;
+  bool found = false;
+};
+
+ScopeSamples scope_samples(const RunResult& run, const MetricName& name) {
+  ScopeSamples x;
+  const std::string base = name.field.substr(0, name.field.find('.'));
+  if (name.scope == MetricScope::kDrm) {
+    for (const DrmEntityMetrics& d : run.drm_entities) {
+      // "sched/entity": match the whole name or the scheduler part.
+      if (d.name != name.object && d.name.substr(0, d.name.find('/')) != name.object) continue;
+      x.found = true;
+      x.samples.append(d.push_to_run);
+      x.count += d.jobs;
+    }
+  } else if (name.scope == MetricScope::kWq) {
+    for (const WorkQueueMetrics& w : run.workqueues) {
+      if (w.name != name.object) continue;
+      x.found = true;
+      x.samples.append(base == "cpu_wait" ? w.cpu_wait : base == "runnable_wait" ? w.runnable_wait : w.exec);
+      x.count += w.items;
+    }
+  } else if (name.scope == MetricScope::kRpm) {
+    // "group" pools every device; "group/device" one.
+    // resume_wait_*: only sleeps woken by a task (waiting for another
+    // context's transition, e.g. the pm_wq worker), as a waker query sees them.
+    const bool resume = base.rfind("resume", 0) == 0;
+    const bool waker = base.find("waker_wait") != std::string::npos;
+    const bool by_task_only = base.rfind("resume_wait_", 0) == 0;
+    for (const RpmSleepMetrics& s : run.rpm_sleeps) {
+      if (s.group != name.object && s.group + "/" + s.device != name.object) continue;
+      x.found = true;
+      if (s.in_resume && s.woken_by_task) x.count += s.d_state.size();
+      if (s.in_resume == resume && (!by_task_only || s.woken_by_task)) x.samples.append(waker ? s.waker_wait : s.d_state);
+    }
+  }
+  return x;
+}
+
+// A drm:/wq:/rpm: field from its samples: the count (no dot), a threshold
+// count (BASE.ge_X), or a statistic in microseconds.
+std::optional<double> pooled_value(bool found, const Samples& pooled, uint64_t count, const std::string& field) {
   if (!found) return std::nullopt;
   const size_t dot = field.find('.');
   if (dot == std::string::npos) return static_cast<double>(count);
@@ -531,46 +576,147 @@ static std::optional<double> pooled_value(bool found, const Samples& pooled, uin
   return summary_pick(pooled.summarize(), stat) / 1000.0;
 }
 
-std::optional<double> pooled_metric_value(const std::vector<RunResult>& runs, const MetricName& name) {
-  if (runs.empty()) return std::nullopt;
+}  // namespace
+
+std::optional<PooledMetric> PooledMetric::of(const std::vector<RunResult>& runs, const MetricName& name) {
   if (name.scope != MetricScope::kDrm && name.scope != MetricScope::kWq && name.scope != MetricScope::kRpm &&
       name.scope != MetricScope::kFrames)
     return std::nullopt;
-  // One RunResult holding every run's samples of these scopes.
-  RunResult all;
-  all.window_start = runs.front().window_start;
-  all.window_end = runs.front().window_start;  // + every run's window (frames:LAYER.fps)
-  for (const RunResult& r : runs) all.window_end += r.elapsed();
-  auto merge = [](auto& into, const auto& from, auto key, auto add) {
-    for (const auto& x : from) {
-      auto it = std::find_if(into.begin(), into.end(), [&](const auto& y) { return key(y) == key(x); });
-      if (it == into.end())
-        into.push_back(x);
-      else
-        add(*it, x);
+  PooledMetric m;
+  m.runs_ = runs.size();
+  m.num_.assign(runs.size(), 0);
+  m.den_.assign(runs.size(), 0);
+  const size_t dot = name.field.find('.');
+  const std::string stat = dot == std::string::npos ? std::string() : name.field.substr(dot + 1);
+  if (name.scope == MetricScope::kFrames) {
+    // Counts per run, or ratios of sums: app_missed_pct and jank_pct over
+    // all frames, fps over every run's window.
+    m.form_ = name.field == "fps"                                           ? Form::kPerSecond
+              : name.field == "app_missed_pct" || name.field == "jank_pct" ? Form::kPercent
+                                                                            : Form::kPerRun;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      for (const FrameMetrics& f : runs[r].frames) {
+        if (f.layer != name.object) continue;
+        m.found_ = true;
+        const uint64_t missed = name.field == "jank_pct" ? f.janky : f.app_missed;
+        switch (m.form_) {
+          case Form::kPercent: m.num_[r] += static_cast<int64_t>(missed), m.den_[r] += static_cast<int64_t>(f.frames); break;
+          case Form::kPerSecond: m.num_[r] += static_cast<int64_t>(f.frames - f.dropped); break;
+          default:
+            m.num_[r] += static_cast<int64_t>(name.field == "frames"      ? f.frames
+                                              : name.field == "app_missed" ? f.app_missed
+                                              : name.field == "sf_missed"  ? f.sf_missed
+                                              : name.field == "dropped"    ? f.dropped
+                                                                           : f.janky);
+        }
+      }
+      if (m.form_ == Form::kPerSecond) m.den_[r] = runs[r].elapsed().count();
+      if (m.form_ == Form::kPerRun) m.den_[r] = 1;
     }
-  };
-  for (const RunResult& r : runs) {
-    merge(all.workqueues, r.workqueues, [](const WorkQueueMetrics& w) { return w.name; },
-          [](WorkQueueMetrics& a, const WorkQueueMetrics& b) {
-            a.cpu_wait.append(b.cpu_wait), a.runnable_wait.append(b.runnable_wait), a.exec.append(b.exec);
-            a.items += b.items;
-          });
-    merge(all.drm_entities, r.drm_entities, [](const DrmEntityMetrics& d) { return d.name; },
-          [](DrmEntityMetrics& a, const DrmEntityMetrics& b) { a.push_to_run.append(b.push_to_run), a.jobs += b.jobs; });
-    merge(all.rpm_sleeps, r.rpm_sleeps,
-          [](const RpmSleepMetrics& s) { return std::make_tuple(s.group, s.device, s.in_resume, s.woken_by_task); },
-          [](RpmSleepMetrics& a, const RpmSleepMetrics& b) { a.d_state.append(b.d_state), a.waker_wait.append(b.waker_wait); });
-    merge(all.frames, r.frames, [](const FrameMetrics& f) { return f.layer; },
-          [](FrameMetrics& a, const FrameMetrics& b) {
-            a.frames += b.frames, a.app_missed += b.app_missed, a.sf_missed += b.sf_missed, a.dropped += b.dropped;
-            a.janky += b.janky;
-            a.app_time.append(b.app_time), a.present_delay.append(b.present_delay);
-          });
+    return m;
   }
-  std::optional<double> v = RunMetrics(all).value(name);
-  if (v && metric_unit(name) == MetricUnit::kPerRun) *v /= static_cast<double>(runs.size());
-  return v;
+  const auto threshold = std::find_if(std::begin(kThresholds), std::end(kThresholds),
+                                      [&](const Threshold& th) { return stat == th.name; });
+  m.form_ = dot == std::string::npos || threshold != std::end(kThresholds) ? Form::kPerRun : Form::kSampleStat;
+  std::vector<std::pair<int64_t, uint32_t>> all;  // (value, run)
+  m.run_samples_.assign(runs.size(), 0);
+  m.run_sum_.assign(runs.size(), 0);
+  m.run_max_.assign(runs.size(), 0);
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const ScopeSamples x = scope_samples(runs[r], name);
+    m.found_ = m.found_ || x.found;
+    m.den_[r] = 1;
+    if (m.form_ == Form::kPerRun) {
+      m.num_[r] = static_cast<int64_t>(threshold != std::end(kThresholds) ? x.samples.count_at_least(threshold->ns)
+                                                                          : x.count);
+      continue;
+    }
+    for (int64_t v : x.samples.values()) {
+      all.emplace_back(v, static_cast<uint32_t>(r));
+      m.run_sum_[r] += v;
+      m.run_max_[r] = m.run_samples_[r] == 0 ? v : std::max(m.run_max_[r], v);
+      ++m.run_samples_[r];
+    }
+  }
+  if (m.form_ == Form::kSampleStat) {
+    std::sort(all.begin(), all.end());
+    m.sorted_.reserve(all.size());
+    m.sorted_run_.reserve(all.size());
+    for (const auto& [v, r] : all) {
+      m.sorted_.push_back(v);
+      m.sorted_run_.push_back(r);
+    }
+    m.stat_ = stat;
+    for (const char* p : {"p50", "p90", "p95", "p98", "p99"})
+      if (stat == p) m.percentile_ = std::atof(p + 1);
+  }
+  return m;
+}
+
+int64_t PooledMetric::order_statistic(size_t k, size_t n, const std::vector<uint32_t>& weights) const {
+  // The k-th smallest (0-based) of n pooled samples where run r's samples
+  // count weights[r] times: walk the merged sorted samples from the nearer
+  // end, adding each sample's weight.
+  auto w = [&](size_t i) -> uint64_t { return weights.empty() ? 1 : weights[sorted_run_[i]]; };
+  uint64_t seen = 0;
+  if (k < n / 2) {
+    for (size_t i = 0; i < sorted_.size(); ++i)
+      if ((seen += w(i)) > k) return sorted_[i];
+  } else {
+    const size_t from_top = n - 1 - k;
+    for (size_t i = sorted_.size(); i-- > 0;)
+      if ((seen += w(i)) > from_top) return sorted_[i];
+  }
+  return sorted_.empty() ? 0 : sorted_.back();
+}
+
+std::optional<double> PooledMetric::value(const std::vector<uint32_t>& weights) const {
+  if (!found_) return std::nullopt;
+  auto w = [&](size_t r) -> int64_t { return weights.empty() ? 1 : weights[r]; };
+  if (form_ != Form::kSampleStat) {
+    int64_t num = 0, den = 0;
+    for (size_t r = 0; r < runs_; ++r) {
+      num += w(r) * num_[r];
+      den += w(r) * den_[r];
+    }
+    if (form_ == Form::kPerRun) return static_cast<double>(num) / static_cast<double>(den);
+    if (den == 0) return std::nullopt;
+    if (form_ == Form::kPercent) return 100.0 * static_cast<double>(num) / static_cast<double>(den);
+    return static_cast<double>(num) / Time::ns(den).to_s();
+  }
+  // The statistics of Samples::summarize() over the pooled samples.
+  uint64_t n = 0;
+  __int128 sum = 0;
+  int64_t max = 0;
+  bool any = false;
+  for (size_t r = 0; r < runs_; ++r) {
+    if (w(r) == 0 || run_samples_[r] == 0) continue;
+    n += static_cast<uint64_t>(w(r)) * run_samples_[r];
+    sum += static_cast<__int128>(w(r)) * run_sum_[r];
+    max = any ? std::max(max, run_max_[r]) : run_max_[r];
+    any = true;
+  }
+  if (n == 0) return std::nullopt;
+  double v;
+  if (stat_ == "mean") {
+    v = static_cast<double>(static_cast<long double>(sum) / static_cast<long double>(n));
+  } else if (percentile_ > 0) {
+    const double rank = percentile_ / 100.0 * static_cast<double>(n - 1);
+    const size_t lo = static_cast<size_t>(std::floor(rank));
+    const size_t hi = std::min<size_t>(lo + 1, n - 1);
+    const int64_t at_lo = order_statistic(lo, n, weights);
+    const int64_t at_hi = hi == lo ? at_lo : order_statistic(hi, n, weights);
+    v = static_cast<double>(at_lo) + (rank - static_cast<double>(lo)) * (static_cast<double>(at_hi) - static_cast<double>(at_lo));
+  } else {
+    v = static_cast<double>(max);
+  }
+  return v / 1000.0;
+}
+
+std::optional<double> pooled_metric_value(const std::vector<RunResult>& runs, const MetricName& name) {
+  if (runs.empty()) return std::nullopt;
+  const std::optional<PooledMetric> m = PooledMetric::of(runs, name);
+  return m ? m->value() : std::nullopt;
 }
 
 RunMetrics::RunMetrics(const RunResult& run) : run_(&run), agg_(aggregate_runs({run})) {}
@@ -611,50 +757,10 @@ std::optional<double> RunMetrics::value(const MetricName& name) const {
         if (d.field.name == name.field) return d.get(*run_, agg_);
       return std::nullopt;
     case MetricScope::kDrm:
-    case MetricScope::kWq: {
-      const size_t dot = name.field.find('.');
-      const std::string base = name.field.substr(0, dot);
-      Samples pooled;
-      uint64_t count = 0;
-      bool found = false;
-      if (name.scope == MetricScope::kDrm) {
-        for (const DrmEntityMetrics& d : run_->drm_entities) {
-          // "sched/entity": match the whole name or the scheduler part.
-          if (d.name != name.object && d.name.substr(0, d.name.find('/')) != name.object) continue;
-          found = true;
-          pooled.append(d.push_to_run);
-          count += d.jobs;
-        }
-      } else {
-        for (const WorkQueueMetrics& w : run_->workqueues) {
-          if (w.name != name.object) continue;
-          found = true;
-          pooled.append(base == "cpu_wait" ? w.cpu_wait : base == "runnable_wait" ? w.runnable_wait : w.exec);
-          count += w.items;
-        }
-      }
-      return pooled_value(found, pooled, count, name.field);
-    }
+    case MetricScope::kWq:
     case MetricScope::kRpm: {
-      // "group" pools every device; "group/device" one.
-      const size_t dot = name.field.find('.');
-      const std::string base = name.field.substr(0, dot);
-      // resume_wait_*: only sleeps woken by a task (waiting for another
-      // context's transition, e.g. the pm_wq worker), as a waker query sees them.
-      const bool resume = base.rfind("resume", 0) == 0;
-      const bool waker = base.find("waker_wait") != std::string::npos;
-      const bool by_task_only = base.rfind("resume_wait_", 0) == 0;
-      Samples pooled;
-      uint64_t count = 0;
-      bool found = false;
-      for (const RpmSleepMetrics& s : run_->rpm_sleeps) {
-        if (s.group != name.object && s.group + "/" + s.device != name.object) continue;
-        found = true;
-        if (s.in_resume && s.woken_by_task) count += s.d_state.size();
-        if (s.in_resume == resume && (!by_task_only || s.woken_by_task))
-          pooled.append(waker ? s.waker_wait : s.d_state);
-      }
-      return pooled_value(found, pooled, count, name.field);
+      const ScopeSamples x = scope_samples(*run_, name);
+      return pooled_value(x.found, x.samples, x.count, name.field);
     }
     case MetricScope::kFrames:
       for (const FrameMetrics& f : run_->frames) {

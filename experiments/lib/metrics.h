@@ -102,8 +102,38 @@ class RunMetrics {
 
 // A drm:/wq:/rpm:/frames: metric over every run's samples pooled, as the
 // kernel threads compute theirs (one P99 over all work items of all runs);
-// counts are per run (pooled count / runs). nullopt for other scopes or
-// when nothing was measured.
+// counts are per run (pooled count / runs), frames: percentages and fps
+// are ratios of sums over runs. Built once from the runs, it gives the
+// statistic of any multiset of them (a bootstrap resample: run r taken
+// weights[r] times) without pooling the samples again.
+class PooledMetric {
+ public:
+  // nullopt for scopes that are not pooled.
+  static std::optional<PooledMetric> of(const std::vector<RunResult>& runs, const MetricName& name);
+  size_t runs() const { return runs_; }
+  // The statistic over every run once (no weights) or run r weights[r]
+  // times; nullopt when nothing was measured.
+  std::optional<double> value(const std::vector<uint32_t>& weights = {}) const;
+
+ private:
+  enum class Form { kSampleStat, kPerRun, kPercent, kPerSecond };
+  int64_t order_statistic(size_t k, size_t n, const std::vector<uint32_t>& weights) const;
+
+  Form form_ = Form::kPerRun;
+  bool found_ = false;  // some run has the object
+  size_t runs_ = 0;
+  // Ratio forms: per run, the numerator and denominator of the sums.
+  std::vector<int64_t> num_, den_;
+  // Sample statistics: "mean", "max" or a percentile (percentile_ > 0);
+  // every run's samples merged in ascending order with their run, and each
+  // run's sample count, sum and maximum.
+  std::string stat_;
+  double percentile_ = 0;
+  std::vector<int64_t> sorted_;
+  std::vector<uint32_t> sorted_run_;
+  std::vector<uint64_t> run_samples_;
+  std::vector<int64_t> run_sum_, run_max_;
+};
 std::optional<double> pooled_metric_value(const std::vector<RunResult>& runs, const MetricName& name);
 
 // Machine totals of a run that are not sums of tasks or CPUs. Energy and

@@ -48,7 +48,7 @@ std::string header(const Comparison& c) {
                        overlay_list(c.spec.variants[v].overlays));
   out += fmt::format(
       "value: mean over runs; change: % of the baseline's mean; 95% CI: paired percentile bootstrap over runs "
-      "(B={}); ~ = the CI includes 0 (noise)\n",
+      "of that change (B={}); ~ = the CI includes 0 (noise)\n",
       kBootstrapResamples);
   if (c.runs == 1) out += "(one run: no intervals; use --runs N or `runs:` for them)\n";
   if (c.spec.start_jitter.count() == 0 && c.runs > 1)
@@ -193,6 +193,13 @@ void write_row_json(JsonWriter& w, const Comparison& c, const MetricRow& r) {
     if (v > 0) write_change_json(w, cell.change);
     // The statistic over all runs' samples (drm:, wq:, rpm:, frames: metrics).
     w.number_field("pooled", fixed_text(cell.pooled, d));
+    if (v > 0 && cell.pooled) {
+      const ChangeText t = cell.pooled_change ? change_text(*cell.pooled_change) : ChangeText{};
+      w.number_field("pooled_change_pct", t.pct);
+      w.number_field("pooled_ci_low_pct", t.ci_low);
+      w.number_field("pooled_ci_high_pct", t.ci_high);
+      w.field("pooled_noise", t.noise);
+    }
     w.key("published");
     if (cell.published.empty())
       w.null();
@@ -214,7 +221,8 @@ std::string format_change(const Change& c) {
 
 std::string format_interval(const Change& c) {
   if (!c.defined || !c.ci_pct) return "-";
-  return fmt::format("[{}, {}]", signed_pct(c.ci_pct->low, 1), signed_pct(c.ci_pct->high, 1));
+  auto bound = [](double x) { return std::isinf(x) ? std::string(x < 0 ? "-inf" : "+inf") : signed_pct(x, 1); };
+  return fmt::format("[{}, {}]", bound(c.ci_pct->low), bound(c.ci_pct->high));
 }
 
 std::string render_compare_report(const Comparison& c) {
@@ -237,7 +245,7 @@ std::string render_compare_json(const Comparison& c) {
   w.number_field("duration_s", seconds_text(c.scenarios[0].duration));
   w.number_field("warmup_s", seconds_text(c.scenarios[0].warmup));
   w.number_field("start_jitter_s", seconds_text(c.spec.start_jitter));
-  write_bootstrap_json(w, "paired percentile bootstrap of the difference of means over runs");
+  write_bootstrap_json(w, "paired percentile bootstrap over runs of the relative change (of the means; of the pooled statistic for pooled values)");
   w.end_object();
   w.key("variants");
   w.begin_array();

@@ -77,8 +77,10 @@ def changes(data, out):
             color = "0.7" if noise else COLORS[vi % len(COLORS)]
             ax.barh(y, c["change_pct"], height=height * 0.9, color=color,
                     label=v if mi == 0 else None)
-            if c["ci_low_pct"] is not None:
-                lo, hi = c["ci_low_pct"], c["ci_high_pct"]
+            if c["ci_low_pct"] is not None or c["ci_high_pct"] is not None:
+                # A null bound beside a number is infinite: no whisker on that side.
+                lo = c["ci_low_pct"] if c["ci_low_pct"] is not None else c["change_pct"]
+                hi = c["ci_high_pct"] if c["ci_high_pct"] is not None else c["change_pct"]
                 ax.errorbar(c["change_pct"], y, xerr=[[c["change_pct"] - lo], [hi - c["change_pct"]]],
                             fmt="none", ecolor="black", capsize=3, lw=1)
     ax.axvline(0, color="black", lw=0.8)

@@ -8,8 +8,10 @@ values and change beside the published ones, then the who-pays rows.
 
 Simulated values are computed as the thread computes its own: over every
 work item (or D sleep, or frame) of every run pooled, counts per run. The
-interval is a paired bootstrap over runs of the per-run statistic (schedlab
-compare); "~" marks an interval that includes 0.
+interval is schedlab compare's paired bootstrap over runs of that same
+pooled change (pooled_ci_*_pct: each resample of runs pooled again); "~"
+marks an interval that includes 0, "inf" a bound the bootstrap cannot
+limit (resamples whose baseline is 0).
 
 usage: thread_table.py PLATFORM_A.json [PLATFORM_B.json ...]
        thread_table.py --sweep POINTS.csv   (schedlab sweep's points.csv: one row per swept value)
@@ -52,12 +54,17 @@ def pct(a, b):
     return f"{100.0 * (b - a) / a:+.1f}%"
 
 
-def interval(var, digits=0, missing=""):
-    """The variant's 95% interval of the change, "[lo, hi]", with "~" when it includes 0."""
-    lo, hi = var.get("ci_low_pct"), var.get("ci_high_pct")
-    if lo is None:
+def interval(var, digits=0, missing="", prefix=""):
+    """The variant's 95% interval of the change, "[lo, hi]", with "~" when it includes 0.
+
+    prefix "pooled_" reads the pooled statistic's interval. A null bound
+    beside a number is infinite; both null: no interval."""
+    lo, hi = var.get(prefix + "ci_low_pct"), var.get(prefix + "ci_high_pct")
+    if lo is None and hi is None:
         return missing
-    return f"[{lo:+.{digits}f}, {hi:+.{digits}f}]" + (" ~" if var.get("noise") else "")
+    lo_text = "-inf" if lo is None else f"{lo:+.{digits}f}"
+    hi_text = "+inf" if hi is None else f"{hi:+.{digits}f}"
+    return f"[{lo_text}, {hi_text}]" + (" ~" if var.get(prefix + "noise") else "")
 
 
 def published_change(a, b):
@@ -82,7 +89,7 @@ def table(doc):
     first = next(iter(metrics.values()))
     runs = first["variants"][0]["runs"]
     print(f"   {runs} runs per variant; simulated = pooled over all runs (counts per run); "
-          "interval = paired bootstrap over runs\n")
+          "interval = paired bootstrap over runs of the pooled change\n")
     head = f"{'metric':<38} {'nice 0':>11} {'WQ_HIGHPRI':>11} {'change':>8}  {'95% CI':<17} | " \
            f"{'pub. nice 0':>11} {'pub. HIGHPRI':>12} {'pub. chg':>9}"
     print(head)
@@ -95,9 +102,14 @@ def table(doc):
         a, b = base.get("pooled"), var.get("pooled")
         if a is None and b is None:
             a, b = base.get("mean"), var.get("mean")
-        ci = interval(var, missing="n/a")
+            ci = interval(var, missing="n/a")
+        else:
+            ci = interval(var, missing="n/a", prefix="pooled_")
+        change = pct(a, b)
+        if var.get("pooled_change_pct") is not None:
+            change = f"{var['pooled_change_pct']:+.1f}%"  # from the unrounded pooled values
         pa, pb = base.get("published"), var.get("published")
-        print(f"{label:<38} {fmt(a, unit):>11} {fmt(b, unit):>11} {pct(a, b):>8}  {ci:<17} | "
+        print(f"{label:<38} {fmt(a, unit):>11} {fmt(b, unit):>11} {change:>8}  {ci:<17} | "
               f"{pa or '-':>11} {pb or '-':>12} {published_change(pa, pb) if pa and pb else '-':>9}")
     for key, label in CONTEXT:
         m = metrics.get(key)
