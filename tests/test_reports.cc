@@ -505,6 +505,37 @@ TEST_CASE("the ftrace writer prints the kernel's line format", "[ftrace]") {
   }
 }
 
+TEST_CASE("DRM job tracepoints appear in the context that fires them", "[ftrace]") {
+  // drm_sched_job in the submitter's ioctl, drm_run_job in the scheduler's
+  // worker on its CPU, drm_sched_process_job in the job interrupt (hardirq
+  // flags, the interrupted task shown), as include/drm/gpu_scheduler_trace.h
+  // fires them.
+  std::ostringstream out;
+  TraceTasks t;  // a: the submitter on CPU 0; b: the worker, here on CPU 1
+  t.b.cpu = 1;
+  {
+    FtraceWriter w(out, {true, 2, "unit test"});
+    w.on_switch(Time::ns(1000), 0, t.idle0, TaskState::kRunning, t.a);
+    DrmJobEvent e;
+    e.sched = "gpu";
+    e.entity = "q";
+    e.job = 1;
+    e.submitter = &t.a;
+    e.where = {&t.a, 0};
+    w.on_drm_job(Time::ns(2000), e);
+    e.phase = DrmJobEvent::Phase::kRun;
+    e.where = {&t.b, 1};
+    w.on_drm_job(Time::ns(3000), e);
+    e.phase = DrmJobEvent::Phase::kDone;
+    e.where = {nullptr, 0};  // the interrupt on CPU 0, where the submitter runs
+    w.on_drm_job(Time::ns(4000), e);
+  }
+  const std::string text = out.str();
+  CHECK_THAT(text, Catch::Contains("hog_a-10      (     10) [000] d..2     0.000002000: drm_sched_job: entity=q id=1 ring=gpu"));
+  CHECK_THAT(text, Catch::Contains("rt-11      (     11) [001] d..2     0.000003000: drm_run_job: entity=q id=1 ring=gpu"));
+  CHECK_THAT(text, Catch::Contains("hog_a-10      (     10) [000] d.h2     0.000004000: drm_sched_process_job: entity=q id=1"));
+}
+
 TEST_CASE("every ftrace line parses with Perfetto's systrace tokenizer", "[ftrace]") {
   // The regex of perfetto src/trace_processor/importers/systrace/
   // systrace_line_tokenizer.cc (the version before the hand-written parser,

@@ -236,9 +236,13 @@ void FtraceWriter::on_drm_job(Time t, const DrmJobEvent& e) {
                      : e.phase == DrmJobEvent::Phase::kDone ? "drm_sched_process_job"
                                                             : nullptr;
   if (!name) return;
+  // The context the tracepoint fires in: the submitter's ioctl at push,
+  // the scheduler's worker at run_job, the fence work or the job interrupt
+  // (hardirq: the task it interrupted shows) at the fence.
   Context ctx;
-  ctx.task = e.phase == DrmJobEvent::Phase::kPush ? e.submitter : nullptr;
-  ctx.cpu = e.submitter ? e.submitter->cpu : 0;
+  ctx.cpu = e.where.cpu >= 0 ? e.where.cpu : 0;
+  ctx.irq = e.where.task == nullptr;
+  ctx.task = ctx.irq ? current(ctx.cpu) : e.where.task;
   line_prefix(ctx, t, name);
   fmt::format_to(std::back_inserter(buf_), "entity={} id={} ring={}\n", sanitize_comm(std::string(e.entity)), e.job,
                  sanitize_comm(std::string(e.sched)));

@@ -31,12 +31,12 @@ class DrmGpuScheduler::RunJobFn final : public WorkFn {
         job->run = s_.k_.now();
         job_ = job.get();
         s_.pending_list_.push_back(std::move(job));  // drm_sched_job_begin()
-        s_.emit(DrmJobEvent::Phase::kRun, *job_);    // trace_drm_run_job
+        s_.emit(DrmJobEvent::Phase::kRun, *job_, x.context());  // trace_drm_run_job
         return Action::run(s_.params_.run_job_cost.count());  // ops->run_job()
       }
       case 2:
         if (job_) {
-          s_.emit(DrmJobEvent::Phase::kHw, *job_);
+          s_.emit(DrmJobEvent::Phase::kHw, *job_, x.context());
           s_.gpu_.run(s_, job_->id, job_->gpu_time);
           job_ = nullptr;
         }
@@ -66,7 +66,7 @@ class DrmGpuScheduler::FreeJobFn final : public WorkFn {
       }
     }
     if (freeing_) {
-      s_.emit(DrmJobEvent::Phase::kFree, *freeing_);
+      s_.emit(DrmJobEvent::Phase::kFree, *freeing_, x.context());
       freeing_.reset();
     }
     // drm_sched_run_free_queue(): the next one is finished too.
@@ -136,7 +136,7 @@ DrmEntity* DrmGpuScheduler::entity(const std::string& name) {
   return nullptr;
 }
 
-void DrmGpuScheduler::emit(DrmJobEvent::Phase phase, const DrmJob& job) {
+void DrmGpuScheduler::emit(DrmJobEvent::Phase phase, const DrmJob& job, QueueContext where) {
   if (k_.observers().empty()) return;
   DrmJobEvent e;
   e.phase = phase;
@@ -144,6 +144,7 @@ void DrmGpuScheduler::emit(DrmJobEvent::Phase phase, const DrmJob& job) {
   e.entity = job.entity;
   e.job = job.id;
   e.submitter = job.submitter;
+  e.where = {where.task, where.cpu};
   e.pushed = job.pushed;
   e.run = job.run;
   for (auto* o : k_.observers()) o->on_drm_job(k_.now(), e);
@@ -177,7 +178,7 @@ void DrmGpuScheduler::push_job(DrmEntity& entity, Time gpu_time, const Task& sub
   job->submitter_prio = submitter.normal_prio;
   job->gpu_time = gpu_time;
   job->pushed = k_.now();  // sched_job->submit_ts
-  emit(DrmJobEvent::Phase::kPush, *job);  // trace_drm_sched_job
+  emit(DrmJobEvent::Phase::kPush, *job, QueueContext{&submitter, submitter.cpu});  // trace_drm_sched_job
   entity.last_user = &submitter;
   const bool first = entity.job_queue.empty();  // spsc_queue_push() returned "first"
   entity.job_queue.push_back(std::move(job));
@@ -219,7 +220,7 @@ void DrmGpuScheduler::gpu_job_done(uint64_t cookie, QueueContext irq) {
 void DrmGpuScheduler::signal(DrmJob& job, QueueContext ctx) {
   job.signalled = true;
   --credit_count_;
-  emit(DrmJobEvent::Phase::kDone, job);  // trace_drm_sched_process_job
+  emit(DrmJobEvent::Phase::kDone, job, ctx);  // trace_drm_sched_process_job
   free_job_queue(ctx);
 }
 

@@ -102,7 +102,7 @@ class DrmGpuScheduler final : public GpuClient {
   DrmEntity* select_entity();             // drm_sched_select_entity(), FIFO policy
   bool can_queue() const { return credit_count_ < params_.credit_limit; }
   void signal(DrmJob& job, QueueContext ctx);  // drm_sched_job_done()
-  void emit(DrmJobEvent::Phase phase, const DrmJob& job);
+  void emit(DrmJobEvent::Phase phase, const DrmJob& job, QueueContext where);
   const Task* best_queued_submitter() const;
 
   Kernel& k_;

@@ -35,6 +35,12 @@ struct WorkItemEvent {
   Time runnable_wait;          // the part of [queued, started) its worker was runnable but not running
 };
 
+// A tracepoint's context: the running task (nullptr: interrupt) and its CPU.
+struct QueueContextView {
+  const Task* task = nullptr;
+  int cpu = -1;
+};
+
 // One step of a DRM GPU scheduler job (include/drm/gpu_scheduler_trace.h:
 // drm_sched_job at push, drm_run_job, drm_sched_process_job at the fence).
 struct DrmJobEvent {
@@ -50,6 +56,10 @@ struct DrmJobEvent {
   std::string_view entity;      // the entity (userspace queue) it was pushed to
   uint64_t job = 0;             // sequence number per scheduler, from 1
   const Task* submitter = nullptr;  // the task that pushed it
+  // Where the tracepoint fires: the task whose context it runs in (the
+  // submitter at push, the worker at run_job/free_job, the fence worker or
+  // nullptr for the job interrupt at the fence) and its CPU.
+  QueueContextView where;
   Time pushed;                  // push time (every phase)
   Time run;                     // drm_run_job time (kRun and later)
 };
