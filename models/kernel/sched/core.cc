@@ -438,7 +438,8 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
     why = "cpu was idle";
   } else if (p.sched_class == curr.sched_class) {
     class_of(p).wakeup_preempt(rq, p, wake_flags);
-    why = p.sched_class == SchedClassId::kRt ? "rt: higher prio preempts" : "fair: pick_eevdf/wakeup_gran chose the wakee";
+    why = p.sched_class == SchedClassId::kRt ? "rt: the class compares prios"
+                                             : "fair: pick_eevdf()/wakeup_gran decides";
   } else if (p.sched_class < curr.sched_class) {
     resched_curr(rq);
     why = "higher class";
