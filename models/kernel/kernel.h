@@ -90,6 +90,12 @@ struct Rq {
   int cpu = 0;
   // Hardware seen by the scheduler.
   uint32_t capacity = 1024;        // arch_scale_cpu_capacity()
+  // rq->cpu_capacity, capacity_of(): what RT pressure leaves to CFS
+  // (scale_rt_capacity()), refreshed when this CPU balances
+  // (update_group_capacity() of its local group), and when that is due
+  // again for a newidle pass (sg->sgc->next_update, jiffies).
+  uint32_t cpu_capacity = 1024;
+  int64_t capacity_next_update = 0;
   uint32_t freq_scale = 1024;      // arch_scale_freq_capacity(): cur / max * 1024
   int domain = -1;                 // frequency domain (cpufreq policy), -1: none
   uint32_t domain_pos = 0;         // this CPU's index among its domain's CPUs
@@ -238,8 +244,18 @@ class Kernel : public InstantEndHook, public EventHandler {
   // cpu_overutilized(): the CPU's CFS util does not fit its capacity (false
   // when EAS is off, as in the kernel).
   bool cpu_overutilized(const Rq& rq) const {
-    return energy_enabled_ && !fits_capacity(cpu_util_cfs(rq), rq.capacity);
+    return energy_enabled_ && !fits_capacity(cpu_util_cfs(rq), capacity_of(rq));
   }
+  // capacity_of() (fair.c): the capacity CFS decisions compare against.
+  static uint32_t capacity_of(const Rq& rq) { return rq.cpu_capacity; }
+  // update_group_capacity() -> update_cpu_capacity() for a one-CPU group.
+  void update_group_capacity(Rq& rq);
+  // check_cpu_capacity(): RT pressure cut the CPU's capacity_of() below
+  // capacity * 100 / imbalance_pct.
+  bool check_cpu_capacity(const Rq& rq) const;
+  // sched_balance_rq(): pull to dst from the busiest CPU. Returns tasks moved.
+  enum class CpuIdleType { kNotIdle, kIdle, kNewlyIdle };  // enum cpu_idle_type
+  int sched_balance_rq(Rq& dst, CpuIdleType idle);
   // is_rd_overutilized(): the latched root-domain flag (always true without
   // EAS, so the balancer is never held back there).
   bool is_rd_overutilized() const { return !energy_enabled_ || rd_overutilized_; }
@@ -398,8 +414,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   int select_idle_capacity(Task& p, int target);
   int wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync);
   int find_idlest_cpu(Task& p, int prev_cpu);
-  // sched_balance_rq(): pull to dst from the busiest CPU. Returns tasks moved.
-  int sched_balance_rq(Rq& dst, bool dst_idle);
   // update_newidle_cost(): a pass's cost raises the domain's maximum, which
   // otherwise decays ~1% a second. True when it decayed.
   bool update_newidle_cost(Rq& rq, int64_t cost);

@@ -68,6 +68,7 @@ void Kernel::setup_platform(const PlatformParams& platform) {
       d.rqs.push_back(&rq);
       rq.domain = static_cast<int>(i);
       rq.capacity = d.capacity;
+      rq.cpu_capacity = d.capacity;  // before any RT pressure (init_sched_groups_capacity())
       rq.freq_scale = static_cast<uint32_t>((d.cur_khz << 10) / d.max_khz);
       rq.rate = work_rate(rq.capacity, rq.freq_scale);
     }

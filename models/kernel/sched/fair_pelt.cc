@@ -63,7 +63,7 @@ void update_misfit_status(Kernel& k, Rq& rq, Task* p) {
     return;
   }
   uint64_t util = task_util_est(p->se.avg);
-  if (fits_capacity(util, rq.capacity)) {
+  if (fits_capacity(util, Kernel::capacity_of(rq))) {  // task_fits_cpu(): capacity_of()
     rq.misfit_task_load = 0;
     return;
   }

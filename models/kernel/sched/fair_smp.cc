@@ -37,11 +37,21 @@
 //    Not modelled: check_cpu_capacity() (no capacity lost to RT or IRQ
 //    pressure), sched_idle_cpu(), balance_interval growth after failed
 //    active balances.
+//  - Capacity as 6.12 sees it: CFS decisions (task_fits_cpu(),
+//    cpu_overutilized(), EAS spare capacity, wake_affine_weight(),
+//    select_idle_capacity(), the balancer's group capacity) use
+//    capacity_of(), what RT pressure leaves (scale_rt_capacity(); no IRQ,
+//    DL or thermal pressure here), refreshed at each CPU's own balance;
+//    PELT, schedutil and the energy model use the CPU's arch capacity.
+//    RT tasks count in sum_nr_running as rq->nr_running does.
 //  - The load balancer classifies each CPU (group_overloaded, misfit,
 //    fully busy, has spare) and moves tasks by count, load or misfit as
 //    calculate_imbalance() decides; nr_balance_failed back-off and
 //    cache_nice_tries are reduced to "ignore cache hotness for idle pulls
-//    after a failed attempt".
+//    after a failed attempt". A CPU running a task counts as fully busy
+//    (group_has_capacity() would call one task with spare utilisation
+//    has_spare), and the migrate_load imbalance averages the two CPUs, not
+//    the whole domain.
 #include <algorithm>
 
 #include "models/kernel/kernel.h"
@@ -101,7 +111,7 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
     for (int cpu : d.cpus) {
       if (!allowed(p, cpu)) continue;
       uint64_t util = cpu_util(cpu, &p, cpu);
-      uint64_t cap = rqs_[cpu]->capacity;
+      uint64_t cap = capacity_of(*rqs_[cpu]);  // the spare capacity left to CFS
       if (!fits_capacity(util, cap)) continue;
       int64_t spare = static_cast<int64_t>(cap - std::min(cap, util));
       if (cpu == prev_cpu) {
@@ -157,9 +167,9 @@ int Kernel::wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync) {
   uint64_t task_load = p.se.avg.load_avg;
   int64_t this_eff = static_cast<int64_t>(t.cfs_avg.load_avg + task_load);
   if (sync) this_eff -= std::min<int64_t>(this_eff, static_cast<int64_t>(rqs_[this_cpu]->curr->se.avg.load_avg));
-  this_eff *= pr.capacity * 100;
+  this_eff *= capacity_of(pr) * 100;
   int64_t prev_eff = static_cast<int64_t>(pr.cfs_avg.load_avg) - static_cast<int64_t>(task_load);
-  prev_eff = std::max<int64_t>(prev_eff, 0) * t.capacity * static_cast<int64_t>(100 + (kImbalancePct - 100) / 2);
+  prev_eff = std::max<int64_t>(prev_eff, 0) * capacity_of(t) * static_cast<int64_t>(100 + (kImbalancePct - 100) / 2);
   return this_eff < prev_eff ? this_cpu : prev_cpu;
 }
 
@@ -172,7 +182,7 @@ int Kernel::select_idle_capacity(Task& p, int target) {
   int n = nr_cpus();
   for (int i = 0, cpu = target; i < n; ++i, cpu = cpu + 1 == n ? 0 : cpu + 1) {  // (target + i) % n
     if (!allowed(p, cpu) || !cpu_idle(cpu)) continue;
-    uint64_t cap = rqs_[cpu]->capacity;
+    uint64_t cap = capacity_of(*rqs_[cpu]);
     if (fits_capacity(task_util, cap)) return cpu;
     if (cap > best_cap) {
       best_cap = cap;
@@ -186,7 +196,7 @@ int Kernel::select_idle_capacity(Task& p, int target) {
 // recently used CPU, else the first idle CPU of the LLC after target.
 int Kernel::select_idle_sibling(Task& p, int prev, int target) {
   uint64_t task_util = task_util_est(p.se.avg);
-  auto fits = [&](int cpu) { return !asym_capacity_ || fits_capacity(task_util, rqs_[cpu]->capacity); };
+  auto fits = [&](int cpu) { return !asym_capacity_ || fits_capacity(task_util, capacity_of(*rqs_[cpu])); };
   if (allowed(p, target) && cpu_idle(target) && fits(target)) return target;
   if (prev != target && allowed(p, prev) && cpu_idle(prev) && fits(prev)) return prev;
   int recent = p.recent_used_cpu;
@@ -220,9 +230,9 @@ int Kernel::find_idlest_cpu(Task& p, int prev_cpu) {
       if (ai) best = c;
       continue;
     }
-    uint64_t la = a.cfs_avg.load_avg * 1024 / a.capacity + static_cast<uint64_t>(a.nr_running) * 1024;
-    uint64_t lb = b.cfs_avg.load_avg * 1024 / b.capacity + static_cast<uint64_t>(b.nr_running) * 1024;
-    if (la < lb || (la == lb && a.capacity > b.capacity)) best = c;
+    uint64_t la = a.cfs_avg.load_avg * 1024 / capacity_of(a) + static_cast<uint64_t>(a.nr_running) * 1024;
+    uint64_t lb = b.cfs_avg.load_avg * 1024 / capacity_of(b) + static_cast<uint64_t>(b.nr_running) * 1024;
+    if (la < lb || (la == lb && capacity_of(a) > capacity_of(b))) best = c;
   }
   return best < 0 ? prev_cpu : best;
 }
@@ -262,27 +272,55 @@ struct CpuStats {
   GroupType type = GroupType::kHasSpare;
   uint64_t load = 0;      // cfs load_avg
   uint64_t util = 0;
+  uint64_t capacity = 0;  // capacity_of(): the group's sgc->capacity
   uint64_t avg_load = 0;  // load scaled by capacity
-  int nr = 0;             // h_nr_running (fair)
+  int nr = 0;             // sum_nr_running: tasks of every class (rq->nr_running)
+  int h_nr = 0;           // sum_h_nr_running: fair tasks
 };
+
+// capacity_greater() (fair.c): more than about 5% more capacity.
+bool capacity_greater(uint64_t a, uint64_t b) { return a * 1024 > b * 1078; }
 }  // namespace
+
+// check_cpu_capacity(): RT pressure took more than imbalance_pct's margin
+// of the CPU's capacity from CFS.
+bool Kernel::check_cpu_capacity(const Rq& rq) const {
+  return uint64_t{rq.cpu_capacity} * kImbalancePct < uint64_t{rq.capacity} * 100;
+}
+
+// update_group_capacity() of a one-CPU group (update_cpu_capacity() with
+// scale_rt_capacity()): the capacity RT leaves to CFS. Simplification: no
+// IRQ, deadline or thermal (HW) pressure is modelled, so only avg_rt counts.
+void Kernel::update_group_capacity(Rq& rq) {
+  rq.capacity_next_update = jiffies() + balance_interval(false);  // sd->balance_interval, clamped
+  const uint64_t used = rq.avg_rt.util_avg;
+  rq.cpu_capacity = used >= rq.capacity ? 1 : static_cast<uint32_t>(rq.capacity - used);
+}
 
 // sched_balance_rq(): one pass of the load balancer for dst. Returns the
 // number of tasks moved.
-int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
+int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   int n = nr_cpus();
   if (n == 1) return 0;
+  const bool dst_idle = idle != CpuIdleType::kNotIdle;
+  // update_sd_lb_stats(): the local group's capacity first (a newidle pass
+  // only when its sgc->next_update is due).
+  if (idle != CpuIdleType::kNewlyIdle || jiffies() >= dst.capacity_next_update) update_group_capacity(dst);
   // update_sg_lb_stats() + group_classify(); avg_load (a division) is
   // left to the caller, which only needs it for CPUs that can be busiest.
   auto stats_of = [&](const Rq& rq) {
     CpuStats s;
-    s.nr = rq.cfs.nr_running - rq.cfs.nr_delayed;
+    s.h_nr = rq.cfs.nr_running - rq.cfs.nr_delayed;
+    s.nr = s.h_nr + static_cast<int>(rq.rt.rt_nr_running);
     s.load = rq.cfs_avg.load_avg;
     s.util = rq.cfs_avg.util_avg;
+    s.capacity = capacity_of(rq);
     // group_classify() for a one-CPU group, each test only when the ones
-    // before it failed.
-    const bool over_capacity = rq.capacity * 100 < s.util * kImbalancePct;
-    if (s.nr > 1 && (over_capacity || rq.capacity * kImbalancePct < rq.cfs_avg.runnable_avg * 100))
+    // before it failed. Simplification: a CPU running a task counts as
+    // fully busy (the kernel's group_has_capacity() also calls a CPU with
+    // one task and spare utilisation has_spare).
+    const bool over_capacity = s.capacity * 100 < s.util * kImbalancePct;
+    if (s.nr > 1 && (over_capacity || s.capacity * kImbalancePct < rq.cfs_avg.runnable_avg * 100))
       s.type = GroupType::kOverloaded;
     else if (asym_capacity_ && rq.misfit_task_load > 0)
       s.type = GroupType::kMisfit;
@@ -291,7 +329,7 @@ int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
     return s;
   };
   CpuStats local = stats_of(dst);
-  local.avg_load = local.load * 1024 / dst.capacity;
+  local.avg_load = local.load * 1024 / local.capacity;
   // update_sg_lb_stats() also gathers the root domain's flags over every
   // CPU, the local one included: overloaded (more than one task, or a
   // misfit task on a busy remote CPU) and overutilized.
@@ -308,10 +346,15 @@ int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
                       (asym_capacity_ && rq.misfit_task_load > 0 && !(rq.nr_running == 0 && cpu_idle(c)));
     if (!sg_overutilized) sg_overutilized = cpu_overutilized(rq);
     CpuStats s = stats_of(rq);
-    if (s.type == GroupType::kHasSpare && s.nr <= 1) continue;
-    // A misfit task only moves to a CPU with more capacity.
-    if (s.type == GroupType::kMisfit && rq.capacity >= dst.capacity) continue;
-    s.avg_load = s.load * 1024 / rq.capacity;
+    // update_sd_pick_busiest(): a fair task to pull at least.
+    if (s.h_nr == 0 || (s.type == GroupType::kHasSpare && s.nr <= 1)) continue;
+    if (asym_capacity_) {
+      // Don't pull a misfit task we can't help (dst not clearly bigger),
+      // nor from a clearly bigger CPU that is not overloaded.
+      if (s.type == GroupType::kMisfit && !capacity_greater(local.capacity, s.capacity)) continue;
+      if (s.type <= GroupType::kFullyBusy && capacity_greater(s.capacity, local.capacity)) continue;
+    }
+    s.avg_load = s.load * 1024 / s.capacity;
     bool better = busiest < 0 || s.type > bs.type ||
                   (s.type == bs.type &&
                    (s.type == GroupType::kMisfit ? rq.misfit_task_load > rqs_[busiest]->misfit_task_load
@@ -343,8 +386,8 @@ int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
     if (bs.nr - local.nr < 2 && !(dst_idle && bs.nr >= 2)) return 0;
   } else if (bs.type == GroupType::kOverloaded && bs.avg_load > local.avg_load * kImbalancePct / 100) {
     type = Migrate::kLoad;
-    uint64_t avg = (bs.load + local.load) * 1024 / (src.capacity + dst.capacity);
-    imbalance = static_cast<int64_t>(std::min(bs.avg_load - avg, avg - std::min(avg, local.avg_load)) * dst.capacity / 1024);
+    uint64_t avg = (bs.load + local.load) * 1024 / (bs.capacity + local.capacity);
+    imbalance = static_cast<int64_t>(std::min(bs.avg_load - avg, avg - std::min(avg, local.avg_load)) * local.capacity / 1024);
     if (imbalance <= 0) return 0;
   } else {
     return 0;
@@ -362,7 +405,7 @@ int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
         if (p.se.avg.load_avg / 2 > static_cast<uint64_t>(imbalance)) continue;
         imbalance -= static_cast<int64_t>(p.se.avg.load_avg);
       } else if (type == Migrate::kMisfit) {
-        if (fits_capacity(task_util_est(p.se.avg), src.capacity)) continue;
+        if (fits_capacity(task_util_est(p.se.avg), bs.capacity)) continue;  // task_fits_cpu(p, src)
         imbalance = 0;
       } else {
         --imbalance;
@@ -373,13 +416,19 @@ int Kernel::sched_balance_rq(Rq& dst, bool dst_idle) {
       ++moved;
     }
   }
-  // Active balance: the misfit task is running on src; stop it and push it.
-  // Not a task that has just blocked (state no longer TASK_RUNNING) and
-  // waits for src's __schedule() at the end of this instant: the kernel's
-  // stopper would find it dequeued, not on the run-queue to detach.
-  if (moved == 0 && type == Migrate::kMisfit && !src.curr->is_idle_task &&
+  // need_active_balance(): a misfit task, or the only fair task of a CPU
+  // whose capacity RT pressure reduced when dst (idle) has clearly more
+  // left, is running on src: stop it and push it. Not a task that has
+  // just blocked (state no longer TASK_RUNNING) and waits for src's
+  // __schedule() at the end of this instant: the kernel's stopper would
+  // find it dequeued, not on the run-queue to detach.
+  const bool reduced_capacity = dst_idle && bs.h_nr == 1 && check_cpu_capacity(src) &&
+                                bs.capacity * kImbalancePct < local.capacity * 100;
+  if (moved == 0 && (type == Migrate::kMisfit || reduced_capacity) && !src.curr->is_idle_task &&
       src.curr->state == TaskState::kRunning && src.curr->sched_class == SchedClassId::kFair &&
       allowed(*src.curr, dst.cpu)) {
+    SL_DEBUG("{:.6f} active balance cpu{} -> cpu{} ({})", now().to_s(), src.cpu, dst.cpu,
+             type == Migrate::kMisfit ? "misfit" : "reduced capacity");
     active_balance(src, dst.cpu);
     moved = 1;
   }
@@ -424,7 +473,7 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
     return false;
   }
   sched_balance_update_blocked_averages(rq);  // brings rq's clock to now too
-  int moved = sched_balance_rq(rq, true);
+  int moved = sched_balance_rq(rq, CpuIdleType::kNewlyIdle);
   // The pass's sched_clock() time (one domain: the blocked-load update and
   // the balance) raises the domain's and the rq's recorded costs.
   const int64_t cost = params_.newidle_balance_cost.count();
@@ -480,7 +529,7 @@ int Kernel::sched_balance_domains(Rq& rq, bool idle) {
   int64_t interval = balance_interval(!idle);
   int moved = 0;
   if (jiffies() >= rq.last_balance + interval) {
-    moved = sched_balance_rq(rq, idle);
+    moved = sched_balance_rq(rq, idle ? CpuIdleType::kIdle : CpuIdleType::kNotIdle);
     // A CPU that pulled work is no longer idle (idle_cpu() again).
     if (moved) idle = cpu_idle(rq.cpu);
     rq.last_balance = jiffies();
@@ -541,14 +590,15 @@ void Kernel::sched_balance_trigger(Rq& rq) {
 // nohz_balancer_kick() (6.12): ask an idle CPU with its tick stopped to
 // update the idle CPUs' blocked load when due (stats kick), and to balance
 // for them (balance kick) when this CPU has more than it can run, at most
-// once per nohz.next_balance. Not modelled: check_cpu_capacity() (no
-// capacity is lost to RT or IRQ pressure here) and ASYM_PACKING.
+// once per nohz.next_balance. Not modelled: ASYM_PACKING.
 void Kernel::nohz_balancer_kick(Rq& rq) {
   nohz_balance_exit_idle(rq);  // the first busy tick after a nohz idle period
   if (nohz_nr_cpus_ == 0) return;
   unsigned flags = nohz_has_blocked_ && jiffies() > nohz_next_blocked_ ? unsigned{kNohzStatsKick} : 0u;
   if (jiffies() >= nohz_next_balance_) {
-    bool balance = rq.nr_running >= 2;
+    // Two tasks, or a fair task on a CPU whose capacity RT pressure cut
+    // (check_cpu_capacity()).
+    bool balance = rq.nr_running >= 2 || (rq.cfs.nr_running - rq.cfs.nr_delayed >= 1 && check_cpu_capacity(rq));
     if (!balance && asym_capacity_) {
       // check_misfit_status(): a misfit task below the biggest capacity.
       balance = rq.misfit_task_load > 0 && rq.capacity < max_cpu_capacity_;

@@ -1,0 +1,88 @@
+// Capacity lost to RT pressure (6.12 fair.c: scale_rt_capacity(),
+// update_group_capacity(), capacity_of(), check_cpu_capacity()), and the
+// balancer counting RT tasks in a CPU's sum_nr_running.
+#include <catch2/catch.hpp>
+
+#include "sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+TEST_CASE("capacity_of() is the capacity RT pressure leaves to CFS, refreshed when the CPU balances", "[rtpressure]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.tasks = {hog("h")};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  Rq& rq = k.rq(0);
+  CHECK(Kernel::capacity_of(rq) == 1024);  // no RT yet: arch_scale_cpu_capacity()
+  // scale_rt_capacity(): max - avg_rt.util_avg (no IRQ, DL or thermal
+  // pressure); the next update is sd->balance_interval (2 ms = 1 jiffy at
+  // HZ=250 on 2 CPUs) on.
+  rq.avg_rt.util_avg = 600;
+  k.update_group_capacity(rq);
+  CHECK(Kernel::capacity_of(rq) == 424);
+  CHECK(rq.capacity_next_update == k.jiffies() + k.balance_interval(false));
+  // All of it taken by RT: 1, never 0.
+  rq.avg_rt.util_avg = 1024;
+  k.update_group_capacity(rq);
+  CHECK(Kernel::capacity_of(rq) == 1);
+  // check_cpu_capacity(): capacity_of * imbalance_pct (117) < capacity * 100,
+  // i.e. RT takes more than 1024 - 875.2 = 148.8 here.
+  rq.avg_rt.util_avg = 148;
+  k.update_group_capacity(rq);
+  CHECK(Kernel::capacity_of(rq) == 876);
+  CHECK_FALSE(k.check_cpu_capacity(rq));  // 876 * 117 = 102492 >= 102400
+  rq.avg_rt.util_avg = 149;
+  k.update_group_capacity(rq);
+  CHECK(k.check_cpu_capacity(rq));  // 875 * 117 = 102375 < 102400
+}
+
+TEST_CASE("a newidle pass refreshes capacity_of() only when its group's next_update is due", "[rtpressure]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.tasks = {hog("h")};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(10));
+  Rq& rq = k.rq(1);
+  rq.avg_rt.util_avg = 300;
+  k.update_group_capacity(rq);  // due again one jiffy on
+  REQUIRE(Kernel::capacity_of(rq) == 724);
+  rq.avg_rt.util_avg = 500;
+  k.sched_balance_rq(rq, Kernel::CpuIdleType::kNewlyIdle);
+  CHECK(Kernel::capacity_of(rq) == 724);  // not due: the old value
+  k.sched_balance_rq(rq, Kernel::CpuIdleType::kIdle);
+  CHECK(Kernel::capacity_of(rq) == 524);  // a periodic pass always refreshes
+  rq.avg_rt.util_avg = 100;
+  k.run_until(Time::ms(14));  // one jiffy later
+  rq.avg_rt.util_avg = 100;   // (the run may have decayed it; set it again)
+  k.sched_balance_rq(rq, Kernel::CpuIdleType::kNewlyIdle);
+  CHECK(Kernel::capacity_of(rq) == 924);
+}
+
+TEST_CASE("a fair task sharing a CPU with a SCHED_FIFO task moves to the idle CPU", "[rtpressure][smp]") {
+  // The hog starts alone on CPU 0 (the first idle CPU of the fork path).
+  // From 5 ms a FIFO task pinned to CPU 0 runs 6 ms of every 10 ms. While
+  // it runs, CPU 0 has two runnable tasks (rq->nr_running counts every
+  // class, and so does the balancer's sum_nr_running): its tick kicks an
+  // idle balance, which finds CPU 0 overloaded and pulls the waiting hog to
+  // idle CPU 1. Counting only fair tasks, CPU 0 would look fully busy with
+  // one task and the hog would share CPU 0 with the FIFO task for ever,
+  // getting 40% of a CPU while CPU 1 idles.
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::s(1);
+  TaskSpec rt = task("rt", {ev_run(Time::ms(6)), ev_timer("p", Time::ms(10))}, Policy::kFifo, 50);
+  rt.cpus = {0};
+  rt.delay = Time::ms(5);
+  p.tasks = {hog("h"), rt};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(4));
+  REQUIRE(find_task(k, "h").cpu == 0);
+  sys.run();
+  const RunResult r = sys.result();
+  CHECK(find_task(k, "h").cpu == 1);
+  CHECK(metrics_of(r, "h").migrations >= 1);
+  // Moved within the first RT period or two: the hog ran nearly the whole
+  // second (sum of its runtime over the 1 s window).
+  CHECK(metrics_of(r, "h").cpu_time > Time::ms(960));
+}
