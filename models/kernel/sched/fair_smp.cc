@@ -446,7 +446,7 @@ void Kernel::active_balance(Rq& src, int dst_cpu) {
   src.work_timer.cancel();
   update_curr(src);
   class_of(p).put_prev_task(src, p, nullptr);
-  SL_DEBUG("{:.6f} active balance: {}-{} cpu{} -> cpu{} (misfit)", now().to_s(), p.comm, p.pid, src.cpu, dst_cpu);
+  SL_DEBUG("{:.6f} active balance: {}-{} cpu{} -> cpu{}", now().to_s(), p.comm, p.pid, src.cpu, dst_cpu);
   switch_to(src, p, *src.idle, TaskState::kRunning);
   move_queued_task(p, dst_cpu);
   resched_curr(src);
