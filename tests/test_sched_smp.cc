@@ -128,19 +128,22 @@ TEST_CASE("simultaneous remote wake-ups spread over idle CPUs: a pending wake-up
 // task only to have the woken one wait behind it.
 TEST_CASE("newidle balance does not pull while a wake-up is on its way to the CPU", "[smp][fair]") {
   ScenarioParams p = exact_scenario("6.12", 250, 2);
-  p.duration = Time::ms(20);
-  p.tasks = {hogs("h", 3)};
+  p.duration = Time::ms(300);
+  p.tasks = {hogs("h", 5)};
   System sys(p, 1);
   sys.run();
   Kernel& k = sys.kernel();
-  // Three hogs on two CPUs: the CPU with one is the puller, the other overloaded.
+  // Five hogs on two CPUs: the CPU with two is the puller (fully busy), the
+  // other overloaded with three. The pass moves load: half a hog's
+  // ((3072 - 2560) x 1024 / 1024), so a hog goes on the second try
+  // (nr_balance_failed: half its load counts).
   Rq& light = k.rq(k.rq(0).cfs.nr_running < k.rq(1).cfs.nr_running ? 0 : 1);
-  REQUIRE(light.cfs.nr_running == 1);
+  REQUIRE(light.cfs.nr_running == 2);
   light.avg_idle = 10'000'000;  // ns: idle long enough to be worth a look
   light.ttwu_pending = 1;
   CHECK_FALSE(k.sched_balance_newidle(light));
-  CHECK(light.cfs.nr_running == 1);
+  CHECK(light.cfs.nr_running == 2);
   light.ttwu_pending = 0;
   CHECK(k.sched_balance_newidle(light));  // the same call without the pending wake-up pulls
-  CHECK(light.cfs.nr_running == 2);
+  CHECK(light.cfs.nr_running == 3);
 }

@@ -44,15 +44,20 @@
 //    DL or thermal pressure here), refreshed at each CPU's own balance;
 //    PELT, schedutil and the energy model use the CPU's arch capacity.
 //    RT tasks count in sum_nr_running as rq->nr_running does.
-//  - The load balancer classifies each CPU (group_overloaded, misfit,
-//    fully busy, has spare) and moves tasks by count, load or misfit as
-//    calculate_imbalance() decides; nr_balance_failed back-off and
-//    cache_nice_tries are reduced to "ignore cache hotness for idle pulls
-//    after a failed attempt". A CPU running a task counts as fully busy
-//    (group_has_capacity() would call one task with spare utilisation
-//    has_spare), and the migrate_load imbalance averages the two CPUs, not
-//    the whole domain.
+//  - The load balancer follows 6.12's sched_balance_find_src_group() for
+//    one-CPU groups: group_classify() (overloaded, misfit, fully busy, has
+//    spare), update_sd_pick_busiest() (in the domain's group order, from
+//    the CPU after dst), calculate_imbalance() (misfit; task count for a
+//    local group with spare capacity; load against the domain's average),
+//    sched_balance_find_src_rq()'s one-task rules and detach_tasks() (load
+//    above the imbalance is skipped; a newly idle CPU under
+//    CONFIG_PREEMPTION takes one task). sd->nr_balance_failed and
+//    cache_nice_tries are reduced to a second detach attempt in the same
+//    pass that halves each task's load and, for an idle CPU, ignores cache
+//    hotness; nothing else of the failure back-off is modelled (no
+//    balance_interval growth, no imbalanced_active_balance()).
 #include <algorithm>
+#include <climits>
 
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/fair_pelt.h"
@@ -268,14 +273,18 @@ bool Kernel::can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot) const
 namespace {
 // The group types of update_sg_lb_stats()/group_classify(), lowest first.
 enum class GroupType { kHasSpare, kFullyBusy, kMisfit, kOverloaded };
+// struct sg_lb_stats of a one-CPU group.
 struct CpuStats {
   GroupType type = GroupType::kHasSpare;
-  uint64_t load = 0;      // cfs load_avg
-  uint64_t util = 0;
-  uint64_t capacity = 0;  // capacity_of(): the group's sgc->capacity
-  uint64_t avg_load = 0;  // load scaled by capacity
-  int nr = 0;             // sum_nr_running: tasks of every class (rq->nr_running)
-  int h_nr = 0;           // sum_h_nr_running: fair tasks
+  uint64_t load = 0;           // group_load: cfs load_avg
+  uint64_t util = 0;           // group_util: cpu_util_cfs()
+  uint64_t runnable = 0;       // group_runnable: cfs runnable_avg
+  uint64_t capacity = 1;       // group_capacity: capacity_of()
+  uint64_t avg_load = 0;       // computed for overloaded groups only, as update_sg_lb_stats() does
+  uint64_t misfit_load = 0;    // group_misfit_task_load
+  int nr = 0;                  // sum_nr_running: tasks of every class (rq->nr_running)
+  int h_nr = 0;                // sum_h_nr_running: fair tasks
+  unsigned idle_cpus = 0;
 };
 
 // capacity_greater() (fair.c): more than about 5% more capacity.
@@ -297,8 +306,11 @@ void Kernel::update_group_capacity(Rq& rq) {
   rq.cpu_capacity = used >= rq.capacity ? 1 : static_cast<uint32_t>(rq.capacity - used);
 }
 
-// sched_balance_rq(): one pass of the load balancer for dst. Returns the
-// number of tasks moved.
+// sched_balance_rq(): one pass of the load balancer for dst with its
+// sched_balance_find_src_group() (update_sd_lb_stats(),
+// update_sd_pick_busiest(), calculate_imbalance()),
+// sched_balance_find_src_rq() and detach_tasks(), for one-CPU groups.
+// Returns the number of tasks moved.
 int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   int n = nr_cpus();
   if (n == 1) return 0;
@@ -306,59 +318,70 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // update_sd_lb_stats(): the local group's capacity first (a newidle pass
   // only when its sgc->next_update is due).
   if (idle != CpuIdleType::kNewlyIdle || jiffies() >= dst.capacity_next_update) update_group_capacity(dst);
-  // update_sg_lb_stats() + group_classify(); avg_load (a division) is
-  // left to the caller, which only needs it for CPUs that can be busiest.
+  // update_sg_lb_stats() + group_classify() for a one-CPU group.
   auto stats_of = [&](const Rq& rq) {
     CpuStats s;
     s.h_nr = rq.cfs.nr_running - rq.cfs.nr_delayed;
     s.nr = s.h_nr + static_cast<int>(rq.rt.rt_nr_running);
     s.load = rq.cfs_avg.load_avg;
-    s.util = rq.cfs_avg.util_avg;
+    s.util = cpu_util_cfs(rq);
+    s.runnable = rq.cfs_avg.runnable_avg;
     s.capacity = capacity_of(rq);
-    // group_classify() for a one-CPU group, each test only when the ones
-    // before it failed. Simplification: a CPU running a task counts as
-    // fully busy (the kernel's group_has_capacity() also calls a CPU with
-    // one task and spare utilisation has_spare).
-    const bool over_capacity = s.capacity * 100 < s.util * kImbalancePct;
-    if (s.nr > 1 && (over_capacity || s.capacity * kImbalancePct < rq.cfs_avg.runnable_avg * 100))
+    if (rq.nr_running == 0 && cpu_idle(rq.cpu))
+      s.idle_cpus = 1;
+    else if (asym_capacity_)
+      s.misfit_load = rq.misfit_task_load;
+    // group_is_overloaded(), then misfit, then !group_has_capacity().
+    const bool util_over = s.capacity * 100 < s.util * kImbalancePct;
+    const bool runnable_over = s.capacity * kImbalancePct < s.runnable * 100;
+    if (s.nr > 1 && (util_over || runnable_over))
       s.type = GroupType::kOverloaded;
-    else if (asym_capacity_ && rq.misfit_task_load > 0)
+    else if (s.misfit_load > 0)
       s.type = GroupType::kMisfit;
-    else if (over_capacity || !(rq.curr->is_idle_task || s.nr == 0))
-      s.type = GroupType::kFullyBusy;
+    else if (s.nr >= 1 && (runnable_over || util_over || s.capacity * 100 == s.util * kImbalancePct))
+      s.type = GroupType::kFullyBusy;  // not (capacity * 100 > util * imbalance_pct)
+    if (s.type == GroupType::kOverloaded) s.avg_load = s.load * 1024 / s.capacity;
     return s;
   };
-  CpuStats local = stats_of(dst);
-  local.avg_load = local.load * 1024 / local.capacity;
+  const CpuStats local = stats_of(dst);
+  uint64_t total_load = local.load, total_capacity = local.capacity;
   // update_sg_lb_stats() also gathers the root domain's flags over every
   // CPU, the local one included: overloaded (more than one task, or a
-  // misfit task on a busy remote CPU) and overutilized.
-  bool sg_overloaded = dst.nr_running > 1;
+  // misfit task on a busy CPU) and overutilized.
+  bool sg_overloaded = dst.nr_running > 1 || local.misfit_load > 0;
   bool sg_overutilized = cpu_overutilized(dst);
   int busiest = -1;
   CpuStats bs;
-  for (int c = 0; c < n; ++c) {
-    if (c == dst.cpu) continue;
+  bs.idle_cpus = UINT_MAX;  // init_sd_lb_stats()
+  // The domain's groups from the local one on, in CPU order.
+  for (int i = 1, c = dst.cpu + 1 == n ? 0 : dst.cpu + 1; i < n; ++i, c = c + 1 == n ? 0 : c + 1) {
     const Rq& rq = *rqs_[c];
-    // Each flag is tested until some CPU sets it.
-    if (!sg_overloaded)
-      sg_overloaded = rq.nr_running > 1 ||
-                      (asym_capacity_ && rq.misfit_task_load > 0 && !(rq.nr_running == 0 && cpu_idle(c)));
-    if (!sg_overutilized) sg_overutilized = cpu_overutilized(rq);
     CpuStats s = stats_of(rq);
-    // update_sd_pick_busiest(): a fair task to pull at least.
-    if (s.h_nr == 0 || (s.type == GroupType::kHasSpare && s.nr <= 1)) continue;
-    if (asym_capacity_) {
-      // Don't pull a misfit task we can't help (dst not clearly bigger),
-      // nor from a clearly bigger CPU that is not overloaded.
-      if (s.type == GroupType::kMisfit && !capacity_greater(local.capacity, s.capacity)) continue;
-      if (s.type <= GroupType::kFullyBusy && capacity_greater(s.capacity, local.capacity)) continue;
+    total_load += s.load;
+    total_capacity += s.capacity;
+    // Each flag is tested until some CPU sets it.
+    if (!sg_overloaded) sg_overloaded = rq.nr_running > 1 || s.misfit_load > 0;
+    if (!sg_overutilized) sg_overutilized = cpu_overutilized(rq);
+    // update_sd_pick_busiest().
+    if (s.h_nr == 0) continue;  // nothing to pull
+    // A misfit task moves only to a clearly bigger CPU with spare capacity.
+    if (s.type == GroupType::kMisfit &&
+        (!capacity_greater(local.capacity, s.capacity) || local.type != GroupType::kHasSpare))
+      continue;
+    bool better;
+    if (busiest < 0 || s.type != bs.type) {
+      better = busiest < 0 || s.type > bs.type;
+    } else {
+      switch (s.type) {
+        case GroupType::kOverloaded: better = s.avg_load > bs.avg_load; break;
+        case GroupType::kMisfit: better = s.misfit_load > bs.misfit_load; break;
+        case GroupType::kFullyBusy: better = true; break;  // avg_load is 0 for both: the later group
+        default: better = s.idle_cpus < bs.idle_cpus || (s.idle_cpus == bs.idle_cpus && s.nr > bs.nr); break;
+      }
     }
-    s.avg_load = s.load * 1024 / s.capacity;
-    bool better = busiest < 0 || s.type > bs.type ||
-                  (s.type == bs.type &&
-                   (s.type == GroupType::kMisfit ? rq.misfit_task_load > rqs_[busiest]->misfit_task_load
-                                                 : (s.avg_load > bs.avg_load || (s.avg_load == bs.avg_load && s.nr > bs.nr))));
+    // Not from a clearly bigger CPU with at most one task per CPU.
+    if (better && asym_capacity_ && s.type <= GroupType::kFullyBusy && capacity_greater(s.capacity, local.capacity))
+      better = false;
     if (better) {
       busiest = c;
       bs = s;
@@ -368,42 +391,79 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   rd_overloaded_ = sg_overloaded;
   rd_overutilized_ = sg_overutilized;
   if (busiest < 0) return 0;
-  // sched_balance_find_src_group(): a misfit task is always dealt with;
-  // otherwise an EAS system that is not overutilized leaves placement to
-  // EAS and reports balanced.
-  if (bs.type != GroupType::kMisfit && !is_rd_overutilized()) return 0;
-  Rq& src = *rqs_[busiest];
-  // calculate_imbalance(): what to move.
+  // sched_balance_find_src_group().
+  const bool misfit = bs.type == GroupType::kMisfit;
+  uint64_t sds_avg_load = 0;
+  CpuStats loc = local;
+  if (!misfit) {
+    // An EAS system that is not overutilized leaves placement to EAS.
+    if (!is_rd_overutilized()) return 0;
+    if (loc.type > bs.type) return 0;
+    if (loc.type == GroupType::kOverloaded) {
+      if (loc.avg_load >= bs.avg_load) return 0;
+      sds_avg_load = total_load * 1024 / total_capacity;
+      if (loc.avg_load >= sds_avg_load) return 0;
+      if (100 * bs.avg_load <= kImbalancePct * loc.avg_load) return 0;
+    }
+    if (bs.type != GroupType::kOverloaded) {
+      if (!dst_idle) return 0;
+      if (bs.h_nr == 1) return 0;  // nothing waiting to run
+    }
+  }
+  // calculate_imbalance().
   enum class Migrate { kTask, kLoad, kMisfit } type;
   int64_t imbalance = 0;
-  if (bs.type == GroupType::kMisfit) {
+  if (misfit) {
     type = Migrate::kMisfit;
     imbalance = 1;
-  } else if (local.type == GroupType::kHasSpare) {
-    // Even out the number of tasks when dst has spare capacity.
+  } else if (loc.type == GroupType::kHasSpare) {
+    // MC shares the LLC (no migrate_util); one CPU per group: even out the
+    // number of tasks (sibling_imbalance(), 0 for a busy dst), halved.
     type = Migrate::kTask;
-    imbalance = std::max(1, (bs.nr - local.nr) / 2);
-    if (bs.nr - local.nr < 2 && !(dst_idle && bs.nr >= 2)) return 0;
-  } else if (bs.type == GroupType::kOverloaded && bs.avg_load > local.avg_load * kImbalancePct / 100) {
-    type = Migrate::kLoad;
-    uint64_t avg = (bs.load + local.load) * 1024 / (bs.capacity + local.capacity);
-    imbalance = static_cast<int64_t>(std::min(bs.avg_load - avg, avg - std::min(avg, local.avg_load)) * local.capacity / 1024);
-    if (imbalance <= 0) return 0;
+    imbalance = dst_idle && bs.nr > 0 ? std::max(0, bs.nr - loc.nr) : 0;
+    imbalance >>= 1;
   } else {
-    return 0;
+    if (loc.type < GroupType::kOverloaded) {
+      loc.avg_load = loc.load * 1024 / loc.capacity;
+      if (loc.avg_load >= bs.avg_load) return 0;
+      sds_avg_load = total_load * 1024 / total_capacity;
+      if (loc.avg_load >= sds_avg_load) return 0;
+    }
+    // Unsigned, as the kernel's unsigned long: a busiest below the average
+    // wraps and the local term decides.
+    type = Migrate::kLoad;
+    imbalance = static_cast<int64_t>(std::min((bs.avg_load - sds_avg_load) * bs.capacity,
+                                              (sds_avg_load - loc.avg_load) * loc.capacity) / 1024);
   }
-  // detach_tasks(): from the most recently queued, while imbalance remains.
+  if (imbalance <= 0) return 0;
+  Rq& src = *rqs_[busiest];
+  // sched_balance_find_src_rq() for the group's one CPU.
+  if (!misfit) {
+    if (asym_capacity_ && !capacity_greater(loc.capacity, bs.capacity) && bs.h_nr == 1) return 0;
+    if (type == Migrate::kLoad && bs.h_nr == 1 && bs.load > static_cast<uint64_t>(imbalance) && !check_cpu_capacity(src))
+      return 0;
+  }
+  // detach_tasks(): from the end of the task list, while imbalance
+  // remains; a second pass stands for the next attempt after a failed one
+  // (sd->nr_balance_failed = 1: half the load counts, and an idle CPU
+  // ignores cache hotness).
   int moved = 0;
   std::vector<Task*>& tl = src.cfs.timeline;
-  for (int pass = 0; pass < 2 && imbalance > 0 && moved == 0; ++pass) {
-    bool ignore_hot = pass == 1 && dst_idle;  // after a failed attempt (nr_balance_failed)
-    for (size_t i = tl.size(); i-- > 0 && imbalance > 0;) {
+  const bool preemption = params_.preempt == PreemptModel::kFull || params_.preempt == PreemptModel::kLazy;
+  const int64_t imbalance0 = imbalance;
+  for (int pass = 0; pass < 2 && moved == 0 && src.nr_running > 1; ++pass) {
+    const bool ignore_hot = pass == 1 && dst_idle;
+    imbalance = imbalance0;
+    bool done = false;
+    for (size_t i = tl.size(); i-- > 0 && !done;) {
       if (i >= tl.size()) continue;
+      if (dst_idle && src.nr_running <= 1) break;  // don't steal all
       Task& p = *tl[i];
       if (!can_migrate_task(p, dst.cpu, ignore_hot)) continue;
       if (type == Migrate::kLoad) {
-        if (p.se.avg.load_avg / 2 > static_cast<uint64_t>(imbalance)) continue;
-        imbalance -= static_cast<int64_t>(p.se.avg.load_avg);
+        const uint64_t load = std::max<uint64_t>(p.se.avg.load_avg, 1);
+        if ((load >> pass) > static_cast<uint64_t>(imbalance)) continue;
+        imbalance -= static_cast<int64_t>(load);
       } else if (type == Migrate::kMisfit) {
         if (fits_capacity(task_util_est(p.se.avg), bs.capacity)) continue;  // task_fits_cpu(p, src)
         imbalance = 0;
@@ -414,6 +474,8 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
                type == Migrate::kMisfit ? "misfit" : type == Migrate::kLoad ? "load" : "tasks");
       move_queued_task(p, dst.cpu);
       ++moved;
+      // CONFIG_PREEMPTION: a newly idle CPU takes one task and runs it.
+      if ((preemption && idle == CpuIdleType::kNewlyIdle) || imbalance <= 0) done = true;
     }
   }
   // need_active_balance(): a misfit task, or the only fair task of a CPU
@@ -423,7 +485,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // __schedule() at the end of this instant: the kernel's stopper would
   // find it dequeued, not on the run-queue to detach.
   const bool reduced_capacity = dst_idle && bs.h_nr == 1 && check_cpu_capacity(src) &&
-                                bs.capacity * kImbalancePct < local.capacity * 100;
+                                bs.capacity * kImbalancePct < loc.capacity * 100;
   if (moved == 0 && (type == Migrate::kMisfit || reduced_capacity) && !src.curr->is_idle_task &&
       src.curr->state == TaskState::kRunning && src.curr->sched_class == SchedClassId::kFair &&
       allowed(*src.curr, dst.cpu)) {

@@ -1,6 +1,7 @@
-// Capacity lost to RT pressure (6.12 fair.c: scale_rt_capacity(),
-// update_group_capacity(), capacity_of(), check_cpu_capacity()), and the
-// balancer counting RT tasks in a CPU's sum_nr_running.
+// The load balancer of 6.12 fair.c for one-CPU groups: capacity lost to RT
+// pressure (scale_rt_capacity(), update_group_capacity(), capacity_of(),
+// check_cpu_capacity()), RT tasks in a CPU's sum_nr_running, and
+// update_sd_pick_busiest()'s rule for misfit tasks.
 #include <catch2/catch.hpp>
 
 #include "sched_test_util.h"
@@ -85,4 +86,38 @@ TEST_CASE("a fair task sharing a CPU with a SCHED_FIFO task moves to the idle CP
   // Moved within the first RT period or two: the hog ran nearly the whole
   // second (sum of its runtime over the 1 s window).
   CHECK(metrics_of(r, "h").cpu_time > Time::ms(960));
+}
+
+TEST_CASE("a misfit task is pulled only by a bigger CPU with spare capacity", "[lb][biglittle]") {
+  // update_sd_pick_busiest() (6.12): a misfit group is a candidate only when
+  // dst is clearly bigger and the local group has spare capacity. `m`, a
+  // hog allowed on little CPU 0 and big CPU 2 only, starts on CPU 0 (CPU 2
+  // is busy at its fork) and becomes misfit there (its util saturates at
+  // the little capacity, 256, above 80% of it). CPU 2 runs `b`, pinned.
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.platform = toy_big_little();
+  p.duration = Time::s(1);
+  TaskSpec m = hog("m");
+  m.cpus = {0, 2};
+  m.delay = Time::us(500);
+  SECTION("b is a hog: CPU 2 is fully busy and leaves m on the little CPU") {
+    TaskSpec b = hog("b");
+    b.cpus = {2};
+    p.tasks = {b, m};
+    System sys(p, 1);
+    sys.run();
+    CHECK(find_task(sys.kernel(), "m").cpu == 0);
+    CHECK(metrics_of(sys.result(), "m").migrations == 0);
+  }
+  SECTION("b runs 1 ms in 10: CPU 2 has spare capacity and takes m") {
+    TaskSpec b = task("b", {ev_run(Time::ms(1)), ev_timer("p", Time::ms(10))});
+    b.cpus = {2};
+    p.tasks = {b, m};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(2));
+    REQUIRE(find_task(k, "m").cpu == 0);
+    sys.run();
+    CHECK(find_task(k, "m").cpu == 2);
+  }
 }
