@@ -318,19 +318,24 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // update_sd_lb_stats(): the local group's capacity first (a newidle pass
   // only when its sgc->next_update is due).
   if (idle != CpuIdleType::kNewlyIdle || jiffies() >= dst.capacity_next_update) update_group_capacity(dst);
-  // update_sg_lb_stats() + group_classify() for a one-CPU group.
-  auto stats_of = [&](const Rq& rq) {
+  // update_sg_lb_stats() for a one-CPU group: the counts and sums first
+  // (every CPU needs them for the domain's totals and flags), then
+  // group_classify() (only for a CPU with a fair task to pull, and dst).
+  auto counts_of = [&](const Rq& rq) {
     CpuStats s;
     s.h_nr = rq.cfs.nr_running - rq.cfs.nr_delayed;
     s.nr = s.h_nr + static_cast<int>(rq.rt.rt_nr_running);
     s.load = rq.cfs_avg.load_avg;
-    s.util = cpu_util_cfs(rq);
-    s.runnable = rq.cfs_avg.runnable_avg;
     s.capacity = capacity_of(rq);
     if (rq.nr_running == 0 && cpu_idle(rq.cpu))
       s.idle_cpus = 1;
     else if (asym_capacity_)
       s.misfit_load = rq.misfit_task_load;
+    return s;
+  };
+  auto classify = [&](const Rq& rq, CpuStats& s) {
+    s.util = cpu_util_cfs(rq);
+    s.runnable = rq.cfs_avg.runnable_avg;
     // group_is_overloaded(), then misfit, then !group_has_capacity().
     const bool util_over = s.capacity * 100 < s.util * kImbalancePct;
     const bool runnable_over = s.capacity * kImbalancePct < s.runnable * 100;
@@ -341,9 +346,9 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     else if (s.nr >= 1 && (runnable_over || util_over || s.capacity * 100 == s.util * kImbalancePct))
       s.type = GroupType::kFullyBusy;  // not (capacity * 100 > util * imbalance_pct)
     if (s.type == GroupType::kOverloaded) s.avg_load = s.load * 1024 / s.capacity;
-    return s;
   };
-  const CpuStats local = stats_of(dst);
+  CpuStats local = counts_of(dst);
+  classify(dst, local);
   uint64_t total_load = local.load, total_capacity = local.capacity;
   // update_sg_lb_stats() also gathers the root domain's flags over every
   // CPU, the local one included: overloaded (more than one task, or a
@@ -356,7 +361,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // The domain's groups from the local one on, in CPU order.
   for (int i = 1, c = dst.cpu + 1 == n ? 0 : dst.cpu + 1; i < n; ++i, c = c + 1 == n ? 0 : c + 1) {
     const Rq& rq = *rqs_[c];
-    CpuStats s = stats_of(rq);
+    CpuStats s = counts_of(rq);
     total_load += s.load;
     total_capacity += s.capacity;
     // Each flag is tested until some CPU sets it.
@@ -364,6 +369,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     if (!sg_overutilized) sg_overutilized = cpu_overutilized(rq);
     // update_sd_pick_busiest().
     if (s.h_nr == 0) continue;  // nothing to pull
+    classify(rq, s);
     // A misfit task moves only to a clearly bigger CPU with spare capacity.
     if (s.type == GroupType::kMisfit &&
         (!capacity_greater(local.capacity, s.capacity) || local.type != GroupType::kHasSpare))
@@ -394,7 +400,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // sched_balance_find_src_group().
   const bool misfit = bs.type == GroupType::kMisfit;
   uint64_t sds_avg_load = 0;
-  CpuStats loc = local;
+  CpuStats& loc = local;
   if (!misfit) {
     // An EAS system that is not overutilized leaves placement to EAS.
     if (!is_rd_overutilized()) return 0;
