@@ -106,8 +106,16 @@ TEST_CASE("a misfit task is pulled only by a bigger CPU with spare capacity", "[
     p.tasks = {b, m};
     System sys(p, 1);
     sys.run();
-    CHECK(find_task(sys.kernel(), "m").cpu == 0);
+    Kernel& k = sys.kernel();
+    CHECK(find_task(k, "m").cpu == 0);
     CHECK(metrics_of(sys.result(), "m").migrations == 0);
+    // rd->overloaded counts a misfit task on a remote CPU only: CPU 0's own
+    // pass clears the flag (no CPU has two tasks), an idle CPU's sets it.
+    REQUIRE(k.rq(0).misfit_task_load > 0);
+    k.sched_balance_rq(k.rq(0), Kernel::CpuIdleType::kNotIdle);
+    CHECK_FALSE(k.get_rd_overloaded());
+    k.sched_balance_rq(k.rq(3), Kernel::CpuIdleType::kIdle);
+    CHECK(k.get_rd_overloaded());
   }
   SECTION("b runs 1 ms in 10: CPU 2 has spare capacity and takes m") {
     TaskSpec b = task("b", {ev_run(Time::ms(1)), ev_timer("p", Time::ms(10))});

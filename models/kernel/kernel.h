@@ -259,6 +259,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // is_rd_overutilized(): the latched root-domain flag (always true without
   // EAS, so the balancer is never held back there).
   bool is_rd_overutilized() const { return !energy_enabled_ || rd_overutilized_; }
+  bool get_rd_overloaded() const { return rd_overloaded_; }  // rd->overloaded
   // check_update_overutilized_status(): set the flag when rq's CPU no
   // longer fits its util (enqueue_task_fair() of a non-new task, the tick).
   void check_update_overutilized_status(const Rq& rq) {

@@ -34,9 +34,12 @@
 //    nohz.next_balance; the kicked CPU balances each idle CPU whose own
 //    interval is due, starting after itself, and moves nohz.next_balance to
 //    the earliest of theirs. Intervals are jiffies (get_sd_balance_interval()).
-//    Not modelled: check_cpu_capacity() (no capacity lost to RT or IRQ
-//    pressure), sched_idle_cpu(), balance_interval growth after failed
-//    active balances.
+//    Not modelled: sched_idle_cpu(); sd->balance_interval's tuning (6.12
+//    doubles it, up to 2 x sd_weight ms, after each periodic pass that finds
+//    the domain balanced, to 512 ms when everything is pinned, and resets
+//    it after an imbalance; here it stays at sd_weight ms, so balanced
+//    CPUs balance about twice as often as the kernel's) and the one jiffy
+//    get_sd_balance_interval() takes off a busy CPU's interval.
 //  - Capacity as 6.12 sees it: CFS decisions (task_fits_cpu(),
 //    cpu_overutilized(), EAS spare capacity, wake_affine_weight(),
 //    select_idle_capacity(), the balancer's group capacity) use
@@ -55,7 +58,12 @@
 //    cache_nice_tries are reduced to a second detach attempt in the same
 //    pass that halves each task's load and, for an idle CPU, ignores cache
 //    hotness; nothing else of the failure back-off is modelled (no
-//    balance_interval growth, no imbalanced_active_balance()).
+//    balance_interval tuning, no imbalanced_active_balance()), nor the
+//    LBF_ALL_PINNED retry with the next-busiest CPU, nor moving a task
+//    whose dequeue is delayed (6.12 counts it in h_nr_running and may
+//    migrate it; here it stays, and is not counted as a task to pull).
+//    Active balance pushes the running task (the stopper's
+//    detach_one_task() takes the coldest movable fair task).
 #include <algorithm>
 #include <climits>
 
@@ -77,8 +85,8 @@ bool allowed(const Task& p, int cpu) { return p.cpus_allowed[static_cast<size_t>
 
 int64_t Kernel::balance_interval(bool busy) const {
   // get_sd_balance_interval(): sd->balance_interval starts at sd_weight ms
-  // (and stays there: it only grows after failed active balances, not
-  // modelled); busy CPUs stretch it by busy_factor; msecs_to_jiffies()
+  // (and stays there: its tuning by sched_balance_rq() is not modelled,
+  // see the header); busy CPUs stretch it by busy_factor; msecs_to_jiffies()
   // rounds up; clamped to [1, max_load_balance_interval = HZ * nr_cpus / 10].
   const int64_t ms = static_cast<int64_t>(nr_cpus()) * (busy ? kBusyFactor : 1);
   return std::clamp<int64_t>(msecs_to_jiffies(ms), 1, std::max<int64_t>(1, params_.hz * nr_cpus() / 10));
@@ -321,16 +329,20 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // update_sg_lb_stats() for a one-CPU group: the counts and sums first
   // (every CPU needs them for the domain's totals and flags), then
   // group_classify() (only for a CPU with a fair task to pull, and dst).
-  auto counts_of = [&](const Rq& rq) {
+  auto counts_of = [&](const Rq& rq, bool local_group) {
     CpuStats s;
     s.h_nr = rq.cfs.nr_running - rq.cfs.nr_delayed;
     s.nr = s.h_nr + static_cast<int>(rq.rt.rt_nr_running);
     s.load = rq.cfs_avg.load_avg;
     s.capacity = capacity_of(rq);
-    if (rq.nr_running == 0 && cpu_idle(rq.cpu))
+    if (rq.nr_running == 0 && cpu_idle(rq.cpu)) {
       s.idle_cpus = 1;
-    else if (asym_capacity_)
-      s.misfit_load = rq.misfit_task_load;
+    } else if (!local_group) {  // the local group's own misfit never counts
+      if (asym_capacity_)
+        s.misfit_load = rq.misfit_task_load;
+      else if (dst_idle && s.h_nr == 1 && check_cpu_capacity(rq))
+        s.misfit_load = s.load;  // sched_reduced_capacity(): a lone fair task on a pressured CPU
+    }
     return s;
   };
   auto classify = [&](const Rq& rq, CpuStats& s) {
@@ -347,36 +359,37 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       s.type = GroupType::kFullyBusy;  // not (capacity * 100 > util * imbalance_pct)
     if (s.type == GroupType::kOverloaded) s.avg_load = s.load * 1024 / s.capacity;
   };
-  CpuStats local = counts_of(dst);
+  CpuStats local = counts_of(dst, true);
   classify(dst, local);
   uint64_t total_load = local.load, total_capacity = local.capacity;
   // update_sg_lb_stats() also gathers the root domain's flags over every
   // CPU, the local one included: overloaded (more than one task, or a
-  // misfit task on a busy CPU) and overutilized.
-  bool sg_overloaded = dst.nr_running > 1 || local.misfit_load > 0;
+  // misfit task on a busy remote CPU of an asymmetric system) and
+  // overutilized.
+  bool sg_overloaded = dst.nr_running > 1;
   bool sg_overutilized = cpu_overutilized(dst);
   int busiest = -1;
-  CpuStats bs;
-  bs.idle_cpus = UINT_MAX;  // init_sd_lb_stats()
+  CpuStats bs;              // init_sd_lb_stats(): has_spare, no task,
+  bs.idle_cpus = UINT_MAX;  // and more idle CPUs than any group
   // The domain's groups from the local one on, in CPU order.
   for (int i = 1, c = dst.cpu + 1 == n ? 0 : dst.cpu + 1; i < n; ++i, c = c + 1 == n ? 0 : c + 1) {
     const Rq& rq = *rqs_[c];
-    CpuStats s = counts_of(rq);
+    CpuStats s = counts_of(rq, false);
     total_load += s.load;
     total_capacity += s.capacity;
     // Each flag is tested until some CPU sets it.
-    if (!sg_overloaded) sg_overloaded = rq.nr_running > 1 || s.misfit_load > 0;
+    if (!sg_overloaded) sg_overloaded = rq.nr_running > 1 || (asym_capacity_ && s.misfit_load > 0);
     if (!sg_overutilized) sg_overutilized = cpu_overutilized(rq);
     // update_sd_pick_busiest().
     if (s.h_nr == 0) continue;  // nothing to pull
     classify(rq, s);
     // A misfit task moves only to a clearly bigger CPU with spare capacity.
-    if (s.type == GroupType::kMisfit &&
+    if (asym_capacity_ && s.type == GroupType::kMisfit &&
         (!capacity_greater(local.capacity, s.capacity) || local.type != GroupType::kHasSpare))
       continue;
     bool better;
-    if (busiest < 0 || s.type != bs.type) {
-      better = busiest < 0 || s.type > bs.type;
+    if (s.type != bs.type) {
+      better = s.type > bs.type;  // a higher group type wins outright
     } else {
       switch (s.type) {
         case GroupType::kOverloaded: better = s.avg_load > bs.avg_load; break;
@@ -384,10 +397,10 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
         case GroupType::kFullyBusy: better = true; break;  // avg_load is 0 for both: the later group
         default: better = s.idle_cpus < bs.idle_cpus || (s.idle_cpus == bs.idle_cpus && s.nr > bs.nr); break;
       }
+      // Not from a clearly bigger CPU with at most one task per CPU.
+      if (better && asym_capacity_ && s.type <= GroupType::kFullyBusy && capacity_greater(s.capacity, local.capacity))
+        better = false;
     }
-    // Not from a clearly bigger CPU with at most one task per CPU.
-    if (better && asym_capacity_ && s.type <= GroupType::kFullyBusy && capacity_greater(s.capacity, local.capacity))
-      better = false;
     if (better) {
       busiest = c;
       bs = s;
@@ -419,9 +432,14 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // calculate_imbalance().
   enum class Migrate { kTask, kLoad, kMisfit } type;
   int64_t imbalance = 0;
-  if (misfit) {
+  if (misfit && asym_capacity_) {
     type = Migrate::kMisfit;
     imbalance = 1;
+  } else if (misfit) {
+    // A lone fair task on a CPU with reduced capacity (symmetric systems):
+    // move its load.
+    type = Migrate::kLoad;
+    imbalance = static_cast<int64_t>(bs.misfit_load);
   } else if (loc.type == GroupType::kHasSpare) {
     // MC shares the LLC (no migrate_util); one CPU per group: even out the
     // number of tasks (sibling_imbalance(), 0 for a busy dst), halved.
@@ -443,16 +461,16 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   }
   if (imbalance <= 0) return 0;
   Rq& src = *rqs_[busiest];
-  // sched_balance_find_src_rq() for the group's one CPU.
-  if (!misfit) {
-    if (asym_capacity_ && !capacity_greater(loc.capacity, bs.capacity) && bs.h_nr == 1) return 0;
-    if (type == Migrate::kLoad && bs.h_nr == 1 && bs.load > static_cast<uint64_t>(imbalance) && !check_cpu_capacity(src))
-      return 0;
-  }
-  // detach_tasks(): from the end of the task list, while imbalance
-  // remains; a second pass stands for the next attempt after a failed one
-  // (sd->nr_balance_failed = 1: half the load counts, and an idle CPU
-  // ignores cache hotness).
+  // sched_balance_find_src_rq() for the group's one CPU (a misfit group on
+  // an asymmetric system passed the capacity test already).
+  if (asym_capacity_ && !capacity_greater(loc.capacity, bs.capacity) && bs.h_nr == 1) return 0;
+  if (type == Migrate::kLoad && bs.h_nr == 1 && bs.load > static_cast<uint64_t>(imbalance) && !check_cpu_capacity(src))
+    return 0;
+  // detach_tasks(): from the cold end of the task list (cfs_tasks' tail:
+  // the task queued or run least recently; the model's queue keeps that
+  // order from its front), while imbalance remains; a second pass stands
+  // for the next attempt after a failed one (sd->nr_balance_failed = 1:
+  // half the load counts, and an idle CPU ignores cache hotness).
   int moved = 0;
   std::vector<Task*>& tl = src.cfs.timeline;
   const bool preemption = params_.preempt == PreemptModel::kFull || params_.preempt == PreemptModel::kLazy;
@@ -461,20 +479,23 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     const bool ignore_hot = pass == 1 && dst_idle;
     imbalance = imbalance0;
     bool done = false;
-    for (size_t i = tl.size(); i-- > 0 && !done;) {
-      if (i >= tl.size()) continue;
+    for (size_t i = 0; i < tl.size() && !done;) {
       if (dst_idle && src.nr_running <= 1) break;  // don't steal all
       Task& p = *tl[i];
-      if (!can_migrate_task(p, dst.cpu, ignore_hot)) continue;
-      if (type == Migrate::kLoad) {
+      bool take = can_migrate_task(p, dst.cpu, ignore_hot);
+      if (take && type == Migrate::kLoad) {
         const uint64_t load = std::max<uint64_t>(p.se.avg.load_avg, 1);
-        if ((load >> pass) > static_cast<uint64_t>(imbalance)) continue;
-        imbalance -= static_cast<int64_t>(load);
-      } else if (type == Migrate::kMisfit) {
-        if (fits_capacity(task_util_est(p.se.avg), bs.capacity)) continue;  // task_fits_cpu(p, src)
-        imbalance = 0;
-      } else {
+        take = (load >> pass) <= static_cast<uint64_t>(imbalance);
+        if (take) imbalance -= static_cast<int64_t>(load);
+      } else if (take && type == Migrate::kMisfit) {
+        take = !fits_capacity(task_util_est(p.se.avg), bs.capacity);  // task_fits_cpu(p, src)
+        if (take) imbalance = 0;
+      } else if (take) {
         --imbalance;
+      }
+      if (!take) {
+        ++i;  // skipped: the kernel moves it to the list's head, out of this walk
+        continue;
       }
       SL_DEBUG("{:.6f} load balance: {}-{} cpu{} -> cpu{} ({})", now().to_s(), p.comm, p.pid, src.cpu, dst.cpu,
                type == Migrate::kMisfit ? "misfit" : type == Migrate::kLoad ? "load" : "tasks");
