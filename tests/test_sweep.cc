@@ -71,6 +71,10 @@ TEST_CASE("a manifest reads back to itself and its key covers the scenario's tex
   CHECK(m.key.size() == 16);
   CHECK(make_manifest(grid_spec(), "scenario text").key == m.key);
   CHECK(make_manifest(grid_spec(), "scenario text, edited").key != m.key);
+  // Another build of the model (its source hash) never reuses the points.
+  CHECK(make_manifest(grid_spec(), "scenario text", "another model").key != m.key);
+  CHECK(make_manifest(grid_spec(), "scenario text", model_source_hash()).key == m.key);
+  CHECK(model_source_hash().size() == 64);
   ExperimentSpec more = grid_spec();
   more.runs = 3;
   CHECK(make_manifest(more, "scenario text").key != m.key);

@@ -151,7 +151,7 @@ std::string SweepManifest::describe(const Point& p) const {
   return variants[p.variant].name + (axes.empty() ? "" : ": " + label_of(p));
 }
 
-SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scenario_text) {
+SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scenario_text, std::string_view model) {
   SweepManifest m;
   m.name = spec.name;
   m.source = spec.source;
@@ -186,11 +186,12 @@ SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scena
   }
   // The key covers everything the points' contents depend on: the
   // manifest without key and paths (a sweep given as ./x.yaml or /abs/x.yaml
-  // is the same sweep), plus the scenario's text; hashed.
+  // is the same sweep), the scenario's text and the model's sources; hashed.
   SweepManifest unkeyed = m;
   unkeyed.source.clear();
   unkeyed.scenario.clear();
-  const uint64_t h = fnv1a64(render_manifest(unkeyed)) ^ splitmix64(fnv1a64(scenario_text));
+  const uint64_t h = fnv1a64(render_manifest(unkeyed)) ^ splitmix64(fnv1a64(scenario_text)) ^
+                     splitmix64(fnv1a64(model) + 1);
   m.key = fmt::format("{:016x}", h);
   return m;
 }
@@ -652,8 +653,9 @@ void prepare_dir(const fs::path& dir, const SweepManifest& m, const std::string&
     }
     if (prev.key != m.key)
       throw SweepError(fmt::format(
-          "'{}' holds another sweep ('{}', key {}; this one is '{}', key {}): the sweep file, its scenario or the "
-          "options differ. Use a new --out folder, or delete the old one to start over",
+          "'{}' holds another sweep ('{}', key {}; this one is '{}', key {}): the sweep file, its scenario, the "
+          "options or the simulator's model (another build) differ. Use a new --out folder, or delete the old one "
+          "to start over",
           dir.string(), prev.name, prev.key, m.name, m.key));
   }
   const fs::path sf = dir / "shard.json";

@@ -25,11 +25,13 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "experiments/lib/model_version.h"
 #include "experiments/lib/sensitivity.h"
 #include "models/config/experiment_params.h"
 #include "sim/time.h"
@@ -76,9 +78,12 @@ struct SweepManifest {
 };
 
 // The sweep a spec describes; `scenario_text` (the base scenario file's
-// bytes) enters the key, so editing the scenario invalidates old points;
-// the file paths do not (./x.yaml and /abs/x.yaml are the same sweep).
-SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scenario_text);
+// bytes) and `model` (the build's model_source_hash()) enter the key, so
+// editing the scenario or rebuilding a changed model invalidates old
+// points; the file paths do not (./x.yaml and /abs/x.yaml are the same
+// sweep).
+SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scenario_text,
+                            std::string_view model = model_source_hash());
 std::string render_manifest(const SweepManifest& m);
 SweepManifest parse_manifest(const std::string& text, const std::string& file);  // throws SweepError
 
