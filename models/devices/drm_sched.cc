@@ -144,7 +144,7 @@ void DrmGpuScheduler::emit(DrmJobEvent::Phase phase, const DrmJob& job, QueueCon
   e.entity = job.entity;
   e.job = job.id;
   e.submitter = job.submitter;
-  e.where = {where.task, where.cpu};
+  e.where = where;
   e.pushed = job.pushed;
   e.run = job.run;
   for (auto* o : k_.observers()) o->on_drm_job(k_.now(), e);

@@ -35,8 +35,11 @@ struct WorkItemEvent {
   Time runnable_wait;          // the part of [queued, started) its worker was runnable but not running
 };
 
-// A tracepoint's context: the running task (nullptr: interrupt) and its CPU.
-struct QueueContextView {
+// The context a call runs in: the running task (nullptr in an interrupt or
+// a timer) and its CPU. Work is queued from one (wake-ups it causes come
+// from there: a remote wake-up costs the IPI latency), and tracepoints
+// fire in one.
+struct QueueContext {
   const Task* task = nullptr;
   int cpu = -1;
 };
@@ -59,7 +62,7 @@ struct DrmJobEvent {
   // Where the tracepoint fires: the task whose context it runs in (the
   // submitter at push, the worker at run_job/free_job, the fence worker or
   // nullptr for the job interrupt at the fence) and its CPU.
-  QueueContextView where;
+  QueueContext where;
   Time pushed;                  // push time (every phase)
   Time run;                     // drm_run_job time (kRun and later)
 };

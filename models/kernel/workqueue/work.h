@@ -23,13 +23,7 @@ namespace schedlab {
 class Kernel;
 struct Task;
 
-// Who queues a work item: the running task (nullptr in an interrupt or a
-// timer) and the CPU the call runs on. Wake-ups it causes come from there
-// (a remote wake-up costs the IPI latency).
-struct QueueContext {
-  const Task* task = nullptr;
-  int cpu = -1;
-};
+// Who queues a work item: a QueueContext (models/kernel/sched/observer.h).
 
 // What executing a work item looks like from inside: the worker task and
 // the services its function needs.
