@@ -253,15 +253,6 @@ constexpr Threshold kThresholds[] = {{"ge_1ms", 1'000'000}, {"ge_2ms", 2'000'000
 
 // Fields of the drm: and wq: scopes: percentiles of pooled samples (us).
 static const char* const kPctNames[] = {"mean", "p50", "p90", "p95", "p98", "p99", "max"};
-static double summary_pick(const Summary& s, const std::string& which) {
-  if (which == "mean") return s.mean;
-  if (which == "p50") return s.p50;
-  if (which == "p90") return s.p90;
-  if (which == "p95") return s.p95;
-  if (which == "p98") return s.p98;
-  if (which == "p99") return s.p99;
-  return s.max;
-}
 static std::vector<MetricField> sample_fields(std::initializer_list<const char*> bases, const char* count_name,
                                               const char* what) {
   std::vector<MetricField> f;
@@ -563,22 +554,9 @@ ScopeSamples scope_samples(const RunResult& run, const MetricName& name) {
   return x;
 }
 
-// A drm:/wq:/rpm: field from its samples: the count (no dot), a threshold
-// count (BASE.ge_X), or a statistic in microseconds.
-std::optional<double> pooled_value(bool found, const Samples& pooled, uint64_t count, const std::string& field) {
-  if (!found) return std::nullopt;
-  const size_t dot = field.find('.');
-  if (dot == std::string::npos) return static_cast<double>(count);
-  const std::string stat = field.substr(dot + 1);
-  for (const Threshold& th : kThresholds)
-    if (stat == th.name) return static_cast<double>(pooled.count_at_least(th.ns));
-  if (pooled.empty()) return std::nullopt;
-  return summary_pick(pooled.summarize(), stat) / 1000.0;
-}
-
 }  // namespace
 
-std::optional<PooledMetric> PooledMetric::of(const std::vector<RunResult>& runs, const MetricName& name) {
+std::optional<PooledMetric> PooledMetric::of(std::span<const RunResult> runs, const MetricName& name) {
   if (name.scope != MetricScope::kDrm && name.scope != MetricScope::kWq && name.scope != MetricScope::kRpm &&
       name.scope != MetricScope::kFrames)
     return std::nullopt;
@@ -758,30 +736,12 @@ std::optional<double> RunMetrics::value(const MetricName& name) const {
       return std::nullopt;
     case MetricScope::kDrm:
     case MetricScope::kWq:
-    case MetricScope::kRpm: {
-      const ScopeSamples x = scope_samples(*run_, name);
-      return pooled_value(x.found, x.samples, x.count, name.field);
+    case MetricScope::kRpm:
+    case MetricScope::kFrames: {
+      // The pooled statistic of this one run.
+      const std::optional<PooledMetric> m = PooledMetric::of(std::span<const RunResult>(run_, 1), name);
+      return m ? m->value() : std::nullopt;
     }
-    case MetricScope::kFrames:
-      for (const FrameMetrics& f : run_->frames) {
-        if (f.layer != name.object) continue;
-        if (name.field == "frames") return static_cast<double>(f.frames);
-        if (name.field == "app_missed") return static_cast<double>(f.app_missed);
-        if (name.field == "sf_missed") return static_cast<double>(f.sf_missed);
-        if (name.field == "dropped") return static_cast<double>(f.dropped);
-        if (name.field == "app_missed_pct")
-          return f.frames ? 100.0 * static_cast<double>(f.app_missed) / static_cast<double>(f.frames)
-                          : std::optional<double>();
-        if (name.field == "janky") return static_cast<double>(f.janky);
-        if (name.field == "jank_pct")
-          return f.frames ? 100.0 * static_cast<double>(f.janky) / static_cast<double>(f.frames)
-                          : std::optional<double>();
-        if (name.field == "fps")
-          return run_->elapsed() > Time::zero()
-                     ? std::optional<double>(static_cast<double>(f.frames - f.dropped) / run_->elapsed().to_s())
-                     : std::nullopt;
-      }
-      return std::nullopt;
     case MetricScope::kCluster:
       return cluster_value(*run_, name.object, name.field);
   }

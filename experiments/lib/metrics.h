@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -108,8 +109,12 @@ class RunMetrics {
 // weights[r] times) without pooling the samples again.
 class PooledMetric {
  public:
-  // nullopt for scopes that are not pooled.
-  static std::optional<PooledMetric> of(const std::vector<RunResult>& runs, const MetricName& name);
+  // nullopt for scopes that are not pooled. One run gives that run's value
+  // (RunMetrics::value() reads drm:/wq:/rpm:/frames: metrics this way).
+  static std::optional<PooledMetric> of(std::span<const RunResult> runs, const MetricName& name);
+  static std::optional<PooledMetric> of(const std::vector<RunResult>& runs, const MetricName& name) {
+    return of(std::span<const RunResult>(runs), name);
+  }
   size_t runs() const { return runs_; }
   // The statistic over every run once (no weights) or run r weights[r]
   // times; nullopt when nothing was measured.
