@@ -412,17 +412,15 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   if (busiest < 0) return 0;
   // sched_balance_find_src_group().
   const bool misfit = bs.type == GroupType::kMisfit;
-  uint64_t sds_avg_load = 0;
-  CpuStats& loc = local;
+  const uint64_t sds_avg_load = total_load * 1024 / total_capacity;  // sds->avg_load
   if (!misfit) {
     // An EAS system that is not overutilized leaves placement to EAS.
     if (!is_rd_overutilized()) return 0;
-    if (loc.type > bs.type) return 0;
-    if (loc.type == GroupType::kOverloaded) {
-      if (loc.avg_load >= bs.avg_load) return 0;
-      sds_avg_load = total_load * 1024 / total_capacity;
-      if (loc.avg_load >= sds_avg_load) return 0;
-      if (100 * bs.avg_load <= kImbalancePct * loc.avg_load) return 0;
+    if (local.type > bs.type) return 0;
+    if (local.type == GroupType::kOverloaded) {
+      if (local.avg_load >= bs.avg_load) return 0;
+      if (local.avg_load >= sds_avg_load) return 0;
+      if (100 * bs.avg_load <= kImbalancePct * local.avg_load) return 0;
     }
     if (bs.type != GroupType::kOverloaded) {
       if (!dst_idle) return 0;
@@ -440,30 +438,29 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     // move its load.
     type = Migrate::kLoad;
     imbalance = static_cast<int64_t>(bs.misfit_load);
-  } else if (loc.type == GroupType::kHasSpare) {
+  } else if (local.type == GroupType::kHasSpare) {
     // MC shares the LLC (no migrate_util); one CPU per group: even out the
     // number of tasks (sibling_imbalance(), 0 for a busy dst), halved.
     type = Migrate::kTask;
-    imbalance = dst_idle && bs.nr > 0 ? std::max(0, bs.nr - loc.nr) : 0;
+    imbalance = dst_idle && bs.nr > 0 ? std::max(0, bs.nr - local.nr) : 0;
     imbalance >>= 1;
   } else {
-    if (loc.type < GroupType::kOverloaded) {
-      loc.avg_load = loc.load * 1024 / loc.capacity;
-      if (loc.avg_load >= bs.avg_load) return 0;
-      sds_avg_load = total_load * 1024 / total_capacity;
-      if (loc.avg_load >= sds_avg_load) return 0;
+    if (local.type < GroupType::kOverloaded) {
+      local.avg_load = local.load * 1024 / local.capacity;
+      if (local.avg_load >= bs.avg_load) return 0;
+      if (local.avg_load >= sds_avg_load) return 0;
     }
     // Unsigned, as the kernel's unsigned long: a busiest below the average
     // wraps and the local term decides.
     type = Migrate::kLoad;
     imbalance = static_cast<int64_t>(std::min((bs.avg_load - sds_avg_load) * bs.capacity,
-                                              (sds_avg_load - loc.avg_load) * loc.capacity) / 1024);
+                                              (sds_avg_load - local.avg_load) * local.capacity) / 1024);
   }
   if (imbalance <= 0) return 0;
   Rq& src = *rqs_[busiest];
   // sched_balance_find_src_rq() for the group's one CPU (a misfit group on
   // an asymmetric system passed the capacity test already).
-  if (asym_capacity_ && !capacity_greater(loc.capacity, bs.capacity) && bs.h_nr == 1) return 0;
+  if (asym_capacity_ && !capacity_greater(local.capacity, bs.capacity) && bs.h_nr == 1) return 0;
   if (type == Migrate::kLoad && bs.h_nr == 1 && bs.load > static_cast<uint64_t>(imbalance) && !check_cpu_capacity(src))
     return 0;
   // detach_tasks(): from the cold end of the task list (cfs_tasks' tail:
@@ -474,12 +471,11 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   int moved = 0;
   std::vector<Task*>& tl = src.cfs.timeline;
   const bool preemption = params_.preempt == PreemptModel::kFull || params_.preempt == PreemptModel::kLazy;
-  const int64_t imbalance0 = imbalance;
+  // (A second pass comes only after a first that moved nothing, so took
+  // nothing off the imbalance.)
   for (int pass = 0; pass < 2 && moved == 0 && src.nr_running > 1; ++pass) {
     const bool ignore_hot = pass == 1 && dst_idle;
-    imbalance = imbalance0;
-    bool done = false;
-    for (size_t i = 0; i < tl.size() && !done;) {
+    for (size_t i = 0; i < tl.size();) {
       if (dst_idle && src.nr_running <= 1) break;  // don't steal all
       Task& p = *tl[i];
       bool take = can_migrate_task(p, dst.cpu, ignore_hot);
@@ -502,7 +498,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       move_queued_task(p, dst.cpu);
       ++moved;
       // CONFIG_PREEMPTION: a newly idle CPU takes one task and runs it.
-      if ((preemption && idle == CpuIdleType::kNewlyIdle) || imbalance <= 0) done = true;
+      if ((preemption && idle == CpuIdleType::kNewlyIdle) || imbalance <= 0) break;
     }
   }
   // need_active_balance(): a misfit task, or the only fair task of a CPU
@@ -512,7 +508,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // __schedule() at the end of this instant: the kernel's stopper would
   // find it dequeued, not on the run-queue to detach.
   const bool reduced_capacity = dst_idle && bs.h_nr == 1 && check_cpu_capacity(src) &&
-                                bs.capacity * kImbalancePct < loc.capacity * 100;
+                                bs.capacity * kImbalancePct < local.capacity * 100;
   if (moved == 0 && (type == Migrate::kMisfit || reduced_capacity) && !src.curr->is_idle_task &&
       src.curr->state == TaskState::kRunning && src.curr->sched_class == SchedClassId::kFair &&
       allowed(*src.curr, dst.cpu)) {
