@@ -459,7 +459,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   int64_t nohz_next_balance_ = 0;  // nohz.next_balance (jiffies)
   bool nohz_needs_update_ = false; // nohz.needs_update
   int nohz_nr_cpus_ = 0;           // nohz.nr_cpus: CPUs in nohz.idle_cpus_mask
-  uint32_t max_cpu_capacity_ = 1024;  // rd->max_cpu_capacity
   uint64_t nohz_balance_passes_ = 0;
   void setup_platform(const PlatformParams& platform);
   void set_domain_freq(FreqDomain& d, uint64_t khz);

@@ -61,7 +61,6 @@ void Kernel::setup_platform(const PlatformParams& platform) {
   for (size_t i = 0; i < domains_.size(); ++i) {
     FreqDomain& d = domains_[i];
     if (d.capacity != domains_[0].capacity) asym_capacity_ = true;
-    max_cpu_capacity_ = i == 0 ? d.capacity : std::max(max_cpu_capacity_, d.capacity);
     for (int c : d.cpus) {
       Rq& rq = *rqs_[c];
       rq.domain_pos = static_cast<uint32_t>(d.rqs.size());

@@ -29,7 +29,7 @@
 //  - NO_HZ idle balancing as in 6.12: CPUs whose tick stopped in idle form
 //    nohz.idle_cpus_mask until their first busy tick; a busy CPU's tick
 //    asks the first of them for a balance (nohz_balancer_kick(): two tasks
-//    queued; on asymmetric systems a misfit below the biggest capacity; on
+//    queued; a fair task on a CPU RT pressure cut; on asymmetric systems a misfit task; on
 //    symmetric ones more than one busy CPU in the LLC) at most once per
 //    nohz.next_balance; the kicked CPU balances each idle CPU whose own
 //    interval is due, starting after itself, and moves nohz.next_balance to
@@ -685,8 +685,10 @@ void Kernel::nohz_balancer_kick(Rq& rq) {
     // (check_cpu_capacity()).
     bool balance = rq.nr_running >= 2 || (rq.cfs.nr_running - rq.cfs.nr_delayed >= 1 && check_cpu_capacity(rq));
     if (!balance && asym_capacity_) {
-      // check_misfit_status(): a misfit task below the biggest capacity.
-      balance = rq.misfit_task_load > 0 && rq.capacity < max_cpu_capacity_;
+      // check_misfit_status() (6.12): a misfit task, which
+      // update_misfit_status() only records below the task's biggest
+      // allowed capacity.
+      balance = rq.misfit_task_load > 0;
     } else if (!balance) {
       // Symmetric CPUs share the LLC: balance when more than one CPU of it
       // is busy (sds->nr_busy_cpus > 1, busy = not in nohz idle).
