@@ -61,7 +61,9 @@ def interval(var, digits=0, missing="", prefix=""):
     beside a number is infinite; both null: no interval."""
     lo, hi = var.get(prefix + "ci_low_pct"), var.get(prefix + "ci_high_pct")
     if lo is None and hi is None:
-        return missing
+        # A change without an interval: too many resamples of runs held no
+        # sample to compute the statistic from.
+        return "few samples" if var.get(prefix + "change_pct") is not None and var.get("runs", 0) > 1 else missing
     lo_text = "-inf" if lo is None else f"{lo:+.{digits}f}"
     hi_text = "+inf" if hi is None else f"{hi:+.{digits}f}"
     return f"[{lo_text}, {hi_text}]" + (" ~" if var.get(prefix + "noise") else "")
