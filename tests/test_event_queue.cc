@@ -766,7 +766,7 @@ TEST_CASE("A periodic timer re-armed from its handler fires once per period unde
   CHECK(tick.timer.when() == 12_ms);
 }
 
-TEST_CASE("A lazily cancelled timer fires as nothing; re-armed, it orders as a cancel and a fresh arm", "[event_queue]") {
+TEST_CASE("A lazily cancelled timer fires as nothing, and re-armed it orders as a cancel and a fresh arm", "[event_queue]") {
   EventQueue q;
   Recorder r;
   Timer t(q, &r, 100, 0);

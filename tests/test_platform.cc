@@ -97,7 +97,7 @@ TEST_CASE("gs101 capacities are the kernel's 160 / 498 / 1024 from dmips x max k
   CHECK(capacities(p)[4] == Approx(499).margin(1));
 }
 
-TEST_CASE("Before 6.8 the kernel used MHz (freq_factor); gs101 capacities are the same", "[platform][capacity]") {
+TEST_CASE("Before 6.8 the kernel used MHz (freq_factor), and gs101 capacities are the same", "[platform][capacity]") {
   PlatformParams p = shipped("gs101");
   DerivedPlatform mhz = derive_platform(p, CapacityFreqUnit::kMhz);
   CHECK(mhz.cpus[0].capacity == 160);

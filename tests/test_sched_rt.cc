@@ -25,7 +25,7 @@ TEST_CASE("a woken FIFO task preempts a fair one at once", "[rt]") {
   CHECK(m.wakeup_latency.values()[0] == 0);
 }
 
-TEST_CASE("a higher FIFO priority preempts a lower one; an equal one waits", "[rt]") {
+TEST_CASE("a higher FIFO priority preempts a lower one, an equal one waits", "[rt]") {
   ScenarioParams p = exact_scenario("6.12", 250);
   p.duration = Time::ms(30);
   TaskSpec high = task("high", {ev_run(Time::ms(2)), ev_sleep(Time::s(10))}, Policy::kFifo, 20);
