@@ -22,7 +22,7 @@ TEST_CASE("capacity_of() is the capacity RT pressure leaves to CFS, refreshed wh
   rq.avg_rt.util_avg = 600;
   k.update_group_capacity(rq);
   CHECK(Kernel::capacity_of(rq) == 424);
-  CHECK(rq.capacity_next_update == k.jiffies() + k.balance_interval(false));
+  CHECK(rq.capacity_next_update == k.jiffies() + k.balance_interval(rq, false));
   // All of it taken by RT: 1, never 0.
   rq.avg_rt.util_avg = 1024;
   k.update_group_capacity(rq);
@@ -101,6 +101,11 @@ TEST_CASE("a misfit task is pulled only by a bigger CPU with spare capacity", "[
   m.cpus = {0, 2};
   m.delay = Time::us(500);
   SECTION("b is a hog: CPU 2 is fully busy and leaves m on the little CPU") {
+    // m starts 100 ms after b, so b's util is above CPU 2's 100/117 share
+    // (fully busy) by the time m is misfit: started together, CPU 2's busy
+    // balance every 15 jiffies can come while b's util is still rising
+    // through the has-spare range, and then it does take m.
+    m.delay = Time::ms(100);
     TaskSpec b = hog("b");
     b.cpus = {2};
     p.tasks = {b, m};
@@ -128,4 +133,64 @@ TEST_CASE("a misfit task is pulled only by a bigger CPU with spare capacity", "[
     sys.run();
     CHECK(find_task(k, "m").cpu == 2);
   }
+}
+
+TEST_CASE("when every task of the busiest CPU is pinned, the pass looks again without it", "[lb]") {
+  // LBF_ALL_PINNED and sched_balance_rq()'s "redo" (6.12): CPU 0 runs three
+  // hogs pinned there, CPU 1 two hogs allowed on CPUs 1 and 2, and CPU 2
+  // `g` (nice -10, so the fork path puts both of the others on CPU 1), which
+  // runs 100 ms and then sleeps. CPU 2, newly idle at 100 ms, finds CPU 0
+  // the busiest (the highest load) but can pull none of its tasks: without
+  // the redo it would give up, and CPU 1 would share one CPU between two
+  // hogs beside an idle one for as long as the balancer keeps choosing
+  // CPU 0. With it, CPU 1 is the busiest of what is left and CPU 2 takes
+  // one of its hogs at once.
+  ScenarioParams p = exact_scenario("6.12", 250, 3);
+  p.duration = Time::ms(200);
+  TaskSpec g = task("g", {ev_run(Time::ms(100)), ev_sleep(Time::s(1000))}, Policy::kNormal, -10);
+  g.cpus = {2};
+  p.tasks = {g};
+  for (const char* name : {"a", "b", "c"}) {
+    TaskSpec t = hog(name);
+    t.cpus = {0};
+    p.tasks.push_back(t);
+  }
+  for (const char* name : {"d", "f"}) {
+    TaskSpec t = hog(name);
+    t.cpus = {1, 2};
+    p.tasks.push_back(t);
+  }
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(99));
+  REQUIRE(find_task(k, "d").cpu == 1);
+  REQUIRE(find_task(k, "f").cpu == 1);
+  k.run_until(Time::us(100100));
+  const Task& on2 = *k.rq(2).curr;
+  CHECK((on2.comm == "d" || on2.comm == "f"));
+  // The pass found an imbalance (after the redo): CPU 2's interval is
+  // sd_weight, not backed off.
+  CHECK(k.rq(2).sd_balance_interval_ms == 3);
+}
+
+TEST_CASE("sd->balance_interval: newly idle passes never back off, periodic ones up to max_interval", "[lb]") {
+  // One hog pinned to CPU 0 of 4: every other CPU's pass finds it alone
+  // (nothing waiting to pull), the domain balanced.
+  ScenarioParams p = exact_scenario("6.12", 250, 4);
+  TaskSpec h = hog("h");
+  h.cpus = {0};
+  p.tasks = {h};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(1));
+  Rq& rq = k.rq(1);
+  REQUIRE(rq.sd_balance_interval_ms == 4);  // sd_init(): sd_weight
+  k.sched_balance_rq(rq, Kernel::CpuIdleType::kNewlyIdle);
+  CHECK(rq.sd_balance_interval_ms == 4);
+  k.sched_balance_rq(rq, Kernel::CpuIdleType::kIdle);
+  CHECK(rq.sd_balance_interval_ms == 8);  // doubled
+  k.sched_balance_rq(rq, Kernel::CpuIdleType::kIdle);
+  CHECK(rq.sd_balance_interval_ms == 8);  // max_interval = 2 x sd_weight
+  CHECK(k.balance_interval(rq, false) == 2);  // 8 ms at HZ=250
+  CHECK(k.balance_interval(rq, true) == 31);  // 128 ms = 32 jiffies, one less when busy
 }

@@ -34,63 +34,74 @@ TEST_CASE("balance intervals are get_sd_balance_interval() in jiffies", "[nohz]"
     int hz, cpus;
     int64_t idle, busy;
   };
-  // sd_weight ms (x busy_factor 16 when busy), msecs_to_jiffies() rounding
-  // up, at least one jiffy.
+  // sd_weight ms at boot (x busy_factor 16 when busy), msecs_to_jiffies()
+  // rounding up, a busy CPU's one jiffy less, at least one jiffy.
   const Case cases[] = {
-      {250, 8, 2, 32},   // 8 ms = 2 jiffies, 128 ms = 32
-      {250, 7, 2, 28},   // 7 ms rounds up to 2 jiffies, 112 ms = 28
-      {1000, 2, 2, 32},  // 2 ms, 32 ms
-      {100, 2, 1, 4},    // 2 ms is under a 10 ms jiffy: 1; 32 ms rounds up to 4
+      {250, 8, 2, 31},   // 8 ms = 2 jiffies, 128 ms = 32 - 1
+      {250, 7, 2, 27},   // 7 ms rounds up to 2 jiffies, 112 ms = 28 - 1
+      {1000, 2, 2, 31},  // 2 ms, 32 ms - 1
+      {100, 2, 1, 3},    // 2 ms is under a 10 ms jiffy: 1; 32 ms rounds up to 4, - 1
   };
   for (const Case& c : cases) {
     ScenarioParams p = exact_scenario("6.12", c.hz, c.cpus);
     p.tasks = {hog("h")};
     System sys(p, 1);
     INFO("HZ " << c.hz << ", " << c.cpus << " CPUs");
-    CHECK(sys.kernel().balance_interval(false) == c.idle);
-    CHECK(sys.kernel().balance_interval(true) == c.busy);
+    CHECK(sys.kernel().balance_interval(sys.kernel().rq(0), false) == c.idle);
+    CHECK(sys.kernel().balance_interval(sys.kernel().rq(0), true) == c.busy);
   }
 }
 
-TEST_CASE("balance kicks come at most once per nohz.next_balance", "[nohz]") {
+TEST_CASE("balance kicks come at most once per nohz.next_balance, which backs off while all is pinned", "[nohz]") {
   // Two hogs pinned to CPU 0 of 8: CPU 0 has two tasks at every tick, so
   // before 6.12's rate limit it would kick an idle balance at every tick
   // (250 a second). Each kick sets nohz.next_balance to the next jiffy; the
-  // pass it starts balances every idle CPU (due: idle interval 2 jiffies)
-  // and moves nohz.next_balance to their earliest next balance, 2 jiffies
-  // on: one pass per 8 ms, 125 a second.
+  // pass it starts balances every idle CPU that is due and moves
+  // nohz.next_balance to their earliest next balance. Each such balance
+  // finds CPU 0 the busiest with every task pinned (LBF_ALL_PINNED), looks
+  // again without it, finds nothing, and doubles the CPU's
+  // sd->balance_interval: 8 -> 16 -> ... -> 512 ms (MAX_PINNED_INTERVAL),
+  // idle intervals of 2, 4, ..., 128 jiffies. First due at jiffy 2
+  // (last_balance 0 + 2), the passes that balance come at jiffies 2, 6, 14,
+  // 30, 62, 126, 254, 382, ...; in [100 ms, 1100 ms) = jiffies [25, 275):
+  // 30, 62, 126 and 254.
   ScenarioParams p = exact_scenario("6.12", 250, 8);
   p.duration = Time::s(2);
   p.tasks = {pinned_hog("a", 0), pinned_hog("b", 0)};
   System sys(p, 1);
   Kernel& k = sys.kernel();
-  const uint64_t passes = balance_passes_between(k, Time::ms(100), Time::ms(1100));
-  CHECK(passes >= 124);
-  CHECK(passes <= 126);
+  CHECK(balance_passes_between(k, Time::ms(100), Time::ms(1100)) == 4);
   // Every idle CPU was balanced by the last pass: next_balance is its last
   // balance + the idle interval, and nohz.next_balance the earliest of them.
   int64_t earliest = INT64_MAX;
   for (int c = 1; c < 8; ++c) {
     const Rq& rq = k.rq(c);
     CHECK(rq.nohz_tick_stopped);
-    CHECK(rq.next_balance == rq.last_balance + k.balance_interval(false));
+    CHECK(rq.sd_balance_interval_ms == 512);
+    CHECK(k.balance_interval(rq, false) == 128);
+    CHECK(rq.next_balance == rq.last_balance + 128);
     earliest = std::min(earliest, rq.next_balance);
   }
+  // CPU 0's own busy passes find nothing to pull (no other CPU has a
+  // task): balanced, not pinned, so it backs off only to max_interval.
+  CHECK(k.rq(0).sd_balance_interval_ms == 16);
   CHECK(k.nohz_next_balance() == earliest);
   CHECK_FALSE(k.rq(0).nohz_tick_stopped);  // busy: left the mask at its first busy tick
 }
 
-TEST_CASE("symmetric CPUs kick for busy LLC siblings; asymmetric ones only for misfits", "[nohz][biglittle]") {
+TEST_CASE("symmetric CPUs kick for busy LLC siblings, asymmetric ones only for misfits", "[nohz][biglittle]") {
   SECTION("symmetric: two busy CPUs of one LLC") {
     // One hog per CPU on two of 8 identical CPUs: no CPU has two tasks, but
     // sds->nr_busy_cpus = 2 > 1 asks for a balance, rate-limited as above.
+    // The idle CPUs find nothing waiting to pull (balanced, nothing pinned)
+    // and back off once, to max_interval (16 ms = 4 jiffies): balanced at
+    // jiffy 2, then every 4 jiffies; in jiffies [25, 275): 26, 30, ..., 274.
     ScenarioParams p = exact_scenario("6.12", 250, 8);
     p.duration = Time::s(2);
     p.tasks = {pinned_hog("a", 0), pinned_hog("b", 1)};
     System sys(p, 1);
-    const uint64_t passes = balance_passes_between(sys.kernel(), Time::ms(100), Time::ms(1100));
-    CHECK(passes >= 124);
-    CHECK(passes <= 126);
+    CHECK(balance_passes_between(sys.kernel(), Time::ms(100), Time::ms(1100)) == 63);
+    for (int c = 2; c < 8; ++c) CHECK(sys.kernel().rq(c).sd_balance_interval_ms == 16);
   }
   SECTION("asymmetric: the LLC test is skipped") {
     // The same two hogs on the toy platform's two big CPUs: one task each,
@@ -132,6 +143,11 @@ TEST_CASE("newidle balancing is gated by max_newidle_lb_cost, not the migration 
   k.run_until(Time::us(50060));
   REQUIRE(find_task(k, "x").cpu == 0);
   CHECK(k.rq(1).avg_idle < 500000);
+  // As if CPU 1 had backed off (sd->balance_interval, below): the pass that
+  // pulls x found an imbalance and brings it back to sd_weight (2 ms).
+  k.rq(1).sd_balance_interval_ms = 64;
+  k.run_until(Time::us(51150));
+  CHECK(k.rq(1).sd_balance_interval_ms == 2);
   k.run_until(Time::ms(60));
   const SwitchRecord queued{Time::ms(51), 0, "x", "light", 'R'};
   CHECK(std::find(log.log.begin(), log.log.end(), queued) != log.log.end());

@@ -110,6 +110,12 @@ struct Rq {
   // kernel: sd->last_balance and rq->next_balance.
   int64_t last_balance = 0;
   int64_t next_balance = 0;
+  // sd->balance_interval (ms) of this CPU's domain: sd_weight at boot
+  // (sd_init()); sched_balance_rq() resets it to sd_weight when it finds
+  // an imbalance and, after a periodic pass that finds none, doubles it up
+  // to max_interval = 2 x sd_weight (MAX_PINNED_INTERVAL = 512 ms when
+  // every task it could pull was pinned).
+  int64_t sd_balance_interval_ms = 0;
   int64_t avg_idle = 1000000;      // rq->avg_idle: 2 * sysctl_sched_migration_cost at boot
   int64_t max_idle_balance_cost = 500000;  // rq->max_idle_balance_cost: sysctl_sched_migration_cost at boot
   // The domain's newidle balancing cost (sd->max_newidle_lb_cost, the
@@ -265,8 +271,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   void check_update_overutilized_status(const Rq& rq) {
     if (!is_rd_overutilized() && cpu_overutilized(rq)) rd_overutilized_ = true;
   }
-  // get_sd_balance_interval() of the (single) domain, in jiffies.
-  int64_t balance_interval(bool busy) const;
+  // get_sd_balance_interval() of rq's (single) domain, in jiffies.
+  int64_t balance_interval(const Rq& rq, bool busy) const;
 
   // --- run
   void run_until(Time end) { sim_.run_until(end); }
@@ -470,6 +476,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   int event_cpu_ = -1;  // the CPU whose event is being handled (-1: none)
   // CPUs that may need __schedule() at the end of this instant.
   std::vector<uint64_t> resched_mask_;
+  // sched_balance_rq()'s CPUs taken out of env->cpus by the LBF_ALL_PINNED
+  // redo (one flag per CPU, all clear between passes).
+  std::vector<uint8_t> lb_excluded_;
   void mark_resched(int cpu) { resched_mask_[static_cast<size_t>(cpu) >> 6] |= 1ULL << (cpu & 63); }
 };
 

@@ -74,6 +74,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   for (int c = 0; c < nr_cpus; ++c) {
     auto rq = std::make_unique<Rq>();
     rq->cpu = c;
+    rq->sd_balance_interval_ms = nr_cpus;  // sd_init(): sd_weight
     auto idle = std::make_unique<Task>();
     idle->pid = 0;
     idle->comm = fmt::format("swapper/{}", c);
@@ -93,6 +94,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     rqs_.push_back(std::move(rq));
   }
   resched_mask_.assign((static_cast<size_t>(nr_cpus) + 63) / 64, 0);
+  lb_excluded_.assign(static_cast<size_t>(nr_cpus), 0);
   setup_tunables();
   setup_platform(platform);
   setup_cpuidle(platform);

@@ -33,13 +33,12 @@
 //    symmetric ones more than one busy CPU in the LLC) at most once per
 //    nohz.next_balance; the kicked CPU balances each idle CPU whose own
 //    interval is due, starting after itself, and moves nohz.next_balance to
-//    the earliest of theirs. Intervals are jiffies (get_sd_balance_interval()).
-//    Not modelled: sched_idle_cpu(); sd->balance_interval's tuning (6.12
-//    doubles it, up to 2 x sd_weight ms, after each periodic pass that finds
-//    the domain balanced, to 512 ms when everything is pinned, and resets
-//    it after an imbalance; here it stays at sd_weight ms, so balanced
-//    CPUs balance about twice as often as the kernel's) and the one jiffy
-//    get_sd_balance_interval() takes off a busy CPU's interval.
+//    the earliest of theirs. Intervals are jiffies (get_sd_balance_interval(),
+//    a busy CPU's one jiffy short) of each CPU's sd->balance_interval, which
+//    sched_balance_rq() tunes as 6.12 does: doubled, up to 2 x sd_weight
+//    ms, by a periodic pass that finds the domain balanced (to 512 ms while
+//    everything is pinned), back to sd_weight after an imbalance.
+//    Not modelled: sched_idle_cpu().
 //  - Capacity as 6.12 sees it: CFS decisions (task_fits_cpu(),
 //    cpu_overutilized(), EAS spare capacity, wake_affine_weight(),
 //    select_idle_capacity(), the balancer's group capacity) use
@@ -58,10 +57,11 @@
 //    cache_nice_tries are reduced to a second detach attempt in the same
 //    pass that halves each task's load and, for an idle CPU, ignores cache
 //    hotness; nothing else of the failure back-off is modelled (no
-//    balance_interval tuning, no imbalanced_active_balance()), nor the
-//    LBF_ALL_PINNED retry with the next-busiest CPU, nor moving a task
-//    whose dequeue is delayed (6.12 counts it in h_nr_running and may
-//    migrate it; here it stays, and is not counted as a task to pull).
+//    imbalanced_active_balance()), nor moving a task whose dequeue is
+//    delayed (6.12 counts it in h_nr_running and may migrate it; here it
+//    stays, and is not counted as a task to pull). When every task of the
+//    busiest CPU is pinned away from dst (LBF_ALL_PINNED) the pass looks
+//    again without that CPU, as 6.12's "redo" does.
 //    Active balance pushes the running task (the stopper's
 //    detach_one_task() takes the coldest movable fair task).
 #include <algorithm>
@@ -79,17 +79,22 @@ constexpr uint64_t kImbalancePct = 117;
 constexpr int64_t kMigrationCostNs = 500000;
 // busy_factor of sd_init(): a busy CPU balances 16x less often.
 constexpr int64_t kBusyFactor = 16;
+// MAX_PINNED_INTERVAL (fair.c): how far sd->balance_interval backs off (ms)
+// while every task a pass could pull is pinned.
+constexpr int64_t kMaxPinnedIntervalMs = 512;
 
 bool allowed(const Task& p, int cpu) { return p.cpus_allowed[static_cast<size_t>(cpu)]; }
 }  // namespace
 
-int64_t Kernel::balance_interval(bool busy) const {
-  // get_sd_balance_interval(): sd->balance_interval starts at sd_weight ms
-  // (and stays there: its tuning by sched_balance_rq() is not modelled,
-  // see the header); busy CPUs stretch it by busy_factor; msecs_to_jiffies()
-  // rounds up; clamped to [1, max_load_balance_interval = HZ * nr_cpus / 10].
-  const int64_t ms = static_cast<int64_t>(nr_cpus()) * (busy ? kBusyFactor : 1);
-  return std::clamp<int64_t>(msecs_to_jiffies(ms), 1, std::max<int64_t>(1, params_.hz * nr_cpus() / 10));
+int64_t Kernel::balance_interval(const Rq& rq, bool busy) const {
+  // get_sd_balance_interval(): sd->balance_interval (ms; see
+  // sched_balance_rq() for its tuning), stretched by busy_factor on a busy
+  // CPU; msecs_to_jiffies() rounds up; a busy CPU's interval loses a jiffy
+  // (so domains' busy intervals are not multiples of each other); clamped
+  // to [1, max_load_balance_interval = HZ * nr_cpus / 10].
+  int64_t jiffies = msecs_to_jiffies(rq.sd_balance_interval_ms * (busy ? kBusyFactor : 1));
+  if (busy) jiffies -= 1;
+  return std::clamp<int64_t>(jiffies, 1, std::max<int64_t>(1, params_.hz * nr_cpus() / 10));
 }
 
 // cpu_util(cpu, p, dst_cpu, 0): CFS util of `cpu` as if p were placed on
@@ -309,7 +314,7 @@ bool Kernel::check_cpu_capacity(const Rq& rq) const {
 // scale_rt_capacity()): the capacity RT leaves to CFS. Simplification: no
 // IRQ, deadline or thermal (HW) pressure is modelled, so only avg_rt counts.
 void Kernel::update_group_capacity(Rq& rq) {
-  rq.capacity_next_update = jiffies() + balance_interval(false);  // sd->balance_interval, clamped
+  rq.capacity_next_update = jiffies() + balance_interval(rq, false);  // sd->balance_interval, clamped
   const uint64_t used = rq.avg_rt.util_avg;
   rq.cpu_capacity = used >= rq.capacity ? 1 : static_cast<uint32_t>(rq.capacity - used);
 }
@@ -317,8 +322,9 @@ void Kernel::update_group_capacity(Rq& rq) {
 // sched_balance_rq(): one pass of the load balancer for dst with its
 // sched_balance_find_src_group() (update_sd_lb_stats(),
 // update_sd_pick_busiest(), calculate_imbalance()),
-// sched_balance_find_src_rq() and detach_tasks(), for one-CPU groups.
-// Returns the number of tasks moved.
+// sched_balance_find_src_rq() and detach_tasks(), for one-CPU groups; the
+// LBF_ALL_PINNED redo without the busiest CPU; and the tuning of dst's
+// sd->balance_interval on the way out. Returns the number of tasks moved.
 int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   int n = nr_cpus();
   if (n == 1) return 0;
@@ -359,165 +365,207 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       s.type = GroupType::kFullyBusy;  // not (capacity * 100 > util * imbalance_pct)
     if (s.type == GroupType::kOverloaded) s.avg_load = s.load * 1024 / s.capacity;
   };
-  CpuStats local = counts_of(dst, true);
-  classify(dst, local);
-  uint64_t total_load = local.load, total_capacity = local.capacity;
-  // update_sg_lb_stats() also gathers the root domain's flags over every
-  // CPU, the local one included: overloaded (more than one task, or a
-  // misfit task on a busy remote CPU of an asymmetric system) and
-  // overutilized.
-  bool sg_overloaded = dst.nr_running > 1;
-  bool sg_overutilized = cpu_overutilized(dst);
-  int busiest = -1;
-  CpuStats bs;              // init_sd_lb_stats(): has_spare, no task,
-  bs.idle_cpus = UINT_MAX;  // and more idle CPUs than any group
-  // The domain's groups from the local one on, in CPU order.
-  for (int i = 1, c = dst.cpu + 1 == n ? 0 : dst.cpu + 1; i < n; ++i, c = c + 1 == n ? 0 : c + 1) {
-    const Rq& rq = *rqs_[c];
-    CpuStats s = counts_of(rq, false);
-    total_load += s.load;
-    total_capacity += s.capacity;
-    // Each flag is tested until some CPU sets it.
-    if (!sg_overloaded) sg_overloaded = rq.nr_running > 1 || (asym_capacity_ && s.misfit_load > 0);
-    if (!sg_overutilized) sg_overutilized = cpu_overutilized(rq);
-    // update_sd_pick_busiest().
-    if (s.h_nr == 0) continue;  // nothing to pull
-    classify(rq, s);
-    // A misfit task moves only to a clearly bigger CPU with spare capacity.
-    if (asym_capacity_ && s.type == GroupType::kMisfit &&
-        (!capacity_greater(local.capacity, s.capacity) || local.type != GroupType::kHasSpare))
-      continue;
-    bool better;
-    if (s.type != bs.type) {
-      better = s.type > bs.type;  // a higher group type wins outright
-    } else {
-      switch (s.type) {
-        case GroupType::kOverloaded: better = s.avg_load > bs.avg_load; break;
-        case GroupType::kMisfit: better = s.misfit_load > bs.misfit_load; break;
-        case GroupType::kFullyBusy: better = true; break;  // avg_load is 0 for both: the later group
-        default: better = s.idle_cpus < bs.idle_cpus || (s.idle_cpus == bs.idle_cpus && s.nr > bs.nr); break;
-      }
-      // Not from a clearly bigger CPU with at most one task per CPU.
-      if (better && asym_capacity_ && s.type <= GroupType::kFullyBusy && capacity_greater(s.capacity, local.capacity))
-        better = false;
-    }
-    if (better) {
-      busiest = c;
-      bs = s;
-    }
-  }
-  // update_sd_lb_stats() at the root domain: both flags are rewritten.
-  rd_overloaded_ = sg_overloaded;
-  rd_overutilized_ = sg_overutilized;
-  if (busiest < 0) return 0;
-  // sched_balance_find_src_group().
-  const bool misfit = bs.type == GroupType::kMisfit;
-  const uint64_t sds_avg_load = total_load * 1024 / total_capacity;  // sds->avg_load
-  if (!misfit) {
-    // An EAS system that is not overutilized leaves placement to EAS.
-    if (!is_rd_overutilized()) return 0;
-    if (local.type > bs.type) return 0;
-    if (local.type == GroupType::kOverloaded) {
-      if (local.avg_load >= bs.avg_load) return 0;
-      if (local.avg_load >= sds_avg_load) return 0;
-      if (100 * bs.avg_load <= kImbalancePct * local.avg_load) return 0;
-    }
-    if (bs.type != GroupType::kOverloaded) {
-      if (!dst_idle) return 0;
-      if (bs.h_nr == 1) return 0;  // nothing waiting to run
-    }
-  }
-  // calculate_imbalance().
-  enum class Migrate { kTask, kLoad, kMisfit } type;
-  int64_t imbalance = 0;
-  if (misfit && asym_capacity_) {
-    type = Migrate::kMisfit;
-    imbalance = 1;
-  } else if (misfit) {
-    // A lone fair task on a CPU with reduced capacity (symmetric systems):
-    // move its load.
-    type = Migrate::kLoad;
-    imbalance = static_cast<int64_t>(bs.misfit_load);
-  } else if (local.type == GroupType::kHasSpare) {
-    // MC shares the LLC (no migrate_util); one CPU per group: even out the
-    // number of tasks (sibling_imbalance(), 0 for a busy dst), halved.
-    type = Migrate::kTask;
-    imbalance = dst_idle && bs.nr > 0 ? std::max(0, bs.nr - local.nr) : 0;
-    imbalance >>= 1;
-  } else {
-    if (local.type < GroupType::kOverloaded) {
-      local.avg_load = local.load * 1024 / local.capacity;
-      if (local.avg_load >= bs.avg_load) return 0;
-      if (local.avg_load >= sds_avg_load) return 0;
-    }
-    // Unsigned, as the kernel's unsigned long: a busiest below the average
-    // wraps and the local term decides.
-    type = Migrate::kLoad;
-    imbalance = static_cast<int64_t>(std::min((bs.avg_load - sds_avg_load) * bs.capacity,
-                                              (sds_avg_load - local.avg_load) * local.capacity) / 1024);
-  }
-  if (imbalance <= 0) return 0;
-  Rq& src = *rqs_[busiest];
-  // sched_balance_find_src_rq() for the group's one CPU (a misfit group on
-  // an asymmetric system passed the capacity test already).
-  if (asym_capacity_ && !capacity_greater(local.capacity, bs.capacity) && bs.h_nr == 1) return 0;
-  if (type == Migrate::kLoad && bs.h_nr == 1 && bs.load > static_cast<uint64_t>(imbalance) && !check_cpu_capacity(src))
+  enum class Migrate { kLoad, kTask, kMisfit };
+  Migrate type = Migrate::kLoad;  // env->migration_type: lb_env starts zeroed (migrate_load)
+  bool all_pinned = false;        // env->flags & LBF_ALL_PINNED
+  int excluded = 0;               // CPUs taken out of env->cpus (lb_excluded_)
+  // A pass that pulls nothing and finds nothing to pull: "out_balanced",
+  // "out_all_pinned" and "out_one_pinned". Neither a newly idle pass (it
+  // disregards intervals) nor a misfit one (no sign of a busy system)
+  // backs off; a periodic one doubles dst's sd->balance_interval up to
+  // max_interval (2 x sd_weight), or to MAX_PINNED_INTERVAL when every
+  // task it could have pulled was pinned.
+  auto balanced = [&]() {
+    if (excluded) std::fill(lb_excluded_.begin(), lb_excluded_.end(), 0);
+    if (idle == CpuIdleType::kNewlyIdle || type == Migrate::kMisfit) return 0;
+    int64_t& interval = dst.sd_balance_interval_ms;
+    if ((all_pinned && interval < kMaxPinnedIntervalMs) || interval < 2 * int64_t{n}) interval *= 2;
     return 0;
-  // detach_tasks(): from the cold end of the task list (cfs_tasks' tail:
-  // the task queued or run least recently; the model's queue keeps that
-  // order from its front), while imbalance remains; a second pass stands
-  // for the next attempt after a failed one (sd->nr_balance_failed = 1:
-  // half the load counts, and an idle CPU ignores cache hotness).
-  int moved = 0;
-  std::vector<Task*>& tl = src.cfs.timeline;
-  const bool preemption = params_.preempt == PreemptModel::kFull || params_.preempt == PreemptModel::kLazy;
-  // (A second pass comes only after a first that moved nothing, so took
-  // nothing off the imbalance.)
-  for (int pass = 0; pass < 2 && moved == 0 && src.nr_running > 1; ++pass) {
-    const bool ignore_hot = pass == 1 && dst_idle;
-    for (size_t i = 0; i < tl.size();) {
-      if (dst_idle && src.nr_running <= 1) break;  // don't steal all
-      Task& p = *tl[i];
-      bool take = can_migrate_task(p, dst.cpu, ignore_hot);
-      if (take && type == Migrate::kLoad) {
-        const uint64_t load = std::max<uint64_t>(p.se.avg.load_avg, 1);
-        take = (load >> pass) <= static_cast<uint64_t>(imbalance);
-        if (take) imbalance -= static_cast<int64_t>(load);
-      } else if (take && type == Migrate::kMisfit) {
-        take = !fits_capacity(task_util_est(p.se.avg), bs.capacity);  // task_fits_cpu(p, src)
-        if (take) imbalance = 0;
-      } else if (take) {
-        --imbalance;
-      }
-      if (!take) {
-        ++i;  // skipped: the kernel moves it to the list's head, out of this walk
+  };
+  for (;;) {  // redo:
+    CpuStats local = counts_of(dst, true);
+    classify(dst, local);
+    uint64_t total_load = local.load, total_capacity = local.capacity;
+    // update_sg_lb_stats() also gathers the root domain's flags over every
+    // CPU of env->cpus, the local one included: overloaded (more than one
+    // task, or a misfit task on a busy remote CPU of an asymmetric system)
+    // and overutilized.
+    bool sg_overloaded = dst.nr_running > 1;
+    bool sg_overutilized = cpu_overutilized(dst);
+    int busiest = -1;
+    CpuStats bs;              // init_sd_lb_stats(): has_spare, no task,
+    bs.idle_cpus = UINT_MAX;  // and more idle CPUs than any group
+    // The domain's groups from the local one on, in CPU order.
+    for (int i = 1, c = dst.cpu + 1 == n ? 0 : dst.cpu + 1; i < n; ++i, c = c + 1 == n ? 0 : c + 1) {
+      const Rq& rq = *rqs_[c];
+      if (excluded && lb_excluded_[static_cast<size_t>(c)]) {
+        total_capacity += capacity_of(rq);  // sgc->capacity still counts; no CPU is summed
         continue;
       }
-      SL_DEBUG("{:.6f} load balance: {}-{} cpu{} -> cpu{} ({})", now().to_s(), p.comm, p.pid, src.cpu, dst.cpu,
-               type == Migrate::kMisfit ? "misfit" : type == Migrate::kLoad ? "load" : "tasks");
-      move_queued_task(p, dst.cpu);
-      ++moved;
-      // CONFIG_PREEMPTION: a newly idle CPU takes one task and runs it.
-      if ((preemption && idle == CpuIdleType::kNewlyIdle) || imbalance <= 0) break;
+      CpuStats s = counts_of(rq, false);
+      total_load += s.load;
+      total_capacity += s.capacity;
+      // Each flag is tested until some CPU sets it.
+      if (!sg_overloaded) sg_overloaded = rq.nr_running > 1 || (asym_capacity_ && s.misfit_load > 0);
+      if (!sg_overutilized) sg_overutilized = cpu_overutilized(rq);
+      // update_sd_pick_busiest().
+      if (s.h_nr == 0) continue;  // nothing to pull
+      classify(rq, s);
+      // A misfit task moves only to a clearly bigger CPU with spare capacity.
+      if (asym_capacity_ && s.type == GroupType::kMisfit &&
+          (!capacity_greater(local.capacity, s.capacity) || local.type != GroupType::kHasSpare))
+        continue;
+      bool better;
+      if (s.type != bs.type) {
+        better = s.type > bs.type;  // a higher group type wins outright
+      } else {
+        switch (s.type) {
+          case GroupType::kOverloaded: better = s.avg_load > bs.avg_load; break;
+          case GroupType::kMisfit: better = s.misfit_load > bs.misfit_load; break;
+          case GroupType::kFullyBusy: better = true; break;  // avg_load is 0 for both: the later group
+          default: better = s.idle_cpus < bs.idle_cpus || (s.idle_cpus == bs.idle_cpus && s.nr > bs.nr); break;
+        }
+        // Not from a clearly bigger CPU with at most one task per CPU.
+        if (better && asym_capacity_ && s.type <= GroupType::kFullyBusy && capacity_greater(s.capacity, local.capacity))
+          better = false;
+      }
+      if (better) {
+        busiest = c;
+        bs = s;
+      }
     }
+    // update_sd_lb_stats() at the root domain: both flags are rewritten.
+    rd_overloaded_ = sg_overloaded;
+    rd_overutilized_ = sg_overutilized;
+    if (busiest < 0) return balanced();
+    // sched_balance_find_src_group().
+    const bool misfit = bs.type == GroupType::kMisfit;
+    const uint64_t sds_avg_load = total_load * 1024 / total_capacity;  // sds->avg_load
+    if (!misfit) {
+      // An EAS system that is not overutilized leaves placement to EAS.
+      if (!is_rd_overutilized()) return balanced();
+      if (local.type > bs.type) return balanced();
+      if (local.type == GroupType::kOverloaded) {
+        if (local.avg_load >= bs.avg_load) return balanced();
+        if (local.avg_load >= sds_avg_load) return balanced();
+        if (100 * bs.avg_load <= kImbalancePct * local.avg_load) return balanced();
+      }
+      if (bs.type != GroupType::kOverloaded) {
+        if (!dst_idle) return balanced();
+        if (bs.h_nr == 1) return balanced();  // nothing waiting to run
+      }
+    }
+    // calculate_imbalance().
+    int64_t imbalance = 0;
+    if (misfit && asym_capacity_) {
+      type = Migrate::kMisfit;
+      imbalance = 1;
+    } else if (misfit) {
+      // A lone fair task on a CPU with reduced capacity (symmetric systems):
+      // move its load.
+      type = Migrate::kLoad;
+      imbalance = static_cast<int64_t>(bs.misfit_load);
+    } else if (local.type == GroupType::kHasSpare) {
+      // MC shares the LLC (no migrate_util); one CPU per group: even out the
+      // number of tasks (sibling_imbalance(), 0 for a busy dst), halved.
+      type = Migrate::kTask;
+      imbalance = dst_idle && bs.nr > 0 ? std::max(0, bs.nr - local.nr) : 0;
+      imbalance >>= 1;
+    } else {
+      if (local.type < GroupType::kOverloaded) {
+        local.avg_load = local.load * 1024 / local.capacity;
+        if (local.avg_load >= bs.avg_load) return balanced();
+        if (local.avg_load >= sds_avg_load) return balanced();
+      }
+      // Unsigned, as the kernel's unsigned long: a busiest below the average
+      // wraps and the local term decides.
+      type = Migrate::kLoad;
+      imbalance = static_cast<int64_t>(std::min((bs.avg_load - sds_avg_load) * bs.capacity,
+                                                (sds_avg_load - local.avg_load) * local.capacity) /
+                                       1024);
+    }
+    if (imbalance <= 0) return balanced();
+    Rq& src = *rqs_[busiest];
+    // sched_balance_find_src_rq() for the group's one CPU (a misfit group on
+    // an asymmetric system passed the capacity test already).
+    if (asym_capacity_ && !capacity_greater(local.capacity, bs.capacity) && bs.h_nr == 1) return balanced();
+    if (type == Migrate::kLoad && bs.h_nr == 1 && bs.load > static_cast<uint64_t>(imbalance) &&
+        !check_cpu_capacity(src))
+      return balanced();
+    // detach_tasks(): from the cold end of the task list (cfs_tasks' tail:
+    // the task queued or run least recently; the model's queue keeps that
+    // order from its front), while imbalance remains; a second pass stands
+    // for the next attempt after a failed one (sd->nr_balance_failed = 1:
+    // half the load counts, and an idle CPU ignores cache hotness).
+    int moved = 0;
+    if (src.nr_running > 1) {
+      // LBF_ALL_PINNED: stays set unless some fair task of src, running or
+      // queued (delayed ones too: they are on cfs_tasks), may run on dst.
+      all_pinned = !(src.curr->sched_class == SchedClassId::kFair && !src.curr->is_idle_task &&
+                     allowed(*src.curr, dst.cpu));
+      for (const Task* p : src.cfs.timeline)
+        if (all_pinned && allowed(*p, dst.cpu)) all_pinned = false;
+    }
+    std::vector<Task*>& tl = src.cfs.timeline;
+    const bool preemption = params_.preempt == PreemptModel::kFull || params_.preempt == PreemptModel::kLazy;
+    // (A second pass comes only after a first that moved nothing, so took
+    // nothing off the imbalance.)
+    for (int pass = 0; pass < 2 && moved == 0 && src.nr_running > 1 && !all_pinned; ++pass) {
+      const bool ignore_hot = pass == 1 && dst_idle;
+      for (size_t i = 0; i < tl.size();) {
+        if (dst_idle && src.nr_running <= 1) break;  // don't steal all
+        Task& p = *tl[i];
+        bool take = can_migrate_task(p, dst.cpu, ignore_hot);
+        if (take && type == Migrate::kLoad) {
+          const uint64_t load = std::max<uint64_t>(p.se.avg.load_avg, 1);
+          take = (load >> pass) <= static_cast<uint64_t>(imbalance);
+          if (take) imbalance -= static_cast<int64_t>(load);
+        } else if (take && type == Migrate::kMisfit) {
+          take = !fits_capacity(task_util_est(p.se.avg), bs.capacity);  // task_fits_cpu(p, src)
+          if (take) imbalance = 0;
+        } else if (take) {
+          --imbalance;
+        }
+        if (!take) {
+          ++i;  // skipped: the kernel moves it to the list's head, out of this walk
+          continue;
+        }
+        SL_DEBUG("{:.6f} load balance: {}-{} cpu{} -> cpu{} ({})", now().to_s(), p.comm, p.pid, src.cpu, dst.cpu,
+                 type == Migrate::kMisfit ? "misfit" : type == Migrate::kLoad ? "load" : "tasks");
+        move_queued_task(p, dst.cpu);
+        ++moved;
+        // CONFIG_PREEMPTION: a newly idle CPU takes one task and runs it.
+        if ((preemption && idle == CpuIdleType::kNewlyIdle) || imbalance <= 0) break;
+      }
+    }
+    if (all_pinned) {
+      // Every task of src is pinned away from dst: take src out of
+      // env->cpus and look again while another CPU than dst is left.
+      lb_excluded_[static_cast<size_t>(busiest)] = 1;
+      if (++excluded < n - 1) continue;
+      return balanced();  // out_all_pinned
+    }
+    // need_active_balance(): a misfit task, or the only fair task of a CPU
+    // whose capacity RT pressure reduced when dst (idle) has clearly more
+    // left, is running on src: stop it and push it. Not a task that has
+    // just blocked (state no longer TASK_RUNNING) and waits for src's
+    // __schedule() at the end of this instant: the kernel's stopper would
+    // find it dequeued, not on the run-queue to detach.
+    const bool reduced_capacity = dst_idle && bs.h_nr == 1 && check_cpu_capacity(src) &&
+                                  bs.capacity * kImbalancePct < local.capacity * 100;
+    const bool need_active = moved == 0 && (type == Migrate::kMisfit || reduced_capacity) && !src.curr->is_idle_task;
+    if (need_active && !allowed(*src.curr, dst.cpu)) return balanced();  // out_one_pinned
+    if (need_active && src.curr->state == TaskState::kRunning && src.curr->sched_class == SchedClassId::kFair) {
+      SL_DEBUG("{:.6f} active balance cpu{} -> cpu{} ({})", now().to_s(), src.cpu, dst.cpu,
+               type == Migrate::kMisfit ? "misfit" : "reduced capacity");
+      active_balance(src, dst.cpu);
+      moved = 1;
+    }
+    // "We were unbalanced, so reset the balancing interval."
+    if (excluded) std::fill(lb_excluded_.begin(), lb_excluded_.end(), 0);
+    dst.sd_balance_interval_ms = n;
+    return moved;
   }
-  // need_active_balance(): a misfit task, or the only fair task of a CPU
-  // whose capacity RT pressure reduced when dst (idle) has clearly more
-  // left, is running on src: stop it and push it. Not a task that has
-  // just blocked (state no longer TASK_RUNNING) and waits for src's
-  // __schedule() at the end of this instant: the kernel's stopper would
-  // find it dequeued, not on the run-queue to detach.
-  const bool reduced_capacity = dst_idle && bs.h_nr == 1 && check_cpu_capacity(src) &&
-                                bs.capacity * kImbalancePct < local.capacity * 100;
-  if (moved == 0 && (type == Migrate::kMisfit || reduced_capacity) && !src.curr->is_idle_task &&
-      src.curr->state == TaskState::kRunning && src.curr->sched_class == SchedClassId::kFair &&
-      allowed(*src.curr, dst.cpu)) {
-    SL_DEBUG("{:.6f} active balance cpu{} -> cpu{} ({})", now().to_s(), src.cpu, dst.cpu,
-             type == Migrate::kMisfit ? "misfit" : "reduced capacity");
-    active_balance(src, dst.cpu);
-    moved = 1;
-  }
-  return moved;
 }
 
 // active_load_balance_cpu_stop(): the stopper preempts the running task on
@@ -547,7 +595,7 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   rq.idle_stamp = now();
   // update_next_balance() of the domain, applied at "out:": next_balance
   // only moves earlier, to the last periodic balance + the idle interval.
-  rq.next_balance = std::min(rq.next_balance, rq.last_balance + balance_interval(false));
+  rq.next_balance = std::min(rq.next_balance, rq.last_balance + balance_interval(rq, false));
   // Nothing to pull unless the root domain is overloaded (the latched
   // get_rd_overloaded()), nor when the CPU expects to idle shorter than a
   // balance pass takes (avg_idle < sd->max_newidle_lb_cost; before 5.16
@@ -611,14 +659,14 @@ int Kernel::sched_balance_domains(Rq& rq, bool idle) {
   if (update_newidle_cost(rq, 0)) rq.max_idle_balance_cost = std::max(kMigrationCostNs, rq.max_newidle_lb_cost);
   // Simplification: sched_idle_cpu() (a CPU running only SCHED_IDLE tasks
   // counts as not busy) is not tested; such CPUs use the busy interval.
-  int64_t interval = balance_interval(!idle);
+  int64_t interval = balance_interval(rq, !idle);
   int moved = 0;
   if (jiffies() >= rq.last_balance + interval) {
     moved = sched_balance_rq(rq, idle ? CpuIdleType::kIdle : CpuIdleType::kNotIdle);
     // A CPU that pulled work is no longer idle (idle_cpu() again).
     if (moved) idle = cpu_idle(rq.cpu);
     rq.last_balance = jiffies();
-    interval = balance_interval(!idle);
+    interval = balance_interval(rq, !idle);
   }
   rq.next_balance = rq.last_balance + interval;
   return moved;
