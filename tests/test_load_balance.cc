@@ -139,12 +139,14 @@ TEST_CASE("when every task of the busiest CPU is pinned, the pass looks again wi
   // LBF_ALL_PINNED and sched_balance_rq()'s "redo" (6.12): CPU 0 runs three
   // hogs pinned there, CPU 1 two hogs allowed on CPUs 1 and 2, and CPU 2
   // `g` (nice -10, so the fork path puts both of the others on CPU 1), which
-  // runs 100 ms and then sleeps. CPU 2, newly idle at 100 ms, finds CPU 0
-  // the busiest (the highest load) but can pull none of its tasks: without
-  // the redo it would give up, and CPU 1 would share one CPU between two
-  // hogs beside an idle one for as long as the balancer keeps choosing
-  // CPU 0. With it, CPU 1 is the busiest of what is left and CPU 2 takes
-  // one of its hogs at once.
+  // runs 100 ms and then sleeps. Each balance for CPU 2 finds CPU 0 the
+  // busiest (the highest load) but can pull none of its tasks: without the
+  // redo it would give up, and CPU 1 would share one CPU between two hogs
+  // beside an idle one for as long as the balancer keeps choosing CPU 0.
+  // With it, CPU 1 is the busiest of what is left. Newly idle at 100 ms,
+  // CPU 2 finds there only a cache-hot hog (switched out by the tick that
+  // same instant); at the next tick, 104 ms, CPU 1's two tasks kick an idle
+  // balance for CPU 2, which takes the hog waiting since 100 ms.
   ScenarioParams p = exact_scenario("6.12", 250, 3);
   p.duration = Time::ms(200);
   TaskSpec g = task("g", {ev_run(Time::ms(100)), ev_sleep(Time::s(1000))}, Policy::kNormal, -10);
@@ -166,6 +168,8 @@ TEST_CASE("when every task of the busiest CPU is pinned, the pass looks again wi
   REQUIRE(find_task(k, "d").cpu == 1);
   REQUIRE(find_task(k, "f").cpu == 1);
   k.run_until(Time::us(100100));
+  CHECK(k.rq(2).curr->is_idle_task);
+  k.run_until(Time::us(104100));
   const Task& on2 = *k.rq(2).curr;
   CHECK((on2.comm == "d" || on2.comm == "f"));
   // The pass found an imbalance (after the redo): CPU 2's interval is
@@ -193,4 +197,66 @@ TEST_CASE("sd->balance_interval: newly idle passes never back off, periodic ones
   CHECK(rq.sd_balance_interval_ms == 8);  // max_interval = 2 x sd_weight
   CHECK(k.balance_interval(rq, false) == 2);  // 8 ms at HZ=250
   CHECK(k.balance_interval(rq, true) == 31);  // 128 ms = 32 jiffies, one less when busy
+}
+
+namespace {
+// Two CPUs: `g` (nice -10, pinned to CPU 1, so the fork path puts d and f on
+// CPU 0) runs 100 ms and sleeps; d and f are hogs on CPU 0, which CPU 1
+// could take unless pinned. At 100 ms the tick has just switched CPU 0 from
+// d to f: d, switched out that same instant, is cache hot. Runs to there;
+// time then stands still while the test calls sched_balance_rq() on the
+// idle CPU 1 (its newly idle pass at 100 ms counted no failure).
+struct TwoHogsBesideASleeper {
+  explicit TwoHogsBesideASleeper(bool pin_d) : sys(params(pin_d), 1), k(sys.kernel()), idle(k.rq(1)) {
+    k.run_until(Time::ms(100));
+    REQUIRE(idle.curr->is_idle_task);
+    REQUIRE(k.rq(0).curr->comm == "f");
+    REQUIRE(idle.sd_nr_balance_failed == 0);
+  }
+  static ScenarioParams params(bool pin_d) {
+    ScenarioParams p = exact_scenario("6.12", 250, 2);
+    p.duration = Time::ms(200);
+    TaskSpec g = task("g", {ev_run(Time::ms(100)), ev_sleep(Time::s(1000))}, Policy::kNormal, -10);
+    g.cpus = {1};
+    TaskSpec d = hog("d");
+    d.cpus = pin_d ? std::vector<int>{0} : std::vector<int>{0, 1};
+    TaskSpec f = hog("f");
+    f.cpus = {0, 1};
+    p.tasks = {g, d, f};
+    return p;
+  }
+  int balance() { return k.sched_balance_rq(idle, Kernel::CpuIdleType::kIdle); }
+  System sys;
+  Kernel& k;
+  Rq& idle;
+};
+}  // namespace
+
+TEST_CASE("sd->nr_balance_failed: cache-hot tasks move after cache_nice_tries failed passes", "[lb]") {
+  // d, the only task CPU 1 could take (f runs), is cache hot
+  // (can_migrate_task(): task_hot()), so a pass fails and counts it; past
+  // cache_nice_tries (1 at MC) hotness no longer holds, so the third pass
+  // moves d and the count starts again.
+  TwoHogsBesideASleeper s(false);
+  CHECK(s.balance() == 0);
+  CHECK(s.idle.sd_nr_balance_failed == 1);
+  CHECK(s.balance() == 0);
+  CHECK(s.idle.sd_nr_balance_failed == 2);
+  CHECK(s.balance() == 1);
+  CHECK(s.idle.sd_nr_balance_failed == 0);
+  CHECK(find_task(s.k, "d").cpu == 1);
+}
+
+TEST_CASE("sd->nr_balance_failed: an uneven task count is settled by active balance after 4 failed passes", "[lb]") {
+  // imbalanced_active_balance() (6.12): d is pinned to CPU 0, so while f
+  // runs there the idle CPU can detach nothing. The fourth failed pass
+  // (nr_balance_failed > cache_nice_tries + 2) stops f and pushes it.
+  TwoHogsBesideASleeper s(true);
+  for (int failed = 1; failed <= 3; ++failed) {
+    CHECK(s.balance() == 0);
+    CHECK(s.idle.sd_nr_balance_failed == failed);
+  }
+  CHECK(s.balance() == 1);
+  CHECK(find_task(s.k, "f").cpu == 1);
+  CHECK(s.idle.sd_nr_balance_failed == 0);
 }

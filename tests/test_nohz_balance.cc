@@ -123,10 +123,13 @@ TEST_CASE("newidle balancing is gated by max_newidle_lb_cost, not the migration 
   // (pinned). At 50.05 ms `x`, a hog free to run anywhere, forks while both
   // CPUs are busy and goes to CPU 0, whose load is the lighter; it runs
   // until the tick at 51 ms gives CPU 0 back to `light`, and is queued from
-  // then on. CPU 1 is next newly idle at 51.1 ms: with balancing that costs
-  // nothing (max_newidle_lb_cost 0) 6.12 pulls `x` there and then. The old
-  // bound would never look, and CPU 1, busy at every tick, is never the
-  // idle CPU a balance kick reaches.
+  // then on. CPU 1 is newly idle every 200 us from 51.1 ms: with balancing
+  // that costs nothing (max_newidle_lb_cost 0) 6.12 looks each time, finds
+  // x waiting on CPU 0, and pulls it once it is no longer cache hot (it ran
+  // until 51 ms; sysctl_sched_migration_cost 500 us; a newly idle pass
+  // never counts as failed, so hotness holds): at 51.5 ms. The old bound
+  // would never look, and CPU 1, busy at every tick, is never the idle CPU
+  // a balance kick reaches.
   ScenarioParams p = exact_scenario("6.12", 1000, 2);
   p.duration = Time::ms(60);
   TaskSpec blinker = task("blinker", {ev_run(Time::us(100)), ev_sleep(Time::us(100))});
@@ -143,11 +146,13 @@ TEST_CASE("newidle balancing is gated by max_newidle_lb_cost, not the migration 
   k.run_until(Time::us(50060));
   REQUIRE(find_task(k, "x").cpu == 0);
   CHECK(k.rq(1).avg_idle < 500000);
-  // As if CPU 1 had backed off (sd->balance_interval, below): the pass that
-  // pulls x found an imbalance and brings it back to sd_weight (2 ms).
+  // As if CPU 1 had backed off (sd->balance_interval, below): the pass at
+  // 51.1 ms finds the imbalance (x waiting) and brings it back to sd_weight
+  // (2 ms), though x, cache hot, stays where it is.
   k.rq(1).sd_balance_interval_ms = 64;
   k.run_until(Time::us(51150));
   CHECK(k.rq(1).sd_balance_interval_ms == 2);
+  CHECK(find_task(k, "x").cpu == 0);
   k.run_until(Time::ms(60));
   const SwitchRecord queued{Time::ms(51), 0, "x", "light", 'R'};
   CHECK(std::find(log.log.begin(), log.log.end(), queued) != log.log.end());
@@ -157,7 +162,7 @@ TEST_CASE("newidle balancing is gated by max_newidle_lb_cost, not the migration 
       pulled = r.t;
       break;
     }
-  CHECK(pulled == Time::us(51100));
+  CHECK(pulled == Time::us(51500));
   CHECK(k.rq(1).max_newidle_lb_cost == 0);  // passes cost nothing by default
 }
 

@@ -134,11 +134,13 @@ TEST_CASE("newidle balance does not pull while a wake-up is on its way to the CP
   sys.run();
   Kernel& k = sys.kernel();
   // Five hogs on two CPUs: the CPU with two is the puller (fully busy), the
-  // other overloaded with three. The pass moves load: half a hog's
-  // ((3072 - 2560) x 1024 / 1024), so a hog goes on the second try
-  // (nr_balance_failed: half its load counts).
+  // other overloaded with three. The pass moves load: about half a hog's
+  // ((3072 - 2560) x 1024 / 1024), so a hog goes only after failed periodic
+  // passes (sd->nr_balance_failed = 2: a quarter of its load counts, and
+  // cache hotness no longer holds it).
   Rq& light = k.rq(k.rq(0).cfs.nr_running < k.rq(1).cfs.nr_running ? 0 : 1);
   REQUIRE(light.cfs.nr_running == 2);
+  light.sd_nr_balance_failed = 2;
   light.avg_idle = 10'000'000;  // ns: idle long enough to be worth a look
   light.ttwu_pending = 1;
   CHECK_FALSE(k.sched_balance_newidle(light));

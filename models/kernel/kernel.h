@@ -116,6 +116,9 @@ struct Rq {
   // to max_interval = 2 x sd_weight (MAX_PINNED_INTERVAL = 512 ms when
   // every task it could pull was pinned).
   int64_t sd_balance_interval_ms = 0;
+  // sd->nr_balance_failed: periodic passes in a row that found an imbalance
+  // and moved nothing (0 after a move, a balanced pass, an active balance).
+  int sd_nr_balance_failed = 0;
   int64_t avg_idle = 1000000;      // rq->avg_idle: 2 * sysctl_sched_migration_cost at boot
   int64_t max_idle_balance_cost = 500000;  // rq->max_idle_balance_cost: sysctl_sched_migration_cost at boot
   // The domain's newidle balancing cost (sd->max_newidle_lb_cost, the

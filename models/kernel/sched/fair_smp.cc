@@ -53,13 +53,13 @@
 //    local group with spare capacity; load against the domain's average),
 //    sched_balance_find_src_rq()'s one-task rules and detach_tasks() (load
 //    above the imbalance is skipped; a newly idle CPU under
-//    CONFIG_PREEMPTION takes one task). sd->nr_balance_failed and
-//    cache_nice_tries are reduced to a second detach attempt in the same
-//    pass that halves each task's load and, for an idle CPU, ignores cache
-//    hotness; nothing else of the failure back-off is modelled (no
-//    imbalanced_active_balance()), nor moving a task whose dequeue is
-//    delayed (6.12 counts it in h_nr_running and may migrate it; here it
-//    stays, and is not counted as a task to pull). When every task of the
+//    CONFIG_PREEMPTION takes one task), with sd->nr_balance_failed: each
+//    failed periodic pass halves once more the load a task counts for, past
+//    cache_nice_tries (1) cache-hot tasks may move, and two failures later
+//    an imbalance in task counts is settled by active balance
+//    (imbalanced_active_balance()). Not modelled: moving a task whose
+//    dequeue is delayed (6.12 counts it in h_nr_running and may migrate it;
+//    here it stays, and is not counted as a task to pull). When every task of the
 //    busiest CPU is pinned away from dst (LBF_ALL_PINNED) the pass looks
 //    again without that CPU, as 6.12's "redo" does.
 //    Active balance pushes the running task (the stopper's
@@ -82,6 +82,10 @@ constexpr int64_t kBusyFactor = 16;
 // MAX_PINNED_INTERVAL (fair.c): how far sd->balance_interval backs off (ms)
 // while every task a pass could pull is pinned.
 constexpr int64_t kMaxPinnedIntervalMs = 512;
+// sd->cache_nice_tries of the MC level (sd_init(), SD_SHARE_LLC): after this
+// many failed passes cache-hot tasks may move; two more, and an imbalance in
+// task counts is settled by active balance.
+constexpr int kCacheNiceTries = 1;
 
 bool allowed(const Task& p, int cpu) { return p.cpus_allowed[static_cast<size_t>(cpu)]; }
 }  // namespace
@@ -375,8 +379,10 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // backs off; a periodic one doubles dst's sd->balance_interval up to
   // max_interval (2 x sd_weight), or to MAX_PINNED_INTERVAL when every
   // task it could have pulled was pinned.
-  auto balanced = [&]() {
+  // "out_balanced" and "out_all_pinned" also clear sd->nr_balance_failed.
+  auto balanced = [&](bool one_pinned) {
     if (excluded) std::fill(lb_excluded_.begin(), lb_excluded_.end(), 0);
+    if (!one_pinned) dst.sd_nr_balance_failed = 0;
     if (idle == CpuIdleType::kNewlyIdle || type == Migrate::kMisfit) return 0;
     int64_t& interval = dst.sd_balance_interval_ms;
     if ((all_pinned && interval < kMaxPinnedIntervalMs) || interval < 2 * int64_t{n}) interval *= 2;
@@ -437,22 +443,22 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     // update_sd_lb_stats() at the root domain: both flags are rewritten.
     rd_overloaded_ = sg_overloaded;
     rd_overutilized_ = sg_overutilized;
-    if (busiest < 0) return balanced();
+    if (busiest < 0) return balanced(false);
     // sched_balance_find_src_group().
     const bool misfit = bs.type == GroupType::kMisfit;
     const uint64_t sds_avg_load = total_load * 1024 / total_capacity;  // sds->avg_load
     if (!misfit) {
       // An EAS system that is not overutilized leaves placement to EAS.
-      if (!is_rd_overutilized()) return balanced();
-      if (local.type > bs.type) return balanced();
+      if (!is_rd_overutilized()) return balanced(false);
+      if (local.type > bs.type) return balanced(false);
       if (local.type == GroupType::kOverloaded) {
-        if (local.avg_load >= bs.avg_load) return balanced();
-        if (local.avg_load >= sds_avg_load) return balanced();
-        if (100 * bs.avg_load <= kImbalancePct * local.avg_load) return balanced();
+        if (local.avg_load >= bs.avg_load) return balanced(false);
+        if (local.avg_load >= sds_avg_load) return balanced(false);
+        if (100 * bs.avg_load <= kImbalancePct * local.avg_load) return balanced(false);
       }
       if (bs.type != GroupType::kOverloaded) {
-        if (!dst_idle) return balanced();
-        if (bs.h_nr == 1) return balanced();  // nothing waiting to run
+        if (!dst_idle) return balanced(false);
+        if (bs.h_nr == 1) return balanced(false);  // nothing waiting to run
       }
     }
     // calculate_imbalance().
@@ -474,8 +480,8 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     } else {
       if (local.type < GroupType::kOverloaded) {
         local.avg_load = local.load * 1024 / local.capacity;
-        if (local.avg_load >= bs.avg_load) return balanced();
-        if (local.avg_load >= sds_avg_load) return balanced();
+        if (local.avg_load >= bs.avg_load) return balanced(false);
+        if (local.avg_load >= sds_avg_load) return balanced(false);
       }
       // Unsigned, as the kernel's unsigned long: a busiest below the average
       // wraps and the local term decides.
@@ -484,19 +490,19 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
                                                 (sds_avg_load - local.avg_load) * local.capacity) /
                                        1024);
     }
-    if (imbalance <= 0) return balanced();
+    if (imbalance <= 0) return balanced(false);
     Rq& src = *rqs_[busiest];
     // sched_balance_find_src_rq() for the group's one CPU (a misfit group on
     // an asymmetric system passed the capacity test already).
-    if (asym_capacity_ && !capacity_greater(local.capacity, bs.capacity) && bs.h_nr == 1) return balanced();
+    if (asym_capacity_ && !capacity_greater(local.capacity, bs.capacity) && bs.h_nr == 1) return balanced(false);
     if (type == Migrate::kLoad && bs.h_nr == 1 && bs.load > static_cast<uint64_t>(imbalance) &&
         !check_cpu_capacity(src))
-      return balanced();
+      return balanced(false);
     // detach_tasks(): from the cold end of the task list (cfs_tasks' tail:
     // the task queued or run least recently; the model's queue keeps that
-    // order from its front), while imbalance remains; a second pass stands
-    // for the next attempt after a failed one (sd->nr_balance_failed = 1:
-    // half the load counts, and an idle CPU ignores cache hotness).
+    // order from its front), while imbalance remains. After failed passes
+    // (sd->nr_balance_failed) a task's load counts that many halvings less,
+    // and beyond cache_nice_tries cache-hot tasks may go too.
     int moved = 0;
     if (src.nr_running > 1) {
       // LBF_ALL_PINNED: stays set unless some fair task of src, running or
@@ -508,57 +514,68 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     }
     std::vector<Task*>& tl = src.cfs.timeline;
     const bool preemption = params_.preempt == PreemptModel::kFull || params_.preempt == PreemptModel::kLazy;
-    // (A second pass comes only after a first that moved nothing, so took
-    // nothing off the imbalance.)
-    for (int pass = 0; pass < 2 && moved == 0 && src.nr_running > 1 && !all_pinned; ++pass) {
-      const bool ignore_hot = pass == 1 && dst_idle;
-      for (size_t i = 0; i < tl.size();) {
-        if (dst_idle && src.nr_running <= 1) break;  // don't steal all
-        Task& p = *tl[i];
-        bool take = can_migrate_task(p, dst.cpu, ignore_hot);
-        if (take && type == Migrate::kLoad) {
-          const uint64_t load = std::max<uint64_t>(p.se.avg.load_avg, 1);
-          take = (load >> pass) <= static_cast<uint64_t>(imbalance);
-          if (take) imbalance -= static_cast<int64_t>(load);
-        } else if (take && type == Migrate::kMisfit) {
-          take = !fits_capacity(task_util_est(p.se.avg), bs.capacity);  // task_fits_cpu(p, src)
-          if (take) imbalance = 0;
-        } else if (take) {
-          --imbalance;
-        }
-        if (!take) {
-          ++i;  // skipped: the kernel moves it to the list's head, out of this walk
-          continue;
-        }
-        SL_DEBUG("{:.6f} load balance: {}-{} cpu{} -> cpu{} ({})", now().to_s(), p.comm, p.pid, src.cpu, dst.cpu,
-                 type == Migrate::kMisfit ? "misfit" : type == Migrate::kLoad ? "load" : "tasks");
-        move_queued_task(p, dst.cpu);
-        ++moved;
-        // CONFIG_PREEMPTION: a newly idle CPU takes one task and runs it.
-        if ((preemption && idle == CpuIdleType::kNewlyIdle) || imbalance <= 0) break;
+    const int failed = dst.sd_nr_balance_failed;
+    const bool ignore_hot = failed > kCacheNiceTries;
+    const unsigned shift = static_cast<unsigned>(std::min(failed, 63));  // shr_bound()
+    for (size_t i = 0; src.nr_running > 1 && !all_pinned && i < tl.size();) {
+      if (dst_idle && src.nr_running <= 1) break;  // don't steal all
+      Task& p = *tl[i];
+      bool take = can_migrate_task(p, dst.cpu, ignore_hot);
+      if (take && type == Migrate::kLoad) {
+        const uint64_t load = std::max<uint64_t>(p.se.avg.load_avg, 1);
+        take = (load >> shift) <= static_cast<uint64_t>(imbalance);
+        if (take) imbalance -= static_cast<int64_t>(load);
+      } else if (take && type == Migrate::kMisfit) {
+        take = !fits_capacity(task_util_est(p.se.avg), bs.capacity);  // task_fits_cpu(p, src)
+        if (take) imbalance = 0;
+      } else if (take) {
+        --imbalance;
       }
+      if (!take) {
+        ++i;  // skipped: the kernel moves it to the list's head, out of this walk
+        continue;
+      }
+      SL_DEBUG("{:.6f} load balance: {}-{} cpu{} -> cpu{} ({})", now().to_s(), p.comm, p.pid, src.cpu, dst.cpu,
+               type == Migrate::kMisfit ? "misfit" : type == Migrate::kLoad ? "load" : "tasks");
+      move_queued_task(p, dst.cpu);
+      ++moved;
+      // CONFIG_PREEMPTION: a newly idle CPU takes one task and runs it.
+      if ((preemption && idle == CpuIdleType::kNewlyIdle) || imbalance <= 0) break;
     }
     if (all_pinned) {
       // Every task of src is pinned away from dst: take src out of
       // env->cpus and look again while another CPU than dst is left.
       lb_excluded_[static_cast<size_t>(busiest)] = 1;
       if (++excluded < n - 1) continue;
-      return balanced();  // out_all_pinned
+      return balanced(false);  // out_all_pinned
     }
-    // need_active_balance(): a misfit task, or the only fair task of a CPU
-    // whose capacity RT pressure reduced when dst (idle) has clearly more
-    // left, is running on src: stop it and push it. Not a task that has
-    // just blocked (state no longer TASK_RUNNING) and waits for src's
-    // __schedule() at the end of this instant: the kernel's stopper would
-    // find it dequeued, not on the run-queue to detach.
-    const bool reduced_capacity = dst_idle && bs.h_nr == 1 && check_cpu_capacity(src) &&
-                                  bs.capacity * kImbalancePct < local.capacity * 100;
-    const bool need_active = moved == 0 && (type == Migrate::kMisfit || reduced_capacity) && !src.curr->is_idle_task;
-    if (need_active && !allowed(*src.curr, dst.cpu)) return balanced();  // out_one_pinned
-    if (need_active && src.curr->state == TaskState::kRunning && src.curr->sched_class == SchedClassId::kFair) {
+    bool active = false;
+    if (moved == 0) {
+      // A failed pass counts, but not a newly idle one (too frequent) nor a
+      // misfit one (not about load).
+      if (idle != CpuIdleType::kNewlyIdle && type != Migrate::kMisfit) ++dst.sd_nr_balance_failed;
+      // need_active_balance(): imbalanced_active_balance() (tasks to even
+      // out, and more than cache_nice_tries + 2 failures), the only fair
+      // task of a CPU whose capacity RT pressure reduced when dst (idle)
+      // has clearly more left, or a misfit task. The stopper then pushes
+      // src's running task: not one that has just blocked (state no
+      // longer TASK_RUNNING) and waits for src's __schedule() at the end
+      // of this instant (the kernel's stopper would find it dequeued).
+      const bool imbalanced = type == Migrate::kTask && dst.sd_nr_balance_failed > kCacheNiceTries + 2;
+      const bool reduced_capacity = dst_idle && bs.h_nr == 1 && check_cpu_capacity(src) &&
+                                    bs.capacity * kImbalancePct < local.capacity * 100;
+      if ((imbalanced || reduced_capacity || type == Migrate::kMisfit) && !src.curr->is_idle_task) {
+        if (!allowed(*src.curr, dst.cpu)) return balanced(true);  // out_one_pinned
+        active = src.curr->state == TaskState::kRunning && src.curr->sched_class == SchedClassId::kFair;
+      }
+    } else {
+      dst.sd_nr_balance_failed = 0;
+    }
+    if (active) {
       SL_DEBUG("{:.6f} active balance cpu{} -> cpu{} ({})", now().to_s(), src.cpu, dst.cpu,
-               type == Migrate::kMisfit ? "misfit" : "reduced capacity");
+               type == Migrate::kMisfit ? "misfit" : type == Migrate::kTask ? "imbalanced" : "reduced capacity");
       active_balance(src, dst.cpu);
+      dst.sd_nr_balance_failed = 0;  // the stopper detached a task
       moved = 1;
     }
     // "We were unbalanced, so reset the balancing interval."
