@@ -78,8 +78,10 @@ TEST_CASE("a CPU whose RT priority drops pulls waiting RT work", "[smp][rt]") {
 // placement. A waker on CPU 0 resumes three sleepers in one instant with a
 // 5 us IPI: each select_idle_sibling() must find a different idle CPU, so
 // all three run at once, 5 us after the resume, on CPUs 1, 2 and 3.
-TEST_CASE("simultaneous remote wake-ups spread over idle CPUs: a pending wake-up is not idle",
-          "[smp][fair]") {
+namespace {
+// Three sleepers suspended on CPUs 1-3; at 2 ms a waker pinned to CPU 0
+// resumes all three in one instant (remote wake-ups, IPI 5 us).
+ScenarioParams one_waker_three_sleepers() {
   ScenarioParams p = exact_scenario("6.12", 250, 4);
   p.duration = Time::ms(30);
   p.kernel.ipi_latency = Time::us(5);
@@ -94,6 +96,13 @@ TEST_CASE("simultaneous remote wake-ups spread over idle CPUs: a pending wake-up
   TaskSpec waker = task("waker", {ev_sleep(Time::ms(2)), resume, ev_run(Time::ms(10)), ev_sleep(Time::ms(50))});
   waker.cpus = {0};
   p.tasks = {sleepers, waker};
+  return p;
+}
+}  // namespace
+
+TEST_CASE("simultaneous remote wake-ups spread over idle CPUs: a pending wake-up is not idle",
+          "[smp][fair]") {
+  ScenarioParams p = one_waker_three_sleepers();
   // At sleeper-1's sched_waking, sleeper-0 has been placed (its enqueue
   // waits for the IPI): its CPU must not count as idle.
   struct PendingCheck : SchedObserver {
@@ -120,6 +129,26 @@ TEST_CASE("simultaneous remote wake-ups spread over idle CPUs: a pending wake-up
     REQUIRE(m.wakeup_latency.size() == 1);  // the resume (a new task's start is not a wake-up)
     CHECK(m.wakeup_latency.values().back() == 5'000);
     CHECK(m.preemptions == 0);  // nobody shared its CPU after the resume
+  }
+}
+
+TEST_CASE("one CPU's wake-ups run one after another, each paying the wake-up cost", "[smp][overheads]") {
+  // The waker resumes three sleepers in one instant T. Its CPU runs the
+  // three try_to_wake_up() calls in turn, each taking the wake-up cost
+  // (10 us): sleeper-k is placed at T + 10k us and, remote, enqueued by the
+  // IPI 10 + 5 us later. So their wake-up latencies (sched_waking at T to
+  // running on their idle CPUs) are 15, 25 and 35 us; before the cost was
+  // charged to the waker's CPU all three were placed at T (15 us each).
+  ScenarioParams p = one_waker_three_sleepers();
+  p.kernel.wakeup_cost = Time::us(10);
+  const RunResult r = run_result(p);
+  const int64_t expected[] = {15'000, 25'000, 35'000};
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "sleeper-" + std::to_string(i);
+    INFO(name);
+    const TaskMetrics& m = metrics_of(r, name);
+    REQUIRE(m.wakeup_latency.size() == 1);
+    CHECK(m.wakeup_latency.values().back() == expected[i]);
   }
 }
 

@@ -148,7 +148,7 @@ const std::vector<ParamDecl>& overhead_params() {
     const KernelParams d;
     return std::vector<ParamDecl>{
         {"context_switch", "duration", duration_text(d.context_switch_cost), "CPU time lost per context switch"},
-        {"wakeup", "duration", duration_text(d.wakeup_cost), "try_to_wake_up() until the task is enqueued"},
+        {"wakeup", "duration", duration_text(d.wakeup_cost), "try_to_wake_up() until the task is enqueued (one CPU's wake-ups run in turn)"},
         {"ipi", "duration", duration_text(d.ipi_latency), "delivery of a remote reschedule IPI"},
         {"newidle_balance", "duration", duration_text(d.newidle_balance_cost),
          "what one newidle balance pass measures (max_newidle_lb_cost, compared with avg_idle); not charged"},

@@ -144,6 +144,9 @@ struct Rq {
   FairServerState fair_server;
   int nr_running = 0;
   int ttwu_pending = 0;             // rq->ttwu_pending: wake-ups queued for this CPU, not yet enqueued
+  // When this CPU is through the try_to_wake_up() calls it has begun (each
+  // costs kernel.overheads.wakeup; a later one waits its turn).
+  Time ttwu_busy_until = Time::zero();
   bool need_resched = false;       // TIF_NEED_RESCHED
   bool need_resched_lazy = false;  // TIF_NEED_RESCHED_LAZY (preempt=lazy)
   bool at_preempt_point = false;   // curr just reached an action boundary
@@ -340,7 +343,7 @@ class Kernel : public InstantEndHook, public EventHandler {
 
  private:
   enum class Ev : uint8_t {
-    kWorkDone, kTick, kRtPeriod, kStart, kWakeDeferred, kResched, kServer, kIlb, kIdleStep, kClockEvent
+    kWorkDone, kTick, kRtPeriod, kStart, kWakeStart, kWakeDeferred, kResched, kServer, kIlb, kIdleStep, kClockEvent
   };
   static uint64_t tag(Ev e, uint64_t arg) { return (static_cast<uint64_t>(e) << 56) | arg; }
 
@@ -349,6 +352,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void activate_task(Rq& rq, Task& p, int flags);
   void wakeup_preempt(Rq& rq, Task& p, int wake_flags);
   void ttwu_do_activate(Rq& rq, Task& p, int wake_flags, const Task* waker);
+  void ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags);
   void set_task_cpu(Task& p, int cpu);
   int select_task_rq(Task& p, int wake_flags);
   bool can_preempt_now(const Rq& rq) const;

@@ -243,6 +243,14 @@ void Kernel::on_event(uint64_t t) {
         rt_period_timer_.arm(Time::ns((now().count() / params_.rt_period.count() + 1) * params_.rt_period.count()));
       break;
     }
+    case Ev::kWakeStart: {
+      // The waker's CPU finished its earlier wake-ups: this one starts.
+      Task& p = *tasks_[arg];
+      p.wake_pending = false;
+      event_cpu_ = p.ttwu_from_cpu;
+      ttwu_place(p, p.last_waker, p.ttwu_from_cpu, static_cast<int>(p.ttwu_wake_flags));
+      break;
+    }
     case Ev::kWakeDeferred: {
       Task& p = *tasks_[arg];
       --rqs_[p.cpu]->ttwu_pending;
@@ -361,6 +369,31 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
     event_cpu_ = saved_event_cpu;
     return true;
   }
+  // A CPU runs its try_to_wake_up() calls one after another, each taking
+  // kernel.overheads.wakeup: one issued while the CPU is still in an
+  // earlier one starts (selects a CPU) when that one ends, so it sees the
+  // earlier wakee placed (and, locally, enqueued). Simplification: the
+  // waker's own work is not delayed by these costs.
+  if (from_cpu >= 0 && params_.wakeup_cost > Time::zero()) {
+    Time& busy = rqs_[from_cpu]->ttwu_busy_until;
+    if (busy > now()) {
+      p.wake_pending = true;
+      p.ttwu_from_cpu = from_cpu;
+      p.ttwu_wake_flags = static_cast<uint64_t>(wake_flags);
+      sim_.post_in(busy - now(), kTierWake, this, tag(Ev::kWakeStart, p.index));
+      busy += params_.wakeup_cost;
+      return true;
+    }
+    busy = now() + params_.wakeup_cost;
+  }
+  ttwu_place(p, waker, from_cpu, wake_flags);
+  return true;
+}
+
+// The rest of try_to_wake_up(): select_task_rq(), then the enqueue, at once
+// or (wake-up cost, IPI) later.
+void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags) {
+  int saved_event_cpu = event_cpu_;
   int prev_cpu = p.cpu;
   int cpu = select_task_rq(p, wake_flags | kWfTtwu);
   SL_DEBUG("{:.6f} ttwu {}-{} by {}: cpu{} -> cpu{}", now().to_s(), p.comm, p.pid, waker ? waker->comm : "irq",
@@ -385,7 +418,6 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
     ttwu_do_activate(*rqs_[cpu], p, static_cast<int>(p.ttwu_wake_flags), waker);
     event_cpu_ = saved_event_cpu;
   }
-  return true;
 }
 
 void Kernel::ttwu_do_activate(Rq& rq, Task& p, int flags, const Task* waker) {
