@@ -57,11 +57,11 @@
 //    failed periodic pass halves once more the load a task counts for, past
 //    cache_nice_tries (1) cache-hot tasks may move, and two failures later
 //    an imbalance in task counts is settled by active balance
-//    (imbalanced_active_balance()). Not modelled: moving a task whose
+//    (imbalanced_active_balance()). When every task of the busiest CPU is
+//    pinned away from dst (LBF_ALL_PINNED) the pass looks again without
+//    that CPU, as 6.12's "redo" does. Not modelled: moving a task whose
 //    dequeue is delayed (6.12 counts it in h_nr_running and may migrate it;
-//    here it stays, and is not counted as a task to pull). When every task of the
-//    busiest CPU is pinned away from dst (LBF_ALL_PINNED) the pass looks
-//    again without that CPU, as 6.12's "redo" does.
+//    here it stays, and is not counted as a task to pull).
 //    Active balance pushes the running task (the stopper's
 //    detach_one_task() takes the coldest movable fair task).
 #include <algorithm>
