@@ -373,3 +373,45 @@ TEST_CASE("a PM QoS latency limit keeps CPUs out of states that wake too slowly"
   CHECK(r.cpus[0].cpuidle_residency[1] == Time::zero());
   for (int64_t v : metrics_of(r, "t").wakeup_latency.values()) CHECK(v == 1000);
 }
+
+TEST_CASE("a CPU whose task wakes another there and blocks does not idle before the enqueue", "[cpuidle][overheads]") {
+  // With a 2 us wake-up cost, `waker` resumes `sleeper` on its own CPU and
+  // sleeps in the same instant T. In the kernel the waker is still in
+  // try_to_wake_up() on that CPU until the enqueue (a local wake-up is not
+  // queued by IPI), so the CPU never idles in between: sleeper runs at
+  // T + 2 us, its wake-up latency exactly the cost, and no idle state is
+  // entered from T to then (menu would otherwise pick WFI, whose exit
+  // latency would come on top).
+  ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 1, false)});
+  p.duration = 50_ms;
+  p.kernel.wakeup_cost = 2_us;
+  p.tasks = {task("sleeper", {ev_named(EventSpec::Kind::kSuspend), ev_run(50_us)}),
+             task("waker", {ev_run(100_us), ev_named(EventSpec::Kind::kResume, "sleeper"), ev_sleep(10_ms)})};
+  System sys(p, 1);
+  IdleLog idle(1);
+  SwitchLog sw;
+  sys.add_observer(&idle);
+  sys.add_observer(&sw);
+  sys.run();
+  const RunResult r = sys.result();
+  const auto& lat = metrics_of(r, "sleeper").wakeup_latency.values();
+  REQUIRE(lat.size() >= 4);
+  for (int64_t v : lat) CHECK(v == 2000);
+  // Every switch to the sleeper follows the waker's by 2 us, with no idle
+  // state entered in between.
+  int checked = 0;
+  for (size_t i = 0; i < sw.log.size(); ++i) {
+    if (sw.log[i].next != "sleeper") continue;
+    Time blocked = Time::max();
+    for (size_t j = i; j-- > 0;)
+      if (sw.log[j].prev == "waker") {
+        blocked = sw.log[j].t;
+        break;
+      }
+    if (blocked == Time::max()) continue;  // the sleeper's first start
+    CHECK(sw.log[i].t == blocked + 2_us);
+    for (const IdleEvent& e : idle.log) CHECK_FALSE((e.t >= blocked && e.t < sw.log[i].t && e.state >= 0));
+    ++checked;
+  }
+  CHECK(checked >= 4);
+}

@@ -144,6 +144,7 @@ struct Rq {
   FairServerState fair_server;
   int nr_running = 0;
   int ttwu_pending = 0;             // rq->ttwu_pending: wake-ups queued for this CPU, not yet enqueued
+  int ttwu_local_pending = 0;       // of those, issued on this CPU (its waker is still in try_to_wake_up())
   // When this CPU is through the try_to_wake_up() calls it has begun (each
   // costs kernel.overheads.wakeup; a later one waits its turn).
   Time ttwu_busy_until = Time::zero();

@@ -254,6 +254,7 @@ void Kernel::on_event(uint64_t t) {
     case Ev::kWakeDeferred: {
       Task& p = *tasks_[arg];
       --rqs_[p.cpu]->ttwu_pending;
+      if (p.ttwu_local) --rqs_[p.cpu]->ttwu_local_pending;
       event_cpu_ = p.cpu;
       update_rq_clock(*rqs_[p.cpu]);
       ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
@@ -411,6 +412,8 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   if (delay > Time::zero()) {
     p.wake_pending = true;
     ++rqs_[cpu]->ttwu_pending;
+    p.ttwu_local = from_cpu == cpu;
+    if (p.ttwu_local) ++rqs_[cpu]->ttwu_local_pending;
     sim_.post_in(delay, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
   } else {
     event_cpu_ = cpu;
@@ -554,8 +557,11 @@ bool Kernel::on_instant_end() {
     rq.at_preempt_point = false;
     // do_idle(): an idle CPU with nothing to run goes (back) into the
     // governor and an idle state.
+    // Not while a wake-up of this CPU's own is in flight: in the kernel the
+    // waker is still in try_to_wake_up() on it, and enqueues before the CPU
+    // could idle (the model's waker may have blocked in the same instant).
     if (rq.cpuidle.gov && rq.curr->is_idle_task && rq.cpuidle.phase == CpuidleDevice::Phase::kOff &&
-        !rq.need_resched) {
+        !rq.need_resched && rq.ttwu_local_pending == 0) {
       do_idle(rq);
       did = true;
     }
