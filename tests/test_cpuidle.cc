@@ -415,3 +415,39 @@ TEST_CASE("a CPU whose task wakes another there and blocks does not idle before 
   }
   CHECK(checked >= 4);
 }
+
+TEST_CASE("a CPU still running its wake-ups does not idle until the last is done", "[cpuidle][overheads]") {
+  // `waker` on CPU 0 resumes three sleepers pinned to CPUs 1-3 and sleeps
+  // in the same instant T. With a 10 us wake-up cost its CPU runs the three
+  // try_to_wake_up() calls until T + 30 us (the model's waker blocked at
+  // T, the kernel's would still be waking): CPU 0 enters its idle state
+  // then, not at T.
+  ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 4, false)});
+  p.duration = 50_ms;
+  p.kernel.wakeup_cost = 10_us;
+  TaskSpec sleepers = task("sleeper", {ev_named(EventSpec::Kind::kSuspend), ev_run(50_us)});
+  sleepers.instances = 3;
+  sleepers.cpus = {1, 2, 3};
+  p.tasks = {sleepers, pinned(task("waker", {ev_run(100_us), ev_named(EventSpec::Kind::kResume, "sleeper"),
+                                             ev_sleep(10_ms)}),
+                              0)};
+  System sys(p, 1);
+  IdleLog idle(4);
+  SwitchLog sw;
+  sys.add_observer(&idle);
+  sys.add_observer(&sw);
+  sys.run();
+  int checked = 0;
+  for (const auto& r : sw.log) {
+    if (r.cpu != 0 || r.prev != "waker" || r.prev_state != 'S') continue;
+    Time entered = Time::max();
+    for (const IdleEvent& e : idle.log)
+      if (e.cpu == 0 && e.state >= 0 && e.t >= r.t) {
+        entered = e.t;
+        break;
+      }
+    CHECK(entered == r.t + 30_us);
+    ++checked;
+  }
+  CHECK(checked >= 4);
+}

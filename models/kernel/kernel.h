@@ -144,10 +144,10 @@ struct Rq {
   FairServerState fair_server;
   int nr_running = 0;
   int ttwu_pending = 0;             // rq->ttwu_pending: wake-ups queued for this CPU, not yet enqueued
-  int ttwu_local_pending = 0;       // of those, issued on this CPU (its waker is still in try_to_wake_up())
   // When this CPU is through the try_to_wake_up() calls it has begun (each
   // costs kernel.overheads.wakeup; a later one waits its turn).
   Time ttwu_busy_until = Time::zero();
+  Timer ttwu_done;                 // fires at ttwu_busy_until: the CPU may idle now (cpuidle only)
   bool need_resched = false;       // TIF_NEED_RESCHED
   bool need_resched_lazy = false;  // TIF_NEED_RESCHED_LAZY (preempt=lazy)
   bool at_preempt_point = false;   // curr just reached an action boundary
@@ -344,7 +344,7 @@ class Kernel : public InstantEndHook, public EventHandler {
 
  private:
   enum class Ev : uint8_t {
-    kWorkDone, kTick, kRtPeriod, kStart, kWakeStart, kWakeDeferred, kResched, kServer, kIlb, kIdleStep, kClockEvent
+    kWorkDone, kTick, kRtPeriod, kStart, kWakeStart, kWakeDeferred, kTtwuDone, kResched, kServer, kIlb, kIdleStep, kClockEvent
   };
   static uint64_t tag(Ev e, uint64_t arg) { return (static_cast<uint64_t>(e) << 56) | arg; }
 

@@ -90,6 +90,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     rq->server_timer = Timer(sim_.queue(), this, tag(Ev::kServer, c), kTierTick);
     rq->resched_ipi = Timer(sim_.queue(), this, tag(Ev::kResched, c), kTierWake);
     rq->ilb_kick = Timer(sim_.queue(), this, tag(Ev::kIlb, c), kTierWake);
+    rq->ttwu_done = Timer(sim_.queue(), this, tag(Ev::kTtwuDone, c), kTierWake);
     idle_tasks_.push_back(std::move(idle));
     rqs_.push_back(std::move(rq));
   }
@@ -251,10 +252,13 @@ void Kernel::on_event(uint64_t t) {
       ttwu_place(p, p.last_waker, p.ttwu_from_cpu, static_cast<int>(p.ttwu_wake_flags));
       break;
     }
+    case Ev::kTtwuDone:
+      // The CPU is through its wake-ups: on_instant_end() may idle it now.
+      mark_resched(static_cast<int>(arg));
+      break;
     case Ev::kWakeDeferred: {
       Task& p = *tasks_[arg];
       --rqs_[p.cpu]->ttwu_pending;
-      if (p.ttwu_local) --rqs_[p.cpu]->ttwu_local_pending;
       event_cpu_ = p.cpu;
       update_rq_clock(*rqs_[p.cpu]);
       ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
@@ -376,16 +380,20 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
   // earlier wakee placed (and, locally, enqueued). Simplification: the
   // waker's own work is not delayed by these costs.
   if (from_cpu >= 0 && params_.wakeup_cost > Time::zero()) {
-    Time& busy = rqs_[from_cpu]->ttwu_busy_until;
-    if (busy > now()) {
+    Rq& w = *rqs_[from_cpu];
+    const bool queued = w.ttwu_busy_until > now();
+    if (queued) {
       p.wake_pending = true;
       p.ttwu_from_cpu = from_cpu;
       p.ttwu_wake_flags = static_cast<uint64_t>(wake_flags);
-      sim_.post_in(busy - now(), kTierWake, this, tag(Ev::kWakeStart, p.index));
-      busy += params_.wakeup_cost;
-      return true;
+      sim_.post_in(w.ttwu_busy_until - now(), kTierWake, this, tag(Ev::kWakeStart, p.index));
+      w.ttwu_busy_until += params_.wakeup_cost;
+    } else {
+      w.ttwu_busy_until = now() + params_.wakeup_cost;
     }
-    busy = now() + params_.wakeup_cost;
+    // Until then the CPU is in try_to_wake_up(), not idle (do_idle() waits).
+    if (w.cpuidle.gov) w.ttwu_done.arm(w.ttwu_busy_until);
+    if (queued) return true;
   }
   ttwu_place(p, waker, from_cpu, wake_flags);
   return true;
@@ -412,8 +420,6 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   if (delay > Time::zero()) {
     p.wake_pending = true;
     ++rqs_[cpu]->ttwu_pending;
-    p.ttwu_local = from_cpu == cpu;
-    if (p.ttwu_local) ++rqs_[cpu]->ttwu_local_pending;
     sim_.post_in(delay, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
   } else {
     event_cpu_ = cpu;
@@ -557,11 +563,11 @@ bool Kernel::on_instant_end() {
     rq.at_preempt_point = false;
     // do_idle(): an idle CPU with nothing to run goes (back) into the
     // governor and an idle state.
-    // Not while a wake-up of this CPU's own is in flight: in the kernel the
-    // waker is still in try_to_wake_up() on it, and enqueues before the CPU
-    // could idle (the model's waker may have blocked in the same instant).
+    // Not while the CPU is still in try_to_wake_up() calls: the model's
+    // waker may have blocked in the same instant, but in the kernel it is
+    // busy waking until then (and a local wakee is enqueued by then).
     if (rq.cpuidle.gov && rq.curr->is_idle_task && rq.cpuidle.phase == CpuidleDevice::Phase::kOff &&
-        !rq.need_resched && rq.ttwu_local_pending == 0) {
+        !rq.need_resched && rq.ttwu_busy_until <= now()) {
       do_idle(rq);
       did = true;
     }

@@ -114,7 +114,6 @@ struct Task {
   uint32_t accounted_rate = 0;
   bool wake_pending = false;       // a deferred (wakeup-cost / IPI) enqueue is in flight
   uint64_t ttwu_wake_flags = 0;
-  bool ttwu_local = false;         // the deferred enqueue is on the waking CPU itself
   int ttwu_from_cpu = -1;          // the CPU running its try_to_wake_up() (a wake-up waiting its turn)
   const Task* last_waker = nullptr; // who woke it last (for the deferred enqueue)
 
