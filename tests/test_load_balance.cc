@@ -260,3 +260,23 @@ TEST_CASE("sd->nr_balance_failed: an uneven task count is settled by active bala
   CHECK(find_task(s.k, "f").cpu == 1);
   CHECK(s.idle.sd_nr_balance_failed == 0);
 }
+
+TEST_CASE("the active-balance stopper moves the coldest task that may go, the preempted one last", "[lb]") {
+  // active_load_balance_cpu_stop() -> detach_one_task() (6.12): the stopper
+  // preempts f, running on CPU 0, and walks CPU 0's tasks from the cold end
+  // with cache hotness ignored: d, queued there, goes to CPU 1; f, the one
+  // picked last, stays. With d pinned to CPU 0 nothing but f can go, so f
+  // does.
+  SECTION("a queued task that may go goes first") {
+    TwoHogsBesideASleeper s(false);
+    CHECK(s.k.active_balance(s.k.rq(0), 1));
+    CHECK(find_task(s.k, "d").cpu == 1);
+    CHECK(find_task(s.k, "f").cpu == 0);
+  }
+  SECTION("else the preempted task") {
+    TwoHogsBesideASleeper s(true);
+    CHECK(s.k.active_balance(s.k.rq(0), 1));
+    CHECK(find_task(s.k, "f").cpu == 1);
+    CHECK(find_task(s.k, "d").cpu == 0);
+  }
+}

@@ -269,6 +269,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // sched_balance_rq(): pull to dst from the busiest CPU. Returns tasks moved.
   enum class CpuIdleType { kNotIdle, kIdle, kNewlyIdle };  // enum cpu_idle_type
   int sched_balance_rq(Rq& dst, CpuIdleType idle);
+  // active_load_balance_cpu_stop() on src pushing to dst_cpu (what a pass
+  // that needs active balance starts). True when a task moved.
+  bool active_balance(Rq& src, int dst_cpu);
   // is_rd_overutilized(): the latched root-domain flag (always true without
   // EAS, so the balancer is never held back there).
   bool is_rd_overutilized() const { return !energy_enabled_ || rd_overutilized_; }
@@ -433,7 +436,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   // otherwise decays ~1% a second. True when it decayed.
   bool update_newidle_cost(Rq& rq, int64_t cost);
   bool can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot) const;
-  void active_balance(Rq& src, int dst_cpu);
   // _nohz_idle_balance() run by this_cpu: blocked-load updates of the nohz
   // idle CPUs (kNohzStatsKick), their periodic balance when due
   // (kNohzBalanceKick), nohz.next_balance (kNohzBalanceKick, kNohzNextKick).

@@ -62,8 +62,9 @@
 //    that CPU, as 6.12's "redo" does. Not modelled: moving a task whose
 //    dequeue is delayed (6.12 counts it in h_nr_running and may migrate it;
 //    here it stays, and is not counted as a task to pull).
-//    Active balance pushes the running task (the stopper's
-//    detach_one_task() takes the coldest movable fair task).
+//    Active balance: the stopper preempts src's running task and moves the
+//    coldest task that may run on dst (detach_one_task()), the preempted
+//    one last.
 #include <algorithm>
 #include <climits>
 
@@ -574,9 +575,10 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     if (active) {
       SL_DEBUG("{:.6f} active balance cpu{} -> cpu{} ({})", now().to_s(), src.cpu, dst.cpu,
                type == Migrate::kMisfit ? "misfit" : type == Migrate::kTask ? "imbalanced" : "reduced capacity");
-      active_balance(src, dst.cpu);
-      dst.sd_nr_balance_failed = 0;  // the stopper detached a task
-      moved = 1;
+      if (active_balance(src, dst.cpu)) {
+        dst.sd_nr_balance_failed = 0;  // the stopper detached a task
+        moved = 1;
+      }
     }
     // "We were unbalanced, so reset the balancing interval."
     if (excluded) std::fill(lb_excluded_.begin(), lb_excluded_.end(), 0);
@@ -586,8 +588,12 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
 }
 
 // active_load_balance_cpu_stop(): the stopper preempts the running task on
-// src and moves it to dst.
-void Kernel::active_balance(Rq& src, int dst_cpu) {
+// src, then detach_one_task() moves to dst the first task, from the cold
+// end of the task list, that may run there (cache hotness does not count:
+// LBF_ACTIVE_LB). The preempted task was picked last, so it is the
+// hottest: it goes only when no queued task can. Returns whether a task
+// moved.
+bool Kernel::active_balance(Rq& src, int dst_cpu) {
   Task& p = *src.curr;
   int saved = event_cpu_;
   event_cpu_ = src.cpu;
@@ -596,11 +602,22 @@ void Kernel::active_balance(Rq& src, int dst_cpu) {
   src.work_timer.cancel();
   update_curr(src);
   class_of(p).put_prev_task(src, p, nullptr);
-  SL_DEBUG("{:.6f} active balance: {}-{} cpu{} -> cpu{}", now().to_s(), p.comm, p.pid, src.cpu, dst_cpu);
   switch_to(src, p, *src.idle, TaskState::kRunning);
-  move_queued_task(p, dst_cpu);
+  Task* victim = nullptr;
+  for (Task* t : src.cfs.timeline)
+    if (t != &p && can_migrate_task(*t, dst_cpu, true)) {
+      victim = t;
+      break;
+    }
+  if (!victim && can_migrate_task(p, dst_cpu, true)) victim = &p;
+  if (victim) {
+    SL_DEBUG("{:.6f} active balance: {}-{} cpu{} -> cpu{}", now().to_s(), victim->comm, victim->pid, src.cpu,
+             dst_cpu);
+    move_queued_task(*victim, dst_cpu);
+  }
   resched_curr(src);
   event_cpu_ = saved;
+  return victim != nullptr;
 }
 
 bool Kernel::sched_balance_newidle(Rq& rq) {
