@@ -250,13 +250,15 @@ TEST_CASE("sd->nr_balance_failed: cache-hot tasks move after cache_nice_tries fa
 TEST_CASE("sd->nr_balance_failed: an uneven task count is settled by active balance after 4 failed passes", "[lb]") {
   // imbalanced_active_balance() (6.12): d is pinned to CPU 0, so while f
   // runs there the idle CPU can detach nothing. The fourth failed pass
-  // (nr_balance_failed > cache_nice_tries + 2) stops f and pushes it.
+  // (nr_balance_failed > cache_nice_tries + 2) stops f and pushes it (the
+  // stopper's move is not the pass's own: it returns 0 moved).
   TwoHogsBesideASleeper s(true);
   for (int failed = 1; failed <= 3; ++failed) {
     CHECK(s.balance() == 0);
     CHECK(s.idle.sd_nr_balance_failed == failed);
+    CHECK(find_task(s.k, "f").cpu == 0);
   }
-  CHECK(s.balance() == 1);
+  CHECK(s.balance() == 0);
   CHECK(find_task(s.k, "f").cpu == 1);
   CHECK(s.idle.sd_nr_balance_failed == 0);
 }
@@ -279,4 +281,35 @@ TEST_CASE("the active-balance stopper moves the coldest task that may go, the pr
     CHECK(find_task(s.k, "f").cpu == 1);
     CHECK(find_task(s.k, "d").cpu == 0);
   }
+}
+
+TEST_CASE("after an all-pinned redo, a one-task busiest CPU still gets an active balance", "[lb][biglittle]") {
+  // Two hogs pinned to little CPU 1 make it the busiest for big CPU 2, idle
+  // from 50 ms,
+  // with every task pinned: the pass looks again without it and finds
+  // little CPU 0, whose only task `m` (allowed on CPUs 0 and 2) is misfit.
+  // One task: nothing to detach, so LBF_ALL_PINNED (set for every busiest)
+  // decides nothing and need_active_balance() pushes m (6.12 keeps the
+  // redo inside "busiest->nr_running > 1"). Carrying the first CPU's
+  // all-pinned verdict over would leave m on the little CPU for good.
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.platform = toy_big_little();
+  p.duration = Time::s(1);
+  // (`g` keeps CPU 2 busy for the first 50 ms, so m forks onto CPU 0.)
+  TaskSpec m = hog("m");
+  m.cpus = {0, 2};
+  m.delay = Time::ms(1);
+  TaskSpec a = hog("a");
+  a.cpus = {1};
+  TaskSpec b = hog("b");
+  b.cpus = {1};
+  TaskSpec g = task("g", {ev_run(Time::ms(50)), ev_sleep(Time::s(1000))});
+  g.cpus = {2};
+  p.tasks = {g, a, b, m};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(10));
+  REQUIRE(find_task(k, "m").cpu == 0);
+  sys.run();
+  CHECK(find_task(k, "m").cpu == 2);
 }

@@ -133,22 +133,40 @@ TEST_CASE("simultaneous remote wake-ups spread over idle CPUs: a pending wake-up
 }
 
 TEST_CASE("one CPU's wake-ups run one after another, each paying the wake-up cost", "[smp][overheads]") {
-  // The waker resumes three sleepers in one instant T. Its CPU runs the
-  // three try_to_wake_up() calls in turn, each taking the wake-up cost
-  // (10 us): sleeper-k is placed at T + 10k us and, remote, enqueued by the
-  // IPI 10 + 5 us later. So their wake-up latencies (sched_waking at T to
-  // running on their idle CPUs) are 15, 25 and 35 us; before the cost was
-  // charged to the waker's CPU all three were placed at T (15 us each).
+  // The waker resumes three sleepers in one instant T (after 2 ms). Its CPU runs
+  // the three try_to_wake_up() calls in turn, each taking the wake-up cost
+  // (10 us): sleeper-k's call starts (sched_waking) at T + 10k us and,
+  // remote, its enqueue comes by the IPI 10 + 5 us later. So each wake-up
+  // takes 15 us from its sched_waking, and they run at T + 15, 25 and 35
+  // us; before the cost was charged to the waker's CPU all three ran at
+  // T + 15 us.
   ScenarioParams p = one_waker_three_sleepers();
   p.kernel.wakeup_cost = Time::us(10);
-  const RunResult r = run_result(p);
-  const int64_t expected[] = {15'000, 25'000, 35'000};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  const RunResult r = sys.result();
+  Time t_resume = Time::max();  // the waker runs again after its 2 ms sleep and resumes them at once
+  for (const auto& s : log.log)
+    if (s.next == "waker" && s.t > Time::ms(1)) {
+      t_resume = s.t;
+      break;
+    }
+  REQUIRE(t_resume < Time::ms(3));
   for (int i = 0; i < 3; ++i) {
     const std::string name = "sleeper-" + std::to_string(i);
     INFO(name);
     const TaskMetrics& m = metrics_of(r, name);
     REQUIRE(m.wakeup_latency.size() == 1);
-    CHECK(m.wakeup_latency.values().back() == expected[i]);
+    CHECK(m.wakeup_latency.values().back() == 15'000);
+    Time ran = Time::max();
+    for (const auto& s : log.log)
+      if (s.next == name && s.t > Time::ms(1)) {
+        ran = s.t;
+        break;
+      }
+    CHECK(ran == t_resume + Time::us(15 + 10 * i));
   }
 }
 

@@ -326,10 +326,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   void move_queued_task(Task& p, int dst_cpu);
   // available_idle_cpu() / idle_cpu(): idle and nothing queued or waking
   // there (rq->ttwu_pending: a wake-up on its way by IPI keeps the CPU from
-  // counting as idle, so simultaneous wake-ups spread out).
+  // counting as idle, so simultaneous wake-ups spread out), and not still
+  // running try_to_wake_up() calls for a task that has blocked since.
   bool cpu_idle(int cpu) const {
     const Rq& rq = *rqs_[cpu];
-    return rq.curr == rq.idle && rq.nr_running == 0 && rq.ttwu_pending == 0;
+    return rq.curr == rq.idle && rq.nr_running == 0 && rq.ttwu_pending == 0 && rq.ttwu_busy_until <= now();
   }
   // Fair server (6.12 dl_server): fair runtime counts against its budget.
   void fair_server_account(Rq& rq, int64_t delta_fair_ns);

@@ -245,9 +245,13 @@ void Kernel::on_event(uint64_t t) {
       break;
     }
     case Ev::kWakeStart: {
-      // The waker's CPU finished its earlier wake-ups: this one starts.
+      // The waker's CPU finished its earlier wake-ups: this one starts,
+      // unless another waker got there first.
       Task& p = *tasks_[arg];
+      if (!p.ttwu_queued || p.ttwu_start_at != now()) break;
+      p.ttwu_queued = false;
       p.wake_pending = false;
+      for (auto* o : observers_) o->on_waking(now(), p, p.last_waker, p.cpu);
       event_cpu_ = p.ttwu_from_cpu;
       ttwu_place(p, p.last_waker, p.ttwu_from_cpu, static_cast<int>(p.ttwu_wake_flags));
       break;
@@ -354,16 +358,46 @@ void Kernel::finish_delayed_block(Rq& rq, Task& p) {
 
 // try_to_wake_up() (kernel/sched/core.c).
 bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_flags) {
-  if (p.state == TaskState::kRunning || p.state == TaskState::kNew || p.state == TaskState::kDead ||
-      p.wake_pending)
-    return false;
+  if (p.state == TaskState::kRunning || p.state == TaskState::kNew || p.state == TaskState::kDead) return false;
+  if (p.wake_pending) {
+    if (!p.ttwu_queued) return false;  // already TASK_WAKING
+    // Its waker's CPU has not reached that call yet: p still sleeps, and
+    // this waker gets there first (the queued call will find it awake).
+    p.ttwu_queued = false;
+    p.wake_pending = false;
+  }
+  // A CPU runs its try_to_wake_up() calls one after another, each taking
+  // kernel.overheads.wakeup: one issued while the CPU is still in an
+  // earlier one starts (sched_waking, then select_task_rq()) when that one
+  // ends, so it sees the earlier wakee placed (and, locally, enqueued).
+  // Simplification: the waker's own work is not delayed by these costs.
+  if (!p.on_rq && from_cpu >= 0 && params_.wakeup_cost > Time::zero()) {
+    Rq& w = *rqs_[from_cpu];
+    const bool queued = w.ttwu_busy_until > now();
+    if (queued) {
+      p.wake_pending = true;
+      p.ttwu_queued = true;
+      p.ttwu_start_at = w.ttwu_busy_until;
+      p.ttwu_from_cpu = from_cpu;
+      p.ttwu_wake_flags = static_cast<uint64_t>(wake_flags);
+      p.last_waker = waker;
+      sim_.post_in(w.ttwu_busy_until - now(), kTierWake, this, tag(Ev::kWakeStart, p.index));
+      w.ttwu_busy_until += params_.wakeup_cost;
+    } else {
+      w.ttwu_busy_until = now() + params_.wakeup_cost;
+    }
+    // Until then the CPU is in try_to_wake_up(), neither idle to the
+    // scheduler (cpu_idle()) nor to cpuidle (do_idle() waits).
+    if (w.cpuidle.gov) w.ttwu_done.arm(w.ttwu_busy_until);
+    if (queued) return true;
+  }
   for (auto* o : observers_) o->on_waking(now(), p, waker, p.cpu);
   p.last_waker = waker;
-  int saved_event_cpu = event_cpu_;
   if (p.on_rq) {
     // ttwu_runnable(): still queued, either blocked in this very instant
     // before __schedule() ran, or sched_delayed (DELAY_DEQUEUE). It wakes
     // where it is, without select_task_rq().
+    int saved_event_cpu = event_cpu_;
     Rq& rq = *rqs_[p.cpu];
     event_cpu_ = p.cpu;
     update_rq_clock(rq);
@@ -373,27 +407,6 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
     if (!p.on_cpu) wakeup_preempt(rq, p, wake_flags);
     event_cpu_ = saved_event_cpu;
     return true;
-  }
-  // A CPU runs its try_to_wake_up() calls one after another, each taking
-  // kernel.overheads.wakeup: one issued while the CPU is still in an
-  // earlier one starts (selects a CPU) when that one ends, so it sees the
-  // earlier wakee placed (and, locally, enqueued). Simplification: the
-  // waker's own work is not delayed by these costs.
-  if (from_cpu >= 0 && params_.wakeup_cost > Time::zero()) {
-    Rq& w = *rqs_[from_cpu];
-    const bool queued = w.ttwu_busy_until > now();
-    if (queued) {
-      p.wake_pending = true;
-      p.ttwu_from_cpu = from_cpu;
-      p.ttwu_wake_flags = static_cast<uint64_t>(wake_flags);
-      sim_.post_in(w.ttwu_busy_until - now(), kTierWake, this, tag(Ev::kWakeStart, p.index));
-      w.ttwu_busy_until += params_.wakeup_cost;
-    } else {
-      w.ttwu_busy_until = now() + params_.wakeup_cost;
-    }
-    // Until then the CPU is in try_to_wake_up(), not idle (do_idle() waits).
-    if (w.cpuidle.gov) w.ttwu_done.arm(w.ttwu_busy_until);
-    if (queued) return true;
   }
   ttwu_place(p, waker, from_cpu, wake_flags);
   return true;

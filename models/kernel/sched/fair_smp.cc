@@ -505,9 +505,12 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     // (sd->nr_balance_failed) a task's load counts that many halvings less,
     // and beyond cache_nice_tries cache-hot tasks may go too.
     int moved = 0;
+    // LBF_ALL_PINNED, set for each busiest CPU found; detach_tasks() (run
+    // only when src has more than one task) clears it when some fair task
+    // of src, running or queued (delayed ones too: they are on
+    // cfs_tasks), may run on dst.
+    all_pinned = true;
     if (src.nr_running > 1) {
-      // LBF_ALL_PINNED: stays set unless some fair task of src, running or
-      // queued (delayed ones too: they are on cfs_tasks), may run on dst.
       all_pinned = !(src.curr->sched_class == SchedClassId::kFair && !src.curr->is_idle_task &&
                      allowed(*src.curr, dst.cpu));
       for (const Task* p : src.cfs.timeline)
@@ -543,7 +546,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       // CONFIG_PREEMPTION: a newly idle CPU takes one task and runs it.
       if ((preemption && idle == CpuIdleType::kNewlyIdle) || imbalance <= 0) break;
     }
-    if (all_pinned) {
+    if (all_pinned && src.nr_running > 1) {
       // Every task of src is pinned away from dst: take src out of
       // env->cpus and look again while another CPU than dst is left.
       lb_excluded_[static_cast<size_t>(busiest)] = 1;
@@ -565,20 +568,21 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       const bool imbalanced = type == Migrate::kTask && dst.sd_nr_balance_failed > kCacheNiceTries + 2;
       const bool reduced_capacity = dst_idle && bs.h_nr == 1 && check_cpu_capacity(src) &&
                                     bs.capacity * kImbalancePct < local.capacity * 100;
-      if ((imbalanced || reduced_capacity || type == Migrate::kMisfit) && !src.curr->is_idle_task) {
-        if (!allowed(*src.curr, dst.cpu)) return balanced(true);  // out_one_pinned
+      if (imbalanced || reduced_capacity || type == Migrate::kMisfit) {
+        // The stopper is kicked only if src's current task may run on dst
+        // (the idle task may not): else out_one_pinned.
+        if (src.curr->is_idle_task || !allowed(*src.curr, dst.cpu)) return balanced(true);
         active = src.curr->state == TaskState::kRunning && src.curr->sched_class == SchedClassId::kFair;
       }
     } else {
       dst.sd_nr_balance_failed = 0;
     }
+    // The stopper runs at once here (in the kernel, right after this pass):
+    // its move is not counted in what the pass moved (ld_moved stays 0).
     if (active) {
       SL_DEBUG("{:.6f} active balance cpu{} -> cpu{} ({})", now().to_s(), src.cpu, dst.cpu,
                type == Migrate::kMisfit ? "misfit" : type == Migrate::kTask ? "imbalanced" : "reduced capacity");
-      if (active_balance(src, dst.cpu)) {
-        dst.sd_nr_balance_failed = 0;  // the stopper detached a task
-        moved = 1;
-      }
+      if (active_balance(src, dst.cpu)) dst.sd_nr_balance_failed = 0;  // the stopper detached a task
     }
     // "We were unbalanced, so reset the balancing interval."
     if (excluded) std::fill(lb_excluded_.begin(), lb_excluded_.end(), 0);
@@ -641,6 +645,9 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   }
   sched_balance_update_blocked_averages(rq);  // brings rq's clock to now too
   int moved = sched_balance_rq(rq, CpuIdleType::kNewlyIdle);
+  // "A task could have been enqueued in the meantime" (an active balance's
+  // push): not going idle, pretend we pulled a task.
+  if (!moved && rq.cfs.nr_running - rq.cfs.nr_delayed > 0) moved = 1;
   // The pass's sched_clock() time (one domain: the blocked-load update and
   // the balance) raises the domain's and the rq's recorded costs.
   const int64_t cost = params_.newidle_balance_cost.count();
