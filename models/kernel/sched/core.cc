@@ -248,8 +248,8 @@ void Kernel::on_event(uint64_t t) {
       // The waker's CPU finished its earlier wake-ups: this one starts,
       // unless another waker got there first.
       Task& p = *tasks_[arg];
-      if (!p.ttwu_queued || p.ttwu_start_at != now()) break;
-      p.ttwu_queued = false;
+      if (p.ttwu_start_at != now()) break;
+      p.ttwu_start_at = Time::max();
       p.wake_pending = false;
       for (auto* o : observers_) o->on_waking(now(), p, p.last_waker, p.cpu);
       event_cpu_ = p.ttwu_from_cpu;
@@ -360,10 +360,10 @@ void Kernel::finish_delayed_block(Rq& rq, Task& p) {
 bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_flags) {
   if (p.state == TaskState::kRunning || p.state == TaskState::kNew || p.state == TaskState::kDead) return false;
   if (p.wake_pending) {
-    if (!p.ttwu_queued) return false;  // already TASK_WAKING
+    if (p.ttwu_start_at == Time::max()) return false;  // already TASK_WAKING
     // Its waker's CPU has not reached that call yet: p still sleeps, and
     // this waker gets there first (the queued call will find it awake).
-    p.ttwu_queued = false;
+    p.ttwu_start_at = Time::max();
     p.wake_pending = false;
   }
   // A CPU runs its try_to_wake_up() calls one after another, each taking
@@ -376,7 +376,6 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
     const bool queued = w.ttwu_busy_until > now();
     if (queued) {
       p.wake_pending = true;
-      p.ttwu_queued = true;
       p.ttwu_start_at = w.ttwu_busy_until;
       p.ttwu_from_cpu = from_cpu;
       p.ttwu_wake_flags = static_cast<uint64_t>(wake_flags);

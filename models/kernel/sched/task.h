@@ -114,8 +114,9 @@ struct Task {
   uint32_t accounted_rate = 0;
   bool wake_pending = false;       // a deferred (wakeup-cost / IPI) enqueue is in flight
   uint64_t ttwu_wake_flags = 0;
-  bool ttwu_queued = false;        // waiting for its waker's CPU to reach the call (wake_pending too)
-  Time ttwu_start_at;              // when that call starts
+  // When its try_to_wake_up() starts, if it waits for its waker's CPU to
+  // reach the call (wake_pending is set meanwhile); Time::max() otherwise.
+  Time ttwu_start_at = Time::max();
   int ttwu_from_cpu = -1;          // the CPU running its try_to_wake_up() (a wake-up waiting its turn)
   const Task* last_waker = nullptr; // who woke it last (for the deferred enqueue)
 
