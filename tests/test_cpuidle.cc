@@ -374,6 +374,20 @@ TEST_CASE("a PM QoS latency limit keeps CPUs out of states that wake too slowly"
   for (int64_t v : metrics_of(r, "t").wakeup_latency.values()) CHECK(v == 1000);
 }
 
+namespace {
+// Runs `p` to its end (seed 1) recording cpu_idle and sched_switch events.
+struct IdleAndSwitchRun {
+  explicit IdleAndSwitchRun(const ScenarioParams& p) : sys(p, 1), idle(p.platform.cpus) {
+    sys.add_observer(&idle);
+    sys.add_observer(&sw);
+    sys.run();
+  }
+  System sys;
+  IdleLog idle;
+  SwitchLog sw;
+};
+}  // namespace
+
 TEST_CASE("a CPU whose task wakes another there and blocks does not idle before the enqueue", "[cpuidle][overheads]") {
   // With a 2 us wake-up cost, `waker` resumes `sleeper` on its own CPU and
   // sleeps in the same instant T. In the kernel the waker is still in
@@ -387,13 +401,10 @@ TEST_CASE("a CPU whose task wakes another there and blocks does not idle before 
   p.kernel.wakeup_cost = 2_us;
   p.tasks = {task("sleeper", {ev_named(EventSpec::Kind::kSuspend), ev_run(50_us)}),
              task("waker", {ev_run(100_us), ev_named(EventSpec::Kind::kResume, "sleeper"), ev_sleep(10_ms)})};
-  System sys(p, 1);
-  IdleLog idle(1);
-  SwitchLog sw;
-  sys.add_observer(&idle);
-  sys.add_observer(&sw);
-  sys.run();
-  const RunResult r = sys.result();
+  IdleAndSwitchRun run(p);
+  const IdleLog& idle = run.idle;
+  const SwitchLog& sw = run.sw;
+  const RunResult r = run.sys.result();
   const auto& lat = metrics_of(r, "sleeper").wakeup_latency.values();
   REQUIRE(lat.size() >= 4);
   for (int64_t v : lat) CHECK(v == 2000);
@@ -431,12 +442,9 @@ TEST_CASE("a CPU still running its wake-ups does not idle until the last is done
   p.tasks = {sleepers, pinned(task("waker", {ev_run(100_us), ev_named(EventSpec::Kind::kResume, "sleeper"),
                                              ev_sleep(10_ms)}),
                               0)};
-  System sys(p, 1);
-  IdleLog idle(4);
-  SwitchLog sw;
-  sys.add_observer(&idle);
-  sys.add_observer(&sw);
-  sys.run();
+  IdleAndSwitchRun run(p);
+  const IdleLog& idle = run.idle;
+  const SwitchLog& sw = run.sw;
   int checked = 0;
   for (const auto& r : sw.log) {
     if (r.cpu != 0 || r.prev != "waker" || r.prev_state != 'S') continue;

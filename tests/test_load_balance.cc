@@ -88,17 +88,31 @@ TEST_CASE("a fair task sharing a CPU with a SCHED_FIFO task moves to the idle CP
   CHECK(metrics_of(r, "h").cpu_time > Time::ms(960));
 }
 
+namespace {
+// The toy big.LITTLE platform for 1 s (CPUs 0-1 little, 2-3 big), with no
+// task yet.
+ScenarioParams toy_one_second() {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.platform = toy_big_little();
+  p.duration = Time::s(1);
+  return p;
+}
+// A hog allowed on `cpus` only.
+TaskSpec hog_on(const std::string& name, std::vector<int> cpus) {
+  TaskSpec t = hog(name);
+  t.cpus = std::move(cpus);
+  return t;
+}
+}  // namespace
+
 TEST_CASE("a misfit task is pulled only by a bigger CPU with spare capacity", "[lb][biglittle]") {
   // update_sd_pick_busiest() (6.12): a misfit group is a candidate only when
   // dst is clearly bigger and the local group has spare capacity. `m`, a
   // hog allowed on little CPU 0 and big CPU 2 only, starts on CPU 0 (CPU 2
   // is busy at its fork) and becomes misfit there (its util saturates at
   // the little capacity, 256, above 80% of it). CPU 2 runs `b`, pinned.
-  ScenarioParams p = exact_scenario("6.12", 250);
-  p.platform = toy_big_little();
-  p.duration = Time::s(1);
-  TaskSpec m = hog("m");
-  m.cpus = {0, 2};
+  ScenarioParams p = toy_one_second();
+  TaskSpec m = hog_on("m", {0, 2});
   m.delay = Time::us(500);
   SECTION("b is a hog: CPU 2 is fully busy and leaves m on the little CPU") {
     // m starts 100 ms after b, so b's util is above CPU 2's 100/117 share
@@ -106,9 +120,7 @@ TEST_CASE("a misfit task is pulled only by a bigger CPU with spare capacity", "[
     // balance every 15 jiffies can come while b's util is still rising
     // through the has-spare range, and then it does take m.
     m.delay = Time::ms(100);
-    TaskSpec b = hog("b");
-    b.cpus = {2};
-    p.tasks = {b, m};
+    p.tasks = {hog_on("b", {2}), m};
     System sys(p, 1);
     sys.run();
     Kernel& k = sys.kernel();
@@ -284,28 +296,20 @@ TEST_CASE("the active-balance stopper moves the coldest task that may go, the pr
 }
 
 TEST_CASE("after an all-pinned redo, a one-task busiest CPU still gets an active balance", "[lb][biglittle]") {
-  // Two hogs pinned to little CPU 1 make it the busiest for big CPU 2, idle
-  // from 50 ms,
-  // with every task pinned: the pass looks again without it and finds
+  // Two hogs pinned to little CPU 1 make it the busiest for big CPU 2 (idle
+  // from 50 ms), with every task pinned: the pass looks again without it and finds
   // little CPU 0, whose only task `m` (allowed on CPUs 0 and 2) is misfit.
   // One task: nothing to detach, so LBF_ALL_PINNED (set for every busiest)
   // decides nothing and need_active_balance() pushes m (6.12 keeps the
   // redo inside "busiest->nr_running > 1"). Carrying the first CPU's
   // all-pinned verdict over would leave m on the little CPU for good.
-  ScenarioParams p = exact_scenario("6.12", 250);
-  p.platform = toy_big_little();
-  p.duration = Time::s(1);
+  ScenarioParams p = toy_one_second();
   // (`g` keeps CPU 2 busy for the first 50 ms, so m forks onto CPU 0.)
-  TaskSpec m = hog("m");
-  m.cpus = {0, 2};
+  TaskSpec m = hog_on("m", {0, 2});
   m.delay = Time::ms(1);
-  TaskSpec a = hog("a");
-  a.cpus = {1};
-  TaskSpec b = hog("b");
-  b.cpus = {1};
   TaskSpec g = task("g", {ev_run(Time::ms(50)), ev_sleep(Time::s(1000))});
   g.cpus = {2};
-  p.tasks = {g, a, b, m};
+  p.tasks = {g, hog_on("a", {1}), hog_on("b", {1}), m};
   System sys(p, 1);
   Kernel& k = sys.kernel();
   k.run_until(Time::ms(10));
