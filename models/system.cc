@@ -189,6 +189,7 @@ System::System(const ScenarioParams& params, uint64_t seed) : impl_(std::make_un
       Task& t = s.kernel->create_task(comm, spec.name, spec.policy, spec.nice, spec.rt_priority, spec.cpus,
                                       spec.kernel_thread);
       if (spec.slice) s.kernel->set_custom_slice(t, *spec.slice);
+      s.kernel->set_task_uclamp(t, spec.uclamp_min, spec.uclamp_max);
       auto body = std::make_unique<RtAppBody>(*s.world, spec, t);
       s.world->register_body(comm, body.get());
       s.kernel->set_body(t, body.get());

@@ -158,4 +158,19 @@ inline PlatformParams toy_big_little(const std::string& governor = "schedutil") 
   return p;
 }
 
+// A task that starts small (1 ms every 16 ms, 60 times: EAS keeps it on a
+// little CPU) and then becomes a hog (misfit there).
+inline TaskSpec growing_task(const std::string& name) {
+  TaskSpec t;
+  t.name = name;
+  PhaseSpec small;
+  small.loop = 60;
+  small.events = {ev_run(Time::ms(1)), ev_sleep(Time::ms(15))};
+  PhaseSpec big;
+  big.loop = -1;
+  big.events = {ev_run(Time::s(10))};
+  t.phases = {small, big};
+  return t;
+}
+
 }  // namespace schedlab::testing

@@ -81,7 +81,7 @@ TEST_CASE("Unsupported keys produce warnings that name the key path", "[config][
   "global": { "duration": 1, "frag": 1, "logdir": "./", "gnuplot": true },
   "tasks": {
     "t": {
-      "util_min": 512,
+      "dl-runtime": 1000,
       "taskgroup": "/tg",
       "mystery": 1,
       "run": 100,
@@ -95,7 +95,7 @@ TEST_CASE("Unsupported keys produce warnings that name the key path", "[config][
 })";
   ScenarioParams s = import(text);
   CHECK_THAT(warning_with(s, "global.frag"), Catch::Contains("unknown global key"));
-  CHECK_THAT(warning_with(s, "tasks.t.util_min"), Catch::Contains("not modelled"));
+  CHECK_THAT(warning_with(s, "tasks.t.dl-runtime"), Catch::Contains("not modelled"));
   CHECK_THAT(warning_with(s, "tasks.t.taskgroup"), Catch::Contains("not modelled"));
   CHECK_THAT(warning_with(s, "tasks.t.mystery"), Catch::Contains("unknown key"));
   CHECK_THAT(warning_with(s, "tasks.t.mem"), Catch::Contains("not modelled"));
@@ -103,7 +103,7 @@ TEST_CASE("Unsupported keys produce warnings that name the key path", "[config][
   CHECK_THAT(warning_with(s, "tasks.t.fork"), Catch::Contains("not modelled"));
   CHECK_THAT(warning_with(s, ": extra:"), Catch::Contains("unknown top-level key"));
   // Warnings carry file and position so they can be found.
-  CHECK_THAT(warning_with(s, "tasks.t.util_min"), Catch::StartsWith("test.json:5:7: "));
+  CHECK_THAT(warning_with(s, "tasks.t.dl-runtime"), Catch::StartsWith("test.json:5:7: "));
   // Logging keys are accepted with no effect and no warning.
   CHECK(warning_with(s, "logdir").empty());
   CHECK(warning_with(s, "gnuplot").empty());
@@ -112,6 +112,27 @@ TEST_CASE("Unsupported keys produce warnings that name the key path", "[config][
   REQUIRE(s.tasks[0].phases[0].events.size() == 2);
   CHECK(s.tasks[0].phases[0].events[0].kind == Kind::kRun);
   CHECK(s.tasks[0].phases[0].events[1].kind == Kind::kSleep);
+}
+
+TEST_CASE("rt-app util_min / util_max become the task's uclamp request and enable CONFIG_UCLAMP_TASK",
+          "[config][rtapp][uclamp]") {
+  const std::string text = R"({
+  "global": { "duration": 1 },
+  "tasks": {
+    "boosted": { "util_min": 300, "util_max": 800, "run": 10 },
+    "plain":   { "run": 10 }
+  }
+})";
+  ScenarioParams s = import(text);
+  CHECK(s.warnings.empty());
+  CHECK(s.kernel.uclamp);
+  REQUIRE(s.tasks.size() == 2);
+  CHECK(s.tasks[0].uclamp_min == std::optional<uint32_t>(300));
+  CHECK(s.tasks[0].uclamp_max == std::optional<uint32_t>(800));
+  CHECK_FALSE(s.tasks[1].uclamp_min.has_value());
+  CHECK_THROWS_WITH(import(R"({"tasks": {"t": {"util_min": 900, "util_max": 100, "run": 10}}})"),
+                    Catch::Contains("util_min 900 exceeds util_max 100"));
+  CHECK_THROWS_WITH(import(R"({"tasks": {"t": {"util_max": 2000, "run": 10}}})"), Catch::Contains("util_max"));
 }
 
 TEST_CASE("Priority maps to nice for fair policies and to the RT priority otherwise", "[config][rtapp]") {

@@ -143,16 +143,7 @@ TEST_CASE("EAS places a small task on a little CPU", "[biglittle][eas]") {
 TEST_CASE("a growing task migrates to a big CPU as misfit", "[biglittle][misfit]") {
   ScenarioParams p = toy();
   p.duration = Time::s(3);
-  TaskSpec t;
-  t.name = "grower";
-  PhaseSpec small;
-  small.loop = 60;
-  small.events = {ev_run(Time::ms(1)), ev_sleep(Time::ms(15))};
-  PhaseSpec big;
-  big.loop = -1;
-  big.events = {ev_run(Time::s(10))};
-  t.phases = {small, big};
-  p.tasks = {t};
+  p.tasks = {growing_task("grower")};
   System sys(p, 1);
   SwitchLog log;
   sys.add_observer(&log);

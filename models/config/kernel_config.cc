@@ -8,6 +8,7 @@
 #include "models/config/feature_names.h"
 #include "models/config/yaml_loaders.h"
 #include "models/kernel/cpuidle/governor.h"
+#include "models/kernel/sched/uclamp.h"
 
 namespace schedlab::config {
 namespace {
@@ -55,6 +56,33 @@ void load_cpuidle(const YamlDoc& doc, const YAML::Node& node, const std::string&
       k.cpuidle_latency_req.reset();
     else
       k.cpuidle_latency_req = as_duration(doc, *n, r.path("latency_req"), Bound::kNonNegative);
+  }
+}
+
+void load_uclamp(const YamlDoc& doc, const YAML::Node& node, const std::string& path, KernelParams& k) {
+  MapReader r(doc, node, path, uclamp_params());
+  r.read("enabled", k.uclamp);
+  r.read("buckets", k.uclamp_buckets, 5, kUclampMaxBuckets);
+  int64_t v = k.uclamp_util_min;
+  r.read("util_min", v, 0, kUclampScale);
+  k.uclamp_util_min = static_cast<uint32_t>(v);
+  v = k.uclamp_util_max;
+  r.read("util_max", v, 0, kUclampScale);
+  k.uclamp_util_max = static_cast<uint32_t>(v);
+  v = k.uclamp_min_rt_default;
+  r.read("min_rt_default", v, 0, kUclampScale);
+  k.uclamp_min_rt_default = static_cast<uint32_t>(v);
+  // sysctl_sched_uclamp_handler() rejects util_min > util_max (EINVAL).
+  if (k.uclamp_util_min > k.uclamp_util_max) {
+    const std::string key = r.has("util_min") ? "util_min" : "util_max";
+    fail(doc, *r.find(key), r.path(key),
+         fmt::format("util_min {} exceeds util_max {} (the kernel rejects this sysctl write)", k.uclamp_util_min,
+                     k.uclamp_util_max));
+  }
+  const bool sysctls = r.has("buckets") || r.has("util_min") || r.has("util_max") || r.has("min_rt_default");
+  if (sysctls && !k.uclamp) {
+    const std::string key = r.has("buckets") ? "buckets" : r.has("util_min") ? "util_min" : r.has("util_max") ? "util_max" : "min_rt_default";
+    fail(doc, *r.find(key), r.path(key), "needs 'enabled: true' (these exist only with CONFIG_UCLAMP_TASK)");
   }
 }
 
@@ -138,6 +166,7 @@ const std::vector<ParamDecl>& kernel_params() {
         {"fair_server_period", "duration > 0", duration_text(d.fair_server_period), "fair server period"},
         {"overheads", "map", "-", "costs the model charges (kernel.overheads)"},
         {"cpuidle", "map", "-", "cpuidle governor, its costs and the PM QoS limit (kernel.cpuidle)"},
+        {"uclamp", "map", "-", "utilization clamping: CONFIG_UCLAMP_TASK and its sysctls (kernel.uclamp)"},
     };
   }();
   return decls;
@@ -177,6 +206,24 @@ const std::vector<ParamDecl>& cpuidle_params() {
   return decls;
 }
 
+const std::vector<ParamDecl>& uclamp_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const KernelParams d;
+    return std::vector<ParamDecl>{
+        {"enabled", "bool", d.uclamp ? "true" : "false",
+         "CONFIG_UCLAMP_TASK (Kconfig default n); needed for tasks' uclamp_min / uclamp_max"},
+        {"buckets", "int 5..20", std::to_string(d.uclamp_buckets), "CONFIG_UCLAMP_BUCKETS_COUNT (Kconfig default 5)"},
+        {"util_min", "int 0..1024", std::to_string(d.uclamp_util_min),
+         "sched_util_clamp_min: the most boost any task may get"},
+        {"util_max", "int 0..1024", std::to_string(d.uclamp_util_max),
+         "sched_util_clamp_max: the highest cap any task may ask for"},
+        {"min_rt_default", "int 0..1024", std::to_string(d.uclamp_min_rt_default),
+         "sched_util_clamp_min_rt_default: RT tasks' uclamp_min unless set (Pixel devices write 0: device/google/gs201 conf/init.gs201.rc)"},
+    };
+  }();
+  return decls;
+}
+
 KernelParams load_kernel(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
   MapReader r(doc, node, path, kernel_params());
   KernelParams k;
@@ -201,6 +248,7 @@ KernelParams load_kernel(const YamlDoc& doc, const YAML::Node& node, const std::
   r.read("fair_server_period", k.fair_server_period, Bound::kPositive);
   if (auto n = r.find("overheads")) load_overheads(doc, *n, r.path("overheads"), k);
   if (auto n = r.find("cpuidle")) load_cpuidle(doc, *n, r.path("cpuidle"), k);
+  if (auto n = r.find("uclamp")) load_uclamp(doc, *n, r.path("uclamp"), k);
   check_bandwidths(r, k);
   return k;
 }

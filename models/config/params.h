@@ -29,6 +29,7 @@ const std::vector<ParamDecl>& platform_params();    // platform
 const std::vector<ParamDecl>& kernel_params();      // kernel
 const std::vector<ParamDecl>& overhead_params();    // kernel.overheads
 const std::vector<ParamDecl>& cpuidle_params();     // kernel.cpuidle
+const std::vector<ParamDecl>& uclamp_params();      // kernel.uclamp
 const std::vector<ParamDecl>& task_params();        // tasks[]
 const std::vector<ParamDecl>& phase_params();       // tasks[].phases[]
 const std::vector<ParamDecl>& event_params();       // one event: its kind is the key

@@ -30,7 +30,7 @@ const std::set<std::string> kNoEffectGlobals = {"calibration", "logdir",    "log
                                                 "lock_pages",  "ftrace",    "gnuplot",      "io_device",
                                                 "mem_buffer_size", "cumulative_slack"};
 // Scheduling attributes the model has no counterpart for.
-const std::set<std::string> kUnmodelledKeys = {"util_min",  "util_max",    "taskgroup", "dl-runtime",
+const std::set<std::string> kUnmodelledKeys = {"taskgroup", "dl-runtime",
                                                "dl-period", "dl-deadline", "period",    "deadline",
                                                "nodes_membind", "membind_nodes"};
 
@@ -41,7 +41,8 @@ Role role_of(const std::string& key) {
   // Before events: "membind_nodes" would otherwise match the "mem" prefix.
   if (kUnmodelledKeys.count(key)) return Role::kUnmodelled;
   if (key == "loop") return Role::kLoop;
-  if (key == "policy" || key == "priority" || key == "cpus") return Role::kSched;
+  if (key == "policy" || key == "priority" || key == "cpus" || key == "util_min" || key == "util_max")
+    return Role::kSched;
   if (key == "instance" || key == "delay" || key == "phases") return Role::kTaskOnly;
   if (!event_kind_of(key).empty()) return Role::kEvent;
   return Role::kUnknown;
@@ -211,6 +212,19 @@ class Importer {
       else t.rt_priority = static_cast<int>(ctx_.get_int(*priority, key_path, 1, 99));
     }
     if (const Value* cpus = obj.find("cpus")) t.cpus = read_cpus(*cpus, child(path, "cpus"));
+    // rt-app sets util_min / util_max with sched_setattr()'s util clamps:
+    // the imported kernel has CONFIG_UCLAMP_TASK then.
+    for (const char* key : {"util_min", "util_max"}) {
+      const Value* v = obj.find(key);
+      if (!v) continue;
+      const auto value = static_cast<uint32_t>(ctx_.get_int(*v, child(path, key), 0, 1024));
+      (std::string_view(key) == "util_min" ? t.uclamp_min : t.uclamp_max) = value;
+      out_.kernel.uclamp = true;
+    }
+    if (t.uclamp_min && t.uclamp_max && *t.uclamp_min > *t.uclamp_max)
+      ctx_.fail(*obj.find("util_min"), child(path, "util_min"),
+                fmt::format("util_min {} exceeds util_max {} (sched_setattr() rejects it: EINVAL)", *t.uclamp_min,
+                            *t.uclamp_max));
   }
 
   std::vector<int> read_cpus(const Value& v, const std::string& path) {

@@ -57,6 +57,8 @@ std::vector<ParamSection> yaml_schema() {
       {"kernel.overheads", "overheads charged by the model (assumptions; 0 keeps schedules exact)",
        &overhead_params()},
       {"kernel.cpuidle", "idle states (models/kernel/cpuidle; the platform lists the states)", &cpuidle_params()},
+      {"kernel.uclamp", "utilization clamping (models/kernel/sched/uclamp.h; tasks set uclamp_min / uclamp_max)",
+       &uclamp_params()},
       {"tasks[]", "one task description", &task_params()},
       {"tasks[].phases[]", "one phase", &phase_params()},
       {"events[]", "one event: a single-key map `kind: value`, or bare `yield` / `suspend`", &event_params()},

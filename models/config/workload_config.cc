@@ -322,6 +322,26 @@ void load_slice(const TaskContext& ctx, const MapReader& r, TaskSpec& t) {
   t.slice = slice;
 }
 
+// sched_setattr() with SCHED_FLAG_UTIL_CLAMP_MIN / _MAX: uclamp_validate()
+// (0..1024, min <= max, and CONFIG_UCLAMP_TASK, else EOPNOTSUPP).
+void load_uclamp(const TaskContext& ctx, const MapReader& r, TaskSpec& t) {
+  for (const char* key : {"uclamp_min", "uclamp_max"}) {
+    auto n = r.find(key);
+    if (!n) continue;
+    if (!ctx.kernel.uclamp)
+      fail(ctx.doc, *n, r.path(key),
+           fmt::format("{} needs CONFIG_UCLAMP_TASK: set 'kernel: {{uclamp: {{enabled: true}}}}' "
+                       "(sched_setattr() fails with EOPNOTSUPP without it)",
+                       key));
+    const auto v = static_cast<uint32_t>(as_int(ctx.doc, *n, r.path(key), 0, 1024));
+    (std::string_view(key) == "uclamp_min" ? t.uclamp_min : t.uclamp_max) = v;
+  }
+  if (t.uclamp_min && t.uclamp_max && *t.uclamp_min > *t.uclamp_max)
+    fail(ctx.doc, *r.find("uclamp_min"), r.path("uclamp_min"),
+         fmt::format("uclamp_min {} exceeds uclamp_max {} (sched_setattr() rejects it: EINVAL)", *t.uclamp_min,
+                     *t.uclamp_max));
+}
+
 TaskSpec load_task(TaskContext& ctx, const YAML::Node& node, const std::string& path) {
   MapReader r(ctx.doc, node, path, task_params());
   TaskSpec t;
@@ -330,6 +350,7 @@ TaskSpec load_task(TaskContext& ctx, const YAML::Node& node, const std::string& 
   load_scheduling(r, t);
   if (auto n = r.find("cpus")) t.cpus = load_cpu_list(ctx.doc, *n, r.path("cpus"), ctx.platform.cpus);
   load_slice(ctx, r, t);
+  load_uclamp(ctx, r, t);
   r.read("delay", t.delay, Bound::kNonNegative);
   read_loop(r, t.loop);
   r.read("kernel_thread", t.kernel_thread);
@@ -369,6 +390,9 @@ const std::vector<ParamDecl>& task_params() {
         {"priority", "int 1..99", "required for FIFO/RR", "RT priority (SCHED_FIFO/SCHED_RR only)"},
         {"cpus", "list of int, or \"0-3,6\"", "all CPUs", "affinity; each CPU < platform.cpus"},
         {"slice", "duration 0.1ms..100ms", "base_slice", "custom EEVDF slice (sched_attr.sched_runtime, 6.12+)"},
+        {"uclamp_min", "int 0..1024", "0 (RT: kernel.uclamp.min_rt_default)",
+         "utilization floor (sched_attr.sched_util_min; needs kernel.uclamp.enabled)"},
+        {"uclamp_max", "int 0..1024", "1024", "utilization cap (sched_attr.sched_util_max; needs kernel.uclamp.enabled)"},
         {"delay", "duration", duration_text(d.delay), "start delay"},
         {"loop", "int, -1 = forever", std::to_string(d.loop), "repeats of the whole phase list"},
         {"kernel_thread", "bool", d.kernel_thread ? "true" : "false",

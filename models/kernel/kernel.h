@@ -160,6 +160,7 @@ struct Rq {
   Timer server_timer;
   Timer resched_ipi;               // delivers a remote resched after ipi_latency
   CpuidleDevice cpuidle;           // cpuidle device, idle-loop progress, hrtimer base
+  RqUclamp uclamp;                 // rq->uclamp[], rq->uclamp_flags
 };
 
 class Kernel : public InstantEndHook, public EventHandler {
@@ -171,6 +172,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   Task& create_task(const std::string& comm, const std::string& group, Policy policy, int nice,
                     int rt_priority, const std::vector<int>& cpus, bool kernel_thread);
   void set_custom_slice(Task& p, Time slice);
+  // sched_setattr() with SCHED_FLAG_UTIL_CLAMP_MIN/_MAX (unset = left as
+  // is): uclamp_validate() (needs CONFIG_UCLAMP_TASK, values 0..1024, min
+  // <= max; ModelError otherwise), which enables the sched_uclamp_used
+  // static key, then __setscheduler_uclamp(). Before the task is queued.
+  void set_task_uclamp(Task& p, std::optional<uint32_t> util_min, std::optional<uint32_t> util_max);
   void set_body(Task& p, TaskBody* body) { p.body = body; }
   // wake_up_new_task() at time `at`.
   void start_task_at(Task& p, Time at);
@@ -241,6 +247,37 @@ class Kernel : public InstantEndHook, public EventHandler {
   // p->max_allowed_capacity: the largest capacity among p's allowed CPUs.
   uint32_t max_allowed_capacity(const Task& p) const;
 
+  // --- uclamp (uclamp.h; core.c, fair.c, rt.c of 6.12)
+  // uclamp_is_used(): the sched_uclamp_used static key.
+  bool uclamp_is_used() const { return uclamp_used_; }
+  const UclampSystem& uclamp_system() const { return uclamp_sys_; }
+  // uclamp_eff_value(): the refcounted effective value while p is runnable,
+  // else its request limited by the system default.
+  uint32_t uclamp_eff_value(const Task& p, UclampId id) const {
+    if (p.uclamp[id].active) return p.uclamp[id].value;
+    return uclamp_sys_.eff_get(p.uclamp_req[id], id).value;
+  }
+  // util_fits_cpu() on rq's CPU (capacity_of(), the arch capacity; no
+  // thermal pressure, so the actual capacity is the arch capacity).
+  int util_fits_cpu(uint64_t util, uint64_t uclamp_min, uint64_t uclamp_max, const Rq& rq) const {
+    return schedlab::util_fits_cpu(util, uclamp_min, uclamp_max, capacity_of(rq), rq.capacity, rq.capacity,
+                                   uclamp_used_);
+  }
+  // task_fits_cpu(): p's util_est and clamps fit rq's CPU fully.
+  bool task_fits_cpu(const Task& p, const Rq& rq) const {
+    if (!uclamp_used_) return fits_capacity(task_util_est(p.se.avg), capacity_of(rq));
+    return util_fits_cpu(task_util_est(p.se.avg), uclamp_eff_value(p, kUclampMin), uclamp_eff_value(p, kUclampMax),
+                         rq) > 0;
+  }
+  // rt_task_fits_capacity() (rt.c): with CONFIG_UCLAMP_TASK on an
+  // asymmetric system, the CPU's arch capacity reaches min(uclamp_min,
+  // uclamp_max) of the task (RT tasks ask for sched_util_clamp_min_rt_default).
+  bool rt_task_fits_capacity(const Task& p, int cpu) const {
+    if (!params_.uclamp || !asym_capacity_) return true;
+    return rqs_[static_cast<size_t>(cpu)]->capacity >=
+           std::min(uclamp_eff_value(p, kUclampMin), uclamp_eff_value(p, kUclampMax));
+  }
+
   // --- fair SMP (fair_smp.cc): placement and load balancing
   // select_task_rq_fair().
   int select_task_rq_fair(Task& p, int prev_cpu, int wake_flags);
@@ -256,8 +293,12 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool sched_energy_enabled() const { return energy_enabled_; }
   // cpu_overutilized(): the CPU's CFS util does not fit its capacity (false
   // when EAS is off, as in the kernel).
+  // With uclamp in use the rq's clamps count (util_fits_cpu(); -1, "only
+  // the boost does not fit", is not overutilized).
   bool cpu_overutilized(const Rq& rq) const {
-    return energy_enabled_ && !fits_capacity(cpu_util_cfs(rq), capacity_of(rq));
+    if (!energy_enabled_) return false;
+    if (!uclamp_used_) return !fits_capacity(cpu_util_cfs(rq), capacity_of(rq));
+    return util_fits_cpu(cpu_util_cfs(rq), rq.uclamp.get(kUclampMin), rq.uclamp.get(kUclampMax), rq) == 0;
   }
   // capacity_of() (fair.c): the capacity CFS decisions compare against.
   static uint32_t capacity_of(const Rq& rq) { return rq.cpu_capacity; }
@@ -355,6 +396,18 @@ class Kernel : public InstantEndHook, public EventHandler {
   SchedClassId class_for(const Task& p) const;
   void setup_tunables();
   void activate_task(Rq& rq, Task& p, int flags);
+  // enqueue_task() / dequeue_task() of core.c: the class's, with the uclamp
+  // refcount after the enqueue (ENQUEUE_DELAYED may clear sched_delayed)
+  // and before the dequeue (which may mark the task sched_delayed).
+  void enqueue_task(Rq& rq, Task& p, int flags);
+  bool dequeue_task(Rq& rq, Task& p, int flags);
+  void uclamp_rq_inc(Rq& rq, Task& p);
+  void uclamp_rq_dec(Rq& rq, Task& p);
+  // static_branch_enable(&sched_uclamp_used).
+  void enable_uclamp();
+  // __setscheduler_uclamp() without clamp flags (a policy change): clamps
+  // the user did not set go back to their defaults for p's new class.
+  void uclamp_reset_defaults(Task& p);
   void wakeup_preempt(Rq& rq, Task& p, int wake_flags);
   void ttwu_do_activate(Rq& rq, Task& p, int wake_flags, const Task* waker);
   void ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags);
@@ -417,6 +470,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   // are latched -- set on enqueue and tick paths, rewritten only by a load
   // balance statistics pass over the whole domain (update_sd_lb_stats()).
   bool energy_enabled_ = false;   // sched_energy_present
+  UclampSystem uclamp_sys_;       // bucket layout and sysctls
+  bool uclamp_used_ = false;      // sched_uclamp_used static key
   bool rd_overutilized_ = false;  // rd->overutilized
   bool rd_overloaded_ = false;    // rd->overloaded
   // add_nr_running(): one more entity on rq; a second one overloads the
@@ -478,6 +533,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   int nohz_nr_cpus_ = 0;           // nohz.nr_cpus: CPUs in nohz.idle_cpus_mask
   uint64_t nohz_balance_passes_ = 0;
   void setup_platform(const PlatformParams& platform);
+  void setup_uclamp();
   void set_domain_freq(FreqDomain& d, uint64_t khz);
   Timer rt_period_timer_;
   bool any_rt_ = false;

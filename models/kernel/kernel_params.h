@@ -61,6 +61,19 @@ struct KernelParams {
   Time cpuidle_governor_cost = Time::us(2);  // assumption
   Time cpuidle_sleep_length_cost = Time::us(1);  // assumption
   std::optional<Time> cpuidle_latency_req;   // PM QoS cpu_latency_qos limit; unset = none
+
+  // Utilization clamping (models/kernel/sched/uclamp.h). `uclamp` is
+  // CONFIG_UCLAMP_TASK (init/Kconfig default n; arm64 defconfig leaves it
+  // unset); the rest are CONFIG_UCLAMP_BUCKETS_COUNT (Kconfig default 5) and
+  // the sysctls sched_util_clamp_min, sched_util_clamp_max and
+  // sched_util_clamp_min_rt_default (kernel defaults: 1024 each). Writing a
+  // sysctl away from its default, like any task's sched_setattr() of a
+  // clamp, enables the sched_uclamp_used static key.
+  bool uclamp = false;
+  int uclamp_buckets = 5;
+  uint32_t uclamp_util_min = 1024;
+  uint32_t uclamp_util_max = 1024;
+  uint32_t uclamp_min_rt_default = 1024;
 };
 
 }  // namespace schedlab

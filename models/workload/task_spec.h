@@ -79,6 +79,11 @@ struct TaskSpec {
   int rt_priority = 0;           // SCHED_FIFO/RR: 1..99
   std::vector<int> cpus;         // affinity; empty = all CPUs
   std::optional<Time> slice;     // sched_attr.sched_runtime (custom slice, 6.12+)
+  // sched_attr.sched_util_min / sched_util_max (uclamp, 0..1024); unset =
+  // not requested (the defaults: 0 / 1024, RT tasks' min from
+  // sched_util_clamp_min_rt_default).
+  std::optional<uint32_t> uclamp_min;
+  std::optional<uint32_t> uclamp_max;
   Time delay;                    // start delay
   int64_t loop = -1;             // repeats of the phase list; -1 = forever
   std::vector<PhaseSpec> phases;

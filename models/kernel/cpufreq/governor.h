@@ -228,6 +228,8 @@ class SchedutilGovernor final : public CpufreqGovernor {
     bool rt_runnable;
   };
   bool shared_fast_path_ok() const { return cpus_.size() > 1 && !params_.uclamp_used; }
+  // static_branch_enable(&sched_uclamp_used) after the governor started.
+  void set_uclamp_used() { params_.uclamp_used = true; }
   template <typename In>
   std::optional<uint64_t> update_shared_fast(size_t cpu, Time now, unsigned flags, In&& in) {
     // sugov_update_shared(); ignore_dl_rate_limit() is a no-op with no DL

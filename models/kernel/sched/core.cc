@@ -105,7 +105,91 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   for (auto& rq : rqs_)
     if (!rq->cpuidle.gov) nohz_balance_enter_idle(*rq);
   rt_period_timer_ = Timer(sim_.queue(), this, tag(Ev::kRtPeriod, 0), kTierTick);
+  setup_uclamp();
   sim_.set_instant_end_hook(this);
+}
+
+// init_uclamp() with the scenario's CONFIG_UCLAMP_BUCKETS_COUNT and sysctls;
+// sysctl_sched_uclamp_handler() enables the static key for a sysctl written
+// away from its default.
+void Kernel::setup_uclamp() {
+  if (!params_.uclamp) return;
+  if (params_.uclamp_buckets < 5 || params_.uclamp_buckets > kUclampMaxBuckets)
+    throw ModelError(fmt::format("uclamp buckets {} outside CONFIG_UCLAMP_BUCKETS_COUNT's range 5..20",
+                                 params_.uclamp_buckets));
+  if (params_.uclamp_util_min > params_.uclamp_util_max || params_.uclamp_util_max > kUclampScale ||
+      params_.uclamp_min_rt_default > kUclampScale)
+    throw ModelError(fmt::format("uclamp sysctls util_min {} / util_max {} / min_rt_default {}: the kernel needs "
+                                 "util_min <= util_max <= 1024 and min_rt_default <= 1024",
+                                 params_.uclamp_util_min, params_.uclamp_util_max, params_.uclamp_min_rt_default));
+  uclamp_sys_.buckets = params_.uclamp_buckets;
+  uclamp_sys_.defaults = {params_.uclamp_util_min, params_.uclamp_util_max};
+  uclamp_sys_.min_rt_default = params_.uclamp_min_rt_default;
+  if (params_.uclamp_util_min != kUclampScale || params_.uclamp_util_max != kUclampScale ||
+      params_.uclamp_min_rt_default != kUclampScale)
+    enable_uclamp();
+}
+
+void Kernel::enable_uclamp() {
+  if (uclamp_used_) return;
+  uclamp_used_ = true;
+  // Tasks already queued were not refcounted (their uclamp_se is not
+  // active; uclamp_rq_dec_id() skips them), as in the kernel.
+  for (FreqDomain& d : domains_)
+    if (d.sugov) d.sugov->set_uclamp_used();
+}
+
+void Kernel::uclamp_reset_defaults(Task& p) {
+  for (int i = 0; i < kUclampCnt; ++i) {
+    const auto id = static_cast<UclampId>(i);
+    if (p.uclamp_req[id].user_defined) continue;
+    // "RT by default have a 100% boost value that could be modified at runtime."
+    const uint32_t value = id == kUclampMin && rt_prio(p.prio) ? uclamp_sys_.min_rt_default : uclamp_none(id);
+    p.uclamp_req[id] = uclamp_sys_.make(value, false);
+  }
+}
+
+void Kernel::set_task_uclamp(Task& p, std::optional<uint32_t> util_min, std::optional<uint32_t> util_max) {
+  if (!util_min && !util_max) return;
+  if (!params_.uclamp)
+    throw ModelError(fmt::format("task {}: uclamp_min/uclamp_max need CONFIG_UCLAMP_TASK (kernel.uclamp.enabled: "
+                                 "true); sched_setattr() fails with EOPNOTSUPP without it",
+                                 p.comm));
+  const uint32_t lo = util_min.value_or(p.uclamp_req[kUclampMin].value);
+  const uint32_t hi = util_max.value_or(p.uclamp_req[kUclampMax].value);
+  if (lo > kUclampScale || hi > kUclampScale || lo > hi)
+    throw ModelError(fmt::format("task {}: uclamp_min {} / uclamp_max {}: sched_setattr() needs 0 <= min <= max <= "
+                                 "1024 (EINVAL)",
+                                 p.comm, lo, hi));
+  enable_uclamp();
+  if (util_min) p.uclamp_req[kUclampMin] = uclamp_sys_.make(*util_min, true);
+  if (util_max) p.uclamp_req[kUclampMax] = uclamp_sys_.make(*util_max, true);
+}
+
+void Kernel::uclamp_rq_inc(Rq& rq, Task& p) {
+  // Fair and RT have uclamp_enabled; a task whose dequeue is delayed is
+  // not runnable to uclamp.
+  if (!uclamp_used_ || p.se.sched_delayed) return;
+  for (int i = 0; i < kUclampCnt; ++i) {
+    const auto id = static_cast<UclampId>(i);
+    schedlab::uclamp_rq_inc_id(uclamp_sys_, rq.uclamp, id, p.uclamp_req[id], p.uclamp[id]);
+  }
+  rq.uclamp.flag_idle = false;  // one RUNNABLE task: no more idle holding
+}
+
+void Kernel::uclamp_rq_dec(Rq& rq, Task& p) {
+  if (!uclamp_used_ || p.se.sched_delayed) return;
+  for (int i = 0; i < kUclampCnt; ++i) schedlab::uclamp_rq_dec_id(uclamp_sys_, rq.uclamp, static_cast<UclampId>(i), p.uclamp[i]);
+}
+
+void Kernel::enqueue_task(Rq& rq, Task& p, int flags) {
+  class_of(p).enqueue_task(rq, p, flags);
+  uclamp_rq_inc(rq, p);
+}
+
+bool Kernel::dequeue_task(Rq& rq, Task& p, int flags) {
+  uclamp_rq_dec(rq, p);
+  return class_of(p).dequeue_task(rq, p, flags);
 }
 
 Kernel::~Kernel() = default;
@@ -158,6 +242,9 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
     p.se.inv_weight = nice_to_wmult(nice);
   }
   p.rt.time_slice_ticks = rr_timeslice_ticks_;
+  // uclamp_fork() + uclamp_post_fork(): no clamp, RT tasks asking for
+  // sched_util_clamp_min_rt_default.
+  uclamp_reset_defaults(p);
   init_entity_runnable_average(p.se.avg, p.se.weight);
   p.cpus_allowed.reset();
   if (cpus.empty())
@@ -339,7 +426,7 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
 }
 
 void Kernel::activate_task(Rq& rq, Task& p, int flags) {
-  class_of(p).enqueue_task(rq, p, flags);
+  enqueue_task(rq, p, flags);
   p.on_rq = true;
   add_nr_running(rq);
   // enqueue_task_fair() checks the overutilized flag only for a wake-up
@@ -400,7 +487,7 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
     Rq& rq = *rqs_[p.cpu];
     event_cpu_ = p.cpu;
     update_rq_clock(rq);
-    if (p.se.sched_delayed) class_of(p).enqueue_task(rq, p, kEnqueueDelayed);
+    if (p.se.sched_delayed) enqueue_task(rq, p, kEnqueueDelayed);
     p.state = TaskState::kRunning;
     for (auto* o : observers_) o->on_wakeup(now(), p, p.cpu);
     if (!p.on_cpu) wakeup_preempt(rq, p, wake_flags);
@@ -468,13 +555,13 @@ void Kernel::move_queued_task(Task& p, int dst_cpu) {
   event_cpu_ = src.cpu;
   update_rq_clock(src);
   update_rq_clock(dst);
-  class_of(p).dequeue_task(src, p, kDequeueMigrating);
+  dequeue_task(src, p, kDequeueMigrating);
   p.on_rq = false;
   --src.nr_running;
   fair_server_update_active(src);
   set_task_cpu(p, dst_cpu);
   event_cpu_ = dst_cpu;
-  class_of(p).enqueue_task(dst, p, kEnqueueMigrated);
+  enqueue_task(dst, p, kEnqueueMigrated);
   p.on_rq = true;
   add_nr_running(dst);
   fair_server_update_active(dst);
@@ -625,7 +712,7 @@ void Kernel::schedule(Rq& rq) {
     prev_state = prev.state;
     if (prev.body) prev.body->on_sleeping(prev);
     int flags = kDequeueSleep | (prev.state == TaskState::kDead ? kDequeueSpecial : 0);
-    if (class_of(prev).dequeue_task(rq, prev, flags)) {
+    if (dequeue_task(rq, prev, flags)) {
       prev.on_rq = false;
       --rq.nr_running;
       fair_server_update_active(rq);
@@ -890,7 +977,7 @@ void Kernel::rt_mutex_setprio(Task& p, int prio) {
   // A delayed (blocked) fair task is fully dequeued first, as 6.12 does on
   // class changes.
   if (p.se.sched_delayed) {
-    class_of(p).dequeue_task(rq, p, kDequeueSleep | kDequeueDelayed);
+    dequeue_task(rq, p, kDequeueSleep | kDequeueDelayed);
     finish_delayed_block(rq, p);
   }
   update_rq_clock(rq);
@@ -901,7 +988,7 @@ void Kernel::rt_mutex_setprio(Task& p, int prio) {
     account_progress(rq);
     update_curr(rq);
   }
-  if (queued) class_of(p).dequeue_task(rq, p, kDequeueSave | kDequeueMove);
+  if (queued) dequeue_task(rq, p, kDequeueSave | kDequeueMove);
   if (running) class_of(p).put_prev_task(rq, p, nullptr);
   for (auto* o : observers_) o->on_prio_change(now(), p, old_prio, prio);
   SL_DEBUG("{:.6f} pi: {}-{} prio {} -> {}", now().to_s(), p.comm, p.pid, old_prio, prio);
@@ -910,7 +997,7 @@ void Kernel::rt_mutex_setprio(Task& p, int prio) {
   int enqueue_flags = kEnqueueRestore;
   // Deboosting within RT queues at the head, so the task keeps its turn.
   if (rt_prio(prio) && old_prio < prio) enqueue_flags |= kEnqueueHead;
-  if (queued) class_of(p).enqueue_task(rq, p, enqueue_flags);
+  if (queued) enqueue_task(rq, p, enqueue_flags);
   fair_server_update_active(rq);
   if (running) class_of(p).set_next_task(rq, p, false);
   // check_class_changed(): switched_to / prio_changed decide preemption.

@@ -141,6 +141,8 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
     u.util_rt = r.avg_rt.util_avg;
     u.rt_runnable = r.rt.rt_nr_running > 0 && !r.rt.rt_throttled;
     u.idle_calls = r.idle_calls;
+    u.uclamp_min = r.uclamp.get(kUclampMin);  // read by the governor only when uclamp is used
+    u.uclamp_max = r.uclamp.get(kUclampMax);
   }
   const std::span<const CpuUtil> span(utils, n);
   auto next = sugov ? sugov->update_util_checked_by_caller(rq.domain_pos, span, now(), flags)

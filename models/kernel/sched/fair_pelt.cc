@@ -62,8 +62,7 @@ void update_misfit_status(Kernel& k, Rq& rq, Task* p) {
     rq.misfit_task_load = 0;
     return;
   }
-  uint64_t util = task_util_est(p->se.avg);
-  if (fits_capacity(util, Kernel::capacity_of(rq))) {  // task_fits_cpu(): capacity_of()
+  if (k.task_fits_cpu(*p, rq)) {  // util_est and clamps fit capacity_of()
     rq.misfit_task_load = 0;
     return;
   }

@@ -12,7 +12,11 @@
 //    CPU shares the L3; MC level, SD_ASYM_CPUCAPACITY when capacities differ).
 //    So cpus_share_cache() is always true.
 //  - No wakee-flip heuristics (wake_wide() is false), no SIS_UTIL scan
-//    limit, no SMT, no uclamp, no NUMA, no task groups.
+//    limit, no SMT, no NUMA, no task groups (so no cgroup uclamp either).
+//  - uclamp (uclamp.h) as 6.12 applies it: util_fits_cpu() with the task's
+//    or the rq's clamps in task_fits_cpu() (misfit), cpu_overutilized(),
+//    select_idle_capacity(), select_idle_sibling() and EAS, whose energy
+//    estimate takes the domain's frequency from the clamps too.
 //  - The root-domain flags are 6.12's: rd->overutilized is latched (set
 //    on wake-up enqueue and the tick, rewritten by each load-balance
 //    statistics pass), and while it is clear an EAS system balances only
@@ -119,48 +123,86 @@ uint64_t Kernel::cpu_util(int cpu, const Task* p, int dst_cpu) const {
 
 // find_energy_efficient_cpu(): per performance domain, the allowed CPU with
 // the most spare capacity (and prev_cpu), compared by the energy the task
-// adds; -1 when EAS cannot decide.
+// adds; -1 when EAS cannot decide. With uclamp in use, fitting follows
+// util_fits_cpu() with the rq's and the task's clamps (a CPU that only
+// misses the boost, fits = -1, is a last resort ranked by capacity) and the
+// domain's frequency follows the clamps as eenv_pd_max_util() has it.
 int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
   if (!energy_enabled_) return -1;  // no perf domains: rd->pd is NULL
   int target = prev_cpu;
-  if (task_util_est(p.se.avg) == 0) return target;
+  const uint64_t p_util_min = uclamp_used_ ? uclamp_eff_value(p, kUclampMin) : 0;
+  const uint64_t p_util_max = uclamp_used_ ? uclamp_eff_value(p, kUclampMax) : kUclampScale;
+  if (task_util_est(p.se.avg) == 0 && p_util_min == 0) return target;
   const uint64_t kNone = UINT64_MAX;
   uint64_t best_delta = kNone, prev_delta = kNone;
+  uint64_t best_actual_cap = 0, prev_actual_cap = 0;
   int best_energy_cpu = -1, best_fits = -1, prev_fits = -1;
   std::array<uint64_t, 16> utils{};
   for (const FreqDomain& d : domains_) {
+    // The pd's clamps start from the task's; as in 6.12, a CPU with runnable
+    // tasks raises them for the CPUs after it in the pd too.
+    uint64_t util_min = p_util_min, util_max = p_util_max;
+    const uint64_t cpu_actual_cap = d.capacity;  // get_actual_cpu_capacity(): no thermal pressure here
     int64_t prev_spare = -1, max_spare = -1;
     int max_spare_cpu = -1, max_fits = -1;
     for (int cpu : d.cpus) {
       if (!allowed(p, cpu)) continue;
+      const Rq& rq = *rqs_[cpu];
       uint64_t util = cpu_util(cpu, &p, cpu);
-      uint64_t cap = capacity_of(*rqs_[cpu]);  // the spare capacity left to CFS
-      if (!fits_capacity(util, cap)) continue;
+      uint64_t cap = capacity_of(rq);  // the spare capacity left to CFS
+      if (uclamp_used_ && !rq.uclamp.is_idle()) {
+        util_min = std::max<uint64_t>(rq.uclamp.get(kUclampMin), p_util_min);
+        util_max = std::max<uint64_t>(rq.uclamp.get(kUclampMax), p_util_max);
+      }
+      const int fits = util_fits_cpu(util, util_min, util_max, rq);
+      if (!fits) continue;
       int64_t spare = static_cast<int64_t>(cap - std::min(cap, util));
       if (cpu == prev_cpu) {
         prev_spare = spare;
-        prev_fits = 1;
-      } else if (1 > max_fits || spare > max_spare) {
+        prev_fits = fits;
+      } else if (fits > max_fits || (fits == max_fits && spare > max_spare)) {
         max_spare = spare;
         max_spare_cpu = cpu;
-        max_fits = 1;
+        max_fits = fits;
       }
     }
     if (max_spare_cpu < 0 && prev_spare < 0) continue;
     size_t n = std::min(d.cpus.size(), utils.size());
     auto energy_with = [&](int dst) {
       for (size_t i = 0; i < n; ++i) utils[i] = cpu_util(d.cpus[i], &p, dst);
-      return d.em->compute_energy(std::span<const uint64_t>(utils.data(), n));
+      const std::span<const uint64_t> span(utils.data(), n);
+      if (!uclamp_used_) return d.em->compute_energy(span);
+      // eenv_pd_max_util() with the clamps: each CPU's rq clamps, the
+      // task's on dst (its max alone when dst's rq has no runnable task);
+      // eenv_pd_busy_time() ignores them.
+      uint64_t max_util = 0, busy = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const Rq& rq = *rqs_[d.cpus[i]];
+        const uint64_t eff = std::min<uint64_t>(utils[i], rq.capacity);
+        uint64_t lo = rq.uclamp.get(kUclampMin);
+        uint64_t hi = std::min<uint64_t>(rq.capacity, rq.uclamp.get(kUclampMax));
+        if (d.cpus[i] == dst) {
+          lo = std::max(lo, p_util_min);
+          hi = rq.uclamp.is_idle() ? p_util_max : std::max(hi, p_util_max);
+        }
+        max_util = std::max(max_util, sugov_effective_cpu_perf(eff, lo, hi));
+        busy += eff;
+      }
+      const uint64_t cpu_cap = d.em->cpu_capacity();
+      return d.em->cpu_energy(std::min(max_util, cpu_cap), std::min(busy, cpu_cap * n), cpu_cap);
     };
     uint64_t base = energy_with(-1);
     if (prev_spare > -1) {
       uint64_t e = energy_with(prev_cpu);
       if (e < base) return target;
       prev_delta = e - base;
+      prev_actual_cap = cpu_actual_cap;
       best_delta = std::min(best_delta, prev_delta);
     }
     if (max_spare_cpu >= 0 && max_spare > prev_spare) {
-      if (max_fits < best_fits) continue;
+      if (max_fits < best_fits) continue;  // the best so far fits better
+      // Neither fits the boost, and the best so far has more capacity.
+      if (max_fits < 0 && cpu_actual_cap <= best_actual_cap) continue;
       uint64_t e = energy_with(max_spare_cpu);
       if (e < base) return target;
       uint64_t cur = e - base;
@@ -168,9 +210,11 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
       best_delta = cur;
       best_energy_cpu = max_spare_cpu;
       best_fits = max_fits;
+      best_actual_cap = cpu_actual_cap;
     }
   }
-  if (best_energy_cpu >= 0 && (best_fits > prev_fits || (best_fits > 0 && best_delta < prev_delta)))
+  if (best_energy_cpu >= 0 && (best_fits > prev_fits || (best_fits > 0 && best_delta < prev_delta) ||
+                               (best_fits < 0 && best_actual_cap > prev_actual_cap)))
     target = best_energy_cpu;
   SL_DEBUG("{:.6f} eas {}-{} util {}: prev cpu{} -> cpu{}", now().to_s(), p.comm, p.pid, task_util_est(p.se.avg),
            prev_cpu, target);
@@ -197,19 +241,27 @@ int Kernel::wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync) {
 }
 
 // select_idle_capacity(): on asymmetric systems, the first idle CPU from
-// target on that fits the task, else the idle one with the most capacity.
+// target on that fits the task (util_fits_cpu() > 0), else the idle one
+// that fits best (missing only the boost before not fitting), with the most
+// capacity among equals.
 int Kernel::select_idle_capacity(Task& p, int target) {
-  uint64_t task_util = task_util_est(p.se.avg);
-  int best = -1;
+  const uint64_t task_util = task_util_est(p.se.avg);
+  const uint64_t util_min = uclamp_eff_value(p, kUclampMin);
+  const uint64_t util_max = uclamp_eff_value(p, kUclampMax);
+  int best = -1, best_fits = 0;
   uint64_t best_cap = 0;
   int n = nr_cpus();
   for (int i = 0, cpu = target; i < n; ++i, cpu = cpu + 1 == n ? 0 : cpu + 1) {  // (target + i) % n
     if (!allowed(p, cpu) || !cpu_idle(cpu)) continue;
-    uint64_t cap = capacity_of(*rqs_[cpu]);
-    if (fits_capacity(task_util, cap)) return cpu;
-    if (cap > best_cap) {
+    const Rq& rq = *rqs_[cpu];
+    uint64_t cap = capacity_of(rq);
+    const int fits = util_fits_cpu(task_util, util_min, util_max, rq);
+    if (fits > 0) return cpu;
+    if (fits < 0) cap = rq.capacity;  // get_actual_cpu_capacity()
+    if (fits < best_fits || (fits == best_fits && cap > best_cap)) {
       best_cap = cap;
       best = cpu;
+      best_fits = fits;
     }
   }
   return best;
@@ -218,8 +270,11 @@ int Kernel::select_idle_capacity(Task& p, int target) {
 // select_idle_sibling(): target if idle (and fitting), else prev, else the
 // recently used CPU, else the first idle CPU of the LLC after target.
 int Kernel::select_idle_sibling(Task& p, int prev, int target) {
-  uint64_t task_util = task_util_est(p.se.avg);
-  auto fits = [&](int cpu) { return !asym_capacity_ || fits_capacity(task_util, capacity_of(*rqs_[cpu])); };
+  const uint64_t task_util = task_util_est(p.se.avg);
+  const uint64_t util_min = uclamp_eff_value(p, kUclampMin);
+  const uint64_t util_max = uclamp_eff_value(p, kUclampMax);
+  // asym_fits_cpu(): on asymmetric systems the task must fit fully.
+  auto fits = [&](int cpu) { return !asym_capacity_ || util_fits_cpu(task_util, util_min, util_max, *rqs_[cpu]) > 0; };
   if (allowed(p, target) && cpu_idle(target) && fits(target)) return target;
   if (prev != target && allowed(p, prev) && cpu_idle(prev) && fits(prev)) return prev;
   int recent = p.recent_used_cpu;
@@ -530,7 +585,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
         take = (load >> shift) <= static_cast<uint64_t>(imbalance);
         if (take) imbalance -= static_cast<int64_t>(load);
       } else if (take && type == Migrate::kMisfit) {
-        take = !fits_capacity(task_util_est(p.se.avg), bs.capacity);  // task_fits_cpu(p, src)
+        take = !task_fits_cpu(p, src);  // not a misfit task any more: skip it
         if (take) imbalance = 0;
       } else if (take) {
         --imbalance;

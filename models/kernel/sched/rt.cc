@@ -5,9 +5,12 @@
 // (CPUs without RT work are the lowest level, idle or not, as cpupri's
 // CPUPRI_NORMAL), push of tasks that cannot run where they are queued
 // (push_rt_tasks from task_woken_rt and the balance callback) and pull when
-// a CPU's RT priority drops (balance_rt -> pull_rt_task). Simplified: RT
-// capacity fitness is uclamp-only in the kernel and uclamp is not modelled,
-// so every CPU fits; the pull takes the single best candidate per call.
+// a CPU's RT priority drops (balance_rt -> pull_rt_task). Capacity fitness
+// (rt_task_fits_capacity(), CONFIG_UCLAMP_TASK on asymmetric systems): the
+// CPU's capacity must reach the task's min(uclamp_min, uclamp_max), which
+// for an RT task is sched_util_clamp_min_rt_default (1024) unless set, so
+// RT tasks seek the biggest CPUs; without CONFIG_UCLAMP_TASK every CPU
+// fits. Simplified: the pull takes the single best candidate per call.
 #include <algorithm>
 
 #include "models/kernel/kernel.h"
@@ -132,8 +135,10 @@ class RtClass final : public SchedClass {
     if (!p.cpus_allowed[cpu]) cpu = SchedClass::select_task_rq(p, prev_cpu, wake_flags);
     const Task& curr = *k_.rq(cpu).curr;
     bool test = curr.sched_class == SchedClassId::kRt && (nr_cpus_allowed(curr) < 2 || curr.prio <= p.prio);
-    if (test) {
+    if (test || !k_.rt_task_fits_capacity(p, cpu)) {
       int target = find_lowest_rq(p, cpu);
+      // A move only for fitness that found no fitting CPU: stay.
+      if (!test && target >= 0 && !k_.rt_task_fits_capacity(p, target)) return cpu;
       if (target >= 0 && p.prio < rq_highest_prio(k_.rq(target))) cpu = target;
     }
     return cpu;
@@ -171,17 +176,24 @@ class RtClass final : public SchedClass {
   }
   // find_lowest_rq(): among the allowed CPUs at the lowest cpupri level
   // (below p), prefer the task's CPU, then this CPU, then the first after it.
+  // On asymmetric systems cpupri_find_fitness() takes the lowest level
+  // with a CPU that fits p, and only if no level has one ignores fitness.
   int find_lowest_rq(const Task& p, int this_cpu) {
     int n = k_.nr_cpus();
-    int lowest = -1;
+    int lowest = -1, lowest_fitting = -1;
     for (int c = 0; c < n; ++c) {
       if (!p.cpus_allowed[c]) continue;
       int level = rq_highest_prio(k_.rq(c));
       if (level <= p.prio) continue;  // not lower than p
       lowest = std::max(lowest, level);
+      if (k_.rt_task_fits_capacity(p, c)) lowest_fitting = std::max(lowest_fitting, level);
     }
     if (lowest < 0) return -1;
-    auto at_level = [&](int c) { return p.cpus_allowed[c] && rq_highest_prio(k_.rq(c)) == lowest; };
+    const bool fitting = lowest_fitting >= 0;
+    if (fitting) lowest = lowest_fitting;
+    auto at_level = [&](int c) {
+      return p.cpus_allowed[c] && rq_highest_prio(k_.rq(c)) == lowest && (!fitting || k_.rt_task_fits_capacity(p, c));
+    };
     if (at_level(p.cpu)) return p.cpu;
     if (this_cpu >= 0 && at_level(this_cpu)) return this_cpu;
     for (int i = 1; i <= n; ++i) {

@@ -46,7 +46,7 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
   // A delayed (blocked, still queued) fair task is dequeued for good first,
   // as on any class or weight change in 6.12.
   if (p.se.sched_delayed) {
-    class_of(p).dequeue_task(rq, p, kDequeueSleep | kDequeueDelayed);
+    dequeue_task(rq, p, kDequeueSleep | kDequeueDelayed);
     finish_delayed_block(rq, p);
   }
   update_rq_clock(rq);
@@ -56,7 +56,7 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
     account_progress(rq);
     update_curr(rq);
   }
-  if (queued) class_of(p).dequeue_task(rq, p, kDequeueSave | kDequeueMove);
+  if (queued) dequeue_task(rq, p, kDequeueSave | kDequeueMove);
   if (running) class_of(p).put_prev_task(rq, p, nullptr);
 
   // __setscheduler_params() + set_load_weight().
@@ -86,6 +86,7 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
   }
   p.prio = new_prio;
   p.sched_class = class_for(p);
+  uclamp_reset_defaults(p);  // __setscheduler_uclamp() without clamp flags
   if (rt) {
     any_rt_ = true;
     if (rt_throttling_ && !rt_period_timer_.armed() && params_.rt_runtime.count() >= 0)
@@ -93,7 +94,7 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
   }
   int enqueue_flags = kEnqueueRestore;
   if (old_prio < new_prio) enqueue_flags |= kEnqueueHead;  // __sched_setscheduler(): lowered -> head
-  if (queued) class_of(p).enqueue_task(rq, p, enqueue_flags);
+  if (queued) enqueue_task(rq, p, enqueue_flags);
   fair_server_update_active(rq);
   if (running) class_of(p).set_next_task(rq, p, false);
   // check_class_changed().

@@ -9,6 +9,7 @@
 #include "models/kernel/sched/observer.h"
 #include "models/hw/platform.h"
 #include "models/kernel/sched/pelt.h"
+#include "models/kernel/sched/uclamp.h"
 #include "models/workload/task_spec.h"
 #include "sim/time.h"
 
@@ -80,6 +81,11 @@ struct Task {
 
   SchedEntity se;
   SchedRtEntity rt;
+  // uclamp (CONFIG_UCLAMP_TASK): p->uclamp_req[] as requested (or the
+  // defaults), p->uclamp[] the effective values refcounted on its rq while
+  // runnable. Indexed by UclampId.
+  std::array<UclampSe, kUclampCnt> uclamp_req{};
+  std::array<UclampSe, kUclampCnt> uclamp{};
 
   // Priority inheritance: mutexes held and the one blocked on.
   std::vector<RtMutex*> held_mutexes;

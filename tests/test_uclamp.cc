@@ -1,0 +1,334 @@
+// Utilization clamping (models/kernel/sched/uclamp.h, Linux 6.12): the rq
+// buckets' max aggregation, util_fits_cpu(), and what the clamps change in
+// schedutil, EAS, misfit and RT placement on the toy big.LITTLE platform
+// (tests/sched_test_util.h: little capacity 256 at 500/1000 MHz, big 1024 at
+// 1000/2000 MHz). Every expectation is worked by hand in its comment.
+#include <catch2/catch.hpp>
+
+#include "config_test_util.h"
+#include "models/config/config.h"
+#include "models/kernel/sched/uclamp.h"
+#include "sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+namespace {
+
+ScenarioParams toy_uclamp() {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.platform = toy_big_little();
+  p.kernel.uclamp = true;
+  return p;
+}
+
+// Busy time of `cpu` at `khz` (RunResult::busy_at_opp is indexed by the
+// CPU's cluster OPPs, lowest first; the toy has two per cluster).
+Time busy_at(const RunResult& r, int cpu, size_t opp) { return r.cpus[static_cast<size_t>(cpu)].busy_at_opp[opp]; }
+
+// The CPUs a task was switched in on after `from`.
+std::vector<int> cpus_of(const SwitchLog& log, const std::string& name, Time from = Time::zero()) {
+  std::vector<int> v;
+  for (const auto& r : log.log)
+    if (r.next == name && r.t >= from) v.push_back(r.cpu);
+  return v;
+}
+
+void check_conservation(const RunResult& r) {
+  double total = 0;
+  for (const auto& cl : r.clusters) total += cl.energy_mj();
+  CHECK(r.total_energy_mj() == Approx(total));
+  for (const auto& c : r.cpus) {
+    Time at_opps;
+    for (Time t : c.busy_at_opp) at_opps += t;
+    CHECK(at_opps + c.idle == r.elapsed());
+  }
+}
+
+}  // namespace
+
+// CONFIG_UCLAMP_BUCKETS_COUNT 5: UCLAMP_BUCKET_DELTA = DIV_ROUND_CLOSEST(1024, 5)
+// = 205, so 0..204 -> bucket 0, 205..409 -> 1, ..., 820..1024 -> 4; with 20
+// buckets the delta is round(51.2) = 51 and 1024 / 51 = 20 is capped at 19.
+TEST_CASE("uclamp buckets: DIV_ROUND_CLOSEST width, the top bucket takes the rest", "[uclamp]") {
+  UclampSystem five;
+  CHECK(five.bucket_delta() == 205);
+  CHECK(five.bucket_id(0) == 0);
+  CHECK(five.bucket_id(204) == 0);
+  CHECK(five.bucket_id(205) == 1);
+  CHECK(five.bucket_id(819) == 3);
+  CHECK(five.bucket_id(1024) == 4);
+  UclampSystem twenty;
+  twenty.buckets = 20;
+  CHECK(twenty.bucket_delta() == 51);
+  CHECK(twenty.bucket_id(1019) == 19);
+  CHECK(twenty.bucket_id(1024) == 19);
+  // System defaults limit requests: sched_util_clamp_min 200 caps a 512 boost.
+  UclampSystem capped;
+  capped.defaults = {200, 1024};
+  CHECK(capped.eff_get(capped.make(512, true), kUclampMin).value == 200);
+  CHECK(capped.eff_get(capped.make(150, true), kUclampMin).value == 150);
+}
+
+TEST_CASE("the rq max-aggregates its runnable tasks' clamps in buckets", "[uclamp]") {
+  const UclampSystem sys;  // 5 buckets
+  RqUclamp rq;
+  UclampSe a_min, b_min, c_min;
+  // A asks 300 and B 350: both in bucket 1 (205..409); the rq takes 350.
+  uclamp_rq_inc_id(sys, rq, kUclampMin, sys.make(300, true), a_min);
+  rq.flag_idle = false;
+  uclamp_rq_inc_id(sys, rq, kUclampMin, sys.make(350, true), b_min);
+  CHECK(rq.get(kUclampMin) == 350);
+  CHECK(rq.clamp[kUclampMin].bucket[1].tasks == 2);
+  // B leaves; A still refcounts the bucket, whose value stays 350: A is
+  // over-boosted ("local max aggregation", accepted by the kernel).
+  uclamp_rq_dec_id(sys, rq, kUclampMin, b_min);
+  CHECK(rq.get(kUclampMin) == 350);
+  // C at 900 (bucket 4) lifts the rq; when C leaves, the top non-empty
+  // bucket (1, value 350) decides again.
+  uclamp_rq_inc_id(sys, rq, kUclampMin, sys.make(900, true), c_min);
+  CHECK(rq.get(kUclampMin) == 900);
+  uclamp_rq_dec_id(sys, rq, kUclampMin, c_min);
+  CHECK(rq.get(kUclampMin) == 350);
+  // The last task leaves: the min clamp drops to 0.
+  uclamp_rq_dec_id(sys, rq, kUclampMin, a_min);
+  CHECK(rq.get(kUclampMin) == 0);
+  CHECK_FALSE(a_min.active);
+  // A second dequeue of a task that is not refcounted changes nothing.
+  uclamp_rq_dec_id(sys, rq, kUclampMin, a_min);
+  CHECK(rq.clamp[kUclampMin].bucket[1].tasks == 0);
+}
+
+TEST_CASE("an idle rq keeps the last max clamp until a task is runnable again", "[uclamp]") {
+  const UclampSystem sys;
+  RqUclamp rq;
+  UclampSe a_max, b_max;
+  uclamp_rq_inc_id(sys, rq, kUclampMax, sys.make(500, true), a_max);
+  rq.flag_idle = false;
+  CHECK(rq.get(kUclampMax) == 500);
+  // uclamp_idle_value(): with no task left the max clamp is retained (500),
+  // not reset to 1024, so blocked util cannot push the frequency up.
+  uclamp_rq_dec_id(sys, rq, kUclampMax, a_max);
+  CHECK(rq.get(kUclampMax) == 500);
+  CHECK(rq.is_idle());
+  // uclamp_idle_reset(): the next runnable task sets the value, even lower.
+  uclamp_rq_inc_id(sys, rq, kUclampMax, sys.make(200, true), b_max);
+  CHECK(rq.get(kUclampMax) == 200);
+}
+
+// util_fits_cpu() of 6.12 (fits_capacity: util * 1280 < capacity * 1024).
+TEST_CASE("util_fits_cpu: real fit, a cap that fits, a boost that does not", "[uclamp]") {
+  // Without uclamp in use: only the utilization counts (100 on 160: 128000 < 163840).
+  CHECK(util_fits_cpu(100, 600, 1024, 160, 160, 160, false) == 1);
+  CHECK(util_fits_cpu(150, 0, 100, 160, 160, 160, false) == 0);  // 192000 >= 163840
+  // A task capped at 400 fits a 498 CPU whatever its util (region a).
+  CHECK(util_fits_cpu(800, 0, 400, 498, 498, 498, true) == 1);
+  // uclamp_max 1024 on a 1024 CPU is no cap: 900 does not fit (1152000 >= 1048576).
+  CHECK(util_fits_cpu(900, 0, 1024, 1024, 1024, 1024, true) == 0);
+  CHECK(util_fits_cpu(800, 0, 1024, 1024, 1024, 1024, true) == 1);
+  // Boosted to 600 (region c): fits by util on a 498 CPU but not the boost: -1.
+  CHECK(util_fits_cpu(100, 600, 1024, 498, 498, 498, true) == -1);
+  CHECK(util_fits_cpu(100, 600, 1024, 1024, 1024, 1024, true) == 1);
+  // uclamp_min above uclamp_max is limited to it: min(600, 300) = 300 < 498.
+  CHECK(util_fits_cpu(100, 600, 300, 498, 498, 498, true) == 1);
+  // A CPU whose CFS capacity RT pressure cut to 100 still compares the
+  // clamps with its original capacity: util 90 does not fit 100, the cap
+  // 200 fits 498.
+  CHECK(util_fits_cpu(90, 0, 200, 100, 498, 498, true) == 1);
+  CHECK(util_fits_cpu(90, 0, 1024, 100, 498, 498, true) == 0);
+}
+
+// A hog pinned to a big CPU: util ~1024, so schedutil asks 1.25 x 1024 ->
+// 2000 MHz. Capped at 300: sugov_effective_cpu_perf() = min(1280, 300) =
+// 300, next_freq = 2000 MHz x 300 / 1024 = 585.9 MHz -> the 1000 MHz OPP.
+TEST_CASE("uclamp_max caps schedutil's frequency", "[uclamp][cpufreq]") {
+  ScenarioParams p = toy_uclamp();
+  p.duration = Time::s(1);
+  p.warmup = Time::ms(200);
+  TaskSpec h = hog("h");
+  h.cpus = {2};
+  SECTION("capped") {
+    h.uclamp_max = 300;
+    p.tasks = {h};
+    RunResult r = run_result(p);
+    CHECK(busy_at(r, 2, 1) == Time::zero());
+    CHECK(busy_at(r, 2, 0) == r.elapsed());
+    check_conservation(r);
+  }
+  SECTION("not capped") {
+    p.tasks = {h};
+    RunResult r = run_result(p);
+    CHECK(busy_at(r, 2, 1) == r.elapsed());
+  }
+}
+
+// A 25% task pinned to a big CPU (4 ms of work every 16 ms) runs at
+// 1000 MHz (util ~256 x 1.25 = 320 -> 2000 x 320/1024 = 625 MHz -> the
+// lowest OPP), taking 8 ms a period. Boosted to 700 it asks max(700, 320) =
+// 700 -> 1367 MHz -> 2000 MHz, but only once schedutil looks while it is
+// runnable: 6.12 refcounts the clamp after the class's enqueue, whose
+// update runs first, and after the dequeue's. Its wake-ups fall on the
+// jiffies grid (timer phase 212 ms), so each run is 4 ms at 1000 MHz (2 ms
+// of work) until the next tick raises the frequency, then 2 ms at 2000 MHz.
+// Measured from 200 ms to 1 s: 49 whole runs (212 ... 980 ms) give 196 ms
+// and 98 ms; the run that ends at 202 ms adds 2 ms at 2000 MHz, the one
+// that starts at 996 ms 4 ms at 1000 MHz.
+TEST_CASE("uclamp_min raises schedutil's frequency once it sees the task runnable", "[uclamp][cpufreq]") {
+  ScenarioParams p = toy_uclamp();
+  p.duration = Time::s(1);
+  p.warmup = Time::ms(200);
+  TaskSpec t = task("t", {ev_run(Time::ms(4)), ev_timer("t", Time::ms(16))});
+  t.cpus = {2};
+  SECTION("boosted") {
+    t.uclamp_min = 700;
+    p.tasks = {t};
+    RunResult r = run_result(p);
+    CHECK(busy_at(r, 2, 0) == Time::ms(200));
+    CHECK(busy_at(r, 2, 1) == Time::ms(100));
+    check_conservation(r);
+  }
+  SECTION("not boosted") {
+    p.tasks = {t};
+    RunResult r = run_result(p);
+    CHECK(busy_at(r, 2, 1) == Time::zero());
+  }
+}
+
+// A small task (1 ms every 16 ms, util ~64) fits a little CPU by util, so
+// EAS keeps it there. Boosted to 512 it only fits the little CPUs' util
+// (util_fits_cpu() = -1: 512 > 256) and fully fits a big one (1), which EAS
+// prefers whatever the energy (best_fits > prev_fits).
+TEST_CASE("EAS moves a task whose uclamp_min a little CPU cannot give to a big CPU", "[uclamp][eas]") {
+  ScenarioParams p = toy_uclamp();
+  p.duration = Time::s(2);
+  auto cpus_with_boost = [&](uint32_t uclamp_min) {
+    TaskSpec t = task("small", {ev_run(Time::ms(1)), ev_sleep(Time::ms(15))});
+    t.uclamp_min = uclamp_min;
+    p.tasks = {t};
+    std::vector<int> cpus = cpus_of(run_logged<SwitchLog>(p), "small", Time::ms(500));
+    REQUIRE(cpus.size() > 50);
+    return cpus;
+  };
+  std::vector<int> boosted = cpus_with_boost(512);
+  CHECK(std::all_of(boosted.begin(), boosted.end(), [](int c) { return c >= 2; }));
+  std::vector<int> within_little = cpus_with_boost(200);  // 200 <= 256: fits a little CPU
+  CHECK(std::all_of(within_little.begin(), within_little.end(), [](int c) { return c < 2; }));
+}
+
+// The growing task of test_sched_biglittle.cc (small, then a hog) becomes
+// misfit on its little CPU and moves to a big one. Capped at 200 (<= 256)
+// it fits the little CPU whatever its util (task_fits_cpu()), so it is
+// never misfit, the little CPU is not overutilized, and it stays.
+TEST_CASE("uclamp_max keeps a growing task on a little CPU (never misfit)", "[uclamp][misfit]") {
+  ScenarioParams p = toy_uclamp();
+  p.duration = Time::s(3);
+  TaskSpec t = growing_task("grower");
+  t.uclamp_max = 200;
+  p.tasks = {t};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(900));
+  const int little = find_task(k, "grower").cpu;
+  CHECK(little < 2);
+  sys.run();
+  std::vector<int> cpus = cpus_of(log, "grower", Time::ms(900));
+  REQUIRE_FALSE(cpus.empty());
+  CHECK(std::all_of(cpus.begin(), cpus.end(), [&](int c) { return c == little; }));
+  CHECK(k.rq(little).misfit_task_load == 0);
+  CHECK_FALSE(k.is_rd_overutilized());
+  check_conservation(sys.result());
+}
+
+// RT capacity fitness: with CONFIG_UCLAMP_TASK an RT task asks for
+// sched_util_clamp_min_rt_default (1024), which only the big CPUs reach,
+// so select_task_rq_rt() moves it there from its little CPU; with the
+// sysctl at 0 (as Pixel's init writes) or without CONFIG_UCLAMP_TASK it
+// stays where it woke.
+TEST_CASE("RT tasks seek CPUs that reach their uclamp_min", "[uclamp][rt]") {
+  ScenarioParams p = toy_uclamp();
+  p.duration = Time::ms(500);
+  p.tasks = {task("rt", {ev_run(Time::ms(1)), ev_sleep(Time::ms(15))}, Policy::kFifo, 10)};
+  SECTION("min_rt_default 1024") {
+    std::vector<int> cpus = cpus_of(run_logged<SwitchLog>(p), "rt");
+    REQUIRE(cpus.size() > 20);
+    CHECK(std::all_of(cpus.begin(), cpus.end(), [](int c) { return c >= 2; }));
+  }
+  SECTION("min_rt_default 0") {
+    p.kernel.uclamp_min_rt_default = 0;
+    std::vector<int> cpus = cpus_of(run_logged<SwitchLog>(p), "rt");
+    REQUIRE(cpus.size() > 20);
+    CHECK(std::all_of(cpus.begin(), cpus.end(), [](int c) { return c == 0; }));
+  }
+  SECTION("no CONFIG_UCLAMP_TASK") {
+    p.kernel.uclamp = false;
+    std::vector<int> cpus = cpus_of(run_logged<SwitchLog>(p), "rt");
+    REQUIRE(cpus.size() > 20);
+    CHECK(std::all_of(cpus.begin(), cpus.end(), [](int c) { return c == 0; }));
+  }
+}
+
+// effective_cpu_util(): without uclamp in use a runnable RT task forces
+// the CPU's frequency to its maximum; once the static key is on (here by
+// writing sched_util_clamp_min_rt_default 0) the RT task's clamp decides:
+// util ~64 x 1.25 = 80 on a little CPU -> 1000 x 80/256 = 312 MHz -> 500 MHz.
+TEST_CASE("a runnable RT task forces the top OPP only while uclamp is unused", "[uclamp][cpufreq][rt]") {
+  ScenarioParams p = toy_uclamp();
+  p.duration = Time::s(1);
+  p.warmup = Time::ms(200);
+  TaskSpec t = task("rt", {ev_run(Time::ms(1)), ev_sleep(Time::ms(15))}, Policy::kFifo, 10);
+  t.cpus = {0};
+  p.tasks = {t};
+  SECTION("uclamp unused") {
+    p.kernel.uclamp = false;
+    RunResult r = run_result(p);
+    CHECK(busy_at(r, 0, 1) > Time::zero());
+    CHECK(busy_at(r, 0, 0) == Time::zero());
+  }
+  SECTION("uclamp in use") {
+    p.kernel.uclamp_min_rt_default = 0;
+    RunResult r = run_result(p);
+    CHECK(busy_at(r, 0, 0) > Time::zero());
+    CHECK(busy_at(r, 0, 1) == Time::zero());
+    check_conservation(r);
+  }
+}
+
+TEST_CASE("uclamp in YAML: kernel.uclamp and the tasks' clamps, with clear errors", "[uclamp][config]") {
+  const std::string kernel_on = "kernel:\n  uclamp:\n    enabled: true\n    buckets: 20\n    min_rt_default: 0\n";
+  ScenarioParams s = load_scenario_yaml(kernel_on +
+                                            "tasks:\n  - name: t\n    uclamp_min: 128\n    uclamp_max: 512\n"
+                                            "    events: [run: 1ms]\n",
+                                        "test.yaml");
+  CHECK(s.kernel.uclamp);
+  CHECK(s.kernel.uclamp_buckets == 20);
+  CHECK(s.kernel.uclamp_min_rt_default == 0);
+  CHECK(s.tasks[0].uclamp_min == std::optional<uint32_t>(128));
+  CHECK(s.tasks[0].uclamp_max == std::optional<uint32_t>(512));
+
+  ConfigError off = error_of("tasks:\n  - name: t\n    uclamp_min: 128\n    events: [run: 1ms]\n");
+  CHECK(off.key_path() == "tasks[0].uclamp_min");
+  CHECK(off.line() == 3);
+  CHECK_THAT(off.message(), Catch::Contains("CONFIG_UCLAMP_TASK"));
+
+  ConfigError order = error_of(kernel_on + "tasks:\n  - name: t\n    uclamp_min: 600\n    uclamp_max: 500\n"
+                                           "    events: [run: 1ms]\n");
+  CHECK(order.key_path() == "tasks[0].uclamp_min");
+  CHECK_THAT(order.message(), Catch::Contains("uclamp_min 600 exceeds uclamp_max 500"));
+
+  ConfigError range = error_of(kernel_on + "tasks:\n  - name: t\n    uclamp_max: 2048\n    events: [run: 1ms]\n");
+  CHECK(range.key_path() == "tasks[0].uclamp_max");
+
+  ConfigError buckets = error_of(std::string("kernel:\n  uclamp:\n    enabled: true\n    buckets: 4\n") + kOneTask);
+  CHECK(buckets.key_path() == "kernel.uclamp.buckets");
+
+  ConfigError sysctl =
+      error_of(std::string("kernel:\n  uclamp:\n    enabled: true\n    util_min: 600\n    util_max: 500\n") + kOneTask);
+  CHECK(sysctl.key_path() == "kernel.uclamp.util_min");
+  CHECK_THAT(sysctl.message(), Catch::Contains("exceeds util_max"));
+
+  ConfigError needs = error_of(std::string("kernel:\n  uclamp:\n    min_rt_default: 0\n") + kOneTask);
+  CHECK(needs.key_path() == "kernel.uclamp.min_rt_default");
+  CHECK_THAT(needs.message(), Catch::Contains("enabled: true"));
+}
