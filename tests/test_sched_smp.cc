@@ -196,3 +196,43 @@ TEST_CASE("newidle balance does not pull while a wake-up is on its way to the CP
   CHECK(k.sched_balance_newidle(light));  // the same call without the pending wake-up pulls
   CHECK(light.cfs.nr_running == 3);
 }
+
+// record_wakee() / wake_wide() (6.12 fair.c), with the LLC of 8 CPUs as
+// the factor: a waker counts a flip each time it wakes a different task,
+// halved once more than HZ jiffies passed since the last halving; the
+// pair goes wide when the smaller count reaches the factor and the larger
+// is at least factor times it.
+TEST_CASE("wake_wide: wakee flips and the llc_size factor", "[smp][fair]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 8);
+  p.tasks = {hog("a"), hog("b"), hog("c")};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  Task& a = find_task(k, "a");
+  Task& b = find_task(k, "b");
+  Task& c = find_task(k, "c");
+  k.record_wakee(a, b);
+  k.record_wakee(a, b);  // the same wakee again: no flip
+  CHECK(a.wakee_flips == 1);
+  CHECK(a.last_wakee == &b);
+  k.record_wakee(a, c);
+  k.record_wakee(a, b);
+  CHECK(a.wakee_flips == 3);
+  // Master 64, slave 8 = factor: wide; one flip less on either side: not.
+  a.wakee_flips = 64;
+  b.wakee_flips = 8;
+  CHECK(k.wake_wide(a, b));
+  CHECK(k.wake_wide(b, a));  // symmetric in who wakes whom
+  a.wakee_flips = 63;
+  CHECK_FALSE(k.wake_wide(a, b));
+  a.wakee_flips = 64;
+  b.wakee_flips = 7;
+  CHECK_FALSE(k.wake_wide(a, b));
+  // Decay: at jiffy 251 (> 0 + HZ) the count halves once, then counts the flip.
+  a.wakee_flips = 64;
+  k.run_until(Time::ms(1004));
+  k.record_wakee(a, c);
+  CHECK(a.wakee_flips == 33);
+  CHECK(a.wakee_flip_decay_ts == 251);
+  k.record_wakee(a, b);  // no second halving within the next HZ jiffies
+  CHECK(a.wakee_flips == 34);
+}

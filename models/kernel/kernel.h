@@ -281,6 +281,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // --- fair SMP (fair_smp.cc): placement and load balancing
   // select_task_rq_fair().
   int select_task_rq_fair(Task& p, int prev_cpu, int wake_flags);
+  // record_wakee() and wake_wide() (fair.c) for the waking task `current`.
+  void record_wakee(Task& current, const Task& p);
+  bool wake_wide(const Task& current, const Task& p) const;
   // sched_balance_newidle(): rq is about to go idle; pull. True if it did.
   bool sched_balance_newidle(Rq& rq);
   // From a busy CPU's tick: its periodic balance when due, then nohz_balancer_kick().

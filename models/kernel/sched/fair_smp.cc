@@ -11,8 +11,10 @@
 //    what Linux builds on the DynamIQ phones and RK3588 modelled here (every
 //    CPU shares the L3; MC level, SD_ASYM_CPUCAPACITY when capacities differ).
 //    So cpus_share_cache() is always true.
-//  - No wakee-flip heuristics (wake_wide() is false), no SIS_UTIL scan
-//    limit, no SMT, no NUMA, no task groups (so no cgroup uclamp either).
+//  - wake_wide() with the LLC (every CPU here) as its factor; "current" is
+//    the waking task, or for a timer or interrupt the task running on the
+//    CPU it fires on. No SIS_UTIL scan limit, no SMT, no NUMA, no task
+//    groups (so no cgroup uclamp either).
 //  - uclamp (uclamp.h) as 6.12 applies it: util_fits_cpu() with the task's
 //    or the rq's clamps in task_fits_cpu() (misfit), cpu_overutilized(),
 //    select_idle_capacity(), select_idle_sibling() and EAS, whose energy
@@ -315,6 +317,29 @@ int Kernel::find_idlest_cpu(Task& p, int prev_cpu) {
   return best < 0 ? prev_cpu : best;
 }
 
+// record_wakee(): the waker's flips count switches between wakees, halved
+// once a second ("only decay a single time").
+void Kernel::record_wakee(Task& current, const Task& p) {
+  if (jiffies() > current.wakee_flip_decay_ts + params_.hz) {
+    current.wakee_flips >>= 1;
+    current.wakee_flip_decay_ts = jiffies();
+  }
+  if (current.last_wakee != &p) {
+    current.last_wakee = &p;
+    ++current.wakee_flips;
+  }
+}
+
+// wake_wide(): a waker and wakee that both switch partners often (one
+// waking many, the other flipping at least llc_size times as often) are
+// spread rather than pulled together.
+bool Kernel::wake_wide(const Task& current, const Task& p) const {
+  uint32_t master = current.wakee_flips, slave = p.wakee_flips;
+  const uint32_t factor = static_cast<uint32_t>(nr_cpus());  // sd_llc_size: one LLC
+  if (master < slave) std::swap(master, slave);
+  return !(slave < factor || master < slave * factor);
+}
+
 // select_task_rq_fair().
 int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
   if (nr_cpus() == 1) return 0;
@@ -323,11 +348,17 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
   if (wake_flags & kWfFork) return find_idlest_cpu(p, prev_cpu);
   int new_cpu = prev_cpu;
   if (wake_flags & kWfTtwu) {
+    // current: the waking task, else (a timer, an interrupt) whatever runs
+    // on the CPU the wake-up runs on.
+    const Task* waker = p.last_waker;
+    Task& current = waker && !waker->is_idle_task ? *tasks_[waker->index] : *rqs_[cpu]->curr;
+    record_wakee(current, p);
     if (!is_rd_overutilized()) {
       int eas = find_energy_efficient_cpu(p, prev_cpu);
       if (eas >= 0) return eas;
     }
-    if (allowed(p, cpu) && cpu != prev_cpu) new_cpu = wake_affine(p, cpu, prev_cpu, wake_flags & kWfSync);
+    const bool want_affine = !wake_wide(current, p) && allowed(p, cpu);
+    if (want_affine && cpu != prev_cpu) new_cpu = wake_affine(p, cpu, prev_cpu, wake_flags & kWfSync);
   }
   return select_idle_sibling(p, prev_cpu, new_cpu);
 }

@@ -125,6 +125,11 @@ struct Task {
   Time ttwu_start_at = Time::max();
   int ttwu_from_cpu = -1;          // the CPU running its try_to_wake_up() (a wake-up waiting its turn)
   const Task* last_waker = nullptr; // who woke it last (for the deferred enqueue)
+  // record_wakee() / wake_wide() (fair.c): how often this task, as a
+  // waker, switched to waking a different task (halved once a second).
+  const Task* last_wakee = nullptr;
+  uint32_t wakee_flips = 0;
+  int64_t wakee_flip_decay_ts = 0;  // jiffies
 
   int nice() const { return static_prio - kDefaultPrio; }
   bool progressing() const {
