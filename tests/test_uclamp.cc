@@ -332,3 +332,75 @@ TEST_CASE("uclamp in YAML: kernel.uclamp and the tasks' clamps, with clear error
   CHECK(needs.key_path() == "kernel.uclamp.min_rt_default");
   CHECK_THAT(needs.message(), Catch::Contains("enabled: true"));
 }
+
+// A `uclamp` event is sched_setattr() of the clamps by the running task:
+// the hog on a big CPU runs at 2000 MHz until it caps itself at 300
+// (300 ms of work, at most 600 ms at 1000 MHz), then at 1000 MHz. It is
+// the first clamp of the run, so it also turns the static key on; the hog
+// was enqueued before that and is not refcounted, so the change path
+// only adds it (uclamp_rq_dec_id() skips an inactive clamp).
+TEST_CASE("a uclamp event changes the running task's clamps and its rq's", "[uclamp][workload]") {
+  ScenarioParams p = toy_uclamp();
+  p.duration = Time::s(2);
+  EventSpec cap;
+  cap.kind = EventSpec::Kind::kUclamp;
+  cap.uclamp_max = 300;
+  TaskSpec h = task("h", {ev_run(Time::ms(300)), cap, ev_run(Time::s(10))});
+  h.cpus = {2};
+  p.tasks = {h};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(200));
+  CHECK_FALSE(k.uclamp_is_used());
+  CHECK(k.rq(2).uclamp.get(kUclampMax) == 1024);
+  CHECK(k.freq_domains()[1].cur_khz == 2000000);
+  k.run_until(Time::ms(700));
+  CHECK(k.uclamp_is_used());
+  const Task& t = find_task(k, "h");
+  CHECK(t.uclamp_req[kUclampMax].value == 300);
+  CHECK(t.uclamp_req[kUclampMax].user_defined);
+  CHECK(t.uclamp[kUclampMax].active);
+  CHECK(k.rq(2).uclamp.get(kUclampMax) == 300);
+  CHECK(k.freq_domains()[1].cur_khz == 1000000);
+  sys.run();
+  check_conservation(sys.result());
+}
+
+TEST_CASE("uclamp events in YAML and rt-app phases", "[uclamp][config]") {
+  const std::string kernel_on = "kernel:\n  uclamp:\n    enabled: true\n";
+  ScenarioParams s = load_scenario_yaml(
+      kernel_on + "tasks:\n  - name: t\n    events: [run: 1ms, uclamp: {min: 128}, run: 2ms]\n", "test.yaml");
+  const auto& ev = s.tasks[0].phases[0].events;
+  REQUIRE(ev.size() == 3);
+  CHECK(ev[1].kind == EventSpec::Kind::kUclamp);
+  CHECK(ev[1].uclamp_min == std::optional<uint32_t>(128));
+  CHECK_FALSE(ev[1].uclamp_max.has_value());
+
+  ConfigError off = error_of("tasks:\n  - name: t\n    events: [uclamp: {max: 100}]\n");
+  CHECK(off.key_path() == "tasks[0].events[0].uclamp");
+  CHECK_THAT(off.message(), Catch::Contains("CONFIG_UCLAMP_TASK"));
+  ConfigError empty = error_of(kernel_on + "tasks:\n  - name: t\n    events: [uclamp: {}]\n");
+  CHECK_THAT(empty.message(), Catch::Contains("'min', 'max' or both"));
+  ConfigError order = error_of(kernel_on + "tasks:\n  - name: t\n    events: [uclamp: {min: 600, max: 500}]\n");
+  CHECK(order.key_path() == "tasks[0].events[0].uclamp.min");
+
+  // rt-app: a later phase's util_min / util_max become a one-event phase
+  // that sets them as that phase begins (a lone phase's are the task's).
+  ScenarioParams r = import_rtapp_json(R"({
+  "global": { "duration": 1 },
+  "tasks": { "t": { "phases": {
+    "p0": { "run": 1000, "sleep": 1000 },
+    "p1": { "util_min": 300, "util_max": 600, "run": 1000, "sleep": 1000 }
+  } } }
+})", "test.json");
+  CHECK(r.warnings == std::vector<std::string>{});
+  CHECK(r.kernel.uclamp);
+  REQUIRE(r.tasks[0].phases.size() == 3);
+  REQUIRE(r.tasks[0].phases[1].events.size() == 1);
+  const EventSpec& set = r.tasks[0].phases[1].events[0];
+  CHECK(set.kind == EventSpec::Kind::kUclamp);
+  CHECK(set.uclamp_min == std::optional<uint32_t>(300));
+  CHECK(set.uclamp_max == std::optional<uint32_t>(600));
+  CHECK(r.tasks[0].phases[1].loop == 1);
+  CHECK_FALSE(r.tasks[0].uclamp_min.has_value());
+}

@@ -35,6 +35,7 @@ const std::vector<ParamDecl>& phase_params();       // tasks[].phases[]
 const std::vector<ParamDecl>& event_params();       // one event: its kind is the key
 const std::vector<ParamDecl>& timer_params();       // timer: {...}
 const std::vector<ParamDecl>& wait_params();        // wait: {...}
+const std::vector<ParamDecl>& uclamp_event_params();  // uclamp: {...}
 
 // Every section in document order.
 std::vector<ParamSection> yaml_schema();

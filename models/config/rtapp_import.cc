@@ -279,15 +279,33 @@ class Importer {
     if (const Value* loop = obj.find("loop")) p.loop = read_loop(*loop, child(path, "loop"));
     // A lone phase's settings apply from the task's start: they are the task's.
     if (only_phase) apply_sched(obj, path, t);
+    EventSpec clamps;  // a later phase's util_min / util_max: sched_setattr() as the phase starts
+    clamps.kind = EventSpec::Kind::kUclamp;
     for (const Member& k : obj.members) {
       std::string key_path = child(path, k.key);
-      if (role_of(k.key) == Role::kSched && !only_phase)
+      if (!only_phase && (k.key == "util_min" || k.key == "util_max")) {
+        const auto value = static_cast<uint32_t>(ctx_.get_int(k.value, key_path, 0, 1024));
+        (k.key == "util_min" ? clamps.uclamp_min : clamps.uclamp_max) = value;
+        out_.kernel.uclamp = true;
+      } else if (role_of(k.key) == Role::kSched && !only_phase) {
         ctx_.warn(k, key_path, "per-phase scheduling changes are not modelled; the task keeps its task-level setting");
-      else warn_unmodelled(k, key_path, /*task_level=*/false);
+      } else {
+        warn_unmodelled(k, key_path, /*task_level=*/false);
+      }
     }
+    if (clamps.uclamp_min && clamps.uclamp_max && *clamps.uclamp_min > *clamps.uclamp_max)
+      ctx_.fail(*obj.find("util_min"), child(path, "util_min"),
+                fmt::format("util_min {} exceeds util_max {} (sched_setattr() rejects it: EINVAL)", *clamps.uclamp_min,
+                            *clamps.uclamp_max));
     warn_duplicates(obj, path);
-    if (read_events(obj, path, t.name, p.events)) t.phases.push_back(std::move(p));
-    else ctx_.warn(m, path, "no event the model can run; phase skipped");
+    if (read_events(obj, path, t.name, p.events)) {
+      // rt-app applies a phase's attributes once as the phase begins: a
+      // one-event phase of its own before it.
+      if (clamps.uclamp_min || clamps.uclamp_max) t.phases.push_back(PhaseSpec{1, {clamps}});
+      t.phases.push_back(std::move(p));
+    } else {
+      ctx_.warn(m, path, "no event the model can run; phase skipped");
+    }
   }
 
   // Every event key of `obj` in file order; false when none can be modelled

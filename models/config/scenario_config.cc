@@ -64,6 +64,7 @@ std::vector<ParamSection> yaml_schema() {
       {"events[]", "one event: a single-key map `kind: value`, or bare `yield` / `suspend`", &event_params()},
       {"timer", "value of a timer event", &timer_params()},
       {"wait", "value of a wait event", &wait_params()},
+      {"uclamp", "value of a uclamp event", &uclamp_event_params()},
   };
   for (const ParamSection& d : devices_schema()) sections.push_back(d);
   sections.push_back({"pm_runtime", "runtime PM (drivers/base/power/runtime.c, 6.12)", &pm_runtime_params()});

@@ -21,7 +21,7 @@ constexpr Time kMinSlice = Time::us(100);  // the kernel clamps sched_runtime to
 constexpr Time kMaxSlice = Time::ms(100);
 
 // What an event's value must be.
-enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kCall, kRpm };
+enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kCall, kRpm, kUclamp };
 
 struct EventKind {
   std::string name;
@@ -43,6 +43,7 @@ const std::vector<EventKind>& event_kinds() {
       {"kthread_queue_work", Kind::kCall, Arg::kCall, CallSpec::Op::kKthreadQueueWork},
       {"submit_job", Kind::kCall, Arg::kCall, CallSpec::Op::kSubmitJob},
       {"rpm", Kind::kCall, Arg::kRpm},
+      {"uclamp", Kind::kUclamp, Arg::kUclamp},
   };
   return kinds;
 }
@@ -106,6 +107,27 @@ EventSpec load_wait(const YamlDoc& doc, const YAML::Node& node, const std::strin
   return e;
 }
 
+// `uclamp: {min: N, max: M}`: sched_setattr() of the clamps at this point
+// (uclamp_validate(): 0..1024, min <= max, CONFIG_UCLAMP_TASK).
+EventSpec load_uclamp_event(const TaskContext& ctx, const YAML::Node& node, const std::string& path) {
+  MapReader r(ctx.doc, node, path, uclamp_event_params());
+  if (!ctx.kernel.uclamp)
+    fail(ctx.doc, node, path,
+         "a uclamp event needs CONFIG_UCLAMP_TASK: set 'kernel: {uclamp: {enabled: true}}' "
+         "(sched_setattr() fails with EOPNOTSUPP without it)");
+  EventSpec e;
+  e.kind = Kind::kUclamp;
+  for (const char* key : {"min", "max"})
+    if (auto n = r.find(key))
+      (std::string_view(key) == "min" ? e.uclamp_min : e.uclamp_max) =
+          static_cast<uint32_t>(as_int(ctx.doc, *n, r.path(key), 0, 1024));
+  if (!e.uclamp_min && !e.uclamp_max) r.fail_here("expected 'min', 'max' or both (0..1024)");
+  if (e.uclamp_min && e.uclamp_max && *e.uclamp_min > *e.uclamp_max)
+    fail(ctx.doc, *r.find("min"), r.path("min"),
+         fmt::format("min {} exceeds max {} (sched_setattr() rejects it: EINVAL)", *e.uclamp_min, *e.uclamp_max));
+  return e;
+}
+
 // `yield`, `yield:` and `yield: {}` all mean the same.
 void require_no_value(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const std::string& kind) {
   bool empty = node.IsNull() || (node.IsMap() && node.size() == 0);
@@ -128,6 +150,7 @@ EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Nod
       break;
     case Arg::kCall: e = load_call_event(ctx.doc, value, path, k.op, ctx.targets, ctx.platform.cpus); break;
     case Arg::kRpm: e = load_rpm_event(ctx.doc, value, path, ctx.targets); break;
+    case Arg::kUclamp: e = load_uclamp_event(ctx, value, path); break;
   }
   return e;
 }
@@ -428,6 +451,8 @@ const std::vector<ParamDecl>& event_params() {
       {"yield", "none", "-", "sched_yield(); write `yield` or `yield: {}`"},
       {"suspend", "none", "-", "sleep until another task resumes this one; `suspend` or `suspend: {}`"},
       {"resume", "task name", "-", "wake the named task from its suspend (the task must exist)"},
+      {"uclamp", "map (see uclamp)", "-",
+       "sched_setattr() of this task's clamps from here on (needs kernel.uclamp.enabled)"},
       {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work)"},
       {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker"},
       {"submit_job", "map (see submit_job)", "-", "push a GPU job to a DRM scheduler entity (the submit ioctl)"},
@@ -443,6 +468,14 @@ const std::vector<ParamDecl>& timer_params() {
       {"mode", "absolute | relative", "absolute",
        "absolute: expiries stay on the grid set at first use; "
        "relative: an expiry already past restarts the grid from now"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& uclamp_event_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"min", "int 0..1024", "unchanged", "new uclamp_min (sched_attr.sched_util_min)"},
+      {"max", "int 0..1024", "unchanged", "new uclamp_max (sched_attr.sched_util_max)"},
   };
   return decls;
 }

@@ -177,6 +177,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   // <= max; ModelError otherwise), which enables the sched_uclamp_used
   // static key, then __setscheduler_uclamp(). Before the task is queued.
   void set_task_uclamp(Task& p, std::optional<uint32_t> util_min, std::optional<uint32_t> util_max);
+  // sched_setattr() of the clamps alone at run time (SCHED_FLAG_KEEP_ALL |
+  // SCHED_FLAG_UTIL_CLAMP): a queued task leaves its rq's buckets with the
+  // old values and joins with the new (setscheduler.cc).
+  void sched_setattr_uclamp(Task& p, std::optional<uint32_t> util_min, std::optional<uint32_t> util_max);
   void set_body(Task& p, TaskBody* body) { p.body = body; }
   // wake_up_new_task() at time `at`.
   void start_task_at(Task& p, Time at);
@@ -411,6 +415,17 @@ class Kernel : public InstantEndHook, public EventHandler {
   // __setscheduler_uclamp() without clamp flags (a policy change): clamps
   // the user did not set go back to their defaults for p's new class.
   void uclamp_reset_defaults(Task& p);
+  // The dequeue / put_prev ... enqueue / set_next pattern around a change
+  // of a task's scheduling attributes (rt_mutex_setprio(),
+  // __sched_setscheduler()).
+  struct SchedChange {
+    Rq* rq;
+    bool queued;
+    bool running;
+    int saved_event_cpu;
+  };
+  SchedChange sched_change_begin(Task& p);
+  void sched_change_end(Task& p, const SchedChange& c, int extra_flags);
   void wakeup_preempt(Rq& rq, Task& p, int wake_flags);
   void ttwu_do_activate(Rq& rq, Task& p, int wake_flags, const Task* waker);
   void ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags);

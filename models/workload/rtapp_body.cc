@@ -186,6 +186,10 @@ Action RtAppBody::next(Task& self) {
       case EventSpec::Kind::kYield:
         advance();
         return Action::yield();
+      case EventSpec::Kind::kUclamp:
+        advance();
+        k.sched_setattr_uclamp(self, e.uclamp_min, e.uclamp_max);
+        continue;
       case EventSpec::Kind::kSuspend:
         advance();
         waiting_ = Wait::kSuspend;

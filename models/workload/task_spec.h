@@ -57,6 +57,7 @@ struct EventSpec {
     kSuspend,  // sleep until another task resumes this one
     kResume,   // wake the task called `name` from its suspend
     kCall,     // call into a kernel object or device chosen by name (`call`)
+    kUclamp,   // sched_setattr() of this task's utilization clamps
   };
   Kind kind = Kind::kRun;
   Time duration;        // run / runtime / sleep; timer period
@@ -64,6 +65,8 @@ struct EventSpec {
   std::string mutex;    // for wait
   TimerMode timer_mode = TimerMode::kAbsolute;
   CallSpec call;        // for kCall
+  std::optional<uint32_t> uclamp_min;  // for kUclamp: unset = unchanged
+  std::optional<uint32_t> uclamp_max;
 };
 
 struct PhaseSpec {

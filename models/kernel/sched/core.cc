@@ -966,46 +966,57 @@ void Kernel::rt_period_timer() {
 
 // ---------------------------------------------------------------- PI
 
-// rt_mutex_setprio() (core.c): change the effective priority of p, moving
-// it between classes when it crosses the RT boundary.
-void Kernel::rt_mutex_setprio(Task& p, int prio) {
-  if (p.prio == prio) return;
-  int old_prio = p.prio;
-  Rq& rq = *rqs_[p.cpu];
-  int saved = event_cpu_;
+// The "change" pattern of rt_mutex_setprio() and __sched_setscheduler()
+// (core.c, syscalls.c): a delayed (blocked) fair task is fully dequeued
+// first (as 6.12 does on class changes), the running task is charged, the
+// task dequeued with DEQUEUE_SAVE | DEQUEUE_MOVE and put back.
+Kernel::SchedChange Kernel::sched_change_begin(Task& p) {
+  SchedChange c{rqs_[p.cpu].get(), false, false, event_cpu_};
+  Rq& rq = *c.rq;
   event_cpu_ = p.cpu;
-  // A delayed (blocked) fair task is fully dequeued first, as 6.12 does on
-  // class changes.
   if (p.se.sched_delayed) {
     dequeue_task(rq, p, kDequeueSleep | kDequeueDelayed);
     finish_delayed_block(rq, p);
   }
   update_rq_clock(rq);
-  bool queued = p.on_rq;
-  bool running = rq.curr == &p;
-  SchedClassId old_class = p.sched_class;
-  if (running) {
+  c.queued = p.on_rq;
+  c.running = rq.curr == &p;
+  if (c.running) {
     account_progress(rq);
     update_curr(rq);
   }
-  if (queued) dequeue_task(rq, p, kDequeueSave | kDequeueMove);
-  if (running) class_of(p).put_prev_task(rq, p, nullptr);
+  if (c.queued) dequeue_task(rq, p, kDequeueSave | kDequeueMove);
+  if (c.running) class_of(p).put_prev_task(rq, p, nullptr);
+  return c;
+}
+
+// ... and back: enqueue with ENQUEUE_RESTORE (| `extra_flags`), set_next_task().
+void Kernel::sched_change_end(Task& p, const SchedChange& c, int extra_flags) {
+  Rq& rq = *c.rq;
+  if (c.queued) enqueue_task(rq, p, kEnqueueRestore | extra_flags);
+  fair_server_update_active(rq);
+  if (c.running) class_of(p).set_next_task(rq, p, false);
+}
+
+// rt_mutex_setprio() (core.c): change the effective priority of p, moving
+// it between classes when it crosses the RT boundary.
+void Kernel::rt_mutex_setprio(Task& p, int prio) {
+  if (p.prio == prio) return;
+  int old_prio = p.prio;
+  SchedClassId old_class = p.sched_class;
+  const SchedChange c = sched_change_begin(p);
   for (auto* o : observers_) o->on_prio_change(now(), p, old_prio, prio);
   SL_DEBUG("{:.6f} pi: {}-{} prio {} -> {}", now().to_s(), p.comm, p.pid, old_prio, prio);
   p.prio = prio;
   p.sched_class = class_for(p);
-  int enqueue_flags = kEnqueueRestore;
   // Deboosting within RT queues at the head, so the task keeps its turn.
-  if (rt_prio(prio) && old_prio < prio) enqueue_flags |= kEnqueueHead;
-  if (queued) enqueue_task(rq, p, enqueue_flags);
-  fair_server_update_active(rq);
-  if (running) class_of(p).set_next_task(rq, p, false);
+  sched_change_end(p, c, rt_prio(prio) && old_prio < prio ? kEnqueueHead : 0);
   // check_class_changed(): switched_to / prio_changed decide preemption.
   if (old_class != p.sched_class)
-    class_of(p).switched_to(rq, p);
+    class_of(p).switched_to(*c.rq, p);
   else
-    class_of(p).prio_changed(rq, p, old_prio);
-  event_cpu_ = saved;
+    class_of(p).prio_changed(*c.rq, p, old_prio);
+  event_cpu_ = c.saved_event_cpu;
 }
 
 }  // namespace schedlab

@@ -40,24 +40,8 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
 
   const int old_prio = p.prio;
   const SchedClassId old_class = p.sched_class;
-  Rq& rq = *rqs_[p.cpu];
-  const int saved = event_cpu_;
-  event_cpu_ = p.cpu;
-  // A delayed (blocked, still queued) fair task is dequeued for good first,
-  // as on any class or weight change in 6.12.
-  if (p.se.sched_delayed) {
-    dequeue_task(rq, p, kDequeueSleep | kDequeueDelayed);
-    finish_delayed_block(rq, p);
-  }
-  update_rq_clock(rq);
-  const bool queued = p.on_rq;
-  const bool running = rq.curr == &p;
-  if (running) {
-    account_progress(rq);
-    update_curr(rq);
-  }
-  if (queued) dequeue_task(rq, p, kDequeueSave | kDequeueMove);
-  if (running) class_of(p).put_prev_task(rq, p, nullptr);
+  const SchedChange c = sched_change_begin(p);
+  Rq& rq = *c.rq;
 
   // __setscheduler_params() + set_load_weight().
   p.policy = policy;
@@ -92,17 +76,32 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
     if (rt_throttling_ && !rt_period_timer_.armed() && params_.rt_runtime.count() >= 0)
       rt_period_timer_.arm(Time::ns((now().count() / params_.rt_period.count() + 1) * params_.rt_period.count()));
   }
-  int enqueue_flags = kEnqueueRestore;
-  if (old_prio < new_prio) enqueue_flags |= kEnqueueHead;  // __sched_setscheduler(): lowered -> head
-  if (queued) enqueue_task(rq, p, enqueue_flags);
-  fair_server_update_active(rq);
-  if (running) class_of(p).set_next_task(rq, p, false);
+  sched_change_end(p, c, old_prio < new_prio ? kEnqueueHead : 0);  // __sched_setscheduler(): lowered -> head
   // check_class_changed().
   if (old_class != p.sched_class)
     class_of(p).switched_to(rq, p);
   else if (old_prio != new_prio)
     class_of(p).prio_changed(rq, p, old_prio);
-  event_cpu_ = saved;
+  event_cpu_ = c.saved_event_cpu;
+}
+
+void Kernel::sched_setattr_uclamp(Task& p, std::optional<uint32_t> util_min, std::optional<uint32_t> util_max) {
+  // uclamp_validate() (and the static key) first; then the "change" path
+  // with the policy and its parameters kept (SCHED_FLAG_KEEP_ALL, as rt-app
+  // and uclampset call it): the refcounts leave the rq with the old clamps
+  // and come back with the new ones.
+  if (!util_min && !util_max) return;
+  if (p.state == TaskState::kNew || !p.on_rq) {  // not queued: only the request changes
+    set_task_uclamp(p, util_min, util_max);
+    return;
+  }
+  const SchedChange c = sched_change_begin(p);
+  set_task_uclamp(p, util_min, util_max);
+  SL_DEBUG("{:.6f} sched_setattr: {}-{} uclamp {} .. {}", now().to_s(), p.comm, p.pid,
+           p.uclamp_req[kUclampMin].value, p.uclamp_req[kUclampMax].value);
+  sched_change_end(p, c, 0);
+  // check_class_changed(): same class, same priority: nothing to do.
+  event_cpu_ = c.saved_event_cpu;
 }
 
 }  // namespace schedlab
