@@ -236,3 +236,49 @@ TEST_CASE("wake_wide: wakee flips and the llc_size factor", "[smp][fair]") {
   k.record_wakee(a, b);  // no second halving within the next HZ jiffies
   CHECK(a.wakee_flips == 34);
 }
+
+// try_to_wake_up() of a task whose wake-up waits its turn on another CPU
+// (that CPU is still in earlier try_to_wake_up() calls): this waker gets
+// there first and wakes it now; the queued call, when its turn comes,
+// finds the task awake and does nothing. The waker resumes the three
+// sleepers at T with a 10 us wake-up cost: sleeper-2's call is queued to
+// start at T + 20 us. An interrupt (no CPU cost of its own modelled) wakes
+// sleeper-2 at T + 5 us: sched_waking then, its remote enqueue 10 us later,
+// and it runs at T + 15 us on its idle CPU, once.
+TEST_CASE("another waker gets there first: the queued wake-up finds the task awake", "[smp][overheads]") {
+  ScenarioParams p = one_waker_three_sleepers();
+  p.kernel.wakeup_cost = Time::us(10);
+  System sys(p, 1);
+  SwitchLog log;
+  struct WakingLog : SchedObserver {
+    std::vector<std::pair<Time, const Task*>> s2;
+    void on_waking(Time t, const Task& p, const Task* waker, int) override {
+      if (p.comm == "sleeper-2" && t > Time::ms(1)) s2.emplace_back(t, waker);
+    }
+  } waking;
+  sys.add_observer(&log);
+  sys.add_observer(&waking);
+  Kernel& k = sys.kernel();
+  Task& s2 = find_task(k, "sleeper-2");
+  Time t = Time::ms(1);
+  while (s2.ttwu_start_at == Time::max() && t < Time::ms(3)) k.run_until(t += Time::us(1));
+  REQUIRE(s2.ttwu_start_at != Time::max());
+  const Time resume = s2.ttwu_start_at - Time::us(20);  // T: queued two calls deep
+  REQUIRE(t == resume);
+  k.run_until(resume + Time::us(5));
+  CHECK(s2.wake_pending);
+  CHECK(k.try_to_wake_up(s2, nullptr, -1));
+  sys.run();
+  REQUIRE(waking.s2.size() == 1);
+  CHECK(waking.s2[0].first == resume + Time::us(5));
+  CHECK(waking.s2[0].second == nullptr);
+  std::vector<Time> runs;
+  for (const auto& r : log.log)
+    if (r.next == "sleeper-2" && r.t > Time::ms(1)) runs.push_back(r.t);
+  REQUIRE_FALSE(runs.empty());
+  CHECK(runs.front() == resume + Time::us(15));
+  const RunResult r = sys.result();
+  const TaskMetrics& m = metrics_of(r, "sleeper-2");
+  REQUIRE(m.wakeup_latency.size() == 1);
+  CHECK(m.wakeup_latency.values().back() == 10'000);
+}
