@@ -401,6 +401,95 @@ TEST_CASE("uclamp events in YAML and rt-app phases", "[uclamp][config]") {
   CHECK(set.kind == EventSpec::Kind::kUclamp);
   CHECK(set.uclamp_min == std::optional<uint32_t>(300));
   CHECK(set.uclamp_max == std::optional<uint32_t>(600));
+  CHECK(set.uclamp_if_changed);  // rt-app skips settings it applied last
   CHECK(r.tasks[0].phases[1].loop == 1);
   CHECK_FALSE(r.tasks[0].uclamp_min.has_value());
+}
+
+// enqueue_task_fair() checks the overutilized flag inside the class's
+// enqueue, before core.c refcounts the waking task's clamps. A SCHED_IDLE
+// hog capped at 200 keeps little CPU 0 at util ~256 (not fitting 256 by
+// util, but its cap fits: not overutilized). An uncapped short task wakes
+// there every 4 ms, preempts the SCHED_IDLE hog at once and sleeps again
+// within 1 ms, between two ticks (its timer's grid starts when its first
+// run ends, 0.4-0.8 ms after a tick): at its wake-up the rq's max clamp is
+// still 200, and while it runs no tick or balance pass looks, so the root
+// domain never becomes overutilized. (Checked after its enqueue, the rq's
+// max clamp would be 1024 and the flag set at every wake-up.)
+TEST_CASE("the wake-up's overutilized check does not see the waking task's clamps", "[uclamp][eas]") {
+  ScenarioParams p = toy_uclamp();
+  p.duration = Time::ms(400);
+  TaskSpec h = hog("h", Policy::kIdle);
+  h.cpus = {0};
+  h.uclamp_max = 200;
+  TaskSpec s = task("s", {ev_run(Time::us(100)), ev_timer("s", Time::ms(4))});
+  s.cpus = {0};
+  p.tasks = {h, s};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  int overutilized = 0, steps = 0;
+  for (Time t = Time::ms(100); t < Time::ms(400); t += Time::us(50), ++steps) {
+    k.run_until(t);
+    if (k.is_rd_overutilized()) ++overutilized;
+  }
+  CHECK(steps == 6000);
+  CHECK(overutilized == 0);
+}
+
+// select_task_rq() asks the class only for a task allowed on more than one
+// CPU: wake-ups of pinned tasks never reach record_wakee(), so a waker
+// alternating between two pinned sleepers counts no flips.
+TEST_CASE("wake-ups of pinned tasks are not wakee flips", "[uclamp][smp]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 4);
+  p.duration = Time::ms(100);
+  EventSpec suspend;
+  suspend.kind = EventSpec::Kind::kSuspend;
+  auto resume = [](const std::string& name) {
+    EventSpec e;
+    e.kind = EventSpec::Kind::kResume;
+    e.name = name;
+    return e;
+  };
+  TaskSpec a = task("a", {suspend, ev_run(Time::us(100))});
+  a.cpus = {1};
+  TaskSpec b = task("b", {suspend, ev_run(Time::us(100))});
+  b.cpus = {2};
+  TaskSpec w = task("w", {ev_sleep(Time::ms(1)), resume("a"), ev_sleep(Time::ms(1)), resume("b")});
+  w.cpus = {0};
+  SECTION("pinned wakees") {
+    p.tasks = {a, b, w};
+    System sys(p, 1);
+    sys.run();
+    CHECK(find_task(sys.kernel(), "w").wakee_flips == 0);
+  }
+  SECTION("wakees free to move") {
+    a.cpus = b.cpus = {1, 2};
+    p.tasks = {a, b, w};
+    System sys(p, 1);
+    sys.run();
+    CHECK(find_task(sys.kernel(), "w").wakee_flips > 10);  // one per wake-up, about 50 in 100 ms
+  }
+}
+
+// A clamp change keeps the priority, so 6.12 dequeues without DEQUEUE_MOVE
+// and an RT task keeps its place in its list: FIFO task a (started first,
+// ahead of b at the same priority) changes its clamps and runs on; h
+// (which ran first, then slept) preempts it at 1 ms for 1 ms; then a,
+// still first in the list, runs again, not b.
+TEST_CASE("a clamp change leaves an RT task's place in its list", "[uclamp][rt]") {
+  ScenarioParams p = toy_uclamp();
+  p.duration = Time::ms(20);
+  EventSpec boost;
+  boost.kind = EventSpec::Kind::kUclamp;
+  boost.uclamp_min = 100;
+  TaskSpec a = task("a", {boost, ev_run(Time::ms(5)), ev_sleep(Time::s(1))}, Policy::kFifo, 10);
+  TaskSpec b = task("b", {ev_run(Time::ms(5)), ev_sleep(Time::s(1))}, Policy::kFifo, 10);
+  TaskSpec h = task("h", {ev_sleep(Time::ms(1)), ev_run(Time::ms(1)), ev_sleep(Time::s(1))}, Policy::kFifo, 20);
+  a.cpus = b.cpus = h.cpus = {2};
+  p.tasks = {a, b, h};
+  SwitchLog log = run_logged<SwitchLog>(p);
+  std::vector<std::string> order;
+  for (const auto& r : log.log)
+    if (r.cpu == 2 && r.next != "idle" && (order.empty() || order.back() != r.next)) order.push_back(r.next);
+  CHECK(order == std::vector<std::string>{"h", "a", "h", "a", "b"});  // h starts first, then sleeps
 }

@@ -281,6 +281,7 @@ class Importer {
     if (only_phase) apply_sched(obj, path, t);
     EventSpec clamps;  // a later phase's util_min / util_max: sched_setattr() as the phase starts
     clamps.kind = EventSpec::Kind::kUclamp;
+    clamps.uclamp_if_changed = true;
     for (const Member& k : obj.members) {
       std::string key_path = child(path, k.key);
       if (!only_phase && (k.key == "util_min" || k.key == "util_max")) {

@@ -177,6 +177,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   // <= max; ModelError otherwise), which enables the sched_uclamp_used
   // static key, then __setscheduler_uclamp(). Before the task is queued.
   void set_task_uclamp(Task& p, std::optional<uint32_t> util_min, std::optional<uint32_t> util_max);
+  // uclamp_validate() alone (ModelError on failure).
+  void validate_uclamp(const Task& p, std::optional<uint32_t> util_min, std::optional<uint32_t> util_max) const;
   // sched_setattr() of the clamps alone at run time (SCHED_FLAG_KEEP_ALL |
   // SCHED_FLAG_UTIL_CLAMP): a queued task leaves its rq's buckets with the
   // old values and joins with the new (setscheduler.cc).
@@ -423,8 +425,9 @@ class Kernel : public InstantEndHook, public EventHandler {
     bool queued;
     bool running;
     int saved_event_cpu;
+    bool move;  // DEQUEUE_MOVE / ENQUEUE_MOVE: cleared when the effective priority stays
   };
-  SchedChange sched_change_begin(Task& p);
+  SchedChange sched_change_begin(Task& p, bool move = true);
   void sched_change_end(Task& p, const SchedChange& c, int extra_flags);
   void wakeup_preempt(Rq& rq, Task& p, int wake_flags);
   void ttwu_do_activate(Rq& rq, Task& p, int wake_flags, const Task* waker);

@@ -186,10 +186,15 @@ Action RtAppBody::next(Task& self) {
       case EventSpec::Kind::kYield:
         advance();
         return Action::yield();
-      case EventSpec::Kind::kUclamp:
+      case EventSpec::Kind::kUclamp: {
         advance();
-        k.sched_setattr_uclamp(self, e.uclamp_min, e.uclamp_max);
+        auto same = [&](UclampId id, const std::optional<uint32_t>& v) {
+          return !v || (self.uclamp_req[id].user_defined && self.uclamp_req[id].value == *v);
+        };
+        if (!(e.uclamp_if_changed && same(kUclampMin, e.uclamp_min) && same(kUclampMax, e.uclamp_max)))
+          k.sched_setattr_uclamp(self, e.uclamp_min, e.uclamp_max);
         continue;
+      }
       case EventSpec::Kind::kSuspend:
         advance();
         waiting_ = Wait::kSuspend;

@@ -67,6 +67,9 @@ struct EventSpec {
   CallSpec call;        // for kCall
   std::optional<uint32_t> uclamp_min;  // for kUclamp: unset = unchanged
   std::optional<uint32_t> uclamp_max;
+  // kUclamp from an rt-app phase: rt-app's set_thread_param() skips the
+  // call when the settings it last applied are these already.
+  bool uclamp_if_changed = false;
 };
 
 struct PhaseSpec {

@@ -151,6 +151,13 @@ void Kernel::uclamp_reset_defaults(Task& p) {
 
 void Kernel::set_task_uclamp(Task& p, std::optional<uint32_t> util_min, std::optional<uint32_t> util_max) {
   if (!util_min && !util_max) return;
+  validate_uclamp(p, util_min, util_max);
+  enable_uclamp();
+  if (util_min) p.uclamp_req[kUclampMin] = uclamp_sys_.make(*util_min, true);
+  if (util_max) p.uclamp_req[kUclampMax] = uclamp_sys_.make(*util_max, true);
+}
+
+void Kernel::validate_uclamp(const Task& p, std::optional<uint32_t> util_min, std::optional<uint32_t> util_max) const {
   if (!params_.uclamp)
     throw ModelError(fmt::format("task {}: uclamp_min/uclamp_max need CONFIG_UCLAMP_TASK (kernel.uclamp.enabled: "
                                  "true); sched_setattr() fails with EOPNOTSUPP without it",
@@ -161,9 +168,6 @@ void Kernel::set_task_uclamp(Task& p, std::optional<uint32_t> util_min, std::opt
     throw ModelError(fmt::format("task {}: uclamp_min {} / uclamp_max {}: sched_setattr() needs 0 <= min <= max <= "
                                  "1024 (EINVAL)",
                                  p.comm, lo, hi));
-  enable_uclamp();
-  if (util_min) p.uclamp_req[kUclampMin] = uclamp_sys_.make(*util_min, true);
-  if (util_max) p.uclamp_req[kUclampMax] = uclamp_sys_.make(*util_max, true);
 }
 
 void Kernel::uclamp_rq_inc(Rq& rq, Task& p) {
@@ -417,7 +421,12 @@ int SchedClass::select_task_rq(Task& p, int prev_cpu, int wake_flags) {
   return best < 0 ? prev_cpu : best;
 }
 
-int Kernel::select_task_rq(Task& p, int wake_flags) { return class_of(p).select_task_rq(p, p.cpu, wake_flags); }
+// select_task_rq() (core.c): the class chooses only for a task allowed on
+// more than one CPU (so a pinned wakee never reaches record_wakee()).
+int Kernel::select_task_rq(Task& p, int wake_flags) {
+  if (p.cpus_allowed.count() > 1) return class_of(p).select_task_rq(p, p.cpu, wake_flags);
+  return static_cast<int>(p.cpus_allowed._Find_first());  // cpumask_any()
+}
 
 void Kernel::set_task_cpu(Task& p, int cpu) {
   if (p.cpu == cpu) return;
@@ -426,13 +435,16 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
 }
 
 void Kernel::activate_task(Rq& rq, Task& p, int flags) {
-  enqueue_task(rq, p, flags);
+  class_of(p).enqueue_task(rq, p, flags);
   p.on_rq = true;
   add_nr_running(rq);
   // enqueue_task_fair() checks the overutilized flag only for a wake-up
   // (task_new = !(flags & ENQUEUE_WAKEUP): not for a new task, whose util
-  // is a guess, nor for a migration or a class change).
+  // is a guess, nor for a migration or a class change). It runs inside
+  // the class's enqueue, so before core.c's uclamp_rq_inc(): the rq's
+  // clamps do not include p yet.
   if (p.sched_class == SchedClassId::kFair && (flags & kEnqueueWakeup)) check_update_overutilized_status(rq);
+  uclamp_rq_inc(rq, p);
   fair_server_update_active(rq);
 }
 
@@ -970,8 +982,8 @@ void Kernel::rt_period_timer() {
 // (core.c, syscalls.c): a delayed (blocked) fair task is fully dequeued
 // first (as 6.12 does on class changes), the running task is charged, the
 // task dequeued with DEQUEUE_SAVE | DEQUEUE_MOVE and put back.
-Kernel::SchedChange Kernel::sched_change_begin(Task& p) {
-  SchedChange c{rqs_[p.cpu].get(), false, false, event_cpu_};
+Kernel::SchedChange Kernel::sched_change_begin(Task& p, bool move) {
+  SchedChange c{rqs_[p.cpu].get(), false, false, event_cpu_, move};
   Rq& rq = *c.rq;
   event_cpu_ = p.cpu;
   if (p.se.sched_delayed) {
@@ -985,15 +997,16 @@ Kernel::SchedChange Kernel::sched_change_begin(Task& p) {
     account_progress(rq);
     update_curr(rq);
   }
-  if (c.queued) dequeue_task(rq, p, kDequeueSave | kDequeueMove);
+  if (c.queued) dequeue_task(rq, p, kDequeueSave | (move ? kDequeueMove : 0));
   if (c.running) class_of(p).put_prev_task(rq, p, nullptr);
   return c;
 }
 
-// ... and back: enqueue with ENQUEUE_RESTORE (| `extra_flags`), set_next_task().
+// ... and back: enqueue with ENQUEUE_RESTORE (| ENQUEUE_MOVE | `extra_flags`),
+// set_next_task().
 void Kernel::sched_change_end(Task& p, const SchedChange& c, int extra_flags) {
   Rq& rq = *c.rq;
-  if (c.queued) enqueue_task(rq, p, kEnqueueRestore | extra_flags);
+  if (c.queued) enqueue_task(rq, p, kEnqueueRestore | (c.move ? kEnqueueMove : 0) | extra_flags);
   fair_server_update_active(rq);
   if (c.running) class_of(p).set_next_task(rq, p, false);
 }

@@ -25,10 +25,13 @@ class RtClass final : public SchedClass {
   using SchedClass::SchedClass;
   const char* name() const override { return "rt"; }
 
-  // enqueue_task_rt(): tail of its priority's list, or head (ENQUEUE_HEAD).
+  // enqueue_task_rt(): tail of its priority's list, or head (ENQUEUE_HEAD);
+  // back where it was for a restore without ENQUEUE_MOVE (move_entity()).
   void enqueue_task(Rq& rq, Task& p, int flags) override {
     auto& q = rq.rt.queue[p.prio];
-    if (flags & kEnqueueHead)
+    if ((flags & (kEnqueueRestore | kEnqueueMove)) == kEnqueueRestore)
+      q.insert(q.begin() + static_cast<std::ptrdiff_t>(std::min(p.rt.saved_pos, q.size())), &p);
+    else if (flags & kEnqueueHead)
       q.insert(q.begin(), &p);
     else
       q.push_back(&p);
@@ -40,6 +43,10 @@ class RtClass final : public SchedClass {
 
   bool dequeue_task(Rq& rq, Task& p, int flags) override {
     if (rq.curr == &p) update_curr(rq);
+    if ((flags & (kDequeueSave | kDequeueMove)) == kDequeueSave) {
+      const auto& q = rq.rt.queue[p.prio];
+      p.rt.saved_pos = static_cast<size_t>(std::find(q.begin(), q.end(), &p) - q.begin());
+    }
     remove(rq, p);
     return true;
   }

@@ -23,6 +23,7 @@ enum : int {
   kDequeueDelayed = 0x200,  // DEQUEUE_DELAYED: completing a delayed dequeue
   kEnqueueWakeup = 0x01,    // ENQUEUE_WAKEUP
   kEnqueueRestore = 0x02,   // ENQUEUE_RESTORE
+  kEnqueueMove = 0x04,      // ENQUEUE_MOVE
   kEnqueueHead = 0x10,      // ENQUEUE_HEAD (RT)
   kEnqueueInitial = 0x80,   // ENQUEUE_INITIAL: a new task
   kEnqueueMigrated = 0x100, // ENQUEUE_MIGRATED

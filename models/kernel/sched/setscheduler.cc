@@ -40,7 +40,9 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
 
   const int old_prio = p.prio;
   const SchedClassId old_class = p.sched_class;
-  const SchedChange c = sched_change_begin(p);
+  // With pi, __sched_setscheduler() clears DEQUEUE_MOVE when the effective
+  // priority stays: an RT task keeps its place in its list.
+  const SchedChange c = sched_change_begin(p, new_prio != old_prio);
   Rq& rq = *c.rq;
 
   // __setscheduler_params() + set_load_weight().
@@ -91,11 +93,13 @@ void Kernel::sched_setattr_uclamp(Task& p, std::optional<uint32_t> util_min, std
   // and uclampset call it): the refcounts leave the rq with the old clamps
   // and come back with the new ones.
   if (!util_min && !util_max) return;
+  validate_uclamp(p, util_min, util_max);
   if (p.state == TaskState::kNew || !p.on_rq) {  // not queued: only the request changes
     set_task_uclamp(p, util_min, util_max);
     return;
   }
-  const SchedChange c = sched_change_begin(p);
+  // KEEP_PARAMS: the priority stays, so no DEQUEUE_MOVE.
+  const SchedChange c = sched_change_begin(p, false);
   set_task_uclamp(p, util_min, util_max);
   SL_DEBUG("{:.6f} sched_setattr: {}-{} uclamp {} .. {}", now().to_s(), p.comm, p.pid,
            p.uclamp_req[kUclampMin].value, p.uclamp_req[kUclampMax].value);

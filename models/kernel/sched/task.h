@@ -56,6 +56,9 @@ struct SchedEntity {
 struct SchedRtEntity {
   int64_t time_slice_ticks = 0;  // RR: ticks left
   bool on_rq = false;
+  // An attribute change without DEQUEUE_MOVE leaves the entity where it was
+  // in its priority's list (move_entity()): its index while dequeued.
+  size_t saved_pos = 0;
 };
 
 enum class SchedClassId : uint8_t { kStop, kDeadline, kRt, kFair, kIdle };
