@@ -34,6 +34,15 @@ std::vector<int> cpus_of(const SwitchLog& log, const std::string& name, Time fro
   return v;
 }
 
+// A `uclamp` event (sched_setattr() of the clamps; unset = unchanged).
+EventSpec ev_uclamp(std::optional<uint32_t> min, std::optional<uint32_t> max) {
+  EventSpec e;
+  e.kind = EventSpec::Kind::kUclamp;
+  e.uclamp_min = min;
+  e.uclamp_max = max;
+  return e;
+}
+
 void check_conservation(const RunResult& r) {
   double total = 0;
   for (const auto& cl : r.clusters) total += cl.energy_mj();
@@ -342,10 +351,7 @@ TEST_CASE("uclamp in YAML: kernel.uclamp and the tasks' clamps, with clear error
 TEST_CASE("a uclamp event changes the running task's clamps and its rq's", "[uclamp][workload]") {
   ScenarioParams p = toy_uclamp();
   p.duration = Time::s(2);
-  EventSpec cap;
-  cap.kind = EventSpec::Kind::kUclamp;
-  cap.uclamp_max = 300;
-  TaskSpec h = task("h", {ev_run(Time::ms(300)), cap, ev_run(Time::s(10))});
+  TaskSpec h = task("h", {ev_run(Time::ms(300)), ev_uclamp(std::nullopt, 300), ev_run(Time::s(10))});
   h.cpus = {2};
   p.tasks = {h};
   System sys(p, 1);
@@ -479,10 +485,7 @@ TEST_CASE("wake-ups of pinned tasks are not wakee flips", "[uclamp][smp]") {
 TEST_CASE("a clamp change leaves an RT task's place in its list", "[uclamp][rt]") {
   ScenarioParams p = toy_uclamp();
   p.duration = Time::ms(20);
-  EventSpec boost;
-  boost.kind = EventSpec::Kind::kUclamp;
-  boost.uclamp_min = 100;
-  TaskSpec a = task("a", {boost, ev_run(Time::ms(5)), ev_sleep(Time::s(1))}, Policy::kFifo, 10);
+  TaskSpec a = task("a", {ev_uclamp(100, std::nullopt), ev_run(Time::ms(5)), ev_sleep(Time::s(1))}, Policy::kFifo, 10);
   TaskSpec b = task("b", {ev_run(Time::ms(5)), ev_sleep(Time::s(1))}, Policy::kFifo, 10);
   TaskSpec h = task("h", {ev_sleep(Time::ms(1)), ev_run(Time::ms(1)), ev_sleep(Time::s(1))}, Policy::kFifo, 20);
   a.cpus = b.cpus = h.cpus = {2};
