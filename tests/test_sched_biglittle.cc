@@ -293,3 +293,24 @@ TEST_CASE("idle CPUs' blocked util decays through nohz stats kicks", "[biglittle
   sys.run();
   check_conservation(sys.result());
 }
+
+// Runnable boosting (6.5+, fair.c cpu_util(..., boost = 1)): schedutil reads
+// max(util_avg, runnable_avg, util_est) of the CFS rq, capped at the
+// capacity; 6.1 reads util_avg and util_est only.
+TEST_CASE("schedutil's CFS util is boosted to runnable_avg from 6.5 on", "[biglittle][cpufreq]") {
+  for (const char* version : {"6.1", "6.12"}) {
+    ScenarioParams p = toy();
+    p.kernel.version = version;
+    p.tasks = {hog("h")};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    Rq& rq = k.rq(2);  // a big CPU, capacity 1024
+    rq.cfs_avg.util_avg = 300;
+    rq.cfs_avg.runnable_avg = 500;
+    INFO(version);
+    CHECK(k.cpu_util_cfs(rq) == 300);
+    CHECK(k.cpu_util_cfs_boost(rq) == (std::string(version) == "6.1" ? 300u : 500u));
+    rq.cfs_avg.runnable_avg = 2000;  // capped at the capacity
+    CHECK(k.cpu_util_cfs_boost(rq) == (std::string(version) == "6.1" ? 300u : 1024u));
+  }
+}

@@ -248,6 +248,14 @@ class Kernel : public InstantEndHook, public EventHandler {
     util = std::max<uint64_t>(util, rq.cfs_avg.util_est.value());
     return std::min<uint64_t>(util, rq.capacity);
   }
+  // cpu_util_cfs_boost() (6.5+): with runnable boosting, what schedutil
+  // reads: util_avg raised to the rq's runnable_avg when tasks wait.
+  uint64_t cpu_util_cfs_boost(const Rq& rq) const {
+    if (!runnable_boost_) return cpu_util_cfs(rq);
+    uint64_t util = std::max<uint64_t>(rq.cfs_avg.util_avg, rq.cfs_avg.runnable_avg);
+    util = std::max<uint64_t>(util, rq.cfs_avg.util_est.value());
+    return std::min<uint64_t>(util, rq.capacity);
+  }
   // sched_asym_cpucap_active(): CPUs of more than one capacity.
   bool asym_capacity() const { return asym_capacity_; }
   // p->max_allowed_capacity: the largest capacity among p's allowed CPUs.
@@ -294,8 +302,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool sched_balance_newidle(Rq& rq);
   // From a busy CPU's tick: its periodic balance when due, then nohz_balancer_kick().
   void sched_balance_trigger(Rq& rq);
-  // cpu_util(cpu, p, dst_cpu, 0): the CPU's CFS util if p ran on dst_cpu.
-  uint64_t cpu_util(int cpu, const Task* p, int dst_cpu) const;
+  // cpu_util(cpu, p, dst_cpu, boost): the CPU's CFS util if p ran on
+  // dst_cpu; `boost` raises util_avg to runnable_avg (kernels with runnable
+  // boosting only).
+  uint64_t cpu_util(int cpu, const Task* p, int dst_cpu, bool boost = false) const;
   // sched_energy_enabled(): EAS is possible (sched_is_eas_possible() and
   // build_perf_domains(), 6.12 topology.c): asymmetric capacities, an energy
   // model for every CPU and schedutil on every policy.
@@ -491,6 +501,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // are latched -- set on enqueue and tick paths, rewritten only by a load
   // balance statistics pass over the whole domain (update_sd_lb_stats()).
   bool energy_enabled_ = false;   // sched_energy_present
+  bool runnable_boost_ = true;    // KernelVersionInfo::runnable_boost
   UclampSystem uclamp_sys_;       // bucket layout and sysctls
   bool uclamp_used_ = false;      // sched_uclamp_used static key
   bool rd_overutilized_ = false;  // rd->overutilized

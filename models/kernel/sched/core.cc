@@ -58,6 +58,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   fair_server_enabled_ = params.fair_server.value_or(info->fair_server);
   rt_throttling_ = params.rt_throttling.value_or(info->rt_throttling);
   custom_slice_ = info->custom_slice;
+  runnable_boost_ = info->runnable_boost;
   protect_slice_ = info->protect_slice;
   if (params.preempt == PreemptModel::kLazy && !info->preempt_lazy)
     SL_WARN("preempt: lazy exists from Linux 6.13; modelling it on {} anyway", params.version);

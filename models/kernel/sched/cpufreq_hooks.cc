@@ -122,7 +122,7 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
     // Shared schedutil policy: read each CPU's util straight from its rq.
     auto next = sugov->update_shared_fast(rq.domain_pos, now(), flags, [&](size_t j) {
       const Rq& r = *d.rqs[j];
-      return SchedutilGovernor::SharedInput{cpu_util_cfs(r), r.avg_rt.util_avg,
+      return SchedutilGovernor::SharedInput{cpu_util_cfs_boost(r), r.avg_rt.util_avg,
                                             r.rt.rt_nr_running > 0 && !r.rt.rt_throttled};
     });
     if (next) set_domain_freq(d, *next);
@@ -137,7 +137,7 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
   for (size_t i = 0; i < n; ++i) {
     const Rq& r = *d.rqs[i];
     CpuUtil& u = utils[i];
-    u.util_cfs = cpu_util_cfs(r);
+    u.util_cfs = cpu_util_cfs_boost(r);  // sugov_get_util()
     u.util_rt = r.avg_rt.util_avg;
     u.rt_runnable = r.rt.rt_nr_running > 0 && !r.rt.rt_throttled;
     u.idle_calls = r.idle_calls;

@@ -108,11 +108,13 @@ int64_t Kernel::balance_interval(const Rq& rq, bool busy) const {
   return std::clamp<int64_t>(jiffies, 1, std::max<int64_t>(1, params_.hz * nr_cpus() / 10));
 }
 
-// cpu_util(cpu, p, dst_cpu, 0): CFS util of `cpu` as if p were placed on
-// dst_cpu (util_avg and util_est, capped at the CPU's capacity).
-uint64_t Kernel::cpu_util(int cpu, const Task* p, int dst_cpu) const {
+// cpu_util(cpu, p, dst_cpu, boost): CFS util of `cpu` as if p were placed
+// on dst_cpu (util_avg, raised to runnable_avg when boosting, and util_est,
+// capped at the CPU's capacity).
+uint64_t Kernel::cpu_util(int cpu, const Task* p, int dst_cpu, bool boost) const {
   const Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   uint64_t util = rq.cfs_avg.util_avg;
+  if (boost && runnable_boost_) util = std::max<uint64_t>(util, rq.cfs_avg.runnable_avg);
   if (p && p->cpu == cpu && dst_cpu != cpu)
     util -= std::min<uint64_t>(util, p->se.avg.util_avg);
   else if (p && p->cpu != cpu && dst_cpu == cpu)
@@ -173,21 +175,23 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
     auto energy_with = [&](int dst) {
       for (size_t i = 0; i < n; ++i) utils[i] = cpu_util(d.cpus[i], &p, dst);
       const std::span<const uint64_t> span(utils.data(), n);
-      if (!uclamp_used_) return d.em->compute_energy(span);
-      // eenv_pd_max_util() with the clamps: each CPU's rq clamps, the
-      // task's on dst (its max alone when dst's rq has no runnable task);
-      // eenv_pd_busy_time() ignores them.
+      if (!uclamp_used_ && !runnable_boost_) return d.em->compute_energy(span);
+      // eenv_pd_max_util(): the frequency from the boosted util
+      // (cpu_util(..., 1)) and the clamps (each CPU's rq clamps, the task's
+      // on dst, its max alone when dst's rq has no runnable task);
+      // eenv_pd_busy_time() uses neither.
       uint64_t max_util = 0, busy = 0;
       for (size_t i = 0; i < n; ++i) {
         const Rq& rq = *rqs_[d.cpus[i]];
         const uint64_t eff = std::min<uint64_t>(utils[i], rq.capacity);
-        uint64_t lo = rq.uclamp.get(kUclampMin);
+        const uint64_t perf = std::min<uint64_t>(cpu_util(d.cpus[i], &p, dst, true), rq.capacity);
+        uint64_t lo = rq.uclamp.get(kUclampMin);  // 0 and 1024 while uclamp is unused
         uint64_t hi = std::min<uint64_t>(rq.capacity, rq.uclamp.get(kUclampMax));
-        if (d.cpus[i] == dst) {
+        if (uclamp_used_ && d.cpus[i] == dst) {
           lo = std::max(lo, p_util_min);
           hi = rq.uclamp.is_idle() ? p_util_max : std::max(hi, p_util_max);
         }
-        max_util = std::max(max_util, sugov_effective_cpu_perf(eff, lo, hi));
+        max_util = std::max(max_util, sugov_effective_cpu_perf(perf, lo, hi));
         busy += eff;
       }
       const uint64_t cpu_cap = d.em->cpu_capacity();

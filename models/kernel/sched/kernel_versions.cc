@@ -93,6 +93,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
   info.name = std::string(version);
   if (version == "6.1") {
     info.eevdf = false;
+    info.runnable_boost = false;
     info.defaults = cfs_6_1();
   } else if (version == "6.6") {
     info.defaults = eevdf_6_6();

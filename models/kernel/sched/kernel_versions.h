@@ -22,6 +22,9 @@ struct KernelVersionInfo {
   // slice in vruntime.
   bool protect_slice = false;
   bool preempt_lazy = false;   // PREEMPT_LAZY exists (6.13+)
+  // "Runnable boosting" (6.5+, fair.c cpu_util(..., boost)): schedutil and
+  // EAS's frequency estimate take max(util_avg, runnable_avg) of the CFS rq.
+  bool runnable_boost = true;
   SchedFeatures defaults;
 };
 
