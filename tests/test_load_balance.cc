@@ -103,6 +103,15 @@ TaskSpec hog_on(const std::string& name, std::vector<int> cpus) {
   t.cpus = std::move(cpus);
   return t;
 }
+// Runs `p`: task m must be on CPU 0 at `settled` and on CPU 2 at the end.
+void check_m_moves_from_0_to_2(const ScenarioParams& p, Time settled) {
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(settled);
+  REQUIRE(find_task(k, "m").cpu == 0);
+  sys.run();
+  CHECK(find_task(k, "m").cpu == 2);
+}
 }  // namespace
 
 TEST_CASE("a misfit task is pulled only by a bigger CPU with spare capacity", "[lb][biglittle]") {
@@ -138,12 +147,7 @@ TEST_CASE("a misfit task is pulled only by a bigger CPU with spare capacity", "[
     TaskSpec b = task("b", {ev_run(Time::ms(1)), ev_timer("p", Time::ms(10))});
     b.cpus = {2};
     p.tasks = {b, m};
-    System sys(p, 1);
-    Kernel& k = sys.kernel();
-    k.run_until(Time::ms(2));
-    REQUIRE(find_task(k, "m").cpu == 0);
-    sys.run();
-    CHECK(find_task(k, "m").cpu == 2);
+    check_m_moves_from_0_to_2(p, Time::ms(2));
   }
 }
 
@@ -310,10 +314,5 @@ TEST_CASE("after an all-pinned redo, a one-task busiest CPU still gets an active
   TaskSpec g = task("g", {ev_run(Time::ms(50)), ev_sleep(Time::s(1000))});
   g.cpus = {2};
   p.tasks = {g, hog_on("a", {1}), hog_on("b", {1}), m};
-  System sys(p, 1);
-  Kernel& k = sys.kernel();
-  k.run_until(Time::ms(10));
-  REQUIRE(find_task(k, "m").cpu == 0);
-  sys.run();
-  CHECK(find_task(k, "m").cpu == 2);
+  check_m_moves_from_0_to_2(p, Time::ms(10));
 }
