@@ -279,7 +279,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   }
   // task_fits_cpu(): p's util_est and clamps fit rq's CPU fully.
   bool task_fits_cpu(const Task& p, const Rq& rq) const {
-    if (!uclamp_used_) return fits_capacity(task_util_est(p.se.avg), capacity_of(rq));
     return util_fits_cpu(task_util_est(p.se.avg), uclamp_eff_value(p, kUclampMin), uclamp_eff_value(p, kUclampMax),
                          rq) > 0;
   }
@@ -316,7 +315,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   // the boost does not fit", is not overutilized).
   bool cpu_overutilized(const Rq& rq) const {
     if (!energy_enabled_) return false;
-    if (!uclamp_used_) return !fits_capacity(cpu_util_cfs(rq), capacity_of(rq));
     return util_fits_cpu(cpu_util_cfs(rq), rq.uclamp.get(kUclampMin), rq.uclamp.get(kUclampMax), rq) == 0;
   }
   // capacity_of() (fair.c): the capacity CFS decisions compare against.

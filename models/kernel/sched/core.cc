@@ -184,7 +184,10 @@ void Kernel::uclamp_rq_inc(Rq& rq, Task& p) {
 
 void Kernel::uclamp_rq_dec(Rq& rq, Task& p) {
   if (!uclamp_used_ || p.se.sched_delayed) return;
-  for (int i = 0; i < kUclampCnt; ++i) schedlab::uclamp_rq_dec_id(uclamp_sys_, rq.uclamp, static_cast<UclampId>(i), p.uclamp[i]);
+  for (int i = 0; i < kUclampCnt; ++i) {
+    const auto id = static_cast<UclampId>(i);
+    schedlab::uclamp_rq_dec_id(uclamp_sys_, rq.uclamp, id, p.uclamp[id]);
+  }
 }
 
 void Kernel::enqueue_task(Rq& rq, Task& p, int flags) {

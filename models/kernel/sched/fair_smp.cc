@@ -174,8 +174,6 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
     size_t n = std::min(d.cpus.size(), utils.size());
     auto energy_with = [&](int dst) {
       for (size_t i = 0; i < n; ++i) utils[i] = cpu_util(d.cpus[i], &p, dst);
-      const std::span<const uint64_t> span(utils.data(), n);
-      if (!uclamp_used_ && !runnable_boost_) return d.em->compute_energy(span);
       // eenv_pd_max_util(): the frequency from the boosted util
       // (cpu_util(..., 1)) and the clamps (each CPU's rq clamps, the task's
       // on dst, its max alone when dst's rq has no runnable task);
