@@ -212,19 +212,24 @@ class Importer {
       else t.rt_priority = static_cast<int>(ctx_.get_int(*priority, key_path, 1, 99));
     }
     if (const Value* cpus = obj.find("cpus")) t.cpus = read_cpus(*cpus, child(path, "cpus"));
-    // rt-app sets util_min / util_max with sched_setattr()'s util clamps:
-    // the imported kernel has CONFIG_UCLAMP_TASK then.
+    read_util_clamps(obj, path, t.uclamp_min, t.uclamp_max);
+  }
+
+  // util_min / util_max of `obj`, which rt-app sets with sched_setattr()'s
+  // util clamps (uclamp_validate(): 0..1024, min <= max): the imported
+  // kernel has CONFIG_UCLAMP_TASK then.
+  void read_util_clamps(const Value& obj, const std::string& path, std::optional<uint32_t>& min,
+                        std::optional<uint32_t>& max) {
     for (const char* key : {"util_min", "util_max"}) {
       const Value* v = obj.find(key);
       if (!v) continue;
-      const auto value = static_cast<uint32_t>(ctx_.get_int(*v, child(path, key), 0, 1024));
-      (std::string_view(key) == "util_min" ? t.uclamp_min : t.uclamp_max) = value;
+      (std::string_view(key) == "util_min" ? min : max) =
+          static_cast<uint32_t>(ctx_.get_int(*v, child(path, key), 0, 1024));
       out_.kernel.uclamp = true;
     }
-    if (t.uclamp_min && t.uclamp_max && *t.uclamp_min > *t.uclamp_max)
+    if (min && max && *min > *max)
       ctx_.fail(*obj.find("util_min"), child(path, "util_min"),
-                fmt::format("util_min {} exceeds util_max {} (sched_setattr() rejects it: EINVAL)", *t.uclamp_min,
-                            *t.uclamp_max));
+                fmt::format("util_min {} exceeds util_max {} (sched_setattr() rejects it: EINVAL)", *min, *max));
   }
 
   std::vector<int> read_cpus(const Value& v, const std::string& path) {
@@ -282,22 +287,15 @@ class Importer {
     EventSpec clamps;  // a later phase's util_min / util_max: sched_setattr() as the phase starts
     clamps.kind = EventSpec::Kind::kUclamp;
     clamps.uclamp_if_changed = true;
+    if (!only_phase) read_util_clamps(obj, path, clamps.uclamp_min, clamps.uclamp_max);
     for (const Member& k : obj.members) {
       std::string key_path = child(path, k.key);
-      if (!only_phase && (k.key == "util_min" || k.key == "util_max")) {
-        const auto value = static_cast<uint32_t>(ctx_.get_int(k.value, key_path, 0, 1024));
-        (k.key == "util_min" ? clamps.uclamp_min : clamps.uclamp_max) = value;
-        out_.kernel.uclamp = true;
-      } else if (role_of(k.key) == Role::kSched && !only_phase) {
+      if (!only_phase && (k.key == "util_min" || k.key == "util_max")) continue;  // read above
+      if (role_of(k.key) == Role::kSched && !only_phase)
         ctx_.warn(k, key_path, "per-phase scheduling changes are not modelled; the task keeps its task-level setting");
-      } else {
+      else
         warn_unmodelled(k, key_path, /*task_level=*/false);
-      }
     }
-    if (clamps.uclamp_min && clamps.uclamp_max && *clamps.uclamp_min > *clamps.uclamp_max)
-      ctx_.fail(*obj.find("util_min"), child(path, "util_min"),
-                fmt::format("util_min {} exceeds util_max {} (sched_setattr() rejects it: EINVAL)", *clamps.uclamp_min,
-                            *clamps.uclamp_max));
     warn_duplicates(obj, path);
     if (read_events(obj, path, t.name, p.events)) {
       // rt-app applies a phase's attributes once as the phase begins: a
