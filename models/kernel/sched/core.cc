@@ -262,6 +262,7 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
       throw ModelError(fmt::format("task {}: CPU {} does not exist (the platform has {} CPUs)", comm, c, nr_cpus()));
     p.cpus_allowed[c] = true;
   }
+  p.nr_cpus_allowed = static_cast<int>(p.cpus_allowed.count());
   p.kernel_thread = kernel_thread;
   p.cpu = 0;
   while (!p.cpus_allowed[p.cpu]) ++p.cpu;
@@ -428,7 +429,7 @@ int SchedClass::select_task_rq(Task& p, int prev_cpu, int wake_flags) {
 // select_task_rq() (core.c): the class chooses only for a task allowed on
 // more than one CPU (so a pinned wakee never reaches record_wakee()).
 int Kernel::select_task_rq(Task& p, int wake_flags) {
-  if (p.cpus_allowed.count() > 1) return class_of(p).select_task_rq(p, p.cpu, wake_flags);
+  if (p.nr_cpus_allowed > 1) return class_of(p).select_task_rq(p, p.cpu, wake_flags);
   return static_cast<int>(p.cpus_allowed._Find_first());  // cpumask_any()
 }
 

@@ -173,9 +173,7 @@ class RtClass final : public SchedClass {
   }
 
  private:
-  static int nr_cpus_allowed(const Task& p) {
-    return static_cast<int>(p.cpus_allowed.count());
-  }
+  static int nr_cpus_allowed(const Task& p) { return p.nr_cpus_allowed; }
   // rt_rq->highest_prio.curr: the best queued RT priority, or
   // MAX_RT_PRIO-1 ("no RT") when none, as cpupri sees it.
   static int rq_highest_prio(const Rq& rq) {

@@ -74,6 +74,7 @@ struct Task {
   int rt_priority = 0;
   SchedClassId sched_class = SchedClassId::kFair;
   CpuMask cpus_allowed;            // p->cpus_mask: bit c set if the task may run on CPU c
+  int nr_cpus_allowed = 0;         // p->nr_cpus_allowed: cpus_allowed.count(), kept with the mask
   int cpu = 0;                     // CPU whose rq holds (or last held) the task
   int recent_used_cpu = 0;         // p->recent_used_cpu (select_idle_sibling)
   TaskState state = TaskState::kNew;
