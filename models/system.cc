@@ -190,6 +190,7 @@ System::System(const ScenarioParams& params, uint64_t seed) : impl_(std::make_un
                                       spec.kernel_thread);
       if (spec.slice) s.kernel->set_custom_slice(t, *spec.slice);
       s.kernel->set_task_uclamp(t, spec.uclamp_min, spec.uclamp_max);
+      s.kernel->sched_move_task(t, cpu_cgroup_index(*s.kernel, spec.cgroup));
       auto body = std::make_unique<RtAppBody>(*s.world, spec, t);
       s.world->register_body(comm, body.get());
       s.kernel->set_body(t, body.get());

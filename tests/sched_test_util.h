@@ -2,6 +2,8 @@
 // schedule as (time, cpu, next task) switch events.
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <string>
 #include <vector>
 
@@ -171,6 +173,32 @@ inline TaskSpec growing_task(const std::string& name) {
   big.events = {ev_run(Time::s(10))};
   t.phases = {small, big};
   return t;
+}
+
+// Conservation on a multi-CPU run with power: per CPU, time at all OPPs =
+// busy and busy + idle = elapsed; energy: CPUs sum to their cluster's CPU
+// energy, clusters to the total.
+inline void check_conservation(const RunResult& r) {
+  REQUIRE(r.has_power());
+  double cluster_sum = 0;
+  for (const auto& cl : r.clusters) {
+    double cpu_sum = 0;
+    for (int c : cl.cpus) cpu_sum += r.cpus[static_cast<size_t>(c)].energy_mj();
+    CHECK(cl.cpu_energy_mj == Approx(cpu_sum));
+    cluster_sum += cl.energy_mj();
+  }
+  CHECK(r.total_energy_mj() == Approx(cluster_sum));
+  for (const auto& c : r.cpus) {
+    Time at_opps;
+    for (Time t : c.busy_at_opp) at_opps += t;
+    CHECK(at_opps == c.busy);
+    CHECK(at_opps + c.idle == r.elapsed());
+  }
+}
+
+// Busy time of `cpu` at its cluster's OPP number `opp` (lowest first).
+inline Time busy_at(const RunResult& r, int cpu, size_t opp) {
+  return r.cpus[static_cast<size_t>(cpu)].busy_at_opp[opp];
 }
 
 }  // namespace schedlab::testing

@@ -16,23 +16,6 @@ ScenarioParams toy(const std::string& governor = "schedutil") {
   return p;
 }
 
-void check_conservation(const RunResult& r) {
-  REQUIRE(r.has_power());
-  double cluster_sum = 0;
-  for (const auto& cl : r.clusters) {
-    double cpu_sum = 0;
-    for (int c : cl.cpus) cpu_sum += r.cpus[static_cast<size_t>(c)].energy_mj();
-    CHECK(cl.cpu_energy_mj == Approx(cpu_sum));
-    cluster_sum += cl.energy_mj();
-  }
-  CHECK(r.total_energy_mj() == Approx(cluster_sum));
-  for (const auto& c : r.cpus) {
-    Time at_opps;
-    for (Time t : c.busy_at_opp) at_opps += t;
-    CHECK(at_opps == c.busy);
-    CHECK(at_opps + c.idle == r.elapsed());
-  }
-}
 }  // namespace
 
 TEST_CASE("capacities follow capacity-dmips-mhz x max frequency, normalised to 1024", "[biglittle]") {

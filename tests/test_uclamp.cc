@@ -22,10 +22,6 @@ ScenarioParams toy_uclamp() {
   return p;
 }
 
-// Busy time of `cpu` at `khz` (RunResult::busy_at_opp is indexed by the
-// CPU's cluster OPPs, lowest first; the toy has two per cluster).
-Time busy_at(const RunResult& r, int cpu, size_t opp) { return r.cpus[static_cast<size_t>(cpu)].busy_at_opp[opp]; }
-
 // The CPUs a task was switched in on after `from`.
 std::vector<int> cpus_of(const SwitchLog& log, const std::string& name, Time from = Time::zero()) {
   std::vector<int> v;
@@ -43,16 +39,6 @@ EventSpec ev_uclamp(std::optional<uint32_t> min, std::optional<uint32_t> max) {
   return e;
 }
 
-void check_conservation(const RunResult& r) {
-  double total = 0;
-  for (const auto& cl : r.clusters) total += cl.energy_mj();
-  CHECK(r.total_energy_mj() == Approx(total));
-  for (const auto& c : r.cpus) {
-    Time at_opps;
-    for (Time t : c.busy_at_opp) at_opps += t;
-    CHECK(at_opps + c.idle == r.elapsed());
-  }
-}
 
 }  // namespace
 

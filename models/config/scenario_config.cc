@@ -39,6 +39,7 @@ const std::vector<ParamDecl>& scenario_params() {
         {"platform", "map", "-", "the machine (see platform)"},
         {"kernel", "map", "-", "kernel version, tunables, features, overheads (see kernel)"},
         {"tasks", "list of tasks", "required", "the task set (see tasks[])"},
+        {"cgroups", "list of cgroups", "[]", "cpu cgroups under the root '/' with their cpu.uclamp files (see cgroups[])"},
         {"workqueue", "map", "-", "workqueue subsystem tunables (see workqueue)"},
         {"workqueues", "list of workqueues", "[]", "alloc_workqueue() calls (see workqueues[])"},
         {"kthread_workers", "list of kthread_workers", "[]", "dedicated worker threads (see kthread_workers[])"},
@@ -59,12 +60,14 @@ std::vector<ParamSection> yaml_schema() {
       {"kernel.cpuidle", "idle states (models/kernel/cpuidle; the platform lists the states)", &cpuidle_params()},
       {"kernel.uclamp", "utilization clamping (models/kernel/sched/uclamp.h; tasks set uclamp_min / uclamp_max)",
        &uclamp_params()},
+      {"cgroups[]", "one cpu cgroup (CONFIG_UCLAMP_TASK_GROUP: only its clamps are modelled)", &cgroup_params()},
       {"tasks[]", "one task description", &task_params()},
       {"tasks[].phases[]", "one phase", &phase_params()},
       {"events[]", "one event: a single-key map `kind: value`, or bare `yield` / `suspend`", &event_params()},
       {"timer", "value of a timer event", &timer_params()},
       {"wait", "value of a wait event", &wait_params()},
       {"uclamp", "value of a uclamp event", &uclamp_event_params()},
+      {"cpu_uclamp", "value of a cpu_uclamp event: writes a group's cpu.uclamp files", &cpu_uclamp_event_params()},
   };
   for (const ParamSection& d : devices_schema()) sections.push_back(d);
   sections.push_back({"pm_runtime", "runtime PM (drivers/base/power/runtime.c, 6.12)", &pm_runtime_params()});
@@ -118,6 +121,7 @@ ScenarioParams config::load_scenario_node(const YAML::Node& root, const std::str
   r.read("pi_enabled", s.pi_enabled);
   if (auto n = r.find("platform")) s.platform = load_platform(doc, *n, "platform");
   if (auto n = r.find("kernel")) s.kernel = load_kernel(doc, *n, "kernel");
+  load_cgroups(doc, r, s);     // cgroups (cgroup_config.cc); tasks name them
   load_pm_runtime(doc, r, s);  // pm_runtime (pm_runtime_config.cc); displays refer to its devices
   load_devices(doc, r, s);  // workqueue, workqueues, kthread_workers, devices (devices_config.cc)
   const CallTargets targets = call_targets(s);

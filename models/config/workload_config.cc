@@ -21,7 +21,7 @@ constexpr Time kMinSlice = Time::us(100);  // the kernel clamps sched_runtime to
 constexpr Time kMaxSlice = Time::ms(100);
 
 // What an event's value must be.
-enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kCall, kRpm, kUclamp };
+enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kCall, kRpm, kUclamp, kCgroup, kCpuUclamp };
 
 struct EventKind {
   std::string name;
@@ -44,6 +44,8 @@ const std::vector<EventKind>& event_kinds() {
       {"submit_job", Kind::kCall, Arg::kCall, CallSpec::Op::kSubmitJob},
       {"rpm", Kind::kCall, Arg::kRpm},
       {"uclamp", Kind::kUclamp, Arg::kUclamp},
+      {"cgroup", Kind::kCgroup, Arg::kCgroup},
+      {"cpu_uclamp", Kind::kCpuUclamp, Arg::kCpuUclamp},
   };
   return kinds;
 }
@@ -151,6 +153,8 @@ EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Nod
     case Arg::kCall: e = load_call_event(ctx.doc, value, path, k.op, ctx.targets, ctx.platform.cpus); break;
     case Arg::kRpm: e = load_rpm_event(ctx.doc, value, path, ctx.targets); break;
     case Arg::kUclamp: e = load_uclamp_event(ctx, value, path); break;
+    case Arg::kCgroup: e = load_cgroup_event(ctx.doc, value, path, ctx.kernel); break;
+    case Arg::kCpuUclamp: e = load_cpu_uclamp_event(ctx.doc, value, path, ctx.kernel); break;
   }
   return e;
 }
@@ -374,6 +378,7 @@ TaskSpec load_task(TaskContext& ctx, const YAML::Node& node, const std::string& 
   if (auto n = r.find("cpus")) t.cpus = load_cpu_list(ctx.doc, *n, r.path("cpus"), ctx.platform.cpus);
   load_slice(ctx, r, t);
   load_uclamp(ctx, r, t);
+  load_task_cgroup(ctx.doc, r, ctx.kernel, t.cgroup);
   r.read("delay", t.delay, Bound::kNonNegative);
   read_loop(r, t.loop);
   r.read("kernel_thread", t.kernel_thread);
@@ -416,6 +421,7 @@ const std::vector<ParamDecl>& task_params() {
         {"uclamp_min", "int 0..1024", "0 (RT: kernel.uclamp.min_rt_default)",
          "utilization floor (sched_attr.sched_util_min; needs kernel.uclamp.enabled)"},
         {"uclamp_max", "int 0..1024", "1024", "utilization cap (sched_attr.sched_util_max; needs kernel.uclamp.enabled)"},
+        {"cgroup", "a cgroups[] name, or /", "/", "the cpu cgroup it starts in (its clamps apply: uclamp_tg_restrict())"},
         {"delay", "duration", duration_text(d.delay), "start delay"},
         {"loop", "int, -1 = forever", std::to_string(d.loop), "repeats of the whole phase list"},
         {"kernel_thread", "bool", d.kernel_thread ? "true" : "false",
@@ -453,6 +459,10 @@ const std::vector<ParamDecl>& event_params() {
       {"resume", "task name", "-", "wake the named task from its suspend (the task must exist)"},
       {"uclamp", "map (see uclamp)", "-",
        "sched_setattr() of this task's clamps from here on (needs kernel.uclamp.enabled)"},
+      {"cgroup", "cgroups[] name, or /", "-",
+       "this task moves itself to that cpu cgroup (cgroup.procs write; sched_move_task())"},
+      {"cpu_uclamp", "map (see cpu_uclamp)", "-",
+       "write a cpu cgroup's cpu.uclamp.min / .max (as a power HAL does; needs kernel.uclamp.enabled)"},
       {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work)"},
       {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker"},
       {"submit_job", "map (see submit_job)", "-", "push a GPU job to a DRM scheduler entity (the submit ioctl)"},

@@ -53,6 +53,16 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
 const std::vector<ParamDecl>& display_params();         // devices[] (model: display)
 const std::vector<ParamDecl>& display_thread_params();  // ui_thread / render_thread / sf_thread
 // pm_runtime_config.cc: the `pm_runtime:` section and `rpm:` events.
+// cgroup_config.cc: the cpu cgroups (into s.kernel.cgroups; after the
+// kernel, before the tasks), tasks' `cgroup` key and the cgroup events.
+void load_cgroups(const YamlDoc& doc, const MapReader& top, ScenarioParams& s);
+void load_task_cgroup(const YamlDoc& doc, const MapReader& r, const KernelParams& k, std::string& out);
+EventSpec load_cgroup_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const KernelParams& k);
+EventSpec load_cpu_uclamp_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                                const KernelParams& k);
+const std::vector<ParamDecl>& cgroup_params();            // cgroups[]
+const std::vector<ParamDecl>& cpu_uclamp_event_params();  // cpu_uclamp event
+
 void load_pm_runtime(const YamlDoc& doc, const MapReader& top, ScenarioParams& s);
 EventSpec load_rpm_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const CallTargets* targets);
 const std::vector<ParamDecl>& pm_runtime_params();   // pm_runtime

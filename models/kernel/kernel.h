@@ -13,6 +13,7 @@
 #include <bitset>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/hw/energy_model.h"
@@ -183,6 +184,21 @@ class Kernel : public InstantEndHook, public EventHandler {
   // SCHED_FLAG_UTIL_CLAMP): a queued task leaves its rq's buckets with the
   // old values and joins with the new (setscheduler.cc).
   void sched_setattr_uclamp(Task& p, std::optional<uint32_t> util_min, std::optional<uint32_t> util_max);
+  // cpu cgroups (CONFIG_UCLAMP_TASK_GROUP; uclamp.h). find_task_group():
+  // the index of the group called `name` ("/" = the root, 0), or -1.
+  int find_task_group(std::string_view name) const;
+  const std::vector<UclampTaskGroup>& task_groups() const { return task_groups_; }
+  // cpu_cgroup_attach() -> sched_move_task(): p joins group `group` (a
+  // write of its pid to the group's cgroup.procs). A queued task goes
+  // through the change path (DEQUEUE_SAVE | DEQUEUE_MOVE), so its rq's
+  // clamp buckets see the new group's range; a running one is rescheduled.
+  void sched_move_task(Task& p, int group);
+  // cpu_uclamp_write(): a write of cpu.uclamp.min (id kUclampMin) or
+  // cpu.uclamp.max of group `group`, in 1/100 percent (0..10000; "max" =
+  // 10000). Enables the static key; the effective clamps of the group and
+  // its descendants follow (cpu_util_update_eff()), and their runnable
+  // tasks are refcounted again at once. ModelError without uclamp.
+  void cpu_uclamp_write(int group, UclampId id, int64_t percent_x100);
   void set_body(Task& p, TaskBody* body) { p.body = body; }
   // wake_up_new_task() at time `at`.
   void start_task_at(Task& p, Time at);
@@ -269,7 +285,15 @@ class Kernel : public InstantEndHook, public EventHandler {
   // else its request limited by the system default.
   uint32_t uclamp_eff_value(const Task& p, UclampId id) const {
     if (p.uclamp[id].active) return p.uclamp[id].value;
-    return uclamp_sys_.eff_get(p.uclamp_req[id], id).value;
+    return uclamp_sys_.eff_get(uclamp_tg_restrict(p, id), id).value;
+  }
+  // uclamp_tg_restrict(): p's request, clamped into its cpu cgroup's
+  // effective range unless p is in the root group.
+  UclampSe uclamp_tg_restrict(const Task& p, UclampId id) const {
+    if (p.task_group == 0) return p.uclamp_req[id];
+    const UclampTaskGroup& tg = task_groups_[static_cast<size_t>(p.task_group)];
+    const uint32_t v = std::clamp(p.uclamp_req[id].value, tg.uclamp[kUclampMin].value, tg.uclamp[kUclampMax].value);
+    return uclamp_sys_.make(v, false);
   }
   // util_fits_cpu() on rq's CPU (capacity_of(), the arch capacity; no
   // thermal pressure, so the actual capacity is the arch capacity).
@@ -425,6 +449,15 @@ class Kernel : public InstantEndHook, public EventHandler {
   // __setscheduler_uclamp() without clamp flags (a policy change): clamps
   // the user did not set go back to their defaults for p's new class.
   void uclamp_reset_defaults(Task& p);
+  // The root group and the scenario's cpu cgroups (init_uclamp(),
+  // sched_create_group() + alloc_uclamp_sched_group(), css_online()'s
+  // cpu_util_update_eff(), then the scenario's cpu.uclamp writes).
+  void setup_task_groups();
+  // cpu_util_update_eff() from `group` down, pre-order.
+  void cpu_util_update_eff(int group);
+  // uclamp_update_active(): a refcounted task leaves and rejoins its rq's
+  // buckets with its current effective clamps.
+  void uclamp_update_active(Task& p);
   // The dequeue / put_prev ... enqueue / set_next pattern around a change
   // of a task's scheduling attributes (rt_mutex_setprio(),
   // __sched_setscheduler()).
@@ -502,6 +535,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool runnable_boost_ = true;    // KernelVersionInfo::runnable_boost
   UclampSystem uclamp_sys_;       // bucket layout and sysctls
   bool uclamp_used_ = false;      // sched_uclamp_used static key
+  std::vector<UclampTaskGroup> task_groups_;  // cpu cgroups; [0] = the root group
   bool rd_overutilized_ = false;  // rd->overutilized
   bool rd_overloaded_ = false;    // rd->overloaded
   // add_nr_running(): one more entity on rq; a second one overloads the

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/hw/platform.h"
 #include "sim/time.h"
@@ -74,6 +75,16 @@ struct KernelParams {
   uint32_t uclamp_util_min = 1024;
   uint32_t uclamp_util_max = 1024;
   uint32_t uclamp_min_rt_default = 1024;
+  // cpu cgroups (CONFIG_UCLAMP_TASK_GROUP, enabled with `uclamp`), created
+  // in order under the root group "/"; a parent is named before its
+  // children. Only their clamps are modelled (uclamp.h).
+  struct CpuCgroup {
+    std::string name;
+    std::string parent;                      // "" = the root group
+    std::optional<int64_t> uclamp_min_pct;   // cpu.uclamp.min in 1/100 %, 0..10000; unset = not written
+    std::optional<int64_t> uclamp_max_pct;   // cpu.uclamp.max ("max" = 10000)
+  };
+  std::vector<CpuCgroup> cgroups;
 };
 
 }  // namespace schedlab

@@ -1,5 +1,7 @@
 #include "models/workload/rtapp_body.h"
 
+#include <fmt/format.h>
+
 #include <set>
 
 #include "models/errors.h"
@@ -7,6 +9,12 @@
 #include "models/workload/device_calls.h"
 
 namespace schedlab {
+
+int cpu_cgroup_index(const Kernel& k, const std::string& name) {
+  const int g = k.find_task_group(name.empty() ? "/" : name);
+  if (g < 0) throw ModelError(fmt::format("no cpu cgroup '{}'", name));
+  return g;
+}
 
 RtMutex& RtAppWorld::mutex(const std::string& name) {
   auto& m = mutexes_[name];
@@ -41,6 +49,8 @@ RtAppBody::RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task)
         case EventSpec::Kind::kLock:
         case EventSpec::Kind::kUnlock: o.mutex = &world.mutex(e.name); break;
         case EventSpec::Kind::kWait: o.mutex = &world.mutex(e.mutex); break;
+        case EventSpec::Kind::kCgroup:
+        case EventSpec::Kind::kCpuUclamp: o.task_group = cpu_cgroup_index(world.kernel(), e.name); break;
         default: break;
       }
     }
@@ -193,6 +203,19 @@ Action RtAppBody::next(Task& self) {
         };
         if (!(e.uclamp_if_changed && same(kUclampMin, e.uclamp_min) && same(kUclampMax, e.uclamp_max)))
           k.sched_setattr_uclamp(self, e.uclamp_min, e.uclamp_max);
+        continue;
+      }
+      case EventSpec::Kind::kCgroup: {
+        const int group = objects_of_current().task_group;
+        advance();
+        k.sched_move_task(self, group);
+        continue;
+      }
+      case EventSpec::Kind::kCpuUclamp: {
+        const int group = objects_of_current().task_group;
+        advance();
+        if (e.uclamp_min) k.cpu_uclamp_write(group, kUclampMin, *e.uclamp_min);
+        if (e.uclamp_max) k.cpu_uclamp_write(group, kUclampMax, *e.uclamp_max);
         continue;
       }
       case EventSpec::Kind::kSuspend:

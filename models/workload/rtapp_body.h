@@ -57,6 +57,9 @@ class RtAppWorld {
   std::map<std::string, RtAppBody*> by_name_;
 };
 
+// The index of cpu cgroup `name` ("" or "/" = the root), or ModelError.
+int cpu_cgroup_index(const Kernel& k, const std::string& name);
+
 class RtAppBody final : public TaskBody, public EventHandler {
  public:
   RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task);
@@ -77,6 +80,7 @@ class RtAppBody final : public TaskBody, public EventHandler {
   struct NamedObjects {
     RtAppWorld::SharedTimer* timer = nullptr;
     RtMutex* mutex = nullptr;
+    int task_group = -1;  // kCgroup, kCpuUclamp: the cpu cgroup's index
   };
   const NamedObjects& objects_of_current() const { return objects_[phase_base_[phase_] + event_]; }
   RtAppWorld::SharedTimer& timer_of_current() const { return *objects_of_current().timer; }

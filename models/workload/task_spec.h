@@ -58,6 +58,8 @@ struct EventSpec {
     kResume,   // wake the task called `name` from its suspend
     kCall,     // call into a kernel object or device chosen by name (`call`)
     kUclamp,   // sched_setattr() of this task's utilization clamps
+    kCgroup,     // this task moves to cpu cgroup `name` (cgroup.procs write)
+    kCpuUclamp,  // write cpu.uclamp.min / .max of cpu cgroup `name`
   };
   Kind kind = Kind::kRun;
   Time duration;        // run / runtime / sleep; timer period
@@ -65,8 +67,8 @@ struct EventSpec {
   std::string mutex;    // for wait
   TimerMode timer_mode = TimerMode::kAbsolute;
   CallSpec call;        // for kCall
-  std::optional<uint32_t> uclamp_min;  // for kUclamp: unset = unchanged
-  std::optional<uint32_t> uclamp_max;
+  std::optional<uint32_t> uclamp_min;  // for kUclamp: unset = unchanged; for kCpuUclamp:
+  std::optional<uint32_t> uclamp_max;  // 1/100 percent (0..10000), unset = not written
   // kUclamp from an rt-app phase: rt-app's set_thread_param() skips the
   // call when the settings it last applied are these already.
   bool uclamp_if_changed = false;
@@ -90,6 +92,7 @@ struct TaskSpec {
   // sched_util_clamp_min_rt_default).
   std::optional<uint32_t> uclamp_min;
   std::optional<uint32_t> uclamp_max;
+  std::string cgroup;            // cpu cgroup it starts in; "" = the root group
   Time delay;                    // start delay
   int64_t loop = -1;             // repeats of the phase list; -1 = forever
   std::vector<PhaseSpec> phases;

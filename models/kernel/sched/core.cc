@@ -107,6 +107,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     if (!rq->cpuidle.gov) nohz_balance_enter_idle(*rq);
   rt_period_timer_ = Timer(sim_.queue(), this, tag(Ev::kRtPeriod, 0), kTierTick);
   setup_uclamp();
+  setup_task_groups();
   sim_.set_instant_end_hook(this);
 }
 
@@ -177,7 +178,7 @@ void Kernel::uclamp_rq_inc(Rq& rq, Task& p) {
   if (!uclamp_used_ || p.se.sched_delayed) return;
   for (int i = 0; i < kUclampCnt; ++i) {
     const auto id = static_cast<UclampId>(i);
-    schedlab::uclamp_rq_inc_id(uclamp_sys_, rq.uclamp, id, p.uclamp_req[id], p.uclamp[id]);
+    schedlab::uclamp_rq_inc_id(uclamp_sys_, rq.uclamp, id, uclamp_tg_restrict(p, id), p.uclamp[id]);
   }
   rq.uclamp.flag_idle = false;  // one RUNNABLE task: no more idle holding
 }

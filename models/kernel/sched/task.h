@@ -90,6 +90,7 @@ struct Task {
   // runnable. Indexed by UclampId.
   std::array<UclampSe, kUclampCnt> uclamp_req{};
   std::array<UclampSe, kUclampCnt> uclamp{};
+  int task_group = 0;  // task_group(p): index into the kernel's cpu cgroups; 0 = root
 
   // Priority inheritance: mutexes held and the one blocked on.
   std::vector<RtMutex*> held_mutexes;

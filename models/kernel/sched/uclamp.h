@@ -8,14 +8,21 @@
 // sched_util_min / sched_util_max, 0..1024). Each rq max-aggregates the
 // clamps of its RUNNABLE tasks in buckets (CONFIG_UCLAMP_BUCKETS_COUNT,
 // 5 by default): schedutil, EAS and the capacity-fitting tests read the
-// rq's values. Simplification: no task groups (cpu.uclamp.min/max of a
-// cgroup), so a task's effective clamp is its request limited by the
-// system defaults (sched_util_clamp_min / _max) only, as for a task in the
-// root group.
+// rq's values.
+//
+// CONFIG_UCLAMP_TASK_GROUP (6.12 core.c: uclamp_tg_restrict(),
+// cpu_util_update_eff(), capacity_from_percent(), cpu_uclamp_write(),
+// alloc_uclamp_sched_group(), sched_move_task()): cpu cgroups carry
+// cpu.uclamp.min / cpu.uclamp.max (percent); a group's effective clamps are
+// its requests capped by its parent's effective ones, and a task outside
+// the root group has its request clamped into its group's effective range.
+// The model's cpu cgroups carry only that: no CONFIG_FAIR_GROUP_SCHED
+// (cpu.weight / cpu.shares, group scheduling entities), no bandwidth.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 namespace schedlab {
 
@@ -89,6 +96,26 @@ struct UclampSystem {
 
 // uclamp_rq_inc_id(): p's effective clamp `eff` (refreshed from `req`)
 // joins its bucket; the rq value only rises.
+// capacity_from_percent(): cpu.uclamp.min / .max are written in percent
+// with two decimals (cgroup_parse_float(), shift 2: 10000 = 100%), stored
+// as DIV_ROUND_CLOSEST(percent_x100 << 10, 10000).
+constexpr uint32_t uclamp_capacity_from_percent(int64_t percent_x100) {
+  return static_cast<uint32_t>(((static_cast<uint64_t>(percent_x100) << 10) + 5000) / 10000);
+}
+inline constexpr int64_t kUclampPercentScale = 10000;  // UCLAMP_PERCENT_SCALE: 100.00%
+
+// The uclamp part of a struct task_group (a cpu cgroup). Index 0 is the
+// root group, which restricts nobody (its tasks see the system defaults).
+struct UclampTaskGroup {
+  std::string name;  // the cgroup's name; "/" for the root
+  int parent = -1;   // index of the parent group; -1 for the root
+  std::array<UclampSe, kUclampCnt> uclamp_req{};  // tg->uclamp_req[]: as written
+  std::array<UclampSe, kUclampCnt> uclamp{};      // tg->uclamp[]: effective
+  std::array<int64_t, kUclampCnt> uclamp_pct{0, kUclampPercentScale};  // tg->uclamp_pct[]: the percent written
+};
+
+// uclamp_rq_inc_id(): `req` is the task's request as uclamp_tg_restrict()
+// returns it (its group's range applied).
 void uclamp_rq_inc_id(const UclampSystem& sys, RqUclamp& rq, UclampId id, const UclampSe& req, UclampSe& eff);
 // uclamp_rq_dec_id(): p leaves its bucket; when the bucket empties and held
 // the rq's value, the rq falls to the top non-empty bucket (or, with none,
