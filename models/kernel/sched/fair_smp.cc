@@ -13,8 +13,8 @@
 //    So cpus_share_cache() is always true.
 //  - wake_wide() with the LLC (every CPU here) as its factor; "current" is
 //    the waking task, or for a timer or interrupt the task running on the
-//    CPU it fires on. No SIS_UTIL scan limit, no SMT, no NUMA, no task
-//    groups (so no cgroup uclamp either).
+//    CPU it fires on. No SIS_UTIL scan limit, no SMT, no NUMA, no group
+//    scheduling (cpu cgroups carry only clamps: uclamp_group.cc).
 //  - uclamp (uclamp.h) as 6.12 applies it: util_fits_cpu() with the task's
 //    or the rq's clamps in task_fits_cpu() (misfit), cpu_overutilized(),
 //    select_idle_capacity(), select_idle_sibling() and EAS, whose energy
