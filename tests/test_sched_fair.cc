@@ -197,3 +197,72 @@ TEST_CASE("a SCHED_IDLE task gets the minimal weight and yields to normal tasks"
   // 1024 : 3 -> the idle-policy task gets ~0.3% (tick granularity).
   CHECK(metrics_of(r, "idle").cpu_time.to_s() / 4.0 < 0.01);
 }
+
+// The setup of the DELAY_DEQUEUE test above: at t=3 ms B (v=1.8 ms) sleeps
+// delayed while A (v=1.2 ms) runs. A nice change keeps B's class, so 6.12
+// (__sched_setscheduler(): DEQUEUE_SAVE | DEQUEUE_MOVE, then ENQUEUE_RESTORE)
+// takes it off the tree and puts it back still delayed and queued; its lag
+// V - v = 1.5 - 1.8 = -0.3 ms is rescaled to the new weight (x 1024/335 for
+// nice 5, truncated). A class change dequeues it for good first.
+TEST_CASE("a delayed task stays delayed through a change that keeps its class", "[fair][eevdf]") {
+  ScenarioParams p = exact_scenario("6.12");
+  p.kernel.base_slice = Time::ms(3);
+  p.tasks = {task("B", {ev_run(Time::us(1800)), ev_sleep(Time::ms(5))}), hog("A")};
+  p.duration = Time::ms(10);
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(3));
+  Task& b = find_task(k, "B");
+  REQUIRE(b.se.sched_delayed);
+  SECTION("nice 0 -> 5: still delayed, still queued") {
+    k.set_scheduler(b, Policy::kNormal, 5, 0);
+    CHECK(b.se.sched_delayed);
+    CHECK(b.on_rq);
+    CHECK(b.se.on_rq);
+    CHECK(k.rq(0).cfs.nr_delayed == 1);
+    CHECK(k.rq(0).nr_running == 2);
+    CHECK(b.se.vlag == -917014);  // -300000 * 1024 / 335
+    // It leaves when picked (A's slice ends at 4.8 ms: 1.8 + 3).
+    k.run_until(Time::us(5000));
+    CHECK_FALSE(b.on_rq);
+    CHECK(k.rq(0).cfs.nr_delayed == 0);
+  }
+  SECTION("to SCHED_FIFO: dequeued for good first") {
+    k.set_scheduler(b, Policy::kFifo, 0, 10);
+    CHECK_FALSE(b.se.sched_delayed);
+    CHECK_FALSE(b.on_rq);
+    CHECK(b.state == TaskState::kInterruptible);
+    CHECK(k.rq(0).cfs.nr_delayed == 0);
+    CHECK(k.rq(0).nr_running == 1);
+  }
+}
+
+// prio_changed_fair(): the running task whose nice gets worse is told to
+// reschedule when another task is queued; a better nice, or no other task,
+// changes nothing until the next tick.
+TEST_CASE("a running fair task whose priority drops is rescheduled", "[fair]") {
+  ScenarioParams p = exact_scenario("6.12");
+  p.kernel.base_slice = Time::ms(3);  // first deadline at 1.5 ms: no slice ends before the checks at 0.5 ms
+  p.duration = Time::ms(10);
+  SECTION("with another task queued") {
+    p.tasks = {hog("a"), hog("b")};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::us(500));
+    Task& curr = *k.rq(0).curr;
+    REQUIRE_FALSE(curr.is_idle_task);
+    REQUIRE_FALSE(k.rq(0).need_resched);
+    k.set_scheduler(curr, Policy::kNormal, -5, 0);  // better: no resched
+    CHECK_FALSE(k.rq(0).need_resched);
+    k.set_scheduler(curr, Policy::kNormal, 19, 0);  // worse: resched
+    CHECK(k.rq(0).need_resched);
+  }
+  SECTION("alone") {
+    p.tasks = {hog("a")};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::us(500));
+    k.set_scheduler(*k.rq(0).curr, Policy::kNormal, 19, 0);
+    CHECK_FALSE(k.rq(0).need_resched);
+  }
+}

@@ -400,6 +400,9 @@ class Kernel : public InstantEndHook, public EventHandler {
 
   // --- used by the scheduling classes
   void resched_curr(Rq& rq);
+  // wakeup_preempt() (core.c): the class's check when p's class is rq's
+  // current one's, else a resched when p's class is higher.
+  void wakeup_preempt(Rq& rq, Task& p, int wake_flags);
   void resched_curr_lazy(Rq& rq);
   // __block_task() once a delayed dequeue completes (DELAY_DEQUEUE).
   void finish_delayed_block(Rq& rq, Task& p);
@@ -468,9 +471,10 @@ class Kernel : public InstantEndHook, public EventHandler {
     int saved_event_cpu;
     bool move;  // DEQUEUE_MOVE / ENQUEUE_MOVE: cleared when the effective priority stays
   };
-  SchedChange sched_change_begin(Task& p, bool move = true);
+  // `class_change`: p's scheduling class changes with it (only then is a
+  // delayed task fully dequeued first).
+  SchedChange sched_change_begin(Task& p, bool move, bool class_change);
   void sched_change_end(Task& p, const SchedChange& c, int extra_flags);
-  void wakeup_preempt(Rq& rq, Task& p, int wake_flags);
   void ttwu_do_activate(Rq& rq, Task& p, int wake_flags, const Task* waker);
   void ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags);
   void set_task_cpu(Task& p, int cpu);

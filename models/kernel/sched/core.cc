@@ -984,15 +984,17 @@ void Kernel::rt_period_timer() {
 
 // ---------------------------------------------------------------- PI
 
-// The "change" pattern of rt_mutex_setprio() and __sched_setscheduler()
-// (core.c, syscalls.c): a delayed (blocked) fair task is fully dequeued
-// first (as 6.12 does on class changes), the running task is charged, the
-// task dequeued with DEQUEUE_SAVE | DEQUEUE_MOVE and put back.
-Kernel::SchedChange Kernel::sched_change_begin(Task& p, bool move) {
+// The "change" pattern of rt_mutex_setprio(), __sched_setscheduler() and
+// sched_move_task() (core.c, syscalls.c): a delayed (blocked) fair task
+// that changes class is fully dequeued first (DEQUEUE_SLEEP |
+// DEQUEUE_DELAYED); otherwise it stays delayed through the change. The
+// running task is charged, the task dequeued with DEQUEUE_SAVE (|
+// DEQUEUE_MOVE) and put back.
+Kernel::SchedChange Kernel::sched_change_begin(Task& p, bool move, bool class_change) {
   SchedChange c{rqs_[p.cpu].get(), false, false, event_cpu_, move};
   Rq& rq = *c.rq;
   event_cpu_ = p.cpu;
-  if (p.se.sched_delayed) {
+  if (class_change && p.se.sched_delayed) {
     dequeue_task(rq, p, kDequeueSleep | kDequeueDelayed);
     finish_delayed_block(rq, p);
   }
@@ -1023,7 +1025,7 @@ void Kernel::rt_mutex_setprio(Task& p, int prio) {
   if (p.prio == prio) return;
   int old_prio = p.prio;
   SchedClassId old_class = p.sched_class;
-  const SchedChange c = sched_change_begin(p);
+  const SchedChange c = sched_change_begin(p, true, rt_prio(prio) != rt_prio(old_prio));
   for (auto* o : observers_) o->on_prio_change(now(), p, old_prio, prio);
   SL_DEBUG("{:.6f} pi: {}-{} prio {} -> {}", now().to_s(), p.comm, p.pid, old_prio, prio);
   p.prio = prio;

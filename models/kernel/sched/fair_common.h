@@ -19,6 +19,17 @@ class FairClassBase : public SchedClass {
     if (rq.nr_running) return true;
     return k_.sched_balance_newidle(rq);
   }
+  // prio_changed_fair(): a queued task whose priority (nice) changed
+  // preempts if it is now the better pick; the running one yields the CPU
+  // when its priority dropped.
+  void prio_changed(Rq& rq, Task& p, int old_prio) override {
+    if (!p.on_rq || rq.cfs.nr_running == 1) return;
+    if (rq.curr == &p) {
+      if (p.prio > old_prio) k_.resched_curr(rq);
+    } else {
+      k_.wakeup_preempt(rq, p, 0);
+    }
+  }
 
  protected:
   bool feat(SchedFeat f) const { return k_.features()(f); }

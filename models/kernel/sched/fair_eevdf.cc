@@ -42,7 +42,6 @@ class EevdfClass final : public FairClassBase {
   void migrate_task_rq(Task& p, int new_cpu) override { fair_migrate_task_pelt(k_, p); }
   void update_curr(Rq& rq) override;
   void switched_to(Rq& rq, Task& p) override;
-  void prio_changed(Rq& rq, Task& p, int old_prio) override;
 
  private:
   static int64_t entity_key(const CfsRq& cfs, const Task& p) { return p.se.vruntime - cfs.min_vruntime; }
@@ -268,6 +267,7 @@ void EevdfClass::enqueue_entity(Rq& rq, Task& p, int flags) {
   ++cfs.nr_running;
   if (!is_curr) enqueue_in_tree(cfs, p);
   p.se.on_rq = true;
+  if (p.se.sched_delayed) ++cfs.nr_delayed;  // back from a change, still delayed
 }
 
 // requeue_delayed_entity(): a delayed (blocked but still queued) task is
@@ -321,6 +321,10 @@ bool EevdfClass::dequeue_entity(Rq& rq, Task& p, int flags) {
     }
   }
   fair_update_load_avg(k_, rq, &p, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
+  // A delayed task leaving for a change (DEQUEUE_SAVE) or a migration stays
+  // delayed; it leaves the count of delayed entities until it is back
+  // (dequeue_entities()' h_nr_delayed).
+  if (p.se.sched_delayed && !sleep && !(flags & kDequeueDelayed)) --cfs.nr_delayed;
   clear_buddies(cfs, p);
   update_entity_lag(cfs, p);
   if (feat(SchedFeat::kPlaceRelDeadline) && !sleep) {
@@ -346,11 +350,6 @@ bool EevdfClass::dequeue_entity(Rq& rq, Task& p, int flags) {
 bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
   if (!(p.se.sched_delayed && (flags & (kDequeueSave | kDequeueMigrating))) && !(flags & kDequeueDelayed))
     fair_util_est_dequeue(rq, p, flags & kDequeueSleep);
-  if (p.se.sched_delayed && !(flags & kDequeueDelayed) && (flags & kDequeueSave)) {
-    // A class/priority change of a delayed task: complete the dequeue.
-    dequeue_entity(rq, p, flags | kDequeueDelayed);
-    return true;
-  }
   return dequeue_entity(rq, p, flags);
 }
 
@@ -508,7 +507,6 @@ void EevdfClass::switched_to(Rq& rq, Task& p) {
     wakeup_preempt(rq, p, 0);
 }
 
-void EevdfClass::prio_changed(Rq& rq, Task& p, int old_prio) {}
 
 }  // namespace
 

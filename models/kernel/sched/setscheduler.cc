@@ -42,7 +42,7 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
   const SchedClassId old_class = p.sched_class;
   // With pi, __sched_setscheduler() clears DEQUEUE_MOVE when the effective
   // priority stays: an RT task keeps its place in its list.
-  const SchedChange c = sched_change_begin(p, new_prio != old_prio);
+  const SchedChange c = sched_change_begin(p, new_prio != old_prio, rt_prio(new_prio) != rt_prio(old_prio));
   Rq& rq = *c.rq;
 
   // __setscheduler_params() + set_load_weight().
@@ -99,7 +99,7 @@ void Kernel::sched_setattr_uclamp(Task& p, std::optional<uint32_t> util_min, std
     return;
   }
   // KEEP_PARAMS: the priority stays, so no DEQUEUE_MOVE.
-  const SchedChange c = sched_change_begin(p, false);
+  const SchedChange c = sched_change_begin(p, false, false);
   set_task_uclamp(p, util_min, util_max);
   SL_DEBUG("{:.6f} sched_setattr: {}-{} uclamp {} .. {}", now().to_s(), p.comm, p.pid,
            p.uclamp_req[kUclampMin].value, p.uclamp_req[kUclampMax].value);

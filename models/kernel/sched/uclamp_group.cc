@@ -138,7 +138,7 @@ void Kernel::sched_move_task(Task& p, int group) {
     p.task_group = group;
     return;
   }
-  const SchedChange c = sched_change_begin(p, true);  // DEQUEUE_SAVE | DEQUEUE_MOVE
+  const SchedChange c = sched_change_begin(p, true, false);  // DEQUEUE_SAVE | DEQUEUE_MOVE
   p.task_group = group;                                // sched_change_group()
   sched_change_end(p, c, 0);
   // "The running task may have joined a throttled group": resched.
