@@ -163,3 +163,53 @@ TEST_CASE("per-CPU busy + idle = elapsed, and task states add up", "[conservatio
   }
   CHECK(total_cpu == r.cpus[0].busy + r.cpus[1].busy);
 }
+
+// switched_from_fair() / switched_to_fair(): a fair hog alone on a CPU
+// (util U, equal to its cfs_rq's) made SCHED_FIFO takes its PELT signals
+// out of the cfs_rq at once; made fair again 32 periods (32 x 1024 us)
+// later they come back aged as if it had slept (ATTACH_AGE_LOAD): U x
+// y^32 = U / 2.
+TEST_CASE("a task leaving the fair class takes its PELT signals with it", "[rt][pelt]") {
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.duration = Time::s(1);
+  p.tasks = {hog("t")};
+  p.tasks[0].delay = Time::ms(1);
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(100));
+  Task& t = find_task(k, "t");
+  Rq& rq = k.rq(0);
+  k.set_scheduler(t, Policy::kFifo, 0, 10);
+  const uint64_t u = t.se.avg.util_avg;
+  REQUIRE(u > 500);
+  CHECK(rq.cfs_avg.util_avg <= 1);  // only rounding of the two sums is left
+  k.run_until(Time::ms(100) + Time::us(32 * 1024));
+  k.set_scheduler(t, Policy::kNormal, 0, 0);
+  CHECK(t.se.avg.util_avg == Approx(u / 2.0).epsilon(0.02));
+  CHECK(rq.cfs_avg.util_avg == Approx(u / 2.0).epsilon(0.02));
+}
+
+// switched_from_rt(): a CPU whose last RT task becomes fair pulls a
+// waiting RT task from an overloaded CPU. p (FIFO 50) holds CPU 1, r1
+// (FIFO 10) CPU 0, where r2 (FIFO 5, allowed on both) waits: it can
+// preempt neither. When p turns fair, CPU 1 pulls r2 at once.
+TEST_CASE("a CPU left without RT tasks by a class change pulls one", "[rt][smp]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.duration = Time::s(1);
+  TaskSpec holder = hog("p", Policy::kFifo, 50);
+  holder.cpus = {1};
+  TaskSpec r1 = hog("r1", Policy::kFifo, 10);
+  r1.cpus = {0};
+  TaskSpec r2 = hog("r2", Policy::kFifo, 5);
+  r2.delay = Time::ms(5);
+  p.tasks = {holder, r1, r2};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(10));
+  Task& waiting = find_task(k, "r2");
+  REQUIRE(waiting.cpu == 0);
+  REQUIRE(k.rq(0).rt.rt_nr_running == 2);
+  k.set_scheduler(find_task(k, "p"), Policy::kNormal, 0, 0);
+  CHECK(waiting.cpu == 1);
+  CHECK(k.rq(1).rt.rt_nr_running == 1);
+}

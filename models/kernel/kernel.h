@@ -475,6 +475,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // delayed task fully dequeued first).
   SchedChange sched_change_begin(Task& p, bool move, bool class_change);
   void sched_change_end(Task& p, const SchedChange& c, int extra_flags);
+  void check_class_changed(Rq& rq, Task& p, SchedClassId old_class, int old_prio);
   void ttwu_do_activate(Rq& rq, Task& p, int wake_flags, const Task* waker);
   void ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags);
   void set_task_cpu(Task& p, int cpu);

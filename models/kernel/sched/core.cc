@@ -1032,12 +1032,20 @@ void Kernel::rt_mutex_setprio(Task& p, int prio) {
   p.sched_class = class_for(p);
   // Deboosting within RT queues at the head, so the task keeps its turn.
   sched_change_end(p, c, rt_prio(prio) && old_prio < prio ? kEnqueueHead : 0);
-  // check_class_changed(): switched_to / prio_changed decide preemption.
-  if (old_class != p.sched_class)
-    class_of(p).switched_to(*c.rq, p);
-  else
-    class_of(p).prio_changed(*c.rq, p, old_prio);
+  check_class_changed(*c.rq, p, old_class, old_prio);
   event_cpu_ = c.saved_event_cpu;
+}
+
+// check_class_changed() (core.c): the old class lets go of p
+// (switched_from), the new one takes it (switched_to); within one class a
+// priority change goes to prio_changed. They decide preemption.
+void Kernel::check_class_changed(Rq& rq, Task& p, SchedClassId old_class, int old_prio) {
+  if (old_class != p.sched_class) {
+    classes_[static_cast<size_t>(old_class)]->switched_from(rq, p);
+    class_of(p).switched_to(rq, p);
+  } else if (old_prio != p.prio) {
+    class_of(p).prio_changed(rq, p, old_prio);
+  }
 }
 
 }  // namespace schedlab

@@ -307,6 +307,7 @@ void CfsClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
 }
 
 void CfsClass::switched_to(Rq& rq, Task& p) {
+  attach_task_cfs_rq(rq, p);  // switched_to_fair() of 6.1 too
   if (!p.se.on_rq) return;
   if (rq.curr == &p)
     k_.resched_curr(rq);

@@ -19,6 +19,10 @@ class FairClassBase : public SchedClass {
     if (rq.nr_running) return true;
     return k_.sched_balance_newidle(rq);
   }
+  // switched_from_fair() -> detach_entity_cfs_rq(): the task's PELT signals
+  // leave the cfs_rq (caught up first); its last_update_time stays, so
+  // they age across its time in the other class when it comes back.
+  void switched_from(Rq& rq, Task& p) override;
   // prio_changed_fair(): a queued task whose priority (nice) changed
   // preempts if it is now the better pick; the running one yields the CPU
   // when its priority dropped.
@@ -37,6 +41,9 @@ class FairClassBase : public SchedClass {
   static int64_t vdelta(const Task& p, int64_t delta) {
     return static_cast<int64_t>(calc_delta_fair(static_cast<uint64_t>(delta), p.se.weight, p.se.inv_weight));
   }
+  // attach_task_cfs_rq() -> attach_entity_cfs_rq() of switched_to_fair():
+  // aged to now (ATTACH_AGE_LOAD), then added to the cfs_rq.
+  void attach_task_cfs_rq(Rq& rq, Task& p);
   static void clear_buddies(CfsRq& cfs, const Task& p) {
     if (cfs.next == &p) cfs.next = nullptr;
     if (cfs.last == &p) cfs.last = nullptr;

@@ -497,9 +497,10 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   if (protect_mode() && feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, curr);
 }
 
-// switched_to_fair(): a task that became fair (PI unboost) preempts if it
-// is now the better pick.
+// switched_to_fair(): a task that became fair (PI unboost) joins the
+// cfs_rq's PELT signals and preempts if it is now the better pick.
 void EevdfClass::switched_to(Rq& rq, Task& p) {
+  attach_task_cfs_rq(rq, p);
   if (!p.se.on_rq) return;
   if (rq.curr == &p)
     k_.resched_curr(rq);

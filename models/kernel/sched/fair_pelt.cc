@@ -1,4 +1,5 @@
 #include "models/kernel/sched/fair_pelt.h"
+#include "models/kernel/sched/fair_common.h"
 
 #include <algorithm>
 
@@ -50,6 +51,21 @@ void fair_migrate_task_pelt(Kernel& k, Task& p) {
   update_load_avg_blocked_se(old.cfs_avg.last_update_time, p.se.avg, p.se.weight);
   remove_entity_load_avg(old.cfs_removed, p.se.avg);
   p.se.avg.last_update_time = 0;  // attach on the new rq
+}
+
+void FairClassBase::switched_from(Rq& rq, Task& p) {
+  if (!p.se.avg.last_update_time) return;  // never attached (a fork or wake-up not enqueued yet)
+  fair_update_load_avg(k_, rq, &p, 0);
+  detach_entity_load_avg(rq.cfs_avg, p.se.avg, p.se.weight);
+  k_.cpufreq_update_util(rq, 0);  // cfs_rq_util_change()
+}
+
+// ATTACH_AGE_LOAD (a sched feature, on by default; not a model option):
+// the signals decay over the time spent outside the class.
+void FairClassBase::attach_task_cfs_rq(Rq& rq, Task& p) {
+  fair_update_load_avg(k_, rq, &p, 0);
+  attach_entity_load_avg(rq.cfs_avg, p.se.avg, p.se.weight);
+  k_.cpufreq_update_util(rq, 0);  // cfs_rq_util_change()
 }
 
 void fair_post_init_util(Rq& rq, Task& p) {

@@ -121,6 +121,14 @@ class RtClass final : public SchedClass {
     if (p.rt.on_rq && rq.curr->sched_class != SchedClassId::kRt) k_.resched_curr(rq);
   }
 
+  // switched_from_rt(): a CPU left with no RT task after p left the class
+  // pulls one (rt_queue_pull_task(); the kernel runs the pull as a balance
+  // callback after switched_to of p's new class, here at once).
+  void switched_from(Rq& rq, Task& p) override {
+    if (!p.on_rq || rq.rt.rt_nr_running || k_.nr_cpus() == 1) return;
+    pull_rt_task(rq);
+  }
+
   // prio_changed_rt().
   void prio_changed(Rq& rq, Task& p, int old_prio) override {
     if (!p.rt.on_rq) return;

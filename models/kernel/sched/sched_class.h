@@ -67,6 +67,8 @@ class SchedClass {
   virtual void task_woken(Rq& rq, Task& p) {}
   // p moves to new_cpu on wake-up (migrate_task_rq), before set_task_cpu().
   virtual void migrate_task_rq(Task& p, int new_cpu) {}
+  // p leaves this class (switched_from), after it joined its new one.
+  virtual void switched_from(Rq& rq, Task& p) {}
   virtual void switched_to(Rq& rq, Task& p) {}
   virtual void prio_changed(Rq& rq, Task& p, int old_prio) {}
 

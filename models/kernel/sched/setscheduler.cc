@@ -79,11 +79,7 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
       rt_period_timer_.arm(Time::ns((now().count() / params_.rt_period.count() + 1) * params_.rt_period.count()));
   }
   sched_change_end(p, c, old_prio < new_prio ? kEnqueueHead : 0);  // __sched_setscheduler(): lowered -> head
-  // check_class_changed().
-  if (old_class != p.sched_class)
-    class_of(p).switched_to(rq, p);
-  else if (old_prio != new_prio)
-    class_of(p).prio_changed(rq, p, old_prio);
+  check_class_changed(rq, p, old_class, old_prio);
   event_cpu_ = c.saved_event_cpu;
 }
 
