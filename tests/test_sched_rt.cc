@@ -213,3 +213,21 @@ TEST_CASE("a CPU left without RT tasks by a class change pulls one", "[rt][smp]"
   CHECK(waiting.cpu == 1);
   CHECK(k.rq(1).rt.rt_nr_running == 1);
 }
+
+// A task forked at t = 0 is attached to its cfs_rq's PELT signals like any
+// other (the rq clocks start one PELT period in, so attaching never
+// copies last_update_time 0, the "not attached" mark): an always-running
+// hog's util follows its cfs_rq's, from post_init_entity_util_avg()'s 512
+// towards 1024 (1024 - 512 x y^97 ~ 961 after 100 ms).
+TEST_CASE("a task forked at t = 0 has live PELT signals", "[pelt]") {
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.duration = Time::s(1);
+  p.tasks = {hog("t")};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(100));
+  const Task& t = find_task(k, "t");
+  CHECK(t.se.avg.last_update_time != 0);
+  CHECK(t.se.avg.util_avg == Approx(961).epsilon(0.02));
+  CHECK(k.rq(0).cfs_avg.util_avg == Approx(t.se.avg.util_avg).epsilon(0.01));
+}

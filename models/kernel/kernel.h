@@ -250,9 +250,12 @@ class Kernel : public InstantEndHook, public EventHandler {
     SchedutilGovernor* sugov = nullptr;  // `governor` when it is schedutil (called directly)
   };
   const std::vector<FreqDomain>& freq_domains() const { return domains_; }
+  // The rq clocks at simulated time 0 (RqPeltClock::start_at()): one PELT
+  // period, so no attach ever sees PELT time 0.
+  static constexpr uint64_t kRqClockAtZeroNs = uint64_t{1} << 20;
   // update_rq_clock(): bring the rq's clocks (PELT included) to now.
   void update_rq_clock(Rq& rq) {
-    rq.pelt.update_rq_clock(static_cast<uint64_t>(now().count()), rq.capacity, rq.freq_scale,
+    rq.pelt.update_rq_clock(static_cast<uint64_t>(now().count()) + kRqClockAtZeroNs, rq.capacity, rq.freq_scale,
                             rq.curr->is_idle_task);
   }
   // cpufreq_update_util(): let rq's cpufreq governor re-evaluate.

@@ -75,6 +75,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   for (int c = 0; c < nr_cpus; ++c) {
     auto rq = std::make_unique<Rq>();
     rq->cpu = c;
+    rq->pelt.start_at(kRqClockAtZeroNs);
     rq->sd_balance_interval_ms = nr_cpus;  // sd_init(): sd_weight
     auto idle = std::make_unique<Task>();
     idle->pid = 0;

@@ -215,6 +215,12 @@ struct RqPeltClock {
   uint64_t clock_idle = 0;       // rq->clock_idle: rq->clock at the last idle sync
   uint64_t clock_pelt_idle = 0;  // rq->clock_pelt_idle: rq_clock_pelt() at the last idle sync
 
+  // The clocks' value at simulated time 0. A running kernel forks its
+  // tasks long after boot, so a PELT clock of 0, which is also
+  // last_update_time's "not attached" mark, never reaches an attach; the
+  // model's tasks start at t = 0, so its clocks start one PELT period
+  // (1024 x 1024 ns) in: period boundaries fall where they would from 0.
+  void start_at(uint64_t t) { clock = clock_task = clock_pelt = clock_idle = clock_pelt_idle = t; }
   // rq_clock_pelt(): the clock every PELT update of this rq uses.
   uint64_t rq_clock_pelt() const { return clock_pelt - lost_idle_time; }
 
