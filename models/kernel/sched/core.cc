@@ -143,8 +143,7 @@ void Kernel::enable_uclamp() {
 }
 
 void Kernel::uclamp_reset_defaults(Task& p) {
-  for (int i = 0; i < kUclampCnt; ++i) {
-    const auto id = static_cast<UclampId>(i);
+  for (const UclampId id : kUclampIds) {
     if (p.uclamp_req[id].user_defined) continue;
     // "RT by default have a 100% boost value that could be modified at runtime."
     const uint32_t value = id == kUclampMin && rt_prio(p.prio) ? uclamp_sys_.min_rt_default : uclamp_none(id);
@@ -177,8 +176,7 @@ void Kernel::uclamp_rq_inc(Rq& rq, Task& p) {
   // Fair and RT have uclamp_enabled; a task whose dequeue is delayed is
   // not runnable to uclamp.
   if (!uclamp_used_ || p.se.sched_delayed) return;
-  for (int i = 0; i < kUclampCnt; ++i) {
-    const auto id = static_cast<UclampId>(i);
+  for (const UclampId id : kUclampIds) {
     schedlab::uclamp_rq_inc_id(uclamp_sys_, rq.uclamp, id, uclamp_tg_restrict(p, id), p.uclamp[id]);
   }
   rq.uclamp.flag_idle = false;  // one RUNNABLE task: no more idle holding
@@ -186,8 +184,7 @@ void Kernel::uclamp_rq_inc(Rq& rq, Task& p) {
 
 void Kernel::uclamp_rq_dec(Rq& rq, Task& p) {
   if (!uclamp_used_ || p.se.sched_delayed) return;
-  for (int i = 0; i < kUclampCnt; ++i) {
-    const auto id = static_cast<UclampId>(i);
+  for (const UclampId id : kUclampIds) {
     schedlab::uclamp_rq_dec_id(uclamp_sys_, rq.uclamp, id, p.uclamp[id]);
   }
 }

@@ -28,6 +28,7 @@ namespace schedlab {
 
 enum UclampId : uint8_t { kUclampMin = 0, kUclampMax = 1 };
 inline constexpr int kUclampCnt = 2;
+inline constexpr std::array<UclampId, 2> kUclampIds{kUclampMin, kUclampMax};  // for_each_clamp_id()
 inline constexpr uint32_t kUclampScale = 1024;      // SCHED_CAPACITY_SCALE
 inline constexpr int kUclampMaxBuckets = 20;        // CONFIG_UCLAMP_BUCKETS_COUNT range: 5..20
 

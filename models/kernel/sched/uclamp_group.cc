@@ -25,8 +25,7 @@ void Kernel::setup_task_groups() {
   // requests from sched_util_clamp_min / _max.
   UclampTaskGroup root;
   root.name = "/";
-  for (int i = 0; i < kUclampCnt; ++i) {
-    const auto id = static_cast<UclampId>(i);
+  for (const UclampId id : kUclampIds) {
     root.uclamp[id] = root.uclamp_req[id] = uclamp_sys_.make(uclamp_none(kUclampMax), false);
   }
   task_groups_.assign(1, root);
@@ -48,8 +47,7 @@ void Kernel::setup_task_groups() {
     UclampTaskGroup tg;
     tg.name = c.name;
     tg.parent = parent;
-    for (int i = 0; i < kUclampCnt; ++i) {
-      const auto id = static_cast<UclampId>(i);
+    for (const UclampId id : kUclampIds) {
       tg.uclamp_req[id] = uclamp_sys_.make(uclamp_none(id), false);
       tg.uclamp[id] = task_groups_[static_cast<size_t>(parent)].uclamp[id];
     }
@@ -90,16 +88,14 @@ void Kernel::cpu_uclamp_write(int group, UclampId id, int64_t percent_x100) {
 void Kernel::cpu_util_update_eff(int group) {
   UclampTaskGroup& tg = task_groups_[static_cast<size_t>(group)];
   std::array<uint32_t, kUclampCnt> eff{};
-  for (int i = 0; i < kUclampCnt; ++i) {
-    const auto id = static_cast<UclampId>(i);
+  for (const UclampId id : kUclampIds) {
     // The request, capped by the parent's effective value.
     eff[id] = tg.uclamp_req[id].value;
     if (tg.parent >= 0) eff[id] = std::min(eff[id], task_groups_[static_cast<size_t>(tg.parent)].uclamp[id].value);
   }
   eff[kUclampMin] = std::min(eff[kUclampMin], eff[kUclampMax]);  // protection capped by the limit
   bool changed = false;
-  for (int i = 0; i < kUclampCnt; ++i) {
-    const auto id = static_cast<UclampId>(i);
+  for (const UclampId id : kUclampIds) {
     if (eff[id] == tg.uclamp[id].value) continue;
     tg.uclamp[id].value = eff[id];
     tg.uclamp[id].bucket_id = uclamp_sys_.bucket_id(eff[id]);
@@ -118,8 +114,7 @@ void Kernel::cpu_util_update_eff(int group) {
 void Kernel::uclamp_update_active(Task& p) {
   // uclamp_rq_reinc_id() for each clamp the task has refcounted.
   Rq& rq = *rqs_[static_cast<size_t>(p.cpu)];
-  for (int i = 0; i < kUclampCnt; ++i) {
-    const auto id = static_cast<UclampId>(i);
+  for (const UclampId id : kUclampIds) {
     if (!p.uclamp[id].active) continue;
     schedlab::uclamp_rq_dec_id(uclamp_sys_, rq.uclamp, id, p.uclamp[id]);
     schedlab::uclamp_rq_inc_id(uclamp_sys_, rq.uclamp, id, uclamp_tg_restrict(p, id), p.uclamp[id]);
