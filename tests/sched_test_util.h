@@ -160,19 +160,18 @@ inline PlatformParams toy_big_little(const std::string& governor = "schedutil") 
   return p;
 }
 
+// A task that runs `phases` in order ({loop, events} each; -1 = forever).
+inline TaskSpec phased_task(const std::string& name, std::vector<PhaseSpec> phases) {
+  TaskSpec t;
+  t.name = name;
+  t.phases = std::move(phases);
+  return t;
+}
+
 // A task that starts small (1 ms every 16 ms, 60 times: EAS keeps it on a
 // little CPU) and then becomes a hog (misfit there).
 inline TaskSpec growing_task(const std::string& name) {
-  TaskSpec t;
-  t.name = name;
-  PhaseSpec small;
-  small.loop = 60;
-  small.events = {ev_run(Time::ms(1)), ev_sleep(Time::ms(15))};
-  PhaseSpec big;
-  big.loop = -1;
-  big.events = {ev_run(Time::s(10))};
-  t.phases = {small, big};
-  return t;
+  return phased_task(name, {{60, {ev_run(Time::ms(1)), ev_sleep(Time::ms(15))}}, {-1, {ev_run(Time::s(10))}}});
 }
 
 // Conservation on a multi-CPU run with power: per CPU, time at all OPPs =

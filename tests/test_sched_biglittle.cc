@@ -197,16 +197,9 @@ TEST_CASE("on gs101 the same work takes 1024/160 times longer on an A55 than on 
 TEST_CASE("the overutilized flag stays set until a load-balance pass clears it", "[biglittle][eas]") {
   ScenarioParams p = toy();
   p.duration = Time::s(3);
-  TaskSpec t;
-  t.name = "pinned";
+  TaskSpec t = phased_task("pinned", {{1, {ev_run(Time::ms(60))}},  // 240 ms on a little CPU at f_max
+                                      {-1, {ev_run(Time::ms(1)), ev_sleep(Time::ms(30))}}});
   t.cpus = {0};
-  PhaseSpec hog_phase;
-  hog_phase.loop = 1;
-  hog_phase.events = {ev_run(Time::ms(60))};  // 240 ms on a little CPU at f_max
-  PhaseSpec bursts;
-  bursts.loop = -1;
-  bursts.events = {ev_run(Time::ms(1)), ev_sleep(Time::ms(30))};
-  t.phases = {hog_phase, bursts};
   p.tasks = {t};
   System sys(p, 1);
   Kernel& k = sys.kernel();

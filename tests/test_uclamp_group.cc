@@ -178,16 +178,9 @@ TEST_CASE("a group's cpu.uclamp.min boosts schedutil like the task's own", "[ucl
 TEST_CASE("a task that moves to a capped group is capped at once", "[uclamp][cgroup][cpufreq]") {
   ScenarioParams p = toy_groups({group("background", std::nullopt, 2930)});
   p.duration = Time::ms(400);
-  TaskSpec h;
-  h.name = "h";
+  TaskSpec h = phased_task("h", {{1, {ev_run(Time::ms(100)), ev_cgroup("background")}},  // >= 100 ms
+                                 {-1, {ev_run(Time::s(10))}}});
   h.cpus = {2};
-  PhaseSpec first;
-  first.loop = 1;
-  first.events = {ev_run(Time::ms(100)), ev_cgroup("background")};  // >= 100 ms
-  PhaseSpec then;
-  then.loop = -1;
-  then.events = {ev_run(Time::s(10))};
-  h.phases = {first, then};
   p.tasks = {h};
   System sys(p, 1);
   Kernel& k = sys.kernel();
