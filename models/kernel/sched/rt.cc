@@ -149,7 +149,7 @@ class RtClass final : public SchedClass {
     int cpu = prev_cpu;
     if (!p.cpus_allowed[cpu]) cpu = SchedClass::select_task_rq(p, prev_cpu, wake_flags);
     const Task& curr = *k_.rq(cpu).curr;
-    bool test = curr.sched_class == SchedClassId::kRt && (nr_cpus_allowed(curr) < 2 || curr.prio <= p.prio);
+    bool test = curr.sched_class == SchedClassId::kRt && (curr.nr_cpus_allowed < 2 || curr.prio <= p.prio);
     if (test || !k_.rt_task_fits_capacity(p, cpu)) {
       int target = find_lowest_rq(p, cpu);
       // A move only for fitness that found no fitting CPU: stay.
@@ -162,8 +162,8 @@ class RtClass final : public SchedClass {
   // task_woken_rt(): a woken task that cannot preempt here is pushed.
   void task_woken(Rq& rq, Task& p) override {
     const Task& curr = *rq.curr;
-    if (!p.on_cpu && !rq.need_resched && nr_cpus_allowed(p) > 1 && curr.sched_class == SchedClassId::kRt &&
-        (nr_cpus_allowed(curr) < 2 || curr.prio <= p.prio))
+    if (!p.on_cpu && !rq.need_resched && p.nr_cpus_allowed > 1 && curr.sched_class == SchedClassId::kRt &&
+        (curr.nr_cpus_allowed < 2 || curr.prio <= p.prio))
       push_rt_tasks(rq);
   }
 
@@ -181,7 +181,6 @@ class RtClass final : public SchedClass {
   }
 
  private:
-  static int nr_cpus_allowed(const Task& p) { return p.nr_cpus_allowed; }
   // rt_rq->highest_prio.curr: the best queued RT priority, or
   // MAX_RT_PRIO-1 ("no RT") when none, as cpupri sees it.
   static int rq_highest_prio(const Rq& rq) {
@@ -221,7 +220,7 @@ class RtClass final : public SchedClass {
     for (int prio = 0; prio < kMaxRtPrio; ++prio) {
       if (!rq.rt.bitmap.test(prio)) continue;
       for (Task* t : rq.rt.queue[prio])
-        if (!t->on_cpu && nr_cpus_allowed(*t) > 1) return t;
+        if (!t->on_cpu && t->nr_cpus_allowed > 1) return t;
     }
     return nullptr;
   }
