@@ -206,6 +206,13 @@ System::~System() = default;
 void System::add_observer(SchedObserver* observer) { impl_->kernel->add_observer(observer); }
 
 void System::run() {
+  // Stop at the window start so the recorder reads every task's work
+  // counter there exactly (from a later callback it would have to assume
+  // one rate since the window start).
+  if (impl_->params.warmup > Time::zero() && impl_->params.warmup < impl_->params.duration) {
+    impl_->kernel->run_until(impl_->params.warmup);
+    impl_->recorder->start_window();
+  }
   impl_->kernel->run_until(impl_->params.duration);
   impl_->recorder->finish(impl_->params.duration);
 }

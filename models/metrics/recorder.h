@@ -58,6 +58,12 @@ class MetricsRecorder final : public SchedObserver {
   void on_cpu_idle(Time t, int cpu, int state) override;
   void on_work_item(Time t, const WorkItemEvent& e) override;
   void on_drm_job(Time t, const DrmJobEvent& e) override;
+  // The window opens: takes the work counters at `warmup` exactly, for a
+  // caller that has run the simulation to that instant (System::run()).
+  // Without it, the first callback at or after warmup takes them.
+  void start_window() {
+    if (!work_base_taken_) take_work_base(warmup_);
+  }
   // Closes every open interval at `end`.
   void finish(Time end);
   RunResult result(uint64_t seed, uint64_t events) const;
