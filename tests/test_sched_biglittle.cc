@@ -149,15 +149,17 @@ TEST_CASE("eight hogs on eight CPUs end one per CPU", "[smp][balance]") {
   for (const auto& t : r.tasks) CHECK(t.cpu_time == Time::s(2));
 }
 
-// Sixteen hogs start all at once: new tasks go to the idlest CPU, and the
-// periodic and idle balancing keep two per CPU.
+// Sixteen hogs start all at once. The fork path leaves three on CPU 0 and
+// one on CPU 7 (test_fork_placement.cc); the balancer evens that out within
+// the first second, and after it every hog gets half a CPU.
 TEST_CASE("load balancing evens out sixteen hogs on eight CPUs", "[smp][balance]") {
   ScenarioParams p = exact_scenario("6.12", 250, 8);
   p.duration = Time::s(2);
+  p.warmup = Time::s(1);
   p.tasks = {hogs("hog", 16)};
   const RunResult r = run_result(p);
   for (const auto& c : r.cpus) CHECK(c.idle == Time::zero());
-  for (const auto& t : r.tasks) CHECK(t.cpu_time.to_s() == Approx(1.0).margin(0.05));
+  for (const auto& t : r.tasks) CHECK(t.cpu_time.to_s() == Approx(0.5).margin(0.01));
 }
 
 // gs101 (Pixel 6) from its mainline device tree: capacities 160 / 498 /

@@ -422,7 +422,7 @@ const std::vector<ParamDecl>& task_params() {
          "utilization floor (sched_attr.sched_util_min; needs kernel.uclamp.enabled)"},
         {"uclamp_max", "int 0..1024", "1024", "utilization cap (sched_attr.sched_util_max; needs kernel.uclamp.enabled)"},
         {"cgroup", "a cgroups[] name, or /", "/", "the cpu cgroup it starts in (its clamps apply: uclamp_tg_restrict())"},
-        {"delay", "duration", duration_text(d.delay), "start delay"},
+        {"delay", "duration", duration_text(d.delay), "start delay; the task is then forked from CPU 0 (assumption: its parent runs there) and placed by the fork path"},
         {"loop", "int, -1 = forever", std::to_string(d.loop), "repeats of the whole phase list"},
         {"kernel_thread", "bool", d.kernel_thread ? "true" : "false",
          "runs in kernel mode (matters for preempt none/voluntary)"},

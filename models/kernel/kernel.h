@@ -559,7 +559,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   int select_idle_sibling(Task& p, int prev, int target);
   int select_idle_capacity(Task& p, int target);
   int wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync);
-  int find_idlest_cpu(Task& p, int prev_cpu);
+  int sched_balance_find_dst_cpu(Task& p, int this_cpu);
   // update_newidle_cost(): a pass's cost raises the domain's maximum, which
   // otherwise decays ~1% a second. True when it decayed.
   bool update_newidle_cost(Rq& rq, int64_t cost);

@@ -427,9 +427,15 @@ int SchedClass::select_task_rq(Task& p, int prev_cpu, int wake_flags) {
 
 // select_task_rq() (core.c): the class chooses only for a task allowed on
 // more than one CPU (so a pinned wakee never reaches record_wakee()).
+// select_task_rq() (core.c): the class chooses when p may use several CPUs;
+// a choice p may not use (its previous CPU, left behind by an affinity
+// change while it slept) goes to select_fallback_rq(): the first allowed
+// CPU (one node here; every CPU is online and active).
 int Kernel::select_task_rq(Task& p, int wake_flags) {
-  if (p.nr_cpus_allowed > 1) return class_of(p).select_task_rq(p, p.cpu, wake_flags);
-  return static_cast<int>(p.cpus_allowed._Find_first());  // cpumask_any()
+  int cpu = p.nr_cpus_allowed > 1 ? class_of(p).select_task_rq(p, p.cpu, wake_flags)
+                                  : static_cast<int>(p.cpus_allowed._Find_first());  // cpumask_any()
+  if (!p.cpus_allowed[static_cast<size_t>(cpu)]) cpu = static_cast<int>(p.cpus_allowed._Find_first());
+  return cpu;
 }
 
 void Kernel::set_task_cpu(Task& p, int cpu) {

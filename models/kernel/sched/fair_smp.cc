@@ -1,8 +1,8 @@
 // The fair class across CPUs, following kernel/sched/fair.c of Linux 6.12:
 // wake-up placement (select_task_rq_fair: Energy Aware Scheduling while the
 // system is not overutilized, else wake_affine + select_idle_sibling with
-// capacity fitting on asymmetric systems), new-task placement (the slow
-// path's idlest CPU), and load balancing (sched_balance_newidle, the
+// capacity fitting on asymmetric systems), new-task placement (the fork
+// slow path, sched_balance_find_dst_cpu()), and load balancing (sched_balance_newidle, the
 // periodic sched_balance_rq from the tick, nohz idle balance kicked by busy
 // CPUs, misfit migration and active balance).
 //
@@ -279,8 +279,11 @@ int Kernel::select_idle_sibling(Task& p, int prev, int target) {
   const uint64_t util_max = uclamp_eff_value(p, kUclampMax);
   // asym_fits_cpu(): on asymmetric systems the task must fit fully.
   auto fits = [&](int cpu) { return !asym_capacity_ || util_fits_cpu(task_util, util_min, util_max, *rqs_[cpu]) > 0; };
-  if (allowed(p, target) && cpu_idle(target) && fits(target)) return target;
-  if (prev != target && allowed(p, prev) && cpu_idle(prev) && fits(prev)) return prev;
+  // Neither target nor prev is checked against p's mask, as in 6.12: target
+  // is, and prev may have left it after an affinity change while p slept
+  // (select_task_rq() then falls back).
+  if (cpu_idle(target) && fits(target)) return target;
+  if (prev != target && cpu_idle(prev) && fits(prev)) return prev;
   int recent = p.recent_used_cpu;
   p.recent_used_cpu = prev;
   if (recent != prev && recent != target && allowed(p, recent) && cpu_idle(recent) && fits(recent)) return recent;
@@ -292,31 +295,6 @@ int Kernel::select_idle_sibling(Task& p, int prev, int target) {
   for (int i = 1, cpu = target + 1 == n ? 0 : target + 1; i <= n; ++i, cpu = cpu + 1 == n ? 0 : cpu + 1)
     if (allowed(p, cpu) && cpu_idle(cpu)) return cpu;  // cpu = (target + i) % n
   return target;
-}
-
-// The slow path for new tasks (sched_balance_find_dst_cpu): the idlest
-// allowed CPU -- an idle one (the largest capacity first when they differ,
-// as a new task's util is unknown), else the least loaded.
-int Kernel::find_idlest_cpu(Task& p, int prev_cpu) {
-  int best = -1;
-  for (int c = 0; c < nr_cpus(); ++c) {
-    if (!allowed(p, c)) continue;
-    if (best < 0) {
-      best = c;
-      continue;
-    }
-    const Rq& a = *rqs_[c];
-    const Rq& b = *rqs_[best];
-    bool ai = cpu_idle(c), bi = cpu_idle(best);
-    if (ai != bi) {
-      if (ai) best = c;
-      continue;
-    }
-    uint64_t la = a.cfs_avg.load_avg * 1024 / capacity_of(a) + static_cast<uint64_t>(a.nr_running) * 1024;
-    uint64_t lb = b.cfs_avg.load_avg * 1024 / capacity_of(b) + static_cast<uint64_t>(b.nr_running) * 1024;
-    if (la < lb || (la == lb && capacity_of(a) > capacity_of(b))) best = c;
-  }
-  return best < 0 ? prev_cpu : best;
 }
 
 // record_wakee(): the waker's flips count switches between wakees, halved
@@ -346,8 +324,8 @@ bool Kernel::wake_wide(const Task& current, const Task& p) const {
 int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
   if (nr_cpus() == 1) return 0;
   int cpu = event_cpu_ >= 0 ? event_cpu_ : prev_cpu;  // smp_processor_id(): the waker's CPU
-  if (!allowed(p, prev_cpu)) prev_cpu = find_idlest_cpu(p, prev_cpu);
-  if (wake_flags & kWfFork) return find_idlest_cpu(p, prev_cpu);
+  // A new task takes the slow path from the CPU it was forked on.
+  if (wake_flags & kWfFork) return sched_balance_find_dst_cpu(p, cpu);
   int new_cpu = prev_cpu;
   if (wake_flags & kWfTtwu) {
     // current: the waking task, else (a timer, an interrupt) whatever runs
@@ -395,6 +373,21 @@ struct CpuStats {
 
 // capacity_greater() (fair.c): more than about 5% more capacity.
 bool capacity_greater(uint64_t a, uint64_t b) { return a * 1024 > b * 1078; }
+
+// group_classify() of a one-CPU group (sg_imbalanced(), asym packing and SMT
+// balance never apply here: there is no parent domain, no SD_ASYM_PACKING,
+// no SMT): group_is_overloaded() (more tasks than CPUs and util or runnable
+// past imbalance_pct), then misfit, then !group_has_capacity().
+GroupType group_classify(const CpuStats& s) {
+  const bool util_over = s.capacity * 100 < s.util * kImbalancePct;
+  const bool runnable_over = s.capacity * kImbalancePct < s.runnable * 100;
+  if (s.nr > 1 && (util_over || runnable_over)) return GroupType::kOverloaded;
+  if (s.misfit_load > 0) return GroupType::kMisfit;
+  // not (capacity * 100 > util * imbalance_pct)
+  if (s.nr >= 1 && (runnable_over || util_over || s.capacity * 100 == s.util * kImbalancePct))
+    return GroupType::kFullyBusy;
+  return GroupType::kHasSpare;
+}
 }  // namespace
 
 // check_cpu_capacity(): RT pressure took more than imbalance_pct's margin
@@ -410,6 +403,93 @@ void Kernel::update_group_capacity(Rq& rq) {
   rq.capacity_next_update = jiffies() + balance_interval(rq, false);  // sd->balance_interval, clamped
   const uint64_t used = rq.avg_rt.util_avg;
   rq.cpu_capacity = used >= rq.capacity ? 1 : static_cast<uint32_t>(rq.capacity - used);
+}
+
+// The slow path of select_task_rq_fair() for a new task (WF_FORK:
+// sched_balance_find_dst_cpu() at the SD_BALANCE_FORK domain, 6.12) on one
+// domain of one-CPU groups. sched_balance_find_dst_group() gathers
+// update_sg_wakeup_stats() of every CPU p may use, in the domain's order
+// from this_cpu on, and keeps the idlest CPU other than this_cpu
+// (update_pick_idlest(): the lowest group type; then, among has-spare
+// groups, the most idle CPUs and the lowest util; among busy ones the
+// lowest avg_load; among misfit ones the biggest capacity; the first one on
+// a tie). p goes there only if this_cpu is busier: a higher group type,
+// fewer idle CPUs, or (fully busy, overloaded) avg_load past both of
+// imbalance_pct's margins. A one-CPU group is its own
+// sched_balance_find_dst_group_cpu(), and no child domain follows, so one
+// pass decides.
+int Kernel::sched_balance_find_dst_cpu(Task& p, int this_cpu) {
+  const int n = nr_cpus();
+  auto wakeup_stats = [&](int cpu) {
+    const Rq& rq = *rqs_[cpu];
+    // cpu_{load,util,runnable}_without() and task_running_on_cpu(): p
+    // counts only on its own CPU, queued, with a PELT contribution (a new
+    // task has none yet).
+    const bool has_avg = p.cpu == cpu && p.se.avg.last_update_time != 0;
+    const int local = has_avg && p.on_rq ? 1 : 0;
+    CpuStats s;
+    s.load = rq.cfs_avg.load_avg - (has_avg ? std::min(rq.cfs_avg.load_avg, p.se.avg.load_avg) : 0);
+    s.util = cpu_util(cpu, has_avg ? &p : nullptr, -1, false);
+    s.runnable = rq.cfs_avg.runnable_avg - (has_avg ? std::min(rq.cfs_avg.runnable_avg, p.se.avg.runnable_avg) : 0);
+    s.nr = static_cast<int>(rq.nr_running) - local;  // every class, delayed tasks too
+    s.h_nr = static_cast<int>(rq.cfs.nr_running) - local;
+    s.capacity = capacity_of(rq);  // sgc->capacity
+    // idle_cpu_without(): nothing queued but maybe p, idle or running p,
+    // and no wake-up on its way.
+    if (s.nr == 0 && (rq.curr == rq.idle || rq.curr == &p) && rq.ttwu_pending == 0 && rq.ttwu_busy_until <= now())
+      s.idle_cpus = 1;
+    // The task is assumed not to fit until a CPU of the group fits it.
+    if (asym_capacity_ && !task_fits_cpu(p, rq)) s.misfit_load = 1;
+    s.type = group_classify(s);
+    if (s.type == GroupType::kFullyBusy || s.type == GroupType::kOverloaded) s.avg_load = s.load * 1024 / s.capacity;
+    return s;
+  };
+  int idlest = -1;
+  CpuStats is;  // idlest_sgs starts overloaded with avg_load UINT_MAX
+  is.type = GroupType::kOverloaded;
+  is.avg_load = UINT_MAX;
+  bool have_local = false;
+  CpuStats ls;
+  for (int i = 0, c = this_cpu; i < n; ++i, c = c + 1 == n ? 0 : c + 1) {
+    if (!allowed(p, c)) continue;
+    CpuStats s = wakeup_stats(c);
+    if (c == this_cpu) {
+      have_local = true;
+      ls = s;
+      continue;
+    }
+    bool pick;  // update_pick_idlest()
+    if (s.type != is.type) {
+      pick = s.type < is.type;
+    } else {
+      switch (s.type) {
+        case GroupType::kOverloaded:
+        case GroupType::kFullyBusy: pick = s.avg_load < is.avg_load; break;
+        case GroupType::kMisfit: pick = s.capacity > is.capacity; break;  // sgc->max_capacity
+        default: pick = s.idle_cpus > is.idle_cpus || (s.idle_cpus == is.idle_cpus && s.util < is.util); break;
+      }
+    }
+    if (pick) {
+      idlest = c;
+      is = s;
+    }
+  }
+  if (idlest < 0) return this_cpu;     // no idlest group to push to
+  if (!have_local) return idlest;      // this_cpu is not allowed
+  if (ls.type != is.type) return ls.type > is.type ? idlest : this_cpu;
+  switch (ls.type) {
+    case GroupType::kOverloaded:
+    case GroupType::kFullyBusy: {
+      // The imbalance allowed: NICE_0_LOAD scaled down, times
+      // (imbalance_pct - 100) %.
+      const uint64_t imbalance = 1024 * (kImbalancePct - 100) / 100;
+      if (is.avg_load >= ls.avg_load + imbalance) return this_cpu;
+      if (100 * ls.avg_load <= kImbalancePct * is.avg_load) return this_cpu;
+      return idlest;
+    }
+    case GroupType::kMisfit: return is.capacity > ls.capacity ? idlest : this_cpu;
+    default: return ls.idle_cpus >= is.idle_cpus ? this_cpu : idlest;
+  }
 }
 
 // sched_balance_rq(): one pass of the load balancer for dst with its
@@ -447,15 +527,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   auto classify = [&](const Rq& rq, CpuStats& s) {
     s.util = cpu_util_cfs(rq);
     s.runnable = rq.cfs_avg.runnable_avg;
-    // group_is_overloaded(), then misfit, then !group_has_capacity().
-    const bool util_over = s.capacity * 100 < s.util * kImbalancePct;
-    const bool runnable_over = s.capacity * kImbalancePct < s.runnable * 100;
-    if (s.nr > 1 && (util_over || runnable_over))
-      s.type = GroupType::kOverloaded;
-    else if (s.misfit_load > 0)
-      s.type = GroupType::kMisfit;
-    else if (s.nr >= 1 && (runnable_over || util_over || s.capacity * 100 == s.util * kImbalancePct))
-      s.type = GroupType::kFullyBusy;  // not (capacity * 100 > util * imbalance_pct)
+    s.type = group_classify(s);
     if (s.type == GroupType::kOverloaded) s.avg_load = s.load * 1024 / s.capacity;
   };
   enum class Migrate { kLoad, kTask, kMisfit };

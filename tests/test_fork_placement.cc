@@ -1,0 +1,111 @@
+// Where a new task starts: the slow path of select_task_rq_fair() for
+// WF_FORK (sched_balance_find_dst_cpu() -> sched_balance_find_dst_group(),
+// update_sg_wakeup_stats(), update_pick_idlest(), kernel/sched/fair.c 6.12)
+// on one domain of one-CPU groups. Tasks of a scenario are forked from
+// their initial CPU, CPU 0.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "models/config/config.h"
+#include "models/system.h"
+#include "tests/sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+namespace {
+// The CPU each task starts on: the scenario run to the end of t = 0, when
+// every start event has placed its task.
+std::vector<int> start_cpus(const ScenarioParams& p, const std::vector<std::string>& names) {
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::zero());
+  std::vector<int> cpus;
+  for (const auto& n : names) cpus.push_back(find_task(k, n).cpu);
+  return cpus;
+}
+
+std::vector<std::string> hog_names(int n) {
+  std::vector<std::string> v;
+  for (int i = 0; i < n; ++i) v.push_back("hog-" + std::to_string(i));
+  return v;
+}
+
+ScenarioParams gs101_scenario(const std::string& tasks_yaml, bool uclamp = false) {
+  std::string yaml = std::string("platform: {file: \"") + SCHEDLAB_SOURCE_DIR +
+                     "/configs/platforms/gs101.yaml\"}\nduration: 100ms\n" +
+                     (uclamp ? "kernel: {uclamp: {enabled: true}}\n" : "") + "tasks:\n" + tasks_yaml;
+  return load_scenario_yaml(yaml, "fork_test.yaml");
+}
+}  // namespace
+
+// Sixteen nice-0 hogs forked from CPU 0 of eight CPUs of capacity 1024, in
+// order. A new task's util is 0 and it has no PELT contribution anywhere,
+// so each CPU counts what is already queued. post_init_entity_util_avg()
+// gives each hog half of the capacity its CPU has left, in proportion to
+// its weight: 512 alone, then 256, then 128 on the same CPU.
+//  - hog-0: every CPU idle; CPU 0 has as many idle CPUs (1) as the idlest
+//    other (CPU 1): it stays.
+//  - hog-1..7: CPU 0 is busy (has spare, 0 idle); the idlest is the first
+//    idle CPU after it: one per CPU.
+//  - hog-8: every CPU has one task (has spare, 0 idle, util 512); equally
+//    idle, so CPU 0 keeps it (util 768).
+//  - hog-9: CPU 0 (two tasks, 768 * 117 < 1024 * 100) still has spare:
+//    it stays (util 896).
+//  - hog-10..15: CPU 0 is overloaded (three tasks, 896 * 117 > 1024 * 100),
+//    so each goes to the has-spare CPU of lowest util, the first on a tie:
+//    CPU 1 (512), then CPU 2 (512, CPU 1 now 768), ... CPU 6.
+// CPU 7 keeps one task: the balancer fixes that later.
+TEST_CASE("16 hogs forked on 8 CPUs land as 6.12's slow path places them", "[smp][fork]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 8);
+  p.tasks = {hogs("hog", 16)};
+  const std::vector<int> expected = {0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 1, 2, 3, 4, 5, 6};
+  CHECK(start_cpus(p, hog_names(16)) == expected);
+}
+
+// With every CPU of gs101 idle, a new task stays on the CPU it was forked
+// on (the fork path compares idle CPUs, not capacities: a new task's util
+// is 0 and fits anywhere).
+TEST_CASE("on an idle gs101 a new task starts on the forking CPU, a little one", "[biglittle][fork]") {
+  ScenarioParams p = gs101_scenario("  - {name: t, loop: 1, events: [{run: 1ms}]}\n");
+  CHECK(start_cpus(p, {"t"}) == std::vector<int>{0});
+}
+
+// A task whose uclamp_min is 1024 fits only a CPU of capacity 1024
+// (util_fits_cpu(): a minimum clamp above a smaller CPU's capacity does not
+// fit): the A55s and A76s are misfit groups, the X1s have spare capacity,
+// so it starts on the first X1 (CPU 6).
+TEST_CASE("a new task boosted to 1024 starts on gs101's first X1", "[biglittle][fork][uclamp]") {
+  ScenarioParams p = gs101_scenario("  - {name: t, uclamp_min: 1024, loop: 1, events: [{run: 1ms}]}\n", true);
+  CHECK(start_cpus(p, {"t"}) == std::vector<int>{6});
+}
+
+// A CPU that p may not use is skipped, the forking CPU included: the idlest
+// allowed CPU wins.
+TEST_CASE("a new task not allowed on the forking CPU starts on the idlest allowed one", "[smp][fork]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 4);
+  TaskSpec a = hog("a");
+  a.cpus = {0, 1};
+  TaskSpec b = hog("b");  // forked after a, which took CPU 0
+  b.cpus = {0, 2, 3};
+  TaskSpec c = hog("c");  // forked after a and b
+  c.cpus = {1, 2};
+  p.tasks = {a, b, c};
+  // a: CPU 0 (idle, as idle as CPU 1). b: CPU 0 busy; CPU 2 idle. c: not
+  // allowed on CPU 0, the forking CPU; CPU 1 idle (util 0), CPU 2 busy.
+  CHECK(start_cpus(p, {"a", "b", "c"}) == std::vector<int>{0, 2, 1});
+}
+
+// A FIFO task forked on idle CPU 0 stays there (select_task_rq_rt() looks
+// further only when CPU 0 runs an RT task that would not yield, or cannot
+// hold p), but p may not run on CPU 0: select_task_rq()'s
+// select_fallback_rq() takes the first CPU p may use.
+TEST_CASE("a new FIFO task not allowed on the forking CPU falls back to its first allowed CPU", "[rt][fork]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 4);
+  TaskSpec rt = hog("rt", Policy::kFifo, 10);
+  rt.cpus = {2, 3};
+  p.tasks = {rt};
+  CHECK(start_cpus(p, {"rt"}) == std::vector<int>{2});
+}
