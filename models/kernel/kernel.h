@@ -556,7 +556,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   std::vector<uint32_t> max_allowed_cap_;
   // fair_smp.cc internals
   int find_energy_efficient_cpu(Task& p, int prev_cpu);
-  int select_idle_sibling(Task& p, int prev, int target);
+  int select_idle_sibling(Task& p, int prev, int target, int kthread_cpu);
+  void sync_entity_load_avg(Task& p);
   int select_idle_capacity(Task& p, int target);
   int wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync);
   int sched_balance_find_dst_cpu(Task& p, int this_cpu);

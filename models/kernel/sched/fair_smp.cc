@@ -134,6 +134,7 @@ uint64_t Kernel::cpu_util(int cpu, const Task* p, int dst_cpu, bool boost) const
 int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
   if (!energy_enabled_) return -1;  // no perf domains: rd->pd is NULL
   int target = prev_cpu;
+  sync_entity_load_avg(p);
   const uint64_t p_util_min = uclamp_used_ ? uclamp_eff_value(p, kUclampMin) : 0;
   const uint64_t p_util_max = uclamp_used_ ? uclamp_eff_value(p, kUclampMax) : kUclampScale;
   if (task_util_est(p.se.avg) == 0 && p_util_min == 0) return target;
@@ -271,9 +272,20 @@ int Kernel::select_idle_capacity(Task& p, int target) {
   return best;
 }
 
-// select_idle_sibling(): target if idle (and fitting), else prev, else the
-// recently used CPU, else the first idle CPU of the LLC after target.
-int Kernel::select_idle_sibling(Task& p, int prev, int target) {
+// sync_entity_load_avg() (fair.c): a sleeping task's signals decayed to the
+// last update of its CPU's cfs_rq, so that placement weighs what the task
+// still contributes there rather than what it had when it went to sleep.
+void Kernel::sync_entity_load_avg(Task& p) {
+  if (p.se.avg.last_update_time == 0) return;  // not attached: no waking fair task is
+  update_load_avg_blocked_se(rqs_[p.cpu]->cfs_avg.last_update_time, p.se.avg, p.se.weight);
+}
+
+// select_idle_sibling(): target if idle (and fitting), else prev, else prev
+// for a per-CPU kthread's wakee (`kthread_cpu`: see select_task_rq_fair()),
+// else the recently used CPU, else (asymmetric capacities)
+// select_idle_capacity(), else the first idle CPU of the LLC after target.
+int Kernel::select_idle_sibling(Task& p, int prev, int target, int kthread_cpu) {
+  if (asym_capacity_) sync_entity_load_avg(p);  // the task's util is checked against capacities
   const uint64_t task_util = task_util_est(p.se.avg);
   const uint64_t util_min = uclamp_eff_value(p, kUclampMin);
   const uint64_t util_max = uclamp_eff_value(p, kUclampMax);
@@ -284,6 +296,11 @@ int Kernel::select_idle_sibling(Task& p, int prev, int target) {
   // (select_task_rq() then falls back).
   if (cpu_idle(target) && fits(target)) return target;
   if (prev != target && cpu_idle(prev) && fits(prev)) return prev;
+  // A per-CPU kthread waking a task that last ran on the kthread's CPU,
+  // with nothing else queued there, stacks it there: "the wakee queued work
+  // for the per-cpu kthread that is now complete and the wakeup is
+  // essentially a sync wakeup" (IO completions; a bound kworker's work).
+  if (kthread_cpu == prev && fits(prev)) return prev;
   int recent = p.recent_used_cpu;
   p.recent_used_cpu = prev;
   if (recent != prev && recent != target && allowed(p, recent) && cpu_idle(recent) && fits(recent)) return recent;
@@ -327,6 +344,7 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
   // A new task takes the slow path from the CPU it was forked on.
   if (wake_flags & kWfFork) return sched_balance_find_dst_cpu(p, cpu);
   int new_cpu = prev_cpu;
+  int kthread_cpu = -1;  // the waker's CPU if it is a per-CPU kthread
   if (wake_flags & kWfTtwu) {
     // current: the waking task, else (a timer, an interrupt) whatever runs
     // on the CPU the wake-up runs on.
@@ -339,8 +357,14 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
     }
     const bool want_affine = !wake_wide(current, p) && allowed(p, cpu);
     if (want_affine && cpu != prev_cpu) new_cpu = wake_affine(p, cpu, prev_cpu, wake_flags & kWfSync);
+    // is_per_cpu_kthread(current) && in_task() && this_rq()->nr_running <= 1:
+    // a task waker (not a timer or an interrupt), a kernel thread allowed on
+    // one CPU, with at most itself on its rq.
+    if (waker && !waker->is_idle_task && waker->kernel_thread && waker->nr_cpus_allowed == 1 &&
+        rqs_[cpu]->nr_running <= 1)
+      kthread_cpu = cpu;
   }
-  return select_idle_sibling(p, prev_cpu, new_cpu);
+  return select_idle_sibling(p, prev_cpu, new_cpu, kthread_cpu);
 }
 
 // ------------------------------------------------------------ balancing

@@ -1,0 +1,69 @@
+// Wake-up placement details of select_task_rq_fair() (kernel/sched/fair.c,
+// 6.12): the waking task's PELT signals are synced to its CPU's cfs_rq
+// first (sync_entity_load_avg() in find_energy_efficient_cpu() and, on
+// asymmetric systems, select_idle_sibling()), and a per-CPU kthread's wakee
+// stacks on the kthread's CPU.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/config/config.h"
+#include "models/kernel/sched/pelt.h"
+#include "models/system.h"
+#include "tests/sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+// A task runs 20 ms on gs101, then sleeps. A hog pinned to an X1 keeps a
+// tick going, whose stats kicks decay the idle CPUs' blocked load, so the
+// sleeper's CPU's cfs_rq was updated after the sleeper left it. Placing the
+// sleeper decays its signals to that update, exactly as
+// __update_load_avg_blocked_se() would.
+TEST_CASE("wake-up placement first syncs the task's PELT signals to its CPU's cfs_rq", "[smp][pelt][eas]") {
+  const std::string yaml = std::string("platform: {file: \"") + SCHEDLAB_SOURCE_DIR +
+                           "/configs/platforms/gs101.yaml\"}\nduration: 1s\n"
+                           "tasks:\n"
+                           "  - {name: t, loop: 1, events: [{run: 20ms}, {suspend: {}}]}\n"
+                           "  - {name: hog, cpus: [7], events: [{run: 10s}]}\n";
+  ScenarioParams params = load_scenario_yaml(yaml, "sync_test.yaml");
+  System sys(params, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(200));
+  Task& t = find_task(k, "t");
+  REQUIRE(t.state != TaskState::kRunning);
+  REQUIRE(!t.on_rq);
+  const Rq& rq = k.rq(t.cpu);
+  REQUIRE(rq.cfs_avg.last_update_time > t.se.avg.last_update_time);  // the rq moved on
+  SchedAvg expected = t.se.avg;
+  update_load_avg_blocked_se(rq.cfs_avg.last_update_time, expected, t.se.weight);
+  REQUIRE(expected.util_avg < t.se.avg.util_avg);  // it decayed: the check below can fail
+  k.select_task_rq_fair(t, t.cpu, kWfTtwu);
+  CHECK(t.se.avg.last_update_time == expected.last_update_time);
+  CHECK(t.se.avg.util_avg == expected.util_avg);
+  CHECK(t.se.avg.load_avg == expected.load_avg);
+  CHECK(t.se.avg.runnable_avg == expected.runnable_avg);
+}
+
+// Four identical CPUs (no EAS). `w` starts on CPU 1 (the first idle CPU it
+// may use), runs 2 ms and suspends; kernel thread `kt`, pinned to CPU 1,
+// resumes it at 7.5 ms (between ticks) while running there alone. CPU 1 is
+// busy and CPUs 2 and 3 idle, so select_idle_sibling() would pick one of
+// them; the per-CPU kthread rule stacks `w` on CPU 1, where it runs once
+// the kthread has exited.
+TEST_CASE("a per-CPU kthread's wakee stacks on the kthread's CPU", "[smp][kthread]") {
+  const std::string yaml =
+      "platform: {cpus: 4}\nduration: 50ms\n"
+      "kernel: {version: \"6.12\", hz: 250, overheads: {timer_slack: 0}}\n"
+      "tasks:\n"
+      "  - {name: w, cpus: [1, 2, 3], loop: 1, events: [{run: 2ms}, {suspend: {}}, {run: 1ms}]}\n"
+      "  - {name: kt, cpus: [1], kernel_thread: true, loop: 1, events: [{sleep: 5ms}, {run: 500us}, {resume: w}]}\n";
+  const SwitchLog log = run_logged<SwitchLog>(load_scenario_yaml(yaml, "kthread_test.yaml"));
+  std::vector<std::pair<int64_t, int>> runs;  // w's switch-ins: time, CPU
+  for (const auto& r : log.log)
+    if (r.next == "w") runs.emplace_back(r.t.count(), r.cpu);
+  const std::vector<std::pair<int64_t, int>> expected = {{0, 1}, {7'500'000, 1}};
+  CHECK(runs == expected);
+}
