@@ -319,6 +319,7 @@ void Kernel::on_event(uint64_t t) {
       // wake_up_new_task(): place on a CPU, fork-time placement, enqueue with
       // ENQUEUE_INITIAL, then check preemption of that CPU's current task.
       p.state = TaskState::kRunning;
+      p.recent_used_cpu = p.cpu;  // the forking CPU
       int cpu = select_task_rq(p, kWfFork);
       p.cpu = cpu;
       Rq& rq = *rqs_[cpu];

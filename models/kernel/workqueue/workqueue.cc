@@ -287,7 +287,10 @@ Workqueue& WorkqueueSystem::alloc_workqueue(const WorkqueueParams& in) {
   return w;
 }
 
-// create_worker(): a new kworker attached to the pool, idle, woken.
+// create_worker(): a new kworker attached to the pool, idle, woken. The
+// kernel has kthreadd fork the thread wherever kthreadd runs, which is not
+// modelled: like every task the scenario starts, the worker is forked from
+// CPU 0 (an assumption) and placed by the fork path.
 Worker& WorkqueueSystem::create_worker(WorkerPool& pool) {
   int id = 0;
   while (static_cast<size_t>(id) < pool.ids.size() && pool.ids[static_cast<size_t>(id)]) ++id;
