@@ -1,8 +1,9 @@
 // Where a new task starts: the slow path of select_task_rq_fair() for
 // WF_FORK (sched_balance_find_dst_cpu() -> sched_balance_find_dst_group(),
 // update_sg_wakeup_stats(), update_pick_idlest(), kernel/sched/fair.c 6.12)
-// on one domain of one-CPU groups. Tasks of a scenario are forked from
-// their initial CPU, CPU 0.
+// on one domain of one-CPU groups. Every task is forked on CPU 0, where its
+// parent runs (an assumption): that CPU counts one more running task and is
+// never idle while it forks.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -41,36 +42,36 @@ ScenarioParams gs101_scenario(const std::string& tasks_yaml, bool uclamp = false
 }
 }  // namespace
 
-// Sixteen nice-0 hogs forked from CPU 0 of eight CPUs of capacity 1024, in
+// Sixteen nice-0 hogs forked on CPU 0 of eight CPUs of capacity 1024, in
 // order. A new task's util is 0 and it has no PELT contribution anywhere,
-// so each CPU counts what is already queued. post_init_entity_util_avg()
-// gives each hog half of the capacity its CPU has left, in proportion to
-// its weight: 512 alone, then 256, then 128 on the same CPU.
-//  - hog-0: every CPU idle; CPU 0 has as many idle CPUs (1) as the idlest
-//    other (CPU 1): it stays.
-//  - hog-1..7: CPU 0 is busy (has spare, 0 idle); the idlest is the first
-//    idle CPU after it: one per CPU.
-//  - hog-8: every CPU has one task (has spare, 0 idle, util 512); equally
-//    idle, so CPU 0 keeps it (util 768).
-//  - hog-9: CPU 0 (two tasks, 768 * 117 < 1024 * 100) still has spare:
-//    it stays (util 896).
-//  - hog-10..15: CPU 0 is overloaded (three tasks, 896 * 117 > 1024 * 100),
+// so each CPU counts what is already queued (plus the parent on CPU 0).
+// post_init_entity_util_avg() gives each hog half of the capacity its CPU
+// has left, in proportion to its weight: 512 alone, then 256, then 128 on
+// the same CPU.
+//  - hog-0..6: CPU 0 has its parent (has spare, 0 idle); the idlest is the
+//    first idle CPU after it: CPUs 1..7.
+//  - hog-7: every other CPU has one task (has spare, 0 idle, util 512);
+//    CPU 0 is as idle (0 idle CPUs), so it keeps it (util 512).
+//  - hog-8, hog-9: CPU 0 still has spare (util 512, then 768; 768 * 117 <
+//    1024 * 100): it keeps them (util 768, then 896).
+//  - hog-10..15: CPU 0 is overloaded (four tasks, 896 * 117 > 1024 * 100),
 //    so each goes to the has-spare CPU of lowest util, the first on a tie:
 //    CPU 1 (512), then CPU 2 (512, CPU 1 now 768), ... CPU 6.
 // CPU 7 keeps one task: the balancer fixes that later.
 TEST_CASE("16 hogs forked on 8 CPUs land as 6.12's slow path places them", "[smp][fork]") {
   ScenarioParams p = exact_scenario("6.12", 250, 8);
   p.tasks = {hogs("hog", 16)};
-  const std::vector<int> expected = {0, 1, 2, 3, 4, 5, 6, 7, 0, 0, 1, 2, 3, 4, 5, 6};
+  const std::vector<int> expected = {1, 2, 3, 4, 5, 6, 7, 0, 0, 0, 1, 2, 3, 4, 5, 6};
   CHECK(start_cpus(p, hog_names(16)) == expected);
 }
 
-// With every CPU of gs101 idle, a new task stays on the CPU it was forked
-// on (the fork path compares idle CPUs, not capacities: a new task's util
-// is 0 and fits anywhere).
-TEST_CASE("on an idle gs101 a new task starts on the forking CPU, a little one", "[biglittle][fork]") {
+// With every CPU of gs101 idle but the forking CPU 0 (its parent), a new
+// task goes to the first idle CPU after it, another A55: the fork path
+// compares idle CPUs and util, not capacities (a new task's util is 0 and
+// fits anywhere).
+TEST_CASE("on an idle gs101 a new task starts on the next idle CPU, a little one", "[biglittle][fork]") {
   ScenarioParams p = gs101_scenario("  - {name: t, loop: 1, events: [{run: 1ms}]}\n");
-  CHECK(start_cpus(p, {"t"}) == std::vector<int>{0});
+  CHECK(start_cpus(p, {"t"}) == std::vector<int>{1});
 }
 
 // A task whose uclamp_min is 1024 fits only a CPU of capacity 1024
@@ -82,30 +83,35 @@ TEST_CASE("a new task boosted to 1024 starts on gs101's first X1", "[biglittle][
   CHECK(start_cpus(p, {"t"}) == std::vector<int>{6});
 }
 
-// A CPU that p may not use is skipped, the forking CPU included: the idlest
-// allowed CPU wins.
-TEST_CASE("a new task not allowed on the forking CPU starts on the idlest allowed one", "[smp][fork]") {
+// CPUs that p may not use are skipped, the forking CPU included.
+//  a (CPUs 0, 1): CPU 0 has the parent, CPU 1 is idle: CPU 1.
+//  b (CPUs 0, 1): CPU 0 (parent, util 0) and CPU 1 (a, util 512) both have
+//    spare and no idle CPU: CPU 0 is as idle as the idlest, so b stays.
+//  c (CPUs 1, 2, 3): not the forking CPU; of CPU 1 (busy), 2 and 3 (idle),
+//    the first idle one: CPU 2.
+TEST_CASE("a new task goes to the idlest CPU it may use, the forking CPU only if as idle", "[smp][fork]") {
   ScenarioParams p = exact_scenario("6.12", 250, 4);
   TaskSpec a = hog("a");
   a.cpus = {0, 1};
-  TaskSpec b = hog("b");  // forked after a, which took CPU 0
-  b.cpus = {0, 2, 3};
-  TaskSpec c = hog("c");  // forked after a and b
-  c.cpus = {1, 2};
+  TaskSpec b = hog("b");
+  b.cpus = {0, 1};
+  TaskSpec c = hog("c");
+  c.cpus = {1, 2, 3};
   p.tasks = {a, b, c};
-  // a: CPU 0 (idle, as idle as CPU 1). b: CPU 0 busy; CPU 2 idle. c: not
-  // allowed on CPU 0, the forking CPU; CPU 1 idle (util 0), CPU 2 busy.
-  CHECK(start_cpus(p, {"a", "b", "c"}) == std::vector<int>{0, 2, 1});
+  CHECK(start_cpus(p, {"a", "b", "c"}) == std::vector<int>{1, 0, 2});
 }
 
-// A FIFO task forked on idle CPU 0 stays there (select_task_rq_rt() looks
-// further only when CPU 0 runs an RT task that would not yield, or cannot
-// hold p), but p may not run on CPU 0: select_task_rq()'s
-// select_fallback_rq() takes the first CPU p may use.
+// select_task_rq_rt() keeps a FIFO task on the CPU it is forked on (CPU 0)
+// unless an RT task that would not yield runs there, or CPU 0 cannot hold
+// it; but p may not run on CPU 0, so select_task_rq()'s
+// select_fallback_rq() takes the first CPU p may use, CPU 2, although a
+// fair hog pinned there runs and CPU 3 idles.
 TEST_CASE("a new FIFO task not allowed on the forking CPU falls back to its first allowed CPU", "[rt][fork]") {
   ScenarioParams p = exact_scenario("6.12", 250, 4);
+  TaskSpec hog2 = hog("hog2");
+  hog2.cpus = {2};
   TaskSpec rt = hog("rt", Policy::kFifo, 10);
   rt.cpus = {2, 3};
-  p.tasks = {rt};
-  CHECK(start_cpus(p, {"rt"}) == std::vector<int>{2});
+  p.tasks = {hog2, rt};
+  CHECK(start_cpus(p, {"hog2", "rt"}) == std::vector<int>{2, 2});
 }

@@ -61,27 +61,28 @@ TEST_CASE("a newidle pass refreshes capacity_of() only when its group's next_upd
 }
 
 TEST_CASE("a fair task sharing a CPU with a SCHED_FIFO task moves to the idle CPU", "[rtpressure][smp]") {
-  // The hog starts alone on CPU 0 (the first idle CPU of the fork path).
-  // From 5 ms a FIFO task pinned to CPU 0 runs 6 ms of every 10 ms. While
-  // it runs, CPU 0 has two runnable tasks (rq->nr_running counts every
-  // class, and so does the balancer's sum_nr_running): its tick kicks an
-  // idle balance, which finds CPU 0 overloaded and pulls the waiting hog to
-  // idle CPU 1. Counting only fair tasks, CPU 0 would look fully busy with
-  // one task and the hog would share CPU 0 with the FIFO task for ever,
-  // getting 40% of a CPU while CPU 1 idles.
+  // The hog starts alone on CPU 1 (the fork path's idle CPU: its parent
+  // runs on CPU 0). From 5 ms a FIFO task pinned to CPU 1 runs 6 ms of
+  // every 10 ms. While it runs, CPU 1 has two runnable tasks
+  // (rq->nr_running counts every class, and so does the balancer's
+  // sum_nr_running): its tick kicks an idle balance, which finds CPU 1
+  // overloaded and pulls the waiting hog to idle CPU 0. Counting only fair
+  // tasks, CPU 1 would look fully busy with one task and the hog would
+  // share CPU 1 with the FIFO task for ever, getting 40% of a CPU while
+  // CPU 0 idles.
   ScenarioParams p = exact_scenario("6.12", 250, 2);
   p.duration = Time::s(1);
   TaskSpec rt = task("rt", {ev_run(Time::ms(6)), ev_timer("p", Time::ms(10))}, Policy::kFifo, 50);
-  rt.cpus = {0};
+  rt.cpus = {1};
   rt.delay = Time::ms(5);
   p.tasks = {hog("h"), rt};
   System sys(p, 1);
   Kernel& k = sys.kernel();
   k.run_until(Time::ms(4));
-  REQUIRE(find_task(k, "h").cpu == 0);
+  REQUIRE(find_task(k, "h").cpu == 1);
   sys.run();
   const RunResult r = sys.result();
-  CHECK(find_task(k, "h").cpu == 1);
+  CHECK(find_task(k, "h").cpu == 0);
   CHECK(metrics_of(r, "h").migrations >= 1);
   // Moved within the first RT period or two: the hog ran nearly the whole
   // second (sum of its runtime over the 1 s window).

@@ -17,21 +17,23 @@
 using namespace schedlab;
 using namespace schedlab::testing;
 
-// A task runs 20 ms on gs101, then sleeps. A hog pinned to an X1 keeps a
-// tick going, whose stats kicks decay the idle CPUs' blocked load, so the
-// sleeper's CPU's cfs_rq was updated after the sleeper left it. Placing the
-// sleeper decays its signals to that update, exactly as
+namespace {
+// `t` runs 20 ms on gs101 and suspends; `other` (pinned to CPU 7, an X1)
+// keeps a tick going, whose stats kicks decay the idle CPUs' blocked load,
+// so t's CPU's cfs_rq is updated after t left it. At 200 ms, placing t
+// must first decay its signals to that update, exactly as
 // __update_load_avg_blocked_se() would.
-TEST_CASE("wake-up placement first syncs the task's PELT signals to its CPU's cfs_rq", "[smp][pelt][eas]") {
+void check_placement_syncs(const std::string& other_events, bool overutilized) {
   const std::string yaml = std::string("platform: {file: \"") + SCHEDLAB_SOURCE_DIR +
                            "/configs/platforms/gs101.yaml\"}\nduration: 1s\n"
                            "tasks:\n"
                            "  - {name: t, loop: 1, events: [{run: 20ms}, {suspend: {}}]}\n"
-                           "  - {name: hog, cpus: [7], events: [{run: 10s}]}\n";
+                           "  - {name: other, cpus: [7], events: " + other_events + "}\n";
   ScenarioParams params = load_scenario_yaml(yaml, "sync_test.yaml");
   System sys(params, 1);
   Kernel& k = sys.kernel();
   k.run_until(Time::ms(200));
+  REQUIRE(k.is_rd_overutilized() == overutilized);  // which path places t
   Task& t = find_task(k, "t");
   REQUIRE(t.state != TaskState::kRunning);
   REQUIRE(!t.on_rq);
@@ -39,12 +41,25 @@ TEST_CASE("wake-up placement first syncs the task's PELT signals to its CPU's cf
   REQUIRE(rq.cfs_avg.last_update_time > t.se.avg.last_update_time);  // the rq moved on
   SchedAvg expected = t.se.avg;
   update_load_avg_blocked_se(rq.cfs_avg.last_update_time, expected, t.se.weight);
-  REQUIRE(expected.util_avg < t.se.avg.util_avg);  // it decayed: the check below can fail
+  REQUIRE(expected.util_avg < t.se.avg.util_avg);  // it decayed: the checks below can fail
   k.select_task_rq_fair(t, t.cpu, kWfTtwu);
   CHECK(t.se.avg.last_update_time == expected.last_update_time);
   CHECK(t.se.avg.util_avg == expected.util_avg);
   CHECK(t.se.avg.load_avg == expected.load_avg);
   CHECK(t.se.avg.runnable_avg == expected.runnable_avg);
+}
+}  // namespace
+
+// With a hog on the X1 the root domain is overutilized: no EAS, and
+// select_idle_sibling() (asymmetric capacities) syncs.
+TEST_CASE("wake-up placement syncs the task's PELT signals first (select_idle_sibling)", "[smp][pelt]") {
+  check_placement_syncs("[{run: 10s}]", true);
+}
+
+// With 1 ms of work every 8 ms on the X1 nothing is overutilized:
+// find_energy_efficient_cpu() syncs.
+TEST_CASE("wake-up placement syncs the task's PELT signals first (EAS)", "[smp][pelt][eas]") {
+  check_placement_syncs("[{run: 1ms}, {timer: {ref: tk, period: 8ms}}]", false);
 }
 
 // Four identical CPUs (no EAS). `w` starts on CPU 1 (the first idle CPU it

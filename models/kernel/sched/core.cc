@@ -319,7 +319,12 @@ void Kernel::on_event(uint64_t t) {
       // wake_up_new_task(): place on a CPU, fork-time placement, enqueue with
       // ENQUEUE_INITIAL, then check preemption of that CPU's current task.
       p.state = TaskState::kRunning;
-      p.recent_used_cpu = p.cpu;  // the forking CPU
+      // sched_fork(): the child starts on its parent's CPU, whatever its
+      // mask; every task here is forked from CPU 0 (an assumption: the
+      // scenario's parent runs there). wake_up_new_task() then records it
+      // as the recently used CPU and places the child.
+      p.cpu = kForkCpu;
+      p.recent_used_cpu = p.cpu;
       int cpu = select_task_rq(p, kWfFork);
       p.cpu = cpu;
       Rq& rq = *rqs_[cpu];

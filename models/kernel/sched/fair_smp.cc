@@ -233,15 +233,27 @@ int Kernel::wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync) {
   if (cpu_idle(this_cpu)) return cpu_idle(prev_cpu) ? prev_cpu : this_cpu;
   if (sync && rqs_[this_cpu]->nr_running == 1) return this_cpu;
   if (cpu_idle(prev_cpu)) return prev_cpu;
-  // wake_affine_weight(): compare loads scaled by the other CPU's capacity.
+  // wake_affine_weight() (signed arithmetic, as the kernel's s64): the
+  // loads with p moved, each scaled by the other CPU's capacity, prev's
+  // biased by half the imbalance margin (WA_BIAS). A sync wake-up discounts
+  // the waker, and goes to this CPU outright if the waker's load is above
+  // the CPU's; a tie then goes to this CPU too.
   const Rq& t = *rqs_[this_cpu];
   const Rq& pr = *rqs_[prev_cpu];
-  uint64_t task_load = p.se.avg.load_avg;
-  int64_t this_eff = static_cast<int64_t>(t.cfs_avg.load_avg + task_load);
-  if (sync) this_eff -= std::min<int64_t>(this_eff, static_cast<int64_t>(rqs_[this_cpu]->curr->se.avg.load_avg));
-  this_eff *= capacity_of(pr) * 100;
-  int64_t prev_eff = static_cast<int64_t>(pr.cfs_avg.load_avg) - static_cast<int64_t>(task_load);
-  prev_eff = std::max<int64_t>(prev_eff, 0) * capacity_of(t) * static_cast<int64_t>(100 + (kImbalancePct - 100) / 2);
+  int64_t this_eff = static_cast<int64_t>(t.cfs_avg.load_avg);
+  if (sync) {
+    const int64_t current_load = static_cast<int64_t>(t.curr->se.avg.load_avg);  // task_h_load(current)
+    if (current_load > this_eff) return this_cpu;
+    this_eff -= current_load;
+  }
+  const int64_t task_load = static_cast<int64_t>(p.se.avg.load_avg);  // task_h_load(p)
+  this_eff += task_load;
+  this_eff *= 100;
+  this_eff *= static_cast<int64_t>(capacity_of(pr));
+  int64_t prev_eff = static_cast<int64_t>(pr.cfs_avg.load_avg) - task_load;
+  prev_eff *= static_cast<int64_t>(100 + (kImbalancePct - 100) / 2);
+  prev_eff *= static_cast<int64_t>(capacity_of(t));
+  if (sync) prev_eff += 1;
   return this_eff < prev_eff ? this_cpu : prev_cpu;
 }
 
@@ -361,7 +373,7 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
     // a task waker (not a timer or an interrupt), a kernel thread allowed on
     // one CPU, with at most itself on its rq.
     if (waker && !waker->is_idle_task && waker->kernel_thread && waker->nr_cpus_allowed == 1 &&
-        rqs_[cpu]->nr_running <= 1)
+        rqs_[cpu]->curr == waker && rqs_[cpu]->nr_running <= 1)
       kthread_cpu = cpu;
   }
   return select_idle_sibling(p, prev_cpu, new_cpu, kthread_cpu);
@@ -441,7 +453,10 @@ void Kernel::update_group_capacity(Rq& rq) {
 // fewer idle CPUs, or (fully busy, overloaded) avg_load past both of
 // imbalance_pct's margins. A one-CPU group is its own
 // sched_balance_find_dst_group_cpu(), and no child domain follows, so one
-// pass decides.
+// pass decides. The parent runs on this_cpu while it forks (6.12's
+// idle_cpu_without() sees it as rq->curr): it counts as one more running
+// task there, with no PELT signals of its own (an assumption: what the
+// scenario's parent runs is not modelled).
 int Kernel::sched_balance_find_dst_cpu(Task& p, int this_cpu) {
   const int n = nr_cpus();
   auto wakeup_stats = [&](int cpu) {
@@ -455,8 +470,9 @@ int Kernel::sched_balance_find_dst_cpu(Task& p, int this_cpu) {
     s.load = rq.cfs_avg.load_avg - (has_avg ? std::min(rq.cfs_avg.load_avg, p.se.avg.load_avg) : 0);
     s.util = cpu_util(cpu, has_avg ? &p : nullptr, -1, false);
     s.runnable = rq.cfs_avg.runnable_avg - (has_avg ? std::min(rq.cfs_avg.runnable_avg, p.se.avg.runnable_avg) : 0);
-    s.nr = static_cast<int>(rq.nr_running) - local;  // every class, delayed tasks too
-    s.h_nr = static_cast<int>(rq.cfs.nr_running) - local;
+    const int parent = cpu == this_cpu ? 1 : 0;
+    s.nr = static_cast<int>(rq.nr_running) - local + parent;  // every class, delayed tasks too
+    s.h_nr = static_cast<int>(rq.cfs.nr_running) - local + parent;
     s.capacity = capacity_of(rq);  // sgc->capacity
     // idle_cpu_without(): nothing queued but maybe p, idle or running p,
     // and no wake-up on its way.

@@ -146,8 +146,10 @@ class RtClass final : public SchedClass {
   // or higher priority runs there; then the lowest-priority CPU, if lower.
   int select_task_rq(Task& p, int prev_cpu, int wake_flags) override {
     if (!(wake_flags & (kWfTtwu | kWfFork))) return prev_cpu;
+    // prev_cpu may be outside p's mask (a new task forked on such a CPU):
+    // as in 6.12 it is kept unless a lower-priority CPU is found, and
+    // select_task_rq() falls back to the first allowed CPU.
     int cpu = prev_cpu;
-    if (!p.cpus_allowed[cpu]) cpu = SchedClass::select_task_rq(p, prev_cpu, wake_flags);
     const Task& curr = *k_.rq(cpu).curr;
     bool test = curr.sched_class == SchedClassId::kRt && (curr.nr_cpus_allowed < 2 || curr.prio <= p.prio);
     if (test || !k_.rt_task_fits_capacity(p, cpu)) {
