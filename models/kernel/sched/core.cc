@@ -760,8 +760,11 @@ void Kernel::schedule(Rq& rq) {
   // (queue_push_tasks() queues one only with pushable RT tasks, more than
   // one RT task queued here; do_balance_callbacks() has nothing otherwise.)
   if (rq.rt.rt_nr_running > 1) classes_[static_cast<size_t>(SchedClassId::kRt)]->balance_callback(rq);
-  SL_DEBUG("{:.6f} cpu{} schedule: {}-{} -> {}-{} (prev_state {})", now().to_s(), rq.cpu, prev.comm, prev.pid,
-           next->comm, next->pid, task_state_letter(prev_state));
+  if (next != &prev)
+    SL_DEBUG("{:.6f} cpu{} schedule: {}-{} -> {}-{} (prev_state {})", now().to_s(), rq.cpu, prev.comm, prev.pid,
+             next->comm, next->pid, task_state_letter(prev_state));
+  else
+    SL_DEBUG("{:.6f} cpu{} schedule: {}-{} picked again (no switch)", now().to_s(), rq.cpu, prev.comm, prev.pid);
   continue_current(rq);
   if (!rq.work_rearmed) rq.work_timer.cancel();
   event_cpu_ = saved;
