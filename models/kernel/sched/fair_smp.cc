@@ -2,9 +2,9 @@
 // wake-up placement (select_task_rq_fair: Energy Aware Scheduling while the
 // system is not overutilized, else wake_affine + select_idle_sibling with
 // capacity fitting on asymmetric systems), new-task placement (the fork
-// slow path, sched_balance_find_dst_cpu()), and load balancing (sched_balance_newidle, the
-// periodic sched_balance_rq from the tick, nohz idle balance kicked by busy
-// CPUs, misfit migration and active balance).
+// slow path, sched_balance_find_dst_cpu()), and load balancing
+// (sched_balance_newidle, the periodic sched_balance_rq from the tick, nohz
+// idle balance kicked by busy CPUs, misfit migration and active balance).
 //
 // Simplifications, each deliberate:
 //  - One sched domain spanning all CPUs with one CPU per group, which is
