@@ -6,9 +6,12 @@
 // never idle while it forks.
 #include <catch2/catch.hpp>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "experiments/lib/ftrace_writer.h"
+#include "experiments/lib/runner.h"
 #include "models/config/config.h"
 #include "models/system.h"
 #include "tests/sched_test_util.h"
@@ -114,4 +117,21 @@ TEST_CASE("a new FIFO task not allowed on the forking CPU falls back to its firs
   rt.cpus = {2, 3};
   p.tasks = {hog2, rt};
   CHECK(start_cpus(p, {"hog2", "rt"}) == std::vector<int>{2, 2});
+}
+
+// The trace shows a new task's wake-up where 6.12 emits it: from the
+// parent's context on the forking CPU (wake_up_new_task()), with the CPU
+// the child goes to as target_cpu. On two idle CPUs `a` goes to CPU 1 (the
+// parent occupies CPU 0).
+TEST_CASE("sched_wakeup_new is traced on the forking CPU with the child's target CPU", "[fork][trace]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::ms(10);
+  p.tasks = {hog("a")};
+  std::ostringstream out;
+  {
+    FtraceWriter w(out);
+    simulate_run(p, 1, {&w}, nullptr);
+  }
+  CHECK_THAT(out.str(), Catch::Matches("(.|\n)*\\[000\\][^\n]*sched_wakeup_new: comm=a pid=[0-9]+ prio=120 "
+                                       "target_cpu=001\n(.|\n)*"));
 }

@@ -135,14 +135,19 @@ void FtraceWriter::on_waking(Time t, const Task& p, const Task* waker, int targe
 void FtraceWriter::on_wakeup(Time t, const Task& p, int cpu) {
   Context ctx;
   auto it = waking_ctx_.find(p.pid);
-  if (it != waking_ctx_.end()) {
+  const bool had_waking = it != waking_ctx_.end();
+  if (had_waking) {
     ctx = it->second;
     waking_ctx_.erase(it);
-  } else {
-    ctx.cpu = cpu;
-    ctx.task = current(cpu);
   }
   const bool is_new = new_tasks_.erase(p.pid) > 0;
+  if (!had_waking) {
+    // wake_up_new_task() runs in the parent, on the CPU it forks on (its
+    // target_cpu is where the child goes); any other wake-up without a
+    // sched_waking line was completed on the target CPU.
+    ctx.cpu = is_new ? kForkCpu : cpu;
+    ctx.task = current(ctx.cpu);
+  }
   line_prefix(ctx, t, is_new ? "sched_wakeup_new" : "sched_wakeup");
   fmt::format_to(std::back_inserter(buf_), "comm={} pid={} prio={} target_cpu={:03d}\n", comm_arg(p, cpu), p.pid, p.prio,
                  cpu);

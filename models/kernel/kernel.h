@@ -253,9 +253,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   // The rq clocks at simulated time 0 (RqPeltClock::start_at()): one PELT
   // period, so no attach ever sees PELT time 0.
   static constexpr uint64_t kRqClockAtZeroNs = uint64_t{1} << 20;
-  // The CPU every task is forked on (its parent's; an assumption: what the
-  // parent runs, and where, is not modelled).
-  static constexpr int kForkCpu = 0;
   // update_rq_clock(): bring the rq's clocks (PELT included) to now.
   void update_rq_clock(Rq& rq) {
     rq.pelt.update_rq_clock(static_cast<uint64_t>(now().count()) + kRqClockAtZeroNs, rq.capacity, rq.freq_scale,

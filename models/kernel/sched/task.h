@@ -63,6 +63,10 @@ struct SchedRtEntity {
 
 enum class SchedClassId : uint8_t { kStop, kDeadline, kRt, kFair, kIdle };
 
+// The CPU every task is forked on (its parent's; an assumption: what the
+// parent runs, and where, is not modelled). Placement then moves the child.
+inline constexpr int kForkCpu = 0;
+
 struct Task {
   int pid = 0;
   std::string comm;              // no spaces (ftrace prints it bare)
