@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/config/config.h"
 #include "models/kernel/kernel.h"
 #include "models/scenario.h"
 #include "models/system.h"
@@ -99,6 +100,14 @@ class SwitchLog : public SchedObserver {
   }
   std::vector<SwitchRecord> log;
 };
+
+// A scenario on the shipped gs101 platform (configs/platforms/gs101.yaml):
+// `rest` is the YAML after the platform line (duration, kernel, tasks...).
+inline ScenarioParams gs101_scenario(const std::string& rest) {
+  const std::string yaml =
+      std::string("platform: {file: \"") + SCHEDLAB_SOURCE_DIR + "/configs/platforms/gs101.yaml\"}\n" + rest;
+  return load_scenario_yaml(yaml, "gs101_test.yaml");
+}
 
 // Runs `p` to its end and returns what it measured.
 inline RunResult run_result(const ScenarioParams& p, uint64_t seed = 1) {

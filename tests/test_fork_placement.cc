@@ -37,11 +37,9 @@ std::vector<std::string> hog_names(int n) {
   return v;
 }
 
-ScenarioParams gs101_scenario(const std::string& tasks_yaml, bool uclamp = false) {
-  std::string yaml = std::string("platform: {file: \"") + SCHEDLAB_SOURCE_DIR +
-                     "/configs/platforms/gs101.yaml\"}\nduration: 100ms\n" +
-                     (uclamp ? "kernel: {uclamp: {enabled: true}}\n" : "") + "tasks:\n" + tasks_yaml;
-  return load_scenario_yaml(yaml, "fork_test.yaml");
+ScenarioParams gs101_tasks(const std::string& tasks_yaml, bool uclamp = false) {
+  return gs101_scenario(std::string("duration: 100ms\n") + (uclamp ? "kernel: {uclamp: {enabled: true}}\n" : "") +
+                        "tasks:\n" + tasks_yaml);
 }
 }  // namespace
 
@@ -73,7 +71,7 @@ TEST_CASE("16 hogs forked on 8 CPUs land as 6.12's slow path places them", "[smp
 // compares idle CPUs and util, not capacities (a new task's util is 0 and
 // fits anywhere).
 TEST_CASE("on an idle gs101 a new task starts on the next idle CPU, a little one", "[biglittle][fork]") {
-  ScenarioParams p = gs101_scenario("  - {name: t, loop: 1, events: [{run: 1ms}]}\n");
+  ScenarioParams p = gs101_tasks("  - {name: t, loop: 1, events: [{run: 1ms}]}\n");
   CHECK(start_cpus(p, {"t"}) == std::vector<int>{1});
 }
 
@@ -82,7 +80,7 @@ TEST_CASE("on an idle gs101 a new task starts on the next idle CPU, a little one
 // fit): the A55s and A76s are misfit groups, the X1s have spare capacity,
 // so it starts on the first X1 (CPU 6).
 TEST_CASE("a new task boosted to 1024 starts on gs101's first X1", "[biglittle][fork][uclamp]") {
-  ScenarioParams p = gs101_scenario("  - {name: t, uclamp_min: 1024, loop: 1, events: [{run: 1ms}]}\n", true);
+  ScenarioParams p = gs101_tasks("  - {name: t, uclamp_min: 1024, loop: 1, events: [{run: 1ms}]}\n", true);
   CHECK(start_cpus(p, {"t"}) == std::vector<int>{6});
 }
 

@@ -168,11 +168,9 @@ TEST_CASE("load balancing evens out sixteen hogs on eight CPUs", "[smp][balance]
 // 10 ms of work takes 10 ms on an X1 and 10 * 1024 / 160 = 64 ms on an A55.
 TEST_CASE("on gs101 the same work takes 1024/160 times longer on an A55 than on an X1", "[biglittle][gs101]") {
   auto done_at = [](int cpu) {
-    std::string yaml = std::string("platform: {file: \"") + SCHEDLAB_SOURCE_DIR +
-                       "/configs/platforms/gs101.yaml\"}\nduration: 200ms\nkernel: {overheads: {timer_slack: 0}}\n"
-                       "tasks:\n  - name: t\n    cpus: [" + std::to_string(cpu) + "]\n    loop: 1\n"
-                       "    events: [{run: 10ms}]\n";
-    ScenarioParams p = load_scenario_yaml(yaml, "gs101_test.yaml");
+    ScenarioParams p = gs101_scenario("duration: 200ms\nkernel: {overheads: {timer_slack: 0}}\n"
+                                      "tasks:\n  - name: t\n    cpus: [" + std::to_string(cpu) + "]\n    loop: 1\n"
+                                      "    events: [{run: 10ms}]\n");
     for (auto& c : p.platform.clusters) c.cpufreq_governor = "performance";
     System sys(p, 1);
     SwitchLog log;

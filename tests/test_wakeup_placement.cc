@@ -24,12 +24,11 @@ namespace {
 // must first decay its signals to that update, exactly as
 // __update_load_avg_blocked_se() would.
 void check_placement_syncs(const std::string& other_events, bool overutilized) {
-  const std::string yaml = std::string("platform: {file: \"") + SCHEDLAB_SOURCE_DIR +
-                           "/configs/platforms/gs101.yaml\"}\nduration: 1s\n"
-                           "tasks:\n"
-                           "  - {name: t, loop: 1, events: [{run: 20ms}, {suspend: {}}]}\n"
-                           "  - {name: other, cpus: [7], events: " + other_events + "}\n";
-  ScenarioParams params = load_scenario_yaml(yaml, "sync_test.yaml");
+  ScenarioParams params = gs101_scenario(
+      "duration: 1s\n"
+      "tasks:\n"
+      "  - {name: t, loop: 1, events: [{run: 20ms}, {suspend: {}}]}\n"
+      "  - {name: other, cpus: [7], events: " + other_events + "}\n");
   System sys(params, 1);
   Kernel& k = sys.kernel();
   k.run_until(Time::ms(200));
