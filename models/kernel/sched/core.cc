@@ -412,36 +412,16 @@ void Kernel::on_event(uint64_t t) {
 
 // ---------------------------------------------------------------- wake-up
 
-int SchedClass::select_task_rq(Task& p, int prev_cpu, int wake_flags) {
-  // Foundation placement rule (until the multi-core issue's
-  // select_task_rq_fair/rt): the previous CPU if it is allowed and idle;
-  // else the lowest-numbered idle allowed CPU; else the allowed CPU with the
-  // fewest queued tasks, preferring the previous CPU on a tie. There is no
-  // periodic balancing yet, so this spreads load only at wake-up.
-  int n = k_.nr_cpus();
-  auto idle = [&](int c) { return k_.rq(c).curr == k_.rq(c).idle && k_.rq(c).nr_running == 0; };
-  if (p.cpus_allowed[prev_cpu] && idle(prev_cpu)) return prev_cpu;
-  for (int c = 0; c < n; ++c)
-    if (p.cpus_allowed[c] && idle(c)) return c;
-  int best = p.cpus_allowed[prev_cpu] ? prev_cpu : -1;
-  for (int c = 0; c < n; ++c) {
-    if (!p.cpus_allowed[c]) continue;
-    if (best < 0 || k_.rq(c).nr_running < k_.rq(best).nr_running) best = c;
-  }
-  return best < 0 ? prev_cpu : best;
-}
-
 // select_task_rq() (core.c): the class chooses only for a task allowed on
-// more than one CPU (so a pinned wakee never reaches record_wakee()).
-// select_task_rq() (core.c): the class chooses when p may use several CPUs;
-// a choice p may not use (its previous CPU, left behind by an affinity
-// change while it slept) goes to select_fallback_rq(): the first allowed
-// CPU (one node here; every CPU is online and active).
+// more than one CPU (so a pinned wakee never reaches record_wakee()); a
+// choice p may not use (the CPU it was forked on, outside its mask) goes to
+// select_fallback_rq(): the first allowed CPU (one node here; every CPU is
+// online and active), which is also cpumask_any() of a pinned task.
 int Kernel::select_task_rq(Task& p, int wake_flags) {
-  int cpu = p.nr_cpus_allowed > 1 ? class_of(p).select_task_rq(p, p.cpu, wake_flags)
-                                  : static_cast<int>(p.cpus_allowed._Find_first());  // cpumask_any()
-  if (!p.cpus_allowed[static_cast<size_t>(cpu)]) cpu = static_cast<int>(p.cpus_allowed._Find_first());
-  return cpu;
+  auto first_allowed = [&p] { return static_cast<int>(p.cpus_allowed._Find_first()); };
+  if (p.nr_cpus_allowed == 1) return first_allowed();
+  const int cpu = class_of(p).select_task_rq(p, p.cpu, wake_flags);
+  return p.cpus_allowed[static_cast<size_t>(cpu)] ? cpu : first_allowed();
 }
 
 void Kernel::set_task_cpu(Task& p, int cpu) {

@@ -461,23 +461,18 @@ int Kernel::sched_balance_find_dst_cpu(Task& p, int this_cpu) {
   const int n = nr_cpus();
   auto wakeup_stats = [&](int cpu) {
     const Rq& rq = *rqs_[cpu];
-    // cpu_{load,util,runnable}_without() and task_running_on_cpu(): p
-    // counts only on its own CPU, queued, with a PELT contribution (a new
-    // task has none yet).
-    const bool has_avg = p.cpu == cpu && p.se.avg.last_update_time != 0;
-    const int local = has_avg && p.on_rq ? 1 : 0;
+    // A new task is queued nowhere and has no PELT contribution yet
+    // (last_update_time 0): cpu_{load,util,runnable}_without() are the
+    // CPU's own cpu_load(), cpu_util() and cpu_runnable(), and
+    // task_running_on_cpu() is 0.
     CpuStats s;
-    s.load = rq.cfs_avg.load_avg - (has_avg ? std::min(rq.cfs_avg.load_avg, p.se.avg.load_avg) : 0);
-    s.util = cpu_util(cpu, has_avg ? &p : nullptr, -1, false);
-    s.runnable = rq.cfs_avg.runnable_avg - (has_avg ? std::min(rq.cfs_avg.runnable_avg, p.se.avg.runnable_avg) : 0);
-    const int parent = cpu == this_cpu ? 1 : 0;
-    s.nr = static_cast<int>(rq.nr_running) - local + parent;  // every class, delayed tasks too
-    s.h_nr = static_cast<int>(rq.cfs.nr_running) - local + parent;
+    s.load = rq.cfs_avg.load_avg;
+    s.util = cpu_util(cpu, nullptr, -1, false);
+    s.runnable = rq.cfs_avg.runnable_avg;
+    s.nr = static_cast<int>(rq.nr_running) + (cpu == this_cpu ? 1 : 0);  // every class, delayed tasks, the parent
     s.capacity = capacity_of(rq);  // sgc->capacity
-    // idle_cpu_without(): nothing queued but maybe p, idle or running p,
-    // and no wake-up on its way.
-    if (s.nr == 0 && (rq.curr == rq.idle || rq.curr == &p) && rq.ttwu_pending == 0 && rq.ttwu_busy_until <= now())
-      s.idle_cpus = 1;
+    // idle_cpu_without(): nothing queued, idle, no wake-up on its way.
+    if (s.nr == 0 && cpu_idle(cpu)) s.idle_cpus = 1;
     // The task is assumed not to fit until a CPU of the group fits it.
     if (asym_capacity_ && !task_fits_cpu(p, rq)) s.misfit_load = 1;
     s.type = group_classify(s);

@@ -25,6 +25,8 @@ class IdleClass final : public SchedClass {
   void enqueue_task(Rq&, Task&, int) override {}
   bool dequeue_task(Rq&, Task&, int) override { return true; }
   Task* pick_task(Rq& rq) override { return rq.idle; }
+  // select_task_rq_idle(): the idle task stays where it is.
+  int select_task_rq(Task&, int prev_cpu, int) override { return prev_cpu; }
 };
 
 }  // namespace

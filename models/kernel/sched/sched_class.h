@@ -52,9 +52,9 @@ class SchedClass {
   virtual void task_fork(Task& p) {}
   // Charges runtime to rq->curr up to now (update_curr).
   virtual void update_curr(Rq& rq) {}
-  // CPU for a waking task (select_task_rq); the foundation rule lives in
-  // Kernel::select_task_rq_simple until the multi-core issue lands.
-  virtual int select_task_rq(Task& p, int prev_cpu, int wake_flags);
+  // CPU for a waking or new task (select_task_rq_fair(), select_task_rq_rt());
+  // it may be outside p's mask: Kernel::select_task_rq() falls back.
+  virtual int select_task_rq(Task& p, int prev_cpu, int wake_flags) = 0;
   // Before the pick, prev about to be put (put_prev_task_balance ->
   // class->balance, from prev's class down): RT pulls when its priority
   // drops, fair balances a CPU about to go idle. Returns true when this or
