@@ -726,11 +726,23 @@ void Kernel::schedule(Rq& rq) {
       fair_server_update_active(rq);
     }
   }
+  // __pick_next_task()'s fast path applies when prev is fair (or idle)
+  // and only fair tasks are queued: pick_next_task_fair().
+  const bool fair_fast_path = prev.sched_class >= SchedClassId::kFair && rq.nr_running == rq.cfs.nr_running;
   // put_prev_task_balance(): from prev's class down, a class may pull
   // work; the walk stops at the first class with something to run.
   for (SchedClassId id : {SchedClassId::kRt, SchedClassId::kFair})
     if (id >= prev.sched_class && classes_[static_cast<size_t>(id)]->balance(rq, prev)) break;
+  int fair_queued = rq.cfs.nr_running;
   Task* next = pick_next_task(rq);
+  // pick_next_task_fair(): a fair pick that comes back empty although fair
+  // tasks were queued (every one was delayed, and the pick dequeued it for
+  // good) goes to newidle balance ("goto idle"), and picks again after
+  // each pull (a pulled task may be a delayed one too).
+  while (fair_fast_path && next->is_idle_task && fair_queued > 0 && sched_balance_newidle(rq)) {
+    fair_queued = rq.cfs.nr_running;
+    next = pick_next_task(rq);
+  }
   if (next != &prev) {
     class_of(prev).put_prev_task(rq, prev, next);
     class_of(*next).set_next_task(rq, *next, true);

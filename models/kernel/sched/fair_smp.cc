@@ -65,9 +65,13 @@
 //    an imbalance in task counts is settled by active balance
 //    (imbalanced_active_balance()). When every task of the busiest CPU is
 //    pinned away from dst (LBF_ALL_PINNED) the pass looks again without
-//    that CPU, as 6.12's "redo" does. Not modelled: moving a task whose
-//    dequeue is delayed (6.12 counts it in h_nr_running and may migrate it;
-//    here it stays, and is not counted as a task to pull).
+//    that CPU, as 6.12's "redo" does. A task whose dequeue is delayed
+//    (DELAY_DEQUEUE: blocked, still queued) counts as 6.12.19 counts it,
+//    in rq->nr_running and cfs.h_nr_running, and may be pulled like any
+//    queued task (can_migrate_task() does not test sched_delayed before
+//    6.14): it moves still delayed, the dst's pick dequeues it for good,
+//    and the dst looks for work again (pick_next_task_fair()'s "goto idle";
+//    see Kernel::schedule()). Checked in 6.12.19's fair.c.
 //    Active balance: the stopper preempts src's running task and moves the
 //    coldest task that may run on dst (detach_one_task()), the preempted
 //    one last.
@@ -381,10 +385,11 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
 
 // ------------------------------------------------------------ balancing
 
-// can_migrate_task(): allowed on dst, not running, not delayed, and not
-// cache hot (ran within migration_cost) unless told to ignore it.
+// can_migrate_task(): allowed on dst, not running, and not cache hot (ran
+// within migration_cost) unless told to ignore it. A delayed task may go
+// (6.12 has no sched_delayed test here).
 bool Kernel::can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot) const {
-  if (!allowed(p, dst_cpu) || p.on_cpu || p.se.sched_delayed || !p.on_rq) return false;
+  if (!allowed(p, dst_cpu) || p.on_cpu || !p.on_rq) return false;
   if (p.sched_class != SchedClassId::kFair) return false;
   if (!ignore_hot && now().count() - p.se.exec_start < kMigrationCostNs) return false;
   return true;
@@ -545,8 +550,8 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // group_classify() (only for a CPU with a fair task to pull, and dst).
   auto counts_of = [&](const Rq& rq, bool local_group) {
     CpuStats s;
-    s.h_nr = rq.cfs.nr_running - rq.cfs.nr_delayed;
-    s.nr = s.h_nr + static_cast<int>(rq.rt.rt_nr_running);
+    s.h_nr = rq.cfs.nr_running;  // cfs.h_nr_running: delayed tasks too
+    s.nr = rq.nr_running;        // every class
     s.load = rq.cfs_avg.load_avg;
     s.capacity = capacity_of(rq);
     if (rq.nr_running == 0 && cpu_idle(rq.cpu)) {
@@ -842,7 +847,7 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   int moved = sched_balance_rq(rq, CpuIdleType::kNewlyIdle);
   // "A task could have been enqueued in the meantime" (an active balance's
   // push): not going idle, pretend we pulled a task.
-  if (!moved && rq.cfs.nr_running - rq.cfs.nr_delayed > 0) moved = 1;
+  if (!moved && rq.cfs.nr_running > 0) moved = 1;  // cfs.h_nr_running
   // The pass's sched_clock() time (one domain: the blocked-load update and
   // the balance) raises the domain's and the rq's recorded costs.
   const int64_t cost = params_.newidle_balance_cost.count();
@@ -967,7 +972,7 @@ void Kernel::nohz_balancer_kick(Rq& rq) {
   if (jiffies() >= nohz_next_balance_) {
     // Two tasks, or a fair task on a CPU whose capacity RT pressure cut
     // (check_cpu_capacity()).
-    bool balance = rq.nr_running >= 2 || (rq.cfs.nr_running - rq.cfs.nr_delayed >= 1 && check_cpu_capacity(rq));
+    bool balance = rq.nr_running >= 2 || (rq.cfs.nr_running >= 1 && check_cpu_capacity(rq));
     if (!balance && asym_capacity_) {
       // check_misfit_status() (6.12): a misfit task, which
       // update_misfit_status() only records below the task's biggest
