@@ -321,19 +321,20 @@ TEST_CASE("after an all-pinned redo, a one-task busiest CPU still gets an active
 TEST_CASE("a task whose dequeue is delayed counts on its CPU and may be pulled, as in 6.12", "[lb][eevdf]") {
   // CPU 1: B (forked first, so it runs first) and A (pinned there) from
   // t=0, as in the DELAY_DEQUEUE test of test_sched_fair.cc: B runs 1.8 ms
-  // and sleeps with lag (0.9 - 1.8) < 0, so its dequeue is delayed until
-  // A's slice ends at 4.8 ms. CPU 0: C (pinned) runs 2.8 ms and sleeps.
+  // and sleeps with lag (0.9 - 1.8) < 0, so its dequeue is delayed until a
+  // pick on CPU 1 reaches it (after 2.8 ms). CPU 0: C (pinned) runs 2.8 ms
+  // and sleeps.
   // CPU 0's newidle pass at 2.8 ms sees CPU 1 with two tasks
   // (rq->nr_running and cfs.h_nr_running count the delayed B, 6.12.19) and
   // itself with none: a task-count imbalance of (2 - 0) / 2 = 1. B last ran
   // 1 ms ago (not cache hot) and is the only queued task not running, so it
   // moves, still delayed. CPU 0's pick then dequeues it for good and, having
-  // found nothing to run, balances again (pick_next_task_fair()'s "goto
-  // idle"): CPU 1 has only A now, so that pass pulls nothing, and CPU 0
-  // goes idle recording when (rq->idle_stamp). B then sleeps with CPU 0 as
+  // found nothing to run, enters newidle balance again
+  // (pick_next_task_fair()'s "goto idle", which sets rq->idle_stamp): CPU 1
+  // has only A now, so nothing is pulled, and CPU 0 goes idle. B then sleeps with CPU 0 as
   // its previous CPU and is woken there.
-  auto build = [](bool delay_dequeue) {
-    ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  auto build = [](bool delay_dequeue, const char* version = "6.12") {
+    ScenarioParams p = exact_scenario(version, 1000, 2);
     p.kernel.base_slice = Time::ms(3);
     p.kernel.features["DELAY_DEQUEUE"] = delay_dequeue;
     p.duration = Time::ms(20);
@@ -361,10 +362,27 @@ TEST_CASE("a task whose dequeue is delayed counts on its CPU and may be pulled, 
     CHECK(k.rq(0).cfs.nr_delayed == 0);
     CHECK(k.rq(1).nr_running == 1);
     CHECK(k.rq(1).cfs.nr_delayed == 0);
-    CHECK(k.rq(0).idle_stamp == Time::us(2800));  // the second pass found nothing
+    CHECK(k.rq(0).idle_stamp == Time::us(2800));  // newidle entered again, pulling nothing
     k.run_until(Time::ms(7));
     CHECK(b.cpu == 0);
     CHECK(k.rq(0).curr == &b);  // woken on its previous CPU, idle
+  }
+  SECTION("6.18 (6.14+): the balancer counts runnable tasks only, and moves a delayed one only for load") {
+    // CPU 1 has one runnable fair task (A): one task, nothing waiting, so
+    // the newidle pass pulls nothing; B stays delayed on CPU 1.
+    System sys(build(true, "6.18"), 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::us(2900));
+    Task& b = find_task(k, "B");
+    CHECK(b.cpu == 1);
+    CHECK(b.se.sched_delayed);
+    CHECK(k.rq(1).nr_running == 2);       // rq->nr_running still counts it
+    CHECK(k.lb_h_nr_running(k.rq(1)) == 1);  // cfs.h_nr_runnable does not
+    CHECK(k.rq(0).curr->is_idle_task);
+    // can_migrate_task(): a delayed task only when migrating load (B last
+    // ran 1.1 ms ago: not cache hot).
+    CHECK(k.can_migrate_task(b, 0, false, true));
+    CHECK_FALSE(k.can_migrate_task(b, 0, false, false));
   }
   SECTION("without DELAY_DEQUEUE B has left CPU 1 at 1.8 ms: nothing to pull") {
     System sys(build(false), 1);

@@ -354,6 +354,14 @@ class Kernel : public InstantEndHook, public EventHandler {
   // sched_balance_rq(): pull to dst from the busiest CPU. Returns tasks moved.
   enum class CpuIdleType { kNotIdle, kIdle, kNewlyIdle };  // enum cpu_idle_type
   int sched_balance_rq(Rq& dst, CpuIdleType idle);
+  // can_migrate_task(): may the balancer move queued task p to dst_cpu
+  // (migrate_load: the pass migrates load, env->migration_type)?
+  bool can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot, bool migrate_load) const;
+  // The balancer's count of a CPU's fair tasks: cfs.h_nr_running (6.12:
+  // delayed tasks too) or cfs.h_nr_runnable (6.14+: without them).
+  int lb_h_nr_running(const Rq& rq) const {
+    return lb_counts_runnable_ ? rq.cfs.nr_running - rq.cfs.nr_delayed : rq.cfs.nr_running;
+  }
   // active_load_balance_cpu_stop() on src pushing to dst_cpu (what a pass
   // that needs active balance starts). True when a task moved.
   bool active_balance(Rq& src, int dst_cpu);
@@ -541,6 +549,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // balance statistics pass over the whole domain (update_sd_lb_stats()).
   bool energy_enabled_ = false;   // sched_energy_present
   bool runnable_boost_ = true;    // KernelVersionInfo::runnable_boost
+  bool lb_counts_runnable_ = false;  // KernelVersionInfo::lb_counts_runnable
   UclampSystem uclamp_sys_;       // bucket layout and sysctls
   bool uclamp_used_ = false;      // sched_uclamp_used static key
   std::vector<UclampTaskGroup> task_groups_;  // cpu cgroups; [0] = the root group
@@ -564,7 +573,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   // update_newidle_cost(): a pass's cost raises the domain's maximum, which
   // otherwise decays ~1% a second. True when it decayed.
   bool update_newidle_cost(Rq& rq, int64_t cost);
-  bool can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot) const;
   // _nohz_idle_balance() run by this_cpu: blocked-load updates of the nohz
   // idle CPUs (kNohzStatsKick), their periodic balance when due
   // (kNohzBalanceKick), nohz.next_balance (kNohzBalanceKick, kNohzNextKick).

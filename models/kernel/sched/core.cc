@@ -59,6 +59,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   rt_throttling_ = params.rt_throttling.value_or(info->rt_throttling);
   custom_slice_ = info->custom_slice;
   runnable_boost_ = info->runnable_boost;
+  lb_counts_runnable_ = info->lb_counts_runnable;
   protect_slice_ = info->protect_slice;
   if (params.preempt == PreemptModel::kLazy && !info->preempt_lazy)
     SL_WARN("preempt: lazy exists from Linux 6.13; modelling it on {} anyway", params.version);

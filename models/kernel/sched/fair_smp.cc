@@ -68,10 +68,15 @@
 //    that CPU, as 6.12's "redo" does. A task whose dequeue is delayed
 //    (DELAY_DEQUEUE: blocked, still queued) counts as 6.12.19 counts it,
 //    in rq->nr_running and cfs.h_nr_running, and may be pulled like any
-//    queued task (can_migrate_task() does not test sched_delayed before
-//    6.14): it moves still delayed, the dst's pick dequeues it for good,
-//    and the dst looks for work again (pick_next_task_fair()'s "goto idle";
-//    see Kernel::schedule()). Checked in 6.12.19's fair.c.
+//    queued task: it moves still delayed, the dst's pick dequeues it for
+//    good, and the dst looks for work again (pick_next_task_fair()'s "goto
+//    idle"; see Kernel::schedule()). From 6.14 (the "6.18" version here)
+//    the balancer counts only runnable fair tasks (cfs.h_nr_runnable) and
+//    moves a delayed task only when it migrates load, while rq->nr_running
+//    and newidle's "a task was enqueued meanwhile" still count it
+//    (KernelVersionInfo::lb_counts_runnable). Not modelled: 6.18's
+//    task_is_ineligible_on_dst_cpu() (an ineligible task stays put while
+//    the domain has not failed to balance).
 //    Active balance: the stopper preempts src's running task and moves the
 //    coldest task that may run on dst (detach_one_task()), the preempted
 //    one last.
@@ -387,8 +392,9 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
 
 // can_migrate_task(): allowed on dst, not running, and not cache hot (ran
 // within migration_cost) unless told to ignore it. A delayed task may go
-// (6.12 has no sched_delayed test here).
-bool Kernel::can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot) const {
+// (6.12 has no sched_delayed test here; 6.14+ lets it go only with load).
+bool Kernel::can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot, bool migrate_load) const {
+  if (lb_counts_runnable_ && p.se.sched_delayed && !migrate_load) return false;
   if (!allowed(p, dst_cpu) || p.on_cpu || !p.on_rq) return false;
   if (p.sched_class != SchedClassId::kFair) return false;
   if (!ignore_hot && now().count() - p.se.exec_start < kMigrationCostNs) return false;
@@ -550,7 +556,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // group_classify() (only for a CPU with a fair task to pull, and dst).
   auto counts_of = [&](const Rq& rq, bool local_group) {
     CpuStats s;
-    s.h_nr = rq.cfs.nr_running;  // cfs.h_nr_running: delayed tasks too
+    s.h_nr = lb_h_nr_running(rq);
     s.nr = rq.nr_running;        // every class
     s.load = rq.cfs_avg.load_avg;
     s.capacity = capacity_of(rq);
@@ -724,7 +730,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     for (size_t i = 0; src.nr_running > 1 && !all_pinned && i < tl.size();) {
       if (dst_idle && src.nr_running <= 1) break;  // don't steal all
       Task& p = *tl[i];
-      bool take = can_migrate_task(p, dst.cpu, ignore_hot);
+      bool take = can_migrate_task(p, dst.cpu, ignore_hot, type == Migrate::kLoad);
       if (take && type == Migrate::kLoad) {
         const uint64_t load = std::max<uint64_t>(p.se.avg.load_avg, 1);
         take = (load >> shift) <= static_cast<uint64_t>(imbalance);
@@ -809,11 +815,11 @@ bool Kernel::active_balance(Rq& src, int dst_cpu) {
   switch_to(src, p, *src.idle, TaskState::kRunning);
   Task* victim = nullptr;
   for (Task* t : src.cfs.timeline)
-    if (t != &p && can_migrate_task(*t, dst_cpu, true)) {
+    if (t != &p && can_migrate_task(*t, dst_cpu, true, true)) {
       victim = t;
       break;
     }
-  if (!victim && can_migrate_task(p, dst_cpu, true)) victim = &p;
+  if (!victim && can_migrate_task(p, dst_cpu, true, true)) victim = &p;
   if (victim) {
     SL_DEBUG("{:.6f} active balance: {}-{} cpu{} -> cpu{}", now().to_s(), victim->comm, victim->pid, src.cpu,
              dst_cpu);
@@ -847,7 +853,7 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   int moved = sched_balance_rq(rq, CpuIdleType::kNewlyIdle);
   // "A task could have been enqueued in the meantime" (an active balance's
   // push): not going idle, pretend we pulled a task.
-  if (!moved && rq.cfs.nr_running > 0) moved = 1;  // cfs.h_nr_running
+  if (!moved && rq.cfs.nr_running > 0) moved = 1;  // cfs.h_nr_running (6.14+: h_nr_queued)
   // The pass's sched_clock() time (one domain: the blocked-load update and
   // the balance) raises the domain's and the rq's recorded costs.
   const int64_t cost = params_.newidle_balance_cost.count();
@@ -972,7 +978,7 @@ void Kernel::nohz_balancer_kick(Rq& rq) {
   if (jiffies() >= nohz_next_balance_) {
     // Two tasks, or a fair task on a CPU whose capacity RT pressure cut
     // (check_cpu_capacity()).
-    bool balance = rq.nr_running >= 2 || (rq.cfs.nr_running >= 1 && check_cpu_capacity(rq));
+    bool balance = rq.nr_running >= 2 || (lb_h_nr_running(rq) >= 1 && check_cpu_capacity(rq));
     if (!balance && asym_capacity_) {
       // check_misfit_status() (6.12): a misfit task, which
       // update_misfit_status() only records below the task's biggest

@@ -109,6 +109,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.custom_slice = true;
     info.preempt_lazy = true;
     info.protect_slice = true;
+    info.lb_counts_runnable = true;
   } else {
     return std::nullopt;
   }

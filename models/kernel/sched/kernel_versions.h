@@ -25,6 +25,11 @@ struct KernelVersionInfo {
   // "Runnable boosting" (6.5+, fair.c cpu_util(..., boost)): schedutil and
   // EAS's frequency estimate take max(util_avg, runnable_avg) of the CFS rq.
   bool runnable_boost = true;
+  // 6.14+ (checked in 6.18.35's fair.c): the load balancer counts a CPU's
+  // runnable fair tasks (cfs.h_nr_runnable), leaving out those whose dequeue
+  // is delayed, and can_migrate_task() moves a delayed task only when it
+  // migrates load. 6.12 counts and moves them like any queued task.
+  bool lb_counts_runnable = false;
   SchedFeatures defaults;
 };
 
