@@ -363,6 +363,9 @@ TEST_CASE("a task whose dequeue is delayed counts on its CPU and may be pulled, 
     CHECK(k.rq(1).nr_running == 1);
     CHECK(k.rq(1).cfs.nr_delayed == 0);
     CHECK(k.rq(0).idle_stamp == Time::us(2800));  // newidle entered again, pulling nothing
+    // enqueue_entity() with ENQUEUE_MIGRATED: "no longer consider this task
+    // hot" (B has not run since).
+    CHECK(b.se.exec_start == 0);
     k.run_until(Time::ms(7));
     CHECK(b.cpu == 0);
     CHECK(k.rq(0).curr == &b);  // woken on its previous CPU, idle
@@ -379,6 +382,7 @@ TEST_CASE("a task whose dequeue is delayed counts on its CPU and may be pulled, 
     CHECK(k.rq(1).nr_running == 2);       // rq->nr_running still counts it
     CHECK(k.lb_h_nr_running(k.rq(1)) == 1);  // cfs.h_nr_runnable does not
     CHECK(k.rq(0).curr->is_idle_task);
+    CHECK(b.se.exec_start == 1800000);  // it has not moved
     // can_migrate_task(): a delayed task only when migrating load (B last
     // ran 1.1 ms ago: not cache hot).
     CHECK(k.can_migrate_task(b, 0, false, true));

@@ -155,6 +155,7 @@ void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
   cfs.load_weight += p.se.weight;
   ++cfs.nr_running;
   if (flags & kEnqueueWakeup) place_entity(cfs, p, false);
+  if (flags & kEnqueueMigrated) p.se.exec_start = 0;  // migrated: no longer cache hot
   if (!is_curr) enqueue_in_tree(cfs, p);
   p.se.on_rq = true;
 }

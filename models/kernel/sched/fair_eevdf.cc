@@ -265,6 +265,9 @@ void EevdfClass::enqueue_entity(Rq& rq, Task& p, int flags) {
   if (!is_curr) place_entity(cfs, p, flags);
   cfs.load_weight += p.se.weight;
   ++cfs.nr_running;
+  // "Entity has migrated, no longer consider this task hot": the balancer's
+  // task_hot() sees it cold until it runs here.
+  if (flags & kEnqueueMigrated) p.se.exec_start = 0;
   if (!is_curr) enqueue_in_tree(cfs, p);
   p.se.on_rq = true;
   if (p.se.sched_delayed) ++cfs.nr_delayed;  // back from a change, still delayed
