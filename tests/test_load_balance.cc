@@ -398,3 +398,44 @@ TEST_CASE("a task whose dequeue is delayed counts on its CPU and may be pulled, 
     CHECK(k.rq(0).idle_stamp == Time::us(2800));
   }
 }
+
+TEST_CASE("task_hot(): a buddy is cache hot while dst has tasks (CACHE_HOT_BUDDY)", "[lb]") {
+  // 6.1 (CFS, LAST_BUDDY): W is forked onto idle CPU 1; V and X stay on
+  // CPU 0 with the parent (the fork path keeps a tie local). At 0.9 ms one
+  // of them runs and the other waits, never run (exec_start 0: 0.9 ms ago,
+  // more than sysctl_sched_migration_cost, so cold by time).
+  ScenarioParams p = exact_scenario("6.1", 1000, 2);
+  p.duration = Time::ms(10);
+  p.tasks = {hog("W"), hog("V"), hog("X")};
+  auto waiting_on_cpu0 = [](Kernel& k) -> Task& {
+    Task& v = find_task(k, "V");
+    return v.on_cpu ? find_task(k, "X") : v;
+  };
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(900));
+  Task& w = waiting_on_cpu0(k);
+  REQUIRE(find_task(k, "W").cpu == 1);
+  REQUIRE(w.cpu == 0);
+  REQUIRE(w.on_rq);
+  REQUIRE_FALSE(w.on_cpu);
+  REQUIRE(k.rq(1).nr_running == 1);
+  CHECK(k.can_migrate_task(w, 1, false, false));
+  // Made CPU 0's last buddy (as a wakeup preemption of it would): hot while
+  // CPU 1 runs W, unless the pass ignores hotness (nr_balance_failed past
+  // cache_nice_tries, or the active-balance stopper).
+  k.rq(0).cfs.last = &w;
+  CHECK_FALSE(k.can_migrate_task(w, 1, false, false));
+  CHECK(k.can_migrate_task(w, 1, true, false));
+  SECTION("without CACHE_HOT_BUDDY only the time counts") {
+    ScenarioParams q = p;
+    q.kernel.features["CACHE_HOT_BUDDY"] = false;
+    System sys2(q, 1);
+    Kernel& k2 = sys2.kernel();
+    k2.run_until(Time::us(900));
+    Task& w2 = waiting_on_cpu0(k2);
+    REQUIRE(w2.cpu == 0);
+    k2.rq(0).cfs.last = &w2;
+    CHECK(k2.can_migrate_task(w2, 1, false, false));
+  }
+}

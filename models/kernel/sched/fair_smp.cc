@@ -390,15 +390,22 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
 
 // ------------------------------------------------------------ balancing
 
-// can_migrate_task(): allowed on dst, not running, and not cache hot (ran
-// within migration_cost) unless told to ignore it. A delayed task may go
-// (6.12 has no sched_delayed test here; 6.14+ lets it go only with load).
+// can_migrate_task(): allowed on dst, not running, and not cache hot
+// unless told to ignore it. A delayed task may go (6.12 has no
+// sched_delayed test here; 6.14+ lets it go only with load). task_hot():
+// a buddy of its cfs_rq (CACHE_HOT_BUDDY: the next buddy, and before 6.6
+// the last one) while dst has tasks of its own, or a task that ran within
+// sysctl_sched_migration_cost.
 bool Kernel::can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot, bool migrate_load) const {
   if (lb_counts_runnable_ && p.se.sched_delayed && !migrate_load) return false;
   if (!allowed(p, dst_cpu) || p.on_cpu || !p.on_rq) return false;
   if (p.sched_class != SchedClassId::kFair) return false;
-  if (!ignore_hot && now().count() - p.se.exec_start < kMigrationCostNs) return false;
-  return true;
+  if (ignore_hot) return true;
+  const CfsRq& cfs = rqs_[static_cast<size_t>(p.cpu)]->cfs;
+  if (features_(SchedFeat::kCacheHotBuddy) && rqs_[static_cast<size_t>(dst_cpu)]->nr_running > 0 &&
+      (cfs.next == &p || cfs.last == &p))
+    return false;
+  return now().count() - p.se.exec_start >= kMigrationCostNs;
 }
 
 namespace {

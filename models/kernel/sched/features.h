@@ -17,7 +17,7 @@ enum class SchedFeat : int {
   kGentleFairSleepers,  // sleepers get half a latency period of credit (place_entity)
   kStartDebit,          // new tasks start one vslice behind (place_entity)
   kLastBuddy,           // prefer the task that ran last after a wakeup preemption
-  kCacheHotBuddy,       // buddies count as cache hot for migration decisions (not modelled: no balancing yet)
+  kCacheHotBuddy,       // buddies count as cache hot for migration decisions (task_hot())
   // Both.
   kNextBuddy,           // prefer the task woken last (cfs_rq->next)
   kWakeupPreemption,    // allow wakeup-time preemption of current
