@@ -353,6 +353,8 @@ TEST_CASE("a task whose dequeue is delayed counts on its CPU and may be pulled, 
     REQUIRE(b.cpu == 1);
     REQUIRE(b.se.sched_delayed);
     REQUIRE(k.rq(1).nr_running == 2);
+    // 6.12 has no eligibility test: B (lag < 0) may go to busy CPU 0 too.
+    CHECK(k.can_migrate_task(b, 0, false, true));
     k.run_until(Time::us(2900));
     CHECK(b.cpu == 0);
     CHECK_FALSE(b.on_rq);
@@ -375,8 +377,17 @@ TEST_CASE("a task whose dequeue is delayed counts on its CPU and may be pulled, 
     // the newidle pass pulls nothing; B stays delayed on CPU 1.
     System sys(build(true, "6.18"), 1);
     Kernel& k = sys.kernel();
-    k.run_until(Time::us(2900));
+    k.run_until(Time::us(2700));
     Task& b = find_task(k, "B");
+    // task_is_ineligible_on_dst_cpu(): at 2.7 ms B's lag is
+    // (0.9 + 1.8) / 2 - 1.8 < 0 and CPU 0 runs C: B stays, even for load,
+    // until the domain has failed a pass.
+    REQUIRE(k.rq(0).curr == &find_task(k, "C"));
+    CHECK_FALSE(k.can_migrate_task(b, 0, false, true));
+    k.rq(0).sd_nr_balance_failed = 1;
+    CHECK(k.can_migrate_task(b, 0, false, true));
+    k.rq(0).sd_nr_balance_failed = 0;
+    k.run_until(Time::us(2900));
     CHECK(b.cpu == 1);
     CHECK(b.se.sched_delayed);
     CHECK(k.rq(1).nr_running == 2);       // rq->nr_running still counts it

@@ -357,6 +357,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   // can_migrate_task(): may the balancer move queued task p to dst_cpu
   // (migrate_load: the pass migrates load, env->migration_type)?
   bool can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot, bool migrate_load) const;
+  // The tests can_migrate_task() makes before the affinity test: a task
+  // failing them neither moves nor clears LBF_ALL_PINNED (6.14+: a delayed
+  // task unless migrating load; 6.18: an ineligible one, see
+  // KernelVersionInfo::lb_ineligible_stays).
+  bool lb_may_consider(const Task& p, int dst_cpu, bool migrate_load) const;
   // The balancer's count of a CPU's fair tasks: cfs.h_nr_running (6.12:
   // delayed tasks too) or cfs.h_nr_runnable (6.14+: without them).
   int lb_h_nr_running(const Rq& rq) const {
@@ -550,6 +555,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool energy_enabled_ = false;   // sched_energy_present
   bool runnable_boost_ = true;    // KernelVersionInfo::runnable_boost
   bool lb_counts_runnable_ = false;  // KernelVersionInfo::lb_counts_runnable
+  bool lb_ineligible_stays_ = false;  // KernelVersionInfo::lb_ineligible_stays
   UclampSystem uclamp_sys_;       // bucket layout and sysctls
   bool uclamp_used_ = false;      // sched_uclamp_used static key
   std::vector<UclampTaskGroup> task_groups_;  // cpu cgroups; [0] = the root group

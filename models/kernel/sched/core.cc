@@ -60,6 +60,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   custom_slice_ = info->custom_slice;
   runnable_boost_ = info->runnable_boost;
   lb_counts_runnable_ = info->lb_counts_runnable;
+  lb_ineligible_stays_ = info->lb_ineligible_stays;
   protect_slice_ = info->protect_slice;
   if (params.preempt == PreemptModel::kLazy && !info->preempt_lazy)
     SL_WARN("preempt: lazy exists from Linux 6.13; modelling it on {} anyway", params.version);

@@ -40,6 +40,7 @@ class EevdfClass final : public FairClassBase {
     update_misfit_status(k_, rq, &curr);
   }
   void migrate_task_rq(Task& p, int new_cpu) override { fair_migrate_task_pelt(k_, p); }
+  bool entity_eligible(const Rq& rq, const Task& p) const override { return entity_eligible(rq.cfs, p); }
   void update_curr(Rq& rq) override;
   void switched_to(Rq& rq, Task& p) override;
 

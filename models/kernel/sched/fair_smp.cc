@@ -74,9 +74,12 @@
 //    the balancer counts only runnable fair tasks (cfs.h_nr_runnable) and
 //    moves a delayed task only when it migrates load, while rq->nr_running
 //    and newidle's "a task was enqueued meanwhile" still count it
-//    (KernelVersionInfo::lb_counts_runnable). Not modelled: 6.18's
-//    task_is_ineligible_on_dst_cpu() (an ineligible task stays put while
-//    the domain has not failed to balance).
+//    (KernelVersionInfo::lb_counts_runnable). 6.18 also keeps a task that
+//    is not eligible on its cfs_rq where it is while the domain has not
+//    failed to balance and dst has fair tasks (task_is_ineligible_on_dst_cpu();
+//    KernelVersionInfo::lb_ineligible_stays). In 6.14+ a task refused by
+//    these tests does not clear LBF_ALL_PINNED (they come before the
+//    affinity test in can_migrate_task()).
 //    Active balance: the stopper preempts src's running task and moves the
 //    coldest task that may run on dst (detach_one_task()), the preempted
 //    one last.
@@ -396,8 +399,19 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
 // a buddy of its cfs_rq (CACHE_HOT_BUDDY: the next buddy, and before 6.6
 // the last one) while dst has tasks of its own, or a task that ran within
 // sysctl_sched_migration_cost.
-bool Kernel::can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot, bool migrate_load) const {
+bool Kernel::lb_may_consider(const Task& p, int dst_cpu, bool migrate_load) const {
   if (lb_counts_runnable_ && p.se.sched_delayed && !migrate_load) return false;
+  // task_is_ineligible_on_dst_cpu(), skipped once the domain failed a pass.
+  const Rq& dst = *rqs_[static_cast<size_t>(dst_cpu)];
+  if (lb_ineligible_stays_ && dst.sd_nr_balance_failed == 0 && features_(SchedFeat::kPlaceLag) &&
+      dst.cfs.nr_running > 0 && p.sched_class == SchedClassId::kFair &&
+      !classes_[static_cast<size_t>(SchedClassId::kFair)]->entity_eligible(*rqs_[static_cast<size_t>(p.cpu)], p))
+    return false;
+  return true;
+}
+
+bool Kernel::can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot, bool migrate_load) const {
+  if (!lb_may_consider(p, dst_cpu, migrate_load)) return false;
   if (!allowed(p, dst_cpu) || p.on_cpu || !p.on_rq) return false;
   if (p.sched_class != SchedClassId::kFair) return false;
   if (ignore_hot) return true;
@@ -721,13 +735,15 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     // LBF_ALL_PINNED, set for each busiest CPU found; detach_tasks() (run
     // only when src has more than one task) clears it when some fair task
     // of src, running or queued (delayed ones too: they are on
-    // cfs_tasks), may run on dst.
+    // cfs_tasks), passes can_migrate_task()'s earlier tests
+    // (lb_may_consider()) and may run on dst.
     all_pinned = true;
     if (src.nr_running > 1) {
-      all_pinned = !(src.curr->sched_class == SchedClassId::kFair && !src.curr->is_idle_task &&
-                     allowed(*src.curr, dst.cpu));
+      const bool migrate_load = type == Migrate::kLoad;
+      auto clears = [&](const Task& p) { return lb_may_consider(p, dst.cpu, migrate_load) && allowed(p, dst.cpu); };
+      all_pinned = !(src.curr->sched_class == SchedClassId::kFair && !src.curr->is_idle_task && clears(*src.curr));
       for (const Task* p : src.cfs.timeline)
-        if (all_pinned && allowed(*p, dst.cpu)) all_pinned = false;
+        if (all_pinned && clears(*p)) all_pinned = false;
     }
     std::vector<Task*>& tl = src.cfs.timeline;
     const bool preemption = params_.preempt == PreemptModel::kFull || params_.preempt == PreemptModel::kLazy;

@@ -110,6 +110,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.preempt_lazy = true;
     info.protect_slice = true;
     info.lb_counts_runnable = true;
+    info.lb_ineligible_stays = true;
   } else {
     return std::nullopt;
   }

@@ -30,6 +30,11 @@ struct KernelVersionInfo {
   // is delayed, and can_migrate_task() moves a delayed task only when it
   // migrates load. 6.12 counts and moves them like any queued task.
   bool lb_counts_runnable = false;
+  // 6.18 (checked in 6.18.35; not in 6.12.19): can_migrate_task()'s
+  // task_is_ineligible_on_dst_cpu(): while the domain has not failed to
+  // balance, a task that is not eligible on its cfs_rq stays put when dst
+  // has fair tasks queued (PLACE_LAG on).
+  bool lb_ineligible_stays = false;
   SchedFeatures defaults;
 };
 

@@ -71,6 +71,9 @@ class SchedClass {
   virtual void switched_from(Rq& rq, Task& p) {}
   virtual void switched_to(Rq& rq, Task& p) {}
   virtual void prio_changed(Rq& rq, Task& p, int old_prio) {}
+  // entity_eligible() of queued task p on its cfs_rq (lag >= 0); classes
+  // without virtual time call every task eligible.
+  virtual bool entity_eligible(const Rq& rq, const Task& p) const { return true; }
 
  protected:
   Kernel& k_;
