@@ -331,8 +331,8 @@ TEST_CASE("a task whose dequeue is delayed counts on its CPU and may be pulled, 
   // moves, still delayed. CPU 0's pick then dequeues it for good and, having
   // found nothing to run, enters newidle balance again
   // (pick_next_task_fair()'s "goto idle", which sets rq->idle_stamp): CPU 1
-  // has only A now, so nothing is pulled, and CPU 0 goes idle. B then sleeps with CPU 0 as
-  // its previous CPU and is woken there.
+  // has only A now, so nothing is pulled, and CPU 0 goes idle. B then
+  // sleeps with CPU 0 as its previous CPU and is woken there.
   auto build = [](bool delay_dequeue, const char* version = "6.12") {
     ScenarioParams p = exact_scenario(version, 1000, 2);
     p.kernel.base_slice = Time::ms(3);

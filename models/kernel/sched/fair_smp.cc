@@ -393,12 +393,8 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
 
 // ------------------------------------------------------------ balancing
 
-// can_migrate_task(): allowed on dst, not running, and not cache hot
-// unless told to ignore it. A delayed task may go (6.12 has no
-// sched_delayed test here; 6.14+ lets it go only with load). task_hot():
-// a buddy of its cfs_rq (CACHE_HOT_BUDDY: the next buddy, and before 6.6
-// the last one) while dst has tasks of its own, or a task that ran within
-// sysctl_sched_migration_cost.
+// can_migrate_task()'s tests before the affinity test (kernel.h says which
+// versions have them).
 bool Kernel::lb_may_consider(const Task& p, int dst_cpu, bool migrate_load) const {
   if (lb_counts_runnable_ && p.se.sched_delayed && !migrate_load) return false;
   // task_is_ineligible_on_dst_cpu(), skipped once the domain failed a pass.
@@ -410,6 +406,12 @@ bool Kernel::lb_may_consider(const Task& p, int dst_cpu, bool migrate_load) cons
   return true;
 }
 
+// can_migrate_task(): those tests, then allowed on dst, not running, and
+// not cache hot unless told to ignore it. A delayed task may go (6.12 has
+// no sched_delayed test; 6.14+ lets it go only with load). task_hot(): a
+// buddy of its cfs_rq (CACHE_HOT_BUDDY: the next buddy, and before 6.6 the
+// last one) while dst has tasks of its own, or a task that ran within
+// sysctl_sched_migration_cost.
 bool Kernel::can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot, bool migrate_load) const {
   if (!lb_may_consider(p, dst_cpu, migrate_load)) return false;
   if (!allowed(p, dst_cpu) || p.on_cpu || !p.on_rq) return false;
@@ -578,7 +580,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   auto counts_of = [&](const Rq& rq, bool local_group) {
     CpuStats s;
     s.h_nr = lb_h_nr_running(rq);
-    s.nr = rq.nr_running;        // every class
+    s.nr = rq.nr_running;  // every class
     s.load = rq.cfs_avg.load_avg;
     s.capacity = capacity_of(rq);
     if (rq.nr_running == 0 && cpu_idle(rq.cpu)) {
