@@ -139,6 +139,24 @@ inline const TaskMetrics& metrics_of(const RunResult& r, const std::string& name
   throw std::runtime_error("no task " + name);
 }
 
+// Two CPUs, base slice 3 ms: C (pinned to CPU 0) runs 2.8 ms and sleeps;
+// B (forked first, so it runs first on CPU 1) runs 1.8 ms and sleeps 5 ms,
+// with lag (0.9 - 1.8) < 0, so under DELAY_DEQUEUE its dequeue is delayed
+// until a pick on CPU 1 reaches it; A (pinned to CPU 1) is a hog. When C
+// sleeps, CPU 0's newidle pass finds the delayed B on CPU 1.
+inline ScenarioParams delayed_pull_scenario(bool delay_dequeue = true, const std::string& version = "6.12") {
+  ScenarioParams p = exact_scenario(version, 1000, 2);
+  p.kernel.base_slice = Time::ms(3);
+  p.kernel.features["DELAY_DEQUEUE"] = delay_dequeue;
+  p.duration = Time::ms(20);
+  TaskSpec c = task("C", {ev_run(Time::us(2800)), ev_sleep(Time::s(1000))});
+  c.cpus = {0};
+  TaskSpec a = hog("A");
+  a.cpus = {1};
+  p.tasks = {c, task("B", {ev_run(Time::us(1800)), ev_sleep(Time::ms(5))}), a};
+  return p;
+}
+
 }  // namespace schedlab::testing
 
 namespace schedlab::testing {

@@ -319,11 +319,9 @@ TEST_CASE("after an all-pinned redo, a one-task busiest CPU still gets an active
 }
 
 TEST_CASE("a task whose dequeue is delayed counts on its CPU and may be pulled, as in 6.12", "[lb][eevdf]") {
-  // CPU 1: B (forked first, so it runs first) and A (pinned there) from
-  // t=0, as in the DELAY_DEQUEUE test of test_sched_fair.cc: B runs 1.8 ms
-  // and sleeps with lag (0.9 - 1.8) < 0, so its dequeue is delayed until a
-  // pick on CPU 1 reaches it (after 2.8 ms). CPU 0: C (pinned) runs 2.8 ms
-  // and sleeps.
+  // delayed_pull_scenario(), as in the DELAY_DEQUEUE test of
+  // test_sched_fair.cc: on CPU 1, B's dequeue is delayed until a pick there
+  // reaches it (after 2.8 ms); CPU 0's C sleeps at 2.8 ms.
   // CPU 0's newidle pass at 2.8 ms sees CPU 1 with two tasks
   // (rq->nr_running and cfs.h_nr_running count the delayed B, 6.12.19) and
   // itself with none: a task-count imbalance of (2 - 0) / 2 = 1. B last ran
@@ -333,18 +331,7 @@ TEST_CASE("a task whose dequeue is delayed counts on its CPU and may be pulled, 
   // (pick_next_task_fair()'s "goto idle", which sets rq->idle_stamp): CPU 1
   // has only A now, so nothing is pulled, and CPU 0 goes idle. B then
   // sleeps with CPU 0 as its previous CPU and is woken there.
-  auto build = [](bool delay_dequeue, const char* version = "6.12") {
-    ScenarioParams p = exact_scenario(version, 1000, 2);
-    p.kernel.base_slice = Time::ms(3);
-    p.kernel.features["DELAY_DEQUEUE"] = delay_dequeue;
-    p.duration = Time::ms(20);
-    TaskSpec c = task("C", {ev_run(Time::us(2800)), ev_sleep(Time::s(1000))});
-    c.cpus = {0};
-    TaskSpec a = hog("A");
-    a.cpus = {1};
-    p.tasks = {c, task("B", {ev_run(Time::us(1800)), ev_sleep(Time::ms(5))}), a};
-    return p;
-  };
+  auto build = [](bool delay_dequeue, const char* version = "6.12") { return delayed_pull_scenario(delay_dequeue, version); };
   SECTION("delayed: pulled by the newly idle CPU") {
     System sys(build(true), 1);
     Kernel& k = sys.kernel();

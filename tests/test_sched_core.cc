@@ -89,3 +89,46 @@ TEST_CASE("a periodic task reports each period's response and its misses", "[cor
   CHECK(ok.deadline_misses == 0);
   for (int64_t v : ok.response.values()) CHECK(v == 2000000);
 }
+
+// __schedule() clears TIF_NEED_RESCHED after pick_next_task() (6.1, 6.12,
+// 6.18): a reschedule raised while the CPU picks is answered by that pick,
+// not by a second __schedule(). rq->sched_count (schedstat) counts the
+// calls.
+TEST_CASE("a reschedule raised while __schedule() picks is answered by that pick", "[core][preempt]") {
+  SECTION("update_curr() of a task that blocks at the end of its slice") {
+    // One CPU, base slice 0.75 ms. A (forked first) runs 0.75 ms and
+    // sleeps: dequeue's update_curr() finds its vruntime at its deadline
+    // (update_deadline()) with B queued, and reschedules; the same pick
+    // then chooses B. Calls on CPU 0: idle -> A at 0, A -> B at 0.75 ms.
+    ScenarioParams p = exact_scenario("6.12", 1000);
+    p.duration = Time::ms(2);
+    p.tasks = {task("A", {ev_run(Time::us(750)), ev_sleep(Time::ms(10))}), hog("B")};
+    System sys(p, 1);
+    SwitchLog log;
+    sys.add_observer(&log);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::us(900));
+    std::vector<std::pair<int64_t, std::string>> expected = {{0, "A"}, {750000, "B"}};
+    CHECK(log.runs_until(Time::us(900)) == expected);
+    CHECK(k.rq(0).curr == &find_task(k, "B"));
+    CHECK_FALSE(k.rq(0).need_resched);
+    CHECK(k.rq(0).sched_count == 2);
+  }
+  SECTION("a newly idle CPU's pull preempts the task that is leaving") {
+    // delayed_pull_scenario(): CPU 0 runs C (pinned) for 2.8 ms; on CPU 1,
+    // B sleeps at 1.8 ms with lag < 0, so its dequeue is delayed, and A
+    // (pinned) runs. When C sleeps, CPU 0's newidle pass pulls the delayed
+    // B, and attach_task()'s wakeup_preempt() reschedules C, still CPU 0's
+    // current task. The pick that follows dequeues B for good and finds
+    // nothing: CPU 0 goes idle. Its __schedule() calls: idle -> C at 0,
+    // C -> idle at 2.8 ms.
+    System sys(delayed_pull_scenario(), 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::us(2900));
+    Task& b = find_task(k, "B");
+    REQUIRE(b.cpu == 0);  // pulled
+    CHECK(k.rq(0).curr->is_idle_task);
+    CHECK_FALSE(k.rq(0).need_resched);
+    CHECK(k.rq(0).sched_count == 2);
+  }
+}

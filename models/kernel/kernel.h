@@ -101,6 +101,7 @@ struct Rq {
   int domain = -1;                 // frequency domain (cpufreq policy), -1: none
   uint32_t domain_pos = 0;         // this CPU's index among its domain's CPUs
   uint64_t idle_calls = 0;         // tick_nohz_get_idle_calls_cpu()
+  uint64_t sched_count = 0;        // schedstat rq->sched_count: __schedule() calls
   // PELT (kernel/sched/pelt.c): the rq's clocks and averages.
   RqPeltClock pelt;
   SchedAvg cfs_avg;                // rq->cfs.avg

@@ -709,12 +709,12 @@ void Kernel::schedule(Rq& rq) {
   int saved = event_cpu_;
   event_cpu_ = rq.cpu;
   Task& prev = *rq.curr;
+  ++rq.sched_count;
   update_rq_clock(rq);
   account_progress(rq);
   // The work timer is re-keyed in place if the next task runs a timed
   // action, and cancelled after the switch otherwise.
   rq.work_rearmed = false;
-  rq.need_resched = rq.need_resched_lazy = false;
   rq.resched_ipi.cancel();
   update_curr(rq);
   TaskState prev_state = TaskState::kRunning;
@@ -745,6 +745,12 @@ void Kernel::schedule(Rq& rq) {
     fair_queued = rq.cfs.nr_running;
     next = pick_next_task(rq);
   }
+  // clear_tsk_need_resched(prev) comes after the pick (6.1, 6.12 and 6.18
+  // __schedule()): a reschedule raised while balancing for this pick (a
+  // pulled task's wakeup_preempt()) is answered by the pick itself and
+  // must not cost a second __schedule(). The balance callbacks below run
+  // after the switch, so a resched they raise stands.
+  rq.need_resched = rq.need_resched_lazy = false;
   if (next != &prev) {
     class_of(prev).put_prev_task(rq, prev, next);
     class_of(*next).set_next_task(rq, *next, true);
