@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/devices/device_params.h"
+#include "models/kernel/binder/binder_params.h"
 #include "models/kernel/kernel_params.h"
 #include "models/kernel/pm_runtime/pm_runtime_params.h"
 #include "models/kernel/workqueue/workqueue_params.h"
@@ -26,9 +27,11 @@ struct ScenarioParams {
   bool pi_enabled = true;           // rt-app global.pi_enabled: mutexes are rt_mutex (PI)
   std::vector<TaskSpec> tasks;
   // Kernel execution contexts and devices (`workqueue:`, `workqueues:`,
-  // `kthread_workers:`, `devices:`); empty in scenarios that use none.
+  // `kthread_workers:`, `binder_procs:`, `devices:`); empty in scenarios
+  // that use none.
   WorkqueueSubsysParams workqueue;
   std::vector<KthreadWorkerParams> kthread_workers;
+  std::vector<BinderProcParams> binder_procs;
   std::vector<DeviceParams> devices;
   PmRuntimeParams pm_runtime;         // `pm_runtime:`; no devices = no runtime PM
   std::vector<std::string> warnings;  // what an import could not model, one line each

@@ -7,6 +7,7 @@
 #include "models/devices/gpu.h"
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
+#include "models/kernel/binder/binder.h"
 #include "models/kernel/kthread_worker.h"
 #include "models/kernel/pm_runtime/pm_runtime.h"
 #include "models/kernel/workqueue/workqueue.h"
@@ -61,6 +62,7 @@ struct System::Impl {
   std::unique_ptr<RunnableTracker> tracker;
   std::unique_ptr<WorkqueueSystem> workqueues;
   std::vector<std::unique_ptr<KthreadWorker>> kthread_workers;
+  std::vector<std::unique_ptr<BinderProc>> binder_procs;
   std::vector<std::unique_ptr<Gpu>> gpus;
   std::vector<std::unique_ptr<DrmGpuScheduler>> drm_scheds;
   std::unique_ptr<PmRuntime> pm_runtime;
@@ -80,7 +82,7 @@ void System::Impl::build_exec_contexts() {
     for (const PhaseSpec& ph : t.phases)
       for (const EventSpec& e : ph.events) any_call |= e.kind == EventSpec::Kind::kCall;
   if (!any_call && params.workqueue.workqueues.empty() && params.kthread_workers.empty() && params.devices.empty() &&
-      params.pm_runtime.devices.empty())
+      params.pm_runtime.devices.empty() && params.binder_procs.empty())
     return;
   Kernel& k = *kernel;
   tracker = std::make_unique<RunnableTracker>();
@@ -91,6 +93,10 @@ void System::Impl::build_exec_contexts() {
   for (const KthreadWorkerParams& kp : params.kthread_workers) {
     kthread_workers.push_back(std::make_unique<KthreadWorker>(k, kp, *tracker));
     calls->add_kthread_worker(*kthread_workers.back());
+  }
+  for (const BinderProcParams& bp : params.binder_procs) {
+    binder_procs.push_back(std::make_unique<BinderProc>(k, bp));
+    calls->add_binder_proc(*binder_procs.back());
   }
   auto find_gpu = [&](const std::string& name) -> Gpu* {
     for (auto& g : gpus)

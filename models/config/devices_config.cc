@@ -1,8 +1,8 @@
 // Kernel execution contexts and devices: `workqueue:` (the subsystem's
 // tunables), `workqueues:` (alloc_workqueue() calls), `kthread_workers:`,
-// `devices:` (each naming its `model` from a registry: gpu, drm_sched), and
-// the values of the events that call into them (queue_work,
-// kthread_queue_work, submit_job). Cross references (a scheduler's gpu,
+// `binder_procs:`, `devices:` (each naming its `model` from a registry:
+// gpu, drm_sched), and the values of the events that call into them
+// (queue_work, kthread_queue_work, submit_job, binder_call). Cross references (a scheduler's gpu,
 // submit workqueue or kthread_worker; an event's target) are checked here,
 // with the valid names.
 #include <fmt/format.h>
@@ -144,6 +144,18 @@ KthreadWorkerParams load_kthread_worker(const YamlDoc& doc, const YAML::Node& no
   r.read_choice("follow", follow, kFollow);
   k.follow = follow == "fifo" ? KthreadFollow::kFifo : follow == "min_nice" ? KthreadFollow::kMinNice : KthreadFollow::kNone;
   return k;
+}
+
+BinderProcParams load_binder_proc(const YamlDoc& doc, const YAML::Node& node, const std::string& path, int cpus,
+                                  std::vector<std::string>& seen) {
+  MapReader r(doc, node, path, binder_proc_params());
+  BinderProcParams b;
+  b.name = unique_name(doc, r, seen, "binder process");
+  if (auto n = r.find("threads")) b.threads = static_cast<int>(as_int(doc, *n, r.path("threads"), 1, 256));
+  if (auto n = r.find("nice")) b.nice = static_cast<int>(as_int(doc, *n, r.path("nice"), -20, 19));
+  if (auto n = r.find("min_nice")) b.min_nice = static_cast<int>(as_int(doc, *n, r.path("min_nice"), -20, 19));
+  if (auto n = r.find("cpus")) b.cpus = load_cpu_list(doc, *n, r.path("cpus"), cpus);
+  return b;
 }
 
 }  // namespace
@@ -317,6 +329,12 @@ void load_devices(const YamlDoc& doc, const MapReader& top, ScenarioParams& s) {
     for (size_t i = 0; i < list.size(); ++i)
       s.kthread_workers.push_back(load_kthread_worker(doc, list[i], index_path("kthread_workers", i), cpus, kseen));
   }
+  std::vector<std::string> bseen;
+  if (auto n = top.find("binder_procs")) {
+    const YAML::Node& list = sequence(doc, *n, "binder_procs", "binder_procs");
+    for (size_t i = 0; i < list.size(); ++i)
+      s.binder_procs.push_back(load_binder_proc(doc, list[i], index_path("binder_procs", i), cpus, bseen));
+  }
   auto n = top.find("devices");
   if (!n) return;
   const YAML::Node& list = sequence(doc, *n, "devices", "devices");
@@ -351,6 +369,7 @@ CallTargets call_targets(const ScenarioParams& s) {
   for (const auto& w : s.workqueue.workqueues) t.workqueues.push_back(w.name);
   for (const auto& w : WorkqueueSystem::system_workqueue_names()) t.workqueues.push_back(w);
   for (const auto& k : s.kthread_workers) t.kthread_workers.push_back(k.name);
+  for (const auto& b : s.binder_procs) t.binder_procs.push_back(b.name);
   for (const auto& d : s.devices)
     if (const auto* p = std::get_if<DrmSchedParams>(&d.params))
       for (const auto& e : p->entities) t.entities.push_back(e);
@@ -375,6 +394,7 @@ const CallKind& call_kind(CallSpec::Op op) {
       {CallSpec::Op::kKthreadQueueWork, &kthread_queue_work_params, "worker", &CallTargets::kthread_workers,
        "kthread_worker"},
       {CallSpec::Op::kSubmitJob, &submit_job_params, "entity", &CallTargets::entities, "entity"},
+      {CallSpec::Op::kBinderCall, &binder_call_params, "proc", &CallTargets::binder_procs, "binder process"},
   };
   return *std::find_if(std::begin(kinds), std::end(kinds), [&](const CallKind& k) { return k.op == op; });
 }
@@ -396,6 +416,11 @@ EventSpec load_call_event(const YamlDoc& doc, const YAML::Node& node, const std:
     c.target = as_string(doc, *r.find(kind.target_key), r.path(kind.target_key));
   if (op == CallSpec::Op::kSubmitJob) {
     r.read("gpu_time", c.gpu_time, Bound::kNonNegative);
+    return e;
+  }
+  if (op == CallSpec::Op::kBinderCall) {
+    r.read("work", c.cost, Bound::kNonNegative);
+    r.read("oneway", c.oneway);
     return e;
   }
   r.require("work");
@@ -553,6 +578,32 @@ const std::vector<ParamDecl>& kthread_queue_work_params() {
   return decls;
 }
 
+const std::vector<ParamDecl>& binder_proc_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const BinderProcParams d;
+    return std::vector<ParamDecl>{
+        {"name", "string, no blanks", "required", "the server process; its threads are binder:NAME_1 .. binder:NAME_N"},
+        {"threads", "int 1..256", std::to_string(d.threads), "looper threads in its binder thread pool"},
+        {"nice", "int -20..19", std::to_string(d.nice),
+         "the process's nice (proc->default_priority): its threads' nice while they wait for work"},
+        {"min_nice", "int -20..19", std::to_string(d.min_nice),
+         "its node's min_priority: the highest nice a synchronous transaction runs at (libbinder's default 0)"},
+        {"cpus", "list of int, or \"0-3,6\"", "all CPUs", "the threads' affinity"},
+    };
+  }();
+  return decls;
+}
+
+const std::vector<ParamDecl>& binder_call_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"proc", "binder_procs[] name", "required", "the server process"},
+      {"work", "duration", "0", "CPU work of the transaction in a server thread (capacity time at 1024 and f_max)"},
+      {"oneway", "bool", "false",
+       "TF_ONE_WAY: the caller goes on at once; else it sleeps (S) until the reply (both wake-ups WF_SYNC)"},
+  };
+  return decls;
+}
+
 const std::vector<ParamDecl>& submit_job_params() {
   static const std::vector<ParamDecl> decls = {
       {"entity", "entity name", "required", "a drm_sched device's entity"},
@@ -566,6 +617,8 @@ std::vector<ParamSection> devices_schema() {
       {"workqueue", "the workqueue subsystem (kernel/workqueue.c, 6.12)", &workqueue_subsys_params()},
       {"workqueues[]", "one alloc_workqueue()", &workqueue_params()},
       {"kthread_workers[]", "one kthread_worker (kernel/kthread.c)", &kthread_worker_params()},
+      {"binder_procs[]", "one binder server process and its thread pool (drivers/android/binder.c)",
+       &binder_proc_params()},
       {"devices[] (model: gpu)", "a GPU", &gpu_params()},
       {"devices[] (model: drm_sched)", "a DRM GPU scheduler (drivers/gpu/drm/scheduler/)", &drm_sched_params()},
       {"devices[] (model: display)", "an app layer's display pipeline: vsync, UI thread, RenderThread, "
@@ -575,6 +628,7 @@ std::vector<ParamSection> devices_schema() {
       {"queue_work", "value of a queue_work event", &queue_work_params()},
       {"kthread_queue_work", "value of a kthread_queue_work event", &kthread_queue_work_params()},
       {"submit_job", "value of a submit_job event", &submit_job_params()},
+      {"binder_call", "value of a binder_call event", &binder_call_params()},
   };
 }
 

@@ -43,6 +43,8 @@ const std::vector<ParamDecl>& scenario_params() {
         {"workqueue", "map", "-", "workqueue subsystem tunables (see workqueue)"},
         {"workqueues", "list of workqueues", "[]", "alloc_workqueue() calls (see workqueues[])"},
         {"kthread_workers", "list of kthread_workers", "[]", "dedicated worker threads (see kthread_workers[])"},
+        {"binder_procs", "list of binder processes", "[]",
+         "binder server processes and their thread pools (see binder_procs[])"},
         {"devices", "list of devices", "[]", "GPUs and DRM schedulers, each by model (see devices[])"},
         {"pm_runtime", "map", "-", "devices under runtime PM and their pm_wq (see pm_runtime)"},
     };
@@ -123,7 +125,7 @@ ScenarioParams config::load_scenario_node(const YAML::Node& root, const std::str
   if (auto n = r.find("kernel")) s.kernel = load_kernel(doc, *n, "kernel");
   load_cgroups(doc, r, s);     // cgroups (cgroup_config.cc); tasks name them
   load_pm_runtime(doc, r, s);  // pm_runtime (pm_runtime_config.cc); displays refer to its devices
-  load_devices(doc, r, s);  // workqueue, workqueues, kthread_workers, devices (devices_config.cc)
+  load_devices(doc, r, s);  // workqueue, workqueues, kthread_workers, binder_procs, devices (devices_config.cc)
   const CallTargets targets = call_targets(s);
   s.tasks = load_tasks(doc, *r.find("tasks"), "tasks", s.platform, s.kernel, &targets);
   return s;

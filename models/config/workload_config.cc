@@ -43,6 +43,7 @@ const std::vector<EventKind>& event_kinds() {
       {"kthread_queue_work", Kind::kCall, Arg::kCall, CallSpec::Op::kKthreadQueueWork},
       {"submit_job", Kind::kCall, Arg::kCall, CallSpec::Op::kSubmitJob},
       {"rpm", Kind::kCall, Arg::kRpm},
+      {"binder_call", Kind::kCall, Arg::kCall, CallSpec::Op::kBinderCall},
       {"uclamp", Kind::kUclamp, Arg::kUclamp},
       {"cgroup", Kind::kCgroup, Arg::kCgroup},
       {"cpu_uclamp", Kind::kCpuUclamp, Arg::kCpuUclamp},
@@ -467,6 +468,8 @@ const std::vector<ParamDecl>& event_params() {
       {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker"},
       {"submit_job", "map (see submit_job)", "-", "push a GPU job to a DRM scheduler entity (the submit ioctl)"},
       {"rpm", "map (see rpm)", "-", "a pm_runtime_*() call on a device (get_sync may sleep in D)"},
+      {"binder_call", "map (see binder_call)", "-",
+       "a binder transaction to a server process (synchronous: sleeps until the reply)"},
   };
   return decls;
 }

@@ -13,11 +13,12 @@
 
 namespace schedlab::config {
 
-// The names `queue_work`, `kthread_queue_work` and `submit_job` events may
-// use (devices_config.cc builds it from the scenario's sections).
+// The names `queue_work`, `kthread_queue_work`, `submit_job` and
+// `binder_call` events may use (devices_config.cc builds it from the scenario's sections).
 struct CallTargets {
   std::vector<std::string> workqueues;       // declared and system workqueues
   std::vector<std::string> kthread_workers;
+  std::vector<std::string> binder_procs;
   std::vector<std::string> entities;         // DRM scheduler entities
   std::vector<std::string> rpm_devices;      // pm_runtime devices
 };
@@ -68,7 +69,7 @@ EventSpec load_rpm_event(const YamlDoc& doc, const YAML::Node& node, const std::
 const std::vector<ParamDecl>& pm_runtime_params();   // pm_runtime
 const std::vector<ParamDecl>& rpm_device_params();   // pm_runtime.devices[]
 const std::vector<ParamDecl>& rpm_event_params();    // rpm event
-// The value of a queue_work / kthread_queue_work / submit_job event.
+// The value of a queue_work / kthread_queue_work / submit_job / binder_call event.
 EventSpec load_call_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path, CallSpec::Op op,
                           const CallTargets* targets, int platform_cpus);
 // Their declarations and reference sections (yaml_schema() appends them).
@@ -82,6 +83,8 @@ const std::vector<ParamDecl>& distribution_params();       // service_time
 const std::vector<ParamDecl>& queue_work_params();         // queue_work event
 const std::vector<ParamDecl>& kthread_queue_work_params(); // kthread_queue_work event
 const std::vector<ParamDecl>& submit_job_params();         // submit_job event
+const std::vector<ParamDecl>& binder_proc_params();        // binder_procs[]
+const std::vector<ParamDecl>& binder_call_params();        // binder_call event
 std::vector<ParamSection> devices_schema();
 
 }  // namespace schedlab::config

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/devices/drm_sched.h"
+#include "models/kernel/binder/binder.h"
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
 #include "models/kernel/kthread_worker.h"
@@ -22,6 +23,13 @@ std::string keys_of(const Map& m) {
 
 void DeviceCalls::add_kthread_worker(KthreadWorker& w) { kthread_workers_[w.name()] = &w; }
 
+void DeviceCalls::add_binder_proc(BinderProc& p) { binder_procs_[p.name()] = &p; }
+
+BinderProc* DeviceCalls::binder_proc(const std::string& name) {
+  auto it = binder_procs_.find(name);
+  return it == binder_procs_.end() ? nullptr : it->second;
+}
+
 void DeviceCalls::add_drm_scheduler(DrmGpuScheduler& s) {
   for (const auto& e : s.entities()) entities_[e->name] = {&s, e.get()};
 }
@@ -40,6 +48,7 @@ WorkStruct* DeviceCalls::work_item(const std::string& name) {
 RpmDevice* DeviceCalls::rpm_device(const std::string& name) { return pm_ ? pm_->device(name) : nullptr; }
 
 bool DeviceCalls::may_sleep(const CallSpec& c) {
+  if (c.op == CallSpec::Op::kBinderCall) return !c.oneway;
   if (c.op != CallSpec::Op::kRpm) return false;
   switch (c.rpm) {
     case RpmApi::kGetSync:
@@ -75,6 +84,10 @@ std::string DeviceCalls::check(const CallSpec& c) {
         for (const auto& n : pm_->device_names()) valid += (valid.empty() ? "" : ", ") + n;
       return fmt::format("rpm: unknown runtime PM device '{}' (devices: {})", c.target, valid.empty() ? "none" : valid);
     }
+    case CallSpec::Op::kBinderCall:
+      if (binder_procs_.count(c.target)) return "";
+      return fmt::format("binder_call: unknown binder process '{}' (binder_procs: {})", c.target,
+                         keys_of(binder_procs_));
   }
   return "unknown call";
 }
@@ -119,6 +132,14 @@ void DeviceCalls::call(Task& self, const CallSpec& c) {
       if (!dev) throw ModelError(check(c));
       if (may_sleep(c)) throw ModelError(fmt::format("rpm: {} may sleep: the task body steps it", rpm_api_name(c.rpm)));
       pm_->call_nosleep(*dev, c.rpm, ctx);
+      return;
+    }
+    case CallSpec::Op::kBinderCall: {
+      // One-way here; a synchronous call waits for its reply in the task body.
+      BinderProc* p = binder_proc(c.target);
+      if (!p) throw ModelError(check(c));
+      if (!c.oneway) throw ModelError("binder_call: a synchronous call sleeps: the task body makes it");
+      p->transact(self, c.cost, nullptr);
       return;
     }
   }

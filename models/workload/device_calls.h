@@ -1,8 +1,8 @@
 // The registry through which task bodies call the kernel objects and
 // devices of a scenario, each chosen by name: `queue_work` to a workqueue,
 // `kthread_queue_work` to a kthread_worker, `submit_job` to a DRM
-// scheduler entity (CallSpec in task_spec.h). An unknown name is an error
-// listing the valid ones.
+// scheduler entity, `binder_call` to a binder process (CallSpec in
+// task_spec.h). An unknown name is an error listing the valid ones.
 //
 // Work items named by events are created on first use and keep their
 // identity (a pending item is not queued again, as queue_work() returns
@@ -20,6 +20,7 @@
 
 namespace schedlab {
 
+class BinderProc;
 class DrmGpuScheduler;
 struct DrmEntity;
 class Kernel;
@@ -35,12 +36,16 @@ class DeviceCalls {
   void set_workqueues(WorkqueueSystem* wqs) { wqs_ = wqs; }
   void add_kthread_worker(KthreadWorker& w);
   void add_drm_scheduler(DrmGpuScheduler& s);
+  void add_binder_proc(BinderProc& p);
+  // The binder process a `binder_call` names (nullptr if unknown).
+  BinderProc* binder_proc(const std::string& name);
   void set_pm_runtime(PmRuntime* pm) { pm_ = pm; }
   PmRuntime* pm_runtime() { return pm_; }
   // The runtime PM device an `rpm` call names (nullptr if unknown).
   RpmDevice* rpm_device(const std::string& name);
   // Calls that may sleep run in the caller over several steps (RpmCall,
-  // driven by the task body); the others complete at once in call().
+  // driven by the task body; a binder_call, done by the task body as the
+  // caller waits for the reply); the others complete at once in call().
   static bool may_sleep(const CallSpec& c);
 
   // "" if the call's target exists, else the error (with the valid names).
@@ -57,6 +62,7 @@ class DeviceCalls {
   Kernel& k_;
   WorkqueueSystem* wqs_ = nullptr;
   std::map<std::string, KthreadWorker*> kthread_workers_;
+  std::map<std::string, BinderProc*> binder_procs_;
   std::map<std::string, std::pair<DrmGpuScheduler*, DrmEntity*>> entities_;
   std::map<std::string, std::unique_ptr<WorkStruct>> items_;
   PmRuntime* pm_ = nullptr;

@@ -94,6 +94,12 @@ void RtAppBody::wake(const Task* waker) {
   world_.kernel().try_to_wake_up(task_, waker, waker ? waker->cpu : task_.cpu);
 }
 
+void RtAppBody::binder_reply(Task& server) {
+  waiting_ = Wait::kNone;
+  binder_replied_ = true;
+  world_.kernel().try_to_wake_up(task_, &server, server.cpu, kWfSync);
+}
+
 Action RtAppBody::next(Task& self) {
   Kernel& k = world_.kernel();
   for (;;) {
@@ -239,6 +245,20 @@ Action RtAppBody::next(Task& self) {
       case EventSpec::Kind::kCall: {
         if (!world_.calls()) throw ModelError("task " + self.comm + ": a call event needs the scenario's devices");
         DeviceCalls& calls = *world_.calls();
+        if (e.call.op == CallSpec::Op::kBinderCall && !e.call.oneway) {
+          // binder_transaction(), then binder_thread_read() sleeps (S)
+          // until the reply.
+          if (binder_replied_) {
+            binder_replied_ = false;
+            advance();
+            continue;
+          }
+          BinderProc* proc = calls.binder_proc(e.call.target);
+          if (!proc) throw ModelError(calls.check(e.call));
+          proc->transact(self, e.call.cost, this);
+          waiting_ = Wait::kBinderReply;
+          return Action::block(TaskState::kInterruptible);
+        }
         if (DeviceCalls::may_sleep(e.call)) {
           // pm_runtime_get_sync() and friends run callbacks and may sleep
           // in D: stepped until the call returns.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/kernel/binder/binder.h"
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/rt_mutex.h"
 #include "models/workload/task_spec.h"
@@ -60,7 +61,7 @@ class RtAppWorld {
 // The index of cpu cgroup `name` ("" or "/" = the root), or ModelError.
 int cpu_cgroup_index(const Kernel& k, const std::string& name);
 
-class RtAppBody final : public TaskBody, public EventHandler {
+class RtAppBody final : public TaskBody, public EventHandler, public BinderClient {
  public:
   RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task);
   ~RtAppBody() override;
@@ -68,11 +69,13 @@ class RtAppBody final : public TaskBody, public EventHandler {
   void on_event(uint64_t tag) override;  // its sleep timer expired
   // Woken by a condition signal, a barrier, a resume.
   void wake(const Task* waker);
+  // A binder_call's reply (wake_up_interruptible_sync()).
+  void binder_reply(Task& server) override;
   bool suspended() const { return waiting_ == Wait::kSuspend; }
   Task& task() { return task_; }
 
  private:
-  enum class Wait { kNone, kSleep, kMutex, kCond, kBarrier, kSuspend };
+  enum class Wait { kNone, kSleep, kMutex, kCond, kBarrier, kSuspend, kBinderReply };
   const EventSpec* current() const;
   // The shared objects an event names (a kTimer's timer; a kLock's,
   // kUnlock's or kWait's mutex), resolved once at construction (the
@@ -97,6 +100,7 @@ class RtAppBody final : public TaskBody, public EventHandler {
   std::unique_ptr<RpmCall> rpm_call_;  // a pm_runtime_*() call that may sleep (active() while in progress)
   Wait waiting_ = Wait::kNone;
   bool reacquire_ = false;      // cond wait done, mutex to take again
+  bool binder_replied_ = false; // a binder_call's reply came: the event is done
   Time runtime_start_;
   bool in_runtime_ = false;
   Time period_start_;           // expiry this task last waited for (timer events)

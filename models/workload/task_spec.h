@@ -24,18 +24,20 @@ enum class TimerMode { kAbsolute, kRelative };
 // A call from a task into a kernel object or device of the scenario, each
 // chosen by name (models/workload/device_calls.h): queue a work item on a
 // workqueue or kthread_worker, push a job to a DRM scheduler entity, call
-// the runtime PM of a device (pm_runtime_get_sync() and friends).
+// the runtime PM of a device (pm_runtime_get_sync() and friends), make a
+// binder transaction to a server process.
 struct CallSpec {
-  enum class Op { kQueueWork, kKthreadQueueWork, kSubmitJob, kRpm };
+  enum class Op { kQueueWork, kKthreadQueueWork, kSubmitJob, kRpm, kBinderCall };
   Op op = Op::kQueueWork;
-  std::string target;   // workqueue, kthread_worker or DRM entity name
+  std::string target;   // workqueue, kthread_worker, DRM entity, device or binder process name
   std::string work;     // work item name (its identity: a pending item is not queued twice)
-  Time cost;            // the work item's CPU work (capacity time)
+  Time cost;            // the work item's CPU work (capacity time); binder_call: the server thread's
   Time sleep;           // then an uninterruptible sleep inside the item
   Time delay;           // queue_work: queue_delayed_work() delay
   int cpu = -1;         // queue_work: queue_work_on() CPU; -1 = WORK_CPU_UNBOUND
   Time gpu_time;        // submit_job: the job's GPU time; 0 = the GPU's distribution
   RpmApi rpm = RpmApi::kGetSync;  // rpm: which pm_runtime_*() call (target = the device)
+  bool oneway = false;  // binder_call: TF_ONE_WAY (the caller does not wait for a reply)
 };
 
 // One rt-app-like event. `name` fields refer to shared objects (timers,

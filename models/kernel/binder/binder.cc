@@ -1,0 +1,151 @@
+// drivers/android/binder.c (Linux 6.12): binder_proc_transaction(),
+// binder_thread_read(), binder_free_buf(), as described in binder.h.
+#include "models/kernel/binder/binder.h"
+
+#include <fmt/format.h>
+
+#include "models/errors.h"
+#include "models/kernel/kernel.h"
+#include "sim/log.h"
+
+namespace schedlab {
+
+// One looper thread of the pool: IPCThreadState::joinThreadPool() over
+// binder_thread_read() and BC_REPLY / BC_FREE_BUFFER.
+class BinderThread final : public TaskBody {
+ public:
+  BinderThread(BinderProc& proc, Task& task) : proc_(proc), task_(task) {}
+  Task& task() { return task_; }
+  void give(const BinderProc::Transaction& t) { todo_.push_back(t); }  // onto thread->todo
+  Action next(Task& self) override;
+
+ private:
+  void set_nice(Task& self, int nice);  // binder_set_nice()
+  BinderProc& proc_;
+  Task& task_;
+  std::deque<BinderProc::Transaction> todo_;  // thread->todo
+  BinderProc::Transaction cur_;
+  bool serving_ = false;
+  int saved_nice_ = 0;  // t->saved_priority
+};
+
+void BinderThread::set_nice(Task& self, int nice) {
+  if (self.nice() == nice) return;
+  SL_DEBUG("{:.6f} binder {}: {} nice {} -> {}", proc_.kernel().now().to_s(), proc_.name(), self.comm, self.nice(),
+           nice);
+  proc_.kernel().set_scheduler(self, self.policy, nice, 0);
+}
+
+Action BinderThread::next(Task& self) {
+  for (;;) {
+    if (serving_) {
+      serving_ = false;
+      if (cur_.client) {
+        // BC_REPLY: binder_transaction(reply) restores the saved nice, then
+        // wake_up_interruptible_sync() of the caller.
+        set_nice(self, saved_nice_);
+        cur_.client->binder_reply(self);
+      } else {
+        proc_.free_async_buffer(self);  // BC_FREE_BUFFER of the one-way buffer
+      }
+    }
+    // binder_thread_read(): own work first; else wait for process work at
+    // the process's nice, taking proc->todo's first if there is one.
+    BinderProc::Transaction t;
+    if (!todo_.empty()) {
+      t = todo_.front();
+      todo_.pop_front();
+    } else {
+      set_nice(self, proc_.params_.nice);
+      if (proc_.todo_.empty()) {
+        proc_.waiting_.push_back(this);  // list_add(): the newest waiter is the head
+        return Action::block(TaskState::kInterruptible);
+      }
+      t = proc_.todo_.front();
+      proc_.todo_.pop_front();
+    }
+    // BR_TRANSACTION: the node's priority rule.
+    const bool sync = t.client != nullptr;
+    const int min_nice = proc_.params_.min_nice;
+    saved_nice_ = self.nice();
+    if (sync && t.priority < min_nice)
+      set_nice(self, t.priority);
+    else if (sync || saved_nice_ > min_nice)
+      set_nice(self, min_nice);
+    cur_ = t;
+    serving_ = true;
+    if (t.work > Time::zero()) return Action::run(t.work.count());
+  }
+}
+
+BinderProc::BinderProc(Kernel& k, const BinderProcParams& params, Time start) : k_(k), params_(params) {
+  if (params_.name.empty()) throw ModelError("binder: a process needs a name");
+  if (params_.threads < 1) throw ModelError(fmt::format("binder '{}': needs at least one thread", params_.name));
+  for (int nice : {params_.nice, params_.min_nice})
+    if (nice < -20 || nice > 19)
+      throw ModelError(fmt::format("binder '{}': nice {} out of range -20..19", params_.name, nice));
+  const std::string group = "binder:" + params_.name;
+  for (int i = 0; i < params_.threads; ++i) {
+    // libbinder names its looper threads binder:PID_N, N counting from 1.
+    Task& t = k.create_task(fmt::format("{}_{}", group, i + 1), group, Policy::kNormal, params_.nice, 0, params_.cpus,
+                            false);
+    threads_.push_back(std::make_unique<BinderThread>(*this, t));
+    k.set_body(t, threads_.back().get());
+    k.start_task_at(t, start);
+  }
+}
+
+BinderProc::~BinderProc() = default;
+
+Task& BinderProc::thread_task(size_t i) { return threads_.at(i)->task(); }
+
+BinderThread* BinderProc::select_thread() {
+  if (waiting_.empty()) return nullptr;
+  BinderThread* t = waiting_.back();
+  waiting_.pop_back();
+  return t;
+}
+
+void BinderProc::enqueue_for(BinderThread* thread, const Transaction& t, const Task* waker, int from_cpu, bool sync) {
+  if (!thread) {
+    // Every thread is busy: the first to come back for work takes it.
+    todo_.push_back(t);
+    ++queued_on_proc_;
+    return;
+  }
+  thread->give(t);
+  k_.try_to_wake_up(thread->task(), waker, from_cpu, sync ? kWfSync : 0);
+}
+
+void BinderProc::transact(Task& caller, Time work, BinderClient* client) {
+  ++transactions_;
+  Transaction t;
+  t.work = work;
+  t.priority = caller.nice();  // task_nice(current)
+  t.client = client;
+  if (!client) {
+    // One-way: one outstanding per node; the rest wait, unwoken.
+    if (has_async_transaction_) {
+      async_todo_.push_back(t);
+      return;
+    }
+    has_async_transaction_ = true;
+  }
+  enqueue_for(select_thread(), t, &caller, caller.cpu, client != nullptr);
+}
+
+void BinderProc::free_async_buffer(Task& self) {
+  if (async_todo_.empty()) {
+    has_async_transaction_ = false;
+    return;
+  }
+  // The node's next one-way transaction goes on proc->todo and a waiting
+  // thread is woken (binder_wakeup_proc_ilocked(), no WF_SYNC); the thread
+  // freeing the buffer reads proc->todo before it sleeps, so it may take
+  // the work first and the woken one go back to waiting.
+  todo_.push_back(async_todo_.front());
+  async_todo_.pop_front();
+  if (BinderThread* t = select_thread()) k_.try_to_wake_up(t->task(), &self, self.cpu, 0);
+}
+
+}  // namespace schedlab

@@ -1,0 +1,100 @@
+// Binder IPC, the scheduling side (drivers/android/binder.c, Linux 6.12):
+// a server process with a pool of looper threads that serve transactions.
+//
+// binder_transaction() from a caller picks the thread that began waiting
+// last (binder_select_thread_ilocked(): proc->waiting_threads is filled
+// with list_add(), so the head is the newest waiter) and queues the
+// transaction on that thread's own todo list; with no thread waiting it
+// goes on proc->todo for the next thread that comes back for work
+// (binder_proc_transaction()). A synchronous transaction wakes the thread
+// with wake_up_interruptible_sync() (WF_SYNC: select_task_rq_fair()'s
+// wake_affine() may keep it on the caller's CPU, which is about to sleep)
+// and the caller sleeps (S) until the reply, which wakes it the same way.
+// A one-way transaction wakes the thread without WF_SYNC and the caller
+// goes on; one-way transactions to a node run one at a time: while one is
+// outstanding (node->has_async_transaction) the next waits on
+// node->async_todo, and the thread's BC_FREE_BUFFER of the first moves it
+// to proc->todo and wakes a waiting thread (binder_free_buf()).
+//
+// Priority (mainline; Android's common kernel adds RT inheritance, not
+// modelled): a thread going back to wait for process work takes the
+// process's nice (binder_set_nice(proc->default_priority) in
+// binder_thread_read()); picking up a transaction it saves its nice and
+// takes the caller's when that is lower than the node's min_priority (sync
+// only), else the node's min_priority (always for sync; for one-way only
+// when that lowers its nice); the reply restores the saved nice
+// (binder_set_nice(in_reply_to->saved_priority)) before waking the caller.
+// The caller's priority is task_nice(current) at the call.
+//
+// Simplifications: one node per process (every transaction targets the
+// same node); no nested transactions (a server thread does not call out),
+// so a transaction never targets a specific thread; RLIMIT_NICE never caps
+// binder_set_nice(); the work a transaction does is CPU work in the server
+// thread (capacity time at 1024 and f_max); the reply's and the buffer
+// copies' CPU cost is part of the caller's and server's `run` events; the
+// threads never exit or grow (the pool is as declared, all started at 0).
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/kernel/binder/binder_params.h"
+#include "models/kernel/task_body.h"
+#include "sim/time.h"
+
+namespace schedlab {
+
+class Kernel;
+class BinderThread;
+struct Task;
+
+// A task that made a synchronous call and sleeps until the reply.
+class BinderClient {
+ public:
+  virtual ~BinderClient() = default;
+  // The reply came from `server` (on its CPU): wake the caller (WF_SYNC).
+  virtual void binder_reply(Task& server) = 0;
+};
+
+class BinderProc {
+ public:
+  // Creates the pool's threads (started at `start`; each goes to wait for
+  // work at once).
+  BinderProc(Kernel& k, const BinderProcParams& params, Time start = Time::zero());
+  ~BinderProc();
+  const std::string& name() const { return params_.name; }
+  const BinderProcParams& params() const { return params_; }
+  Kernel& kernel() { return k_; }
+  // binder_transaction() by the running task `caller`: `work` of CPU work
+  // for a pool thread. Synchronous when `client` is given (the caller then
+  // blocks until client->binder_reply()); one-way otherwise.
+  void transact(Task& caller, Time work, BinderClient* client);
+  Task& thread_task(size_t i);
+  size_t nr_threads() const { return threads_.size(); }
+  // Counters for reports and tests.
+  uint64_t transactions() const { return transactions_; }
+  uint64_t queued_on_proc() const { return queued_on_proc_; }  // found no thread waiting
+
+ private:
+  friend class BinderThread;
+  struct Transaction {
+    Time work;
+    int priority = 0;                // the caller's nice
+    BinderClient* client = nullptr;  // nullptr: one-way
+  };
+  void enqueue_for(BinderThread* thread, const Transaction& t, const Task* waker, int from_cpu, bool sync);
+  BinderThread* select_thread();                   // binder_select_thread_ilocked()
+  void free_async_buffer(Task& self);              // binder_free_buf() of a one-way transaction
+  Kernel& k_;
+  BinderProcParams params_;
+  std::vector<std::unique_ptr<BinderThread>> threads_;
+  std::vector<BinderThread*> waiting_;  // proc->waiting_threads; back() is the list head (newest)
+  std::deque<Transaction> todo_;        // proc->todo
+  std::deque<Transaction> async_todo_;  // node->async_todo
+  bool has_async_transaction_ = false;  // node->has_async_transaction
+  uint64_t transactions_ = 0, queued_on_proc_ = 0;
+};
+
+}  // namespace schedlab

@@ -1,0 +1,221 @@
+// Binder transactions (models/kernel/binder/binder.h, drivers/android/
+// binder.c 6.12): the server thread the driver picks, WF_SYNC wake-ups,
+// the nice a transaction runs at, one-way ordering. No overheads: every
+// time is computed by hand.
+#include <catch2/catch.hpp>
+
+#include "models/kernel/binder/binder.h"
+#include "config_test_util.h"
+#include "sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+namespace {
+
+EventSpec ev_binder(const std::string& proc, Time work, bool oneway = false) {
+  EventSpec e = ev_call(CallSpec::Op::kBinderCall, proc);
+  e.call.cost = work;
+  e.call.oneway = oneway;
+  return e;
+}
+
+BinderProcParams binder_proc(const std::string& name, int threads, int nice = 0, int min_nice = 0) {
+  BinderProcParams b;
+  b.name = name;
+  b.threads = threads;
+  b.nice = nice;
+  b.min_nice = min_nice;
+  return b;
+}
+
+// The nice each task had whenever it was switched in.
+class NiceLog : public SchedObserver {
+ public:
+  void on_switch(Time t, int, const Task&, TaskState, const Task& next) override {
+    if (!next.is_idle_task) seen.push_back({t.count(), next.comm + "@" + std::to_string(next.nice())});
+  }
+  std::vector<std::pair<int64_t, std::string>> seen;
+};
+
+// A System run for 5 ms with a SwitchLog watching from the start.
+struct Watched {
+  explicit Watched(const ScenarioParams& p) : sys(p, 1) {
+    sys.add_observer(&log);
+    sys.kernel().run_until(Time::ms(5));
+  }
+  Kernel& kernel() { return sys.kernel(); }
+  System sys;
+  SwitchLog log;
+};
+
+}  // namespace
+
+// The pool's threads start at 0 and go to wait for work at once; callers
+// start 1 ms later, so every transaction finds a thread waiting.
+TEST_CASE("a synchronous binder call: the pool thread runs the work, the caller sleeps until the reply",
+          "[binder]") {
+  // One CPU. C runs 1 ms, calls with 300 us of work and sleeps (S); the
+  // thread runs it and replies at 2.3 ms, waking C, which runs 1 ms more.
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.duration = Time::ms(5);
+  p.binder_procs = {binder_proc("svc", 1)};
+  TaskSpec c = task("C", {ev_run(Time::ms(1)), ev_binder("svc", Time::us(300)), ev_run(Time::ms(1)),
+                          ev_sleep(Time::s(1))});
+  c.delay = Time::ms(1);
+  p.tasks = {c};
+  Watched run(p);
+  Kernel& k = run.kernel();
+  const SwitchLog& log = run.log;
+  std::vector<std::pair<int64_t, std::string>> expected = {{0, "binder:svc_1"}, {0, "idle"},
+                                                           {1000000, "C"},      {2000000, "binder:svc_1"},
+                                                           {2300000, "C"},      {3300000, "idle"}};
+  CHECK(log.runs_until(Time::ms(5)) == expected);
+  // Both wake-ups carry WF_SYNC (wake_up_interruptible_sync()).
+  CHECK((find_task(k, "binder:svc_1").ttwu_wake_flags & kWfSync) != 0);
+  CHECK((find_task(k, "C").ttwu_wake_flags & kWfSync) != 0);
+}
+
+TEST_CASE("a binder thread runs a transaction at the caller's nice, capped by the node, and goes back after",
+          "[binder]") {
+  // Process nice 5, node min_priority 0, one CPU. A (nice -10) calls at
+  // 1 ms, B (nice 10) at 2 ms, D (nice -10) one-way at 3 ms, each with
+  // 200 us of work.
+  //   A: -10 < 0, synchronous: the thread takes A's nice, -10;
+  //   B: 10 > 0: the node's min_priority, 0;
+  //   D: one-way never takes the caller's; 5 > 0, so the node's, 0.
+  // After each the thread is back at the process's nice, 5.
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.duration = Time::ms(5);
+  p.binder_procs = {binder_proc("svc", 1, 5, 0)};
+  auto caller = [](const std::string& name, int nice, Time delay, bool oneway) {
+    TaskSpec t = task(name, {ev_binder("svc", Time::us(200), oneway), ev_sleep(Time::s(1))}, Policy::kNormal, nice);
+    t.delay = delay;
+    return t;
+  };
+  p.tasks = {caller("A", -10, Time::ms(1), false), caller("B", 10, Time::ms(2), false),
+             caller("D", -10, Time::ms(3), true)};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  Task& thread = find_task(k, "binder:svc_1");
+  const std::vector<std::pair<int64_t, int>> expected = {{500, 5},  {1100, -10}, {1500, 5}, {2100, 0},
+                                                         {2500, 5}, {3100, 0},   {3500, 5}};
+  for (const auto& [us, nice] : expected) {
+    k.run_until(Time::us(us));
+    INFO("at " << us << " us");
+    CHECK(thread.nice() == nice);
+  }
+  // A one-way wake-up is not WF_SYNC.
+  CHECK((thread.ttwu_wake_flags & kWfSync) == 0);
+}
+
+TEST_CASE("binder picks the thread that began waiting last; a call finding none waits on the process",
+          "[binder]") {
+  SECTION("the newest waiter serves (proc->waiting_threads is LIFO)") {
+    // One CPU: threads 1 and 2 go to wait in fork order, so 2 is the list
+    // head. C calls twice, 1 ms apart: thread 2 serves both (it is the
+    // newest waiter again after the first), thread 1 never runs again.
+    ScenarioParams p = exact_scenario("6.12", 1000);
+    p.duration = Time::ms(5);
+    p.binder_procs = {binder_proc("svc", 2)};
+    TaskSpec c = task("C", {ev_binder("svc", Time::us(100)), ev_sleep(Time::ms(1)), ev_binder("svc", Time::us(100)),
+                            ev_sleep(Time::s(1))});
+    c.delay = Time::ms(1);
+    p.tasks = {c};
+    SwitchLog log = run_logged<SwitchLog>(p);
+    std::vector<std::pair<int64_t, std::string>> expected = {
+        {0, "binder:svc_1"}, {0, "binder:svc_2"}, {0, "idle"},          {1000000, "C"},
+        {1000000, "binder:svc_2"}, {1100000, "C"}, {1100000, "idle"}, {2100000, "C"},
+        {2100000, "binder:svc_2"}, {2200000, "C"}, {2200000, "idle"}};
+    CHECK(log.runs_until(Time::ms(5)) == expected);
+  }
+  SECTION("with the only thread busy, the second call waits on proc->todo") {
+    // Three CPUs: C1 (CPU 0) and C2 (CPU 1) call at 1 ms with 500 us each;
+    // the one thread is pinned to CPU 2. The first call takes the waiting
+    // thread; the second finds none and is queued on the process, waking
+    // nobody: the thread takes it when it comes back for work after its
+    // reply at 1.5 ms, without sleeping, and replies at 2 ms. So one caller
+    // resumes at 1.5 ms and the other at 2 ms.
+    ScenarioParams p = exact_scenario("6.12", 1000, 3);
+    p.duration = Time::ms(5);
+    p.binder_procs = {binder_proc("svc", 1)};
+    p.binder_procs[0].cpus = {2};
+    auto caller = [](const std::string& name, int cpu) {
+      TaskSpec t = task(name, {ev_binder("svc", Time::us(500)), ev_sleep(Time::s(1))});
+      t.cpus = {cpu};
+      t.delay = Time::ms(1);
+      return t;
+    };
+    p.tasks = {caller("C1", 0), caller("C2", 1)};
+    SwitchLog log = run_logged<SwitchLog>(p);
+    std::vector<int64_t> resumed = {log.first_run("C1", Time::us(1001)).count(),
+                                    log.first_run("C2", Time::us(1001)).count()};
+    std::sort(resumed.begin(), resumed.end());
+    CHECK(resumed == std::vector<int64_t>{1500000, 2000000});
+    std::vector<std::pair<int64_t, std::string>> on_cpu2;
+    for (const auto& r : log.log)
+      if (r.cpu == 2 && r.t > Time::zero()) on_cpu2.emplace_back(r.t.count(), r.next);
+    CHECK(on_cpu2 == std::vector<std::pair<int64_t, std::string>>{{1000000, "binder:svc_1"}, {2000000, "idle"}});
+  }
+}
+
+TEST_CASE("one-way binder transactions to a node run one at a time", "[binder]") {
+  // Three CPUs, two threads. C (CPU 0) makes two one-way calls of 1 ms at
+  // 1 ms and sleeps. The first wakes thread 2 (the newest waiter); the
+  // second finds the node's one-way transaction outstanding and waits on
+  // node->async_todo, waking nobody, although thread 1 waits. When thread
+  // 2 frees the first buffer (2 ms) the second moves to proc->todo and
+  // thread 1 is woken, but thread 2 reads proc->todo first and serves it
+  // (2-3 ms); thread 1 finds nothing and waits again.
+  ScenarioParams p = exact_scenario("6.12", 1000, 3);
+  p.duration = Time::ms(5);
+  p.binder_procs = {binder_proc("svc", 2)};
+  TaskSpec c = task("C", {ev_binder("svc", Time::ms(1), true), ev_binder("svc", Time::ms(1), true),
+                          ev_sleep(Time::s(1))});
+  c.cpus = {0};
+  c.delay = Time::ms(1);
+  p.tasks = {c};
+  Watched run(p);
+  Kernel& k = run.kernel();
+  const SwitchLog& log = run.log;
+  Task& t1 = find_task(k, "binder:svc_1");
+  Task& t2 = find_task(k, "binder:svc_2");
+  CHECK(t2.se.sum_exec_runtime == Time::ms(2).count());
+  CHECK(t1.se.sum_exec_runtime == 0);
+  CHECK(log.first_run("binder:svc_1", Time::us(1)) == Time::ms(2));  // the woken thread, for nothing
+  // Thread 2 runs from 1 ms to 3 ms without sleeping in between.
+  std::vector<SwitchRecord> t2_out;
+  for (const auto& r : log.log)
+    if (r.prev == "binder:svc_2" && r.t > Time::zero()) t2_out.push_back(r);
+  REQUIRE(t2_out.size() == 1);
+  CHECK(t2_out[0].t == Time::ms(3));
+}
+
+TEST_CASE("binder_procs and binder_call load from YAML; bad ones name the key and the valid choices",
+          "[binder][config]") {
+  const std::string procs = "binder_procs:\n  - {name: system_server, threads: 4, nice: 2, min_nice: -2, cpus: [0]}\n";
+  const std::string call = "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: system_server, work: 300us, oneway: true}\n";
+  ScenarioParams s = load_scenario_yaml(procs + call, "test.yaml");
+  REQUIRE(s.binder_procs.size() == 1);
+  const BinderProcParams& b = s.binder_procs[0];
+  CHECK(b.name == "system_server");
+  CHECK(b.threads == 4);
+  CHECK(b.nice == 2);
+  CHECK(b.min_nice == -2);
+  CHECK(b.cpus == std::vector<int>{0});
+  const CallSpec& c = s.tasks[0].phases[0].events[0].call;
+  CHECK(c.op == CallSpec::Op::kBinderCall);
+  CHECK(c.target == "system_server");
+  CHECK(c.cost == Time::us(300));
+  CHECK(c.oneway);
+
+  ConfigError unknown = error_of(procs + "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: systemserver}\n");
+  CHECK(unknown.line() == 6);
+  CHECK(unknown.key_path() == "tasks[0].events[0].binder_call.proc");
+  CHECK_THAT(unknown.message(), Catch::Contains("unknown binder process 'systemserver'"));
+  CHECK_THAT(unknown.message(), Catch::Contains("system_server"));
+  ConfigError threads = error_of("binder_procs:\n  - {name: s, threads: 0}\n" + call);
+  CHECK(threads.key_path() == "binder_procs[0].threads");
+  ConfigError dup = error_of("binder_procs:\n  - {name: s}\n  - {name: s}\n" + call);
+  CHECK_THAT(dup.message(), Catch::Contains("duplicate binder process name 's'"));
+}
