@@ -167,3 +167,29 @@ TEST_CASE("two runs with the same seed give byte-identical JSON", "[cli]") {
   CHECK(a.size() > 100);
   CHECK(a == slurp(dir / "b.json"));
 }
+
+TEST_CASE("an output file that cannot be written exits 2 and leaves nothing", "[cli]") {
+  ScratchDir dir("unwritable");
+  write_text(dir / "plain", "x");
+  // A missing folder, and a "folder" that is a regular file.
+  const std::string missing = (dir / "no_such_dir" / "o.json").string(), under_file = (dir / "plain" / "o.csv").string();
+  Cli r = run_schedlab(dir, "run " + shell_quote(two_hogs()) + " --duration 50ms -q --json " + shell_quote(missing));
+  CHECK(r.code == 2);
+  CHECK(r.err == "error: cannot write '" + missing + "': No such file or directory\n");
+  Cli csv = run_schedlab(dir, "run " + shell_quote(two_hogs()) + " --duration 50ms -q --csv " + shell_quote(under_file));
+  CHECK(csv.code == 2);
+  CHECK(csv.err == "error: cannot write '" + under_file + "': Not a directory\n");
+  CHECK(dir.entries() == std::vector<std::string>{"plain"});
+}
+
+TEST_CASE("a --json path that is a symbolic link writes its target and keeps the link", "[cli]") {
+  ScratchDir dir("special_outputs");
+  write_text(dir / "target.json", "old");
+  fs::create_symlink("target.json", dir / "link.json");
+  Cli r = run_schedlab(dir, "run " + shell_quote(two_hogs()) + " --duration 50ms -q --json " +
+                                shell_quote((dir / "link.json").string()));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(fs::is_symlink(dir / "link.json"));
+  CHECK_THAT(slurp(dir / "target.json"), Catch::StartsWith("{\n  \"format\": \"schedlab.run\""));
+}

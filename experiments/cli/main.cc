@@ -1,8 +1,8 @@
 // schedlab: the command line. Subcommands: run, compare, sweep, merge.
-// Exit codes: 0 success; 1 an output file could not be written, a plot
-// failed, or an internal error; 2 a usage, configuration or model error (or
-// a sweep folder that cannot be used). No output file is ever left
-// half-written (experiments/lib/atomic_file.h).
+// Exit codes: 0 success; 1 a plot failed, or an internal error; 2 a usage,
+// configuration or model error, an output file that cannot be written (a bad
+// path is bad input like any other), or a sweep folder that cannot be used.
+// No output file is ever left half-written (experiments/lib/atomic_file.h).
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -43,8 +43,8 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;  // output files, internal errors
-constexpr int kExitUsage = 2;    // command line, configuration, model
+constexpr int kExitFailure = 1;  // plots, internal errors
+constexpr int kExitUsage = 2;    // command line, configuration, model, output files
 constexpr int kMaxRuns = 1000000;
 
 // An error with the exit code it maps to; main() prints "error: <what>".
@@ -668,7 +668,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   } catch (const OutputError& e) {
     std::cerr << "error: " << e.what() << '\n';
-    return kExitFailure;
+    return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "error: internal: " << e.what() << '\n';
     return kExitFailure;

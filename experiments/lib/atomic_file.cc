@@ -1,6 +1,8 @@
 #include "experiments/lib/atomic_file.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -8,6 +10,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <streambuf>
 
 namespace schedlab {
 namespace {
@@ -50,18 +54,103 @@ extern "C" void cleanup_and_reraise(int sig) {
 
 std::string errno_text(int err) { return err ? std::strerror(err) : "unknown error"; }
 
+// The file a write to `path` lands in: a symbolic link in the last component
+// is followed (relative targets from the link's folder) until a non-link or
+// a name that does not exist yet, which is the file to create.
+std::string follow_symlinks(const std::string& path) {
+  std::filesystem::path p = path;
+  for (int hops = 0;; ++hops) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p.string();
+    if (hops == 40) throw OutputError(fmt::format("cannot write '{}': {}", path, errno_text(ELOOP)));
+    std::error_code ec;
+    std::filesystem::path link = std::filesystem::read_symlink(p, ec);
+    if (ec) throw OutputError(fmt::format("cannot write '{}': {}", path, ec.message()));
+    p = link.is_absolute() ? link : p.parent_path() / link;
+  }
+}
+
 }  // namespace
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-  if (path_.empty()) throw OutputError("output file name is empty");
-  temp_path_ = fmt::format("{}.tmp-{}", path_, static_cast<long>(::getpid()));
-  errno = 0;
-  out_.open(temp_path_, std::ios::out | std::ios::trunc | std::ios::binary);
-  if (!out_.is_open()) {
-    int err = errno;
-    throw OutputError(fmt::format("cannot write '{}': {}", path_, errno_text(err)));
+// std::ofstream reports a failed write only as a state bit, and by the time
+// that is looked at errno may have been overwritten (or the write happened
+// inside an earlier call), so ENOSPC came out as "unknown error". This
+// buffer calls write(2) itself and keeps the first error.
+class AtomicFile::Buffer : public std::streambuf {
+ public:
+  explicit Buffer(int fd) : fd_(fd) { setp(data_, data_ + sizeof data_); }
+  ~Buffer() override { close(false); }
+
+  // Writes what is buffered (unless `write_pending` is false: an aborted
+  // file's reader gets no more) and closes; returns 0 or the first errno of
+  // any write or of close(2).
+  int close(bool write_pending = true) {
+    if (fd_ >= 0) {
+      if (write_pending) drain();
+      // Linux closes the descriptor even when close() fails: no retry.
+      if (::close(fd_) != 0 && !error_) error_ = errno ? errno : EIO;
+      fd_ = -1;
+    }
+    return error_;
   }
-  slot_ = register_temp(temp_path_);
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(ch);
+      pbump(1);
+    }
+    return traits_type::not_eof(ch);
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    const char* p = pbase();
+    size_t n = static_cast<size_t>(pptr() - pbase());
+    setp(data_, data_ + sizeof data_);
+    if (error_ || fd_ < 0) return false;
+    while (n > 0) {
+      const ssize_t w = ::write(fd_, p, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        error_ = w < 0 ? errno : EIO;
+        return false;
+      }
+      p += w;
+      n -= static_cast<size_t>(w);
+    }
+    return true;
+  }
+
+  int fd_;
+  int error_ = 0;
+  char data_[1 << 16];
+};
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), out_(nullptr) {
+  if (path_.empty()) throw OutputError("output file name is empty");
+  const auto fail = [this](int err) { return OutputError(fmt::format("cannot write '{}': {}", path_, errno_text(err))); };
+  int fd;
+  struct stat st;
+  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // A device or FIFO (also behind a link such as /dev/stdout): renaming a
+    // file over it would replace the node, so write to it directly.
+    if (S_ISDIR(st.st_mode)) throw fail(EISDIR);
+    target_ = path_;
+    do fd = ::open(path_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) throw fail(errno);
+  } else {
+    target_ = follow_symlinks(path_);
+    temp_path_ = fmt::format("{}.tmp-{}", target_, static_cast<long>(::getpid()));
+    fd = ::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) throw fail(errno);
+    slot_ = register_temp(temp_path_);
+  }
+  buf_ = std::make_unique<Buffer>(fd);
+  out_.rdbuf(buf_.get());
 }
 
 AtomicFile::~AtomicFile() {
@@ -71,13 +160,9 @@ AtomicFile::~AtomicFile() {
 void AtomicFile::finish() {
   if (finished_) return;
   if (committed_) throw OutputError(fmt::format("'{}' was already committed", path_));
-  errno = 0;
   out_.flush();
-  bool ok = !out_.fail();
-  int err = errno;
-  out_.close();
-  if (!ok || out_.fail()) {
-    if (!err) err = errno;
+  const int err = buf_->close();
+  if (err) {
     abort();
     throw OutputError(fmt::format("cannot write '{}': {}", path_, errno_text(err)));
   }
@@ -86,7 +171,7 @@ void AtomicFile::finish() {
 
 void AtomicFile::commit() {
   finish();
-  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+  if (!in_place() && std::rename(temp_path_.c_str(), target_.c_str()) != 0) {
     int err = errno;
     abort();
     throw OutputError(fmt::format("cannot write '{}': {}", path_, errno_text(err)));
@@ -98,8 +183,8 @@ void AtomicFile::commit() {
 
 void AtomicFile::abort() noexcept {
   if (committed_) return;
-  if (out_.is_open()) out_.close();
-  std::remove(temp_path_.c_str());
+  if (buf_) buf_->close(false);
+  if (!in_place()) std::remove(temp_path_.c_str());
   unregister_temp(slot_);
   slot_ = -1;
   finished_ = true;

@@ -4,10 +4,22 @@
 // committed (error, exception, early return) has its temporary removed by the
 // destructor, and install_cleanup_signal_handlers() removes the temporaries
 // of files still open when SIGINT/SIGTERM/SIGHUP/SIGPIPE arrive.
+//
+// What FILE names decides where the bytes go, as with a shell's '>':
+//  - a symbolic link is followed: the temporary sits beside the link's final
+//    target and is renamed over that target, so the link stays a link (a
+//    dangling link names the file to create);
+//  - an existing file that is not a regular file (a character device such as
+//    /dev/null or a terminal, a FIFO) is written in place: no temporary, no
+//    rename, since replacing it would destroy the device node or pipe. Such a
+//    file cannot be "whole or not at all"; its reader may see part of the
+//    content before an error.
+// Every write, the flush and the close are checked; a failure is an
+// OutputError with the system's reason ("No space left on device").
 #pragma once
 
-#include <fstream>
 #include <memory>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -15,7 +27,8 @@
 
 namespace schedlab {
 
-// Writing an output file failed (open, write, rename). The CLI exits with 1.
+// Writing an output file failed (open, write, close, rename). The CLI exits
+// with 2, as for any other bad path on the command line.
 class OutputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -23,8 +36,9 @@ class OutputError : public std::runtime_error {
 
 class AtomicFile {
  public:
-  // Creates (truncates) the temporary file now, so an unwritable path fails
-  // before a long simulation rather than after it. Throws OutputError.
+  // Creates (truncates) the temporary file now, or opens the device or FIFO,
+  // so an unwritable path fails before a long simulation rather than after
+  // it. Opening a FIFO waits for its reader. Throws OutputError.
   explicit AtomicFile(std::string path);
   ~AtomicFile();  // removes the temporary unless committed
   AtomicFile(const AtomicFile&) = delete;
@@ -32,20 +46,26 @@ class AtomicFile {
 
   std::ostream& stream() { return out_; }
   void write(std::string_view text) { out_.write(text.data(), static_cast<std::streamsize>(text.size())); }
-  // Flushes, closes and checks the temporary (throws OutputError on any
-  // failure, leaving nothing behind). After finish() only commit() remains.
+  // Flushes, closes and checks the file (throws OutputError on any failure,
+  // leaving no temporary behind). After finish() only commit() remains.
   void finish();
-  // finish() if not yet done, then rename the temporary over path().
+  // finish() if not yet done, then rename the temporary over the target.
   void commit();
-  // Drops the temporary; path() is left untouched.
+  // Drops the temporary; the target is left untouched.
   void abort() noexcept;
   bool committed() const { return committed_; }
   const std::string& path() const { return path_; }
+  // The file that receives the content: path() with symbolic links followed.
+  const std::string& target() const { return target_; }
+  // Empty when the file is written in place (a device or FIFO).
   const std::string& temp_path() const { return temp_path_; }
+  bool in_place() const { return temp_path_.empty(); }
 
  private:
-  std::string path_, temp_path_;
-  std::ofstream out_;
+  class Buffer;  // a stream buffer over a file descriptor that keeps the first errno
+  std::string path_, target_, temp_path_;
+  std::unique_ptr<Buffer> buf_;
+  std::ostream out_;
   int slot_ = -1;  // cleanup registry slot (signal handler)
   bool finished_ = false, committed_ = false;
 };
