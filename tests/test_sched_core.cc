@@ -132,3 +132,46 @@ TEST_CASE("a reschedule raised while __schedule() picks is answered by that pick
     CHECK(k.rq(0).sched_count == 2);
   }
 }
+
+// The model charges no time for sched_yield(). A task whose loop is only
+// `yield` never lets simulated time advance once it is picked again (alone
+// on its CPU; or, under EEVDF before 6.17, ahead of a task that is not
+// eligible yet: in the kernel the yield syscalls themselves take the time
+// that makes it eligible). That is an error naming the task, not a hang.
+// Where a yield does hand the CPU over (RT round robin, 6.17+ EEVDF), the
+// other task's work goes on.
+TEST_CASE("a task that only yields is an error naming it instead of a hang", "[core][yield]") {
+  EventSpec y;
+  y.kind = EventSpec::Kind::kYield;
+  auto run = [](const std::string& version, std::vector<TaskSpec> tasks) {
+    ScenarioParams p = exact_scenario(version, 250);
+    p.duration = Time::ms(10);
+    p.tasks = std::move(tasks);
+    System sys(p, 1);
+    sys.run();
+    return sys.result();
+  };
+  SECTION("alone on its CPU") {
+    CHECK_THROWS_WITH(run("6.12", {task("a", {y})}),
+                      Catch::StartsWith("task a makes no progress: at t=0ns") && Catch::Contains("yields"));
+    CHECK_THROWS_WITH(run("6.12", {task("a", {y}, Policy::kFifo, 10)}), Catch::StartsWith("task a makes no progress"));
+  }
+  SECTION("re-picked ahead of an ineligible task (EEVDF, 6.12)") {
+    // b runs 1 ms, then a is the only eligible task from t = 1 ms on.
+    CHECK_THROWS_WITH(run("6.12", {task("a", {y}), task("b", {ev_run(Time::ms(1)), y})}),
+                      Catch::StartsWith("task a makes no progress: at t=1.000ms"));
+  }
+  SECTION("two tasks that only yield to each other") {
+    CHECK_THROWS_WITH(run("6.12", {task("a", {y}), task("b", {y})}), Catch::Contains("(with task "));
+  }
+  SECTION("a yield that hands the CPU over keeps the other task running") {
+    RunResult rt = run("6.12", {task("a", {y}, Policy::kFifo, 10), task("b", {ev_run(Time::ms(1)), y}, Policy::kFifo, 10)});
+    CHECK(metrics_of(rt, "b").cpu_time == Time::ms(10));
+    RunResult fair = run("6.18", {task("a", {y}), task("b", {ev_run(Time::ms(1)), y})});
+    CHECK(metrics_of(fair, "b").cpu_time == Time::ms(10));
+  }
+  SECTION("the message says which zero-time events loop") {
+    CHECK_THROWS_WITH(run("6.12", {task("a", {ev_run(Time::zero())})}),
+                      Catch::StartsWith("task a makes no progress") && Catch::Contains("run of no work"));
+  }
+}

@@ -25,6 +25,15 @@ char task_state_letter(TaskState s) {
   return '?';
 }
 
+namespace {
+
+// Zero-time steps in a row after which a task is declared stuck: actions
+// of one task (advance_current()), or __schedule() passes of one CPU
+// within one instant (on_instant_end()). Far above any real scenario.
+constexpr int kMaxZeroTimeSteps = 100000;
+
+}  // namespace
+
 const char* policy_name(Policy p) {
   switch (p) {
     case Policy::kNormal: return "SCHED_OTHER";
@@ -650,6 +659,15 @@ bool Kernel::can_preempt_now(const Rq& rq) const {
 
 bool Kernel::on_instant_end() {
   bool did = false;
+  // A CPU whose __schedule() flags it again at once (its new current's next
+  // action took no time and gives up the CPU: a yield) is walked again in
+  // this same pass. Simulated time never moves meanwhile, so a task that
+  // only yields would loop here forever: re-picked because it is alone, or
+  // because the others may not run yet (EEVDF: ineligible; in the kernel
+  // the yield syscalls themselves take the time that makes them eligible,
+  // which the model does not charge). Counting these passes catches it.
+  int last_cpu = -1, repeats = 0;
+  const Task* last_curr = nullptr;
   // Only CPUs flagged during this instant (resched, block, yield, exit,
   // action boundary) can need a pick; walk them in CPU order.
   for (size_t w = 0; w < resched_mask_.size(); ++w) {
@@ -661,6 +679,24 @@ bool Kernel::on_instant_end() {
     bool voluntary = !curr.is_idle_task && curr.act != Task::Act::kRun && curr.act != Task::Act::kRunWall;
     bool want = voluntary || rq.need_resched || (rq.need_resched_lazy && rq.at_preempt_point);
     if (want && can_preempt_now(rq)) {
+      if (rq.cpu != last_cpu) {
+        last_cpu = rq.cpu;
+        repeats = 0;
+      } else if (++repeats > kMaxZeroTimeSteps) {
+        // The previous pass ran either the same task (re-picked) or the
+        // other one of two that keep handing the CPU to each other.
+        const bool yields = curr.act == Task::Act::kYielded;
+        throw ModelError(fmt::format(
+            "task {}{} makes no progress: at t={} CPU {} reschedules {} times in a row without time passing, as "
+            "the task {} each time{}",
+            curr.comm, last_curr != &curr ? fmt::format(" (with task {})", last_curr->comm) : "",
+            format_time(now()), rq.cpu, kMaxZeroTimeSteps,
+            yields ? "yields" : curr.act == Task::Act::kExited ? "exits" : "blocks",
+            yields ? " (a yield takes no time in the model; a task whose events are only yields never lets time "
+                     "advance: give it a run event)"
+                   : ""));
+      }
+      last_curr = &curr;
       schedule(rq);
       did = true;
     } else if (want) {
@@ -885,20 +921,30 @@ void Kernel::continue_current(Rq& rq) {
 void Kernel::advance_current(Rq& rq) {
   Task& p = *rq.curr;
   mark_resched(rq.cpu);  // blocking, yielding or exiting needs __schedule()
+  // Actions skipped because they take no time, by kind, for the message.
+  bool empty_run = false, past_wall = false;
   for (int guard = 0;; ++guard) {
-    if (guard > 100000)
-      throw ModelError(fmt::format("task {} makes no progress: 100000 events at t={} take no time", p.comm,
-                                   format_time(now())));
+    if (guard > kMaxZeroTimeSteps)
+      throw ModelError(fmt::format("task {} makes no progress: {} events in a row at t={} take no time ({}{}{})",
+                                   p.comm, kMaxZeroTimeSteps, format_time(now()), empty_run ? "run of no work" : "",
+                                   empty_run && past_wall ? ", " : "",
+                                   past_wall ? "busy-wait to a time already past" : ""));
     Action a = p.body ? p.body->next(p) : Action::exit();
     switch (a.kind) {
       case Action::Kind::kRun:
-        if (a.work <= 0) continue;
+        if (a.work <= 0) {
+          empty_run = true;
+          continue;
+        }
         p.act = Task::Act::kRun;
         p.work_left = a.work;
         arm_work_timer(rq);
         return;
       case Action::Kind::kRunWall:
-        if (a.until <= now()) continue;
+        if (a.until <= now()) {
+          past_wall = true;
+          continue;
+        }
         p.act = Task::Act::kRunWall;
         p.wall_end = a.until;
         arm_work_timer(rq);
