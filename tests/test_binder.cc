@@ -53,8 +53,7 @@ struct Watched {
 
 // The pool's threads start at 0 and go to wait for work at once; callers
 // start 1 ms later, so every transaction finds a thread waiting.
-TEST_CASE("a synchronous binder call: the pool thread runs the work, the caller sleeps until the reply",
-          "[binder]") {
+TEST_CASE("a synchronous binder call sleeps until the pool thread has run the work and replied", "[binder]") {
   // One CPU. C runs 1 ms, calls with 300 us of work and sleeps (S); the
   // thread runs it and replies at 2.3 ms, waking C, which runs 1 ms more.
   ScenarioParams p = exact_scenario("6.12", 1000);
@@ -76,8 +75,7 @@ TEST_CASE("a synchronous binder call: the pool thread runs the work, the caller 
   CHECK((find_task(k, "C").ttwu_wake_flags & kWfSync) != 0);
 }
 
-TEST_CASE("a binder thread runs a transaction at the caller's nice, capped by the node, and goes back after",
-          "[binder]") {
+TEST_CASE("a binder thread takes the caller nice within the node minimum and goes back after", "[binder]") {
   // Process nice 5, node min_priority 0, one CPU. A (nice -10) calls at
   // 1 ms, B (nice 10) at 2 ms, D (nice -10) one-way at 3 ms, each with
   // 200 us of work.
@@ -109,8 +107,7 @@ TEST_CASE("a binder thread runs a transaction at the caller's nice, capped by th
   CHECK((thread.ttwu_wake_flags & kWfSync) == 0);
 }
 
-TEST_CASE("binder picks the thread that began waiting last; a call finding none waits on the process",
-          "[binder]") {
+TEST_CASE("binder picks the newest waiting thread and queues a call that finds none on the process", "[binder]") {
   SECTION("the newest waiter serves (proc->waiting_threads is LIFO)") {
     // One CPU: threads 1 and 2 go to wait in fork order, so 2 is the list
     // head. C calls twice, 1 ms apart: thread 2 serves both (it is the
@@ -191,8 +188,7 @@ TEST_CASE("one-way binder transactions to a node run one at a time", "[binder]")
   CHECK(t2_out[0].t == Time::ms(3));
 }
 
-TEST_CASE("binder_procs and binder_call load from YAML; bad ones name the key and the valid choices",
-          "[binder][config]") {
+TEST_CASE("binder_procs and binder_call load from YAML and bad ones name the key and the choices", "[binder][config]") {
   const std::string procs = "binder_procs:\n  - {name: system_server, threads: 4, nice: 2, min_nice: -2, cpus: [0]}\n";
   const std::string call = "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: system_server, work: 300us, oneway: true}\n";
   ScenarioParams s = load_scenario_yaml(procs + call, "test.yaml");
