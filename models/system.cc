@@ -182,6 +182,7 @@ System::System(const ScenarioParams& params, uint64_t seed) : impl_(std::make_un
   s.params = params;
   s.seed = seed;
   s.kernel = std::make_unique<Kernel>(s.params.kernel, s.params.platform);
+  s.kernel->seed_sched_rng(seed);
   s.world = std::make_unique<RtAppWorld>(*s.kernel, s.params.pi_enabled);
   s.power = make_power_model(s.params.platform);
   s.recorder = std::make_unique<MetricsRecorder>(s.kernel->nr_cpus(), s.params.warmup, s.power.get());

@@ -437,3 +437,77 @@ TEST_CASE("task_hot(): a buddy is cache hot while dst has tasks (CACHE_HOT_BUDDY
     CHECK(k2.can_migrate_task(w2, 1, false, false));
   }
 }
+
+TEST_CASE("a CPU an active balance empties balances as newly idle", "[lb]") {
+  // The stopper is the prev of the __schedule() that follows it
+  // (prev_balance() from the stop class down reaches balance_fair() ->
+  // sched_balance_newidle(), 6.1 to 6.18). CPU 1 runs g (pinned) for
+  // 100 ms; f (allowed on both) runs alone on CPU 0. At 150 ms the stopper
+  // pushes f to the now idle CPU 1, leaving CPU 0 empty: its next
+  // __schedule() enters newidle balance, which stamps rq->idle_stamp.
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::ms(300);
+  TaskSpec g = task("g", {ev_run(Time::ms(100)), ev_sleep(Time::s(1000))});
+  g.cpus = {1};
+  TaskSpec f = hog("f");
+  f.cpus = {0, 1};
+  p.tasks = {g, f};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(150));
+  REQUIRE(k.rq(0).curr == &find_task(k, "f"));
+  REQUIRE(k.rq(1).curr->is_idle_task);
+  REQUIRE(k.rq(0).idle_stamp == Time::max());
+  CHECK(k.active_balance(k.rq(0), 1));
+  k.run_until(Time::ms(150) + Time::ns(1));
+  CHECK(find_task(k, "f").cpu == 1);
+  CHECK(k.rq(0).curr->is_idle_task);
+  CHECK(k.rq(0).idle_stamp == Time::ms(150));
+}
+
+TEST_CASE("NI_RANDOM (6.18.5+): newidle balance runs as often as it succeeds", "[lb]") {
+  SECTION("update_newidle_stats(): the ratio is refreshed every 1024 passes") {
+    // sd_init(): 512 passes, 256 successes, ratio 512. 512 more passes
+    // without success reach 1024: ratio 256, then both halve.
+    Rq rq;
+    for (int i = 0; i < 511; ++i) Kernel::update_newidle_stats(rq, 0);
+    CHECK(rq.newidle_call == 1023);
+    CHECK(rq.newidle_ratio == 512);
+    Kernel::update_newidle_stats(rq, 0);
+    CHECK(rq.newidle_ratio == 256);
+    CHECK(rq.newidle_call == 512);
+    CHECK(rq.newidle_success == 128);
+    // A pull at ratio 256 counts (1024 + 257/2) / 257 = 4 successes.
+    Kernel::update_newidle_stats(rq, (1024 + 257 / 2) / 257);
+    CHECK(rq.newidle_success == 132);
+  }
+  SECTION("a throw above 1 + newidle_ratio skips the pass") {
+    // TwoHogsBesideASleeper's tasks on 6.18, g sleeping at 101 ms: CPU 1
+    // is newly idle then, CPU 0 runs d and f (the root domain is
+    // overloaded) and the one waiting last ran at the 100 ms tick, 1 ms
+    // ago: not cache hot, so a pass pulls it. CPU 1's first die throw
+    // (sched_rng(), the run's stream for CPU 1) decides whether it looks:
+    // with the ratio at 1023 always, at 0 only on a throw of 0 or 1.
+    for (uint32_t ratio : {0u, 1023u}) {
+      ScenarioParams p = TwoHogsBesideASleeper::params(false);
+      p.kernel.version = "6.18";
+      p.tasks[0].phases[0].events[0] = ev_run(Time::ms(101));
+      System sys(p, 1);
+      Kernel& k = sys.kernel();
+      k.run_until(Time::us(100500));
+      REQUIRE(k.get_rd_overloaded());
+      REQUIRE(k.rq(0).nr_running == 2);
+      Rq& rq1 = k.rq(1);
+      rq1.newidle_ratio = ratio;
+      const uint32_t calls = rq1.newidle_call;
+      RngStream mirror(1, "sched_rng/cpu1");  // the stream CPU 1 draws from (no draw yet)
+      const uint32_t d1k = static_cast<uint32_t>(mirror.engine()()) % 1024;
+      k.run_until(Time::ms(101) + Time::ns(1));
+      INFO("ratio " << ratio << ", throw " << d1k);
+      CHECK(rq1.newidle_call == calls + 1);
+      const bool ran = ratio == 1023 || d1k <= 1;
+      CHECK(rq1.curr->is_idle_task == !ran);
+      CHECK(k.rq(0).nr_running == (ran ? 1 : 2));
+    }
+  }
+}

@@ -27,6 +27,7 @@
 #include "models/kernel/sched/task.h"
 #include "models/kernel/task_body.h"
 #include "sim/event_queue.h"
+#include "sim/rng.h"
 #include "sim/simulator.h"
 
 namespace schedlab {
@@ -127,6 +128,14 @@ struct Rq {
   // decayed maximum of measured passes) and when it last decayed (jiffies).
   int64_t max_newidle_lb_cost = 0;
   int64_t last_decay_max_lb_cost = 0;
+  // NI_RANDOM (6.18.5+): the domain's newidle passes and successes
+  // (sd->newidle_call, _success, _ratio; sd_init() starts them at 512,
+  // 256 and 512): the ratio is the last estimate of successes per 1024.
+  uint32_t newidle_call = 512, newidle_success = 256, newidle_ratio = 512;
+  // The active-balance stopper ran here in this instant: the next
+  // __schedule()'s prev is the stop task, not the idle task the model
+  // switched to, so every class may balance (prev_balance()).
+  bool stopper_ran = false;
   Time idle_stamp = Time::max();   // rq->idle_stamp: when newidle balance found nothing
   // nohz_flags(cpu): kNohzStatsKick | kNohzBalanceKick | kNohzNextKick of
   // a kick whose IPI is on its way (non-zero exactly while it is).
@@ -204,6 +213,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // wake_up_new_task() at time `at`.
   void start_task_at(Task& p, Time at);
   void add_observer(SchedObserver* o) { observers_.push_back(o); }
+  // The per-CPU streams sched_rng() draws from, from run seed `seed`
+  // (the constructor seeds them with 0).
+  void seed_sched_rng(uint64_t seed);
 
   // --- services for task bodies and devices
   Simulator& sim() { return sim_; }
@@ -371,6 +383,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // active_load_balance_cpu_stop() on src pushing to dst_cpu (what a pass
   // that needs active balance starts). True when a task moved.
   bool active_balance(Rq& src, int dst_cpu);
+  // update_newidle_stats() (6.18.5+): one newidle pass, `success` weighted
+  // successes; every 1024 passes the ratio is refreshed and both halve.
+  static void update_newidle_stats(Rq& rq, uint32_t success);
   // is_rd_overutilized(): the latched root-domain flag (always true without
   // EAS, so the balancer is never held back there).
   bool is_rd_overutilized() const { return !energy_enabled_ || rd_overutilized_; }
@@ -533,6 +548,8 @@ class Kernel : public InstantEndHook, public EventHandler {
 
   KernelParams params_;
   SchedFeatures features_;
+  std::vector<RngStream> sched_rng_;  // per CPU (seed_sched_rng())
+  Task stop_task_;                    // the stopper, as prev of the __schedule() after an active balance
   bool eevdf_ = true;
   bool fair_server_enabled_ = false;
   bool rt_throttling_ = true;
@@ -580,6 +597,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // update_newidle_cost(): a pass's cost raises the domain's maximum, which
   // otherwise decays ~1% a second. True when it decayed.
   bool update_newidle_cost(Rq& rq, int64_t cost);
+  // sched_rng(): this CPU's pseudo-random stream (prandom_u32_state() of
+  // sched_rnd_state in the kernel; here a stream per CPU from the run's seed).
+  uint32_t sched_rng(const Rq& rq) { return static_cast<uint32_t>(sched_rng_[static_cast<size_t>(rq.cpu)].engine()()); }
   // _nohz_idle_balance() run by this_cpu: blocked-load updates of the nohz
   // idle CPUs (kNohzStatsKick), their periodic balance when due
   // (kNohzBalanceKick), nohz.next_balance (kNohzBalanceKick, kNohzNextKick).

@@ -109,6 +109,12 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   }
   resched_mask_.assign((static_cast<size_t>(nr_cpus) + 63) / 64, 0);
   lb_excluded_.assign(static_cast<size_t>(nr_cpus), 0);
+  seed_sched_rng(0);
+  // The stopper as __schedule() sees it after an active balance:
+  // sched_set_stop_task() makes it SCHED_FIFO 99 (prio 0), stop class.
+  stop_task_.comm = "migration";
+  stop_task_.sched_class = SchedClassId::kStop;
+  stop_task_.prio = stop_task_.normal_prio = 0;
   setup_tunables();
   setup_platform(platform);
   setup_cpuidle(platform);
@@ -764,13 +770,20 @@ void Kernel::schedule(Rq& rq) {
       fair_server_update_active(rq);
     }
   }
+  // After an active balance the stopper is prev (the model switched to
+  // the idle task in its place): the stop class is above every other, so
+  // all of them may balance, RT pulling (need_pull_rt_task() sees prio 0)
+  // and fair balancing as newly idle.
+  Task& balance_prev = rq.stopper_ran ? stop_task_ : prev;
+  rq.stopper_ran = false;
   // __pick_next_task()'s fast path applies when prev is fair (or idle)
   // and only fair tasks are queued: pick_next_task_fair().
-  const bool fair_fast_path = prev.sched_class >= SchedClassId::kFair && rq.nr_running == rq.cfs.nr_running;
-  // put_prev_task_balance(): from prev's class down, a class may pull
-  // work; the walk stops at the first class with something to run.
+  const bool fair_fast_path = balance_prev.sched_class >= SchedClassId::kFair && rq.nr_running == rq.cfs.nr_running;
+  // put_prev_task_balance() / prev_balance(): from prev's class down, a
+  // class may pull work; the walk stops at the first class with something
+  // to run.
   for (SchedClassId id : {SchedClassId::kRt, SchedClassId::kFair})
-    if (id >= prev.sched_class && classes_[static_cast<size_t>(id)]->balance(rq, prev)) break;
+    if (id >= balance_prev.sched_class && classes_[static_cast<size_t>(id)]->balance(rq, balance_prev)) break;
   int fair_queued = rq.cfs.nr_running;
   Task* next = pick_next_task(rq);
   // pick_next_task_fair(): a fair pick that comes back empty although fair

@@ -838,6 +838,7 @@ bool Kernel::active_balance(Rq& src, int dst_cpu) {
   update_curr(src);
   class_of(p).put_prev_task(src, p, nullptr);
   switch_to(src, p, *src.idle, TaskState::kRunning);
+  src.stopper_ran = true;
   Task* victim = nullptr;
   for (Task* t : src.cfs.timeline)
     if (t != &p && can_migrate_task(*t, dst_cpu, true, true)) {
@@ -875,15 +876,37 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
     return false;
   }
   sched_balance_update_blocked_averages(rq);  // brings rq's clock to now too
-  int moved = sched_balance_rq(rq, CpuIdleType::kNewlyIdle);
+  // NI_RANDOM (6.18.5+, "proportional newidle balance"): a 1024-sided
+  // die decides whether the domain is balanced at all: a throw above
+  // 1 + newidle_ratio skips it (a pass without success); a pass that pulls
+  // counts (1024 + w/2) / w successes (w = 1 + newidle_ratio), so the
+  // ratio tracks successes per 1024 passes. The kernel counts the stats
+  // only for a pass of non-zero measured cost: every real one (the
+  // model's kernel.overheads.newidle_balance may be 0).
+  uint32_t weight = 1;
+  bool skipped = false;
+  if (features_(SchedFeat::kNiRandom)) {
+    const uint32_t d1k = sched_rng(rq) % 1024;
+    weight = 1 + rq.newidle_ratio;
+    if (d1k > weight) {
+      update_newidle_stats(rq, 0);
+      skipped = true;
+    } else {
+      weight = (1024 + weight / 2) / weight;
+    }
+  }
+  int moved = skipped ? 0 : sched_balance_rq(rq, CpuIdleType::kNewlyIdle);
+  if (!skipped) {
+    if (features_(SchedFeat::kNiRandom)) update_newidle_stats(rq, moved ? weight : 0);
+    // The pass's sched_clock() time (one domain: the blocked-load update
+    // and the balance) raises the domain's and the rq's recorded costs.
+    const int64_t cost = params_.newidle_balance_cost.count();
+    update_newidle_cost(rq, cost);
+    rq.max_idle_balance_cost = std::max(rq.max_idle_balance_cost, cost);
+  }
   // "A task could have been enqueued in the meantime" (an active balance's
   // push): not going idle, pretend we pulled a task.
   if (!moved && rq.cfs.nr_running > 0) moved = 1;  // cfs.h_nr_running (6.14+: h_nr_queued)
-  // The pass's sched_clock() time (one domain: the blocked-load update and
-  // the balance) raises the domain's and the rq's recorded costs.
-  const int64_t cost = params_.newidle_balance_cost.count();
-  update_newidle_cost(rq, cost);
-  rq.max_idle_balance_cost = std::max(rq.max_idle_balance_cost, cost);
   if (moved)
     rq.idle_stamp = Time::max();
   else
@@ -909,6 +932,21 @@ bool Kernel::update_nohz_stats(Rq& rq) {
   if (jiffies() <= rq.last_blocked_load_update_tick) return true;
   sched_balance_update_blocked_averages(rq);
   return rq.has_blocked_load;
+}
+
+void Kernel::update_newidle_stats(Rq& rq, uint32_t success) {
+  ++rq.newidle_call;
+  rq.newidle_success += success;
+  if (rq.newidle_call >= 1024) {
+    rq.newidle_ratio = rq.newidle_success;
+    rq.newidle_call /= 2;
+    rq.newidle_success /= 2;
+  }
+}
+
+void Kernel::seed_sched_rng(uint64_t seed) {
+  sched_rng_.clear();
+  for (size_t cpu = 0; cpu < rqs_.size(); ++cpu) sched_rng_.emplace_back(seed, "sched_rng/cpu" + std::to_string(cpu));
 }
 
 bool Kernel::update_newidle_cost(Rq& rq, int64_t cost) {

@@ -33,6 +33,7 @@ enum class SchedFeat : int {
   // Other.
   kHrtick,              // slice end by hrtimer instead of the tick (off in every version modelled)
   kRtRuntimeShare,      // borrow RT runtime from other CPUs (true before 6.2? see kernel_versions.cc)
+  kNiRandom,            // newidle balance runs with a probability following its success rate (6.18.5+)
   kCount
 };
 

@@ -21,6 +21,7 @@ static const std::array<FeatureInfo, static_cast<size_t>(SchedFeat::kCount)> kFe
     {SchedFeat::kPickBuddy, "PICK_BUDDY"},
     {SchedFeat::kHrtick, "HRTICK"},
     {SchedFeat::kRtRuntimeShare, "RT_RUNTIME_SHARE"},
+    {SchedFeat::kNiRandom, "NI_RANDOM"},
 }};
 
 const std::array<FeatureInfo, static_cast<size_t>(SchedFeat::kCount)>& all_sched_features() { return kFeatures; }
@@ -80,9 +81,11 @@ SchedFeatures eevdf_6_12() {
 }
 
 SchedFeatures eevdf_6_18() {
-  // v6.18: PICK_BUDDY (6.13) joins; NEXT_BUDDY stays off.
+  // v6.18 (6.18.35): PICK_BUDDY (6.13) joins; NEXT_BUDDY stays off;
+  // NI_RANDOM came to 6.18.y with "proportional newidle balance" (6.18.5).
   SchedFeatures f = eevdf_6_12();
   f.set(SchedFeat::kPickBuddy, true);
+  f.set(SchedFeat::kNiRandom, true);
   return f;
 }
 
