@@ -428,6 +428,20 @@ TEST_CASE("A duplicate key is an error rather than a silent override", "[config]
   CHECK_THAT(e.message(), Catch::Contains("duplicate key"));
 }
 
+TEST_CASE("A task name may not repeat a thread name another task's instances make", "[config][yaml]") {
+  // Reports and metrics key on thread names: a-0 and a's instance 0 would
+  // be two rows called a-0.
+  ConfigError e = error_of(
+      "tasks:\n  - name: a-0\n    events: [run: 1ms]\n  - name: a\n    instances: 2\n    events: [run: 1ms]\n");
+  CHECK(e.key_path() == "tasks[1].name");
+  CHECK(e.line() == 4);
+  CHECK_THAT(e.message(), Catch::Contains("task name 'a-0' is also a thread of task 'a' (instances: 2 are named a-0 .. a-1)"));
+  // Distinct names with instances are fine.
+  CHECK_NOTHROW(load_scenario_yaml(
+      "tasks:\n  - name: a\n    instances: 2\n    events: [run: 1ms]\n  - name: a-2\n    events: [run: 1ms]\n",
+      "test.yaml"));
+}
+
 TEST_CASE("Warmup must leave time to measure", "[config][yaml]") {
   ConfigError e = error_of(std::string("duration: 1s\nwarmup: 1s\n") + kOneTask);
   CHECK(e.key_path() == "warmup");

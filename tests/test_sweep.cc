@@ -246,6 +246,14 @@ TEST_CASE("shards merged give byte for byte the folder of one unsharded sweep", 
   CHECK(missing.code == 2);
   CHECK_THAT(missing.err, Catch::Contains("point p000000 lacks run 1: a shard is missing or unfinished"));
   CHECK_FALSE(fs::exists(dir / "incomplete"));
+
+  // The same shard twice would hide a missing one: refused.
+  const std::string shard0 = shell_quote((dir / "shard0").string());
+  const Cli twice = run_schedlab(dir, "merge" + shard_dirs + " " + shard0 + " --out " +
+                                      shell_quote((dir / "twice").string()));
+  CHECK(twice.code == 2);
+  CHECK_THAT(twice.err, Catch::Contains("is given twice"));
+  CHECK_FALSE(fs::exists(dir / "twice"));
 }
 
 TEST_CASE("a sweep resumed after lost or damaged point files ends with the same folder", "[sweep][cli]") {

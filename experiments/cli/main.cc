@@ -136,7 +136,7 @@ po::options_description sweep_options() {
 po::options_description merge_options() {
   po::options_description desc("options", 100);
   desc.add_options()
-      ("out,o", po::value<std::string>()->value_name("DIR"), "the merged sweep folder (required; a new folder)")
+      ("out,o", po::value<std::string>()->value_name("DIR"), "the merged sweep folder (required; a new folder, or one an earlier merge of the same sweep wrote: rewritten)")
       ("plot", po::value<std::string>()->value_name("DIR"), "draw the sweep curves as PNG into DIR")
       ("quiet,q", "print no summary")
       ("help,h", "show this help");
@@ -552,7 +552,10 @@ int compare_command(const std::vector<std::string>& args) {
     const std::string data = (std::filesystem::path(plot) / "compare_data.json").string();
     write_file_atomically(data, render_compare_plot_data(c));
     run_plots("compare_plots.py", {data, plot});
-    if (!quiet) std::cout << fmt::format("plots: {}/latency_cdf.png, {}/changes.png\n", plot, plot);
+    if (!quiet) {
+      const std::filesystem::path dir(plot);
+      std::cout << fmt::format("plots: {}, {}\n", (dir / "latency_cdf.png").string(), (dir / "changes.png").string());
+    }
   }
   return kExitOk;
 }
@@ -560,7 +563,7 @@ int compare_command(const std::vector<std::string>& args) {
 void plot_sweep(const std::string& out, const std::string& plot, bool quiet) {
   make_plot_dir(plot);
   run_plots("sweep_plots.py", {(std::filesystem::path(out) / "sweep.json").string(), plot});
-  if (!quiet) std::cout << fmt::format("plots: {}/sweep_*.png\n", plot);
+  if (!quiet) std::cout << fmt::format("plots: {}\n", (std::filesystem::path(plot) / "sweep_*.png").string());
 }
 
 int sweep_command(const std::vector<std::string>& args) {

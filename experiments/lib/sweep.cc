@@ -790,6 +790,10 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
 
 SweepSummary merge_sweeps(const std::vector<std::string>& dirs, const std::string& out) {
   if (dirs.empty()) throw SweepError("merge needs at least one shard folder");
+  for (size_t i = 0; i < dirs.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (fs::exists(dirs[i]) && fs::exists(dirs[j]) && fs::equivalent(fs::path(dirs[i]), fs::path(dirs[j])))
+        throw SweepError(fmt::format("'{}' is given twice (as '{}' too)", dirs[i], dirs[j]));
   SweepSummary summary;
   summary.out = out;
   std::string manifest_text;

@@ -396,6 +396,27 @@ void check_cross_task_refs(const YamlDoc& doc, const YAML::Node& node, const std
            fmt::format("duplicate task name '{}'", tasks[i].name));
     names.push_back(tasks[i].name);
   }
+  // The threads' names (comms), which reports and metrics key on: a task
+  // with instances is name-0, name-1, ..., which another task's name may
+  // not repeat.
+  std::vector<std::pair<std::string, size_t>> comms;  // comm, task index
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const TaskSpec& t = tasks[i];
+    for (int n = 0; n < t.instances; ++n) {
+      const std::string comm = t.instances > 1 ? fmt::format("{}-{}", t.name, n) : t.name;
+      auto it = std::find_if(comms.begin(), comms.end(), [&](const auto& c) { return c.first == comm; });
+      if (it != comms.end()) {
+        const TaskSpec& other = tasks[it->second];
+        const bool this_expanded = t.instances > 1;
+        const TaskSpec& expanded = this_expanded ? t : other;
+        fail(doc, node[i]["name"], child_path(index_path(path, i), "name"),
+             fmt::format("task name '{}' is also a thread of task '{}' (instances: {} are named {}-0 .. {}-{})",
+                         comm, expanded.name, expanded.instances, expanded.name, expanded.name,
+                         expanded.instances - 1));
+      }
+      comms.emplace_back(comm, i);
+    }
+  }
   for (const ResumeRef& ref : resumes)
     if (std::find(names.begin(), names.end(), ref.task) == names.end()) {
       std::string guess = closest_name(ref.task, names);
