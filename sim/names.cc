@@ -31,14 +31,18 @@ std::string closest_name(std::string_view value, const std::vector<std::string>&
   std::string want = lower(value);
   std::string best;
   size_t best_distance = std::max<size_t>(2, want.size() / 3) + 1;  // beyond this a guess is noise
+  bool tie = false;  // two names as close: no guess ("6.10" is as near 6.1 as 6.12 and 6.18)
   for (const std::string& name : names) {
     size_t d = edit_distance(want, lower(name));
     if (d < best_distance) {
       best_distance = d;
       best = name;
+      tie = false;
+    } else if (d == best_distance && !best.empty() && lower(name) != lower(best)) {
+      tie = true;
     }
   }
-  return best;
+  return tie ? std::string() : best;
 }
 
 std::string did_you_mean(std::string_view value, const std::vector<std::string>& names) {

@@ -505,3 +505,13 @@ TEST_CASE("The README key reference matches the loader declarations", "[config][
   CHECK_THAT(text.str(), Catch::Contains(yaml_schema_markdown()));
 }
 #endif
+
+TEST_CASE("A guess is offered only when one valid name is closest", "[config][names]") {
+  // "6.10" is one edit from 6.1, 6.12 and 6.18: suggesting 6.1, the very
+  // confusion the docs warn about, would mislead; the choices are listed.
+  ConfigError tie = error_of(std::string("kernel: {version: \"6.10\"}\n") + kOneTask);
+  CHECK_THAT(tie.message(), Catch::Contains("expected one of: 6.1, 6.6, 6.12, 6.18"));
+  CHECK_THAT(tie.message(), !Catch::Contains("did you mean"));
+  ConfigError one = error_of(std::string("kernel: {version: \"6.122\"}\n") + kOneTask);
+  CHECK_THAT(one.message(), Catch::Contains("did you mean '6.12'?"));
+}
