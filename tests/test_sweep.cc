@@ -141,6 +141,15 @@ TEST_CASE("the sensitivity fit matches least squares done by hand", "[sensitivit
     CHECK(*f.parameters[0].elasticity == Approx(0.6));
     CHECK(f.points == 4);
   }
+  SECTION("no elasticity off a ratio scale") {
+    // y = 10 + x at nice-like x = -20..10 (mean -5): b x mean(x) / mean(y)
+    // would be -1, though y rises with x.
+    const SensitivityFit f = fit_sensitivity({"nice"}, {{-20}, {-10}, {0}, {10}}, {-10.0, 0.0, 10.0, 20.0});
+    REQUIRE(f.ok());
+    CHECK(f.parameters[0].slope == Approx(1.0));
+    CHECK_FALSE(f.parameters[0].elasticity);
+    CHECK(*f.parameters[0].standardized == Approx(1.0));
+  }
   SECTION("two parameters") {
     // y = 1 + 2a - b on the grid a in {0, 1}, b in {0, 1, 2}.
     std::vector<std::vector<double>> x;

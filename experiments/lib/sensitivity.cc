@@ -53,7 +53,11 @@ SensitivityFit fit_sensitivity(const std::vector<std::string>& parameters, const
     ParameterFit p;
     p.parameter = parameters[j];
     p.slope = b(static_cast<Eigen::Index>(j + 1));
-    if (mx != 0 && my != 0) p.elasticity = p.slope * mx / my;
+    // A % change per 1% change reads only on a ratio scale: no swept
+    // value negative, a positive mean (a nice sweep from -20 to 10,
+    // centred at -5, would give the slope's opposite sign).
+    const bool ratio_scale = (col.array() >= 0.0).all() && mx > 0;
+    if (ratio_scale && my != 0) p.elasticity = p.slope * mx / my;
     if (sdy > 0) p.standardized = p.slope * sdx / sdy;
     fit.parameters.push_back(std::move(p));
   }
