@@ -482,3 +482,34 @@ TEST_CASE("drm and wq metrics read job and work-item latencies of a run", "[comp
   CHECK_FALSE(schedlab::parse_metric_name("drm:gpu0.push_to_run.p100", &why));
   CHECK_THAT(why, Catch::Contains("push_to_run.p99"));
 }
+
+TEST_CASE("who pays lists the groups only another variant has", "[compare]") {
+  // With WQ_HIGHPRI the work runs on a nice -20 pool the baseline does
+  // not have: its kworkers are listed too (n/a against the baseline),
+  // after the baseline's groups; the nice 0 pool (events_unbound's work)
+  // is the same group in both.
+  ScratchDir dir("compare_groups");
+  const std::string scenario = (dir / "wq.yaml").string();
+  write_text(scenario,
+             "duration: 200ms\nplatform: {cpus: 2}\n"
+             "workqueues: [{name: w, flags: [WQ_UNBOUND]}]\n"
+             "tasks:\n"
+             "  - name: q\n"
+             "    events: [{queue_work: {wq: w, work: a, cost: 200us}},\n"
+             "             {queue_work: {wq: events_unbound, work: b, cost: 100us}}, {sleep: 5ms}]\n");
+  const std::string exp = (dir / "exp.yaml").string();
+  write_text(exp, "name: groups\nscenario: " + scenario +
+                      "\nruns: 2\nvariants:\n  - name: nice0\n  - name: highpri\n"
+                      "    set:\n      workqueues[w].flags: [WQ_UNBOUND, WQ_HIGHPRI]\n"
+                      "metrics: [group:q.cpu_share]\n");
+  CompareOptions opt;
+  opt.jobs = 2;
+  const Comparison c = run_comparison(load_experiment_file(exp), opt);
+  std::vector<std::string> groups;
+  for (const GroupTradeoff& g : c.who_pays) groups.push_back(g.group);
+  CHECK(groups == std::vector<std::string>{"q", "kworkers/unbound-nice0", "kworkers/unbound-nice-20"});
+  const GroupTradeoff& hp = c.who_pays.back();
+  CHECK(hp.cpu_share.cells[0].n == 0);  // the baseline has no such pool
+  CHECK(hp.cpu_share.cells[1].n == 2);
+  CHECK_FALSE(hp.cpu_share.cells[1].change.defined);
+}

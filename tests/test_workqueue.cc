@@ -356,3 +356,32 @@ TEST_CASE("idle workers beyond two are reaped after the idle timeout", "[workque
   CHECK(pool.nr_workers == 2);
   CHECK(pool.nr_idle == 2);
 }
+
+TEST_CASE("kworkers report under their pool attributes and not their pool id", "[workqueue][reports]") {
+  // The first unbound pool is kworker/u8 on 2 CPUs whichever attributes it
+  // has, so names cannot be compared across variants; groups can.
+  WorkqueueParams bound_hp;
+  bound_hp.name = "hp";
+  bound_hp.flags = kWqHighpri;
+  WorkqueueParams unbound_hp = bound_hp;
+  unbound_hp.name = "uhp";
+  unbound_hp.flags = kWqHighpri | kWqUnbound;
+  WorkqueueParams unbound_one = unbound_hp;
+  unbound_one.name = "u1";
+  unbound_one.flags = kWqUnbound;
+  unbound_one.cpumask = {1};
+  ScenarioParams p = wq_scenario(2, {bound_hp, unbound_hp, unbound_one});
+  p.tasks = {queuer({ev_queue_work("hp", "a", Time::us(100)), ev_queue_work("uhp", "b", Time::us(100)),
+                     ev_queue_work("events", "c", Time::us(100)), ev_queue_work("events_unbound", "d", Time::us(100)),
+                     ev_queue_work("u1", "e", Time::us(100))})};
+  System sys(p, 1);
+  sys.run();
+  std::map<std::string, std::string> group_of;
+  for (const auto& t : sys.kernel().tasks())
+    if (t->comm.rfind("kworker/", 0) == 0) group_of[t->comm] = t->group;
+  CHECK(group_of.at("kworker/0:0H") == "kworkers/percpu-H");
+  CHECK(group_of.at("kworker/0:0") == "kworkers/percpu");
+  CHECK(group_of.at("kworker/u8:0") == "kworkers/unbound-nice-20");
+  CHECK(group_of.at("kworker/u9:0") == "kworkers/unbound-nice0-cpus1");  // u1's, allocated with the scenario
+  CHECK(group_of.at("kworker/u10:0") == "kworkers/unbound-nice0");       // events_unbound's, at its first use
+}

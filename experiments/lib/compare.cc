@@ -159,9 +159,16 @@ Comparison run_comparison(const ExperimentSpec& spec, const CompareOptions& opti
     row->cells[v].published = p.text;
   }
 
-  // Who pays: every group of the baseline's first run.
-  const Aggregate& base = runs[0][0].aggregate();
-  for (const GroupAggregate& g : base.groups) {
+  // Who pays: every group of the baseline's first run, then those only
+  // another variant has (a WQ_HIGHPRI variant's nice -20 kworker pool):
+  // n/a against the baseline, but listed, so no thread goes unseen.
+  std::vector<const GroupAggregate*> groups;
+  for (size_t v = 0; v < nv; ++v)
+    for (const GroupAggregate& g : runs[v][0].aggregate().groups)
+      if (std::none_of(groups.begin(), groups.end(), [&](const GroupAggregate* x) { return x->name == g.name; }))
+        groups.push_back(&g);
+  for (const GroupAggregate* gp : groups) {
+    const GroupAggregate& g = *gp;
     GroupTradeoff t;
     t.group = g.name;
     t.tasks = g.instances;

@@ -124,7 +124,8 @@ def table(doc):
               f"{pa or '-':>11} {pb or '-':>12}")
     print()
     print("who pays (wakeup latency and CPU share of every task group; power):")
-    print(f"{'group':<18} {'wakeup mean us':>15} {'change':>8} {'95% CI':<16} {'wakeup P99 us':>14} "
+    w = max([18] + [len(g["group"]) for g in doc.get("who_pays", [])])
+    print(f"{'group':<{w}} {'wakeup mean us':>15} {'change':>8} {'95% CI':<16} {'wakeup P99 us':>14} "
           f"{'change':>8} {'95% CI':<16}")
     for g in doc.get("who_pays", []):
         cells = []
@@ -134,14 +135,14 @@ def table(doc):
             v = base.get("mean")
             cells.append((f"{v:.1f}" if v is not None else "n/a",
                           f"{var['change_pct']:+.1f}%" if var.get("change_pct") is not None else "n/a", ci))
-        print(f"{g['group']:<18} {cells[0][0]:>15} {cells[0][1]:>8} {cells[0][2]:<16} {cells[1][0]:>14} "
+        print(f"{g['group']:<{w}} {cells[0][0]:>15} {cells[0][1]:>8} {cells[0][2]:<16} {cells[1][0]:>14} "
               f"{cells[1][1]:>8} {cells[1][2]:<16}")
     for t in doc.get("totals", []):
         base, var = t["variants"][0], t["variants"][1]
         if base.get("mean") is None:
             continue
         ci = interval(var, 2)
-        print(f"{t['name']:<18} {base['mean']:>15.1f} {var.get('change_pct', 0):>+7.2f}% {ci}")
+        print(f"{t['name']:<{w}} {base['mean']:>15.1f} {var.get('change_pct', 0):>+7.2f}% {ci}")
     print()
 
 

@@ -287,6 +287,34 @@ Workqueue& WorkqueueSystem::alloc_workqueue(const WorkqueueParams& in) {
   return w;
 }
 
+// The task group a pool's workers report under: the pool's kind and
+// attributes, not the workers' names. kworker/uN:M carries the pool id,
+// which follows the order pools were created in, so one name can be
+// another pool's worker in another variant (with pm_wq WQ_HIGHPRI, the
+// first unbound pool is the nice -20 one): groups by attributes compare
+// like with like across variants. "kworkers/percpu" (per-CPU normal
+// pools), "kworkers/percpu-H" (highpri), "kworkers/unbound-nice0",
+// "kworkers/unbound-nice-20", with "-cpus0-3" for a pool not on every
+// CPU, and "kworkers/WQ-fifoP" for a WQ_RTPRI workqueue's own pool.
+std::string WorkqueueSystem::pool_group(const WorkerPool& pool) const {
+  if (pool.bound()) return pool.nice < 0 ? "kworkers/percpu-H" : "kworkers/percpu";
+  std::string g = pool.dedicated ? fmt::format("kworkers/{}-fifo{}", pool.dedicated->name(), pool.rt_priority)
+                                 : fmt::format("kworkers/unbound-nice{}", pool.nice);
+  if (pool.allowed_cpus.size() != static_cast<size_t>(nr_cpus_)) {
+    // "-cpus0-3,6": runs of consecutive CPUs.
+    std::string cpus;
+    const auto& c = pool.allowed_cpus;
+    for (size_t i = 0; i < c.size();) {
+      size_t j = i;
+      while (j + 1 < c.size() && c[j + 1] == c[j] + 1) ++j;
+      cpus += (cpus.empty() ? "" : ",") + (j == i ? std::to_string(c[i]) : fmt::format("{}-{}", c[i], c[j]));
+      i = j + 1;
+    }
+    g += "-cpus" + cpus;
+  }
+  return g;
+}
+
 // create_worker(): a new kworker attached to the pool, idle, woken. The
 // kernel has kthreadd fork the thread wherever kthreadd runs, which is not
 // modelled: like every task the scenario starts, the worker is forked from
@@ -300,8 +328,8 @@ Worker& WorkqueueSystem::create_worker(WorkerPool& pool) {
   std::string comm = pool.bound() ? fmt::format("kworker/{}:{}{}", pool.cpu, id, pool.nice < 0 ? "H" : "")
                                   : fmt::format("kworker/u{}:{}", pool.id, id);
   auto worker = std::make_unique<Worker>(*this, pool, id);
-  Task& t = k_.create_task(comm, comm, pool.policy, pool.policy == Policy::kFifo ? 0 : pool.nice, pool.rt_priority,
-                           pool.allowed_cpus, true);
+  Task& t = k_.create_task(comm, pool_group(pool), pool.policy, pool.policy == Policy::kFifo ? 0 : pool.nice,
+                           pool.rt_priority, pool.allowed_cpus, true);
   worker->task_ = &t;
   // worker_attach_to_pool(): unbound pools are DISASSOCIATED, so their
   // workers are WORKER_UNBOUND and never count in nr_running.

@@ -201,6 +201,7 @@ class WorkqueueSystem {
   friend class Worker;
   friend struct WorkerPool;
   struct Delayed;
+  std::string pool_group(const WorkerPool& pool) const;  // its workers' task group
   WorkerPool& bound_pool(int cpu, bool highpri);
   WorkerPool& unbound_pool(const Workqueue& wq, int nice, const std::vector<int>& cpumask,
                            const std::vector<int>& pod, bool strict);
