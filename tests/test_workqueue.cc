@@ -81,6 +81,17 @@ ScenarioParams wq_scenario(int cpus, std::vector<WorkqueueParams> wqs) {
   return p;
 }
 
+// "hp" (WQ_HIGHPRI, per-CPU) and "uhp" (WQ_HIGHPRI | WQ_UNBOUND).
+std::pair<WorkqueueParams, WorkqueueParams> highpri_workqueues() {
+  WorkqueueParams bound_hp;
+  bound_hp.name = "hp";
+  bound_hp.flags = kWqHighpri;
+  WorkqueueParams unbound_hp = bound_hp;
+  unbound_hp.name = "uhp";
+  unbound_hp.flags = kWqHighpri | kWqUnbound;
+  return {bound_hp, unbound_hp};
+}
+
 // A task that queues `events` once, at t=0 on CPU 0, then sleeps.
 TaskSpec queuer(std::vector<EventSpec> events, Policy policy = Policy::kFifo, int prio = 50) {
   events.push_back(ev_sleep(Time::s(10)));
@@ -92,12 +103,7 @@ TaskSpec queuer(std::vector<EventSpec> events, Policy policy = Policy::kFifo, in
 }  // namespace
 
 TEST_CASE("highpri workers run at nice -20 and carry an H in their name", "[workqueue]") {
-  WorkqueueParams bound_hp;
-  bound_hp.name = "hp";
-  bound_hp.flags = kWqHighpri;
-  WorkqueueParams unbound_hp = bound_hp;
-  unbound_hp.name = "uhp";
-  unbound_hp.flags = kWqHighpri | kWqUnbound;
+  auto [bound_hp, unbound_hp] = highpri_workqueues();
   ScenarioParams p = wq_scenario(2, {bound_hp, unbound_hp});
   p.tasks = {queuer({ev_queue_work("hp", "a", Time::us(100)), ev_queue_work("uhp", "b", Time::us(100)),
                      ev_queue_work("events", "c", Time::us(100))})};
@@ -360,12 +366,7 @@ TEST_CASE("idle workers beyond two are reaped after the idle timeout", "[workque
 TEST_CASE("kworkers report under their pool attributes and not their pool id", "[workqueue][reports]") {
   // The first unbound pool is kworker/u8 on 2 CPUs whichever attributes it
   // has, so names cannot be compared across variants; groups can.
-  WorkqueueParams bound_hp;
-  bound_hp.name = "hp";
-  bound_hp.flags = kWqHighpri;
-  WorkqueueParams unbound_hp = bound_hp;
-  unbound_hp.name = "uhp";
-  unbound_hp.flags = kWqHighpri | kWqUnbound;
+  auto [bound_hp, unbound_hp] = highpri_workqueues();
   WorkqueueParams unbound_one = unbound_hp;
   unbound_one.name = "u1";
   unbound_one.flags = kWqUnbound;
