@@ -5,7 +5,7 @@
 # sweep with its plot.
 #
 # usage: experiments/pm_wq_highpri/run.sh [--runs N] [--sweep-runs N] [--out DIR] [--no-sweep] [-j N]
-#   --runs N        runs per variant and phone (default: the experiment files' 40; the thread: 245)
+#   --runs N        runs per variant and phone (default: the experiment files' 245, the thread's count)
 #   --sweep-runs N  runs per nice value of the sweep (default: the sweep file's 60)
 #   --out DIR       where the JSON, CSV and plots go (default: pm_wq_highpri_out)
 #   --no-sweep      skip the nice sweep
