@@ -515,3 +515,19 @@ TEST_CASE("A guess is offered only when one valid name is closest", "[config][na
   ConfigError one = error_of(std::string("kernel: {version: \"6.122\"}\n") + kOneTask);
   CHECK_THAT(one.message(), Catch::Contains("did you mean '6.12'?"));
 }
+
+TEST_CASE("A wait nobody signals and a timer used with two periods are warned about", "[config][yaml]") {
+  const ScenarioParams s = load_scenario_yaml(
+      "tasks:\n"
+      "  - name: a\n"
+      "    events: [{timer: {ref: vs, period: 10ms}}, {lock: m}, {wait: {ref: c, mutex: m}}, {unlock: m}]\n"
+      "  - name: b\n"
+      "    events: [{run: 1ms}, {timer: {ref: vs, period: 20ms}}, {wait: {ref: d, mutex: n}}]\n"
+      "  - name: c\n"
+      "    events: [{run: 1ms}, {signal: d}, {sleep: 1ms}]\n",
+      "test.yaml");
+  REQUIRE(s.warnings.size() == 2);
+  CHECK_THAT(s.warnings[0], Catch::Contains("test.yaml:3:") && Catch::Contains("timer 'vs' is used with periods 10.000ms and 20.000ms"));
+  CHECK_THAT(s.warnings[1], Catch::Contains("tasks[0].events[2].wait") &&
+                                Catch::Contains("no task signals or broadcasts condition 'c'"));
+}

@@ -3,6 +3,7 @@
 // kernel/locking/rtmutex.c. One CPU, no overheads.
 #include <catch2/catch.hpp>
 
+#include "models/errors.h"
 #include "sched_test_util.h"
 
 using namespace schedlab;
@@ -230,4 +231,27 @@ TEST_CASE("a task forked at t = 0 has live PELT signals", "[pelt]") {
   CHECK(t.se.avg.last_update_time != 0);
   CHECK(t.se.avg.util_avg == Approx(961).epsilon(0.02));
   CHECK(k.rq(0).cfs_avg.util_avg == Approx(t.se.avg.util_avg).epsilon(0.01));
+}
+
+TEST_CASE("a task relocking its own mutex or unlocking one it does not hold is an error", "[rt][pi]") {
+  // Scenario bugs: the relock would wait for itself for ever (rt-app's
+  // mutexes are not recursive), and the unlock releases nothing. Both
+  // stop the run with a message naming the task and the mutex.
+  auto error_of = [](std::vector<EventSpec> events) -> std::string {
+    ScenarioParams p = exact_scenario("6.12", 1000);
+    p.duration = Time::ms(10);
+    p.tasks = {task("a", std::move(events))};
+    try {
+      run_result(p);
+    } catch (const ModelError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK_THAT(error_of({ev_lock("m"), ev_run(Time::ms(1)), ev_sleep(Time::ms(1))}),
+             Catch::Contains("task a locks mutex 'm', which it holds already"));
+  CHECK_THAT(error_of({ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::ms(1))}),
+             Catch::Contains("task a unlocks mutex 'm', which it does not hold (it is free"));
+  // Lock, unlock, repeat: fine.
+  CHECK(error_of({ev_lock("m"), ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::ms(1))}).empty());
 }

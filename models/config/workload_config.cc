@@ -63,9 +63,14 @@ const EventKind* find_event_kind(std::string_view name) {
   return nullptr;
 }
 
-// A `resume: name` seen while reading; checked once all task names are known.
-struct ResumeRef {
-  std::string task;
+// An event naming something other events or tasks must match, seen while
+// reading; checked once every task is read: a `resume`'s task (an error if
+// unknown), a `wait`'s condition (a warning if no task signals it), a
+// `timer`'s period (a warning if another use gives another period).
+struct EventRef {
+  EventSpec::Kind kind;
+  std::string name;
+  Time period;  // kTimer
   YAML::Node node;
   std::string path;
 };
@@ -75,7 +80,7 @@ struct TaskContext {
   const YamlDoc& doc;
   const PlatformParams& platform;
   const KernelParams& kernel;
-  std::vector<ResumeRef>& resumes;
+  std::vector<EventRef>& refs;
   const CallTargets* targets = nullptr;
 };
 
@@ -143,13 +148,22 @@ EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Nod
   e.kind = k.kind;
   switch (k.arg) {
     case Arg::kDuration: e.duration = as_duration(ctx.doc, value, path, Bound::kNonNegative); break;
-    case Arg::kName: e.name = non_empty_name(ctx.doc, value, path, "a"); break;
-    case Arg::kTimer: e = load_timer(ctx.doc, value, path); break;
-    case Arg::kWait: e = load_wait(ctx.doc, value, path); break;
+    case Arg::kName:
+      e.name = non_empty_name(ctx.doc, value, path, "a");
+      if (k.kind == Kind::kSignal || k.kind == Kind::kBroad) ctx.refs.push_back({k.kind, e.name, Time::zero(), value, path});
+      break;
+    case Arg::kTimer:
+      e = load_timer(ctx.doc, value, path);
+      ctx.refs.push_back({e.kind, e.name, e.duration, value, path});
+      break;
+    case Arg::kWait:
+      e = load_wait(ctx.doc, value, path);
+      ctx.refs.push_back({e.kind, e.name, Time::zero(), value, path});
+      break;
     case Arg::kNone: require_no_value(ctx.doc, value, path, k.name); break;
     case Arg::kTask:
       e.name = non_empty_name(ctx.doc, value, path, "a task");
-      ctx.resumes.push_back({e.name, value, path});
+      ctx.refs.push_back({e.kind, e.name, Time::zero(), value, path});
       break;
     case Arg::kCall: e = load_call_event(ctx.doc, value, path, k.op, ctx.targets, ctx.platform.cpus); break;
     case Arg::kRpm: e = load_rpm_event(ctx.doc, value, path, ctx.targets); break;
@@ -388,7 +402,7 @@ TaskSpec load_task(TaskContext& ctx, const YAML::Node& node, const std::string& 
 }
 
 void check_cross_task_refs(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
-                           const std::vector<TaskSpec>& tasks, const std::vector<ResumeRef>& resumes) {
+                           const std::vector<TaskSpec>& tasks, const std::vector<EventRef>& refs) {
   std::vector<std::string> names;
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (std::find(names.begin(), names.end(), tasks[i].name) != names.end())
@@ -417,13 +431,39 @@ void check_cross_task_refs(const YamlDoc& doc, const YAML::Node& node, const std
       comms.emplace_back(comm, i);
     }
   }
-  for (const ResumeRef& ref : resumes)
-    if (std::find(names.begin(), names.end(), ref.task) == names.end()) {
-      std::string guess = closest_name(ref.task, names);
+  for (const EventRef& ref : refs)
+    if (ref.kind == Kind::kResume && std::find(names.begin(), names.end(), ref.name) == names.end()) {
+      std::string guess = closest_name(ref.name, names);
       fail(doc, ref.node, ref.path,
-           fmt::format("resume names unknown task '{}' (tasks: {}){}", ref.task, join(names),
+           fmt::format("resume names unknown task '{}' (tasks: {}){}", ref.name, join(names),
                        guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
     }
+  // Likely mistakes that still run (rt-app runs them too): warned once each.
+  std::vector<std::string> warned;
+  auto once = [&](const std::string& key) {
+    if (std::find(warned.begin(), warned.end(), key) != warned.end()) return false;
+    warned.push_back(key);
+    return true;
+  };
+  for (const EventRef& ref : refs) {
+    if (ref.kind == Kind::kWait &&
+        std::none_of(refs.begin(), refs.end(), [&](const EventRef& o) {
+          return (o.kind == Kind::kSignal || o.kind == Kind::kBroad) && o.name == ref.name;
+        }) &&
+        once("wait:" + ref.name))
+      warn(doc, ref.node, ref.path,
+           fmt::format("no task signals or broadcasts condition '{}': a task waiting on it sleeps for good", ref.name));
+    if (ref.kind == Kind::kTimer) {
+      auto other = std::find_if(refs.begin(), refs.end(), [&](const EventRef& o) {
+        return o.kind == Kind::kTimer && o.name == ref.name && o.period != ref.period;
+      });
+      if (other != refs.end() && once("timer:" + ref.name))
+        warn(doc, ref.node, ref.path,
+             fmt::format("timer '{}' is used with periods {} and {}: each use advances the shared expiry by its own "
+                         "period (rt-app's semantics), which is rarely what is meant",
+                         ref.name, format_time(ref.period), format_time(other->period)));
+    }
+  }
 }
 
 }  // namespace
@@ -527,11 +567,11 @@ std::vector<TaskSpec> load_tasks(const YamlDoc& doc, const YAML::Node& node, con
                                  const CallTargets* targets) {
   if (!node.IsSequence() || node.size() == 0)
     fail(doc, node, path, fmt::format("expected a non-empty sequence of tasks, got {}", describe_node(node)));
-  std::vector<ResumeRef> resumes;
-  TaskContext ctx{doc, platform, kernel, resumes, targets};
+  std::vector<EventRef> refs;
+  TaskContext ctx{doc, platform, kernel, refs, targets};
   std::vector<TaskSpec> tasks;
   for (size_t i = 0; i < node.size(); ++i) tasks.push_back(load_task(ctx, node[i], index_path(path, i)));
-  check_cross_task_refs(doc, node, path, tasks, resumes);
+  check_cross_task_refs(doc, node, path, tasks, refs);
   return tasks;
 }
 

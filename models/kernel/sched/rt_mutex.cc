@@ -1,7 +1,10 @@
 #include "models/kernel/sched/rt_mutex.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "models/errors.h"
 #include "models/kernel/kernel.h"
 
 namespace schedlab {
@@ -25,6 +28,12 @@ void RtMutex::requeue_waiter(Task& t) {
 }
 
 bool RtMutex::lock(Kernel& k, Task& self) {
+  // A scenario bug, not a kernel behaviour to model: rt-app's mutexes are
+  // not recursive, so the task would wait for itself for ever.
+  if (owner_ == &self)
+    throw ModelError(fmt::format("task {} locks mutex '{}', which it holds already: it would wait for itself for ever "
+                                 "(mutexes are not recursive; unlock it first)",
+                                 self.comm, name_));
   if (!owner_) {
     owner_ = &self;
     self.held_mutexes.push_back(this);
@@ -37,7 +46,10 @@ bool RtMutex::lock(Kernel& k, Task& self) {
 }
 
 void RtMutex::unlock(Kernel& k, Task& self) {
-  if (owner_ != &self) return;
+  if (owner_ != &self)
+    throw ModelError(fmt::format("task {} unlocks mutex '{}', which it does not hold ({}; a wait on a condition "
+                                 "needs its mutex locked first)",
+                                 self.comm, name_, owner_ ? "task " + owner_->comm + " holds it" : "it is free"));
   auto& held = self.held_mutexes;
   held.erase(std::find(held.begin(), held.end(), this));
   owner_ = nullptr;
