@@ -32,6 +32,22 @@ namespace {
 // within one instant (on_instant_end()). Far above any real scenario.
 constexpr int kMaxZeroTimeSteps = 100000;
 
+// on_instant_end()'s verdict on a CPU rescheduled kMaxZeroTimeSteps times
+// in a row at `now`; `before` ran the pass before (kept out of line: the
+// hot loop only counts).
+[[noreturn]] __attribute__((cold, noinline)) void fail_no_progress(Time now, const Rq& rq, const Task& before) {
+  const Task& curr = *rq.curr;
+  const bool yields = curr.act == Task::Act::kYielded;
+  throw ModelError(fmt::format(
+      "task {}{} makes no progress: at t={} CPU {} reschedules {} times in a row without time passing, as the task "
+      "{} each time{}",
+      curr.comm, &before != &curr ? fmt::format(" (with task {})", before.comm) : "", format_time(now), rq.cpu,
+      kMaxZeroTimeSteps, yields ? "yields" : curr.act == Task::Act::kExited ? "exits" : "blocks",
+      yields ? " (a yield takes no time in the model; a task whose events are only yields never lets time advance: "
+               "give it a run event)"
+             : ""));
+}
+
 }  // namespace
 
 const char* policy_name(Policy p) {
@@ -691,16 +707,7 @@ bool Kernel::on_instant_end() {
       } else if (++repeats > kMaxZeroTimeSteps) {
         // The previous pass ran either the same task (re-picked) or the
         // other one of two that keep handing the CPU to each other.
-        const bool yields = curr.act == Task::Act::kYielded;
-        throw ModelError(fmt::format(
-            "task {}{} makes no progress: at t={} CPU {} reschedules {} times in a row without time passing, as "
-            "the task {} each time{}",
-            curr.comm, last_curr != &curr ? fmt::format(" (with task {})", last_curr->comm) : "",
-            format_time(now()), rq.cpu, kMaxZeroTimeSteps,
-            yields ? "yields" : curr.act == Task::Act::kExited ? "exits" : "blocks",
-            yields ? " (a yield takes no time in the model; a task whose events are only yields never lets time "
-                     "advance: give it a run event)"
-                   : ""));
+        fail_no_progress(now(), rq, *last_curr);
       }
       last_curr = &curr;
       schedule(rq);
