@@ -883,21 +883,13 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   // ratio tracks successes per 1024 passes. The kernel counts the stats
   // only for a pass of non-zero measured cost: every real one (the
   // model's kernel.overheads.newidle_balance may be 0).
-  uint32_t weight = 1;
-  bool skipped = false;
-  if (features_(SchedFeat::kNiRandom)) {
-    const uint32_t d1k = sched_rng(rq) % 1024;
-    weight = 1 + rq.newidle_ratio;
-    if (d1k > weight) {
-      update_newidle_stats(rq, 0);
-      skipped = true;
-    } else {
-      weight = (1024 + weight / 2) / weight;
-    }
-  }
-  int moved = skipped ? 0 : sched_balance_rq(rq, CpuIdleType::kNewlyIdle);
-  if (!skipped) {
-    if (features_(SchedFeat::kNiRandom)) update_newidle_stats(rq, moved ? weight : 0);
+  int moved = 0;
+  const uint32_t weight = 1 + rq.newidle_ratio;
+  if (features_(SchedFeat::kNiRandom) && sched_rng(rq) % 1024 > weight) {
+    update_newidle_stats(rq, 0);
+  } else {
+    moved = sched_balance_rq(rq, CpuIdleType::kNewlyIdle);
+    if (features_(SchedFeat::kNiRandom)) update_newidle_stats(rq, moved ? (1024 + weight / 2) / weight : 0);
     // The pass's sched_clock() time (one domain: the blocked-load update
     // and the balance) raises the domain's and the rq's recorded costs.
     const int64_t cost = params_.newidle_balance_cost.count();
