@@ -136,3 +136,26 @@ TEST_CASE("a FIFO or character device output is written in place and never repla
     CHECK(dir.entries() == std::vector<std::string>{"fifo"});
   }
 }
+
+TEST_CASE("a path naming an open descriptor writes through it and keeps its mode", "[atomic_file]") {
+  // `schedlab run x.yaml --json /dev/stdout >> log` must append to log, not
+  // replace it: /dev/fd/N and /proc/self/fd/N name the descriptor the shell
+  // opened, so the report goes through a copy of it.
+  ScratchDir dir("atomic_file_descriptor");
+  const std::string log = (dir / "log").string();
+  write_file_atomically(log, "earlier\n");
+  struct stat before;
+  REQUIRE(::stat(log.c_str(), &before) == 0);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  write_file_atomically("/dev/fd/" + std::to_string(fd), "via /dev/fd\n");
+  write_file_atomically("/proc/self/fd/" + std::to_string(fd), "via /proc/self/fd\n");
+  ::close(fd);
+  struct stat after;
+  REQUIRE(::stat(log.c_str(), &after) == 0);
+  CHECK(after.st_ino == before.st_ino);  // the same file, not one renamed over it
+  CHECK(slurp(dir / "log") == "earlier\nvia /dev/fd\nvia /proc/self/fd\n");
+  CHECK(dir.entries() == std::vector<std::string>{"log"});
+  // A descriptor that is not open is an error with the reason.
+  CHECK_THROWS_WITH(write_file_atomically("/dev/fd/987654", "x"), "cannot write '/dev/fd/987654': Bad file descriptor");
+}

@@ -332,6 +332,9 @@ TEST_CASE("compare gives byte-identical JSON and CSV with -j 1 and -j 2", "[comp
   CHECK_THAT(one.out, Catch::Contains("4,000 us"));
   CHECK_THAT(one.out, Catch::Contains("cpu:1.busy_pct"));
   CHECK_THAT(one.out, Catch::Contains("who pays: every task group against 'on'"));
+  // A group's CPU time is counted in CPUs (a group of hogs uses several),
+  // not as a share that would read as a fraction of the machine.
+  CHECK_THAT(one.out, Catch::Contains("wakeup P99 us  CPUs used"));
   CHECK_THAT(one.out, Catch::Contains("total power: n/a (the platform has no power model)"));
   const std::string json = slurp(dir / "c1.json");
   CHECK_THAT(json, Catch::StartsWith("{\n  \"format\": \"schedlab.compare\",\n  \"format_version\": 1,\n"));

@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
+#include <optional>
 #include <streambuf>
 
 namespace schedlab {
@@ -53,6 +55,26 @@ extern "C" void cleanup_and_reraise(int sig) {
 }
 
 std::string errno_text(int err) { return err ? std::strerror(err) : "unknown error"; }
+
+// The open descriptor a path names, if it names one: /dev/stdout,
+// /dev/stderr, /dev/fd/N, /proc/self/fd/N. Writing through a copy of that
+// descriptor keeps what the shell set up (`>>` appends, `>` writes from
+// where the file stands); opening the path again would start at offset 0,
+// and renaming a file over it would replace the file the shell opened.
+std::optional<int> inherited_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix) != 0) continue;
+    int fd = 0;
+    for (size_t i = prefix.size(); i < path.size(); ++i) {
+      if (path[i] < '0' || path[i] > '9' || fd > 1000000) return std::nullopt;
+      fd = fd * 10 + (path[i] - '0');
+    }
+    return fd;
+  }
+  return std::nullopt;
+}
 
 // The file a write to `path` lands in: a symbolic link in the last component
 // is followed (relative targets from the link's folder) until a non-link or
@@ -134,7 +156,19 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), out_(nullptr)
   const auto fail = [this](int err) { return OutputError(fmt::format("cannot write '{}': {}", path_, errno_text(err))); };
   int fd;
   struct stat st;
-  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+  if (const std::optional<int> inherited = inherited_descriptor(path_)) {
+    target_ = path_;
+    // What the program printed so far goes first (tables on stdout before
+    // a report written to /dev/stdout).
+    std::cout.flush();
+    std::fflush(nullptr);
+    fd = ::fcntl(*inherited, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) throw fail(errno);
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      throw fail(EISDIR);
+    }
+  } else if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     // A device or FIFO (also behind a link such as /dev/stdout): renaming a
     // file over it would replace the node, so write to it directly.
     if (S_ISDIR(st.st_mode)) throw fail(EISDIR);

@@ -110,11 +110,11 @@ std::string render_who_pays(const Comparison& c) {
   t.add_column("tasks");
   t.add_column("wakeup mean us");
   t.add_column("wakeup P99 us");
-  t.add_column("CPU share");
+  t.add_column("CPUs used");
   for (size_t v = 1; v < nv; ++v) {
     t.add_column("wakeup mean", true);
     t.add_column("wakeup P99", true);
-    t.add_column("CPU share", true);
+    t.add_column("CPUs used", true);
   }
   for (const GroupTradeoff& g : c.who_pays) {
     std::vector<std::string> row{g.group, std::to_string(g.tasks),

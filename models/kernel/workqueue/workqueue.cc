@@ -307,7 +307,8 @@ std::string WorkqueueSystem::pool_group(const WorkerPool& pool) const {
     for (size_t i = 0; i < c.size();) {
       size_t j = i;
       while (j + 1 < c.size() && c[j + 1] == c[j] + 1) ++j;
-      cpus += (cpus.empty() ? "" : ",") + (j == i ? std::to_string(c[i]) : fmt::format("{}-{}", c[i], c[j]));
+      if (!cpus.empty()) cpus += ',';
+      cpus += j == i ? std::to_string(c[i]) : fmt::format("{}-{}", c[i], c[j]);
       i = j + 1;
     }
     g += "-cpus" + cpus;
