@@ -20,6 +20,8 @@ inline EventSpec ev_run(Time t) { EventSpec e; e.kind = EventSpec::Kind::kRun; e
 inline EventSpec ev_sleep(Time t) { EventSpec e; e.kind = EventSpec::Kind::kSleep; e.duration = t; return e; }
 inline EventSpec ev_lock(const std::string& m) { EventSpec e; e.kind = EventSpec::Kind::kLock; e.name = m; return e; }
 inline EventSpec ev_unlock(const std::string& m) { EventSpec e; e.kind = EventSpec::Kind::kUnlock; e.name = m; return e; }
+inline EventSpec ev_suspend() { EventSpec e; e.kind = EventSpec::Kind::kSuspend; return e; }
+inline EventSpec ev_resume(const std::string& task) { EventSpec e; e.kind = EventSpec::Kind::kResume; e.name = task; return e; }
 inline EventSpec ev_timer(const std::string& ref, Time period) {
   EventSpec e; e.kind = EventSpec::Kind::kTimer; e.name = ref; e.duration = period; return e;
 }

@@ -1,6 +1,8 @@
 // Several CPUs: RT placement, push and pull (kernel/sched/rt.c, 6.12).
 #include <catch2/catch.hpp>
 
+#include <array>
+
 #include "sched_test_util.h"
 
 using namespace schedlab;
@@ -85,15 +87,10 @@ ScenarioParams one_waker_three_sleepers() {
   ScenarioParams p = exact_scenario("6.12", 250, 4);
   p.duration = Time::ms(30);
   p.kernel.ipi_latency = Time::us(5);
-  EventSpec suspend;
-  suspend.kind = EventSpec::Kind::kSuspend;
-  EventSpec resume;
-  resume.kind = EventSpec::Kind::kResume;
-  resume.name = "sleeper";
-  TaskSpec sleepers = task("sleeper", {suspend, ev_run(Time::ms(5))});
+  TaskSpec sleepers = task("sleeper", {ev_suspend(), ev_run(Time::ms(5))});
   sleepers.instances = 3;
   sleepers.cpus = {1, 2, 3};
-  TaskSpec waker = task("waker", {ev_sleep(Time::ms(2)), resume, ev_run(Time::ms(10)), ev_sleep(Time::ms(50))});
+  TaskSpec waker = task("waker", {ev_sleep(Time::ms(2)), ev_resume("sleeper"), ev_run(Time::ms(10)), ev_sleep(Time::ms(50))});
   waker.cpus = {0};
   p.tasks = {sleepers, waker};
   return p;
@@ -168,6 +165,64 @@ TEST_CASE("one CPU's wake-ups run one after another, each paying the wake-up cos
       }
     CHECK(ran == t_resume + Time::us(15 + 10 * i));
   }
+}
+
+// ttwu_queue_cond() (6.1-6.18 core.c): within the LLC a remote wake-up
+// goes to the target's wake list (enqueued there when the IPI arrives)
+// only if the target runs nothing; a busy target is enqueued by the waking
+// CPU at the end of its try_to_wake_up(), and the preemption follows by
+// resched_curr()'s IPI. The waker on CPU 0 resumes a SCHED_FIFO sleeper
+// pinned to CPU 1 at T (wake-up cost 2 us, IPI 5 us): with a fair hog on
+// CPU 1 the sleeper is on CPU 1's run-queue at T + 2 us and runs at T + 7;
+// with CPU 1 idle it appears there only at T + 7, and runs then.
+TEST_CASE("a remote wake-up is queued for the IPI only onto an idle CPU", "[smp][overheads]") {
+  auto run = [](bool busy_target) {
+    ScenarioParams p = exact_scenario("6.12", 250, 2);
+    p.duration = Time::ms(20);
+    p.kernel.ipi_latency = Time::us(5);
+    p.kernel.wakeup_cost = Time::us(2);
+    TaskSpec sleeper = task("sleeper", {ev_suspend(), ev_run(Time::ms(1))}, Policy::kFifo, 10);
+    sleeper.cpus = {1};
+    TaskSpec waker = task("waker", {ev_sleep(Time::ms(2)), ev_resume("sleeper"), ev_run(Time::ms(5)), ev_sleep(Time::s(1))});
+    waker.cpus = {0};
+    p.tasks = {sleeper, waker};
+    if (busy_target) {
+      TaskSpec bg = hog("bg");
+      bg.cpus = {1};
+      p.tasks.push_back(bg);
+    }
+    struct Times : SchedObserver {
+      Time waking = Time::max(), wakeup = Time::max();
+      void on_waking(Time t, const Task& p, const Task*, int) override {
+        if (p.comm == "sleeper" && t > Time::ms(1)) waking = t;
+      }
+      void on_wakeup(Time t, const Task& p, int cpu) override {
+        if (p.comm == "sleeper" && t > Time::ms(1)) {
+          wakeup = t;
+          CHECK(cpu == 1);
+        }
+      }
+    } times;
+    System sys(p, 1);
+    SwitchLog log;
+    sys.add_observer(&log);
+    sys.add_observer(&times);
+    sys.run();
+    REQUIRE(times.waking < Time::ms(3));
+    Time ran = Time::max();
+    for (const auto& s : log.log)
+      if (s.next == "sleeper" && s.t > Time::ms(1)) {
+        ran = s.t;
+        break;
+      }
+    return std::array<Time, 2>{times.wakeup - times.waking, ran - times.waking};
+  };
+  const auto busy = run(true);
+  CHECK(busy[0] == Time::us(2));  // enqueued by the waker
+  CHECK(busy[1] == Time::us(7));  // preempts bg when the resched IPI lands
+  const auto idle = run(false);
+  CHECK(idle[0] == Time::us(7));  // enqueued on CPU 1 by the IPI
+  CHECK(idle[1] == Time::us(7));
 }
 
 // sched_balance_newidle() (fair.c, 6.12) returns at once when a wake-up is

@@ -396,8 +396,10 @@ void Kernel::on_event(uint64_t t) {
       break;
     case Ev::kWakeDeferred: {
       Task& p = *tasks_[arg];
-      --rqs_[p.cpu]->ttwu_pending;
-      event_cpu_ = p.cpu;
+      // A wake-list entry completes on the target; a direct remote
+      // enqueue is the waking CPU's work (its resched is an IPI).
+      if (p.ttwu_from_cpu < 0) --rqs_[p.cpu]->ttwu_pending;
+      event_cpu_ = p.ttwu_from_cpu < 0 ? p.cpu : p.ttwu_from_cpu;
       update_rq_clock(*rqs_[p.cpu]);
       ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
       break;
@@ -553,16 +555,23 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
     set_task_cpu(p, cpu);
   }
   Time delay = params_.wakeup_cost;
-  // TTWU_QUEUE: a remote wake-up is queued on the target CPU and completed
-  // there by the scheduler IPI.
-  if (from_cpu >= 0 && from_cpu != cpu) delay += params_.ipi_latency;
+  // ttwu_queue() (6.1-6.18 core.c): ttwu_queue_cond() sends a remote
+  // wake-up to the target's wake list, completed there by the scheduler
+  // IPI, only when the target runs nothing (nr_running == 0; every CPU
+  // here shares the LLC, so the "no shared cache" case never applies).
+  // A busy target is enqueued directly by the waking CPU, and a
+  // preemption it causes reaches that CPU by resched_curr()'s IPI.
+  const bool remote = from_cpu >= 0 && from_cpu != cpu;
+  const bool wake_list = remote && rqs_[cpu]->nr_running == 0;
+  if (wake_list) delay += params_.ipi_latency;
   p.ttwu_wake_flags = static_cast<uint64_t>(wake_flags | (migrated ? kEnqueueMigrated << 8 : 0));
+  p.ttwu_from_cpu = remote && !wake_list ? from_cpu : -1;
   if (delay > Time::zero()) {
     p.wake_pending = true;
-    ++rqs_[cpu]->ttwu_pending;
+    if (p.ttwu_from_cpu < 0) ++rqs_[cpu]->ttwu_pending;
     sim_.post_in(delay, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
   } else {
-    event_cpu_ = cpu;
+    event_cpu_ = p.ttwu_from_cpu < 0 ? cpu : from_cpu;
     update_rq_clock(*rqs_[cpu]);
     ttwu_do_activate(*rqs_[cpu], p, static_cast<int>(p.ttwu_wake_flags), waker);
     event_cpu_ = saved_event_cpu;
