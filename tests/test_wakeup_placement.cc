@@ -81,3 +81,32 @@ TEST_CASE("a per-CPU kthread's wakee stacks on the kthread's CPU", "[smp][kthrea
   const std::vector<std::pair<int64_t, int>> expected = {{0, 1}, {7'500'000, 1}};
   CHECK(runs == expected);
 }
+
+// select_task_rq_fair()'s this_cpu is smp_processor_id(): for a wake-up
+// from a timer or an interrupt, the CPU the interrupt runs on, whose
+// running task is "current" for record_wakee() and wake_wide(). The model
+// runs such a wake-up outside any CPU's event: it must still take the CPU
+// it names, not the wakee's previous one.
+TEST_CASE("an interrupt's wake-up is placed from the interrupted CPU", "[smp]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::s(1);
+  TaskSpec h0 = hog("h0");
+  h0.cpus = {0};
+  TaskSpec h1 = hog("h1");
+  h1.cpus = {1};
+  TaskSpec s = task("s", {ev_run(Time::ms(1)), ev_sleep(Time::s(100))});
+  p.tasks = {h0, h1, s};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(50));
+  Task& sleeper = find_task(k, "s");
+  REQUIRE(!sleeper.on_rq);
+  const int prev = sleeper.cpu, irq_cpu = 1 - prev;
+  Task& interrupted = *k.rq(irq_cpu).curr;
+  Task& other = *k.rq(prev).curr;
+  REQUIRE(!interrupted.is_idle_task);
+  REQUIRE(!other.is_idle_task);
+  REQUIRE(k.try_to_wake_up(sleeper, nullptr, irq_cpu));
+  CHECK(interrupted.last_wakee == &sleeper);
+  CHECK(other.last_wakee != &sleeper);
+}

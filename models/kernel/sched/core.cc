@@ -546,7 +546,12 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
 void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags) {
   int saved_event_cpu = event_cpu_;
   int prev_cpu = p.cpu;
+  // select_task_rq_fair()'s smp_processor_id() is the CPU running this
+  // try_to_wake_up(), also for a wake-up from a timer or an interrupt
+  // (which the model runs outside any CPU's event).
+  if (from_cpu >= 0) event_cpu_ = from_cpu;
   int cpu = select_task_rq(p, wake_flags | kWfTtwu);
+  event_cpu_ = saved_event_cpu;
   SL_DEBUG("{:.6f} ttwu {}-{} by {}: cpu{} -> cpu{}", now().to_s(), p.comm, p.pid, waker ? waker->comm : "irq",
            prev_cpu, cpu);
   bool migrated = cpu != prev_cpu;
