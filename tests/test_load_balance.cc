@@ -283,9 +283,11 @@ TEST_CASE("sd->nr_balance_failed: an uneven task count is settled by active bala
 TEST_CASE("the active-balance stopper moves the coldest task that may go, the preempted one last", "[lb]") {
   // active_load_balance_cpu_stop() -> detach_one_task() (6.12): the stopper
   // preempts f, running on CPU 0, and walks CPU 0's tasks from the cold end
-  // with cache hotness ignored: d, queued there, goes to CPU 1; f, the one
-  // picked last, stays. With d pinned to CPU 0 nothing but f can go, so f
-  // does.
+  // of cfs_tasks with cache hotness ignored. CPU 1's failed pull when it
+  // went idle at 100 ms walked that list from its tail too, moving each
+  // task it refused to the head: d (cache hot), then f (running), so d is
+  // at the tail and goes to CPU 1; f stays. With d pinned to CPU 0 nothing
+  // but f can go, so f does.
   SECTION("a queued task that may go goes first") {
     TwoHogsBesideASleeper s(false);
     CHECK(s.k.active_balance(s.k.rq(0), 1));
@@ -510,4 +512,51 @@ TEST_CASE("NI_RANDOM (6.18.5+): newidle balance runs as often as it succeeds", "
       CHECK(k.rq(0).nr_running == (ran ? 1 : 2));
     }
   }
+}
+
+// detach_tasks() / attach_tasks() (6.12 fair.c): each detached task goes to
+// the head of env->tasks and attach_tasks() enqueues from the head, so the
+// tasks reach dst in the reverse of their detach order; the first detached
+// (the coldest, from cfs_tasks' tail) is enqueued last, beside the others,
+// and keeps its lag (place_entity() scales it with the queue's load).
+// Four hogs queued on CPU 0, CPU 1 just idle under PREEMPT_NONE (a newly
+// idle CPU takes more than one task only without CONFIG_PREEMPTION): its
+// pass settles a task-count imbalance of (4 - 0) / 2 = 2.
+TEST_CASE("a balance pass attaches its tasks in the reverse of their detach order", "[lb]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::ms(300);
+  p.kernel.preempt = PreemptModel::kNone;
+  TaskSpec g = task("g", {ev_run(Time::ms(100)), ev_sleep(Time::s(1000))}, Policy::kNormal, -15);
+  g.cpus = {1};
+  TaskSpec h = hog("h");
+  h.instances = 4;
+  h.cpus = {0, 1};
+  p.tasks = {g, h};
+  struct Moves : SchedObserver {
+    std::vector<const Task*> order;  // set_task_cpu() happens at detach
+    Time at = Time::max();           // the first pull from CPU 0 to CPU 1
+    // CPU 1's run-queue insertion order of the two (se.tree_seq, which a
+    // pick leaves alone), read when CPU 1 switches to one of them.
+    uint64_t first_seq = 0, second_seq = 0;
+    void on_migrate(Time t, const Task& p, int from, int to) override {
+      if (from != 0 || to != 1 || t > at) return;
+      at = t;
+      order.push_back(&p);
+    }
+    void on_switch(Time t, int cpu, const Task&, TaskState, const Task&) override {
+      if (cpu != 1 || t != at || order.size() != 2 || first_seq) return;
+      first_seq = order[0]->se.tree_seq;
+      second_seq = order[1]->se.tree_seq;
+    }
+  } moves;
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(90));
+  REQUIRE(k.rq(0).cfs.nr_running == 4);  // g, heavy, has CPU 1 to itself
+  sys.add_observer(&moves);
+  k.run_until(Time::ms(200));
+  REQUIRE(moves.order.size() == 2);
+  REQUIRE(moves.first_seq > 0);
+  CHECK(moves.first_seq > moves.second_seq);  // the first detached was enqueued last
+
 }

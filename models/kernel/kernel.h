@@ -441,6 +441,13 @@ class Kernel : public InstantEndHook, public EventHandler {
   // Moves a queued, not running task to dst_cpu (detach_task +
   // attach_task / move_queued_task), with wakeup_preempt on dst.
   void move_queued_task(Task& p, int dst_cpu);
+  // detach_task(): off its rq, its CPU set to dst_cpu, not yet enqueued.
+  void detach_task(Task& p, int dst_cpu);
+  // attach_task(): enqueued on its (new) CPU, with wakeup_preempt there.
+  void attach_task(Task& p);
+  // list_move() to the head of rq->cfs_tasks (enqueue, pick, a task the
+  // balancer skipped): the balancer walks from the tail, coldest first.
+  void cfs_tasks_move_to_head(Task& p) { p.se.cfs_tasks_seq = ++cfs_tasks_clock_; }
   // available_idle_cpu() / idle_cpu(): idle and nothing queued or waking
   // there (rq->ttwu_pending: a wake-up on its way by IPI keeps the CPU from
   // counting as idle, so simultaneous wake-ups spread out), and not still
@@ -654,6 +661,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   // sched_balance_rq()'s CPUs taken out of env->cpus by the LBF_ALL_PINNED
   // redo (one flag per CPU, all clear between passes).
   std::vector<uint8_t> lb_excluded_;
+  // rq->cfs_tasks' order as a stamp per task (SchedEntity::cfs_tasks_seq).
+  uint64_t cfs_tasks_clock_ = 0;
+  // detach_tasks()'s walk of the busiest CPU's tasks and env->tasks (sized
+  // with the task set: no allocation while balancing).
+  std::vector<Task*> lb_walk_, lb_detached_;
   void mark_resched(int cpu) { resched_mask_[static_cast<size_t>(cpu) >> 6] |= 1ULL << (cpu & 63); }
 };
 

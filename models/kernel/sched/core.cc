@@ -223,6 +223,9 @@ void Kernel::uclamp_rq_dec(Rq& rq, Task& p) {
 }
 
 void Kernel::enqueue_task(Rq& rq, Task& p, int flags) {
+  // account_entity_enqueue(): list_add() at the head of cfs_tasks (a
+  // delayed task requeued never left the list).
+  if (p.sched_class == SchedClassId::kFair && !(flags & kEnqueueDelayed)) cfs_tasks_move_to_head(p);
   class_of(p).enqueue_task(rq, p, flags);
   uclamp_rq_inc(rq, p);
 }
@@ -303,6 +306,8 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
     if (p.cpus_allowed[c]) max_allowed_cap_.back() = std::max(max_allowed_cap_.back(), rqs_[c]->capacity);
   p.state = TaskState::kNew;
   tasks_.push_back(std::move(t));
+  lb_walk_.reserve(tasks_.size());
+  lb_detached_.reserve(tasks_.size());
   return p;
 }
 
@@ -604,18 +609,28 @@ void Kernel::ttwu_do_activate(Rq& rq, Task& p, int flags, const Task* waker) {
 }
 
 void Kernel::move_queued_task(Task& p, int dst_cpu) {
+  detach_task(p, dst_cpu);
+  attach_task(p);
+}
+
+void Kernel::detach_task(Task& p, int dst_cpu) {
   Rq& src = *rqs_[p.cpu];
-  Rq& dst = *rqs_[dst_cpu];
   int saved = event_cpu_;
   event_cpu_ = src.cpu;
   update_rq_clock(src);
-  update_rq_clock(dst);
   dequeue_task(src, p, kDequeueMigrating);
   p.on_rq = false;
   --src.nr_running;
   fair_server_update_active(src);
   set_task_cpu(p, dst_cpu);
-  event_cpu_ = dst_cpu;
+  event_cpu_ = saved;
+}
+
+void Kernel::attach_task(Task& p) {
+  Rq& dst = *rqs_[p.cpu];
+  int saved = event_cpu_;
+  event_cpu_ = dst.cpu;
+  update_rq_clock(dst);
   enqueue_task(dst, p, kEnqueueMigrated);
   p.on_rq = true;
   add_nr_running(dst);

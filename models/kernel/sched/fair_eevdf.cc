@@ -405,7 +405,10 @@ void EevdfClass::set_next_task(Rq& rq, Task& p, bool first) {
   p.se.exec_start = k_.clock().count();
   cfs.curr = &p;
   p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
-  if (first) update_misfit_status(k_, rq, &p);  // __set_next_task_fair()
+  // __set_next_task_fair(): a queued task picked moves to the head of
+  // cfs_tasks (the list is most recently used first).
+  if (p.se.on_rq) k_.cfs_tasks_move_to_head(p);
+  if (first) update_misfit_status(k_, rq, &p);
 }
 
 // cfs_rq_min_slice(): the smallest slice among queued entities (and `also`).

@@ -729,10 +729,13 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
         !check_cpu_capacity(src))
       return balanced(false);
     // detach_tasks(): from the cold end of the task list (cfs_tasks' tail:
-    // the task queued or run least recently; the model's queue keeps that
-    // order from its front), while imbalance remains. After failed passes
-    // (sd->nr_balance_failed) a task's load counts that many halvings less,
-    // and beyond cache_nice_tries cache-hot tasks may go too.
+    // the task enqueued or picked least recently), while imbalance remains.
+    // After failed passes (sd->nr_balance_failed) a task's load counts that
+    // many halvings less, and beyond cache_nice_tries cache-hot tasks may go
+    // too. A task skipped moves to the list's head. The detached tasks are
+    // then attached in reverse (attach_tasks() takes env->tasks from its
+    // head, where each detach put its task): the last detached is enqueued
+    // first, so the first (the coldest) is placed with others already there.
     int moved = 0;
     // LBF_ALL_PINNED, set for each busiest CPU found; detach_tasks() (run
     // only when src has more than one task) clears it when some fair task
@@ -747,14 +750,22 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       for (const Task* p : src.cfs.timeline)
         if (all_pinned && clears(*p)) all_pinned = false;
     }
-    std::vector<Task*>& tl = src.cfs.timeline;
+    // The walk: src's fair tasks, tail of cfs_tasks first. The running
+    // one is on the list too (the model keeps it out of the timeline):
+    // can_migrate_task() refuses it, which moves it to the head.
+    lb_walk_.assign(src.cfs.timeline.begin(), src.cfs.timeline.end());
+    if (src.curr->sched_class == SchedClassId::kFair && !src.curr->is_idle_task && src.curr->se.on_rq)
+      lb_walk_.push_back(src.curr);
+    std::sort(lb_walk_.begin(), lb_walk_.end(),
+              [](const Task* a, const Task* b) { return a->se.cfs_tasks_seq < b->se.cfs_tasks_seq; });
+    lb_detached_.clear();
     const bool preemption = params_.preempt == PreemptModel::kFull || params_.preempt == PreemptModel::kLazy;
     const int failed = dst.sd_nr_balance_failed;
     const bool ignore_hot = failed > kCacheNiceTries;
     const unsigned shift = static_cast<unsigned>(std::min(failed, 63));  // shr_bound()
-    for (size_t i = 0; src.nr_running > 1 && !all_pinned && i < tl.size();) {
+    for (size_t i = 0; src.nr_running > 1 && !all_pinned && i < lb_walk_.size(); ++i) {
       if (dst_idle && src.nr_running <= 1) break;  // don't steal all
-      Task& p = *tl[i];
+      Task& p = *lb_walk_[i];
       bool take = can_migrate_task(p, dst.cpu, ignore_hot, type == Migrate::kLoad);
       if (take && type == Migrate::kLoad) {
         const uint64_t load = std::max<uint64_t>(p.se.avg.load_avg, 1);
@@ -767,16 +778,18 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
         --imbalance;
       }
       if (!take) {
-        ++i;  // skipped: the kernel moves it to the list's head, out of this walk
+        cfs_tasks_move_to_head(p);  // skipped: to the list's head, out of this walk
         continue;
       }
       SL_DEBUG("{:.6f} load balance: {}-{} cpu{} -> cpu{} ({})", now().to_s(), p.comm, p.pid, src.cpu, dst.cpu,
                type == Migrate::kMisfit ? "misfit" : type == Migrate::kLoad ? "load" : "tasks");
-      move_queued_task(p, dst.cpu);
+      detach_task(p, dst.cpu);
+      lb_detached_.push_back(&p);
       ++moved;
       // CONFIG_PREEMPTION: a newly idle CPU takes one task and runs it.
       if ((preemption && idle == CpuIdleType::kNewlyIdle) || imbalance <= 0) break;
     }
+    for (auto it = lb_detached_.rbegin(); it != lb_detached_.rend(); ++it) attach_task(**it);
     if (all_pinned && src.nr_running > 1) {
       // Every task of src is pinned away from dst: take src out of
       // env->cpus and look again while another CPU than dst is left.
@@ -825,8 +838,8 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
 // active_load_balance_cpu_stop(): the stopper preempts the running task on
 // src, then detach_one_task() moves to dst the first task, from the cold
 // end of the task list, that may run there (cache hotness does not count:
-// LBF_ACTIVE_LB). The preempted task was picked last, so it is the
-// hottest: it goes only when no queued task can. Returns whether a task
+// LBF_ACTIVE_LB). The preempted task stays where its pick put it in the
+// list: near the head, behind tasks enqueued since. Returns whether a task
 // moved.
 bool Kernel::active_balance(Rq& src, int dst_cpu) {
   Task& p = *src.curr;
@@ -840,12 +853,9 @@ bool Kernel::active_balance(Rq& src, int dst_cpu) {
   switch_to(src, p, *src.idle, TaskState::kRunning);
   src.stopper_ran = true;
   Task* victim = nullptr;
-  for (Task* t : src.cfs.timeline)
-    if (t != &p && can_migrate_task(*t, dst_cpu, true, true)) {
+  for (Task* t : src.cfs.timeline)  // the preempted task is back in it
+    if ((!victim || t->se.cfs_tasks_seq < victim->se.cfs_tasks_seq) && can_migrate_task(*t, dst_cpu, true, true))
       victim = t;
-      break;
-    }
-  if (!victim && can_migrate_task(p, dst_cpu, true, true)) victim = &p;
   if (victim) {
     SL_DEBUG("{:.6f} active balance: {}-{} cpu{} -> cpu{}", now().to_s(), victim->comm, victim->pid, src.cpu,
              dst_cpu);

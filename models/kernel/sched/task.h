@@ -44,6 +44,7 @@ struct SchedEntity {
   int64_t prev_sum_exec_runtime = 0;
   int64_t exec_start = 0;
   uint64_t tree_seq = 0;         // insertion order: ties in the rbtree go right
+  uint64_t cfs_tasks_seq = 0;    // place in rq->cfs_tasks: higher = nearer the head (enqueued or picked later)
   bool on_rq = false;
   bool sched_delayed = false;    // DELAY_DEQUEUE: blocked but still queued
   bool rel_deadline = false;     // PLACE_REL_DEADLINE: deadline kept relative
