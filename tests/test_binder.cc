@@ -215,3 +215,128 @@ TEST_CASE("binder_procs and binder_call load from YAML and bad ones name the key
   ConfigError dup = error_of("binder_procs:\n  - {name: s}\n  - {name: s}\n" + call);
   CHECK_THAT(dup.message(), Catch::Contains("duplicate binder process name 's'"));
 }
+
+// The Android Common Kernel's binder_transaction_priority() (`android:
+// true`): policy and RT priority pass with the node's flags, and the
+// thread's priority is set before its wake-up. One CPU, no overheads; each
+// caller calls at its start with 200 us of work; the thread's policy and
+// priority are read halfway through the work, and after the reply.
+TEST_CASE("binder on the Android common kernel passes RT priority by the node's rules", "[binder]") {
+  struct Seen {
+    Policy policy;
+    int rt_priority, nice;
+  };
+  auto serve = [](BinderProcParams proc, Policy caller_policy, int caller_prio) {
+    ScenarioParams p = exact_scenario("6.12", 1000);
+    p.duration = Time::ms(5);
+    proc.android = true;
+    p.binder_procs = {proc};
+    TaskSpec c = task("C", {ev_binder("svc", Time::us(200)), ev_sleep(Time::s(1))}, caller_policy, caller_prio);
+    c.delay = Time::ms(1);
+    p.tasks = {c};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    Task& thread = find_task(k, "binder:svc_1");
+    k.run_until(Time::us(1100));
+    Seen during{thread.policy, thread.rt_priority, thread.nice()};
+    k.run_until(Time::us(1500));
+    Seen after{thread.policy, thread.rt_priority, thread.nice()};
+    return std::make_pair(during, after);
+  };
+  auto is = [](const Seen& s, Policy policy, int rt_priority, int nice) {
+    return s.policy == policy && s.rt_priority == rt_priority && s.nice == nice;
+  };
+  SECTION("an RT caller's policy passes only with FLAT_BINDER_FLAG_INHERIT_RT") {
+    BinderProcParams b = binder_proc("svc", 1);
+    auto [plain, plain_after] = serve(b, Policy::kFifo, 10);
+    CHECK(is(plain, Policy::kNormal, 0, 0));  // demoted to nice 0
+    b.inherit_rt = true;
+    auto [rt, rt_after] = serve(b, Policy::kFifo, 10);
+    CHECK(is(rt, Policy::kFifo, 10, 0));
+    CHECK(is(rt_after, Policy::kNormal, 0, 0));  // the reply restores the saved priority
+  }
+  SECTION("an RT node minimum raises a fair caller's thread") {
+    BinderProcParams b = binder_proc("svc", 1);
+    b.min_policy = Policy::kFifo;
+    b.min_rt_priority = 5;  // prio 99 - 5 = 94
+    CHECK(is(serve(b, Policy::kNormal, -10).first, Policy::kFifo, 5, 0));  // 94 < 110
+    CHECK(is(serve(b, Policy::kFifo, 3).first, Policy::kFifo, 5, 0));      // 94 < 96
+    // A FIFO 10 caller (prio 89) is compared as itself with the node, not
+    // as the nice 0 it is demoted to without INHERIT_RT: 94 < 89 fails,
+    // so its thread runs at nice 0, below the node's minimum.
+    CHECK(is(serve(b, Policy::kFifo, 10).first, Policy::kNormal, 0, 0));
+  }
+  SECTION("fair callers as in mainline: the caller's nice within the node's minimum") {
+    BinderProcParams b = binder_proc("svc", 1, 5, 0);
+    auto [high, high_after] = serve(b, Policy::kNormal, -10);
+    CHECK(is(high, Policy::kNormal, 0, -10));
+    CHECK(is(high_after, Policy::kNormal, 0, 5));  // waiting for work at the process's nice
+    CHECK(is(serve(b, Policy::kNormal, 10).first, Policy::kNormal, 0, 0));
+  }
+}
+
+TEST_CASE("on the Android common kernel a binder thread wakes up at the caller's RT priority", "[binder]") {
+  // Two CPUs: the thread is pinned to CPU 1, where a fair hog runs; a FIFO
+  // caller on CPU 0 calls at 1 ms. The ACK sets the thread's priority
+  // before waking it, so it wakes as SCHED_FIFO and preempts the hog at
+  // once (wakeup_preempt(): a higher class). Mainline sets only a nice, in
+  // the thread once it runs: it wakes as a fair task.
+  struct WakePolicy : SchedObserver {
+    Policy policy = Policy::kIdle;
+    void on_wakeup(Time t, const Task& p, int) override {
+      if (p.comm == "binder:svc_1" && t > Time::zero()) policy = p.policy;
+    }
+  };
+  auto run = [](bool android) {
+    ScenarioParams p = exact_scenario("6.12", 1000, 2);
+    p.duration = Time::ms(10);
+    BinderProcParams b = binder_proc("svc", 1);
+    b.cpus = {1};
+    b.android = android;
+    b.inherit_rt = android;
+    p.binder_procs = {b};
+    TaskSpec c = task("C", {ev_binder("svc", Time::us(200)), ev_sleep(Time::s(1))}, Policy::kFifo, 10);
+    c.cpus = {0};
+    c.delay = Time::ms(1);
+    TaskSpec h = hog("H");
+    h.cpus = {1};
+    h.delay = Time::us(100);  // the thread goes to wait for work first
+    p.tasks = {c, h};
+    System sys(p, 1);
+    SwitchLog log;
+    WakePolicy wake;
+    sys.add_observer(&log);
+    sys.add_observer(&wake);
+    sys.run();
+    return std::make_pair(wake.policy, log.first_run("binder:svc_1", Time::us(1)));
+  };
+  const auto ack = run(true);
+  CHECK(ack.first == Policy::kFifo);
+  CHECK(ack.second == Time::ms(1));
+  CHECK(run(false).first == Policy::kNormal);
+}
+
+TEST_CASE("the Android binder node flags load from YAML and need android: true", "[binder][config]") {
+  const std::string call = "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: audio, work: 100us}\n";
+  ScenarioParams s = load_scenario_yaml(
+      "binder_procs:\n  - {name: audio, android: true, inherit_rt: true, min_policy: SCHED_FIFO, min_rt_priority: 3}\n" +
+          call,
+      "test.yaml");
+  const BinderProcParams& b = s.binder_procs.at(0);
+  CHECK(b.android);
+  CHECK(b.inherit_rt);
+  CHECK(b.min_policy == Policy::kFifo);
+  CHECK(b.min_rt_priority == 3);
+  ConfigError mainline = error_of("binder_procs:\n  - {name: audio, inherit_rt: true}\n" + call);
+  CHECK(mainline.key_path() == "binder_procs[0].inherit_rt");
+  CHECK_THAT(mainline.message(), Catch::Contains("android: true"));
+  ConfigError no_prio = error_of("binder_procs:\n  - {name: audio, android: true, min_policy: SCHED_RR}\n" + call);
+  CHECK_THAT(no_prio.message(), Catch::Contains("min_rt_priority: 1..99"));
+  ConfigError idle = error_of("binder_procs:\n  - {name: audio, android: true, min_policy: SCHED_IDLE}\n" + call);
+  CHECK(idle.key_path() == "binder_procs[0].min_policy");
+  CHECK_THAT(idle.message(), Catch::Contains("SCHED_FIFO"));
+  ConfigError both = error_of(
+      "binder_procs:\n  - {name: audio, android: true, min_policy: SCHED_FIFO, min_rt_priority: 2, min_nice: -5}\n" +
+      call);
+  CHECK(both.key_path() == "binder_procs[0].min_nice");
+}

@@ -155,6 +155,25 @@ BinderProcParams load_binder_proc(const YamlDoc& doc, const YAML::Node& node, co
   if (auto n = r.find("nice")) b.nice = static_cast<int>(as_int(doc, *n, r.path("nice"), -20, 19));
   if (auto n = r.find("min_nice")) b.min_nice = static_cast<int>(as_int(doc, *n, r.path("min_nice"), -20, 19));
   if (auto n = r.find("cpus")) b.cpus = load_cpu_list(doc, *n, r.path("cpus"), cpus);
+  r.read("android", b.android);
+  // The node flags below exist only in the Android Common Kernel's binder.
+  for (const char* key : {"inherit_rt", "min_policy", "min_rt_priority"})
+    if (auto n = r.find(key); n && !b.android)
+      fail(doc, *n, r.path(key), "is an Android Common Kernel node flag: set 'android: true' on this binder process");
+  r.read("inherit_rt", b.inherit_rt);
+  if (auto n = r.find("min_policy")) {
+    const std::vector<std::string> kMinPolicies = {"SCHED_OTHER", "SCHED_NORMAL", "SCHED_BATCH", "SCHED_FIFO", "SCHED_RR"};
+    b.min_policy = *policy_from_name(as_choice(doc, *n, r.path("min_policy"), kMinPolicies), false);
+  }
+  const bool rt_node = !is_fair_policy(b.min_policy);
+  if (auto n = r.find("min_rt_priority")) {
+    if (!rt_node) fail(doc, *n, r.path("min_rt_priority"), "applies with min_policy SCHED_FIFO or SCHED_RR");
+    b.min_rt_priority = static_cast<int>(as_int(doc, *n, r.path("min_rt_priority"), 1, 99));
+  } else if (rt_node) {
+    r.fail_here(fmt::format("min_policy {} needs 'min_rt_priority: 1..99'", policy_text(b.min_policy)));
+  }
+  if (auto n = r.find("min_nice"); n && rt_node)
+    fail(doc, *n, r.path("min_nice"), "applies with a SCHED_OTHER/BATCH min_policy (an RT one takes min_rt_priority)");
   return b;
 }
 
@@ -589,6 +608,14 @@ const std::vector<ParamDecl>& binder_proc_params() {
         {"min_nice", "int -20..19", std::to_string(d.min_nice),
          "its node's min_priority: the highest nice a synchronous transaction runs at (libbinder's default 0)"},
         {"cpus", "list of int, or \"0-3,6\"", "all CPUs", "the threads' affinity"},
+        {"android", "bool", "false",
+         "the Android Common Kernel's priority rules (binder_transaction_priority()): policy and RT priority "
+         "pass too, set before the thread's wake-up"},
+        {"inherit_rt", "bool", "false",
+         "android only: FLAT_BINDER_FLAG_INHERIT_RT, an RT caller's thread runs RT (else at nice 0)"},
+        {"min_policy", "SCHED_OTHER | SCHED_BATCH | SCHED_FIFO | SCHED_RR", "SCHED_OTHER",
+         "android only: the node's minimum policy (libbinder setMinSchedulerPolicy())"},
+        {"min_rt_priority", "int 1..99", "required with an RT min_policy", "android only: the node's minimum RT priority"},
     };
   }();
   return decls;

@@ -1,5 +1,6 @@
 // drivers/android/binder.c (Linux 6.12): binder_proc_transaction(),
-// binder_thread_read(), binder_free_buf(), as described in binder.h.
+// binder_thread_read(), binder_free_buf(), as described in binder.h; with
+// `android: true` the Android Common Kernel's priority rules.
 #include "models/kernel/binder/binder.h"
 
 #include <fmt/format.h>
@@ -9,6 +10,10 @@
 #include "sim/log.h"
 
 namespace schedlab {
+namespace {
+// is_rt_policy() (include/linux/sched/rt.h).
+bool is_rt_policy(Policy p) { return p == Policy::kFifo || p == Policy::kRr; }
+}  // namespace
 
 // One looper thread of the pool: IPCThreadState::joinThreadPool() over
 // binder_thread_read() and BC_REPLY / BC_FREE_BUFFER.
@@ -18,15 +23,21 @@ class BinderThread final : public TaskBody {
   Task& task() { return task_; }
   void give(const BinderProc::Transaction& t) { todo_.push_back(t); }  // onto thread->todo
   Action next(Task& self) override;
+  // ACK binder_transaction_priority(): t's priority onto this thread, once.
+  void transaction_priority(BinderProc::Transaction& t);
 
  private:
   void set_nice(Task& self, int nice);  // binder_set_nice()
+  void set_priority(Task& self, Policy policy, int prio);  // ACK binder_do_set_priority()
+  void restore(Task& self, Policy policy, int prio);     // either kernel's restore
   BinderProc& proc_;
   Task& task_;
   std::deque<BinderProc::Transaction> todo_;  // thread->todo
   BinderProc::Transaction cur_;
   bool serving_ = false;
-  int saved_nice_ = 0;  // t->saved_priority
+  int saved_nice_ = 0;  // t->saved_priority (mainline: a nice)
+  Policy saved_policy_ = Policy::kNormal;  // ACK t->saved_priority: policy and normal_prio
+  int saved_prio_ = 120;
 };
 
 void BinderThread::set_nice(Task& self, int nice) {
@@ -36,14 +47,60 @@ void BinderThread::set_nice(Task& self, int nice) {
   proc_.kernel().set_scheduler(self, self.policy, nice, 0);
 }
 
+// binder_do_set_priority() with CAP_SYS_NICE: a new policy or any RT
+// priority goes through sched_setscheduler_nocheck() (the nice stays), a
+// fair priority through set_user_nice().
+void BinderThread::set_priority(Task& self, Policy policy, int prio) {
+  if (self.policy == policy && self.normal_prio == prio) return;
+  const bool rt = is_rt_policy(policy);
+  SL_DEBUG("{:.6f} binder {}: {} prio {} -> {}{}", proc_.kernel().now().to_s(), proc_.name(), self.comm,
+           self.normal_prio, prio, rt ? (policy == Policy::kFifo ? " (FIFO)" : " (RR)") : "");
+  proc_.kernel().set_scheduler(self, policy, rt ? self.nice() : prio - kDefaultPrio,
+                               rt ? kMaxRtPrio - 1 - prio : 0);
+}
+
+void BinderThread::restore(Task& self, Policy policy, int prio) {
+  if (proc_.params_.android)
+    set_priority(self, policy, prio);
+  else
+    set_nice(self, prio - kDefaultPrio);
+}
+
+void BinderThread::transaction_priority(BinderProc::Transaction& t) {
+  if (t.set_priority_called) return;
+  t.set_priority_called = true;
+  Task& self = task_;
+  saved_policy_ = self.policy;
+  saved_prio_ = self.normal_prio;
+  const BinderProcParams& p = proc_.params_;
+  Policy policy = t.policy;
+  int prio = t.prio;
+  if (!p.inherit_rt && is_rt_policy(policy)) {
+    policy = Policy::kNormal;
+    prio = kDefaultPrio;
+  }
+  // The node's minimum, compared with the caller's own priority (not the
+  // one an RT caller was demoted to).
+  const bool node_rt = is_rt_policy(p.min_policy);
+  const int node_prio = node_rt ? kMaxRtPrio - 1 - p.min_rt_priority : kDefaultPrio + p.min_nice;
+  if (node_prio < t.prio || (node_prio == t.prio && p.min_policy == Policy::kFifo)) {
+    policy = p.min_policy;
+    prio = node_prio;
+  }
+  set_priority(self, policy, prio);
+}
+
 Action BinderThread::next(Task& self) {
   for (;;) {
     if (serving_) {
       serving_ = false;
       if (cur_.client) {
-        // BC_REPLY: binder_transaction(reply) restores the saved nice, then
-        // wake_up_interruptible_sync() of the caller.
-        set_nice(self, saved_nice_);
+        // BC_REPLY: binder_transaction(reply) restores the saved priority,
+        // then wake_up_interruptible_sync() of the caller.
+        if (proc_.params_.android)
+          set_priority(self, saved_policy_, saved_prio_);
+        else
+          set_nice(self, saved_nice_);
         cur_.client->binder_reply(self);
       } else {
         proc_.free_async_buffer(self);  // BC_FREE_BUFFER of the one-way buffer
@@ -56,7 +113,7 @@ Action BinderThread::next(Task& self) {
       t = todo_.front();
       todo_.pop_front();
     } else {
-      set_nice(self, proc_.params_.nice);
+      restore(self, Policy::kNormal, kDefaultPrio + proc_.params_.nice);  // proc->default_priority
       if (proc_.todo_.empty()) {
         proc_.waiting_.push_back(this);  // list_add(): the newest waiter is the head
         return Action::block(TaskState::kInterruptible);
@@ -66,12 +123,16 @@ Action BinderThread::next(Task& self) {
     }
     // BR_TRANSACTION: the node's priority rule.
     const bool sync = t.client != nullptr;
-    const int min_nice = proc_.params_.min_nice;
-    saved_nice_ = self.nice();
-    if (sync && t.priority < min_nice)
-      set_nice(self, t.priority);
-    else if (sync || saved_nice_ > min_nice)
-      set_nice(self, min_nice);
+    if (proc_.params_.android) {
+      transaction_priority(t);  // unless the caller applied it at hand-over
+    } else {
+      const int min_nice = proc_.params_.min_nice;
+      saved_nice_ = self.nice();
+      if (sync && t.priority < min_nice)
+        set_nice(self, t.priority);
+      else if (sync || saved_nice_ > min_nice)
+        set_nice(self, min_nice);
+    }
     cur_ = t;
     serving_ = true;
     if (t.work > Time::zero()) return Action::run(t.work.count());
@@ -84,6 +145,16 @@ BinderProc::BinderProc(Kernel& k, const BinderProcParams& params, Time start) : 
   for (int nice : {params_.nice, params_.min_nice})
     if (nice < -20 || nice > 19)
       throw ModelError(fmt::format("binder '{}': nice {} out of range -20..19", params_.name, nice));
+  const bool rt_node = is_rt_policy(params_.min_policy);
+  if (!params_.android && (params_.inherit_rt || rt_node))
+    throw ModelError(fmt::format("binder '{}': inherit_rt and an RT min_policy are the Android Common Kernel's "
+                                 "(set android: true)",
+                                 params_.name));
+  if (rt_node ? params_.min_rt_priority < 1 || params_.min_rt_priority > 99 : params_.min_rt_priority != 0)
+    throw ModelError(fmt::format("binder '{}': min_rt_priority {} (1..99 with an RT min_policy, else 0)",
+                                 params_.name, params_.min_rt_priority));
+  if (params_.min_policy == Policy::kIdle)
+    throw ModelError(fmt::format("binder '{}': min_policy SCHED_IDLE is not a binder policy", params_.name));
   const std::string group = "binder:" + params_.name;
   for (int i = 0; i < params_.threads; ++i) {
     // libbinder names its looper threads binder:PID_N, N counting from 1.
@@ -106,13 +177,16 @@ BinderThread* BinderProc::select_thread() {
   return t;
 }
 
-void BinderProc::enqueue_for(BinderThread* thread, const Transaction& t, const Task* waker, int from_cpu, bool sync) {
+void BinderProc::enqueue_for(BinderThread* thread, Transaction t, const Task* waker, int from_cpu, bool sync) {
   if (!thread) {
     // Every thread is busy: the first to come back for work takes it.
     todo_.push_back(t);
     ++queued_on_proc_;
     return;
   }
+  // ACK: the caller sets the chosen thread's priority before waking it,
+  // so the thread wakes up (and is placed) at that priority.
+  if (params_.android) thread->transaction_priority(t);
   thread->give(t);
   k_.try_to_wake_up(thread->task(), waker, from_cpu, sync ? kWfSync : 0);
 }
@@ -122,6 +196,15 @@ void BinderProc::transact(Task& caller, Time work, BinderClient* client) {
   Transaction t;
   t.work = work;
   t.priority = caller.nice();  // task_nice(current)
+  // ACK: a synchronous call from a fair or RT caller carries its policy
+  // and normal_prio (not a PI boost); otherwise the process's default.
+  if (client && caller.policy != Policy::kIdle) {
+    t.policy = caller.policy;
+    t.prio = caller.normal_prio;
+  } else {
+    t.policy = Policy::kNormal;
+    t.prio = kDefaultPrio + params_.nice;
+  }
   t.client = client;
   if (!client) {
     // One-way: one outstanding per node; the rest wait, unwoken.

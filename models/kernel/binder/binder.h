@@ -16,15 +16,29 @@
 // node->async_todo, and the thread's BC_FREE_BUFFER of the first moves it
 // to proc->todo and wakes a waiting thread (binder_free_buf()).
 //
-// Priority (mainline; Android's common kernel adds RT inheritance, not
-// modelled): a thread going back to wait for process work takes the
-// process's nice (binder_set_nice(proc->default_priority) in
+// Priority, mainline: a thread going back to wait for process work takes
+// the process's nice (binder_set_nice(proc->default_priority) in
 // binder_thread_read()); picking up a transaction it saves its nice and
 // takes the caller's when that is lower than the node's min_priority (sync
 // only), else the node's min_priority (always for sync; for one-way only
 // when that lowers its nice); the reply restores the saved nice
 // (binder_set_nice(in_reply_to->saved_priority)) before waking the caller.
 // The caller's priority is task_nice(current) at the call.
+//
+// Priority, Android Common Kernel (`android: true`; ACK's binder.c,
+// binder_transaction_priority() and binder_do_set_priority(), the rules of
+// android12-5.10 and later): a transaction carries the caller's policy and
+// normal_prio (sync, from a SCHED_OTHER/BATCH/FIFO/RR caller; else the
+// server process's default priority). It is applied when the transaction
+// is handed to a thread: by the caller, before the wake-up, when a thread
+// was waiting (binder_proc_transaction()), else by the thread taking it
+// from proc->todo (binder_thread_read()). An RT caller's policy passes
+// only if the node has FLAT_BINDER_FLAG_INHERIT_RT, else the thread runs
+// at nice 0; the node's minimum (policy and priority) wins when it is
+// higher, or equal and SCHED_FIFO. The reply and the return to waiting
+// restore as in mainline, policy included. The server's threads are
+// assumed to hold CAP_SYS_NICE (system_server, audioserver and the HALs
+// do), so no RLIMIT_RTPRIO/RLIMIT_NICE cap applies.
 //
 // Simplifications: one node per process (every transaction targets the
 // same node); no nested transactions (a server thread does not call out),
@@ -81,10 +95,13 @@ class BinderProc {
   friend class BinderThread;
   struct Transaction {
     Time work;
-    int priority = 0;                // the caller's nice
+    int priority = 0;                // the caller's nice (mainline)
+    Policy policy = Policy::kNormal;  // t->priority (android): policy and kernel prio
+    int prio = 120;
+    bool set_priority_called = false;  // android: applied to its thread already
     BinderClient* client = nullptr;  // nullptr: one-way
   };
-  void enqueue_for(BinderThread* thread, const Transaction& t, const Task* waker, int from_cpu, bool sync);
+  void enqueue_for(BinderThread* thread, Transaction t, const Task* waker, int from_cpu, bool sync);
   BinderThread* select_thread();                   // binder_select_thread_ilocked()
   void free_async_buffer(Task& self);              // binder_free_buf() of a one-way transaction
   Kernel& k_;

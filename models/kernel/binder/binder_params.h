@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "models/workload/task_spec.h"
+
 namespace schedlab {
 
 struct BinderProcParams {
@@ -13,6 +15,12 @@ struct BinderProcParams {
   int nice = 0;           // proc->default_priority: the nice of the process at open()
   int min_nice = 0;       // its node's min_priority (flat_binder_object priority bits; libbinder's default 0)
   std::vector<int> cpus;  // the threads' affinity; empty = all CPUs
+  // The Android Common Kernel's priority rules (binder_transaction_priority())
+  // instead of mainline's nice-only rule, with its node flags.
+  bool android = false;
+  bool inherit_rt = false;             // FLAT_BINDER_FLAG_INHERIT_RT (android only)
+  Policy min_policy = Policy::kNormal;  // node->sched_policy (android only; RT with min_rt_priority)
+  int min_rt_priority = 0;             // node->min_priority for an RT min_policy, 1..99
 };
 
 }  // namespace schedlab
