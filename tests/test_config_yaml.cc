@@ -479,6 +479,25 @@ TEST_CASE("Every example scenario in configs/scenarios loads without warnings", 
   CHECK(count >= 3);
 }
 
+TEST_CASE("Every shipped experiment and sweep loads with its variants", "[config][examples]") {
+  // load_experiment_file() / load_sweep_file() apply every variant's
+  // overlays to the scenario, so a key path or value the scenario refuses
+  // (e.g. an Android-only binder flag without android: true) fails here.
+  namespace fs = std::filesystem;
+  int count = 0;
+  for (const char* folder : {"experiments", "sweeps"}) {
+    for (const auto& entry : fs::directory_iterator(fs::path(SCHEDLAB_SOURCE_DIR) / "configs" / folder)) {
+      if (entry.path().extension() != ".yaml") continue;
+      INFO(entry.path().string());
+      const ExperimentSpec e = std::string(folder) == "sweeps" ? load_sweep_file(entry.path().string())
+                                                               : load_experiment_file(entry.path().string());
+      CHECK_FALSE(e.variants.empty());
+      ++count;
+    }
+  }
+  CHECK(count >= 10);
+}
+
 TEST_CASE("The example scenarios have the shapes their comments promise", "[config][examples]") {
   const std::string dir = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/";
   ScenarioParams hogs = load_scenario_file(dir + "two_hogs.yaml");

@@ -172,8 +172,6 @@ BinderProcParams load_binder_proc(const YamlDoc& doc, const YAML::Node& node, co
   } else if (rt_node) {
     r.fail_here(fmt::format("min_policy {} needs 'min_rt_priority: 1..99'", policy_text(b.min_policy)));
   }
-  if (auto n = r.find("min_nice"); n && rt_node)
-    fail(doc, *n, r.path("min_nice"), "applies with a SCHED_OTHER/BATCH min_policy (an RT one takes min_rt_priority)");
   return b;
 }
 
@@ -606,7 +604,8 @@ const std::vector<ParamDecl>& binder_proc_params() {
         {"nice", "int -20..19", std::to_string(d.nice),
          "the process's nice (proc->default_priority): its threads' nice while they wait for work"},
         {"min_nice", "int -20..19", std::to_string(d.min_nice),
-         "its node's min_priority: the highest nice a synchronous transaction runs at (libbinder's default 0)"},
+         "its node's min_priority: the highest nice a synchronous transaction runs at (libbinder's default 0; "
+         "unused with an RT min_policy)"},
         {"cpus", "list of int, or \"0-3,6\"", "all CPUs", "the threads' affinity"},
         {"android", "bool", "false",
          "the Android Common Kernel's priority rules (binder_transaction_priority()): policy and RT priority "
