@@ -193,3 +193,18 @@ TEST_CASE("a --json path that is a symbolic link writes its target and keeps the
   CHECK(fs::is_symlink(dir / "link.json"));
   CHECK_THAT(slurp(dir / "target.json"), Catch::StartsWith("{\n  \"format\": \"schedlab.run\""));
 }
+
+TEST_CASE("--log debug says why a balance pass moved nothing", "[cli][lb]") {
+  // Three hogs on two CPUs: each busy CPU's periodic pass finds the other
+  // CPU busiest and stops (a task-count split of 2 + 1 is no imbalance the
+  // balancer acts on); the log names the test that stopped it.
+  ScratchDir dir("log_balance");
+  const fs::path yaml = dir / "h3.yaml";
+  write_text(yaml,
+             "name: h3\nduration: 1s\nplatform: {cpus: 2}\nkernel: {version: \"6.12\"}\n"
+             "tasks:\n  - {name: h, instances: 3, events: [{run: 100ms}]}\n");
+  Cli r = run_schedlab(dir, "run " + shell_quote(yaml.string()) + " -q --log debug");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("balance cpu0 (busy): nothing moved, "));
+  CHECK_THAT(r.err, Catch::Contains("(busiest cpu1)"));
+}

@@ -610,7 +610,13 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // max_interval (2 x sd_weight), or to MAX_PINNED_INTERVAL when every
   // task it could have pulled was pinned.
   // "out_balanced" and "out_all_pinned" also clear sd->nr_balance_failed.
-  auto balanced = [&](bool one_pinned) {
+  // `why` names the test that ended the pass (for --log debug: why an
+  // idle CPU did not pull).
+  int busiest = -1;
+  auto balanced = [&](bool one_pinned, const char* why) {
+    SL_DEBUG("{:.6f} balance cpu{} ({}): nothing moved, {}{}", now().to_s(), dst.cpu,
+             idle == CpuIdleType::kNewlyIdle ? "newly idle" : idle == CpuIdleType::kIdle ? "idle" : "busy", why,
+             busiest >= 0 ? fmt::format(" (busiest cpu{})", busiest) : std::string());
     if (excluded) std::fill(lb_excluded_.begin(), lb_excluded_.end(), 0);
     if (!one_pinned) dst.sd_nr_balance_failed = 0;
     if (idle == CpuIdleType::kNewlyIdle || type == Migrate::kMisfit) return 0;
@@ -628,7 +634,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     // and overutilized.
     bool sg_overloaded = dst.nr_running > 1;
     bool sg_overutilized = cpu_overutilized(dst);
-    int busiest = -1;
+    busiest = -1;
     CpuStats bs;              // init_sd_lb_stats(): has_spare, no task,
     bs.idle_cpus = UINT_MAX;  // and more idle CPUs than any group
     // The domain's groups from the local one on, in CPU order.
@@ -673,22 +679,23 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     // update_sd_lb_stats() at the root domain: both flags are rewritten.
     rd_overloaded_ = sg_overloaded;
     rd_overutilized_ = sg_overutilized;
-    if (busiest < 0) return balanced(false);
+    if (busiest < 0) return balanced(false, "no CPU with a task to pull");
     // sched_balance_find_src_group().
     const bool misfit = bs.type == GroupType::kMisfit;
     const uint64_t sds_avg_load = total_load * 1024 / total_capacity;  // sds->avg_load
     if (!misfit) {
       // An EAS system that is not overutilized leaves placement to EAS.
-      if (!is_rd_overutilized()) return balanced(false);
-      if (local.type > bs.type) return balanced(false);
+      if (!is_rd_overutilized()) return balanced(false, "not overutilized: placement is left to EAS");
+      if (local.type > bs.type) return balanced(false, "the busiest group is of a lower type than the local one");
       if (local.type == GroupType::kOverloaded) {
-        if (local.avg_load >= bs.avg_load) return balanced(false);
-        if (local.avg_load >= sds_avg_load) return balanced(false);
-        if (100 * bs.avg_load <= kImbalancePct * local.avg_load) return balanced(false);
+        if (local.avg_load >= bs.avg_load) return balanced(false, "local load at least the busiest's");
+        if (local.avg_load >= sds_avg_load) return balanced(false, "local load at least the domain's average");
+        if (100 * bs.avg_load <= kImbalancePct * local.avg_load)
+          return balanced(false, "busiest load within imbalance_pct of the local one");
       }
       if (bs.type != GroupType::kOverloaded) {
-        if (!dst_idle) return balanced(false);
-        if (bs.h_nr == 1) return balanced(false);  // nothing waiting to run
+        if (!dst_idle) return balanced(false, "busiest not overloaded and this CPU is busy");
+        if (bs.h_nr == 1) return balanced(false, "busiest not overloaded with one task: nothing waiting");
       }
     }
     // calculate_imbalance().
@@ -710,8 +717,8 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     } else {
       if (local.type < GroupType::kOverloaded) {
         local.avg_load = local.load * 1024 / local.capacity;
-        if (local.avg_load >= bs.avg_load) return balanced(false);
-        if (local.avg_load >= sds_avg_load) return balanced(false);
+        if (local.avg_load >= bs.avg_load) return balanced(false, "local load at least the busiest's");
+        if (local.avg_load >= sds_avg_load) return balanced(false, "local load at least the domain's average");
       }
       // Unsigned, as the kernel's unsigned long: a busiest below the average
       // wraps and the local term decides.
@@ -720,14 +727,15 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
                                                 (sds_avg_load - local.avg_load) * local.capacity) /
                                        1024);
     }
-    if (imbalance <= 0) return balanced(false);
+    if (imbalance <= 0) return balanced(false, "no imbalance");
     Rq& src = *rqs_[busiest];
     // sched_balance_find_src_rq() for the group's one CPU (a misfit group on
     // an asymmetric system passed the capacity test already).
-    if (asym_capacity_ && !capacity_greater(local.capacity, bs.capacity) && bs.h_nr == 1) return balanced(false);
+    if (asym_capacity_ && !capacity_greater(local.capacity, bs.capacity) && bs.h_nr == 1)
+      return balanced(false, "one task on a CPU not smaller than this one");
     if (type == Migrate::kLoad && bs.h_nr == 1 && bs.load > static_cast<uint64_t>(imbalance) &&
         !check_cpu_capacity(src))
-      return balanced(false);
+      return balanced(false, "the busiest's one task outweighs the imbalance");
     // detach_tasks(): from the cold end of the task list (cfs_tasks' tail:
     // the task enqueued or picked least recently), while imbalance remains.
     // After failed passes (sd->nr_balance_failed) a task's load counts that
@@ -795,7 +803,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       // env->cpus and look again while another CPU than dst is left.
       lb_excluded_[static_cast<size_t>(busiest)] = 1;
       if (++excluded < n - 1) continue;
-      return balanced(false);  // out_all_pinned
+      return balanced(false, "every task pinned away");  // out_all_pinned
     }
     bool active = false;
     if (moved == 0) {
@@ -815,7 +823,8 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       if (imbalanced || reduced_capacity || type == Migrate::kMisfit) {
         // The stopper is kicked only if src's current task may run on dst
         // (the idle task may not): else out_one_pinned.
-        if (src.curr->is_idle_task || !allowed(*src.curr, dst.cpu)) return balanced(true);
+        if (src.curr->is_idle_task || !allowed(*src.curr, dst.cpu))
+          return balanced(true, "no task to take, and the running one may not move here");
         active = src.curr->state == TaskState::kRunning && src.curr->sched_class == SchedClassId::kFair;
       }
     } else {
@@ -882,6 +891,8 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   // the bound was sysctl_sched_migration_cost). The "out:" path still
   // offers the blocked-load update.
   if (!rd_overloaded_ || rq.avg_idle < rq.max_newidle_lb_cost) {
+    SL_DEBUG("{:.6f} newidle balance cpu{} skipped: {}", now().to_s(), rq.cpu,
+             !rd_overloaded_ ? "root domain not overloaded" : "avg_idle below max_newidle_lb_cost");
     nohz_newidle_balance(rq);
     return false;
   }
@@ -896,6 +907,7 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   int moved = 0;
   const uint32_t weight = 1 + rq.newidle_ratio;
   if (features_(SchedFeat::kNiRandom) && sched_rng(rq) % 1024 > weight) {
+    SL_DEBUG("{:.6f} newidle balance cpu{} skipped: NI_RANDOM (ratio {})", now().to_s(), rq.cpu, rq.newidle_ratio);
     update_newidle_stats(rq, 0);
   } else {
     moved = sched_balance_rq(rq, CpuIdleType::kNewlyIdle);
