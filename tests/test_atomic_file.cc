@@ -150,11 +150,16 @@ TEST_CASE("a path naming an open descriptor writes through it and keeps its mode
   REQUIRE(fd >= 0);
   write_file_atomically("/dev/fd/" + std::to_string(fd), "via /dev/fd\n");
   write_file_atomically("/proc/self/fd/" + std::to_string(fd), "via /proc/self/fd\n");
+  write_file_atomically("//dev/./fd/" + std::to_string(fd), "via //dev/./fd\n");
+  write_file_atomically("/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd), "via /proc/PID/fd\n");
+  std::filesystem::create_symlink("/dev/fd/" + std::to_string(fd), dir / "link");
+  write_file_atomically((dir / "link").string(), "via a link\n");
+  std::filesystem::remove(dir / "link");
   ::close(fd);
   struct stat after;
   REQUIRE(::stat(log.c_str(), &after) == 0);
   CHECK(after.st_ino == before.st_ino);  // the same file, not one renamed over it
-  CHECK(slurp(dir / "log") == "earlier\nvia /dev/fd\nvia /proc/self/fd\n");
+  CHECK(slurp(dir / "log") == "earlier\nvia /dev/fd\nvia /proc/self/fd\nvia //dev/./fd\nvia /proc/PID/fd\nvia a link\n");
   CHECK(dir.entries() == std::vector<std::string>{"log"});
   // A descriptor that is not open is an error with the reason.
   CHECK_THROWS_WITH(write_file_atomically("/dev/fd/987654", "x"), "cannot write '/dev/fd/987654': Bad file descriptor");

@@ -194,7 +194,7 @@ TEST_CASE("a --json path that is a symbolic link writes its target and keeps the
   CHECK_THAT(slurp(dir / "target.json"), Catch::StartsWith("{\n  \"format\": \"schedlab.run\""));
 }
 
-TEST_CASE("--log debug says why a balance pass moved nothing", "[cli][lb]") {
+TEST_CASE("the debug log says why a balance pass moved nothing", "[cli][lb]") {
   // Three hogs on two CPUs: each busy CPU's periodic pass finds the other
   // CPU busiest and stops (a task-count split of 2 + 1 is no imbalance the
   // balancer acts on); the log names the test that stopped it.
@@ -207,4 +207,18 @@ TEST_CASE("--log debug says why a balance pass moved nothing", "[cli][lb]") {
   REQUIRE(r.code == 0);
   CHECK_THAT(r.err, Catch::Contains("balance cpu0 (busy): nothing moved, "));
   CHECK_THAT(r.err, Catch::Contains("(busiest cpu1)"));
+}
+
+TEST_CASE("tables that cannot be written to standard output are an error", "[cli]") {
+  // `schedlab run x.yaml > /dev/full`: the tables are the output; losing
+  // them silently would exit 0 with nothing written.
+  ScratchDir dir("stdout_full");
+  const fs::path err = dir.path.parent_path() / "stdout_full.err";
+  const std::string cmd = shell_quote(SCHEDLAB_BINARY) + " run " + shell_quote(two_hogs()) + " >/dev/full 2>" +
+                          shell_quote(err.string());
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK_THAT(slurp(err), Catch::Contains("cannot write standard output: No space left on device"));
+  fs::remove(err);
 }

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <iostream>
@@ -68,7 +70,7 @@ void print_main_help() {
                "           wait, CPU share and per-CPU busy/idle time; write JSON, CSV, a trace\n"
                "  compare  run an experiment's variants (overlays on a scenario) N times each;\n"
                "           print every metric's change against the baseline with a 95% bootstrap\n"
-               "           interval, and who pays: every task group's latency and CPU share change\n"
+               "           interval, and who pays: every task group's latency and CPU use change\n"
                "  sweep    run a grid of overlays (lists, ranges, cartesian products) with\n"
                "           replications into a folder; resumable, shardable (--shard i/N)\n"
                "  merge    combine the folders of sharded sweeps into what one sweep writes\n"
@@ -167,8 +169,8 @@ void print_compare_help() {
                "each variant's mean over runs, its change in % against the baseline, and the\n"
                "change's 95% interval (paired percentile bootstrap over runs, B=2000); a change\n"
                "whose interval includes 0 is marked '~'. Below: who pays, i.e. every task\n"
-               "group's wakeup latency mean and P99 change and CPU share change, and the total\n"
-               "power and energy change. Output files appear whole or not at all.\n"
+               "group's wakeup latency mean and P99 change and the change of the CPUs it used,\n"
+               "and the total power and energy change. Output files appear whole or not at all.\n"
                "\n"
             << compare_options()
             << "\n"
@@ -656,7 +658,16 @@ int dispatch(int argc, char** argv) {
 int main(int argc, char** argv) {
   install_cleanup_signal_handlers();
   try {
-    return dispatch(argc, argv);
+    const int code = dispatch(argc, argv);
+    // The tables went to standard output: a full disk or a closed stdout
+    // is an error, as it is for an output file.
+    std::cout.flush();
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+      const int err = errno;
+      std::cerr << "error: cannot write standard output: " << (err ? std::strerror(err) : "write error") << '\n';
+      return kExitUsage;
+    }
+    return code;
   } catch (const CliError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return e.code;

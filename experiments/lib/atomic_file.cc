@@ -56,22 +56,44 @@ extern "C" void cleanup_and_reraise(int sig) {
 
 std::string errno_text(int err) { return err ? std::strerror(err) : "unknown error"; }
 
-// The open descriptor a path names, if it names one: /dev/stdout,
-// /dev/stderr, /dev/fd/N, /proc/self/fd/N. Writing through a copy of that
-// descriptor keeps what the shell set up (`>>` appends, `>` writes from
-// where the file stands); opening the path again would start at offset 0,
-// and renaming a file over it would replace the file the shell opened.
-std::optional<int> inherited_descriptor(const std::string& path) {
-  if (path == "/dev/stdout") return 1;
-  if (path == "/dev/stderr") return 2;
-  for (std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
-    if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix) != 0) continue;
+// The descriptor a path spells out, if it does (after lexical
+// normalisation: //dev/stdout, /dev/./stdout): /dev/stdout, /dev/stderr,
+// /dev/fd/N, /proc/self/fd/N, /proc/thread-self/fd/N, /proc/PID/fd/N with
+// this process's PID.
+std::optional<int> descriptor_spelled(const std::filesystem::path& path) {
+  const std::string s = path.lexically_normal().string();
+  if (s == "/dev/stdout") return 1;
+  if (s == "/dev/stderr") return 2;
+  const std::string own = fmt::format("/proc/{}/fd/", static_cast<long>(::getpid()));
+  for (std::string_view prefix : {std::string_view("/dev/fd/"), std::string_view("/proc/self/fd/"),
+                                  std::string_view("/proc/thread-self/fd/"), std::string_view(own)}) {
+    if (s.size() <= prefix.size() || s.compare(0, prefix.size(), prefix) != 0) continue;
     int fd = 0;
-    for (size_t i = prefix.size(); i < path.size(); ++i) {
-      if (path[i] < '0' || path[i] > '9' || fd > 1000000) return std::nullopt;
-      fd = fd * 10 + (path[i] - '0');
+    for (size_t i = prefix.size(); i < s.size(); ++i) {
+      if (s[i] < '0' || s[i] > '9' || fd > 1000000) return std::nullopt;
+      fd = fd * 10 + (s[i] - '0');
     }
     return fd;
+  }
+  return std::nullopt;
+}
+
+// The open descriptor a path names, if it names one: spelled out, or
+// through symbolic links (a link to /dev/stdout). Writing through a copy of
+// that descriptor keeps what the shell set up (`>>` appends, `>` writes
+// from where the file stands); opening the path again would start at
+// offset 0, and renaming a file over it would replace the file the shell
+// opened.
+std::optional<int> inherited_descriptor(const std::string& path) {
+  std::filesystem::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    if (auto fd = descriptor_spelled(p)) return fd;
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return std::nullopt;
+    std::error_code ec;
+    const std::filesystem::path link = std::filesystem::read_symlink(p, ec);
+    if (ec) return std::nullopt;
+    p = link.is_absolute() ? link : p.parent_path() / link;
   }
   return std::nullopt;
 }
