@@ -212,6 +212,9 @@ TEST_CASE("binder_procs and binder_call load from YAML and bad ones name the key
   CHECK_THAT(unknown.message(), Catch::Contains("system_server"));
   ConfigError threads = error_of("binder_procs:\n  - {name: s, threads: 0}\n" + call);
   CHECK(threads.key_path() == "binder_procs[0].threads");
+  ConfigError clash = error_of("binder_procs:\n  - {name: s, threads: 2}\ntasks:\n  - {name: \"binder:s_2\", events: [{run: 1ms}]}\n");
+  CHECK(clash.key_path() == "tasks[0].name");
+  CHECK_THAT(clash.message(), Catch::Contains("is a looper thread of binder process 's'"));
   ConfigError dup = error_of("binder_procs:\n  - {name: s}\n  - {name: s}\n" + call);
   CHECK_THAT(dup.message(), Catch::Contains("duplicate binder process name 's'"));
 }
@@ -330,6 +333,12 @@ TEST_CASE("the Android binder node flags load from YAML and need android: true",
   ConfigError mainline = error_of("binder_procs:\n  - {name: audio, inherit_rt: true}\n" + call);
   CHECK(mainline.key_path() == "binder_procs[0].inherit_rt");
   CHECK_THAT(mainline.message(), Catch::Contains("android: true"));
+  ConfigError rt_min = error_of("binder_procs:\n  - {name: audio, min_policy: SCHED_FIFO, min_rt_priority: 1}\n" + call);
+  CHECK(rt_min.key_path() == "binder_procs[0].min_policy");
+  // Mainline's own values may be spelled out (an overlay switching back).
+  const ScenarioParams back = load_scenario_yaml(
+      "binder_procs:\n  - {name: audio, android: false, inherit_rt: false, min_policy: SCHED_OTHER}\n" + call, "t.yaml");
+  CHECK_FALSE(back.binder_procs.at(0).android);
   ConfigError no_prio = error_of("binder_procs:\n  - {name: audio, android: true, min_policy: SCHED_RR}\n" + call);
   CHECK_THAT(no_prio.message(), Catch::Contains("min_rt_priority: 1..99"));
   ConfigError idle = error_of("binder_procs:\n  - {name: audio, android: true, min_policy: SCHED_IDLE}\n" + call);

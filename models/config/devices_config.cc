@@ -156,16 +156,19 @@ BinderProcParams load_binder_proc(const YamlDoc& doc, const YAML::Node& node, co
   if (auto n = r.find("min_nice")) b.min_nice = static_cast<int>(as_int(doc, *n, r.path("min_nice"), -20, 19));
   if (auto n = r.find("cpus")) b.cpus = load_cpu_list(doc, *n, r.path("cpus"), cpus);
   r.read("android", b.android);
-  // The node flags below exist only in the Android Common Kernel's binder.
-  for (const char* key : {"inherit_rt", "min_policy", "min_rt_priority"})
-    if (auto n = r.find(key); n && !b.android)
-      fail(doc, *n, r.path(key), "is an Android Common Kernel node flag: set 'android: true' on this binder process");
   r.read("inherit_rt", b.inherit_rt);
   if (auto n = r.find("min_policy")) {
     const std::vector<std::string> kMinPolicies = {"SCHED_OTHER", "SCHED_NORMAL", "SCHED_BATCH", "SCHED_FIFO", "SCHED_RR"};
     b.min_policy = *policy_from_name(as_choice(doc, *n, r.path("min_policy"), kMinPolicies), false);
   }
   const bool rt_node = !is_fair_policy(b.min_policy);
+  // INHERIT_RT and an RT node minimum exist only in the Android Common
+  // Kernel's binder (their mainline values, false and a fair policy, may be
+  // spelled out, so an overlay can switch a process back to mainline).
+  if (!b.android)
+    for (const char* key : {"inherit_rt", "min_policy"})
+      if (auto n = r.find(key); n && (std::string_view(key) == "inherit_rt" ? b.inherit_rt : rt_node))
+        fail(doc, *n, r.path(key), "is an Android Common Kernel node flag: set 'android: true' on this binder process");
   if (auto n = r.find("min_rt_priority")) {
     if (!rt_node) fail(doc, *n, r.path("min_rt_priority"), "applies with min_policy SCHED_FIFO or SCHED_RR");
     b.min_rt_priority = static_cast<int>(as_int(doc, *n, r.path("min_rt_priority"), 1, 99));
