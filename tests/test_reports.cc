@@ -443,7 +443,8 @@ void script(FtraceWriter& w, TraceTasks& t) {
   w.on_wakeup(Time::ns(2000005), t.b, 1);
   w.on_cpu_idle(Time::ns(2000100), 1, -1);
   w.on_switch(Time::ns(2000200), 1, t.idle1, TaskState::kRunning, t.b);
-  w.on_prio_change(3_ms, t.a, 120, 49);
+  w.on_prio_change(3_ms, t.a, 120, 49, true);
+  w.on_prio_change(Time::ns(3000500), t.a, 49, 110, false);  // a setscheduler change: not traced
   w.on_switch(4_ms, 0, t.a, TaskState::kUninterruptible, t.idle0);
   w.on_cpu_idle(4_ms, 0, 1);
   w.on_switch(5_ms, 1, t.b, TaskState::kRunning, t.idle1);

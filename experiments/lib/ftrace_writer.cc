@@ -283,7 +283,10 @@ void FtraceWriter::on_frame(Time t, const FrameEvent& e) {
   maybe_flush();
 }
 
-void FtraceWriter::on_prio_change(Time t, const Task& p, int old_prio, int new_prio) {
+void FtraceWriter::on_prio_change(Time t, const Task& p, int old_prio, int new_prio, bool pi) {
+  // Only rt_mutex_setprio() traces; a setscheduler change shows in the
+  // task's next sched_switch prio.
+  if (!pi) return;
   Context ctx;
   ctx.cpu = p.cpu;
   ctx.task = current(p.cpu);

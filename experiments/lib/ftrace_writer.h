@@ -57,7 +57,7 @@ class FtraceWriter : public SchedObserver {
   void on_switch(Time t, int cpu, const Task& prev, TaskState prev_state, const Task& next) override;
   void on_migrate(Time t, const Task& p, int from_cpu, int to_cpu) override;
   void on_cpu_idle(Time t, int cpu, int state) override;
-  void on_prio_change(Time t, const Task& p, int old_prio, int new_prio) override;
+  void on_prio_change(Time t, const Task& p, int old_prio, int new_prio, bool pi) override;
   void on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) override;
   void on_work_item(Time t, const WorkItemEvent& e) override;
   void on_drm_job(Time t, const DrmJobEvent& e) override;

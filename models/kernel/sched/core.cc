@@ -1134,7 +1134,7 @@ void Kernel::rt_mutex_setprio(Task& p, int prio) {
   int old_prio = p.prio;
   SchedClassId old_class = p.sched_class;
   const SchedChange c = sched_change_begin(p, true, rt_prio(prio) != rt_prio(old_prio));
-  for (auto* o : observers_) o->on_prio_change(now(), p, old_prio, prio);
+  for (auto* o : observers_) o->on_prio_change(now(), p, old_prio, prio, true);
   SL_DEBUG("{:.6f} pi: {}-{} prio {} -> {}", now().to_s(), p.comm, p.pid, old_prio, prio);
   p.prio = prio;
   p.sched_class = class_for(p);

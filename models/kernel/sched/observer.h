@@ -137,8 +137,11 @@ class SchedObserver {
   // power:cpu_frequency: the CPU's frequency domain switched to freq_khz
   // (emitted for every CPU of the domain).
   virtual void on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) {}
-  // Priority changed (PI boost/unboost, setscheduler): sched_pi_setprio.
-  virtual void on_prio_change(Time t, const Task& p, int old_prio, int new_prio) {}
+  // Effective priority changed: by a PI boost or unboost (rt_mutex_setprio(),
+  // the kernel's sched_pi_setprio) when `pi`, else by sched_setscheduler()
+  // or set_user_nice() (binder, kthread_worker follow, WQ_SYSFS), which
+  // the kernel does not trace.
+  virtual void on_prio_change(Time t, const Task& p, int old_prio, int new_prio, bool pi) {}
   // Workqueue and kthread_worker items (models/kernel/workqueue/, kthread_worker.h).
   virtual void on_work_item(Time t, const WorkItemEvent& e) {}
   // DRM GPU scheduler jobs (models/devices/drm_sched.h).

@@ -66,7 +66,7 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
     p.se.inv_weight = policy == Policy::kIdle ? kWmultIdlePrio : nice_to_wmult(nice);
   }
   if (new_prio != old_prio) {
-    for (auto* o : observers_) o->on_prio_change(now(), p, old_prio, new_prio);
+    for (auto* o : observers_) o->on_prio_change(now(), p, old_prio, new_prio, false);
     SL_DEBUG("{:.6f} setscheduler: {}-{} {} prio {} -> {}", now().to_s(), p.comm, p.pid, policy_name(policy),
              old_prio, new_prio);
   }
