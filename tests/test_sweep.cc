@@ -11,6 +11,7 @@
 #include "experiment_test_util.h"
 #include "experiments/lib/sensitivity.h"
 #include "experiments/lib/sweep.h"
+#include "models/config/config.h"
 
 using namespace schedlab;
 using namespace schedlab::testing;
@@ -353,4 +354,24 @@ TEST_CASE("compare and sweep draw their plots as PNG files", "[plots][cli]") {
   CHECK(slurp(dir / "cp" / "latency_cdf.png").substr(0, 8) == png_magic);
   CHECK(slurp(dir / "cp" / "changes.png").substr(0, 8) == png_magic);
   CHECK_THAT(slurp(dir / "cp" / "compare_data.json"), Catch::Contains("\"format\": \"schedlab.compare.plotdata\""));
+}
+
+TEST_CASE("a sweep's variants are checked together with the grid they run with", "[sweep][config]") {
+  // The variant makes hog_a SCHED_FIFO, whose priority only the grid gives:
+  // alone the variant would be refused ("needs 'priority'"), but every
+  // point the engine runs has a priority. A bad grid value is still
+  // refused at load, naming its point.
+  ScratchDir dir("sweep_variant_grid");
+  write_text(dir / "s.yaml", "platform: {cpus: 1}\ntasks:\n  - {name: hog_a, events: [{run: 1ms}]}\n");
+  const std::string sweep = (dir / "sweep.yaml").string();
+  const std::string head = "name: fifo_prio\nscenario: s.yaml\nruns: 1\nvariants:\n  - name: fifo\n    set:\n"
+                           "      \"tasks[hog_a].policy\": SCHED_FIFO\n";
+  const ExperimentSpec ok = load_sweep_yaml(head + "grid:\n  tasks[hog_a].priority: [1, 50]\n", sweep);
+  CHECK(ok.grid.at(0).values.size() == 2);
+  try {
+    load_sweep_yaml(head + "grid:\n  tasks[hog_a].priority: [1, 500]\n", sweep);
+    FAIL("a priority of 500 was accepted");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("variant 'fifo', tasks[hog_a].priority=500"));
+  }
 }

@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstdint>
 #include <filesystem>
 #include <set>
 #include <tuple>
@@ -298,23 +299,37 @@ std::string resolve_against(const std::string& file, const std::string& path) {
   return (base / p).lexically_normal().string();
 }
 
-// Tries every variant (and, for sweeps, every grid value on the baseline) on
-// the scenario, so errors surface before any simulation.
+// Tries every variant and, for sweeps, every grid value on the scenario,
+// so errors surface before any simulation. A sweep's point is what the
+// engine applies (SweepManifest::overlays_of()): the common overlays, the
+// variant's, then one value per axis. Each variant is tried at the grid's
+// first point, and each grid value with the first variant and the other
+// axes' first values: every overlay once, in the company it runs in (a
+// variant that needs a grid value, e.g. an RT policy whose priority is
+// swept, is not tried without one).
 void check_overlays(const ExperimentSpec& e) {
-  auto overlays_of = [&](const VariantSpec& v) {  // what the engine applies: common ones first
+  auto point = [&](const VariantSpec& v, size_t axis, size_t value) {
     std::vector<Overlay> all = e.common;
     all.insert(all.end(), v.overlays.begin(), v.overlays.end());
+    for (size_t a = 0; a < e.grid.size(); ++a) {
+      const SweepAxis& x = e.grid[a];
+      all.push_back({x.path, x.values[a == axis ? value : 0].text, x.origin});
+    }
     return all;
   };
+  auto grid_label = [&](size_t axis, size_t value) {
+    std::string out;
+    for (size_t a = 0; a < e.grid.size(); ++a)
+      out += fmt::format(", {}={}", e.grid[a].path, e.grid[a].values[a == axis ? value : 0].text);
+    return out;
+  };
   for (const VariantSpec& v : e.variants)
-    load_scenario_with_overlays(e.scenario, overlays_of(v), fmt::format("variant '{}'", v.name));
-  for (const SweepAxis& axis : e.grid) {
-    for (const AxisValue& value : axis.values) {
-      std::vector<Overlay> all = overlays_of(e.variants[0]);
-      all.push_back({axis.path, value.text, axis.origin});
-      load_scenario_with_overlays(e.scenario, all, fmt::format("grid value {}={}", axis.path, value.text));
-    }
-  }
+    load_scenario_with_overlays(e.scenario, point(v, SIZE_MAX, 0),
+                                fmt::format("variant '{}'{}", v.name, grid_label(SIZE_MAX, 0)));
+  for (size_t a = 0; a < e.grid.size(); ++a)
+    for (size_t i = 1; i < e.grid[a].values.size(); ++i)
+      load_scenario_with_overlays(e.scenario, point(e.variants[0], a, i),
+                                  fmt::format("variant '{}'{}", e.variants[0].name, grid_label(a, i)));
 }
 
 ExperimentSpec load_spec(std::string_view text, const std::string& name, FileKind kind) {
