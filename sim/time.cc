@@ -83,6 +83,12 @@ std::optional<Time> parse_duration(std::string_view text, std::string* why) {
     return std::nullopt;
   }
   int64_t v = ip * scale + frac;
+  // Digits below a nanosecond are truncated; a non-zero value that would
+  // truncate to nothing (0.5ns) is refused rather than read as 0.
+  if (v == 0 && fn != 0) {
+    if (why) *why = fmt::format("'{}' is below the simulator's 1 ns resolution", text);
+    return std::nullopt;
+  }
   return Time::ns(negative ? -v : v);
 }
 

@@ -550,3 +550,9 @@ TEST_CASE("A wait nobody signals and a timer used with two periods are warned ab
   CHECK_THAT(s.warnings[1], Catch::Contains("tasks[0].events[2].wait") &&
                                 Catch::Contains("no task signals or broadcasts condition 'c'"));
 }
+
+TEST_CASE("an empty task list is called empty", "[config]") {
+  const ConfigError e = error_of("tasks: []\n");
+  CHECK(e.key_path() == "tasks");
+  CHECK_THAT(e.message(), Catch::Contains("expected a non-empty sequence of tasks, got an empty sequence"));
+}

@@ -316,3 +316,14 @@ TEST_CASE("compare with a bad overlay exits 2 naming the experiment file's line 
   CHECK_THAT(r.err, Catch::Contains("did you mean 'features'?"));
   CHECK(r.out.empty());
 }
+
+TEST_CASE("a start jitter as long as a run is refused at start_jitter", "[overlay][experiment]") {
+  // Tasks delayed past the run's end never run and would vanish from every
+  // table, the who-pays one included.
+  ExperimentFile f("experiment_jitter");
+  const std::string head = "name: demo\nscenario: small.yaml\nduration: 1s\nvariants:\n  - name: a\n  - name: b\n";
+  const ConfigError e = experiment_error(f, head + "start_jitter: 1s\n");
+  CHECK(e.key_path() == "start_jitter");
+  CHECK_THAT(e.message(), Catch::Contains("1s is not shorter than a run (1s)"));
+  CHECK(load_experiment_file(f.path(head + "start_jitter: 999ms\n")).start_jitter == Time::ms(999));
+}

@@ -64,6 +64,11 @@ TEST_CASE("parse_duration reads decimal fractions exactly, without double roundi
   CHECK(parse_duration("0.000000001s")->count() == 1);
   // Digits below a nanosecond are truncated, never rounded up.
   CHECK(parse_duration("1.9ns")->count() == 1);
+  // ... but a non-zero value below 1 ns is not silently 0.
+  std::string why;
+  CHECK_FALSE(parse_duration("0.5ns", &why));
+  CHECK(why == "'0.5ns' is below the simulator's 1 ns resolution");
+  CHECK(parse_duration("0.0s") == Time::zero());
 }
 
 TEST_CASE("parse_duration keeps long fractions from overflowing", "[time][parse]") {

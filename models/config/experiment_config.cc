@@ -307,7 +307,8 @@ std::string resolve_against(const std::string& file, const std::string& path) {
 // axes' first values: every overlay once, in the company it runs in (a
 // variant that needs a grid value, e.g. an RT policy whose priority is
 // swept, is not tried without one).
-void check_overlays(const ExperimentSpec& e) {
+// Returns the shortest run duration among the variants.
+Time check_overlays(const ExperimentSpec& e) {
   auto point = [&](const VariantSpec& v, size_t axis, size_t value) {
     std::vector<Overlay> all = e.common;
     all.insert(all.end(), v.overlays.begin(), v.overlays.end());
@@ -323,13 +324,17 @@ void check_overlays(const ExperimentSpec& e) {
       out += fmt::format(", {}={}", e.grid[a].path, e.grid[a].values[a == axis ? value : 0].text);
     return out;
   };
+  Time shortest = Time::max();
   for (const VariantSpec& v : e.variants)
-    load_scenario_with_overlays(e.scenario, point(v, SIZE_MAX, 0),
-                                fmt::format("variant '{}'{}", v.name, grid_label(SIZE_MAX, 0)));
+    shortest = std::min(shortest, load_scenario_with_overlays(e.scenario, point(v, SIZE_MAX, 0),
+                                                              fmt::format("variant '{}'{}", v.name,
+                                                                          grid_label(SIZE_MAX, 0)))
+                                      .duration);
   for (size_t a = 0; a < e.grid.size(); ++a)
     for (size_t i = 1; i < e.grid[a].values.size(); ++i)
       load_scenario_with_overlays(e.scenario, point(e.variants[0], a, i),
                                   fmt::format("variant '{}'{}", e.variants[0].name, grid_label(a, i)));
+  return shortest;
 }
 
 ExperimentSpec load_spec(std::string_view text, const std::string& name, FileKind kind) {
@@ -392,7 +397,13 @@ ExperimentSpec load_spec(std::string_view text, const std::string& name, FileKin
   }
   if (auto n = r.find("published")) load_published(doc, *n, "published", e);
   if (auto n = r.find("grid")) e.grid = load_grid(doc, *n, "grid");
-  check_overlays(e);
+  const Time shortest = check_overlays(e);
+  // A task whose start is delayed past the run's end never runs, and
+  // would vanish from every table.
+  if (auto n = r.find("start_jitter"); n && e.start_jitter >= shortest)
+    fail(doc, *n, "start_jitter",
+         fmt::format("{} is not shorter than a run ({}): tasks would start after it ended",
+                     duration_text(e.start_jitter), duration_text(shortest)));
   return e;
 }
 

@@ -68,7 +68,7 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
 std::string describe_node(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a sequence";
+    case YAML::NodeType::Sequence: return node.size() == 0 ? "an empty sequence" : "a sequence";
     case YAML::NodeType::Null: return "an empty value";
     case YAML::NodeType::Scalar: return fmt::format("'{}'", node.Scalar());
     default: return "nothing";
