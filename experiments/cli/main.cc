@@ -446,6 +446,12 @@ int run_command(const std::vector<std::string>& args) {
   }
   if (progress) std::fputs("\r\033[K", stderr);
 
+  // The tables first, then the files: a report sent to /dev/stdout follows
+  // the tables, as in `compare`.
+  if (!a.quiet) {
+    std::cout << render_report(set);
+    std::cout.flush();
+  }
   std::vector<AtomicFile*> files;
   if (json_file) {
     json_file->write(render_json(set));
@@ -464,11 +470,6 @@ int run_command(const std::vector<std::string>& args) {
     files.push_back(wake_file.get());
   }
   commit_all(files);
-
-  if (!a.quiet) {
-    std::cout << render_report(set);
-    std::cout.flush();
-  }
   return kExitOk;
 }
 
@@ -529,6 +530,10 @@ int compare_command(const std::vector<std::string>& args) {
   }
   progress.finish();
 
+  if (!quiet) {
+    std::cout << render_compare_report(c);
+    std::cout.flush();
+  }
   std::vector<AtomicFile*> files;
   if (json_file) {
     json_file->write(render_compare_json(c));
@@ -545,10 +550,6 @@ int compare_command(const std::vector<std::string>& args) {
     files.push_back(wake_file.get());
   }
   commit_all(files);
-  if (!quiet) {
-    std::cout << render_compare_report(c);
-    std::cout.flush();
-  }
   if (!plot.empty()) {
     make_plot_dir(plot);
     const std::string data = (std::filesystem::path(plot) / "compare_data.json").string();
