@@ -327,3 +327,11 @@ TEST_CASE("a start jitter as long as a run is refused at start_jitter", "[overla
   CHECK_THAT(e.message(), Catch::Contains("1s is not shorter than a run (1s)"));
   CHECK(load_experiment_file(f.path(head + "start_jitter: 999ms\n")).start_jitter == Time::ms(999));
 }
+
+TEST_CASE("an error inside a whole list set by an overlay names the inner key", "[overlay]") {
+  const ConfigError e = error_of({at("tasks", "[{name: x, nice: 50, events: [{run: 1ms}]}]")});
+  CHECK(e.file() == "exp.yaml");
+  CHECK(e.line() == 7);
+  CHECK(e.key_path() == "tasks[0].nice");
+  CHECK_THAT(e.message(), Catch::Contains("50 is out of range"));
+}

@@ -217,7 +217,12 @@ ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std
     for (size_t i = overlays.size(); i-- > 0;) {
       if (is_path_prefix(e.key_path(), canonical[i]) || is_path_prefix(canonical[i], e.key_path())) {
         const Overlay& ov = overlays[i];
-        throw ConfigError(ov.origin.file, ov.origin.line, ov.origin.column, ov.path,
+        // Inside a compound value (a whole list or map set at once) the
+        // key below the overlay's path still tells which entry is wrong.
+        std::string key = ov.path;
+        if (e.key_path().size() > canonical[i].size() && is_path_prefix(canonical[i], e.key_path()))
+          key += e.key_path().substr(canonical[i].size());
+        throw ConfigError(ov.origin.file, ov.origin.line, ov.origin.column, key,
                           fmt::format("{} (overlay {}={} on {}{})", e.message(), ov.path, ov.value, name,
                                       label.empty() ? "" : ", " + label));
       }
