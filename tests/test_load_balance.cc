@@ -560,3 +560,29 @@ TEST_CASE("a balance pass attaches its tasks in the reverse of their detach orde
   CHECK(moves.first_seq > moves.second_seq);  // the first detached was enqueued last
 
 }
+
+// account_entity_enqueue() puts a woken task at the head of cfs_tasks: it
+// is then hotter than a task picked before its wake-up (one CPU: the hog
+// runs, the sleeper wakes at 7 ms).
+TEST_CASE("a woken task is enqueued at the head of cfs_tasks", "[lb]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 1);
+  p.duration = Time::ms(20);
+  p.tasks = {hog("h"), task("w", {ev_run(Time::us(100)), ev_sleep(Time::ms(7)), ev_sleep(Time::s(1))})};
+  struct AtWake : SchedObserver {
+    const Task* w = nullptr;
+    const Task* h = nullptr;
+    uint64_t w_seq = 0, h_seq = 0;
+    void on_wakeup(Time t, const Task& p, int) override {
+      if (p.comm == "w" && t > Time::ms(1) && !w_seq) {
+        w_seq = p.se.cfs_tasks_seq;
+        h_seq = h->se.cfs_tasks_seq;
+      }
+    }
+  } at;
+  System sys(p, 1);
+  at.h = &find_task(sys.kernel(), "h");
+  sys.add_observer(&at);
+  sys.run();
+  REQUIRE(at.w_seq > 0);
+  CHECK(at.w_seq > at.h_seq);
+}

@@ -306,7 +306,7 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
     if (p.cpus_allowed[c]) max_allowed_cap_.back() = std::max(max_allowed_cap_.back(), rqs_[c]->capacity);
   p.state = TaskState::kNew;
   tasks_.push_back(std::move(t));
-  lb_walk_.reserve(tasks_.size());
+  lb_walk_.reserve(tasks_.size() + 32);  // + the refused tasks a walk meets again (loop_max <= 32)
   lb_detached_.reserve(tasks_.size());
   return p;
 }
@@ -471,6 +471,9 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
 }
 
 void Kernel::activate_task(Rq& rq, Task& p, int flags) {
+  // account_entity_enqueue(): a woken or new task goes to the head of
+  // cfs_tasks too.
+  if (p.sched_class == SchedClassId::kFair) cfs_tasks_move_to_head(p);
   class_of(p).enqueue_task(rq, p, flags);
   p.on_rq = true;
   add_nr_running(rq);

@@ -96,6 +96,9 @@ namespace {
 constexpr uint64_t kImbalancePct = 117;
 // sysctl_sched_migration_cost: a task that ran this recently is cache hot.
 constexpr int64_t kMigrationCostNs = 500000;
+// sysctl_sched_nr_migrate (SCHED_NR_MIGRATE_BREAK without PREEMPT_RT):
+// detach_tasks() looks at no more tasks than this in one pass.
+constexpr int kSchedNrMigrate = 32;
 // busy_factor of sd_init(): a busy CPU balances 16x less often.
 constexpr int64_t kBusyFactor = 16;
 // MAX_PINNED_INTERVAL (fair.c): how far sd->balance_interval backs off (ms)
@@ -771,9 +774,16 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     const int failed = dst.sd_nr_balance_failed;
     const bool ignore_hot = failed > kCacheNiceTries;
     const unsigned shift = static_cast<unsigned>(std::min(failed, 63));  // shr_bound()
-    for (size_t i = 0; src.nr_running > 1 && !all_pinned && i < lb_walk_.size(); ++i) {
+    // env->loop_max = min(sysctl_sched_nr_migrate (32), busiest's
+    // nr_running, RT tasks included): a refused task goes to the list's
+    // head, where the walk may meet it again (the list rotates); the model
+    // keeps the list in lb_walk_ from `front` on, head last.
+    const int loop_max = std::min(kSchedNrMigrate, static_cast<int>(src.nr_running));
+    size_t front = 0;
+    for (int loop = 1; src.nr_running > 1 && !all_pinned && front < lb_walk_.size(); ++loop) {
       if (dst_idle && src.nr_running <= 1) break;  // don't steal all
-      Task& p = *lb_walk_[i];
+      if (loop > loop_max) break;                  // more or less seen every task
+      Task& p = *lb_walk_[front++];
       bool take = can_migrate_task(p, dst.cpu, ignore_hot, type == Migrate::kLoad);
       if (take && type == Migrate::kLoad) {
         const uint64_t load = std::max<uint64_t>(p.se.avg.load_avg, 1);
@@ -786,7 +796,8 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
         --imbalance;
       }
       if (!take) {
-        cfs_tasks_move_to_head(p);  // skipped: to the list's head, out of this walk
+        cfs_tasks_move_to_head(p);  // skipped: to the list's head
+        lb_walk_.push_back(&p);
         continue;
       }
       SL_DEBUG("{:.6f} load balance: {}-{} cpu{} -> cpu{} ({})", now().to_s(), p.comm, p.pid, src.cpu, dst.cpu,
