@@ -225,6 +225,46 @@ TEST_CASE("a remote wake-up is queued for the IPI only onto an idle CPU", "[smp]
   CHECK(idle[1] == Time::us(7));
 }
 
+// ttwu_queue_cond()'s first test: CPUs that share no cache
+// (cpus_share_cache(), sd_llc_id) always use the wake list, busy target or
+// not. Phone B's LLC is per cluster (CPUs 0-4, 5-6): a FIFO sleeper on a
+// busy CPU of the other cluster is enqueued 2 + 5 us after its waking, one
+// on a busy CPU of the waker's cluster at 2 us.
+TEST_CASE("a remote wake-up across LLCs always goes by the IPI", "[smp][overheads]") {
+  auto enqueue_delay = [](int target) {
+    ScenarioParams p = load_scenario_yaml(std::string("platform: {file: \"") + SCHEDLAB_SOURCE_DIR +
+                                              "/configs/platforms/phone_b_7cpu.yaml\"}\n"
+                                              "tasks: [{name: x, events: [{run: 1ms}]}]\n",
+                                          "phone_b_test.yaml");
+    p.duration = Time::ms(20);
+    p.kernel.ipi_latency = Time::us(5);
+    p.kernel.wakeup_cost = Time::us(2);
+    TaskSpec sleeper = task("sleeper", {ev_suspend(), ev_run(Time::ms(1))}, Policy::kFifo, 10);
+    sleeper.cpus = {target};
+    TaskSpec waker = task("waker", {ev_sleep(Time::ms(2)), ev_resume("sleeper"), ev_run(Time::ms(5)), ev_sleep(Time::s(1))});
+    waker.cpus = {0};
+    TaskSpec bg = hog("bg");
+    bg.cpus = {target};
+    p.tasks = {sleeper, waker, bg};
+    struct Times : SchedObserver {
+      Time waking = Time::max(), wakeup = Time::max();
+      void on_waking(Time t, const Task& p, const Task*, int) override {
+        if (p.comm == "sleeper" && t > Time::ms(1)) waking = t;
+      }
+      void on_wakeup(Time t, const Task& p, int) override {
+        if (p.comm == "sleeper" && t > Time::ms(1)) wakeup = t;
+      }
+    } times;
+    System sys(p, 1);
+    sys.add_observer(&times);
+    sys.run();
+    REQUIRE(times.waking < Time::ms(4));
+    return times.wakeup - times.waking;
+  };
+  CHECK(enqueue_delay(1) == Time::us(2));  // same cluster, busy: enqueued by the waker
+  CHECK(enqueue_delay(5) == Time::us(7));  // other cluster: the wake list and the IPI
+}
+
 // sched_balance_newidle() (fair.c, 6.12) returns at once when a wake-up is
 // already on its way to the CPU (this_rq->ttwu_pending): it would pull a
 // task only to have the woken one wait behind it.

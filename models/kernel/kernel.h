@@ -661,6 +661,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   // sched_balance_rq()'s CPUs taken out of env->cpus by the LBF_ALL_PINNED
   // redo (one flag per CPU, all clear between passes).
   std::vector<uint8_t> lb_excluded_;
+  // sd_llc_id per CPU (update_top_cache_domain(), from the platform's
+  // topology): cpus_share_cache() for ttwu_queue_cond(). All 0 (one LLC)
+  // for a platform of identical CPUs.
+  std::vector<int> llc_id_;
   // rq->cfs_tasks' order as a stamp per task (SchedEntity::cfs_tasks_seq).
   uint64_t cfs_tasks_clock_ = 0;
   // detach_tasks()'s walk of the busiest CPU's tasks and env->tasks (sized

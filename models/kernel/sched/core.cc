@@ -124,6 +124,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     rqs_.push_back(std::move(rq));
   }
   resched_mask_.assign((static_cast<size_t>(nr_cpus) + 63) / 64, 0);
+  llc_id_.assign(static_cast<size_t>(nr_cpus), 0);
   lb_excluded_.assign(static_cast<size_t>(nr_cpus), 0);
   seed_sched_rng(0);
   // The stopper as __schedule() sees it after an active balance:
@@ -403,7 +404,7 @@ void Kernel::on_event(uint64_t t) {
       Task& p = *tasks_[arg];
       // A wake-list entry completes on the target; a direct remote
       // enqueue is the waking CPU's work (its resched is an IPI).
-      if (p.ttwu_from_cpu < 0) --rqs_[p.cpu]->ttwu_pending;
+      --rqs_[p.cpu]->ttwu_pending;
       event_cpu_ = p.ttwu_from_cpu < 0 ? p.cpu : p.ttwu_from_cpu;
       update_rq_clock(*rqs_[p.cpu]);
       ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
@@ -570,18 +571,22 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   Time delay = params_.wakeup_cost;
   // ttwu_queue() (6.1-6.18 core.c): ttwu_queue_cond() sends a remote
   // wake-up to the target's wake list, completed there by the scheduler
-  // IPI, only when the target runs nothing (nr_running == 0; every CPU
-  // here shares the LLC, so the "no shared cache" case never applies).
-  // A busy target is enqueued directly by the waking CPU, and a
-  // preemption it causes reaches that CPU by resched_curr()'s IPI.
+  // IPI, when the two CPUs share no cache (cpus_share_cache(): sd_llc_id)
+  // or the target runs nothing (nr_running == 0). A busy target in the
+  // waker's LLC is enqueued directly by the waking CPU, and a preemption
+  // it causes reaches that CPU by resched_curr()'s IPI.
   const bool remote = from_cpu >= 0 && from_cpu != cpu;
-  const bool wake_list = remote && rqs_[cpu]->nr_running == 0;
+  const bool wake_list = remote && (llc_id_[static_cast<size_t>(from_cpu)] != llc_id_[static_cast<size_t>(cpu)] ||
+                                    rqs_[cpu]->nr_running == 0);
   if (wake_list) delay += params_.ipi_latency;
   p.ttwu_wake_flags = static_cast<uint64_t>(wake_flags | (migrated ? kEnqueueMigrated << 8 : 0));
   p.ttwu_from_cpu = remote && !wake_list ? from_cpu : -1;
   if (delay > Time::zero()) {
     p.wake_pending = true;
-    if (p.ttwu_from_cpu < 0) ++rqs_[cpu]->ttwu_pending;
+    // The kernel's direct enqueue has no window (the waker holds the
+    // target's rq lock); the model's, the wake-up cost long, counts as
+    // pending so the target is not idle to others meanwhile.
+    ++rqs_[cpu]->ttwu_pending;
     sim_.post_in(delay, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
   } else {
     event_cpu_ = p.ttwu_from_cpu < 0 ? cpu : from_cpu;

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "models/errors.h"
+#include "models/hw/topology.h"
 #include "models/kernel/kernel.h"
 #include "sim/log.h"
 
@@ -27,6 +28,9 @@ void Kernel::setup_platform(const PlatformParams& platform) {
   DerivedPlatform derived;
   try {
     derived = derive_platform(platform);  // topology_normalize_cpu_scale() capacities
+    // update_top_cache_domain()'s sd_llc_id for cpus_share_cache().
+    const std::vector<CpuSchedDomains> domains = Topology(platform).build_sched_domains();
+    for (size_t cpu = 0; cpu < domains.size() && cpu < llc_id_.size(); ++cpu) llc_id_[cpu] = domains[cpu].sd_llc_id;
   } catch (const std::invalid_argument& e) {
     throw ModelError(e.what());
   }
