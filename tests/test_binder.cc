@@ -335,6 +335,8 @@ TEST_CASE("the Android binder node flags load from YAML and need android: true",
   CHECK_THAT(mainline.message(), Catch::Contains("android: true"));
   ConfigError rt_min = error_of("binder_procs:\n  - {name: audio, min_policy: SCHED_FIFO, min_rt_priority: 1}\n" + call);
   CHECK(rt_min.key_path() == "binder_procs[0].min_policy");
+  ConfigError batch = error_of("binder_procs:\n  - {name: audio, min_policy: SCHED_BATCH}\n" + call);
+  CHECK(batch.key_path() == "binder_procs[0].min_policy");
   // Mainline's own values may be spelled out (an overlay switching back).
   const ScenarioParams back = load_scenario_yaml(
       "binder_procs:\n  - {name: audio, android: false, inherit_rt: false, min_policy: SCHED_OTHER}\n" + call, "t.yaml");

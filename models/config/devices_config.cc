@@ -162,12 +162,13 @@ BinderProcParams load_binder_proc(const YamlDoc& doc, const YAML::Node& node, co
     b.min_policy = *policy_from_name(as_choice(doc, *n, r.path("min_policy"), kMinPolicies), false);
   }
   const bool rt_node = !is_fair_policy(b.min_policy);
-  // INHERIT_RT and an RT node minimum exist only in the Android Common
-  // Kernel's binder (their mainline values, false and a fair policy, may be
-  // spelled out, so an overlay can switch a process back to mainline).
+  // INHERIT_RT and a node policy exist only in the Android Common Kernel's
+  // binder (their mainline values, false and SCHED_OTHER, may be spelled
+  // out, so an overlay can switch a process back to mainline).
   if (!b.android)
     for (const char* key : {"inherit_rt", "min_policy"})
-      if (auto n = r.find(key); n && (std::string_view(key) == "inherit_rt" ? b.inherit_rt : rt_node))
+      if (auto n = r.find(key);
+          n && (std::string_view(key) == "inherit_rt" ? b.inherit_rt : b.min_policy != Policy::kNormal))
         fail(doc, *n, r.path(key), "is an Android Common Kernel node flag: set 'android: true' on this binder process");
   if (auto n = r.find("min_rt_priority")) {
     if (!rt_node) fail(doc, *n, r.path("min_rt_priority"), "applies with min_policy SCHED_FIFO or SCHED_RR");

@@ -95,13 +95,17 @@ Action BinderThread::next(Task& self) {
     if (serving_) {
       serving_ = false;
       if (cur_.client) {
-        // BC_REPLY: binder_transaction(reply) restores the saved priority,
-        // then wake_up_interruptible_sync() of the caller.
-        if (proc_.params_.android)
+        // BC_REPLY: mainline's binder_transaction(reply) restores the saved
+        // nice, then wakes the caller (wake_up_interruptible_sync()); the
+        // ACK wakes the caller first and then restores, so the caller is
+        // placed while the replier still has its priority.
+        if (proc_.params_.android) {
+          cur_.client->binder_reply(self);
           set_priority(self, saved_policy_, saved_prio_);
-        else
+        } else {
           set_nice(self, saved_nice_);
-        cur_.client->binder_reply(self);
+          cur_.client->binder_reply(self);
+        }
       } else {
         proc_.free_async_buffer(self);  // BC_FREE_BUFFER of the one-way buffer
       }

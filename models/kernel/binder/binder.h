@@ -35,8 +35,9 @@
 // from proc->todo (binder_thread_read()). An RT caller's policy passes
 // only if the node has FLAT_BINDER_FLAG_INHERIT_RT, else the thread runs
 // at nice 0; the node's minimum (policy and priority) wins when it is
-// higher, or equal and SCHED_FIFO. The reply and the return to waiting
-// restore as in mainline, policy included. The server's threads are
+// higher, or equal and SCHED_FIFO. The reply wakes the caller and then
+// restores the saved policy and priority (mainline restores first); the
+// return to waiting restores the process's default. The server's threads are
 // assumed to hold CAP_SYS_NICE (system_server, audioserver and the HALs
 // do), so no RLIMIT_RTPRIO/RLIMIT_NICE cap applies.
 //
