@@ -14,7 +14,8 @@ namespace {
 // already below a nanosecond for every unit, and keeping more would overflow
 // frac_num * scale (up to 1e9 * 1e9 < 2^63 with nine).
 bool split_number(std::string_view text, bool& negative, int64_t& int_part, int64_t& frac_num,
-                  int64_t& frac_den, std::string_view& unit) {
+                  int64_t& frac_den, std::string_view& unit, bool* overflowed = nullptr) {
+  if (overflowed) *overflowed = false;
   size_t i = 0;
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   negative = false;
@@ -25,8 +26,15 @@ bool split_number(std::string_view text, bool& negative, int64_t& int_part, int6
   size_t digits_start = i;
   int_part = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-    if (int_part > (std::numeric_limits<int64_t>::max() - 9) / 10) return false;
-    int_part = int_part * 10 + (text[i] - '0');
+    const int digit = text[i] - '0';
+    // More than int64 holds: with `overflowed` the caller can say "too
+    // large" (the rest of the number is still read), else not a number.
+    if (int_part > (std::numeric_limits<int64_t>::max() - digit) / 10) {
+      if (!overflowed) return false;
+      *overflowed = true;
+    } else if (!(overflowed && *overflowed)) {
+      int_part = int_part * 10 + digit;
+    }
     ++i;
   }
   bool any_digit = i > digits_start;
@@ -58,8 +66,13 @@ std::optional<Time> parse_duration(std::string_view text, std::string* why) {
   bool negative;
   int64_t ip, fn, fd;
   std::string_view unit;
-  if (!split_number(text, negative, ip, fn, fd, unit)) {
+  bool overflowed = false;
+  if (!split_number(text, negative, ip, fn, fd, unit, &overflowed)) {
     if (why) *why = fmt::format("'{}' is not a duration (expected a number with a unit: ns, us, ms, s)", text);
+    return std::nullopt;
+  }
+  if (overflowed) {
+    if (why) *why = fmt::format("'{}' is too large", text);
     return std::nullopt;
   }
   int64_t scale;

@@ -127,6 +127,12 @@ TEST_CASE("parse_duration rejects values too large for int64 nanoseconds", "[tim
   // The integer part fits but adding the fraction would not.
   CHECK_FALSE(parse_duration("9223372036.9s").has_value());
   CHECK(parse_duration("9223372036.854775807s") == Time::max());
+  CHECK(parse_duration("9223372036854775807ns") == Time::max());
+  for (const char* big : {"9223372036854775808ns", "99999999999999999999s"}) {
+    std::string why;
+    CHECK_FALSE(parse_duration(big, &why));
+    CHECK(why == std::string("'") + big + "' is too large");
+  }
   CHECK_FALSE(parse_duration("99999999999999999999999ns").has_value());
 }
 
