@@ -222,3 +222,18 @@ TEST_CASE("tables that cannot be written to standard output are an error", "[cli
   CHECK_THAT(slurp(err), Catch::Contains("cannot write standard output: No space left on device"));
   fs::remove(err);
 }
+
+TEST_CASE("two outputs through descriptors on one file both land in it", "[cli]") {
+  // --json /dev/stdout --csv /dev/stderr > all 2>&1: each is written through
+  // its descriptor in turn (two paths to one file are still refused).
+  ScratchDir dir("descriptors_one_file");
+  const fs::path all = dir / "all";
+  const std::string cmd = shell_quote(SCHEDLAB_BINARY) + " run " + shell_quote(two_hogs()) +
+                          " -q --json /dev/stdout --csv /dev/stderr >" + shell_quote(all.string()) + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  const std::string text = slurp(all);
+  CHECK_THAT(text, Catch::StartsWith("{\n  \"format\": \"schedlab.run\""));
+  CHECK_THAT(text, Catch::Contains("\nkind,run,name,"));  // the CSV header after the JSON
+}

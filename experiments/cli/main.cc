@@ -342,7 +342,11 @@ void check_output_paths(const std::string& input, const char* input_what,
     if (same_file(outs[i].second, input))
       usage_error(fmt::format("{} '{}' would overwrite the {}", outs[i].first, outs[i].second, input_what), command);
     for (size_t j = i + 1; j < outs.size(); ++j)
-      if (same_file(outs[i].second, outs[j].second))
+      // Two descriptors on one file (`--json /dev/stdout --csv /dev/stderr
+      // > all 2>&1`) each write through in turn; two paths would rename
+      // over each other.
+      if (same_file(outs[i].second, outs[j].second) &&
+          !(names_open_descriptor(outs[i].second) && names_open_descriptor(outs[j].second)))
         usage_error(fmt::format("{} and {} name the same file '{}'", outs[i].first, outs[j].first, outs[i].second),
                     command);
   }

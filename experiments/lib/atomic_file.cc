@@ -246,6 +246,8 @@ void AtomicFile::abort() noexcept {
   finished_ = true;
 }
 
+bool names_open_descriptor(const std::string& path) { return inherited_descriptor(path).has_value(); }
+
 void write_file_atomically(const std::string& path, std::string_view content) {
   AtomicFile f(path);
   f.write(content);

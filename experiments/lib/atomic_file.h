@@ -73,6 +73,10 @@ class AtomicFile {
 // Writes `content` to `path` atomically (temp file + rename). Throws OutputError.
 void write_file_atomically(const std::string& path, std::string_view content);
 
+// Whether `path` names an open descriptor (/dev/stdout, /dev/fd/N, ...,
+// or a link to one): AtomicFile then writes through it, in place.
+bool names_open_descriptor(const std::string& path);
+
 // Commits a set of files together: every file is finished (flushed, closed,
 // checked) before the first rename, so a write error leaves none of them.
 void commit_all(const std::vector<AtomicFile*>& files);
