@@ -556,3 +556,12 @@ TEST_CASE("an empty task list is called empty", "[config]") {
   CHECK(e.key_path() == "tasks");
   CHECK_THAT(e.message(), Catch::Contains("expected a non-empty sequence of tasks, got an empty sequence"));
 }
+
+TEST_CASE("a control character in a task name is shown escaped", "[config]") {
+  // A raw ESC would garble the terminal and a NUL would cut the message.
+  const ConfigError esc = error_of("tasks:\n  - {name: \"a\\eb\", events: [{run: 1ms}]}\n");
+  CHECK(esc.key_path() == "tasks[0].name");
+  CHECK(esc.message() == "task name 'a\\x1bb' contains a control character");
+  const ConfigError nul = error_of("tasks:\n  - {name: \"a\\0b\", events: [{run: 1ms}]}\n");
+  CHECK(nul.message() == "task name 'a\\x00b' contains a control character");
+}

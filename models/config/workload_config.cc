@@ -255,8 +255,16 @@ std::string load_task_name(const MapReader& r) {
   // Names end up in traces and in `resume:` references, where blanks would split them.
   auto blank =
       std::find_if(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); });
-  if (blank != name.end())
-    fail(r.doc(), node, r.path("name"), fmt::format("task name '{}' contains whitespace (use - or _ instead)", name));
+  if (blank != name.end()) {
+    // Shown escaped: a raw control character would garble the terminal
+    // (ESC) or cut the message (NUL).
+    std::string shown;
+    for (unsigned char c : name) shown += std::iscntrl(c) ? fmt::format("\\x{:02x}", c) : std::string(1, static_cast<char>(c));
+    fail(r.doc(), node, r.path("name"),
+         std::iscntrl(static_cast<unsigned char>(*blank)) && !std::isspace(static_cast<unsigned char>(*blank))
+             ? fmt::format("task name '{}' contains a control character", shown)
+             : fmt::format("task name '{}' contains whitespace (use - or _ instead)", shown));
+  }
   return name;
 }
 
