@@ -192,7 +192,7 @@ System::System(const ScenarioParams& params, uint64_t seed) : impl_(std::make_un
     for (int c : d.cpus) s.recorder->on_cpu_frequency(Time::zero(), c, d.cur_khz);
   for (const TaskSpec& spec : s.params.tasks) {
     for (int i = 0; i < spec.instances; ++i) {
-      std::string comm = spec.instances > 1 ? fmt::format("{}-{}", spec.name, i) : spec.name;
+      const std::string comm = spec.thread_name(i);
       Task& t = s.kernel->create_task(comm, spec.name, spec.policy, spec.nice, spec.rt_priority, spec.cpus,
                                       spec.kernel_thread);
       if (spec.slice) s.kernel->set_custom_slice(t, *spec.slice);

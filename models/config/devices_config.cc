@@ -165,11 +165,9 @@ BinderProcParams load_binder_proc(const YamlDoc& doc, const YAML::Node& node, co
   // INHERIT_RT and a node policy exist only in the Android Common Kernel's
   // binder (their mainline values, false and SCHED_OTHER, may be spelled
   // out, so an overlay can switch a process back to mainline).
-  if (!b.android)
-    for (const char* key : {"inherit_rt", "min_policy"})
-      if (auto n = r.find(key);
-          n && (std::string_view(key) == "inherit_rt" ? b.inherit_rt : b.min_policy != Policy::kNormal))
-        fail(doc, *n, r.path(key), "is an Android Common Kernel node flag: set 'android: true' on this binder process");
+  const char* const android_only = "is an Android Common Kernel node flag: set 'android: true' on this binder process";
+  if (!b.android && b.inherit_rt) fail(doc, *r.find("inherit_rt"), r.path("inherit_rt"), android_only);
+  if (!b.android && b.min_policy != Policy::kNormal) fail(doc, *r.find("min_policy"), r.path("min_policy"), android_only);
   if (auto n = r.find("min_rt_priority")) {
     if (!rt_node) fail(doc, *n, r.path("min_rt_priority"), "applies with min_policy SCHED_FIFO or SCHED_RR");
     b.min_rt_priority = static_cast<int>(as_int(doc, *n, r.path("min_rt_priority"), 1, 99));

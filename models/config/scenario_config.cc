@@ -114,10 +114,10 @@ void check_binder_thread_names(const config::YamlDoc& doc, const YAML::Node& tas
   for (size_t i = 0; i < s.tasks.size(); ++i) {
     const TaskSpec& t = s.tasks[i];
     for (int n = 0; n < t.instances; ++n) {
-      const std::string comm = t.instances > 1 ? fmt::format("{}-{}", t.name, n) : t.name;
+      const std::string comm = t.thread_name(n);
       for (const BinderProcParams& b : s.binder_procs)
-        for (int k = 1; k <= b.threads; ++k)
-          if (comm == fmt::format("binder:{}_{}", b.name, k))
+        for (int k = 0; k < b.threads; ++k)
+          if (comm == b.thread_name(k))
             config::fail(doc, tasks[i]["name"], config::child_path(config::index_path("tasks", i), "name"),
                          fmt::format("task name '{}' is a looper thread of binder process '{}'", comm, b.name));
     }

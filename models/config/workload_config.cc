@@ -425,7 +425,7 @@ void check_cross_task_refs(const YamlDoc& doc, const YAML::Node& node, const std
   for (size_t i = 0; i < tasks.size(); ++i) {
     const TaskSpec& t = tasks[i];
     for (int n = 0; n < t.instances; ++n) {
-      const std::string comm = t.instances > 1 ? fmt::format("{}-{}", t.name, n) : t.name;
+      const std::string comm = t.thread_name(n);
       auto it = std::find_if(comms.begin(), comms.end(), [&](const auto& c) { return c.first == comm; });
       if (it != comms.end()) {
         const TaskSpec& other = tasks[it->second];

@@ -441,6 +441,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // Moves a queued, not running task to dst_cpu (detach_task +
   // attach_task / move_queued_task), with wakeup_preempt on dst.
   void move_queued_task(Task& p, int dst_cpu);
+  // The class's enqueue_task() after account_entity_enqueue()'s cfs_tasks
+  // move (shared by enqueue_task() and activate_task()).
+  void class_enqueue(Rq& rq, Task& p, int flags);
   // detach_task(): off its rq, its CPU set to dst_cpu, not yet enqueued.
   void detach_task(Task& p, int dst_cpu);
   // attach_task(): enqueued on its (new) CPU, with wakeup_preempt there.

@@ -84,6 +84,8 @@ struct PhaseSpec {
 struct TaskSpec {
   std::string name;
   int instances = 1;             // identical copies: name-0, name-1, ...
+  // The thread name (comm) of instance i: the name itself for one instance.
+  std::string thread_name(int i) const { return instances > 1 ? name + "-" + std::to_string(i) : name; }
   Policy policy = Policy::kNormal;
   int nice = 0;                  // SCHED_OTHER/BATCH/IDLE: -20..19
   int rt_priority = 0;           // SCHED_FIFO/RR: 1..99

@@ -35,9 +35,10 @@ class BinderThread final : public TaskBody {
   std::deque<BinderProc::Transaction> todo_;  // thread->todo
   BinderProc::Transaction cur_;
   bool serving_ = false;
-  int saved_nice_ = 0;  // t->saved_priority (mainline: a nice)
-  Policy saved_policy_ = Policy::kNormal;  // ACK t->saved_priority: policy and normal_prio
-  int saved_prio_ = 120;
+  // t->saved_priority: a nice in mainline (saved_prio_ = 120 + nice), the
+  // policy and normal_prio in the ACK.
+  Policy saved_policy_ = Policy::kNormal;
+  int saved_prio_ = kDefaultPrio;
 };
 
 void BinderThread::set_nice(Task& self, int nice) {
@@ -99,13 +100,9 @@ Action BinderThread::next(Task& self) {
         // nice, then wakes the caller (wake_up_interruptible_sync()); the
         // ACK wakes the caller first and then restores, so the caller is
         // placed while the replier still has its priority.
-        if (proc_.params_.android) {
-          cur_.client->binder_reply(self);
-          set_priority(self, saved_policy_, saved_prio_);
-        } else {
-          set_nice(self, saved_nice_);
-          cur_.client->binder_reply(self);
-        }
+        if (!proc_.params_.android) restore(self, saved_policy_, saved_prio_);
+        cur_.client->binder_reply(self);
+        if (proc_.params_.android) restore(self, saved_policy_, saved_prio_);
       } else {
         proc_.free_async_buffer(self);  // BC_FREE_BUFFER of the one-way buffer
       }
@@ -131,10 +128,10 @@ Action BinderThread::next(Task& self) {
       transaction_priority(t);  // unless the caller applied it at hand-over
     } else {
       const int min_nice = proc_.params_.min_nice;
-      saved_nice_ = self.nice();
+      saved_prio_ = kDefaultPrio + self.nice();
       if (sync && t.priority < min_nice)
         set_nice(self, t.priority);
-      else if (sync || saved_nice_ > min_nice)
+      else if (sync || self.nice() > min_nice)
         set_nice(self, min_nice);
     }
     cur_ = t;
@@ -150,8 +147,8 @@ BinderProc::BinderProc(Kernel& k, const BinderProcParams& params, Time start) : 
     if (nice < -20 || nice > 19)
       throw ModelError(fmt::format("binder '{}': nice {} out of range -20..19", params_.name, nice));
   const bool rt_node = is_rt_policy(params_.min_policy);
-  if (!params_.android && (params_.inherit_rt || rt_node))
-    throw ModelError(fmt::format("binder '{}': inherit_rt and an RT min_policy are the Android Common Kernel's "
+  if (!params_.android && (params_.inherit_rt || params_.min_policy != Policy::kNormal))
+    throw ModelError(fmt::format("binder '{}': inherit_rt and a min_policy are the Android Common Kernel's "
                                  "(set android: true)",
                                  params_.name));
   if (rt_node ? params_.min_rt_priority < 1 || params_.min_rt_priority > 99 : params_.min_rt_priority != 0)
@@ -159,10 +156,9 @@ BinderProc::BinderProc(Kernel& k, const BinderProcParams& params, Time start) : 
                                  params_.name, params_.min_rt_priority));
   if (params_.min_policy == Policy::kIdle)
     throw ModelError(fmt::format("binder '{}': min_policy SCHED_IDLE is not a binder policy", params_.name));
-  const std::string group = "binder:" + params_.name;
+  const std::string group = params_.group();
   for (int i = 0; i < params_.threads; ++i) {
-    // libbinder names its looper threads binder:PID_N, N counting from 1.
-    Task& t = k.create_task(fmt::format("{}_{}", group, i + 1), group, Policy::kNormal, params_.nice, 0, params_.cpus,
+    Task& t = k.create_task(params_.thread_name(i), group, Policy::kNormal, params_.nice, 0, params_.cpus,
                             false);
     threads_.push_back(std::make_unique<BinderThread>(*this, t));
     k.set_body(t, threads_.back().get());

@@ -223,11 +223,15 @@ void Kernel::uclamp_rq_dec(Rq& rq, Task& p) {
   }
 }
 
-void Kernel::enqueue_task(Rq& rq, Task& p, int flags) {
+void Kernel::class_enqueue(Rq& rq, Task& p, int flags) {
   // account_entity_enqueue(): list_add() at the head of cfs_tasks (a
   // delayed task requeued never left the list).
   if (p.sched_class == SchedClassId::kFair && !(flags & kEnqueueDelayed)) cfs_tasks_move_to_head(p);
   class_of(p).enqueue_task(rq, p, flags);
+}
+
+void Kernel::enqueue_task(Rq& rq, Task& p, int flags) {
+  class_enqueue(rq, p, flags);
   uclamp_rq_inc(rq, p);
 }
 
@@ -402,10 +406,8 @@ void Kernel::on_event(uint64_t t) {
       break;
     case Ev::kWakeDeferred: {
       Task& p = *tasks_[arg];
-      // A wake-list entry completes on the target; a direct remote
-      // enqueue is the waking CPU's work (its resched is an IPI).
       --rqs_[p.cpu]->ttwu_pending;
-      event_cpu_ = p.ttwu_from_cpu < 0 ? p.cpu : p.ttwu_from_cpu;
+      event_cpu_ = p.ttwu_enqueue_cpu;
       update_rq_clock(*rqs_[p.cpu]);
       ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
       break;
@@ -472,10 +474,7 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
 }
 
 void Kernel::activate_task(Rq& rq, Task& p, int flags) {
-  // account_entity_enqueue(): a woken or new task goes to the head of
-  // cfs_tasks too.
-  if (p.sched_class == SchedClassId::kFair) cfs_tasks_move_to_head(p);
-  class_of(p).enqueue_task(rq, p, flags);
+  class_enqueue(rq, p, flags);
   p.on_rq = true;
   add_nr_running(rq);
   // enqueue_task_fair() checks the overutilized flag only for a wake-up
@@ -580,7 +579,9 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
                                     rqs_[cpu]->nr_running == 0);
   if (wake_list) delay += params_.ipi_latency;
   p.ttwu_wake_flags = static_cast<uint64_t>(wake_flags | (migrated ? kEnqueueMigrated << 8 : 0));
-  p.ttwu_from_cpu = remote && !wake_list ? from_cpu : -1;
+  // A wake-list entry completes on the target; a direct remote enqueue is
+  // the waking CPU's work (so its resched is an IPI).
+  p.ttwu_enqueue_cpu = remote && !wake_list ? from_cpu : cpu;
   if (delay > Time::zero()) {
     p.wake_pending = true;
     // The kernel's direct enqueue has no window (the waker holds the
@@ -589,7 +590,7 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
     ++rqs_[cpu]->ttwu_pending;
     sim_.post_in(delay, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
   } else {
-    event_cpu_ = p.ttwu_from_cpu < 0 ? cpu : from_cpu;
+    event_cpu_ = p.ttwu_enqueue_cpu;
     update_rq_clock(*rqs_[cpu]);
     ttwu_do_activate(*rqs_[cpu], p, static_cast<int>(p.ttwu_wake_flags), waker);
     event_cpu_ = saved_event_cpu;

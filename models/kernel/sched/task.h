@@ -133,7 +133,8 @@ struct Task {
   // When its try_to_wake_up() starts, if it waits for its waker's CPU to
   // reach the call (wake_pending is set meanwhile); Time::max() otherwise.
   Time ttwu_start_at = Time::max();
-  int ttwu_from_cpu = -1;          // the CPU running its try_to_wake_up() (a wake-up waiting its turn, or a direct remote enqueue)
+  int ttwu_from_cpu = -1;          // the CPU running its try_to_wake_up() (a wake-up waiting its turn)
+  int ttwu_enqueue_cpu = -1;       // whose context enqueues it: the target (wake list, local) or the waker (direct remote)
   const Task* last_waker = nullptr; // who woke it last (for the deferred enqueue)
   // record_wakee() / wake_wide() (fair.c): how often this task, as a
   // waker, switched to waking a different task (halved once a second).
