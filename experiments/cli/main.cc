@@ -86,7 +86,9 @@ void print_main_help() {
 
 // Help of the options several commands share.
 constexpr const char* kJobsHelp = "run N simulations at once (default: all cores); results do not depend on N";
-constexpr const char* kLogHelp = "simulator log on stderr: off, error, warn (default), info, debug, trace";
+constexpr const char* kLogHelp =
+    "simulator log on stderr: off, error, warn (default), info, debug (every scheduling decision with its "
+    "reason), trace";
 
 // Values are read as text and parsed here: Boost's lexical_cast turns "-1"
 // into 2^64-1 for unsigned types, and durations need units.

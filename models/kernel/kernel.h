@@ -432,6 +432,11 @@ class Kernel : public InstantEndHook, public EventHandler {
 
   // --- used by the scheduling classes
   void resched_curr(Rq& rq);
+  // The reason for the decision a class is about to take (a reschedule
+  // request, a preemption verdict): a static string that --log debug
+  // prints with the tick's or wakeup_preempt()'s line. One pointer store,
+  // whatever the log level; the simulation never reads it.
+  void note_why(const char* why) { why_ = why; }
   // wakeup_preempt() (core.c): the class's check when p's class is rq's
   // current one's, else a resched when p's class is higher.
   void wakeup_preempt(Rq& rq, Task& p, int wake_flags);
@@ -659,6 +664,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   Time cpuidle_latency_req_ = Time::max(); // PM QoS CPU latency limit
   std::vector<CpuidleDomain> idle_domains_;
   int event_cpu_ = -1;  // the CPU whose event is being handled (-1: none)
+  const char* why_ = nullptr;  // note_why(): read by the debug log only
   // CPUs that may need __schedule() at the end of this instant.
   std::vector<uint64_t> resched_mask_;
   // sched_balance_rq()'s CPUs taken out of env->cpus by the LBF_ALL_PINNED

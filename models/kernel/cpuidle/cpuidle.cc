@@ -101,6 +101,7 @@ void Kernel::setup_cpuidle(const PlatformParams& platform) {
       st.exit_latency = s.entry_latency + s.exit_latency;  // dt_idle_states.c init_state_node()
       dev.states.push_back(st);
       dev.hw.push_back({s.entry_latency, s.exit_latency});
+      dev.names.push_back(s.name);
     }
     dev.gov = cpuidle::make_governor(name, gp);
     dev.domain = info.cpu_map_cluster >= 0 && static_cast<size_t>(info.cpu_map_cluster) < domain_of_map.size()
@@ -155,6 +156,11 @@ void Kernel::cpuidle_enter_state(Rq& rq) {
     CpuidleDomain& d = idle_domains_[static_cast<size_t>(dev.domain)];
     if (++d.nr_down == static_cast<int>(d.cpus.size())) {
       const int k = cpu_power_down_ok(d);
+      SL_DEBUG("{:.6f} cpu{} idle: the last CPU of its cluster in its deepest state: {}", now().to_s(), rq.cpu,
+               k >= 0 ? fmt::format("cluster state {} (cpu_power_down_ok(): its residency fits before every "
+                                    "CPU's next event)",
+                                    k)
+                      : std::string("the cluster stays on (cpu_power_down_ok(): no state fits before the next event)"));
       if (k >= 0) {
         d.state = k;
         d.entered = now();
@@ -220,6 +226,11 @@ void Kernel::idle_exit_done(Rq& rq) {
   e.residency = now() - dev.entered;
   e.time_span = now() - dev.select_at;
   e.tick_wakeup = dev.got_tick;  // tick_nohz_idle_got_tick()
+  SL_DEBUG("{:.6f} cpu{} idle exit: {:.1f} us in state {} {} (target residency {:.1f} us){}{}", now().to_s(), rq.cpu,
+           e.residency.count() / 1e3, e.state, dev.names[static_cast<size_t>(e.state)],
+           dev.states[static_cast<size_t>(e.state)].target_residency.count() / 1e3,
+           e.residency >= dev.states[static_cast<size_t>(e.state)].target_residency ? "" : ": shorter than its target",
+           e.tick_wakeup ? ", the tick ran" : "");
   dev.gov->reflect(e);
   dev.got_tick = false;
   mark_resched(rq.cpu);  // on_instant_end(): schedule() if need_resched, else do_idle()

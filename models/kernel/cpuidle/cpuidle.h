@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "models/kernel/cpuidle/governor.h"
@@ -66,6 +67,7 @@ struct CpuidleDevice {
   std::unique_ptr<cpuidle::Governor> gov;  // nullptr: no cpuidle on this CPU
   std::vector<cpuidle::IdleState> states;  // drv->states (exit_latency = entry + exit, dt_idle_states.c)
   std::vector<IdleStateHw> hw;             // the same states, as the hardware takes them
+  std::vector<std::string> names;          // the platform's state names (for --log debug)
   int domain = -1;                         // index of its CpuidleDomain, -1: no cluster states
   Phase phase = Phase::kOff;
   int state = -1;            // the CPU state selected / entered (drv->states index)

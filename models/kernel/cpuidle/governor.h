@@ -68,6 +68,11 @@ struct SelectResult {
   int state = 0;                         // index into states
   bool stop_tick = true;                 // *stop_tick
   bool queried_sleep_length = false;     // tick_nohz_get_sleep_length() was called
+  // For --log debug only (the simulation never reads them): the idle
+  // duration the choice was made for (the sleep length or the governor's
+  // estimate; max = none) and why that state (a static string).
+  Time predicted = Time::max();
+  const char* why = "";
 };
 
 // What the kernel knows after the wakeup (cpuidle_reflect() time).

@@ -164,6 +164,18 @@ void TeoGovernor::update(std::span<const IdleState> st) {
   total_ += kPulse;
 }
 
+// --log debug: why teo's statistics moved the choice below the sleep
+// length's state, and the PM QoS cap ("if (idx > constraint_idx)").
+static const char* teo_shallower_why(bool alt_recent) {
+  return alt_recent ? "recent wake-ups came early (intercepts): a shallower state"
+                    : "intercepts outweigh hits: a shallower state";
+}
+static void cap_at_constraint(int& idx, int constraint_idx, SelectResult& r) {
+  if (idx <= constraint_idx) return;
+  idx = constraint_idx;
+  r.why = "the PM QoS latency limit caps the state";
+}
+
 // teo_find_shallower_state()
 int TeoGovernor::find_shallower(std::span<const IdleState> st, int state_idx, int64_t duration_ns,
                                 bool no_poll) const {
@@ -223,18 +235,21 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
     }
     r.state = idx;
     r.stop_tick = !out_tick;
+    r.predicted = Time::ns(duration_ns);
     return r;
   };
 
   if (n < 2) {
     idx = 0;
     out_tick = fixes;
+    r.why = "a single state";
     return finish();
   }
   if (!dis(st, 0)) {
     idx = 0;
     if (tr(st, 1) > duration_ns) {
       out_tick = fixes;
+      r.why = "the next timer comes before state 1's target residency";
       return finish();
     }
   }
@@ -250,10 +265,12 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
     for (i = 0; i < n; ++i)
       if (!dis(st, i) && !poll(st, i)) {
         idx = i;
+        r.why = "the CPU is utilized: the shallowest non-polling state";
         return finish();
       }
   }
   if (n < 3 && cpu_utilized && fixes) {
+    r.why = "the CPU is utilized: a short idle period is assumed";
     duration_ns = middle_of_bin(0);  // the CPU is utilized: assume a short idle duration
     if ((!idx && !poll(st, 0) && time_ok(duration_ns)) || dis(st, 1)) {
       idx = 0;
@@ -286,15 +303,19 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
   if (idx < 0) {
     idx = 0;  // no states enabled, must use 0
     out_tick = fixes;
+    r.why = "no state enabled";
     return finish();
   }
   if (idx == idx0) {
     if (fixes) duration_ns = tr(st, idx);
+    r.why = "the first enabled state is the deepest the sleep length allows";
     return finish();
   }
+  r.why = "the deepest state the sleep length allows (hits outweigh intercepts)";
 
   unsigned tick_intercept_sum = 0;
   for (int k = 0; k < n; k++) tick_intercept_sum += bins_[static_cast<size_t>(k)].intercepts;
+  const int by_sleep_length = idx;
 
   alt_intercepts = 2 * idx_intercept_sum > total_ - idx_hit_sum;
   alt_recent = idx_recent_sum > kNrRecent / 2;
@@ -328,10 +349,11 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
       first_suitable_idx = i;
     }
   }
-
-  if (idx > constraint_idx) idx = constraint_idx;
+  if (idx != by_sleep_length) r.why = teo_shallower_why(alt_recent);
+  cap_at_constraint(idx, constraint_idx, r);
 
   if (cpu_utilized) {
+    const int before = idx;
     if (fixes) {
       i = find_shallower(st, idx, duration_ns, true);
       if (time_ok(tr(st, i))) {
@@ -341,6 +363,7 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
     } else {
       idx = find_shallower(st, idx, duration_ns, true);
     }
+    if (idx != before) r.why = "the CPU is utilized: a shallower state";
   }
 
   if (fixes && tr(st, idx) < tick_ns_ && tick_intercept_sum > total_ / 2 + total_ / 8)
@@ -370,12 +393,14 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
   auto out_tick = [&]() {
     r.state = idx;
     r.stop_tick = false;
+    if (duration_ns > 0) r.predicted = Time::ns(duration_ns);
     return r;
   };
   auto end = [&]() {
     if ((!poll(st, idx) && duration_ns >= tick_ns_) || stopped) {
       r.state = idx;
       r.stop_tick = true;
+      r.predicted = Time::ns(duration_ns);
       return r;
     }
     if (idx > idx0 && tr(st, idx) > delta_tick) idx = find_shallower(st, idx, delta_tick, false);
@@ -384,12 +409,14 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
 
   if (n < 2) {
     idx = 0;
+    r.why = "a single state";
     return out_tick();
   }
   if (!dis(st, 0)) idx = 0;
 
   const bool cpu_utilized = in.cpu_utilized;
   if (n < 3 && cpu_utilized) {
+    r.why = "the CPU is utilized: a shallow state";
     if ((!idx && !poll(st, 0) && state_ok(0)) || dis(st, 1)) {
       idx = 0;
       return out_tick();
@@ -415,14 +442,18 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
 
   if (idx < 0) {
     idx = 0;
+    r.why = "no state enabled";
     return out_tick();
   }
   if (idx == idx0) {
     duration_ns = tr(st, idx);
+    r.why = "a single enabled state";
     return end();
   }
+  r.why = "the deepest state (hits outweigh intercepts)";
 
   tick_intercept_sum = intercept_sum + bins_[static_cast<size_t>(n - 1)].intercepts;
+  const int by_statistics = idx;
 
   alt_intercepts = 2 * idx_intercept_sum > total_ - idx_hit_sum;
   alt_recent = idx_recent_sum > kNrRecent / 2;
@@ -450,12 +481,15 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
       first_suitable_idx = i;
     }
   }
-
-  if (idx > constraint_idx) idx = constraint_idx;
+  if (idx != by_statistics) r.why = teo_shallower_why(alt_recent);
+  cap_at_constraint(idx, constraint_idx, r);
 
   if (cpu_utilized) {
     i = find_shallower(st, idx, kInf, true);
-    if (state_ok(i)) idx = i;
+    if (state_ok(i) && i != idx) {
+      idx = i;
+      r.why = "the CPU is utilized: a shallower state";
+    }
   }
 
   // RFC 2/2: skip the timers check when the candidate is state 0, or state 0
@@ -471,7 +505,10 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
 
   if (tr(st, idx) > duration_ns) {
     i = find_shallower(st, idx, duration_ns, false);
-    if (state_ok(i)) idx = i;
+    if (state_ok(i) && i != idx) {
+      idx = i;
+      r.why = "the next timer comes before the chosen state's target residency: a shallower one";
+    }
   }
 
   if (tr(st, idx) < tick_ns_ && tick_intercept_sum > total_ / 2 + total_ / 8)
@@ -629,10 +666,14 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
     bucket_ = which_bucket(kInf, in.nr_iowaiters);
   }
 
+  r.predicted = Time::ns(static_cast<int64_t>(std::min<uint64_t>(predicted_ns, INT64_MAX)));
   if (n <= 1 || latency_req == 0 ||
       ((next_timer_ns_ < tr(st, 1) || latency_req < el(st, 1)) && !dis(st, 0))) {
     r.state = 0;
     r.stop_tick = !poll(st, 0);
+    r.why = n <= 1                          ? "a single state"
+            : next_timer_ns_ < tr(st, 1) ? "the next timer comes before state 1's target residency"
+                                            : "the PM QoS latency limit allows state 0 only";
     return r;
   }
 
@@ -661,12 +702,19 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
       if (tr(st, idx) < tick_ns_ && tr(st, i) <= delta_tick) idx = i;
       r.state = idx;
       r.stop_tick = true;
+      r.predicted = Time::ns(static_cast<int64_t>(std::min<uint64_t>(predicted_ns, INT64_MAX)));
+      r.why = "the tick is stopped: the deepest state the predicted idle duration allows";
       return r;
     }
-    if (el(st, i) > latency_req) break;
+    if (el(st, i) > latency_req) {
+      r.why = "the exit latency limit (PM QoS, or the predicted duration / performance multiplier)";
+      break;
+    }
     idx = i;
   }
   if (idx == -1) idx = 0;
+  if (!*r.why) r.why = "the deepest state the predicted idle duration allows";
+  r.predicted = Time::ns(static_cast<int64_t>(std::min<uint64_t>(predicted_ns, INT64_MAX)));
 
   r.stop_tick = true;
   if ((poll(st, idx) || predicted_ns < static_cast<uint64_t>(tick_ns_)) && !stopped) {

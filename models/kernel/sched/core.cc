@@ -462,9 +462,14 @@ void Kernel::on_event(uint64_t t) {
 // online and active), which is also cpumask_any() of a pinned task.
 int Kernel::select_task_rq(Task& p, int wake_flags) {
   auto first_allowed = [&p] { return static_cast<int>(p.cpus_allowed._Find_first()); };
-  if (p.nr_cpus_allowed == 1) return first_allowed();
+  if (p.nr_cpus_allowed == 1) {
+    note_why("allowed on one CPU");
+    return first_allowed();
+  }
   const int cpu = class_of(p).select_task_rq(p, p.cpu, wake_flags);
-  return p.cpus_allowed[static_cast<size_t>(cpu)] ? cpu : first_allowed();
+  if (p.cpus_allowed[static_cast<size_t>(cpu)]) return cpu;
+  note_why("the class's choice is outside the affinity mask: the first allowed CPU");
+  return first_allowed();
 }
 
 void Kernel::set_task_cpu(Task& p, int cpu) {
@@ -558,10 +563,11 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   // try_to_wake_up(), also for a wake-up from a timer or an interrupt
   // (which the model runs outside any CPU's event).
   if (from_cpu >= 0) event_cpu_ = from_cpu;
+  why_ = nullptr;
   int cpu = select_task_rq(p, wake_flags | kWfTtwu);
   event_cpu_ = saved_event_cpu;
-  SL_DEBUG("{:.6f} ttwu {}-{} by {}: cpu{} -> cpu{}", now().to_s(), p.comm, p.pid, waker ? waker->comm : "irq",
-           prev_cpu, cpu);
+  SL_DEBUG("{:.6f} ttwu {}-{} by {}: cpu{} -> cpu{} ({})", now().to_s(), p.comm, p.pid, waker ? waker->comm : "irq",
+           prev_cpu, cpu, why_ ? why_ : "its class's select_task_rq()");
   bool migrated = cpu != prev_cpu;
   if (migrated) {
     class_of(p).migrate_task_rq(p, cpu);
@@ -658,9 +664,9 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
     resched_curr(rq);
     why = "cpu was idle";
   } else if (p.sched_class == curr.sched_class) {
+    why_ = nullptr;
     class_of(p).wakeup_preempt(rq, p, wake_flags);
-    why = p.sched_class == SchedClassId::kRt ? "rt: the class compares prios"
-                                             : "fair: pick_eevdf()/wakeup_gran decides";
+    why = why_ ? why_ : "same class";
   } else if (p.sched_class < curr.sched_class) {
     resched_curr(rq);
     why = "higher class";
@@ -1058,13 +1064,14 @@ void Kernel::scheduler_tick(Rq& rq) {
     if (rq.cpuidle.gov) idle_tick(rq);  // the governor kept the tick
     return;
   }
-  bool before = rq.need_resched;
+  const bool before = rq.need_resched || rq.need_resched_lazy;
+  why_ = nullptr;
   class_of(curr).task_tick(rq, curr);
   // task_tick_fair() ends with check_update_overutilized_status().
   if (curr.sched_class == SchedClassId::kFair) check_update_overutilized_status(rq);
-  if (!before && rq.need_resched)
-    SL_DEBUG("{:.6f} cpu{} tick: {}-{} must reschedule (slice used / RR slice / throttled)", now().to_s(), rq.cpu,
-             curr.comm, curr.pid);
+  if (!before && (rq.need_resched || rq.need_resched_lazy))
+    SL_DEBUG("{:.6f} cpu{} tick: {}-{} must reschedule{}: {}", now().to_s(), rq.cpu, curr.comm, curr.pid,
+             rq.need_resched ? "" : " (lazily)", why_ ? why_ : "its class asked");
   sched_balance_trigger(rq);
   // The tick turns a pending lazy reschedule into a real one.
   if (rq.need_resched_lazy) {

@@ -4,12 +4,16 @@
 // ALT_PERIOD and BASE_SLICE (both on in 6.1) are built in; with one cfs_rq
 // level h_nr_running == nr_running.
 #include <algorithm>
+#include <iterator>
+
+#include <fmt/format.h>
 
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/classes.h"
 #include "models/kernel/sched/fair_common.h"
 #include "models/kernel/sched/fair_pelt.h"
 #include "models/kernel/sched/weights.h"
+#include "sim/log.h"
 
 namespace schedlab {
 namespace {
@@ -68,7 +72,7 @@ class CfsClass final : public FairClassBase {
   int64_t sched_vslice(const CfsRq& cfs, const Task& p) const { return vdelta(p, sched_slice(cfs, p)); }
   void place_entity(CfsRq& cfs, Task& p, bool initial);
   int wakeup_preempt_entity(const Task& curr, const Task& se) const;
-  Task* pick_next_entity(CfsRq& cfs, Task* curr);
+  Task* pick_next_entity(CfsRq& cfs, Task* curr, const char** why);
 };
 
 void CfsClass::update_min_vruntime(CfsRq& cfs) {
@@ -187,10 +191,11 @@ int CfsClass::wakeup_preempt_entity(const Task& curr, const Task& se) const {
 
 // pick_next_entity() (6.1): leftmost, unless skip/next/last buddies can
 // run without being too unfair.
-Task* CfsClass::pick_next_entity(CfsRq& cfs, Task* curr) {
+Task* CfsClass::pick_next_entity(CfsRq& cfs, Task* curr, const char** why) {
   Task* left = first_entity(cfs);
   if (!left || (curr && entity_before(*curr, *left))) left = curr;
   Task* se = left;
+  *why = "the smallest vruntime (leftmost)";
   if (cfs.skip && cfs.skip == se) {
     Task* second;
     if (se == curr) {
@@ -199,12 +204,18 @@ Task* CfsClass::pick_next_entity(CfsRq& cfs, Task* curr) {
       second = next_entity(cfs, se);
       if (!second || (curr && entity_before(*curr, *second))) second = curr;
     }
-    if (second && wakeup_preempt_entity(*second, *left) < 1) se = second;
+    if (second && wakeup_preempt_entity(*second, *left) < 1) {
+      se = second;
+      *why = "the skip buddy (a yielder) is passed over for the next one";
+    }
   }
-  if (cfs.next && wakeup_preempt_entity(*cfs.next, *left) < 1)
+  if (cfs.next && wakeup_preempt_entity(*cfs.next, *left) < 1) {
     se = cfs.next;
-  else if (cfs.last && wakeup_preempt_entity(*cfs.last, *left) < 1)
+    *why = "the next buddy (the last wakee), within wakeup_granularity of the leftmost";
+  } else if (cfs.last && wakeup_preempt_entity(*cfs.last, *left) < 1) {
     se = cfs.last;
+    *why = "the last buddy (the preempted task), within wakeup_granularity of the leftmost";
+  }
   clear_buddies(cfs, *se);
   return se;
 }
@@ -219,7 +230,20 @@ Task* CfsClass::pick_task(Rq& rq) {
     else
       curr = nullptr;
   }
-  return pick_next_entity(cfs, curr);
+  const char* why;
+  Task* se = pick_next_entity(cfs, curr, &why);
+  if (sim_log_debug.load(std::memory_order_relaxed) && cfs.nr_running > 1) [[unlikely]] {
+    fmt::memory_buffer out;
+    auto entity = [&](const Task& t, bool is_curr) {
+      fmt::format_to(std::back_inserter(out), "{}{}-{}{} {:+.1f}", out.size() ? ", " : "", t.comm, t.pid,
+                     is_curr ? " (curr)" : "", (t.se.vruntime - cfs.min_vruntime) / 1e3);
+    };
+    if (curr) entity(*curr, true);
+    for (const Task* t : cfs.timeline) entity(*t, false);
+    SL_DEBUG("{:.6f} cpu{} pick_next_entity -> {}-{}: {} [vruntime - min_vruntime, us: {}]", k_.clock().to_s(),
+             rq.cpu, se->comm, se->pid, why, fmt::to_string(out));
+  }
+  return se;
 }
 
 void CfsClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
@@ -258,6 +282,7 @@ void CfsClass::task_tick(Rq& rq, Task& curr) {
   int64_t ideal_runtime = sched_slice(cfs, curr);
   int64_t delta_exec = curr.se.sum_exec_runtime - curr.se.prev_sum_exec_runtime;
   if (delta_exec > ideal_runtime) {
+    k_.note_why("cfs: ran its ideal slice (check_preempt_tick: sched_slice)");
     k_.resched_curr(rq);
     clear_buddies(cfs, curr);
     return;
@@ -267,7 +292,10 @@ void CfsClass::task_tick(Rq& rq, Task& curr) {
   if (!first) return;
   int64_t delta = curr.se.vruntime - first->se.vruntime;
   if (delta < 0) return;
-  if (delta > ideal_runtime) k_.resched_curr(rq);
+  if (delta > ideal_runtime) {
+    k_.note_why("cfs: more than a slice of vruntime ahead of the leftmost (check_preempt_tick)");
+    k_.resched_curr(rq);
+  }
 }
 
 // yield_task_fair() (6.1): mark current as the skip buddy.
@@ -295,13 +323,21 @@ void CfsClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   if (rq.need_resched) return;
   bool preempt = false;
   if (curr.policy == Policy::kIdle && p.policy != Policy::kIdle) {
+    k_.note_why("cfs: a non-idle task preempts a SCHED_IDLE one");
     preempt = true;
   } else {
-    if (p.policy != Policy::kNormal || !feat(SchedFeat::kWakeupPreemption)) return;
+    if (p.policy != Policy::kNormal || !feat(SchedFeat::kWakeupPreemption)) {
+      k_.note_why(p.policy != Policy::kNormal ? "cfs: a SCHED_BATCH or SCHED_IDLE wakee does not preempt"
+                                              : "cfs: WAKEUP_PREEMPTION is off");
+      return;
+    }
     update_curr(rq);
     if (wakeup_preempt_entity(curr, p) == 1) {
+      k_.note_why("cfs: curr's vruntime is ahead by more than wakeup_granularity");
       if (!next_buddy_marked) cfs.next = &p;
       preempt = true;
+    } else {
+      k_.note_why("cfs: curr's vruntime is not ahead by more than wakeup_granularity");
     }
   }
   if (!preempt) return;

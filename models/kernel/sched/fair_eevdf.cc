@@ -10,17 +10,44 @@
 // with equal deadlines order by insertion (rb_add_cached puts equal keys to
 // the right).
 #include <algorithm>
+#include <iterator>
+
+#include <fmt/format.h>
 
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/classes.h"
 #include "models/kernel/sched/fair_common.h"
 #include "models/kernel/sched/fair_pelt.h"
 #include "models/kernel/sched/weights.h"
+#include "sim/log.h"
 
 namespace schedlab {
 namespace {
 
 using SE = SchedEntity;
+
+// Why pick_eevdf() (or NEXT_BUDDY before it) chose its entity: what
+// --log debug prints beside the candidates.
+enum class PickWhy : uint8_t {
+  kOnly, kPickBuddy, kNextBuddy, kProtected, kRunToParity, kFirstEligible, kEarliestEligible, kCurrEarlier,
+  kNoneEligible
+};
+
+const char* pick_why_text(PickWhy why) {
+  switch (why) {
+    case PickWhy::kOnly: return "the only entity";
+    case PickWhy::kPickBuddy: return "PICK_BUDDY: the next buddy (the last wakee), eligible";
+    case PickWhy::kNextBuddy: return "NEXT_BUDDY: the next buddy (the last wakee), eligible";
+    case PickWhy::kProtected: return "curr keeps the CPU: its protected slice is not used up (protect_slice)";
+    case PickWhy::kRunToParity: return "RUN_TO_PARITY: curr keeps the CPU until it needs a new slice";
+    case PickWhy::kFirstEligible: return "the earliest deadline among the waiting entities, and eligible";
+    case PickWhy::kEarliestEligible:
+      return "the earliest deadline among the eligible waiting entities (earlier ones are not eligible)";
+    case PickWhy::kCurrEarlier: return "curr: eligible, and its deadline is earlier than every waiting entity's";
+    case PickWhy::kNoneEligible: return "the earliest deadline (none eligible: rounding)";
+  }
+  return "";
+}
 
 class EevdfClass final : public FairClassBase {
  public:
@@ -67,8 +94,10 @@ class EevdfClass final : public FairClassBase {
   void enqueue_in_tree(CfsRq& cfs, Task& p);   // __enqueue_entity
   void dequeue_from_tree(CfsRq& cfs, Task& p); // __dequeue_entity
   Task* pick_first_entity(const CfsRq& cfs) const;
-  Task* pick_eevdf(CfsRq& cfs);
+  Task* pick_eevdf(CfsRq& cfs, PickWhy* why);
   Task* pick_next_entity(Rq& rq);
+  // --log debug: the pick with every candidate's lag and deadline.
+  void explain_pick(const Rq& rq, const char* what, const Task* picked, PickWhy why) const;
   bool update_deadline(Task& p);
   void update_entity_lag(CfsRq& cfs, Task& p);
   void place_entity(CfsRq& cfs, Task& p, int flags);
@@ -161,31 +190,62 @@ Task* EevdfClass::pick_first_entity(const CfsRq& cfs) const {
 }
 
 // pick_eevdf(): the eligible entity with the earliest virtual deadline.
-Task* EevdfClass::pick_eevdf(CfsRq& cfs) {
+Task* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why) {
   Task* curr = cfs.curr;
   Task* first = pick_first_entity(cfs);
   // Only one entity: no eligibility check needed.
-  if (cfs.nr_running == 1) return curr && curr->se.on_rq ? curr : first;
+  if (cfs.nr_running == 1) {
+    *why = PickWhy::kOnly;
+    return curr && curr->se.on_rq ? curr : first;
+  }
   // PICK_BUDDY (6.13+): the next buddy, if eligible.
-  if (protect_mode() && feat(SchedFeat::kPickBuddy) && cfs.next && entity_eligible(cfs, *cfs.next)) return cfs.next;
+  if (protect_mode() && feat(SchedFeat::kPickBuddy) && cfs.next && entity_eligible(cfs, *cfs.next)) {
+    *why = PickWhy::kPickBuddy;
+    return cfs.next;
+  }
   if (curr && (!curr->se.on_rq || !entity_eligible(cfs, *curr))) curr = nullptr;
   // RUN_TO_PARITY: once picked, run until ineligible or a new slice (the
   // deadline stashed in vlag at pick is unchanged); from 6.17 until the
   // protected vruntime (always on: without RUN_TO_PARITY vprot covers a
   // base slice).
   if (curr && (protect_mode() ? protect_slice(*curr)
-                              : feat(SchedFeat::kRunToParity) && curr->se.vlag == curr->se.deadline))
+                              : feat(SchedFeat::kRunToParity) && curr->se.vlag == curr->se.deadline)) {
+    *why = protect_mode() ? PickWhy::kProtected : PickWhy::kRunToParity;
     return curr;
+  }
   Task* best = nullptr;
   if (first && entity_eligible(cfs, *first)) {
     best = first;
+    *why = PickWhy::kFirstEligible;
   } else {
     for (Task* t : cfs.timeline)
       if (entity_eligible(cfs, *t) && (!best || tree_less(t, best))) best = t;
+    *why = PickWhy::kEarliestEligible;
   }
-  if (!best || (curr && entity_before(*curr, *best))) best = curr;
-  if (!best) best = first;  // cannot happen with exact arithmetic; be safe
+  if (!best || (curr && entity_before(*curr, *best))) {
+    best = curr;
+    *why = PickWhy::kCurrEarlier;
+  }
+  if (!best) {
+    best = first;  // cannot happen with exact arithmetic; be safe
+    *why = PickWhy::kNoneEligible;
+  }
   return best;
+}
+
+void EevdfClass::explain_pick(const Rq& rq, const char* what, const Task* picked, PickWhy why) const {
+  const CfsRq& cfs = rq.cfs;
+  const int64_t v = avg_vruntime(cfs);
+  fmt::memory_buffer out;
+  auto entity = [&](const Task& t, bool is_curr) {
+    fmt::format_to(std::back_inserter(out), "{}{}-{}{} lag {:+.1f} dl {:+.1f}{}", out.size() ? ", " : "", t.comm,
+                   t.pid, is_curr ? " (curr)" : "", (v - t.se.vruntime) / 1e3, (t.se.deadline - v) / 1e3,
+                   entity_eligible(cfs, t) ? "" : " ineligible");
+  };
+  if (cfs.curr && cfs.curr->se.on_rq) entity(*cfs.curr, true);
+  for (const Task* t : cfs.timeline) entity(*t, false);
+  SL_DEBUG("{:.6f} cpu{} {} -> {}-{}: {} [vs V, virtual us: {}]", k_.clock().to_s(), rq.cpu, what, picked->comm,
+           picked->pid, pick_why_text(why), fmt::to_string(out));
 }
 
 // update_deadline(): once vruntime passes the deadline, request a new
@@ -215,6 +275,9 @@ void EevdfClass::update_curr(Rq& rq) {
   if (cfs.nr_running == 1) return;
   // 6.17+: once the protected slice is used, every update asks for a pick.
   if (resched || (protect_mode() ? !protect_slice(*curr) : did_preempt_short(cfs, *curr))) {
+    k_.note_why(resched           ? "eevdf: slice used (vruntime reached the deadline: a new one, vd = v + r/w)"
+                : protect_mode() ? "eevdf: the protected slice is used (protect_slice)"
+                                 : "eevdf: PREEMPT_SHORT: curr became ineligible after a shorter-slice wake-up");
     k_.resched_curr_lazy(rq);
     clear_buddies(cfs, *curr);
   }
@@ -361,8 +424,18 @@ bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
 // that comes up is dequeued for good instead (and the pick retried).
 Task* EevdfClass::pick_next_entity(Rq& rq) {
   CfsRq& cfs = rq.cfs;
-  if (!protect_mode() && feat(SchedFeat::kNextBuddy) && cfs.next && entity_eligible(cfs, *cfs.next)) return cfs.next;
-  Task* se = pick_eevdf(cfs);
+  PickWhy why;
+  Task* se;
+  if (!protect_mode() && feat(SchedFeat::kNextBuddy) && cfs.next && entity_eligible(cfs, *cfs.next)) {
+    se = cfs.next;
+    why = PickWhy::kNextBuddy;
+  } else {
+    se = pick_eevdf(cfs, &why);
+  }
+  if (sim_log_debug.load(std::memory_order_relaxed) && se && cfs.nr_running > 1) [[unlikely]]
+    explain_pick(rq, "pick_eevdf", se, why);
+  if (se && se->se.sched_delayed) SL_DEBUG("{:.6f} cpu{} {}-{} is delayed (DELAY_DEQUEUE): dequeued now, pick again",
+                                           k_.clock().to_s(), rq.cpu, se->comm, se->pid);
   if (se && se->se.sched_delayed) {
     dequeue_entity(rq, *se, kDequeueSleep | kDequeueDelayed);
     k_.finish_delayed_block(rq, *se);
@@ -477,17 +550,27 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   CfsRq& cfs = rq.cfs;
   if (feat(SchedFeat::kNextBuddy) && !(wake_flags & kWfFork) && !p.se.sched_delayed) cfs.next = &p;
   if (rq.need_resched) return;
-  if (!feat(SchedFeat::kWakeupPreemption)) return;
+  if (!feat(SchedFeat::kWakeupPreemption)) {
+    k_.note_why("eevdf: WAKEUP_PREEMPTION is off");
+    return;
+  }
   bool curr_idle = curr.policy == Policy::kIdle;
   bool p_idle = p.policy == Policy::kIdle;
   // A non-idle entity preempts an idle one, never the reverse.
   if (curr_idle && !p_idle) {
+    k_.note_why("eevdf: a non-idle task preempts a SCHED_IDLE one");
     k_.resched_curr_lazy(rq);
     return;
   }
-  if (curr_idle != p_idle) return;
+  if (curr_idle != p_idle) {
+    k_.note_why("eevdf: a SCHED_IDLE wakee does not preempt");
+    return;
+  }
   // BATCH and IDLE tasks do not preempt others.
-  if (p.policy != Policy::kNormal) return;
+  if (p.policy != Policy::kNormal) {
+    k_.note_why("eevdf: a SCHED_BATCH wakee does not preempt");
+    return;
+  }
   update_curr(rq);
   // A shorter-slice waker cancels current's RUN_TO_PARITY protection.
   if (do_preempt_short(cfs, p, curr)) {
@@ -497,10 +580,16 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
       curr.se.vlag = curr.se.deadline + 1;
     }
   }
-  if (pick_eevdf(cfs) == &p) {
+  PickWhy why;
+  Task* const pick = pick_eevdf(cfs, &why);
+  if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
+    explain_pick(rq, "wakeup_preempt: pick_eevdf", pick, why);
+  if (pick == &p) {
+    k_.note_why("eevdf: the wakee is pick_eevdf()'s choice");
     k_.resched_curr_lazy(rq);
     return;
   }
+  k_.note_why("eevdf: pick_eevdf() does not choose the wakee");
   if (protect_mode() && feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, curr);
 }
 

@@ -245,9 +245,11 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
 // wakee's previous CPU.
 int Kernel::wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync) {
   // wake_affine_idle()
+  note_why("WA_IDLE");
   if (cpu_idle(this_cpu)) return cpu_idle(prev_cpu) ? prev_cpu : this_cpu;
   if (sync && rqs_[this_cpu]->nr_running == 1) return this_cpu;
   if (cpu_idle(prev_cpu)) return prev_cpu;
+  note_why("WA_WEIGHT: the loads with the task moved");
   // wake_affine_weight() (signed arithmetic, as the kernel's s64): the
   // loads with p moved, each scaled by the other CPU's capacity, prev's
   // biased by half the imbalance margin (WA_BIAS). A sync wake-up discounts
@@ -321,23 +323,47 @@ int Kernel::select_idle_sibling(Task& p, int prev, int target, int kthread_cpu) 
   // Neither target nor prev is checked against p's mask, as in 6.12: target
   // is, and prev may have left it after an affinity change while p slept
   // (select_task_rq() then falls back).
-  if (cpu_idle(target) && fits(target)) return target;
-  if (prev != target && cpu_idle(prev) && fits(prev)) return prev;
+  if (cpu_idle(target) && fits(target)) {
+    note_why("select_idle_sibling: the target is idle (and fits)");
+    return target;
+  }
+  if (prev != target && cpu_idle(prev) && fits(prev)) {
+    note_why("select_idle_sibling: prev is idle (and fits)");
+    return prev;
+  }
   // A per-CPU kthread waking a task that last ran on the kthread's CPU,
   // with nothing else queued there, stacks it there: "the wakee queued work
   // for the per-cpu kthread that is now complete and the wakeup is
   // essentially a sync wakeup" (IO completions; a bound kworker's work).
-  if (kthread_cpu == prev && fits(prev)) return prev;
+  if (kthread_cpu == prev && fits(prev)) {
+    note_why("select_idle_sibling: woken by the per-CPU kthread of prev: stacked there");
+    return prev;
+  }
   int recent = p.recent_used_cpu;
   p.recent_used_cpu = prev;
-  if (recent != prev && recent != target && allowed(p, recent) && cpu_idle(recent) && fits(recent)) return recent;
+  if (recent != prev && recent != target && allowed(p, recent) && cpu_idle(recent) && fits(recent)) {
+    note_why("select_idle_sibling: recent_used_cpu is idle (and fits)");
+    return recent;
+  }
   if (asym_capacity_) {
     int i = select_idle_capacity(p, target);
+    if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]] {  // the fit test again, for the log only
+      if (i < 0)
+        note_why("select_idle_capacity: no idle CPU: the target");
+      else if (util_fits_cpu(task_util, util_min, util_max, *rqs_[i]) > 0)
+        note_why("select_idle_capacity: the first idle CPU from the target that fits");
+      else
+        note_why("select_idle_capacity: no idle CPU fits: the idle one closest to fitting");
+    }
     return i >= 0 ? i : target;
   }
   int n = nr_cpus();
   for (int i = 1, cpu = target + 1 == n ? 0 : target + 1; i <= n; ++i, cpu = cpu + 1 == n ? 0 : cpu + 1)
-    if (allowed(p, cpu) && cpu_idle(cpu)) return cpu;  // cpu = (target + i) % n
+    if (allowed(p, cpu) && cpu_idle(cpu)) {  // cpu = (target + i) % n
+      note_why("select_idle_cpu: the first idle CPU after the target");
+      return cpu;
+    }
+  note_why("select_idle_sibling: no idle CPU: the target");
   return target;
 }
 
@@ -369,7 +395,10 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
   if (nr_cpus() == 1) return 0;
   int cpu = event_cpu_ >= 0 ? event_cpu_ : prev_cpu;  // smp_processor_id(): the waker's CPU
   // A new task takes the slow path from the CPU it was forked on.
-  if (wake_flags & kWfFork) return sched_balance_find_dst_cpu(p, cpu);
+  if (wake_flags & kWfFork) {
+    note_why("fork: sched_balance_find_dst_cpu(), the idlest CPU");
+    return sched_balance_find_dst_cpu(p, cpu);
+  }
   int new_cpu = prev_cpu;
   int kthread_cpu = -1;  // the waker's CPU if it is a per-CPU kthread
   if (wake_flags & kWfTtwu) {
@@ -380,10 +409,17 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
     record_wakee(current, p);
     if (!is_rd_overutilized()) {
       int eas = find_energy_efficient_cpu(p, prev_cpu);
-      if (eas >= 0) return eas;
+      if (eas >= 0) {
+        note_why("EAS: find_energy_efficient_cpu() (the root domain is not overutilized)");
+        return eas;
+      }
     }
     const bool want_affine = !wake_wide(current, p) && allowed(p, cpu);
-    if (want_affine && cpu != prev_cpu) new_cpu = wake_affine(p, cpu, prev_cpu, wake_flags & kWfSync);
+    if (want_affine && cpu != prev_cpu) {
+      new_cpu = wake_affine(p, cpu, prev_cpu, wake_flags & kWfSync);
+      SL_DEBUG("{:.6f} wake_affine {}-{}: this cpu{}, prev cpu{} -> target cpu{} ({})", now().to_s(), p.comm, p.pid,
+               cpu, prev_cpu, new_cpu, why_);
+    }
     // is_per_cpu_kthread(current) && in_task() && this_rq()->nr_running <= 1:
     // a task waker (not a timer or an interrupt), a kernel thread allowed on
     // one CPU, with at most itself on its rq.

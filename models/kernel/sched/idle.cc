@@ -11,9 +11,13 @@
 //   be woken (a wake-up IPI, the local timer for an hrtimer, the kept tick),
 //   pay the exit latency, reflect, and either schedule() or loop.
 #include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/classes.h"
+#include "sim/log.h"
 
 namespace schedlab {
 namespace {
@@ -65,6 +69,16 @@ void Kernel::do_idle(Rq& rq) {
   in.cpu_utilized = util > (rq.capacity >> 6);
   in.nr_iowaiters = 0;  // no iowait accounting in the model
   const cpuidle::SelectResult r = dev.gov->select(in);
+  if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]] {
+    const cpuidle::IdleState& s = dev.states[static_cast<size_t>(r.state)];
+    auto us = [](Time t) { return t == Time::max() ? std::string("none") : fmt::format("{:.1f} us", t.count() / 1e3); };
+    SL_DEBUG("{:.6f} cpu{} idle: {} -> state {} {} (target residency {:.1f} us, exit latency {:.1f} us), tick {}: {} "
+             "[expected idle {}, next timer {}{}]",
+             now().to_s(), rq.cpu, dev.gov->name(), r.state, dev.names[static_cast<size_t>(r.state)],
+             s.target_residency.count() / 1e3, s.exit_latency.count() / 1e3,
+             dev.tick_stopped ? "already stopped" : r.stop_tick ? "stopped" : "kept", r.why, us(r.predicted),
+             us(in.sleep_length), in.cpu_utilized ? ", CPU utilized" : "");
+  }
 
   // if (stop_tick || tick_nohz_tick_stopped()) tick_nohz_idle_stop_tick();
   // else tick_nohz_idle_retain_tick();

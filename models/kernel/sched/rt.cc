@@ -56,7 +56,13 @@ class RtClass final : public SchedClass {
 
   // wakeup_preempt_rt(): a strictly higher priority preempts.
   void wakeup_preempt(Rq& rq, Task& p, int wake_flags) override {
-    if (p.prio < rq.curr->prio) k_.resched_curr(rq);
+    if (p.prio < rq.curr->prio) {
+      k_.note_why("rt: a strictly higher RT priority preempts");
+      k_.resched_curr(rq);
+    } else {
+      k_.note_why(p.prio == rq.curr->prio ? "rt: an equal RT priority waits its turn"
+                                          : "rt: a lower RT priority waits");
+    }
   }
 
   // pick_task_rt(): first task of the highest non-empty priority, unless
@@ -87,6 +93,7 @@ class RtClass final : public SchedClass {
     p.rt.time_slice_ticks = k_.rr_timeslice_ticks();
     if (rq.rt.queue[p.prio].size() > 1) {
       requeue(rq, p);
+      k_.note_why("SCHED_RR timeslice used: to the tail behind an equal priority");
       k_.resched_curr(rq);
     }
   }
@@ -110,6 +117,7 @@ class RtClass final : public SchedClass {
       rq.rt.rt_throttled = true;
       SL_DEBUG("{:.6f} cpu{} sched: RT throttling activated (rt_time {} > runtime {})", k_.clock().to_s(), rq.cpu,
                rq.rt.rt_time, runtime);
+      k_.note_why("RT throttled: the rt_rq used its rt_runtime in this rt_period");
       k_.resched_curr(rq);
     }
   }
@@ -145,18 +153,31 @@ class RtClass final : public SchedClass {
   // select_task_rq_rt(): stay on the previous CPU unless an RT task of equal
   // or higher priority runs there; then the lowest-priority CPU, if lower.
   int select_task_rq(Task& p, int prev_cpu, int wake_flags) override {
-    if (!(wake_flags & (kWfTtwu | kWfFork))) return prev_cpu;
+    if (!(wake_flags & (kWfTtwu | kWfFork))) {
+      k_.note_why("rt: not a wake-up or fork: stays");
+      return prev_cpu;
+    }
     // prev_cpu may be outside p's mask (a new task forked on such a CPU):
     // as in 6.12 it is kept unless a lower-priority CPU is found, and
     // select_task_rq() falls back to the first allowed CPU.
     int cpu = prev_cpu;
     const Task& curr = *k_.rq(cpu).curr;
     bool test = curr.sched_class == SchedClassId::kRt && (curr.nr_cpus_allowed < 2 || curr.prio <= p.prio);
+    k_.note_why("rt: prev runs no RT task of equal or higher priority, and fits: stays");
     if (test || !k_.rt_task_fits_capacity(p, cpu)) {
       int target = find_lowest_rq(p, cpu);
       // A move only for fitness that found no fitting CPU: stay.
-      if (!test && target >= 0 && !k_.rt_task_fits_capacity(p, target)) return cpu;
-      if (target >= 0 && p.prio < rq_highest_prio(k_.rq(target))) cpu = target;
+      if (!test && target >= 0 && !k_.rt_task_fits_capacity(p, target)) {
+        k_.note_why("rt: prev does not fit (rt_task_fits_capacity) and no lower-priority CPU does: stays");
+        return cpu;
+      }
+      if (target >= 0 && p.prio < rq_highest_prio(k_.rq(target))) {
+        cpu = target;
+        k_.note_why(test ? "rt: prev runs an RT task of equal or higher priority: find_lowest_rq() (cpupri)"
+                         : "rt: prev does not fit (rt_task_fits_capacity): find_lowest_rq() (cpupri)");
+      } else {
+        k_.note_why("rt: find_lowest_rq() found no CPU running a lower priority: stays");
+      }
     }
     return cpu;
   }
@@ -237,6 +258,8 @@ class RtClass final : public SchedClass {
       }
       int target = find_lowest_rq(*p, rq.cpu);
       if (target < 0 || target == rq.cpu) return;
+      SL_DEBUG("{:.6f} cpu{} push_rt_task: {}-{} (prio {}) -> cpu{}, which runs a lower priority", k_.clock().to_s(),
+               rq.cpu, p->comm, p->pid, p->prio, target);
       k_.move_queued_task(*p, target);
     }
   }
@@ -254,7 +277,11 @@ class RtClass final : public SchedClass {
       if (p->prio < src.curr->prio) continue;  // it will preempt there
       if (!best || p->prio < best->prio) best = p;
     }
-    if (best) k_.move_queued_task(*best, this_rq.cpu);
+    if (best) {
+      SL_DEBUG("{:.6f} cpu{} pull_rt_task: {}-{} (prio {}) from cpu{}, where it waits", k_.clock().to_s(), this_rq.cpu,
+               best->comm, best->pid, best->prio, best->cpu);
+      k_.move_queued_task(*best, this_rq.cpu);
+    }
   }
 
   // sched_find_first_bit() over the priority bitmap.

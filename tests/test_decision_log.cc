@@ -1,0 +1,218 @@
+// The decision log (--log debug): each scheduling decision says why, in
+// the terms of the kernel function that took it. Expected lines are worked
+// out beside each check; the log never changes what is simulated.
+#include <catch2/catch.hpp>
+
+#include <spdlog/sinks/ostream_sink.h>
+
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "experiments/lib/report_json.h"
+#include "experiments/lib/runner.h"
+#include "sched_test_util.h"
+#include "sim/log.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+namespace {
+
+// Runs `body` with the simulator log at debug into a string; the logger's
+// sinks and level are restored afterwards.
+std::string capture_debug_log(const std::function<void()>& body) {
+  std::ostringstream out;
+  auto& logger = sim_log();
+  const std::vector<spdlog::sink_ptr> saved = logger.sinks();
+  const std::string saved_level(spdlog::level::to_string_view(logger.level()).data());
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_st>(out);
+  sink->set_pattern("%v");
+  logger.sinks() = {sink};
+  set_log_level("debug");
+  auto restore = [&] {
+    logger.sinks() = saved;
+    set_log_level(saved_level);
+  };
+  try {
+    body();
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+  return out.str();
+}
+
+// One run of `p` (seed 1) with the debug log, as lines.
+std::vector<std::string> decision_log(const ScenarioParams& p) {
+  const std::string text = capture_debug_log([&] {
+    System sys(p, 1);
+    sys.run();
+  });
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The lines containing `needle`.
+std::vector<std::string> grep(const std::vector<std::string>& lines, const std::string& needle) {
+  std::vector<std::string> out;
+  for (const auto& l : lines)
+    if (l.find(needle) != std::string::npos) out.push_back(l);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("decision log: EEVDF ticks and picks say why", "[log][eevdf]") {
+  // One CPU, HZ=1000, base slice 0.75 ms (1 + ilog2(1) = 1). Two new nice 0
+  // tasks start at V with deadline V + slice/2 (PLACE_DEADLINE_INITIAL):
+  // lag 0, deadline +375 us; a is first in the tree. At the 1 ms tick a has
+  // run 1000 us of virtual time, past its deadline: a new one at
+  // 1000 + 750; V = (1000 + 0) / 2 = 500, so a's lag is -500 and its
+  // deadline +1250, b's lag +500 and deadline 375 - 500 = -125.
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.duration = 2500_us;
+  p.tasks = {hog("a"), hog("b")};
+  const auto lines = decision_log(p);
+  const auto picks = grep(lines, "pick_eevdf");
+  REQUIRE(picks.size() >= 2);
+  CHECK(picks[0] ==
+        "0.000000 cpu0 pick_eevdf -> a-1: the earliest deadline among the waiting entities, and eligible "
+        "[vs V, virtual us: a-1 lag +0.0 dl +375.0, b-2 lag +0.0 dl +375.0]");
+  CHECK(picks[1] ==
+        "0.001000 cpu0 pick_eevdf -> b-2: the earliest deadline among the waiting entities, and eligible "
+        "[vs V, virtual us: a-1 (curr) lag -500.0 dl +1250.0 ineligible, b-2 lag +500.0 dl -125.0]");
+  const auto ticks = grep(lines, "tick:");
+  REQUIRE(!ticks.empty());
+  CHECK(ticks[0] ==
+        "0.001000 cpu0 tick: a-1 must reschedule: eevdf: slice used (vruntime reached the deadline: a new one, "
+        "vd = v + r/w)");
+}
+
+TEST_CASE("decision log: EEVDF says why a wakee preempts", "[log][eevdf]") {
+  // h hogs the CPU; w runs 100 us every 2 ms sleep. At 1 ms h's slice is
+  // used (as above) and w runs 1.0-1.1 ms; it sleeps with V = (1000 + 100)
+  // / 2 = 550, lag 450. h then runs alone: its vruntime is 3000 at 3.1 ms
+  // and its deadline 3650 (new slices at 2 and 3 ms). w wakes at 3.1 ms:
+  // place_entity() inflates the lag by (W + w) / W = 2 to 900, so
+  // v = 3000 - 900 = 2100, deadline 2100 + 750 = 2850; V = 2550. h's lag
+  // is -450 (ineligible) and its deadline +1100; w's lag +450, deadline
+  // +300: pick_eevdf() takes w, so w preempts.
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.duration = 3200_us;
+  p.tasks = {hog("h"), task("w", {ev_run(100_us), ev_sleep(2_ms)})};
+  const auto lines = decision_log(p);
+  const auto wake = grep(lines, "0.003100 cpu0 wakeup_preempt");
+  REQUIRE(wake.size() == 2);
+  CHECK(wake[0] ==
+        "0.003100 cpu0 wakeup_preempt: pick_eevdf -> w-2: the earliest deadline among the waiting entities, and eligible "
+        "[vs V, virtual us: h-1 (curr) lag -450.0 dl +1100.0 ineligible, w-2 lag +450.0 dl +300.0]");
+  CHECK(wake[1] ==
+        "0.003100 cpu0 wakeup_preempt w-2 (prio 120) vs curr h-1 (prio 120): preempt "
+        "(eevdf: the wakee is pick_eevdf()'s choice)");
+}
+
+TEST_CASE("decision log: RT push, RT placement and the RR slice", "[log][rt]") {
+  SECTION("a FIFO task that cannot preempt is pushed, then stays where it runs") {
+    // Both start on CPU 0; t1 (FIFO 20, pinned there) runs, so t2 (FIFO 10)
+    // is pushed to CPU 1, idle. Its later wake-ups find CPU 1 without RT
+    // work: select_task_rq_rt() keeps it there.
+    ScenarioParams p = exact_scenario("6.12", 1000, 2);
+    p.duration = 3_ms;
+    TaskSpec t1 = hog("t1", Policy::kFifo, 20);
+    t1.cpus = {0};
+    p.tasks = {t1, task("t2", {ev_run(1_ms), ev_sleep(1_ms)}, Policy::kFifo, 10)};
+    const auto lines = decision_log(p);
+    CHECK(grep(lines, "push_rt_task") ==
+          std::vector<std::string>{"0.000000 cpu0 push_rt_task: t2-2 (prio 89) -> cpu1, which runs a lower priority"});
+    CHECK(grep(lines, "ttwu t2-2") ==
+          std::vector<std::string>{"0.002000 ttwu t2-2 by irq: cpu1 -> cpu1 (rt: prev runs no RT task of equal or "
+                                   "higher priority, and fits: stays)"});
+  }
+  SECTION("SCHED_RR: the 100 ms slice, then the tail of the list") {
+    // RR_TIMESLICE is 100 ms: 100 ticks at HZ=1000, the last at 100 ms.
+    ScenarioParams p = exact_scenario("6.12", 1000);
+    p.duration = 150_ms;
+    p.tasks = {hog("a", Policy::kRr, 10), hog("b", Policy::kRr, 10)};
+    const auto ticks = grep(decision_log(p), "tick:");
+    REQUIRE(!ticks.empty());
+    CHECK(ticks[0] == "0.100000 cpu0 tick: a-1 must reschedule: SCHED_RR timeslice used: to the tail behind an "
+                      "equal priority");
+  }
+}
+
+TEST_CASE("decision log: the idle governor says which state and why", "[log][cpuidle]") {
+  // One CPU with WFI (target residency 1 us) and a CPU-off state (entry
+  // 50 us + exit 200 us, target residency 1 ms), teo, HZ=250 (4 ms tick).
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.platform.name = "idle-toy";
+  ClusterParams c;
+  c.name = "toy";
+  c.nr_cpus = 1;
+  c.capacity_dmips_mhz = 1024;
+  c.opps = {{1000000, 800000, 0}};
+  c.dynamic_power_coefficient = 100;
+  c.cpu_idle_states = {{"WFI", Time::zero(), 1_us, 1_us, 10.0}, {"off", 50_us, 200_us, 1_ms, 2.0}};
+  p.platform.clusters = {c};
+  p.platform.cpus = 1;
+  p.kernel.cpuidle_governor = "teo";
+  p.kernel.cpuidle_governor_cost = Time::zero();
+  p.kernel.cpuidle_sleep_length_cost = Time::zero();
+  p.duration = 400_ms;
+  // 100 us of work, a 500 us sleep (the off state cannot pay off), 100 us,
+  // a 20 ms sleep.
+  p.tasks = {task("s", {ev_run(100_us), ev_sleep(500_us), ev_run(10_us), ev_sleep(20_ms)})};
+  const auto idle = grep(decision_log(p), "cpu0 idle");
+  REQUIRE(idle.size() > 4);
+  // The first sleep: the timer 500 us away is before state 1's target
+  // residency; a polling-free state 0 under a tick keeps the tick (v6.5
+  // teo). A new task's util (half the CPU) makes the CPU "utilized".
+  CHECK(idle[0] ==
+        "0.000100 cpu0 idle: teo -> state 0 WFI (target residency 1.0 us, exit latency 1.0 us), tick kept: "
+        "the next timer comes before state 1's target residency [expected idle 500.0 us, next timer 500.0 us, "
+        "CPU utilized]");
+  // Woken by the timer at 600 us, running after WFI's 1 us exit latency:
+  // 501 us from entry (dev->last_residency_ns includes the exit).
+  CHECK(idle[1] == "0.000601 cpu0 idle exit: 501.0 us in state 0 WFI (target residency 1.0 us)");
+  // After 10 us of work (601-611 us), the 20 ms sleep while the new
+  // task's util still counts: teo v6.5 with two states takes the
+  // shallowest non-polling one and stops the tick.
+  CHECK(idle[2] ==
+        "0.000611 cpu0 idle: teo -> state 0 WFI (target residency 1.0 us, exit latency 1.0 us), tick stopped: "
+        "the CPU is utilized: the shallowest non-polling state [expected idle 20000.0 us, next timer 20000.0 us, "
+        "CPU utilized]");
+  // 400 ms later the util has decayed (10 us per 20 ms): the sleep length
+  // picks the off state, and its past wake-ups (20 ms in state 0, counted
+  // as hits of the off state's bin) agree.
+  const std::string& last = idle.back();
+  INFO(last);
+  CHECK(last.find("idle: teo -> state 1 off (target residency 1000.0 us, exit latency 250.0 us), tick stopped: "
+                  "the deepest state the sleep length allows (hits outweigh intercepts) [expected idle 20000.0 us, "
+                  "next timer 20000.0 us]") != std::string::npos);
+}
+
+TEST_CASE("decision log: logging changes nothing simulated", "[log]") {
+  // A big.LITTLE run with EAS, balancing, RT and cpuidle, with and without
+  // the debug log: the same JSON report.
+  const ScenarioParams p = gs101_scenario(R"(
+duration: 300ms
+kernel: {version: "6.12", hz: 250, cpuidle: {governor: teo}}
+tasks:
+  - {name: ui, nice: -10, events: [{run: 2ms}, {timer: {ref: v, period: 8333us}}]}
+  - {name: sf, policy: SCHED_FIFO, priority: 2, events: [{run: 1ms}, {timer: {ref: s, period: 8333us}}]}
+  - {name: bg, instances: 4, nice: 10, events: [{run: 5ms}, {sleep: 7ms}]}
+  - {name: hog, nice: 19, events: [{run: 1s}]}
+)");
+  RunOptions o;
+  o.runs = 2;
+  const std::string quiet = render_json(run_scenario(p, o));
+  std::string logged;
+  const std::string lines = capture_debug_log([&] { logged = render_json(run_scenario(p, o)); });
+  CHECK(lines.find("EAS: find_energy_efficient_cpu()") != std::string::npos);
+  CHECK(lines.find("idle: teo -> state") != std::string::npos);
+  CHECK(logged == quiet);
+}
