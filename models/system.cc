@@ -97,6 +97,7 @@ void System::Impl::build_exec_contexts() {
   for (const BinderProcParams& bp : params.binder_procs) {
     binder_procs.push_back(std::make_unique<BinderProc>(k, bp));
     calls->add_binder_proc(*binder_procs.back());
+    binder_procs.back()->set_peers([c = calls.get()](const std::string& name) { return c->binder_proc(name); });
   }
   auto find_gpu = [&](const std::string& name) -> Gpu* {
     for (auto& g : gpus)

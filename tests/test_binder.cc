@@ -349,3 +349,131 @@ TEST_CASE("the Android binder node flags load from YAML and need android: true",
   ConfigError fair_prio = error_of("binder_procs:\n  - {name: audio, android: true, min_rt_priority: 2}\n" + call);
   CHECK(fair_prio.key_path() == "binder_procs[0].min_rt_priority");
 }
+
+// Nested transactions: system_server's thread calls a HAL while serving.
+namespace {
+EventSpec ev_binder_nested(const std::string& proc, Time work, const std::string& nested_proc, Time nested_work,
+                           Time work_after, bool nested_oneway = false) {
+  EventSpec e = ev_binder(proc, work);
+  auto nested = std::make_shared<CallSpec>();
+  nested->op = CallSpec::Op::kBinderCall;
+  nested->target = nested_proc;
+  nested->cost = nested_work;
+  nested->oneway = nested_oneway;
+  e.call.nested = nested;
+  e.call.cost_after = work_after;
+  return e;
+}
+
+// One CPU, no overheads: C (nice -10) calls svc at 1 ms with 200 us of
+// work, a nested call to hal (300 us) and 100 us after it, then runs
+// `then_run` and sleeps.
+ScenarioParams chain_scenario(bool nested_oneway, Time then_run) {
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.duration = Time::ms(5);
+  p.binder_procs = {binder_proc("svc", 1), binder_proc("hal", 1)};
+  TaskSpec c = task("C", {ev_binder_nested("svc", Time::us(200), "hal", Time::us(300), Time::us(100), nested_oneway),
+                          ev_run(then_run), ev_sleep(Time::s(1))},
+                    Policy::kNormal, -10);
+  c.delay = Time::ms(1);
+  p.tasks = {c};
+  return p;
+}
+}  // namespace
+
+TEST_CASE("a nested binder call runs in the HAL at the priority passed down the chain", "[binder]") {
+  // One CPU. C (nice -10) calls svc at 1 ms: svc's thread takes nice -10
+  // (mainline: in the thread, once it runs), runs 200 us, calls the HAL
+  // (it is now the caller, at nice -10) and sleeps; the HAL's thread takes
+  // nice -10 too, runs 300 us and replies at 1.5 ms; svc's thread runs its
+  // 100 us after the call and replies at 1.6 ms; C runs on. Each thread is
+  // back at its process's nice after.
+  System sys(chain_scenario(false, Time::us(100)), 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  Task& svc = find_task(k, "binder:svc_1");
+  Task& hal = find_task(k, "binder:hal_1");
+  k.run_until(Time::us(1100));
+  CHECK(svc.nice() == -10);
+  k.run_until(Time::us(1350));
+  CHECK(hal.nice() == -10);
+  CHECK(svc.state == TaskState::kInterruptible);  // waiting for the HAL's reply
+  k.run_until(Time::ms(5));
+  const std::vector<std::pair<int64_t, std::string>> expected = {
+      {0, "binder:svc_1"},       {0, "binder:hal_1"},       {0, "idle"},        {1000000, "C"},
+      {1000000, "binder:svc_1"}, {1200000, "binder:hal_1"}, {1500000, "binder:svc_1"},
+      {1600000, "C"},            {1700000, "idle"}};
+  CHECK(log.runs_until(Time::ms(5)) == expected);
+  CHECK(svc.nice() == 0);
+  CHECK(hal.nice() == 0);
+}
+
+TEST_CASE("on the Android common kernel RT priority passes down a nested call with INHERIT_RT", "[binder]") {
+  // A FIFO 10 caller; svc has INHERIT_RT, so its thread runs FIFO 10 and
+  // calls the HAL as a FIFO 10 task: with INHERIT_RT on the HAL's node
+  // its thread runs FIFO 10 too, without it nice 0.
+  auto hal_during = [](bool hal_inherit_rt) {
+    ScenarioParams p = exact_scenario("6.12", 1000);
+    p.duration = Time::ms(5);
+    BinderProcParams svc = binder_proc("svc", 1), hal = binder_proc("hal", 1);
+    svc.android = hal.android = true;
+    svc.inherit_rt = true;
+    hal.inherit_rt = hal_inherit_rt;
+    p.binder_procs = {svc, hal};
+    TaskSpec c = task("C", {ev_binder_nested("svc", Time::us(200), "hal", Time::us(300), Time::zero()),
+                            ev_sleep(Time::s(1))},
+                      Policy::kFifo, 10);
+    c.delay = Time::ms(1);
+    p.tasks = {c};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::us(1350));  // halfway through the HAL's 300 us
+    const Task& t = find_task(k, "binder:hal_1");
+    return std::make_pair(t.policy, t.rt_priority);
+  };
+  CHECK(hal_during(true) == std::make_pair(Policy::kFifo, 10));
+  CHECK(hal_during(false) == std::make_pair(Policy::kNormal, 0));
+}
+
+TEST_CASE("a one-way nested binder call does not hold up the reply", "[binder]") {
+  // One CPU. svc's thread (nice -10, from C) sends the HAL a one-way call
+  // after 200 us and replies after its 100 us more, at 1.3 ms; the HAL's
+  // thread, woken at nice 0 (one-way takes the node's minimum), runs its
+  // 300 us after C's 1 ms: C (nice -10) wakes with the earlier deadline,
+  // and its 0.75 ms slice is not used up at the 2 ms tick.
+  System sys(chain_scenario(true, Time::ms(1)), 1);
+  NiceLog log;
+  sys.add_observer(&log);
+  sys.kernel().run_until(Time::ms(5));
+  REQUIRE(log.seen.size() >= 6);
+  CHECK(log.seen[4] == std::make_pair(int64_t{1300000}, std::string("C@-10")));
+  CHECK(log.seen[5] == std::make_pair(int64_t{2300000}, std::string("binder:hal_1@0")));
+}
+
+TEST_CASE("nested binder calls load from YAML and a call back into the chain is refused", "[binder][config]") {
+  const std::string procs = "binder_procs:\n  - {name: system_server}\n  - {name: hal}\n";
+  ScenarioParams s = load_scenario_yaml(
+      procs + "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: system_server, work: 300us, "
+              "then: {proc: hal, work: 100us, oneway: true}, work_after: 50us}\n",
+      "test.yaml");
+  const CallSpec& c = s.tasks[0].phases[0].events[0].call;
+  REQUIRE(c.nested);
+  CHECK(c.nested->target == "hal");
+  CHECK(c.nested->cost == Time::us(100));
+  CHECK(c.nested->oneway);
+  CHECK(c.cost_after == Time::us(50));
+
+  ConfigError back = error_of(
+      procs + "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: system_server, "
+              "then: {proc: hal, then: {proc: system_server}}}\n");
+  CHECK(back.key_path() == "tasks[0].events[0].binder_call.then");
+  CHECK_THAT(back.message(), Catch::Contains("back into 'system_server'"));
+  ConfigError unknown =
+      error_of(procs + "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: hal, then: {proc: camera}}\n");
+  CHECK(unknown.key_path() == "tasks[0].events[0].binder_call.then.proc");
+  CHECK_THAT(unknown.message(), Catch::Contains("unknown binder process 'camera'"));
+  ConfigError after =
+      error_of(procs + "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: hal, work_after: 1ms}\n");
+  CHECK_THAT(after.message(), Catch::Contains("work_after needs a nested call"));
+}

@@ -440,6 +440,22 @@ EventSpec load_call_event(const YamlDoc& doc, const YAML::Node& node, const std:
   if (op == CallSpec::Op::kBinderCall) {
     r.read("work", c.cost, Bound::kNonNegative);
     r.read("oneway", c.oneway);
+    if (const auto then = r.find("then")) {
+      c.nested = std::make_shared<const CallSpec>(
+          load_call_event(doc, *then, r.path("then"), CallSpec::Op::kBinderCall, targets, platform_cpus).call);
+      // A call back into a process of the chain goes, in the kernel, to
+      // the thread of that chain waiting for its reply (binder_transaction()
+      // walks the transaction stack): not modelled.
+      for (const CallSpec* n = c.nested.get(); n; n = n->nested.get())
+        if (n->target == c.target)
+          fail(doc, *then, r.path("then"),
+               fmt::format("a nested call back into '{}', which is already in the call chain, is not modelled "
+                           "(the kernel hands it to that chain's waiting thread)",
+                           c.target));
+      r.read("work_after", c.cost_after, Bound::kNonNegative);
+    } else if (r.has("work_after")) {
+      r.fail_here("binder_call: work_after needs a nested call (then)");
+    }
     return e;
   }
   r.require("work");
@@ -628,6 +644,10 @@ const std::vector<ParamDecl>& binder_call_params() {
       {"work", "duration", "0", "CPU work of the transaction in a server thread (capacity time at 1024 and f_max)"},
       {"oneway", "bool", "false",
        "TF_ONE_WAY: the caller goes on at once; else it sleeps (S) until the reply (both wake-ups WF_SYNC)"},
+      {"then", "map (a binder_call)", "none",
+       "a nested call the server thread makes after `work` (e.g. system_server calling a HAL): it calls at the "
+       "priority it runs at and, unless oneway, sleeps until that reply; not back into a process of the chain"},
+      {"work_after", "duration", "0", "with then: the server thread's work after the nested call, before it replies"},
   };
   return decls;
 }

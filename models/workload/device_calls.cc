@@ -139,7 +139,7 @@ void DeviceCalls::call(Task& self, const CallSpec& c) {
       BinderProc* p = binder_proc(c.target);
       if (!p) throw ModelError(check(c));
       if (!c.oneway) throw ModelError("binder_call: a synchronous call sleeps: the task body makes it");
-      p->transact(self, c.cost, nullptr);
+      p->transact(self, c, nullptr);
       return;
     }
   }

@@ -255,7 +255,7 @@ Action RtAppBody::next(Task& self) {
           }
           BinderProc* proc = calls.binder_proc(e.call.target);
           if (!proc) throw ModelError(calls.check(e.call));
-          proc->transact(self, e.call.cost, this);
+          proc->transact(self, e.call, this);
           waiting_ = Wait::kBinderReply;
           return Action::block(TaskState::kInterruptible);
         }

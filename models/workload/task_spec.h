@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ struct CallSpec {
   Time gpu_time;        // submit_job: the job's GPU time; 0 = the GPU's distribution
   RpmApi rpm = RpmApi::kGetSync;  // rpm: which pm_runtime_*() call (target = the device)
   bool oneway = false;  // binder_call: TF_ONE_WAY (the caller does not wait for a reply)
+  // binder_call: a nested call the server thread makes after `cost` (to
+  // another process; its own `nested` may go on), and the server's work
+  // after that call returns, before it replies. Immutable once loaded.
+  std::shared_ptr<const CallSpec> nested;
+  Time cost_after;
 };
 
 // One rt-app-like event. `name` fields refer to shared objects (timers,

@@ -17,12 +17,14 @@ bool is_rt_policy(Policy p) { return p == Policy::kFifo || p == Policy::kRr; }
 
 // One looper thread of the pool: IPCThreadState::joinThreadPool() over
 // binder_thread_read() and BC_REPLY / BC_FREE_BUFFER.
-class BinderThread final : public TaskBody {
+class BinderThread final : public TaskBody, public BinderClient {
  public:
   BinderThread(BinderProc& proc, Task& task) : proc_(proc), task_(task) {}
   Task& task() { return task_; }
   void give(const BinderProc::Transaction& t) { todo_.push_back(t); }  // onto thread->todo
   Action next(Task& self) override;
+  // The reply to this thread's nested call: wake it (WF_SYNC).
+  void binder_reply(Task& server) override;
   // ACK binder_transaction_priority(): t's priority onto this thread, once.
   void transaction_priority(BinderProc::Transaction& t);
 
@@ -34,7 +36,10 @@ class BinderThread final : public TaskBody {
   Task& task_;
   std::deque<BinderProc::Transaction> todo_;  // thread->todo
   BinderProc::Transaction cur_;
-  bool serving_ = false;
+  // Where the thread is in cur_: its work before the nested call, waiting
+  // for the nested reply, its work after it.
+  enum class Step : uint8_t { kIdle, kWork, kNested, kAfter };
+  Step step_ = Step::kIdle;
   // t->saved_priority: a nice in mainline (saved_prio_ = 120 + nice), the
   // policy and normal_prio in the ACK.
   Policy saved_policy_ = Policy::kNormal;
@@ -91,10 +96,32 @@ void BinderThread::transaction_priority(BinderProc::Transaction& t) {
   set_priority(self, policy, prio);
 }
 
+void BinderThread::binder_reply(Task& server) {
+  proc_.kernel().try_to_wake_up(task_, &server, server.cpu, kWfSync);
+}
+
 Action BinderThread::next(Task& self) {
   for (;;) {
-    if (serving_) {
-      serving_ = false;
+    if (step_ == Step::kWork && cur_.nested) {
+      // The nested binder_transaction(): this thread is the caller, at the
+      // priority it runs at; a synchronous call sleeps until the reply.
+      const CallSpec& call = *cur_.nested;
+      BinderProc* target = proc_.peers_ ? proc_.peers_(call.target) : nullptr;
+      if (!target) throw ModelError(fmt::format("binder '{}': nested call to unknown process '{}'", proc_.name(),
+                                                call.target));
+      target->transact(self, call, call.oneway ? nullptr : this);
+      if (!call.oneway) {
+        step_ = Step::kNested;
+        return Action::block(TaskState::kInterruptible);
+      }
+      step_ = Step::kNested;
+    }
+    if (step_ == Step::kNested) {
+      step_ = Step::kAfter;
+      if (cur_.work_after > Time::zero()) return Action::run(cur_.work_after.count());
+    }
+    if (step_ != Step::kIdle) {
+      step_ = Step::kIdle;
       if (cur_.client) {
         // BC_REPLY: mainline's binder_transaction(reply) restores the saved
         // nice, then wakes the caller (wake_up_interruptible_sync()); the
@@ -135,7 +162,7 @@ Action BinderThread::next(Task& self) {
         set_nice(self, min_nice);
     }
     cur_ = t;
-    serving_ = true;
+    step_ = Step::kWork;
     if (t.work > Time::zero()) return Action::run(t.work.count());
   }
 }
@@ -191,10 +218,12 @@ void BinderProc::enqueue_for(BinderThread* thread, Transaction t, const Task* wa
   k_.try_to_wake_up(thread->task(), waker, from_cpu, sync ? kWfSync : 0);
 }
 
-void BinderProc::transact(Task& caller, Time work, BinderClient* client) {
+void BinderProc::transact(Task& caller, const CallSpec& call, BinderClient* client) {
   ++transactions_;
   Transaction t;
-  t.work = work;
+  t.work = call.cost;
+  t.nested = call.nested.get();
+  t.work_after = call.cost_after;
   t.priority = caller.nice();  // task_nice(current)
   // ACK: a synchronous call from a fair or RT caller carries its policy
   // and normal_prio (not a PI boost); otherwise the process's default.

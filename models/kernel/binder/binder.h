@@ -41,9 +41,16 @@
 // assumed to hold CAP_SYS_NICE (system_server, audioserver and the HALs
 // do), so no RLIMIT_RTPRIO/RLIMIT_NICE cap applies.
 //
+// Nested transactions: a server thread serving a transaction may call
+// another process (a CallSpec's `nested`: system_server calling a HAL);
+// it is then the caller, passing the priority it runs at (inherited down
+// the chain), and sleeps (S) until that reply unless the call is one-way.
+// A call back into a process already in the chain (which the kernel hands
+// to the waiting thread of that chain, binder_transaction()'s
+// transaction_stack walk) is refused at load time.
+//
 // Simplifications: one node per process (every transaction targets the
-// same node); no nested transactions (a server thread does not call out),
-// so a transaction never targets a specific thread; RLIMIT_NICE never caps
+// same node); a transaction never targets a specific thread; RLIMIT_NICE never caps
 // binder_set_nice(); the work a transaction does is CPU work in the server
 // thread (capacity time at 1024 and f_max); the reply's and the buffer
 // copies' CPU cost is part of the caller's and server's `run` events; the
@@ -51,6 +58,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,10 +90,13 @@ class BinderProc {
   const std::string& name() const { return params_.name; }
   const BinderProcParams& params() const { return params_; }
   Kernel& kernel() { return k_; }
-  // binder_transaction() by the running task `caller`: `work` of CPU work
-  // for a pool thread. Synchronous when `client` is given (the caller then
-  // blocks until client->binder_reply()); one-way otherwise.
-  void transact(Task& caller, Time work, BinderClient* client);
+  // binder_transaction() by the running task `caller`: `call`'s work for a
+  // pool thread (its cost, its nested call, its work after that).
+  // Synchronous when `client` is given (the caller then blocks until
+  // client->binder_reply()); one-way otherwise.
+  void transact(Task& caller, const CallSpec& call, BinderClient* client);
+  // The other processes, for nested calls (by name; nullptr if unknown).
+  void set_peers(std::function<BinderProc*(const std::string&)> lookup) { peers_ = std::move(lookup); }
   Task& thread_task(size_t i);
   size_t nr_threads() const { return threads_.size(); }
   // Counters for reports and tests.
@@ -96,6 +107,8 @@ class BinderProc {
   friend class BinderThread;
   struct Transaction {
     Time work;
+    const CallSpec* nested = nullptr;  // the call the server makes after `work`
+    Time work_after;                   // its work after the nested call returns
     int priority = 0;                // the caller's nice (mainline)
     Policy policy = Policy::kNormal;  // t->priority (android): policy and kernel prio
     int prio = 120;
@@ -113,6 +126,7 @@ class BinderProc {
   std::deque<Transaction> async_todo_;  // node->async_todo
   bool has_async_transaction_ = false;  // node->has_async_transaction
   uint64_t transactions_ = 0, queued_on_proc_ = 0;
+  std::function<BinderProc*(const std::string&)> peers_;
 };
 
 }  // namespace schedlab
