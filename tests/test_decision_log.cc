@@ -130,8 +130,8 @@ TEST_CASE("decision log: RT push, RT placement and the RR slice", "[log][rt]") {
     CHECK(grep(lines, "push_rt_task") ==
           std::vector<std::string>{"0.000000 cpu0 push_rt_task: t2-2 (prio 89) -> cpu1, which runs a lower priority"});
     CHECK(grep(lines, "ttwu t2-2") ==
-          std::vector<std::string>{"0.002000 ttwu t2-2 by irq: cpu1 -> cpu1 (rt: prev runs no RT task of equal or "
-                                   "higher priority, and fits: stays)"});
+          std::vector<std::string>{"0.002000 ttwu t2-2 by irq: cpu1 -> cpu1 (rt: prev runs no pinned RT task nor "
+                                   "one of equal or higher priority, and fits: stays)"});
   }
   SECTION("SCHED_RR: the 100 ms slice, then the tail of the list") {
     // RR_TIMESLICE is 100 ms: 100 ticks at HZ=1000, the last at 100 ms.
@@ -197,14 +197,18 @@ TEST_CASE("decision log: the idle governor says which state and why", "[log][cpu
 
 TEST_CASE("decision log: logging changes nothing simulated", "[log]") {
   // A big.LITTLE run with EAS, balancing, RT and cpuidle, with and without
-  // the debug log: the same JSON report.
+  // the debug log: the same JSON report, for each kernel version's fair
+  // class (6.1 CFS, EEVDF, 6.18's slice protection) and each governor.
+  const auto [version, governor] = GENERATE(table<std::string, std::string>(
+      {{"6.1", "menu"}, {"6.6", "teo"}, {"6.12", "teo_tick"}, {"6.18", "teo_tick_rfc"}}));
+  INFO(version << " " << governor);
   const ScenarioParams p = gs101_scenario(R"(
 duration: 300ms
-kernel: {version: "6.12", hz: 250, cpuidle: {governor: teo}}
+kernel: {version: ")" + version + R"(", hz: 250, cpuidle: {governor: )" + governor + R"(}}
 tasks:
   - {name: ui, nice: -10, events: [{run: 2ms}, {timer: {ref: v, period: 8333us}}]}
   - {name: sf, policy: SCHED_FIFO, priority: 2, events: [{run: 1ms}, {timer: {ref: s, period: 8333us}}]}
-  - {name: bg, instances: 4, nice: 10, events: [{run: 5ms}, {sleep: 7ms}]}
+  - {name: bg, instances: 10, nice: 10, events: [{run: 5ms}, {sleep: 7ms}]}
   - {name: hog, nice: 19, events: [{run: 1s}]}
 )");
   RunOptions o;
@@ -212,7 +216,7 @@ tasks:
   const std::string quiet = render_json(run_scenario(p, o));
   std::string logged;
   const std::string lines = capture_debug_log([&] { logged = render_json(run_scenario(p, o)); });
-  CHECK(lines.find("EAS: find_energy_efficient_cpu()") != std::string::npos);
-  CHECK(lines.find("idle: teo -> state") != std::string::npos);
+  CHECK(lines.find("idle: " + governor + " -> state") != std::string::npos);
+  CHECK(lines.find(version == "6.1" ? "pick_next_entity ->" : "pick_eevdf ->") != std::string::npos);
   CHECK(logged == quiet);
 }

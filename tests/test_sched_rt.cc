@@ -255,3 +255,41 @@ TEST_CASE("a task relocking its own mutex or unlocking one it does not hold is a
   // Lock, unlock, repeat: fine.
   CHECK(error_of({ev_lock("m"), ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::ms(1))}).empty());
 }
+
+// check_preempt_equal_prio() (rt.c): a woken RT task of curr's priority
+// that can run only here, while curr could run elsewhere, is put at the
+// head of its list and the CPU reschedules; curr, queued now, is pushed
+// to the CPU running a lower priority (push_rt_tasks() after the switch).
+TEST_CASE("an equal-priority RT wakee pinned to the CPU makes the migratable curr move", "[rt][smp]") {
+  // Two CPUs. m (FIFO 10, may run anywhere) starts on CPU 0 at 0; CPU 1
+  // is idle. p (FIFO 10, pinned to CPU 0) is forked at 1 ms: it runs on
+  // CPU 0 at once and m moves to CPU 1, where it goes on. With p
+  // migratable too, p is not let in: it waits for m (m has no reason to
+  // move, and cpupri has a lower CPU for p, so p is pushed to CPU 1).
+  auto run = [](bool pinned) {
+    ScenarioParams p = exact_scenario("6.12", 1000, 2);
+    p.duration = Time::ms(5);
+    TaskSpec m = hog("m", Policy::kFifo, 10);
+    TaskSpec w = task("p", {ev_run(Time::ms(1)), ev_sleep(Time::s(1))}, Policy::kFifo, 10);
+    w.delay = Time::ms(1);
+    if (pinned) w.cpus = {0};
+    p.tasks = {m, w};
+    System sys(p, 1);
+    SwitchLog log;
+    sys.add_observer(&log);
+    sys.run();
+    return log.log;
+  };
+  auto on = [](const std::vector<SwitchRecord>& log, const std::string& who, Time t) {
+    for (const auto& r : log)
+      if (r.next == who && r.t == t) return r.cpu;
+    return -1;
+  };
+  const auto pinned = run(true);
+  CHECK(on(pinned, "m", Time::zero()) == 0);
+  CHECK(on(pinned, "p", Time::ms(1)) == 0);  // the wakee runs where it must
+  CHECK(on(pinned, "m", Time::ms(1)) == 1);  // curr pushed to the idle CPU
+  const auto free = run(false);
+  CHECK(on(free, "p", Time::ms(1)) == 1);  // placed on the idle CPU instead
+  CHECK(on(free, "m", Time::ms(1)) == -1);
+}

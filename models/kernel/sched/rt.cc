@@ -54,15 +54,16 @@ class RtClass final : public SchedClass {
   // yield_task_rt(): to the tail of its list.
   void yield_task(Rq& rq) override { requeue(rq, *rq.curr); }
 
-  // wakeup_preempt_rt(): a strictly higher priority preempts.
+  // wakeup_preempt_rt(): a strictly higher priority preempts; an equal
+  // one only to make room (check_preempt_equal_prio()).
   void wakeup_preempt(Rq& rq, Task& p, int wake_flags) override {
     if (p.prio < rq.curr->prio) {
       k_.note_why("rt: a strictly higher RT priority preempts");
       k_.resched_curr(rq);
-    } else {
-      k_.note_why(p.prio == rq.curr->prio ? "rt: an equal RT priority waits its turn"
-                                          : "rt: a lower RT priority waits");
+      return;
     }
+    k_.note_why(p.prio == rq.curr->prio ? "rt: an equal RT priority waits its turn" : "rt: a lower RT priority waits");
+    if (p.prio == rq.curr->prio && !rq.need_resched && k_.nr_cpus() > 1) check_preempt_equal_prio(rq, p);
   }
 
   // pick_task_rt(): first task of the highest non-empty priority, unless
@@ -163,7 +164,7 @@ class RtClass final : public SchedClass {
     int cpu = prev_cpu;
     const Task& curr = *k_.rq(cpu).curr;
     bool test = curr.sched_class == SchedClassId::kRt && (curr.nr_cpus_allowed < 2 || curr.prio <= p.prio);
-    k_.note_why("rt: prev runs no RT task of equal or higher priority, and fits: stays");
+    k_.note_why("rt: prev runs no pinned RT task nor one of equal or higher priority, and fits: stays");
     if (test || !k_.rt_task_fits_capacity(p, cpu)) {
       int target = find_lowest_rq(p, cpu);
       // A move only for fitness that found no fitting CPU: stay.
@@ -173,7 +174,7 @@ class RtClass final : public SchedClass {
       }
       if (target >= 0 && p.prio < rq_highest_prio(k_.rq(target))) {
         cpu = target;
-        k_.note_why(test ? "rt: prev runs an RT task of equal or higher priority: find_lowest_rq() (cpupri)"
+        k_.note_why(test ? "rt: prev runs a pinned RT task or one of equal or higher priority: find_lowest_rq() (cpupri)"
                          : "rt: prev does not fit (rt_task_fits_capacity): find_lowest_rq() (cpupri)");
       } else {
         k_.note_why("rt: find_lowest_rq() found no CPU running a lower priority: stays");
@@ -295,12 +296,36 @@ class RtClass final : public SchedClass {
     --rq.rt.rt_nr_running;
     p.rt.on_rq = false;
   }
-  static void requeue(Rq& rq, Task& p) {
+  // requeue_task_rt(): to the tail of its priority's list, or the head.
+  static void requeue(Rq& rq, Task& p, bool head = false) {
     auto& q = rq.rt.queue[p.prio];
     auto it = std::find(q.begin(), q.end(), &p);
     if (it == q.end()) return;
     q.erase(it);
-    q.push_back(&p);
+    if (head)
+      q.insert(q.begin(), &p);
+    else
+      q.push_back(&p);
+  }
+  // cpupri_find() without a lowest mask or fitness: some CPU of p's mask
+  // runs at a priority level below p's.
+  bool lower_cpu_exists(const Task& p) {
+    for (int c = 0; c < k_.nr_cpus(); ++c)
+      if (p.cpus_allowed[c] && rq_highest_prio(k_.rq(c)) > p.prio) return true;
+    return false;
+  }
+  // check_preempt_equal_prio(): a woken task of curr's priority that
+  // cannot go elsewhere (pinned, or no lower CPU for it) while curr could:
+  // p to the head of the list and a reschedule, so that p runs here and
+  // curr, now queued, is pushed away (push_rt_tasks() after the switch).
+  void check_preempt_equal_prio(Rq& rq, Task& p) {
+    const Task& curr = *rq.curr;
+    if (curr.nr_cpus_allowed == 1 || !lower_cpu_exists(curr)) return;
+    if (p.nr_cpus_allowed != 1 && lower_cpu_exists(p)) return;
+    k_.note_why("rt: equal priority, but only curr can move (check_preempt_equal_prio): the wakee runs, curr is "
+                "pushed");
+    requeue(rq, p, true);
+    k_.resched_curr(rq);
   }
 };
 
