@@ -399,6 +399,8 @@ TEST_CASE("a nested binder call runs in the HAL at the priority passed down the 
   k.run_until(Time::us(1350));
   CHECK(hal.nice() == -10);
   CHECK(svc.state == TaskState::kInterruptible);  // waiting for the HAL's reply
+  k.run_until(Time::us(1550));
+  CHECK(svc.nice() == -10);  // after the nested reply, still the caller's
   k.run_until(Time::ms(5));
   const std::vector<std::pair<int64_t, std::string>> expected = {
       {0, "binder:svc_1"},       {0, "binder:hal_1"},       {0, "idle"},        {1000000, "C"},
@@ -412,7 +414,13 @@ TEST_CASE("a nested binder call runs in the HAL at the priority passed down the 
 TEST_CASE("on the Android common kernel RT priority passes down a nested call with INHERIT_RT", "[binder]") {
   // A FIFO 10 caller; svc has INHERIT_RT, so its thread runs FIFO 10 and
   // calls the HAL as a FIFO 10 task: with INHERIT_RT on the HAL's node
-  // its thread runs FIFO 10 too, without it nice 0.
+  // its thread runs FIFO 10 too, without it nice 0. svc's thread keeps
+  // FIFO 10 for its 100 us after the HAL's reply (1.5-1.6 ms); both are
+  // back at nice 0 once idle.
+  struct Seen {
+    std::pair<Policy, int> hal, svc_after;
+    bool both_normal_at_end;
+  };
   auto hal_during = [](bool hal_inherit_rt) {
     ScenarioParams p = exact_scenario("6.12", 1000);
     p.duration = Time::ms(5);
@@ -421,19 +429,32 @@ TEST_CASE("on the Android common kernel RT priority passes down a nested call wi
     svc.inherit_rt = true;
     hal.inherit_rt = hal_inherit_rt;
     p.binder_procs = {svc, hal};
-    TaskSpec c = task("C", {ev_binder_nested("svc", Time::us(200), "hal", Time::us(300), Time::zero()),
+    TaskSpec c = task("C", {ev_binder_nested("svc", Time::us(200), "hal", Time::us(300), Time::us(100)),
                             ev_sleep(Time::s(1))},
                       Policy::kFifo, 10);
     c.delay = Time::ms(1);
     p.tasks = {c};
     System sys(p, 1);
     Kernel& k = sys.kernel();
+    const Task& hal_thread = find_task(k, "binder:hal_1");
+    const Task& svc_thread = find_task(k, "binder:svc_1");
+    Seen seen;
     k.run_until(Time::us(1350));  // halfway through the HAL's 300 us
-    const Task& t = find_task(k, "binder:hal_1");
-    return std::make_pair(t.policy, t.rt_priority);
+    seen.hal = {hal_thread.policy, hal_thread.rt_priority};
+    k.run_until(Time::us(1550));  // svc's work after the nested reply
+    seen.svc_after = {svc_thread.policy, svc_thread.rt_priority};
+    k.run_until(Time::ms(3));
+    seen.both_normal_at_end = hal_thread.policy == Policy::kNormal && svc_thread.policy == Policy::kNormal &&
+                              hal_thread.nice() == 0 && svc_thread.nice() == 0;
+    return seen;
   };
-  CHECK(hal_during(true) == std::make_pair(Policy::kFifo, 10));
-  CHECK(hal_during(false) == std::make_pair(Policy::kNormal, 0));
+  const Seen rt = hal_during(true);
+  CHECK(rt.hal == std::make_pair(Policy::kFifo, 10));
+  CHECK(rt.svc_after == std::make_pair(Policy::kFifo, 10));
+  CHECK(rt.both_normal_at_end);
+  const Seen demoted = hal_during(false);
+  CHECK(demoted.hal == std::make_pair(Policy::kNormal, 0));
+  CHECK(demoted.svc_after == std::make_pair(Policy::kFifo, 10));
 }
 
 TEST_CASE("a one-way nested binder call does not hold up the reply", "[binder]") {
@@ -469,6 +490,12 @@ TEST_CASE("nested binder calls load from YAML and a call back into the chain is 
               "then: {proc: hal, then: {proc: system_server}}}\n");
   CHECK(back.key_path() == "tasks[0].events[0].binder_call.then");
   CHECK_THAT(back.message(), Catch::Contains("back into 'system_server'"));
+  // A one-way call back is legal: it goes to the process's queue.
+  const ScenarioParams oneway_back = load_scenario_yaml(
+      procs + "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: system_server, "
+              "then: {proc: hal, then: {proc: system_server, oneway: true}}}\n",
+      "test.yaml");
+  CHECK(oneway_back.tasks[0].phases[0].events[0].call.nested->nested->oneway);
   ConfigError unknown =
       error_of(procs + "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: hal, then: {proc: camera}}\n");
   CHECK(unknown.key_path() == "tasks[0].events[0].binder_call.then.proc");

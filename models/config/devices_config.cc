@@ -443,14 +443,17 @@ EventSpec load_call_event(const YamlDoc& doc, const YAML::Node& node, const std:
     if (const auto then = r.find("then")) {
       c.nested = std::make_shared<const CallSpec>(
           load_call_event(doc, *then, r.path("then"), CallSpec::Op::kBinderCall, targets, platform_cpus).call);
-      // A call back into a process of the chain goes, in the kernel, to
-      // the thread of that chain waiting for its reply (binder_transaction()
-      // walks the transaction stack): not modelled.
-      for (const CallSpec* n = c.nested.get(); n; n = n->nested.get())
+      // A synchronous call back into a process of the chain goes, in the
+      // kernel, to the thread of that chain waiting for its reply
+      // (binder_transaction() walks the transaction stack): not modelled.
+      // A one-way call goes to the process's queue like any other, and
+      // its server starts a chain of its own (one-way transactions are
+      // not on the stack); each level checks its own chain.
+      for (const CallSpec* n = c.nested.get(); n && !n->oneway; n = n->nested.get())
         if (n->target == c.target)
           fail(doc, *then, r.path("then"),
-               fmt::format("a nested call back into '{}', which is already in the call chain, is not modelled "
-                           "(the kernel hands it to that chain's waiting thread)",
+               fmt::format("a synchronous nested call back into '{}', which is already in the call chain, is not "
+                           "modelled (the kernel hands it to that chain's waiting thread)",
                            c.target));
       r.read("work_after", c.cost_after, Bound::kNonNegative);
     } else if (r.has("work_after")) {

@@ -164,12 +164,22 @@ void TeoGovernor::update(std::span<const IdleState> st) {
   total_ += kPulse;
 }
 
-// --log debug: why teo's statistics moved the choice below the sleep
-// length's state, and the PM QoS cap ("if (idx > constraint_idx)").
-static const char* teo_shallower_why(bool alt_recent) {
-  return alt_recent ? "recent wake-ups came early (intercepts): a shallower state"
-                    : "intercepts outweigh hits: a shallower state";
+// --log debug: whether teo's statistics moved the choice below the deepest
+// candidate, and the PM QoS cap ("if (idx > constraint_idx)").
+// `by_sleep_length`: v6.5's candidate is the deepest state the sleep
+// length allows; 6.6's (RFC) the deepest enabled one, checked against the
+// sleep length later.
+static const char* teo_why(bool alt_recent, bool alt_intercepts, bool moved, bool by_sleep_length) {
+  if (moved)
+    return alt_recent ? "recent wake-ups came early (intercepts): a shallower state"
+                      : "intercepts outweigh hits: a shallower state";
+  if (alt_recent || alt_intercepts) return "intercepts weigh, but no shallower state suits: the deepest candidate";
+  return by_sleep_length ? "the deepest state the sleep length allows (hits outweigh intercepts)"
+                         : "the deepest state (hits outweigh intercepts)";
 }
+// The tick is kept and the state chosen must end before it
+// (tick_nohz_get_sleep_length()'s delta_next).
+constexpr const char* kTickKeptShallower = "the tick is kept: a shallower state whose target residency ends before it";
 static void cap_at_constraint(int& idx, int constraint_idx, SelectResult& r) {
   if (idx <= constraint_idx) return;
   idx = constraint_idx;
@@ -226,10 +236,16 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
           r.stop_tick = true;
           return r;
         }
-        if (idx > idx0 && tr(st, idx) > delta_tick) idx = find_shallower(st, idx, delta_tick, false);
+        if (idx > idx0 && tr(st, idx) > delta_tick) {
+          idx = find_shallower(st, idx, delta_tick, false);
+          r.why = kTickKeptShallower;
+        }
         out_tick = true;
       } else if ((poll(st, idx) || duration_ns < tick_ns_) && !stopped) {
-        if (idx > 0 && tr(st, idx) > delta_tick) idx = find_shallower(st, idx, delta_tick, false);
+        if (idx > 0 && tr(st, idx) > delta_tick) {
+          idx = find_shallower(st, idx, delta_tick, false);
+          r.why = kTickKeptShallower;
+        }
         out_tick = true;
       }
     }
@@ -308,10 +324,9 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
   }
   if (idx == idx0) {
     if (fixes) duration_ns = tr(st, idx);
-    r.why = "the first enabled state is the deepest the sleep length allows";
+    r.why = "the first enabled state (no deeper one fits the sleep length)";
     return finish();
   }
-  r.why = "the deepest state the sleep length allows (hits outweigh intercepts)";
 
   unsigned tick_intercept_sum = 0;
   for (int k = 0; k < n; k++) tick_intercept_sum += bins_[static_cast<size_t>(k)].intercepts;
@@ -349,7 +364,7 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
       first_suitable_idx = i;
     }
   }
-  if (idx != by_sleep_length) r.why = teo_shallower_why(alt_recent);
+  r.why = teo_why(alt_recent, alt_intercepts, idx != by_sleep_length, true);
   cap_at_constraint(idx, constraint_idx, r);
 
   if (cpu_utilized) {
@@ -403,7 +418,10 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
       r.predicted = Time::ns(duration_ns);
       return r;
     }
-    if (idx > idx0 && tr(st, idx) > delta_tick) idx = find_shallower(st, idx, delta_tick, false);
+    if (idx > idx0 && tr(st, idx) > delta_tick) {
+      idx = find_shallower(st, idx, delta_tick, false);
+      r.why = kTickKeptShallower;
+    }
     return out_tick();
   };
 
@@ -450,7 +468,6 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
     r.why = "a single enabled state";
     return end();
   }
-  r.why = "the deepest state (hits outweigh intercepts)";
 
   tick_intercept_sum = intercept_sum + bins_[static_cast<size_t>(n - 1)].intercepts;
   const int by_statistics = idx;
@@ -481,7 +498,7 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
       first_suitable_idx = i;
     }
   }
-  if (idx != by_statistics) r.why = teo_shallower_why(alt_recent);
+  r.why = teo_why(alt_recent, alt_intercepts, idx != by_statistics, false);
   cap_at_constraint(idx, constraint_idx, r);
 
   if (cpu_utilized) {
@@ -720,6 +737,7 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
   if ((poll(st, idx) || predicted_ns < static_cast<uint64_t>(tick_ns_)) && !stopped) {
     r.stop_tick = false;
     if (idx > 0 && tr(st, idx) > delta_tick) {
+      r.why = kTickKeptShallower;
       for (int i = idx - 1; i >= 0; i--) {
         if (dis(st, i)) continue;
         idx = i;

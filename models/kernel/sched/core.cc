@@ -666,7 +666,7 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   } else if (p.sched_class == curr.sched_class) {
     why_ = nullptr;
     class_of(p).wakeup_preempt(rq, p, wake_flags);
-    why = why_ ? why_ : "same class";
+    why = why_ ? why_ : "the class's check";
   } else if (p.sched_class < curr.sched_class) {
     resched_curr(rq);
     why = "higher class";

@@ -30,7 +30,7 @@ using SE = SchedEntity;
 // --log debug prints beside the candidates.
 enum class PickWhy : uint8_t {
   kOnly, kPickBuddy, kNextBuddy, kProtected, kRunToParity, kFirstEligible, kEarliestEligible, kCurrEarlier,
-  kNoneEligible
+  kCurrOnlyEligible, kNoneEligible
 };
 
 const char* pick_why_text(PickWhy why) {
@@ -43,7 +43,8 @@ const char* pick_why_text(PickWhy why) {
     case PickWhy::kFirstEligible: return "the earliest deadline among the waiting entities, and eligible";
     case PickWhy::kEarliestEligible:
       return "the earliest deadline among the eligible waiting entities (earlier ones are not eligible)";
-    case PickWhy::kCurrEarlier: return "curr: eligible, and its deadline is earlier than every waiting entity's";
+    case PickWhy::kCurrEarlier: return "curr: eligible, and its deadline is earlier than the best eligible waiting one's";
+    case PickWhy::kCurrOnlyEligible: return "curr: no waiting entity is eligible";
     case PickWhy::kNoneEligible: return "the earliest deadline (none eligible: rounding)";
   }
   return "";
@@ -223,8 +224,8 @@ Task* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why) {
     *why = PickWhy::kEarliestEligible;
   }
   if (!best || (curr && entity_before(*curr, *best))) {
+    *why = best ? PickWhy::kCurrEarlier : PickWhy::kCurrOnlyEligible;
     best = curr;
-    *why = PickWhy::kCurrEarlier;
   }
   if (!best) {
     best = first;  // cannot happen with exact arithmetic; be safe
@@ -568,7 +569,7 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   }
   // BATCH and IDLE tasks do not preempt others.
   if (p.policy != Policy::kNormal) {
-    k_.note_why("eevdf: a SCHED_BATCH wakee does not preempt");
+    k_.note_why("eevdf: a SCHED_BATCH or SCHED_IDLE wakee does not preempt (only SCHED_NORMAL does)");
     return;
   }
   update_curr(rq);
@@ -589,7 +590,8 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
     k_.resched_curr_lazy(rq);
     return;
   }
-  k_.note_why("eevdf: pick_eevdf() does not choose the wakee");
+  // (update_curr() above may have asked for a pick itself: its reason stands.)
+  if (!rq.need_resched && !rq.need_resched_lazy) k_.note_why("eevdf: pick_eevdf() does not choose the wakee");
   if (protect_mode() && feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, curr);
 }
 

@@ -77,7 +77,8 @@ void Kernel::do_idle(Rq& rq) {
              now().to_s(), rq.cpu, dev.gov->name(), r.state, dev.names[static_cast<size_t>(r.state)],
              s.target_residency.count() / 1e3, s.exit_latency.count() / 1e3,
              dev.tick_stopped ? "already stopped" : r.stop_tick ? "stopped" : "kept", r.why, us(r.predicted),
-             us(in.sleep_length), in.cpu_utilized ? ", CPU utilized" : "");
+             r.queried_sleep_length ? us(in.sleep_length) : std::string("not queried"),
+             in.cpu_utilized ? ", CPU utilized" : "");
   }
 
   // if (stop_tick || tick_nohz_tick_stopped()) tick_nohz_idle_stop_tick();
