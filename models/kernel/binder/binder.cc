@@ -41,7 +41,9 @@ class BinderThread final : public TaskBody, public BinderClient {
   enum class Step : uint8_t { kIdle, kWork, kNested, kAfter };
   Step step_ = Step::kIdle;
   // t->saved_priority: a nice in mainline (saved_prio_ = 120 + nice), the
-  // policy and normal_prio in the ACK.
+  // policy and normal_prio in the ACK. The kernel keeps it per transaction;
+  // one per thread is the same here because a thread serves one
+  // transaction at a time (no call back into the chain hands it another).
   Policy saved_policy_ = Policy::kNormal;
   int saved_prio_ = kDefaultPrio;
 };
