@@ -504,3 +504,32 @@ TEST_CASE("nested binder calls load from YAML and a call back into the chain is 
       error_of(procs + "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: hal, work_after: 1ms}\n");
   CHECK_THAT(after.message(), Catch::Contains("work_after needs a nested call"));
 }
+
+TEST_CASE("a call that finds the pool's thread waiting on a nested reply waits on the process", "[binder]") {
+  // svc has one thread, pinned to CPU 0 with C1 and the HAL. C1 calls at
+  // 1 ms (200 us, the HAL's 300 us, 100 us after); C2, on CPU 1, calls at
+  // 1.3 ms while svc's thread sleeps on the HAL's reply: the thread is not
+  // waiting for work, so the call goes on proc->todo (binder_proc_
+  // transaction() finds no waiting thread), and the thread takes it after
+  // replying to C1 at 1.6 ms (binder_thread_read() reads proc->todo).
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.duration = Time::ms(5);
+  BinderProcParams svc = binder_proc("svc", 1), hal = binder_proc("hal", 1);
+  svc.cpus = hal.cpus = {0};
+  p.binder_procs = {svc, hal};
+  TaskSpec c1 = task("C1", {ev_binder_nested("svc", Time::us(200), "hal", Time::us(300), Time::us(100)),
+                            ev_sleep(Time::s(1))});
+  c1.delay = Time::ms(1);
+  c1.cpus = {0};
+  TaskSpec c2 = task("C2", {ev_binder("svc", Time::us(100)), ev_sleep(Time::s(1))});
+  c2.delay = Time::us(1300);
+  c2.cpus = {1};
+  p.tasks = {c1, c2};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  for (const auto& r : log.log) UNSCOPED_INFO(r.t.count() << " cpu" << r.cpu << " " << r.next);
+  CHECK(log.first_run("binder:svc_1", Time::us(1201)) == Time::us(1500));  // the nested reply
+  CHECK(log.first_run("C2", Time::us(1301)) == Time::us(1700));            // its reply after its 100 us
+}
