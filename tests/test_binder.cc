@@ -488,8 +488,15 @@ TEST_CASE("nested binder calls load from YAML and a call back into the chain is 
   ConfigError back = error_of(
       procs + "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: system_server, "
               "then: {proc: hal, then: {proc: system_server}}}\n");
-  CHECK(back.key_path() == "tasks[0].events[0].binder_call.then");
+  CHECK(back.key_path() == "tasks[0].events[0].binder_call.then.then");  // the offending call itself
   CHECK_THAT(back.message(), Catch::Contains("back into 'system_server'"));
+  ConfigError deep = error_of(
+      "binder_procs:\n  - {name: ss}\n  - {name: hal}\n  - {name: hal2}\ntasks:\n  - name: ui\n    events:\n"
+      "      - binder_call:\n          proc: ss\n          then:\n            proc: hal\n            then:\n"
+      "              proc: hal2\n              then:\n                proc: hal\n");
+  CHECK(deep.key_path() == "tasks[0].events[0].binder_call.then.then.then");
+  CHECK(deep.line() == 15);
+  CHECK_THAT(deep.message(), Catch::Contains("back into 'hal'"));
   // A one-way call back is legal: it goes to the process's queue.
   const ScenarioParams oneway_back = load_scenario_yaml(
       procs + "tasks:\n  - name: ui\n    events:\n      - binder_call: {proc: system_server, "

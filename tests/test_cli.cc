@@ -85,6 +85,8 @@ TEST_CASE("bad command lines exit 2 with a clear message and no output file", "[
       {"--duration 5parsecs", "unknown unit"},
       {"--duration 0s", "must be positive"},
       {"--duration -1s", "must be positive"},
+      {"--warmup 5", "has no unit"},
+      {"--duration 1s --warmup 2s", "must be longer than the --warmup (2.000s)"},
       {"--runs 0", "--runs must be between 1"},
       {"--runs -1", "--runs expects a non-negative integer"},
       {"--runs many", "--runs expects a non-negative integer"},
@@ -203,10 +205,31 @@ TEST_CASE("the debug log says why a balance pass moved nothing", "[cli][lb]") {
   write_text(yaml,
              "name: h3\nduration: 1s\nplatform: {cpus: 2}\nkernel: {version: \"6.12\"}\n"
              "tasks:\n  - {name: h, instances: 3, events: [{run: 100ms}]}\n");
-  Cli r = run_schedlab(dir, "run " + shell_quote(yaml.string()) + " -q --log debug");
+  Cli r = run_schedlab(dir, "run " + shell_quote(yaml.string()) + " -q --log debug --runs 2");
   REQUIRE(r.code == 0);
   CHECK_THAT(r.err, Catch::Contains("balance cpu0 (busy): nothing moved, "));
   CHECK_THAT(r.err, Catch::Contains("(busiest cpu1)"));
+  // Each run's log starts with a header naming it.
+  CHECK_THAT(r.err, Catch::Contains("=== h3, run 0, seed "));
+  CHECK_THAT(r.err, Catch::Contains("=== h3, run 1, seed "));
+}
+
+TEST_CASE("run with a --warmup option overrides the scenario's warmup", "[cli]") {
+  // A 1 s warmup would leave a 300 ms run nothing to measure (exit 2,
+  // with the hint); --warmup 0s measures all of it.
+  ScratchDir dir("warmup");
+  const fs::path yaml = dir / "w.yaml";
+  write_text(yaml,
+             "name: w\nduration: 2s\nwarmup: 1s\nplatform: {cpus: 1}\nkernel: {version: \"6.12\"}\n"
+             "tasks:\n  - {name: h, instances: 2, events: [{run: 100ms}]}\n");
+  Cli bad = run_schedlab(dir, "run " + shell_quote(yaml.string()) + " --duration 300ms");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("(--warmup T sets a shorter one)"));
+  Cli r = run_schedlab(dir, "run " + shell_quote(yaml.string()) + " --duration 300ms --warmup 0s -q --json " +
+                                shell_quote((dir / "w.json").string()));
+  REQUIRE(r.code == 0);
+  const std::string json = slurp(dir / "w.json");
+  CHECK_THAT(json, Catch::Contains("\"warmup_s\": 0.000000000"));
 }
 
 TEST_CASE("tables that cannot be written to standard output are an error", "[cli]") {

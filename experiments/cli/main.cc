@@ -97,6 +97,7 @@ po::options_description run_options() {
   desc.add_options()
       ("seed", po::value<std::string>()->value_name("N"), "base seed (default: the scenario's seed); run i uses derive_seed(N, i)")
       ("duration", po::value<std::string>()->value_name("T"), "simulated time per run, with a unit: 500ms, 2s (default: the scenario's)")
+      ("warmup", po::value<std::string>()->value_name("T"), "metrics ignore [0, T), shorter than the duration (default: the scenario's)")
       ("runs", po::value<std::string>()->value_name("N"), "number of runs, >= 1 (default 1)")
       ("jobs,j", po::value<std::string>()->value_name("N"), kJobsHelp)
       ("json", po::value<std::string>()->value_name("FILE"), "write the report as JSON (docs/outputs.md)")
@@ -287,7 +288,7 @@ int apply_log_level(const po::variables_map& vm, int jobs, const char* command) 
 struct RunArgs {
   std::string config;
   std::optional<uint64_t> seed;
-  std::optional<Time> duration;
+  std::optional<Time> duration, warmup;
   int runs = 1;
   int jobs = 1;
   std::string json, csv, trace, wakegraph;
@@ -316,6 +317,13 @@ RunArgs parse_run_args(const std::vector<std::string>& args) {
     if (!d) usage_error(fmt::format("--duration: {}", why));
     if (d->count() <= 0) usage_error(fmt::format("--duration must be positive, got '{}'", text));
     a.duration = *d;
+  }
+  if (vm.count("warmup")) {
+    std::string why;
+    auto w = parse_duration(vm["warmup"].as<std::string>(), &why);
+    if (!w) usage_error(fmt::format("--warmup: {}", why));
+    if (w->count() < 0) usage_error("--warmup must not be negative");
+    a.warmup = *w;
   }
   a.json = text_option(vm, "json", "run");
   a.csv = text_option(vm, "csv", "run");
@@ -397,11 +405,13 @@ int run_command(const std::vector<std::string>& args) {
   options.seed = a.seed;
   options.runs = a.runs;
   options.duration = a.duration;
+  options.warmup = a.warmup;
   options.jobs = a.jobs;
   const ScenarioParams effective = effective_params(params, options);
   if (effective.duration <= effective.warmup)
-    usage_error(fmt::format("the duration ({}) must be longer than the scenario's warmup ({})",
-                            format_time(effective.duration), format_time(effective.warmup)));
+    usage_error(fmt::format("the duration ({}) must be longer than the {} ({}){}", format_time(effective.duration),
+                            a.warmup ? "--warmup" : "scenario's warmup", format_time(effective.warmup),
+                            a.warmup ? "" : " (--warmup T sets a shorter one)"));
 
   for (const std::string& w : params.warnings) std::cerr << "warning: " << w << '\n';
   std::cerr.flush();

@@ -7,6 +7,7 @@
 
 #include "experiments/lib/parallel.h"
 #include "models/system.h"
+#include "sim/log.h"
 #include "sim/rng.h"
 
 namespace schedlab {
@@ -40,6 +41,7 @@ std::string scenario_name(const P& params) {
 ScenarioParams effective_params(const ScenarioParams& params, const RunOptions& options) {
   ScenarioParams p = params;
   if (options.duration) p.duration = *options.duration;
+  if (options.warmup) p.warmup = *options.warmup;
   if (options.seed) p.seed = *options.seed;
   return p;
 }
@@ -68,7 +70,8 @@ ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint
 }
 
 RunResult simulate_run(const ScenarioParams& params, uint64_t seed, const std::vector<SchedObserver*>& observers,
-                       WakeGraph* wake) {
+                       WakeGraph* wake, std::string_view label) {
+  SL_DEBUG("=== {}{}{}, seed {} ===", params.name, label.empty() ? "" : ", ", label, seed);
   RunResult result;
   std::optional<WakeGraphRecorder> wake_recorder;
   {
@@ -107,7 +110,7 @@ RunSet run_scenario(const ScenarioParams& params_in, const RunOptions& options) 
         std::vector<SchedObserver*> observers;
         if (i == 0 && options.trace) observers.push_back(options.trace);
         set.runs[i] = simulate_run(with_start_jitter(params, options.start_jitter, seed), seed, observers,
-                                   options.wakegraph ? &wakes[i] : nullptr);
+                                   options.wakegraph ? &wakes[i] : nullptr, fmt::format("run {}", i));
       },
       [&](size_t) {
         ++done;

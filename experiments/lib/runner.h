@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "experiments/lib/aggregate.h"
@@ -29,6 +30,7 @@ struct RunOptions {
   std::optional<uint64_t> seed;      // base seed; default: the scenario's seed
   int runs = 1;                      // N >= 1
   std::optional<Time> duration;      // overrides the scenario's duration
+  std::optional<Time> warmup;        // overrides the scenario's warmup
   SchedObserver* trace = nullptr;    // attached to run 0 only
   int jobs = 1;                      // threads
   Time start_jitter = Time::zero();  // see with_start_jitter()
@@ -51,8 +53,10 @@ ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint
 
 // One run: System with the seed, observers attached, run, result. Throws
 // ModelError like System. `wake` (optional) receives the run's wake graph.
+// `label` names the run in the debug log's header line ("run 3",
+// "variant highpri, run 3"), so that one log of many runs can be read.
 RunResult simulate_run(const ScenarioParams& params, uint64_t seed, const std::vector<SchedObserver*>& observers = {},
-                       WakeGraph* wake = nullptr);
+                       WakeGraph* wake = nullptr, std::string_view label = {});
 
 // Throws ModelError for parameters the model rejects, std::invalid_argument
 // for options out of range (runs < 1, duration <= warmup).

@@ -759,7 +759,8 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
         const Job& job = jobs[j];
         const int run = slice[job.point][job.k];
         const uint64_t seed = derive_seed(m.base_seed, static_cast<uint64_t>(run));
-        const RunResult result = simulate_run(with_start_jitter(params[job.point], m.start_jitter, seed), seed);
+        const RunResult result = simulate_run(with_start_jitter(params[job.point], m.start_jitter, seed), seed, {},
+                                              nullptr, fmt::format("point {}, run {}", m.points[job.point].id, run));
         const RunMetrics rm(result);
         RunRecord rec;
         rec.run = run;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "models/config/policy_names.h"
 #include "models/config/yaml_loaders.h"
@@ -449,15 +450,24 @@ EventSpec load_call_event(const YamlDoc& doc, const YAML::Node& node, const std:
       // A one-way call goes to the process's queue like any other, and
       // its server starts a chain of its own (one-way transactions are
       // not on the stack); each level checks its own chain.
-      for (const CallSpec* n = c.nested.get(); n && !n->oneway; n = n->nested.get())
+      // The error names the offending call, however deep (the YAML nodes
+      // are walked beside the loaded chain).
+      YAML::Node at;
+      at.reset(*then);
+      std::string at_path = r.path("then");
+      for (const CallSpec* n = c.nested.get(); n && !n->oneway; n = n->nested.get()) {
         if (n->target == c.target)
-          fail(doc, *then, r.path("then"),
+          fail(doc, at, at_path,
                fmt::format("a synchronous nested call back into '{}', which is already in the call chain, is not "
                            "modelled (the kernel hands it to that chain's waiting thread)",
                            c.target));
+        if (!n->nested) break;
+        at.reset(std::as_const(at)["then"]);  // rebind the handle (operator= would rewrite the document)
+        at_path = child_path(at_path, "then");
+      }
       r.read("work_after", c.cost_after, Bound::kNonNegative);
     } else if (r.has("work_after")) {
-      r.fail_here("binder_call: work_after needs a nested call (then)");
+      r.fail_here("work_after needs a nested call (then)");
     }
     return e;
   }

@@ -179,7 +179,7 @@ static const char* teo_why(bool alt_recent, bool alt_intercepts, bool moved, boo
 }
 // The tick is kept and the state chosen must end before it
 // (tick_nohz_get_sleep_length()'s delta_next).
-constexpr const char* kTickKeptShallower = "the tick is kept: a shallower state whose target residency ends before it";
+constexpr const char* kTickKeptShallower = "a shallower state, whose target residency ends before the kept tick";
 static void cap_at_constraint(int& idx, int constraint_idx, SelectResult& r) {
   if (idx <= constraint_idx) return;
   idx = constraint_idx;
@@ -645,6 +645,12 @@ void MenuGovernor::update(std::span<const IdleState> st) {
   if (interval_ptr_ >= kIntervals) interval_ptr_ = 0;
 }
 
+// For --log debug: menu's predicted idle time; get_typical_interval()'s
+// UINT_MAX (no pattern) times 1000 is no prediction.
+static Time menu_predicted(uint64_t predicted_ns) {
+  return predicted_ns >= uint64_t{UINT_MAX} * 1000u ? Time::max() : Time::ns(static_cast<int64_t>(predicted_ns));
+}
+
 // menu_select()
 SelectResult MenuGovernor::select(const SelectInput& in) {
   const auto st = in.states;
@@ -683,7 +689,7 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
     bucket_ = which_bucket(kInf, in.nr_iowaiters);
   }
 
-  r.predicted = Time::ns(static_cast<int64_t>(std::min<uint64_t>(predicted_ns, INT64_MAX)));
+  r.predicted = menu_predicted(predicted_ns);
   if (n <= 1 || latency_req == 0 ||
       ((next_timer_ns_ < tr(st, 1) || latency_req < el(st, 1)) && !dis(st, 0))) {
     r.state = 0;
@@ -719,7 +725,7 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
       if (tr(st, idx) < tick_ns_ && tr(st, i) <= delta_tick) idx = i;
       r.state = idx;
       r.stop_tick = true;
-      r.predicted = Time::ns(static_cast<int64_t>(std::min<uint64_t>(predicted_ns, INT64_MAX)));
+      r.predicted = menu_predicted(predicted_ns);
       r.why = "the tick is stopped: the deepest state the predicted idle duration allows";
       return r;
     }
@@ -731,7 +737,7 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
   }
   if (idx == -1) idx = 0;
   if (!*r.why) r.why = "the deepest state the predicted idle duration allows";
-  r.predicted = Time::ns(static_cast<int64_t>(std::min<uint64_t>(predicted_ns, INT64_MAX)));
+  r.predicted = menu_predicted(predicted_ns);
 
   r.stop_tick = true;
   if ((poll(st, idx) || predicted_ns < static_cast<uint64_t>(tick_ns_)) && !stopped) {

@@ -666,17 +666,19 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   } else if (p.sched_class == curr.sched_class) {
     why_ = nullptr;
     class_of(p).wakeup_preempt(rq, p, wake_flags);
-    why = why_ ? why_ : "the class's check";
+    // No reason: the class returned at once because a reschedule is
+    // already pending (test_tsk_need_resched()), which the verdict says.
+    why = why_;
   } else if (p.sched_class < curr.sched_class) {
     resched_curr(rq);
     why = "higher class";
   } else {
     why = "lower class";
   }
-  SL_DEBUG("{:.6f} cpu{} wakeup_preempt {}-{} (prio {}) vs curr {}-{} (prio {}): {} ({})", now().to_s(), rq.cpu,
+  SL_DEBUG("{:.6f} cpu{} wakeup_preempt {}-{} (prio {}) vs curr {}-{} (prio {}): {}{}{}{}", now().to_s(), rq.cpu,
            p.comm, p.pid, p.prio, curr.comm, curr.pid, curr.prio,
            before ? "resched already pending" : (rq.need_resched || rq.need_resched_lazy) ? "preempt" : "no preempt",
-           why);
+           why ? " (" : "", why ? why : "", why ? ")" : "");
 }
 
 void Kernel::resched_curr(Rq& rq) {

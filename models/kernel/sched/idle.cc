@@ -78,7 +78,7 @@ void Kernel::do_idle(Rq& rq) {
              s.target_residency.count() / 1e3, s.exit_latency.count() / 1e3,
              dev.tick_stopped ? "already stopped" : r.stop_tick ? "stopped" : "kept", r.why, us(r.predicted),
              r.queried_sleep_length ? us(in.sleep_length) : std::string("not queried"),
-             in.cpu_utilized ? ", CPU utilized" : "");
+             in.cpu_utilized && dev.gov->name().starts_with("teo") ? ", CPU utilized" : "");
   }
 
   // if (stop_tick || tick_nohz_tick_stopped()) tick_nohz_idle_stop_tick();
