@@ -245,10 +245,18 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
 // wakee's previous CPU.
 int Kernel::wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync) {
   // wake_affine_idle()
-  note_why("WA_IDLE");
-  if (cpu_idle(this_cpu)) return cpu_idle(prev_cpu) ? prev_cpu : this_cpu;
-  if (sync && rqs_[this_cpu]->nr_running == 1) return this_cpu;
-  if (cpu_idle(prev_cpu)) return prev_cpu;
+  if (cpu_idle(this_cpu)) {
+    note_why(cpu_idle(prev_cpu) ? "WA_IDLE: both idle: prev" : "WA_IDLE: this CPU is idle");
+    return cpu_idle(prev_cpu) ? prev_cpu : this_cpu;
+  }
+  if (sync && rqs_[this_cpu]->nr_running == 1) {
+    note_why("WA_IDLE: a sync wake-up, the waker alone on this CPU");
+    return this_cpu;
+  }
+  if (cpu_idle(prev_cpu)) {
+    note_why("WA_IDLE: prev is idle");
+    return prev_cpu;
+  }
   note_why("WA_WEIGHT: the loads with the task moved");
   // wake_affine_weight() (signed arithmetic, as the kernel's s64): the
   // loads with p moved, each scaled by the other CPU's capacity, prev's
