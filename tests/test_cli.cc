@@ -260,3 +260,16 @@ TEST_CASE("two outputs through descriptors on one file both land in it", "[cli]"
   CHECK_THAT(text, Catch::StartsWith("{\n  \"format\": \"schedlab.run\""));
   CHECK_THAT(text, Catch::Contains("\nkind,run,name,"));  // the CSV header after the JSON
 }
+
+TEST_CASE("compare takes --duration and --warmup for every variant", "[cli]") {
+  ScratchDir dir("compare_duration");
+  const std::string exp = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/experiments/run_to_parity.yaml";
+  Cli r = run_schedlab(dir, "compare " + shell_quote(exp) + " --runs 2 --duration 300ms --warmup 0s -q --json " +
+                                shell_quote((dir / "c.json").string()));
+  REQUIRE(r.code == 0);
+  CHECK_THAT(slurp(dir / "c.json"), Catch::Contains("\"duration_s\": 0.300000000"));
+  Cli bad = run_schedlab(dir, "compare " + shell_quote(exp) + " --duration 300ms --warmup 1s");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("the command line's --warmup"));
+  CHECK_THAT(bad.err, Catch::Contains("expected warmup < duration"));
+}

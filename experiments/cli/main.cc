@@ -115,6 +115,8 @@ po::options_description compare_options() {
   desc.add_options()
       ("jobs,j", po::value<std::string>()->value_name("N"), kJobsHelp)
       ("runs", po::value<std::string>()->value_name("N"), "runs per variant (default: the experiment's `runs`)")
+      ("duration", po::value<std::string>()->value_name("T"), "simulated time per run, with a unit (default: the experiment's)")
+      ("warmup", po::value<std::string>()->value_name("T"), "metrics ignore [0, T) (default: the experiment's)")
       ("json", po::value<std::string>()->value_name("FILE"), "write the comparison as JSON (docs/experiments.md)")
       ("csv", po::value<std::string>()->value_name("FILE"), "write the comparison as CSV (docs/experiments.md)")
       ("plot", po::value<std::string>()->value_name("DIR"), "draw latency CDFs and the changes with their intervals as PNG into DIR")
@@ -527,7 +529,19 @@ int compare_command(const std::vector<std::string>& args) {
   check_output_paths(path, "experiment file", {{"--json", json}, {"--csv", csv}, {"--wakegraph", wake}}, "compare");
   options.wakegraph = !wake.empty();
 
-  const ExperimentSpec spec = load_config_with(path, [](const std::string& p) { return load_experiment_file(p); });
+  ExperimentSpec spec = load_config_with(path, [](const std::string& p) { return load_experiment_file(p); });
+  // --duration / --warmup: overlays after the experiment's own, so they
+  // win; the scenario loader checks them (warmup < duration).
+  for (const char* key : {"duration", "warmup"}) {
+    if (!vm.count(key)) continue;
+    std::string why;
+    const std::string& text = vm[key].as<std::string>();
+    const auto t = parse_duration(text, &why);
+    if (!t) usage_error(fmt::format("--{}: {}", key, why));
+    if (t->count() < 0 || (t->count() == 0 && std::string_view(key) == "duration"))
+      usage_error(fmt::format("--{} must be {}, got '{}'", key, std::string_view(key) == "duration" ? "positive" : "non-negative", text));
+    spec.common.push_back({key, text, {fmt::format("the command line's --{}", key), 0, 0}});
+  }
   std::unique_ptr<AtomicFile> json_file, csv_file, wake_file;
   if (!json.empty()) json_file = std::make_unique<AtomicFile>(json);
   if (!csv.empty()) csv_file = std::make_unique<AtomicFile>(csv);
