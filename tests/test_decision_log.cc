@@ -220,3 +220,22 @@ tasks:
   CHECK(lines.find(version == "6.1" ? "pick_next_entity ->" : "pick_eevdf ->") != std::string::npos);
   CHECK(logged == quiet);
 }
+
+TEST_CASE("decision log: schedutil says which CPU and what util set the frequency", "[log][cpufreq]") {
+  // gs101: one task pinned to little CPU 0 (capacity 160, f_max 1803 MHz).
+  // A new task's util is half the CPU's spare capacity
+  // (post_init_entity_util_avg()): 80; sugov_effective_cpu_perf() adds
+  // 25%: 100. 100 / 160 x 1803000 = 1126875 kHz; the lowest little OPP at
+  // or above it is 1197 MHz (gs101.yaml).
+  const ScenarioParams p = gs101_scenario(R"(
+duration: 20ms
+kernel: {version: "6.12", hz: 250}
+tasks:
+  - {name: t, cpus: [0], events: [{run: 1ms}, {sleep: 9ms}]}
+)");
+  const auto lines = grep(decision_log(p), "schedutil little");
+  REQUIRE(!lines.empty());
+  CHECK(lines[0] ==
+        "0.000000 schedutil little: cpu0 asks the most, util + 25% headroom = 100 of capacity 160; x f_ref / "
+        "capacity = 1126875 kHz -> the lowest OPP at or above: 1197000 kHz");
+}

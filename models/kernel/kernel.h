@@ -658,6 +658,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void setup_platform(const PlatformParams& platform);
   void setup_uclamp();
   void set_domain_freq(FreqDomain& d, uint64_t khz);
+  void explain_schedutil(const FreqDomain& d, uint64_t khz) const;
   Timer rt_period_timer_;
   bool any_rt_ = false;
   bool cpuidle_ = false;                   // a cpuidle governor runs on some CPU

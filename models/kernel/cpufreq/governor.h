@@ -264,6 +264,8 @@ class SchedutilGovernor final : public CpufreqGovernor {
   uint64_t next_freq() const { return next_freq_; }       // sg_policy->next_freq
   uint64_t iowait_boost(size_t cpu) const { return cpus_.at(cpu).iowait_boost; }
   uint64_t cpu_util(size_t cpu) const { return cpus_.at(cpu).util; }  // sg_cpu->util after the last evaluation
+  uint64_t cpu_bw_min(size_t cpu) const { return cpus_.at(cpu).bw_min; }  // sg_cpu->bw_min (the util floor)
+  uint64_t raw_freq() const { return cached_raw_freq_; }  // the last map_util_freq(), before the OPP lookup
 
  protected:
   std::optional<uint64_t> limits(Time now) override;

@@ -117,6 +117,23 @@ uint32_t Kernel::max_allowed_capacity(const Task& p) const {
 
 // cpu_util_cfs() is inline in kernel.h.
 
+// --log debug: why schedutil asks for `khz` (sugov_next_freq_shared():
+// the CPU with the highest sg_cpu->util, which sugov_effective_cpu_perf()
+// already raised by map_util_perf()'s 25%; get_next_freq(), the OPP
+// lookup).
+void Kernel::explain_schedutil(const FreqDomain& d, uint64_t khz) const {
+  size_t busiest = 0;
+  for (size_t j = 1; j < d.cpus.size(); ++j)
+    if (d.sugov->cpu_util(j) > d.sugov->cpu_util(busiest)) busiest = j;
+  const uint64_t util = d.sugov->cpu_util(busiest);
+  const bool rt_floor = d.sugov->cpu_bw_min(busiest) >= d.capacity;
+  SL_DEBUG("{:.6f} schedutil {}: cpu{} asks the most, util + 25% headroom = {} of capacity {}{}; x f_ref / "
+           "capacity = {} kHz -> the lowest OPP at or above: {} kHz",
+           now().to_s(), d.name, d.cpus[busiest], util, d.capacity,
+           rt_floor ? " (an RT task is runnable and uclamp is unused: the whole capacity)" : "", d.sugov->raw_freq(),
+           khz);
+}
+
 void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
   if (rq.domain < 0) return;
   FreqDomain& d = domains_[static_cast<size_t>(rq.domain)];
@@ -129,7 +146,11 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
       return SchedutilGovernor::SharedInput{cpu_util_cfs_boost(r), r.avg_rt.util_avg,
                                             r.rt.rt_nr_running > 0 && !r.rt.rt_throttled};
     });
-    if (next) set_domain_freq(d, *next);
+    if (next) {
+      if (sim_log_debug.load(std::memory_order_relaxed) && *next != d.cur_khz) [[unlikely]]
+        explain_schedutil(d, *next);
+      set_domain_freq(d, *next);
+    }
     return;
   }
   // sugov_get_util() for every CPU of the policy (shared policies look at
@@ -151,6 +172,8 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
   const std::span<const CpuUtil> span(utils, n);
   auto next = sugov ? sugov->update_util_checked_by_caller(rq.domain_pos, span, now(), flags)
                     : d.governor->update_util(rq.domain_pos, span, now(), flags);
+  if (next && sugov && sim_log_debug.load(std::memory_order_relaxed) && *next != d.cur_khz) [[unlikely]]
+    explain_schedutil(d, *next);
   if (next) set_domain_freq(d, *next);
 }
 
