@@ -221,6 +221,7 @@ void System::run() {
     impl_->kernel->run_until(impl_->params.warmup);
     impl_->recorder->start_window();
   }
+  if (count_decisions_) impl_->kernel->start_decision_counts();
   impl_->kernel->run_until(impl_->params.duration);
   impl_->recorder->finish(impl_->params.duration);
 }
@@ -228,6 +229,7 @@ void System::run() {
 RunResult System::result() const {
   RunResult r = impl_->recorder->result(impl_->seed, impl_->kernel->sim().events_dispatched());
   if (impl_->rpm_frames) impl_->rpm_frames->fill(r, impl_->params.duration);
+  if (count_decisions_) r.decisions = impl_->kernel->decision_counts();
   return r;
 }
 

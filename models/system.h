@@ -22,6 +22,9 @@ class System {
   System(const ScenarioParams& params, uint64_t seed);
   ~System();
   void add_observer(SchedObserver* observer);
+  // Count the kernel's decisions by reason in the measured window
+  // (RunResult::decisions; `schedlab run --why`). Call before run().
+  void count_decisions() { count_decisions_ = true; }
   void run();  // simulates [0, params.duration]
   RunResult result() const;
   Kernel& kernel();
@@ -33,6 +36,7 @@ class System {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  bool count_decisions_ = false;
 };
 
 }  // namespace schedlab

@@ -273,3 +273,19 @@ TEST_CASE("compare takes --duration and --warmup for every variant", "[cli]") {
   CHECK_THAT(bad.err, Catch::Contains("the command line's --warmup"));
   CHECK_THAT(bad.err, Catch::Contains("expected warmup < duration"));
 }
+
+TEST_CASE("run --why prints the decision table, the same for any -j", "[cli][why]") {
+  ScratchDir dir("why");
+  const std::string scenario = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/jetnews_gs101.yaml";
+  const std::string cmd = "run " + shell_quote(scenario) + " --duration 300ms --warmup 0s --runs 2 --why";
+  Cli one = run_schedlab(dir, cmd + " -j 1");
+  Cli two = run_schedlab(dir, cmd + " -j 2");
+  REQUIRE(one.code == 0);
+  REQUIRE(two.code == 0);
+  CHECK(one.out == two.out);
+  CHECK_THAT(one.out, Catch::Contains("why: the kernel's decisions in the measured window, by reason"));
+  CHECK_THAT(one.out, Catch::Contains("idle state"));
+  CHECK_THAT(one.out, Catch::Contains("placement"));
+  Cli plain = run_schedlab(dir, "run " + shell_quote(scenario) + " --duration 300ms --warmup 0s");
+  CHECK_THAT(plain.out, !Catch::Contains("why: the kernel's decisions"));
+}

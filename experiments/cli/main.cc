@@ -104,6 +104,8 @@ po::options_description run_options() {
       ("csv", po::value<std::string>()->value_name("FILE"), "write the report as CSV (docs/outputs.md)")
       ("trace", po::value<std::string>()->value_name("FILE"), "write run 0 as ftrace text that Perfetto opens (ui.perfetto.dev)")
       ("wakegraph", po::value<std::string>()->value_name("FILE"), "write who wakes whom (all runs) as Graphviz DOT")
+      ("why", "count the kernel's decisions by reason (wake-up placement and preemption, ticks, picks, idle states) "
+              "and print them per task group")
       ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)
       ("quiet,q", "print no header, tables or progress (warnings and errors still go to stderr)")
       ("help,h", "show this help");
@@ -291,6 +293,7 @@ struct RunArgs {
   std::string config;
   std::optional<uint64_t> seed;
   std::optional<Time> duration, warmup;
+  bool why = false;
   int runs = 1;
   int jobs = 1;
   std::string json, csv, trace, wakegraph;
@@ -331,6 +334,7 @@ RunArgs parse_run_args(const std::vector<std::string>& args) {
   a.csv = text_option(vm, "csv", "run");
   a.trace = text_option(vm, "trace", "run");
   a.wakegraph = text_option(vm, "wakegraph", "run");
+  a.why = vm.count("why") > 0;
   a.jobs = apply_log_level(vm, a.jobs, "run");
   return a;
 }
@@ -408,6 +412,7 @@ int run_command(const std::vector<std::string>& args) {
   options.runs = a.runs;
   options.duration = a.duration;
   options.warmup = a.warmup;
+  options.why = a.why;
   options.jobs = a.jobs;
   const ScenarioParams effective = effective_params(params, options);
   if (effective.duration <= effective.warmup)

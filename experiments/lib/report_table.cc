@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace schedlab {
@@ -148,6 +150,52 @@ std::string render_cpu_table(const RunSet& set) {
   return out;
 }
 
+std::string render_decision_table(const RunSet& set) {
+  // Summed over runs by (kind, group, reason); shares are of the group's
+  // decisions of that kind. The order of RunResult::decisions (kind order,
+  // group, count) is kept by sorting the same way.
+  struct Key {
+    size_t kind_rank;
+    std::string kind, group, reason;
+    auto tie() const { return std::tie(kind_rank, group, reason); }
+    bool operator<(const Key& o) const { return tie() < o.tie(); }
+  };
+  std::vector<std::string> kinds;  // in the order the runs list them
+  std::map<Key, uint64_t> counts;
+  std::map<std::pair<std::string, std::string>, uint64_t> totals;
+  for (const RunResult& r : set.runs)
+    for (const DecisionCount& d : r.decisions) {
+      auto it = std::find(kinds.begin(), kinds.end(), d.kind);
+      if (it == kinds.end()) it = kinds.insert(kinds.end(), d.kind);
+      counts[{static_cast<size_t>(it - kinds.begin()), d.kind, d.group, d.reason}] += d.count;
+      totals[{d.kind, d.group}] += d.count;
+    }
+  if (counts.empty()) return "";
+  std::vector<std::pair<Key, uint64_t>> rows(counts.begin(), counts.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    if (a.first.kind_rank != b.first.kind_rank) return a.first.kind_rank < b.first.kind_rank;
+    if (a.first.group != b.first.group) return a.first.group < b.first.group;
+    return a.second > b.second;
+  });
+  const int runs = static_cast<int>(set.runs.size());
+  TextTable t;
+  t.add_column("decision", true);
+  t.add_column("group", true);
+  t.add_column("reason (--log debug shows each one)", true);
+  t.add_column(count_header("count", runs));
+  t.add_column("share%");
+  std::string last_kind, last_group;
+  for (const auto& [k, n] : rows) {
+    const bool new_kind = k.kind != last_kind;
+    const bool new_group = new_kind || k.group != last_group;
+    t.add_row({new_kind ? k.kind : "", new_group ? k.group : "", k.reason, count_cell(n, runs),
+               pct_cell(static_cast<double>(n) / static_cast<double>(totals[{k.kind, k.group}]))});
+    last_kind = k.kind;
+    last_group = k.group;
+  }
+  return "why: the kernel's decisions in the measured window, by reason\n" + t.render();
+}
+
 std::string render_report(const RunSet& set) {
   std::string out = render_task_table(set);
   std::string groups = render_group_table(set);
@@ -158,7 +206,7 @@ std::string render_report(const RunSet& set) {
   out += '\n';
   out += render_cpu_table(set);
   for (const std::string& extra : {render_power_tables(set), render_workqueue_table(set), render_drm_table(set),
-                                   render_rpm_table(set), render_frame_table(set)})
+                                   render_rpm_table(set), render_frame_table(set), render_decision_table(set)})
     if (!extra.empty()) {
       out += '\n';
       out += extra;

@@ -19,6 +19,9 @@ std::string render_task_table(const RunSet& set);
 std::string render_group_table(const RunSet& set);
 std::string render_cpu_table(const RunSet& set);
 // The three tables, separated by blank lines.
+// `schedlab run --why`: each decision kind's reasons per task group, with
+// counts and shares; empty when no run counted decisions.
+std::string render_decision_table(const RunSet& set);
 std::string render_report(const RunSet& set);
 
 // Table cells, exposed for tests: microseconds from nanoseconds with two

@@ -70,12 +70,13 @@ ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint
 }
 
 RunResult simulate_run(const ScenarioParams& params, uint64_t seed, const std::vector<SchedObserver*>& observers,
-                       WakeGraph* wake, std::string_view label) {
+                       WakeGraph* wake, std::string_view label, bool why) {
   SL_DEBUG("=== {}{}{}, seed {} ===", params.name, label.empty() ? "" : ", ", label, seed);
   RunResult result;
   std::optional<WakeGraphRecorder> wake_recorder;
   {
     System system(params, seed);
+    if (why) system.count_decisions();
     for (SchedObserver* o : observers) system.add_observer(o);
     if (wake) {
       wake_recorder.emplace(params.warmup);
@@ -110,7 +111,7 @@ RunSet run_scenario(const ScenarioParams& params_in, const RunOptions& options) 
         std::vector<SchedObserver*> observers;
         if (i == 0 && options.trace) observers.push_back(options.trace);
         set.runs[i] = simulate_run(with_start_jitter(params, options.start_jitter, seed), seed, observers,
-                                   options.wakegraph ? &wakes[i] : nullptr, fmt::format("run {}", i));
+                                   options.wakegraph ? &wakes[i] : nullptr, fmt::format("run {}", i), options.why);
       },
       [&](size_t) {
         ++done;

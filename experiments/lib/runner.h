@@ -31,6 +31,7 @@ struct RunOptions {
   int runs = 1;                      // N >= 1
   std::optional<Time> duration;      // overrides the scenario's duration
   std::optional<Time> warmup;        // overrides the scenario's warmup
+  bool why = false;                  // count decisions by reason (RunResult::decisions)
   SchedObserver* trace = nullptr;    // attached to run 0 only
   int jobs = 1;                      // threads
   Time start_jitter = Time::zero();  // see with_start_jitter()
@@ -55,8 +56,9 @@ ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint
 // ModelError like System. `wake` (optional) receives the run's wake graph.
 // `label` names the run in the debug log's header line ("run 3",
 // "variant highpri, run 3"), so that one log of many runs can be read.
+// `why`: count the kernel's decisions by reason (RunResult::decisions).
 RunResult simulate_run(const ScenarioParams& params, uint64_t seed, const std::vector<SchedObserver*>& observers = {},
-                       WakeGraph* wake = nullptr, std::string_view label = {});
+                       WakeGraph* wake = nullptr, std::string_view label = {}, bool why = false);
 
 // Throws ModelError for parameters the model rejects, std::invalid_argument
 // for options out of range (runs < 1, duration <= warmup).

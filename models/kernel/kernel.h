@@ -11,15 +11,18 @@
 #include <algorithm>
 #include <array>
 #include <bitset>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "models/hw/energy_model.h"
 #include "models/hw/platform.h"
 #include "models/kernel/cpufreq/governor.h"
 #include "models/kernel/cpuidle/cpuidle.h"
+#include "models/kernel/decisions.h"
 #include "models/kernel/kernel_params.h"
 #include "models/kernel/sched/pelt.h"
 #include "models/kernel/sched/features.h"
@@ -437,6 +440,17 @@ class Kernel : public InstantEndHook, public EventHandler {
   // prints with the tick's or wakeup_preempt()'s line. One pointer store,
   // whatever the log level; the simulation never reads it.
   void note_why(const char* why) { why_ = why; }
+  // `schedlab run --why`: count each decision by kind, task group and
+  // reason (the same static strings) from now on. Off by default: one
+  // flag test per decision.
+  enum class Decision : uint8_t { kPlacement, kPreemption, kTick, kPick, kIdle };
+  void start_decision_counts() { count_decisions_ = true; }
+  void count_decision(Decision d, const std::string& group, const char* why) {
+    if (count_decisions_) [[unlikely]]
+      ++decision_counts_[{static_cast<uint8_t>(d), &group, why}];
+  }
+  // The counts as (kind, group, reason, count), sorted for reports.
+  std::vector<DecisionCount> decision_counts() const;
   // wakeup_preempt() (core.c): the class's check when p's class is rq's
   // current one's, else a resched when p's class is higher.
   void wakeup_preempt(Rq& rq, Task& p, int wake_flags);
@@ -665,7 +679,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   Time cpuidle_latency_req_ = Time::max(); // PM QoS CPU latency limit
   std::vector<CpuidleDomain> idle_domains_;
   int event_cpu_ = -1;  // the CPU whose event is being handled (-1: none)
-  const char* why_ = nullptr;  // note_why(): read by the debug log only
+  const char* why_ = nullptr;  // note_why(): read by the debug log and --why only
+  bool count_decisions_ = false;
+  std::map<std::tuple<uint8_t, const std::string*, const char*>, uint64_t> decision_counts_;
+  std::vector<std::string> cpu_names_;  // "cpu0"...: the group of idle-state decisions
   // CPUs that may need __schedule() at the end of this instant.
   std::vector<uint64_t> resched_mask_;
   // sched_balance_rq()'s CPUs taken out of env->cpus by the LBF_ALL_PINNED

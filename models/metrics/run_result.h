@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/kernel/decisions.h"
 #include "models/workload/task_spec.h"
 #include "sim/stats.h"
 #include "sim/time.h"
@@ -131,6 +132,7 @@ struct RunResult {
   std::vector<RpmSleepMetrics> rpm_sleeps;     // by group, device, resume/suspend
   std::vector<RpmDeviceMetrics> rpm_devices;   // by name
   std::vector<FrameMetrics> frames;            // by layer
+  std::vector<DecisionCount> decisions;        // --why only: by kind, group, count (descending), reason
   uint64_t events = 0;             // events dispatched (for benchmarks)
   Time elapsed() const { return window_end - window_start; }
   bool has_power() const { return !clusters.empty(); }

@@ -124,6 +124,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     rqs_.push_back(std::move(rq));
   }
   resched_mask_.assign((static_cast<size_t>(nr_cpus) + 63) / 64, 0);
+  for (int c = 0; c < nr_cpus; ++c) cpu_names_.push_back(fmt::format("cpu{}", c));
   llc_id_.assign(static_cast<size_t>(nr_cpus), 0);
   lb_excluded_.assign(static_cast<size_t>(nr_cpus), 0);
   seed_sched_rng(0);
@@ -568,6 +569,7 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   event_cpu_ = saved_event_cpu;
   SL_DEBUG("{:.6f} ttwu {}-{} by {}: cpu{} -> cpu{} ({})", now().to_s(), p.comm, p.pid, waker ? waker->comm : "irq",
            prev_cpu, cpu, why_ ? why_ : "its class's select_task_rq()");
+  count_decision(Decision::kPlacement, p.group, why_ ? why_ : "its class's select_task_rq()");
   bool migrated = cpu != prev_cpu;
   if (migrated) {
     class_of(p).migrate_task_rq(p, cpu);
@@ -679,6 +681,7 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
            p.comm, p.pid, p.prio, curr.comm, curr.pid, curr.prio,
            before ? "resched already pending" : (rq.need_resched || rq.need_resched_lazy) ? "preempt" : "no preempt",
            why ? " (" : "", why ? why : "", why ? ")" : "");
+  if (!curr.is_idle_task) count_decision(Decision::kPreemption, p.group, before || !why ? "a reschedule was already pending" : why);
 }
 
 void Kernel::resched_curr(Rq& rq) {
@@ -778,6 +781,32 @@ bool Kernel::on_instant_end() {
    }
   }
   return did;
+}
+
+std::vector<DecisionCount> Kernel::decision_counts() const {
+  static constexpr const char* kKinds[] = {"placement", "wake-up preemption", "tick", "pick", "idle state"};
+  // One entry per reason text (the same words may sit at two sites).
+  std::map<std::tuple<uint8_t, std::string, std::string>, uint64_t> by_text;
+  for (const auto& [key, n] : decision_counts_) {
+    const auto& [kind, group, why] = key;
+    by_text[{kind, *group, why ? why : ""}] += n;
+  }
+  std::vector<DecisionCount> out;
+  out.reserve(by_text.size());
+  for (const auto& [key, n] : by_text) out.push_back({kKinds[std::get<0>(key)], std::get<1>(key), std::get<2>(key), n});
+  // By kind (in decision order), group, count descending, reason: the
+  // map's pointer keys order nothing that is shown.
+  auto rank = [](const std::string& kind) {
+    return std::find_if(std::begin(kKinds), std::end(kKinds), [&](const char* k) { return kind == k; }) -
+           std::begin(kKinds);
+  };
+  std::sort(out.begin(), out.end(), [&](const DecisionCount& a, const DecisionCount& b) {
+    if (a.kind != b.kind) return rank(a.kind) < rank(b.kind);
+    if (a.group != b.group) return a.group < b.group;
+    if (a.count != b.count) return a.count > b.count;
+    return a.reason < b.reason;
+  });
+  return out;
 }
 
 Task* Kernel::pick_next_task(Rq& rq) {
@@ -1071,9 +1100,11 @@ void Kernel::scheduler_tick(Rq& rq) {
   class_of(curr).task_tick(rq, curr);
   // task_tick_fair() ends with check_update_overutilized_status().
   if (curr.sched_class == SchedClassId::kFair) check_update_overutilized_status(rq);
-  if (!before && (rq.need_resched || rq.need_resched_lazy))
+  if (!before && (rq.need_resched || rq.need_resched_lazy)) {
     SL_DEBUG("{:.6f} cpu{} tick: {}-{} must reschedule{}: {}", now().to_s(), rq.cpu, curr.comm, curr.pid,
              rq.need_resched ? "" : " (lazily)", why_ ? why_ : "its class asked");
+    count_decision(Decision::kTick, curr.group, why_ ? why_ : "its class asked");
+  }
   sched_balance_trigger(rq);
   // The tick turns a pending lazy reschedule into a real one.
   if (rq.need_resched_lazy) {

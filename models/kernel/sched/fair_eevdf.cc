@@ -433,8 +433,11 @@ Task* EevdfClass::pick_next_entity(Rq& rq) {
   } else {
     se = pick_eevdf(cfs, &why);
   }
-  if (sim_log_debug.load(std::memory_order_relaxed) && se && cfs.nr_running > 1) [[unlikely]]
-    explain_pick(rq, "pick_eevdf", se, why);
+  if (se && cfs.nr_running > 1) {
+    if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
+      explain_pick(rq, "pick_eevdf", se, why);
+    k_.count_decision(Kernel::Decision::kPick, se->group, pick_why_text(why));
+  }
   if (se && se->se.sched_delayed) SL_DEBUG("{:.6f} cpu{} {}-{} is delayed (DELAY_DEQUEUE): dequeued now, pick again",
                                            k_.clock().to_s(), rq.cpu, se->comm, se->pid);
   if (se && se->se.sched_delayed) {
