@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -288,4 +289,32 @@ TEST_CASE("run --why prints the decision table, the same for any -j", "[cli][why
   CHECK_THAT(one.out, Catch::Contains("placement"));
   Cli plain = run_schedlab(dir, "run " + shell_quote(scenario) + " --duration 300ms --warmup 0s");
   CHECK_THAT(plain.out, !Catch::Contains("why: the kernel's decisions"));
+}
+
+TEST_CASE("compare --why prints every variant's decisions side by side", "[cli][why]") {
+  // RUN_TO_PARITY on against off on mixed_2cpu: with it off no pick keeps
+  // curr for RUN_TO_PARITY, so that reason has a share in the first
+  // column and none in the second.
+  ScratchDir dir("compare_why");
+  const std::string exp = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/experiments/run_to_parity.yaml";
+  const std::string cmd = "compare " + shell_quote(exp) + " --runs 2 --duration 1s --why";
+  Cli one = run_schedlab(dir, cmd + " -j 1");
+  Cli two = run_schedlab(dir, cmd + " -j 2");
+  REQUIRE(one.code == 0);
+  REQUIRE(two.code == 0);
+  CHECK(one.out == two.out);
+  const auto at = one.out.find("why: each variant's decisions by reason");
+  REQUIRE(at != std::string::npos);
+  const std::string table = one.out.substr(at);
+  CHECK_THAT(table, Catch::Contains("rtp_on"));
+  CHECK_THAT(table, Catch::Contains("rtp_off"));
+  // A row of RUN_TO_PARITY picks has a share in rtp_on and none ("-") in rtp_off.
+  std::istringstream in(table);
+  bool seen = false;
+  for (std::string line; std::getline(in, line);)
+    if (line.find("RUN_TO_PARITY: curr keeps the CPU") != std::string::npos) {
+      seen = true;
+      CHECK_THAT(line, Catch::Matches(".*%.*\\s-$"));
+    }
+  CHECK(seen);
 }

@@ -123,6 +123,7 @@ po::options_description compare_options() {
       ("csv", po::value<std::string>()->value_name("FILE"), "write the comparison as CSV (docs/experiments.md)")
       ("plot", po::value<std::string>()->value_name("DIR"), "draw latency CDFs and the changes with their intervals as PNG into DIR")
       ("wakegraph", po::value<std::string>()->value_name("FILE"), "write who wakes whom, one graph per variant, as Graphviz DOT")
+      ("why", "count the kernel's decisions by reason in every variant and print them side by side")
       ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)
       ("quiet,q", "print no tables or progress (warnings and errors still go to stderr)")
       ("help,h", "show this help");
@@ -533,6 +534,7 @@ int compare_command(const std::vector<std::string>& args) {
   const std::string plot = text_option(vm, "plot", "compare"), wake = text_option(vm, "wakegraph", "compare");
   check_output_paths(path, "experiment file", {{"--json", json}, {"--csv", csv}, {"--wakegraph", wake}}, "compare");
   options.wakegraph = !wake.empty();
+  options.why = vm.count("why") > 0;
 
   ExperimentSpec spec = load_config_with(path, [](const std::string& p) { return load_experiment_file(p); });
   // --duration / --warmup: overlays after the experiment's own, so they

@@ -122,7 +122,7 @@ Comparison run_comparison(const ExperimentSpec& spec, const CompareOptions& opti
         const uint64_t seed = derive_seed(spec.seed, r);
         c.results[v][r] = simulate_run(with_start_jitter(params[v], spec.start_jitter, seed), seed, {},
                                        options.wakegraph ? &wakes[v][r] : nullptr,
-                                       fmt::format("variant {}, run {}", names[v], r));
+                                       fmt::format("variant {}, run {}", names[v], r), options.why);
         metrics[v][r].emplace(c.results[v][r]);  // per-run summaries are the costly part: do them here too
       },
       [&](size_t) {

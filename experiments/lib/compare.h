@@ -24,6 +24,7 @@ struct CompareOptions {
   int jobs = 1;
   std::optional<int> runs;  // overrides the experiment's runs
   bool wakegraph = false;
+  bool why = false;  // count the kernel's decisions by reason (RunResult::decisions)
   // (runs done, runs total) after each run, one thread at a time.
   std::function<void(size_t, size_t)> progress;
 };

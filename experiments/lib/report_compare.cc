@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <tuple>
 
 #include "experiments/lib/json_writer.h"
 #include "experiments/lib/report_json.h"
@@ -225,8 +227,67 @@ std::string format_interval(const Change& c) {
   return fmt::format("[{}, {}]", bound(c.ci_pct->low), bound(c.ci_pct->high));
 }
 
+std::string render_compare_decisions(const Comparison& c) {
+  // Per variant, summed over runs by (kind, group, reason); a cell is the
+  // reason's share of the group's decisions of that kind in that variant,
+  // and its count per run.
+  using Key = std::tuple<size_t, std::string, std::string>;  // kind rank, group, reason
+  std::vector<std::string> kinds;
+  const size_t nv = c.results.size();
+  std::vector<std::map<Key, uint64_t>> counts(nv);
+  std::vector<std::map<std::pair<size_t, std::string>, uint64_t>> totals(nv);
+  std::map<Key, uint64_t> order;  // the baseline's count, for the row order
+  for (size_t v = 0; v < nv; ++v)
+    for (const RunResult& r : c.results[v])
+      for (const DecisionCount& d : r.decisions) {
+        auto it = std::find(kinds.begin(), kinds.end(), d.kind);
+        if (it == kinds.end()) it = kinds.insert(kinds.end(), d.kind);
+        const size_t rank = static_cast<size_t>(it - kinds.begin());
+        counts[v][{rank, d.group, d.reason}] += d.count;
+        totals[v][{rank, d.group}] += d.count;
+        order[{rank, d.group, d.reason}] += v == 0 ? d.count : 0;
+      }
+  if (order.empty()) return "";
+  std::vector<std::pair<Key, uint64_t>> rows(order.begin(), order.end());
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    if (std::get<0>(a.first) != std::get<0>(b.first)) return std::get<0>(a.first) < std::get<0>(b.first);
+    if (std::get<1>(a.first) != std::get<1>(b.first)) return std::get<1>(a.first) < std::get<1>(b.first);
+    return a.second > b.second;
+  });
+  TextTable t;
+  t.add_column("decision", true);
+  t.add_column("group", true);
+  t.add_column("reason", true);
+  for (const VariantSpec& v : c.spec.variants) t.add_column(v.name);
+  std::string last_kind, last_group;
+  for (const auto& [key, baseline] : rows) {
+    const auto& [rank, group, reason] = key;
+    const std::string& kind = kinds[rank];
+    std::vector<std::string> row = {kind != last_kind ? kind : "", kind != last_kind || group != last_group ? group : "",
+                                    reason};
+    for (size_t v = 0; v < nv; ++v) {
+      const auto n = counts[v].find(key);
+      const auto total = totals[v].find({rank, group});
+      if (n == counts[v].end() || total == totals[v].end() || total->second == 0) {
+        row.push_back("-");
+        continue;
+      }
+      const double per_run = static_cast<double>(n->second) / static_cast<double>(c.results[v].size());
+      row.push_back(fmt::format("{:.1f}% ({:.1f})", 100.0 * static_cast<double>(n->second) / total->second, per_run));
+    }
+    t.add_row(std::move(row));
+    last_kind = kind;
+    last_group = group;
+  }
+  return "why: each variant's decisions by reason (share of the group's decisions of that kind, and count per run)\n" +
+         t.render();
+}
+
 std::string render_compare_report(const Comparison& c) {
-  return header(c) + "\n" + render_metric_table(c) + "\n" + render_who_pays(c);
+  std::string out = header(c) + "\n" + render_metric_table(c) + "\n" + render_who_pays(c);
+  const std::string why = render_compare_decisions(c);
+  if (!why.empty()) out += "\n" + why;
+  return out;
 }
 
 std::string render_compare_json(const Comparison& c) {

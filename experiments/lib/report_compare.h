@@ -19,6 +19,9 @@ std::string format_interval(const Change& c);
 
 // Header lines, the metric table and the who-pays table.
 std::string render_compare_report(const Comparison& c);
+// `schedlab compare --why`: the decision counts of every variant side by
+// side; empty when none were counted.
+std::string render_compare_decisions(const Comparison& c);
 std::string render_compare_json(const Comparison& c);
 std::string render_compare_csv(const Comparison& c);
 // Input of experiments/plots/compare_plots.py: per variant, the latency
