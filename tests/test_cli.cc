@@ -275,15 +275,21 @@ TEST_CASE("compare takes --duration and --warmup for every variant", "[cli]") {
   CHECK_THAT(bad.err, Catch::Contains("expected warmup < duration"));
 }
 
-TEST_CASE("run --why prints the decision table, the same for any -j", "[cli][why]") {
-  ScratchDir dir("why");
-  const std::string scenario = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/jetnews_gs101.yaml";
-  const std::string cmd = "run " + shell_quote(scenario) + " --duration 300ms --warmup 0s --runs 2 --why";
+// Runs `cmd` with -j 1 and -j 2, checks both succeed with the same
+// output, and returns the first.
+static Cli same_for_any_jobs(ScratchDir& dir, const std::string& cmd) {
   Cli one = run_schedlab(dir, cmd + " -j 1");
-  Cli two = run_schedlab(dir, cmd + " -j 2");
+  const Cli two = run_schedlab(dir, cmd + " -j 2");
   REQUIRE(one.code == 0);
   REQUIRE(two.code == 0);
   CHECK(one.out == two.out);
+  return one;
+}
+
+TEST_CASE("run --why prints the decision table, the same for any -j", "[cli][why]") {
+  ScratchDir dir("why");
+  const std::string scenario = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/jetnews_gs101.yaml";
+  const Cli one = same_for_any_jobs(dir, "run " + shell_quote(scenario) + " --duration 300ms --warmup 0s --runs 2 --why");
   CHECK_THAT(one.out, Catch::Contains("why: the kernel's decisions in the measured window, by reason"));
   CHECK_THAT(one.out, Catch::Contains("idle state"));
   CHECK_THAT(one.out, Catch::Contains("placement"));
@@ -297,12 +303,7 @@ TEST_CASE("compare --why prints every variant's decisions side by side", "[cli][
   // column and none in the second.
   ScratchDir dir("compare_why");
   const std::string exp = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/experiments/run_to_parity.yaml";
-  const std::string cmd = "compare " + shell_quote(exp) + " --runs 2 --duration 1s --why";
-  Cli one = run_schedlab(dir, cmd + " -j 1");
-  Cli two = run_schedlab(dir, cmd + " -j 2");
-  REQUIRE(one.code == 0);
-  REQUIRE(two.code == 0);
-  CHECK(one.out == two.out);
+  const Cli one = same_for_any_jobs(dir, "compare " + shell_quote(exp) + " --runs 2 --duration 1s --why");
   const auto at = one.out.find("why: each variant's decisions by reason");
   REQUIRE(at != std::string::npos);
   const std::string table = one.out.substr(at);
