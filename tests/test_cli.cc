@@ -293,6 +293,9 @@ TEST_CASE("run --why prints the decision table, the same for any -j", "[cli][why
   CHECK_THAT(one.out, Catch::Contains("why: the kernel's decisions in the measured window, by reason"));
   CHECK_THAT(one.out, Catch::Contains("idle state"));
   CHECK_THAT(one.out, Catch::Contains("placement"));
+  // Every fair placement ends in a select_idle_sibling() or EAS reason:
+  // wake_affine()'s is intermediate, and no path is left without one.
+  CHECK_THAT(one.out, !Catch::Contains("WA_WEIGHT") && !Catch::Contains("its class's select_task_rq()"));
   Cli plain = run_schedlab(dir, "run " + shell_quote(scenario) + " --duration 300ms --warmup 0s");
   CHECK_THAT(plain.out, !Catch::Contains("why: the kernel's decisions"));
 }

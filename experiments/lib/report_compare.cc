@@ -236,7 +236,6 @@ std::string render_compare_decisions(const Comparison& c) {
   const size_t nv = c.results.size();
   std::vector<std::map<Key, uint64_t>> counts(nv);
   std::vector<std::map<std::pair<size_t, std::string>, uint64_t>> totals(nv);
-  std::map<Key, uint64_t> order;  // the baseline's count, for the row order
   for (size_t v = 0; v < nv; ++v)
     for (const RunResult& r : c.results[v])
       for (const DecisionCount& d : r.decisions) {
@@ -245,8 +244,18 @@ std::string render_compare_decisions(const Comparison& c) {
         const size_t rank = static_cast<size_t>(it - kinds.begin());
         counts[v][{rank, d.group, d.reason}] += d.count;
         totals[v][{rank, d.group}] += d.count;
-        order[{rank, d.group, d.reason}] += v == 0 ? d.count : 0;
       }
+  // Rows by the count in the first variant that has the group (the
+  // baseline, unless the group is the variant's own, e.g. a WQ_HIGHPRI pool).
+  std::map<Key, uint64_t> order;
+  for (size_t v = 0; v < nv; ++v)
+    for (const auto& [key, n] : counts[v]) {
+      const auto& [rank, group, reason] = key;
+      size_t ref = 0;
+      while (ref < nv && !totals[ref].count({rank, group})) ++ref;
+      if (ref == v) order[key] = n;
+      else order.emplace(key, 0);
+    }
   if (order.empty()) return "";
   std::vector<std::pair<Key, uint64_t>> rows(order.begin(), order.end());
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {

@@ -355,7 +355,7 @@ int Kernel::select_idle_sibling(Task& p, int prev, int target, int kthread_cpu) 
   }
   if (asym_capacity_) {
     int i = select_idle_capacity(p, target);
-    if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]] {  // the fit test again, for the log only
+    if (sim_log_debug.load(std::memory_order_relaxed) || count_decisions_) [[unlikely]] {  // the fit test again: log, --why
       if (i < 0)
         note_why("select_idle_capacity: no idle CPU: the target");
       else if (util_fits_cpu(task_util, util_min, util_max, *rqs_[i]) > 0)
