@@ -271,8 +271,12 @@ TEST_CASE("compare takes --duration and --warmup for every variant", "[cli]") {
   CHECK_THAT(slurp(dir / "c.json"), Catch::Contains("\"duration_s\": 0.300000000"));
   Cli bad = run_schedlab(dir, "compare " + shell_quote(exp) + " --duration 300ms --warmup 1s");
   CHECK(bad.code == 2);
-  CHECK_THAT(bad.err, Catch::Contains("the command line's --warmup"));
-  CHECK_THAT(bad.err, Catch::Contains("expected warmup < duration"));
+  CHECK_THAT(bad.err, Catch::Contains("the duration (300.000ms) must be longer than the --warmup (1.000s)"));
+  CHECK_THAT(bad.err, Catch::Contains("(see 'schedlab compare --help')"));
+  Cli past = run_schedlab(dir, "compare " + shell_quote(exp) + " --warmup 100s");  // against the file's 3 s
+  CHECK(past.code == 2);
+  CHECK_THAT(past.err, Catch::Contains("the command line's --warmup"));
+  CHECK_THAT(past.err, Catch::Contains("expected warmup < duration"));
 }
 
 // Runs `cmd` with -j 1 and -j 2, checks both succeed with the same

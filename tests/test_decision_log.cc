@@ -184,7 +184,7 @@ TEST_CASE("decision log: the idle governor says which state and why", "[log][cpu
   // shallowest non-polling one and stops the tick.
   CHECK(idle[2] ==
         "0.000611 cpu0 idle: teo -> state 0 WFI (target residency 1.0 us, exit latency 1.0 us), tick stopped: "
-        "the CPU is utilized: the shallowest non-polling state [expected idle 20000.0 us, next timer 20000.0 us, "
+        "the CPU is utilized: a shallow state [expected idle 20000.0 us, next timer 20000.0 us, "
         "CPU utilized]");
   // 400 ms later the util has decayed (10 us per 20 ms): the sleep length
   // picks the off state, and its past wake-ups (20 ms in state 0, counted
@@ -262,12 +262,14 @@ TEST_CASE("run --why counts each decision by kind, group and reason", "[log][why
     return 0;
   };
   CHECK(count("placement", "sleeper", "allowed on one CPU") == 3);
-  CHECK(count("wake-up preemption", "sleeper", "eevdf: the wakee is pick_eevdf()'s choice") == 3);
+  CHECK(count("preemption check", "sleeper", "eevdf: the wakee is pick_eevdf()'s choice") == 3);
   CHECK(count("tick", "hog", "eevdf: slice used (vruntime reached the deadline: a new one, vd = v + r/w)") == 2);
   for (const DecisionCount& d : set.runs[0].decisions) CHECK(d.kind != "idle state");  // no cpuidle here
   const std::string table = render_decision_table(set);
   CHECK_THAT(table, Catch::StartsWith("why: the kernel's decisions in the measured window, by reason\n"));
-  CHECK_THAT(table, Catch::Contains("wake-up preemption  sleeper  eevdf: the wakee is pick_eevdf()'s choice"));
+  CHECK_THAT(table, Catch::Contains("sleeper  eevdf: the wakee is pick_eevdf()'s choice"));
+  // Its start (forked onto the idle CPU with the hog) is checked too.
+  CHECK(count("preemption check", "sleeper", "the CPU was idle") == 1);
   // Not asked for: nothing counted, no table.
   o.why = false;
   const RunSet quiet = run_scenario(p, o);

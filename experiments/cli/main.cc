@@ -539,16 +539,24 @@ int compare_command(const std::vector<std::string>& args) {
   ExperimentSpec spec = load_config_with(path, [](const std::string& p) { return load_experiment_file(p); });
   // --duration / --warmup: overlays after the experiment's own, so they
   // win; the scenario loader checks them (warmup < duration).
+  std::optional<Time> duration, warmup;
   for (const char* key : {"duration", "warmup"}) {
     if (!vm.count(key)) continue;
     std::string why;
     const std::string& text = vm[key].as<std::string>();
     const auto t = parse_duration(text, &why);
-    if (!t) usage_error(fmt::format("--{}: {}", key, why));
-    if (t->count() < 0 || (t->count() == 0 && std::string_view(key) == "duration"))
-      usage_error(fmt::format("--{} must be {}, got '{}'", key, std::string_view(key) == "duration" ? "positive" : "non-negative", text));
+    if (!t) usage_error(fmt::format("--{}: {}", key, why), "compare");
+    const bool is_duration = std::string_view(key) == "duration";
+    if (is_duration && t->count() <= 0)
+      usage_error(fmt::format("--duration must be positive, got '{}'", text), "compare");
+    if (!is_duration && t->count() < 0) usage_error("--warmup must not be negative", "compare");
+    (is_duration ? duration : warmup) = *t;
     spec.common.push_back({key, text, {fmt::format("the command line's --{}", key), 0, 0}});
   }
+  if (duration && warmup && *duration <= *warmup)
+    usage_error(fmt::format("the duration ({}) must be longer than the --warmup ({})", format_time(*duration),
+                            format_time(*warmup)),
+                "compare");
   std::unique_ptr<AtomicFile> json_file, csv_file, wake_file;
   if (!json.empty()) json_file = std::make_unique<AtomicFile>(json);
   if (!csv.empty()) csv_file = std::make_unique<AtomicFile>(csv);

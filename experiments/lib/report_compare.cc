@@ -282,7 +282,8 @@ std::string render_compare_decisions(const Comparison& c) {
         continue;
       }
       const double per_run = static_cast<double>(n->second) / static_cast<double>(c.results[v].size());
-      row.push_back(fmt::format("{:.1f}% ({:.1f})", 100.0 * static_cast<double>(n->second) / total->second, per_run));
+      const double pct = 100.0 * static_cast<double>(n->second) / static_cast<double>(total->second);
+      row.push_back(pct < 0.05 ? fmt::format("<0.1% ({:.1f})", per_run) : fmt::format("{:.1f}% ({:.1f})", pct, per_run));
     }
     t.add_row(std::move(row));
     last_kind = kind;

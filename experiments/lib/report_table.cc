@@ -18,6 +18,13 @@ namespace {
 
 std::string pct_cell(double fraction) { return fmt::format("{:.1f}", fraction * 100.0); }
 
+// n of total as a percentage; a share that rounds to 0 but is not shows
+// as "<0.1".
+std::string share_cell(uint64_t n, uint64_t total) {
+  const double pct = 100.0 * static_cast<double>(n) / static_cast<double>(total);
+  return n > 0 && pct < 0.05 ? "<0.1" : fmt::format("{:.1f}", pct);
+}
+
 // A count: the total for one run, the mean per run for several (two
 // decimals below 100, one above, like the latency cells).
 std::string count_cell(uint64_t total, int runs) {
@@ -189,7 +196,7 @@ std::string render_decision_table(const RunSet& set) {
     const bool new_kind = k.kind != last_kind;
     const bool new_group = new_kind || k.group != last_group;
     t.add_row({new_kind ? k.kind : "", new_group ? k.group : "", k.reason, count_cell(n, runs),
-               pct_cell(static_cast<double>(n) / static_cast<double>(totals[{k.kind, k.group}]))});
+               share_cell(n, totals[{k.kind, k.group}])});
     last_kind = k.kind;
     last_group = k.group;
   }

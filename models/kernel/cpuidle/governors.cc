@@ -177,6 +177,9 @@ static const char* teo_why(bool alt_recent, bool alt_intercepts, bool moved, boo
   return by_sleep_length ? "the deepest state the sleep length allows (hits outweigh intercepts)"
                          : "the deepest state (hits outweigh intercepts)";
 }
+// A utilized CPU with two states (the three teo versions word it the
+// same, so their choices compare side by side).
+constexpr const char* kUtilizedShallow = "the CPU is utilized: a shallow state";
 // The tick is kept and the state chosen must end before it
 // (tick_nohz_get_sleep_length()'s delta_next).
 constexpr const char* kTickKeptShallower = "a shallower state, whose target residency ends before the kept tick";
@@ -281,12 +284,12 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
     for (i = 0; i < n; ++i)
       if (!dis(st, i) && !poll(st, i)) {
         idx = i;
-        r.why = "the CPU is utilized: the shallowest non-polling state";
+        r.why = kUtilizedShallow;
         return finish();
       }
   }
   if (n < 3 && cpu_utilized && fixes) {
-    r.why = "the CPU is utilized: a short idle period is assumed";
+    r.why = kUtilizedShallow;
     duration_ns = middle_of_bin(0);  // the CPU is utilized: assume a short idle duration
     if ((!idx && !poll(st, 0) && time_ok(duration_ns)) || dis(st, 1)) {
       idx = 0;
@@ -434,7 +437,7 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
 
   const bool cpu_utilized = in.cpu_utilized;
   if (n < 3 && cpu_utilized) {
-    r.why = "the CPU is utilized: a shallow state";
+    r.why = kUtilizedShallow;
     if ((!idx && !poll(st, 0) && state_ok(0)) || dis(st, 1)) {
       idx = 0;
       return out_tick();

@@ -544,6 +544,12 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
     Rq& rq = *rqs_[p.cpu];
     event_cpu_ = p.cpu;
     update_rq_clock(rq);
+    const char* const runnable_why = p.se.sched_delayed
+                                         ? "ttwu_runnable(): still queued (delayed dequeue): requeued where it is"
+                                         : "ttwu_runnable(): still queued (blocking in this instant): stays";
+    SL_DEBUG("{:.6f} ttwu {}-{} by {}: cpu{} ({})", now().to_s(), p.comm, p.pid, waker ? waker->comm : "irq", p.cpu,
+             runnable_why);
+    count_decision(Decision::kPlacement, p.group, runnable_why);
     if (p.se.sched_delayed) enqueue_task(rq, p, kEnqueueDelayed);
     p.state = TaskState::kRunning;
     for (auto* o : observers_) o->on_wakeup(now(), p, p.cpu);
@@ -681,7 +687,8 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
            p.comm, p.pid, p.prio, curr.comm, curr.pid, curr.prio,
            before ? "resched already pending" : (rq.need_resched || rq.need_resched_lazy) ? "preempt" : "no preempt",
            why ? " (" : "", why ? why : "", why ? ")" : "");
-  if (!curr.is_idle_task) count_decision(Decision::kPreemption, p.group, before || !why ? "a reschedule was already pending" : why);
+  count_decision(Decision::kPreemption, p.group,
+                 curr.is_idle_task ? "the CPU was idle" : before || !why ? "a reschedule was already pending" : why);
 }
 
 void Kernel::resched_curr(Rq& rq) {
@@ -784,7 +791,7 @@ bool Kernel::on_instant_end() {
 }
 
 std::vector<DecisionCount> Kernel::decision_counts() const {
-  static constexpr const char* kKinds[] = {"placement", "wake-up preemption", "tick", "pick", "idle state"};
+  static constexpr const char* kKinds[] = {"placement", "preemption check", "tick", "pick", "idle state"};
   // One entry per reason text (the same words may sit at two sites).
   std::map<std::tuple<uint8_t, std::string, std::string>, uint64_t> by_text;
   for (const auto& [key, n] : decision_counts_) {

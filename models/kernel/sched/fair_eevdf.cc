@@ -33,6 +33,23 @@ enum class PickWhy : uint8_t {
   kCurrOnlyEligible, kNoneEligible
 };
 
+// Why a wakee was not pick_eevdf()'s choice, from the rule that chose.
+const char* not_chosen_text(PickWhy why) {
+  switch (why) {
+    case PickWhy::kProtected: return "eevdf: pick_eevdf() keeps curr: its protected slice is not used up";
+    case PickWhy::kRunToParity: return "eevdf: pick_eevdf() keeps curr: RUN_TO_PARITY";
+    case PickWhy::kCurrEarlier: return "eevdf: pick_eevdf() keeps curr: an earlier deadline than the best eligible";
+    case PickWhy::kCurrOnlyEligible: return "eevdf: pick_eevdf() keeps curr: no waiting entity is eligible";
+    case PickWhy::kPickBuddy:
+    case PickWhy::kNextBuddy: return "eevdf: pick_eevdf() chooses the next buddy";
+    case PickWhy::kFirstEligible:
+    case PickWhy::kEarliestEligible: return "eevdf: pick_eevdf() chooses another waiting task";
+    case PickWhy::kOnly:
+    case PickWhy::kNoneEligible: break;
+  }
+  return "eevdf: pick_eevdf() does not choose the wakee";
+}
+
 const char* pick_why_text(PickWhy why) {
   switch (why) {
     case PickWhy::kOnly: return "the only entity";
@@ -594,7 +611,7 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
     return;
   }
   // (update_curr() above may have asked for a pick itself: its reason stands.)
-  if (!rq.need_resched && !rq.need_resched_lazy) k_.note_why("eevdf: pick_eevdf() does not choose the wakee");
+  if (!rq.need_resched && !rq.need_resched_lazy) k_.note_why(not_chosen_text(why));
   if (protect_mode() && feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, curr);
 }
 
