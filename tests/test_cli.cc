@@ -296,6 +296,7 @@ TEST_CASE("run --why prints the decision table, the same for any -j", "[cli][why
   const Cli one = same_for_any_jobs(dir, "run " + shell_quote(scenario) + " --duration 300ms --warmup 0s --runs 2 --why");
   CHECK_THAT(one.out, Catch::Contains("why: the kernel's decisions in the measured window, by reason"));
   CHECK_THAT(one.out, Catch::Contains("idle state"));
+  CHECK_THAT(one.out, Catch::Contains("0 WFI, tick "));  // the state and the tick decision lead the reason
   CHECK_THAT(one.out, Catch::Contains("placement"));
   // Every fair placement ends in a select_idle_sibling() or EAS reason:
   // wake_affine()'s is intermediate, and no path is left without one.

@@ -454,6 +454,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   }
   // The counts as (kind, group, reason, count), sorted for reports.
   std::vector<DecisionCount> decision_counts() const;
+  bool counting_decisions() const { return count_decisions_; }
+  // A stable copy of `text` for a reason built at run time (--why only).
+  const char* intern_reason(std::string text);
   // wakeup_preempt() (core.c): the class's check when p's class is rq's
   // current one's, else a resched when p's class is higher.
   void wakeup_preempt(Rq& rq, Task& p, int wake_flags);
@@ -686,6 +689,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool count_decisions_ = false;
   std::map<std::tuple<uint8_t, const std::string*, const char*>, uint64_t> decision_counts_;
   std::vector<std::string> cpu_names_;  // "cpu0"...: the group of idle-state decisions
+  std::map<std::string, std::unique_ptr<std::string>> interned_reasons_;
   // CPUs that may need __schedule() at the end of this instant.
   std::vector<uint64_t> resched_mask_;
   // sched_balance_rq()'s CPUs taken out of env->cpus by the LBF_ALL_PINNED

@@ -790,6 +790,12 @@ bool Kernel::on_instant_end() {
   return did;
 }
 
+const char* Kernel::intern_reason(std::string text) {
+  auto& slot = interned_reasons_[text];
+  if (!slot) slot = std::make_unique<std::string>(std::move(text));
+  return slot->c_str();
+}
+
 std::vector<DecisionCount> Kernel::decision_counts() const {
   static constexpr const char* kKinds[] = {"placement", "preemption check", "tick", "pick", "idle state"};
   // One entry per reason text (the same words may sit at two sites).

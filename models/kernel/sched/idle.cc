@@ -69,7 +69,13 @@ void Kernel::do_idle(Rq& rq) {
   in.cpu_utilized = util > (rq.capacity >> 6);
   in.nr_iowaiters = 0;  // no iowait accounting in the model
   const cpuidle::SelectResult r = dev.gov->select(in);
-  count_decision(Decision::kIdle, cpu_names_[static_cast<size_t>(rq.cpu)], r.why);
+  // --why: the state and the tick decision with the rule, so that governor
+  // versions line up by outcome.
+  if (counting_decisions()) [[unlikely]]
+    count_decision(Decision::kIdle, cpu_names_[static_cast<size_t>(rq.cpu)],
+                   intern_reason(fmt::format("{} {}, tick {}: {}", r.state, dev.names[static_cast<size_t>(r.state)],
+                                             dev.tick_stopped ? "already stopped" : r.stop_tick ? "stopped" : "kept",
+                                             r.why)));
   if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]] {
     const cpuidle::IdleState& s = dev.states[static_cast<size_t>(r.state)];
     auto us = [](Time t) { return t == Time::max() ? std::string("none") : fmt::format("{:.1f} us", t.count() / 1e3); };
