@@ -303,6 +303,16 @@ TEST_CASE("run --why prints the decision table, the same for any -j", "[cli][why
   CHECK_THAT(one.out, !Catch::Contains("WA_WEIGHT") && !Catch::Contains("its class's select_task_rq()"));
   Cli plain = run_schedlab(dir, "run " + shell_quote(scenario) + " --duration 300ms --warmup 0s");
   CHECK_THAT(plain.out, !Catch::Contains("why: the kernel's decisions"));
+  // JSON: each run's counts, only with --why.
+  const std::string json = (dir / "why.json").string(), plain_json = (dir / "plain.json").string();
+  REQUIRE(run_schedlab(dir, "run " + shell_quote(scenario) + " --duration 300ms --warmup 0s --why -q --json " +
+                                shell_quote(json))
+              .code == 0);
+  REQUIRE(run_schedlab(dir, "run " + shell_quote(scenario) + " --duration 300ms --warmup 0s -q --json " +
+                                shell_quote(plain_json))
+              .code == 0);
+  CHECK_THAT(slurp(json), Catch::Contains("\"decisions\": [") && Catch::Contains("\"kind\": \"idle state\""));
+  CHECK_THAT(slurp(plain_json), !Catch::Contains("\"decisions\""));
 }
 
 TEST_CASE("compare --why prints every variant's decisions side by side", "[cli][why]") {

@@ -193,6 +193,13 @@ void write_run(JsonWriter& w, size_t index, const RunResult& r) {
       w.field("janky", f.janky);
       w.field("dropped", f.dropped);
     });
+  if (!r.decisions.empty())  // run --why
+    w.object_array("decisions", r.decisions, [&](const DecisionCount& d) {
+      w.field("kind", d.kind);
+      w.field("group", d.group);
+      w.field("reason", d.reason);
+      w.field("count", d.count);
+    });
   w.end_object();
 }
 
