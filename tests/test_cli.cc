@@ -316,9 +316,9 @@ TEST_CASE("run --why prints the decision table, the same for any -j", "[cli][why
 }
 
 TEST_CASE("compare --why prints every variant's decisions side by side", "[cli][why]") {
-  // RUN_TO_PARITY on against off on mixed_2cpu: with it off no pick keeps
-  // curr for RUN_TO_PARITY, so that reason has a share in the first
-  // column and none in the second.
+  // RUN_TO_PARITY on against off on mixed_2cpu: with it off no wake-up
+  // waits because RUN_TO_PARITY keeps curr, so that reason has shares in
+  // the first column and none in the second.
   ScratchDir dir("compare_why");
   const std::string exp = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/experiments/run_to_parity.yaml";
   const Cli one = same_for_any_jobs(dir, "compare " + shell_quote(exp) + " --runs 2 --duration 1s --why");
@@ -327,11 +327,11 @@ TEST_CASE("compare --why prints every variant's decisions side by side", "[cli][
   const std::string table = one.out.substr(at);
   CHECK_THAT(table, Catch::Contains("rtp_on"));
   CHECK_THAT(table, Catch::Contains("rtp_off"));
-  // A row of RUN_TO_PARITY picks has a share in rtp_on and none ("-") in rtp_off.
+  // Every row of that reason has a share in rtp_on and none ("-") in rtp_off.
   std::istringstream in(table);
   bool seen = false;
   for (std::string line; std::getline(in, line);)
-    if (line.find("RUN_TO_PARITY: curr keeps the CPU") != std::string::npos) {
+    if (line.find("pick_eevdf() keeps curr: RUN_TO_PARITY") != std::string::npos) {
       seen = true;
       CHECK_THAT(line, Catch::Matches(".*%.*\\s-$"));
     }

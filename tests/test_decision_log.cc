@@ -264,6 +264,8 @@ TEST_CASE("run --why counts each decision by kind, group and reason", "[log][why
   CHECK(count("placement", "sleeper", "allowed on one CPU") == 3);
   CHECK(count("preemption check", "sleeper", "eevdf: the wakee is pick_eevdf()'s choice") == 3);
   CHECK(count("tick", "hog", "eevdf: slice used (vruntime reached the deadline: a new one, vd = v + r/w)") == 2);
+  // The 9 ms pick meets the delayed sleeper first: dequeued for good.
+  CHECK(count("pick", "sleeper", "a delayed entity (DELAY_DEQUEUE) came up: dequeued for good, pick again") == 1);
   for (const DecisionCount& d : set.runs[0].decisions) CHECK(d.kind != "idle state");  // no cpuidle here
   const std::string table = render_decision_table(set);
   CHECK_THAT(table, Catch::StartsWith("why: the kernel's decisions in the measured window, by reason\n"));

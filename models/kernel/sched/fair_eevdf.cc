@@ -453,7 +453,9 @@ Task* EevdfClass::pick_next_entity(Rq& rq) {
   if (se && cfs.nr_running > 1) {
     if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
       explain_pick(rq, "pick_eevdf", se, why);
-    k_.count_decision(Kernel::Decision::kPick, se->group, pick_why_text(why));
+    k_.count_decision(Kernel::Decision::kPick, se->group,
+                      se->se.sched_delayed ? "a delayed entity (DELAY_DEQUEUE) came up: dequeued for good, pick again"
+                                           : pick_why_text(why));
   }
   if (se && se->se.sched_delayed) SL_DEBUG("{:.6f} cpu{} {}-{} is delayed (DELAY_DEQUEUE): dequeued now, pick again",
                                            k_.clock().to_s(), rq.cpu, se->comm, se->pid);
