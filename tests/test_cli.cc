@@ -321,7 +321,12 @@ TEST_CASE("compare --why prints every variant's decisions side by side", "[cli][
   // the first column and none in the second.
   ScratchDir dir("compare_why");
   const std::string exp = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/experiments/run_to_parity.yaml";
-  const Cli one = same_for_any_jobs(dir, "compare " + shell_quote(exp) + " --runs 2 --duration 1s --why");
+  const std::string json = (dir / "c.json").string();
+  const Cli one =
+      same_for_any_jobs(dir, "compare " + shell_quote(exp) + " --runs 2 --duration 1s --why --json " + shell_quote(json));
+  // The JSON has each variant's counts summed over its runs.
+  CHECK_THAT(slurp(json), Catch::Contains("\"decisions\": [") &&
+                              Catch::Contains("\"reason\": \"eevdf: pick_eevdf() keeps curr: RUN_TO_PARITY\""));
   const auto at = one.out.find("why: each variant's decisions by reason");
   REQUIRE(at != std::string::npos);
   const std::string table = one.out.substr(at);

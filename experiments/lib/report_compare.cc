@@ -326,6 +326,35 @@ std::string render_compare_json(const Comparison& c) {
     w.field("name", vs.name);
     w.field("baseline", v == 0);
     write_overlays_json(w, "overlays", vs.overlays);
+    // --why: the variant's decision counts summed over its runs, in the
+    // runs' order (kind, group, count descending, reason).
+    std::vector<std::string> kinds;
+    std::map<std::tuple<size_t, std::string, std::string>, uint64_t> sums;
+    for (const RunResult& r : c.results[v])
+      for (const DecisionCount& d : r.decisions) {
+        auto it = std::find(kinds.begin(), kinds.end(), d.kind);
+        if (it == kinds.end()) it = kinds.insert(kinds.end(), d.kind);
+        sums[{static_cast<size_t>(it - kinds.begin()), d.group, d.reason}] += d.count;
+      }
+    if (!sums.empty()) {
+      std::vector<std::pair<std::tuple<size_t, std::string, std::string>, uint64_t>> rows(sums.begin(), sums.end());
+      std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+        if (std::get<0>(a.first) != std::get<0>(b.first)) return std::get<0>(a.first) < std::get<0>(b.first);
+        if (std::get<1>(a.first) != std::get<1>(b.first)) return std::get<1>(a.first) < std::get<1>(b.first);
+        return a.second > b.second;
+      });
+      w.key("decisions");
+      w.begin_array();
+      for (const auto& [key, n] : rows) {
+        w.begin_object();
+        w.field("kind", kinds[std::get<0>(key)]);
+        w.field("group", std::get<1>(key));
+        w.field("reason", std::get<2>(key));
+        w.field("count", n);
+        w.end_object();
+      }
+      w.end_array();
+    }
     w.end_object();
   }
   w.end_array();
