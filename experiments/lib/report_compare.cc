@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "experiments/lib/json_writer.h"
@@ -227,67 +228,75 @@ std::string format_interval(const Change& c) {
   return fmt::format("[{}, {}]", bound(c.ci_pct->low), bound(c.ci_pct->high));
 }
 
+namespace {
+// A variant's decision counts summed over its runs, in report order.
+std::vector<DecisionCount> variant_decisions(const Comparison& c, size_t v) {
+  DecisionTally tally;
+  for (const RunResult& r : c.results[v]) tally.add(r.decisions);
+  return tally.sorted();
+}
+}  // namespace
+
 std::string render_compare_decisions(const Comparison& c) {
-  // Per variant, summed over runs by (kind, group, reason); a cell is the
-  // reason's share of the group's decisions of that kind in that variant,
-  // and its count per run.
-  using Key = std::tuple<size_t, std::string, std::string>;  // kind rank, group, reason
-  std::vector<std::string> kinds;
+  // A cell is the reason's share of the group's decisions of that kind in
+  // that variant, and its count per run.
+  using Group = std::pair<size_t, std::string>;                 // kind rank, group
+  using Key = std::tuple<size_t, std::string, std::string>;     // and reason
   const size_t nv = c.results.size();
+  std::vector<std::vector<DecisionCount>> lists(nv);
   std::vector<std::map<Key, uint64_t>> counts(nv);
-  std::vector<std::map<std::pair<size_t, std::string>, uint64_t>> totals(nv);
-  for (size_t v = 0; v < nv; ++v)
-    for (const RunResult& r : c.results[v])
-      for (const DecisionCount& d : r.decisions) {
-        auto it = std::find(kinds.begin(), kinds.end(), d.kind);
-        if (it == kinds.end()) it = kinds.insert(kinds.end(), d.kind);
-        const size_t rank = static_cast<size_t>(it - kinds.begin());
-        counts[v][{rank, d.group, d.reason}] += d.count;
-        totals[v][{rank, d.group}] += d.count;
-      }
-  // Rows by the count in the first variant that has the group (the
-  // baseline, unless the group is the variant's own, e.g. a WQ_HIGHPRI pool).
-  std::map<Key, uint64_t> order;
-  for (size_t v = 0; v < nv; ++v)
-    for (const auto& [key, n] : counts[v]) {
-      const auto& [rank, group, reason] = key;
-      size_t ref = 0;
-      while (ref < nv && !totals[ref].count({rank, group})) ++ref;
-      if (ref == v) order[key] = n;
-      else order.emplace(key, 0);
+  std::vector<std::map<Group, uint64_t>> totals(nv);
+  std::map<Group, size_t> first_variant;  // every group, and the first variant that has it
+  for (size_t v = 0; v < nv; ++v) {
+    lists[v] = variant_decisions(c, v);
+    for (const DecisionCount& d : lists[v]) {
+      const size_t rank = DecisionTally::rank(d.kind);
+      counts[v][{rank, d.group, d.reason}] = d.count;
+      totals[v][{rank, d.group}] += d.count;
+      first_variant.emplace(Group{rank, d.group}, v);
     }
-  if (order.empty()) return "";
-  std::vector<std::pair<Key, uint64_t>> rows(order.begin(), order.end());
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    if (std::get<0>(a.first) != std::get<0>(b.first)) return std::get<0>(a.first) < std::get<0>(b.first);
-    if (std::get<1>(a.first) != std::get<1>(b.first)) return std::get<1>(a.first) < std::get<1>(b.first);
-    return a.second > b.second;
-  });
+  }
+  if (first_variant.empty()) return "";
+  // Rows: each group's reasons in the order of the first variant that has
+  // it (the baseline, unless the group is a variant's own, e.g. a
+  // WQ_HIGHPRI pool), then the reasons only later variants have.
+  std::vector<Key> rows;
+  for (const auto& [group, ref] : first_variant) {
+    const size_t begin = rows.size();
+    for (const DecisionCount& d : lists[ref])
+      if (DecisionTally::rank(d.kind) == group.first && d.group == group.second)
+        rows.emplace_back(group.first, d.group, d.reason);
+    std::set<std::string> extra;
+    for (size_t v = ref + 1; v < nv; ++v)
+      for (const auto& [key, n] : counts[v])
+        if (std::get<0>(key) == group.first && std::get<1>(key) == group.second &&
+            std::find(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.end(), key) == rows.end())
+          extra.insert(std::get<2>(key));
+    for (const std::string& reason : extra) rows.emplace_back(group.first, group.second, reason);
+  }
   TextTable t;
   t.add_column("decision", true);
   t.add_column("group", true);
   t.add_column("reason", true);
   for (const VariantSpec& v : c.spec.variants) t.add_column(v.name);
-  std::string last_kind, last_group;
-  for (const auto& [key, baseline] : rows) {
+  const Key* last = nullptr;
+  for (const Key& key : rows) {
     const auto& [rank, group, reason] = key;
-    const std::string& kind = kinds[rank];
-    std::vector<std::string> row = {kind != last_kind ? kind : "", kind != last_kind || group != last_group ? group : "",
-                                    reason};
+    const bool new_kind = !last || std::get<0>(*last) != rank;
+    const bool new_group = new_kind || std::get<1>(*last) != group;
+    std::vector<std::string> row = {new_kind ? std::string(kDecisionKinds[rank]) : "", new_group ? group : "", reason};
     for (size_t v = 0; v < nv; ++v) {
       const auto n = counts[v].find(key);
-      const auto total = totals[v].find({rank, group});
-      if (n == counts[v].end() || total == totals[v].end() || total->second == 0) {
+      if (n == counts[v].end()) {
         row.push_back("-");
         continue;
       }
       const double per_run = static_cast<double>(n->second) / static_cast<double>(c.results[v].size());
-      const double pct = 100.0 * static_cast<double>(n->second) / static_cast<double>(total->second);
+      const double pct = 100.0 * static_cast<double>(n->second) / static_cast<double>(totals[v][{rank, group}]);
       row.push_back(pct < 0.05 ? fmt::format("<0.1% ({:.1f})", per_run) : fmt::format("{:.1f}% ({:.1f})", pct, per_run));
     }
     t.add_row(std::move(row));
-    last_kind = kind;
-    last_group = group;
+    last = &key;
   }
   return "why: each variant's decisions by reason (share of the group's decisions of that kind, and count per run)\n" +
          t.render();
@@ -326,35 +335,9 @@ std::string render_compare_json(const Comparison& c) {
     w.field("name", vs.name);
     w.field("baseline", v == 0);
     write_overlays_json(w, "overlays", vs.overlays);
-    // --why: the variant's decision counts summed over its runs, in the
-    // runs' order (kind, group, count descending, reason).
-    std::vector<std::string> kinds;
-    std::map<std::tuple<size_t, std::string, std::string>, uint64_t> sums;
-    for (const RunResult& r : c.results[v])
-      for (const DecisionCount& d : r.decisions) {
-        auto it = std::find(kinds.begin(), kinds.end(), d.kind);
-        if (it == kinds.end()) it = kinds.insert(kinds.end(), d.kind);
-        sums[{static_cast<size_t>(it - kinds.begin()), d.group, d.reason}] += d.count;
-      }
-    if (!sums.empty()) {
-      std::vector<std::pair<std::tuple<size_t, std::string, std::string>, uint64_t>> rows(sums.begin(), sums.end());
-      std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-        if (std::get<0>(a.first) != std::get<0>(b.first)) return std::get<0>(a.first) < std::get<0>(b.first);
-        if (std::get<1>(a.first) != std::get<1>(b.first)) return std::get<1>(a.first) < std::get<1>(b.first);
-        return a.second > b.second;
-      });
-      w.key("decisions");
-      w.begin_array();
-      for (const auto& [key, n] : rows) {
-        w.begin_object();
-        w.field("kind", kinds[std::get<0>(key)]);
-        w.field("group", std::get<1>(key));
-        w.field("reason", std::get<2>(key));
-        w.field("count", n);
-        w.end_object();
-      }
-      w.end_array();
-    }
+    // --why: the variant's decision counts summed over its runs.
+    const std::vector<DecisionCount> decisions = variant_decisions(c, v);
+    if (!decisions.empty()) write_decisions_json(w, decisions);
     w.end_object();
   }
   w.end_array();

@@ -193,13 +193,7 @@ void write_run(JsonWriter& w, size_t index, const RunResult& r) {
       w.field("janky", f.janky);
       w.field("dropped", f.dropped);
     });
-  if (!r.decisions.empty())  // run --why
-    w.object_array("decisions", r.decisions, [&](const DecisionCount& d) {
-      w.field("kind", d.kind);
-      w.field("group", d.group);
-      w.field("reason", d.reason);
-      w.field("count", d.count);
-    });
+  if (!r.decisions.empty()) write_decisions_json(w, r.decisions);  // run --why
   w.end_object();
 }
 
@@ -266,6 +260,15 @@ void write_bootstrap_json(JsonWriter& w, std::string_view method) {
   w.field("resamples", kBootstrapResamples);
   w.number_field("confidence", fmt::format("{:.2f}", kConfidence));
   w.end_object();
+}
+
+void write_decisions_json(JsonWriter& w, const std::vector<DecisionCount>& decisions) {
+  w.object_array("decisions", decisions, [&](const DecisionCount& d) {
+    w.field("kind", d.kind);
+    w.field("group", d.group);
+    w.field("reason", d.reason);
+    w.field("count", d.count);
+  });
 }
 
 void write_overlays_json(JsonWriter& w, std::string_view key, const std::vector<Overlay>& overlays) {

@@ -24,5 +24,7 @@ void write_bootstrap_json(JsonWriter& w, std::string_view method);
 // Under `key`, the overlays as [{"path": ..., "value": ...}] (a variant's in
 // compare files, the sweep's and its variants' in sweep files).
 void write_overlays_json(JsonWriter& w, std::string_view key, const std::vector<Overlay>& overlays);
+// "decisions": [{kind, group, reason, count}] (--why).
+void write_decisions_json(JsonWriter& w, const std::vector<DecisionCount>& decisions);
 
 }  // namespace schedlab

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <map>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 namespace schedlab {
@@ -158,32 +157,13 @@ std::string render_cpu_table(const RunSet& set) {
 }
 
 std::string render_decision_table(const RunSet& set) {
-  // Summed over runs by (kind, group, reason); shares are of the group's
-  // decisions of that kind. The order of RunResult::decisions (kind order,
-  // group, count) is kept by sorting the same way.
-  struct Key {
-    size_t kind_rank;
-    std::string kind, group, reason;
-    auto tie() const { return std::tie(kind_rank, group, reason); }
-    bool operator<(const Key& o) const { return tie() < o.tie(); }
-  };
-  std::vector<std::string> kinds;  // in the order the runs list them
-  std::map<Key, uint64_t> counts;
-  std::map<std::pair<std::string, std::string>, uint64_t> totals;
-  for (const RunResult& r : set.runs)
-    for (const DecisionCount& d : r.decisions) {
-      auto it = std::find(kinds.begin(), kinds.end(), d.kind);
-      if (it == kinds.end()) it = kinds.insert(kinds.end(), d.kind);
-      counts[{static_cast<size_t>(it - kinds.begin()), d.kind, d.group, d.reason}] += d.count;
-      totals[{d.kind, d.group}] += d.count;
-    }
-  if (counts.empty()) return "";
-  std::vector<std::pair<Key, uint64_t>> rows(counts.begin(), counts.end());
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    if (a.first.kind_rank != b.first.kind_rank) return a.first.kind_rank < b.first.kind_rank;
-    if (a.first.group != b.first.group) return a.first.group < b.first.group;
-    return a.second > b.second;
-  });
+  // Summed over runs; shares are of the group's decisions of that kind.
+  DecisionTally tally;
+  for (const RunResult& r : set.runs) tally.add(r.decisions);
+  if (tally.empty()) return "";
+  const std::vector<DecisionCount> rows = tally.sorted();
+  std::map<std::pair<std::string, std::string>, uint64_t> totals;  // (kind, group)
+  for (const DecisionCount& d : rows) totals[{d.kind, d.group}] += d.count;
   const int runs = static_cast<int>(set.runs.size());
   TextTable t;
   t.add_column("decision", true);
@@ -191,14 +171,13 @@ std::string render_decision_table(const RunSet& set) {
   t.add_column("reason (--log debug shows each one)", true);
   t.add_column(count_header("count", runs));
   t.add_column("share%");
-  std::string last_kind, last_group;
-  for (const auto& [k, n] : rows) {
-    const bool new_kind = k.kind != last_kind;
-    const bool new_group = new_kind || k.group != last_group;
-    t.add_row({new_kind ? k.kind : "", new_group ? k.group : "", k.reason, count_cell(n, runs),
-               share_cell(n, totals[{k.kind, k.group}])});
-    last_kind = k.kind;
-    last_group = k.group;
+  const DecisionCount* last = nullptr;
+  for (const DecisionCount& d : rows) {
+    const bool new_kind = !last || d.kind != last->kind;
+    const bool new_group = new_kind || d.group != last->group;
+    t.add_row({new_kind ? d.kind : "", new_group ? d.group : "", d.reason, count_cell(d.count, runs),
+               share_cell(d.count, totals[{d.kind, d.group}])});
+    last = &d;
   }
   return "why: the kernel's decisions in the measured window, by reason\n" + t.render();
 }

@@ -442,10 +442,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void note_why(const char* why) { why_ = why; }
   // `schedlab run --why`: count each decision by kind, task group and
   // reason (the same static strings) from now on. Off by default: one
-  // flag test per decision. Kinds: placement of a woken task; the
-  // preemption check of a task woken, migrated or changing class
-  // (wakeup_preempt()); a tick's reschedule; a pick among several; an idle
-  // state.
+  // flag test per decision. The kinds are kDecisionKinds, in this order.
   enum class Decision : uint8_t { kPlacement, kPreemption, kTick, kPick, kIdle };
   void start_decision_counts() { count_decisions_ = true; }
   void count_decision(Decision d, const std::string& group, const char* why) {

@@ -797,29 +797,14 @@ const char* Kernel::intern_reason(std::string text) {
 }
 
 std::vector<DecisionCount> Kernel::decision_counts() const {
-  static constexpr const char* kKinds[] = {"placement", "preemption check", "tick", "pick", "idle state"};
-  // One entry per reason text (the same words may sit at two sites).
-  std::map<std::tuple<uint8_t, std::string, std::string>, uint64_t> by_text;
+  // Keyed by the reason strings' addresses while counting; by their text
+  // here (the same words may sit at two sites).
+  DecisionTally tally;
   for (const auto& [key, n] : decision_counts_) {
     const auto& [kind, group, why] = key;
-    by_text[{kind, *group, why ? why : ""}] += n;
+    tally.add(kDecisionKinds[kind], *group, why ? why : "", n);
   }
-  std::vector<DecisionCount> out;
-  out.reserve(by_text.size());
-  for (const auto& [key, n] : by_text) out.push_back({kKinds[std::get<0>(key)], std::get<1>(key), std::get<2>(key), n});
-  // By kind (in decision order), group, count descending, reason: the
-  // map's pointer keys order nothing that is shown.
-  auto rank = [](const std::string& kind) {
-    return std::find_if(std::begin(kKinds), std::end(kKinds), [&](const char* k) { return kind == k; }) -
-           std::begin(kKinds);
-  };
-  std::sort(out.begin(), out.end(), [&](const DecisionCount& a, const DecisionCount& b) {
-    if (a.kind != b.kind) return rank(a.kind) < rank(b.kind);
-    if (a.group != b.group) return a.group < b.group;
-    if (a.count != b.count) return a.count > b.count;
-    return a.reason < b.reason;
-  });
-  return out;
+  return tally.sorted();
 }
 
 Task* Kernel::pick_next_task(Rq& rq) {
