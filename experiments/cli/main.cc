@@ -290,6 +290,20 @@ int apply_log_level(const po::variables_map& vm, int jobs, const char* command) 
   return jobs;
 }
 
+// --duration (positive) or --warmup (not negative), with a unit; nullopt
+// when not given.
+std::optional<Time> time_option(const po::variables_map& vm, const char* key, const char* command) {
+  if (!vm.count(key)) return std::nullopt;
+  std::string why;
+  const std::string& text = vm[key].as<std::string>();
+  const std::optional<Time> t = parse_duration(text, &why);
+  if (!t) usage_error(fmt::format("--{}: {}", key, why), command);
+  if (std::string_view(key) == "duration" && t->count() <= 0)
+    usage_error(fmt::format("--duration must be positive, got '{}'", text), command);
+  if (t->count() < 0) usage_error(fmt::format("--{} must not be negative", key), command);
+  return t;
+}
+
 struct RunArgs {
   std::string config;
   std::optional<uint64_t> seed;
@@ -316,21 +330,8 @@ RunArgs parse_run_args(const std::vector<std::string>& args) {
   if (vm.count("seed")) a.seed = parse_u64("seed", vm["seed"].as<std::string>());
   if (vm.count("runs")) a.runs = parse_runs(vm, "run");
   a.jobs = parse_jobs(vm, "run");
-  if (vm.count("duration")) {
-    std::string why;
-    const std::string& text = vm["duration"].as<std::string>();
-    auto d = parse_duration(text, &why);
-    if (!d) usage_error(fmt::format("--duration: {}", why));
-    if (d->count() <= 0) usage_error(fmt::format("--duration must be positive, got '{}'", text));
-    a.duration = *d;
-  }
-  if (vm.count("warmup")) {
-    std::string why;
-    auto w = parse_duration(vm["warmup"].as<std::string>(), &why);
-    if (!w) usage_error(fmt::format("--warmup: {}", why));
-    if (w->count() < 0) usage_error("--warmup must not be negative");
-    a.warmup = *w;
-  }
+  a.duration = time_option(vm, "duration", "run");
+  a.warmup = time_option(vm, "warmup", "run");
   a.json = text_option(vm, "json", "run");
   a.csv = text_option(vm, "csv", "run");
   a.trace = text_option(vm, "trace", "run");
@@ -541,17 +542,10 @@ int compare_command(const std::vector<std::string>& args) {
   // win; the scenario loader checks them (warmup < duration).
   std::optional<Time> duration, warmup;
   for (const char* key : {"duration", "warmup"}) {
-    if (!vm.count(key)) continue;
-    std::string why;
-    const std::string& text = vm[key].as<std::string>();
-    const auto t = parse_duration(text, &why);
-    if (!t) usage_error(fmt::format("--{}: {}", key, why), "compare");
-    const bool is_duration = std::string_view(key) == "duration";
-    if (is_duration && t->count() <= 0)
-      usage_error(fmt::format("--duration must be positive, got '{}'", text), "compare");
-    if (!is_duration && t->count() < 0) usage_error("--warmup must not be negative", "compare");
-    (is_duration ? duration : warmup) = *t;
-    spec.common.push_back({key, text, {fmt::format("the command line's --{}", key), 0, 0}});
+    const std::optional<Time> t = time_option(vm, key, "compare");
+    if (!t) continue;
+    (std::string_view(key) == "duration" ? duration : warmup) = t;
+    spec.common.push_back({key, vm[key].as<std::string>(), {fmt::format("the command line's --{}", key), 0, 0}});
   }
   if (duration && warmup && *duration <= *warmup)
     usage_error(fmt::format("the duration ({}) must be longer than the --warmup ({})", format_time(*duration),
