@@ -573,9 +573,10 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   why_ = nullptr;
   int cpu = select_task_rq(p, wake_flags | kWfTtwu);
   event_cpu_ = saved_event_cpu;
+  const char* const placed = why_ ? why_ : "its class's select_task_rq()";
   SL_DEBUG("{:.6f} ttwu {}-{} by {}: cpu{} -> cpu{} ({})", now().to_s(), p.comm, p.pid, waker ? waker->comm : "irq",
-           prev_cpu, cpu, why_ ? why_ : "its class's select_task_rq()");
-  count_decision(Decision::kPlacement, p.group, why_ ? why_ : "its class's select_task_rq()");
+           prev_cpu, cpu, placed);
+  count_decision(Decision::kPlacement, p.group, placed);
   bool migrated = cpu != prev_cpu;
   if (migrated) {
     class_of(p).migrate_task_rq(p, cpu);
@@ -1099,9 +1100,10 @@ void Kernel::scheduler_tick(Rq& rq) {
   // task_tick_fair() ends with check_update_overutilized_status().
   if (curr.sched_class == SchedClassId::kFair) check_update_overutilized_status(rq);
   if (!before && (rq.need_resched || rq.need_resched_lazy)) {
+    const char* const why = why_ ? why_ : "its class asked";
     SL_DEBUG("{:.6f} cpu{} tick: {}-{} must reschedule{}: {}", now().to_s(), rq.cpu, curr.comm, curr.pid,
-             rq.need_resched ? "" : " (lazily)", why_ ? why_ : "its class asked");
-    count_decision(Decision::kTick, curr.group, why_ ? why_ : "its class asked");
+             rq.need_resched ? "" : " (lazily)", why);
+    count_decision(Decision::kTick, curr.group, why);
   }
   sched_balance_trigger(rq);
   // The tick turns a pending lazy reschedule into a real one.

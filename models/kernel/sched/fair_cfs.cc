@@ -232,8 +232,9 @@ Task* CfsClass::pick_task(Rq& rq) {
   }
   const char* why;
   Task* se = pick_next_entity(cfs, curr, &why);
-  if (cfs.nr_running > 1) k_.count_decision(Kernel::Decision::kPick, se->group, why);
-  if (sim_log_debug.load(std::memory_order_relaxed) && cfs.nr_running > 1) [[unlikely]] {
+  if (cfs.nr_running < 2) return se;  // no choice to explain or count
+  k_.count_decision(Kernel::Decision::kPick, se->group, why);
+  if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]] {
     fmt::memory_buffer out;
     auto entity = [&](const Task& t, bool is_curr) {
       fmt::format_to(std::back_inserter(out), "{}{}-{}{} {:+.1f}", out.size() ? ", " : "", t.comm, t.pid,
