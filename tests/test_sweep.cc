@@ -6,12 +6,16 @@
 #include <fcntl.h>
 
 #include <csignal>
+#include <map>
+#include <sstream>
 #include <thread>
 
 #include "experiment_test_util.h"
 #include "experiments/lib/sensitivity.h"
+#include "experiments/lib/runner.h"
 #include "experiments/lib/sweep.h"
 #include "models/config/config.h"
+#include "sim/rng.h"
 
 using namespace schedlab;
 using namespace schedlab::testing;
@@ -75,6 +79,12 @@ TEST_CASE("a manifest reads back to itself and its key covers the scenario's tex
   // Another build of the model (its source hash) never reuses the points.
   CHECK(make_manifest(grid_spec(), "scenario text", "another model").key != m.key);
   CHECK(make_manifest(grid_spec(), "scenario text", model_source_hash()).key == m.key);
+  // --why makes another sweep, and reads back; without it the manifest has
+  // no "why" (older folders keep their keys).
+  const SweepManifest counted = make_manifest(grid_spec(), "scenario text", model_source_hash(), true);
+  CHECK(counted.key != m.key);
+  CHECK(parse_manifest(render_manifest(counted), "manifest.json").why);
+  CHECK(text.find("\"why\"") == std::string::npos);
   CHECK(model_source_hash().size() == 64);
   ExperimentSpec more = grid_spec();
   more.runs = 3;
@@ -90,8 +100,8 @@ TEST_CASE("a manifest reads back to itself and its key covers the scenario's tex
 TEST_CASE("a point file keeps every value exactly and refuses other sweeps' files", "[sweep]") {
   const SweepManifest m = make_manifest(grid_spec(), "s");
   PointRecord rec;
-  rec.runs.push_back({0, {{"task:a.cpu_share", 0.1 + 0.2}, {"task:a.wakeup_latency.p99", std::nullopt}}});
-  rec.runs.push_back({1, {{"task:a.cpu_share", 1e-300}, {"task:a.wakeup_latency.p99", 12345.678901234567}}});
+  rec.runs.push_back({0, {{"task:a.cpu_share", 0.1 + 0.2}, {"task:a.wakeup_latency.p99", std::nullopt}}, {}});
+  rec.runs.push_back({1, {{"task:a.cpu_share", 1e-300}, {"task:a.wakeup_latency.p99", 12345.678901234567}}, {}});
   const std::string text = render_point(m, m.points[3], rec);
   std::string why;
   auto back = parse_point(text, "p.json", m, m.points[3], &why);
@@ -108,6 +118,31 @@ TEST_CASE("a point file keeps every value exactly and refuses other sweeps' file
   CHECK_THAT(why, Catch::Contains("key mismatch"));
   CHECK_FALSE(parse_point(text.substr(0, text.size() / 2), "p.json", m, m.points[3], &why));
   CHECK_THAT(why, Catch::Contains("JSON syntax error"));
+
+  // With --why each run carries its decision counts, which read back; a
+  // file without them is not a point of that sweep.
+  const SweepManifest counted = make_manifest(grid_spec(), "s", model_source_hash(), true);
+  PointRecord with = rec;
+  with.runs[0].decisions = {{"pick", "ui", "eevdf: earliest eligible deadline, \"quoted\"", 7},
+                            {"idle state", "cpu1", "WFI, tick kept: rule", 3}};
+  const std::string counted_text = render_point(counted, counted.points[3], with);
+  auto counted_back = parse_point(counted_text, "p.json", counted, counted.points[3], &why);
+  REQUIRE(counted_back);
+  REQUIRE(counted_back->runs[0].decisions.size() == 2);
+  CHECK(counted_back->runs[0].decisions[0].reason == with.runs[0].decisions[0].reason);
+  CHECK(counted_back->runs[0].decisions[1].count == 3);
+  CHECK(counted_back->runs[1].decisions.empty());
+  CHECK(render_point(counted, counted.points[3], *counted_back) == counted_text);
+  std::string stripped = counted_text;
+  const size_t at = stripped.find("\"decisions\"");
+  REQUIRE(at != std::string::npos);
+  stripped.replace(at, 11, "\"elsewhere\"");
+  CHECK_FALSE(parse_point(stripped, "p.json", counted, counted.points[3], &why));
+  CHECK_THAT(why, Catch::Contains("without decision counts"));
+  std::string bad_kind = counted_text;
+  bad_kind.replace(bad_kind.find("\"pick\""), 6, "\"nope\"");
+  CHECK_FALSE(parse_point(bad_kind, "p.json", counted, counted.points[3], &why));
+  CHECK_THAT(why, Catch::Contains("malformed decision count"));
 }
 
 TEST_CASE("shards are written i/N with 0 <= i < N", "[sweep]") {
@@ -320,6 +355,116 @@ TEST_CASE("a sweep interrupted by SIGINT leaves no partial file and resumes to t
   sweep(dir, file, out, "-q");
   sweep(dir, file, (dir / "fresh").string(), "-q");
   CHECK(folder_contents(out) == folder_contents(dir / "fresh"));
+}
+
+TEST_CASE("sweep --why: each run's decision counts are run --why's, summed per point, and shards merge to the same folder", "[sweep][cli][why]") {
+  ScratchDir dir("sweep_why");
+  const std::string file = small_sweep(dir, 2);
+  const std::string out = (dir / "whole").string();
+  const Cli whole = sweep(dir, file, out, "--why -j 1");
+  const auto files = folder_contents(out);
+  REQUIRE(files.count("decisions.csv"));
+  CHECK_THAT(files.at("decisions.csv"),
+             Catch::StartsWith("point,variant,tasks[ui_main].nice,decision,group,reason,count,per_run,share_pct\n"));
+  // Six points in one table: a column per point, named by variant and value.
+  CHECK_THAT(whole.out, Catch::Contains("why: decisions by reason (share of the group's decisions of that kind, and "
+                                        "count per run); columns: variant, tasks[ui_main].nice"));
+  CHECK_THAT(whole.out, Catch::Contains("on -10"));
+  CHECK_THAT(whole.out, Catch::Contains("off 10"));
+  CHECK_THAT(whole.out, Catch::Contains("sweep.json, decisions.csv"));
+
+  // Point p000004 (RUN_TO_PARITY off, nice 0), run 1: the counts are those
+  // of the same scenario simulated with --why for the same seed.
+  const SweepManifest m = parse_manifest(files.at("manifest.json"), "manifest.json");
+  REQUIRE(m.why);
+  const SweepManifest::Point& pt = m.points[4];
+  std::string why;
+  const auto rec = parse_point(files.at("points/p000004.json"), "p000004.json", m, pt, &why);
+  REQUIRE(rec);
+  REQUIRE(rec->runs.size() == 2);
+  const uint64_t seed = derive_seed(m.base_seed, 1);
+  const ScenarioParams params = load_scenario_with_overlays(m.scenario, m.overlays_of(pt), "test");
+  const RunResult direct = simulate_run(with_start_jitter(params, m.start_jitter, seed), seed, {}, nullptr, {}, true);
+  REQUIRE_FALSE(direct.decisions.empty());
+  REQUIRE(rec->runs[1].decisions.size() == direct.decisions.size());
+  for (size_t i = 0; i < direct.decisions.size(); ++i) {
+    CHECK(rec->runs[1].decisions[i].kind == direct.decisions[i].kind);
+    CHECK(rec->runs[1].decisions[i].group == direct.decisions[i].group);
+    CHECK(rec->runs[1].decisions[i].reason == direct.decisions[i].reason);
+    CHECK(rec->runs[1].decisions[i].count == direct.decisions[i].count);
+  }
+
+  // decisions.csv sums the point's runs: every (kind, group, reason) row of
+  // p000004 is run 0 + run 1, per_run is half of it, and each group's
+  // shares of one kind add up to 100%.
+  std::map<std::string, uint64_t> expected;  // "kind|group|reason"
+  for (const RunRecord& r : rec->runs)
+    for (const DecisionCount& d : r.decisions) expected[d.kind + "|" + d.group + "|" + d.reason] += d.count;
+  std::map<std::string, uint64_t> got;
+  std::map<std::string, double> share;  // "kind|group"
+  std::istringstream csv(files.at("decisions.csv"));
+  std::string line;
+  std::getline(csv, line);
+  while (std::getline(csv, line)) {
+    if (line.rfind("p000004,", 0) != 0) continue;
+    // point,variant,nice,kind,group,"reason",count,per_run,share: the reason
+    // may be quoted and hold commas; the last three fields never do.
+    std::vector<std::string> tail;
+    std::string rest = line;
+    for (int k = 0; k < 3; ++k) {
+      const size_t c = rest.rfind(',');
+      tail.insert(tail.begin(), rest.substr(c + 1));
+      rest.resize(c);
+    }
+    std::vector<std::string> head;
+    for (int k = 0; k < 5; ++k) {
+      const size_t c = rest.find(',');
+      head.push_back(rest.substr(0, c));
+      rest.erase(0, c + 1);
+    }
+    std::string reason = rest;
+    if (reason.size() >= 2 && reason.front() == '"') {
+      reason = reason.substr(1, reason.size() - 2);
+      for (size_t q = reason.find("\"\""); q != std::string::npos; q = reason.find("\"\"", q + 1)) reason.erase(q, 1);
+    }
+    CHECK(head[1] == "off");
+    CHECK(head[2] == "0");
+    const uint64_t count = std::stoull(tail[0]);
+    got[head[3] + "|" + head[4] + "|" + reason] = count;
+    CHECK(std::stod(tail[1]) == Approx(count / 2.0).margin(0.0005));
+    share[head[3] + "|" + head[4]] += std::stod(tail[2]);
+  }
+  CHECK(got == expected);
+  REQUIRE_FALSE(share.empty());
+  for (const auto& [group, total] : share) {
+    CAPTURE(group);
+    CHECK(total == Approx(100.0).margin(0.01 * 20));  // each share is rounded to 0.001
+  }
+
+  // Shards with --why merge to the same bytes.
+  std::string shard_dirs;
+  for (int i = 0; i < 2; ++i) {
+    const std::string shard = (dir / ("shard" + std::to_string(i))).string();
+    sweep(dir, file, shard, "--why -q -j 1 --shard " + std::to_string(i) + "/2");
+    shard_dirs += " " + shell_quote(shard);
+  }
+  const Cli merged = run_schedlab(dir, "merge" + shard_dirs + " --out " + shell_quote((dir / "merged").string()));
+  INFO(merged.err);
+  REQUIRE(merged.code == 0);
+  CHECK(folder_contents(dir / "merged") == files);
+
+  // Counting decisions makes another sweep: a folder without them is not
+  // resumed with --why, nor the other way round.
+  const std::string plain = (dir / "plain").string();
+  sweep(dir, file, plain, "-q");
+  CHECK_FALSE(fs::exists(fs::path(plain) / "decisions.csv"));
+  CHECK(folder_contents(plain).at("manifest.json").find("\"why\"") == std::string::npos);
+  const Cli resumed = run_schedlab(dir, "sweep " + shell_quote(file) + " --why --out " + shell_quote(plain));
+  CHECK(resumed.code == 2);
+  CHECK_THAT(resumed.err, Catch::Contains("holds another sweep"));
+  const Cli unwhy = run_schedlab(dir, "sweep " + shell_quote(file) + " --out " + shell_quote(out));
+  CHECK(unwhy.code == 2);
+  CHECK_THAT(unwhy.err, Catch::Contains("holds another sweep"));
 }
 
 TEST_CASE("a sweep refuses a folder that holds another sweep or a shard", "[sweep][cli]") {

@@ -137,6 +137,8 @@ po::options_description sweep_options() {
       ("out,o", po::value<std::string>()->value_name("DIR"), "output folder (default: sweep_<name>); re-running into it resumes")
       ("shard", po::value<std::string>()->value_name("i/N"), "run only slice i of N (0 <= i < N) of the runs; combine with 'schedlab merge'")
       ("plot", po::value<std::string>()->value_name("DIR"), "draw the sweep curves as PNG into DIR (not with --shard)")
+      ("why", "count the kernel's decisions by reason in every run: per point in decisions.csv and sweep.json, side by "
+              "side in the summary (a sweep of its own: its folder differs from one without --why)")
       ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)
       ("quiet,q", "print no summary or progress (warnings and errors still go to stderr)")
       ("help,h", "show this help");
@@ -196,13 +198,16 @@ void print_sweep_help() {
                "points (resume after Ctrl-C). With --shard i/N only one slice of the runs is\n"
                "done; 'schedlab merge' combines the shards' folders into exactly what one\n"
                "unsharded sweep writes. Numeric swept parameters get a least-squares\n"
-               "sensitivity fit of every metric (slope, elasticity, R^2).\n"
+               "sensitivity fit of every metric (slope, elasticity, R^2). With --why every\n"
+               "run also counts the kernel's decisions by reason (as 'run --why' does), summed\n"
+               "per point into decisions.csv: how a swept parameter changes why tasks wait.\n"
                "\n"
             << sweep_options()
             << "\n"
                "examples:\n"
                "  schedlab sweep configs/sweeps/ui_nice.yaml --out ui_nice --plot ui_nice/plots\n"
-               "  schedlab sweep configs/sweeps/ui_nice.yaml --shard 0/4 --out shard0   # one of 4 machines\n";
+               "  schedlab sweep configs/sweeps/ui_nice.yaml --shard 0/4 --out shard0   # one of 4 machines\n"
+               "  schedlab sweep configs/sweeps/ui_nice.yaml --why --out ui_nice_why   # and the reasons\n";
 }
 
 void print_merge_help() {
@@ -619,6 +624,7 @@ int sweep_command(const std::vector<std::string>& args) {
   SweepOptions options;
   options.jobs = apply_log_level(vm, parse_jobs(vm, "sweep"), "sweep");
   options.out = text_option(vm, "out", "sweep");
+  options.why = vm.count("why") > 0;
   const std::string plot = text_option(vm, "plot", "sweep");
   if (vm.count("shard")) {
     const std::string text = vm["shard"].as<std::string>();

@@ -5,13 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <set>
-#include <tuple>
 
 #include "experiments/lib/json_writer.h"
 #include "experiments/lib/report_json.h"
 #include "experiments/lib/report_csv.h"
 #include "experiments/lib/report_format.h"
+#include "experiments/lib/report_table.h"
 #include "experiments/lib/text_table.h"
 
 namespace schedlab {
@@ -238,68 +237,13 @@ std::vector<DecisionCount> variant_decisions(const Comparison& c, size_t v) {
 }  // namespace
 
 std::string render_compare_decisions(const Comparison& c) {
-  // A cell is the reason's share of the group's decisions of that kind in
-  // that variant, and its count per run.
-  using Group = std::pair<size_t, std::string>;                 // kind rank, group
-  using Key = std::tuple<size_t, std::string, std::string>;     // and reason
-  const size_t nv = c.results.size();
-  std::vector<std::vector<DecisionCount>> lists(nv);
-  std::vector<std::map<Key, uint64_t>> counts(nv);
-  std::vector<std::map<Group, uint64_t>> totals(nv);
-  std::map<Group, size_t> first_variant;  // every group, and the first variant that has it
-  for (size_t v = 0; v < nv; ++v) {
-    lists[v] = variant_decisions(c, v);
-    for (const DecisionCount& d : lists[v]) {
-      const size_t rank = DecisionTally::rank(d.kind);
-      counts[v][{rank, d.group, d.reason}] = d.count;
-      totals[v][{rank, d.group}] += d.count;
-      first_variant.emplace(Group{rank, d.group}, v);
-    }
-  }
-  if (first_variant.empty()) return "";
-  // Rows: each group's reasons in the order of the first variant that has
-  // it (the baseline, unless the group is a variant's own, e.g. a
-  // WQ_HIGHPRI pool), then the reasons only later variants have.
-  std::vector<Key> rows;
-  for (const auto& [group, ref] : first_variant) {
-    const size_t begin = rows.size();
-    for (const DecisionCount& d : lists[ref])
-      if (DecisionTally::rank(d.kind) == group.first && d.group == group.second)
-        rows.emplace_back(group.first, d.group, d.reason);
-    std::set<std::string> extra;
-    for (size_t v = ref + 1; v < nv; ++v)
-      for (const auto& [key, n] : counts[v])
-        if (std::get<0>(key) == group.first && std::get<1>(key) == group.second &&
-            std::find(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.end(), key) == rows.end())
-          extra.insert(std::get<2>(key));
-    for (const std::string& reason : extra) rows.emplace_back(group.first, group.second, reason);
-  }
-  TextTable t;
-  t.add_column("decision", true);
-  t.add_column("group", true);
-  t.add_column("reason", true);
-  for (const VariantSpec& v : c.spec.variants) t.add_column(v.name);
-  const Key* last = nullptr;
-  for (const Key& key : rows) {
-    const auto& [rank, group, reason] = key;
-    const bool new_kind = !last || std::get<0>(*last) != rank;
-    const bool new_group = new_kind || std::get<1>(*last) != group;
-    std::vector<std::string> row = {new_kind ? std::string(kDecisionKinds[rank]) : "", new_group ? group : "", reason};
-    for (size_t v = 0; v < nv; ++v) {
-      const auto n = counts[v].find(key);
-      if (n == counts[v].end()) {
-        row.push_back("-");
-        continue;
-      }
-      const double per_run = static_cast<double>(n->second) / static_cast<double>(c.results[v].size());
-      const double pct = 100.0 * static_cast<double>(n->second) / static_cast<double>(totals[v][{rank, group}]);
-      row.push_back(pct < 0.05 ? fmt::format("<0.1% ({:.1f})", per_run) : fmt::format("{:.1f}% ({:.1f})", pct, per_run));
-    }
-    t.add_row(std::move(row));
-    last = &key;
-  }
+  std::vector<DecisionColumn> columns;
+  for (size_t v = 0; v < c.results.size(); ++v)
+    columns.push_back({c.spec.variants[v].name, variant_decisions(c, v), c.results[v].size()});
+  const std::string table = render_decisions_side_by_side(columns);
+  if (table.empty()) return "";
   return "why: each variant's decisions by reason (share of the group's decisions of that kind, and count per run)\n" +
-         t.render();
+         table;
 }
 
 std::string render_compare_report(const Comparison& c) {

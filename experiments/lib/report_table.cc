@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace schedlab {
@@ -180,6 +182,66 @@ std::string render_decision_table(const RunSet& set) {
     last = &d;
   }
   return "why: the kernel's decisions in the measured window, by reason\n" + t.render();
+}
+
+std::string render_decisions_side_by_side(const std::vector<DecisionColumn>& columns) {
+  using Group = std::pair<size_t, std::string>;              // kind rank, group
+  using Key = std::tuple<size_t, std::string, std::string>;  // and reason
+  const size_t nc = columns.size();
+  std::vector<std::map<Key, uint64_t>> counts(nc);
+  std::vector<std::map<Group, uint64_t>> totals(nc);
+  std::map<Group, size_t> first_column;  // every group, and the first column that has it
+  for (size_t c = 0; c < nc; ++c) {
+    for (const DecisionCount& d : columns[c].decisions) {
+      const size_t rank = DecisionTally::rank(d.kind);
+      counts[c][{rank, d.group, d.reason}] = d.count;
+      totals[c][{rank, d.group}] += d.count;
+      first_column.emplace(Group{rank, d.group}, c);
+    }
+  }
+  if (first_column.empty()) return "";
+  // Rows: each group's reasons in the order of the first column that has
+  // it (the baseline, unless the group is a variant's own, e.g. a
+  // WQ_HIGHPRI pool), then the reasons only later columns have.
+  std::vector<Key> rows;
+  for (const auto& [group, ref] : first_column) {
+    const size_t begin = rows.size();
+    for (const DecisionCount& d : columns[ref].decisions)
+      if (DecisionTally::rank(d.kind) == group.first && d.group == group.second)
+        rows.emplace_back(group.first, d.group, d.reason);
+    std::set<std::string> extra;
+    for (size_t c = ref + 1; c < nc; ++c)
+      for (const auto& [key, n] : counts[c])
+        if (std::get<0>(key) == group.first && std::get<1>(key) == group.second &&
+            std::find(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.end(), key) == rows.end())
+          extra.insert(std::get<2>(key));
+    for (const std::string& reason : extra) rows.emplace_back(group.first, group.second, reason);
+  }
+  TextTable t;
+  t.add_column("decision", true);
+  t.add_column("group", true);
+  t.add_column("reason", true);
+  for (const DecisionColumn& c : columns) t.add_column(c.name);
+  const Key* last = nullptr;
+  for (const Key& key : rows) {
+    const auto& [rank, group, reason] = key;
+    const bool new_kind = !last || std::get<0>(*last) != rank;
+    const bool new_group = new_kind || std::get<1>(*last) != group;
+    std::vector<std::string> row = {new_kind ? std::string(kDecisionKinds[rank]) : "", new_group ? group : "", reason};
+    for (size_t c = 0; c < nc; ++c) {
+      const auto n = counts[c].find(key);
+      if (n == counts[c].end()) {
+        row.push_back("-");
+        continue;
+      }
+      const double per_run = static_cast<double>(n->second) / static_cast<double>(columns[c].runs);
+      const double pct = 100.0 * static_cast<double>(n->second) / static_cast<double>(totals[c][{rank, group}]);
+      row.push_back(pct < 0.05 ? fmt::format("<0.1% ({:.1f})", per_run) : fmt::format("{:.1f}% ({:.1f})", pct, per_run));
+    }
+    t.add_row(std::move(row));
+    last = &key;
+  }
+  return t.render();
 }
 
 std::string render_report(const RunSet& set) {

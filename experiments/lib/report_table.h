@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "experiments/lib/aggregate.h"
 
@@ -22,6 +23,18 @@ std::string render_cpu_table(const RunSet& set);
 // `schedlab run --why`: each decision kind's reasons per task group, with
 // counts and shares; empty when no run counted decisions.
 std::string render_decision_table(const RunSet& set);
+// Decision counts of several sets of runs (compare's variants, a sweep's
+// points) side by side: a row per (kind, group, reason), a column per set
+// whose cell is the reason's share of the group's decisions of that kind
+// in that set and its count per run ("-" where the set has none). Rows
+// follow the first column that has the group; reasons only later columns
+// have come after. Empty when no column has a decision.
+struct DecisionColumn {
+  std::string name;
+  std::vector<DecisionCount> decisions;  // summed over the set's runs, in report order
+  size_t runs = 1;
+};
+std::string render_decisions_side_by_side(const std::vector<DecisionColumn>& columns);
 std::string render_report(const RunSet& set);
 
 // Table cells, exposed for tests: microseconds from nanoseconds with two

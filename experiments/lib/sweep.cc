@@ -20,6 +20,7 @@
 #include "experiments/lib/parallel.h"
 #include "experiments/lib/progress.h"
 #include "experiments/lib/report_csv.h"
+#include "experiments/lib/report_table.h"
 #include "experiments/lib/report_format.h"
 #include "experiments/lib/runner.h"
 #include "experiments/lib/text_table.h"
@@ -124,6 +125,12 @@ std::vector<Overlay> read_overlays(const json::Value& arr, const std::string& fi
   return out;
 }
 
+bool same_decisions(const std::vector<DecisionCount>& a, const std::vector<DecisionCount>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const DecisionCount& x, const DecisionCount& y) {
+    return x.kind == y.kind && x.group == y.group && x.reason == y.reason && x.count == y.count;
+  });
+}
+
 std::string time_text(Time t) {
   // Exact and parseable by parse_duration: nanoseconds.
   return fmt::format("{}ns", t.count());
@@ -151,8 +158,10 @@ std::string SweepManifest::describe(const Point& p) const {
   return variants[p.variant].name + (axes.empty() ? "" : ": " + label_of(p));
 }
 
-SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scenario_text, std::string_view model) {
+SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scenario_text, std::string_view model,
+                            bool why) {
   SweepManifest m;
+  m.why = why;
   m.name = spec.name;
   m.source = spec.source;
   m.scenario = spec.scenario;
@@ -218,6 +227,7 @@ std::string render_manifest(const SweepManifest& m) {
   w.begin_array();
   for (const std::string& s : m.metrics) w.value(s);
   w.end_array();
+  if (m.why) w.field("why", true);  // absent without --why: older sweep folders keep their key
   w.object_array("axes", m.axes, [&](const SweepAxis& a) {
     w.field("path", a.path);
     w.field("duration", a.duration);
@@ -263,6 +273,10 @@ SweepManifest parse_manifest(const std::string& text, const std::string& file) {
   for (const json::Value& s : member(root, "metrics", T::kArray, file).items) {
     if (!s.is(T::kString)) bad(file, "malformed metrics");
     m.metrics.push_back(s.text);
+  }
+  if (const json::Value* why = root.find("why")) {
+    if (!why->is(T::kBool)) bad(file, "malformed 'why'");
+    m.why = why->boolean;
   }
   for (const json::Value& a : member(root, "axes", T::kArray, file).items) {
     SweepAxis axis;
@@ -317,6 +331,7 @@ std::string render_point(const SweepManifest& m, const SweepManifest::Point& p, 
     for (const auto& [name, value] : r.values)
       w.number_field(name, value && std::isfinite(*value) ? exact(*value) : "");
     w.end_object();
+    if (m.why) write_decisions_json(w, r.decisions);
   });
   w.end_object();
   return w.str() + "\n";
@@ -360,6 +375,21 @@ std::optional<PointRecord> parse_point(const std::string& text, const std::strin
       else
         return fail("malformed value");
     }
+    if (m.why) {
+      const json::Value* ds = r.find("decisions");
+      if (!ds || !ds->is(T::kArray)) return fail("a run without decision counts (the sweep counts them: --why)");
+      for (const json::Value& d : ds->items) {
+        const json::Value* kind = d.find("kind");
+        const json::Value* group = d.find("group");
+        const json::Value* reason = d.find("reason");
+        const json::Value* count = d.find("count");
+        if (!kind || !kind->is(T::kString) || DecisionTally::rank(kind->text) == kDecisionKinds.size() || !group ||
+            !group->is(T::kString) || !reason || !reason->is(T::kString) || !count || !count->is(T::kInt) ||
+            count->integer < 0)
+          return fail("malformed decision count");
+        rr.decisions.push_back({kind->text, group->text, reason->text, static_cast<uint64_t>(count->integer)});
+      }
+    }
     if (!rec.runs.empty() && rec.runs.back().run >= rr.run) return fail("runs out of order");
     rec.runs.push_back(std::move(rr));
   }
@@ -391,6 +421,15 @@ void aggregate(const std::vector<PointRecord>& records, SweepSummary& s) {
     for (const RunRecord& r : rec.runs)
       for (const auto& [name, v] : r.values)
         if (seen.insert(name).second) s.metric_names.push_back(name);
+
+  if (m.why) {
+    s.decisions.resize(m.points.size());
+    for (size_t p = 0; p < m.points.size(); ++p) {
+      DecisionTally tally;
+      for (const RunRecord& r : records[p].runs) tally.add(r.decisions);
+      s.decisions[p] = tally.sorted();
+    }
+  }
 
   s.stats.resize(m.points.size());
   for (size_t p = 0; p < m.points.size(); ++p) {
@@ -512,6 +551,27 @@ std::string render_points_csv(const SweepSummary& s) {
   return out;
 }
 
+// decisions.csv (--why): a row per point and (kind, group, reason), summed
+// over the point's runs, with the count per run and the reason's share of
+// the group's decisions of that kind at that point.
+std::string render_decisions_csv(const SweepSummary& s) {
+  const SweepManifest& m = s.manifest;
+  std::string out = "point,variant" + axis_header(m) + ",decision,group,reason,count,per_run,share_pct\n";
+  for (size_t p = 0; p < m.points.size(); ++p) {
+    const SweepManifest::Point& pt = m.points[p];
+    std::map<std::pair<std::string, std::string>, uint64_t> totals;  // (kind, group)
+    for (const DecisionCount& d : s.decisions[p]) totals[{d.kind, d.group}] += d.count;
+    for (const DecisionCount& d : s.decisions[p]) {
+      out += pt.id + "," + csv_field(m.variants[pt.variant].name) + axis_cells(m, pt) + "," + csv_field(d.kind) + "," +
+             csv_field(d.group) + "," + csv_field(d.reason) + "," + std::to_string(d.count) + "," +
+             fixed_text(static_cast<double>(d.count) / m.runs, 3) + "," +
+             fixed_text(100.0 * static_cast<double>(d.count) / static_cast<double>(totals[{d.kind, d.group}]), 3) +
+             "\n";
+    }
+  }
+  return out;
+}
+
 std::string render_sensitivity_csv(const SweepSummary& s) {
   std::string out = "variant,metric,points,r2,parameter,slope,elasticity,standardized,note\n";
   for (const SensitivityRow& row : s.sensitivity) {
@@ -574,6 +634,7 @@ std::string render_sweep_json(const SweepSummary& s) {
       w.field("runs", st.n);
       for (const auto& [k, text] : point_stats_text(st, decimals_of(st.metric))) w.number_field(k, text);
     });
+    if (m.why) write_decisions_json(w, s.decisions[p]);  // summed over the point's runs
     w.end_object();
   }
   w.end_array();
@@ -628,7 +689,14 @@ void write_aggregates(const fs::path& dir, SweepSummary& summary) {
   points.write(render_points_csv(summary));
   sens.write(render_sensitivity_csv(summary));
   json.write(render_sweep_json(summary));
-  commit_all({&runs, &points, &sens, &json});
+  std::vector<AtomicFile*> files{&runs, &points, &sens, &json};
+  std::optional<AtomicFile> decisions;
+  if (m.why) {
+    decisions.emplace((dir / "decisions.csv").string());
+    decisions->write(render_decisions_csv(summary));
+    files.push_back(&*decisions);
+  }
+  commit_all(files);
   summary.complete = true;
 }
 
@@ -687,7 +755,7 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
     throw ConfigError(spec.scenario, 0, 0, "", "cannot read file");
   }
   SweepSummary summary;
-  summary.manifest = make_manifest(spec, scenario_text);
+  summary.manifest = make_manifest(spec, scenario_text, model_source_hash(), options.why);
   summary.out = options.out;
   const SweepManifest& m = summary.manifest;
   const fs::path dir(options.out);
@@ -759,13 +827,15 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
         const Job& job = jobs[j];
         const int run = slice[job.point][job.k];
         const uint64_t seed = derive_seed(m.base_seed, static_cast<uint64_t>(run));
-        const RunResult result = simulate_run(with_start_jitter(params[job.point], m.start_jitter, seed), seed, {},
-                                              nullptr, fmt::format("point {}, run {}", m.points[job.point].id, run));
+        const RunResult result =
+            simulate_run(with_start_jitter(params[job.point], m.start_jitter, seed), seed, {}, nullptr,
+                         fmt::format("point {}, run {}", m.points[job.point].id, run), m.why);
         const RunMetrics rm(result);
         RunRecord rec;
         rec.run = run;
         for (const Metric& metric : expand_metrics(requests, rm.aggregate()))
           rec.values.emplace_back(metric.text, rm.value(metric.name));
+        rec.decisions = result.decisions;
         records[job.point].runs[job.k] = std::move(rec);
       },
       [&](size_t j) {
@@ -824,7 +894,7 @@ SweepSummary merge_sweeps(const std::vector<std::string>& dirs, const std::strin
       const PointRecord rec = read_point(d, m, m.points[p]);
       for (const RunRecord& r : rec.runs) {
         auto [it, inserted] = runs[p].try_emplace(r.run, r);
-        if (!inserted && it->second.values != r.values)
+        if (!inserted && (it->second.values != r.values || !same_decisions(it->second.decisions, r.decisions)))
           throw SweepError(fmt::format("run {} of point {} differs between shards (is one from another build?)",
                                        r.run, m.points[p].id));
       }
@@ -931,7 +1001,49 @@ std::string render_sweep_summary(const SweepSummary& s) {
                                         [](const SensitivityRow& r) { return !r.fit.ok(); });
     if (first_bad != s.sensitivity.end()) out += fmt::format("(no fit where '-': {})\n", first_bad->fit.note);
   }
-  out += fmt::format("\nwrote {}/runs.csv, points.csv, sensitivity.csv, sweep.json\n", s.out);
+  if (m.why) {
+    // Points side by side while a table stays readable: all in one, else
+    // one table per variant, else none (decisions.csv has every point).
+    // A column is named by the point's values (and variant).
+    constexpr size_t kMaxDecisionColumns = 8;
+    auto table_of = [&](const std::vector<size_t>& points, bool with_variant) {
+      std::vector<DecisionColumn> columns;
+      for (size_t p : points) {
+        const SweepManifest::Point& pt = m.points[p];
+        std::vector<std::string> parts;
+        if (with_variant) parts.push_back(m.variants[pt.variant].name);
+        for (size_t a = 0; a < m.axes.size(); ++a) parts.push_back(m.value_text(pt, a));
+        columns.push_back({parts.empty() ? pt.id : fmt::format("{}", fmt::join(parts, " ")), s.decisions[p],
+                           static_cast<size_t>(m.runs)});
+      }
+      return render_decisions_side_by_side(columns);
+    };
+    std::vector<std::string> axis_paths;
+    for (const SweepAxis& a : m.axes) axis_paths.push_back(a.path);
+    const std::string columns_are =
+        axis_paths.empty() ? "" : fmt::format("; columns: {}", fmt::join(axis_paths, ", "));
+    const std::string head = "\nwhy: decisions by reason (share of the group's decisions of that kind, and count per run)";
+    std::vector<std::vector<size_t>> by_variant(m.variants.size());
+    for (size_t p = 0; p < m.points.size(); ++p) by_variant[m.points[p].variant].push_back(p);
+    if (m.points.size() <= kMaxDecisionColumns) {
+      std::vector<size_t> all(m.points.size());
+      for (size_t p = 0; p < all.size(); ++p) all[p] = p;
+      const bool with_variant = m.variants.size() > 1;
+      out += head + (with_variant ? fmt::format("; columns: variant{}{}", axis_paths.empty() ? "" : ", ",
+                                                fmt::join(axis_paths, ", "))
+                                  : columns_are) +
+             "\n" + table_of(all, with_variant);
+    } else if (by_variant.front().size() <= kMaxDecisionColumns) {
+      for (size_t v = 0; v < m.variants.size(); ++v)
+        out += head + fmt::format(", variant {}{}", m.variants[v].name, columns_are) + "\n" +
+               table_of(by_variant[v], false);
+    } else {
+      out += fmt::format("\nwhy: the decisions of {} points by reason are in decisions.csv (a table shows up to {})\n",
+                         m.points.size(), kMaxDecisionColumns);
+    }
+  }
+  out += fmt::format("\nwrote {}/runs.csv, points.csv, sensitivity.csv, sweep.json{}\n", s.out,
+                     m.why ? ", decisions.csv" : "");
   return out;
 }
 

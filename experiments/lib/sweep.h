@@ -10,8 +10,10 @@
 //                     (hash of these settings, not of the paths' spelling,
 //                     and of the scenario's text)
 //   points/<id>.json  one per point, written atomically when its runs are
-//                     done: the per-run metric values, exact
+//                     done: the per-run metric values, exact (and with
+//                     --why each run's decision counts)
 //   runs.csv, points.csv, sensitivity.csv, sweep.json
+//                     (and decisions.csv with --why)
 //                     aggregates, always computed from the point files, so
 //                     a resumed or merged sweep writes the same bytes
 //   shard.json        only in a shard's folder (which slice it holds)
@@ -34,6 +36,7 @@
 #include "experiments/lib/model_version.h"
 #include "experiments/lib/sensitivity.h"
 #include "models/config/experiment_params.h"
+#include "models/kernel/decisions.h"
 #include "sim/time.h"
 
 namespace schedlab {
@@ -63,6 +66,7 @@ struct SweepManifest {
   std::optional<Time> duration, warmup;
   std::vector<Overlay> common;         // duration, warmup, `set`
   std::vector<std::string> metrics;    // as requested (wildcards unexpanded)
+  bool why = false;                    // runs count the kernel's decisions (--why)
   std::vector<SweepAxis> axes;
   std::vector<Variant> variants;
   std::vector<Point> points;
@@ -81,9 +85,10 @@ struct SweepManifest {
 // bytes) and `model` (the build's model_source_hash()) enter the key, so
 // editing the scenario or rebuilding a changed model invalidates old
 // points; the file paths do not (./x.yaml and /abs/x.yaml are the same
-// sweep).
+// sweep). `why` (--why) enters it too: points counted with decisions and
+// points without are different sweeps.
 SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scenario_text,
-                            std::string_view model = model_source_hash());
+                            std::string_view model = model_source_hash(), bool why = false);
 std::string render_manifest(const SweepManifest& m);
 SweepManifest parse_manifest(const std::string& text, const std::string& file);  // throws SweepError
 
@@ -91,6 +96,7 @@ SweepManifest parse_manifest(const std::string& text, const std::string& file); 
 struct RunRecord {
   int run = 0;
   std::vector<std::pair<std::string, std::optional<double>>> values;
+  std::vector<DecisionCount> decisions;  // --why only, in report order
 };
 struct PointRecord {
   std::vector<RunRecord> runs;  // by run index
@@ -104,6 +110,7 @@ struct SweepOptions {
   int jobs = 1;
   std::string out;
   int shard = 0, shards = 1;  // this run is shard `shard` of `shards` (0-based)
+  bool why = false;           // count the kernel's decisions by reason in every run
   bool progress = false;      // report progress on stderr
   bool tty = false;           // ... as a bar (else plain lines)
 };
@@ -127,6 +134,7 @@ struct SweepSummary {
   std::vector<std::string> metric_names;          // expanded, in first-seen order
   std::vector<std::vector<PointStats>> stats;     // [point][metric] (metric_names order)
   std::vector<SensitivityRow> sensitivity;
+  std::vector<std::vector<DecisionCount>> decisions;  // [point], summed over its runs (--why)
 };
 
 // Runs (or resumes) a sweep into options.out. Throws ConfigError,
