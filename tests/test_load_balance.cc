@@ -280,6 +280,57 @@ TEST_CASE("sd->nr_balance_failed: an uneven task count is settled by active bala
   CHECK(s.idle.sd_nr_balance_failed == 0);
 }
 
+TEST_CASE("run --why counts each balance pass of a CPU by its outcome", "[lb][why]") {
+  // The two passes above, counted (Decision::kBalance, group "cpu1"): with
+  // d pinned, three passes refuse every task (d may not go, f runs) and the
+  // fourth pushes f by active balance; with d free but cache hot, two fail
+  // and the third pulls d.
+  auto count = [](Kernel& k, const std::string& reason) -> uint64_t {
+    for (const DecisionCount& d : k.decision_counts())
+      if (d.kind == "balance" && d.group == "cpu1" && d.reason == reason) return d.count;
+    return 0;
+  };
+  const std::string refused =
+      "idle: nothing moved: can_migrate_task() or the imbalance refused every task, to even out task counts";
+  {
+    TwoHogsBesideASleeper s(true);
+    s.k.start_decision_counts();
+    for (int pass = 0; pass < 4; ++pass) s.balance();
+    CHECK(count(s.k, refused) == 3);
+    CHECK(count(s.k, "idle: active balance: the stopper pushed a task, task counts imbalanced after failed passes") ==
+          1);
+    size_t balance_reasons = 0;
+    for (const DecisionCount& d : s.k.decision_counts()) balance_reasons += d.kind == "balance";
+    CHECK(balance_reasons == 2);
+  }
+  {
+    TwoHogsBesideASleeper s(false);
+    s.k.start_decision_counts();
+    for (int pass = 0; pass < 3; ++pass) s.balance();
+    CHECK(count(s.k, refused) == 2);
+    CHECK(count(s.k, "idle: pulled a task, to even out task counts") == 1);
+  }
+  {
+    // One task on two CPUs never makes a CPU hold two: the root domain is
+    // never overloaded, so each of its 10 blocks (1 ms of work every
+    // 10 ms) skips the newly idle pass.
+    ScenarioParams p = exact_scenario("6.12", 250, 2);
+    p.duration = Time::ms(100);
+    p.tasks = {task("t", {ev_run(Time::ms(1)), ev_sleep(Time::ms(9))})};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.start_decision_counts();
+    k.run_until(Time::ms(100));
+    uint64_t skipped = 0, other = 0;
+    for (const DecisionCount& d : k.decision_counts())
+      if (d.kind == "balance")
+        (d.reason == "newly idle: skipped: the root domain is not overloaded (no CPU has two tasks)" ? skipped
+                                                                                                      : other) += d.count;
+    CHECK(skipped == 10);
+    CHECK(other == 0);
+  }
+}
+
 TEST_CASE("the active-balance stopper moves the coldest task that may go, the preempted one last", "[lb]") {
   // active_load_balance_cpu_stop() -> detach_one_task() (6.12): the stopper
   // preempts f, running on CPU 0, and walks CPU 0's tasks from the cold end

@@ -104,7 +104,8 @@ po::options_description run_options() {
       ("csv", po::value<std::string>()->value_name("FILE"), "write the report as CSV (docs/outputs.md)")
       ("trace", po::value<std::string>()->value_name("FILE"), "write run 0 as ftrace text that Perfetto opens (ui.perfetto.dev)")
       ("wakegraph", po::value<std::string>()->value_name("FILE"), "write who wakes whom (all runs) as Graphviz DOT")
-      ("why", "count the kernel's decisions by reason (wake-up placement and preemption, ticks, picks, idle states) "
+      ("why", "count the kernel's decisions by reason (wake-up placement and preemption, ticks, picks, idle states, "
+              "load-balance passes) "
               "and print them per task group")
       ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)
       ("quiet,q", "print no header, tables or progress (warnings and errors still go to stderr)")

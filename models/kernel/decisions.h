@@ -23,9 +23,9 @@ struct DecisionCount {
 // The kinds, in the order reports list them: placement of a woken task;
 // the preemption check of a task woken, migrated or changing class
 // (wakeup_preempt()); a tick's reschedule; a pick among several; an idle
-// state.
-inline constexpr std::array<std::string_view, 5> kDecisionKinds = {"placement", "preemption check", "tick", "pick",
-                                                                   "idle state"};
+// state; a load-balance pass (newly idle, idle or busy), per CPU.
+inline constexpr std::array<std::string_view, 6> kDecisionKinds = {"placement", "preemption check", "tick", "pick",
+                                                                   "idle state", "balance"};
 
 // Sums counts by (kind, group, reason) and lists them in report order:
 // kind, group, count descending, reason. Used by the kernel for one run

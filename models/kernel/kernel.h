@@ -443,7 +443,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // `schedlab run --why`: count each decision by kind, task group and
   // reason (the same static strings) from now on. Off by default: one
   // flag test per decision. The kinds are kDecisionKinds, in this order.
-  enum class Decision : uint8_t { kPlacement, kPreemption, kTick, kPick, kIdle };
+  enum class Decision : uint8_t { kPlacement, kPreemption, kTick, kPick, kIdle, kBalance };
   void start_decision_counts() { count_decisions_ = true; }
   void count_decision(Decision d, const std::string& group, const char* why) {
     if (count_decisions_) [[unlikely]]
@@ -685,7 +685,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   const char* why_ = nullptr;  // note_why(): read by the debug log and --why only
   bool count_decisions_ = false;
   std::map<std::tuple<uint8_t, const std::string*, const char*>, uint64_t> decision_counts_;
-  std::vector<std::string> cpu_names_;  // "cpu0"...: the group of idle-state decisions
+  std::vector<std::string> cpu_names_;  // "cpu0"...: the group of idle-state and balance decisions
   std::map<std::string, std::unique_ptr<std::string>> interned_reasons_;
   // CPUs that may need __schedule() at the end of this instant.
   std::vector<uint64_t> resched_mask_;

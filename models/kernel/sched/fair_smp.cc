@@ -660,10 +660,18 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   // `why` names the test that ended the pass (for --log debug: why an
   // idle CPU did not pull).
   int busiest = -1;
+  const char* const idle_name =
+      idle == CpuIdleType::kNewlyIdle ? "newly idle" : idle == CpuIdleType::kIdle ? "idle" : "busy";
+  // --why: the pass's outcome, counted for dst.
+  auto count_pass = [&](std::string_view outcome, std::string_view detail) {
+    if (count_decisions_) [[unlikely]]
+      count_decision(Decision::kBalance, cpu_names_[static_cast<size_t>(dst.cpu)],
+                     intern_reason(fmt::format("{}: {}{}", idle_name, outcome, detail)));
+  };
   auto balanced = [&](bool one_pinned, const char* why) {
-    SL_DEBUG("{:.6f} balance cpu{} ({}): nothing moved, {}{}", now().to_s(), dst.cpu,
-             idle == CpuIdleType::kNewlyIdle ? "newly idle" : idle == CpuIdleType::kIdle ? "idle" : "busy", why,
+    SL_DEBUG("{:.6f} balance cpu{} ({}): nothing moved, {}{}", now().to_s(), dst.cpu, idle_name, why,
              busiest >= 0 ? fmt::format(" (busiest cpu{})", busiest) : std::string());
+    count_pass("nothing moved: ", why);
     if (excluded) std::fill(lb_excluded_.begin(), lb_excluded_.end(), 0);
     if (!one_pinned) dst.sd_nr_balance_failed = 0;
     if (idle == CpuIdleType::kNewlyIdle || type == Migrate::kMisfit) return 0;
@@ -861,6 +869,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       return balanced(false, "every task pinned away");  // out_all_pinned
     }
     bool active = false;
+    const char* refused = "can_migrate_task() or the imbalance refused every task, ";  // --why, when nothing moved
     if (moved == 0) {
       // A failed pass counts, but not a newly idle one (too frequent) nor a
       // misfit one (not about load).
@@ -881,16 +890,29 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
         if (src.curr->is_idle_task || !allowed(*src.curr, dst.cpu))
           return balanced(true, "no task to take, and the running one may not move here");
         active = src.curr->state == TaskState::kRunning && src.curr->sched_class == SchedClassId::kFair;
+        if (!active) refused = "no stopper: src's running task is not a fair task still running, ";
       }
     } else {
       dst.sd_nr_balance_failed = 0;
     }
     // The stopper runs at once here (in the kernel, right after this pass):
     // its move is not counted in what the pass moved (ld_moved stays 0).
+    const char* const why_moved = type == Migrate::kMisfit ? "a misfit task"
+                                  : type == Migrate::kTask ? "to even out task counts"
+                                                           : "to migrate load";
     if (active) {
       SL_DEBUG("{:.6f} active balance cpu{} -> cpu{} ({})", now().to_s(), src.cpu, dst.cpu,
                type == Migrate::kMisfit ? "misfit" : type == Migrate::kTask ? "imbalanced" : "reduced capacity");
-      if (active_balance(src, dst.cpu)) dst.sd_nr_balance_failed = 0;  // the stopper detached a task
+      const bool stopped = active_balance(src, dst.cpu);
+      if (stopped) dst.sd_nr_balance_failed = 0;  // the stopper detached a task
+      count_pass(stopped ? "active balance: the stopper pushed a task, " : "active balance: the stopper found none, ",
+                 type == Migrate::kMisfit ? "misfit"
+                 : type == Migrate::kTask ? "task counts imbalanced after failed passes"
+                                          : "capacity reduced by RT pressure");
+    } else if (moved > 0) {
+      count_pass(moved == 1 ? "pulled a task, " : "pulled tasks, ", why_moved);
+    } else {
+      count_pass(std::string("nothing moved: ") + refused, why_moved);
     }
     // "We were unbalanced, so reset the balancing interval."
     if (excluded) std::fill(lb_excluded_.begin(), lb_excluded_.end(), 0);
@@ -933,9 +955,13 @@ bool Kernel::active_balance(Rq& src, int dst_cpu) {
 bool Kernel::sched_balance_newidle(Rq& rq) {
   if (nr_cpus() == 1) return false;
   update_misfit_status(*this, rq, nullptr);  // the CPU is leaving its task
+  const std::string& cpu_name = cpu_names_[static_cast<size_t>(rq.cpu)];
   // A task is already on its way here (6.12: "There is a task waiting to
   // run. No need to search for one."), before idle_stamp is set.
-  if (rq.ttwu_pending) return false;
+  if (rq.ttwu_pending) {
+    count_decision(Decision::kBalance, cpu_name, "newly idle: skipped: a woken task is on its way here");
+    return false;
+  }
   rq.idle_stamp = now();
   // update_next_balance() of the domain, applied at "out:": next_balance
   // only moves earlier, to the last periodic balance + the idle interval.
@@ -948,6 +974,9 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   if (!rd_overloaded_ || rq.avg_idle < rq.max_newidle_lb_cost) {
     SL_DEBUG("{:.6f} newidle balance cpu{} skipped: {}", now().to_s(), rq.cpu,
              !rd_overloaded_ ? "root domain not overloaded" : "avg_idle below max_newidle_lb_cost");
+    count_decision(Decision::kBalance, cpu_name,
+                   !rd_overloaded_ ? "newly idle: skipped: the root domain is not overloaded (no CPU has two tasks)"
+                                   : "newly idle: skipped: avg_idle below max_newidle_lb_cost");
     nohz_newidle_balance(rq);
     return false;
   }
@@ -963,6 +992,7 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   const uint32_t weight = 1 + rq.newidle_ratio;
   if (features_(SchedFeat::kNiRandom) && sched_rng(rq) % 1024 > weight) {
     SL_DEBUG("{:.6f} newidle balance cpu{} skipped: NI_RANDOM (ratio {})", now().to_s(), rq.cpu, rq.newidle_ratio);
+    count_decision(Decision::kBalance, cpu_name, "newly idle: skipped: NI_RANDOM (recent passes rarely pulled)");
     update_newidle_stats(rq, 0);
   } else {
     moved = sched_balance_rq(rq, CpuIdleType::kNewlyIdle);
