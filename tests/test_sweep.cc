@@ -488,6 +488,11 @@ TEST_CASE("compare and sweep draw their plots as PNG files", "[plots][cli]") {
   sweep(dir, small_sweep(dir, 2), out, "-q --plot " + shell_quote((dir / "sp").string()));
   const std::string png_magic = "\x89PNG\r\n\x1a\n";
   CHECK(slurp(dir / "sp" / "sweep_curves.png").substr(0, 8) == png_magic);
+  CHECK_FALSE(fs::exists(dir / "sp" / "sweep_why.png"));  // no --why, no reasons to draw
+  // With --why, the reasons that move: ui_main's wake-ups preempt less
+  // often as its nice value rises.
+  sweep(dir, small_sweep(dir, 2), (dir / "why").string(), "-q --why --plot " + shell_quote((dir / "wp").string()));
+  CHECK(slurp(dir / "wp" / "sweep_why.png").substr(0, 8) == png_magic);
 
   const std::string exp = (dir / "exp.yaml").string();
   write_text(exp, "scenario: " + repo_path("configs/scenarios/mixed_2cpu.yaml") +
