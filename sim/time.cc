@@ -62,6 +62,10 @@ bool split_number(std::string_view text, bool& negative, int64_t& int_part, int6
 
 }  // namespace
 
+static std::string too_large(std::string_view text) {
+  return fmt::format("'{}' is too large (at most 365 days, {}s)", text, kMaxInputDuration.count() / 1000000000);
+}
+
 std::optional<Time> parse_duration(std::string_view text, std::string* why) {
   bool negative;
   int64_t ip, fn, fd;
@@ -72,7 +76,7 @@ std::optional<Time> parse_duration(std::string_view text, std::string* why) {
     return std::nullopt;
   }
   if (overflowed) {
-    if (why) *why = fmt::format("'{}' is too large", text);
+    if (why) *why = too_large(text);
     return std::nullopt;
   }
   int64_t scale;
@@ -92,7 +96,7 @@ std::optional<Time> parse_duration(std::string_view text, std::string* why) {
   }
   const int64_t frac = (fn * scale) / fd;  // < scale, no overflow (see split_number)
   if (ip > (std::numeric_limits<int64_t>::max() - frac) / scale) {
-    if (why) *why = fmt::format("'{}' is too large", text);
+    if (why) *why = too_large(text);
     return std::nullopt;
   }
   int64_t v = ip * scale + frac;
@@ -100,6 +104,10 @@ std::optional<Time> parse_duration(std::string_view text, std::string* why) {
   // truncate to nothing (0.5ns) is refused rather than read as 0.
   if (v == 0 && fn != 0) {
     if (why) *why = fmt::format("'{}' is below the simulator's 1 ns resolution", text);
+    return std::nullopt;
+  }
+  if (v > kMaxInputDuration.count()) {
+    if (why) *why = too_large(text);
     return std::nullopt;
   }
   return Time::ns(negative ? -v : v);

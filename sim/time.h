@@ -54,8 +54,15 @@ constexpr Time operator""_ms(unsigned long long v) { return Time::ms(static_cast
 constexpr Time operator""_s(unsigned long long v) { return Time::s(static_cast<int64_t>(v)); }
 }  // namespace time_literals
 
+// The longest duration an input may give, either sign: 365 days. Beyond
+// any simulation, and far enough from int64 overflow in ns that sums and
+// small multiples of inputs (a slice times 3, a period added to a time)
+// stay exact.
+inline constexpr Time kMaxInputDuration = Time::s(365LL * 24 * 3600);
+
 // Parses a duration with an explicit unit: "3ms", "750us", "1.5s", "20ns",
-// "0". A bare number other than 0 is rejected (units are explicit in YAML).
+// "0". A bare number other than 0 is rejected (units are explicit in YAML),
+// as is one longer than kMaxInputDuration.
 // Returns nullopt and fills *why on failure.
 std::optional<Time> parse_duration(std::string_view text, std::string* why = nullptr);
 

@@ -720,6 +720,45 @@ TEST_CASE("run_until calls the hook again at the same instant for as long as it 
   CHECK(trace.log == Log{"e1@0", "e2@5"});
 }
 
+TEST_CASE("an instant that never ends stops the run: the hook is told and then TimeStalled is thrown", "[simulator]") {
+  // A handler that posts itself again at the same instant forever: time
+  // would never advance. The hook hears of it at kLongInstant steps and
+  // again kLongInstantProbe later; then the loop throws.
+  Simulator sim;
+  struct Again : EventHandler {
+    Simulator* sim;
+    uint64_t n = 0;
+    void on_event(uint64_t) override {
+      ++n;
+      sim->post(sim->now(), 0, this, 0);
+    }
+  } again;
+  again.sim = &sim;
+  struct Hook : InstantEndHook {
+    std::vector<std::pair<int64_t, bool>> calls;
+    bool on_instant_end() override { return false; }
+    void on_long_instant(Time now, bool second) override { calls.emplace_back(now.count(), second); }
+  } hook;
+  sim.set_instant_end_hook(&hook);
+  sim.post(7_us, 0, &again, 0);
+  CHECK_THROWS_AS(sim.run_until(1_ms), TimeStalled);
+  REQUIRE(hook.calls.size() == 2);
+  CHECK(hook.calls[0] == std::pair<int64_t, bool>{7000, false});
+  CHECK(hook.calls[1] == std::pair<int64_t, bool>{7000, true});
+  CHECK(sim.now() == 7_us);
+  // Every step but the first few was one of its events.
+  CHECK(again.n + 8 > Simulator::kLongInstant + Simulator::kLongInstantProbe);
+  // Many events at one instant are fine while they end.
+  Simulator ok;
+  struct Count : EventHandler {
+    uint64_t n = 0;
+    void on_event(uint64_t) override { ++n; }
+  } count;
+  for (int i = 0; i < 1000; ++i) ok.post(5_us, 0, &count, 0);
+  ok.run_until(10_us);
+  CHECK(count.n == 1000);
+}
+
 TEST_CASE("run_until runs events at exactly the end time, leaves later ones pending and sets now to the end",
           "[simulator]") {
   Simulator sim;

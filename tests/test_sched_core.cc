@@ -1,6 +1,7 @@
 // Core paths: preemption models, overheads, yield, determinism of a run.
 #include <catch2/catch.hpp>
 
+#include "models/config/config.h"
 #include "sched_test_util.h"
 
 using namespace schedlab;
@@ -174,4 +175,44 @@ TEST_CASE("a task that only yields is an error naming it instead of a hang", "[c
     CHECK_THROWS_WITH(run("6.12", {task("a", {ev_run(Time::zero())})}),
                       Catch::StartsWith("task a makes no progress") && Catch::Contains("run of no work"));
   }
+}
+
+// The same for every other event that takes no time: a task whose events
+// are only those repeats them forever at one instant. Each is an error
+// naming the task (found by fuzzing the loaders, where each one hung).
+TEST_CASE("a task whose events all take no time is an error naming it instead of a hang", "[core]") {
+  auto run_yaml = [](const std::string& yaml) {
+    System sys(load_scenario_yaml(yaml, "test.yaml"), 1);
+    sys.run();
+  };
+  const std::string head = "name: t\nduration: 1ms\nplatform: {cpus: 2}\n";
+  for (const char* events : {"[{sleep: 0}]", "[{signal: c}]", "[{broad: c}]", "[{lock: m}, {unlock: m}]",
+                             "[{barrier: b}]", "[{resume: a}]", "[{queue_work: {wq: events, work: w}}]"}) {
+    CAPTURE(events);
+    CHECK_THROWS_WITH(run_yaml(head + "tasks:\n  - name: a\n    events: " + events + "\n"),
+                      Catch::StartsWith("task a makes no progress: at t=0ns"));
+  }
+  // The simulator's backstop (an instant that never ends, whatever loops):
+  // the kernel counts each task's actions, switch-ins and wake-ups between
+  // its two calls and names the busiest. Here the probe watches 10 ms of a
+  // task waking every millisecond beside a hog.
+  {
+    ScenarioParams p = exact_scenario("6.12", 250);
+    p.duration = Time::ms(20);
+    p.tasks = {task("sleeper", {ev_run(Time::us(100)), ev_sleep(Time::us(900))}), hog("hog")};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(5));
+    k.on_long_instant(k.now(), false);
+    k.run_until(Time::ms(15));
+    CHECK_THROWS_WITH(k.on_long_instant(k.now(), true),
+                      Catch::StartsWith("task sleeper makes no progress: at t=15.000ms time stops") &&
+                          Catch::Contains("busiest tasks by actions, switch-ins and wake-ups: sleeper (") &&
+                          Catch::Contains("hog ("));
+  }
+  // A synchronous binder call without work: client and looper thread hand
+  // the CPUs to each other forever.
+  CHECK_THROWS_WITH(run_yaml(head + "binder_procs: [{name: p, threads: 1}]\n"
+                                    "tasks:\n  - name: a\n    events: [{binder_call: {proc: p, work: 0}}]\n"),
+                    Catch::Contains("makes no progress: at t=0ns the CPUs reschedule"));
 }

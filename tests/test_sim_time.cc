@@ -119,20 +119,25 @@ TEST_CASE("parse_duration rejects text that is not a number and names the valid 
   CHECK_FALSE(parse_duration(".ms").has_value());
 }
 
-TEST_CASE("parse_duration rejects values too large for int64 nanoseconds", "[time][parse]") {
+TEST_CASE("parse_duration rejects values too large for int64 nanoseconds, and beyond 365 days", "[time][parse]") {
   std::string why;
   // 2^63 ns is about 9223372036.85 s.
   CHECK_FALSE(parse_duration("9223372037s", &why).has_value());
   CHECK_THAT(why, Catch::Contains("too large"));
   // The integer part fits but adding the fraction would not.
   CHECK_FALSE(parse_duration("9223372036.9s").has_value());
-  CHECK(parse_duration("9223372036.854775807s") == Time::max());
-  CHECK(parse_duration("9223372036854775807ns") == Time::max());
-  for (const char* big : {"9223372036854775808ns", "99999999999999999999s"}) {
+  // These fit int64 nanoseconds, but a sum of two would not: inputs stop at
+  // 365 days (kMaxInputDuration), which stays exact through the model's
+  // sums and small multiples.
+  for (const char* big : {"9223372036.854775807s", "9223372036854775807ns", "9223372036854775808ns",
+                          "99999999999999999999s", "31536000.000000001s", "-31536001s"}) {
     std::string why;
     CHECK_FALSE(parse_duration(big, &why));
-    CHECK(why == std::string("'") + big + "' is too large");
+    CHECK(why == std::string("'") + big + "' is too large (at most 365 days, 31536000s)");
   }
+  CHECK(parse_duration("31536000s") == kMaxInputDuration);
+  CHECK(parse_duration("-31536000s") == Time::zero() - kMaxInputDuration);
+  CHECK(kMaxInputDuration.count() < std::numeric_limits<int64_t>::max() / 100);
   CHECK_FALSE(parse_duration("99999999999999999999999ns").has_value());
 }
 

@@ -493,6 +493,11 @@ class Kernel : public InstantEndHook, public EventHandler {
 
   // InstantEndHook: deferred __schedule() of every flagged CPU.
   bool on_instant_end() override;
+  // InstantEndHook: an instant that never ends. The first call starts
+  // counting each task's actions, switch-ins and wake-ups; the second
+  // throws ModelError naming the busiest tasks.
+  void on_long_instant(Time now, bool again) override;
+  void note_stall_activity(const Task& p);
   void on_event(uint64_t tag) override;
 
  private:
@@ -594,6 +599,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   Simulator sim_;
   std::vector<std::unique_ptr<Rq>> rqs_;
   std::vector<std::unique_ptr<Task>> tasks_;
+  std::vector<uint64_t> stall_activity_;  // per task, while on_long_instant() probes (else empty)
   std::vector<std::unique_ptr<Task>> idle_tasks_;
   std::array<std::unique_ptr<SchedClass>, 5> classes_;  // indexed by SchedClassId
   std::vector<SchedObserver*> observers_;

@@ -102,7 +102,16 @@ void RtAppBody::binder_reply(Task& server) {
 
 Action RtAppBody::next(Task& self) {
   Kernel& k = world_.kernel();
-  for (;;) {
+  // Events that take no time are handled here in a loop; a list made only
+  // of them (a sleep of 0, a signal, an unlock...) would loop forever.
+  constexpr int kMaxZeroTimeEvents = 100000;
+  for (int steps = 0;; ++steps) {
+    if (steps > kMaxZeroTimeEvents) [[unlikely]]
+      throw ModelError(fmt::format(
+          "task {} makes no progress: at t={} {} events in a row take no time (its events are all sleeps of 0, "
+          "signals, lock and unlock, late timers or other events without work): give it a run event, or a sleep "
+          "or timer of positive length",
+          self.comm, format_time(k.now()), kMaxZeroTimeEvents));
     if (finished_) return Action::exit();
     const EventSpec& e = *current();
     switch (e.kind) {

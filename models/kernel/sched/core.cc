@@ -35,17 +35,20 @@ constexpr int kMaxZeroTimeSteps = 100000;
 // on_instant_end()'s verdict on a CPU rescheduled kMaxZeroTimeSteps times
 // in a row at `now`; `before` ran the pass before (kept out of line: the
 // hot loop only counts).
-[[noreturn]] __attribute__((cold, noinline)) void fail_no_progress(Time now, const Rq& rq, const Task& before) {
+[[noreturn]] __attribute__((cold, noinline)) void fail_no_progress(Time now, const Rq& rq, const Task& before,
+                                                                   bool across_cpus = false) {
   const Task& curr = *rq.curr;
   const bool yields = curr.act == Task::Act::kYielded;
   throw ModelError(fmt::format(
-      "task {}{} makes no progress: at t={} CPU {} reschedules {} times in a row without time passing, as the task "
+      "task {}{} makes no progress: at t={} {} reschedule{} {} times in a row without time passing, as the task "
       "{} each time{}",
-      curr.comm, &before != &curr ? fmt::format(" (with task {})", before.comm) : "", format_time(now), rq.cpu,
-      kMaxZeroTimeSteps, yields ? "yields" : curr.act == Task::Act::kExited ? "exits" : "blocks",
+      curr.comm, &before != &curr ? fmt::format(" (with task {})", before.comm) : "", format_time(now),
+      across_cpus ? "the CPUs" : fmt::format("CPU {}", rq.cpu), across_cpus ? "" : "s", kMaxZeroTimeSteps,
+      yields ? "yields" : curr.act == Task::Act::kExited ? "exits" : "blocks",
       yields ? " (a yield takes no time in the model; a task whose events are only yields never lets time advance: "
                "give it a run event)"
-             : ""));
+             : " (events that take no time, such as a binder call or a wake-up without work, hand the CPU back "
+               "and forth forever: give the work a positive length)"));
 }
 
 }  // namespace
@@ -502,6 +505,7 @@ void Kernel::finish_delayed_block(Rq& rq, Task& p) {
 
 // try_to_wake_up() (kernel/sched/core.c).
 bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_flags) {
+  if (!stall_activity_.empty()) [[unlikely]] note_stall_activity(p);
   if (p.state == TaskState::kRunning || p.state == TaskState::kNew || p.state == TaskState::kDead) return false;
   if (p.wake_pending) {
     if (p.ttwu_start_at == Time::max()) return false;  // already TASK_WAKING
@@ -745,7 +749,9 @@ bool Kernel::on_instant_end() {
   // because the others may not run yet (EEVDF: ineligible; in the kernel
   // the yield syscalls themselves take the time that makes them eligible,
   // which the model does not charge). Counting these passes catches it.
-  int last_cpu = -1, repeats = 0;
+  // Tasks on two CPUs that hand work to each other in no time (a binder
+  // call without work) alternate CPUs: the passes are counted in total too.
+  int last_cpu = -1, repeats = 0, passes = 0;
   const Task* last_curr = nullptr;
   // Only CPUs flagged during this instant (resched, block, yield, exit,
   // action boundary) can need a pick; walk them in CPU order.
@@ -766,6 +772,7 @@ bool Kernel::on_instant_end() {
         // other one of two that keep handing the CPU to each other.
         fail_no_progress(now(), rq, *last_curr);
       }
+      if (++passes > kMaxZeroTimeSteps) fail_no_progress(now(), rq, *last_curr, true);
       last_curr = &curr;
       schedule(rq);
       did = true;
@@ -789,6 +796,33 @@ bool Kernel::on_instant_end() {
    }
   }
   return did;
+}
+
+void Kernel::note_stall_activity(const Task& p) {
+  if (!p.is_idle_task && p.index < stall_activity_.size()) ++stall_activity_[p.index];
+}
+
+void Kernel::on_long_instant(Time at, bool again) {
+  if (!again) {
+    stall_activity_.assign(tasks_.size(), 0);
+    return;
+  }
+  // The tasks most active in the probe's steps, busiest first.
+  std::vector<size_t> order(tasks_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return stall_activity_[a] > stall_activity_[b]; });
+  std::string who;
+  for (size_t k = 0; k < order.size() && k < 3 && stall_activity_[order[k]] > 0; ++k)
+    who += fmt::format("{}{} ({})", k ? ", " : "", tasks_[order[k]]->comm, stall_activity_[order[k]]);
+  const std::string culprit = order.empty() || stall_activity_[order[0]] == 0 ? "" : tasks_[order[0]]->comm + " ";
+  stall_activity_.clear();
+  throw ModelError(fmt::format(
+      "task {}makes no progress: at t={} time stops: {} events in a row take no simulated time (in the last {}, the "
+      "busiest tasks by actions, switch-ins and wake-ups: {}). A task whose events all take no time (sleeps of 0, "
+      "signals, lock and unlock, queue_work, binder calls without work, runtime PM calls without cost, ...) repeats "
+      "them forever at one instant: give it a run event, or a sleep or timer of positive length",
+      culprit, format_time(at), Simulator::kLongInstant, Simulator::kLongInstantProbe, who.empty() ? "none" : who));
 }
 
 const char* Kernel::intern_reason(std::string text) {
@@ -901,6 +935,7 @@ void Kernel::schedule(Rq& rq) {
 }
 
 void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
+  if (!stall_activity_.empty()) [[unlikely]] note_stall_activity(next);
   // Without cpuidle the CPU leaves its single idle state here; with it,
   // cpu_idle -1 came when the exit latency ended (idle_exit_done()), or at
   // once if the CPU never entered a state since it went idle.
@@ -1018,6 +1053,7 @@ void Kernel::advance_current(Rq& rq) {
   // Actions skipped because they take no time, by kind, for the message.
   bool empty_run = false, past_wall = false;
   for (int guard = 0;; ++guard) {
+    if (!stall_activity_.empty()) [[unlikely]] note_stall_activity(p);
     if (guard > kMaxZeroTimeSteps)
       throw ModelError(fmt::format("task {} makes no progress: {} events in a row at t={} take no time ({}{}{})",
                                    p.comm, kMaxZeroTimeSteps, format_time(now()), empty_run ? "run of no work" : "",
