@@ -482,6 +482,46 @@ TEST_CASE("a sweep refuses a folder that holds another sweep or a shard", "[swee
   CHECK_THAT(bad.err, Catch::Contains("--shard expects i/N"));
 }
 
+TEST_CASE("a sweep or compare that fails before its first result leaves no files behind", "[sweep][cli]") {
+  ScratchDir dir("sweep_fail_early");
+  // A metric naming no task of the scenario: found once the first run
+  // ends, after the folder was made. The new folder goes again, and the
+  // corrected sweep then runs into it.
+  const std::string file = small_sweep(dir, 2);
+  std::string text = slurp(file);
+  const std::string good = "task:ui_main.wakeup_latency.mean";
+  text.replace(text.find(good), good.size(), "task:nobody.wakeup_latency.mean");
+  const std::string bad = (dir / "bad.yaml").string();
+  write_text(bad, text);
+  const std::string out = (dir / "out").string();
+  const Cli r = run_schedlab(dir, "sweep " + shell_quote(bad) + " -j 1 --out " + shell_quote(out));
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("no task 'nobody' in the scenario"));
+  CHECK_FALSE(fs::exists(out));
+  sweep(dir, file, out, "-q");
+  CHECK(fs::exists(fs::path(out) / "sweep.json"));
+
+  // compare --plot into a path that cannot be a folder: refused before any
+  // run, so neither --json nor --csv is written.
+  const std::string exp = (dir / "exp.yaml").string();
+  write_text(exp, "scenario: " + repo_path("configs/scenarios/mixed_2cpu.yaml") +
+                      "\nruns: 2\nduration: 200ms\nwarmup: 0s\n"
+                      "variants: [{name: a}, {name: b, set: {kernel.features.RUN_TO_PARITY: false}}]\n");
+  const std::string json = (dir / "c.json").string(), csv = (dir / "c.csv").string();
+  const Cli c = run_schedlab(dir, "compare " + shell_quote(exp) + " -q --json " + shell_quote(json) + " --csv " +
+                                      shell_quote(csv) + " --plot " + shell_quote(file + "/plots"));
+  CHECK(c.code == 2);
+  CHECK_THAT(c.err, Catch::Contains("cannot create"));
+  CHECK_FALSE(fs::exists(json));
+  CHECK_FALSE(fs::exists(csv));
+  // sweep --plot likewise, before its folder.
+  const std::string out2 = (dir / "out2").string();
+  const Cli s2 = run_schedlab(dir, "sweep " + shell_quote(file) + " -q --out " + shell_quote(out2) + " --plot " +
+                                       shell_quote(file + "/plots"));
+  CHECK(s2.code == 2);
+  CHECK_FALSE(fs::exists(out2));
+}
+
 TEST_CASE("compare and sweep draw their plots as PNG files", "[plots][cli]") {
   ScratchDir dir("plots");
   const std::string out = (dir / "out").string();

@@ -561,6 +561,7 @@ int compare_command(const std::vector<std::string>& args) {
   if (!json.empty()) json_file = std::make_unique<AtomicFile>(json);
   if (!csv.empty()) csv_file = std::make_unique<AtomicFile>(csv);
   if (!wake.empty()) wake_file = std::make_unique<AtomicFile>(wake);
+  if (!plot.empty()) make_plot_dir(plot);  // before the runs, like the files above: fail early, write nothing
 
   const size_t total = spec.variants.size() * static_cast<size_t>(options.runs.value_or(spec.runs));
   Progress progress("runs", total, !quiet && total > 1 && ::isatty(STDERR_FILENO), true);
@@ -596,7 +597,6 @@ int compare_command(const std::vector<std::string>& args) {
   }
   commit_all(files);
   if (!plot.empty()) {
-    make_plot_dir(plot);
     const std::string data = (std::filesystem::path(plot) / "compare_data.json").string();
     write_file_atomically(data, render_compare_plot_data(c));
     run_plots("compare_plots.py", {data, plot});
@@ -609,7 +609,6 @@ int compare_command(const std::vector<std::string>& args) {
 }
 
 void plot_sweep(const std::string& out, const std::string& plot, bool quiet) {
-  make_plot_dir(plot);
   run_plots("sweep_plots.py", {(std::filesystem::path(out) / "sweep.json").string(), plot});
   if (!quiet) std::cout << fmt::format("plots: {}\n", (std::filesystem::path(plot) / "sweep_*.png").string());
 }
@@ -640,6 +639,7 @@ int sweep_command(const std::vector<std::string>& args) {
   if (same_file(options.out, path)) usage_error(fmt::format("--out '{}' is the sweep file", options.out), "sweep");
   options.progress = !quiet;
   options.tty = ::isatty(STDERR_FILENO);
+  if (!plot.empty()) make_plot_dir(plot);  // before the runs: an unusable --plot fails early
 
   const SweepSummary summary = run_sweep(spec, options);  // errors: main() reports them
   if (!quiet) {
@@ -665,6 +665,7 @@ int merge_command(const std::vector<std::string>& args) {
   if (out.empty()) usage_error("missing --out DIR: the merged folder", "merge");
   const std::string plot = text_option(vm, "plot", "merge");
   const bool quiet = vm.count("quiet") > 0;
+  if (!plot.empty()) make_plot_dir(plot);
   const SweepSummary summary = merge_sweeps(dirs, out);  // errors: main() reports them
   if (!quiet) {
     std::cout << fmt::format("merged {} folder{} into {}\n", dirs.size(), dirs.size() == 1 ? "" : "s", out);

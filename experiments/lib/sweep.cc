@@ -745,6 +745,32 @@ void prepare_dir(const fs::path& dir, const SweepManifest& m, const std::string&
 
 }  // namespace
 
+namespace {
+// What a sweep that fails before writing any point leaves: nothing. A new
+// folder's manifest (and shard file) go, and the folders if empty; a
+// folder that held this sweep already is left as it was.
+class NewFolderGuard {
+ public:
+  explicit NewFolderGuard(const fs::path& dir) : dir_(dir), fresh_(!fs::exists(dir / "manifest.json")) {}
+  ~NewFolderGuard() {
+    if (!fresh_ || kept_) return;
+    std::error_code ec;
+    fs::remove(dir_ / "shard.json", ec);
+    fs::remove(dir_ / "manifest.json", ec);
+    fs::remove(dir_ / "points", ec);  // only if empty
+    fs::remove(dir_, ec);             // only if empty
+  }
+  void keep() { kept_ = true; }
+  NewFolderGuard(const NewFolderGuard&) = delete;
+  NewFolderGuard& operator=(const NewFolderGuard&) = delete;
+
+ private:
+  fs::path dir_;
+  bool fresh_;
+  bool kept_ = false;
+};
+}  // namespace
+
 SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) {
   if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards)
     throw std::invalid_argument("bad shard");
@@ -760,6 +786,7 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
   const SweepManifest& m = summary.manifest;
   const fs::path dir(options.out);
   const std::string manifest_text = render_manifest(m);
+  NewFolderGuard guard(dir);
   prepare_dir(dir, m, manifest_text, options.shard, options.shards);
 
   // This shard's runs of each point.
@@ -844,6 +871,7 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
         ++done;
         if (--remaining[p] == 0) {
           write_file_atomically(point_path(dir, m.points[p]).string(), render_point(m, m.points[p], records[p]));
+          guard.keep();
           ++summary.points_written;
           if (!options.tty)
             progress.note(fmt::format("point {} done ({}, {} run{})", m.points[p].id, m.describe(m.points[p]),
@@ -854,6 +882,7 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
       });
   progress.finish();
   summary.runs_done = jobs.size();
+  guard.keep();  // a folder with its manifest and every point: resumable even if the aggregates fail
 
   if (options.shards == 1) write_aggregates(dir, summary);
   return summary;
