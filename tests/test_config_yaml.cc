@@ -1,6 +1,7 @@
 // YAML scenario loading: typed values, and errors that name the file,
 // line, column, key path and what was expected.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
@@ -564,4 +565,65 @@ TEST_CASE("a control character in a task name is shown escaped", "[config]") {
   CHECK(esc.message() == "task name 'a\\x1bb' contains a control character");
   const ConfigError nul = error_of("tasks:\n  - {name: \"a\\0b\", events: [{run: 1ms}]}\n");
   CHECK(nul.message() == "task name 'a\\x00b' contains a control character");
+}
+
+// Found by fuzzing the loaders: each of these was refused only later, by the
+// model, without a file, line or key (or with a message cut short), or not
+// at all.
+TEST_CASE("bad platform and display and device and rt-app inputs are refused at their key", "[config]") {
+  const std::string head = "name: t\nduration: 20ms\n";
+  SECTION("a cluster whose capacity rounds down to 0") {
+    const ConfigError e = error_of(head +
+                                   "platform:\n"
+                                   "  clusters:\n"
+                                   "    - {name: little, cpus: 1, capacity_dmips_mhz: 1, opps: [{freq: 1GHz}]}\n"
+                                   "    - {name: big, cpus: 1, capacity_dmips_mhz: 1024, opps: [{freq: 3GHz}]}\n" +
+                                   kOneTask);
+    CHECK_THAT(e.what(), Catch::StartsWith("test.yaml:5:51: platform.clusters[0].capacity_dmips_mhz: cluster 'little' "
+                                           "gets capacity 0"));
+  }
+  SECTION("frequencies and capacity-dmips-mhz beyond any CPU") {
+    CHECK_THAT(error_of(head + "platform:\n  clusters:\n    - {name: c, cpus: 1, opps: [{freq: 4294967296kHz}]}\n" +
+                        kOneTask)
+                   .what(),
+               Catch::Contains("platform.clusters[0].opps[0].freq: '4294967296kHz' is too high"));
+    CHECK_THAT(error_of(head +
+                        "platform:\n  clusters:\n    - {name: c, cpus: 1, capacity_dmips_mhz: 4294967295, opps: "
+                        "[{freq: 1GHz}]}\n" +
+                        kOneTask)
+                   .what(),
+               Catch::Contains("platform.clusters[0].capacity_dmips_mhz:"));
+  }
+  SECTION("more idle states than CPUIDLE_STATE_MAX") {
+    std::string states;
+    for (int i = 0; i < 11; ++i)
+      states += fmt::format("{}{{name: s{}, entry_latency: 0, exit_latency: {}us, min_residency: {}us}}", i ? ", " : "", i, i + 1, i + 1);
+    const ConfigError e = error_of(head + "platform:\n  clusters:\n    - {name: c, cpus: 1, opps: [{freq: 1GHz}], "
+                                          "cpu_idle_states: [" + states + "]}\n" + kOneTask);
+    CHECK_THAT(e.what(), Catch::Contains("platform.clusters[0].cpu_idle_states: 11 idle states, more than "
+                                         "CPUIDLE_STATE_MAX (10) allows"));
+  }
+  SECTION("a refresh rate that makes the default animation shorter than a vsync period") {
+    const ConfigError e =
+        error_of(head + "platform: {cpus: 2}\ndevices: [{name: s, model: display, refresh_rate: 1Hz}]\n" + kOneTask);
+    CHECK_THAT(e.what(), Catch::Contains("devices[0].refresh_rate: an animation must last at least one vsync period") &&
+                             Catch::Contains("(the default 'animation')"));
+  }
+  SECTION("a runtime PM device that is its own parent") {
+    const ConfigError e = error_of(head + "platform: {cpus: 1}\npm_runtime:\n  devices: [{name: d, parent: d}]\n" +
+                                   kOneTask);
+    CHECK_THAT(e.what(), Catch::Contains("pm_runtime.devices[0].parent: device 'd' cannot be its own parent"));
+  }
+  SECTION("an rt-app task name with a NUL or an escape: the message is whole, the character escaped") {
+    try {
+      import_rtapp_json("{\"tasks\": {\"t\\u0000x\": {\"run\": 1000, \"sleep\": 1000}}}", "n.json");
+      FAIL("expected a ConfigError");
+    } catch (const ConfigError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("tasks.t\\x00x: task name 't\\x00x' contains a control character"));
+    }
+  }
+  SECTION("rt-app JSON may start with a byte order mark, as YAML may") {
+    const ScenarioParams p = import_rtapp_json("\xEF\xBB\xBF{\"tasks\": {\"t\": {\"run\": 1000, \"sleep\": 1000}}}", "b.json");
+    CHECK(p.tasks.size() == 1);
+  }
 }

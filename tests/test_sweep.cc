@@ -564,4 +564,12 @@ TEST_CASE("a sweep's variants are checked together with the grid they run with",
   } catch (const ConfigError& e) {
     CHECK_THAT(std::string(e.what()), Catch::Contains("variant 'fifo', tasks[hog_a].priority=500"));
   }
+  // A value listed twice would run the same points twice under two ids.
+  try {
+    load_sweep_yaml(head + "grid:\n  tasks[hog_a].priority: [1, 50, 1]\n", sweep);
+    FAIL("a repeated grid value was accepted");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(std::string(e.what()),
+               Catch::Contains("grid.tasks[hog_a].priority[2]: '1' is listed twice (first at grid.tasks[hog_a].priority[0])"));
+  }
 }

@@ -16,7 +16,18 @@ std::string format_diagnostic(const std::string& file, int line, int column, con
   out += ": ";
   if (!key_path.empty()) out += key_path + ": ";
   out += message;
-  return out;
+  // Names from the input may hold control characters: shown escaped, since
+  // a raw one would cut the message (NUL: what() is a C string) or garble
+  // the terminal (ESC). Line breaks and tabs of the message stay.
+  std::string shown;
+  shown.reserve(out.size());
+  for (unsigned char c : out) {
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+      shown += fmt::format("\\x{:02x}", c);
+    else
+      shown += static_cast<char>(c);
+  }
+  return shown;
 }
 
 std::string duration_text(Time t) {

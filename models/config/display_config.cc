@@ -45,10 +45,16 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("sf_duration", p.sf_duration);
   r.read("start_delay", p.start_delay);
   r.read("animation", p.animation, Bound::kPositive);
-  if (auto n = r.find("animation"); n && p.animation.count() < std::llround(1e9 / p.refresh_hz))
-    fail(doc, *n, r.path("animation"),
-         fmt::format("an animation must last at least one vsync period ({:.3f} ms at {} Hz), got {}",
-                     1e3 / p.refresh_hz, p.refresh_hz, duration_text(p.animation)));
+  if (p.animation.count() < std::llround(1e9 / p.refresh_hz)) {
+    // Named at the animation if given, else at the refresh rate that made
+    // the default one too short.
+    const auto n = r.find("animation");
+    const bool given = n.has_value();
+    fail(doc, given ? *n : *r.find("refresh_rate"), r.path(given ? "animation" : "refresh_rate"),
+         fmt::format("an animation must last at least one vsync period ({:.3f} ms at {} Hz), got {}{}",
+                     1e3 / p.refresh_hz, p.refresh_hz, duration_text(p.animation),
+                     given ? "" : " (the default 'animation'): set a longer animation"));
+  }
   r.read("gap", p.gap);
   r.read("cycles", p.cycles, -1, 1'000'000);
   if (auto n = r.find("idle_frame_interval"))

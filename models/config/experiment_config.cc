@@ -241,7 +241,14 @@ std::vector<SweepAxis> load_grid(const YamlDoc& doc, const YAML::Node& node, con
     const std::string key_path = child_path(path, axis.path);
     if (value.IsSequence()) {
       if (value.size() == 0) fail(doc, value, key_path, "an empty list sweeps nothing");
-      for (size_t i = 0; i < value.size(); ++i) axis.values.push_back(axis_value(value[i], &axis.duration));
+      for (size_t i = 0; i < value.size(); ++i) {
+        axis.values.push_back(axis_value(value[i], &axis.duration));
+        // The same value twice would run the same points twice under two ids.
+        for (size_t j = 0; j + 1 < axis.values.size(); ++j)
+          if (axis.values[j].text == axis.values.back().text)
+            fail(doc, value[i], index_path(key_path, i),
+                 fmt::format("'{}' is listed twice (first at {})", axis.values.back().text, index_path(key_path, j)));
+      }
     } else if (value.IsMap()) {
       axis.values = load_range(doc, value, key_path, &axis.duration);
       if (axis.values.empty()) fail(doc, value, key_path, "the range is empty");

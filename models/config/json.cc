@@ -276,6 +276,11 @@ const char* describe(Value::Type type) {
   return "?";
 }
 
-Value parse(std::string_view text, const std::string& source) { return Parser(text, source).document(); }
+Value parse(std::string_view text, const std::string& source) {
+  // A UTF-8 byte order mark, as some Windows editors write (RFC 8259 lets a
+  // parser ignore it; the YAML loader does too).
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  return Parser(text, source).document();
+}
 
 }  // namespace schedlab::json

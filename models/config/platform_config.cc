@@ -23,6 +23,7 @@
 #include "models/config/config.h"
 #include "models/config/yaml_loaders.h"
 #include "models/kernel/cpufreq/governor.h"
+#include "models/kernel/cpuidle/governor.h"
 
 namespace schedlab::config {
 
@@ -120,6 +121,10 @@ std::optional<uint64_t> parse_scaled(std::string_view text, std::span<const Unit
 }
 
 constexpr UnitScale kFrequencyUnits[] = {{"GHz", 6}, {"MHz", 3}, {"kHz", 0}, {"Hz", -3}};
+// Bounds far above any CPU (about 2,000 DMIPS/MHz, 5 GHz) that keep
+// capacity-dmips-mhz x frequency (the kernel's u64 raw capacity) exact.
+constexpr uint64_t kMaxFrequencyKhz = 100'000'000;  // 100 GHz
+constexpr int64_t kMaxDmipsMhz = 1'000'000;
 constexpr UnitScale kVoltageUnits[] = {{"V", 6}, {"mV", 3}, {"uV", 0}};
 constexpr UnitScale kPowerUnits[] = {{"W", 6}, {"mW", 3}, {"uW", 0}};
 
@@ -135,6 +140,10 @@ uint64_t as_frequency_khz(const YamlDoc& doc, const YAML::Node& node, const std:
   auto v = parse_scaled(text, kFrequencyUnits, "kHz", "1.8GHz, 1803MHz or 691200kHz", &why);
   if (!v) fail(doc, node, path, why);
   if (*v == 0) fail(doc, node, path, fmt::format("'{}' is not positive (expected a frequency > 0)", text));
+  // Far above any CPU, and it keeps capacity-dmips-mhz x frequency (the
+  // kernel's u64 raw capacity) exact.
+  if (*v > kMaxFrequencyKhz)
+    fail(doc, node, path, fmt::format("'{}' is too high (expected at most 100GHz)", text));
   return *v;
 }
 
@@ -230,7 +239,7 @@ ClusterParams load_cluster(const YamlDoc& doc, const YAML::Node& node, const std
   r.read("cpus", c.nr_cpus, 1, kMaxCpus);
   r.read("cpu_map_cluster", c.cpu_map_cluster, 0, kMaxCpus - 1);
   int64_t dmips = c.capacity_dmips_mhz;
-  r.read("capacity_dmips_mhz", dmips, 1, std::numeric_limits<uint32_t>::max());
+  r.read("capacity_dmips_mhz", dmips, 1, kMaxDmipsMhz);
   c.capacity_dmips_mhz = static_cast<uint32_t>(dmips);
   int64_t coefficient = c.dynamic_power_coefficient;
   r.read("dynamic_power_coefficient", coefficient, 0, std::numeric_limits<uint32_t>::max());
@@ -252,7 +261,13 @@ ClusterParams load_cluster(const YamlDoc& doc, const YAML::Node& node, const std
   } else if (c.cpufreq_governor == "userspace") {
     r.fail_here("the userspace governor needs 'userspace_freq' (scaling_setspeed)");
   }
-  if (auto n = r.find("cpu_idle_states")) c.cpu_idle_states = load_idle_states(doc, *n, r.path("cpu_idle_states"));
+  if (auto n = r.find("cpu_idle_states")) {
+    c.cpu_idle_states = load_idle_states(doc, *n, r.path("cpu_idle_states"));
+    if (c.cpu_idle_states.size() > static_cast<size_t>(cpuidle::kStateMax))
+      fail(doc, *n, r.path("cpu_idle_states"),
+           fmt::format("{} idle states, more than CPUIDLE_STATE_MAX ({}) allows", c.cpu_idle_states.size(),
+                       cpuidle::kStateMax));
+  }
   if (auto n = r.find("cluster_idle_states"))
     c.cluster_idle_states = load_idle_states(doc, *n, r.path("cluster_idle_states"));
   return c;
@@ -302,6 +317,24 @@ PlatformParams load_platform_map(const YamlDoc& doc, const MapReader& r) {
     validate_platform(p);
   } catch (const std::invalid_argument& e) {
     r.fail_here(e.what());
+  }
+  // Capacities as the kernel computes them (either unit of the reference
+  // frequency, by kernel version): a cluster whose capacity rounds to 0
+  // has no work rate and no energy model.
+  if (auto n = r.find("clusters")) {
+    for (CapacityFreqUnit unit : {CapacityFreqUnit::kKhz, CapacityFreqUnit::kMhz}) {
+      const DerivedPlatform d = derive_platform(p, unit);
+      for (size_t i = 0; i < p.clusters.size(); ++i) {
+        if (d.cluster_capacity[i] > 0) continue;
+        const std::string path = index_path(r.path("clusters"), i);
+        const YAML::Node node = (*n)[i]["capacity_dmips_mhz"] ? (*n)[i]["capacity_dmips_mhz"] : (*n)[i];
+        fail(doc, node, (*n)[i]["capacity_dmips_mhz"] ? child_path(path, "capacity_dmips_mhz") : path,
+             fmt::format("cluster '{}' gets capacity 0 (capacity-dmips-mhz {} x {} against the biggest CPU's, scaled "
+                         "to 1024, rounds down to 0): raise its capacity_dmips_mhz or its top OPP",
+                         p.clusters[i].name, p.clusters[i].capacity_dmips_mhz,
+                         frequency_text(p.clusters[i].opps.back().freq_khz)));
+      }
+    }
   }
   return p;
 }
@@ -432,7 +465,7 @@ const std::vector<ParamDecl>& platform_cluster_params() {
         {"cpus", fmt::format("int 1..{}", kMaxCpus), "required", "CPUs in this frequency domain"},
         {"cpu_map_cluster", "int >= 0", "its index",
          "the device tree cpu-map clusterN holding these CPUs (several frequency domains may share one)"},
-        {"capacity_dmips_mhz", "int > 0", std::to_string(d.capacity_dmips_mhz),
+        {"capacity_dmips_mhz", "int 1..1000000", std::to_string(d.capacity_dmips_mhz),
          "capacity-dmips-mhz of the CPU nodes"},
         {"dynamic_power_coefficient", "int >= 0 (uW/MHz/V^2)", "0",
          "dynamic-power-coefficient; 0 = use each OPP's power"},

@@ -72,6 +72,8 @@ void load_pm_runtime(const YamlDoc& doc, const MapReader& top, ScenarioParams& s
     const RpmDeviceParams& d = s.pm_runtime.devices[i];
     if (d.parent.empty()) continue;
     MapReader dr(doc, list[i], index_path(r.path("devices"), i), rpm_device_params());
+    if (d.parent == d.name)
+      fail(doc, *dr.find("parent"), dr.path("parent"), fmt::format("device '{}' cannot be its own parent", d.name));
     std::vector<std::string> others;
     for (const auto& o : seen)
       if (o != d.name) others.push_back(o);

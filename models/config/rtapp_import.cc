@@ -127,7 +127,9 @@ class Importer {
     if (m.key.empty()) ctx_.fail(m, path, "a task needs a non-empty name");
     for (unsigned char c : m.key)
       if (std::isspace(c) || std::iscntrl(c))
-        ctx_.fail(m, path, fmt::format("task name '{}' contains whitespace, which task names cannot carry", m.key));
+        ctx_.fail(m, path,
+                  fmt::format("task name '{}' contains {}, which task names cannot carry", m.key,
+                              std::isspace(c) ? "whitespace" : "a control character"));
   }
 
   void read_task(const Member& m) {
