@@ -627,3 +627,8 @@ TEST_CASE("bad platform and display and device and rt-app inputs are refused at 
     CHECK(p.tasks.size() == 1);
   }
 }
+
+TEST_CASE("a second YAML document in a file is an error, not ignored", "[config]") {
+  const ConfigError e = error_of(std::string("name: t\nplatform: {cpus: 1}\n") + kOneTask + "---\nname: u\n");
+  CHECK_THAT(e.what(), Catch::StartsWith("test.yaml:8:1: a second YAML document ('---')"));
+}

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "models/config/config.h"
 #include "models/config/diagnostics.h"
@@ -77,7 +78,16 @@ std::string describe_node(const YAML::Node& node) {
 
 YAML::Node parse_yaml_document(std::string_view text, const std::string& name) {
   try {
-    return YAML::Load(std::string(text));
+    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    // One file, one document: a second one ('---') would be silently
+    // ignored, and whatever it says would not happen.
+    if (docs.size() > 1) {
+      const YAML::Mark at = docs[1].Mark();
+      throw ConfigError(name, at.is_null() ? 0 : at.line + 1, at.is_null() ? 0 : at.column + 1, "",
+                        "a second YAML document ('---'): a file holds one configuration (merge the documents, or "
+                        "use one file each)");
+    }
+    return docs.empty() ? YAML::Node() : docs.front();
   } catch (const YAML::Exception& e) {
     // e.mark is 0-based like Node::Mark(); e.msg is the bare description.
     int line = e.mark.is_null() ? 0 : e.mark.line + 1;
