@@ -516,3 +516,38 @@ TEST_CASE("who pays lists the groups only another variant has", "[compare]") {
   CHECK(hp.cpu_share.cells[1].n == 2);
   CHECK_FALSE(hp.cpu_share.cells[1].change.defined);
 }
+
+TEST_CASE("compare refuses a misspelt workqueue or layer or cluster or DRM or runtime PM object", "[compare][cli]") {
+  // These objects come from the runs (a workqueue's row appears with its
+  // first item); one that no run and no scenario has is a misspelling that
+  // would read n/a in every row. The pm_wq scenario's real ones pass.
+  ScratchDir dir("compare_objects");
+  const std::string head = "scenario: " + repo_path("configs/scenarios/shade_swipe.yaml") +
+                           "\nruns: 1\nduration: 100ms\nwarmup: 0s\nvariants: [{name: a}, {name: b}]\nmetrics:\n";
+  auto compare = [&](const std::string& metric) {
+    const std::string exp = (dir / "exp.yaml").string();
+    write_text(exp, head + "  - " + metric + "\n");
+    return run_schedlab(dir, "compare " + shell_quote(exp) + " -q -j 1");
+  };
+  for (const char* ok : {"wq:pm.items", "wq:events.items", "frames:NotificationShade.app_missed",
+                         "rpm:ndroid.systemui.resume_waits", "rpm:ndroid.systemui/gpu.resume_waits"}) {
+    CAPTURE(ok);
+    const Cli r = compare(ok);
+    INFO(r.err);
+    CHECK(r.code == 0);
+  }
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"wq:pn.items", "no workqueue 'pn' in the experiment ("},
+      {"frames:NotificationShad.app_missed", "no display layer 'NotificationShad' in the experiment (NotificationShade)"},
+      {"rpm:nobody.resume_waits", "no task group (or group/device) with runtime PM sleeps 'nobody'"},
+      {"rpm:ndroid.systemui/gpx.resume_waits", "'ndroid.systemui/gpx'"},
+      {"drm:gfx.push_to_run.p99", "no DRM scheduler or entity 'gfx' in the experiment (none)"},
+      {"cluster:litle.energy_mj", "no cluster 'litle' in the experiment (little, mid, prime)"},
+  };
+  for (const auto& [metric, message] : bad) {
+    CAPTURE(metric);
+    const Cli r = compare(metric);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(message) && Catch::Contains("exp.yaml:7:5: metrics:"));
+  }
+}
