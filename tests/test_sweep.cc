@@ -95,6 +95,13 @@ TEST_CASE("a manifest reads back to itself and its key covers the scenario's tex
   moved.scenario = "/abs/path/s.yaml";
   CHECK(make_manifest(moved, "scenario text").key == m.key);
   CHECK_THROWS_AS(parse_manifest("{\"format\": \"something else\"}", "x.json"), SweepError);
+  // A damaged run count is refused as such (9223372036854775807 once read
+  // as a negative int and was reported as 'runs < 1').
+  std::string huge = text;
+  const std::string runs_field = "\"runs\": 2";
+  REQUIRE(huge.find(runs_field) != std::string::npos);
+  huge.replace(huge.find(runs_field), runs_field.size(), "\"runs\": 9223372036854775807");
+  CHECK_THROWS_WITH(parse_manifest(huge, "manifest.json"), Catch::Contains("runs 9223372036854775807 out of range"));
 }
 
 TEST_CASE("a point file keeps every value exactly and refuses other sweeps' files", "[sweep]") {

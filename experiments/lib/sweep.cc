@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -259,8 +260,9 @@ SweepManifest parse_manifest(const std::string& text, const std::string& file) {
   m.name = str_member(root, "name", file);
   m.source = str_member(root, "source", file);
   m.scenario = str_member(root, "scenario", file);
-  m.runs = static_cast<int>(int_member(root, "runs", file));
-  if (m.runs < 1) bad(file, "runs < 1");
+  const int64_t runs = int_member(root, "runs", file);
+  if (runs < 1 || runs > std::numeric_limits<int>::max()) bad(file, fmt::format("runs {} out of range", runs));
+  m.runs = static_cast<int>(runs);
   {
     const std::string s = str_member(root, "base_seed", file);
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), m.base_seed);
