@@ -421,9 +421,12 @@ struct TraceTasks {
     a.comm = "hog a";  // a space: written as hog_a
     a.prio = 120;
     a.cpu = 0;
+    a.se.avg.util_avg = 300;                      // written as it leaves the CPU
+    a.se.avg.util_est.raw = 250 | kUtilAvgUnchanged;  // the flag bit is not part of the value
     b.pid = 11;
     b.comm = "rt";
     b.policy = Policy::kFifo;
+    b.sched_class = SchedClassId::kRt;  // no util lines for it
     b.rt_priority = 50;
     b.prio = 49;
     b.cpu = 0;
@@ -472,7 +475,7 @@ TEST_CASE("the ftrace writer prints the kernel's line format", "[ftrace]") {
   {
     FtraceWriter w(out, {true, 2, "unit test"});
     script(w, t);
-    CHECK(w.events() == 14);
+    CHECK(w.events() == 16);
   }
   const std::string expected = std::string(kTraceHeader) +
       "          <idle>-0       (-------) [000] d.h2     0.000000000: sched_waking: comm=hog_a pid=10 prio=120 target_cpu=000\n"
@@ -486,6 +489,8 @@ TEST_CASE("the ftrace writer prints the kernel's line format", "[ftrace]") {
       "          <idle>-0       (-------) [001] d..2     0.002000200: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=rt next_pid=11 next_prio=49\n"
       "           hog_a-10      (     10) [000] d..2     0.003000000: sched_pi_setprio: comm=hog_a pid=10 oldprio=120 newprio=49\n"
       "           hog_a-10      (     10) [000] d..2     0.004000000: sched_switch: prev_comm=hog_a prev_pid=10 prev_prio=120 prev_state=D ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+      "           hog_a-10      (     10) [000] d..2     0.004000000: tracing_mark_write: C|10|util_avg|300\n"
+      "           hog_a-10      (     10) [000] d..2     0.004000000: tracing_mark_write: C|10|util_est|250\n"
       "          <idle>-0       (-------) [000] d..2     0.004000000: cpu_idle: state=1 cpu_id=0\n"
       "              rt-11      (     11) [001] d..2     0.005000000: sched_switch: prev_comm=rt prev_pid=11 prev_prio=49 prev_state=R+ ==> next_comm=swapper/1 next_pid=0 next_prio=120\n"
       "          <idle>-0       (-------) [001] d..2  1001.000000000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=rt next_pid=11 next_prio=49\n";
@@ -563,6 +568,10 @@ TEST_CASE("every ftrace line parses with Perfetto's systrace tokenizer", "[ftrac
            task.find("rt") != std::string::npos));
     const std::string event = m[5].str();
     std::string args = m.suffix().str();
+    if (event == "tracing_mark_write") {  // atrace: "C|pid|name|value", a counter
+      CHECK_THAT(args, Catch::Matches(" C\\|\\d+\\|util_(avg|est)\\|\\d+"));
+      continue;
+    }
     std::istringstream tokens(args);
     for (std::string tok; tokens >> tok;) {
       if (tok == "==>") continue;
@@ -573,7 +582,7 @@ TEST_CASE("every ftrace line parses with Perfetto's systrace tokenizer", "[ftrac
                                       "next_comm=\\S+ next_pid=\\d+ next_prio=\\d+"));
     }
   }
-  CHECK(lines == 14);
+  CHECK(lines == 16);
 }
 
 TEST_CASE("comms are written without whitespace", "[ftrace]") {

@@ -163,6 +163,19 @@ void FtraceWriter::on_switch(Time t, int cpu, const Task& prev, TaskState prev_s
                  "prev_comm={} prev_pid={} prev_prio={} prev_state={} ==> next_comm={} next_pid={} next_prio={}\n",
                  comm_arg(prev, cpu), prev.pid, prev.prio, prev_state_text(prev, prev_state), comm_arg(next, cpu),
                  next.pid, next.prio);
+  // A fair task's PELT signals as it leaves the CPU (put_prev_task() has
+  // just updated them), as systrace counters Perfetto draws as a track per
+  // task: util_avg and util_est (task_util(), _task_util_est()), the
+  // values misfit, EAS and schedutil read. Android kernels show the same
+  // through vendor tracepoints (sched_pelt_se, sched_util_est_se), which
+  // text traces cannot carry in a form Perfetto reads.
+  if (!is_idle(prev) && prev.sched_class == SchedClassId::kFair) {
+    for (auto [name, value] : {std::pair<const char*, uint64_t>{"util_avg", prev.se.avg.util_avg},
+                               {"util_est", prev.se.avg.util_est.value()}}) {
+      line_prefix(ctx, t, "tracing_mark_write");
+      fmt::format_to(std::back_inserter(buf_), "C|{}|{}|{}\n", prev.pid, name, value);
+    }
+  }
   current(cpu);  // grow the table
   curr_[static_cast<size_t>(cpu)] = is_idle(next) ? nullptr : &next;
   maybe_flush();
