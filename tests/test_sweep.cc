@@ -507,6 +507,15 @@ TEST_CASE("a sweep or compare that fails before its first result leaves no files
   CHECK_FALSE(fs::exists(out));
   sweep(dir, file, out, "-q");
   CHECK(fs::exists(fs::path(out) / "sweep.json"));
+  // A misspelt workqueue (compare's check, at each point's first run).
+  std::string wq_text = slurp(file);
+  wq_text.replace(wq_text.find(good), good.size(), "wq:evnts.items");
+  write_text(bad, wq_text);
+  const std::string out_wq = (dir / "out_wq").string();
+  const Cli w = run_schedlab(dir, "sweep " + shell_quote(bad) + " -j 1 --out " + shell_quote(out_wq));
+  CHECK(w.code == 2);
+  CHECK_THAT(w.err, Catch::Contains("no workqueue 'evnts' in the experiment") && Catch::Contains("events"));
+  CHECK_FALSE(fs::exists(out_wq));
 
   // compare --plot into a path that cannot be a folder: refused before any
   // run, so neither --json nor --csv is written.

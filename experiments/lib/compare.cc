@@ -8,85 +8,10 @@
 #include "experiments/lib/parallel.h"
 #include "experiments/lib/runner.h"
 #include "models/config/config.h"
-#include "models/kernel/workqueue/workqueue.h"
-#include "sim/names.h"
 #include "sim/rng.h"
 
 namespace schedlab {
 
-namespace {
-// drm:, wq:, rpm:, frames: and cluster: objects come from the runs (a
-// workqueue's row appears with its first item): one named explicitly that
-// no run and no variant's scenario has is a misspelling, which would read
-// n/a in every row. Declared but idle ones (a workqueue no run used) stay
-// legal: they read n/a.
-void check_named_objects(const std::vector<MetricRequest>& requests, const std::vector<ScenarioParams>& params,
-                         const std::vector<std::vector<RunResult>>& results) {
-  for (const MetricRequest& req : requests) {
-    const auto name = parse_metric_name(req.name, nullptr);
-    if (!name || name->object.empty() || name->object == "*") continue;
-    std::vector<std::string> valid;
-    auto add = [&](const std::string& s) {
-      if (std::find(valid.begin(), valid.end(), s) == valid.end()) valid.push_back(s);
-    };
-    const char* what = nullptr;
-    switch (name->scope) {
-      case MetricScope::kWq:
-        what = "workqueue";
-        for (const std::string& w : WorkqueueSystem::system_workqueue_names()) add(w);
-        for (const ScenarioParams& p : params)
-          for (const auto& w : p.workqueue.workqueues) add(w.name);
-        for (const auto& runs : results)
-          for (const RunResult& r : runs)
-            for (const WorkQueueMetrics& w : r.workqueues) add(w.name);
-        break;
-      case MetricScope::kDrm:
-        what = "DRM scheduler or entity";
-        for (const ScenarioParams& p : params)
-          for (const auto& d : p.devices)
-            if (const auto* drm = std::get_if<DrmSchedParams>(&d.params)) {
-              add(d.name);
-              for (const std::string& e : drm->entities) add(d.name + "/" + e);
-            }
-        break;
-      case MetricScope::kRpm:
-        what = "task group (or group/device) with runtime PM sleeps";
-        for (const auto& runs : results)
-          for (const RunResult& r : runs) {
-            for (const TaskMetrics& t : r.tasks) add(t.group);
-            for (const RpmSleepMetrics& s : r.rpm_sleeps) add(s.group), add(s.group + "/" + s.device);
-          }
-        if (name->object.find('/') != std::string::npos) {
-          // group/device: the group is checked; the device must be one of the scenario's.
-          const std::string group = name->object.substr(0, name->object.find('/'));
-          const std::string device = name->object.substr(name->object.find('/') + 1);
-          bool known_device = false;
-          for (const ScenarioParams& p : params)
-            for (const auto& d : p.pm_runtime.devices) known_device |= d.name == device;
-          if (known_device && std::find(valid.begin(), valid.end(), group) != valid.end()) add(name->object);
-        }
-        break;
-      case MetricScope::kFrames:
-        what = "display layer";
-        for (const ScenarioParams& p : params)
-          for (const auto& d : p.devices)
-            if (const auto* disp = std::get_if<DisplayParams>(&d.params)) add(disp->layer);
-        break;
-      case MetricScope::kCluster:
-        what = "cluster";
-        for (const ScenarioParams& p : params)
-          for (const ClusterParams& c : p.platform.clusters) add(c.name);
-        break;
-      default: break;
-    }
-    if (!what || std::find(valid.begin(), valid.end(), name->object) != valid.end()) continue;
-    throw ConfigError(req.origin.file, req.origin.line, req.origin.column, "metrics",
-                      fmt::format("no {} '{}' in the experiment ({}){}", what, name->object,
-                                  valid.empty() ? std::string("none") : fmt::format("{}", fmt::join(valid, ", ")),
-                                  did_you_mean(name->object, valid)));
-  }
-}
-}  // namespace
 
 std::vector<MetricRequest> default_compare_metrics(const std::string& file) {
   std::vector<MetricRequest> m;
@@ -217,7 +142,12 @@ Comparison run_comparison(const ExperimentSpec& spec, const CompareOptions& opti
   std::vector<const Aggregate*> others;
   for (size_t v = 1; v < nv; ++v) others.push_back(&runs[v][0].aggregate());
   const std::vector<Metric> expanded = expand_metrics(requests, runs[0][0].aggregate(), others);
-  check_named_objects(requests, params, c.results);
+  std::vector<const ScenarioParams*> scenarios;
+  for (const ScenarioParams& p : params) scenarios.push_back(&p);
+  std::vector<const RunResult*> all_runs;
+  for (const auto& variant : c.results)
+    for (const RunResult& r : variant) all_runs.push_back(&r);
+  check_named_objects(requests, scenarios, all_runs);
   for (const Metric& m : expanded) {
     c.metrics.push_back(summarize_metric(m, collect(m.name, runs), names));
     add_pooled(c.metrics.back(), m.name, c.results, names);

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "models/config/config.h"
+#include "models/kernel/workqueue/workqueue.h"
 
 namespace schedlab {
 namespace {
@@ -484,6 +485,72 @@ std::vector<Metric> expand_metrics(const std::vector<MetricRequest>& requests, c
     add(*name);
   }
   return out;
+}
+
+// Declared names from the scenarios, the rest from the runs.
+void check_named_objects(const std::vector<MetricRequest>& requests, const std::vector<const ScenarioParams*>& params,
+                         const std::vector<const RunResult*>& runs) {
+  for (const MetricRequest& req : requests) {
+    const auto name = parse_metric_name(req.name, nullptr);
+    if (!name || name->object.empty() || name->object == "*") continue;
+    std::vector<std::string> valid;
+    auto add = [&](const std::string& s) {
+      if (std::find(valid.begin(), valid.end(), s) == valid.end()) valid.push_back(s);
+    };
+    const char* what = nullptr;
+    switch (name->scope) {
+      case MetricScope::kWq:
+        what = "workqueue";
+        for (const std::string& w : WorkqueueSystem::system_workqueue_names()) add(w);
+        for (const ScenarioParams* sp : params)
+          for (const auto& w : sp->workqueue.workqueues) add(w.name);
+        for (const RunResult* r : runs)
+          for (const WorkQueueMetrics& w : r->workqueues) add(w.name);
+        break;
+      case MetricScope::kDrm:
+        what = "DRM scheduler or entity";
+        for (const ScenarioParams* sp : params)
+          for (const auto& d : sp->devices)
+            if (const auto* drm = std::get_if<DrmSchedParams>(&d.params)) {
+              add(d.name);
+              for (const std::string& e : drm->entities) add(d.name + "/" + e);
+            }
+        break;
+      case MetricScope::kRpm:
+        what = "task group (or group/device) with runtime PM sleeps";
+        for (const RunResult* r : runs) {
+          for (const TaskMetrics& t : r->tasks) add(t.group);
+          for (const RpmSleepMetrics& s : r->rpm_sleeps) add(s.group), add(s.group + "/" + s.device);
+        }
+        if (name->object.find('/') != std::string::npos) {
+          // group/device: the group is checked; the device must be one of the scenario's.
+          const std::string group = name->object.substr(0, name->object.find('/'));
+          const std::string device = name->object.substr(name->object.find('/') + 1);
+          bool known_device = false;
+          for (const ScenarioParams* sp : params)
+            for (const auto& d : sp->pm_runtime.devices) known_device |= d.name == device;
+          if (known_device && std::find(valid.begin(), valid.end(), group) != valid.end()) add(name->object);
+        }
+        break;
+      case MetricScope::kFrames:
+        what = "display layer";
+        for (const ScenarioParams* sp : params)
+          for (const auto& d : sp->devices)
+            if (const auto* disp = std::get_if<DisplayParams>(&d.params)) add(disp->layer);
+        break;
+      case MetricScope::kCluster:
+        what = "cluster";
+        for (const ScenarioParams* sp : params)
+          for (const ClusterParams& c : sp->platform.clusters) add(c.name);
+        break;
+      default: break;
+    }
+    if (!what || std::find(valid.begin(), valid.end(), name->object) != valid.end()) continue;
+    throw ConfigError(req.origin.file, req.origin.line, req.origin.column, "metrics",
+                      fmt::format("no {} '{}' in the experiment ({}){}", what, name->object,
+                                  valid.empty() ? std::string("none") : fmt::format("{}", fmt::join(valid, ", ")),
+                                  did_you_mean(name->object, valid)));
+  }
 }
 
 RunTotals run_totals(const RunResult& run) {

@@ -22,6 +22,7 @@
 #include "experiments/lib/aggregate.h"
 #include "models/config/experiment_params.h"
 #include "models/metrics/run_result.h"
+#include "models/scenario.h"
 
 namespace schedlab {
 
@@ -88,6 +89,13 @@ std::vector<Metric> expand_metrics(const std::vector<MetricRequest>& requests, c
                                    const std::vector<const Aggregate*>& also = {});
 // A metric's unit (the field must exist).
 MetricUnit metric_unit(const MetricName& name);
+// drm:, wq:, rpm:, frames: and cluster: objects come from the runs (a
+// workqueue's row appears with its first item): one named explicitly in
+// `requests` that neither `runs` nor `params` (the scenarios they ran) has
+// is a misspelling, a ConfigError at the request's origin listing the valid
+// names. Declared objects no run used stay legal (they read n/a).
+void check_named_objects(const std::vector<MetricRequest>& requests, const std::vector<const ScenarioParams*>& params,
+                         const std::vector<const RunResult*>& runs);
 
 // One run's metrics, computed once per run.
 class RunMetrics {

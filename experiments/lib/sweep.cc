@@ -859,6 +859,9 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
         const RunResult result =
             simulate_run(with_start_jitter(params[job.point], m.start_jitter, seed), seed, {}, nullptr,
                          fmt::format("point {}, run {}", m.points[job.point].id, run), m.why);
+        // A misspelt wq:/drm:/rpm:/frames:/cluster: object, found with the
+        // point's first run (before its file is written).
+        if (job.k == 0) check_named_objects(requests, {&params[job.point]}, {&result});
         const RunMetrics rm(result);
         RunRecord rec;
         rec.run = run;
