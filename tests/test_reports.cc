@@ -449,6 +449,8 @@ void script(FtraceWriter& w, TraceTasks& t) {
   w.on_prio_change(3_ms, t.a, 120, 49, true);
   w.on_prio_change(Time::ns(3000500), t.a, 49, 110, false);  // a setscheduler change: not traced
   w.on_switch(4_ms, 0, t.a, TaskState::kUninterruptible, t.idle0);
+  w.on_cpu_util(4_ms, 0, 200, 0);
+  w.on_cpu_util(4_ms, 0, 200, 0);  // unchanged: not written again
   w.on_cpu_idle(4_ms, 0, 1);
   w.on_switch(5_ms, 1, t.b, TaskState::kRunning, t.idle1);
   w.on_switch(1001_s, 1, t.idle1, TaskState::kRunning, t.b);
@@ -475,7 +477,7 @@ TEST_CASE("the ftrace writer prints the kernel's line format", "[ftrace]") {
   {
     FtraceWriter w(out, {true, 2, "unit test"});
     script(w, t);
-    CHECK(w.events() == 16);
+    CHECK(w.events() == 18);
   }
   const std::string expected = std::string(kTraceHeader) +
       "          <idle>-0       (-------) [000] d.h2     0.000000000: sched_waking: comm=hog_a pid=10 prio=120 target_cpu=000\n"
@@ -491,6 +493,8 @@ TEST_CASE("the ftrace writer prints the kernel's line format", "[ftrace]") {
       "           hog_a-10      (     10) [000] d..2     0.004000000: sched_switch: prev_comm=hog_a prev_pid=10 prev_prio=120 prev_state=D ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
       "           hog_a-10      (     10) [000] d..2     0.004000000: tracing_mark_write: C|10|util_avg|300\n"
       "           hog_a-10      (     10) [000] d..2     0.004000000: tracing_mark_write: C|10|util_est|250\n"
+      "          <idle>-0       (-------) [000] d..2     0.004000000: tracing_mark_write: C|0|cpu0 util_cfs|200\n"
+      "          <idle>-0       (-------) [000] d..2     0.004000000: tracing_mark_write: C|0|cpu0 util_rt|0\n"
       "          <idle>-0       (-------) [000] d..2     0.004000000: cpu_idle: state=1 cpu_id=0\n"
       "              rt-11      (     11) [001] d..2     0.005000000: sched_switch: prev_comm=rt prev_pid=11 prev_prio=49 prev_state=R+ ==> next_comm=swapper/1 next_pid=0 next_prio=120\n"
       "          <idle>-0       (-------) [001] d..2  1001.000000000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=rt next_pid=11 next_prio=49\n";
@@ -569,7 +573,7 @@ TEST_CASE("every ftrace line parses with Perfetto's systrace tokenizer", "[ftrac
     const std::string event = m[5].str();
     std::string args = m.suffix().str();
     if (event == "tracing_mark_write") {  // atrace: "C|pid|name|value", a counter
-      CHECK_THAT(args, Catch::Matches(" C\\|\\d+\\|util_(avg|est)\\|\\d+"));
+      CHECK_THAT(args, Catch::Matches(" C\\|\\d+\\|(util_(avg|est)|cpu\\d+ util_(cfs|rt))\\|\\d+"));
       continue;
     }
     std::istringstream tokens(args);
@@ -582,7 +586,7 @@ TEST_CASE("every ftrace line parses with Perfetto's systrace tokenizer", "[ftrac
                                       "next_comm=\\S+ next_pid=\\d+ next_prio=\\d+"));
     }
   }
-  CHECK(lines == 16);
+  CHECK(lines == 18);
 }
 
 TEST_CASE("comms are written without whitespace", "[ftrace]") {

@@ -1,6 +1,7 @@
 #include "experiments/lib/ftrace_writer.h"
 
 #include <iterator>
+#include <tuple>
 
 #include "models/kernel/sched/task.h"
 
@@ -178,6 +179,24 @@ void FtraceWriter::on_switch(Time t, int cpu, const Task& prev, TaskState prev_s
   }
   current(cpu);  // grow the table
   curr_[static_cast<size_t>(cpu)] = is_idle(next) ? nullptr : &next;
+  maybe_flush();
+}
+
+// The CPU's util at each switch, as counters "cpuN util_cfs" and "cpuN
+// util_rt" (what schedutil and EAS read), written when they changed.
+void FtraceWriter::on_cpu_util(Time t, int cpu, uint64_t util_cfs, uint64_t util_rt) {
+  if (cpu_util_.size() <= static_cast<size_t>(cpu)) cpu_util_.resize(static_cast<size_t>(cpu) + 1, {-1, -1});
+  auto& last = cpu_util_[static_cast<size_t>(cpu)];
+  Context ctx;
+  ctx.cpu = cpu;
+  ctx.task = current(cpu);
+  for (auto [name, value, seen] : {std::tuple<const char*, int64_t, int64_t*>{"util_cfs", static_cast<int64_t>(util_cfs), &last.first},
+                                   {"util_rt", static_cast<int64_t>(util_rt), &last.second}}) {
+    if (value == *seen) continue;
+    *seen = value;
+    line_prefix(ctx, t, "tracing_mark_write");
+    fmt::format_to(std::back_inserter(buf_), "C|0|cpu{} {}|{}\n", cpu, name, value);
+  }
   maybe_flush();
 }
 

@@ -55,6 +55,8 @@ class FtraceWriter : public SchedObserver {
   void on_waking(Time t, const Task& p, const Task* waker, int target_cpu) override;
   void on_wakeup(Time t, const Task& p, int cpu) override;
   void on_switch(Time t, int cpu, const Task& prev, TaskState prev_state, const Task& next) override;
+  bool wants_cpu_util() const override { return true; }
+  void on_cpu_util(Time t, int cpu, uint64_t util_cfs, uint64_t util_rt) override;
   void on_migrate(Time t, const Task& p, int from_cpu, int to_cpu) override;
   void on_cpu_idle(Time t, int cpu, int state) override;
   void on_prio_change(Time t, const Task& p, int old_prio, int new_prio, bool pi) override;
@@ -84,6 +86,7 @@ class FtraceWriter : public SchedObserver {
   Options options_;
   fmt::memory_buffer buf_;
   std::vector<const Task*> curr_;                  // per CPU; nullptr = the idle task
+  std::vector<std::pair<int64_t, int64_t>> cpu_util_;  // per CPU: last util_cfs, util_rt written (-1: none)
   std::unordered_map<int, Context> waking_ctx_;    // pid -> context of its pending sched_waking
   std::unordered_set<int> new_tasks_;              // pids not woken since on_task_new
   uint64_t events_ = 0;

@@ -215,7 +215,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   void set_body(Task& p, TaskBody* body) { p.body = body; }
   // wake_up_new_task() at time `at`.
   void start_task_at(Task& p, Time at);
-  void add_observer(SchedObserver* o) { observers_.push_back(o); }
+  void add_observer(SchedObserver* o) {
+    observers_.push_back(o);
+    if (o->wants_cpu_util()) util_observers_.push_back(o);
+  }
   // The per-CPU streams sched_rng() draws from, from run seed `seed`
   // (the constructor seeds them with 0).
   void seed_sched_rng(uint64_t seed);
@@ -603,6 +606,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   std::vector<std::unique_ptr<Task>> idle_tasks_;
   std::array<std::unique_ptr<SchedClass>, 5> classes_;  // indexed by SchedClassId
   std::vector<SchedObserver*> observers_;
+  std::vector<SchedObserver*> util_observers_;  // those of observers_ that want on_cpu_util()
   std::vector<FreqDomain> domains_;
   bool asym_capacity_ = false;
   // struct root_domain of 6.12 (one root domain spans every CPU): the flags

@@ -952,6 +952,10 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
   prev.progress_rate = nullptr;
   prev.progress_since = nullptr;
   for (auto* o : observers_) o->on_switch(now(), rq.cpu, prev, prev_state, next);
+  if (!util_observers_.empty()) [[unlikely]] {
+    const uint64_t util_cfs = cpu_util_cfs(rq), util_rt = rq.avg_rt.util_avg;
+    for (auto* o : util_observers_) o->on_cpu_util(now(), rq.cpu, util_cfs, util_rt);
+  }
   if (next.is_idle_task) {
     // The rq is about to be idle: sync the PELT clock (pick_next_task_fair()).
     rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);

@@ -128,6 +128,13 @@ class SchedObserver {
   // prev left the CPU in prev_state (R: preempted or yielded); next runs.
   // prev or next may be the idle task (pid 0).
   virtual void on_switch(Time t, int cpu, const Task& prev, TaskState prev_state, const Task& next) {}
+  // Right after on_switch(), for observers whose wants_cpu_util() is true
+  // (asked once, when added; the others cost nothing): the CPU's CFS util
+  // as the scheduler reads it (cpu_util_cfs(): util_avg or util_est,
+  // capped at capacity) and its RT util_avg, both 0..1024, as
+  // put_prev_task() left them.
+  virtual bool wants_cpu_util() const { return false; }
+  virtual void on_cpu_util(Time t, int cpu, uint64_t util_cfs, uint64_t util_rt) {}
   virtual void on_migrate(Time t, const Task& p, int from_cpu, int to_cpu) {}
   // cpu_idle: state >= 0 entering an idle state, -1 leaving idle.
   virtual void on_cpu_idle(Time t, int cpu, int state) {}
