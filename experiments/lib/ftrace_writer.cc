@@ -1,7 +1,6 @@
 #include "experiments/lib/ftrace_writer.h"
 
 #include <iterator>
-#include <tuple>
 
 #include "models/kernel/sched/task.h"
 
@@ -190,13 +189,14 @@ void FtraceWriter::on_cpu_util(Time t, int cpu, uint64_t util_cfs, uint64_t util
   Context ctx;
   ctx.cpu = cpu;
   ctx.task = current(cpu);
-  for (auto [name, value, seen] : {std::tuple<const char*, int64_t, int64_t*>{"util_cfs", static_cast<int64_t>(util_cfs), &last.first},
-                                   {"util_rt", static_cast<int64_t>(util_rt), &last.second}}) {
-    if (value == *seen) continue;
-    *seen = value;
+  auto write = [&](const char* name, uint64_t value, int64_t& written) {
+    if (static_cast<int64_t>(value) == written) return;
+    written = static_cast<int64_t>(value);
     line_prefix(ctx, t, "tracing_mark_write");
     fmt::format_to(std::back_inserter(buf_), "C|0|cpu{} {}|{}\n", cpu, name, value);
-  }
+  };
+  write("util_cfs", util_cfs, last.first);
+  write("util_rt", util_rt, last.second);
   maybe_flush();
 }
 

@@ -522,10 +522,10 @@ void check_named_objects(const std::vector<MetricRequest>& requests, const std::
           for (const TaskMetrics& t : r->tasks) add(t.group);
           for (const RpmSleepMetrics& s : r->rpm_sleeps) add(s.group), add(s.group + "/" + s.device);
         }
-        if (name->object.find('/') != std::string::npos) {
+        if (const size_t slash = name->object.find('/'); slash != std::string::npos) {
           // group/device: the group is checked; the device must be one of the scenario's.
-          const std::string group = name->object.substr(0, name->object.find('/'));
-          const std::string device = name->object.substr(name->object.find('/') + 1);
+          const std::string group = name->object.substr(0, slash);
+          const std::string device = name->object.substr(slash + 1);
           bool known_device = false;
           for (const ScenarioParams* sp : params)
             for (const auto& d : sp->pm_runtime.devices) known_device |= d.name == device;

@@ -164,8 +164,7 @@ std::string render_decision_table(const RunSet& set) {
   for (const RunResult& r : set.runs) tally.add(r.decisions);
   if (tally.empty()) return "";
   const std::vector<DecisionCount> rows = tally.sorted();
-  std::map<std::pair<std::string, std::string>, uint64_t> totals;  // (kind, group)
-  for (const DecisionCount& d : rows) totals[{d.kind, d.group}] += d.count;
+  auto totals = DecisionTally::group_totals(rows);
   const int runs = static_cast<int>(set.runs.size());
   TextTable t;
   t.add_column("decision", true);
@@ -189,13 +188,13 @@ std::string render_decisions_side_by_side(const std::vector<DecisionColumn>& col
   using Key = std::tuple<size_t, std::string, std::string>;  // and reason
   const size_t nc = columns.size();
   std::vector<std::map<Key, uint64_t>> counts(nc);
-  std::vector<std::map<Group, uint64_t>> totals(nc);
+  std::vector<std::map<std::pair<std::string, std::string>, uint64_t>> totals(nc);
   std::map<Group, size_t> first_column;  // every group, and the first column that has it
   for (size_t c = 0; c < nc; ++c) {
+    totals[c] = DecisionTally::group_totals(columns[c].decisions);
     for (const DecisionCount& d : columns[c].decisions) {
       const size_t rank = DecisionTally::rank(d.kind);
       counts[c][{rank, d.group, d.reason}] = d.count;
-      totals[c][{rank, d.group}] += d.count;
       first_column.emplace(Group{rank, d.group}, c);
     }
   }
@@ -235,8 +234,8 @@ std::string render_decisions_side_by_side(const std::vector<DecisionColumn>& col
         continue;
       }
       const double per_run = static_cast<double>(n->second) / static_cast<double>(columns[c].runs);
-      const double pct = 100.0 * static_cast<double>(n->second) / static_cast<double>(totals[c][{rank, group}]);
-      row.push_back(pct < 0.05 ? fmt::format("<0.1% ({:.1f})", per_run) : fmt::format("{:.1f}% ({:.1f})", pct, per_run));
+      const uint64_t total = totals[c][{std::string(kDecisionKinds[rank]), group}];
+      row.push_back(fmt::format("{}% ({:.1f})", share_cell(n->second, total), per_run));
     }
     t.add_row(std::move(row));
     last = &key;

@@ -126,12 +126,6 @@ std::vector<Overlay> read_overlays(const json::Value& arr, const std::string& fi
   return out;
 }
 
-bool same_decisions(const std::vector<DecisionCount>& a, const std::vector<DecisionCount>& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const DecisionCount& x, const DecisionCount& y) {
-    return x.kind == y.kind && x.group == y.group && x.reason == y.reason && x.count == y.count;
-  });
-}
-
 std::string time_text(Time t) {
   // Exact and parseable by parse_duration: nanoseconds.
   return fmt::format("{}ns", t.count());
@@ -561,8 +555,7 @@ std::string render_decisions_csv(const SweepSummary& s) {
   std::string out = "point,variant" + axis_header(m) + ",decision,group,reason,count,per_run,share_pct\n";
   for (size_t p = 0; p < m.points.size(); ++p) {
     const SweepManifest::Point& pt = m.points[p];
-    std::map<std::pair<std::string, std::string>, uint64_t> totals;  // (kind, group)
-    for (const DecisionCount& d : s.decisions[p]) totals[{d.kind, d.group}] += d.count;
+    auto totals = DecisionTally::group_totals(s.decisions[p]);
     for (const DecisionCount& d : s.decisions[p]) {
       out += pt.id + "," + csv_field(m.variants[pt.variant].name) + axis_cells(m, pt) + "," + csv_field(d.kind) + "," +
              csv_field(d.group) + "," + csv_field(d.reason) + "," + std::to_string(d.count) + "," +
@@ -745,9 +738,6 @@ void prepare_dir(const fs::path& dir, const SweepManifest& m, const std::string&
   if (!fs::exists(mf)) write_file_atomically(mf.string(), manifest_text);
 }
 
-}  // namespace
-
-namespace {
 // What a sweep that fails before writing any point leaves: nothing. A new
 // folder's manifest (and shard file) go, and the folders if empty; a
 // folder that held this sweep already is left as it was.
@@ -928,7 +918,7 @@ SweepSummary merge_sweeps(const std::vector<std::string>& dirs, const std::strin
       const PointRecord rec = read_point(d, m, m.points[p]);
       for (const RunRecord& r : rec.runs) {
         auto [it, inserted] = runs[p].try_emplace(r.run, r);
-        if (!inserted && (it->second.values != r.values || !same_decisions(it->second.decisions, r.decisions)))
+        if (!inserted && (it->second.values != r.values || it->second.decisions != r.decisions))
           throw SweepError(fmt::format("run {} of point {} differs between shards (is one from another build?)",
                                        r.run, m.points[p].id));
       }

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace schedlab {
@@ -18,6 +19,7 @@ struct DecisionCount {
   std::string group;   // the task group (for idle states: the CPU, "cpu3")
   std::string reason;
   uint64_t count = 0;
+  bool operator==(const DecisionCount&) const = default;
 };
 
 // The kinds, in the order reports list them: placement of a woken task;
@@ -60,6 +62,13 @@ class DecisionTally {
     size_t i = 0;
     while (i < kDecisionKinds.size() && kDecisionKinds[i] != kind) ++i;
     return i;
+  }
+  // Each (kind, group)'s decisions in all, what a reason's share is of.
+  static std::map<std::pair<std::string, std::string>, uint64_t> group_totals(
+      const std::vector<DecisionCount>& counts) {
+    std::map<std::pair<std::string, std::string>, uint64_t> totals;
+    for (const DecisionCount& d : counts) totals[{d.kind, d.group}] += d.count;
+    return totals;
   }
 
  private:
