@@ -215,6 +215,12 @@ TEST_CASE("binder_procs and binder_call load from YAML and bad ones name the key
   ConfigError clash = error_of("binder_procs:\n  - {name: s, threads: 2}\ntasks:\n  - {name: \"binder:s_2\", events: [{run: 1ms}]}\n");
   CHECK(clash.key_path() == "tasks[0].name");
   CHECK_THAT(clash.message(), Catch::Contains("is a looper thread of binder process 's'"));
+  // A kthread_worker's thread is named as the worker: task: metrics could not tell them apart.
+  ConfigError kthread =
+      error_of("kthread_workers:\n  - {name: kw}\ntasks:\n  - {name: kw, events: [{run: 1ms}]}\n");
+  CHECK(kthread.key_path() == "tasks[0].name");
+  CHECK(kthread.line() == 4);
+  CHECK_THAT(kthread.message(), Catch::Contains("task name 'kw' is the thread of a kthread_worker"));
   ConfigError dup = error_of("binder_procs:\n  - {name: s}\n  - {name: s}\n" + call);
   CHECK_THAT(dup.message(), Catch::Contains("duplicate binder process name 's'"));
 }

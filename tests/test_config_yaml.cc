@@ -327,6 +327,14 @@ TEST_CASE("A YAML syntax error reports its line and column", "[config][yaml]") {
   CHECK(indent.line() == 3);
 }
 
+TEST_CASE("YAML nested past yaml-cpp's depth limit is named as such, not as a bad file", "[config][yaml]") {
+  const std::string deep = "tasks: " + std::string(3000, '[') + std::string(3000, ']') + "\n";
+  const ConfigError e = error_of(deep);
+  CHECK(e.line() == 1);
+  CHECK_THAT(e.message(), Catch::StartsWith("YAML nested too deeply: yaml-cpp stops past its depth limit"));
+  CHECK_THAT(e.message(), !Catch::Contains("bad file"));
+}
+
 TEST_CASE("The kernel version is compared as written so 6.10 is not 6.1", "[config][yaml]") {
   CHECK(load(std::string("kernel:\n  version: 6.1\n") + kOneTask).kernel.version == "6.1");
   CHECK(load(std::string("kernel:\n  version: \"6.18\"\n") + kOneTask).kernel.version == "6.18");

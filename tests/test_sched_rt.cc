@@ -256,6 +256,27 @@ TEST_CASE("a task relocking its own mutex or unlocking one it does not hold is a
   CHECK(error_of({ev_lock("m"), ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::ms(1))}).empty());
 }
 
+TEST_CASE("a mutex misuse found as the run goes names the event's place in the file", "[rt][pi][config]") {
+  auto error_of = [](const ScenarioParams& p) -> std::string {
+    try {
+      run_result(p);
+    } catch (const ModelError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  ScenarioParams yaml = load_scenario_yaml(
+      "duration: 10ms\nplatform: {cpus: 1}\ntasks:\n  - name: a\n    events:\n      - run: 1ms\n      - unlock: m\n",
+      "misuse.yaml");
+  CHECK_THAT(error_of(yaml),
+             Catch::StartsWith("misuse.yaml:7:9: tasks[0].events[1]: task a unlocks mutex 'm', which it does not hold"));
+  // The rt-app JSON importer: the event's key in the file.
+  ScenarioParams json = import_rtapp_json(
+      "{\"global\": {\"duration\": 1},\n \"tasks\": {\"a\": {\"run\": 1000,\n  \"lock\": \"m\", \"lock2\": \"m\"}}}",
+      "misuse.json");
+  CHECK_THAT(error_of(json), Catch::StartsWith("misuse.json:3:16: tasks.a.lock2: task a locks mutex 'm', which it holds"));
+}
+
 // check_preempt_equal_prio() (rt.c): a woken RT task of curr's priority
 // that can run only here, while curr could run elsewhere, is put at the
 // head of its list and the CPU reschedules; curr, queued now, is pushed

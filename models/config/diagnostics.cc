@@ -6,28 +6,40 @@
 namespace schedlab {
 namespace config {
 
-std::string format_diagnostic(const std::string& file, int line, int column, const std::string& key_path,
-                              const std::string& message) {
+namespace {
+std::string location_of(const std::string& file, int line, int column, const std::string& key_path) {
   std::string out = file.empty() ? std::string("<input>") : file;
   if (line > 0) {
     out += fmt::format(":{}", line);
     if (column > 0) out += fmt::format(":{}", column);
   }
-  out += ": ";
-  if (!key_path.empty()) out += key_path + ": ";
-  out += message;
-  // Names from the input may hold control characters: shown escaped, since
-  // a raw one would cut the message (NUL: what() is a C string) or garble
-  // the terminal (ESC). Line breaks and tabs of the message stay.
+  if (!key_path.empty()) out += ": " + key_path;
+  return out;
+}
+
+// Names from the input may hold control characters: shown escaped, since
+// a raw one would cut the message (NUL: what() is a C string) or garble
+// the terminal (ESC). Line breaks and tabs of the message stay.
+std::string escape_controls(const std::string& text) {
   std::string shown;
-  shown.reserve(out.size());
-  for (unsigned char c : out) {
+  shown.reserve(text.size());
+  for (unsigned char c : text) {
     if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
       shown += fmt::format("\\x{:02x}", c);
     else
       shown += static_cast<char>(c);
   }
   return shown;
+}
+}  // namespace
+
+std::string format_diagnostic(const std::string& file, int line, int column, const std::string& key_path,
+                              const std::string& message) {
+  return escape_controls(location_of(file, line, column, key_path) + ": " + message);
+}
+
+std::string format_location(const std::string& file, int line, int column, const std::string& key_path) {
+  return escape_controls(location_of(file, line, column, key_path));
 }
 
 std::string duration_text(Time t) {

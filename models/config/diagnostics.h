@@ -11,6 +11,8 @@ namespace schedlab::config {
 
 std::string format_diagnostic(const std::string& file, int line, int column, const std::string& key_path,
                               const std::string& message);
+// The same place without a message: "file:line:col: key.path".
+std::string format_location(const std::string& file, int line, int column, const std::string& key_path);
 
 // "950ms", "1s", "50us", "0": the shortest exact spelling, for messages and
 // the documented defaults.

@@ -42,6 +42,7 @@ class Context {
   Policy get_policy(const Value& v, const std::string& path) const;
 
   ScenarioParams& out() { return out_; }
+  const std::string& file() const { return file_; }
   std::map<std::string, TimerUse>& timers() { return timers_; }
 
  private:

@@ -312,8 +312,15 @@ class Importer {
   // Every event key of `obj` in file order; false when none can be modelled
   // (or there are none, which rt-app itself refuses).
   bool read_events(const Value& obj, const std::string& path, const std::string& task, std::vector<EventSpec>& out) {
-    for (const Member& m : obj.members)
-      if (role_of(m.key) == Role::kEvent) read_event(ctx_, m, child(path, m.key), task, out);
+    for (const Member& m : obj.members) {
+      if (role_of(m.key) != Role::kEvent) continue;
+      const size_t first = out.size();
+      const std::string at = child(path, m.key);
+      read_event(ctx_, m, at, task, out);
+      // The model events one rt-app event becomes share its place in the file.
+      const std::string origin = format_location(ctx_.file(), m.line, m.column, at);
+      for (size_t i = first; i < out.size(); ++i) out[i].origin = origin;
+    }
     return !out.empty();
   }
 

@@ -108,18 +108,23 @@ ScenarioParams load_scenario_yaml(std::string_view text, const std::string& name
 
 // From a parsed tree: overlays (overlay.cc) edit the tree, then load it here.
 namespace {
-// A binder process's looper threads are binder:NAME_1 .. binder:NAME_N;
-// reports and metrics key on thread names, so no task may take one.
-void check_binder_thread_names(const config::YamlDoc& doc, const YAML::Node& tasks, const ScenarioParams& s) {
+// A binder process's looper threads are binder:NAME_1 .. binder:NAME_N, and
+// a kthread_worker's thread is its name; reports and metrics key on thread
+// names (task: metrics, the per-task tables), so no task may take one.
+void check_kernel_thread_names(const config::YamlDoc& doc, const YAML::Node& tasks, const ScenarioParams& s) {
   for (size_t i = 0; i < s.tasks.size(); ++i) {
     const TaskSpec& t = s.tasks[i];
     for (int n = 0; n < t.instances; ++n) {
       const std::string comm = t.thread_name(n);
+      auto clash = [&](const std::string& what) {
+        config::fail(doc, tasks[i]["name"], config::child_path(config::index_path("tasks", i), "name"),
+                     fmt::format("task name '{}' is {}: thread names must be unique", comm, what));
+      };
       for (const BinderProcParams& b : s.binder_procs)
         for (int k = 0; k < b.threads; ++k)
-          if (comm == b.thread_name(k))
-            config::fail(doc, tasks[i]["name"], config::child_path(config::index_path("tasks", i), "name"),
-                         fmt::format("task name '{}' is a looper thread of binder process '{}'", comm, b.name));
+          if (comm == b.thread_name(k)) clash(fmt::format("a looper thread of binder process '{}'", b.name));
+      for (const KthreadWorkerParams& k : s.kthread_workers)
+        if (comm == k.name) clash("the thread of a kthread_worker (kthread_workers[].name)");
     }
   }
 }
@@ -146,7 +151,7 @@ ScenarioParams config::load_scenario_node(const YAML::Node& root, const std::str
   load_devices(doc, r, s);  // workqueue, workqueues, kthread_workers, binder_procs, devices (devices_config.cc)
   const CallTargets targets = call_targets(s);
   s.tasks = load_tasks(doc, *r.find("tasks"), "tasks", s.platform, s.kernel, &targets);
-  check_binder_thread_names(doc, *r.find("tasks"), s);
+  check_kernel_thread_names(doc, *r.find("tasks"), s);
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <limits>
 
+#include "models/config/diagnostics.h"
 #include "models/config/policy_names.h"
 #include "models/config/yaml_loaders.h"
 
@@ -207,7 +208,11 @@ std::vector<EventSpec> load_events(TaskContext& ctx, const YAML::Node& node, con
   if (!node.IsSequence() || node.size() == 0)
     fail(ctx.doc, node, path, fmt::format("expected a non-empty sequence of events, got {}", describe_node(node)));
   std::vector<EventSpec> events;
-  for (size_t i = 0; i < node.size(); ++i) events.push_back(load_event(ctx, node[i], index_path(path, i)));
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string at = index_path(path, i);
+    events.push_back(load_event(ctx, node[i], at));
+    events.back().origin = format_location(ctx.doc.file, node[i].Mark().line + 1, node[i].Mark().column + 1, at);
+  }
   return events;
 }
 

@@ -1,5 +1,7 @@
 #include "models/config/yaml_util.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -88,6 +90,12 @@ YAML::Node parse_yaml_document(std::string_view text, const std::string& name) {
                         "use one file each)");
     }
     return docs.empty() ? YAML::Node() : docs.front();
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp stops at a fixed depth (DepthGuard) with the message "bad
+    // file", which reads as an unreadable file.
+    throw ConfigError(name, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1, "",
+                      "YAML nested too deeply: yaml-cpp stops past its depth limit of [ ], { } and indented blocks (a "
+                      "configuration needs a handful of levels)");
   } catch (const YAML::Exception& e) {
     // e.mark is 0-based like Node::Mark(); e.msg is the bare description.
     int line = e.mark.is_null() ? 0 : e.mark.line + 1;

@@ -80,6 +80,10 @@ struct EventSpec {
   // kUclamp from an rt-app phase: rt-app's set_thread_param() skips the
   // call when the settings it last applied are these already.
   bool uclamp_if_changed = false;
+  // Where the event was written ("file:line:col: tasks[0].events[2]"), for
+  // errors found only while it runs (a mutex unlocked by a task that does
+  // not hold it); empty for events built in code.
+  std::string origin;
 };
 
 struct PhaseSpec {
