@@ -140,6 +140,33 @@ TEST_CASE("a growing task migrates to a big CPU as misfit", "[biglittle][misfit]
   check_conservation(r);
 }
 
+// The active-balance stopper is the little CPU's current task while it
+// detaches the misfit task (active_load_balance_cpu_stop()): the CPU is
+// not idle, so its PELT clock, behind clock_task by all the time the
+// saturated little CPU ran slower than a 1024 CPU at f_max, is not synced
+// before the detach. The grower is alone and never waits, so its
+// runnable_avg follows its util_avg exactly, across the move too. (The
+// model's stand-in for the stopper once synced the clock first, and the
+// task's runnable_avg took the whole lag as time spent waiting.)
+TEST_CASE("an active balance does not count the little CPU's PELT clock lag as waiting", "[biglittle][misfit][pelt]") {
+  ScenarioParams p = toy();
+  p.duration = Time::s(3);
+  p.tasks = {growing_task("grower")};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  const Task& g = find_task(k, "grower");
+  k.run_until(Time::ms(900));
+  REQUIRE(g.cpu < 2);
+  Time t = Time::ms(900);
+  while (g.cpu < 2 && t < Time::s(3)) k.run_until(t += Time::us(100));
+  REQUIRE(g.cpu >= 2);  // moved by the misfit active balance
+  CHECK(metrics_of(sys.result(), "grower").migrations == 1);
+  CHECK(g.se.avg.util_avg > 200);
+  CHECK(g.se.avg.runnable_avg == g.se.avg.util_avg);
+  k.run_until(t + Time::ms(50));
+  CHECK(g.se.avg.runnable_avg == g.se.avg.util_avg);
+}
+
 TEST_CASE("eight hogs on eight CPUs end one per CPU", "[smp][balance]") {
   ScenarioParams p = exact_scenario("6.12", 250, 8);
   p.duration = Time::s(2);

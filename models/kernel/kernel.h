@@ -137,7 +137,10 @@ struct Rq {
   uint32_t newidle_call = 512, newidle_success = 256, newidle_ratio = 512;
   // The active-balance stopper ran here in this instant: the next
   // __schedule()'s prev is the stop task, not the idle task the model
-  // switched to, so every class may balance (prev_balance()).
+  // switched to, so every class may balance (prev_balance()). Until that
+  // __schedule() has picked, the CPU is not idle for the PELT clock
+  // either: the stopper is rq->curr, so clock_pelt keeps its scaled pace
+  // and is not synced to clock_task (update_rq_clock_pelt()).
   bool stopper_ran = false;
   Time idle_stamp = Time::max();   // rq->idle_stamp: when newidle balance found nothing
   // nohz_flags(cpu): kNohzStatsKick | kNohzBalanceKick | kNohzNextKick of
@@ -272,10 +275,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   // The rq clocks at simulated time 0 (RqPeltClock::start_at()): one PELT
   // period, so no attach ever sees PELT time 0.
   static constexpr uint64_t kRqClockAtZeroNs = uint64_t{1} << 20;
-  // update_rq_clock(): bring the rq's clocks (PELT included) to now.
+  // update_rq_clock(): bring the rq's clocks (PELT included) to now. The
+  // idle task standing in for the active-balance stopper is not idle.
   void update_rq_clock(Rq& rq) {
     rq.pelt.update_rq_clock(static_cast<uint64_t>(now().count()) + kRqClockAtZeroNs, rq.capacity, rq.freq_scale,
-                            rq.curr->is_idle_task);
+                            rq.curr->is_idle_task && !rq.stopper_ran);
   }
   // cpufreq_update_util(): let rq's cpufreq governor re-evaluate.
   void cpufreq_update_util(Rq& rq, unsigned flags);

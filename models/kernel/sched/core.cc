@@ -889,8 +889,8 @@ void Kernel::schedule(Rq& rq) {
   // the idle task in its place): the stop class is above every other, so
   // all of them may balance, RT pulling (need_pull_rt_task() sees prio 0)
   // and fair balancing as newly idle.
-  Task& balance_prev = rq.stopper_ran ? stop_task_ : prev;
-  rq.stopper_ran = false;
+  const bool after_stopper = rq.stopper_ran;
+  Task& balance_prev = after_stopper ? stop_task_ : prev;
   // __pick_next_task()'s fast path applies when prev is fair (or idle)
   // and only fair tasks are queued: pick_next_task_fair().
   const bool fair_fast_path = balance_prev.sched_class >= SchedClassId::kFair && rq.nr_running == rq.cfs.nr_running;
@@ -908,6 +908,14 @@ void Kernel::schedule(Rq& rq) {
   while (fair_fast_path && next->is_idle_task && fair_queued > 0 && sched_balance_newidle(rq)) {
     fair_queued = rq.cfs.nr_running;
     next = pick_next_task(rq);
+  }
+  // The stopper's __schedule() has picked: from here on the CPU is what
+  // it picked. Nothing to run: pick_next_task_fair()'s "rq is about to be
+  // idle" PELT clock sync, which the stopper's detach_task() came before
+  // (Kernel::active_balance()).
+  if (after_stopper) {
+    rq.stopper_ran = false;
+    if (next->is_idle_task) rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
   }
   // clear_tsk_need_resched(prev) comes after the pick (6.1, 6.12 and 6.18
   // __schedule()): a reschedule raised while balancing for this pick (a
@@ -958,7 +966,9 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
   }
   if (next.is_idle_task) {
     // The rq is about to be idle: sync the PELT clock (pick_next_task_fair()).
-    rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
+    // Not for the idle task standing in for the active-balance stopper:
+    // schedule() syncs once the stopper's own __schedule() finds nothing.
+    if (!rq.stopper_ran) rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
     ++rq.idle_calls;
     if (!rq.cpuidle.gov) {
       rq.tick_timer.cancel();  // nohz idle: the tick stops

@@ -936,8 +936,13 @@ bool Kernel::active_balance(Rq& src, int dst_cpu) {
   src.work_timer.cancel();
   update_curr(src);
   class_of(p).put_prev_task(src, p, nullptr);
-  switch_to(src, p, *src.idle, TaskState::kRunning);
+  // The idle task stands in for the stopper (flagged first: switch_to()
+  // and update_rq_clock() must not treat src as idle, or clock_pelt would
+  // jump to clock_task with the preempted task still queued, and its
+  // runnable_avg would count the whole lag of a slow CPU's PELT clock as
+  // time spent waiting).
   src.stopper_ran = true;
+  switch_to(src, p, *src.idle, TaskState::kRunning);
   Task* victim = nullptr;
   for (Task* t : src.cfs.timeline)  // the preempted task is back in it
     if ((!victim || t->se.cfs_tasks_seq < victim->se.cfs_tasks_seq) && can_migrate_task(*t, dst_cpu, true, true))
