@@ -167,6 +167,50 @@ TEST_CASE("an active balance does not count the little CPU's PELT clock lag as w
   CHECK(g.se.avg.runnable_avg == g.se.avg.util_avg);
 }
 
+// While the stopper runs on the little CPU it is that CPU's current task,
+// so idle_cpu() is false there (6.12 core.c: rq->curr != rq->idle) until
+// the stopper's __schedule() has switched to the idle task. The model's
+// stand-in idle task does not make the CPU available to wake-ups or to the
+// newidle pass that __schedule() runs in the same instant.
+TEST_CASE("a CPU running the active-balance stopper is not idle until it schedules", "[biglittle][misfit]") {
+  // The probe asks at the stopper's detach (sched_migrate_task), when the
+  // little CPU has nothing queued and the stand-in idle task is current.
+  class StopperProbe : public SchedObserver {
+   public:
+    explicit StopperProbe(const Kernel& k) : k_(k) {}
+    void on_switch(Time t, int cpu, const Task& prev, TaskState state, const Task& next) override {
+      // The stand-in: the running grower preempted (still runnable) for the idle task.
+      if (next.is_idle_task && !prev.is_idle_task && state == TaskState::kRunning && prev.comm == "grower") {
+        ++stand_ins;
+        stand_in_at = t;
+        stopper_cpu = cpu;
+      }
+    }
+    void on_migrate(Time t, const Task& p, int from_cpu, int) override {
+      if (p.comm != "grower" || t != stand_in_at || from_cpu != stopper_cpu) return;
+      ++detaches;
+      if (k_.cpu_idle(from_cpu)) ++idle_during_stopper;
+    }
+    int stand_ins = 0, detaches = 0, idle_during_stopper = 0, stopper_cpu = -1;
+    Time stand_in_at = Time::max();
+
+   private:
+    const Kernel& k_;
+  };
+  ScenarioParams p = toy();
+  p.duration = Time::s(3);
+  p.tasks = {growing_task("grower")};
+  System sys(p, 1);
+  StopperProbe probe(sys.kernel());
+  sys.add_observer(&probe);
+  sys.run();
+  REQUIRE(probe.stand_ins == 1);  // the one misfit move
+  REQUIRE(probe.detaches == 1);
+  CHECK(probe.idle_during_stopper == 0);
+  // Once its __schedule() has run, the little CPU, with nothing left, is idle.
+  CHECK(sys.kernel().cpu_idle(probe.stopper_cpu));
+}
+
 TEST_CASE("eight hogs on eight CPUs end one per CPU", "[smp][balance]") {
   ScenarioParams p = exact_scenario("6.12", 250, 8);
   p.duration = Time::s(2);

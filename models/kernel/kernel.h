@@ -480,13 +480,16 @@ class Kernel : public InstantEndHook, public EventHandler {
   // list_move() to the head of rq->cfs_tasks (enqueue, pick, a task the
   // balancer skipped): the balancer walks from the tail, coldest first.
   void cfs_tasks_move_to_head(Task& p) { p.se.cfs_tasks_seq = ++cfs_tasks_clock_; }
-  // available_idle_cpu() / idle_cpu(): idle and nothing queued or waking
+  // available_idle_cpu() / idle_cpu(): idle (not the idle task standing in
+  // for the active-balance stopper, which is rq->curr in the kernel until
+  // its __schedule() switches) and nothing queued or waking
   // there (rq->ttwu_pending: a wake-up on its way by IPI keeps the CPU from
   // counting as idle, so simultaneous wake-ups spread out), and not still
   // running try_to_wake_up() calls for a task that has blocked since.
   bool cpu_idle(int cpu) const {
     const Rq& rq = *rqs_[cpu];
-    return rq.curr == rq.idle && rq.nr_running == 0 && rq.ttwu_pending == 0 && rq.ttwu_busy_until <= now();
+    return rq.curr == rq.idle && !rq.stopper_ran && rq.nr_running == 0 && rq.ttwu_pending == 0 &&
+           rq.ttwu_busy_until <= now();
   }
   // Fair server (6.12 dl_server): fair runtime counts against its budget.
   void fair_server_account(Rq& rq, int64_t delta_fair_ns);
