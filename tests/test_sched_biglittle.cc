@@ -211,6 +211,37 @@ TEST_CASE("a CPU running the active-balance stopper is not idle until it schedul
   CHECK(sys.kernel().cpu_idle(probe.stopper_cpu));
 }
 
+// update_idle_rq_clock_pelt() (6.12 pelt.h) hands a saturated CPU's PELT
+// clock lag to lost_idle_time when it goes idle, but only from
+// pick_next_task_fair()'s idle path, which a switch from an RT task does
+// not take (__pick_next_task_fair() passes no rq_flags). A little CPU
+// busy for 2 s (its clock_pelt a quarter as fast) then goes idle: from a
+// fair task the lag becomes lost idle time; from a FIFO task it does not,
+// and the clock syncs to clock_task at the next update instead.
+TEST_CASE("only a fair task going idle hands a saturated CPU's PELT lag to lost_idle_time", "[biglittle][pelt]") {
+  auto lost_after_busy = [](Policy policy, int prio) {
+    ScenarioParams p = toy();
+    p.duration = Time::s(3);
+    EventSpec busy;
+    busy.kind = EventSpec::Kind::kRuntime;  // 2 s of wall time, whatever the CPU's speed
+    busy.duration = Time::s(2);
+    TaskSpec t = task("busy", {busy, ev_sleep(Time::s(1))}, policy, prio);
+    t.cpus = {0};  // a little CPU (capacity 256)
+    p.tasks = {t};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(1990));
+    REQUIRE(k.rq(0).pelt.lost_idle_time == 0);
+    REQUIRE(!k.rq(0).curr->is_idle_task);
+    k.run_until(Time::ms(2010));  // the task slept at 2 s: the CPU is idle
+    REQUIRE(k.rq(0).curr->is_idle_task);
+    return k.rq(0).pelt.lost_idle_time;
+  };
+  // Fair: the lag, about three quarters of the 2 s.
+  CHECK(lost_after_busy(Policy::kNormal, 0) > 1'000'000'000u);
+  CHECK(lost_after_busy(Policy::kFifo, 10) == 0);
+}
+
 TEST_CASE("eight hogs on eight CPUs end one per CPU", "[smp][balance]") {
   ScenarioParams p = exact_scenario("6.12", 250, 8);
   p.duration = Time::s(2);

@@ -910,13 +910,18 @@ void Kernel::schedule(Rq& rq) {
     next = pick_next_task(rq);
   }
   // The stopper's __schedule() has picked: from here on the CPU is what
-  // it picked. Nothing to run: pick_next_task_fair()'s "rq is about to be
-  // idle" PELT clock sync, which the stopper's detach_task() came before
-  // (Kernel::active_balance()).
-  if (after_stopper) {
-    rq.stopper_ran = false;
-    if (next->is_idle_task) rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
-  }
+  // it picked.
+  rq.stopper_ran = false;
+  // pick_next_task_fair()'s "rq is about to be idle": the lost-idle-time
+  // test and the PELT clock sync (update_idle_rq_clock_pelt()), after the
+  // newidle balance. Only on the fast path: a switch to idle from an RT,
+  // deadline or stop prev picks fair through __pick_next_task_fair(),
+  // which passes no rq_flags, and pick_next_task_fair() returns before
+  // the test; the clock then syncs, with no lost idle time, at the idle
+  // rq's next update_rq_clock() (update_rq_clock_pelt()). An idle CPU
+  // that picks idle again does not pick at all (__schedule()'s SM_IDLE).
+  if (fair_fast_path && next->is_idle_task && next != &prev)
+    rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
   // clear_tsk_need_resched(prev) comes after the pick (6.1, 6.12 and 6.18
   // __schedule()): a reschedule raised while balancing for this pick (a
   // pulled task's wakeup_preempt()) is answered by the pick itself and
@@ -965,10 +970,8 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
     for (auto* o : util_observers_) o->on_cpu_util(now(), rq.cpu, util_cfs, util_rt);
   }
   if (next.is_idle_task) {
-    // The rq is about to be idle: sync the PELT clock (pick_next_task_fair()).
-    // Not for the idle task standing in for the active-balance stopper:
-    // schedule() syncs once the stopper's own __schedule() finds nothing.
-    if (!rq.stopper_ran) rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
+    // (schedule() did pick_next_task_fair()'s PELT clock sync, where the
+    // kernel does it; the stand-in for the active-balance stopper has none.)
     ++rq.idle_calls;
     if (!rq.cpuidle.gov) {
       rq.tick_timer.cancel();  // nohz idle: the tick stops
