@@ -142,6 +142,9 @@ struct Rq {
   // either: the stopper is rq->curr, so clock_pelt keeps its scaled pace
   // and is not synced to clock_task (update_rq_clock_pelt()).
   bool stopper_ran = false;
+  // is_idle_task(rq->curr): the idle task runs, and not as the stand-in
+  // for the stopper.
+  bool idle_task_runs() const { return curr->is_idle_task && !stopper_ran; }
   Time idle_stamp = Time::max();   // rq->idle_stamp: when newidle balance found nothing
   // nohz_flags(cpu): kNohzStatsKick | kNohzBalanceKick | kNohzNextKick of
   // a kick whose IPI is on its way (non-zero exactly while it is).
@@ -279,7 +282,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // idle task standing in for the active-balance stopper is not idle.
   void update_rq_clock(Rq& rq) {
     rq.pelt.update_rq_clock(static_cast<uint64_t>(now().count()) + kRqClockAtZeroNs, rq.capacity, rq.freq_scale,
-                            rq.curr->is_idle_task && !rq.stopper_ran);
+                            rq.idle_task_runs());
   }
   // cpufreq_update_util(): let rq's cpufreq governor re-evaluate.
   void cpufreq_update_util(Rq& rq, unsigned flags);
@@ -488,8 +491,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // running try_to_wake_up() calls for a task that has blocked since.
   bool cpu_idle(int cpu) const {
     const Rq& rq = *rqs_[cpu];
-    return rq.curr == rq.idle && !rq.stopper_ran && rq.nr_running == 0 && rq.ttwu_pending == 0 &&
-           rq.ttwu_busy_until <= now();
+    return rq.idle_task_runs() && rq.nr_running == 0 && rq.ttwu_pending == 0 && rq.ttwu_busy_until <= now();
   }
   // Fair server (6.12 dl_server): fair runtime counts against its budget.
   void fair_server_account(Rq& rq, int64_t delta_fair_ns);

@@ -889,8 +889,7 @@ void Kernel::schedule(Rq& rq) {
   // the idle task in its place): the stop class is above every other, so
   // all of them may balance, RT pulling (need_pull_rt_task() sees prio 0)
   // and fair balancing as newly idle.
-  const bool after_stopper = rq.stopper_ran;
-  Task& balance_prev = after_stopper ? stop_task_ : prev;
+  Task& balance_prev = rq.stopper_ran ? stop_task_ : prev;
   // __pick_next_task()'s fast path applies when prev is fair (or idle)
   // and only fair tasks are queued: pick_next_task_fair().
   const bool fair_fast_path = balance_prev.sched_class >= SchedClassId::kFair && rq.nr_running == rq.cfs.nr_running;
