@@ -211,6 +211,58 @@ TEST_CASE("a CPU running the active-balance stopper is not idle until it schedul
   CHECK(sys.kernel().cpu_idle(probe.stopper_cpu));
 }
 
+// The stopper is not the idle loop: while it runs the little CPU makes no
+// idle entry (no do_idle(), no tick_nohz_idle_enter(): idle_calls stays,
+// the tick keeps running, the CPU stays out of nohz.idle_cpus_mask). Only
+// when the stopper's __schedule() finds nothing left to run does the CPU
+// go idle, once. (The model's stand-in idle task once made the idle entry
+// at the switch to it.)
+TEST_CASE("the active-balance stopper makes no idle entry", "[biglittle][misfit][nohz]") {
+  class StopperProbe : public SchedObserver {
+   public:
+    explicit StopperProbe(Kernel& k) : k_(k) {}
+    void on_switch(Time t, int cpu, const Task& prev, TaskState state, const Task& next) override {
+      if (next.is_idle_task && !prev.is_idle_task && state == TaskState::kRunning && prev.comm == "grower") {
+        stand_in_at = t;
+        stopper_cpu = cpu;
+        idle_calls_before = k_.rq(cpu).idle_calls;
+      }
+    }
+    void on_migrate(Time t, const Task& p, int from_cpu, int) override {
+      if (p.comm != "grower" || t != stand_in_at || from_cpu != stopper_cpu) return;
+      const Rq& rq = k_.rq(from_cpu);
+      ++detaches;
+      idle_entries_during_stopper = rq.idle_calls - idle_calls_before;
+      tick_running_during_stopper = rq.tick_timer.armed();
+      nohz_idle_during_stopper = rq.nohz_tick_stopped;
+    }
+    int stopper_cpu = -1, detaches = 0;
+    uint64_t idle_calls_before = 0, idle_entries_during_stopper = 99;
+    bool tick_running_during_stopper = false, nohz_idle_during_stopper = true;
+    Time stand_in_at = Time::max();
+
+   private:
+    Kernel& k_;
+  };
+  ScenarioParams p = toy();
+  p.duration = Time::s(3);
+  p.tasks = {growing_task("grower")};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  StopperProbe probe(k);
+  sys.add_observer(&probe);
+  sys.run();
+  REQUIRE(probe.detaches == 1);
+  CHECK(probe.idle_entries_during_stopper == 0);
+  CHECK(probe.tick_running_during_stopper);
+  CHECK_FALSE(probe.nohz_idle_during_stopper);
+  // After the stopper's __schedule(): one idle entry, the tick stopped, in the nohz mask.
+  const Rq& little = k.rq(probe.stopper_cpu);
+  CHECK(little.idle_calls == probe.idle_calls_before + 1);
+  CHECK_FALSE(little.tick_timer.armed());
+  CHECK(little.nohz_tick_stopped);
+}
+
 // update_idle_rq_clock_pelt() (6.12 pelt.h) hands a saturated CPU's PELT
 // clock lag to lost_idle_time when it goes idle, but only from
 // pick_next_task_fair()'s idle path, which a switch from an RT task does

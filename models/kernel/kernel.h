@@ -565,6 +565,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void schedule(Rq& rq);
   Task* pick_next_task(Rq& rq);
   void switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state);
+  void enter_idle(Rq& rq);
   // Work accounting of curr's current action.
   void account_progress(Rq& rq);
   void arm_work_timer(Rq& rq);

@@ -590,12 +590,13 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   // ttwu_queue() (6.1-6.18 core.c): ttwu_queue_cond() sends a remote
   // wake-up to the target's wake list, completed there by the scheduler
   // IPI, when the two CPUs share no cache (cpus_share_cache(): sd_llc_id)
-  // or the target runs nothing (nr_running == 0). A busy target in the
+  // or the target runs nothing (nr_running == 0; a running active-balance
+  // stopper counts, as the stop class's enqueue does). A busy target in the
   // waker's LLC is enqueued directly by the waking CPU, and a preemption
   // it causes reaches that CPU by resched_curr()'s IPI.
   const bool remote = from_cpu >= 0 && from_cpu != cpu;
   const bool wake_list = remote && (llc_id_[static_cast<size_t>(from_cpu)] != llc_id_[static_cast<size_t>(cpu)] ||
-                                    rqs_[cpu]->nr_running == 0);
+                                    (rqs_[cpu]->nr_running == 0 && !rqs_[cpu]->stopper_ran));
   if (wake_list) delay += params_.ipi_latency;
   p.ttwu_wake_flags = static_cast<uint64_t>(wake_flags | (migrated ? kEnqueueMigrated << 8 : 0));
   // A wake-list entry completes on the target; a direct remote enqueue is
@@ -908,9 +909,6 @@ void Kernel::schedule(Rq& rq) {
     fair_queued = rq.cfs.nr_running;
     next = pick_next_task(rq);
   }
-  // The stopper's __schedule() has picked: from here on the CPU is what
-  // it picked.
-  rq.stopper_ran = false;
   // pick_next_task_fair()'s "rq is about to be idle": the lost-idle-time
   // test and the PELT clock sync (update_idle_rq_clock_pelt()), after the
   // newidle balance. Only on the fast path: a switch to idle from an RT,
@@ -932,6 +930,14 @@ void Kernel::schedule(Rq& rq) {
     class_of(*next).set_next_task(rq, *next, true);
     switch_to(rq, prev, *next, prev_state);
   }
+  // The stopper's __schedule() is done: from here on the CPU runs what it
+  // picked. The stopper was rq->curr until now, so only here does a CPU
+  // whose stopper found nothing else to run go idle (the model's idle
+  // task already stood in: no switch, but the idle entry).
+  if (rq.stopper_ran) {
+    rq.stopper_ran = false;
+    if (next == &prev) enter_idle(rq);
+  }
   // The rq's balance callbacks (RT push) run once the switch is done.
   // (queue_push_tasks() queues one only with pushable RT tasks, more than
   // one RT task queued here; do_balance_callbacks() has nothing otherwise.)
@@ -951,7 +957,9 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
   // Without cpuidle the CPU leaves its single idle state here; with it,
   // cpu_idle -1 came when the exit latency ended (idle_exit_done()), or at
   // once if the CPU never entered a state since it went idle.
-  if (prev.is_idle_task) {
+  // (Not when prev is the idle task standing in for the active-balance
+  // stopper: the CPU never went idle.)
+  if (prev.is_idle_task && !rq.stopper_ran) {
     if (!rq.cpuidle.gov)
       for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, -1);
     else if (rq.cpuidle.reported != -1)
@@ -970,19 +978,14 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
   }
   if (next.is_idle_task) {
     // (schedule() did pick_next_task_fair()'s PELT clock sync, where the
-    // kernel does it; the stand-in for the active-balance stopper has none.)
-    ++rq.idle_calls;
-    if (!rq.cpuidle.gov) {
-      rq.tick_timer.cancel();  // nohz idle: the tick stops
-      nohz_balance_enter_idle(rq);
-      for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, 0);
-    } else {
-      // With cpuidle, do_idle() runs at the end of this instant (the
-      // governor decides about the tick).
-      mark_resched(rq.cpu);
-    }
+    // kernel does it.) The idle task standing in for the active-balance
+    // stopper (stopper_ran, set by active_balance() before this switch) is
+    // not idle: in the kernel the stopper runs, the CPU enters no idle
+    // loop, and its tick keeps going. schedule() enters idle if the
+    // stopper's __schedule() finds nothing else to run.
+    if (!rq.stopper_ran) enter_idle(rq);
   } else {
-    if (prev.is_idle_task) {
+    if (prev.is_idle_task && !rq.stopper_ran) {
       arm_tick(rq);  // tick_nohz_idle_exit(): the tick restarts
       rq.cpuidle.tick_stopped = false;
     }
@@ -993,6 +996,21 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
     next.switched_in = rq.seg_start;
   }
   if (prev.state == TaskState::kDead) prev.act = Task::Act::kExited;
+}
+
+// The idle entry of a switch to the idle task (do_idle() and the nohz
+// idle entry, tick_nohz_idle_enter()).
+void Kernel::enter_idle(Rq& rq) {
+  ++rq.idle_calls;
+  if (!rq.cpuidle.gov) {
+    rq.tick_timer.cancel();  // nohz idle: the tick stops
+    nohz_balance_enter_idle(rq);
+    for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, 0);
+  } else {
+    // With cpuidle, do_idle() runs at the end of this instant (the
+    // governor decides about the tick).
+    mark_resched(rq.cpu);
+  }
 }
 
 // ---------------------------------------------------------------- execution
@@ -1142,7 +1160,10 @@ void Kernel::arm_tick(Rq& rq) {
 // sched_tick() (core.c, 6.12 name; scheduler_tick() before).
 void Kernel::scheduler_tick(Rq& rq) {
   Task& curr = *rq.curr;
-  if (curr.is_idle_task) {
+  // The idle task standing in for the active-balance stopper is the
+  // stopper here: a busy CPU's tick, with nothing for the stop class to
+  // do (task_tick_stop() is empty).
+  if (rq.idle_task_runs()) {
     if (rq.cpuidle.gov) idle_tick(rq);  // the governor kept the tick
     return;
   }
