@@ -5,7 +5,7 @@
 # printed as the thread's tables with the published values beside them.
 #
 # usage: experiments/teo_tick/run.sh [--runs N] [--out DIR] [-j N]
-#   --runs N   runs per kernel and workload (default: the experiment files' 20)
+#   --runs N   runs per kernel and workload (default: the experiment files' 100)
 #   --out DIR  where the JSON goes (default: a temporary directory, removed)
 #   -j N       simulations at once (default: all cores; results do not depend on it)
 set -euo pipefail
