@@ -47,6 +47,15 @@ ScenarioParams idle_scenario(const std::string& governor, std::vector<ClusterPar
   return p;
 }
 
+// One CPU whose deep state's target residency (20 ms) exceeds the 9 ms
+// sleeps of a task running 1 ms every 10 ms, for 1 s.
+ScenarioParams one_ms_every_ten_ms(const std::string& governor) {
+  ScenarioParams p = idle_scenario(governor, {idle_cluster("c", 1, false, 20_ms)});
+  p.duration = 1_s;
+  p.tasks = {task("t", {ev_run(1_ms), ev_sleep(9_ms)})};
+  return p;
+}
+
 TaskSpec pinned(TaskSpec t, int cpu) {
   t.cpus = {cpu};
   return t;
@@ -319,10 +328,7 @@ TEST_CASE("teo keeps or stops the tick in idle by each version's rules", "[cpuid
   // when bailing out") keeps it: the tick wakes the idle CPU 2 or 3 times
   // per idle period (ticks at multiples of 4 ms).
   auto tick_wakeups = [](const std::string& governor) {
-    ScenarioParams p = idle_scenario(governor, {idle_cluster("c", 1, false, 20_ms)});
-    p.duration = 1_s;
-    p.tasks = {task("t", {ev_run(1_ms), ev_sleep(9_ms)})};
-    System sys(p, 1);
+    System sys(one_ms_every_ten_ms(governor), 1);
     IdleLog log(1);
     sys.add_observer(&log);
     sys.run();
@@ -336,6 +342,27 @@ TEST_CASE("teo keeps or stops the tick in idle by each version's rules", "[cpuid
   // teo_tick_rfc: the utilized CPU takes state 0 without asking for the
   // sleep length, keeping the tick as well.
   CHECK(tick_wakeups("teo_tick_rfc") >= 150);
+}
+
+// ts->idle_calls (what schedutil's sugov_hold_freq() compares) counts the
+// idle passes that stop the tick or find it stopped (6.12 tick-sched.c
+// __tick_nohz_idle_stop_tick()); a pass whose governor keeps the tick
+// (tick_nohz_idle_retain_tick()) leaves it. The same task as above, 1 ms
+// every 10 ms for 1 s: teo stops the tick in each of the 100 idle periods;
+// teo_tick keeps it, and its kept-tick wake-ups go back to the governor,
+// which keeps it again.
+TEST_CASE("idle_calls counts the idle passes that stop the tick and not those that keep it", "[cpuidle][teo][cpufreq]") {
+  auto idle_calls = [](const std::string& governor) {
+    System sys(one_ms_every_ten_ms(governor), 1);
+    sys.run();
+    return sys.kernel().rq(0).idle_calls;
+  };
+  const uint64_t teo = idle_calls("teo");
+  CHECK(teo >= 99);  // one per idle period (the first may start with the task)
+  CHECK(teo <= 100);
+  CHECK(idle_calls("teo_tick") == 0);
+  // Without cpuidle every idle entry stops the tick (cpuidle_not_available()).
+  CHECK(idle_calls("none") == teo);
 }
 
 TEST_CASE("kernel.cpuidle is read from YAML and a bad governor name lists the valid ones", "[cpuidle][config]") {

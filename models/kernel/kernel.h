@@ -104,7 +104,7 @@ struct Rq {
   uint32_t freq_scale = 1024;      // arch_scale_freq_capacity(): cur / max * 1024
   int domain = -1;                 // frequency domain (cpufreq policy), -1: none
   uint32_t domain_pos = 0;         // this CPU's index among its domain's CPUs
-  uint64_t idle_calls = 0;         // tick_nohz_get_idle_calls_cpu()
+  uint64_t idle_calls = 0;         // tick_nohz_get_idle_calls_cpu(): ts->idle_calls
   uint64_t sched_count = 0;        // schedstat rq->sched_count: __schedule() calls
   // PELT (kernel/sched/pelt.c): the rq's clocks and averages.
   RqPeltClock pelt;
@@ -138,9 +138,12 @@ struct Rq {
   // The active-balance stopper ran here in this instant: the next
   // __schedule()'s prev is the stop task, not the idle task the model
   // switched to, so every class may balance (prev_balance()). Until that
-  // __schedule() has picked, the CPU is not idle for the PELT clock
-  // either: the stopper is rq->curr, so clock_pelt keeps its scaled pace
-  // and is not synced to clock_task (update_rq_clock_pelt()).
+  // __schedule() has switched, the CPU is not idle: not for idle_cpu(),
+  // the idle entry or the tick, nor for the PELT clock (the stopper is
+  // rq->curr, so clock_pelt keeps its scaled pace and is not synced to
+  // clock_task: update_rq_clock_pelt()). Simplified: the stopper is not
+  // counted in nr_running (6.12 counts it, e.g. in nohz_balancer_kick()'s
+  // nr_running >= 2 and other CPUs' balance statistics in that instant).
   bool stopper_ran = false;
   // is_idle_task(rq->curr): the idle task runs, and not as the stand-in
   // for the stopper.

@@ -92,8 +92,10 @@ struct CpuUtil {
   bool rt_runnable = false;  // rt_rq_is_runnable(&rq->rt): an RT task is queued
   uint64_t uclamp_min = 0;     // rq->uclamp[UCLAMP_MIN]; read only when uclamp is used
   uint64_t uclamp_max = 1024;  // rq->uclamp[UCLAMP_MAX]; read only when uclamp is used
-  // tick_nohz_get_idle_calls_cpu(): a counter the simulator increments each
-  // time this CPU enters idle. schedutil's single-CPU path (sugov_hold_freq)
+  // tick_nohz_get_idle_calls_cpu(): a counter the simulator increments at
+  // each idle pass that stops the tick or finds it stopped (every idle
+  // entry without cpuidle; not a pass whose governor keeps the tick).
+  // schedutil's single-CPU path (sugov_hold_freq)
   // refuses to LOWER the frequency if it has not changed since the last
   // update: a simulator that never increments it gets a ratchet.
   uint64_t idle_calls = 0;

@@ -1001,8 +1001,10 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
 // The idle entry of a switch to the idle task (do_idle() and the nohz
 // idle entry, tick_nohz_idle_enter()).
 void Kernel::enter_idle(Rq& rq) {
-  ++rq.idle_calls;
   if (!rq.cpuidle.gov) {
+    // cpuidle_not_available(): tick_nohz_idle_stop_tick() on every pass,
+    // which counts ts->idle_calls.
+    ++rq.idle_calls;
     rq.tick_timer.cancel();  // nohz idle: the tick stops
     nohz_balance_enter_idle(rq);
     for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, 0);

@@ -90,7 +90,11 @@ void Kernel::do_idle(Rq& rq) {
 
   // if (stop_tick || tick_nohz_tick_stopped()) tick_nohz_idle_stop_tick();
   // else tick_nohz_idle_retain_tick();
+  // Only the first counts ts->idle_calls (6.12 tick-sched.c
+  // __tick_nohz_idle_stop_tick()): a pass that keeps the tick leaves the
+  // counter, so schedutil's sugov_hold_freq() takes the CPU for busy.
   if (r.stop_tick || dev.tick_stopped) {
+    ++rq.idle_calls;
     rq.tick_timer.cancel();
     if (!dev.tick_stopped) nohz_balance_enter_idle(rq);  // the tick stops now
     dev.tick_stopped = true;
