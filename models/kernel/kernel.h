@@ -143,7 +143,10 @@ struct Rq {
   // rq->curr, so clock_pelt keeps its scaled pace and is not synced to
   // clock_task: update_rq_clock_pelt()). Simplified: the stopper is not
   // counted in nr_running (6.12 counts it, e.g. in nohz_balancer_kick()'s
-  // nr_running >= 2 and other CPUs' balance statistics in that instant).
+  // nr_running >= 2 and other CPUs' balance statistics in that instant),
+  // and RT placement and pull in that instant (select_task_rq_rt(),
+  // pull_rt_task()) see an idle-class curr where 6.12 sees the stop
+  // task's prio 0.
   bool stopper_ran = false;
   // is_idle_task(rq->curr): the idle task runs, and not as the stand-in
   // for the stopper.
