@@ -16,6 +16,14 @@ ScenarioParams toy(const std::string& governor = "schedutil") {
   return p;
 }
 
+// growing_task() alone on the toy platform for 3 s: one misfit move.
+ScenarioParams grower_on_toy() {
+  ScenarioParams p = toy();
+  p.duration = Time::s(3);
+  p.tasks = {growing_task("grower")};
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("capacities follow capacity-dmips-mhz x max frequency, normalised to 1024", "[biglittle]") {
@@ -124,10 +132,7 @@ TEST_CASE("EAS places a small task on a little CPU", "[biglittle][eas]") {
 // flags it at the tick, the nohz idle balance on an idle big CPU finds the
 // misfit and active-balances the running task over.
 TEST_CASE("a growing task migrates to a big CPU as misfit", "[biglittle][misfit]") {
-  ScenarioParams p = toy();
-  p.duration = Time::s(3);
-  p.tasks = {growing_task("grower")};
-  System sys(p, 1);
+  System sys(grower_on_toy(), 1);
   SwitchLog log;
   sys.add_observer(&log);
   Kernel& k = sys.kernel();
@@ -149,10 +154,7 @@ TEST_CASE("a growing task migrates to a big CPU as misfit", "[biglittle][misfit]
 // model's stand-in for the stopper once synced the clock first, and the
 // task's runnable_avg took the whole lag as time spent waiting.)
 TEST_CASE("an active balance does not count the little CPU's PELT clock lag as waiting", "[biglittle][misfit][pelt]") {
-  ScenarioParams p = toy();
-  p.duration = Time::s(3);
-  p.tasks = {growing_task("grower")};
-  System sys(p, 1);
+  System sys(grower_on_toy(), 1);
   Kernel& k = sys.kernel();
   const Task& g = find_task(k, "grower");
   k.run_until(Time::ms(900));
@@ -167,45 +169,62 @@ TEST_CASE("an active balance does not count the little CPU's PELT clock lag as w
   CHECK(g.se.avg.runnable_avg == g.se.avg.util_avg);
 }
 
+namespace {
+
+// The grower's one misfit move, seen from its little CPU while the
+// active-balance stopper runs there: the model switches the running grower
+// out for the idle task standing in for the stopper, then detaches it
+// (sched_migrate_task) in the same instant. The probe records the little
+// CPU's state at the detach.
+class StopperProbe : public SchedObserver {
+ public:
+  explicit StopperProbe(Kernel& k) : k_(k) {}
+  void on_switch(Time t, int cpu, const Task& prev, TaskState state, const Task& next) override {
+    // The stand-in: the running grower preempted (still runnable) for the idle task.
+    if (next.is_idle_task && !prev.is_idle_task && state == TaskState::kRunning && prev.comm == "grower") {
+      ++stand_ins;
+      stand_in_at = t;
+      stopper_cpu = cpu;
+      idle_calls_before = k_.rq(cpu).idle_calls;
+    }
+  }
+  void on_migrate(Time t, const Task& p, int from_cpu, int) override {
+    if (p.comm != "grower" || t != stand_in_at || from_cpu != stopper_cpu) return;
+    const Rq& rq = k_.rq(from_cpu);
+    ++detaches;
+    idle_during_stopper += k_.cpu_idle(from_cpu);
+    idle_entries_during_stopper = rq.idle_calls - idle_calls_before;
+    tick_running_during_stopper = rq.tick_timer.armed();
+    nohz_idle_during_stopper = rq.nohz_tick_stopped;
+  }
+  int stand_ins = 0, detaches = 0, idle_during_stopper = 0, stopper_cpu = -1;
+  uint64_t idle_calls_before = 0, idle_entries_during_stopper = 99;
+  bool tick_running_during_stopper = false, nohz_idle_during_stopper = true;
+  Time stand_in_at = Time::max();
+
+ private:
+  Kernel& k_;
+};
+
+// The grower on the toy platform for 3 s, watched by `probe`.
+void run_grower(System& sys, StopperProbe& probe) {
+  sys.add_observer(&probe);
+  sys.run();
+  REQUIRE(probe.stand_ins == 1);  // the one misfit move
+  REQUIRE(probe.detaches == 1);
+}
+
+}  // namespace
+
 // While the stopper runs on the little CPU it is that CPU's current task,
 // so idle_cpu() is false there (6.12 core.c: rq->curr != rq->idle) until
 // the stopper's __schedule() has switched to the idle task. The model's
 // stand-in idle task does not make the CPU available to wake-ups or to the
 // newidle pass that __schedule() runs in the same instant.
 TEST_CASE("a CPU running the active-balance stopper is not idle until it schedules", "[biglittle][misfit]") {
-  // The probe asks at the stopper's detach (sched_migrate_task), when the
-  // little CPU has nothing queued and the stand-in idle task is current.
-  class StopperProbe : public SchedObserver {
-   public:
-    explicit StopperProbe(const Kernel& k) : k_(k) {}
-    void on_switch(Time t, int cpu, const Task& prev, TaskState state, const Task& next) override {
-      // The stand-in: the running grower preempted (still runnable) for the idle task.
-      if (next.is_idle_task && !prev.is_idle_task && state == TaskState::kRunning && prev.comm == "grower") {
-        ++stand_ins;
-        stand_in_at = t;
-        stopper_cpu = cpu;
-      }
-    }
-    void on_migrate(Time t, const Task& p, int from_cpu, int) override {
-      if (p.comm != "grower" || t != stand_in_at || from_cpu != stopper_cpu) return;
-      ++detaches;
-      if (k_.cpu_idle(from_cpu)) ++idle_during_stopper;
-    }
-    int stand_ins = 0, detaches = 0, idle_during_stopper = 0, stopper_cpu = -1;
-    Time stand_in_at = Time::max();
-
-   private:
-    const Kernel& k_;
-  };
-  ScenarioParams p = toy();
-  p.duration = Time::s(3);
-  p.tasks = {growing_task("grower")};
-  System sys(p, 1);
+  System sys(grower_on_toy(), 1);
   StopperProbe probe(sys.kernel());
-  sys.add_observer(&probe);
-  sys.run();
-  REQUIRE(probe.stand_ins == 1);  // the one misfit move
-  REQUIRE(probe.detaches == 1);
+  run_grower(sys, probe);
   CHECK(probe.idle_during_stopper == 0);
   // Once its __schedule() has run, the little CPU, with nothing left, is idle.
   CHECK(sys.kernel().cpu_idle(probe.stopper_cpu));
@@ -218,46 +237,14 @@ TEST_CASE("a CPU running the active-balance stopper is not idle until it schedul
 // go idle, once. (The model's stand-in idle task once made the idle entry
 // at the switch to it.)
 TEST_CASE("the active-balance stopper makes no idle entry", "[biglittle][misfit][nohz]") {
-  class StopperProbe : public SchedObserver {
-   public:
-    explicit StopperProbe(Kernel& k) : k_(k) {}
-    void on_switch(Time t, int cpu, const Task& prev, TaskState state, const Task& next) override {
-      if (next.is_idle_task && !prev.is_idle_task && state == TaskState::kRunning && prev.comm == "grower") {
-        stand_in_at = t;
-        stopper_cpu = cpu;
-        idle_calls_before = k_.rq(cpu).idle_calls;
-      }
-    }
-    void on_migrate(Time t, const Task& p, int from_cpu, int) override {
-      if (p.comm != "grower" || t != stand_in_at || from_cpu != stopper_cpu) return;
-      const Rq& rq = k_.rq(from_cpu);
-      ++detaches;
-      idle_entries_during_stopper = rq.idle_calls - idle_calls_before;
-      tick_running_during_stopper = rq.tick_timer.armed();
-      nohz_idle_during_stopper = rq.nohz_tick_stopped;
-    }
-    int stopper_cpu = -1, detaches = 0;
-    uint64_t idle_calls_before = 0, idle_entries_during_stopper = 99;
-    bool tick_running_during_stopper = false, nohz_idle_during_stopper = true;
-    Time stand_in_at = Time::max();
-
-   private:
-    Kernel& k_;
-  };
-  ScenarioParams p = toy();
-  p.duration = Time::s(3);
-  p.tasks = {growing_task("grower")};
-  System sys(p, 1);
-  Kernel& k = sys.kernel();
-  StopperProbe probe(k);
-  sys.add_observer(&probe);
-  sys.run();
-  REQUIRE(probe.detaches == 1);
+  System sys(grower_on_toy(), 1);
+  StopperProbe probe(sys.kernel());
+  run_grower(sys, probe);
   CHECK(probe.idle_entries_during_stopper == 0);
   CHECK(probe.tick_running_during_stopper);
   CHECK_FALSE(probe.nohz_idle_during_stopper);
   // After the stopper's __schedule(): one idle entry, the tick stopped, in the nohz mask.
-  const Rq& little = k.rq(probe.stopper_cpu);
+  const Rq& little = sys.kernel().rq(probe.stopper_cpu);
   CHECK(little.idle_calls == probe.idle_calls_before + 1);
   CHECK_FALSE(little.tick_timer.armed());
   CHECK(little.nohz_tick_stopped);

@@ -188,7 +188,7 @@ std::string render_decisions_side_by_side(const std::vector<DecisionColumn>& col
   using Key = std::tuple<size_t, std::string, std::string>;  // and reason
   const size_t nc = columns.size();
   std::vector<std::map<Key, uint64_t>> counts(nc);
-  std::vector<std::map<std::pair<std::string, std::string>, uint64_t>> totals(nc);
+  std::vector<DecisionTally::GroupTotals> totals(nc);
   std::map<Group, size_t> first_column;  // every group, and the first column that has it
   for (size_t c = 0; c < nc; ++c) {
     totals[c] = DecisionTally::group_totals(columns[c].decisions);

@@ -8,7 +8,6 @@
 #include <charconv>
 #include <limits>
 
-#include "models/config/diagnostics.h"
 #include "models/config/policy_names.h"
 #include "models/config/yaml_loaders.h"
 
@@ -211,7 +210,7 @@ std::vector<EventSpec> load_events(TaskContext& ctx, const YAML::Node& node, con
   for (size_t i = 0; i < node.size(); ++i) {
     const std::string at = index_path(path, i);
     events.push_back(load_event(ctx, node[i], at));
-    events.back().origin = format_location(ctx.doc.file, node[i].Mark().line + 1, node[i].Mark().column + 1, at);
+    events.back().origin = location(ctx.doc, node[i], at);
   }
   return events;
 }

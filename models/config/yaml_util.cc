@@ -53,6 +53,11 @@ void warn(const YamlDoc& doc, const YAML::Node& at, const std::string& path, con
   doc.warnings->push_back(format_diagnostic(doc.file, line, column, path, message));
 }
 
+std::string location(const YamlDoc& doc, const YAML::Node& at, const std::string& path) {
+  auto [line, column] = position_of(at);
+  return format_location(doc.file, line, column, path);
+}
+
 std::string child_path(const std::string& parent, std::string_view key) {
   return parent.empty() ? std::string(key) : fmt::format("{}.{}", parent, key);
 }

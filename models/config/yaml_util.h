@@ -29,6 +29,8 @@ struct YamlDoc {
 [[noreturn]] void fail(const YamlDoc& doc, const YAML::Node& at, const std::string& path,
                        const std::string& message);
 void warn(const YamlDoc& doc, const YAML::Node& at, const std::string& path, const std::string& message);
+// `at`'s place as fail() and warn() name it, without a message: "file:line:col: path".
+std::string location(const YamlDoc& doc, const YAML::Node& at, const std::string& path);
 
 std::string child_path(const std::string& parent, std::string_view key);  // "kernel" + "hz"
 std::string index_path(const std::string& parent, size_t index);          // "tasks" + 2

@@ -64,9 +64,9 @@ class DecisionTally {
     return i;
   }
   // Each (kind, group)'s decisions in all, what a reason's share is of.
-  static std::map<std::pair<std::string, std::string>, uint64_t> group_totals(
-      const std::vector<DecisionCount>& counts) {
-    std::map<std::pair<std::string, std::string>, uint64_t> totals;
+  using GroupTotals = std::map<std::pair<std::string, std::string>, uint64_t>;
+  static GroupTotals group_totals(const std::vector<DecisionCount>& counts) {
+    GroupTotals totals;
     for (const DecisionCount& d : counts) totals[{d.kind, d.group}] += d.count;
     return totals;
   }

@@ -954,12 +954,16 @@ void Kernel::schedule(Rq& rq) {
 
 void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
   if (!stall_activity_.empty()) [[unlikely]] note_stall_activity(next);
+  // Whether the CPU leaves idle and enters it is is_idle_task(rq->curr)
+  // before and after the switch (Rq::idle_task_runs()): the idle task
+  // standing in for the active-balance stopper (stopper_ran, set before
+  // the switch to it, cleared after the switch from it) is the stopper,
+  // which does neither.
+  const bool leaves_idle = rq.idle_task_runs();
   // Without cpuidle the CPU leaves its single idle state here; with it,
   // cpu_idle -1 came when the exit latency ended (idle_exit_done()), or at
   // once if the CPU never entered a state since it went idle.
-  // (Not when prev is the idle task standing in for the active-balance
-  // stopper: the CPU never went idle.)
-  if (prev.is_idle_task && !rq.stopper_ran) {
+  if (leaves_idle) {
     if (!rq.cpuidle.gov)
       for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, -1);
     else if (rq.cpuidle.reported != -1)
@@ -978,14 +982,11 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
   }
   if (next.is_idle_task) {
     // (schedule() did pick_next_task_fair()'s PELT clock sync, where the
-    // kernel does it.) The idle task standing in for the active-balance
-    // stopper (stopper_ran, set by active_balance() before this switch) is
-    // not idle: in the kernel the stopper runs, the CPU enters no idle
-    // loop, and its tick keeps going. schedule() enters idle if the
-    // stopper's __schedule() finds nothing else to run.
-    if (!rq.stopper_ran) enter_idle(rq);
+    // kernel does it.) For the stopper's stand-in, schedule() enters idle
+    // if the stopper's __schedule() finds nothing else to run.
+    if (rq.idle_task_runs()) enter_idle(rq);
   } else {
-    if (prev.is_idle_task && !rq.stopper_ran) {
+    if (leaves_idle) {
       arm_tick(rq);  // tick_nohz_idle_exit(): the tick restarts
       rq.cpuidle.tick_stopped = false;
     }
