@@ -100,6 +100,34 @@ TEST_CASE("the fair server (6.12) gives starved fair tasks 50 ms per second", "[
   }
 }
 
+// The same guards on a CPU where a second, migratable RT task waits: CPU 0
+// runs FIFO 50 hog `a` with its equal `b` queued behind it (pushable, but
+// CPU 1 runs FIFO 90 `hi`), and fair hog `f` is pinned to CPU 0. When the
+// fair server (6.12) or RT throttling (6.6) picks `f`, no push is queued:
+// only set_next_task_rt() queues one (rt_queue_push_tasks()). A push there
+// would find `b` above the running `f`, ask for a pick that chooses `f`
+// again, and stop simulated time. `f` gets what a CPU alone would give it:
+// 6.12: [0.95, 1.00] and [1.95, 2.00] = 100 ms; 6.6: throttled at the
+// ticks 0.952 and 1.952 until the period ends = 2 x 48 ms (on CPU 1 the
+// throttled `hi` leaves an idle CPU, which `b` may not use: its rt_rq is
+// throttled too).
+TEST_CASE("a fair pick beside a queued pushable RT task queues no push", "[rt][smp][fair_server][throttle]") {
+  auto fair_time = [](const std::string& version) {
+    ScenarioParams p = exact_scenario(version, 250, 2);
+    p.duration = Time::s(2);
+    TaskSpec hi = hog("hi", Policy::kFifo, 90);
+    hi.cpus = {1};
+    TaskSpec f = hog("f");
+    f.cpus = {0};
+    p.tasks = {hi, hog("a", Policy::kFifo, 50), hog("b", Policy::kFifo, 50), f};
+    const RunResult r = run_result(p);
+    CHECK(metrics_of(r, "b").cpu_time == Time::zero());  // FIFO: a never yields
+    return metrics_of(r, "f").cpu_time;
+  };
+  CHECK(fair_time("6.12") == Time::ms(100));
+  CHECK(fair_time("6.6") == Time::ms(96));
+}
+
 // Priority inversion: low (FIFO 10, or SCHED_OTHER) takes the mutex and
 // needs 5 ms; mid (FIFO 20) wakes at 1 ms and hogs; high (FIFO 30) wakes at
 // 2 ms and blocks on the mutex.

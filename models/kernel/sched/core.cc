@@ -939,9 +939,14 @@ void Kernel::schedule(Rq& rq) {
     if (next == &prev) enter_idle(rq);
   }
   // The rq's balance callbacks (RT push) run once the switch is done.
-  // (queue_push_tasks() queues one only with pushable RT tasks, more than
-  // one RT task queued here; do_balance_callbacks() has nothing otherwise.)
-  if (rq.rt.rt_nr_running > 1) classes_[static_cast<size_t>(SchedClassId::kRt)]->balance_callback(rq);
+  // Only set_next_task_rt(first) queues one (rt_queue_push_tasks(), 6.12
+  // rt.c), i.e. only when this pick switched to an RT task, and only with
+  // pushable RT tasks (more than one RT task queued here). A fair or idle
+  // pick (the fair server's, a throttled rt_rq's) or the same task picked
+  // again queues none: a push there would find the queued RT task above
+  // curr and only ask for the pick that just chose curr again.
+  if (next != &prev && next->sched_class == SchedClassId::kRt && rq.rt.rt_nr_running > 1)
+    classes_[static_cast<size_t>(SchedClassId::kRt)]->balance_callback(rq);
   if (next != &prev)
     SL_DEBUG("{:.6f} cpu{} schedule: {}-{} -> {}-{} (prev_state {})", now().to_s(), rq.cpu, prev.comm, prev.pid,
              next->comm, next->pid, task_state_letter(prev_state));
