@@ -264,7 +264,10 @@ TEST_CASE("bad device and workqueue YAML is reported with the valid names", "[dr
   CHECK_THAT(load_error(replace(kYaml, "model: gpu,", "model: npu,")),
              Catch::Contains("devices[0].model") && Catch::Contains("gpu, drm_sched"));
   CHECK_THAT(load_error(replace(kYaml, "WQ_MEM_RECLAIM, WQ_SYSFS]", "WQ_MEM_RECLAIM]")),
-             Catch::Contains("workqueues[0].nice") && Catch::Contains("WQ_SYSFS"));
+             Catch::Contains("workqueues[0].nice") && Catch::Contains("lacks WQ_SYSFS"));
+  CHECK_THAT(load_error(replace(kYaml, "{name: csf, flags: [WQ_UNBOUND, WQ_MEM_RECLAIM, WQ_SYSFS], nice: -5}",
+                                "{name: csf, ordered: true, flags: [WQ_MEM_RECLAIM, WQ_SYSFS]}")),
+             Catch::Contains("workqueues[0].flags") && Catch::Contains("ordered workqueue cannot be WQ_SYSFS"));
   CHECK_THAT(load_error(replace(kYaml, "gpu: g, submit_wq", "gpu: h, submit_wq")),
              Catch::Contains("unknown gpu 'h' (gpu: g)"));
   CHECK_THAT(load_error(replace(kYaml, "follow: fifo", "follow: rt")), Catch::Contains("none, min_nice, fifo"));

@@ -165,6 +165,39 @@ TEST_CASE("an ordered workqueue runs one item at a time, in queue order", "[work
   CHECK(log.first("c").queued == Time::us(10));
 }
 
+// When an active item retires and lets an inactive one in, 6.12 kicks the
+// pool only if the activated item is in another pool (node_activate_
+// pending_pwq(): pwq->pool != caller_pool; per-CPU workqueues never kick):
+// the retiring worker is still running and takes the item itself
+// (keep_working()). Items a and b (1 ms each) queued at t = 0 on an
+// ordered workqueue: the worker that ran a runs b at 1 ms, and the pool's
+// idle worker (created when the first one started working) is not woken.
+TEST_CASE("an item let in when another retires is left to the retiring worker", "[workqueue][cm]") {
+  WorkqueueParams wq;
+  wq.name = "ord";
+  wq.flags = kWqOrdered;
+  ScenarioParams p = wq_scenario(2, {wq});
+  p.tasks = {queuer({ev_queue_work("ord", "a", Time::ms(1)), ev_queue_work("ord", "b", Time::ms(1))})};
+  struct Wakeups : WorkLog {
+    void on_wakeup(Time t, const Task& p, int) override {
+      if (p.comm.rfind("kworker/", 0) == 0) worker_wakeups.push_back({t, p.comm});
+    }
+    std::vector<std::pair<Time, std::string>> worker_wakeups;
+  };
+  Wakeups log = run_logged<Wakeups>(p);
+  REQUIRE(log.items.size() == 2);
+  CHECK(log.first("b").started == Time::ms(1));
+  CHECK(log.first("b").worker == log.first("a").worker);
+  // Wake-ups at t = 0 only: the worker kicked for a, and the worker it
+  // creates on starting work (the new kthread's first wake-up). None at
+  // 1 ms, when a retires and lets b in.
+  std::string woken;
+  for (const auto& [t, c] : log.worker_wakeups) woken += std::to_string(t.count()) + " ns " + c + "; ";
+  INFO(woken);
+  REQUIRE(log.worker_wakeups.size() == 2);
+  for (const auto& [t, c] : log.worker_wakeups) CHECK(t == Time::zero());
+}
+
 TEST_CASE("a bound pool starts another worker when the running one blocks", "[workqueue][cm]") {
   // One CPU. w1 runs 1 ms then sleeps 5 ms inside the work function; w2
   // waits behind it. Concurrency management: when w1's worker blocks,
@@ -327,6 +360,10 @@ TEST_CASE("invalid workqueue parameters are model errors", "[workqueue]") {
   w.name = "events";  // a system workqueue's name
   w.flags = kWqUnbound;
   CHECK_THROWS_WITH(build(w), Catch::Contains("system workqueue"));
+  w = WorkqueueParams{};
+  w.name = "x";
+  w.flags = kWqOrdered | kWqSysfs;  // workqueue_sysfs_register() refuses __WQ_ORDERED
+  CHECK_THROWS_WITH(build(w), Catch::Contains("ordered workqueue cannot be WQ_SYSFS"));
   ScenarioParams p = wq_scenario(2, {});
   p.tasks = {queuer({ev_queue_work("nope", "w", Time::us(1))})};
   CHECK_THROWS_WITH(System(p, 1), Catch::Contains("unknown workqueue 'nope'"));

@@ -108,11 +108,21 @@ WorkqueueParams load_workqueue(const YamlDoc& doc, const YAML::Node& node, const
   const bool unbound = w.flags & kWqUnbound, rt = w.flags & kWqRtpri;
   if (rt && (w.flags & kWqHighpri))
     fail(doc, *r.find("flags"), r.path("flags"), "WQ_RTPRI and WQ_HIGHPRI are exclusive (the workers are SCHED_FIFO)");
+  // workqueue_sysfs_register() (6.12 workqueue.c) refuses an ordered
+  // workqueue (WARN_ON(__WQ_ORDERED), -EINVAL): alloc_workqueue() fails.
+  if (ordered && (w.flags & kWqSysfs))
+    fail(doc, *r.find("flags"), r.path("flags"),
+         "an ordered workqueue cannot be WQ_SYSFS (the kernel's workqueue_sysfs_register() refuses it and "
+         "alloc_workqueue() fails): drop WQ_SYSFS or 'ordered'");
   if (auto n = r.find("nice")) {
-    if (!unbound || !(w.flags & kWqSysfs) || rt)
+    const char* const attr = "nice is the sysfs attribute /sys/devices/virtual/workqueue/NAME/nice of WQ_UNBOUND | "
+                             "WQ_SYSFS workqueues";
+    if (rt)
+      fail(doc, *n, r.path("nice"), fmt::format("{}; a WQ_RTPRI workqueue's workers are SCHED_FIFO (set rt_priority)", attr));
+    if (!unbound || !(w.flags & kWqSysfs))
       fail(doc, *n, r.path("nice"),
-           "nice is the sysfs attribute /sys/devices/virtual/workqueue/NAME/nice of WQ_UNBOUND | WQ_SYSFS workqueues "
-           "(not WQ_RTPRI)");
+           fmt::format("{}: this one lacks {}", attr,
+                       !unbound && !(w.flags & kWqSysfs) ? "WQ_UNBOUND and WQ_SYSFS" : !unbound ? "WQ_UNBOUND" : "WQ_SYSFS"));
     w.nice = static_cast<int>(as_int(doc, *n, r.path("nice"), -20, 19));
   }
   if (auto n = r.find("cpumask")) {

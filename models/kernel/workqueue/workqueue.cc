@@ -199,6 +199,8 @@ Workqueue& WorkqueueSystem::alloc_workqueue(const WorkqueueParams& in) {
     p.flags |= kWqUnbound;
     p.max_active = 1;
   }
+  // workqueue_sysfs_register() refuses __WQ_ORDERED: alloc_workqueue() fails.
+  if ((p.flags & kWqOrdered) && (p.flags & kWqSysfs)) bad("an ordered workqueue cannot be WQ_SYSFS");
   const bool unbound = p.flags & kWqUnbound;
   const bool rt = p.flags & kWqRtpri;
   if (rt && (p.flags & kWqHighpri)) bad("WQ_RTPRI and WQ_HIGHPRI are exclusive (the workers are SCHED_FIFO)");
@@ -434,7 +436,7 @@ void WorkqueueSystem::__queue_work(Workqueue& wq, WorkStruct& work, QueueContext
   work.pwq = pwq;
   emit(WorkItemEvent::Phase::kQueue, work, wq, nullptr, ctx.cpu);
   if (pwq->inactive_works.empty() && pwq_tryinc_nr_active(*pwq, false)) {
-    pwq_activate_work(*pwq, work, ctx);
+    pwq_activate_work(*pwq, work, ctx, true);
   } else {
     pwq->inactive_works.push_back(&work);  // WORK_STRUCT_INACTIVE
   }
@@ -463,11 +465,16 @@ bool WorkqueueSystem::pwq_tryinc_nr_active(PoolWorkqueue& pwq, bool fill) {
   return false;
 }
 
-// __pwq_activate_work() + the kick that follows activation.
-void WorkqueueSystem::pwq_activate_work(PoolWorkqueue& pwq, WorkStruct& work, QueueContext ctx) {
+// __pwq_activate_work(), and the kick_pool() that follows it when `kick`:
+// __queue_work() kicks the pool of a newly active item; of the activations
+// when an active item retires, 6.12 kicks only a foreign pool
+// (node_activate_pending_pwq(): pwq->pool != caller_pool), and
+// pwq_activate_first_inactive() (per-CPU workqueues) never kicks. The
+// retiring worker still runs and takes the item itself (keep_working()).
+void WorkqueueSystem::pwq_activate_work(PoolWorkqueue& pwq, WorkStruct& work, QueueContext ctx, bool kick) {
   emit(WorkItemEvent::Phase::kActivate, work, *pwq.wq, nullptr, ctx.cpu);
   pwq.pool->worklist.push_back(&work);
-  kick_pool(*pwq.pool, ctx);
+  if (kick) kick_pool(*pwq.pool, ctx);
 }
 
 // pwq_dec_nr_active(): one active item finished; activate the next.
@@ -479,7 +486,7 @@ void WorkqueueSystem::pwq_dec_nr_active(PoolWorkqueue& pwq, QueueContext ctx) {
     if (!pwq.inactive_works.empty() && pwq_tryinc_nr_active(pwq, false)) {
       WorkStruct* w = pwq.inactive_works.front();
       pwq.inactive_works.pop_front();
-      pwq_activate_work(pwq, *w, ctx);
+      pwq_activate_work(pwq, *w, ctx, false);
     }
     return;
   }
@@ -503,7 +510,7 @@ void WorkqueueSystem::pwq_dec_nr_active(PoolWorkqueue& pwq, QueueContext ctx) {
       p->on_pending = false;
     else
       wq.nna_pending_.push_back(p);
-    pwq_activate_work(*p, *w, ctx);
+    pwq_activate_work(*p, *w, ctx, p->pool != pwq.pool);
     break;
   }
 }

@@ -219,7 +219,7 @@ class WorkqueueSystem {
     return pool.max_workers <= 0 || pool.nr_workers < pool.max_workers;
   }
   bool pwq_tryinc_nr_active(PoolWorkqueue& pwq, bool fill);
-  void pwq_activate_work(PoolWorkqueue& pwq, WorkStruct& work, QueueContext ctx);
+  void pwq_activate_work(PoolWorkqueue& pwq, WorkStruct& work, QueueContext ctx, bool kick);
   void pwq_dec_nr_active(PoolWorkqueue& pwq, QueueContext ctx);
   void idle_worker_timeout(WorkerPool& pool);
   void emit(WorkItemEvent::Phase phase, const WorkStruct& work, const Workqueue& wq, const Task* worker, int cpu,
