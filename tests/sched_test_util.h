@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/config/config.h"
+#include "models/hw/energy_model.h"
 #include "models/kernel/kernel.h"
 #include "models/scenario.h"
 #include "models/system.h"
@@ -205,9 +206,29 @@ inline TaskSpec growing_task(const std::string& name) {
 
 // Conservation on a multi-CPU run with power: per CPU, time at all OPPs =
 // busy and busy + idle = elapsed; energy: CPUs sum to their cluster's CPU
-// energy, clusters to the total.
-inline void check_conservation(const RunResult& r) {
+// energy, clusters to the total. The recorder builds these sums from one
+// interval stream, so two checks come from elsewhere: the tasks' CPU time
+// (charged by the tasks' own state changes) adds up to the CPUs' busy
+// time, and each CPU's busy energy is its time at each OPP times that
+// OPP's power from the energy model's formula (opp_dynamic_power_mw()).
+inline void check_conservation(const RunResult& r, const PlatformParams* platform = nullptr) {
   REQUIRE(r.has_power());
+  Time task_time, busy_time;
+  for (const auto& t : r.tasks) task_time += t.cpu_time;
+  for (const auto& c : r.cpus) busy_time += c.busy;
+  CHECK(task_time == busy_time);
+  if (platform) {
+    size_t cpu = 0;
+    for (const ClusterParams& cl : platform->clusters)
+      for (int i = 0; i < cl.nr_cpus; ++i, ++cpu) {
+        const CpuMetrics& c = r.cpus.at(cpu);
+        REQUIRE(c.busy_at_opp.size() == cl.opps.size());
+        double mj = 0;
+        for (size_t o = 0; o < cl.opps.size(); ++o)
+          mj += opp_dynamic_power_mw(cl.opps[o], cl.dynamic_power_coefficient) * c.busy_at_opp[o].to_s();
+        CHECK(c.busy_energy_mj == Approx(mj).epsilon(1e-9));
+      }
+  }
   double cluster_sum = 0;
   for (const auto& cl : r.clusters) {
     double cpu_sum = 0;

@@ -80,51 +80,108 @@ TEST_CASE("PELT in the run-queue: a 25% task's util_avg settles near 256", "[big
   CHECK(sum / n == Approx(256).epsilon(0.08));
 }
 
-// schedutil with the 1.25 headroom: a 25% task (util ~256) asks for
-// 1.25 * 256/1024 * 2 GHz = 625 MHz on the big cluster: the lowest OPP at or
-// above is 1 GHz. A hog asks for the top.
+// schedutil with the 1.25 headroom (get_next_freq(): map_util_perf()
+// adds util / 4): the lowest OPP at or above 1.25 x util / 1024 x f_max.
+// The toy big cluster has 1 and 2 GHz. Steady PELT of a periodic task on
+// a big CPU peaks at 1024 (1 - y^r) / (1 - y^16) for r ms of work every
+// 16 ms (y^32 = 1/2), and util_est holds about that peak while it runs:
+// - 4 ms every 16 ms: peak ~290, 1.25 x 290 -> 708 MHz: 1 GHz (2 GHz with
+//   a headroom of 2x);
+// - 7 ms every 16 ms: peak ~492, 1.25 x 492 -> 1.20 GHz: 2 GHz (1 GHz
+//   without the headroom: 492 -> 961 MHz).
+// A hog asks for the top. After a 500 ms warm-up every busy nanosecond of
+// CPU 2 is at the one OPP.
 TEST_CASE("schedutil picks the lowest OPP above 1.25 x util", "[biglittle][cpufreq]") {
-  ScenarioParams p = toy();
-  p.duration = Time::s(1);
-  TaskSpec t = task("t", {ev_run(Time::ms(4)), ev_timer("t", Time::ms(16))});
-  t.cpus = {2};
-  TaskSpec h = hog("h");
-  h.cpus = {3};
-  SECTION("a 25% task") {
+  auto busy_at_opps = [](TaskSpec t) {
+    ScenarioParams p = toy();
+    p.duration = Time::s(1);
+    p.warmup = Time::ms(500);
+    t.cpus = {2};
     p.tasks = {t};
-    System sys(p, 1);
-    sys.run();
-    CHECK(sys.kernel().freq_domains()[1].cur_khz == 1000000);
-    check_conservation(sys.result());
+    const RunResult r = run_result(p);
+    check_conservation(r, &p.platform);
+    REQUIRE(r.cpus[2].busy > Time::zero());
+    return std::pair{busy_at(r, 2, 0), busy_at(r, 2, 1)};
+  };
+  SECTION("4 ms every 16 ms: 1 GHz") {
+    auto [at_1ghz, at_2ghz] = busy_at_opps(task("t", {ev_run(Time::ms(4)), ev_timer("t", Time::ms(16))}));
+    CHECK(at_1ghz > Time::ms(200));  // 4 ms of work takes 8 ms at 1 GHz: half of 500 ms
+    CHECK(at_2ghz == Time::zero());
   }
-  SECTION("a hog") {
-    p.tasks = {h};
-    System sys(p, 1);
-    sys.run();
-    CHECK(sys.kernel().freq_domains()[1].cur_khz == 2000000);
-    check_conservation(sys.result());
+  SECTION("7 ms every 16 ms: 2 GHz") {
+    auto [at_1ghz, at_2ghz] = busy_at_opps(task("t", {ev_run(Time::ms(7)), ev_timer("t", Time::ms(16))}));
+    CHECK(at_1ghz == Time::zero());
+    CHECK(at_2ghz > Time::ms(200));  // 7/16 of 500 ms
+  }
+  SECTION("a hog: 2 GHz") {
+    auto [at_1ghz, at_2ghz] = busy_at_opps(hog("h"));
+    CHECK(at_1ghz == Time::zero());
+    CHECK(at_2ghz == Time::ms(500));
   }
 }
 
-// A small task (1 ms of work every 16 ms, util ~64) fits a little CPU
-// (64 * 1.25 < 256); the energy of the little domain at its lowest OPP
-// (cost 18000*10/128) is far below the big one's (245000*10/512), so EAS
-// keeps it on a little CPU while nothing is overutilized.
-TEST_CASE("EAS places a small task on a little CPU", "[biglittle][eas]") {
-  ScenarioParams p = toy();
-  p.duration = Time::s(2);
-  p.warmup = Time::ms(500);
-  p.tasks = {task("small", {ev_run(Time::ms(1)), ev_sleep(Time::ms(15))})};
-  System sys(p, 1);
-  SwitchLog log;
-  sys.add_observer(&log);
-  sys.run();
-  int on_little = 0, on_big = 0;
-  for (const auto& r : log.log)
-    if (r.next == "small" && r.t >= Time::ms(500)) (r.cpu < 2 ? on_little : on_big)++;
-  CHECK(on_little > 50);
-  CHECK(on_big == 0);
-  check_conservation(sys.result());
+// find_energy_efficient_cpu() against select_idle_sibling(): a task that
+// hogs a big CPU for 300 ms and then does 1 ms of work every 16 ms (util
+// decaying towards ~64). Each wake-up's previous CPU is an idle big CPU
+// it fits, which select_idle_sibling() keeps; EAS instead compares the
+// energy of the domains, and the little one at its lowest OPP (cost
+// 18000*10/128) is far below the big one's (245000*10/512), so once the
+// task's util fits a little CPU (1.25 x util < 256) it goes there. EAS
+// needs schedutil on every policy (sched_is_eas_possible()): under the
+// performance governor the same task stays on the big CPU.
+TEST_CASE("EAS moves a small task off an idle big CPU that select_idle_sibling keeps", "[biglittle][eas]") {
+  auto switch_ins = [](const std::string& governor, bool eas) {
+    ScenarioParams p = toy(governor);
+    p.duration = Time::s(2);
+    p.tasks = {phased_task("t", {{1, {ev_run(Time::ms(300))}}, {-1, {ev_run(Time::ms(1)), ev_sleep(Time::ms(15))}}})};
+    System sys(p, 1);
+    REQUIRE(sys.kernel().sched_energy_enabled() == eas);
+    SwitchLog log;
+    sys.add_observer(&log);
+    sys.run();
+    check_conservation(sys.result(), &p.platform);
+    std::pair<int, int> little_big{0, 0};
+    for (const auto& r : log.log)
+      if (r.next == "t" && r.t >= Time::s(1)) (r.cpu < 2 ? little_big.first : little_big.second)++;
+    return little_big;
+  };
+  const auto [eas_little, eas_big] = switch_ins("schedutil", true);
+  CHECK(eas_little > 30);  // about 44 periods: 1 ms of work takes 4 to 8 ms on a little CPU
+  CHECK(eas_big == 0);
+  const auto [sis_little, sis_big] = switch_ins("performance", false);
+  CHECK(sis_little == 0);
+  CHECK(sis_big > 50);  // about 62 periods of 16 ms
+}
+
+// The energy of a known schedule, by hand (performance governor: every CPU
+// at its top OPP). P = C x V^2 x f (_get_power(), mV and MHz, in uW):
+// - a hog pinned to big CPU 2 for 1 s: 500 x 1000^2 x 2000 / 10^6 uW =
+//   1000 mW for 1 s = 1000 mJ;
+// - a task pinned to little CPU 0 with 1 ms of work every 16 ms: at
+//   capacity 256 that is 4 ms busy per period and 63 periods start in
+//   [0, 1 s): 252 ms at 100 x 800^2 x 1000 / 10^6 uW = 64 mW = 16.128 mJ.
+// CPUs 1 and 3 stay idle, and the toy platform lists no idle states (idle
+// costs nothing) and no static power.
+TEST_CASE("the energy of a hand-computed schedule", "[biglittle][energy]") {
+  ScenarioParams p = toy("performance");
+  p.duration = Time::s(1);
+  TaskSpec h = hog("h");
+  h.cpus = {2};
+  TaskSpec t = task("t", {ev_run(Time::ms(1)), ev_timer("t", Time::ms(16))});
+  t.cpus = {0};
+  p.tasks = {h, t};
+  const RunResult r = run_result(p);
+  check_conservation(r, &p.platform);
+  CHECK(r.cpus[0].busy == Time::ms(252));
+  CHECK(r.cpus[2].busy == Time::s(1));
+  CHECK(r.cpus[1].busy == Time::zero());
+  CHECK(r.cpus[3].busy == Time::zero());
+  CHECK(r.cpus[0].energy_mj() == Approx(16.128));
+  CHECK(r.cpus[2].energy_mj() == Approx(1000.0));
+  CHECK(r.cpus[1].energy_mj() == 0.0);
+  CHECK(r.cpus[3].energy_mj() == 0.0);
+  CHECK(r.total_energy_mj() == Approx(1016.128));
+  CHECK(r.avg_power_mw() == Approx(1016.128));
 }
 
 // The task starts small (on a little CPU, by EAS) and then becomes a hog:
