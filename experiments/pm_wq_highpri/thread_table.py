@@ -123,7 +123,7 @@ def table(doc):
         print(f"{label:<38} {fmt(a, ''):>11} {fmt(b, ''):>11} {pct(a, b):>8}  {'':<17} | "
               f"{pa or '-':>11} {pb or '-':>12}")
     print()
-    print("who pays (wakeup latency and CPU share of every task group; power):")
+    print("who pays (wakeup latency of every task group; power):")
     w = max([18] + [len(g["group"]) for g in doc.get("who_pays", [])])
     print(f"{'group':<{w}} {'wakeup mean us':>15} {'change':>8} {'95% CI':<16} {'wakeup P99 us':>14} "
           f"{'change':>8} {'95% CI':<16}")
