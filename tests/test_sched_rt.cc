@@ -2,6 +2,7 @@
 // expectations worked out by hand from kernel/sched/rt.c, deadline.c and
 // kernel/locking/rtmutex.c. One CPU, no overheads.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "models/errors.h"
 #include "sched_test_util.h"
@@ -58,6 +59,18 @@ TEST_CASE("SCHED_RR rotates equal priorities every 100 ms", "[rt]") {
   std::vector<std::pair<int64_t, std::string>> expected = {
       {0, "rr1"}, {100000000, "rr2"}, {200000000, "rr1"}, {300000000, "rr2"}, {400000000, "rr1"}};
   CHECK(log.runs_until(Time::ms(450)) == expected);
+
+  SECTION("at HZ=300 the slice is msecs_to_jiffies(100) = 30 ticks of 3,333,333 ns") {
+    ScenarioParams q = p;
+    q.kernel.hz = 300;
+    q.duration = Time::ms(250);
+    System sys300(q, 1);
+    SwitchLog log300;
+    sys300.add_observer(&log300);
+    sys300.run();
+    std::vector<std::pair<int64_t, std::string>> at300 = {{0, "rr1"}, {99999990, "rr2"}, {199999980, "rr1"}};
+    CHECK(log300.runs_until(Time::ms(250)) == at300);
+  }
 }
 
 // 6.6: def_rt_bandwidth throttles RT at 950 ms of each 1 s period (checked
@@ -126,6 +139,66 @@ TEST_CASE("a fair pick beside a queued pushable RT task queues no push", "[rt][s
   };
   CHECK(fair_time("6.12") == Time::ms(100));
   CHECK(fair_time("6.6") == Time::ms(96));
+}
+
+// __waiter_prio() (6.12 rtmutex.c) queues every non-RT waiter at
+// DEFAULT_PRIO: fair waiters get a PI mutex in arrival order, whatever
+// their nice. owner holds m for 5 ms of work; a (nice 0) blocks on it at
+// 1 ms, b (nice -10) at 2 ms; a gets it first and b after a's unlock.
+TEST_CASE("fair waiters take a PI mutex in arrival order, whatever their nice", "[rt][pi]") {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = Time::ms(40);
+  auto locker = [](const std::string& name, int nice, Time delay) {
+    TaskSpec t = task(name, {ev_lock("m"), ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::s(10))},
+                      Policy::kNormal, nice);
+    t.delay = delay;
+    return t;
+  };
+  p.tasks = {task("owner", {ev_lock("m"), ev_run(Time::ms(5)), ev_unlock("m"), ev_sleep(Time::s(10))}),
+             locker("a", 0, Time::ms(1)), locker("b", -10, Time::ms(2))};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  // Its last switch-out (S): into the final sleep, after its unlock (the
+  // wait on the mutex is an S switch-out too, at 1 and 2 ms).
+  auto done = [&](const std::string& name) {
+    Time last = Time::max();
+    for (const auto& r : log.log)
+      if (r.prev == name && r.prev_state == 'S') last = r.t;
+    return last;
+  };
+  CHECK(done("owner") == Time::ms(5));
+  CHECK(done("a") == Time::ms(6));
+  CHECK(done("b") == Time::ms(7));
+}
+
+// mark_wakeup_next_waiter() (6.12 rtmutex.c) deboosts the unlocking owner
+// before wake_up_q() wakes the waiter, so the wake-up (its placement and
+// preemption check) sees the owner at its own priority.
+TEST_CASE("unlocking a PI mutex deboosts the owner before waking the waiter", "[rt][pi]") {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = Time::ms(20);
+  TaskSpec high = task("high", {ev_lock("m"), ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::s(10))},
+                       Policy::kFifo, 30);
+  high.delay = Time::ms(2);
+  p.tasks = {task("low", {ev_lock("m"), ev_run(Time::ms(5)), ev_unlock("m"), ev_sleep(Time::s(10))}), high};
+  struct Order : SchedObserver {
+    void on_prio_change(Time t, const Task& p, int, int new_prio, bool pi) override {
+      if (pi) seen.push_back(fmt::format("{} {} prio {}", t.count(), p.comm, new_prio));
+    }
+    void on_waking(Time t, const Task& p, const Task*, int) override {
+      seen.push_back(fmt::format("{} {} waking", t.count(), p.comm));
+    }
+    std::vector<std::string> seen;
+  } order;
+  System sys(p, 1);
+  sys.add_observer(&order);
+  sys.run();
+  // high starts at 2 ms and blocks at once: low is boosted to high's prio
+  // 69; low's 5 ms of work end at 5 ms: deboosted to 120, then high wakes.
+  const std::vector<std::string> expected = {"2000000 low prio 69", "5000000 low prio 120", "5000000 high waking"};
+  CHECK(order.seen == expected);
 }
 
 // Priority inversion: low (FIFO 10, or SCHED_OTHER) takes the mutex and

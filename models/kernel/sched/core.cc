@@ -261,8 +261,12 @@ void Kernel::setup_tunables() {
   sched_latency_ = params_.sched_latency.value_or(Time::ms(6)).count() * factor;
   min_granularity_ = params_.min_granularity.value_or(Time::us(750)).count() * factor;
   wakeup_granularity_ = params_.wakeup_granularity.value_or(Time::ms(1)).count() * factor;
-  // RR_TIMESLICE is in jiffies: sched_rr_timeslice = msecs_to_jiffies(100).
-  rr_timeslice_ticks_ = std::max<int64_t>(1, (params_.rr_timeslice.count() + tick_nsec_.count() - 1) / tick_nsec_.count());
+  // RR_TIMESLICE is in jiffies: sched_rr_timeslice = msecs_to_jiffies(100)
+  // (= 100 * HZ / 1000), rounded up: ceil(t * HZ / 1 s). Not t / TICK_NSEC:
+  // at HZ=300 a tick is 3,333,333 ns and 100 ms would round up to 31.
+  rr_timeslice_ticks_ = std::max<int64_t>(
+      1, static_cast<int64_t>((static_cast<__int128>(params_.rr_timeslice.count()) * params_.hz + 999'999'999) /
+                              1'000'000'000));
 }
 
 SchedClassId Kernel::class_for(const Task& p) const {

@@ -11,10 +11,15 @@ namespace schedlab {
 
 int RtMutex::top_waiter_prio() const { return waiters_.empty() ? kMaxRtPrio + 40 : waiters_.front()->prio; }
 
+// __waiter_prio() (6.12 rtmutex.c): the wait list orders RT waiters by
+// priority and every other waiter at DEFAULT_PRIO, so fair waiters queue
+// first come, first served whatever their nice (equal keys go behind).
+static int waiter_prio(const Task& t) { return rt_prio(t.prio) ? t.prio : kDefaultPrio; }
+
 void RtMutex::enqueue_waiter(Task& t) {
   auto it = waiters_.begin();
   if (pi_)
-    while (it != waiters_.end() && (*it)->prio <= t.prio) ++it;
+    while (it != waiters_.end() && waiter_prio(**it) <= waiter_prio(t)) ++it;
   else
     it = waiters_.end();
   waiters_.insert(it, &t);
@@ -53,16 +58,20 @@ void RtMutex::unlock(Kernel& k, Task& self) {
   auto& held = self.held_mutexes;
   held.erase(std::find(held.begin(), held.end(), this));
   owner_ = nullptr;
-  if (!waiters_.empty()) {
-    Task* next = waiters_.front();
-    waiters_.erase(waiters_.begin());
-    owner_ = next;
-    next->blocked_on = nullptr;
-    next->held_mutexes.push_back(this);
-    if (pi_) rt_mutex_adjust_prio_chain(k, *next);
-    k.try_to_wake_up(*next, &self, self.cpu);
+  if (waiters_.empty()) return;
+  Task* next = waiters_.front();
+  waiters_.erase(waiters_.begin());
+  owner_ = next;
+  next->blocked_on = nullptr;
+  next->held_mutexes.push_back(this);
+  // mark_wakeup_next_waiter() (6.12 rtmutex.c) deboosts the unlocking task
+  // (rt_mutex_adjust_prio()) before the waiter is woken (wake_up_q() in
+  // rt_mutex_postunlock()): the wake-up's placement sees it deboosted.
+  if (pi_) {
+    rt_mutex_adjust_prio_chain(k, self);
+    rt_mutex_adjust_prio_chain(k, *next);
   }
-  if (pi_) rt_mutex_adjust_prio_chain(k, self);
+  k.try_to_wake_up(*next, &self, self.cpu);
 }
 
 void rt_mutex_adjust_prio_chain(Kernel& k, Task& p) {

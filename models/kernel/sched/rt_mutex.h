@@ -1,6 +1,7 @@
 // rt_mutex with priority inheritance (kernel/locking/rtmutex.c, 6.12), as
 // PI futexes (pthread mutexes with PTHREAD_PRIO_INHERIT) use it: waiters
-// queue by priority (FIFO among equals); the owner runs at the priority of
+// queue by priority (RT waiters; fair ones all at DEFAULT_PRIO, FIFO among
+// equals); the owner runs at the priority of
 // its top waiter while that is higher than its own, transitively along a
 // chain of blocked owners. With PI off the mutex is a plain futex: FIFO
 // waiters, no boosting.
