@@ -551,3 +551,20 @@ TEST_CASE("compare refuses a misspelt workqueue or layer or cluster or DRM or ru
     CHECK_THAT(r.err, Catch::Contains(message) && Catch::Contains("exp.yaml:7:5: metrics:"));
   }
 }
+
+// The first A/B a kernel engineer tries: a nice task made SCHED_FIFO by an
+// overlay. The task keeps its nice key from the scenario; the overlay sets
+// it to 0, which an RT policy accepts (any other nice is an error that
+// says so).
+TEST_CASE("an overlay turns a nice task into a SCHED_FIFO one", "[compare][config]") {
+  const std::string scenario = repo_path("configs/scenarios/mixed_2cpu.yaml");
+  std::vector<Overlay> ov{{"tasks[ui_main].policy", "SCHED_FIFO", {}}, {"tasks[ui_main].priority", "1", {}}};
+  CHECK_THROWS_WITH(load_scenario_with_overlays(scenario, ov),
+                    Catch::Contains("tasks[0].nice") && Catch::Contains("nice: 0 is accepted"));
+  ov.push_back({"tasks[ui_main].nice", "0", {}});
+  const ScenarioParams p = load_scenario_with_overlays(scenario, ov);
+  CHECK(p.tasks[0].name == "ui_main");
+  CHECK(p.tasks[0].policy == Policy::kFifo);
+  CHECK(p.tasks[0].rt_priority == 1);
+  CHECK(p.tasks[0].nice == 0);
+}

@@ -199,8 +199,13 @@ bool load_thread_policy(const MapReader& r, Policy& policy, int& nice, int& rt_p
   }
   const bool fair = is_fair_policy(policy);
   if (auto n = r.find("nice")) {
-    if (!fair) fail(doc, *n, r.path("nice"), fmt::format("nice applies to SCHED_OTHER/BATCH/IDLE {}", what));
     nice = static_cast<int>(as_int(doc, *n, r.path("nice"), -20, 19));
+    // nice: 0 (the default) is accepted with an RT policy, as for tasks.
+    if (!fair && nice != 0)
+      fail(doc, *n, r.path("nice"),
+           fmt::format("nice applies to SCHED_OTHER/BATCH/IDLE {} (nice: 0 is accepted: an overlay that makes "
+                       "it SCHED_FIFO/RR sets its nice to 0 too)",
+                       what));
   }
   auto n = r.find("priority");
   if (n) {
@@ -538,7 +543,7 @@ const std::vector<ParamDecl>& kthread_worker_params() {
       {"name", "string, no blanks", "required", "the worker thread's comm"},
       {"policy", "SCHED_OTHER | SCHED_BATCH | SCHED_IDLE | SCHED_FIFO | SCHED_RR", "SCHED_OTHER",
        "the thread's own policy"},
-      {"nice", "int -20..19", "0", "nice (fair policies)"},
+      {"nice", "int -20..19", "0", "nice (fair policies; an RT policy accepts 0)"},
       {"priority", "int 1..99", "required for FIFO/RR", "RT priority"},
       {"cpus", "list of int, or \"0-3,6\"", "all CPUs", "affinity"},
       {"follow", join(kFollow, " | "), "none",

@@ -280,10 +280,14 @@ void load_scheduling(const MapReader& r, TaskSpec& t) {
   }
   bool fair = is_fair_policy(t.policy);
   if (auto n = r.find("nice")) {
-    if (!fair)
-      fail(r.doc(), *n, r.path("nice"), fmt::format("nice applies to SCHED_OTHER/BATCH/IDLE; a {} task takes "
-                                                    "'priority: 1..99' instead", policy_text(t.policy)));
     t.nice = static_cast<int>(as_int(r.doc(), *n, r.path("nice"), -20, 19));
+    // nice: 0 (the default) is accepted with an RT policy, so that an
+    // experiment's overlay can turn a nice task into a FIFO one.
+    if (!fair && t.nice != 0)
+      fail(r.doc(), *n, r.path("nice"),
+           fmt::format("nice applies to SCHED_OTHER/BATCH/IDLE; a {} task takes 'priority: 1..99' instead (nice: "
+                       "0 is accepted: an overlay that makes a nice task {} sets its nice to 0 too)",
+                       policy_text(t.policy), policy_text(t.policy)));
   }
   if (auto n = r.find("priority")) {
     if (fair)
@@ -488,7 +492,7 @@ const std::vector<ParamDecl>& task_params() {
         {"instances", fmt::format("int 1..{}", kMaxInstances), std::to_string(d.instances), "identical copies"},
         {"policy", join(policy_names(false), " | ") + " (or other, normal, batch, idle, fifo, rr)", "SCHED_OTHER",
          "scheduling policy"},
-        {"nice", "int -20..19", std::to_string(d.nice), "nice value (SCHED_OTHER/BATCH/IDLE only)"},
+        {"nice", "int -20..19", std::to_string(d.nice), "nice value (SCHED_OTHER/BATCH/IDLE; an RT policy accepts 0)"},
         {"priority", "int 1..99", "required for FIFO/RR", "RT priority (SCHED_FIFO/SCHED_RR only)"},
         {"cpus", "list of int, or \"0-3,6\"", "all CPUs", "affinity; each CPU < platform.cpus"},
         {"slice", "duration 0.1ms..100ms", "base_slice", "custom EEVDF slice (sched_attr.sched_runtime, 6.12+)"},
