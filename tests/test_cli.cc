@@ -142,8 +142,10 @@ TEST_CASE("a valid run prints the tables and writes JSON, CSV and a trace", "[cl
   CHECK_THAT(r.out, Catch::Contains("kernel "));
   CHECK_THAT(r.out, Catch::Contains("duration 200.000ms, 1 run, seed 3"));
   CHECK_THAT(r.out, Catch::Contains("wakeup latency (us)"));
-  CHECK_THAT(r.out, Catch::Contains("check: busy + idle = elapsed"));
-  CHECK_THAT(r.out, Catch::Contains("OK"));
+  // Two hogs that never sleep on the only CPU: busy the whole 200 ms, never
+  // idle, and the conservation line says so and ends in OK.
+  CHECK_THAT(r.out, Catch::Contains("check: busy + idle = elapsed on every CPU in every run (1 CPU x 1 run): "
+                                    "0.200000000s + 0.000000000s = 0.200000000s  OK\n"));
   CHECK(dir.entries() == std::vector<std::string>{"r.csv", "r.json", "r.trace"});
   const std::string json = slurp(dir / "r.json");
   CHECK_THAT(json, Catch::StartsWith("{\n  \"format\": \"schedlab.run\",\n"));
@@ -158,17 +160,51 @@ TEST_CASE("a valid run prints the tables and writes JSON, CSV and a trace", "[cl
 
 TEST_CASE("two runs with the same seed give byte-identical JSON", "[cli]") {
   ScratchDir dir("determinism");
-  const std::string scenario = two_hogs();
-  const std::string common = "run " + shell_quote(scenario) + " --duration 300ms --runs 2 --seed 42 --quiet --json ";
-  Cli first = run_schedlab(dir, common + shell_quote((dir / "a.json").string()));
-  Cli second = run_schedlab(dir, common + shell_quote((dir / "b.json").string()));
-  INFO(first.err);
-  REQUIRE(first.code == 0);
-  REQUIRE(second.code == 0);
-  CHECK(first.out.empty());  // --quiet
-  const std::string a = slurp(dir / "a.json");
+  // two_hogs draws no random numbers, so it could not tell a seed from
+  // another: here every GPU job's time is drawn from an exponential
+  // service_time (submit_job without gpu_time), so the schedule depends on
+  // the seed.
+  const fs::path yaml = dir / "random_gpu.yaml";
+  write_text(yaml,
+             "name: random_gpu\n"
+             "duration: 300ms\n"
+             "platform: {cpus: 2}\n"
+             "kernel: {version: \"6.12\"}\n"
+             "devices:\n"
+             "  - {name: mali, model: gpu, service_time: {dist: exponential, mean: 2ms}}\n"
+             "  - {name: vkq, model: drm_sched, gpu: mali, submit_wq: events_unbound, entities: [vk-queue]}\n"
+             "tasks:\n"
+             "  - name: app\n"
+             "    events:\n"
+             "      - run: 1ms\n"
+             "      - submit_job: {entity: vk-queue}\n"
+             "      - timer: {ref: vsync, period: 5ms}\n");
+  const auto run = [&](int seed, const std::string& name) {
+    Cli r = run_schedlab(dir, "run " + shell_quote(yaml.string()) + " --runs 2 --seed " + std::to_string(seed) +
+                                  " --quiet --json " + shell_quote((dir / name).string()));
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.empty());  // --quiet
+    return slurp(dir / name);
+  };
+  // The report records the seeds; without those lines, what is left is
+  // what was simulated.
+  const auto without_seeds = [](const std::string& json) {
+    std::istringstream in(json);
+    std::string line, kept;
+    while (std::getline(in, line))
+      if (line.find("seed\"") == std::string::npos) kept += line + "\n";
+    return kept;
+  };
+  const std::string a = run(42, "a.json");
   CHECK(a.size() > 100);
-  CHECK(a == slurp(dir / "b.json"));
+  CHECK_THAT(a, Catch::Contains("\"base_seed\": 42,"));
+  CHECK(a == run(42, "b.json"));
+  // Another seed draws other GPU times: other results, not just another
+  // seed field.
+  const std::string c = run(43, "c.json");
+  CHECK_THAT(c, Catch::Contains("\"base_seed\": 43,"));
+  CHECK(without_seeds(a) != without_seeds(c));
 }
 
 TEST_CASE("an output file that cannot be written exits 2 and leaves nothing", "[cli]") {

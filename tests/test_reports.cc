@@ -245,6 +245,9 @@ TEST_CASE("the JSON writer writes keys in order with two-space indents", "[json]
   }
 }
 
+// Rendering only (one in-process value rendered twice, and its literal
+// values); that a seed fixes the simulated bytes, and another seed changes
+// them, is test_cli.cc's "two runs with the same seed give byte-identical JSON".
 TEST_CASE("the JSON report is byte-for-byte deterministic", "[json]") {
   const std::string first = render_json(make_set());
   const std::string second = render_json(make_set());

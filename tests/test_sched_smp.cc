@@ -46,8 +46,20 @@ TEST_CASE("a waking RT task avoids a CPU busy with RT work", "[smp][rt]") {
   SwitchLog log;
   sys.add_observer(&log);
   sys.run();
+  // w (FIFO 60) wakes first at 2 ms: CPU 0's current is the pinned rt_hog,
+  // so find_lowest_rq() picks CPU 1 (fair work only) and w preempts fair at
+  // once. Each later wake-up (run 1 ms + sleep 3 ms: 6, 10, 14, 18 ms; 22 ms
+  // is past the 20 ms end) finds fair current on its previous CPU 1 and
+  // stays. So exactly five switches to w, all on CPU 1.
+  std::vector<int64_t> w_runs;
   for (const auto& r : log.log)
-    if (r.next == "w") CHECK(r.cpu == 1);
+    if (r.next == "w") {
+      CHECK(r.cpu == 1);
+      w_runs.push_back(r.t.count());
+    }
+  CHECK(log.first_run("w") == Time::ms(2));
+  CHECK(w_runs == std::vector<int64_t>{Time::ms(2).count(), Time::ms(6).count(), Time::ms(10).count(),
+                                       Time::ms(14).count(), Time::ms(18).count()});
 }
 
 // When an RT task blocks and its CPU's RT priority drops, balance_rt()
@@ -109,7 +121,10 @@ TEST_CASE("simultaneous remote wake-ups spread over idle CPUs: a pending wake-up
       if (p.comm != "sleeper-1" || t < Time::ms(2)) return;
       const Task& first = find_task(*k, "sleeper-0");
       ++checks;
-      if (first.on_rq) return;  // already enqueued: not the case under test
+      // The case under test: sleeper-0's enqueue waits for the 5 us IPI, so
+      // in this same instant it is placed (cpu set, ttwu pending) but not
+      // yet on a run-queue.
+      CHECK_FALSE(first.on_rq);
       if (k->cpu_idle(first.cpu)) ++idle_seen;
     }
   } check;

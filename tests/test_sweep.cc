@@ -225,12 +225,12 @@ TEST_CASE("the sensitivity fit matches least squares done by hand", "[sensitivit
 namespace {
 
 std::string small_sweep(const ScratchDir& dir, int runs, const std::string& nice_values = "[-10, 0, 10]",
-                        bool two_variants = true) {
+                        bool two_variants = true, const std::string& duration = "1s") {
   const std::string path = (dir / "sweep.yaml").string();
   std::string text = "name: small_nice\n"
                      "scenario: " + repo_path("configs/scenarios/mixed_2cpu.yaml") + "\n"
                      "runs: " + std::to_string(runs) + "\n"
-                     "duration: 1s\n"
+                     "duration: " + duration + "\n"
                      "warmup: 200ms\n"
                      "start_jitter: 16ms\n"
                      "grid:\n"
@@ -330,7 +330,10 @@ TEST_CASE("a sweep resumed after lost or damaged point files ends with the same 
 
 TEST_CASE("a sweep interrupted by SIGINT leaves no partial file and resumes to the same folder", "[sweep][cli]") {
   ScratchDir dir("sweep_interrupt");
-  const std::string file = small_sweep(dir, 30, "[-10, -5, 0, 5, 10]", false);
+  // 5 points x 30 runs of 10 s: about 0.2 s of simulation per point in a
+  // release build, so the 4 points left after the first is on disk take
+  // far longer than the 1 ms poll below needs to send the signal.
+  const std::string file = small_sweep(dir, 30, "[-10, -5, 0, 5, 10]", false, "10s");
   const std::string out = (dir / "out").string();
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
@@ -342,24 +345,56 @@ TEST_CASE("a sweep interrupted by SIGINT leaves no partial file and resumes to t
             static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  // Interrupt once the first point is on disk (or whenever it ends: the
-  // test holds either way, it asserts nothing about timing).
+  // Finished point files (not atomic_file temporaries) in points/.
   const fs::path points = fs::path(out) / "points";
-  for (int i = 0; i < 3000; ++i) {
+  const auto finished_points = [&] {
+    int n = 0;
     std::error_code ec;
-    if (fs::exists(points / "p000000.json", ec)) break;
-    int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    for (fs::directory_iterator it(points, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.find(".tmp-") == std::string::npos && name.size() > 5 &&
+          name.compare(name.size() - 5, 5, ".json") == 0)
+        ++n;
+    }
+    return n;
+  };
+  // Interrupt as soon as the first point is on disk. The sweep must still
+  // be running then: it ending first (or the poll running out, 60 s) fails
+  // the test instead of skipping the interrupt path.
+  bool exited_early = false;
+  bool saw_point = false;
+  for (int i = 0; i < 60'000; ++i) {  // 1 ms steps: 60 s at most
+    if (finished_points() >= 1) {
+      saw_point = true;
+      break;
+    }
+    int early = 0;
+    if (::waitpid(pid, &early, WNOHANG) == pid) {
+      exited_early = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  ::kill(pid, SIGINT);
+  if (!exited_early) ::kill(pid, SIGINT);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  if (!exited_early) ::waitpid(pid, &status, 0);
+  REQUIRE_FALSE(exited_early);
+  REQUIRE(saw_point);
+  // install_cleanup_signal_handlers(): the handler removes temporaries, then
+  // re-raises SIGINT with its default action, so the sweep dies by SIGINT.
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
+  // Mid-sweep: at least the point we saw, not all 5, and no aggregates.
+  const int on_disk = finished_points();
+  CHECK(on_disk >= 1);
+  CHECK(on_disk < 5);
+  CHECK_FALSE(fs::exists(fs::path(out) / "sweep.json"));
   for (const auto& [name, bytes] : folder_contents(out)) {
     CAPTURE(name);
     CHECK(name.find(".tmp-") == std::string::npos);
   }
-  sweep(dir, file, out, "-q");
+  const Cli resumed = sweep(dir, file, out);
+  CHECK_THAT(resumed.out, Catch::Contains("kept " + std::to_string(on_disk) + " finished point"));  // "point" or "points"
   sweep(dir, file, (dir / "fresh").string(), "-q");
   CHECK(folder_contents(out) == folder_contents(dir / "fresh"));
 }
