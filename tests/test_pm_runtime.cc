@@ -326,6 +326,27 @@ TEST_CASE("put_autosuspend arms the suspend timer at last_busy + delay and pm_wq
   CHECK(d.request() == RpmRequest::kNone);
 }
 
+// put_sync_autosuspend marks last_busy as put_autosuspend does (6.12
+// drivers call pm_runtime_mark_last_busy() before either): its
+// rpm_suspend(RPM_AUTO) finds the expiry 10 ms ahead and arms the timer
+// instead of suspending at once.
+TEST_CASE("put_sync_autosuspend marks last_busy and arms the timer", "[pm_runtime]") {
+  RpmDeviceParams gpu = device("gpu");
+  gpu.start_active = true;
+  gpu.autosuspend_delay = Time::ms(10);
+  Rig rig({gpu});
+  Script& app =
+      rig.add("app", {nosleep("gpu", RpmApi::kGet), run(Time::ms(1)), call("gpu", RpmApi::kPutSyncAutosuspend)});
+  RpmDevice& d = rig.dev("gpu");
+  rig.run_until(Time::ms(5));
+  REQUIRE(app.calls.size() == 2);
+  CHECK(d.last_busy() == Time::ms(1));
+  CHECK(d.timer_expires() == Time::ms(11));
+  CHECK(d.status() == RpmStatus::kActive);
+  rig.run_until(Time::ms(20));
+  CHECK(d.status() == RpmStatus::kSuspended);
+}
+
 TEST_CASE("a get before the autosuspend expiry keeps the device active and the timer queues nothing",
           "[pm_runtime]") {
   RpmDeviceParams gpu = device("gpu");

@@ -657,14 +657,15 @@ struct PmRuntime::Impl {
       case RpmApi::kPutSync:       // __pm_runtime_idle(dev, RPM_GET_PUT)
         if (drop_usage_count(c, dev)) push(c, Op::kIdle, dev, 0);
         break;
-      case RpmApi::kPutAutosuspend:
-        // 6.12 drivers call pm_runtime_mark_last_busy() right before
-        // pm_runtime_put_autosuspend() (6.14 folds it in); the model does it
-        // for them. Then __pm_runtime_suspend(dev, RPM_GET_PUT | RPM_ASYNC | RPM_AUTO).
+      // 6.12 drivers call pm_runtime_mark_last_busy() right before
+      // pm_runtime_put_autosuspend() and pm_runtime_put_sync_autosuspend()
+      // (later kernels fold it into both); the model does it for them.
+      case RpmApi::kPutAutosuspend:  // __pm_runtime_suspend(dev, RPM_GET_PUT | RPM_ASYNC | RPM_AUTO)
         dev.last_busy_ = now();
         if (drop_usage_count(c, dev)) push(c, Op::kSuspend, dev, kRpmAsync | kRpmAuto);
         break;
       case RpmApi::kPutSyncAutosuspend:  // __pm_runtime_suspend(dev, RPM_GET_PUT | RPM_AUTO)
+        dev.last_busy_ = now();
         if (drop_usage_count(c, dev)) push(c, Op::kSuspend, dev, kRpmAuto);
         break;
       case RpmApi::kMarkLastBusy:  // pm_runtime_mark_last_busy()

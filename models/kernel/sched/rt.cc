@@ -10,7 +10,16 @@
 // CPU's capacity must reach the task's min(uclamp_min, uclamp_max), which
 // for an RT task is sched_util_clamp_min_rt_default (1024) unless set, so
 // RT tasks seek the biggest CPUs; without CONFIG_UCLAMP_TASK every CPU
-// fits. Simplified: the pull takes the single best candidate per call.
+// fits. Simplified: the pull takes the single best candidate per call, at
+// once (6.12's default RT_PUSH_IPI asks the overloaded CPU to push, by
+// irq_work); find_lowest_rq() takes the previous CPU, else the first
+// lowest-priority CPU after it (6.12 prefers the waking CPU within the
+// previous CPU's SD_WAKE_AFFINE domains, else rotates among equals with
+// cpumask_any_and_distribute()); pushable tasks in run-queue order (6.12's
+// pushable_tasks plist re-adds a preempted task at the tail of its
+// priority); prio_changed_rt() on a running task reschedules without a
+// pull and switched_to_rt() queues no push; no task_woken_rt() for a new
+// task. The README lists these.
 #include <algorithm>
 
 #include "models/kernel/kernel.h"
