@@ -488,9 +488,9 @@ TEST_CASE("drm and wq metrics read job and work-item latencies of a run", "[comp
 
 TEST_CASE("who pays lists the groups only another variant has", "[compare]") {
   // With WQ_HIGHPRI the work runs on a nice -20 pool the baseline does
-  // not have: its kworkers are listed too (n/a against the baseline),
-  // after the baseline's groups; the nice 0 pool (events_unbound's work)
-  // is the same group in both.
+  // not have: its kworkers are listed too, after the baseline's groups,
+  // with no change but their own values ("only here"); the nice 0 pool
+  // (events_unbound's work) is the same group in both.
   ScratchDir dir("compare_groups");
   const std::string scenario = (dir / "wq.yaml").string();
   write_text(scenario,
@@ -515,6 +515,14 @@ TEST_CASE("who pays lists the groups only another variant has", "[compare]") {
   CHECK(hp.cpu_share.cells[0].n == 0);  // the baseline has no such pool
   CHECK(hp.cpu_share.cells[1].n == 2);
   CHECK_FALSE(hp.cpu_share.cells[1].change.defined);
+  // The table's row: n/a on the baseline side, the variant's own values.
+  const std::string text = render_compare_report(c);
+  const size_t at = text.find("kworkers/unbound-nice-20");
+  REQUIRE(at != std::string::npos);
+  const std::string row = text.substr(at, text.find('\n', at) - at);
+  CHECK_THAT(row, Catch::Contains(" n/a "));
+  CHECK_THAT(row, Catch::Contains(" (only here)"));
+  CHECK_THAT(row, !Catch::Contains("none here"));
 }
 
 TEST_CASE("compare refuses a misspelt workqueue or layer or cluster or DRM or runtime PM object", "[compare][cli]") {

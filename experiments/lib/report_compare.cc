@@ -101,6 +101,15 @@ std::string change_with_interval(const Change& ch) {
   return format_change(ch) + " " + format_interval(ch);
 }
 
+// A who-pays change cell. A group one side lacks (the workers WQ_HIGHPRI
+// creates, a pool a variant stops using) has no change: the cell says so,
+// with this variant's own value where only it has one.
+std::string who_pays_cell(const MetricCell& base, const MetricCell& var, MetricUnit unit) {
+  if (var.change.defined || (base.n > 0) == (var.n > 0)) return change_with_interval(var.change);
+  if (base.n == 0) return fmt::format("{} (only here)", value_cell(var, unit));
+  return "none here";
+}
+
 std::string render_who_pays(const Comparison& c) {
   const size_t nv = c.spec.variants.size();
   std::string out = fmt::format("who pays: every task group against '{}'\n", c.spec.variants[0].name);
@@ -124,9 +133,9 @@ std::string render_who_pays(const Comparison& c) {
                                  value_cell(g.latency_p99.cells[0], MetricUnit::kMicroseconds),
                                  value_cell(g.cpu_share.cells[0], MetricUnit::kFraction)};
     for (size_t v = 1; v < nv; ++v) {
-      row.push_back(change_with_interval(g.latency_mean.cells[v].change));
-      row.push_back(change_with_interval(g.latency_p99.cells[v].change));
-      row.push_back(change_with_interval(g.cpu_share.cells[v].change));
+      row.push_back(who_pays_cell(g.latency_mean.cells[0], g.latency_mean.cells[v], MetricUnit::kMicroseconds));
+      row.push_back(who_pays_cell(g.latency_p99.cells[0], g.latency_p99.cells[v], MetricUnit::kMicroseconds));
+      row.push_back(who_pays_cell(g.cpu_share.cells[0], g.cpu_share.cells[v], MetricUnit::kFraction));
     }
     t.add_row(std::move(row));
   }

@@ -132,9 +132,13 @@ def table(doc):
         for k in ("wakeup_latency_mean", "wakeup_latency_p99"):
             base, var = g[k]["variants"][0], g[k]["variants"][1]
             ci = interval(var)
-            v = base.get("mean")
-            cells.append((f"{v:.1f}" if v is not None else "n/a",
-                          f"{var['change_pct']:+.1f}%" if var.get("change_pct") is not None else "n/a", ci))
+            v, vv = base.get("mean"), var.get("mean")
+            change = f"{var['change_pct']:+.1f}%" if var.get("change_pct") is not None else "n/a"
+            # A group one side lacks (the workers WQ_HIGHPRI creates; the
+            # nice-0 pool it stops using) has no change: say which side.
+            if var.get("change_pct") is None and (v is None) != (vv is None):
+                change, ci = ("new", f"= {vv:.1f} with it") if v is None else ("none", "not with it")
+            cells.append((f"{v:.1f}" if v is not None else "-", change, ci))
         print(f"{g['group']:<{w}} {cells[0][0]:>15} {cells[0][1]:>8} {cells[0][2]:<16} {cells[1][0]:>14} "
               f"{cells[1][1]:>8} {cells[1][2]:<16}")
     for t in doc.get("totals", []):
