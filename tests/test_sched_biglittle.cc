@@ -3,6 +3,7 @@
 // (tests/sched_test_util.h: little capacity 256, big 1024).
 #include <catch2/catch.hpp>
 
+#include "experiments/lib/report_power.h"
 #include "models/config/config.h"
 #include "sched_test_util.h"
 
@@ -487,4 +488,23 @@ TEST_CASE("schedutil's CFS util is boosted to runnable_avg from 6.5 on", "[bigli
     rq.cfs_avg.runnable_avg = 2000;  // capped at the capacity
     CHECK(k.cpu_util_cfs_boost(rq) == (std::string(version) == "6.1" ? 300u : 1024u));
   }
+}
+
+// The power tables say when idle costs nothing because the platform gives
+// no idle-state power (every shipped device tree): energy is then running
+// time only. The note names the clusters without a figure.
+TEST_CASE("the power report notes clusters whose idle states have no power figure", "[biglittle][energy][reports]") {
+  ScenarioParams p = toy("performance");
+  p.duration = Time::ms(100);
+  p.tasks = {hog("h")};
+  const RunResult none = run_result(p);
+  REQUIRE(none.clusters.size() == 2);
+  CHECK_FALSE(none.clusters[0].idle_power_known);
+  CHECK_THAT(idle_power_note(none), Catch::Contains("no idle-state power for any cluster"));
+  p.platform.clusters[1].cpu_idle_states = {{"WFI", Time::zero(), Time::us(1), Time::us(1), 25.0}};
+  const RunResult big_known = run_result(p);
+  CHECK(big_known.clusters[1].idle_power_known);
+  CHECK_THAT(idle_power_note(big_known), Catch::Contains("no idle-state power for little (0 mW)"));
+  p.platform.clusters[0].cpu_idle_states = p.platform.clusters[1].cpu_idle_states;
+  CHECK(idle_power_note(run_result(p)).empty());
 }

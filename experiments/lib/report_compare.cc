@@ -10,6 +10,7 @@
 #include "experiments/lib/report_json.h"
 #include "experiments/lib/report_csv.h"
 #include "experiments/lib/report_format.h"
+#include "experiments/lib/report_power.h"
 #include "experiments/lib/report_table.h"
 #include "experiments/lib/text_table.h"
 
@@ -152,6 +153,7 @@ std::string render_who_pays(const Comparison& c) {
       out += fmt::format("; {}: {}", c.spec.variants[v].name, change_with_interval(r.cells[v].change));
     out += "\n";
   }
+  if (!c.results.empty() && !c.results[0].empty()) out += idle_power_note(c.results[0][0]);
   return out;
 }
 

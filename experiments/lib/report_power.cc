@@ -1,6 +1,7 @@
 #include "experiments/lib/report_power.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -123,7 +124,18 @@ std::string render_power_tables(const RunSet& set) {
   out += fmt::format("total: energy {:.1f} mJ, average power {:.1f} mW over {:.3f}s, {:.0f} migrations{}\n", total,
                      total / first.elapsed().to_s(), first.elapsed().to_s(), migrations / n,
                      runs.size() > 1 ? " (means per run)" : "");
-  return out;
+  return out + idle_power_note(first);
+}
+
+std::string idle_power_note(const RunResult& r) {
+  std::vector<std::string> unknown;
+  for (const ClusterMetrics& cl : r.clusters)
+    if (!cl.idle_power_known) unknown.push_back(cl.name);
+  if (unknown.empty()) return "";
+  return fmt::format(
+      "note: the platform gives no idle-state power for {} (0 mW): there energy counts running time only, so "
+      "idle states and governors compare by residency, not by energy\n",
+      unknown.size() == r.clusters.size() ? "any cluster" : fmt::format("{}", fmt::join(unknown, ", ")));
 }
 
 std::string render_workqueue_table(const RunSet& set) {

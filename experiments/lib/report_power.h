@@ -14,6 +14,9 @@ namespace schedlab {
 std::string render_power_tables(const RunSet& set);
 std::string render_workqueue_table(const RunSet& set);
 std::string render_drm_table(const RunSet& set);
+// One line when some cluster's idle states have no power figure (idle
+// then costs 0 mW and energy is running time only), else empty.
+std::string idle_power_note(const RunResult& r);
 // Runtime PM: D sleeps in rpm_resume()/rpm_suspend() per task group and
 // device (all of them, and those woken by another context with the waker's
 // runnable time), and each device's transitions. Empty without runtime PM.

@@ -236,7 +236,10 @@ RunResult MetricsRecorder::result(uint64_t seed, uint64_t events) const {
       ClusterMetrics cm;
       cm.name = pcl.name;
       cm.cpus = pcl.cpus;
-      for (int cpu : pcl.cpus) cm.cpu_energy_mj += r.cpus[static_cast<size_t>(cpu)].energy_mj();
+      for (int cpu : pcl.cpus) {
+        cm.cpu_energy_mj += r.cpus[static_cast<size_t>(cpu)].energy_mj();
+        for (double mw : power_->cpus[static_cast<size_t>(cpu)].idle_state_power_mw) cm.idle_power_known |= mw > 0;
+      }
       cm.static_energy_mj = pcl.static_power_mw * r.elapsed().to_s();
       r.clusters.push_back(std::move(cm));
     }

@@ -68,6 +68,9 @@ struct ClusterMetrics {
   std::vector<int> cpus;
   double cpu_energy_mj = 0;     // sum over its CPUs
   double static_energy_mj = 0;  // static_power_mw over the window
+  // Some idle state of its CPUs has a power figure. Without one (a device
+  // tree that gives none) idle costs 0 mW and energy is running time only.
+  bool idle_power_known = false;
   double energy_mj() const { return cpu_energy_mj + static_energy_mj; }
 };
 
