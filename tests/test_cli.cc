@@ -94,6 +94,7 @@ TEST_CASE("bad command lines exit 2 with a clear message and no output file", "[
       {"--seed 1.5", "--seed expects a non-negative integer"},
       {"--seed 99999999999999999999999", "too large"},
       {"--no-such-option", "option '--no-such-option'"},
+      {"--runz 3", "unrecognised option '--runz'; did you mean '--runs'?"},
       {"--runs", "argument for option '--runs' is missing"},
       {"--log loud", "unknown level 'loud'"},
       {"--runs 2 --runs 3", "cannot be specified more than once"},
@@ -106,6 +107,33 @@ TEST_CASE("bad command lines exit 2 with a clear message and no output file", "[
   CHECK_THAT(r.err, Catch::Contains(message));
   CHECK(r.out.empty());
   CHECK(dir.entries() == before);
+}
+
+// A file for another command names the command that runs it, at the key
+// that shows what it is, instead of listing the wrong file kind's keys.
+TEST_CASE("a file given to the wrong command names the right one", "[cli][config]") {
+  ScratchDir dir("wrong_command");
+  const std::string scenario = two_hogs();
+  const std::string exp = (dir / "exp.yaml").string();
+  write_text(exp, "scenario: " + scenario + "\nruns: 1\nvariants: [{name: a}, {name: b}]\n");
+  const std::string sweep = (dir / "sweep.yaml").string();
+  write_text(sweep, "scenario: " + scenario + "\nruns: 1\ngrid:\n  kernel.hz: [250, 1000]\n");
+  auto [command, file, message] = GENERATE_REF(table<std::string, std::string, std::string>({
+      {"run", exp, "exp.yaml:1:11: scenario: this is an experiment file ('scenario:' and 'variants:'): run it with "
+                   "'schedlab compare'"},
+      {"run", sweep, "sweep.yaml:1:11: scenario: this is a sweep file ('scenario:' and 'grid:'): run it with "
+                     "'schedlab sweep'"},
+      {"compare", scenario, "tasks: this is a scenario file ('tasks:'): run it with 'schedlab run'"},
+      {"sweep", exp, "exp.yaml:3:11: variants: this is an experiment file ('variants:' and no 'grid:'): run it with "
+                     "'schedlab compare'"},
+      {"compare", sweep, "sweep.yaml:4:3: grid: this is a sweep file ('grid:'): run it with 'schedlab sweep'"},
+  }));
+  CAPTURE(command, file);
+  const Cli r = run_schedlab(dir, command + " " + shell_quote(file) + " -q -j 1" +
+                                      (command == "sweep" ? " --out " + shell_quote((dir / "out").string()) : ""));
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains(message));
+  CHECK_FALSE(fs::exists(dir / "out"));
 }
 
 TEST_CASE("run without a scenario file exits 2", "[cli]") {

@@ -560,6 +560,20 @@ TEST_CASE("A wait nobody signals and a timer used with two periods are warned ab
                                 Catch::Contains("no task signals or broadcasts condition 'c'"));
 }
 
+// A cpuidle governor on a platform without idle states (the generic
+// {cpus: N}) has nothing to choose: a warning at the key, with the file's
+// line, like every other configuration warning.
+TEST_CASE("a cpuidle governor on a platform without idle states is warned about at its key", "[config][cpuidle]") {
+  const ScenarioParams s = load("platform: {cpus: 2}\nkernel:\n  cpuidle: {governor: teo}\n"
+                                "tasks: [{name: a, events: [{run: 1ms}, {sleep: 1ms}]}]\n");
+  REQUIRE(s.warnings.size() == 1);
+  CHECK_THAT(s.warnings[0], Catch::Contains("test.yaml:3:") && Catch::Contains("kernel.cpuidle.governor") &&
+                                Catch::Contains("governor 'teo' has no idle states to choose from"));
+  CHECK(load("platform: gs101\nkernel:\n  cpuidle: {governor: teo}\n"
+             "tasks: [{name: a, events: [{run: 1ms}, {sleep: 1ms}]}]\n")
+            .warnings.empty());
+}
+
 TEST_CASE("an empty task list is called empty", "[config]") {
   const ConfigError e = error_of("tasks: []\n");
   CHECK(e.key_path() == "tasks");

@@ -84,6 +84,7 @@ TEST_CASE("Unsupported keys produce warnings that name the key path", "[config][
       "dl-runtime": 1000,
       "taskgroup": "/tg",
       "mystery": 1,
+      "priorty": 5,
       "run": 100,
       "mem": 4096,
       "iorun": 10,
@@ -97,7 +98,8 @@ TEST_CASE("Unsupported keys produce warnings that name the key path", "[config][
   CHECK_THAT(warning_with(s, "global.frag"), Catch::Contains("unknown global key"));
   CHECK_THAT(warning_with(s, "tasks.t.dl-runtime"), Catch::Contains("not modelled"));
   CHECK_THAT(warning_with(s, "tasks.t.taskgroup"), Catch::Contains("not modelled"));
-  CHECK_THAT(warning_with(s, "tasks.t.mystery"), Catch::Contains("unknown key"));
+  CHECK_THAT(warning_with(s, "tasks.t.mystery"), Catch::Contains("unknown key") && !Catch::Contains("did you mean"));
+  CHECK_THAT(warning_with(s, "tasks.t.priorty"), Catch::EndsWith("unknown key, ignored; did you mean 'priority'?"));
   CHECK_THAT(warning_with(s, "tasks.t.mem"), Catch::Contains("not modelled"));
   CHECK_THAT(warning_with(s, "tasks.t.iorun"), Catch::Contains("not modelled"));
   CHECK_THAT(warning_with(s, "tasks.t.fork"), Catch::Contains("not modelled"));

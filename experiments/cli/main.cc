@@ -36,6 +36,7 @@
 #include "models/config/config.h"
 #include "models/errors.h"
 #include "sim/log.h"
+#include "sim/names.h"
 #include "sim/rng.h"
 
 namespace po = boost::program_options;
@@ -255,6 +256,11 @@ po::variables_map parse_command(const std::vector<std::string>& args, const po::
                   .run(),
               vm);
     po::notify(vm);
+  } catch (const po::unknown_option& e) {
+    // A misspelt option: suggest the closest of this command's options.
+    std::vector<std::string> names;
+    for (const auto& o : desc.options()) names.push_back("--" + o->long_name());
+    usage_error(fmt::format("{}{}", e.what(), did_you_mean(e.get_option_name(), names)), command);
   } catch (const po::error& e) {
     usage_error(e.what(), command);
   }

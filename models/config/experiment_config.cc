@@ -349,6 +349,18 @@ ExperimentSpec load_spec(std::string_view text, const std::string& name, FileKin
   e.source = name;
   YamlDoc doc{name, nullptr};
   const YAML::Node root = parse_yaml_document(text, name);
+  // A file for another command: say which command runs it.
+  if (root.IsMap()) {
+    if (root["tasks"] && !root["scenario"])
+      fail(doc, root["tasks"], "tasks",
+           "this is a scenario file ('tasks:'): run it with 'schedlab run' (an experiment or sweep file names its "
+           "scenario with 'scenario:')");
+    if (kind == FileKind::kExperiment && root["grid"] && !root["variants"])
+      fail(doc, root["grid"], "grid", "this is a sweep file ('grid:'): run it with 'schedlab sweep'");
+    if (kind == FileKind::kSweep && root["variants"] && !root["grid"])
+      fail(doc, root["variants"], "variants",
+           "this is an experiment file ('variants:' and no 'grid:'): run it with 'schedlab compare'");
+  }
   MapReader r(doc, root, "", common_decls(kind));
   r.require("scenario");
   if (kind == FileKind::kExperiment) r.require("variants");

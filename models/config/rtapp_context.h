@@ -57,6 +57,8 @@ std::string expected(const std::string& what, const Value& got);       // "expec
 // rtapp_events.cc: the event kind a key names by rt-app's prefix rule
 // ("run0" -> "run", "runtime" before "run"), or "" for a non-event key.
 std::string event_kind_of(const std::string& key);
+// The event key prefixes, in rt-app's matching order.
+const std::vector<std::string>& rtapp_event_prefixes();
 // Appends the events `m` stands for (none for unmodelled kinds, with a warning).
 void read_event(Context& ctx, const Member& m, const std::string& path, const std::string& task,
                 std::vector<EventSpec>& out);

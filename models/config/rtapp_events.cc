@@ -102,6 +102,8 @@ void append_resume(const std::string& point, std::vector<EventSpec>& out) {
 
 }  // namespace
 
+const std::vector<std::string>& rtapp_event_prefixes() { return kEventPrefixes; }
+
 std::string event_kind_of(const std::string& key) {
   for (const std::string& prefix : kEventPrefixes)
     if (key.compare(0, prefix.size(), prefix) == 0) return prefix;

@@ -16,6 +16,7 @@
 #include "models/config/diagnostics.h"
 #include "models/config/policy_names.h"
 #include "models/config/rtapp_context.h"
+#include "sim/names.h"
 
 namespace schedlab {
 namespace config::rtapp {
@@ -46,6 +47,17 @@ Role role_of(const std::string& key) {
   if (key == "instance" || key == "delay" || key == "phases") return Role::kTaskOnly;
   if (!event_kind_of(key).empty()) return Role::kEvent;
   return Role::kUnknown;
+}
+
+// The keys role_of() knows, for "did you mean" (events by their prefix).
+const std::vector<std::string>& known_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k = {"loop", "policy", "priority", "cpus", "util_min", "util_max", "instance", "delay",
+                                  "phases"};
+    k.insert(k.end(), rtapp_event_prefixes().begin(), rtapp_event_prefixes().end());
+    return k;
+  }();
+  return keys;
 }
 
 class Importer {
@@ -194,7 +206,7 @@ class Importer {
   void warn_unmodelled(const Member& m, const std::string& path, bool task_level) {
     Role role = role_of(m.key);
     if (role == Role::kUnmodelled) ctx_.warn(m, path, "not modelled, ignored");
-    else if (role == Role::kUnknown) ctx_.warn(m, path, "unknown key, ignored");
+    else if (role == Role::kUnknown) ctx_.warn(m, path, "unknown key, ignored" + did_you_mean(m.key, known_keys()));
     else if (role == Role::kTaskOnly && !task_level)
       ctx_.warn(m, path, "only meaningful on a task, ignored in a phase");
   }

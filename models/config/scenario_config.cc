@@ -135,6 +135,12 @@ ScenarioParams config::load_scenario_node(const YAML::Node& root, const std::str
   ScenarioParams s;
   s.source = name;
   YamlDoc doc{name, &s.warnings};
+  // An experiment or sweep file given where a scenario belongs (schedlab
+  // run): say which command runs it rather than list the scenario keys.
+  if (root.IsMap() && root["scenario"] && !root["tasks"])
+    fail(doc, root["scenario"], "scenario",
+         root["grid"] ? "this is a sweep file ('scenario:' and 'grid:'): run it with 'schedlab sweep'"
+                      : "this is an experiment file ('scenario:' and 'variants:'): run it with 'schedlab compare'");
   MapReader r(doc, root, "", scenario_params());
   r.require("tasks");
   s.name = std::filesystem::path(name).stem().string();
@@ -145,7 +151,17 @@ ScenarioParams config::load_scenario_node(const YAML::Node& root, const std::str
   r.read("seed", s.seed);
   r.read("pi_enabled", s.pi_enabled);
   if (auto n = r.find("platform")) s.platform = load_platform(doc, *n, "platform");
-  if (auto n = r.find("kernel")) s.kernel = load_kernel(doc, *n, "kernel");
+  if (auto n = r.find("kernel")) {
+    s.kernel = load_kernel(doc, *n, "kernel");
+    // A governor with nothing to choose from: cpuidle runs, but idle stays
+    // one state 0 (the model says so too, for callers without a file).
+    const YAML::Node cpuidle = (*n)["cpuidle"];
+    if (s.kernel.cpuidle_governor != "none" && s.platform.clusters.empty() && cpuidle && cpuidle["governor"])
+      warn(doc, cpuidle["governor"], "kernel.cpuidle.governor",
+           fmt::format("governor '{}' has no idle states to choose from: this platform ({{cpus: N}}) lists none, "
+                       "so idle stays a single state 0 (a platform file such as gs101 lists them)",
+                       s.kernel.cpuidle_governor));
+  }
   load_cgroups(doc, r, s);     // cgroups (cgroup_config.cc); tasks name them
   load_pm_runtime(doc, r, s);  // pm_runtime (pm_runtime_config.cc); displays refer to its devices
   load_devices(doc, r, s);  // workqueue, workqueues, kthread_workers, binder_procs, devices (devices_config.cc)

@@ -60,7 +60,9 @@ void Kernel::setup_cpuidle(const PlatformParams& platform) {
   cpuidle_latency_req_ = params_.cpuidle_latency_req.value_or(Time::max());
   if (cpuidle_latency_req_ < Time::zero()) throw ModelError("kernel.cpuidle.latency_req must be >= 0");
   if (platform.clusters.empty()) {
-    SL_WARN("cpuidle governor '{}': the platform lists no idle states; idle stays a single state 0", name);
+    // The configuration layer warns with the file's line; this is for
+    // callers without one.
+    SL_DEBUG("cpuidle governor '{}': the platform lists no idle states; idle stays a single state 0", name);
     return;
   }
   DerivedPlatform derived;
