@@ -19,6 +19,7 @@
 #include "experiments/lib/report_csv.h"
 #include "experiments/lib/report_json.h"
 #include "experiments/lib/report_table.h"
+#include "experiments/lib/runner.h"
 #include "models/kernel/sched/task.h"
 
 using namespace schedlab;
@@ -349,6 +350,14 @@ TEST_CASE("the tables show every task, the groups with instances and the CPU che
                        "check: busy + idle = elapsed on every CPU in every run (1 CPU x 2 runs): "
                        "1.900000000s + 0.100000000s = 2.000000000s  OK"));
   CHECK(format_run_header(set) == "unit: kernel 6.12 (HZ=250, preempt=full), 1 CPU, duration 1.000s, 2 runs, seed 7");
+  // Zero-latency wake-ups are flagged as the absence of modelled costs,
+  // unless the scenario sets one (scenario_info() reads kernel.overheads).
+  CHECK_THAT(overheads_note(set.scenario), Catch::StartsWith("note: no scheduling overheads modelled"));
+  ScenarioParams costed;
+  CHECK_FALSE(scenario_info(costed).overheads_modelled);
+  costed.kernel.ipi_latency = Time::us(5);
+  CHECK(scenario_info(costed).overheads_modelled);
+  CHECK(overheads_note(scenario_info(costed)).empty());
 
   SECTION("no group table when every group has one task") {
     RunSet single = make_set();

@@ -447,7 +447,7 @@ int run_command(const std::vector<std::string>& args) {
 
   const ScenarioInfo info = scenario_info(effective);
   if (!a.quiet) {
-    std::cout << format_run_header(info, a.runs, effective.seed) << "\n\n";
+    std::cout << format_run_header(info, a.runs, effective.seed) << "\n" << overheads_note(info) << "\n";
     std::cout.flush();
   }
 

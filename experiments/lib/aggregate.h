@@ -23,6 +23,9 @@ struct ScenarioInfo {
   std::string preempt;         // none | voluntary | full | lazy
   int cpus = 0;
   Time duration, warmup;
+  // Some of kernel.overheads' context switch, wake-up and IPI costs is set.
+  // Without them a wake-up onto a free CPU has no latency at all.
+  bool overheads_modelled = false;
 };
 
 // Metrics of one task, or of a group of tasks, over all runs.

@@ -45,6 +45,7 @@ std::string header(const Comparison& c) {
       s.warmup.count() > 0 ? fmt::format(" (warmup {})", format_time(s.warmup)) : std::string(), c.spec.seed,
       c.spec.start_jitter.count() > 0 ? fmt::format(", start jitter {}", format_time(c.spec.start_jitter))
                                       : std::string());
+  out += overheads_note(s);
   if (!c.spec.description.empty()) out += c.spec.description + "\n";
   for (size_t v = 0; v < c.spec.variants.size(); ++v)
     out += fmt::format("  {}{}: {}\n", c.spec.variants[v].name, v == 0 ? " (baseline)" : "",

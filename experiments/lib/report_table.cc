@@ -81,6 +81,12 @@ std::string format_run_header(const ScenarioInfo& s, int runs, uint64_t base_see
                      warmup, runs, runs == 1 ? "" : "s", base_seed);
 }
 
+std::string overheads_note(const ScenarioInfo& s) {
+  if (s.overheads_modelled) return "";
+  return "note: no scheduling overheads modelled (kernel.overheads: context switch, wake-up and IPI cost 0): a "
+         "task woken where it can run at once shows 0 us of wakeup latency\n";
+}
+
 std::string format_run_header(const RunSet& set) {
   return format_run_header(set.scenario, static_cast<int>(set.runs.size()), set.base_seed);
 }

@@ -14,6 +14,10 @@ namespace schedlab {
 // "two_hogs: kernel 6.12 (HZ=250, preempt=full), 2 CPUs, duration 10.000s, 3 runs, seed 1"
 std::string format_run_header(const ScenarioInfo& scenario, int runs, uint64_t base_seed);
 std::string format_run_header(const RunSet& set);
+// One line ("note: ...\n") when the scenario models no context-switch,
+// wake-up or IPI cost, else empty: latencies of exactly 0 then mean no
+// wait, not a measured zero.
+std::string overheads_note(const ScenarioInfo& scenario);
 
 std::string render_task_table(const RunSet& set);
 // The groups with more than one instance; empty when there are none.

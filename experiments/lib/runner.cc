@@ -56,6 +56,9 @@ ScenarioInfo scenario_info(const ScenarioParams& params) {
   info.cpus = params.platform.cpus;
   info.duration = params.duration;
   info.warmup = params.warmup;
+  const KernelParams& k = params.kernel;
+  info.overheads_modelled = k.context_switch_cost > Time::zero() || k.wakeup_cost > Time::zero() ||
+                            k.ipi_latency > Time::zero();
   return info;
 }
 
