@@ -122,10 +122,13 @@ TEST_CASE("a raised kthread_worker drops back once the boosted work returned", "
   // A FIFO 20 task queues a (2 ms) at t=0; a nice-0 task queues b at
   // 0.5 ms, while a runs. The worker stays FIFO 20 until a returns (2 ms);
   // b carries nice 0, so b runs at the worker's own SCHED_OTHER nice 0.
+  // (Raised while queued behind rt on CPU 0, the worker is pushed to CPU 1,
+  // switched_to_rt(); `other` sits on CPU 2, out of its way.)
   ScenarioParams p = kw_scenario(KthreadFollow::kFifo);
-  p.platform.cpus = 2;
+  p.platform.cpus = 3;
   TaskSpec rt = task("rt", {ev_kqueue("drm_kw", "a", Time::ms(2)), ev_sleep(Time::s(10))}, Policy::kFifo, 20);
   TaskSpec other = task("other", {ev_sleep(Time::us(500)), ev_kqueue("drm_kw", "b", Time::ms(1)), ev_sleep(Time::s(10))});
+  other.cpus = {2};
   p.tasks = {rt, other};
   KLog log = run_logged<KLog>(p);
   REQUIRE(log.starts.size() == 2);

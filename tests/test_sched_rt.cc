@@ -201,6 +201,36 @@ TEST_CASE("unlocking a PI mutex deboosts the owner before waking the waiter", "[
   CHECK(order.seen == expected);
 }
 
+// switched_to_rt() (6.12 rt.c) pushes a task that became RT while queued
+// behind a higher one on an overloaded rq. Fair `owner` (CPUs 0 and 2)
+// takes m and needs 3 ms; FIFO 90 `hog` (CPU 0) preempts it at 0.5 ms; fair
+// `busy` keeps CPU 2; FIFO 40 `waiter` (CPU 1) blocks on m at 0.6 ms. The
+// boost makes owner RT behind hog: pushed at once to CPU 2 (running only
+// fair work), where it finishes its 2.5 ms and unlocks at 3.1 ms.
+// Without the push it waits on CPU 0 until the hog's 10 ms are over.
+TEST_CASE("a task boosted into the RT class behind a higher one is pushed", "[rt][pi][smp]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 3);
+  p.duration = Time::ms(20);
+  TaskSpec owner = task("owner", {ev_lock("m"), ev_run(Time::ms(3)), ev_unlock("m"), ev_sleep(Time::s(10))});
+  owner.cpus = {0, 2};
+  TaskSpec hog = task("hog", {ev_run(Time::ms(10)), ev_sleep(Time::s(10))}, Policy::kFifo, 90);
+  hog.cpus = {0};
+  hog.delay = Time::us(500);
+  TaskSpec busy = task("busy", {ev_run(Time::s(10))});
+  busy.cpus = {2};
+  TaskSpec waiter = task("waiter", {ev_lock("m"), ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::s(10))},
+                         Policy::kFifo, 40);
+  waiter.cpus = {1};
+  waiter.delay = Time::us(600);
+  p.tasks = {busy, owner, hog, waiter};  // busy first: owner forks onto the idle CPU 0
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  CHECK(log.first_run("owner", Time::us(501)) == Time::us(600));  // on CPU 2, at the boost
+  CHECK(log.first_run("waiter", Time::us(601)) == Time::us(3100));
+}
+
 // Priority inversion: low (FIFO 10, or SCHED_OTHER) takes the mutex and
 // needs 5 ms; mid (FIFO 20) wakes at 1 ms and hogs; high (FIFO 30) wakes at
 // 2 ms and blocks on the mutex.

@@ -18,8 +18,7 @@
 // cpumask_any_and_distribute()); pushable tasks in run-queue order (6.12's
 // pushable_tasks plist re-adds a preempted task at the tail of its
 // priority); prio_changed_rt() on a running task reschedules without a
-// pull and switched_to_rt() queues no push; no task_woken_rt() for a new
-// task. The README lists these.
+// pull; no task_woken_rt() for a new task. The README lists these.
 #include <algorithm>
 
 #include "models/kernel/kernel.h"
@@ -132,11 +131,15 @@ class RtClass final : public SchedClass {
     }
   }
 
-  // switched_to_rt(): a boosted task preempts a lower-priority current.
+  // switched_to_rt(): a task that became RT (a PI boost, setscheduler)
+  // preempts a lower-priority current; queued behind a higher one on an
+  // overloaded rq, it is pushed (rt_queue_push_tasks(); the kernel runs
+  // the push as a balance callback before the class change returns, here
+  // at once).
   void switched_to(Rq& rq, Task& p) override {
-    if (rq.curr == &p) return;
-    if (p.rt.on_rq && p.prio < rq.curr->prio) k_.resched_curr(rq);
-    if (p.rt.on_rq && rq.curr->sched_class != SchedClassId::kRt) k_.resched_curr(rq);
+    if (rq.curr == &p || !p.rt.on_rq) return;
+    if (p.prio < rq.curr->prio) k_.resched_curr(rq);
+    if (p.nr_cpus_allowed > 1 && rq.rt.rt_nr_running > 1 && k_.nr_cpus() > 1) push_rt_tasks(rq);
   }
 
   // switched_from_rt(): a CPU left with no RT task after p left the class
@@ -147,11 +150,13 @@ class RtClass final : public SchedClass {
     pull_rt_task(rq);
   }
 
-  // prio_changed_rt().
+  // prio_changed_rt(). Simplified: a running task whose priority drops
+  // reschedules (6.12 on one CPU) instead of pulling higher-priority work
+  // waiting elsewhere (rt_queue_pull_task()) and rescheduling only if a
+  // queued task now beats it.
   void prio_changed(Rq& rq, Task& p, int old_prio) override {
     if (!p.rt.on_rq) return;
     if (rq.curr == &p) {
-      // Lowered below a queued task: reschedule.
       if (old_prio < p.prio) k_.resched_curr(rq);
       if (highest_prio(rq) < p.prio) k_.resched_curr(rq);
     } else if (p.prio < rq.curr->prio) {
