@@ -231,6 +231,38 @@ TEST_CASE("a task boosted into the RT class behind a higher one is pushed", "[rt
   CHECK(log.first_run("waiter", Time::us(601)) == Time::us(3100));
 }
 
+// prio_changed_rt() (6.12 rt.c): a running RT task whose priority drops
+// pulls higher-priority work waiting elsewhere. FIFO 30 `a` (CPU 1) holds
+// m for 2 ms; FIFO 50 `w` (CPU 2) blocks on it at 0.5 ms and boosts a to
+// 50; FIFO 40 `c` (CPUs 0 and 1) wakes at 1 ms on CPU 0 behind FIFO 60 `b`
+// (nowhere runs below 40 then). At 2 ms a unlocks and drops back to 30:
+// it pulls c, which runs on CPU 1 at once, not when a sleeps at 5 ms.
+TEST_CASE("a running RT task whose priority drops pulls waiting RT work", "[rt][pi][smp]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 3);
+  p.duration = Time::ms(20);
+  TaskSpec a = task("a", {ev_lock("m"), ev_run(Time::ms(2)), ev_unlock("m"), ev_run(Time::ms(3)), ev_sleep(Time::s(10))},
+                    Policy::kFifo, 30);
+  a.cpus = {1};
+  TaskSpec c = task("c", {ev_run(Time::us(200)), ev_sleep(Time::us(800)), ev_run(Time::ms(5)), ev_sleep(Time::s(10))},
+                    Policy::kFifo, 40);
+  c.cpus = {0, 1};  // forked onto CPU 0, its previous CPU at the 1 ms wake-up
+  TaskSpec b = task("b", {ev_run(Time::ms(10)), ev_sleep(Time::s(10))}, Policy::kFifo, 60);
+  b.cpus = {0};
+  b.delay = Time::us(500);
+  TaskSpec w = task("w", {ev_lock("m"), ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::s(10))}, Policy::kFifo, 50);
+  w.cpus = {2};
+  w.delay = Time::us(500);
+  p.tasks = {a, c, b, w};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  const Time c_runs = log.first_run("c", Time::ms(1));
+  CHECK(c_runs == Time::ms(2));
+  for (const auto& r : log.log)
+    if (r.next == "c" && r.t == c_runs) CHECK(r.cpu == 1);
+}
+
 // Priority inversion: low (FIFO 10, or SCHED_OTHER) takes the mutex and
 // needs 5 ms; mid (FIFO 20) wakes at 1 ms and hogs; high (FIFO 30) wakes at
 // 2 ms and blocks on the mutex.

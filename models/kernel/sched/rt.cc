@@ -17,8 +17,7 @@
 // previous CPU's SD_WAKE_AFFINE domains, else rotates among equals with
 // cpumask_any_and_distribute()); pushable tasks in run-queue order (6.12's
 // pushable_tasks plist re-adds a preempted task at the tail of its
-// priority); prio_changed_rt() on a running task reschedules without a
-// pull; no task_woken_rt() for a new task. The README lists these.
+// priority); no task_woken_rt() for a new task. The README lists these.
 #include <algorithm>
 
 #include "models/kernel/kernel.h"
@@ -150,14 +149,20 @@ class RtClass final : public SchedClass {
     pull_rt_task(rq);
   }
 
-  // prio_changed_rt(). Simplified: a running task whose priority drops
-  // reschedules (6.12 on one CPU) instead of pulling higher-priority work
-  // waiting elsewhere (rt_queue_pull_task()) and rescheduling only if a
+  // prio_changed_rt(): a running task whose priority drops pulls
+  // higher-priority work waiting elsewhere (rt_queue_pull_task(); the
+  // kernel runs the pull as a balance callback before the change returns,
+  // here at once; on one CPU it reschedules instead), and reschedules if a
   // queued task now beats it.
   void prio_changed(Rq& rq, Task& p, int old_prio) override {
     if (!p.rt.on_rq) return;
     if (rq.curr == &p) {
-      if (old_prio < p.prio) k_.resched_curr(rq);
+      if (old_prio < p.prio) {
+        if (k_.nr_cpus() > 1)
+          pull_rt_task(rq);
+        else
+          k_.resched_curr(rq);
+      }
       if (highest_prio(rq) < p.prio) k_.resched_curr(rq);
     } else if (p.prio < rq.curr->prio) {
       k_.resched_curr(rq);
