@@ -56,6 +56,12 @@ inline TaskSpec hog(const std::string& name, Policy policy = Policy::kNormal, in
   return task(name, {ev_run(Time::s(1000))}, policy, nice_or_prio);
 }
 
+// `t` allowed only on `cpus` (its affinity mask).
+inline TaskSpec on_cpus(TaskSpec t, std::vector<int> cpus) {
+  t.cpus = std::move(cpus);
+  return t;
+}
+
 // `instances` hogs of one TaskSpec (comms name-0, name-1, ...).
 inline TaskSpec hogs(const std::string& name, int instances) {
   TaskSpec t = hog(name);

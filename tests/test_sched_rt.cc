@@ -156,10 +156,7 @@ TEST_CASE("fair waiters take a PI mutex in arrival order, whatever their nice", 
   };
   p.tasks = {task("owner", {ev_lock("m"), ev_run(Time::ms(5)), ev_unlock("m"), ev_sleep(Time::s(10))}),
              locker("a", 0, Time::ms(1)), locker("b", -10, Time::ms(2))};
-  System sys(p, 1);
-  SwitchLog log;
-  sys.add_observer(&log);
-  sys.run();
+  const SwitchLog log = run_logged<SwitchLog>(p);
   // Its last switch-out (S): into the final sleep, after its unlock (the
   // wait on the mutex is an S switch-out too, at 1 and 2 ms).
   auto done = [&](const std::string& name) {
@@ -223,10 +220,7 @@ TEST_CASE("a task boosted into the RT class behind a higher one is pushed", "[rt
   waiter.cpus = {1};
   waiter.delay = Time::us(600);
   p.tasks = {busy, owner, hog, waiter};  // busy first: owner forks onto the idle CPU 0
-  System sys(p, 1);
-  SwitchLog log;
-  sys.add_observer(&log);
-  sys.run();
+  const SwitchLog log = run_logged<SwitchLog>(p);
   CHECK(log.first_run("owner", Time::us(501)) == Time::us(600));  // on CPU 2, at the boost
   CHECK(log.first_run("waiter", Time::us(601)) == Time::us(3100));
 }
@@ -253,14 +247,28 @@ TEST_CASE("a running RT task whose priority drops pulls waiting RT work", "[rt][
   w.cpus = {2};
   w.delay = Time::us(500);
   p.tasks = {a, c, b, w};
-  System sys(p, 1);
-  SwitchLog log;
-  sys.add_observer(&log);
-  sys.run();
+  const SwitchLog log = run_logged<SwitchLog>(p);
   const Time c_runs = log.first_run("c", Time::ms(1));
   CHECK(c_runs == Time::ms(2));
   for (const auto& r : log.log)
     if (r.next == "c" && r.t == c_runs) CHECK(r.cpu == 1);
+}
+
+// wake_up_new_task() ends with task_woken_rt() as a wake-up does. A FIFO
+// 50 child allowed on CPUs 1 and 2 forks at 1 ms on CPU 0 (the parent's,
+// outside its mask): the fallback puts it on CPU 1 behind a FIFO 90 hog,
+// and the push moves it to the idle CPU 2 at once, not when the hog's
+// 10 ms are over.
+TEST_CASE("a new RT task that cannot preempt where it forks is pushed", "[rt][smp][fork]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 3);
+  p.duration = Time::ms(20);
+  TaskSpec child = on_cpus(task("child", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))}, Policy::kFifo, 50), {1, 2});
+  child.delay = Time::ms(1);
+  p.tasks = {on_cpus(task("hog", {ev_run(Time::ms(10)), ev_sleep(Time::s(10))}, Policy::kFifo, 90), {1}), child};
+  const SwitchLog log = run_logged<SwitchLog>(p);
+  REQUIRE(log.first_run("child") == Time::ms(1));
+  for (const auto& r : log.log)
+    if (r.next == "child") CHECK(r.cpu == 2);
 }
 
 // Priority inversion: low (FIFO 10, or SCHED_OTHER) takes the mutex and

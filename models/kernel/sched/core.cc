@@ -392,6 +392,9 @@ void Kernel::on_event(uint64_t t) {
       for (auto* o : observers_) o->on_wakeup(now(), p, cpu);
       event_cpu_ = cpu;
       wakeup_preempt(rq, p, kWfFork);
+      // wake_up_new_task() ends with the class's task_woken() too (an RT
+      // child that cannot preempt here is pushed).
+      class_of(p).task_woken(rq, p);
       if (any_rt_ && rt_throttling_ && !rt_period_timer_.armed() && params_.rt_runtime.count() >= 0)
         rt_period_timer_.arm(Time::ns((now().count() / params_.rt_period.count() + 1) * params_.rt_period.count()));
       break;

@@ -17,7 +17,7 @@
 // previous CPU's SD_WAKE_AFFINE domains, else rotates among equals with
 // cpumask_any_and_distribute()); pushable tasks in run-queue order (6.12's
 // pushable_tasks plist re-adds a preempted task at the tail of its
-// priority); no task_woken_rt() for a new task. The README lists these.
+// priority). The README lists these.
 #include <algorithm>
 
 #include "models/kernel/kernel.h"
