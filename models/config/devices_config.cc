@@ -119,10 +119,10 @@ WorkqueueParams load_workqueue(const YamlDoc& doc, const YAML::Node& node, const
                              "WQ_SYSFS workqueues";
     if (rt)
       fail(doc, *n, r.path("nice"), fmt::format("{}; a WQ_RTPRI workqueue's workers are SCHED_FIFO (set rt_priority)", attr));
-    if (!unbound || !(w.flags & kWqSysfs))
-      fail(doc, *n, r.path("nice"),
-           fmt::format("{}: this one lacks {}", attr,
-                       !unbound && !(w.flags & kWqSysfs) ? "WQ_UNBOUND and WQ_SYSFS" : !unbound ? "WQ_UNBOUND" : "WQ_SYSFS"));
+    std::vector<std::string> missing;
+    if (!unbound) missing.push_back("WQ_UNBOUND");
+    if (!(w.flags & kWqSysfs)) missing.push_back("WQ_SYSFS");
+    if (!missing.empty()) fail(doc, *n, r.path("nice"), fmt::format("{}: this one lacks {}", attr, join(missing, " and ")));
     w.nice = static_cast<int>(as_int(doc, *n, r.path("nice"), -20, 19));
   }
   if (auto n = r.find("cpumask")) {
@@ -147,7 +147,7 @@ KthreadWorkerParams load_kthread_worker(const YamlDoc& doc, const YAML::Node& no
   MapReader r(doc, node, path, kthread_worker_params());
   KthreadWorkerParams k;
   k.name = unique_name(doc, r, seen, "kthread_worker");
-  const bool has_priority = load_thread_policy(r, k.policy, k.nice, k.rt_priority, "workers");
+  const bool has_priority = load_thread_policy(r, k.policy, k.nice, k.rt_priority, "worker");
   if (!is_fair_policy(k.policy) && !has_priority)
     r.fail_here(fmt::format("a {} worker needs 'priority: 1..99'", policy_text(k.policy)));
   if (auto n = r.find("cpus")) k.cpus = load_cpu_list(doc, *n, r.path("cpus"), cpus);
@@ -198,21 +198,23 @@ bool load_thread_policy(const MapReader& r, Policy& policy, int& nice, int& rt_p
     rt_priority = is_fair_policy(policy) ? 0 : 1;
   }
   const bool fair = is_fair_policy(policy);
-  if (auto n = r.find("nice")) {
-    nice = static_cast<int>(as_int(doc, *n, r.path("nice"), -20, 19));
-    // nice: 0 (the default) is accepted with an RT policy, as for tasks.
-    if (!fair && nice != 0)
-      fail(doc, *n, r.path("nice"),
-           fmt::format("nice applies to SCHED_OTHER/BATCH/IDLE {} (nice: 0 is accepted: an overlay that makes "
-                       "it SCHED_FIFO/RR sets its nice to 0 too)",
-                       what));
-  }
+  if (auto n = r.find("nice")) nice = load_nice(r, *n, policy, what);
   auto n = r.find("priority");
   if (n) {
-    if (fair) fail(doc, *n, r.path("priority"), fmt::format("priority applies to SCHED_FIFO/SCHED_RR {}", what));
+    if (fair) fail(doc, *n, r.path("priority"), fmt::format("priority applies to a SCHED_FIFO/SCHED_RR {}", what));
     rt_priority = static_cast<int>(as_int(doc, *n, r.path("priority"), 1, 99));
   }
   return n.has_value();
+}
+
+int load_nice(const MapReader& r, const YAML::Node& node, Policy policy, std::string_view what) {
+  const int nice = static_cast<int>(as_int(r.doc(), node, r.path("nice"), -20, 19));
+  if (!is_fair_policy(policy) && nice != 0)
+    fail(r.doc(), node, r.path("nice"),
+         fmt::format("nice applies to SCHED_OTHER/BATCH/IDLE; a {} {} takes 'priority: 1..99' instead (nice: 0 is "
+                     "accepted: an overlay that makes a nice {} {} sets its nice to 0 too)",
+                     policy_text(policy), what, what, policy_text(policy)));
+  return nice;
 }
 
 Distribution load_distribution(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {

@@ -25,7 +25,7 @@ DisplayThreadParams load_thread(const YamlDoc& doc, const YAML::Node& node, cons
   r.read("comm", t.comm);
   if (t.comm.empty() || t.comm.find_first_of(" \t\n") != std::string::npos)
     fail(doc, *r.find("comm"), r.path("comm"), "expected a thread name without blanks");
-  load_thread_policy(r, t.policy, t.nice, t.rt_priority, "threads");
+  load_thread_policy(r, t.policy, t.nice, t.rt_priority, "thread");
   if (auto n = r.find("cpus")) t.cpus = load_cpu_list(doc, *n, r.path("cpus"), cpus);
   return t;
 }

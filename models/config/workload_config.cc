@@ -279,16 +279,7 @@ void load_scheduling(const MapReader& r, TaskSpec& t) {
     t.policy = *policy_from_name(text, true);
   }
   bool fair = is_fair_policy(t.policy);
-  if (auto n = r.find("nice")) {
-    t.nice = static_cast<int>(as_int(r.doc(), *n, r.path("nice"), -20, 19));
-    // nice: 0 (the default) is accepted with an RT policy, so that an
-    // experiment's overlay can turn a nice task into a FIFO one.
-    if (!fair && t.nice != 0)
-      fail(r.doc(), *n, r.path("nice"),
-           fmt::format("nice applies to SCHED_OTHER/BATCH/IDLE; a {} task takes 'priority: 1..99' instead (nice: "
-                       "0 is accepted: an overlay that makes a nice task {} sets its nice to 0 too)",
-                       policy_text(t.policy), policy_text(t.policy)));
-  }
+  if (auto n = r.find("nice")) t.nice = load_nice(r, *n, t.policy, "task");
   if (auto n = r.find("priority")) {
     if (fair)
       fail(r.doc(), *n, r.path("priority"), fmt::format("priority applies to SCHED_FIFO/SCHED_RR; a {} task takes "

@@ -45,10 +45,14 @@ std::string ref_name(const YamlDoc& doc, const MapReader& r, std::string_view ke
                      std::string_view what);
 const YAML::Node& sequence(const YamlDoc& doc, const YAML::Node& node, const std::string& path, std::string_view what);
 Distribution load_distribution(const YamlDoc& doc, const YAML::Node& node, const std::string& path);
-// `policy`, `nice`, `priority` of a kernel or device thread (`what`: "workers",
-// "threads" in messages); a new policy resets nice / priority. True if
+// `policy`, `nice`, `priority` of a kernel or device thread (`what`: "worker",
+// "thread" in messages); a new policy resets nice / priority. True if
 // `priority` was given.
 bool load_thread_policy(const MapReader& r, Policy& policy, int& nice, int& rt_priority, std::string_view what);
+// The `nice` of a task or thread (`what` in messages) with `policy`: -20..19
+// for a fair policy; only 0, the default, for an RT one, so that an
+// experiment's overlay can make a nice task SCHED_FIFO by setting nice: 0.
+int load_nice(const MapReader& r, const YAML::Node& node, Policy policy, std::string_view what);
 // display_config.cc: a `model: display` device; gpus are the scenario's gpu devices.
 DisplayParams load_display(const MapReader& r, const std::vector<std::string>& gpus, const ScenarioParams& s);
 const std::vector<ParamDecl>& display_params();         // devices[] (model: display)
