@@ -74,18 +74,47 @@ TEST_CASE("SCHED_RR rotates equal priorities every 100 ms", "[rt]") {
 }
 
 // 6.6: def_rt_bandwidth throttles RT at 950 ms of each 1 s period (checked
-// on the 4 ms tick: rt_time > 950 ms first at the tick of 952 ms), and the
-// period timer at each second subtracts 950 ms:
-//   period 1: throttled at 0.952 -> fair runs 48 ms; rt_time 952 -> 2
-//   period 2: 2 + 952 > 950 at 1.952 -> 48 ms; rt_time 954 -> 4
-//   period 3: 4 + 948 > 950 at 2.948 -> 52 ms.           total 148 ms
+// on the 4 ms tick: rt_time > 950 ms first at the tick of 952 ms). The
+// period timer starts with the RT task's first enqueue at 0: one
+// hrtimer_resolution later (1 ns), then every second from there, each
+// time subtracting 950 ms:
+//   period 1: throttled at 0.952 -> fair runs to 1.000000001 (48 ms + 1 ns);
+//             rt_time 952 -> 2 ms
+//   period 2: 2 ms + 951.999999 ms > 950 at 1.952 -> 48 ms + 1 ns;
+//             rt_time 953.999999 -> 3.999999 ms
+//   period 3: 3.999999 + 947.999999 > 950 at 2.948 -> 52 ms.
+//                                                   total 148 ms + 2 ns
 TEST_CASE("RT throttling (6.6) leaves fair tasks the rest of each period", "[rt][throttle]") {
   ScenarioParams p = exact_scenario("6.6", 250);
   p.duration = Time::s(3);
   p.tasks = {hog("fair"), hog("rt", Policy::kFifo, 50)};
   System sys(p, 1);
   sys.run();
-  CHECK(metrics_of(sys.result(), "fair").cpu_time == Time::ms(148));
+  CHECK(metrics_of(sys.result(), "fair").cpu_time.count() == 148'000'002);
+}
+
+// The period timer stops when a period ends with no RT runtime left
+// unreplenished and no RT task queued (do_sched_rt_period_timer() idle),
+// and the next RT enqueue starts it again, 1 ns later, with its period
+// counted from there. An RT task running 100 ms every 3 s: the timer
+// starts at 1 ns, at 1.000000001 s gives the 100 ms back and, with the
+// task asleep, stops; the wake-up at 3 s starts it for 3.000000001 s.
+TEST_CASE("the RT period timer (6.6) stops when RT is idle and restarts with the next RT enqueue", "[rt][throttle]") {
+  ScenarioParams p = exact_scenario("6.6", 250);
+  p.duration = Time::ms(3500);
+  p.tasks = {task("rt", {ev_run(Time::ms(100)), ev_sleep(Time::ms(2900))}, Policy::kFifo, 50)};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(500));
+  CHECK(k.rq(0).rt.rt_time == Time::ms(100).count());
+  CHECK(k.rt_period_timer_armed());
+  CHECK(k.rt_period_timer_expiry().count() == 1'000'000'001);
+  k.run_until(Time::ms(1500));
+  CHECK(k.rq(0).rt.rt_time == 0);          // replenished at 1.000000001
+  CHECK_FALSE(k.rt_period_timer_armed());  // and idle: stopped
+  k.run_until(Time::ms(3000));
+  CHECK(k.rt_period_timer_armed());  // the wake-up at 3 s started it
+  CHECK(k.rt_period_timer_expiry().count() == 3'000'000'001);
 }
 
 // 6.12 removed that throttling; the deferred fair server starts when fair
@@ -121,7 +150,9 @@ TEST_CASE("the fair server (6.12) gives starved fair tasks 50 ms per second", "[
 // would find `b` above the running `f`, ask for a pick that chooses `f`
 // again, and stop simulated time. `f` gets what a CPU alone would give it:
 // 6.12: [0.95, 1.00] and [1.95, 2.00] = 100 ms; 6.6: throttled at the
-// ticks 0.952 and 1.952 until the period ends = 2 x 48 ms (on CPU 1 the
+// ticks 0.952 and 1.952 until the period ends, at 1.000000001 (the timer
+// started 1 ns after the first RT enqueue) and at the end of the run:
+// 48 ms + 1 ns and 48 ms (on CPU 1 the
 // throttled `hi` leaves an idle CPU, which `b` may not use: its rt_rq is
 // throttled too).
 TEST_CASE("a fair pick beside a queued pushable RT task queues no push", "[rt][smp][fair_server][throttle]") {
@@ -137,8 +168,8 @@ TEST_CASE("a fair pick beside a queued pushable RT task queues no push", "[rt][s
     CHECK(metrics_of(r, "b").cpu_time == Time::zero());  // FIFO: a never yields
     return metrics_of(r, "f").cpu_time;
   };
-  CHECK(fair_time("6.12") == Time::ms(100));
-  CHECK(fair_time("6.6") == Time::ms(96));
+  CHECK(fair_time("6.12").count() == 100'000'000);
+  CHECK(fair_time("6.6").count() == 96'000'001);
 }
 
 // __waiter_prio() (6.12 rtmutex.c) queues every non-RT waiter at
@@ -365,25 +396,37 @@ TEST_CASE("a task leaving the fair class takes its PELT signals with it", "[rt][
 // waiting RT task from an overloaded CPU. p (FIFO 50) holds CPU 1, r1
 // (FIFO 10) CPU 0, where r2 (FIFO 5, allowed on both) waits: it can
 // preempt neither. When p turns fair, CPU 1 pulls r2 at once.
+// With RT_PUSH_IPI (the default) the pull asks the overloaded CPU 0 to
+// push, by irq_work: r2 moves in the same instant, once the work has run;
+// without it CPU 1 pulls r2 itself, inside set_scheduler().
 TEST_CASE("a CPU left without RT tasks by a class change pulls one", "[rt][smp]") {
-  ScenarioParams p = exact_scenario("6.12", 1000, 2);
-  p.duration = Time::s(1);
-  TaskSpec holder = hog("p", Policy::kFifo, 50);
-  holder.cpus = {1};
-  TaskSpec r1 = hog("r1", Policy::kFifo, 10);
-  r1.cpus = {0};
-  TaskSpec r2 = hog("r2", Policy::kFifo, 5);
-  r2.delay = Time::ms(5);
-  p.tasks = {holder, r1, r2};
-  System sys(p, 1);
-  Kernel& k = sys.kernel();
-  k.run_until(Time::ms(10));
-  Task& waiting = find_task(k, "r2");
-  REQUIRE(waiting.cpu == 0);
-  REQUIRE(k.rq(0).rt.rt_nr_running == 2);
-  k.set_scheduler(find_task(k, "p"), Policy::kNormal, 0, 0);
-  CHECK(waiting.cpu == 1);
-  CHECK(k.rq(1).rt.rt_nr_running == 1);
+  for (const bool push_ipi : {true, false}) {
+    DYNAMIC_SECTION("RT_PUSH_IPI " << push_ipi) {
+      ScenarioParams p = exact_scenario("6.12", 1000, 2);
+      p.duration = Time::s(1);
+      p.kernel.features["RT_PUSH_IPI"] = push_ipi;
+      TaskSpec holder = hog("p", Policy::kFifo, 50);
+      holder.cpus = {1};
+      TaskSpec r1 = hog("r1", Policy::kFifo, 10);
+      r1.cpus = {0};
+      TaskSpec r2 = hog("r2", Policy::kFifo, 5);
+      r2.delay = Time::ms(5);
+      p.tasks = {holder, r1, r2};
+      System sys(p, 1);
+      Kernel& k = sys.kernel();
+      k.run_until(Time::ms(10));
+      Task& waiting = find_task(k, "r2");
+      REQUIRE(waiting.cpu == 0);
+      REQUIRE(k.rq(0).rt.rt_nr_running == 2);
+      REQUIRE(k.rq(0).rt.nr_pushable == 1);  // r2; r1 is pinned
+      k.set_scheduler(find_task(k, "p"), Policy::kNormal, 0, 0);
+      CHECK(waiting.cpu == (push_ipi ? 0 : 1));
+      k.run_until(Time::ms(10));  // the rest of this instant
+      CHECK(waiting.cpu == 1);
+      CHECK(k.rq(1).rt.rt_nr_running == 1);
+      CHECK(k.rq(0).rt.nr_pushable == 0);
+    }
+  }
 }
 
 // A task forked at t = 0 is attached to its cfs_rq's PELT signals like any

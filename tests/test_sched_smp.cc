@@ -392,3 +392,117 @@ TEST_CASE("another waker gets there first: the queued wake-up finds the task awa
   REQUIRE(m.wakeup_latency.size() == 1);
   CHECK(m.wakeup_latency.values().back() == 10'000);
 }
+
+// find_lowest_rq() (6.12 rt.c) hands out the CPUs of the lowest level in
+// turn from the CPU that runs it (cpumask_any_and_distribute(): per CPU,
+// the first after the one it gave last; 0 at boot, so CPU 0 starts at 1).
+// hi0 and hi1 (FIFO 90) hold CPUs 0 and 1. w forks (from CPU 0, where hi0
+// runs) at 0.1 ms: of {2, 3}, CPU 0 gives 2; w then sleeps and CPU 2 is
+// idle again. w2 forks at 0.2 ms: of {2, 3} again, CPU 0 now gives 3.
+TEST_CASE("find_lowest_rq() hands out equally low CPUs in turn", "[smp][rt]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 4);
+  p.duration = Time::ms(1);
+  TaskSpec w = task("w", {ev_suspend()}, Policy::kFifo, 50);
+  w.delay = Time::us(100);
+  TaskSpec w2 = task("w2", {ev_suspend()}, Policy::kFifo, 50);
+  w2.delay = Time::us(200);
+  p.tasks = {on_cpus(hog("hi0", Policy::kFifo, 90), {0}), on_cpus(hog("hi1", Policy::kFifo, 90), {1}), w, w2};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(150));
+  CHECK(find_task(k, "w").cpu == 2);
+  CHECK(k.rq(0).distribute_cpu_mask_prev == 2);
+  k.run_until(Time::us(250));
+  CHECK(find_task(k, "w2").cpu == 3);
+  CHECK(k.rq(0).distribute_cpu_mask_prev == 3);
+}
+
+// find_lowest_rq() prefers the CPU running the wake-up when it is among
+// the lowest ("this_cpu is cheaper to preempt than a remote processor").
+// w (FIFO 50) forks onto CPU 2 and sleeps; hi2 (FIFO 90) then holds CPU 2.
+// At 1.01 ms k, a fair task on CPU 4, wakes w: CPUs 3 and 4 both run no RT
+// work, and w goes to CPU 4, k's, not to CPU 3, the first after its
+// previous CPU.
+TEST_CASE("find_lowest_rq() prefers the waking CPU among the lowest", "[smp][rt]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 5);
+  p.duration = Time::ms(2);
+  TaskSpec w = task("w", {ev_suspend(), ev_run(Time::ms(1))}, Policy::kFifo, 50);
+  w.delay = Time::us(100);
+  TaskSpec hi2 = on_cpus(hog("hi2", Policy::kFifo, 90), {2});
+  hi2.delay = Time::us(500);
+  TaskSpec waker = on_cpus(task("k", {ev_run(Time::us(10)), ev_resume("w"), ev_sleep(Time::s(10))}), {4});
+  waker.delay = Time::ms(1);
+  p.tasks = {on_cpus(hog("hi0", Policy::kFifo, 90), {0}), on_cpus(hog("hi1", Policy::kFifo, 90), {1}), w, hi2,
+             waker};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(1));
+  REQUIRE(find_task(k, "w").cpu == 2);
+  k.run_until(Time::us(1020));
+  CHECK(find_task(k, "w").cpu == 4);
+  CHECK(k.rq(4).curr == &find_task(k, "w"));
+}
+
+// rq->rt.pushable_tasks is a plist: a preempted task is re-added at the
+// tail of its priority (put_prev_task_rt()), behind tasks that were
+// waiting already, although it stays at the head of the run list. On
+// CPU 0, A (FIFO 50) runs and B (FIFO 50) waits (CPU 1 runs c1, FIFO 60);
+// at 2 ms h (FIFO 90, pinned) preempts A. At 5 ms c1 sleeps and CPU 1
+// takes the first pushable task of CPU 0: B, not A. Either way: pushed by
+// CPU 0 after the IPI (RT_PUSH_IPI) or pulled by CPU 1.
+TEST_CASE("a preempted RT task goes to the tail of the pushable list", "[smp][rt]") {
+  for (const bool push_ipi : {true, false}) {
+    DYNAMIC_SECTION("RT_PUSH_IPI " << push_ipi) {
+      ScenarioParams p = exact_scenario("6.12", 1000, 2);
+      p.duration = Time::ms(10);
+      p.kernel.features["RT_PUSH_IPI"] = push_ipi;
+      TaskSpec b = hog("B", Policy::kFifo, 50);
+      b.delay = Time::us(100);
+      TaskSpec h = on_cpus(hog("h", Policy::kFifo, 90), {0});
+      h.delay = Time::ms(2);
+      p.tasks = {on_cpus(task("c1", {ev_run(Time::ms(5)), ev_sleep(Time::s(10))}, Policy::kFifo, 60), {1}),
+                 hog("A", Policy::kFifo, 50), b, h};
+      System sys(p, 1);
+      Kernel& k = sys.kernel();
+      k.run_until(Time::ms(3));
+      REQUIRE(find_task(k, "A").cpu == 0);
+      REQUIRE(find_task(k, "B").cpu == 0);
+      REQUIRE(k.rq(0).rt.nr_pushable == 2);
+      k.run_until(Time::ms(5));
+      CHECK(find_task(k, "B").cpu == 1);
+      CHECK(find_task(k, "A").cpu == 0);
+      CHECK(k.rq(1).curr == &find_task(k, "B"));
+    }
+  }
+}
+
+// When CPU 2's RT task sleeps, both RT tasks waiting elsewhere come to it:
+// x (FIFO 40) behind hi0 on CPU 0 and y (FIFO 50) behind hi1 on CPU 1.
+// Without RT_PUSH_IPI pull_rt_task() takes x from CPU 0, then y from
+// CPU 1, which beats x; with it CPU 0 pushes x to CPU 2 and the IPI passes
+// to CPU 1, which pushes y there too (CPU 2, running x, is still lower).
+// y runs, x waits behind it.
+TEST_CASE("a CPU whose RT priority drops gets work from every overloaded CPU", "[smp][rt]") {
+  for (const bool push_ipi : {true, false}) {
+    DYNAMIC_SECTION("RT_PUSH_IPI " << push_ipi) {
+      ScenarioParams p = exact_scenario("6.12", 1000, 3);
+      p.duration = Time::ms(10);
+      p.kernel.features["RT_PUSH_IPI"] = push_ipi;
+      TaskSpec x = on_cpus(hog("x", Policy::kFifo, 40), {0, 2});
+      x.delay = Time::us(100);
+      TaskSpec y = on_cpus(hog("y", Policy::kFifo, 50), {1, 2});
+      y.delay = Time::us(100);
+      p.tasks = {on_cpus(hog("hi0", Policy::kFifo, 90), {0}), on_cpus(hog("hi1", Policy::kFifo, 90), {1}),
+                 on_cpus(task("c", {ev_run(Time::ms(5)), ev_sleep(Time::s(10))}, Policy::kFifo, 60), {2}), x, y};
+      System sys(p, 1);
+      Kernel& k = sys.kernel();
+      k.run_until(Time::ms(4));
+      REQUIRE(find_task(k, "x").cpu == 0);
+      REQUIRE(find_task(k, "y").cpu == 1);
+      k.run_until(Time::ms(5));
+      CHECK(find_task(k, "x").cpu == 2);
+      CHECK(find_task(k, "y").cpu == 2);
+      CHECK(k.rq(2).curr == &find_task(k, "y"));
+    }
+  }
+}

@@ -74,6 +74,9 @@ struct RtRq {
   std::array<std::vector<Task*>, kMaxRtPrio> queue;
   std::bitset<kMaxRtPrio> bitmap;
   int rt_nr_running = 0;
+  // Tasks in rt.pushable_tasks: nonzero is has_pushable_tasks(), the CPU
+  // "RT overloaded" (in rd->rto_mask, 6.12).
+  int nr_pushable = 0;
   int64_t rt_time = 0;       // runtime used in this rt_period
   bool rt_throttled = false;
 };
@@ -106,6 +109,9 @@ struct Rq {
   uint32_t domain_pos = 0;         // this CPU's index among its domain's CPUs
   uint64_t idle_calls = 0;         // tick_nohz_get_idle_calls_cpu(): ts->idle_calls
   uint64_t sched_count = 0;        // schedstat rq->sched_count: __schedule() calls
+  // distribute_cpu_mask_prev (lib/cpumask.c, per CPU): the CPU that this
+  // CPU's last cpumask_any_and_distribute() returned, 0 at boot.
+  int distribute_cpu_mask_prev = 0;
   // PELT (kernel/sched/pelt.c): the rq's clocks and averages.
   RqPeltClock pelt;
   SchedAvg cfs_avg;                // rq->cfs.avg
@@ -184,6 +190,7 @@ struct Rq {
   bool work_rearmed = false;       // arm_work_timer() ran during this __schedule()
   Timer tick_timer;
   Timer server_timer;
+  Timer irq_work;                  // the root domain's rto_push_work queued on this CPU (RT_PUSH_IPI)
   Timer resched_ipi;               // delivers a remote resched after ipi_latency
   CpuidleDevice cpuidle;           // cpuidle device, idle-loop progress, hrtimer base
   RqUclamp uclamp;                 // rq->uclamp[], rq->uclamp_flags
@@ -423,6 +430,24 @@ class Kernel : public InstantEndHook, public EventHandler {
   // --- introspection (tests, metrics)
   const std::vector<std::unique_ptr<Task>>& tasks() const { return tasks_; }
   Rq& rq(int cpu) { return *rqs_[cpu]; }
+  // smp_processor_id() of the path being modelled: the CPU whose event,
+  // wake-up or __schedule() runs (-1 outside any CPU: a task's start).
+  int event_cpu() const { return event_cpu_; }
+  // irq_work_queue_on() of the root domain's rto_push_work (6.12 rt.c
+  // RT_PUSH_IPI): it runs on cpu after an IPI (at once on this CPU), where
+  // the RT class's irq_work() takes it.
+  void irq_work_queue_on(int cpu);
+  // start_rt_bandwidth(): the RT period timer of RT throttling (6.1, 6.6)
+  // starts if it is not running; see core.cc.
+  void start_rt_bandwidth();
+  bool rt_period_timer_armed() const { return rt_period_timer_.armed(); }
+  Time rt_period_timer_expiry() const { return rt_period_timer_.when(); }
+  // for_each_domain(cpu, sd) with SD_WAKE_AFFINE, bottom-up: the spans, as
+  // the platform's topology builds them (one span of every CPU for a
+  // platform of identical CPUs; none on one CPU).
+  const std::vector<CpuMask>& wake_affine_spans(int cpu) const {
+    return wake_affine_spans_[static_cast<size_t>(cpu)];
+  }
   int nr_cpus() const { return static_cast<int>(rqs_.size()); }
   const KernelParams& params() const { return params_; }
   const SchedFeatures& features() const { return features_; }
@@ -520,7 +545,8 @@ class Kernel : public InstantEndHook, public EventHandler {
 
  private:
   enum class Ev : uint8_t {
-    kWorkDone, kTick, kRtPeriod, kStart, kWakeStart, kWakeDeferred, kTtwuDone, kResched, kServer, kIlb, kIdleStep, kClockEvent
+    kWorkDone, kTick, kRtPeriod, kStart, kWakeStart, kWakeDeferred, kTtwuDone, kResched, kServer, kIlb, kIdleStep, kClockEvent,
+    kIrqWork
   };
   static uint64_t tag(Ev e, uint64_t arg) { return (static_cast<uint64_t>(e) << 56) | arg; }
 
@@ -703,7 +729,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void set_domain_freq(FreqDomain& d, uint64_t khz);
   void explain_schedutil(const FreqDomain& d, uint64_t khz) const;
   Timer rt_period_timer_;
-  bool any_rt_ = false;
+  bool rt_period_active_ = false;  // rt_b->rt_period_active
   bool cpuidle_ = false;                   // a cpuidle governor runs on some CPU
   Time cpuidle_latency_req_ = Time::max(); // PM QoS CPU latency limit
   std::vector<CpuidleDomain> idle_domains_;
@@ -722,6 +748,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // topology): cpus_share_cache() for ttwu_queue_cond(). All 0 (one LLC)
   // for a platform of identical CPUs.
   std::vector<int> llc_id_;
+  std::vector<std::vector<CpuMask>> wake_affine_spans_;
   // rq->cfs_tasks' order as a stamp per task (SchedEntity::cfs_tasks_seq).
   uint64_t cfs_tasks_clock_ = 0;
   // detach_tasks()'s walk of the busiest CPU's tasks and env->tasks (sized

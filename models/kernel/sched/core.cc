@@ -121,6 +121,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     rq->tick_timer = Timer(sim_.queue(), this, tag(Ev::kTick, c), kTierTick);
     rq->server_timer = Timer(sim_.queue(), this, tag(Ev::kServer, c), kTierTick);
     rq->resched_ipi = Timer(sim_.queue(), this, tag(Ev::kResched, c), kTierWake);
+    rq->irq_work = Timer(sim_.queue(), this, tag(Ev::kIrqWork, c), kTierWake);
     rq->ilb_kick = Timer(sim_.queue(), this, tag(Ev::kIlb, c), kTierWake);
     rq->ttwu_done = Timer(sim_.queue(), this, tag(Ev::kTtwuDone, c), kTierWake);
     idle_tasks_.push_back(std::move(idle));
@@ -129,6 +130,14 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   resched_mask_.assign((static_cast<size_t>(nr_cpus) + 63) / 64, 0);
   for (int c = 0; c < nr_cpus; ++c) cpu_names_.push_back(fmt::format("cpu{}", c));
   llc_id_.assign(static_cast<size_t>(nr_cpus), 0);
+  // Identical CPUs: one domain of them all (MC over the shared LLC), as the
+  // kernel builds for one cpu-map cluster; on one CPU it degenerates.
+  {
+    CpuMask all;
+    for (int c = 0; c < nr_cpus; ++c) all.set(static_cast<size_t>(c));
+    wake_affine_spans_.assign(static_cast<size_t>(nr_cpus),
+                              nr_cpus > 1 ? std::vector<CpuMask>{all} : std::vector<CpuMask>{});
+  }
   lb_excluded_.assign(static_cast<size_t>(nr_cpus), 0);
   seed_sched_rng(0);
   // The stopper as __schedule() sees it after an active balance:
@@ -285,7 +294,6 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   p.static_prio = nice_to_prio(nice);
   p.rt_priority = rt_priority;
   bool rt = policy == Policy::kFifo || policy == Policy::kRr;
-  if (rt) any_rt_ = true;
   p.normal_prio = rt ? rt_priority_to_prio(rt_priority) : p.static_prio;
   p.prio = p.normal_prio;
   p.sched_class = class_for(p);
@@ -395,8 +403,6 @@ void Kernel::on_event(uint64_t t) {
       // wake_up_new_task() ends with the class's task_woken() too (an RT
       // child that cannot preempt here is pushed).
       class_of(p).task_woken(rq, p);
-      if (any_rt_ && rt_throttling_ && !rt_period_timer_.armed() && params_.rt_runtime.count() >= 0)
-        rt_period_timer_.arm(Time::ns((now().count() / params_.rt_period.count() + 1) * params_.rt_period.count()));
       break;
     }
     case Ev::kWakeStart: {
@@ -447,6 +453,15 @@ void Kernel::on_event(uint64_t t) {
       event_cpu_ = static_cast<int>(arg);
       idle_step(*rqs_[arg]);
       break;
+    case Ev::kIrqWork: {
+      // The IPI wakes the CPU if it idles; the hard interrupt runs the work.
+      event_cpu_ = static_cast<int>(arg);
+      Rq& rq = *rqs_[arg];
+      if (rq.cpuidle.gov) idle_wake(rq, false);
+      update_rq_clock(rq);
+      classes_[static_cast<size_t>(SchedClassId::kRt)]->irq_work(rq);
+      break;
+    }
     case Ev::kClockEvent: {
       // The local timer interrupt for the next hrtimer: the CPU wakes; the
       // expired hrtimers' own events follow in this instant. (A timer
@@ -642,6 +657,11 @@ void Kernel::ttwu_do_activate(Rq& rq, Task& p, int flags, const Task* waker) {
   for (auto* o : observers_) o->on_wakeup(now(), p, rq.cpu);
   wakeup_preempt(rq, p, flags & 0xff);
   class_of(p).task_woken(rq, p);
+}
+
+void Kernel::irq_work_queue_on(int cpu) {
+  Rq& rq = *rqs_[static_cast<size_t>(cpu)];
+  rq.irq_work.arm(now() + (cpu == event_cpu_ ? Time::zero() : params_.ipi_latency));
 }
 
 void Kernel::move_queued_task(Task& p, int dst_cpu) {
@@ -948,11 +968,11 @@ void Kernel::schedule(Rq& rq) {
   // The rq's balance callbacks (RT push) run once the switch is done.
   // Only set_next_task_rt(first) queues one (rt_queue_push_tasks(), 6.12
   // rt.c), i.e. only when this pick switched to an RT task, and only with
-  // pushable RT tasks (more than one RT task queued here). A fair or idle
+  // pushable RT tasks (has_pushable_tasks()). A fair or idle
   // pick (the fair server's, a throttled rt_rq's) or the same task picked
   // again queues none: a push there would find the queued RT task above
   // curr and only ask for the pick that just chose curr again.
-  if (next != &prev && next->sched_class == SchedClassId::kRt && rq.rt.rt_nr_running > 1)
+  if (next != &prev && next->sched_class == SchedClassId::kRt && rq.rt.nr_pushable > 0)
     classes_[static_cast<size_t>(SchedClassId::kRt)]->balance_callback(rq);
   if (next != &prev)
     SL_DEBUG("{:.6f} cpu{} schedule: {}-{} -> {}-{} (prev_state {})", now().to_s(), rq.cpu, prev.comm, prev.pid,
@@ -1205,26 +1225,49 @@ void Kernel::scheduler_tick(Rq& rq) {
 
 void Kernel::update_curr(Rq& rq) { class_of(*rq.curr).update_curr(rq); }
 
-// do_sched_rt_period_timer() (rt.c): every rt_period each CPU's RT runtime
-// is replenished by one period's worth; a throttled rt_rq with runtime left
-// is unthrottled.
+// start_rt_bandwidth() (6.1/6.6 rt.c, without RT_GROUP_SCHED: every RT
+// enqueue, and a throttling, calls it): an inactive period timer starts,
+// hrtimer_forward_now(timer, 0) putting its expiry one hrtimer_resolution
+// (1 ns, high resolution) after now. Its period is counted from there.
+void Kernel::start_rt_bandwidth() {
+  if (!rt_throttling_ || rt_period_active_ || params_.rt_runtime.count() < 0) return;
+  rt_period_active_ = true;
+  rt_period_timer_.arm(now() + Time::ns(1));
+}
+
+// sched_rt_period_timer() -> do_sched_rt_period_timer() (6.1/6.6 rt.c):
+// each CPU with RT runtime used or RT tasks queued gets one period's
+// runtime back, and a throttled rt_rq with runtime left is unthrottled;
+// others are not touched. The timer forwards by one period, unless no
+// CPU used RT runtime or has RT tasks (idle): then it stops until the next
+// start_rt_bandwidth().
 void Kernel::rt_period_timer() {
-  int64_t runtime = params_.rt_runtime.count();
+  const int64_t runtime = params_.rt_runtime.count();
+  bool idle = true;
   for (auto& rqp : rqs_) {
     Rq& rq = *rqp;
-    update_rq_clock(rq);
     RtRq& rt = rq.rt;
-    if (rt.rt_time > 0) rt.rt_time -= std::min(rt.rt_time, runtime);
-    if (rt.rt_throttled && rt.rt_time < runtime) {
-      rt.rt_throttled = false;
-      if (rt.rt_nr_running) {
-        event_cpu_ = rq.cpu;
-        resched_curr(rq);
+    if (rt.rt_time == 0 && rt.rt_nr_running == 0) continue;
+    update_rq_clock(rq);
+    if (rt.rt_time > 0) {
+      rt.rt_time -= std::min(rt.rt_time, runtime);
+      if (rt.rt_throttled && rt.rt_time < runtime) {
+        rt.rt_throttled = false;
+        if (rt.rt_nr_running) {
+          event_cpu_ = rq.cpu;
+          resched_curr(rq);
+        }
       }
+      if (rt.rt_time > 0 || rt.rt_nr_running) idle = false;
+    } else {
+      idle = false;  // RT tasks queued
     }
   }
   event_cpu_ = -1;
-  rt_period_timer_.arm(now() + params_.rt_period);
+  if (idle)
+    rt_period_active_ = false;
+  else
+    rt_period_timer_.arm(now() + params_.rt_period);
 }
 
 // ---------------------------------------------------------------- PI

@@ -30,7 +30,14 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     derived = derive_platform(platform);  // topology_normalize_cpu_scale() capacities
     // update_top_cache_domain()'s sd_llc_id for cpus_share_cache().
     const std::vector<CpuSchedDomains> domains = Topology(platform).build_sched_domains();
-    for (size_t cpu = 0; cpu < domains.size() && cpu < llc_id_.size(); ++cpu) llc_id_[cpu] = domains[cpu].sd_llc_id;
+    for (size_t cpu = 0; cpu < domains.size() && cpu < llc_id_.size(); ++cpu) {
+      llc_id_[cpu] = domains[cpu].sd_llc_id;
+      // find_lowest_rq()'s walk (6.12 rt.c): every non-NUMA level has
+      // SD_WAKE_AFFINE (sd_init()).
+      wake_affine_spans_[cpu].clear();
+      for (const SchedDomain& sd : domains[cpu].domains)
+        if (sd.has(kSdWakeAffine)) wake_affine_spans_[cpu].push_back(sd.span);
+    }
   } catch (const std::invalid_argument& e) {
     throw ModelError(e.what());
   }

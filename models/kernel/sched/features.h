@@ -34,6 +34,7 @@ enum class SchedFeat : int {
   kHrtick,              // slice end by hrtimer instead of the tick (off in every version modelled)
   kRtRuntimeShare,      // borrow RT runtime from other CPUs (true before 6.2? see kernel_versions.cc)
   kNiRandom,            // newidle balance runs with a probability following its success rate (6.18.5+)
+  kRtPushIpi,           // an RT pull asks overloaded CPUs to push, by IPI, instead of pulling (all versions)
   kCount
 };
 

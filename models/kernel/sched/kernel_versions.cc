@@ -22,6 +22,7 @@ static const std::array<FeatureInfo, static_cast<size_t>(SchedFeat::kCount)> kFe
     {SchedFeat::kHrtick, "HRTICK"},
     {SchedFeat::kRtRuntimeShare, "RT_RUNTIME_SHARE"},
     {SchedFeat::kNiRandom, "NI_RANDOM"},
+    {SchedFeat::kRtPushIpi, "RT_PUSH_IPI"},
 }};
 
 const std::array<FeatureInfo, static_cast<size_t>(SchedFeat::kCount)>& all_sched_features() { return kFeatures; }
@@ -51,6 +52,7 @@ SchedFeatures cfs_6_1() {
   f.set(SchedFeat::kWakeupPreemption, true);
   f.set(SchedFeat::kHrtick, false);
   f.set(SchedFeat::kRtRuntimeShare, false);
+  f.set(SchedFeat::kRtPushIpi, true);  // HAVE_RT_PUSH_IPI: CONFIG_IRQ_WORK and SMP
   return f;
 }
 
@@ -66,6 +68,7 @@ SchedFeatures eevdf_6_6() {
   f.set(SchedFeat::kWakeupPreemption, true);
   f.set(SchedFeat::kHrtick, false);
   f.set(SchedFeat::kRtRuntimeShare, false);
+  f.set(SchedFeat::kRtPushIpi, true);  // HAVE_RT_PUSH_IPI: CONFIG_IRQ_WORK and SMP
   return f;
 }
 

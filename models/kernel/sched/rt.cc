@@ -3,21 +3,22 @@
 // (sched_rt_runtime_us per sched_rt_period_us, RT_RUNTIME_SHARE off).
 // Across CPUs: select_task_rq_rt() and find_lowest_rq() over cpupri
 // (CPUs without RT work are the lowest level, idle or not, as cpupri's
-// CPUPRI_NORMAL), push of tasks that cannot run where they are queued
-// (push_rt_tasks from task_woken_rt and the balance callback) and pull when
-// a CPU's RT priority drops (balance_rt -> pull_rt_task). Capacity fitness
+// CPUPRI_NORMAL) and the domain walk with cpumask_any_and_distribute();
+// the pushable_tasks plist (a preempted task re-added at the tail of its
+// priority); push of tasks that cannot run where they are queued
+// (push_rt_tasks from task_woken_rt and the balance callback); and, when a
+// CPU's RT priority drops (balance_rt -> pull_rt_task), RT_PUSH_IPI's loop
+// of irq_work over the overloaded CPUs, each pushing its tasks, or with
+// the feature off the direct pull. Capacity fitness
 // (rt_task_fits_capacity(), CONFIG_UCLAMP_TASK on asymmetric systems): the
 // CPU's capacity must reach the task's min(uclamp_min, uclamp_max), which
 // for an RT task is sched_util_clamp_min_rt_default (1024) unless set, so
 // RT tasks seek the biggest CPUs; without CONFIG_UCLAMP_TASK every CPU
-// fits. Simplified: the pull takes the single best candidate per call, at
-// once (6.12's default RT_PUSH_IPI asks the overloaded CPU to push, by
-// irq_work); find_lowest_rq() takes the previous CPU, else the first
-// lowest-priority CPU after it (6.12 prefers the waking CPU within the
-// previous CPU's SD_WAKE_AFFINE domains, else rotates among equals with
-// cpumask_any_and_distribute()); pushable tasks in run-queue order (6.12's
-// pushable_tasks plist re-adds a preempted task at the tail of its
-// priority). The README lists these.
+// fits. Simplified: the distribute rotation of find_lowest_rq() is its own
+// per CPU (the kernel's distribute_cpu_mask_prev is shared with other
+// cpumask_any_and_distribute() users, none modelled); pushes and pulls
+// happen at once under the model's serial locking, so
+// find_lock_lowest_rq()'s retries never fire. The README lists these.
 #include <algorithm>
 
 #include "models/kernel/kernel.h"
@@ -45,6 +46,8 @@ class RtClass final : public SchedClass {
     rq.rt.bitmap.set(p.prio);
     ++rq.rt.rt_nr_running;
     p.rt.on_rq = true;
+    if (rq.curr != &p && p.nr_cpus_allowed > 1) enqueue_pushable(rq, p);
+    k_.start_rt_bandwidth();  // inc_rt_group()
     k_.cpufreq_update_util(rq, 0);  // enqueue_top_rt_rq(): kick cpufreq
   }
 
@@ -80,11 +83,14 @@ class RtClass final : public SchedClass {
     return rq.rt.queue[highest_prio(rq)].front();
   }
 
+  // put_prev_task_rt(): a preempted task still queued becomes pushable.
   void put_prev_task(Rq& rq, Task& prev, Task* next) override {
     update_curr(rq);
     update_rt_rq_load_avg(rq.pelt.rq_clock_pelt(), rq.avg_rt, true);
+    if (prev.rt.on_rq && prev.nr_cpus_allowed > 1) enqueue_pushable(rq, prev);
   }
   void set_next_task(Rq& rq, Task& p, bool first) override {
+    dequeue_pushable(rq, p);
     p.se.exec_start = k_.clock().count();
     // The RT signal was not running until now (prev was not RT).
     if (first && rq.curr->sched_class != SchedClassId::kRt)
@@ -127,6 +133,7 @@ class RtClass final : public SchedClass {
                rq.rt.rt_time, runtime);
       k_.note_why("RT throttled: the rt_rq used its rt_runtime in this rt_period");
       k_.resched_curr(rq);
+      k_.start_rt_bandwidth();
     }
   }
 
@@ -138,7 +145,7 @@ class RtClass final : public SchedClass {
   void switched_to(Rq& rq, Task& p) override {
     if (rq.curr == &p || !p.rt.on_rq) return;
     if (p.prio < rq.curr->prio) k_.resched_curr(rq);
-    if (p.nr_cpus_allowed > 1 && rq.rt.rt_nr_running > 1 && k_.nr_cpus() > 1) push_rt_tasks(rq);
+    if (p.nr_cpus_allowed > 1 && rq.rt.nr_pushable > 0 && k_.nr_cpus() > 1) push_rt_tasks(rq);
   }
 
   // switched_from_rt(): a CPU left with no RT task after p left the class
@@ -185,7 +192,7 @@ class RtClass final : public SchedClass {
     bool test = curr.sched_class == SchedClassId::kRt && (curr.nr_cpus_allowed < 2 || curr.prio <= p.prio);
     k_.note_why("rt: prev runs no pinned RT task nor one of equal or higher priority, and fits: stays");
     if (test || !k_.rt_task_fits_capacity(p, cpu)) {
-      int target = find_lowest_rq(p, cpu);
+      int target = find_lowest_rq(p, this_cpu_or(cpu));
       // A move only for fitness that found no fitting CPU: stay.
       if (!test && target >= 0 && !k_.rt_task_fits_capacity(p, target)) {
         k_.note_why("rt: prev does not fit (rt_task_fits_capacity) and no lower-priority CPU does: stays");
@@ -220,7 +227,16 @@ class RtClass final : public SchedClass {
   }
 
   void balance_callback(Rq& rq) override {
-    if (k_.nr_cpus() > 1 && rq.rt.rt_nr_running > 1) push_rt_tasks(rq);
+    if (k_.nr_cpus() > 1 && rq.rt.nr_pushable > 0) push_rt_tasks(rq);
+  }
+
+  // rto_push_irq_work_func() (RT_PUSH_IPI): this overloaded CPU pushes
+  // what it can, then passes the work to the next overloaded CPU.
+  void irq_work(Rq& rq) override {
+    while (rq.rt.nr_pushable > 0 && push_rt_task(rq)) {
+    }
+    const int next = rto_next_cpu();
+    if (next >= 0) k_.irq_work_queue_on(next);
   }
 
  private:
@@ -229,12 +245,17 @@ class RtClass final : public SchedClass {
   static int rq_highest_prio(const Rq& rq) {
     return rq.rt.rt_nr_running ? highest_prio(rq) : kMaxRtPrio;
   }
-  // find_lowest_rq(): among the allowed CPUs at the lowest cpupri level
-  // (below p), prefer the task's CPU, then this CPU, then the first after it.
-  // On asymmetric systems cpupri_find_fitness() takes the lowest level
-  // with a CPU that fits p, and only if no level has one ignores fitness.
+  // find_lowest_rq() (6.12 rt.c): the lowest_mask is the allowed CPUs at
+  // the lowest cpupri level below p (cpupri_find(); on asymmetric systems
+  // cpupri_find_fitness() takes the lowest level with a CPU that fits p,
+  // and only if no level has one ignores fitness). From it: p's own CPU
+  // (cache-hot); else, walking p's CPU's SD_WAKE_AFFINE domains bottom-up,
+  // this_cpu (the CPU running this code: smp_processor_id()) if the domain
+  // spans it, else the next CPU of the mask in the domain after the one
+  // this_cpu last handed out (cpumask_any_and_distribute()); else this_cpu,
+  // else any CPU of the mask (cpumask_any_distribute()).
   int find_lowest_rq(const Task& p, int this_cpu) {
-    int n = k_.nr_cpus();
+    const int n = k_.nr_cpus();
     int lowest = -1, lowest_fitting = -1;
     for (int c = 0; c < n; ++c) {
       if (!p.cpus_allowed[c]) continue;
@@ -246,63 +267,139 @@ class RtClass final : public SchedClass {
     if (lowest < 0) return -1;
     const bool fitting = lowest_fitting >= 0;
     if (fitting) lowest = lowest_fitting;
-    auto at_level = [&](int c) {
+    auto in_lowest_mask = [&](int c) {
       return p.cpus_allowed[c] && rq_highest_prio(k_.rq(c)) == lowest && (!fitting || k_.rt_task_fits_capacity(p, c));
     };
-    if (at_level(p.cpu)) return p.cpu;
-    if (this_cpu >= 0 && at_level(this_cpu)) return this_cpu;
+    if (in_lowest_mask(p.cpu)) return p.cpu;
+    const int preferred = in_lowest_mask(this_cpu) ? this_cpu : -1;
+    for (const CpuMask& span : k_.wake_affine_spans(p.cpu)) {
+      if (preferred >= 0 && span[static_cast<size_t>(preferred)]) return preferred;
+      int best = any_and_distribute(this_cpu, [&](int c) { return span[static_cast<size_t>(c)] && in_lowest_mask(c); });
+      if (best >= 0) return best;
+    }
+    if (preferred >= 0) return preferred;
+    return any_and_distribute(this_cpu, in_lowest_mask);
+  }
+  // cpumask_any_and_distribute() run on this_cpu: the first CPU of the mask
+  // after this CPU's distribute_cpu_mask_prev, wrapping (find_next_and_bit_wrap()),
+  // remembered for the next call; -1 for an empty mask.
+  template <typename InMask>
+  int any_and_distribute(int this_cpu, InMask in_mask) {
+    const int n = k_.nr_cpus();
+    int& prev = k_.rq(this_cpu).distribute_cpu_mask_prev;
     for (int i = 1; i <= n; ++i) {
-      int c = (std::max(this_cpu, 0) + i) % n;
-      if (at_level(c)) return c;
+      const int c = (prev + i) % n;
+      if (in_mask(c)) return prev = c;
     }
     return -1;
   }
-  // pick_next_pushable_task(): the best queued RT task not running and
-  // allowed elsewhere.
-  static Task* next_pushable(const Rq& rq) {
+  // smp_processor_id() for find_lowest_rq(): the CPU the model runs this
+  // path on, else (a task's start) the CPU given.
+  int this_cpu_or(int cpu) const { return k_.event_cpu() >= 0 ? k_.event_cpu() : cpu; }
+  // enqueue_pushable_task(): plist_add() at the tail of p's priority in
+  // rq->rt.pushable_tasks; dequeue_pushable_task().
+  void enqueue_pushable(Rq& rq, Task& p) {
+    if (!p.rt.pushable) ++rq.rt.nr_pushable;
+    p.rt.pushable = true;
+    p.rt.pushable_seq = ++pushable_clock_;
+  }
+  static void dequeue_pushable(Rq& rq, Task& p) {
+    if (!p.rt.pushable) return;
+    p.rt.pushable = false;
+    --rq.rt.nr_pushable;
+  }
+  // The first task of rq->rt.pushable_tasks in plist order (priority, then
+  // the order added): pick_next_pushable_task(); with allowed_on >= 0 the
+  // first one allowed there (pick_highest_pushable_task()).
+  static Task* first_pushable(const Rq& rq, int allowed_on = -1) {
+    if (rq.rt.nr_pushable == 0) return nullptr;
     for (int prio = 0; prio < kMaxRtPrio; ++prio) {
       if (!rq.rt.bitmap.test(prio)) continue;
+      Task* first = nullptr;
       for (Task* t : rq.rt.queue[prio])
-        if (!t->on_cpu && t->nr_cpus_allowed > 1) return t;
+        if (t->rt.pushable && (allowed_on < 0 || t->cpus_allowed[allowed_on]) &&
+            (!first || t->rt.pushable_seq < first->rt.pushable_seq))
+          first = t;
+      if (first) return first;
     }
     return nullptr;
   }
-  // push_rt_tasks(): move pushable tasks to CPUs running lower priorities.
+  // push_rt_task(): the first pushable task to the CPU find_lowest_rq()
+  // gives (find_lock_lowest_rq(); one always runs a lower priority here,
+  // where nothing changes between the search and the move); false when
+  // none moved. A pushable task above curr asks for a reschedule instead.
+  bool push_rt_task(Rq& rq) {
+    Task* p = first_pushable(rq);
+    if (!p) return false;
+    if (p->prio < rq.curr->prio) {
+      k_.resched_curr(rq);
+      return false;
+    }
+    const int target = find_lowest_rq(*p, this_cpu_or(rq.cpu));
+    if (target < 0) return false;
+    SL_DEBUG("{:.6f} cpu{} push_rt_task: {}-{} (prio {}) -> cpu{}, which runs a lower priority", k_.clock().to_s(),
+             rq.cpu, p->comm, p->pid, p->prio, target);
+    k_.move_queued_task(*p, target);
+    return true;
+  }
+  // push_rt_tasks(): push until nothing more moves.
   void push_rt_tasks(Rq& rq) {
-    for (int guard = 0; guard < k_.nr_cpus(); ++guard) {
-      Task* p = next_pushable(rq);
-      if (!p) return;
-      if (p->prio < rq.curr->prio) {  // it should run here instead
-        k_.resched_curr(rq);
-        return;
-      }
-      int target = find_lowest_rq(*p, rq.cpu);
-      if (target < 0 || target == rq.cpu) return;
-      SL_DEBUG("{:.6f} cpu{} push_rt_task: {}-{} (prio {}) -> cpu{}, which runs a lower priority", k_.clock().to_s(),
-               rq.cpu, p->comm, p->pid, p->prio, target);
-      k_.move_queued_task(*p, target);
+    while (push_rt_task(rq)) {
     }
   }
-  // pull_rt_task(): take the best pushable task from another CPU that
-  // beats this CPU's RT priority and cannot run where it is.
+  // pull_rt_task(): nothing when no other CPU is RT overloaded. With
+  // RT_PUSH_IPI (the default) the overloaded CPUs are asked to push
+  // (tell_cpu_to_push()); without it this CPU takes, from each overloaded
+  // CPU in turn, its first pushable task allowed here if that beats this
+  // CPU's best RT priority so far and does not preempt where it waits.
   void pull_rt_task(Rq& this_rq) {
-    Task* best = nullptr;
-    for (int c = 0; c < k_.nr_cpus(); ++c) {
-      if (c == this_rq.cpu) continue;
-      Rq& src = k_.rq(c);
-      if (src.rt.rt_nr_running < 2) continue;  // not overloaded
-      Task* p = next_pushable(src);
-      if (!p || !p->cpus_allowed[this_rq.cpu]) continue;
-      if (p->prio >= rq_highest_prio(this_rq)) continue;
-      if (p->prio < src.curr->prio) continue;  // it will preempt there
-      if (!best || p->prio < best->prio) best = p;
+    int rto_count = 0;
+    for (int c = 0; c < k_.nr_cpus(); ++c) rto_count += k_.rq(c).rt.nr_pushable > 0;
+    if (rto_count == 0 || (rto_count == 1 && this_rq.rt.nr_pushable > 0)) return;
+    if (k_.features()(SchedFeat::kRtPushIpi)) {
+      tell_cpu_to_push();
+      return;
     }
-    if (best) {
-      SL_DEBUG("{:.6f} cpu{} pull_rt_task: {}-{} (prio {}) from cpu{}, where it waits", k_.clock().to_s(), this_rq.cpu,
-               best->comm, best->pid, best->prio, best->cpu);
-      k_.move_queued_task(*best, this_rq.cpu);
+    bool resched = false;
+    for (int c = 0; c < k_.nr_cpus(); ++c) {
+      Rq& src = k_.rq(c);
+      if (c == this_rq.cpu || src.rt.nr_pushable == 0) continue;
+      Task* p = first_pushable(src, this_rq.cpu);
+      if (!p || p->prio >= rq_highest_prio(this_rq)) continue;
+      if (p->prio < src.curr->prio) continue;  // woken there, it will preempt there
+      SL_DEBUG("{:.6f} cpu{} pull_rt_task: {}-{} (prio {}) from cpu{}, where it waits", k_.clock().to_s(),
+               this_rq.cpu, p->comm, p->pid, p->prio, p->cpu);
+      k_.move_queued_task(*p, this_rq.cpu);
+      resched = true;
+    }
+    if (resched) k_.resched_curr(this_rq);
+  }
+  // tell_cpu_to_push(): start the IPI loop over the overloaded CPUs at
+  // the first one, or, if it is running, make it go round once more
+  // (rto_loop_next).
+  void tell_cpu_to_push() {
+    ++rto_loop_next_;
+    if (rto_cpu_ >= 0) return;
+    const int cpu = rto_next_cpu();
+    if (cpu >= 0) k_.irq_work_queue_on(cpu);
+  }
+  // rto_next_cpu(): the next overloaded CPU after rd->rto_cpu; past the
+  // last, the loop ends unless a pull asked for another round meanwhile.
+  int rto_next_cpu() {
+    for (;;) {
+      for (int c = rto_cpu_ + 1; c < k_.nr_cpus(); ++c)
+        if (k_.rq(c).rt.nr_pushable > 0) return rto_cpu_ = c;
+      rto_cpu_ = -1;
+      if (rto_loop_ == rto_loop_next_) return -1;
+      rto_loop_ = rto_loop_next_;
     }
   }
+
+  // The root domain's RT_PUSH_IPI loop (rd->rto_cpu, rto_loop,
+  // rto_loop_next) and the plist's insertion clock.
+  int rto_cpu_ = -1;
+  uint64_t rto_loop_ = 0, rto_loop_next_ = 0;
+  uint64_t pushable_clock_ = 0;
 
   // sched_find_first_bit() over the priority bitmap.
   static int highest_prio(const Rq& rq) { return static_cast<int>(rq.rt.bitmap._Find_first()); }
@@ -314,6 +411,7 @@ class RtClass final : public SchedClass {
     if (q.empty()) rq.rt.bitmap.reset(p.prio);
     --rq.rt.rt_nr_running;
     p.rt.on_rq = false;
+    dequeue_pushable(rq, p);
   }
   // requeue_task_rt(): to the tail of its priority's list, or the head.
   static void requeue(Rq& rq, Task& p, bool head = false) {

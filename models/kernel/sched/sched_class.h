@@ -63,6 +63,9 @@ class SchedClass {
   // After the switch (the rq's balance_callback): RT pushes tasks that
   // cannot run here.
   virtual void balance_callback(Rq& rq) {}
+  // An irq_work the class queued on this CPU (Kernel::irq_work_queue_on()):
+  // RT's rto_push_irq_work_func().
+  virtual void irq_work(Rq& rq) {}
   // After a wake-up enqueued p on rq (task_woken).
   virtual void task_woken(Rq& rq, Task& p) {}
   // p moves to new_cpu on wake-up (migrate_task_rq), before set_task_cpu().

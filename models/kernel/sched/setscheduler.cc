@@ -73,11 +73,6 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
   p.prio = new_prio;
   p.sched_class = class_for(p);
   uclamp_reset_defaults(p);  // __setscheduler_uclamp() without clamp flags
-  if (rt) {
-    any_rt_ = true;
-    if (rt_throttling_ && !rt_period_timer_.armed() && params_.rt_runtime.count() >= 0)
-      rt_period_timer_.arm(Time::ns((now().count() / params_.rt_period.count() + 1) * params_.rt_period.count()));
-  }
   sched_change_end(p, c, old_prio < new_prio ? kEnqueueHead : 0);  // __sched_setscheduler(): lowered -> head
   check_class_changed(rq, p, old_class, old_prio);
   event_cpu_ = c.saved_event_cpu;

@@ -60,6 +60,10 @@ struct SchedRtEntity {
   // An attribute change without DEQUEUE_MOVE leaves the entity where it was
   // in its priority's list (move_entity()): its index while dequeued.
   size_t saved_pos = 0;
+  // In its rq's rt.pushable_tasks plist (queued, not current, allowed on
+  // more than one CPU), and its place among equal priorities there.
+  bool pushable = false;
+  uint64_t pushable_seq = 0;
 };
 
 enum class SchedClassId : uint8_t { kStop, kDeadline, kRt, kFair, kIdle };
