@@ -258,7 +258,7 @@ TEST_CASE("workqueues, kthread_workers and devices load from YAML", "[drm][confi
 
 TEST_CASE("bad device and workqueue YAML is reported with the valid names", "[drm][config]") {
   CHECK_THAT(load_error(replace(kYaml, "entity: e1,", "entity: e9,")),
-             Catch::Contains("tasks[0].events[0].submit_job.entity: unknown entity 'e9' (entity: e1, e2, e3)"));
+             Catch::Contains("tasks[0].events[0].submit_job.entity: unknown entity 'e9' (valid: e1, e2, e3)"));
   CHECK_THAT(load_error(replace(kYaml, "wq: events,", "wq: evnts,")),
              Catch::Contains("unknown workqueue 'evnts'") && Catch::Contains("did you mean 'events'?"));
   CHECK_THAT(load_error(replace(kYaml, "model: gpu,", "model: npu,")),
@@ -269,7 +269,10 @@ TEST_CASE("bad device and workqueue YAML is reported with the valid names", "[dr
                                 "{name: csf, ordered: true, flags: [WQ_MEM_RECLAIM, WQ_SYSFS]}")),
              Catch::Contains("workqueues[0].flags") && Catch::Contains("ordered workqueue cannot be WQ_SYSFS"));
   CHECK_THAT(load_error(replace(kYaml, "gpu: g, submit_wq", "gpu: h, submit_wq")),
-             Catch::Contains("unknown gpu 'h' (gpu: g)"));
+             Catch::Contains("unknown gpu 'h' (valid: g)"));
+  CHECK_THAT(load_error("name: s\nduration: 1s\ntasks:\n  - name: t\n"
+                       "    events: [{kthread_queue_work: {worker: kw, work: k, cost: 1us}}]\n"),
+             Catch::Contains("unknown kthread_worker 'kw' (none declared)"));
   CHECK_THAT(load_error(replace(kYaml, "follow: fifo", "follow: rt")), Catch::Contains("none, min_nice, fifo"));
   CHECK_THAT(load_error(replace(kYaml, "irq_cpu: 3", "irq_cpu: 4")), Catch::Contains("devices[0].irq_cpu"));
   CHECK_THAT(load_error(replace(kYaml, "flags: [WQ_UNBOUND, WQ_RTPRI]", "flags: [WQ_UNBOUND, WQ_RTPRIO]")),

@@ -279,13 +279,13 @@ TEST_CASE("cgroups in YAML: the hierarchy, tasks, events and clear errors", "[uc
   check_error(on + "cgroups:\n  - name: a\n    uclamp_max: lots\n" + task, "cgroups[0].uclamp_max",
               "percent 0..100 (two decimals) or max");
   check_error(on + "cgroups:\n  - name: a\n    parent: b\n  - name: b\n" + task, "cgroups[0].parent",
-              "unknown cgroup 'b' (cgroup: /)");
+              "unknown cgroup 'b' (valid: /)");
   check_error(on + "cgroups:\n  - name: a\n  - name: a\n" + task, "cgroups[1].name", "duplicate cgroup name 'a'");
   check_error(on + "cgroups:\n  - name: /\n" + task, "cgroups[0].name", "root group");
   check_error(on + "cgroups:\n  - name: top-app\ntasks:\n  - name: t\n    cgroup: top_app\n    events: [run: 1ms]\n",
               "tasks[0].cgroup", "did you mean 'top-app'");
   check_error(on + "cgroups:\n  - name: a\ntasks:\n  - name: t\n    events: [{cpu_uclamp: {group: /, min: 5}}]\n",
-              "tasks[0].events[0].cpu_uclamp.group", "unknown cgroup '/' (cgroup: a)");
+              "tasks[0].events[0].cpu_uclamp.group", "unknown cgroup '/' (valid: a)");
   check_error(on + "cgroups:\n  - name: a\ntasks:\n  - name: t\n    events: [{cpu_uclamp: {group: a}}]\n",
               "tasks[0].events[0].cpu_uclamp", "expected 'min', 'max' or both");
   check_error(on + "cgroups:\n  - name: a\ntasks:\n  - name: t\n    events: [{cgroup: b}]\n",

@@ -38,7 +38,7 @@ std::string ref_name(const YamlDoc& doc, const MapReader& r, std::string_view ke
   std::string name = as_string(doc, n, r.path(key));
   if (std::find(valid.begin(), valid.end(), name) == valid.end())
     fail(doc, n, r.path(key),
-         fmt::format("unknown {} '{}' ({}: {}){}", what, name, what, valid.empty() ? "none" : join(valid),
+         fmt::format("unknown {} '{}' ({}){}", what, name, valid.empty() ? "none declared" : "valid: " + join(valid),
                      did_you_mean(name, valid)));
   return name;
 }
