@@ -506,3 +506,53 @@ TEST_CASE("a CPU whose RT priority drops gets work from every overloaded CPU", "
     }
   }
 }
+
+// sched_idle_cpu() (6.12 fair.c): a CPU whose tasks are all SCHED_IDLE is
+// idle to wake-up placement. CPU 0 runs a SCHED_IDLE hog from 0; w forks
+// onto the idle CPU 1 (CPU 0 counts the forking parent too), and a nice-0
+// hog joins it there at 0.5 ms. From w's first wake-up on (after 1 ms of
+// work and 5 ms of sleep), select_idle_sibling() finds its previous CPU 1
+// busy and takes CPU 0, where w preempts the SCHED_IDLE hog at once.
+TEST_CASE("a CPU running only SCHED_IDLE tasks is idle to wake-up placement", "[smp][fair]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.duration = Time::ms(100);
+  TaskSpec fair = on_cpus(hog("fair"), {1});
+  fair.delay = Time::us(500);
+  p.tasks = {on_cpus(hog("bg", Policy::kIdle), {0}), task("w", {ev_run(Time::ms(1)), ev_sleep(Time::ms(5))}), fair};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  REQUIRE(log.first_run("w") == Time::zero());
+  int on_cpu0 = 0, elsewhere = 0;
+  for (const auto& r : log.log)
+    if (r.next == "w") ++(r.cpu == 0 ? on_cpu0 : elsewhere);
+  CHECK(elsewhere == 1);  // the first run, on CPU 1
+  CHECK(on_cpu0 >= 14);
+  CHECK(metrics_of(sys.result(), "w").wakeup_latency.count_at_least(1) == 0);
+}
+
+// dequeue_entities() (6.12 fair.c): when a fair task's dequeue leaves its
+// CPU with only SCHED_IDLE tasks, rq->next_balance becomes now, so the
+// next tick balances ("balance early to pull high priority tasks"). f (nice
+// 0) shares CPU 0 with a SCHED_IDLE hog and sleeps after 2 ms of work: it
+// runs [0, 1] and [2, 3] ms, the hog the tick between, so f sleeps at
+// 3 ms, jiffy 3 at HZ=1000 (DELAY_DEQUEUE off, so that f leaves the rq as
+// it sleeps).
+TEST_CASE("a CPU left with only SCHED_IDLE tasks balances at its next tick", "[smp][fair][lb]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.duration = Time::ms(10);
+  p.kernel.features["DELAY_DEQUEUE"] = false;
+  p.tasks = {on_cpus(hog("bg", Policy::kIdle), {0}),
+             on_cpus(task("f", {ev_run(Time::ms(2)), ev_sleep(Time::s(10))}), {0})};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(2900));
+  REQUIRE(find_task(k, "f").on_rq);
+  CHECK_FALSE(k.sched_idle_cpu(0));
+  REQUIRE(k.rq(0).next_balance > 3);
+  k.run_until(Time::us(3500));
+  REQUIRE_FALSE(find_task(k, "f").on_rq);
+  CHECK(k.sched_idle_cpu(0));
+  CHECK(k.rq(0).next_balance == 3);
+}

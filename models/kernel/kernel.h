@@ -63,6 +63,7 @@ struct CfsRq {
   uint64_t load_weight = 0;     // cfs_rq->load: every on_rq entity, curr included
   int nr_running = 0;           // on_rq entities (curr and delayed included)
   int nr_delayed = 0;           // h_nr_delayed: sched_delayed entities
+  int nr_idle = 0;              // idle_h_nr_running: SCHED_IDLE entities on_rq (delayed included)
   Task* next = nullptr;         // buddies
   Task* last = nullptr;
   Task* skip = nullptr;
@@ -668,6 +669,23 @@ class Kernel : public InstantEndHook, public EventHandler {
   void add_nr_running(Rq& rq) {
     if (++rq.nr_running == 2) rd_overloaded_ = true;
   }
+  // sub_nr_running() once p's dequeue is complete. For a fair task, as
+  // dequeue_entities() (6.12 fair.c): a CPU left with only SCHED_IDLE
+  // tasks that had others before balances at its next tick ("balance
+  // early to pull high priority tasks").
+  void sub_nr_running(Rq& rq, const Task& p) {
+    const bool fair = p.sched_class == SchedClassId::kFair;
+    const bool was_sched_idle = fair && rq.nr_running == rq.cfs.nr_idle + (p.policy == Policy::kIdle ? 1 : 0);
+    --rq.nr_running;
+    if (fair && !was_sched_idle && sched_idle_rq(rq)) rq.next_balance = jiffies();
+  }
+ public:
+  // sched_idle_rq() / sched_idle_cpu() (6.12 fair.c): the rq's tasks are
+  // all SCHED_IDLE (and it has some). Wake-up placement takes such a CPU
+  // as idle, and its periodic balance uses the idle interval.
+  bool sched_idle_rq(const Rq& rq) const { return rq.nr_running > 0 && rq.nr_running == rq.cfs.nr_idle; }
+  bool sched_idle_cpu(int cpu) const { return sched_idle_rq(*rqs_[static_cast<size_t>(cpu)]); }
+ private:
   // p->max_allowed_capacity by task index, set when the task is created
   // (affinity does not change afterwards).
   std::vector<uint32_t> max_allowed_cap_;

@@ -521,7 +521,7 @@ void Kernel::activate_task(Rq& rq, Task& p, int flags) {
 void Kernel::finish_delayed_block(Rq& rq, Task& p) {
   // __block_task() after a delayed dequeue completes.
   p.on_rq = false;
-  --rq.nr_running;
+  sub_nr_running(rq, p);
   fair_server_update_active(rq);
 }
 
@@ -676,7 +676,7 @@ void Kernel::detach_task(Task& p, int dst_cpu) {
   update_rq_clock(src);
   dequeue_task(src, p, kDequeueMigrating);
   p.on_rq = false;
-  --src.nr_running;
+  sub_nr_running(src, p);
   fair_server_update_active(src);
   set_task_cpu(p, dst_cpu);
   event_cpu_ = saved;
@@ -909,7 +909,7 @@ void Kernel::schedule(Rq& rq) {
     int flags = kDequeueSleep | (prev.state == TaskState::kDead ? kDequeueSpecial : 0);
     if (dequeue_task(rq, prev, flags)) {
       prev.on_rq = false;
-      --rq.nr_running;
+      sub_nr_running(rq, prev);
       fair_server_update_active(rq);
     }
   }

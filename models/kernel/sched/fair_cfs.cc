@@ -158,6 +158,7 @@ void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
   fair_update_load_avg(k_, rq, &p, kUpdateTg | kDoAttach);
   cfs.load_weight += p.se.weight;
   ++cfs.nr_running;
+  if (p.policy == Policy::kIdle) ++cfs.nr_idle;
   if (flags & kEnqueueWakeup) place_entity(cfs, p, false);
   if (flags & kEnqueueMigrated) p.se.exec_start = 0;  // migrated: no longer cache hot
   if (!is_curr) enqueue_in_tree(cfs, p);
@@ -174,6 +175,7 @@ bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
   p.se.on_rq = false;
   cfs.load_weight -= p.se.weight;
   --cfs.nr_running;
+  if (p.policy == Policy::kIdle) --cfs.nr_idle;
   // Non-sleep dequeues keep vruntime relative for the next enqueue.
   if (!(flags & kDequeueSleep)) p.se.vruntime -= cfs.min_vruntime;
   if ((flags & (kDequeueSave | kDequeueMove)) != kDequeueSave) update_min_vruntime(cfs);

@@ -347,6 +347,7 @@ void EevdfClass::enqueue_entity(Rq& rq, Task& p, int flags) {
   if (!is_curr) place_entity(cfs, p, flags);
   cfs.load_weight += p.se.weight;
   ++cfs.nr_running;
+  if (p.policy == Policy::kIdle) ++cfs.nr_idle;
   // "Entity has migrated, no longer consider this task hot": the balancer's
   // task_hot() sees it cold until it runs here.
   if (flags & kEnqueueMigrated) p.se.exec_start = 0;
@@ -420,6 +421,7 @@ bool EevdfClass::dequeue_entity(Rq& rq, Task& p, int flags) {
   p.se.on_rq = false;
   cfs.load_weight -= p.se.weight;
   --cfs.nr_running;
+  if (p.policy == Policy::kIdle) --cfs.nr_idle;
   // Advance min_vruntime unless the entity comes straight back
   // (DEQUEUE_SAVE without DEQUEUE_MOVE).
   if ((flags & (kDequeueSave | kDequeueMove)) != kDequeueSave) update_min_vruntime(cfs);

@@ -44,7 +44,8 @@
 //    sched_balance_rq() tunes as 6.12 does: doubled, up to 2 x sd_weight
 //    ms, by a periodic pass that finds the domain balanced (to 512 ms while
 //    everything is pinned), back to sd_weight after an imbalance.
-//    Not modelled: sched_idle_cpu().
+//    sched_idle_cpu() (only SCHED_IDLE tasks queued) counts as idle for
+//    wake-up placement and as not busy for the balance interval.
 //  - Capacity as 6.12 sees it: CFS decisions (task_fits_cpu(),
 //    cpu_overutilized(), EAS spare capacity, wake_affine_weight(),
 //    select_idle_capacity(), the balancer's group capacity) use
@@ -294,7 +295,7 @@ int Kernel::select_idle_capacity(Task& p, int target) {
   uint64_t best_cap = 0;
   int n = nr_cpus();
   for (int i = 0, cpu = target; i < n; ++i, cpu = cpu + 1 == n ? 0 : cpu + 1) {  // (target + i) % n
-    if (!allowed(p, cpu) || !cpu_idle(cpu)) continue;
+    if (!allowed(p, cpu) || (!cpu_idle(cpu) && !sched_idle_cpu(cpu))) continue;
     const Rq& rq = *rqs_[cpu];
     uint64_t cap = capacity_of(rq);
     const int fits = util_fits_cpu(task_util, util_min, util_max, rq);
@@ -331,11 +332,13 @@ int Kernel::select_idle_sibling(Task& p, int prev, int target, int kthread_cpu) 
   // Neither target nor prev is checked against p's mask, as in 6.12: target
   // is, and prev may have left it after an affinity change while p slept
   // (select_task_rq() then falls back).
-  if (cpu_idle(target) && fits(target)) {
+  // A CPU running only SCHED_IDLE tasks counts as idle (sched_idle_cpu()).
+  auto idle = [&](int cpu) { return cpu_idle(cpu) || sched_idle_cpu(cpu); };
+  if (idle(target) && fits(target)) {
     note_why("select_idle_sibling: the target is idle (and fits)");
     return target;
   }
-  if (prev != target && cpu_idle(prev) && fits(prev)) {
+  if (prev != target && idle(prev) && fits(prev)) {
     note_why("select_idle_sibling: prev is idle (and fits)");
     return prev;
   }
@@ -349,7 +352,7 @@ int Kernel::select_idle_sibling(Task& p, int prev, int target, int kthread_cpu) 
   }
   int recent = p.recent_used_cpu;
   p.recent_used_cpu = prev;
-  if (recent != prev && recent != target && allowed(p, recent) && cpu_idle(recent) && fits(recent)) {
+  if (recent != prev && recent != target && allowed(p, recent) && idle(recent) && fits(recent)) {
     note_why("select_idle_sibling: recent_used_cpu is idle (and fits)");
     return recent;
   }
@@ -367,7 +370,7 @@ int Kernel::select_idle_sibling(Task& p, int prev, int target, int kthread_cpu) 
   }
   int n = nr_cpus();
   for (int i = 1, cpu = target + 1 == n ? 0 : target + 1; i <= n; ++i, cpu = cpu + 1 == n ? 0 : cpu + 1)
-    if (allowed(p, cpu) && cpu_idle(cpu)) {  // cpu = (target + i) % n
+    if (allowed(p, cpu) && idle(cpu)) {  // cpu = (target + i) % n
       note_why("select_idle_cpu: the first idle CPU after the target");
       return cpu;
     }
@@ -1071,16 +1074,19 @@ int Kernel::sched_balance_domains(Rq& rq, bool idle) {
   // Decay the newidle cost on this regular visit; the rq-wide bound keeps
   // a floor of sysctl_sched_migration_cost.
   if (update_newidle_cost(rq, 0)) rq.max_idle_balance_cost = std::max(kMigrationCostNs, rq.max_newidle_lb_cost);
-  // Simplification: sched_idle_cpu() (a CPU running only SCHED_IDLE tasks
-  // counts as not busy) is not tested; such CPUs use the busy interval.
-  int64_t interval = balance_interval(rq, !idle);
+  // A CPU running only SCHED_IDLE tasks balances at the idle interval.
+  bool busy = !idle && !sched_idle_rq(rq);
+  int64_t interval = balance_interval(rq, busy);
   int moved = 0;
   if (jiffies() >= rq.last_balance + interval) {
     moved = sched_balance_rq(rq, idle ? CpuIdleType::kIdle : CpuIdleType::kNotIdle);
     // A CPU that pulled work is no longer idle (idle_cpu() again).
-    if (moved) idle = cpu_idle(rq.cpu);
+    if (moved) {
+      idle = cpu_idle(rq.cpu);
+      busy = !idle && !sched_idle_rq(rq);
+    }
     rq.last_balance = jiffies();
-    interval = balance_interval(rq, !idle);
+    interval = balance_interval(rq, busy);
   }
   rq.next_balance = rq.last_balance + interval;
   return moved;
