@@ -289,6 +289,8 @@ TEST_CASE("WQ_RTPRI workers are SCHED_FIFO, max_active is capped at half the CPU
   }
 }
 
+// A 3 ms delay at HZ=250 is one jiffy (rounded up); queued at jiffy 0 the
+// timer expires at jiffy 1 and the wheel runs it with bucket 2: 8 ms.
 TEST_CASE("delayed work is queued when its timer fires, and a pending item is not queued twice", "[workqueue]") {
   ScenarioParams p = wq_scenario(2, {});
   p.tasks = {queuer({ev_queue_work("events", "d", Time::us(100), Time::zero(), -1, Time::ms(3)),
@@ -301,9 +303,34 @@ TEST_CASE("delayed work is queued when its timer fires, and a pending item is no
   int runs = 0;
   for (const Item& i : log.items) runs += i.work == "d";
   CHECK(runs == 1);
-  CHECK(log.first("d").queued == Time::ms(3));
-  CHECK(log.first("d").started == Time::ms(3));
+  CHECK(log.first("d").queued == Time::ms(8));
+  CHECK(log.first("d").started == Time::ms(8));
   CHECK(sys.device_calls()->already_pending() == 1);
+}
+
+// calc_wheel_index() (6.12 kernel/time/timer.c): a timer_list's timeout is
+// rounded up to jiffies, and its expiry up to the next bucket of its level
+// (1 jiffy below 63 jiffies, 8 below 504, ...), run by that jiffy's tick.
+TEST_CASE("a timer_list runs at the tick of its timer-wheel bucket", "[workqueue][timer]") {
+  auto fire_at = [](int hz, Time now, Time delay) {
+    ScenarioParams p = exact_scenario("6.12", hz, 1);
+    p.duration = Time::s(1);
+    System sys(p, 1);
+    sys.kernel().run_until(now);
+    return sys.kernel().timer_list_fire_time(delay).count();
+  };
+  // HZ=1000 at jiffy 5: 10 ms expires at 15, level 0: bucket 16.
+  CHECK(fire_at(1000, Time::us(5500), Time::ms(10)) == Time::ms(16).count());
+  // 100 jiffies is level 1 (63..503): expires 105, bucket (105 / 8 + 1) x 8 = 112.
+  CHECK(fire_at(1000, Time::us(5500), Time::ms(100)) == Time::ms(112).count());
+  // 1 us is still one jiffy: expires 6, bucket 7.
+  CHECK(fire_at(1000, Time::us(5500), Time::us(1)) == Time::ms(7).count());
+  // HZ=300 (3,333,333 ns jiffies): 10 ms is exactly 3 jiffies; at jiffy 0,
+  // bucket 4.
+  CHECK(fire_at(300, Time::zero(), Time::ms(10)) == 4 * 3'333'333);
+  // Past the wheel (HZ=250, LVL_DEPTH 9): WHEEL_TIMEOUT_MAX = 62 x 8^8
+  // jiffies, level 8's bucket 63 x 8^8 jiffies of 4 ms.
+  CHECK(fire_at(250, Time::zero(), Time::s(365LL * 24 * 3600)) == (int64_t{63} << 24) * 4'000'000);
 }
 
 TEST_CASE("the runnable part of a work item's CPU wait is what its worker spent in R", "[workqueue]") {

@@ -627,7 +627,7 @@ const std::vector<ParamDecl>& queue_work_params() {
       {"work", "string", "required", "the work item; a pending item is not queued again"},
       {"cost", "duration", "0", "CPU work of the item"},
       {"sleep", "duration", "0", "then an uninterruptible sleep inside the item"},
-      {"delay", "duration", "0", "queue_delayed_work(): queued when this timer expires"},
+      {"delay", "duration", "0", "queue_delayed_work(): queued when this timer_list expires (rounded up to jiffies and to the timer wheel's bucket)"},
       {"cpu", "int", "- (WORK_CPU_UNBOUND)", "queue_work_on() CPU"},
   };
   return decls;

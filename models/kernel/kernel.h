@@ -49,6 +49,9 @@ enum EventTier : int {
   kTierTimer = 10,
   // The scheduler tick and the RT period timer.
   kTierTick = 20,
+  // timer_list callbacks: TIMER_SOFTIRQ, run as the tick's hard interrupt
+  // returns (run_timer_softirq()).
+  kTierTimerSoftirq = 25,
   // Deferred wake-ups (wakeup cost, remote-wakeup IPIs) and task starts.
   kTierWake = 30,
 };
@@ -273,6 +276,15 @@ class Kernel : public InstantEndHook, public EventHandler {
     t.cancel();
     if (cpuidle_) hrtimer_forget(t);
   }
+  // --- timer_list (kernel/time/timer.c, 6.12): when a timer added now
+  // with a timeout of `delay` runs. The timeout in jiffies is rounded up
+  // (usecs_to_jiffies()); the wheel files the timer by its distance in a
+  // level of 8^n-jiffy buckets and rounds its expiry up to the next bucket
+  // (calc_wheel_index(): "a timer does not fire early"), so it runs at the
+  // tick of that bucket's jiffy: after delay + up to one jiffy below 63
+  // jiffies, up to 1/8 later beyond. Simplified: the wheel's clock is
+  // jiffies (the kernel's may be one ahead right after expiring timers).
+  Time timer_list_fire_time(Time delay) const;
 
   // --- hardware: frequency domains (cpufreq policies) and their EM
   struct FreqDomain {

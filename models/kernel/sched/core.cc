@@ -659,6 +659,24 @@ void Kernel::ttwu_do_activate(Rq& rq, Task& p, int flags, const Task* waker) {
   class_of(p).task_woken(rq, p);
 }
 
+Time Kernel::timer_list_fire_time(Time delay) const {
+  // LVL_CLK_SHIFT 3, LVL_BITS 6, LVL_DEPTH 9 above HZ=100 (8 at 100).
+  constexpr int kLvlClkShift = 3;
+  const int depth = params_.hz > 100 ? 9 : 8;
+  auto lvl_start = [](int n) -> int64_t { return int64_t{63} << ((n - 1) * kLvlClkShift); };
+  const __int128 ticks = (static_cast<__int128>(delay.count()) * params_.hz + 999'999'999) / 1'000'000'000;
+  const int64_t clk = jiffies();
+  int64_t delta = static_cast<int64_t>(std::min<__int128>(ticks, lvl_start(depth)));
+  int lvl = 0;
+  while (lvl < depth - 1 && delta >= lvl_start(lvl + 1)) ++lvl;
+  // Past the wheel's capacity: expires at its limit, WHEEL_TIMEOUT_MAX.
+  if (delta >= lvl_start(depth)) delta = lvl_start(depth) - (int64_t{1} << ((depth - 1) * kLvlClkShift));
+  const int64_t expires = clk + delta;
+  const int shift = lvl * kLvlClkShift;
+  const int64_t bucket_expiry = ((expires >> shift) + 1) << shift;
+  return Time::ns(bucket_expiry * tick_nsec_.count());
+}
+
 void Kernel::irq_work_queue_on(int cpu) {
   Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   rq.irq_work.arm(now() + (cpu == event_cpu_ ? Time::zero() : params_.ipi_latency));

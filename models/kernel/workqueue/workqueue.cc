@@ -395,7 +395,7 @@ bool WorkqueueSystem::queue_delayed_work(Workqueue& wq, WorkStruct& work, QueueC
     auto nd = std::make_unique<Delayed>();
     nd->sys = this;
     nd->work = &work;
-    nd->timer = Timer(k_.sim().queue(), nd.get(), 0, kTierTimer);
+    nd->timer = Timer(k_.sim().queue(), nd.get(), 0, kTierTimerSoftirq);
     d = nd.get();
     delayed_.push_back(std::move(nd));
   }
@@ -403,9 +403,13 @@ bool WorkqueueSystem::queue_delayed_work(Workqueue& wq, WorkStruct& work, QueueC
   d->req_cpu = cpu;
   d->cpu = cpu >= 0 ? cpu : ctx.cpu;
   work.timer_armed = true;
-  // A timer_list in the kernel (add_timer_on() / the local CPU); modelled as
-  // an hrtimer on that CPU so cpuidle sees it as the CPU's next timer event.
-  k_.hrtimer_start(d->timer, k_.now() + delay, d->cpu);
+  // A timer_list (add_timer_on(), or add_timer_global() on the local CPU),
+  // run by the tick of its wheel bucket; queued as an hrtimer on that CPU
+  // for that time so cpuidle sees it as the CPU's next timer event (the
+  // kernel's tick_nohz_next_event() takes the wheel's next expiry).
+  // Simplified: a global timer stays on its CPU (6.12's timer migration
+  // may expire it on another CPU while this one idles).
+  k_.hrtimer_start(d->timer, k_.timer_list_fire_time(delay), d->cpu);
   return true;
 }
 
