@@ -172,6 +172,32 @@ TEST_CASE("a fair pick beside a queued pushable RT task queues no push", "[rt][s
   CHECK(fair_time("6.6").count() == 96'000'001);
 }
 
+// rt_mutex_adjust_pi() (6.12 rtmutex.c, the pi path of
+// __sched_setscheduler()): a blocked waiter's new priority reaches the
+// owner it boosts. owner (nice 0) holds m for 10 ms; w (FIFO 10) blocks on
+// it at 1 ms and boosts owner to w's prio 89. At 2 ms w becomes FIFO 50:
+// owner follows to 49; then w becomes SCHED_OTHER: owner drops back to
+// its own 120, in the fair class.
+TEST_CASE("a blocked waiter's priority change re-walks the PI chain", "[rt][pi]") {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = Time::ms(40);
+  TaskSpec w = task("w", {ev_lock("m"), ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::s(10))}, Policy::kFifo, 10);
+  w.delay = Time::ms(1);
+  p.tasks = {task("owner", {ev_lock("m"), ev_run(Time::ms(10)), ev_unlock("m"), ev_sleep(Time::s(10))}), w};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(2));
+  Task& owner = find_task(k, "owner");
+  Task& waiter = find_task(k, "w");
+  REQUIRE(waiter.blocked_on != nullptr);
+  REQUIRE(owner.prio == 89);
+  k.set_scheduler(waiter, Policy::kFifo, 0, 50);
+  CHECK(owner.prio == 49);
+  k.set_scheduler(waiter, Policy::kNormal, 0, 0);
+  CHECK(owner.prio == 120);
+  CHECK(owner.sched_class == SchedClassId::kFair);
+}
+
 // __waiter_prio() (6.12 rtmutex.c) queues every non-RT waiter at
 // DEFAULT_PRIO: fair waiters get a PI mutex in arrival order, whatever
 // their nice. owner holds m for 5 ms of work; a (nice 0) blocks on it at

@@ -74,6 +74,14 @@ void RtMutex::unlock(Kernel& k, Task& self) {
   k.try_to_wake_up(*next, &self, self.cpu);
 }
 
+void rt_mutex_adjust_pi(Kernel& k, Task& p, int old_prio) {
+  RtMutex* m = p.blocked_on;
+  // rt_waiter_node_equal(): the waiter's key did not change, nothing to do.
+  if (!m || !m->pi() || (rt_prio(old_prio) ? old_prio : kDefaultPrio) == waiter_prio(p)) return;
+  m->requeue_waiter(p);
+  if (Task* owner = m->owner()) rt_mutex_adjust_prio_chain(k, *owner);
+}
+
 void rt_mutex_adjust_prio_chain(Kernel& k, Task& p) {
   Task* t = &p;
   for (int depth = 0; t && depth < 1024; ++depth) {  // max_lock_depth

@@ -30,6 +30,7 @@ class RtMutex {
   // Releases; the next owner (if any) is woken. `self` is deboosted.
   void unlock(Kernel& k, Task& self);
   int top_waiter_prio() const;  // kMaxRtPrio + 40 when none
+  bool pi() const { return pi_; }
   // A waiter's priority changed: keep the list in priority order.
   void requeue_waiter(Task& t);
 
@@ -45,5 +46,11 @@ class RtMutex {
 // the mutexes it holds (rt_mutex_adjust_prio / __rt_effective_prio), then
 // follows the chain if p is itself blocked on a mutex.
 void rt_mutex_adjust_prio_chain(Kernel& k, Task& p);
+
+// rt_mutex_adjust_pi() (6.12 rtmutex.c, from __sched_setscheduler()): p,
+// blocked on a PI mutex, changed priority from old_prio; if its place in
+// the wait list changes (RT waiters by priority, fair ones all at
+// DEFAULT_PRIO), it is re-sorted and the owners' chain re-walked.
+void rt_mutex_adjust_pi(Kernel& k, Task& p, int old_prio);
 
 }  // namespace schedlab

@@ -17,6 +17,7 @@
 
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
+#include "models/kernel/sched/rt_mutex.h"
 #include "models/kernel/sched/weights.h"
 #include "sim/log.h"
 
@@ -76,6 +77,9 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
   sched_change_end(p, c, old_prio < new_prio ? kEnqueueHead : 0);  // __sched_setscheduler(): lowered -> head
   check_class_changed(rq, p, old_class, old_prio);
   event_cpu_ = c.saved_event_cpu;
+  // __sched_setscheduler()'s pi path: a blocked waiter's new priority
+  // reaches the owners it boosts.
+  if (p.blocked_on) rt_mutex_adjust_pi(*this, p, old_prio);
 }
 
 void Kernel::sched_setattr_uclamp(Task& p, std::optional<uint32_t> util_min, std::optional<uint32_t> util_max) {
