@@ -198,6 +198,48 @@ TEST_CASE("a blocked waiter's priority change re-walks the PI chain", "[rt][pi]"
   CHECK(owner.sched_class == SchedClassId::kFair);
 }
 
+// Unlock releases an rt_mutex and wakes its top waiter, which takes it when
+// it runs; a task of strictly higher priority may take it first
+// (rt_mutex_steal(), 6.12 rtmutex.c). A (CPU 0) holds m for 2 ms, unlocks
+// and locks it again at once; B (nice 0, CPU 1) blocked on m at 1 ms.
+// A at FIFO 50 steals m back at 2 ms: B, woken, finds it taken and waits
+// until A's second unlock at 4 ms. A at nice 0 cannot steal (fair waiters
+// are equals): it waits, and B holds m from 2 ms.
+TEST_CASE("a higher-priority task steals an rt_mutex from the woken waiter", "[rt][pi]") {
+  auto run_to = [](Policy a_policy, int a_prio, Time t) {
+    ScenarioParams p = exact_scenario("6.12", 250, 2);
+    p.duration = Time::ms(20);
+    TaskSpec a = on_cpus(task("A",
+                              {ev_lock("m"), ev_run(Time::ms(2)), ev_unlock("m"), ev_lock("m"), ev_run(Time::ms(2)),
+                               ev_unlock("m"), ev_sleep(Time::s(10))},
+                              a_policy, a_prio),
+                         {0});
+    TaskSpec b = on_cpus(task("B", {ev_lock("m"), ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::s(10))}), {1});
+    b.delay = Time::ms(1);
+    p.tasks = {a, b};
+    auto sys = std::make_unique<System>(p, 1);
+    sys->kernel().run_until(t);
+    return sys;
+  };
+  SECTION("FIFO 50 steals") {
+    auto sys = run_to(Policy::kFifo, 50, Time::ms(3));
+    Kernel& k = sys->kernel();
+    CHECK(find_task(k, "A").held_mutexes.size() == 1);
+    CHECK(find_task(k, "B").blocked_on != nullptr);
+    CHECK(find_task(k, "B").held_mutexes.empty());
+    CHECK(find_task(k, "B").prio == 120);
+    CHECK(find_task(k, "A").prio == 49);  // B, lower, boosts nothing
+    auto later = run_to(Policy::kFifo, 50, Time::us(4500));
+    CHECK(find_task(later->kernel(), "B").held_mutexes.size() == 1);
+  }
+  SECTION("an equal waiter priority does not steal") {
+    auto sys = run_to(Policy::kNormal, 0, Time::us(2500));
+    Kernel& k = sys->kernel();
+    CHECK(find_task(k, "B").held_mutexes.size() == 1);
+    CHECK(find_task(k, "A").blocked_on != nullptr);
+  }
+}
+
 // __waiter_prio() (6.12 rtmutex.c) queues every non-RT waiter at
 // DEFAULT_PRIO: fair waiters get a PI mutex in arrival order, whatever
 // their nice. owner holds m for 5 ms of work; a (nice 0) blocks on it at

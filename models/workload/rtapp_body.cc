@@ -127,6 +127,13 @@ Action RtAppBody::next(Task& self) {
           "signals, lock and unlock, late timers or other events without work): give it a run event, or a sleep "
           "or timer of positive length",
           self.comm, format_time(k.now()), kMaxZeroTimeEvents));
+    // rt_mutex_slowlock_block(): a mutex waiter woken by the unlock takes
+    // the mutex now, or waits again if a higher-priority task took it.
+    if (mutex_retry_) {
+      if (!mutex_retry_->try_take(k, self)) return Action::block(TaskState::kInterruptible);
+      mutex_retry_ = nullptr;
+      waiting_ = Wait::kNone;
+    }
     if (finished_) return Action::exit();
     const EventSpec& e = *current();
     switch (e.kind) {
@@ -165,10 +172,12 @@ Action RtAppBody::next(Task& self) {
         continue;
       }
       case EventSpec::Kind::kLock: {
-        bool got = at_event(e, [&] { return mutex_of_current().lock(k, self); });
+        RtMutex& m = mutex_of_current();
+        bool got = at_event(e, [&] { return m.lock(k, self); });
         advance();
         if (got) continue;
         waiting_ = Wait::kMutex;
+        mutex_retry_ = &m;
         return Action::block(TaskState::kInterruptible);
       }
       case EventSpec::Kind::kUnlock:
@@ -190,6 +199,7 @@ Action RtAppBody::next(Task& self) {
         advance();
         if (got) continue;
         waiting_ = Wait::kMutex;
+        mutex_retry_ = &m;
         return Action::block(TaskState::kInterruptible);
       }
       case EventSpec::Kind::kSignal: {

@@ -99,6 +99,7 @@ class RtAppBody final : public TaskBody, public EventHandler, public BinderClien
   bool finished_ = false;
   std::unique_ptr<RpmCall> rpm_call_;  // a pm_runtime_*() call that may sleep (active() while in progress)
   Wait waiting_ = Wait::kNone;
+  RtMutex* mutex_retry_ = nullptr;  // blocked on it: take it when woken
   bool reacquire_ = false;      // cond wait done, mutex to take again
   bool binder_replied_ = false; // a binder_call's reply came: the event is done
   Time runtime_start_;

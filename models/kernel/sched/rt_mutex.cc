@@ -32,6 +32,23 @@ void RtMutex::requeue_waiter(Task& t) {
   enqueue_waiter(t);
 }
 
+// rt_mutex_steal() (6.12 rtmutex.c): a task that is not the top waiter
+// takes a free lock only with a strictly higher waiter priority than the
+// top waiter's (for a mutex, equal priorities never steal).
+bool RtMutex::may_take(const Task& t) const {
+  if (waiters_.empty() || waiters_.front() == &t) return true;
+  return pi_ && waiter_prio(t) < waiter_prio(*waiters_.front());
+}
+
+void RtMutex::take(Kernel& k, Task& self) {
+  auto it = std::find(waiters_.begin(), waiters_.end(), &self);
+  if (it != waiters_.end()) waiters_.erase(it);
+  owner_ = &self;
+  self.blocked_on = nullptr;
+  self.held_mutexes.push_back(this);
+  if (pi_ && !waiters_.empty()) rt_mutex_adjust_prio_chain(k, self);
+}
+
 bool RtMutex::lock(Kernel& k, Task& self) {
   // A scenario bug, not a kernel behaviour to model: rt-app's mutexes are
   // not recursive, so the task would wait for itself for ever.
@@ -39,15 +56,24 @@ bool RtMutex::lock(Kernel& k, Task& self) {
     throw ModelError(fmt::format("task {} locks mutex '{}', which it holds already: it would wait for itself for ever "
                                  "(mutexes are not recursive; unlock it first)",
                                  self.comm, name_));
-  if (!owner_) {
-    owner_ = &self;
-    self.held_mutexes.push_back(this);
+  // try_to_take_rt_mutex(): free, and nobody waiting or stolen from the
+  // woken top waiter that has not run yet.
+  if (!owner_ && may_take(self)) {
+    take(k, self);
     return true;
   }
   enqueue_waiter(self);
   self.blocked_on = this;
-  if (pi_) rt_mutex_adjust_prio_chain(k, *owner_);
+  // task_blocks_on_rt_mutex(): the owner's chain is boosted; a lock
+  // between owners (its top waiter woken, not yet running) has none.
+  if (pi_ && owner_) rt_mutex_adjust_prio_chain(k, *owner_);
   return false;
+}
+
+bool RtMutex::try_take(Kernel& k, Task& self) {
+  if (owner_ || !may_take(self)) return false;
+  take(k, self);
+  return true;
 }
 
 void RtMutex::unlock(Kernel& k, Task& self) {
@@ -59,18 +85,14 @@ void RtMutex::unlock(Kernel& k, Task& self) {
   held.erase(std::find(held.begin(), held.end(), this));
   owner_ = nullptr;
   if (waiters_.empty()) return;
+  // mark_wakeup_next_waiter() (6.12 rtmutex.c): the lock is released with
+  // its top waiter still queued, the unlocking task deboosted
+  // (rt_mutex_adjust_prio()) before that waiter is woken (wake_up_q() in
+  // rt_mutex_postunlock()), so the wake-up's placement sees it deboosted.
+  // The waiter takes the lock when it runs (try_take()), unless a task of
+  // higher priority has taken it first.
   Task* next = waiters_.front();
-  waiters_.erase(waiters_.begin());
-  owner_ = next;
-  next->blocked_on = nullptr;
-  next->held_mutexes.push_back(this);
-  // mark_wakeup_next_waiter() (6.12 rtmutex.c) deboosts the unlocking task
-  // (rt_mutex_adjust_prio()) before the waiter is woken (wake_up_q() in
-  // rt_mutex_postunlock()): the wake-up's placement sees it deboosted.
-  if (pi_) {
-    rt_mutex_adjust_prio_chain(k, self);
-    rt_mutex_adjust_prio_chain(k, *next);
-  }
+  if (pi_) rt_mutex_adjust_prio_chain(k, self);
   k.try_to_wake_up(*next, &self, self.cpu);
 }
 

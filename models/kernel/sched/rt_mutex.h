@@ -6,8 +6,10 @@
 // chain of blocked owners. With PI off the mutex is a plain futex: FIFO
 // waiters, no boosting.
 //
-// Simplified: unlock hands the mutex straight to the top waiter (the
-// kernel marks it owner-to-be and a higher-priority task may steal it).
+// Unlock releases the mutex and wakes its top waiter, which takes it when
+// it runs, unless a task of strictly higher priority took it meanwhile
+// (rt_mutex_steal()); then it waits again. Without PI the woken waiter's
+// turn is kept (the futex model has no barging).
 #pragma once
 
 #include <string>
@@ -27,6 +29,9 @@ class RtMutex {
   // Returns true if `self` now owns the mutex; false if it must block
   // (it is queued and the owner chain boosted).
   bool lock(Kernel& k, Task& self);
+  // A waiter woken by unlock() takes the mutex (true), or finds it taken
+  // by a higher-priority task and must block again (false).
+  bool try_take(Kernel& k, Task& self);
   // Releases; the next owner (if any) is woken. `self` is deboosted.
   void unlock(Kernel& k, Task& self);
   int top_waiter_prio() const;  // kMaxRtPrio + 40 when none
@@ -36,6 +41,8 @@ class RtMutex {
 
  private:
   void enqueue_waiter(Task& t);
+  bool may_take(const Task& t) const;
+  void take(Kernel& k, Task& self);
   std::string name_;
   bool pi_;
   Task* owner_ = nullptr;
