@@ -154,6 +154,38 @@ TEST_CASE("with a fence workqueue the free path runs in a worker after the inter
   CHECK(log.jobs[1].freed == Time::us(1027));
 }
 
+// request_threaded_irq(): the hard interrupt only wakes irq_thread()
+// (SCHED_FIFO 50, on the interrupt's CPU), which runs the handler (3 us)
+// and then queues the fence work: the fence signals 3 us later than from
+// the hard interrupt (1.025 ms), and the thread preempts the fair hog on
+// its CPU at once.
+TEST_CASE("a threaded job interrupt runs its handler in an IRQ thread on the interrupt's CPU", "[drm]") {
+  ScenarioParams p = drm_scenario(2);
+  drm_params(p).fence_wq = "submit";
+  GpuParams& g = std::get<GpuParams>(p.devices[0].params);
+  g.irq_cpu = 1;
+  g.irq_thread.enabled = true;
+  g.irq_thread.cost = Time::us(3);
+  TaskSpec sub = on_cpus(task("vk_submit", {ev_submit("vk", Time::zero()), ev_sleep(Time::s(10))}, Policy::kFifo, 1), {0});
+  p.tasks = {sub, on_cpus(hog("hog"), {1})};
+  System sys(p, 1);
+  DrmLog log;
+  SwitchLog switches;
+  sys.add_observer(&log);
+  sys.add_observer(&switches);
+  sys.run();
+  REQUIRE(log.jobs.size() == 1);
+  CHECK(log.jobs[1].done == Time::us(1025));
+  CHECK(log.jobs[1].freed == Time::us(1030));
+  const Task& irq = find_task(sys.kernel(), "irq/gpu");
+  CHECK(irq.policy == Policy::kFifo);
+  CHECK(irq.prio == 49);
+  CHECK(irq.nr_cpus_allowed == 1);
+  CHECK(irq.cpus_allowed[1]);
+  REQUIRE(switches.first_run("irq/gpu", Time::us(1)) == Time::us(1012));
+  CHECK(metrics_of(sys.result(), "irq/gpu").cpu_time == Time::us(3));
+}
+
 TEST_CASE("GPU service times are drawn per job from a seeded, named stream", "[drm]") {
   auto run = [](uint64_t seed) {
     ScenarioParams p = drm_scenario(2);
@@ -225,6 +257,22 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 }
 }  // namespace
 
+TEST_CASE("a GPU's threaded interrupt loads from YAML, SCHED_FIFO 50 unless set", "[drm][config]") {
+  const ScenarioParams p = load_scenario_yaml(replace(kYaml, "irq_cpu: 3", "irq_cpu: 3, irq_thread: {cost: 4us}"), "x.yaml");
+  const IrqThreadParams& t = std::get<GpuParams>(p.devices[0].params).irq_thread;
+  CHECK(t.enabled);
+  CHECK(t.policy == Policy::kFifo);
+  CHECK(t.rt_priority == 50);
+  CHECK(t.cost == Time::us(4));
+  const ScenarioParams q = load_scenario_yaml(
+      replace(kYaml, "irq_cpu: 3", "irq_cpu: 3, irq_thread: {comm: irq/87-job, policy: SCHED_OTHER, nice: -5}"), "x.yaml");
+  const IrqThreadParams& u = std::get<GpuParams>(q.devices[0].params).irq_thread;
+  CHECK(u.comm == "irq/87-job");
+  CHECK(u.policy == Policy::kNormal);
+  CHECK(u.nice == -5);
+  CHECK_FALSE(std::get<GpuParams>(load_scenario_yaml(kYaml, "x.yaml").devices[0].params).irq_thread.enabled);
+}
+
 TEST_CASE("workqueues, kthread_workers and devices load from YAML", "[drm][config]") {
   ScenarioParams p = load_scenario_yaml(kYaml, "x.yaml");
   CHECK(p.workqueue.create_worker_delay == Time::us(20));
@@ -275,6 +323,10 @@ TEST_CASE("bad device and workqueue YAML is reported with the valid names", "[dr
              Catch::Contains("unknown kthread_worker 'kw' (none declared)"));
   CHECK_THAT(load_error(replace(kYaml, "follow: fifo", "follow: rt")), Catch::Contains("none, min_nice, fifo"));
   CHECK_THAT(load_error(replace(kYaml, "irq_cpu: 3", "irq_cpu: 4")), Catch::Contains("devices[0].irq_cpu"));
+  CHECK_THAT(load_error(replace(kYaml, "irq_cpu: 3", "irq_cpu: 3, irq_thread: {nice: 5}")),
+             Catch::Contains("devices[0].irq_thread.nice") && Catch::Contains("takes 'priority: 1..99'"));
+  CHECK_THAT(load_error(replace(kYaml, "irq_cpu: 3", "irq_cpu: 3, irq_thread: {cost: -1us}")),
+             Catch::Contains("devices[0].irq_thread.cost"));
   CHECK_THAT(load_error(replace(kYaml, "flags: [WQ_UNBOUND, WQ_RTPRI]", "flags: [WQ_UNBOUND, WQ_RTPRIO]")),
              Catch::Contains("WQ_RTPRI"));
   CHECK_THAT(load_error(replace(kYaml, "{name: s1, model: drm_sched, gpu: g,", "{name: s1, model: drm_sched, gpu: g, slots: 2,")),

@@ -280,6 +280,16 @@ GpuParams load_gpu(const MapReader& r, int cpus) {
   if (auto n = r.find("service_time")) g.service_time = load_distribution(r.doc(), *n, r.path("service_time"));
   r.read("irq_cpu", g.irq_cpu, 0, cpus - 1);
   r.read("irq_latency", g.irq_latency, Bound::kNonNegative);
+  if (auto n = r.find("irq_thread")) {
+    MapReader t(r.doc(), *n, r.path("irq_thread"), irq_thread_params());
+    IrqThreadParams& p = g.irq_thread;
+    p.enabled = true;
+    t.read("comm", p.comm);
+    if (p.comm.find_first_of(" \t\n") != std::string::npos)
+      fail(r.doc(), *t.find("comm"), t.path("comm"), "expected a thread name without blanks");
+    load_thread_policy(t, p.policy, p.nice, p.rt_priority, "IRQ thread");
+    t.read("cost", p.cost, Bound::kNonNegative);
+  }
   return g;
 }
 
@@ -575,8 +585,26 @@ const std::vector<ParamDecl>& gpu_params() {
                            "GPU time of a job whose submit_job gives no gpu_time"},
                           {"irq_cpu", "int", std::to_string(d.irq_cpu), "CPU taking the job interrupt"},
                           {"irq_latency", "duration", duration_text(d.irq_latency), "job end -> interrupt handler"},
+                          {"irq_thread", "map (see irq_thread)", "none",
+                           "the job interrupt's handler is threaded (request_threaded_irq())"},
                       });
     return v;
+  }();
+  return decls;
+}
+
+const std::vector<ParamDecl>& irq_thread_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const IrqThreadParams d;
+    return std::vector<ParamDecl>{
+        {"comm", "string, no blanks", "irq/<gpu name>", "the thread's name"},
+        {"policy", "SCHED_OTHER | SCHED_BATCH | SCHED_IDLE | SCHED_FIFO | SCHED_RR", "SCHED_FIFO",
+         "its policy (setup_irq_thread(): sched_set_fifo())"},
+        {"nice", "int -20..19", "0", "fair policies"},
+        {"priority", "int 1..99", std::to_string(d.rt_priority), "SCHED_FIFO / SCHED_RR (MAX_RT_PRIO / 2)"},
+        {"cost", "duration", duration_text(d.cost),
+         "CPU work per handler run (capacity 1024, f_max), before it calls back the jobs' owners"},
+    };
   }();
   return decls;
 }
@@ -703,6 +731,7 @@ std::vector<ParamSection> devices_schema() {
        "SurfaceFlinger, FrameTimeline", &display_params()},
       {"display thread", "ui_thread / render_thread / sf_thread of a display", &display_thread_params()},
       {"service_time", "a distribution (a bare duration is fixed)", &distribution_params()},
+      {"irq_thread", "a GPU's threaded job-interrupt handler (irq/NN-name; kernel/irq/manage.c)", &irq_thread_params()},
       {"queue_work", "value of a queue_work event", &queue_work_params()},
       {"kthread_queue_work", "value of a kthread_queue_work event", &kthread_queue_work_params()},
       {"submit_job", "value of a submit_job event", &submit_job_params()},

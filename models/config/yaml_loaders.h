@@ -84,6 +84,7 @@ const std::vector<ParamDecl>& device_common_params();      // devices[]
 const std::vector<ParamDecl>& gpu_params();                // devices[] (model: gpu)
 const std::vector<ParamDecl>& drm_sched_params();          // devices[] (model: drm_sched)
 const std::vector<ParamDecl>& distribution_params();       // service_time
+const std::vector<ParamDecl>& irq_thread_params();         // devices[].irq_thread (model: gpu)
 const std::vector<ParamDecl>& queue_work_params();         // queue_work event
 const std::vector<ParamDecl>& kthread_queue_work_params(); // kthread_queue_work event
 const std::vector<ParamDecl>& submit_job_params();         // submit_job event

@@ -28,11 +28,25 @@ struct Distribution {
 const char* distribution_name(Distribution::Kind k);  // "fixed", "uniform", ...
 
 // A GPU executing the jobs the DRM scheduler hands it.
+// A threaded interrupt handler (request_threaded_irq(), kernel/irq/manage.c
+// 6.12): the hard handler only wakes irq_thread(), which setup_irq_thread()
+// makes SCHED_FIFO 50 (sched_set_fifo()) and irq_thread_check_affinity()
+// keeps on the interrupt's CPU; the thread runs the handler.
+struct IrqThreadParams {
+  bool enabled = false;
+  std::string comm;              // empty: "irq/<gpu name>"
+  Policy policy = Policy::kFifo;
+  int nice = 0;
+  int rt_priority = 50;          // MAX_RT_PRIO / 2
+  Time cost = Time::us(5);       // CPU work per handler run (capacity 1024, f_max); an assumption
+};
+
 struct GpuParams {
   int slots = 1;              // jobs executed at once (firmware/hardware queues in use)
   Distribution service_time;  // per job, unless the submitting event gives gpu_time
   int irq_cpu = 0;            // CPU taking the job interrupt
   Time irq_latency;           // job end -> interrupt handler
+  IrqThreadParams irq_thread; // enabled: the job interrupt's handler is threaded
 };
 
 // Where a DRM scheduler runs its run_job / free_job work.

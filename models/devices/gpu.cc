@@ -51,6 +51,32 @@ Gpu::Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed)
                                  params_.irq_cpu, k.nr_cpus()));
   slots_.resize(static_cast<size_t>(params_.slots));
   for (size_t i = 0; i < slots_.size(); ++i) slots_[i].timer = Timer(k.sim().queue(), this, i, kTierWorkDone);
+  const IrqThreadParams& t = params_.irq_thread;
+  if (t.enabled) {
+    if (t.cost < Time::zero()) throw ModelError(fmt::format("gpu '{}': irq_thread cost must be >= 0", name_));
+    const bool rt = t.policy == Policy::kFifo || t.policy == Policy::kRr;
+    const std::string comm = t.comm.empty() ? "irq/" + name_ : t.comm;
+    irq_task_ = &k.create_task(comm, comm, t.policy, rt ? 0 : t.nice, rt ? t.rt_priority : 0, {params_.irq_cpu}, true);
+    k.set_body(*irq_task_, this);
+    k.start_task_at(*irq_task_, Time::zero());
+  }
+}
+
+// irq_thread() (kernel/irq/manage.c): sleep until the hard handler sets
+// IRQTF_RUNTHREAD, run the handler (its cost, then the jobs' callbacks in
+// the thread's context), and look again.
+Action Gpu::next(Task& self) {
+  for (;;) {
+    if (handling_) {
+      handling_ = false;
+      for (const Job& j : thread_batch_) j.owner->gpu_job_done(j.cookie, QueueContext{&self, self.cpu});
+      thread_batch_.clear();
+    }
+    if (thread_pending_.empty()) return Action::block(TaskState::kInterruptible);
+    thread_batch_.swap(thread_pending_);
+    handling_ = true;
+    if (params_.irq_thread.cost > Time::zero()) return Action::run(params_.irq_thread.cost.count());
+  }
 }
 
 int Gpu::busy_slots() const {
@@ -77,9 +103,15 @@ void Gpu::start(size_t i, const Job& job) {
 
 void Gpu::on_event(uint64_t tag) {
   if (tag == kIrqTag) {
-    // The job interrupt: the handler runs on irq_cpu.
+    // The job interrupt: the handler runs on irq_cpu, or its thread is
+    // woken there (irq_wake_thread()).
     Job j = irq_queue_.front();
     irq_queue_.pop_front();
+    if (irq_task_) {
+      thread_pending_.push_back(j);
+      k_.try_to_wake_up(*irq_task_, nullptr, params_.irq_cpu);
+      return;
+    }
     j.owner->gpu_job_done(j.cookie, QueueContext{nullptr, params_.irq_cpu});
     return;
   }

@@ -3,7 +3,12 @@
 // each for a service time (the job's own, or drawn from a distribution on a
 // component-named RngStream), and raises the job interrupt on `irq_cpu`
 // `irq_latency` after a job ends. The interrupt calls back the job's owner
-// (the drm_gpu_scheduler), in interrupt context on that CPU.
+// (the drm_gpu_scheduler), in interrupt context on that CPU; or, with a
+// threaded handler (`irq_thread`, as panthor's devm_request_threaded_irq()
+// "job" interrupt), the hard interrupt wakes the IRQ thread, which runs the
+// handler's cost and then calls back every owner whose job ended since its
+// last run (irq_thread(): IRQTF_RUNTHREAD coalesces interrupts raised
+// while it runs).
 //
 // Not modelled: GPU frequency (devfreq), power states, preemption between
 // jobs, the firmware's own scheduling (panthor's CSF groups): a job's
@@ -16,6 +21,7 @@
 #include <vector>
 
 #include "models/devices/device_params.h"
+#include "models/kernel/task_body.h"
 #include "models/kernel/workqueue/work.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
@@ -23,6 +29,7 @@
 namespace schedlab {
 
 class Kernel;
+struct Task;
 
 // Receives the job interrupt.
 class GpuClient {
@@ -32,7 +39,7 @@ class GpuClient {
   virtual void gpu_job_done(uint64_t cookie, QueueContext irq) = 0;
 };
 
-class Gpu final : public EventHandler {
+class Gpu final : public EventHandler, public TaskBody {
  public:
   Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed);
   const std::string& name() const { return name_; }
@@ -42,6 +49,9 @@ class Gpu final : public EventHandler {
   uint64_t jobs_done() const { return done_; }
   Time busy_time() const { return busy_; }  // summed over slots
   void on_event(uint64_t tag) override;
+  // The IRQ thread's body (irq_thread()), when the handler is threaded.
+  Action next(Task& self) override;
+  const Task* irq_thread() const { return irq_task_; }
 
  private:
   struct Job {
@@ -62,6 +72,12 @@ class Gpu final : public EventHandler {
   std::vector<Slot> slots_;
   std::deque<Job> waiting_;
   std::deque<Job> irq_queue_;  // ended, interrupt not yet delivered
+  // Threaded handler: its task, the jobs whose interrupt came since its
+  // last run (IRQTF_RUNTHREAD set while any), the ones its run handles.
+  Task* irq_task_ = nullptr;
+  std::deque<Job> thread_pending_;
+  std::deque<Job> thread_batch_;
+  bool handling_ = false;
   uint64_t done_ = 0;
   Time busy_;
 };
