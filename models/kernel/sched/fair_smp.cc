@@ -146,7 +146,11 @@ uint64_t Kernel::cpu_util(int cpu, const Task* p, int dst_cpu, bool boost) const
 // adds; -1 when EAS cannot decide. With uclamp in use, fitting follows
 // util_fits_cpu() with the rq's and the task's clamps (a CPU that only
 // misses the boost, fits = -1, is a last resort ranked by capacity) and the
-// domain's frequency follows the clamps as eenv_pd_max_util() has it.
+// domain's frequency follows the clamps as eenv_pd_max_util() has it. The
+// estimate is 6.12's compute_energy(): RT utilization counts in both the
+// frequency and the busy time (effective_cpu_util()), a runnable RT task
+// prices the pd at its top OPP while uclamp is unused, and p adds the same
+// busy time, task_util_est(p), wherever it goes.
 int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
   if (!energy_enabled_) return -1;  // no perf domains: rd->pd is NULL
   int target = prev_cpu;
@@ -154,11 +158,12 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
   const uint64_t p_util_min = uclamp_used_ ? uclamp_eff_value(p, kUclampMin) : 0;
   const uint64_t p_util_max = uclamp_used_ ? uclamp_eff_value(p, kUclampMax) : kUclampScale;
   if (task_util_est(p.se.avg) == 0 && p_util_min == 0) return target;
+  // eenv_task_busy_time(): task_util_est(p) (no IRQ pressure here).
+  const uint64_t task_busy = task_util_est(p.se.avg);
   const uint64_t kNone = UINT64_MAX;
   uint64_t best_delta = kNone, prev_delta = kNone;
   uint64_t best_actual_cap = 0, prev_actual_cap = 0;
   int best_energy_cpu = -1, best_fits = -1, prev_fits = -1;
-  std::array<uint64_t, 16> utils{};
   for (const FreqDomain& d : domains_) {
     // The pd's clamps start from the task's; as in 6.12, a CPU with runnable
     // tasks raises them for the CPUs after it in the pd too.
@@ -188,29 +193,46 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
       }
     }
     if (max_spare_cpu < 0 && prev_spare < 0) continue;
-    size_t n = std::min(d.cpus.size(), utils.size());
+    const size_t n = d.cpus.size();
+    const uint64_t cpu_cap = d.em->cpu_capacity();
+    const uint64_t pd_cap = cpu_cap * n;
+    // effective_cpu_util() of CPU i of the pd with `util_cfs` as its CFS
+    // util: RT utilization added, and (min, max) the performance floor and
+    // cap (the rq's clamps; the whole capacity while an RT task is runnable
+    // and uclamp is unused).
+    auto effective = [&](size_t i, uint64_t util_cfs, uint64_t* lo, uint64_t* hi) {
+      const Rq& rq = *rqs_[d.cpus[i]];
+      CpuUtil u;
+      u.util_cfs = util_cfs;
+      u.util_rt = rq.avg_rt.util_avg;
+      u.rt_runnable = rq.rt.rt_nr_running > 0 && !rq.rt.rt_throttled;
+      u.uclamp_min = rq.uclamp.get(kUclampMin);
+      u.uclamp_max = rq.uclamp.get(kUclampMax);
+      return effective_cpu_util(u, rq.capacity, uclamp_used_, lo, hi);
+    };
+    // eenv_pd_busy_time(): the pd's busy time without p, once per pd.
+    uint64_t pd_busy = 0;
+    for (size_t i = 0; i < n; ++i) pd_busy += effective(i, cpu_util(d.cpus[i], &p, -1), nullptr, nullptr);
+    pd_busy = std::min(pd_busy, pd_cap);
+    // compute_energy(): the frequency from eenv_pd_max_util() (each CPU's
+    // boosted util as if p ran on dst, with the clamps: each rq's, the
+    // task's on dst, its max alone when dst's rq has no runnable task),
+    // the busy time from the pd's plus p's task_util_est()
+    // (eenv_task_busy_time(): the same for every candidate CPU).
     auto energy_with = [&](int dst) {
-      for (size_t i = 0; i < n; ++i) utils[i] = cpu_util(d.cpus[i], &p, dst);
-      // eenv_pd_max_util(): the frequency from the boosted util
-      // (cpu_util(..., 1)) and the clamps (each CPU's rq clamps, the task's
-      // on dst, its max alone when dst's rq has no runnable task);
-      // eenv_pd_busy_time() uses neither.
-      uint64_t max_util = 0, busy = 0;
+      uint64_t max_util = 0;
       for (size_t i = 0; i < n; ++i) {
         const Rq& rq = *rqs_[d.cpus[i]];
-        const uint64_t eff = std::min<uint64_t>(utils[i], rq.capacity);
-        const uint64_t perf = std::min<uint64_t>(cpu_util(d.cpus[i], &p, dst, true), rq.capacity);
-        uint64_t lo = rq.uclamp.get(kUclampMin);  // 0 and 1024 while uclamp is unused
-        uint64_t hi = std::min<uint64_t>(rq.capacity, rq.uclamp.get(kUclampMax));
+        uint64_t lo = 0, hi = 0;
+        const uint64_t eff = effective(i, cpu_util(d.cpus[i], &p, dst, true), &lo, &hi);
         if (uclamp_used_ && d.cpus[i] == dst) {
           lo = std::max(lo, p_util_min);
           hi = rq.uclamp.is_idle() ? p_util_max : std::max(hi, p_util_max);
         }
-        max_util = std::max(max_util, sugov_effective_cpu_perf(perf, lo, hi));
-        busy += eff;
+        max_util = std::max(max_util, sugov_effective_cpu_perf(eff, lo, hi));
       }
-      const uint64_t cpu_cap = d.em->cpu_capacity();
-      return d.em->cpu_energy(std::min(max_util, cpu_cap), std::min(busy, cpu_cap * n), cpu_cap);
+      const uint64_t busy = dst >= 0 ? std::min(pd_cap, pd_busy + task_busy) : pd_busy;
+      return d.em->cpu_energy(std::min(max_util, cpu_cap), busy, cpu_cap);
     };
     uint64_t base = energy_with(-1);
     if (prev_spare > -1) {

@@ -48,7 +48,7 @@ class RtClass final : public SchedClass {
     p.rt.on_rq = true;
     if (rq.curr != &p && p.nr_cpus_allowed > 1) enqueue_pushable(rq, p);
     k_.start_rt_bandwidth();  // inc_rt_group()
-    k_.cpufreq_update_util(rq, 0);  // enqueue_top_rt_rq(): kick cpufreq
+    if (!rq.rt.rt_throttled) k_.cpufreq_update_util(rq, 0);  // enqueue_top_rt_rq(): kick cpufreq
   }
 
   bool dequeue_task(Rq& rq, Task& p, int flags) override {
@@ -58,6 +58,9 @@ class RtClass final : public SchedClass {
       p.rt.saved_pos = static_cast<size_t>(std::find(q.begin(), q.end(), &p) - q.begin());
     }
     remove(rq, p);
+    // dequeue_rt_entity() ends in enqueue_top_rt_rq() too: cpufreq is
+    // kicked with the task gone (so an RT floor lifts at once).
+    if (!rq.rt.rt_throttled) k_.cpufreq_update_util(rq, 0);
     return true;
   }
 
