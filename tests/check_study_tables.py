@@ -8,7 +8,8 @@ number (not n/a), the numbers obey what must hold whatever the model
 computes (idle residency per cluster adds up to its CPUs x the measured
 time; both variants see the same frames), and the study's robust direction
 holds (teo_tick, stopping the tick, moves the big CPUs from WFI to the deep
-state: +186% in the study, far outside run-to-run noise). Exit 1 with the
+state: a rise of more than double in the study, far outside run-to-run
+noise). Exit 1 with the
 failed check on stderr.
 """
 import re

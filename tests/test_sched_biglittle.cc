@@ -508,3 +508,25 @@ TEST_CASE("the power report notes clusters whose idle states have no power figur
   p.platform.clusters[0].cpu_idle_states = p.platform.clusters[1].cpu_idle_states;
   CHECK(idle_power_note(run_result(p)).empty());
 }
+
+// dequeue_rt_entity() ends in enqueue_top_rt_rq(), which kicks cpufreq
+// (6.12 rt.c): the top-OPP floor of a runnable RT task (uclamp unused)
+// lifts as the task leaves. An RT task runs 500 us of work (2 ms on a
+// little CPU of capacity 256 at its top OPP) on CPU 0 and sleeps; nothing
+// else runs on the little cluster. Its schedutil (rate limit 1 ms) goes to
+// 1000 MHz at the enqueue and back to 500 MHz at the dequeue (avg_rt after
+// 2 ms, about 11, is far below the low OPP's capacity of 128).
+// Without the kick nothing would ask again: the cluster would stay at its
+// top OPP while idle.
+TEST_CASE("an RT task's dequeue re-evaluates schedutil at once", "[biglittle][cpufreq][rt]") {
+  ScenarioParams p = toy();
+  p.duration = Time::ms(50);
+  p.tasks = {on_cpus(task("rt", {ev_run(Time::us(500)), ev_sleep(Time::s(10))}, Policy::kFifo, 50), {0})};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(1));
+  CHECK(k.freq_domains()[0].cur_khz == 1000000);
+  k.run_until(Time::us(2100));
+  REQUIRE(k.rq(0).curr->is_idle_task);
+  CHECK(k.freq_domains()[0].cur_khz == 500000);
+}
