@@ -486,3 +486,26 @@ TEST_CASE("a CPU still running its wake-ups does not idle until the last is done
   }
   CHECK(checked >= 4);
 }
+
+// __hrtimer_start_range_ns() removes a queued timer from its old base
+// before queueing it on the new one: a timer re-armed before it fired, on
+// another CPU, at the same expiry, leaves nothing behind on the first
+// CPU, whose next timer event (tick_nohz_get_sleep_length()) is then its
+// own again.
+TEST_CASE("an hrtimer re-armed on another CPU leaves its old base", "[cpuidle][hrtimer]") {
+  ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 2, false)});
+  p.duration = 1_s;
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  struct Nothing final : EventHandler {
+    void on_event(uint64_t) override {}
+  } nothing;
+  Timer t(k.sim().queue(), &nothing, 0, kTierTimer);
+  k.hrtimer_start(t, 500_ms, 0);
+  REQUIRE(k.next_hrtimer(0) == 500_ms);
+  k.hrtimer_start(t, 500_ms, 1);
+  CHECK(k.next_hrtimer(1) == 500_ms);
+  CHECK(k.next_hrtimer(0) == Time::max());
+  k.hrtimer_cancel(t);
+  CHECK(k.next_hrtimer(1) == Time::max());
+}

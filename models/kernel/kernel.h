@@ -269,6 +269,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   // cpuidle this is t.arm(expires). `t` keeps its handler and tier; it must
   // stay alive while queued (or be cancelled with hrtimer_cancel()).
   void hrtimer_start(Timer& t, Time expires, int cpu) {
+    // A timer re-armed before it fired leaves its old base first
+    // (remove_hrtimer() in __hrtimer_start_range_ns()): its entry there
+    // would look live if the expiry is the same.
+    if (cpuidle_ && t.armed()) hrtimer_forget(t);
     t.arm(expires);
     if (cpuidle_) hrtimer_enqueue(t, expires, cpu);
   }
