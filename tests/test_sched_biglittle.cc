@@ -530,3 +530,30 @@ TEST_CASE("an RT task's dequeue re-evaluates schedutil at once", "[biglittle][cp
   REQUIRE(k.rq(0).curr->is_idle_task);
   CHECK(k.freq_domains()[0].cur_khz == 500000);
 }
+
+// compute_energy() through effective_cpu_util() (6.12 fair.c): a runnable
+// RT task (uclamp unused) prices its cluster at the top OPP. The toy
+// platform's little OPPs here are 500 / 1000 MHz at 600 / 1200 mV
+// (C = 100): 18 mW and 144 mW, EM costs 36 and 144, i.e. per unit of
+// little util (capacity 256) 0.14 at the low OPP and 0.56 at the top; the
+// big cluster's lowest OPP costs 490 per 1024, 0.48. A FIFO hog holds
+// little CPU 0; w (util about 20, allowed on CPUs 1-3) wakes every 20 ms.
+// Priced at the low OPP (RT left out of the estimate) the little CPU 1 is
+// the cheaper place; priced at the top OPP, as 6.12 does, a big CPU is.
+TEST_CASE("EAS prices a cluster with a runnable RT task at its top OPP", "[biglittle][eas][rt]") {
+  ScenarioParams p = toy();
+  p.platform.clusters[0].opps = {{500000, 600000, 0}, {1000000, 1200000, 0}};
+  p.duration = Time::s(1);
+  TaskSpec w = on_cpus(task("w", {ev_run(Time::us(400)), ev_sleep(Time::ms(20))}), {1, 2, 3});
+  p.tasks = {on_cpus(hog("rt", Policy::kFifo, 50), {0}), w};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  REQUIRE(sys.kernel().sched_energy_enabled());
+  int big = 0, little = 0;
+  for (const auto& r : log.log)
+    if (r.next == "w" && r.t > Time::ms(200)) ++(r.cpu >= 2 ? big : little);
+  CHECK(big >= 30);
+  CHECK(little == 0);
+}
