@@ -557,3 +557,31 @@ TEST_CASE("EAS prices a cluster with a runnable RT task at its top OPP", "[bigli
   CHECK(big >= 30);
   CHECK(little == 0);
 }
+
+// eenv_task_busy_time() (6.12 fair.c): p adds task_util_est(p) to the busy
+// time of every candidate's pd ("so the comparison is fair"). b, pinned to
+// little CPU 1, runs 800 us of work every ~4 ms and keeps the little
+// cluster at its top OPP (costly here: 600 / 1200 mV, 0.56 per unit of
+// little util against the big cluster's 0.48 at its lowest); p (1 ms of
+// work every 40 ms, allowed on CPUs 1-3) wakes with its util_avg decayed
+// below its util_est. Charged from CPU 1's own signals with p added
+// (max(U + util, E + util_est) - max(U, E)), b's blocked util hid most of
+// p's util_est and CPU 1 looked cheap: the model before 695ddc4 ran p there
+// 18 of the 28 times it was switched in after 100 ms. Charged
+// task_util_est(p), CPU 1 costs more than a big CPU every time.
+TEST_CASE("EAS charges every candidate the task's util_est", "[biglittle][eas]") {
+  ScenarioParams p = toy();
+  p.platform.clusters[0].opps = {{500000, 600000, 0}, {1000000, 1200000, 0}};
+  p.duration = Time::s(1);
+  p.tasks = {on_cpus(task("b", {ev_run(Time::us(800)), ev_sleep(Time::ms(4))}), {1}),
+             on_cpus(task("p", {ev_run(Time::ms(1)), ev_sleep(Time::ms(40))}), {1, 2, 3})};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  int big = 0, little = 0;
+  for (const auto& r : log.log)
+    if (r.next == "p" && r.t > Time::ms(100)) ++(r.cpu >= 2 ? big : little);
+  CHECK(big >= 15);
+  CHECK(little == 0);
+}
