@@ -207,6 +207,14 @@ bool load_thread_policy(const MapReader& r, Policy& policy, int& nice, int& rt_p
   return n.has_value();
 }
 
+void load_thread_comm(const MapReader& r, std::string& comm) {
+  const auto n = r.find("comm");
+  if (!n) return;
+  comm = as_string(r.doc(), *n, r.path("comm"));
+  if (comm.empty() || comm.find_first_of(" \t\n") != std::string::npos)
+    fail(r.doc(), *n, r.path("comm"), "expected a thread name without blanks");
+}
+
 int load_nice(const MapReader& r, const YAML::Node& node, Policy policy, std::string_view what) {
   const int nice = static_cast<int>(as_int(r.doc(), node, r.path("nice"), -20, 19));
   if (!is_fair_policy(policy) && nice != 0)
@@ -284,9 +292,7 @@ GpuParams load_gpu(const MapReader& r, int cpus) {
     MapReader t(r.doc(), *n, r.path("irq_thread"), irq_thread_params());
     IrqThreadParams& p = g.irq_thread;
     p.enabled = true;
-    t.read("comm", p.comm);
-    if (p.comm.find_first_of(" \t\n") != std::string::npos)
-      fail(r.doc(), *t.find("comm"), t.path("comm"), "expected a thread name without blanks");
+    load_thread_comm(t, p.comm);
     load_thread_policy(t, p.policy, p.nice, p.rt_priority, "IRQ thread");
     t.read("cost", p.cost, Bound::kNonNegative);
   }
@@ -553,7 +559,7 @@ const std::vector<ParamDecl>& workqueue_params() {
 const std::vector<ParamDecl>& kthread_worker_params() {
   static const std::vector<ParamDecl> decls = {
       {"name", "string, no blanks", "required", "the worker thread's comm"},
-      {"policy", "SCHED_OTHER | SCHED_BATCH | SCHED_IDLE | SCHED_FIFO | SCHED_RR", "SCHED_OTHER",
+      {"policy", kThreadPolicyChoices, "SCHED_OTHER",
        "the thread's own policy"},
       {"nice", "int -20..19", "0", "nice (fair policies; an RT policy accepts 0)"},
       {"priority", "int 1..99", "required for FIFO/RR", "RT priority"},
@@ -598,7 +604,7 @@ const std::vector<ParamDecl>& irq_thread_params() {
     const IrqThreadParams d;
     return std::vector<ParamDecl>{
         {"comm", "string, no blanks", "irq/<gpu name>", "the thread's name"},
-        {"policy", "SCHED_OTHER | SCHED_BATCH | SCHED_IDLE | SCHED_FIFO | SCHED_RR", "SCHED_FIFO",
+        {"policy", kThreadPolicyChoices, "SCHED_FIFO",
          "its policy (setup_irq_thread(): sched_set_fifo())"},
         {"nice", "int -20..19", "0", "fair policies"},
         {"priority", "int 1..99", std::to_string(d.rt_priority), "SCHED_FIFO / SCHED_RR (MAX_RT_PRIO / 2)"},

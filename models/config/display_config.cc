@@ -22,9 +22,7 @@ double as_frequency_hz(const YamlDoc& doc, const YAML::Node& node, const std::st
 DisplayThreadParams load_thread(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
                                 DisplayThreadParams t, int cpus) {
   MapReader r(doc, node, path, display_thread_params());
-  r.read("comm", t.comm);
-  if (t.comm.empty() || t.comm.find_first_of(" \t\n") != std::string::npos)
-    fail(doc, *r.find("comm"), r.path("comm"), "expected a thread name without blanks");
+  load_thread_comm(r, t.comm);
   load_thread_policy(r, t.policy, t.nice, t.rt_priority, "thread");
   if (auto n = r.find("cpus")) t.cpus = load_cpu_list(doc, *n, r.path("cpus"), cpus);
   return t;
@@ -84,7 +82,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
 const std::vector<ParamDecl>& display_thread_params() {
   static const std::vector<ParamDecl> decls = {
       {"comm", "string, no blanks", "see display", "the thread's name"},
-      {"policy", "SCHED_OTHER | SCHED_BATCH | SCHED_IDLE | SCHED_FIFO | SCHED_RR", "see display", "its policy"},
+      {"policy", kThreadPolicyChoices, "see display", "its policy"},
       {"nice", "int -20..19", "see display", "fair policies"},
       {"priority", "int 1..99", "see display", "SCHED_FIFO / SCHED_RR"},
       {"cpus", "CPU list", "all", "affinity"},

@@ -49,6 +49,10 @@ Distribution load_distribution(const YamlDoc& doc, const YAML::Node& node, const
 // "thread" in messages); a new policy resets nice / priority. True if
 // `priority` was given.
 bool load_thread_policy(const MapReader& r, Policy& policy, int& nice, int& rt_priority, std::string_view what);
+// `comm` of a kernel or device thread, if given: a name without blanks.
+void load_thread_comm(const MapReader& r, std::string& comm);
+// The policies a kernel or device thread may take, as declarations show them.
+inline constexpr const char* kThreadPolicyChoices = "SCHED_OTHER | SCHED_BATCH | SCHED_IDLE | SCHED_FIFO | SCHED_RR";
 // The `nice` of a task or thread (`what` in messages) with `policy`: -20..19
 // for a fair policy; only 0, the default, for an RT one, so that an
 // experiment's overlay can make a nice task SCHED_FIFO by setting nice: 0.

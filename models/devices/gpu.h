@@ -51,7 +51,6 @@ class Gpu final : public EventHandler, public TaskBody {
   void on_event(uint64_t tag) override;
   // The IRQ thread's body (irq_thread()), when the handler is threaded.
   Action next(Task& self) override;
-  const Task* irq_thread() const { return irq_task_; }
 
  private:
   struct Job {

@@ -450,6 +450,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   // smp_processor_id() of the path being modelled: the CPU whose event,
   // wake-up or __schedule() runs (-1 outside any CPU: a task's start).
   int event_cpu() const { return event_cpu_; }
+  // sched_idle_rq() / sched_idle_cpu() (6.12 fair.c): the rq's tasks are
+  // all SCHED_IDLE (and it has some). Wake-up placement takes such a CPU
+  // as idle, and its periodic balance uses the idle interval.
+  bool sched_idle_rq(const Rq& rq) const { return rq.nr_running > 0 && rq.nr_running == rq.cfs.nr_idle; }
+  bool sched_idle_cpu(int cpu) const { return sched_idle_rq(*rqs_[static_cast<size_t>(cpu)]); }
   // irq_work_queue_on() of the root domain's rto_push_work (6.12 rt.c
   // RT_PUSH_IPI): it runs on cpu after an IPI (at once on this CPU), where
   // the RT class's irq_work() takes it.
@@ -695,13 +700,6 @@ class Kernel : public InstantEndHook, public EventHandler {
     --rq.nr_running;
     if (fair && !was_sched_idle && sched_idle_rq(rq)) rq.next_balance = jiffies();
   }
- public:
-  // sched_idle_rq() / sched_idle_cpu() (6.12 fair.c): the rq's tasks are
-  // all SCHED_IDLE (and it has some). Wake-up placement takes such a CPU
-  // as idle, and its periodic balance uses the idle interval.
-  bool sched_idle_rq(const Rq& rq) const { return rq.nr_running > 0 && rq.nr_running == rq.cfs.nr_idle; }
-  bool sched_idle_cpu(int cpu) const { return sched_idle_rq(*rqs_[static_cast<size_t>(cpu)]); }
- private:
   // p->max_allowed_capacity by task index, set when the task is created
   // (affinity does not change afterwards).
   std::vector<uint32_t> max_allowed_cap_;
