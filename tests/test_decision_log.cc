@@ -181,10 +181,14 @@ TEST_CASE("decision log: the idle governor says which state and why", "[log][cpu
   CHECK(idle[1] == "0.000601 cpu0 idle exit: 501.0 us in state 0 WFI (target residency 1.0 us)");
   // After 10 us of work (601-611 us), the 20 ms sleep while the new
   // task's util still counts: teo v6.5 with two states takes the
-  // shallowest non-polling one and stops the tick.
+  // shallowest non-polling one and stops the tick. The next timer is the
+  // fair server's zero-lag time (6.12 task_non_contending()): its period
+  // began at 0 (deadline 1 s) and its budget lost 100 + 10 us of fair time
+  // and 500 + 1 us of idle time, 49.389 ms left: 1 s - 20 x 49.389 ms =
+  // 12.22 ms, 11.609 ms from 611 us (before the 20 ms sleep's timer).
   CHECK(idle[2] ==
         "0.000611 cpu0 idle: teo -> state 0 WFI (target residency 1.0 us, exit latency 1.0 us), tick stopped: "
-        "the CPU is utilized: a shallow state [expected idle 20000.0 us, next timer 20000.0 us, "
+        "the CPU is utilized: a shallow state [expected idle 11609.0 us, next timer 11609.0 us, "
         "CPU utilized]");
   // 400 ms later the util has decayed (10 us per 20 ms): the sleep length
   // picks the off state, and its past wake-ups (20 ms in state 0, counted

@@ -93,6 +93,12 @@ struct FairServerState {
   bool running = false;        // picked above RT right now (enqueued, not throttled)
   int64_t runtime = 0;         // budget left in this period
   Time deadline;               // end of this period
+  // GRUB's active utilization (deadline.c task_contending() /
+  // task_non_contending()): the server's bandwidth is in rq->dl.running_bw
+  // from dl_server_start() until its zero-lag time after dl_server_stop()
+  // (at once if that has passed, else when inactive_timer fires).
+  bool bw_running = false;
+  bool non_contending = false;  // dl_non_contending: stopped, inactive_timer pending
 };
 
 // nohz_flags(cpu) of a nohz idle-balance kick (6.12 sched.h NOHZ_*_KICK).
@@ -194,6 +200,7 @@ struct Rq {
   bool work_rearmed = false;       // arm_work_timer() ran during this __schedule()
   Timer tick_timer;
   Timer server_timer;
+  Timer server_inactive_timer;     // the fair server's inactive_timer (zero-lag time), an hrtimer here
   Timer irq_work;                  // the root domain's rto_push_work queued on this CPU (RT_PUSH_IPI)
   Timer resched_ipi;               // delivers a remote resched after ipi_latency
   CpuidleDevice cpuidle;           // cpuidle device, idle-loop progress, hrtimer base
@@ -492,6 +499,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   int64_t wakeup_granularity_ns() const { return wakeup_granularity_; }
   int64_t rr_timeslice_ticks() const { return rr_timeslice_ticks_; }
   bool fair_server_enabled() const { return fair_server_enabled_; }
+  // cpu_bw_dl(): the DL running bandwidth of `cpu` in capacity units (only
+  // the fair server's here: the model has no SCHED_DEADLINE tasks).
+  uint64_t cpu_bw_dl(const Rq& rq) const { return rq.fair_server.bw_running ? fair_server_cpu_bw_ : 0; }
   bool rt_throttling_enabled() const { return rt_throttling_; }
   bool protect_slice_semantics() const { return protect_slice_; }
   SchedClass& class_of(const Task& p) { return *classes_[static_cast<size_t>(p.sched_class)]; }
@@ -568,7 +578,7 @@ class Kernel : public InstantEndHook, public EventHandler {
  private:
   enum class Ev : uint8_t {
     kWorkDone, kTick, kRtPeriod, kStart, kWakeStart, kWakeDeferred, kTtwuDone, kResched, kServer, kIlb, kIdleStep, kClockEvent,
-    kIrqWork
+    kIrqWork, kServerInactive
   };
   static uint64_t tag(Ev e, uint64_t arg) { return (static_cast<uint64_t>(e) << 56) | arg; }
 
@@ -634,6 +644,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   void fair_server_timer(Rq& rq);
   void fair_server_update_active(Rq& rq);
   void fair_server_new_period(Rq& rq);
+  void fair_server_inactive_timer(Rq& rq);
+  void fair_server_charge_idle(Rq& rq);
+  void fair_server_sub_running_bw(Rq& rq);
   // cpuidle (sched/idle.cc, cpuidle/cpuidle.cc, cpuidle/hrtimer.cc).
   void setup_cpuidle(const PlatformParams& platform);
   void do_idle(Rq& rq);                    // cpuidle_idle_call() for an idle CPU
@@ -656,6 +669,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   Task stop_task_;                    // the stopper, as prev of the __schedule() after an active balance
   bool eevdf_ = true;
   bool fair_server_enabled_ = false;
+  // cpu_bw_dl() of a CPU whose rq->dl.running_bw holds the fair server:
+  // to_ratio(period, runtime) (BW_SHIFT 20) scaled to 1024, 51 for 50 ms / 1 s.
+  uint64_t fair_server_cpu_bw_ = 0;
   bool rt_throttling_ = true;
   bool custom_slice_ = false;
   bool protect_slice_ = false;

@@ -220,25 +220,26 @@ class SchedutilGovernor final : public CpufreqGovernor {
 
   // The kernel hook's fast path for a shared policy (nr_cpus > 1) when
   // uclamp is unused: each CPU's inputs come from `in(j)`, returning
-  // {util_cfs, util_rt, rt_runnable}, and every other CpuUtil field is at
-  // its default (no DL, no IRQ pressure), which is all the simulator's
-  // kernel ever reports. Same state changes and result as update_util()
-  // with those CpuUtil records, without building them.
+  // {util_cfs, util_rt, rt_runnable, bw_dl}, and every other CpuUtil field
+  // is at its default (no DL util, no IRQ pressure), which is all the
+  // simulator's kernel ever reports. Same state changes and result as
+  // update_util() with those CpuUtil records, without building them.
   struct SharedInput {
     uint64_t util_cfs;
     uint64_t util_rt;
     bool rt_runnable;
+    uint64_t bw_dl;  // cpu_bw_dl()
   };
   bool shared_fast_path_ok() const { return cpus_.size() > 1 && !params_.uclamp_used; }
   // static_branch_enable(&sched_uclamp_used) after the governor started.
   void set_uclamp_used() { params_.uclamp_used = true; }
   template <typename In>
   std::optional<uint64_t> update_shared_fast(size_t cpu, Time now, unsigned flags, In&& in) {
-    // sugov_update_shared(); ignore_dl_rate_limit() is a no-op with no DL
-    // bandwidth (0 > bw_min never holds).
+    // sugov_update_shared().
     SgCpu& sg = cpus_[cpu];
     iowait_boost_update(sg, now, flags);
     sg.last_update = now;
+    if (in(cpu).bw_dl > sg.bw_min) limits_changed_ = true;  // ignore_dl_rate_limit()
     if (!should_update_freq(now)) return std::nullopt;
     const uint64_t max_cap = policy_.cpu_capacity;
     uint64_t util = 0;
@@ -246,10 +247,10 @@ class SchedutilGovernor final : public CpufreqGovernor {
       SgCpu& s = cpus_[j];
       const uint64_t boost = s.iowait_boost ? iowait_apply(s, now, max_cap) : 0;
       const SharedInput x = in(j);
-      // get_util() -> effective_cpu_util() with irq = bw_dl = util_dl = 0
-      // and uclamp unused: floor = capacity if RT is runnable else 0,
-      // cap = capacity (<= 1024), util = min(cfs + rt, capacity).
-      const uint64_t min = x.rt_runnable ? max_cap : 0;
+      // get_util() -> effective_cpu_util() with irq = util_dl = 0 and
+      // uclamp unused: floor = capacity if RT is runnable else the DL
+      // bandwidth, cap = capacity (<= 1024), util = min(cfs + rt, capacity).
+      const uint64_t min = x.rt_runnable ? std::max(max_cap, x.bw_dl) : x.bw_dl;
       uint64_t u = x.util_cfs + x.util_rt;
       if (u > max_cap) u = max_cap;
       if (u < boost) u = boost;

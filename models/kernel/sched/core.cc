@@ -84,6 +84,12 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   }
   eevdf_ = info->eevdf;
   fair_server_enabled_ = params.fair_server.value_or(info->fair_server);
+  if (fair_server_enabled_) {
+    // dl_server_apply_params() -> to_ratio(period, runtime), then cpu_bw_dl().
+    const uint64_t bw = (static_cast<unsigned __int128>(params.fair_server_runtime.count()) << 20) /
+                        static_cast<uint64_t>(params.fair_server_period.count());
+    fair_server_cpu_bw_ = (bw * 1024) >> 20;
+  }
   rt_throttling_ = params.rt_throttling.value_or(info->rt_throttling);
   custom_slice_ = info->custom_slice;
   runnable_boost_ = info->runnable_boost;
@@ -120,6 +126,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     rq->work_timer = Timer(sim_.queue(), this, tag(Ev::kWorkDone, c), kTierWorkDone);
     rq->tick_timer = Timer(sim_.queue(), this, tag(Ev::kTick, c), kTierTick);
     rq->server_timer = Timer(sim_.queue(), this, tag(Ev::kServer, c), kTierTick);
+    rq->server_inactive_timer = Timer(sim_.queue(), this, tag(Ev::kServerInactive, c), kTierTick);
     rq->resched_ipi = Timer(sim_.queue(), this, tag(Ev::kResched, c), kTierWake);
     rq->irq_work = Timer(sim_.queue(), this, tag(Ev::kIrqWork, c), kTierWake);
     rq->ilb_kick = Timer(sim_.queue(), this, tag(Ev::kIlb, c), kTierWake);
@@ -245,6 +252,7 @@ void Kernel::class_enqueue(Rq& rq, Task& p, int flags) {
 
 void Kernel::enqueue_task(Rq& rq, Task& p, int flags) {
   class_enqueue(rq, p, flags);
+  fair_server_update_active(rq);  // enqueue_task_fair()'s dl_server_start(), before uclamp_rq_inc()
   uclamp_rq_inc(rq, p);
 }
 
@@ -438,6 +446,10 @@ void Kernel::on_event(uint64_t t) {
       event_cpu_ = static_cast<int>(arg);
       fair_server_timer(*rqs_[arg]);
       break;
+    case Ev::kServerInactive:
+      event_cpu_ = static_cast<int>(arg);
+      fair_server_inactive_timer(*rqs_[arg]);
+      break;
     case Ev::kIlb: {
       event_cpu_ = static_cast<int>(arg);
       // The kick IPI reaches the chosen idle CPU, which takes its flags.
@@ -508,6 +520,9 @@ void Kernel::activate_task(Rq& rq, Task& p, int flags) {
   class_enqueue(rq, p, flags);
   p.on_rq = true;
   add_nr_running(rq);
+  // enqueue_task_fair()'s dl_server_start() (its cpufreq kick sees p's
+  // util, not yet its clamps).
+  fair_server_update_active(rq);
   // enqueue_task_fair() checks the overutilized flag only for a wake-up
   // (task_new = !(flags & ENQUEUE_WAKEUP): not for a new task, whose util
   // is a guess, nor for a migration or a class change). It runs inside
@@ -515,7 +530,6 @@ void Kernel::activate_task(Rq& rq, Task& p, int flags) {
   // clamps do not include p yet.
   if (p.sched_class == SchedClassId::kFair && (flags & kEnqueueWakeup)) check_update_overutilized_status(rq);
   uclamp_rq_inc(rq, p);
-  fair_server_update_active(rq);
 }
 
 void Kernel::finish_delayed_block(Rq& rq, Task& p) {
@@ -708,7 +722,6 @@ void Kernel::attach_task(Task& p) {
   enqueue_task(dst, p, kEnqueueMigrated);
   p.on_rq = true;
   add_nr_running(dst);
-  fair_server_update_active(dst);
   wakeup_preempt(dst, p, 0);
   event_cpu_ = saved;
 }
@@ -1018,6 +1031,7 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
       for (auto* o : observers_) o->on_cpu_idle(now(), rq.cpu, -1);
     else if (rq.cpuidle.reported != -1)
       emit_cpu_idle(rq.cpu, -1);
+    fair_server_charge_idle(rq);  // put_prev_task_idle() -> dl_server_update_idle_time()
   }
   prev.on_cpu = false;
   next.on_cpu = true;
@@ -1034,7 +1048,10 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
     // (schedule() did pick_next_task_fair()'s PELT clock sync, where the
     // kernel does it.) For the stopper's stand-in, schedule() enters idle
     // if the stopper's __schedule() finds nothing else to run.
-    if (rq.idle_task_runs()) enter_idle(rq);
+    if (rq.idle_task_runs()) {
+      next.se.exec_start = now().count();  // set_next_task_idle()
+      enter_idle(rq);
+    }
   } else {
     if (leaves_idle) {
       arm_tick(rq);  // tick_nohz_idle_exit(): the tick restarts
@@ -1321,7 +1338,6 @@ Kernel::SchedChange Kernel::sched_change_begin(Task& p, bool move, bool class_ch
 void Kernel::sched_change_end(Task& p, const SchedChange& c, int extra_flags) {
   Rq& rq = *c.rq;
   if (c.queued) enqueue_task(rq, p, kEnqueueRestore | (c.move ? kEnqueueMove : 0) | extra_flags);
-  fair_server_update_active(rq);
   if (c.running) class_of(p).set_next_task(rq, p, false);
 }
 

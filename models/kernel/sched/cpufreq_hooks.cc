@@ -133,12 +133,16 @@ void Kernel::explain_schedutil(const FreqDomain& d, uint64_t khz) const {
   for (size_t j = 1; j < d.cpus.size(); ++j)
     if (d.sugov->cpu_util(j) > d.sugov->cpu_util(busiest)) busiest = j;
   const uint64_t util = d.sugov->cpu_util(busiest);
-  const bool rt_floor = d.sugov->cpu_bw_min(busiest) >= d.capacity;
+  const uint64_t floor = d.sugov->cpu_bw_min(busiest);
+  const bool rt_floor = floor >= d.capacity;
+  std::string why;
+  if (rt_floor)
+    why = " (an RT task is runnable and uclamp is unused: the whole capacity)";
+  else if (floor > 0 && util == floor)
+    why = fmt::format(" (the floor: DL bandwidth (the fair server's {}) or uclamp_min)", cpu_bw_dl(*d.rqs[busiest]));
   SL_DEBUG("{:.6f} schedutil {}: cpu{} asks the most, util + 25% headroom = {} of capacity {}{}; x f_ref / "
            "capacity = {} kHz -> the lowest OPP at or above: {} kHz",
-           now().to_s(), d.name, d.cpus[busiest], util, d.capacity,
-           rt_floor ? " (an RT task is runnable and uclamp is unused: the whole capacity)" : "", d.sugov->raw_freq(),
-           khz);
+           now().to_s(), d.name, d.cpus[busiest], util, d.capacity, why, d.sugov->raw_freq(), khz);
 }
 
 void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
@@ -151,7 +155,7 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
     auto next = sugov->update_shared_fast(rq.domain_pos, now(), flags, [&](size_t j) {
       const Rq& r = *d.rqs[j];
       return SchedutilGovernor::SharedInput{cpu_util_cfs_boost(r), r.avg_rt.util_avg,
-                                            r.rt.rt_nr_running > 0 && !r.rt.rt_throttled};
+                                            r.rt.rt_nr_running > 0 && !r.rt.rt_throttled, cpu_bw_dl(r)};
     });
     if (next) {
       if (sim_log_debug.load(std::memory_order_relaxed) && *next != d.cur_khz) [[unlikely]]
@@ -172,6 +176,7 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
     u.util_cfs = cpu_util_cfs_boost(r);  // sugov_get_util()
     u.util_rt = r.avg_rt.util_avg;
     u.rt_runnable = r.rt.rt_nr_running > 0 && !r.rt.rt_throttled;
+    u.bw_dl = cpu_bw_dl(r);
     u.idle_calls = r.idle_calls;
     u.uclamp_min = r.uclamp.get(kUclampMin);  // read by the governor only when uclamp is used
     u.uclamp_max = r.uclamp.get(kUclampMax);

@@ -13,8 +13,20 @@
 //  Fair time charged while throttled in running mode (no more
 //  starvation) drops the server back to deferred with a new period.
 //
-// Simplified: DL admission control, dl_server_min_res re-arm slack (1 ms),
-// and charging idle time to the server are not modelled.
+// Idle time is charged to the budget as dl_server_update_idle_time() does
+// (at a fair enqueue on an idle CPU and when the idle task is switched
+// out), and the server's bandwidth counts in the CPU's DL running
+// bandwidth (cpu_bw_dl(), schedutil's floor) from dl_server_start() to its
+// zero-lag time after dl_server_stop(): GRUB's task_contending() /
+// task_non_contending() and inactive_task_timer().
+//
+// Simplified: DL admission control and the dl_server_min_res re-arm slack
+// (1 ms) are not modelled. Fair time drains the budget unscaled, as the fix
+// "sched/deadline: Fix dl_server runtime calculation formula" (in 6.18.35)
+// has it; 6.12.19 scaled it by capacity and frequency. 6.18 keeps the
+// server started through idle (dl_defer_idle, stopped by its timer or an
+// empty pick); the model stops it as 6.12 does, when the last fair task
+// leaves.
 #include "models/kernel/kernel.h"
 #include "sim/log.h"
 
@@ -40,7 +52,37 @@ void Kernel::fair_server_update_active(Rq& rq) {
     // many times per period: the entry stays queued, dead, and the next
     // dl_server_start() re-keys it in place (EventQueue::cancel_lazy()).
     rq.server_timer.cancel_lazy();
+    // dequeue_dl_entity(DEQUEUE_SLEEP) -> task_non_contending(): the
+    // bandwidth stays until the zero-lag time, deadline - runtime x
+    // period / dl_runtime, or leaves now if that has passed.
+    const int64_t dl_runtime = params_.fair_server_runtime.count();
+    if (s.bw_running && dl_runtime > 0) {
+      const int64_t zerolag =
+          (s.deadline - now()).count() -
+          static_cast<int64_t>(static_cast<__int128>(s.runtime) * params_.fair_server_period.count() / dl_runtime);
+      if (zerolag < 0) {
+        fair_server_sub_running_bw(rq);
+      } else {
+        s.non_contending = true;
+        hrtimer_start(rq.server_inactive_timer, now() + Time::ns(zerolag), rq.cpu);
+      }
+    }
     return;
+  }
+  // enqueue_task_fair(): the idle time up to a fair enqueue on an idle CPU
+  // is the server's before it starts.
+  if (rq.idle_task_runs()) fair_server_charge_idle(rq);
+  // enqueue_dl_entity(ENQUEUE_WAKEUP) -> task_contending(): back before
+  // the zero-lag time the bandwidth never left; otherwise it is added
+  // (__add_running_bw() kicks cpufreq).
+  if (params_.fair_server_runtime.count() > 0) {
+    if (s.non_contending) {
+      s.non_contending = false;
+      rq.server_inactive_timer.cancel();  // hrtimer_try_to_cancel(); its base entry goes stale
+    } else if (!s.bw_running) {
+      s.bw_running = true;
+      cpufreq_update_util(rq, 0);
+    }
   }
   // update_dl_entity(): CBS rule -- a passed deadline or a budget that would
   // overflow the server's bandwidth starts a new period.
@@ -65,21 +107,54 @@ void Kernel::fair_server_account(Rq& rq, int64_t delta) {
   if (!s.active) return;
   s.runtime -= delta;
   if (s.runtime > 0) return;
-  if (!s.defer_running) {
-    // Fair tasks got their share without help: new period, timer re-armed.
-    fair_server_new_period(rq);
-    rq.server_timer.arm(s.deadline - Time::ns(s.runtime));
-  } else if (s.running) {
+  if (s.running) {
     // Budget used: throttle until the next period.
     s.running = false;
     rq.server_timer.arm(s.deadline);
     resched_curr(rq);
+  } else if (!s.defer_running) {
+    // Fair tasks got their share without help: new period, timer re-armed.
+    fair_server_new_period(rq);
+    rq.server_timer.arm(s.deadline - Time::ns(s.runtime));
   } else {
     // Charged while throttled: fair runs on its own again, back to deferred.
     s.defer_running = false;
     fair_server_new_period(rq);
     rq.server_timer.arm(s.deadline - Time::ns(s.runtime));
   }
+}
+
+// dl_server_update_idle_time() (6.12 deadline.c): the time the idle task
+// ran since it was picked or last charged drains the budget, down to 0;
+// a drained budget also ends a starvation episode (dl_defer_running = 0).
+void Kernel::fair_server_charge_idle(Rq& rq) {
+  if (!fair_server_enabled_) return;
+  FairServerState& s = rq.fair_server;
+  Task& idle = *rq.idle;
+  const int64_t delta = now().count() - idle.se.exec_start;
+  if (s.runtime < 0 || delta < 0) return;
+  s.runtime -= delta;
+  if (s.runtime < 0) {
+    s.defer_running = false;
+    s.runtime = 0;
+  }
+  idle.se.exec_start = now().count();
+}
+
+// __sub_running_bw(): the bandwidth leaves; cpufreq is kicked.
+void Kernel::fair_server_sub_running_bw(Rq& rq) {
+  rq.fair_server.bw_running = false;
+  cpufreq_update_util(rq, 0);
+}
+
+// inactive_task_timer() for the server: the zero-lag time came while it
+// was still stopped.
+void Kernel::fair_server_inactive_timer(Rq& rq) {
+  FairServerState& s = rq.fair_server;
+  if (!s.non_contending) return;
+  update_rq_clock(rq);
+  s.non_contending = false;
+  fair_server_sub_running_bw(rq);
 }
 
 // dl_server_timer().

@@ -198,14 +198,15 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
     const uint64_t pd_cap = cpu_cap * n;
     // effective_cpu_util() of CPU i of the pd with `util_cfs` as its CFS
     // util: RT utilization added, and (min, max) the performance floor and
-    // cap (the rq's clamps; the whole capacity while an RT task is runnable
-    // and uclamp is unused).
+    // cap (the DL bandwidth or the rq's clamps; the whole capacity while an
+    // RT task is runnable and uclamp is unused).
     auto effective = [&](size_t i, uint64_t util_cfs, uint64_t* lo, uint64_t* hi) {
       const Rq& rq = *rqs_[d.cpus[i]];
       CpuUtil u;
       u.util_cfs = util_cfs;
       u.util_rt = rq.avg_rt.util_avg;
       u.rt_runnable = rq.rt.rt_nr_running > 0 && !rq.rt.rt_throttled;
+      u.bw_dl = cpu_bw_dl(rq);
       u.uclamp_min = rq.uclamp.get(kUclampMin);
       u.uclamp_max = rq.uclamp.get(kUclampMax);
       return effective_cpu_util(u, rq.capacity, uclamp_used_, lo, hi);
