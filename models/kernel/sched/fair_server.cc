@@ -21,12 +21,14 @@
 // task_non_contending() and inactive_task_timer().
 //
 // Simplified: DL admission control and the dl_server_min_res re-arm slack
-// (1 ms) are not modelled. Fair time drains the budget unscaled, as the fix
-// "sched/deadline: Fix dl_server runtime calculation formula" (in 6.18.35)
-// has it; 6.12.19 scaled it by capacity and frequency. 6.18 keeps the
-// server started through idle (dl_defer_idle, stopped by its timer or an
-// empty pick); the model stops it as 6.12 does, when the last fair task
-// leaves.
+// (1 ms) are not modelled. Fair and idle time drain the budget unscaled, as
+// "sched/deadline: Fix dl_server runtime calculation formula" (fc975cfb3639,
+// v6.16; stable 6.12.39; in android16-6.12) has it: 6.12.19 scaled both by
+// capacity and frequency. 6.18 (and 6.12.92, and android16-6.12 in its own
+// way) keeps the server started through idle ("Less agressive dl_server
+// handling": dl_defer_idle, stopped by its timer or an empty pick); the
+// model stops it as 6.12.19 does, when the last fair task leaves. Either
+// way the bandwidth stays up to about a period after the last fair work.
 #include "models/kernel/kernel.h"
 #include "sim/log.h"
 
