@@ -1,4 +1,4 @@
-// cpuidle governors (models/kernel/cpuidle): teo in three versions and menu.
+// cpuidle governors (models/kernel/cpuidle): teo in four versions and menu.
 // Every expectation is computed by hand beside it (TICK_NSEC = 4 ms).
 #include <catch2/catch.hpp>
 
@@ -31,7 +31,7 @@ TEST_CASE("teo bins, hits and intercepts follow a scripted series of idle period
           "[cpuidle][teo]") {
   const auto st = two_states();
   TeoGovernor teo(TeoVersion::kBaseline);
-  TeoGovernor tick(TeoVersion::kTick);
+  TeoGovernor tick(TeoVersion::kV66);  // the only version with the tick bin
   const auto in = input(st, 10_ms, 4_ms);
 
   // Select 1: no history; candidate = deepest state within 10 ms; stop the tick.
@@ -41,7 +41,7 @@ TEST_CASE("teo bins, hits and intercepts follow a scripted series of idle period
     CHECK(r.stop_tick);
     CHECK(r.queried_sleep_length);
     // Early wakeup after 500 us: measured = 500 - 300/2 = 350 us -> bin 0,
-    // sleep length 10 ms -> bin 1 (teo) / the tick bin (teo_tick): an intercept.
+    // sleep length 10 ms -> bin 1 (teo) / the tick bin (teo_v6.6): an intercept.
     g->reflect({.state = 1, .residency = 500_us});
   }
 
@@ -68,7 +68,7 @@ TEST_CASE("teo bins, hits and intercepts follow a scripted series of idle period
   tick.reflect({.state = 0, .residency = 9_ms});
 
   // Select 3: decay 1024 -> 896; teo counts a hit in bin 1 (total 896 + 1024),
-  // teo_tick counts it in the tick bin (measured >= TICK_NSEC) instead.
+  // teo_v6.6 counts it in the tick bin (measured >= TICK_NSEC) instead.
   r = teo.select(in);
   CHECK(teo.bin(0).intercepts == 896);
   CHECK(teo.bin(1).hits == 1024);
@@ -87,16 +87,33 @@ TEST_CASE("teo bins, hits and intercepts follow a scripted series of idle period
   CHECK(rt.stop_tick);
 }
 
-TEST_CASE("teo_tick keeps the tick when intercepts are over 5/8 of all wakeups", "[cpuidle][teo]") {
+// The tick statistics ("Gather statistics regarding whether or not to stop
+// the tick", RFT v2 3/3 of 3 Aug 2023) are in v6.6 but in neither variant
+// of the seed thread. Wake-ups 2 ms into a 10 ms sleep: measured = 2 ms -
+// 300/2 us = 1.85 ms, past state 1's 1 ms. With the tick bin (the sleep
+// length reaches TICK_NSEC, so idx_timer is the tick bin) that is an
+// intercept in bin 1; without it idx_timer = idx_duration = 1, a hit.
+// Next select: teo_v6.6 sums the intercepts of every bin, 1024 > 1024/2 +
+// 1024/8 = 640, so duration_ns = TICK/2 and state 1 keeps the tick;
+// teo_tick and teo_tick_rfc see a hit and stop it (10 ms >= TICK).
+TEST_CASE("only teo_v6.6 keeps the tick when intercepts are over 5/8 of all wakeups", "[cpuidle][teo]") {
   const auto st = two_states();
   const auto in = input(st, 10_ms, 4_ms);
-  TeoGovernor g(TeoVersion::kTick);
-  g.select(in);
-  g.reflect({.state = 1, .residency = 500_us});
-  auto r = g.select(in);
-  // tick_intercept_sum = 1024 > 1024/2 + 1024/8 = 640: duration_ns = TICK/2.
-  CHECK(r.state == 0);
-  CHECK_FALSE(r.stop_tick);
+  for (TeoVersion v : {TeoVersion::kTick, TeoVersion::kTickRfc, TeoVersion::kV66}) {
+    TeoGovernor g(v);
+    g.select(in);
+    g.reflect({.state = 1, .residency = 2_ms});
+    auto r = g.select(in);
+    CHECK(r.state == 1);
+    if (v == TeoVersion::kV66) {
+      CHECK(g.bin(1).intercepts == 1024);
+      CHECK_FALSE(r.stop_tick);
+    } else {
+      CHECK(g.bin(1).hits == 1024);
+      CHECK(g.tick_hits() == 0);
+      CHECK(r.stop_tick);
+    }
+  }
 }
 
 TEST_CASE("only teo stops the tick when bailing out with state 0", "[cpuidle][teo]") {
@@ -149,12 +166,32 @@ TEST_CASE("a utilized two-state CPU: v6.5 teo parks it in WFI with the tick stop
   }
   // Not utilized: every version takes state 1 (1 ms fits in 20 ms) and stops the tick.
   in.cpu_utilized = false;
-  for (TeoVersion v : {TeoVersion::kBaseline, TeoVersion::kTick, TeoVersion::kTickRfc}) {
+  for (TeoVersion v : {TeoVersion::kBaseline, TeoVersion::kTick, TeoVersion::kTickRfc, TeoVersion::kV66}) {
     TeoGovernor g(v);
     auto x = g.select(in);
     CHECK(x.state == 1);
     CHECK(x.stop_tick);
   }
+}
+
+// RFC v1's utilized two-state path assumes half of state 1's target
+// residency (6 ms here: 3 ms < TICK, the tick is kept, and state 1's 6 ms
+// are past the next tick (delta_tick = TICK/2 = 2 ms before the query): the
+// shallower polling state 0); v2, merged in v6.6, the whole of it (6 ms >=
+// TICK: state 1, the tick stopped). State 0 polls, so both first take 1.
+TEST_CASE("a utilized two-state CPU: the RFC v1 assumes half of state 1's residency, v6.6 all of it",
+          "[cpuidle][teo]") {
+  const std::vector<IdleState> st = {{0_us, 0_us, true}, {6_ms, 300_us}};
+  auto in = input(st, 20_ms, 4_ms);
+  in.cpu_utilized = true;
+  auto r = TeoGovernor(TeoVersion::kTickRfc).select(in);
+  CHECK(r.state == 0);
+  CHECK_FALSE(r.stop_tick);
+  CHECK(r.predicted == 3_ms);
+  r = TeoGovernor(TeoVersion::kV66).select(in);
+  CHECK(r.state == 1);
+  CHECK(r.stop_tick);
+  CHECK(r.predicted == 6_ms);
 }
 
 TEST_CASE("with one enabled state the teo_tick versions keep the tick if it is shallow",
@@ -263,7 +300,7 @@ TEST_CASE("menu picks the deepest state within the predicted interval and latenc
 }
 
 TEST_CASE("governors come from the registry by name", "[cpuidle]") {
-  CHECK(governor_names().size() == 4);
+  CHECK(governor_names().size() == 5);
   for (auto n : governor_names()) CHECK(make_governor(n)->name() == n);
   try {
     make_governor("ladder");
@@ -271,6 +308,6 @@ TEST_CASE("governors come from the registry by name", "[cpuidle]") {
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
     CHECK(msg.find("ladder") != std::string::npos);
-    CHECK(msg.find("menu teo teo_tick teo_tick_rfc") != std::string::npos);
+    CHECK(msg.find("menu teo teo_tick teo_tick_rfc teo_v6.6") != std::string::npos);
   }
 }

@@ -58,7 +58,7 @@ struct KernelParams {
   // (no measurement at hand): the idle task's CPU time per idle entry before
   // the state is entered, the governor's select() plus, when the governor
   // calls it, tick_nohz_get_sleep_length().
-  std::string cpuidle_governor = "none";     // none | menu | teo | teo_tick | teo_tick_rfc
+  std::string cpuidle_governor = "none";     // none | menu | teo | teo_tick | teo_tick_rfc | teo_v6.6
   Time cpuidle_governor_cost = Time::us(2);  // assumption
   Time cpuidle_sleep_length_cost = Time::us(1);  // assumption
   std::optional<Time> cpuidle_latency_req;   // PM QoS cpu_latency_qos limit; unset = none

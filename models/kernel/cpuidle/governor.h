@@ -105,8 +105,9 @@ struct GovernorParams {
 
 enum class TeoVersion {
   kBaseline,  // "teo": v6.5 teo.c, before the July 2023 fixes series
-  kTick,      // "teo_tick": + "cpuidle: teo: Avoid stopping scheduler tick too often"
-  kTickRfc,   // "teo_tick_rfc": + the two RFC patches (as merged in v6.6)
+  kTick,      // "teo_tick": + "cpuidle: teo: Avoid stopping scheduler tick too often" (v3)
+  kTickRfc,   // "teo_tick_rfc": + the two RFC/RFT v1 patches (1 Aug 2023)
+  kV66,       // "teo_v6.6": the v6.6 file (+ RFT v2, with the tick statistics)
 };
 
 // struct teo_bin
@@ -132,7 +133,7 @@ class TeoGovernor final : public Governor {
   TeoVersion version() const { return version_; }
   const TeoBin& bin(int i) const { return bins_.at(static_cast<size_t>(i)); }
   unsigned total() const { return total_; }
-  unsigned tick_hits() const { return tick_hits_; }
+  unsigned tick_hits() const { return tick_hits_; }  // always 0 before teo_v6.6
   Time sleep_length() const { return Time::ns(sleep_length_ns_); }  // as saved by the last select
   bool update_pending() const { return last_state_idx_ >= 0; }
 
@@ -141,6 +142,9 @@ class TeoGovernor final : public Governor {
   int find_shallower(std::span<const IdleState> st, int idx, int64_t duration_ns, bool no_poll) const;
   SelectResult select_baseline_or_tick(const SelectInput& in);
   SelectResult select_rfc(const SelectInput& in);
+  // "Gather statistics regarding whether or not to stop the tick"
+  // (2662342079f5, RFT v2 3/3): only the v6.6 file has it.
+  bool tick_statistics() const { return version_ == TeoVersion::kV66; }
 
   TeoVersion version_;
   int64_t tick_ns_;
@@ -198,7 +202,7 @@ class MenuGovernor final : public Governor {
 
 // ---- registry -----------------------------------------------------------
 
-// "menu", "teo", "teo_tick", "teo_tick_rfc".
+// "menu", "teo", "teo_tick", "teo_tick_rfc", "teo_v6.6".
 std::span<const std::string_view> governor_names();
 // Unknown name -> std::invalid_argument listing the valid names.
 std::unique_ptr<Governor> make_governor(std::string_view name, GovernorParams params = {});

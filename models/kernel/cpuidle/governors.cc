@@ -4,14 +4,16 @@
 //   menu: drivers/cpuidle/governors/menu.c, Linux 6.12 (wishday/linux-6.12.y):
 //     which_bucket, performance_multiplier, get_typical_interval,
 //     menu_select, menu_reflect, menu_update, menu_enable_device.
-//   teo:  drivers/cpuidle/governors/teo.c:
-//     kTickRfc  = the v6.6 file (lxdklp/linux-6.6.y), i.e. v6.5 + the fixes
-//                 series + the two RFC patches as merged: teo_update (with
-//                 tick_hits), teo_state_ok, teo_find_shallower_state,
-//                 teo_select (statistics first, then
-//                 tick_nohz_get_sleep_length() unless the candidate is state 0
-//                 or state 0 polls and the candidate's target residency is
-//                 below RESIDENCY_THRESHOLD_NS), teo_reflect, teo_enable_device.
+//   teo:  drivers/cpuidle/governors/teo.c, the variants of the teo seed
+//         thread (Kajetan Puchalski's Pixel 6 runs, 1-3 Aug 2023) and v6.6:
+//     kV66      = the v6.6 file (lxdklp/linux-6.6.y): v6.5 + the fixes
+//                 series + the RFT v2 series (5712331.DvuYhMxLoT@kreacher)
+//                 as merged: teo_update (with tick_hits), teo_state_ok,
+//                 teo_find_shallower_state, teo_select (statistics first,
+//                 then tick_nohz_get_sleep_length() unless the candidate is
+//                 state 0 or state 0 polls and the candidate's target
+//                 residency is below RESIDENCY_THRESHOLD_NS), teo_reflect,
+//                 teo_enable_device.
 //     kBaseline = v6.5 teo_select: sleep length queried first; candidate =
 //                 deepest state within it; teo_middle_of_bin/teo_time_ok for the
 //                 intercept-driven search; early bail-outs leave the tick
@@ -19,20 +21,33 @@
 //                 takes the shallowest non-polling state with duration_ns
 //                 still the sleep length (so the tick stops when the next
 //                 timer is a tick away); no tick_hits.
-//     kTick     = kBaseline + the fixes series (4515817.LvFx2qVVIh@kreacher):
-//                 (1) "Update idle duration estimate when choosing shallower
-//                 state" (utilized path sets duration_ns to the new state's
-//                 target residency), (2) "Avoid stopping the tick unnecessarily
-//                 when bailing out" (state 0 bail-outs -> out_tick, single
-//                 enabled state uses its target residency as duration),
-//                 (3) "Gather statistics regarding whether or not to stop the
-//                 tick" (tick_hits bin beyond the last state in teo_update;
-//                 keep the tick when intercepts > 5/8 of the total).
+//     kTick     = kBaseline + the fixes series "[PATCH v3 0/3] cpuidle: teo:
+//                 Avoid stopping scheduler tick too often"
+//                 (4515817.LvFx2qVVIh@kreacher, 31 Jul 2023; 3f0b0966b309,
+//                 04bae4e2267d, 9a41e16f1110): (1) "Update idle duration
+//                 estimate when choosing shallower state" (utilized path sets
+//                 duration_ns to the new state's target residency), (2)
+//                 "Avoid stopping the tick unnecessarily when bailing out"
+//                 (state 0 bail-outs -> out_tick, single enabled state uses
+//                 its target residency as duration), (3) "Drop utilized from
+//                 struct teo_cpu" (no change in behaviour). No tick_hits.
+//     kTickRfc  = kTick + "[RFC/RFT][PATCH v1 0/2] cpuidle: teo: Do not check
+//                 timers unconditionally every time" (4511619.LvFx2qVVIh@
+//                 kreacher, 1 Aug 2023), the seed's "teo_tick_rfc": kV66's
+//                 select without the tick statistics (RFT v2 3/3,
+//                 2662342079f5: the tick_hits bin and the "intercepts > 5/8 of
+//                 all: keep the tick" rule), and v1's utilized two-state path
+//                 (duration_ns = state 1's target residency / 2 throughout;
+//                 v2 sets the whole residency before `end`). v1 2/2 is v2 2/3
+//                 unchanged.
 // Simplifications / reconstructions (stated):
 //   * kBaseline and kTick were rebuilt from the v6.6 file and the series'
 //     changelogs; patch 1/3's removed and added lines were checked against
-//     its mail (13332551.uLZWGnKmhe@kreacher); tick_intercept_sum
-//     in kTick is the sum of intercepts over all bins, as in v6.6.
+//     its mail (13332551.uLZWGnKmhe@kreacher). kTickRfc's select is kV66's
+//     with the RFC v1 differences checked against the v1 and v2 mails
+//     (1870608.tdWV9SEqCh, 4836344.GXAFRqVoOG; 13328817.uLZWGnKmhe,
+//     2167194.irdbgypaU6). Until session 19 teo_tick and teo_tick_rfc
+//     wrongly carried the tick statistics of RFT v2 3/3.
 //   * teo_update(): when the tick_hits path is taken the v6.6 code leaves the
 //     recent_idx slot holding an already-decremented bin index (it can be
 //     decremented again NR_RECENT updates later); here the slot is cleared.
@@ -76,6 +91,7 @@ std::string_view TeoGovernor::name() const {
     case TeoVersion::kBaseline: return "teo";
     case TeoVersion::kTick: return "teo_tick";
     case TeoVersion::kTickRfc: return "teo_tick_rfc";
+    case TeoVersion::kV66: return "teo_v6.6";
   }
   return "teo";
 }
@@ -138,8 +154,8 @@ void TeoGovernor::update(std::span<const IdleState> st) {
   if (next_recent_idx_ >= kNrRecent) next_recent_idx_ = 0;
   if (recent_idx_[static_cast<size_t>(slot)] >= 0) bins_[static_cast<size_t>(recent_idx_[static_cast<size_t>(slot)])].recent--;
 
-  if (version_ != TeoVersion::kBaseline && target_residency_ns < tick_ns_) {
-    // The extra hits-only bin beyond the deepest state (fixes series, 3/3).
+  if (tick_statistics() && target_residency_ns < tick_ns_) {
+    // The extra hits-only bin beyond the deepest state (RFT v2 3/3).
     tick_hits_ -= tick_hits_ >> kDecayShift;
     total_ += tick_hits_;
     if (tick_ns_ <= sleep_length_ns_) {
@@ -206,7 +222,8 @@ SelectResult TeoGovernor::select(const SelectInput& in) {
     update(in.states);
     last_state_idx_ = -1;
   }
-  return version_ == TeoVersion::kTickRfc ? select_rfc(in) : select_baseline_or_tick(in);
+  return version_ == TeoVersion::kTickRfc || version_ == TeoVersion::kV66 ? select_rfc(in)
+                                                                          : select_baseline_or_tick(in);
 }
 
 // teo_select() of v6.5 (kBaseline) and v6.5 + the fixes series (kTick).
@@ -331,8 +348,6 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
     return finish();
   }
 
-  unsigned tick_intercept_sum = 0;
-  for (int k = 0; k < n; k++) tick_intercept_sum += bins_[static_cast<size_t>(k)].intercepts;
   const int by_sleep_length = idx;
 
   alt_intercepts = 2 * idx_intercept_sum > total_ - idx_hit_sum;
@@ -383,9 +398,6 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
     }
     if (idx != before) r.why = "the CPU is utilized: a shallower state";
   }
-
-  if (fixes && tr(st, idx) < tick_ns_ && tick_intercept_sum > total_ / 2 + total_ / 8)
-    duration_ns = tick_ns_ / 2;
 
   return finish();
 }
@@ -438,12 +450,17 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
   const bool cpu_utilized = in.cpu_utilized;
   if (n < 3 && cpu_utilized) {
     r.why = kUtilizedShallow;
+    // RFC v1 assumes half of state 1's target residency from here on; v2
+    // (v6.6) sets the whole of it before `end`, so that the tick stops
+    // whenever that residency is a tick or more.
+    const bool rfc_v1 = version_ == TeoVersion::kTickRfc;
+    if (rfc_v1) duration_ns = tr(st, 1) / 2;
     if ((!idx && !poll(st, 0) && state_ok(0)) || dis(st, 1)) {
       idx = 0;
       return out_tick();
     }
     idx = 1;
-    duration_ns = tr(st, 1);
+    if (!rfc_v1) duration_ns = tr(st, 1);
     return end();
   }
 
@@ -531,7 +548,7 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
     }
   }
 
-  if (tr(st, idx) < tick_ns_ && tick_intercept_sum > total_ / 2 + total_ / 8)
+  if (tick_statistics() && tr(st, idx) < tick_ns_ && tick_intercept_sum > total_ / 2 + total_ / 8)
     duration_ns = tick_ns_ / 2;
 
   return end();
@@ -761,7 +778,7 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
 // ================================================================ registry
 
 namespace {
-constexpr std::array<std::string_view, 4> kNames = {"menu", "teo", "teo_tick", "teo_tick_rfc"};
+constexpr std::array<std::string_view, 5> kNames = {"menu", "teo", "teo_tick", "teo_tick_rfc", "teo_v6.6"};
 }
 
 std::span<const std::string_view> governor_names() { return kNames; }
@@ -771,6 +788,7 @@ std::unique_ptr<Governor> make_governor(std::string_view name, GovernorParams pa
   if (name == "teo") return std::make_unique<TeoGovernor>(TeoVersion::kBaseline, params);
   if (name == "teo_tick") return std::make_unique<TeoGovernor>(TeoVersion::kTick, params);
   if (name == "teo_tick_rfc") return std::make_unique<TeoGovernor>(TeoVersion::kTickRfc, params);
+  if (name == "teo_v6.6") return std::make_unique<TeoGovernor>(TeoVersion::kV66, params);
   std::string msg = "unknown cpuidle governor '";
   msg.append(name).append("'; valid:");
   for (auto n : kNames) msg.append(" ").append(n);
