@@ -311,3 +311,38 @@ TEST_CASE("governors come from the registry by name", "[cpuidle]") {
     CHECK(msg.find("menu teo teo_tick teo_tick_rfc teo_v6.6") != std::string::npos);
   }
 }
+
+// teo_tick's utilized refinements (3f0b0966b309, "Update idle duration
+// estimate when choosing shallower state"): the idle duration becomes the
+// middle of the chosen state's bin, not its target residency.
+TEST_CASE("teo_tick's utilized CPU assumes the middle of the shallower state's bin", "[cpuidle][teo]") {
+  SECTION("three states: state 2 fits the 10 ms sleep, the utilized CPU takes state 1") {
+    // find_shallower(2, 10 ms, no_poll) -> 1 (200 us <= 10 ms); its bin is
+    // [200 us, 2 ms): middle 1.1 ms, which teo_time_ok() accepts with the
+    // tick running; 1.1 ms < TICK keeps the tick. v6.5 keeps the 10 ms sleep
+    // length as the duration and stops the tick.
+    const std::vector<IdleState> st = {{1_us, 1_us}, {200_us, 50_us}, {2_ms, 300_us}};
+    auto in = input(st, 10_ms, 4_ms);
+    in.cpu_utilized = true;
+    auto r = TeoGovernor(TeoVersion::kTick).select(in);
+    CHECK(r.state == 1);
+    CHECK_FALSE(r.stop_tick);
+    CHECK(r.predicted == 1100_us);
+    r = TeoGovernor(TeoVersion::kBaseline).select(in);
+    CHECK(r.state == 1);
+    CHECK(r.stop_tick);
+    CHECK(r.predicted == 10_ms);
+  }
+  SECTION("two states, tick already stopped: state 1 with the middle of bin 0") {
+    // duration = (1 us + 1 ms) / 2 = 500.5 us; teo_time_ok() rejects it
+    // with the tick stopped, so state 1, and the duration stays 500.5 us.
+    const auto st = two_states();
+    auto in = input(st, 10_ms, 4_ms);
+    in.cpu_utilized = true;
+    in.tick_stopped = true;
+    auto r = TeoGovernor(TeoVersion::kTick).select(in);
+    CHECK(r.state == 1);
+    CHECK(r.stop_tick);
+    CHECK(r.predicted == Time::ns(500500));
+  }
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The teo tick study in one command (experiments/teo_tick/README.md): teo
-# (v6.5), teo_tick (+ the tick fixes series) and teo_tick_rfc (+ the RFC, as
-# merged in 6.6) on the Geekbench-6-like run and on JetNews flings (gs101),
+# (v6.5), teo_tick (+ the tick fixes series) and teo_tick_rfc (+ the RFC v1
+# of 1 Aug 2023) on the Geekbench-6-like run and on JetNews flings (gs101),
 # printed as the thread's tables with the published values beside them.
 #
 # usage: experiments/teo_tick/run.sh [--runs N] [--out DIR] [-j N]

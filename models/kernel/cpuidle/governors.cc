@@ -25,8 +25,9 @@
 //                 Avoid stopping scheduler tick too often"
 //                 (4515817.LvFx2qVVIh@kreacher, 31 Jul 2023; 3f0b0966b309,
 //                 04bae4e2267d, 9a41e16f1110): (1) "Update idle duration
-//                 estimate when choosing shallower state" (utilized path sets
-//                 duration_ns to the new state's target residency), (2)
+//                 estimate when choosing shallower state" (utilized paths set
+//                 duration_ns to the middle of the chosen, or with two states
+//                 the first, state's bin), (2)
 //                 "Avoid stopping the tick unnecessarily when bailing out"
 //                 (state 0 bail-outs -> out_tick, single enabled state uses
 //                 its target residency as duration), (3) "Drop utilized from
@@ -234,7 +235,10 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
   const int64_t latency_req = in.latency_req.count();
   const bool stopped = in.tick_stopped;
   auto time_ok = [&](int64_t interval_ns) { return !stopped || interval_ns >= tick_ns_; };  // teo_time_ok
-  auto middle_of_bin = [&](int idx) { return (tr(st, idx) + tr(st, idx + 1)) / 2; };       // teo_middle_of_bin
+  // teo_middle_of_bin(). For the deepest state the kernel reads the unused
+  // drv->states[state_count] entry (CPUIDLE_STATE_MAX slots, zeroed): a
+  // target residency of 0, so half the deepest state's.
+  auto middle_of_bin = [&](int idx) { return (tr(st, idx) + (idx + 1 < n ? tr(st, idx + 1) : 0)) / 2; };
 
   SelectResult r;
   r.queried_sleep_length = true;
@@ -254,6 +258,7 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
         if ((!poll(st, idx) && duration_ns >= tick_ns_) || stopped) {
           r.state = idx;
           r.stop_tick = true;
+          r.predicted = Time::ns(duration_ns);
           return r;
         }
         if (idx > idx0 && tr(st, idx) > delta_tick) {
@@ -313,8 +318,7 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
       out_tick = fixes;
       return finish();
     }
-    idx = 1;
-    if (fixes) duration_ns = tr(st, 1);
+    idx = 1;  // duration_ns stays the middle of bin 0 (3f0b0966b309)
     return finish();
   }
 
@@ -388,10 +392,13 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
   if (cpu_utilized) {
     const int before = idx;
     if (fixes) {
+      // 3f0b0966b309: the shallower state's bin middle, checked against a
+      // stopped tick and taken as the idle duration.
       i = find_shallower(st, idx, duration_ns, true);
-      if (time_ok(tr(st, i))) {
+      const int64_t span_ns = middle_of_bin(i);
+      if (time_ok(span_ns)) {
         idx = i;
-        duration_ns = tr(st, i);
+        duration_ns = span_ns;
       }
     } else {
       idx = find_shallower(st, idx, duration_ns, true);
