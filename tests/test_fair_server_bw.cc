@@ -83,3 +83,73 @@ tasks:
   }
   check_conservation(r);
 }
+
+// 6.17+ ("sched/deadline: Less agressive dl_server handling"; 6.18.35
+// here) no longer stops the server when the CPU's last fair task leaves.
+// One CPU, t runs 1 ms from 0 and sleeps for good:
+//   0      start: period [0, 1 s] (6.18 set it up at boot), 50 ms, the
+//          zero-laxity timer at 1000 - 50 = 950 ms; bandwidth 51.
+//   1 ms   t sleeps with 49 ms left. 6.12: the server stops, zero-lag time
+//          1000 - 20 x 49 = 20 ms. 6.18: it stays started, bandwidth too.
+//   950 ms the timer: zero laxity is now 1000 - 49 = 951 ms, re-armed
+//          (the kernel's 1 ms dl_server_min_res slack is not modelled).
+//   951 ms zero laxity: the server is enqueued with a new period (deadline
+//          1.951 s, 50 ms), picked with no fair task, and stopped: zero-lag
+//          time 1951 - 20 x 50 = 951 ms, now: the bandwidth goes.
+// `fair_server_lazy_stop: true` gives 6.12 the same.
+TEST_CASE("6.18's fair server stays started through idle until its timer finds no fair task", "[fair_server]") {
+  struct Case {
+    const char* version;
+    std::optional<bool> lazy;
+    bool stays;
+  };
+  const Case c = GENERATE(Case{"6.12", std::nullopt, false}, Case{"6.18", std::nullopt, true},
+                          Case{"6.12", true, true}, Case{"6.18", false, false});
+  CAPTURE(c.version, c.stays);
+  ScenarioParams p = exact_scenario(c.version, 250);
+  p.duration = Time::s(2);
+  p.kernel.fair_server_lazy_stop = c.lazy;
+  p.tasks = {task("t", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))})};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  const Rq& rq = k.rq(0);
+  k.run_until(Time::ms(500));
+  CHECK(rq.fair_server.active == c.stays);
+  CHECK(k.cpu_bw_dl(rq) == (c.stays ? 51u : 0u));
+  k.run_until(Time::us(950500));
+  CHECK(rq.fair_server.active == c.stays);
+  CHECK(k.cpu_bw_dl(rq) == (c.stays ? 51u : 0u));
+  k.run_until(Time::us(951500));
+  CHECK_FALSE(rq.fair_server.active);
+  CHECK(k.cpu_bw_dl(rq) == 0);
+  if (c.stays) CHECK(rq.fair_server.deadline == Time::ms(1951));
+}
+
+// 6.18's update_dl_entity() keeps a deadline that is still ahead when the
+// budget left would overflow the bandwidth, and cuts the budget to
+// dl_density x laxity >> 20 (update_dl_revised_wakeup()); 6.12.19 starts a
+// new period. A FIFO hog holds the CPU from 0 to 980 ms (RT time drains no
+// budget); fair t arrives at 970 ms, 30 ms before 6.18's boot-time period
+// ends with all 50 ms left: 50/30 > 50/1000 overflows. 6.18: runtime =
+// 52428 x 30,000,000 >> 20 = 1,499,977 ns, deadline still 1 s; 6.12: the
+// period [970 ms, 1.97 s], 50 ms.
+TEST_CASE("6.18 applies the revised wake-up rule to the deferred fair server", "[fair_server]") {
+  const std::string version = GENERATE("6.12", "6.18");
+  ScenarioParams p = exact_scenario(version, 250);
+  p.duration = Time::s(2);
+  TaskSpec t = task("t", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))});
+  t.delay = Time::ms(970);
+  p.tasks = {task("rt", {ev_run(Time::ms(980)), ev_sleep(Time::s(10))}, Policy::kFifo, 50), t};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(975));
+  const FairServerState& s = k.rq(0).fair_server;
+  REQUIRE(s.active);
+  if (version == "6.18") {
+    CHECK(s.runtime == 1'499'977);
+    CHECK(s.deadline == Time::s(1));
+  } else {
+    CHECK(s.runtime == Time::ms(50).count());
+    CHECK(s.deadline == Time::ms(1970));
+  }
+}

@@ -164,6 +164,9 @@ const std::vector<ParamDecl>& kernel_params() {
          "dl_server that reserves time for fair tasks under RT load"},
         {"fair_server_runtime", "duration", duration_text(d.fair_server_runtime), "fair server budget per period"},
         {"fair_server_period", "duration > 0", duration_text(d.fair_server_period), "fair server period"},
+        {"fair_server_lazy_stop", "bool", "version default (on from 6.18)",
+         "the fair server stays started when the CPU's last fair task leaves, until its timer finds none (6.17+; "
+         "android16-6.12 and 6.12.92+ backport it)"},
         {"overheads", "map", "-", "costs the model charges (kernel.overheads)"},
         {"cpuidle", "map", "-", "cpuidle governor, its costs and the PM QoS limit (kernel.cpuidle)"},
         {"uclamp", "map", "-", "utilization clamping: CONFIG_UCLAMP_TASK and its sysctls (kernel.uclamp)"},
@@ -247,6 +250,7 @@ KernelParams load_kernel(const YamlDoc& doc, const YAML::Node& node, const std::
   r.read("fair_server", k.fair_server);
   r.read("fair_server_runtime", k.fair_server_runtime);
   r.read("fair_server_period", k.fair_server_period, Bound::kPositive);
+  r.read("fair_server_lazy_stop", k.fair_server_lazy_stop);
   if (auto n = r.find("overheads")) load_overheads(doc, *n, r.path("overheads"), k);
   if (auto n = r.find("cpuidle")) load_cpuidle(doc, *n, r.path("cpuidle"), k);
   if (auto n = r.find("uclamp")) load_uclamp(doc, *n, r.path("uclamp"), k);

@@ -99,6 +99,7 @@ struct FairServerState {
   // (at once if that has passed, else when inactive_timer fires).
   bool bw_running = false;
   bool non_contending = false;  // dl_non_contending: stopped, inactive_timer pending
+  bool fair_queued = false;     // the CPU had fair tasks queued at the last update
 };
 
 // nohz_flags(cpu) of a nohz idle-balance kick (6.12 sched.h NOHZ_*_KICK).
@@ -644,6 +645,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   void fair_server_timer(Rq& rq);
   void fair_server_update_active(Rq& rq);
   void fair_server_new_period(Rq& rq);
+  void fair_server_stop(Rq& rq);
+  void fair_server_arm_timer(Rq& rq, Time expires);
   void fair_server_inactive_timer(Rq& rq);
   void fair_server_charge_idle(Rq& rq);
   void fair_server_sub_running_bw(Rq& rq);
@@ -672,6 +675,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // cpu_bw_dl() of a CPU whose rq->dl.running_bw holds the fair server:
   // to_ratio(period, runtime) (BW_SHIFT 20) scaled to 1024, 51 for 50 ms / 1 s.
   uint64_t fair_server_cpu_bw_ = 0;
+  uint64_t fair_server_density_ = 0;      // dl_density: to_ratio(dl_deadline = period, runtime)
+  bool fair_server_lazy_stop_ = false;    // 6.17+: stopped by its timer, not by the last dequeue
+  bool dl_server_revised_wakeup_ = false; // 6.18: revised wake-up rule, starved mode left at a new period
   bool rt_throttling_ = true;
   bool custom_slice_ = false;
   bool protect_slice_ = false;

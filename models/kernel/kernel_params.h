@@ -39,6 +39,9 @@ struct KernelParams {
   std::optional<bool> fair_server;           // dl_server for fair tasks (default: on from 6.12)
   Time fair_server_runtime = Time::ms(50);   // fair_server defaults: 50 ms every 1 s
   Time fair_server_period = Time::s(1);
+  // The fair server stays started through idle, stopped by its timer (6.17+;
+  // android16-6.12 and 6.12.92+ backport it). Default: the version's.
+  std::optional<bool> fair_server_lazy_stop;
 
   // Overheads (assumptions; 0 keeps hand-computed schedules exact).
   Time context_switch_cost = Time::zero();   // CPU time lost per switch

@@ -89,6 +89,9 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     const uint64_t bw = (static_cast<unsigned __int128>(params.fair_server_runtime.count()) << 20) /
                         static_cast<uint64_t>(params.fair_server_period.count());
     fair_server_cpu_bw_ = (bw * 1024) >> 20;
+    fair_server_density_ = bw;  // implicit deadline: density = bandwidth
+    fair_server_lazy_stop_ = params.fair_server_lazy_stop.value_or(info->dl_server_lazy_stop);
+    dl_server_revised_wakeup_ = info->dl_server_revised_wakeup;
   }
   rt_throttling_ = params.rt_throttling.value_or(info->rt_throttling);
   custom_slice_ = info->custom_slice;
@@ -134,6 +137,14 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     idle_tasks_.push_back(std::move(idle));
     rqs_.push_back(std::move(rq));
   }
+  // sched_init_dl_servers() (6.18): each CPU's server is set up at boot,
+  // its first period running from then (6.12.19 sets it up at its first
+  // dl_server_start(), which fair_server_update_active() does).
+  if (fair_server_enabled_ && dl_server_revised_wakeup_)
+    for (auto& rq : rqs_) {
+      rq->fair_server.deadline = Time::zero() + params.fair_server_period;
+      rq->fair_server.runtime = params.fair_server_runtime.count();
+    }
   resched_mask_.assign((static_cast<size_t>(nr_cpus) + 63) / 64, 0);
   for (int c = 0; c < nr_cpus; ++c) cpu_names_.push_back(fmt::format("cpu{}", c));
   llc_id_.assign(static_cast<size_t>(nr_cpus), 0);

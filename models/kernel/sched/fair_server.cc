@@ -24,11 +24,15 @@
 // (1 ms) are not modelled. Fair and idle time drain the budget unscaled, as
 // "sched/deadline: Fix dl_server runtime calculation formula" (fc975cfb3639,
 // v6.16; stable 6.12.39; in android16-6.12) has it: 6.12.19 scaled both by
-// capacity and frequency. 6.18 (and 6.12.92, and android16-6.12 in its own
-// way) keeps the server started through idle ("Less agressive dl_server
-// handling": dl_defer_idle, stopped by its timer or an empty pick); the
-// model stops it as 6.12.19 does, when the last fair task leaves. Either
-// way the bandwidth stays up to about a period after the last fair work.
+// capacity and frequency.
+//
+// Versions: "6.12" stops the server when the CPU's last fair task leaves
+// (6.12.19). "6.18" (6.18.35) keeps it started until its timer finds no
+// fair task ("Less agressive dl_server handling", 6.17; backported to
+// 6.12.92, and in android16-6.12 in its own form: `fair_server_lazy_stop`
+// turns it on for any version), uses the revised wake-up rule and leaves
+// the starved mode at a new period. Either way the bandwidth stays up to
+// about a period after the CPU's last fair work.
 #include "models/kernel/kernel.h"
 #include "sim/log.h"
 
@@ -40,37 +44,35 @@ void Kernel::fair_server_new_period(Rq& rq) {
   s.runtime = params_.fair_server_runtime.count();
 }
 
-// dl_server_start()/dl_server_stop(): the server is active while the fair
-// class has queued tasks.
+// The server's dl_timer, an hrtimer on its CPU: 6.17+ leaves it armed
+// through idle, where it wakes the CPU and bounds the governor's sleep.
+void Kernel::fair_server_arm_timer(Rq& rq, Time expires) { hrtimer_start(rq.server_timer, expires, rq.cpu); }
+
+// dl_server_start() from enqueue_task_fair() when the CPU's first fair task
+// is queued; dl_server_stop() from dequeue_entities() when its last leaves
+// (up to 6.16). 6.17+ ("sched/deadline: Less agressive dl_server handling",
+// cccb45d7c429; in 6.18.35) no longer stops it there: a deferred or
+// throttled server stays started, bandwidth and timer included, until its
+// timer finds no fair task (fair_server_timer()); one running above RT is
+// picked next and, finding none, stops (__pick_task_dl()).
 void Kernel::fair_server_update_active(Rq& rq) {
   if (!fair_server_enabled_) return;
   FairServerState& s = rq.fair_server;
-  bool want = rq.cfs.nr_running > 0;
-  if (want == s.active) return;
-  s.active = want;
-  if (!want) {
-    s.running = false;
-    // hrtimer_try_to_cancel() of dl_server_stop(). Fair tasks come and go
-    // many times per period: the entry stays queued, dead, and the next
-    // dl_server_start() re-keys it in place (EventQueue::cancel_lazy()).
-    rq.server_timer.cancel_lazy();
-    // dequeue_dl_entity(DEQUEUE_SLEEP) -> task_non_contending(): the
-    // bandwidth stays until the zero-lag time, deadline - runtime x
-    // period / dl_runtime, or leaves now if that has passed.
-    const int64_t dl_runtime = params_.fair_server_runtime.count();
-    if (s.bw_running && dl_runtime > 0) {
-      const int64_t zerolag =
-          (s.deadline - now()).count() -
-          static_cast<int64_t>(static_cast<__int128>(s.runtime) * params_.fair_server_period.count() / dl_runtime);
-      if (zerolag < 0) {
-        fair_server_sub_running_bw(rq);
-      } else {
-        s.non_contending = true;
-        hrtimer_start(rq.server_inactive_timer, now() + Time::ns(zerolag), rq.cpu);
-      }
-    }
+  const bool want = rq.cfs.nr_running > 0;
+  const bool newly_queued = want && !s.fair_queued;
+  s.fair_queued = want;
+  if (want == s.active) {
+    // 6.17+: fair work back on a CPU whose server stayed started;
+    // enqueue_task_fair() still charges the idle time first.
+    if (newly_queued && rq.idle_task_runs()) fair_server_charge_idle(rq);
     return;
   }
+  if (!want) {
+    if (fair_server_lazy_stop_ && !s.running) return;
+    fair_server_stop(rq);
+    return;
+  }
+  s.active = true;
   // enqueue_task_fair(): the idle time up to a fair enqueue on an idle CPU
   // is the server's before it starts.
   if (rq.idle_task_runs()) fair_server_charge_idle(rq);
@@ -87,18 +89,57 @@ void Kernel::fair_server_update_active(Rq& rq) {
     }
   }
   // update_dl_entity(): CBS rule -- a passed deadline or a budget that would
-  // overflow the server's bandwidth starts a new period.
-  int64_t left = (s.deadline - now()).count();
-  bool overflow = left <= 0 || static_cast<__int128>(s.runtime) * params_.fair_server_period.count() >
-                                   static_cast<__int128>(params_.fair_server_runtime.count()) * left;
-  if (overflow) fair_server_new_period(rq);
+  // overflow the server's bandwidth starts a new period. 6.18 keeps a
+  // deadline still ahead and cuts the budget to the bandwidth of what is
+  // left (update_dl_revised_wakeup(), d66792919d4f: runtime = dl_density x
+  // laxity >> BW_SHIFT), and a new period leaves the starved mode ("Fix
+  // 'stuck' dl_server", 115135422562: without it a server stopped while
+  // running starts running again at once, as 6.12.19 does).
+  const int64_t left = (s.deadline - now()).count();
+  const bool overflow = left <= 0 || static_cast<__int128>(s.runtime) * params_.fair_server_period.count() >
+                                         static_cast<__int128>(params_.fair_server_runtime.count()) * left;
+  if (overflow) {
+    if (dl_server_revised_wakeup_ && left >= 0) {
+      s.runtime = static_cast<int64_t>((static_cast<unsigned __int128>(fair_server_density_) *
+                                        static_cast<uint64_t>(left)) >> 20);
+    } else {
+      if (dl_server_revised_wakeup_) s.defer_running = false;
+      fair_server_new_period(rq);
+    }
+  }
   if (!s.defer_running) {
-    rq.server_timer.arm(s.deadline - Time::ns(s.runtime));  // zero-laxity point
+    fair_server_arm_timer(rq, s.deadline - Time::ns(s.runtime));  // zero-laxity point
   } else if (s.runtime > 0) {
     s.running = true;
     if (rq.curr->sched_class == SchedClassId::kRt) resched_curr(rq);
   } else {
-    rq.server_timer.arm(s.deadline);
+    fair_server_arm_timer(rq, s.deadline);
+  }
+}
+
+// dl_server_stop(): dequeue_dl_entity(DEQUEUE_SLEEP), the timer cancelled.
+void Kernel::fair_server_stop(Rq& rq) {
+  FairServerState& s = rq.fair_server;
+  s.active = false;
+  s.running = false;
+  // hrtimer_try_to_cancel(). Fair tasks come and go many times per period:
+  // the entry stays queued, dead, and the next dl_server_start() re-keys it
+  // in place (EventQueue::cancel_lazy()); its hrtimer-base entry goes stale.
+  rq.server_timer.cancel_lazy();
+  // task_non_contending(): the bandwidth stays until the zero-lag time,
+  // deadline - runtime x period / dl_runtime, or leaves now if that has
+  // passed.
+  const int64_t dl_runtime = params_.fair_server_runtime.count();
+  if (s.bw_running && dl_runtime > 0) {
+    const int64_t zerolag =
+        (s.deadline - now()).count() -
+        static_cast<int64_t>(static_cast<__int128>(s.runtime) * params_.fair_server_period.count() / dl_runtime);
+    if (zerolag < 0) {
+      fair_server_sub_running_bw(rq);
+    } else {
+      s.non_contending = true;
+      hrtimer_start(rq.server_inactive_timer, now() + Time::ns(zerolag), rq.cpu);
+    }
   }
 }
 
@@ -112,17 +153,17 @@ void Kernel::fair_server_account(Rq& rq, int64_t delta) {
   if (s.running) {
     // Budget used: throttle until the next period.
     s.running = false;
-    rq.server_timer.arm(s.deadline);
+    fair_server_arm_timer(rq, s.deadline);
     resched_curr(rq);
   } else if (!s.defer_running) {
     // Fair tasks got their share without help: new period, timer re-armed.
     fair_server_new_period(rq);
-    rq.server_timer.arm(s.deadline - Time::ns(s.runtime));
+    fair_server_arm_timer(rq, s.deadline - Time::ns(s.runtime));
   } else {
     // Charged while throttled: fair runs on its own again, back to deferred.
     s.defer_running = false;
     fair_server_new_period(rq);
-    rq.server_timer.arm(s.deadline - Time::ns(s.runtime));
+    fair_server_arm_timer(rq, s.deadline - Time::ns(s.runtime));
   }
 }
 
@@ -167,7 +208,7 @@ void Kernel::fair_server_timer(Rq& rq) {
   if (!s.defer_running) {
     Time zero_laxity = s.deadline - Time::ns(s.runtime);
     if (now() < zero_laxity) {
-      rq.server_timer.arm(zero_laxity);
+      fair_server_arm_timer(rq, zero_laxity);
       return;
     }
     // Zero laxity reached with fair tasks still waiting: the server starts.
@@ -177,6 +218,12 @@ void Kernel::fair_server_timer(Rq& rq) {
     // Replenishment at the period boundary (replenish_dl_entity()).
     s.deadline = s.deadline + params_.fair_server_period;
     s.runtime = params_.fair_server_runtime.count();
+  }
+  if (rq.cfs.nr_running == 0) {
+    // 6.17+: a server left started through idle is enqueued, picked with
+    // no fair task to serve, and stopped (__pick_task_dl()).
+    fair_server_stop(rq);
+    return;
   }
   s.running = true;
   SL_DEBUG("{:.6f} cpu{} fair server runs starved fair tasks for {} ns", now().to_s(), rq.cpu, s.runtime);

@@ -111,6 +111,8 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
   } else if (version == "6.18") {
     info.defaults = eevdf_6_18();
     info.fair_server = true;
+    info.dl_server_lazy_stop = true;
+    info.dl_server_revised_wakeup = true;
     info.rt_throttling = false;
     info.custom_slice = true;
     info.preempt_lazy = true;

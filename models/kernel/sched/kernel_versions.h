@@ -15,6 +15,14 @@ struct KernelVersionInfo {
   std::string name;
   bool eevdf = true;           // EEVDF (6.6+) or legacy CFS
   bool fair_server = false;    // fair dl_server (6.12+)
+  // 6.17+ "sched/deadline: Less agressive dl_server handling": the fair
+  // server is not stopped when the CPU's last fair task leaves, only when
+  // its timer (or a pick) finds none.
+  bool dl_server_lazy_stop = false;
+  // 6.18 (checked in 6.18.35): update_dl_entity() applies the revised
+  // wake-up rule to the deferred server and leaves the starved mode at a
+  // new period; the servers are set up at boot (sched_init_dl_servers()).
+  bool dl_server_revised_wakeup = false;
   bool rt_throttling = true;   // def_rt_bandwidth throttling (removed in 6.12 without RT_GROUP_SCHED)
   bool custom_slice = false;   // sched_attr.sched_runtime sets the fair slice (6.12+)
   // 6.17+: RUN_TO_PARITY protects current only up to the smallest queued
