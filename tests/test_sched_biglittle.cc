@@ -154,6 +154,39 @@ TEST_CASE("EAS moves a small task off an idle big CPU that select_idle_sibling k
   CHECK(sis_big > 50);  // about 62 periods of 16 ms
 }
 
+// 6.12's rd->pd list starts with the performance domain of the
+// highest-numbered CPU (build_perf_domains() prepends), and
+// find_energy_efficient_cpu() keeps the first of equal candidates. Here the
+// big cluster is CPUs 0-1 and two identical little clusters, each its own
+// frequency domain, are CPUs 2-3 and 4-5: when the small task leaves the
+// big CPU, both little domains cost exactly the same, so 6.12 takes the one
+// it visits first, CPUs 4-5 (a pass in platform order would take 2-3).
+// Once there, its previous CPU ties with the other domain and it stays.
+TEST_CASE("EAS breaks an energy tie between performance domains in rd->pd order", "[biglittle][eas]") {
+  ScenarioParams p = toy();
+  PlatformParams& pl = p.platform;
+  ClusterParams big = pl.clusters[1], little_a = pl.clusters[0];
+  little_a.name = "little_a";
+  ClusterParams little_b = little_a;
+  little_b.name = "little_b";
+  pl.clusters = {big, little_a, little_b};
+  pl.cpus = 6;
+  p.duration = Time::s(2);
+  p.tasks = {phased_task("t", {{1, {ev_run(Time::ms(300))}}, {-1, {ev_run(Time::ms(1)), ev_sleep(Time::ms(15))}}})};
+  System sys(p, 1);
+  REQUIRE(sys.kernel().sched_energy_enabled());
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  check_conservation(sys.result(), &p.platform);
+  int on_a = 0, on_b = 0, on_big = 0;
+  for (const auto& r : log.log)
+    if (r.next == "t" && r.t >= Time::s(1)) (r.cpu >= 4 ? on_b : r.cpu >= 2 ? on_a : on_big)++;
+  CHECK(on_b > 30);
+  CHECK(on_a == 0);
+  CHECK(on_big == 0);
+}
+
 // The energy of a known schedule, by hand (performance governor: every CPU
 // at its top OPP). P = C x V^2 x f (_get_power(), mV and MHz, in uW):
 // - a hog pinned to big CPU 2 for 1 s: 500 x 1000^2 x 2000 / 10^6 uW =

@@ -699,6 +699,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // are latched -- set on enqueue and tick paths, rewritten only by a load
   // balance statistics pass over the whole domain (update_sd_lb_stats()).
   bool energy_enabled_ = false;   // sched_energy_present
+  std::vector<size_t> perf_domain_order_;  // domains_ in rd->pd list order
   bool runnable_boost_ = true;    // KernelVersionInfo::runnable_boost
   bool lb_counts_runnable_ = false;  // KernelVersionInfo::lb_counts_runnable
   bool lb_ineligible_stays_ = false;  // KernelVersionInfo::lb_ineligible_stays

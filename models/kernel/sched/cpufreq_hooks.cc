@@ -89,6 +89,15 @@ void Kernel::setup_platform(const PlatformParams& platform) {
   energy_enabled_ = asym_capacity_ && std::all_of(domains_.begin(), domains_.end(), [](const FreqDomain& d) {
                       return d.em != nullptr && d.sugov != nullptr;
                     });
+  // rd->pd: build_perf_domains() walks the CPUs in order and prepends each
+  // new domain, so the list starts with the domain of the highest-numbered
+  // CPU (on phones the biggest cluster). find_energy_efficient_cpu() keeps
+  // the first of equal candidates: the order decides ties.
+  perf_domain_order_.resize(domains_.size());
+  for (size_t i = 0; i < domains_.size(); ++i) perf_domain_order_[i] = i;
+  std::sort(perf_domain_order_.begin(), perf_domain_order_.end(), [&](size_t a, size_t b) {
+    return domains_[a].cpus.front() > domains_[b].cpus.front();
+  });
 }
 
 // update_rq_clock() is inline in kernel.h.

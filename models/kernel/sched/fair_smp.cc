@@ -164,7 +164,8 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
   uint64_t best_delta = kNone, prev_delta = kNone;
   uint64_t best_actual_cap = 0, prev_actual_cap = 0;
   int best_energy_cpu = -1, best_fits = -1, prev_fits = -1;
-  for (const FreqDomain& d : domains_) {
+  for (size_t pd : perf_domain_order_) {  // for (; pd; pd = pd->next)
+    const FreqDomain& d = domains_[pd];
     // The pd's clamps start from the task's; as in 6.12, a CPU with runnable
     // tasks raises them for the CPUs after it in the pd too.
     uint64_t util_min = p_util_min, util_max = p_util_max;
