@@ -86,18 +86,22 @@ tasks:
 
 // 6.17+ ("sched/deadline: Less agressive dl_server handling"; 6.18.35
 // here) no longer stops the server when the CPU's last fair task leaves.
-// One CPU, t runs 1 ms from 0 and sleeps for good:
+// One CPU, t runs 1 ms from 0 and sleeps for good; a FIFO task wakes at
+// 1.5 s:
 //   0      start: period [0, 1 s] (6.18 set it up at boot), 50 ms, the
 //          zero-laxity timer at 1000 - 50 = 950 ms; bandwidth 51.
 //   1 ms   t sleeps with 49 ms left. 6.12: the server stops, zero-lag time
 //          1000 - 20 x 49 = 20 ms. 6.18: it stays started, bandwidth too.
 //   950 ms the timer: zero laxity is now 1000 - 49 = 951 ms, re-armed
 //          (the kernel's 1 ms dl_server_min_res slack is not modelled).
-//   951 ms zero laxity: the server is enqueued with a new period (deadline
-//          1.951 s, 50 ms), picked with no fair task, and stopped: zero-lag
-//          time 1951 - 20 x 50 = 951 ms, now: the bandwidth goes.
+//   951 ms zero laxity: the server is queued with a new period (deadline
+//          1.951 s, 50 ms). The idle CPU does not pick (schedule_idle()
+//          with nothing runnable), so it stays queued with its bandwidth.
+//   1.5 s  the FIFO task's wake-up takes the pick through the DL class:
+//          __pick_task_dl() finds no fair task and stops the server; its
+//          zero-lag time (1951 - 20 x 50 = 951 ms) has passed: bandwidth 0.
 // `fair_server_lazy_stop: true` gives 6.12 the same.
-TEST_CASE("6.18's fair server stays started through idle until its timer finds no fair task", "[fair_server]") {
+TEST_CASE("6.18's fair server stays started through idle until a pick finds no fair task", "[fair_server]") {
   struct Case {
     const char* version;
     std::optional<bool> lazy;
@@ -109,7 +113,9 @@ TEST_CASE("6.18's fair server stays started through idle until its timer finds n
   ScenarioParams p = exact_scenario(c.version, 250);
   p.duration = Time::s(2);
   p.kernel.fair_server_lazy_stop = c.lazy;
-  p.tasks = {task("t", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))})};
+  TaskSpec rt = task("rt", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))}, Policy::kFifo, 50);
+  rt.delay = Time::ms(1500);
+  p.tasks = {task("t", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))}), rt};
   System sys(p, 1);
   Kernel& k = sys.kernel();
   const Rq& rq = k.rq(0);
@@ -118,11 +124,15 @@ TEST_CASE("6.18's fair server stays started through idle until its timer finds n
   CHECK(k.cpu_bw_dl(rq) == (c.stays ? 51u : 0u));
   k.run_until(Time::us(950500));
   CHECK(rq.fair_server.active == c.stays);
+  CHECK_FALSE(rq.fair_server.running);
+  k.run_until(Time::ms(1400));
+  CHECK(rq.fair_server.active == c.stays);
+  CHECK(rq.fair_server.running == c.stays);  // queued, nothing to serve
   CHECK(k.cpu_bw_dl(rq) == (c.stays ? 51u : 0u));
-  k.run_until(Time::us(951500));
+  if (c.stays) CHECK(rq.fair_server.deadline == Time::ms(1951));
+  k.run_until(Time::us(1500500));
   CHECK_FALSE(rq.fair_server.active);
   CHECK(k.cpu_bw_dl(rq) == 0);
-  if (c.stays) CHECK(rq.fair_server.deadline == Time::ms(1951));
 }
 
 // 6.18's update_dl_entity() keeps a deadline that is still ahead when the
@@ -151,5 +161,38 @@ TEST_CASE("6.18 applies the revised wake-up rule to the deferred fair server", "
   } else {
     CHECK(s.runtime == Time::ms(50).count());
     CHECK(s.deadline == Time::ms(1970));
+  }
+}
+
+// A CPU whose fair server is on its DL run-queue is CPUPRI_HIGHER to RT
+// placement (inc_dl_deadline() -> cpupri_set()). Two CPUs: a FIFO 90 hog
+// pinned to CPU 0; fair t, pinned to CPU 1, runs 1 ms at 0 and sleeps for
+// good; FIFO 50 r arrives at 1.2 s on CPU 0, below the hog. 6.12: CPU 1's
+// server stopped at 1 ms, find_lowest_rq() finds the idle CPU 1 and r runs
+// there at once. 6.18: the server stayed started; at 951 ms its zero-laxity
+// timer queued it, and the idle CPU 1 never picks, so it stays queued and
+// CPU 1 is above every RT priority: no lowest CPU, r waits behind the hog
+// (to the end of the 2 s run). This is 6.18.35's code as read; it is the
+// kind of case later dl_server fixes address.
+TEST_CASE("RT placement skips a CPU whose fair server is queued (6.18: an idle CPU)", "[fair_server][rt]") {
+  const std::string version = GENERATE("6.12", "6.18");
+  ScenarioParams p = exact_scenario(version, 250, 2);
+  p.duration = Time::s(2);
+  TaskSpec hog_task = hog("hog", Policy::kFifo, 90);
+  hog_task.cpus = {0};
+  TaskSpec t = task("t", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))});
+  t.cpus = {1};
+  TaskSpec r = task("r", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))}, Policy::kFifo, 50);
+  r.delay = Time::ms(1200);
+  p.tasks = {hog_task, t, r};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  if (version == "6.12") {
+    CHECK(log.first_run("r") == Time::ms(1200));
+  } else {
+    CHECK(log.first_run("r") == Time::max());
+    CHECK(sys.kernel().rq(1).fair_server.running);
   }
 }

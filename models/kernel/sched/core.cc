@@ -916,7 +916,15 @@ Task* Kernel::pick_next_task(Rq& rq) {
   // The fair server runs above RT (it is a deadline entity) while active.
   if (rq.fair_server.running) {
     if (Task* p = classes_[static_cast<size_t>(SchedClassId::kFair)]->pick_task(rq)) return p;
-    rq.fair_server.running = false;  // nothing to serve: the server yields
+    if (!fair_server_lazy_stop_ || rq.cfs.nr_running > 0) {
+      rq.fair_server.running = false;  // nothing to serve: the server yields
+    } else if (rq.nr_running != 0 || rq.curr->sched_class < SchedClassId::kFair) {
+      // 6.17+: __pick_task_dl() finds the server with no fair task and
+      // stops it -- only when the pick goes through the DL class, i.e.
+      // not __pick_next_task()'s fair fast path (prev fair or idle, only
+      // fair tasks queued): an idle CPU keeps a queued, empty server.
+      fair_server_stop(rq);
+    }
   }
   // __pick_next_task()'s fast path: with no RT task queued only the fair
   // class can have one (pick_task_rt() would return NULL), and

@@ -27,8 +27,8 @@
 // capacity and frequency.
 //
 // Versions: "6.12" stops the server when the CPU's last fair task leaves
-// (6.12.19). "6.18" (6.18.35) keeps it started until its timer finds no
-// fair task ("Less agressive dl_server handling", 6.17; backported to
+// (6.12.19). "6.18" (6.18.35) keeps it started until a pick through the
+// DL class finds no fair task ("Less agressive dl_server handling", 6.17; backported to
 // 6.12.92, and in android16-6.12 in its own form: `fair_server_lazy_stop`
 // turns it on for any version), uses the revised wake-up rule and leaves
 // the starved mode at a new period. Either way the bandwidth stays up to
@@ -51,10 +51,10 @@ void Kernel::fair_server_arm_timer(Rq& rq, Time expires) { hrtimer_start(rq.serv
 // dl_server_start() from enqueue_task_fair() when the CPU's first fair task
 // is queued; dl_server_stop() from dequeue_entities() when its last leaves
 // (up to 6.16). 6.17+ ("sched/deadline: Less agressive dl_server handling",
-// cccb45d7c429; in 6.18.35) no longer stops it there: a deferred or
-// throttled server stays started, bandwidth and timer included, until its
-// timer finds no fair task (fair_server_timer()); one running above RT is
-// picked next and, finding none, stops (__pick_task_dl()).
+// cccb45d7c429; in 6.18.35) no longer stops it there: the server stays
+// started, bandwidth and timer included; its timer queues it
+// (fair_server_timer()), and the first pick through the DL class that finds
+// no fair task stops it (__pick_task_dl(), pick_next_task()).
 void Kernel::fair_server_update_active(Rq& rq) {
   if (!fair_server_enabled_) return;
   FairServerState& s = rq.fair_server;
@@ -68,8 +68,8 @@ void Kernel::fair_server_update_active(Rq& rq) {
     return;
   }
   if (!want) {
-    if (fair_server_lazy_stop_ && !s.running) return;
-    fair_server_stop(rq);
+    // 6.17+: even a queued (running) server stays until a pick stops it.
+    if (!fair_server_lazy_stop_) fair_server_stop(rq);
     return;
   }
   s.active = true;
@@ -219,13 +219,14 @@ void Kernel::fair_server_timer(Rq& rq) {
     s.deadline = s.deadline + params_.fair_server_period;
     s.runtime = params_.fair_server_runtime.count();
   }
+  s.running = true;
   if (rq.cfs.nr_running == 0) {
-    // 6.17+: a server left started through idle is enqueued, picked with
-    // no fair task to serve, and stopped (__pick_task_dl()).
-    fair_server_stop(rq);
+    // 6.17+: a server left started through idle is enqueued with nothing
+    // to serve. An idle CPU's schedule_idle() does not pick (nothing is
+    // runnable), so it stays queued, bandwidth and CPUPRI_HIGHER included,
+    // until a pick through the DL class stops it (pick_next_task()).
     return;
   }
-  s.running = true;
   SL_DEBUG("{:.6f} cpu{} fair server runs starved fair tasks for {} ns", now().to_s(), rq.cpu, s.runtime);
   if (rq.curr->sched_class != SchedClassId::kFair) resched_curr(rq);
 }
