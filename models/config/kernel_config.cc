@@ -165,7 +165,7 @@ const std::vector<ParamDecl>& kernel_params() {
         {"fair_server_runtime", "duration", duration_text(d.fair_server_runtime), "fair server budget per period"},
         {"fair_server_period", "duration > 0", duration_text(d.fair_server_period), "fair server period"},
         {"fair_server_lazy_stop", "bool", "version default (on from 6.18)",
-         "the fair server stays started when the CPU's last fair task leaves, until its timer finds none (6.17+; "
+         "the fair server stays started when the CPU's last fair task leaves, until a pick finds none (6.17+; "
          "android16-6.12 and 6.12.92+ backport it)"},
         {"overheads", "map", "-", "costs the model charges (kernel.overheads)"},
         {"cpuidle", "map", "-", "cpuidle governor, its costs and the PM QoS limit (kernel.cpuidle)"},
