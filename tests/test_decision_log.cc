@@ -282,3 +282,21 @@ TEST_CASE("run --why counts each decision by kind, group and reason", "[log][why
   CHECK(quiet.runs[0].decisions.empty());
   CHECK(render_decision_table(quiet).empty());
 }
+
+// When the performance floor, not util + 25%, decides schedutil's request,
+// the log says so and names the floor: on gs101's little CPUs (capacity
+// 160, f_max 1803 MHz) the 6.12 fair server's cpu_bw_dl() of 51 asks for
+// 1803000 x 51 / 160 = 574706 kHz, so the 738 MHz OPP.
+TEST_CASE("decision log: schedutil names the fair server's bandwidth floor", "[log][cpufreq][fair_server]") {
+  const ScenarioParams p = gs101_scenario(R"(
+duration: 1s
+kernel: {version: "6.12", hz: 250}
+tasks:
+  - {name: t, cpus: [0], events: [{run: 50us}, {sleep: 10ms}]}
+)");
+  const auto lines = grep(decision_log(p), "its floor");
+  REQUIRE_FALSE(lines.empty());
+  CHECK_THAT(lines[0], Catch::EndsWith("schedutil little: cpu0 asks the most, its floor 51 of capacity 160 (the fair "
+                                       "server's DL bandwidth, cpu_bw_dl()); x f_ref / capacity = 574706 kHz -> the "
+                                       "lowest OPP at or above: 738000 kHz"));
+}

@@ -143,15 +143,22 @@ void Kernel::explain_schedutil(const FreqDomain& d, uint64_t khz) const {
     if (d.sugov->cpu_util(j) > d.sugov->cpu_util(busiest)) busiest = j;
   const uint64_t util = d.sugov->cpu_util(busiest);
   const uint64_t floor = d.sugov->cpu_bw_min(busiest);
+  if (floor > 0 && floor < d.capacity && util == floor) {
+    // sugov_effective_cpu_perf(): the floor, not util + headroom, decided.
+    const uint64_t bw = cpu_bw_dl(*d.rqs[busiest]);
+    SL_DEBUG("{:.6f} schedutil {}: cpu{} asks the most, its floor {} of capacity {} ({}); x f_ref / capacity = {} "
+             "kHz -> the lowest OPP at or above: {} kHz",
+             now().to_s(), d.name, d.cpus[busiest], floor, d.capacity,
+             floor == bw ? "the fair server's DL bandwidth, cpu_bw_dl()" : "the rq's uclamp_min", d.sugov->raw_freq(),
+             khz);
+    return;
+  }
   const bool rt_floor = floor >= d.capacity;
-  std::string why;
-  if (rt_floor)
-    why = " (an RT task is runnable and uclamp is unused: the whole capacity)";
-  else if (floor > 0 && util == floor)
-    why = fmt::format(" (the floor: DL bandwidth (the fair server's {}) or uclamp_min)", cpu_bw_dl(*d.rqs[busiest]));
   SL_DEBUG("{:.6f} schedutil {}: cpu{} asks the most, util + 25% headroom = {} of capacity {}{}; x f_ref / "
            "capacity = {} kHz -> the lowest OPP at or above: {} kHz",
-           now().to_s(), d.name, d.cpus[busiest], util, d.capacity, why, d.sugov->raw_freq(), khz);
+           now().to_s(), d.name, d.cpus[busiest], util, d.capacity,
+           rt_floor ? " (an RT task is runnable and uclamp is unused: the whole capacity)" : "", d.sugov->raw_freq(),
+           khz);
 }
 
 void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
