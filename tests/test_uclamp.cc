@@ -482,3 +482,24 @@ TEST_CASE("a clamp change leaves an RT task's place in its list", "[uclamp][rt]"
     if (r.cpu == 2 && r.next != "idle" && (order.empty() || order.back() != r.next)) order.push_back(r.next);
   CHECK(order == std::vector<std::string>{"h", "a", "h", "a", "b"});  // h starts first, then sleeps
 }
+
+// The same boosted task on 6.18, whose core.c enqueue_task() counts the
+// clamps before the class's enqueue: the wake-up's cpufreq kick already
+// sees uclamp_min 700 and asks for 2000 MHz, so every run is 4 ms at
+// 2000 MHz. From 200 ms to 1 s: the 49 whole runs (212 ... 980 ms) give
+// 196 ms and the one that starts at 996 ms 4 ms; the one before 212 ms
+// ends at 200 ms.
+TEST_CASE("6.18 counts a waking task's uclamp_min before the enqueue's cpufreq kick", "[uclamp][cpufreq]") {
+  ScenarioParams p = toy_uclamp();
+  p.kernel.version = "6.18";
+  p.duration = Time::s(1);
+  p.warmup = Time::ms(200);
+  TaskSpec t = task("t", {ev_run(Time::ms(4)), ev_timer("t", Time::ms(16))});
+  t.cpus = {2};
+  t.uclamp_min = 700;
+  p.tasks = {t};
+  RunResult r = run_result(p);
+  CHECK(busy_at(r, 2, 0) == Time::zero());
+  CHECK(busy_at(r, 2, 1) == Time::ms(200));
+  check_conservation(r);
+}

@@ -591,7 +591,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // and before the dequeue (which may mark the task sched_delayed).
   void enqueue_task(Rq& rq, Task& p, int flags);
   bool dequeue_task(Rq& rq, Task& p, int flags);
-  void uclamp_rq_inc(Rq& rq, Task& p);
+  void uclamp_rq_inc(Rq& rq, Task& p, int flags = 0);
   void uclamp_rq_dec(Rq& rq, Task& p);
   // static_branch_enable(&sched_uclamp_used).
   void enable_uclamp();
@@ -678,6 +678,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   uint64_t fair_server_density_ = 0;      // dl_density: to_ratio(dl_deadline = period, runtime)
   bool fair_server_lazy_stop_ = false;    // 6.17+: stopped by its timer, not by the last dequeue
   bool dl_server_revised_wakeup_ = false; // 6.18: revised wake-up rule, starved mode left at a new period
+  bool uclamp_inc_before_enqueue_ = false;  // 6.18: core.c enqueue_task() counts the clamps first
   bool rt_throttling_ = true;
   bool custom_slice_ = false;
   bool protect_slice_ = false;

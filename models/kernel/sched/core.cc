@@ -93,6 +93,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     fair_server_lazy_stop_ = params.fair_server_lazy_stop.value_or(info->dl_server_lazy_stop);
     dl_server_revised_wakeup_ = info->dl_server_revised_wakeup;
   }
+  uclamp_inc_before_enqueue_ = info->uclamp_inc_before_enqueue;
   rt_throttling_ = params.rt_throttling.value_or(info->rt_throttling);
   custom_slice_ = info->custom_slice;
   runnable_boost_ = info->runnable_boost;
@@ -237,10 +238,11 @@ void Kernel::validate_uclamp(const Task& p, std::optional<uint32_t> util_min, st
                                  p.comm, lo, hi));
 }
 
-void Kernel::uclamp_rq_inc(Rq& rq, Task& p) {
+void Kernel::uclamp_rq_inc(Rq& rq, Task& p, int flags) {
   // Fair and RT have uclamp_enabled; a task whose dequeue is delayed is
-  // not runnable to uclamp.
-  if (!uclamp_used_ || p.se.sched_delayed) return;
+  // not runnable to uclamp, unless this is its ENQUEUE_DELAYED wake-up
+  // (6.18 counts the clamps before the class enqueue clears sched_delayed).
+  if (!uclamp_used_ || (p.se.sched_delayed && !(flags & kEnqueueDelayed))) return;
   for (const UclampId id : kUclampIds) {
     schedlab::uclamp_rq_inc_id(uclamp_sys_, rq.uclamp, id, uclamp_tg_restrict(p, id), p.uclamp[id]);
   }
@@ -261,10 +263,14 @@ void Kernel::class_enqueue(Rq& rq, Task& p, int flags) {
   class_of(p).enqueue_task(rq, p, flags);
 }
 
+// 6.12's core.c enqueue_task() counts p's clamps after the class enqueue
+// (so its cpufreq kicks, dl_server_start()'s among them, do not see them);
+// 6.18's counts them first ("Can be before ->enqueue_task()").
 void Kernel::enqueue_task(Rq& rq, Task& p, int flags) {
+  if (uclamp_inc_before_enqueue_) uclamp_rq_inc(rq, p, flags);
   class_enqueue(rq, p, flags);
-  fair_server_update_active(rq);  // enqueue_task_fair()'s dl_server_start(), before uclamp_rq_inc()
-  uclamp_rq_inc(rq, p);
+  fair_server_update_active(rq);  // enqueue_task_fair()'s dl_server_start()
+  if (!uclamp_inc_before_enqueue_) uclamp_rq_inc(rq, p);
 }
 
 bool Kernel::dequeue_task(Rq& rq, Task& p, int flags) {
@@ -528,19 +534,20 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
 }
 
 void Kernel::activate_task(Rq& rq, Task& p, int flags) {
+  if (uclamp_inc_before_enqueue_) uclamp_rq_inc(rq, p, flags);  // 6.18 (see enqueue_task())
   class_enqueue(rq, p, flags);
   p.on_rq = true;
   add_nr_running(rq);
-  // enqueue_task_fair()'s dl_server_start() (its cpufreq kick sees p's
-  // util, not yet its clamps).
+  // enqueue_task_fair()'s dl_server_start() (in 6.12 its cpufreq kick sees
+  // p's util, not yet its clamps).
   fair_server_update_active(rq);
   // enqueue_task_fair() checks the overutilized flag only for a wake-up
   // (task_new = !(flags & ENQUEUE_WAKEUP): not for a new task, whose util
   // is a guess, nor for a migration or a class change). It runs inside
-  // the class's enqueue, so before core.c's uclamp_rq_inc(): the rq's
-  // clamps do not include p yet.
+  // the class's enqueue, so in 6.12 before core.c's uclamp_rq_inc(): the
+  // rq's clamps do not include p yet.
   if (p.sched_class == SchedClassId::kFair && (flags & kEnqueueWakeup)) check_update_overutilized_status(rq);
-  uclamp_rq_inc(rq, p);
+  if (!uclamp_inc_before_enqueue_) uclamp_rq_inc(rq, p);
 }
 
 void Kernel::finish_delayed_block(Rq& rq, Task& p) {

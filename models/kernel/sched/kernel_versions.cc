@@ -113,6 +113,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.fair_server = true;
     info.dl_server_lazy_stop = true;
     info.dl_server_revised_wakeup = true;
+    info.uclamp_inc_before_enqueue = true;
     info.rt_throttling = false;
     info.custom_slice = true;
     info.preempt_lazy = true;

@@ -23,6 +23,10 @@ struct KernelVersionInfo {
   // wake-up rule to the deferred server and leaves the starved mode at a
   // new period; the servers are set up at boot (sched_init_dl_servers()).
   bool dl_server_revised_wakeup = false;
+  // 6.18 (checked in 6.18.35's core.c enqueue_task()): uclamp_rq_inc() runs
+  // before the class's enqueue_task(), so the enqueue's cpufreq kicks see
+  // the task's clamps; 6.12.19 counts them after.
+  bool uclamp_inc_before_enqueue = false;
   bool rt_throttling = true;   // def_rt_bandwidth throttling (removed in 6.12 without RT_GROUP_SCHED)
   bool custom_slice = false;   // sched_attr.sched_runtime sets the fair slice (6.12+)
   // 6.17+: RUN_TO_PARITY protects current only up to the smallest queued
