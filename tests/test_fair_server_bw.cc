@@ -178,13 +178,10 @@ TEST_CASE("RT placement skips a CPU whose fair server is queued (6.18: an idle C
   const std::string version = GENERATE("6.12", "6.18");
   ScenarioParams p = exact_scenario(version, 250, 2);
   p.duration = Time::s(2);
-  TaskSpec hog_task = hog("hog", Policy::kFifo, 90);
-  hog_task.cpus = {0};
-  TaskSpec t = task("t", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))});
-  t.cpus = {1};
   TaskSpec r = task("r", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))}, Policy::kFifo, 50);
   r.delay = Time::ms(1200);
-  p.tasks = {hog_task, t, r};
+  p.tasks = {on_cpus(hog("hog", Policy::kFifo, 90), {0}),
+             on_cpus(task("t", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))}), {1}), r};
   System sys(p, 1);
   SwitchLog log;
   sys.add_observer(&log);

@@ -100,6 +100,9 @@ struct FairServerState {
   bool bw_running = false;
   bool non_contending = false;  // dl_non_contending: stopped, inactive_timer pending
   bool fair_queued = false;     // the CPU had fair tasks queued at the last update
+  // The zero-laxity point: the latest time the budget left can still run
+  // before the deadline (where the deferred server's dl_timer fires).
+  Time zero_laxity() const { return deadline - Time::ns(runtime); }
 };
 
 // nohz_flags(cpu) of a nohz idle-balance kick (6.12 sched.h NOHZ_*_KICK).

@@ -108,7 +108,7 @@ void Kernel::fair_server_update_active(Rq& rq) {
     }
   }
   if (!s.defer_running) {
-    fair_server_arm_timer(rq, s.deadline - Time::ns(s.runtime));  // zero-laxity point
+    fair_server_arm_timer(rq, s.zero_laxity());
   } else if (s.runtime > 0) {
     s.running = true;
     if (rq.curr->sched_class == SchedClassId::kRt) resched_curr(rq);
@@ -158,12 +158,12 @@ void Kernel::fair_server_account(Rq& rq, int64_t delta) {
   } else if (!s.defer_running) {
     // Fair tasks got their share without help: new period, timer re-armed.
     fair_server_new_period(rq);
-    fair_server_arm_timer(rq, s.deadline - Time::ns(s.runtime));
+    fair_server_arm_timer(rq, s.zero_laxity());
   } else {
     // Charged while throttled: fair runs on its own again, back to deferred.
     s.defer_running = false;
     fair_server_new_period(rq);
-    fair_server_arm_timer(rq, s.deadline - Time::ns(s.runtime));
+    fair_server_arm_timer(rq, s.zero_laxity());
   }
 }
 
@@ -206,9 +206,8 @@ void Kernel::fair_server_timer(Rq& rq) {
   if (!s.active) return;
   update_rq_clock(rq);
   if (!s.defer_running) {
-    Time zero_laxity = s.deadline - Time::ns(s.runtime);
-    if (now() < zero_laxity) {
-      fair_server_arm_timer(rq, zero_laxity);
+    if (now() < s.zero_laxity()) {
+      fair_server_arm_timer(rq, s.zero_laxity());
       return;
     }
     // Zero laxity reached with fair tasks still waiting: the server starts.
