@@ -193,3 +193,110 @@ TEST_CASE("RT placement skips a CPU whose fair server is queued (6.18: an idle C
     CHECK(sys.kernel().rq(1).fair_server.running);
   }
 }
+
+// 6.12's dequeue_entities() stops the server when the CPU's last fair task
+// leaves, DEQUEUE_SAVE included, and the change's enqueue starts it again
+// with update_dl_entity()'s CBS check. One CPU: a FIFO hog and a fair hog
+// f from 0; the server's period is [0, 1 s], 50 ms, zero laxity at 950 ms.
+// At 600 ms f is reniced: stopped, started with 50 ms left for 400 ms
+// (50/400 > 50/1000: overflow): a new period [600 ms, 1.6 s], zero laxity
+// at 1.55 s, where f first runs. 6.18 does not stop the server at a
+// dequeue: f runs at 950 ms as if nothing happened.
+TEST_CASE("renicing a starved CPU's only fair task restarts the 6.12 fair server's period", "[fair_server][rt]") {
+  const std::string version = GENERATE("6.12", "6.18");
+  CAPTURE(version);
+  ScenarioParams p = exact_scenario(version, 250);
+  p.duration = Time::s(2);
+  p.tasks = {hog("rt", Policy::kFifo, 50), hog("f")};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(600));
+  REQUIRE(log.first_run("f", Time::ms(1)) == Time::max());
+  k.set_scheduler(find_task(k, "f"), Policy::kNormal, 5, 0);
+  sys.run();
+  CHECK(log.first_run("f", Time::ms(1)) == (version == "6.12" ? Time::ms(1550) : Time::ms(950)));
+}
+
+namespace {
+// One CPU on 6.12 at HZ=250: a FIFO 50 hog from 0, fair hog f from `f_delay`.
+ScenarioParams fifo_hog_and_late_fair_hog(Time f_delay, Time duration) {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = duration;
+  TaskSpec f = hog("f");
+  f.delay = f_delay;
+  p.tasks = {hog("rt", Policy::kFifo, 50), f};
+  return p;
+}
+}  // namespace
+
+// dl_server_start() asks any non-DL curr to pick again, even when the
+// server stays deferred. One CPU: a FIFO hog from 0; fair f arrives at
+// 10 ms (between the ticks at 8 and 12 ms, which do not reschedule a FIFO
+// task): the server starts (50 ms left for 990 ms overflows: a new period
+// [10 ms, 1.01 s]) and the hog is picked again, without a switch. The
+// server's zero-laxity timer (960 ms, no fair time got) queues it and
+// reschedules again: f runs.
+TEST_CASE("the fair server's start makes a running RT task pick again", "[fair_server][rt]") {
+  ScenarioParams p = fifo_hog_and_late_fair_hog(Time::ms(10), Time::s(1));
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(9900));
+  const uint64_t before = k.rq(0).sched_count;
+  k.run_until(Time::us(10100));
+  CHECK(k.rq(0).sched_count == before + 1);
+  CHECK(k.rq(0).curr->comm == "rt");
+  k.run_until(Time::ms(959));
+  CHECK(k.rq(0).sched_count == before + 1);
+  k.run_until(Time::us(960100));
+  CHECK(k.rq(0).curr->comm == "f");
+}
+
+// replenish_dl_entity() carries an overrun into the next period. One CPU,
+// HZ=250: a FIFO hog from 0, fair hog f from 1 ms. The server starts at
+// 1 ms (50 ms left for 999 ms overflows): period [1 ms, 1.001 s], zero
+// laxity 951 ms, where a new period begins (deadline 1.951 s, 50 ms) and
+// the server runs f. The budget is checked at the ticks: 1 ms left at
+// 1000 ms, -3 ms at 1004 ms: throttled until 1.951 s, then 47 ms (deadline
+// 2.951 s), used up at the tick at 2000 ms (-2 ms). f's CPU time by 2.5 s:
+// 53 + 49 = 102 ms (the full budget at the replenishment would give
+// 53 + 53 = 106 ms).
+TEST_CASE("the fair server pays an overrun from its next period", "[fair_server][rt]") {
+  ScenarioParams p = fifo_hog_and_late_fair_hog(Time::ms(1), Time::ms(2500));
+  SECTION("the overrun is carried") {
+    System sys(p, 1);
+    SwitchLog log;
+    sys.add_observer(&log);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(1010));
+    CHECK(k.rq(0).fair_server.runtime == -Time::ms(3).count());
+    CHECK(k.rq(0).fair_server.deadline == Time::ms(1951));
+    k.run_until(Time::ms(2010));
+    CHECK(k.rq(0).fair_server.runtime == -Time::ms(2).count());
+    CHECK(k.rq(0).fair_server.deadline == Time::ms(2951));
+    sys.run();
+    CHECK(log.first_run("f", Time::ms(1)) == Time::ms(951));
+    CHECK(log.first_run("f", Time::ms(1100)) == Time::ms(1951));
+    CHECK(metrics_of(sys.result(), "f").cpu_time == Time::ms(102));
+  }
+  // A budget as long as the period: the zero laxity is the period's start,
+  // the server runs f from 1 ms, and the tick that finds the budget
+  // overdrawn (104 ms: -3 ms) is past the deadline (101 ms), so
+  // start_dl_timer() refuses the timer and the budget is replenished at
+  // once (97 ms, deadline 201 ms), with no reschedule: f runs on. (The old
+  // rule gave the full 100 ms.)
+  SECTION("a throttle past the deadline replenishes at once") {
+    p.kernel.fair_server_runtime = Time::ms(100);
+    p.kernel.fair_server_period = Time::ms(100);
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(103));
+    const uint64_t before = k.rq(0).sched_count;
+    k.run_until(Time::ms(110));
+    CHECK(k.rq(0).fair_server.runtime == Time::ms(93).count());  // charged at the tick at 108 ms
+    CHECK(k.rq(0).fair_server.deadline == Time::ms(201));
+    CHECK(k.rq(0).sched_count == before);
+    CHECK(k.rq(0).curr->comm == "f");
+  }
+}

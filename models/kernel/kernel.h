@@ -648,6 +648,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void fair_server_timer(Rq& rq);
   void fair_server_update_active(Rq& rq);
   void fair_server_new_period(Rq& rq);
+  void fair_server_replenish(Rq& rq);
   void fair_server_stop(Rq& rq);
   void fair_server_arm_timer(Rq& rq, Time expires);
   void fair_server_inactive_timer(Rq& rq);

@@ -765,12 +765,21 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   } else {
     why = "lower class";
   }
+  // A lower class's wake-up never preempts, whatever is pending (the fair
+  // server's start, inside the enqueue, asks a running RT task to pick again).
+  const bool lower = !curr.is_idle_task && p.sched_class > curr.sched_class;
   SL_DEBUG("{:.6f} cpu{} wakeup_preempt {}-{} (prio {}) vs curr {}-{} (prio {}): {}{}{}{}", now().to_s(), rq.cpu,
            p.comm, p.pid, p.prio, curr.comm, curr.pid, curr.prio,
-           before ? "resched already pending" : (rq.need_resched || rq.need_resched_lazy) ? "preempt" : "no preempt",
+           lower                                            ? "no preempt"
+           : before                                         ? "resched already pending"
+           : (rq.need_resched || rq.need_resched_lazy) ? "preempt"
+                                                            : "no preempt",
            why ? " (" : "", why ? why : "", why ? ")" : "");
   count_decision(Decision::kPreemption, p.group,
-                 curr.is_idle_task ? "the CPU was idle" : before || !why ? "a reschedule was already pending" : why);
+                 curr.is_idle_task        ? "the CPU was idle"
+                 : lower                  ? why
+                 : before || !why ? "a reschedule was already pending"
+                                          : why);
 }
 
 void Kernel::resched_curr(Rq& rq) {
@@ -1354,7 +1363,14 @@ Kernel::SchedChange Kernel::sched_change_begin(Task& p, bool move, bool class_ch
     account_progress(rq);
     update_curr(rq);
   }
-  if (c.queued) dequeue_task(rq, p, kDequeueSave | (move ? kDequeueMove : 0));
+  if (c.queued) {
+    dequeue_task(rq, p, kDequeueSave | (move ? kDequeueMove : 0));
+    // dequeue_entities() stops the fair server when the CPU's last fair
+    // task leaves, whatever the flags (up to 6.16): a property change of a
+    // CPU's only fair task stops it here and sched_change_end()'s enqueue
+    // starts it again (CBS check, resched; 6.12.19 fair.c, deadline.c).
+    fair_server_update_active(rq);
+  }
   if (c.running) class_of(p).put_prev_task(rq, p, nullptr);
   return c;
 }

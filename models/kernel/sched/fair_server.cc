@@ -44,6 +44,22 @@ void Kernel::fair_server_new_period(Rq& rq) {
   s.runtime = params_.fair_server_runtime.count();
 }
 
+// replenish_dl_entity() at a period boundary: the deadline moves a period
+// on and the budget gains a period's runtime until it is positive, so an
+// overrun (the budget is checked at update_curr(), a tick late at most)
+// is paid from the next period; a deadline still behind the clock starts a
+// new period.
+void Kernel::fair_server_replenish(Rq& rq) {
+  FairServerState& s = rq.fair_server;
+  const int64_t dl_runtime = params_.fair_server_runtime.count();
+  if (dl_runtime <= 0) return;  // a server without runtime never starts
+  while (s.runtime <= 0) {
+    s.deadline = s.deadline + params_.fair_server_period;
+    s.runtime += dl_runtime;
+  }
+  if (s.deadline < now()) fair_server_new_period(rq);
+}
+
 // The server's dl_timer, an hrtimer on its CPU: 6.17+ leaves it armed
 // through idle, where it wakes the CPU and bounds the governor's sleep.
 void Kernel::fair_server_arm_timer(Rq& rq, Time expires) { hrtimer_start(rq.server_timer, expires, rq.cpu); }
@@ -111,10 +127,16 @@ void Kernel::fair_server_update_active(Rq& rq) {
     fair_server_arm_timer(rq, s.zero_laxity());
   } else if (s.runtime > 0) {
     s.running = true;
-    if (rq.curr->sched_class == SchedClassId::kRt) resched_curr(rq);
   } else {
     fair_server_arm_timer(rq, s.deadline);
   }
+  // "if (!dl_task(rq->curr) || dl_entity_preempt(...)) resched_curr()":
+  // no task here is a DL task, so the CPU always picks again, even when
+  // the server stays deferred: an RT task running there is picked again
+  // (no switch), a running fair task whose properties changed may give
+  // way (6.12.19 and 6.18.35 dl_server_start(); a server without runtime
+  // is never started).
+  if (params_.fair_server_runtime.count() > 0) resched_curr(rq);
 }
 
 // dl_server_stop(): dequeue_dl_entity(DEQUEUE_SLEEP), the timer cancelled.
@@ -151,7 +173,14 @@ void Kernel::fair_server_account(Rq& rq, int64_t delta) {
   s.runtime -= delta;
   if (s.runtime > 0) return;
   if (s.running) {
-    // Budget used: throttle until the next period.
+    // Budget used: throttle until the next period -- unless that began at
+    // least 1 us ago (start_dl_timer() will not start a timer in the past:
+    // ktime_us_delta() < 0), when the budget is replenished at once and the
+    // server, still the leftmost DL entity, runs on without a resched.
+    if ((s.deadline - now()).count() <= -1000) {
+      fair_server_replenish(rq);
+      return;
+    }
     s.running = false;
     fair_server_arm_timer(rq, s.deadline);
     resched_curr(rq);
@@ -214,9 +243,8 @@ void Kernel::fair_server_timer(Rq& rq) {
     s.defer_running = true;
     fair_server_new_period(rq);
   } else {
-    // Replenishment at the period boundary (replenish_dl_entity()).
-    s.deadline = s.deadline + params_.fair_server_period;
-    s.runtime = params_.fair_server_runtime.count();
+    // Replenishment at the period boundary, the overrun carried.
+    fair_server_replenish(rq);
   }
   s.running = true;
   if (rq.cfs.nr_running == 0) {
@@ -227,7 +255,9 @@ void Kernel::fair_server_timer(Rq& rq) {
     return;
   }
   SL_DEBUG("{:.6f} cpu{} fair server runs starved fair tasks for {} ns", now().to_s(), rq.cpu, s.runtime);
-  if (rq.curr->sched_class != SchedClassId::kFair) resched_curr(rq);
+  // As dl_server_start(): any non-DL curr picks again, a fair one too
+  // (EEVDF may then choose another fair task).
+  resched_curr(rq);
 }
 
 }  // namespace schedlab
