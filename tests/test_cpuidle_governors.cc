@@ -1,4 +1,4 @@
-// cpuidle governors (models/kernel/cpuidle): teo in four versions and menu.
+// cpuidle governors (models/kernel/cpuidle): teo in five versions and menu.
 // Every expectation is computed by hand beside it (TICK_NSEC = 4 ms).
 #include <catch2/catch.hpp>
 
@@ -300,7 +300,7 @@ TEST_CASE("menu picks the deepest state within the predicted interval and latenc
 }
 
 TEST_CASE("governors come from the registry by name", "[cpuidle]") {
-  CHECK(governor_names().size() == 5);
+  CHECK(governor_names().size() == 6);
   for (auto n : governor_names()) CHECK(make_governor(n)->name() == n);
   try {
     make_governor("ladder");
@@ -308,7 +308,7 @@ TEST_CASE("governors come from the registry by name", "[cpuidle]") {
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
     CHECK(msg.find("ladder") != std::string::npos);
-    CHECK(msg.find("menu teo teo_tick teo_tick_rfc teo_v6.6") != std::string::npos);
+    CHECK(msg.find("menu teo teo_tick teo_tick_rfc teo_v6.6 teo_v6.12") != std::string::npos);
   }
 }
 
@@ -344,5 +344,63 @@ TEST_CASE("teo_tick's utilized CPU assumes the middle of the shallower state's b
     CHECK(r.state == 1);
     CHECK(r.stop_tick);
     CHECK(r.predicted == Time::ns(500500));
+  }
+}
+
+// teo_v6.12 (the 6.12 file) has no utilization check: a utilized CPU with
+// two states, no history and a 10 ms sleep. teo_v6.6's utilized path takes
+// WFI (state 0 enabled, not polling, tick running) and keeps the tick;
+// teo_v6.12 sees empty statistics, the deepest state, the sleep length
+// (1 ms <= 10 ms) and stops the tick (10 ms >= TICK).
+TEST_CASE("teo_v6.12 ignores a utilized CPU that teo_v6.6 parks in WFI", "[cpuidle][teo]") {
+  const auto st = two_states();
+  auto in = input(st, 10_ms, 4_ms);
+  in.cpu_utilized = true;
+  auto r = TeoGovernor(TeoVersion::kV66).select(in);
+  CHECK(r.state == 0);
+  CHECK_FALSE(r.stop_tick);
+  r = TeoGovernor(TeoVersion::kV612).select(in);
+  CHECK(r.state == 1);
+  CHECK(r.stop_tick);
+  CHECK(r.queried_sleep_length);
+}
+
+// When the intercepts alone bring the candidate down to state 0, 6.12
+// still queries the sleep length ("otherwise we don't know after wakeup if
+// our guess was correct"); 6.6 skips the query (its sleep length stays
+// KTIME_MAX). Two states, the next timer 3 ms away (below TICK, so no tick
+// bin), the tick a full 3 ms away too:
+//  select 1: no history: state 1 (1 ms <= 3 ms), tick kept (3 ms < TICK);
+//            woken after 500 us: measured 500 - 150 = 350 us, bin 0, the
+//            timer's bin 1: an intercept (bin 0: 1024, total 1024).
+//  select 2: 2 x 1024 > 1024 - 0: the intercepts pick state 0, tick kept.
+//            woken by the timer after 2.9 ms in state 0: measured
+//            2.9 ms - 0.5 us, bin 1.
+//  select 3: v6.12 knows the 3 ms timer: bin 1, a hit (hits 1024); v6.6
+//            assumed no timer: the timer's bin is beyond every state (the
+//            tick bin), so an intercept in bin 1 (1024). Bin 0 decays to 896.
+TEST_CASE("teo_v6.12 queries the sleep length when intercepts pick state 0", "[cpuidle][teo]") {
+  const auto st = two_states();
+  const auto in = input(st, 3_ms, 3_ms);
+  for (TeoVersion v : {TeoVersion::kV66, TeoVersion::kV612}) {
+    const bool v612 = v == TeoVersion::kV612;
+    CAPTURE(v612);
+    TeoGovernor g(v);
+    auto r = g.select(in);
+    CHECK(r.state == 1);
+    CHECK_FALSE(r.stop_tick);
+    g.reflect({.state = 1, .residency = 500_us});
+    r = g.select(in);
+    CHECK(g.bin(0).intercepts == 1024);
+    CHECK(r.state == 0);
+    CHECK_FALSE(r.stop_tick);
+    CHECK(r.queried_sleep_length == v612);
+    CHECK(g.sleep_length() == (v612 ? 3_ms : Time::max()));
+    g.reflect({.state = 0, .residency = Time::us(2900)});
+    g.select(in);
+    CHECK(g.bin(0).intercepts == 896);
+    CHECK(g.bin(1).hits == (v612 ? 1024u : 0u));
+    CHECK(g.bin(1).intercepts == (v612 ? 0u : 1024u));
+    CHECK(g.bin(0).recent == (v612 ? 0u : 1u));  // 6.12 keeps no recent intercepts
   }
 }

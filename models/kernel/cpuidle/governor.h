@@ -108,6 +108,7 @@ enum class TeoVersion {
   kTick,      // "teo_tick": + "cpuidle: teo: Avoid stopping scheduler tick too often" (v3)
   kTickRfc,   // "teo_tick_rfc": + the two RFC/RFT v1 patches (1 Aug 2023)
   kV66,       // "teo_v6.6": the v6.6 file (+ RFT v2, with the tick statistics)
+  kV612,      // "teo_v6.12": the v6.12 file (no util-awareness, no recent intercepts)
 };
 
 // struct teo_bin
@@ -133,7 +134,7 @@ class TeoGovernor final : public Governor {
   TeoVersion version() const { return version_; }
   const TeoBin& bin(int i) const { return bins_.at(static_cast<size_t>(i)); }
   unsigned total() const { return total_; }
-  unsigned tick_hits() const { return tick_hits_; }  // always 0 before teo_v6.6
+  unsigned tick_hits() const { return tick_hits_; }  // always 0 but in teo_v6.6 and teo_v6.12
   Time sleep_length() const { return Time::ns(sleep_length_ns_); }  // as saved by the last select
   bool update_pending() const { return last_state_idx_ >= 0; }
 
@@ -143,8 +144,11 @@ class TeoGovernor final : public Governor {
   SelectResult select_baseline_or_tick(const SelectInput& in);
   SelectResult select_rfc(const SelectInput& in);
   // "Gather statistics regarding whether or not to stop the tick"
-  // (2662342079f5, RFT v2 3/3): only the v6.6 file has it.
-  bool tick_statistics() const { return version_ == TeoVersion::kV66; }
+  // (2662342079f5, RFT v2 3/3): the v6.6 and v6.12 files have it.
+  bool tick_statistics() const { return version_ == TeoVersion::kV66 || version_ == TeoVersion::kV612; }
+  // The utilization check and the NR_RECENT "recent intercepts" metric:
+  // every version before v6.12's file (2024 removed both).
+  bool has_util_and_recent() const { return version_ != TeoVersion::kV612; }
 
   TeoVersion version_;
   int64_t tick_ns_;

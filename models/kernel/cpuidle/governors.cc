@@ -1,4 +1,4 @@
-// cpuidle governors menu and teo (three versions) and their registry.
+// cpuidle governors menu and teo (five versions) and their registry.
 //
 // Own code mirroring, function by function:
 //   menu: drivers/cpuidle/governors/menu.c, Linux 6.12 (wishday/linux-6.12.y):
@@ -41,6 +41,12 @@
 //                 (duration_ns = state 1's target residency / 2 throughout;
 //                 v2 sets the whole residency before `end`). v1 2/2 is v2 2/3
 //                 unchanged.
+//     kV612     = the v6.12 file (wishday/linux-6.12.y, 6.12.11): kV66's
+//                 statistics-first select and tick statistics, without the
+//                 utilization check and the "recent" intercepts (removed in
+//                 2024), and with the sleep length queried when the
+//                 intercepts alone bring the candidate down to state 0 (so
+//                 the next teo_update() can tell a hit from an intercept).
 // Simplifications / reconstructions (stated):
 //   * kBaseline and kTick were rebuilt from the v6.6 file and the series'
 //     changelogs; patch 1/3's removed and added lines were checked against
@@ -93,6 +99,7 @@ std::string_view TeoGovernor::name() const {
     case TeoVersion::kTick: return "teo_tick";
     case TeoVersion::kTickRfc: return "teo_tick_rfc";
     case TeoVersion::kV66: return "teo_v6.6";
+    case TeoVersion::kV612: return "teo_v6.12";
   }
   return "teo";
 }
@@ -151,9 +158,18 @@ void TeoGovernor::update(std::span<const IdleState> st) {
     }
   }
 
-  const int slot = next_recent_idx_++;
-  if (next_recent_idx_ >= kNrRecent) next_recent_idx_ = 0;
-  if (recent_idx_[static_cast<size_t>(slot)] >= 0) bins_[static_cast<size_t>(recent_idx_[static_cast<size_t>(slot)])].recent--;
+  // The recent ring (before v6.12): the slot this update overwrites gives
+  // its bin's recent count back. v6.12 keeps no ring (slot stays -1).
+  int slot = -1;
+  if (has_util_and_recent()) {
+    slot = next_recent_idx_++;
+    if (next_recent_idx_ >= kNrRecent) next_recent_idx_ = 0;
+    if (recent_idx_[static_cast<size_t>(slot)] >= 0)
+      bins_[static_cast<size_t>(recent_idx_[static_cast<size_t>(slot)])].recent--;
+  }
+  auto set_recent = [&](int bin) {
+    if (slot >= 0) recent_idx_[static_cast<size_t>(slot)] = bin;
+  };
 
   if (tick_statistics() && target_residency_ns < tick_ns_) {
     // The extra hits-only bin beyond the deepest state (RFT v2 3/3).
@@ -163,7 +179,7 @@ void TeoGovernor::update(std::span<const IdleState> st) {
       idx_timer = n;
       if (tick_ns_ <= measured_ns) {
         tick_hits_ += kPulse;
-        recent_idx_[static_cast<size_t>(slot)] = -1;  // deviation: see the file comment
+        set_recent(-1);  // deviation: see the file comment
         total_ += kPulse;
         return;
       }
@@ -172,11 +188,11 @@ void TeoGovernor::update(std::span<const IdleState> st) {
 
   if (idx_timer == idx_duration) {
     bins_[static_cast<size_t>(idx_timer)].hits += kPulse;
-    recent_idx_[static_cast<size_t>(slot)] = -1;
+    set_recent(-1);
   } else {
     bins_[static_cast<size_t>(idx_duration)].intercepts += kPulse;
-    bins_[static_cast<size_t>(idx_duration)].recent++;
-    recent_idx_[static_cast<size_t>(slot)] = idx_duration;
+    if (slot >= 0) bins_[static_cast<size_t>(idx_duration)].recent++;
+    set_recent(idx_duration);
   }
   total_ += kPulse;
 }
@@ -223,8 +239,8 @@ SelectResult TeoGovernor::select(const SelectInput& in) {
     update(in.states);
     last_state_idx_ = -1;
   }
-  return version_ == TeoVersion::kTickRfc || version_ == TeoVersion::kV66 ? select_rfc(in)
-                                                                          : select_baseline_or_tick(in);
+  return version_ == TeoVersion::kBaseline || version_ == TeoVersion::kTick ? select_baseline_or_tick(in)
+                                                                            : select_rfc(in);
 }
 
 // teo_select() of v6.5 (kBaseline) and v6.5 + the fixes series (kTick).
@@ -409,7 +425,8 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
   return finish();
 }
 
-// teo_select() of v6.6: statistics first, then (maybe) the sleep length.
+// teo_select() of v6.6 (and the RFC, and v6.12): statistics first, then
+// (maybe) the sleep length.
 SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
   const auto st = in.states;
   const int n = static_cast<int>(st.size());
@@ -454,7 +471,7 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
   }
   if (!dis(st, 0)) idx = 0;
 
-  const bool cpu_utilized = in.cpu_utilized;
+  const bool cpu_utilized = has_util_and_recent() && in.cpu_utilized;
   if (n < 3 && cpu_utilized) {
     r.why = kUtilizedShallow;
     // RFC v1 assumes half of state 1's target residency from here on; v2
@@ -500,7 +517,7 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
   const int by_statistics = idx;
 
   alt_intercepts = 2 * idx_intercept_sum > total_ - idx_hit_sum;
-  alt_recent = idx_recent_sum > kNrRecent / 2;
+  alt_recent = has_util_and_recent() && idx_recent_sum > kNrRecent / 2;
   if (alt_recent || alt_intercepts) {
     int first_suitable_idx = idx;
     intercept_sum = 0;
@@ -526,6 +543,15 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
     }
   }
   r.why = teo_why(alt_recent, alt_intercepts, idx != by_statistics, false);
+  // v6.12: intercepts that brought a deeper candidate down to state 0 still
+  // want the sleep length ("otherwise we don't know after wakeup if our
+  // guess was correct"); the tick is kept. Before the latency cap.
+  if (!has_util_and_recent() && !idx && by_statistics) {
+    r.queried_sleep_length = true;
+    duration_ns = in.sleep_length.count();
+    sleep_length_ns_ = duration_ns;
+    return out_tick();
+  }
   cap_at_constraint(idx, constraint_idx, r);
 
   if (cpu_utilized) {
@@ -785,7 +811,8 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
 // ================================================================ registry
 
 namespace {
-constexpr std::array<std::string_view, 5> kNames = {"menu", "teo", "teo_tick", "teo_tick_rfc", "teo_v6.6"};
+constexpr std::array<std::string_view, 6> kNames = {"menu",         "teo",      "teo_tick",
+                                                    "teo_tick_rfc", "teo_v6.6", "teo_v6.12"};
 }
 
 std::span<const std::string_view> governor_names() { return kNames; }
@@ -796,6 +823,7 @@ std::unique_ptr<Governor> make_governor(std::string_view name, GovernorParams pa
   if (name == "teo_tick") return std::make_unique<TeoGovernor>(TeoVersion::kTick, params);
   if (name == "teo_tick_rfc") return std::make_unique<TeoGovernor>(TeoVersion::kTickRfc, params);
   if (name == "teo_v6.6") return std::make_unique<TeoGovernor>(TeoVersion::kV66, params);
+  if (name == "teo_v6.12") return std::make_unique<TeoGovernor>(TeoVersion::kV612, params);
   std::string msg = "unknown cpuidle governor '";
   msg.append(name).append("'; valid:");
   for (auto n : kNames) msg.append(" ").append(n);

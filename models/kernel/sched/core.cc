@@ -770,7 +770,8 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   const bool lower = !curr.is_idle_task && p.sched_class > curr.sched_class;
   SL_DEBUG("{:.6f} cpu{} wakeup_preempt {}-{} (prio {}) vs curr {}-{} (prio {}): {}{}{}{}", now().to_s(), rq.cpu,
            p.comm, p.pid, p.prio, curr.comm, curr.pid, curr.prio,
-           lower                                            ? "no preempt"
+           curr.is_idle_task                                ? "preempt"
+           : lower                                          ? "no preempt"
            : before                                         ? "resched already pending"
            : (rq.need_resched || rq.need_resched_lazy) ? "preempt"
                                                             : "no preempt",
