@@ -300,3 +300,67 @@ TEST_CASE("the fair server pays an overrun from its next period", "[fair_server]
     CHECK(k.rq(0).curr->comm == "f");
   }
 }
+
+// 6.12's dl_server_stop() keeps dl_defer_running and clears dl_throttled;
+// restarted with no new period (a budget at or below zero never
+// overflows), the server is queued at once, budget or not, and serves its
+// fair task until the next update_curr() throttles it. The overrun case
+// above: throttled at 1004 ms with -3 ms, deadline 1.951 s. f is reniced
+// at 1010 ms: f runs at once, to the tick at 1012 ms (-5 ms), throttled
+// until 1.951 s, then 45 ms, used up exactly at the tick at 1996 ms.
+// f's CPU time by 2.5 s: 53 + 2 + 45 = 100 ms.
+TEST_CASE("a starved fair task changed while its server waits for the next period runs at once", "[fair_server][rt]") {
+  ScenarioParams p = fifo_hog_and_late_fair_hog(Time::ms(1), Time::ms(2500));
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(1010));
+  REQUIRE(k.rq(0).fair_server.runtime == -Time::ms(3).count());
+  k.set_scheduler(find_task(k, "f"), Policy::kNormal, 5, 0);
+  k.run_until(Time::ms(1500));
+  CHECK(k.rq(0).fair_server.runtime == -Time::ms(5).count());
+  sys.run();
+  CHECK(log.first_run("f", Time::ms(1005)) == Time::ms(1010));
+  CHECK(log.first_run("f", Time::ms(1013)) == Time::ms(1951));
+  CHECK(metrics_of(sys.result(), "f").cpu_time == Time::ms(100));
+}
+
+// 6.18's dl_server_timer() reschedules curr even when the server it queues
+// has no fair task: a running RT task picks again through the DL class,
+// which stops the server at once. One CPU: fair t runs 1 ms at 0 and sleeps
+// for good; a FIFO hog from 100 ms. The idle time to 100 ms drains the
+// budget to 0, so the zero-laxity timer comes at the deadline, 1 s: the
+// server is queued with nothing to serve, the hog picks again, and the
+// server stops (its zero-lag time, 2 s - 20 x 50 ms = 1 s, has come: the
+// bandwidth leaves too).
+TEST_CASE("6.18's server timer with no fair task makes a running RT task's pick stop the server", "[fair_server][rt]") {
+  ScenarioParams p = exact_scenario("6.18", 250);
+  p.duration = Time::s(2);
+  TaskSpec rt = hog("rt", Policy::kFifo, 50);
+  rt.delay = Time::ms(100);
+  p.tasks = {task("t", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))}), rt};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  const Rq& rq = k.rq(0);
+  k.run_until(Time::ms(999));
+  REQUIRE(rq.fair_server.active);
+  CHECK(rq.fair_server.runtime == 0);
+  k.run_until(Time::ms(1001));
+  CHECK_FALSE(rq.fair_server.active);
+  CHECK_FALSE(rq.fair_server.running);
+  CHECK(k.cpu_bw_dl(rq) == 0);
+  CHECK(rq.curr->comm == "rt");
+}
+
+// A server without runtime is never started (6.12 dl_server_start()
+// returns at once): a fair task below a FIFO hog starves.
+TEST_CASE("a fair server with no runtime never starts", "[fair_server][rt]") {
+  ScenarioParams p = fifo_hog_and_late_fair_hog(Time::ms(1), Time::s(2));
+  p.kernel.fair_server_runtime = Time::zero();
+  System sys(p, 1);
+  CHECK_FALSE(sys.kernel().fair_server_enabled());
+  sys.run();
+  CHECK(metrics_of(sys.result(), "f").cpu_time == Time::zero());
+  CHECK(sys.kernel().cpu_bw_dl(sys.kernel().rq(0)) == 0);
+}

@@ -41,7 +41,8 @@
 //                 (duration_ns = state 1's target residency / 2 throughout;
 //                 v2 sets the whole residency before `end`). v1 2/2 is v2 2/3
 //                 unchanged.
-//     kV612     = the v6.12 file (wishday/linux-6.12.y, 6.12.11): kV66's
+//     kV612     = the v6.12 file (wishday/linux-6.12.y, 6.12.19; the same
+//                 from 6.12.15 to 6.12.63): kV66's
 //                 statistics-first select and tick statistics, without the
 //                 utilization check and the "recent" intercepts (removed in
 //                 2024), and with the sleep length queried when the

@@ -83,7 +83,9 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     features_.set(*f, on);
   }
   eevdf_ = info->eevdf;
-  fair_server_enabled_ = params.fair_server.value_or(info->fair_server);
+  // A server without runtime is never started (6.12 dl_server_start()
+  // returns at once; 6.18's dl_server_timer() refuses it): no server.
+  fair_server_enabled_ = params.fair_server.value_or(info->fair_server) && params.fair_server_runtime.count() > 0;
   if (fair_server_enabled_) {
     // dl_server_apply_params() -> to_ratio(period, runtime), then cpu_bw_dl().
     const uint64_t bw = (static_cast<unsigned __int128>(params.fair_server_runtime.count()) << 20) /
@@ -749,6 +751,9 @@ void Kernel::attach_task(Task& p) {
 void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   Task& curr = *rq.curr;
   bool before = rq.need_resched || rq.need_resched_lazy;
+  // A fair task above the running RT task: the fair server serves it.
+  const bool served = p.sched_class == SchedClassId::kFair && curr.sched_class == SchedClassId::kRt &&
+                      rq.fair_server.running;
   const char* why;
   if (curr.is_idle_task) {
     resched_curr(rq);
@@ -763,14 +768,16 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
     resched_curr(rq);
     why = "higher class";
   } else {
-    why = "lower class";
+    why = served ? "the fair server runs starved fair tasks above RT" : "lower class";
   }
-  // A lower class's wake-up never preempts, whatever is pending (the fair
-  // server's start, inside the enqueue, asks a running RT task to pick again).
-  const bool lower = !curr.is_idle_task && p.sched_class > curr.sched_class;
+  // A lower class's wake-up does not preempt, whatever is pending (the
+  // fair server's start, inside the enqueue, asks a running RT task to
+  // pick again) -- unless that start found the server still serving
+  // starved fair tasks (running, with budget): its pick preempts RT.
+  const bool lower = !curr.is_idle_task && p.sched_class > curr.sched_class && !served;
   SL_DEBUG("{:.6f} cpu{} wakeup_preempt {}-{} (prio {}) vs curr {}-{} (prio {}): {}{}{}{}", now().to_s(), rq.cpu,
            p.comm, p.pid, p.prio, curr.comm, curr.pid, curr.prio,
-           curr.is_idle_task                                ? "preempt"
+           curr.is_idle_task || served                      ? "preempt"
            : lower                                          ? "no preempt"
            : before                                         ? "resched already pending"
            : (rq.need_resched || rq.need_resched_lazy) ? "preempt"
@@ -778,7 +785,7 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
            why ? " (" : "", why ? why : "", why ? ")" : "");
   count_decision(Decision::kPreemption, p.group,
                  curr.is_idle_task        ? "the CPU was idle"
-                 : lower                  ? why
+                 : lower || served        ? why
                  : before || !why ? "a reschedule was already pending"
                                           : why);
 }

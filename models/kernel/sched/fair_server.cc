@@ -51,8 +51,7 @@ void Kernel::fair_server_new_period(Rq& rq) {
 // new period.
 void Kernel::fair_server_replenish(Rq& rq) {
   FairServerState& s = rq.fair_server;
-  const int64_t dl_runtime = params_.fair_server_runtime.count();
-  if (dl_runtime <= 0) return;  // a server without runtime never starts
+  const int64_t dl_runtime = params_.fair_server_runtime.count();  // > 0: see Kernel::Kernel()
   while (s.runtime <= 0) {
     s.deadline = s.deadline + params_.fair_server_period;
     s.runtime += dl_runtime;
@@ -123,20 +122,22 @@ void Kernel::fair_server_update_active(Rq& rq) {
       fair_server_new_period(rq);
     }
   }
-  if (!s.defer_running) {
+  // Still starved (dl_defer_running, which dl_server_stop() keeps) and no
+  // new period: the server is queued at once, even with its budget used
+  // (dl_server_stop() cleared dl_throttled; update_dl_entity() sees no
+  // overflow in a budget at or below zero), and runs the fair task until
+  // the next update_curr() throttles it; the overrun is paid from the
+  // next period (replenish_dl_entity()).
+  if (!s.defer_running)
     fair_server_arm_timer(rq, s.zero_laxity());
-  } else if (s.runtime > 0) {
+  else
     s.running = true;
-  } else {
-    fair_server_arm_timer(rq, s.deadline);
-  }
   // "if (!dl_task(rq->curr) || dl_entity_preempt(...)) resched_curr()":
   // no task here is a DL task, so the CPU always picks again, even when
   // the server stays deferred: an RT task running there is picked again
   // (no switch), a running fair task whose properties changed may give
-  // way (6.12.19 and 6.18.35 dl_server_start(); a server without runtime
-  // is never started).
-  if (params_.fair_server_runtime.count() > 0) resched_curr(rq);
+  // way (6.12.19 and 6.18.35 dl_server_start()).
+  resched_curr(rq);
 }
 
 // dl_server_stop(): dequeue_dl_entity(DEQUEUE_SLEEP), the timer cancelled.
@@ -249,9 +250,16 @@ void Kernel::fair_server_timer(Rq& rq) {
   s.running = true;
   if (rq.cfs.nr_running == 0) {
     // 6.17+: a server left started through idle is enqueued with nothing
-    // to serve. An idle CPU's schedule_idle() does not pick (nothing is
-    // runnable), so it stays queued, bandwidth and CPUPRI_HIGHER included,
-    // until a pick through the DL class stops it (pick_next_task()).
+    // to serve, and dl_server_timer() reschedules curr all the same (no
+    // "has tasks" test there since 6.17): an RT task running here picks
+    // again through the DL class, which stops the server at once
+    // (pick_next_task()). An idle CPU's pick takes the fair fast path
+    // (nothing is runnable), so the server stays queued, bandwidth and
+    // CPUPRI_HIGHER included, until such a pick. Simplification: on an
+    // idle CPU the model skips that resched (the kernel leaves the idle
+    // loop once, restarting and re-stopping the tick; the timer's wake-up
+    // from the idle state is modelled).
+    if (!rq.curr->is_idle_task) resched_curr(rq);
     return;
   }
   SL_DEBUG("{:.6f} cpu{} fair server runs starved fair tasks for {} ns", now().to_s(), rq.cpu, s.runtime);
