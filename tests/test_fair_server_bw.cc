@@ -264,14 +264,14 @@ TEST_CASE("the fair server's start makes a running RT task pick again", "[fair_s
 // 53 + 53 = 106 ms).
 TEST_CASE("the fair server pays an overrun from its next period", "[fair_server][rt]") {
   ScenarioParams p = fifo_hog_and_late_fair_hog(Time::ms(1), Time::ms(2500));
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(1010));
+  REQUIRE(k.rq(0).fair_server.runtime == -Time::ms(3).count());
+  REQUIRE(k.rq(0).fair_server.deadline == Time::ms(1951));
   SECTION("the overrun is carried") {
-    System sys(p, 1);
-    SwitchLog log;
-    sys.add_observer(&log);
-    Kernel& k = sys.kernel();
-    k.run_until(Time::ms(1010));
-    CHECK(k.rq(0).fair_server.runtime == -Time::ms(3).count());
-    CHECK(k.rq(0).fair_server.deadline == Time::ms(1951));
     k.run_until(Time::ms(2010));
     CHECK(k.rq(0).fair_server.runtime == -Time::ms(2).count());
     CHECK(k.rq(0).fair_server.deadline == Time::ms(2951));
@@ -280,50 +280,43 @@ TEST_CASE("the fair server pays an overrun from its next period", "[fair_server]
     CHECK(log.first_run("f", Time::ms(1100)) == Time::ms(1951));
     CHECK(metrics_of(sys.result(), "f").cpu_time == Time::ms(102));
   }
-  // A budget as long as the period: the zero laxity is the period's start,
-  // the server runs f from 1 ms, and the tick that finds the budget
-  // overdrawn (104 ms: -3 ms) is past the deadline (101 ms), so
-  // start_dl_timer() refuses the timer and the budget is replenished at
-  // once (97 ms, deadline 201 ms), with no reschedule: f runs on. (The old
-  // rule gave the full 100 ms.)
-  SECTION("a throttle past the deadline replenishes at once") {
-    p.kernel.fair_server_runtime = Time::ms(100);
-    p.kernel.fair_server_period = Time::ms(100);
-    System sys(p, 1);
-    Kernel& k = sys.kernel();
-    k.run_until(Time::ms(103));
-    const uint64_t before = k.rq(0).sched_count;
-    k.run_until(Time::ms(110));
-    CHECK(k.rq(0).fair_server.runtime == Time::ms(93).count());  // charged at the tick at 108 ms
-    CHECK(k.rq(0).fair_server.deadline == Time::ms(201));
-    CHECK(k.rq(0).sched_count == before);
-    CHECK(k.rq(0).curr->comm == "f");
+  SECTION("changed while its server waits for the next period, a starved task runs at once") {
+    // 6.12's dl_server_stop() keeps dl_defer_running and clears dl_throttled;
+    // restarted with no new period (a budget at or below zero never
+    // overflows), the server is queued at once, budget or not, and serves its
+    // fair task until the next update_curr() throttles it. f is reniced at
+    // 1010 ms: f runs at once, to the tick at 1012 ms (-5 ms), throttled
+    // until 1.951 s, then 45 ms, used up exactly at the tick at 1996 ms.
+    // f's CPU time by 2.5 s: 53 + 2 + 45 = 100 ms.
+    k.set_scheduler(find_task(k, "f"), Policy::kNormal, 5, 0);
+    k.run_until(Time::ms(1500));
+    CHECK(k.rq(0).fair_server.runtime == -Time::ms(5).count());
+    sys.run();
+    CHECK(log.first_run("f", Time::ms(1005)) == Time::ms(1010));
+    CHECK(log.first_run("f", Time::ms(1013)) == Time::ms(1951));
+    CHECK(metrics_of(sys.result(), "f").cpu_time == Time::ms(100));
   }
 }
 
-// 6.12's dl_server_stop() keeps dl_defer_running and clears dl_throttled;
-// restarted with no new period (a budget at or below zero never
-// overflows), the server is queued at once, budget or not, and serves its
-// fair task until the next update_curr() throttles it. The overrun case
-// above: throttled at 1004 ms with -3 ms, deadline 1.951 s. f is reniced
-// at 1010 ms: f runs at once, to the tick at 1012 ms (-5 ms), throttled
-// until 1.951 s, then 45 ms, used up exactly at the tick at 1996 ms.
-// f's CPU time by 2.5 s: 53 + 2 + 45 = 100 ms.
-TEST_CASE("a starved fair task changed while its server waits for the next period runs at once", "[fair_server][rt]") {
-  ScenarioParams p = fifo_hog_and_late_fair_hog(Time::ms(1), Time::ms(2500));
+// A budget as long as the period: the zero laxity is the period's start,
+// the server runs f from 1 ms, and the tick that finds the budget
+// overdrawn (104 ms: -3 ms) is past the deadline (101 ms), so
+// start_dl_timer() refuses the timer and the budget is replenished at
+// once (97 ms, deadline 201 ms), with no reschedule: f runs on. (The old
+// rule gave the full 100 ms.)
+TEST_CASE("a fair server throttled past its deadline replenishes at once", "[fair_server][rt]") {
+  ScenarioParams p = fifo_hog_and_late_fair_hog(Time::ms(1), Time::ms(200));
+  p.kernel.fair_server_runtime = Time::ms(100);
+  p.kernel.fair_server_period = Time::ms(100);
   System sys(p, 1);
-  SwitchLog log;
-  sys.add_observer(&log);
   Kernel& k = sys.kernel();
-  k.run_until(Time::ms(1010));
-  REQUIRE(k.rq(0).fair_server.runtime == -Time::ms(3).count());
-  k.set_scheduler(find_task(k, "f"), Policy::kNormal, 5, 0);
-  k.run_until(Time::ms(1500));
-  CHECK(k.rq(0).fair_server.runtime == -Time::ms(5).count());
-  sys.run();
-  CHECK(log.first_run("f", Time::ms(1005)) == Time::ms(1010));
-  CHECK(log.first_run("f", Time::ms(1013)) == Time::ms(1951));
-  CHECK(metrics_of(sys.result(), "f").cpu_time == Time::ms(100));
+  k.run_until(Time::ms(103));
+  const uint64_t before = k.rq(0).sched_count;
+  k.run_until(Time::ms(110));
+  CHECK(k.rq(0).fair_server.runtime == Time::ms(93).count());  // charged at the tick at 108 ms
+  CHECK(k.rq(0).fair_server.deadline == Time::ms(201));
+  CHECK(k.rq(0).sched_count == before);
+  CHECK(k.rq(0).curr->comm == "f");
 }
 
 // 6.18's dl_server_timer() reschedules curr even when the server it queues
