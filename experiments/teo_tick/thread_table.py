@@ -25,6 +25,9 @@ import json
 import sys
 
 KERNELS = ["teo", "teo_tick", "teo_tick_rfc"]
+# Simulated only: teo as merged in 6.6 and as in 6.12, against the same
+# v6.5 baseline (printed when the JSON has them).
+LATER = ["teo", "teo_v6.6", "teo_v6.12"]
 SECTION_SHARE = 2.0 / 14.0  # geekbench6_gs101.yaml: a 2 s workload per 14 s cycle
 
 GEEKBENCH_ROWS = [
@@ -86,9 +89,9 @@ def by_kernel(metric):
     return {v["variant"]: v for v in metric["variants"]}
 
 
-def print_rows(metrics, rows, title):
+def print_rows(metrics, rows, title, kernels=KERNELS):
     width = max(len(label) for label, _, _ in rows) + 2
-    head = f"{'metric':<{width}}" + "".join(f"{k:>24}" for k in KERNELS)
+    head = f"{'metric':<{width}}" + "".join(f"{k:>24}" for k in kernels)
     print(title)
     print(head)
     print("-" * len(head))
@@ -97,20 +100,22 @@ def print_rows(metrics, rows, title):
         if not m:
             continue
         v = by_kernel(m)
-        sim = "".join(f"{cell(v[k], unit, k == KERNELS[0]) if k in v else '-':>24}" for k in KERNELS)
-        pub = "".join(f"{(v[k].get('published') or '-') if k in v else '-':>24}" for k in KERNELS)
+        sim = "".join(f"{cell(v[k], unit, k == kernels[0]) if k in v else '-':>24}" for k in kernels)
+        pub = "".join(f"{(v[k].get('published') or '-') if k in v else '-':>24}" for k in kernels)
         print(f"{label:<{width}}{sim}")
-        if any(v[k].get("published") for k in KERNELS if k in v):
+        if any(v[k].get("published") for k in kernels if k in v):
             print(f"{'  published':<{width}}{pub}")
     print()
 
 
-def residency(metrics, clusters, title):
+def residency(metrics, clusters, title, kernels=KERNELS):
     """The thread's kernel / cluster / idle_state / time table, one line per
-    cluster and state with the three kernels side by side."""
+    cluster and state with the kernels side by side (the published column
+    only for the thread's three)."""
     print(title)
-    head = f"{'cluster':<8}{'idle_state':>11}" + "".join(f"{k:>22}" for k in KERNELS) + \
-           "  | published " + " / ".join(KERNELS)
+    published = kernels == KERNELS
+    head = f"{'cluster':<8}{'idle_state':>11}" + "".join(f"{k:>22}" for k in kernels) + \
+           ("  | published " + " / ".join(kernels) if published else "")
     print(head)
     print("-" * len(head))
     for cluster in clusters:
@@ -120,16 +125,19 @@ def residency(metrics, clusters, title):
                 continue
             v = by_kernel(m)
             cells = ""
-            for k in KERNELS:
+            for k in kernels:
                 if k not in v or v[k].get("mean") is None:
                     cells += f"{'n/a':>22}"
                     continue
                 text = f"{v[k]['mean']:.2f}"
                 change = v[k].get("change_pct")
-                if k != KERNELS[0] and change is not None:
+                if k != kernels[0] and change is not None:
                     text += f" ({'~' if v[k].get('noise') else ''}{change:+.1f}%)"
                 cells += f"{text:>22}"
-            pubs = [(v[k].get("published") or "-").replace(" s", "") if k in v else "-" for k in KERNELS]
+            if not published:
+                print(f"{cluster:<8}{state:>11}{cells}")
+                continue
+            pubs = [(v[k].get("published") or "-").replace(" s", "") if k in v else "-" for k in kernels]
             pub = " / ".join(pubs) if any(p != "-" for p in pubs) else ""
             print(f"{cluster:<8}{state:>11}{cells}  | {pub}")
     print()
@@ -142,15 +150,23 @@ def report(doc):
     print(f"== {exp.get('name', '?')} ({exp.get('scenario_name', '')})")
     print(f"   {runs} runs per kernel of {exp.get('duration_s', 0) - exp.get('warmup_s', 0):.0f} s measured; "
           "value (change vs teo), ~ = 95% interval includes 0; published = the thread's\n")
-    if exp.get("name", "").endswith("geekbench") or "task:AsyncTask_1.work_rate" in metrics:
+    geekbench = exp.get("name", "").endswith("geekbench") or "task:AsyncTask_1.work_rate" in metrics
+    if geekbench:
+        rows = GEEKBENCH_ROWS + GEEKBENCH_CONTEXT
         print_rows(metrics, GEEKBENCH_ROWS, "1. Geekbench 6 (scores: X1 equivalents while the workload runs)")
         print_rows(metrics, GEEKBENCH_CONTEXT, "   context")
         residency(metrics, ["little", "mid", "big"], "Idle residency (seconds per run, summed over the cluster's CPUs):")
     else:
+        rows = JETNEWS_ROWS + JETNEWS_CONTEXT
         print_rows(metrics, JETNEWS_ROWS, "2. JetNews")
         print_rows(metrics, JETNEWS_CONTEXT, "   context")
         residency(metrics, ["little", "mid", "big"],
                   "Running (-1) and idle time, seconds per run, summed over the cluster's CPUs:")
+    later = {v["variant"] for m in metrics.values() for v in m.get("variants", [])}
+    if all(k in later for k in LATER):
+        print_rows(metrics, rows, f"   later teo versions (simulated only; change vs teo v6.5): {exp.get('name', '')}",
+                   LATER)
+        residency(metrics, ["little", "mid", "big"], "   their running (-1) and idle time, seconds per run:", LATER)
 
 
 def main(argv):
