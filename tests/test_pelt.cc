@@ -434,6 +434,49 @@ TEST_CASE("util_est follows increases at once and decays by a quarter of the gap
   CHECK_FALSE(p.util_est.avg_unchanged());
 }
 
+// Before 6.8 (6.1 and 6.6 fair.c): struct util_est's `enqueued` (the last
+// activation's util) and `ewma`, the estimate their max; UTIL_EST_FASTUP;
+// no runnable guard; nothing written when both are within 1%.
+TEST_CASE("util_est before 6.8 keeps the last activation and an EWMA, with no runnable guard",
+          "[pelt][util_est]") {
+  SchedAvg p;
+  auto pelt_updated = [&](uint64_t util, uint64_t runnable) {
+    p.util_avg = util;
+    p.runnable_avg = runnable;
+    cfs_se_util_change(p);
+  };
+  // FASTUP: ewma 0 -> 600, enqueued 600.
+  pelt_updated(600, 600);
+  util_est_update_two_fields(p, true, 1024);
+  CHECK(p.util_est.ewma == 600);
+  CHECK(p.util_est.value() == 600);
+  CHECK(p.util_est.avg_unchanged());
+  // A decrease of a task that waited (runnable 400 > 200 + 10): 6.8+ keeps
+  // its estimate; before 6.8 the EWMA decays all the same,
+  // (4 x 600 - 400) / 4 = 500, and enqueued is 200: the estimate is 500.
+  pelt_updated(200, 400);
+  SchedAvg q = p;
+  util_est_update(q, true, 1024);
+  CHECK(q.util_est.value() == 600);
+  util_est_update_two_fields(p, true, 1024);
+  CHECK(p.util_est.ewma == 500);
+  CHECK((p.util_est.raw & ~kUtilAvgUnchanged) == 200);
+  CHECK(p.util_est.value() == 500);
+  // EWMA within 1% (500 - 495 = 5) but enqueued not (495 - 200 = 295):
+  // enqueued is updated, the EWMA kept.
+  pelt_updated(495, 495);
+  util_est_update_two_fields(p, true, 1024);
+  CHECK(p.util_est.ewma == 500);
+  CHECK((p.util_est.raw & ~kUtilAvgUnchanged) == 495);
+  CHECK(p.util_est.avg_unchanged());
+  // Both within 1% (500 - 497 = 3, 495 - 497 = -2): nothing written, not
+  // even the flag.
+  pelt_updated(497, 497);
+  util_est_update_two_fields(p, true, 1024);
+  CHECK((p.util_est.raw & ~kUtilAvgUnchanged) == 495);
+  CHECK_FALSE(p.util_est.avg_unchanged());
+}
+
 TEST_CASE("util_est keeps the max of its EWMA after a burst", "[pelt][util_est]") {
   // A task runs a 100-ms burst, then 2-ms activations every 16 ms. Dequeue
   // follows 6.12's order: util_est_dequeue, util_est_update (sampling the

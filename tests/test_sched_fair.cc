@@ -275,3 +275,26 @@ TEST_CASE("a running fair task whose priority drops is rescheduled", "[fair]") {
     CHECK(k.rq(0).need_resched == (version == "6.12"));
   }
 }
+
+// dequeue_task_fair() takes util_est's sample after the dequeue's PELT
+// update in 6.1 and 6.6 (util_est_update() last), before it in 6.12
+// (util_est_update() first: util_avg as of the last update). A new task
+// runs 3 ms from 0 and sleeps; HZ=250, so no tick between its enqueue
+// (where its util_avg starts) and its dequeue: 6.1 and 6.6 learn the util
+// it reached at 3 ms, 6.12 the value it had at the enqueue, lower.
+TEST_CASE("util_est samples util_avg after the dequeue's PELT update before 6.12, before it from 6.12", "[fair][util_est]") {
+  const std::string version = GENERATE("6.1", "6.6", "6.12");
+  CAPTURE(version);
+  ScenarioParams p = exact_scenario(version, 250);
+  p.duration = Time::ms(10);
+  p.tasks = {task("t", {ev_run(Time::ms(3)), ev_sleep(Time::ms(100))})};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(3500));
+  const SchedAvg& a = find_task(k, "t").se.avg;
+  REQUIRE(a.util_avg > 0);
+  if (version == "6.12")
+    CHECK(a.util_est.value() < a.util_avg);
+  else
+    CHECK(a.util_est.value() == a.util_avg);
+}

@@ -503,6 +503,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   int64_t wakeup_granularity_ns() const { return wakeup_granularity_; }
   int64_t rr_timeslice_ticks() const { return rr_timeslice_ticks_; }
   bool fair_server_enabled() const { return fair_server_enabled_; }
+  bool util_est_single_ewma() const { return util_est_single_ewma_; }
+  bool util_est_update_first() const { return util_est_update_first_; }
   // cpu_bw_dl(): the DL running bandwidth of `cpu` in capacity units (only
   // the fair server's here: the model has no SCHED_DEADLINE tasks).
   uint64_t cpu_bw_dl(const Rq& rq) const { return rq.fair_server.bw_running ? fair_server_cpu_bw_ : 0; }
@@ -705,7 +707,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // balance statistics pass over the whole domain (update_sd_lb_stats()).
   bool energy_enabled_ = false;   // sched_energy_present
   std::vector<size_t> perf_domain_order_;  // domains_ in rd->pd list order
-  bool runnable_boost_ = true;    // KernelVersionInfo::runnable_boost
+  bool runnable_boost_ = true;
+  bool util_est_single_ewma_ = true;  // KernelVersionInfo::util_est_single_ewma
+  bool util_est_update_first_ = true;  // KernelVersionInfo::util_est_update_first    // KernelVersionInfo::runnable_boost
   bool lb_counts_runnable_ = false;  // KernelVersionInfo::lb_counts_runnable
   bool lb_ineligible_stays_ = false;  // KernelVersionInfo::lb_ineligible_stays
   UclampSystem uclamp_sys_;       // bucket layout and sysctls

@@ -99,6 +99,8 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   rt_throttling_ = params.rt_throttling.value_or(info->rt_throttling);
   custom_slice_ = info->custom_slice;
   runnable_boost_ = info->runnable_boost;
+  util_est_single_ewma_ = info->util_est_single_ewma;
+  util_est_update_first_ = info->util_est_update_first;
   lb_counts_runnable_ = info->lb_counts_runnable;
   lb_ineligible_stays_ = info->lb_ineligible_stays;
   protect_slice_ = info->protect_slice;

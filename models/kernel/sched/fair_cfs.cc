@@ -167,7 +167,7 @@ void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
 
 bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
   CfsRq& cfs = rq.cfs;
-  fair_util_est_dequeue(rq, p, flags & kDequeueSleep);
+  fair_util_est_dequeue(rq, p);
   update_curr(rq);
   fair_update_load_avg(k_, rq, &p, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
   clear_buddies(cfs, p);
@@ -179,6 +179,9 @@ bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
   // Non-sleep dequeues keep vruntime relative for the next enqueue.
   if (!(flags & kDequeueSleep)) p.se.vruntime -= cfs.min_vruntime;
   if ((flags & (kDequeueSave | kDequeueMove)) != kDequeueSave) update_min_vruntime(cfs);
+  // 6.1's dequeue_task_fair() learns from the activation last, after the
+  // dequeue's update_load_avg().
+  fair_util_est_update(rq, p, flags & kDequeueSleep, k_.util_est_single_ewma());
   return true;
 }
 

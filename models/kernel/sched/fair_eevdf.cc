@@ -435,8 +435,19 @@ bool EevdfClass::dequeue_entity(Rq& rq, Task& p, int flags) {
 }
 
 bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
-  if (!(p.se.sched_delayed && (flags & (kDequeueSave | kDequeueMigrating))) && !(flags & kDequeueDelayed))
-    fair_util_est_dequeue(rq, p, flags & kDequeueSleep);
+  const bool sleep = flags & kDequeueSleep;
+  if (!k_.util_est_update_first()) {
+    // 6.6's dequeue_task_fair(): util_est_dequeue(), the dequeue (with its
+    // update_load_avg()), then util_est_update().
+    fair_util_est_dequeue(rq, p);
+    const bool done = dequeue_entity(rq, p, flags);
+    fair_util_est_update(rq, p, sleep, k_.util_est_single_ewma());
+    return done;
+  }
+  if (!(p.se.sched_delayed && (flags & (kDequeueSave | kDequeueMigrating))) && !(flags & kDequeueDelayed)) {
+    fair_util_est_dequeue(rq, p);
+    fair_util_est_update(rq, p, sleep, k_.util_est_single_ewma());
+  }
   return dequeue_entity(rq, p, flags);
 }
 

@@ -40,9 +40,13 @@ void fair_update_load_avg(Kernel& k, Rq& rq, Task* se, int flags) {
 
 void fair_util_est_enqueue(Rq& rq, Task& p) { util_est_enqueue(rq.cfs_avg, p.se.avg); }
 
-void fair_util_est_dequeue(Rq& rq, Task& p, bool task_sleep) {
-  util_est_dequeue(rq.cfs_avg, p.se.avg);
-  util_est_update(p.se.avg, task_sleep, rq.capacity);
+void fair_util_est_dequeue(Rq& rq, Task& p) { util_est_dequeue(rq.cfs_avg, p.se.avg); }
+
+void fair_util_est_update(Rq& rq, Task& p, bool task_sleep, bool single_ewma) {
+  if (single_ewma)
+    util_est_update(p.se.avg, task_sleep, rq.capacity);
+  else
+    util_est_update_two_fields(p.se.avg, task_sleep, rq.capacity);
 }
 
 void fair_migrate_task_pelt(Kernel& k, Task& p) {

@@ -20,7 +20,13 @@ bool fair_update_cfs_rq_load_avg(Rq& rq);
 
 // enqueue_task_fair()/dequeue_task_fair() util_est bookkeeping.
 void fair_util_est_enqueue(Rq& rq, Task& p);
-void fair_util_est_dequeue(Rq& rq, Task& p, bool task_sleep);
+// util_est_dequeue(): the root cfs_rq's sum loses p's estimate.
+void fair_util_est_dequeue(Rq& rq, Task& p);
+// util_est_update(): p's estimate learns from the activation that ends
+// (`single_ewma`: KernelVersionInfo::util_est_single_ewma, 6.8+). Before
+// 6.12 dequeue_task_fair() calls it last, after the dequeue's PELT update;
+// 6.12 calls it first (KernelVersionInfo::util_est_update_first).
+void fair_util_est_update(Rq& rq, Task& p, bool task_sleep, bool single_ewma);
 
 // migrate_task_rq_fair(): a waking task leaves its old rq's averages
 // (remove_entity_load_avg after aging it) and attaches on the new rq.

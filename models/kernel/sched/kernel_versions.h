@@ -47,6 +47,18 @@ struct KernelVersionInfo {
   // balance, a task that is not eligible on its cfs_rq stays put when dst
   // has fair tasks queued (PLACE_LAG on).
   bool lb_ineligible_stays = false;
+  // 6.8+ ("sched/fair: Simplify util_est", "sched/pelt: Avoid
+  // underestimation of task utilization", UTIL_EST_FASTUP dropped): a
+  // task's util_est is one EWMA, and a task that waited for the CPU keeps
+  // it. Before (6.1, 6.6: fair.c util_est_update()): struct util_est's
+  // `enqueued` (the last activation's util) and `ewma`, the estimate their
+  // max, no runnable guard.
+  bool util_est_single_ewma = true;
+  // 6.12 (checked in 6.12.19 and 6.18.35): dequeue_task_fair() calls
+  // util_est_update() before dequeue_entities(), so the sample is util_avg
+  // as of the last PELT update; 6.1 and 6.6 call it last, after the
+  // dequeue's update_load_avg() brought util_avg to now.
+  bool util_est_update_first = true;
   SchedFeatures defaults;
 };
 

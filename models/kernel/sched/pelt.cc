@@ -283,6 +283,33 @@ void util_est_update(SchedAvg& p, bool task_sleep, uint64_t cpu_capacity) {
   p.util_est.raw = ewma | kUtilAvgUnchanged;
 }
 
+void util_est_update_two_fields(SchedAvg& p, bool task_sleep, uint64_t cpu_capacity) {
+  if (!task_sleep) return;
+  UtilEst ue = p.util_est;  // written back only at "done"
+  if (ue.raw & kUtilAvgUnchanged) return;
+  int64_t last_enqueued_diff = ue.raw;
+  ue.raw = static_cast<uint32_t>(task_util(p));
+  // |v| < UTIL_EST_MARGIN, as within_margin() tests it.
+  auto within_margin = [](int64_t v) { return v > -int64_t{kUtilEstMargin} && v < int64_t{kUtilEstMargin}; };
+  if (ue.ewma < ue.raw) {
+    ue.ewma = ue.raw;  // UTIL_EST_FASTUP: increases are taken at once
+  } else {
+    const int64_t last_ewma_diff = int64_t{ue.raw} - int64_t{ue.ewma};
+    last_enqueued_diff -= ue.raw;
+    if (within_margin(last_ewma_diff)) {
+      if (within_margin(last_enqueued_diff)) return;  // both within 1%: nothing written
+    } else {
+      // No idle time on this CPU: util_avg says nothing about the task's size.
+      if (task_util(p) > cpu_capacity) return;
+      // ewma' = ewma + (enqueued - ewma) / 4, in unsigned int arithmetic.
+      ue.ewma = static_cast<uint32_t>((int64_t{ue.ewma} << kUtilEstWeightShift) + last_ewma_diff) >>
+                kUtilEstWeightShift;
+    }
+  }
+  ue.raw |= kUtilAvgUnchanged;
+  p.util_est = ue;
+}
+
 // ---- attach/detach/remove --------------------------------------------------
 
 void enqueue_load_avg(SchedAvg& cfs, const SchedAvg& se, uint64_t se_weight) {

@@ -84,13 +84,20 @@ inline constexpr int kUtilEstWeightShift = 2;                          // UTIL_E
 inline constexpr uint32_t kUtilAvgUnchanged = 0x80000000u;             // UTIL_AVG_UNCHANGED
 inline constexpr uint32_t kUtilEstMargin = kSchedCapacityScale / 100;  // UTIL_EST_MARGIN (= 10)
 
-// util_est as the kernel stores it: one unsigned int whose MSB is the
-// UTIL_AVG_UNCHANGED flag (set by util_est_update() at dequeue, cleared by
-// the next PELT update of util_avg). For a cfs_rq it is the plain sum of the
-// enqueued tasks' estimates (the flag is never set there).
+// util_est as the kernel stores it. 6.8+: one unsigned int, the EWMA, whose
+// MSB is the UTIL_AVG_UNCHANGED flag (set by util_est_update() at dequeue,
+// cleared by the next PELT update of util_avg). Before 6.8 (struct
+// util_est): `raw` is `enqueued`, the util of the last activation, with the
+// flag, and `ewma` the average; the estimate is their max. For a cfs_rq
+// `raw` is the plain sum of the enqueued tasks' estimates (the flag is
+// never set there) and `ewma` stays 0.
 struct UtilEst {
   uint32_t raw = 0;
-  uint32_t value() const { return raw & ~kUtilAvgUnchanged; }  // _task_util_est()
+  uint32_t ewma = 0;  // before 6.8 only; 0 from 6.8 on
+  uint32_t value() const {  // _task_util_est()
+    const uint32_t enqueued = raw & ~kUtilAvgUnchanged;
+    return enqueued > ewma ? enqueued : ewma;
+  }
   bool avg_unchanged() const { return (raw & kUtilAvgUnchanged) != 0; }
 };
 
@@ -305,6 +312,12 @@ void util_est_dequeue(SchedAvg& cfs, const SchedAvg& p);
 // util_est_enqueue/dequeue are skipped for a sched_delayed task that is
 // migrating or saved/restored (ENQUEUE_RESTORE / DEQUEUE_SAVE).
 void util_est_update(SchedAvg& p, bool task_sleep, uint64_t cpu_capacity);
+// The same before 6.8 (6.1 and 6.6 fair.c util_est_update(), with
+// UTIL_EST_FASTUP on, its default): `enqueued` takes the activation's
+// util; the EWMA jumps up to it, and otherwise decays by 1/4 of the gap
+// unless both the EWMA and `enqueued` are within 1% of it (then nothing is
+// written) or the CPU had no idle time; no runnable guard.
+void util_est_update_two_fields(SchedAvg& p, bool task_sleep, uint64_t cpu_capacity);
 
 // ---- attach/detach/remove (fair.c, root cfs_rq, no task groups) ------------
 
