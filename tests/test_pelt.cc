@@ -14,6 +14,13 @@
 using namespace schedlab;
 
 namespace {
+// A PELT update that moved a task's signals: __update_load_avg_se() sets
+// them and clears UTIL_AVG_UNCHANGED (cfs_se_util_change()).
+void pelt_updated_to(SchedAvg& p, uint64_t util, uint64_t runnable) {
+  p.util_avg = util;
+  p.runnable_avg = runnable;
+  cfs_se_util_change(p);
+}
 
 constexpr uint64_t kUs = 1000;
 constexpr uint64_t kMs = 1000 * kUs;
@@ -379,11 +386,7 @@ TEST_CASE("a blocked task leaving an idle CPU is aged to the estimated PELT now"
 TEST_CASE("util_est follows increases at once and decays by a quarter of the gap per activation",
           "[pelt][util_est]") {
   SchedAvg p;
-  auto pelt_updated = [&](uint64_t util, uint64_t runnable) {
-    p.util_avg = util;
-    p.runnable_avg = runnable;
-    cfs_se_util_change(p);  // what __update_load_avg_se() does
-  };
+  auto pelt_updated = [&](uint64_t util, uint64_t runnable) { pelt_updated_to(p, util, runnable); };
 
   // An increase is taken as is: ewma 0 -> 600.
   pelt_updated(600, 600);
@@ -440,11 +443,7 @@ TEST_CASE("util_est follows increases at once and decays by a quarter of the gap
 TEST_CASE("util_est before 6.8 keeps the last activation and an EWMA, with no runnable guard",
           "[pelt][util_est]") {
   SchedAvg p;
-  auto pelt_updated = [&](uint64_t util, uint64_t runnable) {
-    p.util_avg = util;
-    p.runnable_avg = runnable;
-    cfs_se_util_change(p);
-  };
+  auto pelt_updated = [&](uint64_t util, uint64_t runnable) { pelt_updated_to(p, util, runnable); };
   // FASTUP: ewma 0 -> 600, enqueued 600.
   pelt_updated(600, 600);
   util_est_update_two_fields(p, true, 1024);
