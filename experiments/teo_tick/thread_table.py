@@ -103,7 +103,7 @@ def print_rows(metrics, rows, title, kernels=KERNELS):
         sim = "".join(f"{cell(v[k], unit, k == kernels[0]) if k in v else '-':>24}" for k in kernels)
         pub = "".join(f"{(v[k].get('published') or '-') if k in v else '-':>24}" for k in kernels)
         print(f"{label:<{width}}{sim}")
-        if any(v[k].get("published") for k in kernels if k in v):
+        if kernels == KERNELS and any(v[k].get("published") for k in kernels if k in v):
             print(f"{'  published':<{width}}{pub}")
     print()
 
