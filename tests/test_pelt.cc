@@ -459,20 +459,20 @@ TEST_CASE("util_est before 6.8 keeps the last activation and an EWMA, with no ru
   CHECK(q.util_est.value() == 600);
   util_est_update_two_fields(p, true, 1024);
   CHECK(p.util_est.ewma == 500);
-  CHECK((p.util_est.raw & ~kUtilAvgUnchanged) == 200);
+  CHECK(p.util_est.enqueued == 200);
   CHECK(p.util_est.value() == 500);
   // EWMA within 1% (500 - 495 = 5) but enqueued not (495 - 200 = 295):
   // enqueued is updated, the EWMA kept.
   pelt_updated(495, 495);
   util_est_update_two_fields(p, true, 1024);
   CHECK(p.util_est.ewma == 500);
-  CHECK((p.util_est.raw & ~kUtilAvgUnchanged) == 495);
+  CHECK(p.util_est.enqueued == 495);
   CHECK(p.util_est.avg_unchanged());
   // Both within 1% (500 - 497 = 3, 495 - 497 = -2): nothing written, not
   // even the flag.
   pelt_updated(497, 497);
   util_est_update_two_fields(p, true, 1024);
-  CHECK((p.util_est.raw & ~kUtilAvgUnchanged) == 495);
+  CHECK(p.util_est.enqueued == 495);
   CHECK_FALSE(p.util_est.avg_unchanged());
 }
 

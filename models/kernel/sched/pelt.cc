@@ -287,15 +287,15 @@ void util_est_update_two_fields(SchedAvg& p, bool task_sleep, uint64_t cpu_capac
   if (!task_sleep) return;
   UtilEst ue = p.util_est;  // written back only at "done"
   if (ue.raw & kUtilAvgUnchanged) return;
-  int64_t last_enqueued_diff = ue.raw;
-  ue.raw = static_cast<uint32_t>(task_util(p));
+  int64_t last_enqueued_diff = ue.enqueued;
+  ue.enqueued = static_cast<uint32_t>(task_util(p));
   // |v| < UTIL_EST_MARGIN, as within_margin() tests it.
   auto within_margin = [](int64_t v) { return v > -int64_t{kUtilEstMargin} && v < int64_t{kUtilEstMargin}; };
-  if (ue.ewma < ue.raw) {
-    ue.ewma = ue.raw;  // UTIL_EST_FASTUP: increases are taken at once
+  if (ue.ewma < ue.enqueued) {
+    ue.ewma = ue.enqueued;  // UTIL_EST_FASTUP: increases are taken at once
   } else {
-    const int64_t last_ewma_diff = int64_t{ue.raw} - int64_t{ue.ewma};
-    last_enqueued_diff -= ue.raw;
+    const int64_t last_ewma_diff = int64_t{ue.enqueued} - int64_t{ue.ewma};
+    last_enqueued_diff -= ue.enqueued;
     if (within_margin(last_ewma_diff)) {
       if (within_margin(last_enqueued_diff)) return;  // both within 1%: nothing written
     } else {
@@ -306,7 +306,7 @@ void util_est_update_two_fields(SchedAvg& p, bool task_sleep, uint64_t cpu_capac
                 kUtilEstWeightShift;
     }
   }
-  ue.raw |= kUtilAvgUnchanged;
+  ue.raw = (ue.ewma > ue.enqueued ? ue.ewma : ue.enqueued) | kUtilAvgUnchanged;  // _task_util_est()
   p.util_est = ue;
 }
 

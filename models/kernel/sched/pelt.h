@@ -86,18 +86,17 @@ inline constexpr uint32_t kUtilEstMargin = kSchedCapacityScale / 100;  // UTIL_E
 
 // util_est as the kernel stores it. 6.8+: one unsigned int, the EWMA, whose
 // MSB is the UTIL_AVG_UNCHANGED flag (set by util_est_update() at dequeue,
-// cleared by the next PELT update of util_avg). Before 6.8 (struct
-// util_est): `raw` is `enqueued`, the util of the last activation, with the
-// flag, and `ewma` the average; the estimate is their max. For a cfs_rq
-// `raw` is the plain sum of the enqueued tasks' estimates (the flag is
-// never set there) and `ewma` stays 0.
+// cleared by the next PELT update of util_avg). For a cfs_rq it is the
+// plain sum of the enqueued tasks' estimates (the flag is never set there).
+// Before 6.8 (struct util_est) a task keeps `enqueued`, the util of its
+// last activation, and `ewma`; the estimate, their max, is kept in `raw`
+// (with the flag, which the kernel keeps in `enqueued`), so readers are the
+// same for every version.
 struct UtilEst {
   uint32_t raw = 0;
-  uint32_t ewma = 0;  // before 6.8 only; 0 from 6.8 on
-  uint32_t value() const {  // _task_util_est()
-    const uint32_t enqueued = raw & ~kUtilAvgUnchanged;
-    return enqueued > ewma ? enqueued : ewma;
-  }
+  uint32_t enqueued = 0;  // before 6.8 only
+  uint32_t ewma = 0;      // before 6.8 only
+  uint32_t value() const { return raw & ~kUtilAvgUnchanged; }  // _task_util_est()
   bool avg_unchanged() const { return (raw & kUtilAvgUnchanged) != 0; }
 };
 
