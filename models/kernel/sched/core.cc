@@ -752,44 +752,43 @@ void Kernel::attach_task(Task& p) {
 // class -> preempt; a lower class never preempts.
 void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   Task& curr = *rq.curr;
-  bool before = rq.need_resched || rq.need_resched_lazy;
-  // A fair task above the running RT task: the fair server serves it.
-  const bool served = p.sched_class == SchedClassId::kFair && curr.sched_class == SchedClassId::kRt &&
-                      rq.fair_server.running;
-  const char* why;
+  const bool before = rq.need_resched || rq.need_resched_lazy;
+  constexpr const char* kPending = "a reschedule was already pending";
+  const char* why;      // the reason given in the log
+  const char* verdict;  // the log's outcome
+  const char* counted;  // --why's reason
   if (curr.is_idle_task) {
     resched_curr(rq);
     why = "cpu was idle";
+    verdict = "preempt";
+    counted = "the CPU was idle";
   } else if (p.sched_class == curr.sched_class) {
     why_ = nullptr;
     class_of(p).wakeup_preempt(rq, p, wake_flags);
     // No reason: the class returned at once because a reschedule is
     // already pending (test_tsk_need_resched()), which the verdict says.
     why = why_;
+    verdict = before ? "resched already pending" : (rq.need_resched || rq.need_resched_lazy) ? "preempt" : "no preempt";
+    counted = before || !why ? kPending : why;
   } else if (p.sched_class < curr.sched_class) {
     resched_curr(rq);
     why = "higher class";
+    verdict = before ? "resched already pending" : "preempt";
+    counted = before ? kPending : why;
   } else {
+    // A lower class's wake-up does not preempt, whatever is pending (the
+    // fair server's start, inside the enqueue, asks a running RT task to
+    // pick again) -- unless that start found the server still serving
+    // starved fair tasks (running, with budget): its pick preempts RT.
+    const bool served = p.sched_class == SchedClassId::kFair && rq.fair_server.running;
     why = served ? "the fair server runs starved fair tasks above RT" : "lower class";
+    verdict = served ? "preempt" : "no preempt";
+    counted = why;
   }
-  // A lower class's wake-up does not preempt, whatever is pending (the
-  // fair server's start, inside the enqueue, asks a running RT task to
-  // pick again) -- unless that start found the server still serving
-  // starved fair tasks (running, with budget): its pick preempts RT.
-  const bool lower = !curr.is_idle_task && p.sched_class > curr.sched_class && !served;
   SL_DEBUG("{:.6f} cpu{} wakeup_preempt {}-{} (prio {}) vs curr {}-{} (prio {}): {}{}{}{}", now().to_s(), rq.cpu,
-           p.comm, p.pid, p.prio, curr.comm, curr.pid, curr.prio,
-           curr.is_idle_task || served                      ? "preempt"
-           : lower                                          ? "no preempt"
-           : before                                         ? "resched already pending"
-           : (rq.need_resched || rq.need_resched_lazy) ? "preempt"
-                                                            : "no preempt",
-           why ? " (" : "", why ? why : "", why ? ")" : "");
-  count_decision(Decision::kPreemption, p.group,
-                 curr.is_idle_task        ? "the CPU was idle"
-                 : lower || served        ? why
-                 : before || !why ? "a reschedule was already pending"
-                                          : why);
+           p.comm, p.pid, p.prio, curr.comm, curr.pid, curr.prio, verdict, why ? " (" : "", why ? why : "",
+           why ? ")" : "");
+  count_decision(Decision::kPreemption, p.group, counted);
 }
 
 void Kernel::resched_curr(Rq& rq) {
