@@ -547,7 +547,7 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
   // v6.12: intercepts that brought a deeper candidate down to state 0 still
   // want the sleep length ("otherwise we don't know after wakeup if our
   // guess was correct"); the tick is kept. Before the latency cap.
-  if (!has_util_and_recent() && !idx && by_statistics) {
+  if (version_ == TeoVersion::kV612 && !idx && by_statistics) {
     r.queried_sleep_length = true;
     duration_ns = in.sleep_length.count();
     sleep_length_ns_ = duration_ns;
