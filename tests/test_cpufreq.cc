@@ -78,6 +78,25 @@ TEST_CASE("schedutil picks the lowest OPP at or above 1.25 x util / capacity x f
   CHECK(run(1024) == 2802000u);
 }
 
+// cpufreq_policy_transition_delay_us() by kernel version, latency in whole
+// microseconds (the kernel divides by NSEC_PER_USEC first).
+TEST_CASE("the default transition delay is 1.5x the latency from 6.10, x1000 up to 10 ms before",
+          "[cpufreq][schedutil]") {
+  using R = TransitionDelayRule;
+  for (R rule : {R::kLatencyAndAHalf, R::kLatencyX1000Cap10ms}) {
+    CHECK(cpufreq_policy_transition_delay(Time::zero(), rule) == 1_ms);       // no latency: 1 ms
+    CHECK(cpufreq_policy_transition_delay(Time::ns(999), rule) == 1_ms);      // 0 whole us: 1 ms
+  }
+  CHECK(cpufreq_policy_transition_delay(Time::ns(1999), R::kLatencyAndAHalf) == 1_us);  // 1 + (1 >> 1)
+  CHECK(cpufreq_policy_transition_delay(Time::ns(1999), R::kLatencyX1000Cap10ms) == 1_ms);  // 1 x 1000
+  CHECK(cpufreq_policy_transition_delay(7_us, R::kLatencyAndAHalf) == 10_us);               // 7 + 3
+  CHECK(cpufreq_policy_transition_delay(7_us, R::kLatencyX1000Cap10ms) == 7_ms);
+  CHECK(cpufreq_policy_transition_delay(40_us, R::kLatencyAndAHalf) == 60_us);   // rk3588
+  CHECK(cpufreq_policy_transition_delay(40_us, R::kLatencyX1000Cap10ms) == 10_ms);  // 40 ms, capped
+  CHECK(cpufreq_policy_transition_delay(500_us, R::kLatencyAndAHalf) == 750_us);  // gs101
+  CHECK(cpufreq_policy_transition_delay(500_us, R::kLatencyX1000Cap10ms) == 10_ms);
+}
+
 TEST_CASE("schedutil's default rate limit is 1.5x the transition latency", "[cpufreq][schedutil]") {
   auto g = make_governor("schedutil", {});
   g->start(x1_policy(1), Time::zero());
@@ -93,6 +112,19 @@ TEST_CASE("schedutil's default rate limit is 1.5x the transition latency", "[cpu
   explicit_limit.rate_limit = 2_ms;
   auto g2 = started("schedutil", x1_policy(1), explicit_limit);
   CHECK(dynamic_cast<SchedutilGovernor&>(*g2).rate_limit() == 2_ms);
+}
+
+TEST_CASE("schedutil on a 6.1 kernel waits latency x 1000 (10 ms at most) between changes",
+          "[cpufreq][schedutil]") {
+  GovernorParams params;
+  params.transition_delay = TransitionDelayRule::kLatencyX1000Cap10ms;
+  auto g = started("schedutil", x1_policy(1), params);
+  REQUIRE(dynamic_cast<SchedutilGovernor&>(*g).rate_limit() == 10_ms);
+  // Raised at once from the initial (max) frequency's reset...
+  CHECK(update1(*g, cfs(200, 0), 20_ms) == 851000u);  // 1.25 x 2802000 x 200 / 1024 = 684082 -> 851000
+  // ...but 9.999999 ms later a full util is refused; at 10 ms it is taken.
+  CHECK_FALSE(update1(*g, cfs(1024, 1), 20_ms + Time::ns(9999999)).has_value());
+  CHECK(update1(*g, cfs(1024, 2), 30_ms) == 2802000u);
 }
 
 TEST_CASE("schedutil suppresses a change within rate_limit_us", "[cpufreq][schedutil]") {

@@ -205,7 +205,7 @@ TEST_CASE("Every shipped platform loads, validates, cites sources and builds an 
   }
 }
 
-TEST_CASE("gs101 clusters keep the device tree's tables and derived rate limits", "[platform]") {
+TEST_CASE("gs101 clusters keep the device tree's tables", "[platform]") {
   PlatformParams p = shipped("gs101");
   REQUIRE(p.clusters.size() == 3);
   const ClusterParams& little = p.clusters[0];
@@ -217,7 +217,8 @@ TEST_CASE("gs101 clusters keep the device tree's tables and derived rate limits"
   CHECK(little.opps.front().voltage_uv == 537500);
   CHECK(little.opps.back().freq_khz == 1803000);
   CHECK(little.transition_latency == 500_us);
-  CHECK(little.rate_limit == 750_us);  // 500 us + 500 us / 2
+  // No rate_limit key: the kernel derives it from the latency by version.
+  CHECK_FALSE(little.rate_limit.has_value());
   CHECK(little.cpu_idle_states.size() == 2);
   CHECK(little.cpu_idle_states[1].entry_latency == 70_us);
   CHECK(little.cpu_idle_states[1].exit_latency == 160_us);
@@ -225,13 +226,7 @@ TEST_CASE("gs101 clusters keep the device tree's tables and derived rate limits"
   CHECK(p.clusters[2].opps.back().freq_khz == 2802000);
   CHECK(p.clusters[2].opps.back().voltage_uv == 1056250);
   CHECK(p.llc == LlcSharing::kNone);
-  CHECK(shipped("rk3588").clusters[0].rate_limit == 60_us);  // clock-latency-ns 40000
-}
-
-TEST_CASE("default_rate_limit is cpufreq_policy_transition_delay_us()", "[platform]") {
-  CHECK(default_rate_limit(Time::zero()) == 1000_us);
-  CHECK(default_rate_limit(40_us) == 60_us);
-  CHECK(default_rate_limit(Time::ns(1999)) == 1_us);  // 1 us + (1 >> 1)
+  CHECK(shipped("rk3588").clusters[0].transition_latency == 40_us);  // clock-latency-ns 40000
 }
 
 // ---- topology graph and sched domains ---------------------------------------
@@ -604,7 +599,7 @@ TEST_CASE("Units are read exactly", "[platform][config]") {
   CHECK(c.opps[1].power_mw == 250.0);
   CHECK(c.opps[2].freq_khz == 2000000);
   CHECK(c.opps[2].power_mw == 0.3);
-  CHECK(c.rate_limit == 1000_us);  // no transition latency: the kernel's 1 ms
+  CHECK_FALSE(c.rate_limit.has_value());  // left to the kernel version
 }
 
 TEST_CASE("validate_platform refuses inconsistent platforms built in code", "[platform]") {

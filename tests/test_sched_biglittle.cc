@@ -27,6 +27,30 @@ ScenarioParams grower_on_toy() {
 
 }  // namespace
 
+// A platform without rate_limit gets the kernel version's
+// cpufreq_policy_transition_delay_us() of its transition latency.
+TEST_CASE("schedutil's default rate limit follows the kernel version", "[biglittle][cpufreq]") {
+  struct Case {
+    const char* version;
+    Time little, big;
+  };
+  for (const Case& c : {Case{"6.1", 10_ms, 7_ms}, Case{"6.6", 10_ms, 7_ms}, Case{"6.12", 750_us, 10_us},
+                        Case{"6.18", 750_us, 10_us}}) {
+    INFO(c.version);
+    ScenarioParams p = toy();
+    p.kernel.version = c.version;
+    p.platform.clusters[0].transition_latency = 500_us;  // x1000 = 500 ms: capped at 10 ms
+    p.platform.clusters[1].transition_latency = 7_us;
+    p.tasks = {hog("h")};
+    System sys(p, 1);
+    CHECK(sys.kernel().freq_domains()[0].sugov->rate_limit() == c.little);
+    CHECK(sys.kernel().freq_domains()[1].sugov->rate_limit() == c.big);
+    p.platform.clusters[1].rate_limit = 2_ms;  // an explicit rate_limit wins on every version
+    System explicit_limit(p, 1);
+    CHECK(explicit_limit.kernel().freq_domains()[1].sugov->rate_limit() == 2_ms);
+  }
+}
+
 TEST_CASE("capacities follow capacity-dmips-mhz x max frequency, normalised to 1024", "[biglittle]") {
   ScenarioParams p = toy();
   p.tasks = {hog("h")};

@@ -246,7 +246,6 @@ ClusterParams load_cluster(const YamlDoc& doc, const YAML::Node& node, const std
   c.dynamic_power_coefficient = static_cast<uint32_t>(coefficient);
   if (auto n = r.find("static_power")) c.static_power_mw = as_power_mw(doc, *n, r.path("static_power"));
   r.read("transition_latency", c.transition_latency, Bound::kNonNegative);
-  c.rate_limit = default_rate_limit(c.transition_latency);
   r.read("rate_limit", c.rate_limit, Bound::kNonNegative);
   r.read_choice("cpufreq_governor", c.cpufreq_governor, governor_names());
   c.opps = load_opps(doc, *r.find("opps"), r.path("opps"), c.dynamic_power_coefficient);
@@ -472,7 +471,8 @@ const std::vector<ParamDecl>& platform_cluster_params() {
         {"static_power", "power", "0", "power of the cluster while any CPU is powered, if a source gives it"},
         {"transition_latency", "duration", "0", "clock-latency-ns of the OPP table (cpuinfo.transition_latency)"},
         {"rate_limit", "duration", "from transition_latency",
-         "schedutil rate_limit_us; default cpufreq_policy_transition_delay_us(): 1.5 x latency, or 1ms"},
+         "schedutil rate_limit_us; default cpufreq_policy_transition_delay_us() of the kernel version: "
+         "1.5 x latency (6.12+), latency x 1000 up to 10ms (6.1, 6.6), 1ms without a latency"},
         {"cpufreq_governor", "schedutil | performance | powersave | userspace", d.cpufreq_governor,
          "cpufreq governor of the domain"},
         {"userspace_freq", "frequency", "-", "fixed frequency for the userspace governor; must be an OPP"},

@@ -85,14 +85,6 @@ std::vector<uint32_t> normalize_cpu_capacity(std::span<const uint32_t> capacity_
   return out;
 }
 
-Time default_rate_limit(Time transition_latency) {
-  // latency = policy->cpuinfo.transition_latency / NSEC_PER_USEC;
-  // if (latency) return latency + (latency >> 1);  return USEC_PER_MSEC;
-  int64_t latency_us = transition_latency.count() / 1000;
-  if (latency_us > 0) return Time::us(latency_us + (latency_us >> 1));
-  return Time::us(1000);
-}
-
 int platform_nr_cpus(const PlatformParams& p) {
   if (p.clusters.empty()) return p.cpus;
   int n = 0;
@@ -130,7 +122,7 @@ void validate_platform(const PlatformParams& p) {
     }
     if (c.static_power_mw < 0) invalid(fmt::format("{}: static power must be >= 0", where));
     if (c.transition_latency < Time::zero()) invalid(fmt::format("{}: transition_latency must be >= 0", where));
-    if (c.rate_limit < Time::zero()) invalid(fmt::format("{}: rate_limit must be >= 0", where));
+    if (c.rate_limit && *c.rate_limit < Time::zero()) invalid(fmt::format("{}: rate_limit must be >= 0", where));
     if (c.cpufreq_governor == "userspace" &&
         std::none_of(c.opps.begin(), c.opps.end(), [&](const Opp& o) { return o.freq_khz == c.userspace_freq_khz; }))
       invalid(fmt::format("{}: userspace frequency {} kHz is not one of its OPPs", where, c.userspace_freq_khz));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -43,8 +44,9 @@ struct ClusterParams {
                                                      // domain: frequency domains sharing a cpu-map cluster
                                                      // must list the same states; see DerivedPlatform)
   std::string cpufreq_governor = "schedutil";        // schedutil | performance | powersave | userspace
-  Time rate_limit = Time::us(1000);    // schedutil rate_limit_us; the YAML loader defaults it to
-                                       // default_rate_limit(transition_latency)
+  // schedutil rate_limit_us; nullopt = the kernel version's default from
+  // transition_latency (cpufreq_policy_transition_delay(), cpufreq/governor.h)
+  std::optional<Time> rate_limit;
   uint64_t userspace_freq_khz = 0;     // for the userspace governor
   // Added with the platform files (configs/platforms/*.yaml):
   int cpu_map_cluster = -1;            // the device tree's cpu-map clusterN holding these CPUs;
@@ -107,11 +109,6 @@ enum class CapacityFreqUnit { kKhz, kMhz };
 std::vector<uint32_t> normalize_cpu_capacity(std::span<const uint32_t> capacity_dmips_mhz,
                                              std::span<const uint64_t> max_freq_khz,
                                              CapacityFreqUnit unit = CapacityFreqUnit::kKhz);
-
-// The schedutil rate limit the kernel picks when userspace sets none:
-// cpufreq_policy_transition_delay_us() (Linux 6.9+, so 6.12):
-//   transition_latency (ns) / 1000 = latency_us; latency_us ? latency_us * 3 / 2 (integer) : 1000 us.
-Time default_rate_limit(Time transition_latency);
 
 // Number of CPUs: `cpus` without clusters, else the sum of nr_cpus.
 int platform_nr_cpus(const PlatformParams& p);

@@ -707,9 +707,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   // balance statistics pass over the whole domain (update_sd_lb_stats()).
   bool energy_enabled_ = false;   // sched_energy_present
   std::vector<size_t> perf_domain_order_;  // domains_ in rd->pd list order
-  bool runnable_boost_ = true;
+  bool runnable_boost_ = true;        // KernelVersionInfo::runnable_boost
   bool util_est_single_ewma_ = true;  // KernelVersionInfo::util_est_single_ewma
-  bool util_est_update_first_ = true;  // KernelVersionInfo::util_est_update_first    // KernelVersionInfo::runnable_boost
+  bool util_est_update_first_ = true;  // KernelVersionInfo::util_est_update_first
+  // KernelVersionInfo::transition_delay_latency_x1000: schedutil's default rate limit
+  TransitionDelayRule transition_delay_ = TransitionDelayRule::kLatencyAndAHalf;
   bool lb_counts_runnable_ = false;  // KernelVersionInfo::lb_counts_runnable
   bool lb_ineligible_stays_ = false;  // KernelVersionInfo::lb_ineligible_stays
   UclampSystem uclamp_sys_;       // bucket layout and sysctls

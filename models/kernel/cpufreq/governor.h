@@ -43,6 +43,25 @@ inline constexpr unsigned kSchedCpufreqIowait = 1u << 0;
 // the EM marked inefficient when possible.
 enum class CpufreqRelation { L, H, LE, HE };
 
+// How cpufreq_policy_transition_delay_us() (drivers/cpufreq/cpufreq.c) turns
+// cpuinfo.transition_latency into schedutil's default rate_limit_us when the
+// driver sets no transition_delay_us. Both give USEC_PER_MSEC (1 ms) without
+// a latency.
+enum class TransitionDelayRule {
+  // Up to 6.7 (checked in 6.1.166 and 6.6.63): latency_us x
+  // LATENCY_MULTIPLIER (1000), capped at 10 ms.
+  kLatencyX1000Cap10ms,
+  // 6.10+ (checked in 6.12.19): latency_us + latency_us / 2, uncapped
+  // ("Give a 50% breathing room between updates"). 6.8 and 6.9 capped the
+  // x1000 rule at 2 ms; no modelled version has that.
+  kLatencyAndAHalf,
+};
+
+// cpufreq_policy_transition_delay_us() for a driver without
+// transition_delay_us, the latency truncated to whole microseconds as the
+// kernel's division by NSEC_PER_USEC does.
+Time cpufreq_policy_transition_delay(Time transition_latency, TransitionDelayRule rule);
+
 // struct cpufreq_policy, reduced to what the governors read.
 struct CpufreqPolicy {
   std::vector<uint64_t> freq_table_khz;  // policy->freq_table, strictly ascending
@@ -103,9 +122,10 @@ struct CpuUtil {
 
 // Tunables of every governor (each reads its own); declared once here.
 struct GovernorParams {
-  // schedutil: rate_limit_us. nullopt = cpufreq_policy_transition_delay_us():
-  // 1.5 x cpuinfo.transition_latency (in whole us), or 1 ms if that is 0.
+  // schedutil: rate_limit_us. nullopt = cpufreq_policy_transition_delay_us()
+  // of the policy's transition_latency under `transition_delay`.
   std::optional<Time> rate_limit;
+  TransitionDelayRule transition_delay = TransitionDelayRule::kLatencyAndAHalf;
   // TICK_NSEC: an idle gap longer than one tick resets the iowait boost.
   // Default HZ=250 (Android GKI / arm64 defconfig).
   Time tick = Time::ms(4);

@@ -186,6 +186,16 @@ uint64_t effective_cpu_util(const CpuUtil& cpu, uint64_t scale, bool uclamp_used
   return std::min(scale, util);
 }
 
+Time cpufreq_policy_transition_delay(Time transition_latency, TransitionDelayRule rule) {
+  const int64_t latency_us = transition_latency.count() / 1000;  // / NSEC_PER_USEC
+  if (latency_us <= 0) return Time::us(1000);                    // USEC_PER_MSEC (LATENCY_MULTIPLIER before 6.10)
+  switch (rule) {
+    case TransitionDelayRule::kLatencyX1000Cap10ms: return Time::us(std::min<int64_t>(latency_us * 1000, 10000));
+    case TransitionDelayRule::kLatencyAndAHalf: return Time::us(latency_us + (latency_us >> 1));
+  }
+  return Time::us(1000);
+}
+
 // ---- schedutil ---------------------------------------------------------------------
 
 SchedutilGovernor::SchedutilGovernor(const GovernorParams& params) : params_(params) {
@@ -198,15 +208,11 @@ SchedutilGovernor::SchedutilGovernor(const GovernorParams& params) : params_(par
 // cpufreq_start_governor() calls them.
 uint64_t SchedutilGovernor::start(const CpufreqPolicy& policy, Time now) {
   install_policy(policy);
-  // sugov_init(): rate_limit_us = cpufreq_policy_transition_delay_us():
-  // the driver's transition_delay_us (not modelled), else 1.5 x latency in
-  // us, else USEC_PER_MSEC.
-  if (params_.rate_limit) {
-    freq_update_delay_ = *params_.rate_limit;
-  } else {
-    const int64_t latency_us = policy_.transition_latency.count() / 1000;
-    freq_update_delay_ = latency_us ? Time::us(latency_us + (latency_us >> 1)) : Time::us(1000);
-  }
+  // sugov_init(): rate_limit_us = cpufreq_policy_transition_delay_us() (the
+  // driver's own transition_delay_us is not modelled: a platform that has
+  // one gives it as rate_limit).
+  freq_update_delay_ =
+      params_.rate_limit.value_or(cpufreq_policy_transition_delay(policy_.transition_latency, params_.transition_delay));
   // sugov_start(): the per-CPU state is zeroed.
   last_freq_update_time_ = Time::zero();
   next_freq_ = 0;

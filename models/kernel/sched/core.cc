@@ -101,6 +101,8 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   runnable_boost_ = info->runnable_boost;
   util_est_single_ewma_ = info->util_est_single_ewma;
   util_est_update_first_ = info->util_est_update_first;
+  transition_delay_ = info->transition_delay_latency_x1000 ? TransitionDelayRule::kLatencyX1000Cap10ms
+                                                          : TransitionDelayRule::kLatencyAndAHalf;
   lb_counts_runnable_ = info->lb_counts_runnable;
   lb_ineligible_stays_ = info->lb_ineligible_stays;
   protect_slice_ = info->protect_slice;

@@ -56,6 +56,7 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     }
     GovernorParams gp;
     gp.rate_limit = c.rate_limit;
+    gp.transition_delay = transition_delay_;
     gp.tick = tick_nsec_;
     gp.userspace_setspeed_khz = c.userspace_freq_khz;
     try {
@@ -64,6 +65,7 @@ void Kernel::setup_platform(const PlatformParams& platform) {
       throw ModelError(fmt::format("cluster {}: {}", c.name, e.what()));
     }
     CpufreqPolicy policy = CpufreqPolicy::from_opps(c.opps, d.cpus.size(), d.capacity, d.em.get());
+    policy.transition_latency = c.transition_latency;  // cpuinfo.transition_latency
     d.cur_khz = d.governor->start(policy, Time::zero());
     d.utils.resize(d.cpus.size());
     d.sugov = dynamic_cast<SchedutilGovernor*>(d.governor.get());

@@ -102,10 +102,12 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.runnable_boost = false;
     info.util_est_single_ewma = false;
     info.util_est_update_first = false;
+    info.transition_delay_latency_x1000 = true;
     info.defaults = cfs_6_1();
   } else if (version == "6.6") {
     info.util_est_single_ewma = false;
     info.util_est_update_first = false;
+    info.transition_delay_latency_x1000 = true;
     info.defaults = eevdf_6_6();
   } else if (version == "6.12") {
     info.defaults = eevdf_6_12();

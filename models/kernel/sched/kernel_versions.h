@@ -59,6 +59,10 @@ struct KernelVersionInfo {
   // as of the last PELT update; 6.1 and 6.6 call it last, after the
   // dequeue's update_load_avg() brought util_avg to now.
   bool util_est_update_first = true;
+  // Schedutil's default rate_limit_us (drivers/cpufreq/cpufreq.c
+  // cpufreq_policy_transition_delay_us()): 6.10+ 1.5 x the transition
+  // latency; before (6.1.166, 6.6.63) latency x 1000, capped at 10 ms.
+  bool transition_delay_latency_x1000 = false;
   SchedFeatures defaults;
 };
 
