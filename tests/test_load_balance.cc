@@ -152,6 +152,56 @@ TEST_CASE("a misfit task is pulled only by a bigger CPU with spare capacity", "[
   }
 }
 
+// update_misfit_status() before and after 6.10's "Check if a task has a
+// fitting CPU when updating misfit": 6.1 records a hog that does not fit
+// its CPU even when no bigger CPU is allowed to it, so an idle CPU's
+// balance pass sets rd->overloaded; check_misfit_status() then asks for an
+// idle balance only below the root domain's biggest capacity (the kick can
+// not help a task already on an X1, but 6.1 still kicks for a hog kept on
+// the little CPUs by its affinity, as a background cpuset does).
+TEST_CASE("6.1 keeps a task misfit on the biggest CPU it may use, 6.12 does not", "[lb][biglittle][nohz]") {
+  struct Case {
+    const char* version;
+    bool misfit;
+    bool kicks_for_little_hog;
+  };
+  for (const Case& c : {Case{"6.1", true, true}, Case{"6.6", true, true}, Case{"6.12", false, false}}) {
+    INFO(c.version);
+    SECTION(std::string("a free hog settled on a big CPU, ") + c.version) {
+      ScenarioParams p = toy_one_second();
+      p.kernel.version = c.version;
+      p.tasks = {hog("h")};
+      System sys(p, 1);
+      Kernel& k = sys.kernel();
+      k.run_until(Time::ms(500));
+      const int cpu = find_task(k, "h").cpu;
+      REQUIRE(k.rq(cpu).capacity == 1024);
+      CHECK((k.rq(cpu).misfit_task_load > 0) == c.misfit);
+      const int idle_big = cpu == 2 ? 3 : 2;
+      k.sched_balance_rq(k.rq(idle_big), Kernel::CpuIdleType::kIdle);
+      CHECK(k.get_rd_overloaded() == c.misfit);
+      // Alone on the biggest capacity, no RT pressure: no idle balance kick.
+      const uint64_t before = k.nohz_balance_passes();
+      k.run_until(Time::ms(1000));
+      CHECK(k.nohz_balance_passes() == before);
+    }
+    SECTION(std::string("a hog allowed on the little CPUs only, ") + c.version) {
+      ScenarioParams p = toy_one_second();
+      p.kernel.version = c.version;
+      p.tasks = {hog_on("bg", {0, 1})};
+      System sys(p, 1);
+      Kernel& k = sys.kernel();
+      k.run_until(Time::ms(500));
+      const int cpu = find_task(k, "bg").cpu;
+      CHECK((k.rq(cpu).misfit_task_load > 0) == c.misfit);
+      const uint64_t before = k.nohz_balance_passes();
+      k.run_until(Time::ms(1000));
+      CHECK((k.nohz_balance_passes() > before) == c.kicks_for_little_hog);
+      CHECK(find_task(k, "bg").cpu == cpu);  // the kicks cannot move it
+    }
+  }
+}
+
 TEST_CASE("when every task of the busiest CPU is pinned, the pass looks again without it", "[lb]") {
   // LBF_ALL_PINNED and sched_balance_rq()'s "redo" (6.12): CPU 0 runs three
   // hogs pinned there, CPU 1 two hogs allowed on CPUs 1 and 2, and CPU 2

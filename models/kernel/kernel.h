@@ -505,6 +505,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool fair_server_enabled() const { return fair_server_enabled_; }
   bool util_est_single_ewma() const { return util_est_single_ewma_; }
   bool util_est_update_first() const { return util_est_update_first_; }
+  bool misfit_skips_biggest_allowed() const { return misfit_skips_biggest_allowed_; }
   // cpu_bw_dl(): the DL running bandwidth of `cpu` in capacity units (only
   // the fair server's here: the model has no SCHED_DEADLINE tasks).
   uint64_t cpu_bw_dl(const Rq& rq) const { return rq.fair_server.bw_running ? fair_server_cpu_bw_ : 0; }
@@ -710,6 +711,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool runnable_boost_ = true;        // KernelVersionInfo::runnable_boost
   bool util_est_single_ewma_ = true;  // KernelVersionInfo::util_est_single_ewma
   bool util_est_update_first_ = true;  // KernelVersionInfo::util_est_update_first
+  bool misfit_skips_biggest_allowed_ = true;  // KernelVersionInfo::misfit_skips_biggest_allowed
+  uint32_t rd_max_cpu_capacity_ = kSchedCapacityScale;  // rd->max_cpu_capacity (set with the platform)
   // KernelVersionInfo::transition_delay_latency_x1000: schedutil's default rate limit
   TransitionDelayRule transition_delay_ = TransitionDelayRule::kLatencyAndAHalf;
   bool lb_counts_runnable_ = false;  // KernelVersionInfo::lb_counts_runnable

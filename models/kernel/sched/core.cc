@@ -101,6 +101,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   runnable_boost_ = info->runnable_boost;
   util_est_single_ewma_ = info->util_est_single_ewma;
   util_est_update_first_ = info->util_est_update_first;
+  misfit_skips_biggest_allowed_ = info->misfit_skips_biggest_allowed;
   transition_delay_ = info->transition_delay_latency_x1000 ? TransitionDelayRule::kLatencyX1000Cap10ms
                                                           : TransitionDelayRule::kLatencyAndAHalf;
   lb_counts_runnable_ = info->lb_counts_runnable;

@@ -71,9 +71,11 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     d.sugov = dynamic_cast<SchedutilGovernor*>(d.governor.get());
     domains_.push_back(std::move(d));
   }
+  rd_max_cpu_capacity_ = 0;  // build_sched_domains(): the largest cpu_capacity_orig
   for (size_t i = 0; i < domains_.size(); ++i) {
     FreqDomain& d = domains_[i];
     if (d.capacity != domains_[0].capacity) asym_capacity_ = true;
+    rd_max_cpu_capacity_ = std::max(rd_max_cpu_capacity_, d.capacity);
     for (int c : d.cpus) {
       Rq& rq = *rqs_[c];
       rq.domain_pos = static_cast<uint32_t>(d.rqs.size());

@@ -76,9 +76,11 @@ void fair_post_init_util(Rq& rq, Task& p) {
   post_init_entity_util_avg(p.se.avg, rq.cfs_avg, p.se.weight, rq.capacity);
 }
 
+// 6.12 (6.10+): no misfit on the biggest CPU p may use. 6.1 and 6.6 only
+// spare a task bound to one CPU (KernelVersionInfo::misfit_skips_biggest_allowed).
 void update_misfit_status(Kernel& k, Rq& rq, Task* p) {
   if (!k.asym_capacity() || !p || p->is_idle_task || p->sched_class != SchedClassId::kFair ||
-      rq.capacity == k.max_allowed_capacity(*p)) {
+      p->nr_cpus_allowed == 1 || (k.misfit_skips_biggest_allowed() && rq.capacity == k.max_allowed_capacity(*p))) {
     rq.misfit_task_load = 0;
     return;
   }

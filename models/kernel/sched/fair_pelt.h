@@ -36,7 +36,7 @@ void fair_migrate_task_pelt(Kernel& k, Task& p);
 void fair_post_init_util(Rq& rq, Task& p);
 
 // update_misfit_status(): curr does not fit its CPU (the 1.25 margin) and
-// a bigger CPU is allowed to it.
+// (6.10+) a bigger CPU is allowed to it.
 void update_misfit_status(Kernel& k, Rq& rq, Task* p);
 
 // fits_capacity() is in pelt.h.

@@ -1177,10 +1177,12 @@ void Kernel::nohz_balancer_kick(Rq& rq) {
     // (check_cpu_capacity()).
     bool balance = rq.nr_running >= 2 || (lb_h_nr_running(rq) >= 1 && check_cpu_capacity(rq));
     if (!balance && asym_capacity_) {
-      // check_misfit_status() (6.12): a misfit task, which
+      // check_misfit_status(): 6.12 a misfit task, which
       // update_misfit_status() only records below the task's biggest
-      // allowed capacity.
-      balance = rq.misfit_task_load > 0;
+      // allowed capacity; 6.1 and 6.6 (which record it on any CPU) also
+      // want a bigger CPU in the root domain or RT pressure here.
+      balance = rq.misfit_task_load > 0 &&
+                (misfit_skips_biggest_allowed_ || rq.capacity < rd_max_cpu_capacity_ || check_cpu_capacity(rq));
     } else if (!balance) {
       // Symmetric CPUs share the LLC: balance when more than one CPU of it
       // is busy (sds->nr_busy_cpus > 1, busy = not in nohz idle).

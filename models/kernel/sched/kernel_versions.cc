@@ -103,11 +103,13 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.util_est_single_ewma = false;
     info.util_est_update_first = false;
     info.transition_delay_latency_x1000 = true;
+    info.misfit_skips_biggest_allowed = false;
     info.defaults = cfs_6_1();
   } else if (version == "6.6") {
     info.util_est_single_ewma = false;
     info.util_est_update_first = false;
     info.transition_delay_latency_x1000 = true;
+    info.misfit_skips_biggest_allowed = false;
     info.defaults = eevdf_6_6();
   } else if (version == "6.12") {
     info.defaults = eevdf_6_12();

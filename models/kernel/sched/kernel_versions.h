@@ -63,6 +63,13 @@ struct KernelVersionInfo {
   // cpufreq_policy_transition_delay_us()): 6.10+ 1.5 x the transition
   // latency; before (6.1.166, 6.6.63) latency x 1000, capped at 10 ms.
   bool transition_delay_latency_x1000 = false;
+  // 6.10+ "sched/fair: Check if a task has a fitting CPU when updating
+  // misfit" (checked in 6.12.19): update_misfit_status() records no misfit
+  // on the biggest CPU the task may use, and check_misfit_status() is just
+  // rq->misfit_task_load. Before (6.1.166, 6.6.63) a task too big for the
+  // biggest CPU stays misfit there (keeping the root domain overloaded), and
+  // the nohz kick wants a bigger CPU in the root domain or RT pressure.
+  bool misfit_skips_biggest_allowed = true;
   SchedFeatures defaults;
 };
 
