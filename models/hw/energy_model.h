@@ -20,6 +20,15 @@
 //     allowed capacity and picks the state. The 25% headroom moved to the
 //     caller, fair.c eenv_pd_max_util() -> sugov_effective_cpu_perf()
 //     (map_util_perf). compute_energy() below reproduces that caller.
+//   * Kernel versions 6.1 and 6.6 (the old forms: checked in 6.1.166 and
+//     6.6.63) are computed with these 6.12 forms too. Without uclamp and
+//     SCHED_DEADLINE (the 6.1 scenarios shipped) they differ only in
+//     integer truncation: the state picked from 1.25 x util by frequency
+//     rather than by performance, and cost x sum_util / capacity rather
+//     than cost x sum_util, can part at an OPP boundary or an exact tie
+//     between two candidates' energy deltas. With uclamp_max the old form
+//     adds the headroom after the clamp (a capped pd prices 1.25 x the cap);
+//     that is not modelled.
 //
 // Pure and immutable after construction.
 #pragma once

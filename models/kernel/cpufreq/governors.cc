@@ -270,6 +270,11 @@ bool SchedutilGovernor::update_next_freq(Time now, uint64_t next_freq) {
 // (map_util_perf) in get_util(). So next_freq = ref_freq * util / max,
 // then cpufreq_driver_resolve_freq() = __resolve_freq(RELATION_LE): the
 // lowest (efficient, if the EM marked any) table frequency >= that.
+// Kernel versions 6.1 and 6.6 run this 6.12 form too. Theirs (6.1.166,
+// 6.6.63) adds the headroom here, to the frequency ((ref + ref/4) x util /
+// max), after sugov_get_util() clamped util by uclamp and added the DL
+// bandwidth: the same OPP up to truncation without uclamp_max and
+// SCHED_DEADLINE (the shipped 6.1 scenarios); not modelled beyond that.
 uint64_t SchedutilGovernor::get_next_freq(uint64_t util, uint64_t max_cap) {
   uint64_t ref;
   if (params_.ref_freq_khz)
