@@ -4,6 +4,7 @@
 // update_sd_pick_busiest()'s rule for misfit tasks.
 #include <catch2/catch.hpp>
 
+#include "models/kernel/sched/kernel_versions.h"
 #include "sched_test_util.h"
 
 using namespace schedlab;
@@ -199,6 +200,138 @@ TEST_CASE("6.1 keeps a task misfit on the biggest CPU it may use, 6.12 does not"
       CHECK((k.nohz_balance_passes() > before) == c.kicks_for_little_hog);
       CHECK(find_task(k, "bg").cpu == cpu);  // the kicks cannot move it
     }
+  }
+}
+
+// A misfit pass that moves nothing: 6.12 neither counts it as a failure
+// nor backs off; 6.1 and 6.6 count it and double the interval, to 512 ms
+// here because m may not run on CPU 3 (LBF_ALL_PINNED). m (CPUs 0 and 2)
+// is misfit on little CPU 0 under every version (CPU 2, bigger, is
+// allowed), and CPU 2 is kept fully busy by b.
+TEST_CASE("a failed misfit pass backs off on 6.1 and 6.6, not on 6.12", "[lb][biglittle]") {
+  for (auto [version, backs_off] : {std::pair{"6.1", true}, {"6.6", true}, {"6.12", false}}) {
+    INFO(version);
+    ScenarioParams p = toy_one_second();
+    p.kernel.version = version;
+    TaskSpec m = hog_on("m", {0, 2});
+    m.delay = Time::ms(100);
+    p.tasks = {hog_on("b", {2}), m};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(1000));
+    REQUIRE(find_task(k, "m").cpu == 0);
+    REQUIRE(k.rq(0).misfit_task_load > 0);
+    if (backs_off) {
+      CHECK(k.rq(3).sd_balance_interval_ms == 512);  // MAX_PINNED_INTERVAL
+      CHECK(k.rq(3).sd_nr_balance_failed > 0);
+    } else {
+      CHECK(k.rq(3).sd_balance_interval_ms == 4);  // sd_weight ms, as at boot
+      CHECK(k.rq(3).sd_nr_balance_failed == 0);
+    }
+  }
+}
+
+// Two hogs misfit on the little CPUs with the same misfit_task_load
+// (1023, saturated) when big CPU 2 frees up at 300 ms: its newly idle pass
+// scans CPU 3, 0, 1; 6.12 keeps the first misfit group (CPU 0's a), 6.1
+// and 6.6 take the later one (CPU 1's c).
+TEST_CASE("of two equal misfit CPUs 6.1 and 6.6 pull from the later one, 6.12 the first", "[lb][biglittle]") {
+  for (auto [version, moved] : {std::pair{"6.1", "c"}, {"6.6", "c"}, {"6.12", "a"}}) {
+    INFO(version);
+    ScenarioParams p = toy_one_second();
+    p.kernel.version = version;
+    TaskSpec x = task("x", {ev_run(Time::ms(300)), ev_sleep(Time::s(100))});
+    x.cpus = {2};
+    TaskSpec y = task("y", {ev_run(Time::ms(300)), ev_sleep(Time::s(100))});
+    y.cpus = {3};
+    p.tasks = {x, y, hog_on("a", {0, 2}), hog_on("c", {1, 2})};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(299));
+    REQUIRE(k.rq(0).misfit_task_load == k.rq(1).misfit_task_load);
+    REQUIRE(k.rq(0).misfit_task_load > 0);
+    k.run_until(Time::ms(400));
+    CHECK(find_task(k, moved).cpu == 2);
+    CHECK(find_task(k, std::string(moved) == "a" ? "c" : "a").cpu == (std::string(moved) == "a" ? 1 : 0));
+  }
+}
+
+// calculate_imbalance() with spare capacity on dst: 6.1 evens out the task
+// count even from a busy CPU; 6.6 and 6.12 (sibling_imbalance()) only from
+// an idle one. CPU 0 holds three hogs (overloaded); once they may run on
+// CPU 1 too, CPU 1's busy pass, taken while its 1 ms-in-10 task b runs,
+// pulls (3 - 1) / 2 = 1 of them on 6.1 only.
+TEST_CASE("6.1 lets a busy CPU with spare capacity even out the task count", "[lb]") {
+  for (auto [version, pulled] : {std::pair{"6.1", 1}, {"6.6", 0}, {"6.12", 0}}) {
+    INFO(version);
+    ScenarioParams p = exact_scenario(version, 250, 2);
+    TaskSpec b = task("b", {ev_run(Time::ms(1)), ev_sleep(Time::ms(9))});
+    b.cpus = {1};
+    p.tasks = {b, hog_on("h1", {0}), hog_on("h2", {0}), hog_on("h3", {0})};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(500));
+    for (const char* name : {"h1", "h2", "h3"}) {  // as if sched_setaffinity() widened them
+      Task& h = find_task(k, name);
+      h.cpus_allowed.set(1);
+      h.nr_cpus_allowed = 2;
+    }
+    Time t = Time::ms(500);
+    while (k.rq(1).curr->comm != "b") k.run_until(t += Time::us(100));
+    REQUIRE(k.rq(0).nr_running == 3);
+    CHECK(k.sched_balance_rq(k.rq(1), Kernel::CpuIdleType::kNotIdle) == pulled);
+    CHECK(k.rq(1).nr_running == 1u + pulled);
+  }
+}
+
+// task_hot() (every version): a SCHED_IDLE task is never cache hot, so the
+// balancer may take it even right after it ran; a SCHED_NORMAL task that
+// ran within sysctl_sched_migration_cost (500 us) is refused.
+TEST_CASE("a SCHED_IDLE task that has just run is not cache hot", "[lb]") {
+  for (Policy policy : {Policy::kIdle, Policy::kNormal}) {
+    INFO(policy_name(policy));
+    ScenarioParams p = exact_scenario("6.12", 1000, 2);
+    TaskSpec w = hog("w", policy);
+    w.cpus = {0, 1};
+    p.tasks = {hog_on("h0", {0}), hog_on("h1", {1}), w};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    const Task& wt = find_task(k, "w");
+    Time t = Time::ms(100);
+    // The first moment w waits within 500 us of having run.
+    do {
+      k.run_until(t += Time::us(50));
+    } while (!(wt.on_rq && !wt.on_cpu && k.now().count() - wt.se.exec_start < 500000));
+    const int other = wt.cpu == 0 ? 1 : 0;
+    CHECK(k.can_migrate_task(wt, other, false, true) == (policy == Policy::kIdle));
+    CHECK(k.can_migrate_task(wt, other, true, true));  // ignore_hot: nr_balance_failed > cache_nice_tries
+  }
+}
+
+// pick_next_task_fair() moves the picked task to the head of cfs_tasks; on
+// 6.1 and 6.6 also when it is prev picked again (here at A's ticks, while
+// nice 19 B waits), on 6.12 only when the pick switches. So on 6.1 and 6.6
+// a waiting B that woke after A's last switch is soon behind A again (on
+// 6.12 it would stay ahead until it ran; there, EEVDF lets B preempt at its
+// wake-up instead). An active balance's stopper takes the task nearest the
+// tail first.
+TEST_CASE("a re-picked task moves to the head of cfs_tasks on 6.1 and 6.6", "[lb]") {
+  for (const char* version : {"6.1", "6.6"}) {
+    INFO(version);
+    ScenarioParams p = exact_scenario(version, 250);
+    p.tasks = {hog("A"), task("B", {ev_run(Time::ms(1)), ev_sleep(Time::ms(2))}, Policy::kNormal, 19)};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    const Task& a = find_task(k, "A");
+    const Task& b = find_task(k, "B");
+    int a_ahead = 0, b_ahead = 0;
+    for (Time t = Time::ms(100); t < Time::ms(1000); t += Time::us(100)) {
+      k.run_until(t);
+      if (k.rq(0).curr == &a && b.on_rq && !b.on_cpu)
+        ++(a.se.cfs_tasks_seq > b.se.cfs_tasks_seq ? a_ahead : b_ahead);
+    }
+    CHECK(a_ahead > 0);  // after A's re-pick (never, were it 6.12's rule)
+    CHECK(b_ahead > 0);  // B is at the head from its wake-up until A's next re-pick
   }
 }
 
@@ -568,7 +701,13 @@ TEST_CASE("a CPU an active balance empties balances as newly idle", "[lb]") {
   CHECK(k.rq(0).idle_stamp == Time::ms(150));
 }
 
-TEST_CASE("NI_RANDOM (6.18.5+): newidle balance runs as often as it succeeds", "[lb]") {
+TEST_CASE("NI_RANDOM (6.18.5+, 6.1.16x): newidle balance runs as often as it succeeds", "[lb]") {
+  SECTION("on in the 6.1 (6.1.166) and 6.18 (6.18.35) presets, not in 6.6.63's or 6.12.19's") {
+    for (auto [version, on] : {std::pair{"6.1", true}, {"6.6", false}, {"6.12", false}, {"6.18", true}}) {
+      INFO(version);
+      CHECK(kernel_version_info(version)->defaults(SchedFeat::kNiRandom) == on);
+    }
+  }
   SECTION("update_newidle_stats(): the ratio is refreshed every 1024 passes") {
     // sd_init(): 512 passes, 256 successes, ratio 512. 512 more passes
     // without success reach 1024: ratio 256, then both halve.

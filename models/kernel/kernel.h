@@ -712,6 +712,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool util_est_single_ewma_ = true;  // KernelVersionInfo::util_est_single_ewma
   bool util_est_update_first_ = true;  // KernelVersionInfo::util_est_update_first
   bool misfit_skips_biggest_allowed_ = true;  // KernelVersionInfo::misfit_skips_biggest_allowed
+  bool lb_misfit_not_a_failure_ = true;         // KernelVersionInfo::lb_misfit_not_a_failure
+  bool lb_busy_dst_evens_task_count_ = false;   // KernelVersionInfo::lb_busy_dst_evens_task_count
+  bool lb_misfit_tie_later_wins_ = false;       // KernelVersionInfo::lb_misfit_tie_later_wins
+  bool repick_moves_to_cfs_tasks_head_ = false;  // KernelVersionInfo::repick_moves_to_cfs_tasks_head
   uint32_t rd_max_cpu_capacity_ = kSchedCapacityScale;  // rd->max_cpu_capacity (set with the platform)
   // KernelVersionInfo::transition_delay_latency_x1000: schedutil's default rate limit
   TransitionDelayRule transition_delay_ = TransitionDelayRule::kLatencyAndAHalf;

@@ -102,6 +102,10 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   util_est_single_ewma_ = info->util_est_single_ewma;
   util_est_update_first_ = info->util_est_update_first;
   misfit_skips_biggest_allowed_ = info->misfit_skips_biggest_allowed;
+  lb_misfit_not_a_failure_ = info->lb_misfit_not_a_failure;
+  lb_busy_dst_evens_task_count_ = info->lb_busy_dst_evens_task_count;
+  lb_misfit_tie_later_wins_ = info->lb_misfit_tie_later_wins;
+  repick_moves_to_cfs_tasks_head_ = info->repick_moves_to_cfs_tasks_head;
   transition_delay_ = info->transition_delay_latency_x1000 ? TransitionDelayRule::kLatencyX1000Cap10ms
                                                           : TransitionDelayRule::kLatencyAndAHalf;
   lb_counts_runnable_ = info->lb_counts_runnable;
@@ -1034,6 +1038,8 @@ void Kernel::schedule(Rq& rq) {
     class_of(prev).put_prev_task(rq, prev, next);
     class_of(*next).set_next_task(rq, *next, true);
     switch_to(rq, prev, *next, prev_state);
+  } else if (repick_moves_to_cfs_tasks_head_ && next->sched_class == SchedClassId::kFair) {
+    cfs_tasks_move_to_head(*next);  // 6.1/6.6 pick_next_task_fair()'s done: list_move(), prev too
   }
   // The stopper's __schedule() is done: from here on the CPU runs what it
   // picked. The stopper was rq->curr until now, so only here does a CPU

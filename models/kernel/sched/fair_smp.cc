@@ -485,12 +485,13 @@ bool Kernel::lb_may_consider(const Task& p, int dst_cpu, bool migrate_load) cons
 // no sched_delayed test; 6.14+ lets it go only with load). task_hot(): a
 // buddy of its cfs_rq (CACHE_HOT_BUDDY: the next buddy, and before 6.6 the
 // last one) while dst has tasks of its own, or a task that ran within
-// sysctl_sched_migration_cost.
+// sysctl_sched_migration_cost; never a SCHED_IDLE task.
 bool Kernel::can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot, bool migrate_load) const {
   if (!lb_may_consider(p, dst_cpu, migrate_load)) return false;
   if (!allowed(p, dst_cpu) || p.on_cpu || !p.on_rq) return false;
   if (p.sched_class != SchedClassId::kFair) return false;
   if (ignore_hot) return true;
+  if (p.policy == Policy::kIdle) return true;  // task_hot(): a SCHED_IDLE task is never cache hot
   const CfsRq& cfs = rqs_[static_cast<size_t>(p.cpu)]->cfs;
   if (features_(SchedFeat::kCacheHotBuddy) && rqs_[static_cast<size_t>(dst_cpu)]->nr_running > 0 &&
       (cfs.next == &p || cfs.last == &p))
@@ -701,7 +702,8 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     count_pass("nothing moved: ", why);
     if (excluded) std::fill(lb_excluded_.begin(), lb_excluded_.end(), 0);
     if (!one_pinned) dst.sd_nr_balance_failed = 0;
-    if (idle == CpuIdleType::kNewlyIdle || type == Migrate::kMisfit) return 0;
+    // out_one_pinned: 6.12 never backs off for a misfit pass; 6.1/6.6 do.
+    if (idle == CpuIdleType::kNewlyIdle || (type == Migrate::kMisfit && lb_misfit_not_a_failure_)) return 0;
     int64_t& interval = dst.sd_balance_interval_ms;
     if ((all_pinned && interval < kMaxPinnedIntervalMs) || interval < 2 * int64_t{n}) interval *= 2;
     return 0;
@@ -745,7 +747,9 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       } else {
         switch (s.type) {
           case GroupType::kOverloaded: better = s.avg_load > bs.avg_load; break;
-          case GroupType::kMisfit: better = s.misfit_load > bs.misfit_load; break;
+          case GroupType::kMisfit:  // 6.1/6.6: a tie goes to the later group
+            better = lb_misfit_tie_later_wins_ ? s.misfit_load >= bs.misfit_load : s.misfit_load > bs.misfit_load;
+            break;
           case GroupType::kFullyBusy: better = true; break;  // avg_load is 0 for both: the later group
           default: better = s.idle_cpus < bs.idle_cpus || (s.idle_cpus == bs.idle_cpus && s.nr > bs.nr); break;
         }
@@ -792,9 +796,10 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       imbalance = static_cast<int64_t>(bs.misfit_load);
     } else if (local.type == GroupType::kHasSpare) {
       // MC shares the LLC (no migrate_util); one CPU per group: even out the
-      // number of tasks (sibling_imbalance(), 0 for a busy dst), halved.
+      // number of tasks (sibling_imbalance(), 0 for a busy dst; 6.1 evens
+      // them out for a busy dst too), halved.
       type = Migrate::kTask;
-      imbalance = dst_idle && bs.nr > 0 ? std::max(0, bs.nr - local.nr) : 0;
+      imbalance = (dst_idle || lb_busy_dst_evens_task_count_) && bs.nr > 0 ? std::max(0, bs.nr - local.nr) : 0;
       imbalance >>= 1;
     } else {
       if (local.type < GroupType::kOverloaded) {
@@ -898,9 +903,10 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     bool active = false;
     const char* refused = "can_migrate_task() or the imbalance refused every task, ";  // --why, when nothing moved
     if (moved == 0) {
-      // A failed pass counts, but not a newly idle one (too frequent) nor a
-      // misfit one (not about load).
-      if (idle != CpuIdleType::kNewlyIdle && type != Migrate::kMisfit) ++dst.sd_nr_balance_failed;
+      // A failed pass counts, but not a newly idle one (too frequent) nor
+      // (6.12) a misfit one (not about load).
+      if (idle != CpuIdleType::kNewlyIdle && (type != Migrate::kMisfit || !lb_misfit_not_a_failure_))
+        ++dst.sd_nr_balance_failed;
       // need_active_balance(): imbalanced_active_balance() (tasks to even
       // out, and more than cache_nice_tries + 2 failures), the only fair
       // task of a CPU whose capacity RT pressure reduced when dst (idle)
@@ -1013,7 +1019,7 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
     return false;
   }
   sched_balance_update_blocked_averages(rq);  // brings rq's clock to now too
-  // NI_RANDOM (6.18.5+, "proportional newidle balance"): a 1024-sided
+  // NI_RANDOM (6.18.5+ and 6.1.16x, "proportional newidle balance"): a 1024-sided
   // die decides whether the domain is balanced at all: a throw above
   // 1 + newidle_ratio skips it (a pass without success); a pass that pulls
   // counts (1024 + w/2) / w successes (w = 1 + newidle_ratio), so the

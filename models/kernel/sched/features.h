@@ -33,7 +33,7 @@ enum class SchedFeat : int {
   // Other.
   kHrtick,              // slice end by hrtimer instead of the tick (off in every version modelled)
   kRtRuntimeShare,      // borrow RT runtime from other CPUs (true before 6.2? see kernel_versions.cc)
-  kNiRandom,            // newidle balance runs with a probability following its success rate (6.18.5+)
+  kNiRandom,            // newidle balance runs with a probability following its success rate (6.18.5+; 6.1.16x)
   kRtPushIpi,           // an RT pull asks overloaded CPUs to push, by IPI, instead of pulling (all versions)
   kCount
 };

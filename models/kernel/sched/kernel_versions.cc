@@ -42,7 +42,7 @@ std::vector<std::string> sched_feature_names() {
 namespace {
 
 SchedFeatures cfs_6_1() {
-  // kernel/sched/features.h at v6.1.
+  // kernel/sched/features.h at v6.1 (checked in 6.1.166).
   SchedFeatures f;
   f.set(SchedFeat::kGentleFairSleepers, true);
   f.set(SchedFeat::kStartDebit, true);
@@ -53,6 +53,9 @@ SchedFeatures cfs_6_1() {
   f.set(SchedFeat::kHrtick, false);
   f.set(SchedFeat::kRtRuntimeShare, false);
   f.set(SchedFeat::kRtPushIpi, true);  // HAVE_RT_PUSH_IPI: CONFIG_IRQ_WORK and SMP
+  // The stable backport of "sched/fair: Proportional newidle balance"
+  // (6.1.16x; on in 6.1.166). 6.6.63 and 6.12.19 predate their trees' one.
+  f.set(SchedFeat::kNiRandom, true);
   return f;
 }
 
@@ -104,12 +107,19 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.util_est_update_first = false;
     info.transition_delay_latency_x1000 = true;
     info.misfit_skips_biggest_allowed = false;
+    info.lb_misfit_not_a_failure = false;
+    info.lb_misfit_tie_later_wins = true;
+    info.repick_moves_to_cfs_tasks_head = true;
+    info.lb_busy_dst_evens_task_count = true;
     info.defaults = cfs_6_1();
   } else if (version == "6.6") {
     info.util_est_single_ewma = false;
     info.util_est_update_first = false;
     info.transition_delay_latency_x1000 = true;
     info.misfit_skips_biggest_allowed = false;
+    info.lb_misfit_not_a_failure = false;
+    info.lb_misfit_tie_later_wins = true;
+    info.repick_moves_to_cfs_tasks_head = true;
     info.defaults = eevdf_6_6();
   } else if (version == "6.12") {
     info.defaults = eevdf_6_12();

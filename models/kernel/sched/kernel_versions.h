@@ -70,6 +70,23 @@ struct KernelVersionInfo {
   // biggest CPU stays misfit there (keeping the root domain overloaded), and
   // the nohz kick wants a bigger CPU in the root domain or RT pressure.
   bool misfit_skips_biggest_allowed = true;
+  // After 6.6 (absent in 6.6.63, in 6.12.19: "Don't double balance_interval
+  // for migrate_misfit" and its companion): a misfit pass that moves nothing
+  // neither counts as a failure (sd->nr_balance_failed) nor doubles the
+  // balance interval. 6.1 and 6.6 count it and back off, up to 512 ms when
+  // the misfit task may not go (all pinned).
+  bool lb_misfit_not_a_failure = true;
+  // 6.1 (checked in 6.1.166) calculate_imbalance(): a local group with spare
+  // capacity evens out the task count even when dst is busy; 6.6's
+  // sibling_imbalance() (and 6.12's) returns 0 for a busy dst.
+  bool lb_busy_dst_evens_task_count = false;
+  // 6.1 and 6.6 update_sd_pick_busiest(): of two misfit groups with equal
+  // misfit_task_load the later one in the scan wins; 6.12 keeps the first.
+  bool lb_misfit_tie_later_wins = false;
+  // 6.1 and 6.6 pick_next_task_fair(): the picked task moves to the head of
+  // rq->cfs_tasks even when it is prev picked again; 6.12's
+  // put_prev_set_next_task() returns early then, leaving it in place.
+  bool repick_moves_to_cfs_tasks_head = false;
   SchedFeatures defaults;
 };
 
