@@ -166,6 +166,43 @@ TEST_CASE("a limits change lets the next schedutil update bypass the rate limit"
   }
 }
 
+// The first update after start (sugov_limits() set limits_changed) sees no
+// util: the raw frequency 0 equals the empty cache (cached_raw_freq 0).
+// 6.12.19 keeps the cache and so next_freq 0: nothing is committed and the
+// policy stays at its boot frequency (max). 6.1.166 and 6.6.63 bypass the
+// cache: 0 resolves to the lowest OPP, committed. After a later limits
+// change with the same request, 6.6 commits it again (restarting the rate
+// window), 6.1 does not.
+TEST_CASE("what a limits change does to the next schedutil update, by version", "[cpufreq][schedutil]") {
+  using R = SugovLimitsRule;
+  for (R rule : {R::kV6_1, R::kV6_6, R::kV6_12}) {
+    INFO(static_cast<int>(rule));
+    GovernorParams params;
+    params.limits_rule = rule;
+    auto g = started("schedutil", x1_policy(1), params);
+    REQUIRE(g->cur_khz() == 2802000);
+    const auto first = update1(*g, cfs(0, 0), 1_ms);
+    if (rule == R::kV6_12) {
+      CHECK_FALSE(first.has_value());
+      CHECK(g->cur_khz() == 2802000);
+      continue;
+    }
+    CHECK(first == 500000u);
+    CHECK(g->set_limits(0, 0, 2_ms) == std::nullopt);  // the table's own limits: nothing to clamp
+    const auto again = update1(*g, cfs(0, 1), 2_ms);
+    // 2.5 ms: 1.5 ms after 6.1's last commit (past the 750 us limit), 0.5 ms
+    // after 6.6's recommit (within it).
+    const auto raise = update1(*g, cfs(1024, 2), 2500_us);
+    if (rule == R::kV6_6) {
+      CHECK(again == 500000u);
+      CHECK_FALSE(raise.has_value());
+    } else {
+      CHECK_FALSE(again.has_value());
+      CHECK(raise == 2802000u);
+    }
+  }
+}
+
 TEST_CASE("rising deadline bandwidth lets schedutil bypass the rate limit", "[cpufreq][schedutil]") {
   auto g = started("schedutil", x1_policy(1));
   CHECK(update1(*g, cfs(400, 0), 0_us) == 1426000u);  // bw_min is now 0

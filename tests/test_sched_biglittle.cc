@@ -51,6 +51,33 @@ TEST_CASE("schedutil's default rate limit follows the kernel version", "[biglitt
   }
 }
 
+// post_init_entity_util_avg() at a fork onto a CPU whose CFS util is small
+// but whose load is large (a nice -10 task running 1 ms in 10): 6.12 gives
+// the new task util x se_weight / (load + 1); 6.1 multiplies by the
+// scale_load()ed weight, so the share always exceeds the cap and the task
+// starts at half the spare capacity, (capacity - util) / 2.
+TEST_CASE("a forked task's initial util: 6.1 and 6.6 start at half the spare capacity", "[pelt]") {
+  for (auto [version, half_spare] : {std::pair{"6.1", true}, {"6.6", true}, {"6.12", false}}) {
+    INFO(version);
+    ScenarioParams p = exact_scenario(version, 250, 1);
+    TaskSpec heavy = task("heavy", {ev_run(Time::ms(1)), ev_sleep(Time::ms(9))}, Policy::kNormal, -10);
+    TaskSpec child = task("child", {ev_run(Time::ms(1)), ev_sleep(Time::s(10))});
+    child.delay = Time::ms(205);  // heavy sleeps from 201 to 210 ms
+    p.tasks = {heavy, child};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(205) - Time::ns(1));
+    const uint64_t util = k.rq(0).cfs_avg.util_avg, load = k.rq(0).cfs_avg.load_avg;
+    REQUIRE(util > 50);
+    REQUIRE(load > 5 * util);  // nice -10: weight 9548
+    k.run_until(Time::ms(205));
+    const uint64_t cap = (1024 - util) / 2;
+    const uint64_t share = util * 1024 / (load + 1);
+    REQUIRE(share < cap);
+    CHECK(find_task(k, "child").se.avg.util_avg == (half_spare ? cap : share));
+  }
+}
+
 TEST_CASE("capacities follow capacity-dmips-mhz x max frequency, normalised to 1024", "[biglittle]") {
   ScenarioParams p = toy();
   p.tasks = {hog("h")};

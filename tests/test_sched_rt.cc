@@ -99,6 +99,32 @@ TEST_CASE("RT throttling (6.6) leaves fair tasks the rest of each period", "[rt]
 // counted from there. An RT task running 100 ms every 3 s: the timer
 // starts at 1 ns, at 1.000000001 s gives the 100 ms back and, with the
 // task asleep, stops; the wake-up at 3 s starts it for 3.000000001 s.
+// do_sched_rt_period_timer() unthrottling a CPU with RT tasks queued goes
+// through sched_rt_rq_enqueue() -> enqueue_top_rt_rq(), which kicks cpufreq
+// (6.1.166 and 6.6.63 rt.c; the same function in 6.12). A SCHED_FIFO hog on
+// little CPU 0 is throttled from 950 ms; at the period's end (HZ=300, so no
+// tick falls there) schedutil evaluates CPU 0 at once.
+TEST_CASE("RT unthrottling kicks cpufreq", "[rt][throttle][cpufreq]") {
+  for (const char* version : {"6.1", "6.6"}) {
+    INFO(version);
+    ScenarioParams p = exact_scenario(version, 300);
+    p.platform = toy_big_little();
+    TaskSpec rt = hog("rt", Policy::kFifo, 50);
+    rt.cpus = {0};
+    p.tasks = {rt};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(999));
+    REQUIRE(k.rq(0).rt.rt_throttled);
+    const SchedutilGovernor& sugov = *k.freq_domains()[0].sugov;
+    CHECK(sugov.cpu_last_update(0) < Time::ms(951));  // nothing evaluated CPU 0 while it was throttled
+    k.run_until(Time::ms(1001));
+    CHECK_FALSE(k.rq(0).rt.rt_throttled);
+    CHECK(sugov.cpu_last_update(0) >= Time::ms(1000));
+    CHECK(sugov.cpu_last_update(0) < Time::ms(1001));
+  }
+}
+
 TEST_CASE("the RT period timer (6.6) stops when RT is idle and restarts with the next RT enqueue", "[rt][throttle]") {
   ScenarioParams p = exact_scenario("6.6", 250);
   p.duration = Time::ms(3500);

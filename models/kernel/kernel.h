@@ -717,8 +717,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool lb_misfit_tie_later_wins_ = false;       // KernelVersionInfo::lb_misfit_tie_later_wins
   bool repick_moves_to_cfs_tasks_head_ = false;  // KernelVersionInfo::repick_moves_to_cfs_tasks_head
   uint32_t rd_max_cpu_capacity_ = kSchedCapacityScale;  // rd->max_cpu_capacity (set with the platform)
-  // KernelVersionInfo::transition_delay_latency_x1000: schedutil's default rate limit
+  // KernelVersionInfo::transition_delay: schedutil's default rate limit
   TransitionDelayRule transition_delay_ = TransitionDelayRule::kLatencyAndAHalf;
+  SugovLimitsRule sugov_limits_ = SugovLimitsRule::kV6_12;  // KernelVersionInfo::sugov_limits
+  bool post_init_scale_load_ = false;  // KernelVersionInfo::post_init_scale_load
   bool lb_counts_runnable_ = false;  // KernelVersionInfo::lb_counts_runnable
   bool lb_ineligible_stays_ = false;  // KernelVersionInfo::lb_ineligible_stays
   UclampSystem uclamp_sys_;       // bucket layout and sysctls

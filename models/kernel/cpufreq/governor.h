@@ -57,6 +57,18 @@ enum class TransitionDelayRule {
   kLatencyAndAHalf,
 };
 
+// What a limits change (sugov_limits() -> limits_changed) does to the next
+// schedutil update, by the version of cpufreq_schedutil.c:
+//   kV6_1 (6.1.166): need_freq_update = true: get_next_freq() bypasses the
+//     raw-frequency cache; sugov_update_next_freq() commits only a changed
+//     frequency (unless the driver has CPUFREQ_NEED_UPDATE_LIMITS).
+//   kV6_6 (6.6.63): need_freq_update = true, and the update commits even an
+//     unchanged frequency (restarting the rate-limit window).
+//   kV6_12 (6.12.19): need_freq_update = the driver's
+//     CPUFREQ_NEED_UPDATE_LIMITS only: the update bypasses the rate limit
+//     but not the cache.
+enum class SugovLimitsRule { kV6_1, kV6_6, kV6_12 };
+
 // cpufreq_policy_transition_delay_us() for a driver without
 // transition_delay_us, the latency truncated to whole microseconds as the
 // kernel's division by NSEC_PER_USEC does.
@@ -126,6 +138,7 @@ struct GovernorParams {
   // of the policy's transition_latency under `transition_delay`.
   std::optional<Time> rate_limit;
   TransitionDelayRule transition_delay = TransitionDelayRule::kLatencyAndAHalf;
+  SugovLimitsRule limits_rule = SugovLimitsRule::kV6_12;
   // TICK_NSEC: an idle gap longer than one tick resets the iowait boost.
   // Default HZ=250 (Android GKI / arm64 defconfig).
   Time tick = Time::ms(4);
@@ -287,6 +300,7 @@ class SchedutilGovernor final : public CpufreqGovernor {
   uint64_t next_freq() const { return next_freq_; }       // sg_policy->next_freq
   uint64_t iowait_boost(size_t cpu) const { return cpus_.at(cpu).iowait_boost; }
   uint64_t cpu_util(size_t cpu) const { return cpus_.at(cpu).util; }  // sg_cpu->util after the last evaluation
+  Time cpu_last_update(size_t cpu) const { return cpus_.at(cpu).last_update; }  // sg_cpu->last_update
   uint64_t cpu_bw_min(size_t cpu) const { return cpus_.at(cpu).bw_min; }  // sg_cpu->bw_min (the util floor)
   uint64_t raw_freq() const { return cached_raw_freq_; }  // the last map_util_freq(), before the OPP lookup
 

@@ -247,19 +247,28 @@ std::optional<uint64_t> SchedutilGovernor::limits(Time) {
 bool SchedutilGovernor::should_update_freq(Time now) {
   if (limits_changed_) {
     limits_changed_ = false;
-    need_freq_update_ = params_.need_update_limits;  // cpufreq_driver_test_flags()
+    // 6.12: cpufreq_driver_test_flags(CPUFREQ_NEED_UPDATE_LIMITS); 6.1, 6.6: true.
+    need_freq_update_ = params_.limits_rule == SugovLimitsRule::kV6_12 ? params_.need_update_limits : true;
     return true;
   }
   return now - last_freq_update_time_ >= freq_update_delay_;
 }
 
 // sugov_update_next_freq(): the rate-limit window restarts only when the
-// request actually changes.
+// request actually changes, or (6.6, 6.12) once after a limits change.
 bool SchedutilGovernor::update_next_freq(Time now, uint64_t next_freq) {
-  if (need_freq_update_)
-    need_freq_update_ = false;
-  else if (next_freq_ == next_freq)
+  if (need_freq_update_) {
+    switch (params_.limits_rule) {
+      case SugovLimitsRule::kV6_1:
+        need_freq_update_ = false;
+        if (next_freq_ == next_freq && !params_.need_update_limits) return false;
+        break;
+      case SugovLimitsRule::kV6_6: need_freq_update_ = params_.need_update_limits; break;
+      case SugovLimitsRule::kV6_12: need_freq_update_ = false; break;
+    }
+  } else if (next_freq_ == next_freq) {
     return false;
+  }
   next_freq_ = next_freq;
   last_freq_update_time_ = now;
   return true;

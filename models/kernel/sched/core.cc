@@ -106,8 +106,9 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   lb_busy_dst_evens_task_count_ = info->lb_busy_dst_evens_task_count;
   lb_misfit_tie_later_wins_ = info->lb_misfit_tie_later_wins;
   repick_moves_to_cfs_tasks_head_ = info->repick_moves_to_cfs_tasks_head;
-  transition_delay_ = info->transition_delay_latency_x1000 ? TransitionDelayRule::kLatencyX1000Cap10ms
-                                                          : TransitionDelayRule::kLatencyAndAHalf;
+  transition_delay_ = info->transition_delay;
+  sugov_limits_ = info->sugov_limits;
+  post_init_scale_load_ = info->post_init_scale_load;
   lb_counts_runnable_ = info->lb_counts_runnable;
   lb_ineligible_stays_ = info->lb_ineligible_stays;
   protect_slice_ = info->protect_slice;
@@ -426,9 +427,14 @@ void Kernel::on_event(uint64_t t) {
       update_rq_clock(rq);
       class_of(p).task_fork(p);
       // post_init_entity_util_avg(): fair tasks start from the rq's util;
-      // others only take the current PELT time.
+      // others only take the current PELT time. 6.1 and 6.6 multiply by
+      // se->load.weight, which is scale_load()ed (x 1024 on 64-bit) while
+      // the cfs_rq's load_avg is not, so the share nearly always exceeds the
+      // cap: the task starts at half the spare capacity. 6.12 uses se_weight().
       if (p.sched_class == SchedClassId::kFair)
-        post_init_entity_util_avg(p.se.avg, rq.cfs_avg, p.se.weight, rq.capacity);
+        post_init_entity_util_avg(p.se.avg, rq.cfs_avg,
+                                  post_init_scale_load_ ? p.se.weight << kSchedFixedpointShift : p.se.weight,
+                                  rq.capacity);
       else
         p.se.avg.last_update_time = rq.pelt.rq_clock_pelt();
       for (auto* o : observers_) o->on_task_new(now(), p);
@@ -1343,6 +1349,9 @@ void Kernel::rt_period_timer() {
         rt.rt_throttled = false;
         if (rt.rt_nr_running) {
           event_cpu_ = rq.cpu;
+          // sched_rt_rq_enqueue() -> enqueue_top_rt_rq(): "Kick cpufreq",
+          // then resched_curr().
+          cpufreq_update_util(rq, 0);
           resched_curr(rq);
         }
       }

@@ -57,6 +57,7 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     GovernorParams gp;
     gp.rate_limit = c.rate_limit;
     gp.transition_delay = transition_delay_;
+    gp.limits_rule = sugov_limits_;
     gp.tick = tick_nsec_;
     gp.userspace_setspeed_khz = c.userspace_freq_khz;
     try {

@@ -72,10 +72,6 @@ void FairClassBase::attach_task_cfs_rq(Rq& rq, Task& p) {
   k_.cpufreq_update_util(rq, 0);  // cfs_rq_util_change()
 }
 
-void fair_post_init_util(Rq& rq, Task& p) {
-  post_init_entity_util_avg(p.se.avg, rq.cfs_avg, p.se.weight, rq.capacity);
-}
-
 // 6.12 (6.10+): no misfit on the biggest CPU p may use. 6.1 and 6.6 only
 // spare a task bound to one CPU (KernelVersionInfo::misfit_skips_biggest_allowed).
 void update_misfit_status(Kernel& k, Rq& rq, Task* p) {

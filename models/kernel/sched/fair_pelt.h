@@ -32,9 +32,6 @@ void fair_util_est_update(Rq& rq, Task& p, bool task_sleep, bool single_ewma);
 // (remove_entity_load_avg after aging it) and attaches on the new rq.
 void fair_migrate_task_pelt(Kernel& k, Task& p);
 
-// post_init_entity_util_avg() at wake_up_new_task().
-void fair_post_init_util(Rq& rq, Task& p);
-
 // update_misfit_status(): curr does not fit its CPU (the 1.25 margin) and
 // (6.10+) a bigger CPU is allowed to it.
 void update_misfit_status(Kernel& k, Rq& rq, Task* p);

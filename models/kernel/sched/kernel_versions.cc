@@ -105,21 +105,25 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.runnable_boost = false;
     info.util_est_single_ewma = false;
     info.util_est_update_first = false;
-    info.transition_delay_latency_x1000 = true;
+    info.transition_delay = TransitionDelayRule::kLatencyX1000Cap10ms;
     info.misfit_skips_biggest_allowed = false;
     info.lb_misfit_not_a_failure = false;
     info.lb_misfit_tie_later_wins = true;
     info.repick_moves_to_cfs_tasks_head = true;
+    info.post_init_scale_load = true;
     info.lb_busy_dst_evens_task_count = true;
+    info.sugov_limits = SugovLimitsRule::kV6_1;
     info.defaults = cfs_6_1();
   } else if (version == "6.6") {
     info.util_est_single_ewma = false;
     info.util_est_update_first = false;
-    info.transition_delay_latency_x1000 = true;
+    info.transition_delay = TransitionDelayRule::kLatencyX1000Cap10ms;
     info.misfit_skips_biggest_allowed = false;
     info.lb_misfit_not_a_failure = false;
     info.lb_misfit_tie_later_wins = true;
     info.repick_moves_to_cfs_tasks_head = true;
+    info.post_init_scale_load = true;
+    info.sugov_limits = SugovLimitsRule::kV6_6;
     info.defaults = eevdf_6_6();
   } else if (version == "6.12") {
     info.defaults = eevdf_6_12();

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/kernel/cpufreq/governor.h"
 #include "models/kernel/sched/features.h"
 
 namespace schedlab {
@@ -62,7 +63,7 @@ struct KernelVersionInfo {
   // Schedutil's default rate_limit_us (drivers/cpufreq/cpufreq.c
   // cpufreq_policy_transition_delay_us()): 6.10+ 1.5 x the transition
   // latency; before (6.1.166, 6.6.63) latency x 1000, capped at 10 ms.
-  bool transition_delay_latency_x1000 = false;
+  TransitionDelayRule transition_delay = TransitionDelayRule::kLatencyAndAHalf;
   // 6.10+ "sched/fair: Check if a task has a fitting CPU when updating
   // misfit" (checked in 6.12.19): update_misfit_status() records no misfit
   // on the biggest CPU the task may use, and check_misfit_status() is just
@@ -87,6 +88,15 @@ struct KernelVersionInfo {
   // rq->cfs_tasks even when it is prev picked again; 6.12's
   // put_prev_set_next_task() returns early then, leaving it in place.
   bool repick_moves_to_cfs_tasks_head = false;
+  // 6.1 and 6.6 post_init_entity_util_avg() multiply by se->load.weight,
+  // scale_load()ed, against the cfs_rq's unscaled load_avg: a new task
+  // starts at half the CPU's spare capacity. 6.12.19 uses se_weight().
+  bool post_init_scale_load = false;
+  // schedutil's need_freq_update after a limits change (sugov_limits()):
+  // 6.1.166 and 6.6.63 set it, so the next update bypasses the raw-frequency
+  // cache (6.1 then commits only a changed frequency, 6.6 recommits even an
+  // equal one); 6.12.19 sets it only for CPUFREQ_NEED_UPDATE_LIMITS drivers.
+  SugovLimitsRule sugov_limits = SugovLimitsRule::kV6_12;
   SchedFeatures defaults;
 };
 

@@ -76,6 +76,7 @@ namespace schedlab {
 // ---- constants (sched-pelt.h, sched.h, include/linux/sched.h) -------------
 
 inline constexpr int kSchedCapacityShift = 10;                         // SCHED_CAPACITY_SHIFT
+inline constexpr int kSchedFixedpointShift = 10;                       // SCHED_FIXEDPOINT_SHIFT (scale_load(), 64-bit)
 inline constexpr uint64_t kSchedCapacityScale = 1u << kSchedCapacityShift;  // SCHED_CAPACITY_SCALE
 inline constexpr uint32_t kLoadAvgPeriod = 32;                         // LOAD_AVG_PERIOD (y^32 = 1/2)
 inline constexpr uint32_t kLoadAvgMax = 47742;                         // LOAD_AVG_MAX
