@@ -71,10 +71,9 @@ struct KernelVersionInfo {
   // biggest CPU stays misfit there (keeping the root domain overloaded), and
   // the nohz kick wants a bigger CPU in the root domain or RT pressure.
   bool misfit_skips_biggest_allowed = true;
-  // After 6.6 (absent in 6.6.63, in 6.12.19: "Don't double balance_interval
-  // for migrate_misfit" and its companion): a misfit pass that moves nothing
-  // neither counts as a failure (sd->nr_balance_failed) nor doubles the
-  // balance interval. 6.1 and 6.6 count it and back off, up to 512 ms when
+  // After 6.6 (absent in 6.6.63, present in 6.12.19's sched_balance_rq()):
+  // a misfit pass that moves nothing neither counts as a failure
+  // (sd->nr_balance_failed) nor doubles the balance interval. 6.1 and 6.6 count it and back off, up to 512 ms when
   // the misfit task may not go (all pinned).
   bool lb_misfit_not_a_failure = true;
   // 6.1 (checked in 6.1.166) calculate_imbalance(): a local group with spare
