@@ -26,6 +26,7 @@
 #include "models/kernel/kernel_params.h"
 #include "models/kernel/sched/pelt.h"
 #include "models/kernel/sched/features.h"
+#include "models/kernel/sched/kernel_versions.h"
 #include "models/kernel/sched/sched_class.h"
 #include "models/kernel/sched/task.h"
 #include "models/kernel/task_body.h"
@@ -337,7 +338,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // cpu_util_cfs_boost() (6.5+): with runnable boosting, what schedutil
   // reads: util_avg raised to the rq's runnable_avg when tasks wait.
   uint64_t cpu_util_cfs_boost(const Rq& rq) const {
-    if (!runnable_boost_) return cpu_util_cfs(rq);
+    if (!version_.runnable_boost) return cpu_util_cfs(rq);
     uint64_t util = std::max<uint64_t>(rq.cfs_avg.util_avg, rq.cfs_avg.runnable_avg);
     util = std::max<uint64_t>(util, rq.cfs_avg.util_est.value());
     return std::min<uint64_t>(util, rq.capacity);
@@ -432,7 +433,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // The balancer's count of a CPU's fair tasks: cfs.h_nr_running (6.12:
   // delayed tasks too) or cfs.h_nr_runnable (6.14+: without them).
   int lb_h_nr_running(const Rq& rq) const {
-    return lb_counts_runnable_ ? rq.cfs.nr_running - rq.cfs.nr_delayed : rq.cfs.nr_running;
+    return version_.lb_counts_runnable ? rq.cfs.nr_running - rq.cfs.nr_delayed : rq.cfs.nr_running;
   }
   // active_load_balance_cpu_stop() on src pushing to dst_cpu (what a pass
   // that needs active balance starts). True when a task moved.
@@ -484,7 +485,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   int nr_cpus() const { return static_cast<int>(rqs_.size()); }
   const KernelParams& params() const { return params_; }
   const SchedFeatures& features() const { return features_; }
-  bool eevdf() const { return eevdf_; }
+  bool eevdf() const { return version_.eevdf; }
   Time tick_nsec() const { return tick_nsec_; }
   // NO_HZ idle balancing, for tests and teaching: nohz.next_balance
   // (jiffies) and how many idle-balance passes with a balance kick ran.
@@ -503,14 +504,14 @@ class Kernel : public InstantEndHook, public EventHandler {
   int64_t wakeup_granularity_ns() const { return wakeup_granularity_; }
   int64_t rr_timeslice_ticks() const { return rr_timeslice_ticks_; }
   bool fair_server_enabled() const { return fair_server_enabled_; }
-  bool util_est_single_ewma() const { return util_est_single_ewma_; }
-  bool util_est_update_first() const { return util_est_update_first_; }
-  bool misfit_skips_biggest_allowed() const { return misfit_skips_biggest_allowed_; }
+  bool util_est_single_ewma() const { return version_.util_est_single_ewma; }
+  bool util_est_update_first() const { return version_.util_est_update_first; }
+  bool misfit_skips_biggest_allowed() const { return version_.misfit_skips_biggest_allowed; }
   // cpu_bw_dl(): the DL running bandwidth of `cpu` in capacity units (only
   // the fair server's here: the model has no SCHED_DEADLINE tasks).
   uint64_t cpu_bw_dl(const Rq& rq) const { return rq.fair_server.bw_running ? fair_server_cpu_bw_ : 0; }
   bool rt_throttling_enabled() const { return rt_throttling_; }
-  bool protect_slice_semantics() const { return protect_slice_; }
+  bool protect_slice_semantics() const { return version_.protect_slice; }
   SchedClass& class_of(const Task& p) { return *classes_[static_cast<size_t>(p.sched_class)]; }
 
   // --- used by the scheduling classes
@@ -675,9 +676,9 @@ class Kernel : public InstantEndHook, public EventHandler {
 
   KernelParams params_;
   SchedFeatures features_;
+  KernelVersionInfo version_;  // the modelled version's switches (kernel_versions.h)
   std::vector<RngStream> sched_rng_;  // per CPU (seed_sched_rng())
   Task stop_task_;                    // the stopper, as prev of the __schedule() after an active balance
-  bool eevdf_ = true;
   bool fair_server_enabled_ = false;
   // cpu_bw_dl() of a CPU whose rq->dl.running_bw holds the fair server:
   // to_ratio(period, runtime) (BW_SHIFT 20) scaled to 1024, 51 for 50 ms / 1 s.
@@ -685,10 +686,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   uint64_t fair_server_density_ = 0;      // dl_density: to_ratio(dl_deadline = period, runtime)
   bool fair_server_lazy_stop_ = false;    // 6.17+: stopped by its timer, not by the last dequeue
   bool dl_server_revised_wakeup_ = false; // 6.18: revised wake-up rule, starved mode left at a new period
-  bool uclamp_inc_before_enqueue_ = false;  // 6.18: core.c enqueue_task() counts the clamps first
   bool rt_throttling_ = true;
-  bool custom_slice_ = false;
-  bool protect_slice_ = false;
   Time tick_nsec_;
   int64_t base_slice_ = 0, sched_latency_ = 0, min_granularity_ = 0, wakeup_granularity_ = 0;
   int64_t rr_timeslice_ticks_ = 0;
@@ -708,21 +706,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // balance statistics pass over the whole domain (update_sd_lb_stats()).
   bool energy_enabled_ = false;   // sched_energy_present
   std::vector<size_t> perf_domain_order_;  // domains_ in rd->pd list order
-  bool runnable_boost_ = true;        // KernelVersionInfo::runnable_boost
-  bool util_est_single_ewma_ = true;  // KernelVersionInfo::util_est_single_ewma
-  bool util_est_update_first_ = true;  // KernelVersionInfo::util_est_update_first
-  bool misfit_skips_biggest_allowed_ = true;  // KernelVersionInfo::misfit_skips_biggest_allowed
-  bool lb_misfit_not_a_failure_ = true;         // KernelVersionInfo::lb_misfit_not_a_failure
-  bool lb_busy_dst_evens_task_count_ = false;   // KernelVersionInfo::lb_busy_dst_evens_task_count
-  bool lb_misfit_tie_later_wins_ = false;       // KernelVersionInfo::lb_misfit_tie_later_wins
-  bool repick_moves_to_cfs_tasks_head_ = false;  // KernelVersionInfo::repick_moves_to_cfs_tasks_head
   uint32_t rd_max_cpu_capacity_ = kSchedCapacityScale;  // rd->max_cpu_capacity (set with the platform)
-  // KernelVersionInfo::transition_delay: schedutil's default rate limit
-  TransitionDelayRule transition_delay_ = TransitionDelayRule::kLatencyAndAHalf;
-  SugovLimitsRule sugov_limits_ = SugovLimitsRule::kV6_12;  // KernelVersionInfo::sugov_limits
-  bool post_init_scale_load_ = false;  // KernelVersionInfo::post_init_scale_load
-  bool lb_counts_runnable_ = false;  // KernelVersionInfo::lb_counts_runnable
-  bool lb_ineligible_stays_ = false;  // KernelVersionInfo::lb_ineligible_stays
   UclampSystem uclamp_sys_;       // bucket layout and sysctls
   bool uclamp_used_ = false;      // sched_uclamp_used static key
   std::vector<UclampTaskGroup> task_groups_;  // cpu cgroups; [0] = the root group

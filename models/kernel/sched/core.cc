@@ -76,13 +76,13 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     for (const auto& v : supported_kernel_versions()) valid += (valid.empty() ? "" : ", ") + v;
     throw ModelError(fmt::format("kernel version '{}' is not modelled (valid: {})", params.version, valid));
   }
+  version_ = *info;
   features_ = info->defaults;
   for (const auto& [name, on] : params.features) {
     auto f = sched_feature_by_name(name);
     if (!f) throw ModelError(fmt::format("unknown scheduler feature '{}'", name));
     features_.set(*f, on);
   }
-  eevdf_ = info->eevdf;
   // A server without runtime is never started (6.12 dl_server_start()
   // returns at once; 6.18's dl_server_timer() refuses it): no server.
   fair_server_enabled_ = params.fair_server.value_or(info->fair_server) && params.fair_server_runtime.count() > 0;
@@ -95,23 +95,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     fair_server_lazy_stop_ = params.fair_server_lazy_stop.value_or(info->dl_server_lazy_stop);
     dl_server_revised_wakeup_ = info->dl_server_revised_wakeup;
   }
-  uclamp_inc_before_enqueue_ = info->uclamp_inc_before_enqueue;
   rt_throttling_ = params.rt_throttling.value_or(info->rt_throttling);
-  custom_slice_ = info->custom_slice;
-  runnable_boost_ = info->runnable_boost;
-  util_est_single_ewma_ = info->util_est_single_ewma;
-  util_est_update_first_ = info->util_est_update_first;
-  misfit_skips_biggest_allowed_ = info->misfit_skips_biggest_allowed;
-  lb_misfit_not_a_failure_ = info->lb_misfit_not_a_failure;
-  lb_busy_dst_evens_task_count_ = info->lb_busy_dst_evens_task_count;
-  lb_misfit_tie_later_wins_ = info->lb_misfit_tie_later_wins;
-  repick_moves_to_cfs_tasks_head_ = info->repick_moves_to_cfs_tasks_head;
-  transition_delay_ = info->transition_delay;
-  sugov_limits_ = info->sugov_limits;
-  post_init_scale_load_ = info->post_init_scale_load;
-  lb_counts_runnable_ = info->lb_counts_runnable;
-  lb_ineligible_stays_ = info->lb_ineligible_stays;
-  protect_slice_ = info->protect_slice;
   if (params.preempt == PreemptModel::kLazy && !info->preempt_lazy)
     SL_WARN("preempt: lazy exists from Linux 6.13; modelling it on {} anyway", params.version);
   if (params.hz != 100 && params.hz != 250 && params.hz != 300 && params.hz != 1000)
@@ -121,7 +105,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   tick_nsec_ = Time::ns((1000000000LL + params.hz / 2) / params.hz);
 
   classes_[static_cast<size_t>(SchedClassId::kRt)] = make_rt_class(*this);
-  classes_[static_cast<size_t>(SchedClassId::kFair)] = eevdf_ ? make_eevdf_class(*this) : make_cfs_class(*this);
+  classes_[static_cast<size_t>(SchedClassId::kFair)] = version_.eevdf ? make_eevdf_class(*this) : make_cfs_class(*this);
   classes_[static_cast<size_t>(SchedClassId::kIdle)] = make_idle_class(*this);
 
   for (int c = 0; c < nr_cpus; ++c) {
@@ -279,10 +263,10 @@ void Kernel::class_enqueue(Rq& rq, Task& p, int flags) {
 // (so its cpufreq kicks, dl_server_start()'s among them, do not see them);
 // 6.18's counts them first ("Can be before ->enqueue_task()").
 void Kernel::enqueue_task(Rq& rq, Task& p, int flags) {
-  if (uclamp_inc_before_enqueue_) uclamp_rq_inc(rq, p, flags);
+  if (version_.uclamp_inc_before_enqueue) uclamp_rq_inc(rq, p, flags);
   class_enqueue(rq, p, flags);
   fair_server_update_active(rq);  // enqueue_task_fair()'s dl_server_start()
-  if (!uclamp_inc_before_enqueue_) uclamp_rq_inc(rq, p);
+  if (!version_.uclamp_inc_before_enqueue) uclamp_rq_inc(rq, p);
 }
 
 bool Kernel::dequeue_task(Rq& rq, Task& p, int flags) {
@@ -370,7 +354,7 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
 }
 
 void Kernel::set_custom_slice(Task& p, Time slice) {
-  if (!custom_slice_)
+  if (!version_.custom_slice)
     throw ModelError(fmt::format("task {}: a custom slice needs Linux 6.12 or later (kernel is {})", p.comm,
                                  params_.version));
   // sched_setattr(sched_runtime) sets a custom slice, clamped to
@@ -433,7 +417,7 @@ void Kernel::on_event(uint64_t t) {
       // cap: the task starts at half the spare capacity. 6.12 uses se_weight().
       if (p.sched_class == SchedClassId::kFair)
         post_init_entity_util_avg(p.se.avg, rq.cfs_avg,
-                                  post_init_scale_load_ ? p.se.weight << kSchedFixedpointShift : p.se.weight,
+                                  version_.post_init_scale_load ? p.se.weight << kSchedFixedpointShift : p.se.weight,
                                   rq.capacity);
       else
         p.se.avg.last_update_time = rq.pelt.rq_clock_pelt();
@@ -551,7 +535,7 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
 }
 
 void Kernel::activate_task(Rq& rq, Task& p, int flags) {
-  if (uclamp_inc_before_enqueue_) uclamp_rq_inc(rq, p, flags);  // 6.18 (see enqueue_task())
+  if (version_.uclamp_inc_before_enqueue) uclamp_rq_inc(rq, p, flags);  // 6.18 (see enqueue_task())
   class_enqueue(rq, p, flags);
   p.on_rq = true;
   add_nr_running(rq);
@@ -564,7 +548,7 @@ void Kernel::activate_task(Rq& rq, Task& p, int flags) {
   // the class's enqueue, so in 6.12 before core.c's uclamp_rq_inc(): the
   // rq's clamps do not include p yet.
   if (p.sched_class == SchedClassId::kFair && (flags & kEnqueueWakeup)) check_update_overutilized_status(rq);
-  if (!uclamp_inc_before_enqueue_) uclamp_rq_inc(rq, p);
+  if (!version_.uclamp_inc_before_enqueue) uclamp_rq_inc(rq, p);
 }
 
 void Kernel::finish_delayed_block(Rq& rq, Task& p) {
@@ -1044,7 +1028,7 @@ void Kernel::schedule(Rq& rq) {
     class_of(prev).put_prev_task(rq, prev, next);
     class_of(*next).set_next_task(rq, *next, true);
     switch_to(rq, prev, *next, prev_state);
-  } else if (repick_moves_to_cfs_tasks_head_ && next->sched_class == SchedClassId::kFair) {
+  } else if (version_.repick_moves_to_cfs_tasks_head && next->sched_class == SchedClassId::kFair) {
     cfs_tasks_move_to_head(*next);  // 6.1/6.6 pick_next_task_fair()'s done: list_move(), prev too
   }
   // The stopper's __schedule() is done: from here on the CPU runs what it

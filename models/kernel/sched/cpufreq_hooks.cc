@@ -56,8 +56,8 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     }
     GovernorParams gp;
     gp.rate_limit = c.rate_limit;
-    gp.transition_delay = transition_delay_;
-    gp.limits_rule = sugov_limits_;
+    gp.transition_delay = version_.transition_delay;
+    gp.limits_rule = version_.sugov_limits;
     gp.tick = tick_nsec_;
     gp.userspace_setspeed_khz = c.userspace_freq_khz;
     try {

@@ -130,7 +130,7 @@ int64_t Kernel::balance_interval(const Rq& rq, bool busy) const {
 uint64_t Kernel::cpu_util(int cpu, const Task* p, int dst_cpu, bool boost) const {
   const Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   uint64_t util = rq.cfs_avg.util_avg;
-  if (boost && runnable_boost_) util = std::max<uint64_t>(util, rq.cfs_avg.runnable_avg);
+  if (boost && version_.runnable_boost) util = std::max<uint64_t>(util, rq.cfs_avg.runnable_avg);
   if (p && p->cpu == cpu && dst_cpu != cpu)
     util -= std::min<uint64_t>(util, p->se.avg.util_avg);
   else if (p && p->cpu != cpu && dst_cpu == cpu)
@@ -470,10 +470,10 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
 // can_migrate_task()'s tests before the affinity test (kernel.h says which
 // versions have them).
 bool Kernel::lb_may_consider(const Task& p, int dst_cpu, bool migrate_load) const {
-  if (lb_counts_runnable_ && p.se.sched_delayed && !migrate_load) return false;
+  if (version_.lb_counts_runnable && p.se.sched_delayed && !migrate_load) return false;
   // task_is_ineligible_on_dst_cpu(), skipped once the domain failed a pass.
   const Rq& dst = *rqs_[static_cast<size_t>(dst_cpu)];
-  if (lb_ineligible_stays_ && dst.sd_nr_balance_failed == 0 && features_(SchedFeat::kPlaceLag) &&
+  if (version_.lb_ineligible_stays && dst.sd_nr_balance_failed == 0 && features_(SchedFeat::kPlaceLag) &&
       dst.cfs.nr_running > 0 && p.sched_class == SchedClassId::kFair &&
       !classes_[static_cast<size_t>(SchedClassId::kFair)]->entity_eligible(*rqs_[static_cast<size_t>(p.cpu)], p))
     return false;
@@ -703,7 +703,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     if (excluded) std::fill(lb_excluded_.begin(), lb_excluded_.end(), 0);
     if (!one_pinned) dst.sd_nr_balance_failed = 0;
     // out_one_pinned: 6.12 never backs off for a misfit pass; 6.1/6.6 do.
-    if (idle == CpuIdleType::kNewlyIdle || (type == Migrate::kMisfit && lb_misfit_not_a_failure_)) return 0;
+    if (idle == CpuIdleType::kNewlyIdle || (type == Migrate::kMisfit && version_.lb_misfit_not_a_failure)) return 0;
     int64_t& interval = dst.sd_balance_interval_ms;
     if ((all_pinned && interval < kMaxPinnedIntervalMs) || interval < 2 * int64_t{n}) interval *= 2;
     return 0;
@@ -748,7 +748,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
         switch (s.type) {
           case GroupType::kOverloaded: better = s.avg_load > bs.avg_load; break;
           case GroupType::kMisfit:  // 6.1/6.6: a tie goes to the later group
-            better = lb_misfit_tie_later_wins_ ? s.misfit_load >= bs.misfit_load : s.misfit_load > bs.misfit_load;
+            better = version_.lb_misfit_tie_later_wins ? s.misfit_load >= bs.misfit_load : s.misfit_load > bs.misfit_load;
             break;
           case GroupType::kFullyBusy: better = true; break;  // avg_load is 0 for both: the later group
           default: better = s.idle_cpus < bs.idle_cpus || (s.idle_cpus == bs.idle_cpus && s.nr > bs.nr); break;
@@ -799,7 +799,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       // number of tasks (sibling_imbalance(), 0 for a busy dst; 6.1 evens
       // them out for a busy dst too), halved.
       type = Migrate::kTask;
-      imbalance = (dst_idle || lb_busy_dst_evens_task_count_) && bs.nr > 0 ? std::max(0, bs.nr - local.nr) : 0;
+      imbalance = (dst_idle || version_.lb_busy_dst_evens_task_count) && bs.nr > 0 ? std::max(0, bs.nr - local.nr) : 0;
       imbalance >>= 1;
     } else {
       if (local.type < GroupType::kOverloaded) {
@@ -905,7 +905,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     if (moved == 0) {
       // A failed pass counts, but not a newly idle one (too frequent) nor
       // (6.12) a misfit one (not about load).
-      if (idle != CpuIdleType::kNewlyIdle && (type != Migrate::kMisfit || !lb_misfit_not_a_failure_))
+      if (idle != CpuIdleType::kNewlyIdle && (type != Migrate::kMisfit || !version_.lb_misfit_not_a_failure))
         ++dst.sd_nr_balance_failed;
       // need_active_balance(): imbalanced_active_balance() (tasks to even
       // out, and more than cache_nice_tries + 2 failures), the only fair
@@ -1188,7 +1188,7 @@ void Kernel::nohz_balancer_kick(Rq& rq) {
       // allowed capacity; 6.1 and 6.6 (which record it on any CPU) also
       // want a bigger CPU in the root domain or RT pressure here.
       balance = rq.misfit_task_load > 0 &&
-                (misfit_skips_biggest_allowed_ || rq.capacity < rd_max_cpu_capacity_ || check_cpu_capacity(rq));
+                (version_.misfit_skips_biggest_allowed || rq.capacity < rd_max_cpu_capacity_ || check_cpu_capacity(rq));
     } else if (!balance) {
       // Symmetric CPUs share the LLC: balance when more than one CPU of it
       // is busy (sds->nr_busy_cpus > 1, busy = not in nohz idle).

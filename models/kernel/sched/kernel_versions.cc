@@ -100,9 +100,10 @@ SchedFeatures eevdf_6_18() {
 std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
   KernelVersionInfo info;
   info.name = std::string(version);
-  if (version == "6.1") {
-    info.eevdf = false;
-    info.runnable_boost = false;
+  if (version == "6.1" || version == "6.6") {
+    // What 6.1.166 and 6.6.63 share against 6.12.19: util_est before 6.8,
+    // the cpufreq, misfit and balancer rules before 6.10.
+    const bool v6_1 = version == "6.1";
     info.util_est_single_ewma = false;
     info.util_est_update_first = false;
     info.transition_delay = TransitionDelayRule::kLatencyX1000Cap10ms;
@@ -111,20 +112,13 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.lb_misfit_tie_later_wins = true;
     info.repick_moves_to_cfs_tasks_head = true;
     info.post_init_scale_load = true;
-    info.lb_busy_dst_evens_task_count = true;
-    info.sugov_limits = SugovLimitsRule::kV6_1;
-    info.defaults = cfs_6_1();
-  } else if (version == "6.6") {
-    info.util_est_single_ewma = false;
-    info.util_est_update_first = false;
-    info.transition_delay = TransitionDelayRule::kLatencyX1000Cap10ms;
-    info.misfit_skips_biggest_allowed = false;
-    info.lb_misfit_not_a_failure = false;
-    info.lb_misfit_tie_later_wins = true;
-    info.repick_moves_to_cfs_tasks_head = true;
-    info.post_init_scale_load = true;
-    info.sugov_limits = SugovLimitsRule::kV6_6;
-    info.defaults = eevdf_6_6();
+    info.sugov_limits = v6_1 ? SugovLimitsRule::kV6_1 : SugovLimitsRule::kV6_6;
+    info.defaults = v6_1 ? cfs_6_1() : eevdf_6_6();
+    if (v6_1) {  // before EEVDF (6.6) and runnable boosting (6.5)
+      info.eevdf = false;
+      info.runnable_boost = false;
+      info.lb_busy_dst_evens_task_count = true;
+    }
   } else if (version == "6.12") {
     info.defaults = eevdf_6_12();
     info.fair_server = true;
