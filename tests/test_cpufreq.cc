@@ -172,10 +172,10 @@ TEST_CASE("a limits change lets the next schedutil update bypass the rate limit"
 // policy stays at its boot frequency (max). 6.1.166 and 6.6.63 bypass the
 // cache: 0 resolves to the lowest OPP, committed. After a later limits
 // change with the same request, 6.6 commits it again (restarting the rate
-// window), 6.1 does not.
+// window), 6.1 does not. 6.18.35 went back to 6.1's rule.
 TEST_CASE("what a limits change does to the next schedutil update, by version", "[cpufreq][schedutil]") {
   using R = SugovLimitsRule;
-  for (R rule : {R::kV6_1, R::kV6_6, R::kV6_12}) {
+  for (R rule : {R::kV6_1, R::kV6_6, R::kV6_12, R::kV6_18}) {
     INFO(static_cast<int>(rule));
     GovernorParams params;
     params.limits_rule = rule;
@@ -211,6 +211,33 @@ TEST_CASE("rising deadline bandwidth lets schedutil bypass the rate limit", "[cp
   // min = irq 0 + bw_dl 600; util 100 -> perf max(600, 125) = 600 ->
   // 2802000 * 600 / 1024 = 1641796 -> 1745000, at t=100us < 750 us.
   CHECK(update1(*g, u, 100_us) == 1745000u);
+}
+
+// sugov_hold_freq() keeps a higher frequency on a CPU that has not been
+// idle since the last update, unless need_freq_update is set. 6.12's
+// ignore_dl_rate_limit() sets limits_changed, which (without
+// CPUFREQ_NEED_UPDATE_LIMITS) leaves need_freq_update clear: the bypass
+// evaluates but holds. 6.18's sets need_freq_update itself: no hold.
+//   0      util 800 -> 1000 -> 2802000 x 1000 / 1024 = 2736328 -> 2802000.
+//   100 us inside the 750 us window, no idle call since; bw_dl 600 > bw_min
+//          0: evaluated. perf max(600, 125) = 600 -> 1641796 -> 1745000.
+TEST_CASE("6.18's deadline-bandwidth bypass does not hold the frequency of a CPU busy since", "[cpufreq][schedutil]") {
+  using R = SugovLimitsRule;
+  for (R rule : {R::kV6_12, R::kV6_18}) {
+    INFO(static_cast<int>(rule));
+    GovernorParams params;
+    params.limits_rule = rule;
+    auto g = started("schedutil", x1_policy(1), params);
+    CHECK(update1(*g, cfs(800, 0), 0_us) == 2802000u);
+    CpuUtil u = cfs(100, 0);
+    u.bw_dl = 600;
+    const auto next = update1(*g, u, 100_us);
+    if (rule == R::kV6_18)
+      CHECK(next == 1745000u);
+    else
+      CHECK_FALSE(next.has_value());
+    CHECK(dynamic_cast<SchedutilGovernor&>(*g).cpu_bw_min(0) == 600);
+  }
 }
 
 TEST_CASE("a shared schedutil policy runs at the frequency its busiest CPU needs", "[cpufreq][schedutil]") {

@@ -84,6 +84,43 @@ tasks:
   check_conservation(r);
 }
 
+// ignore_dl_rate_limit() runs in sugov_update_*() before the rate limit
+// decides: the kick of a CPU whose cpu_bw_dl() rose above the floor its
+// last evaluation saw (sg_cpu->bw_min) re-evaluates the policy at once.
+// gs101's little policy (CPUs 0-3, shared), its rate limit raised to 10 ms:
+//   0      a is enqueued on CPU 0: the first update after start evaluates
+//          (sugov_limits() set limits_changed) and commits a new frequency,
+//          so the window runs to 10 ms. CPU 1 has no fair task: bw_min 0.
+//   2 ms   b is forked onto CPU 1: its fair server starts, cpu_bw_dl 51 >
+//          bw_min 0, so the policy is evaluated inside the window and CPU
+//          1's floor becomes 51. (Skipping the kick until 10 ms would leave
+//          it at 0.) 6.12 routes the bypass through limits_changed, 6.18
+//          through need_freq_update.
+TEST_CASE("a rising fair-server bandwidth re-evaluates schedutil inside its rate-limit window",
+          "[fair_server][cpufreq]") {
+  const std::string version = GENERATE("6.12", "6.18");
+  INFO(version);
+  ScenarioParams p = gs101_scenario(R"(
+duration: 50ms
+kernel: {version: ")" + version + R"(", hz: 250}
+tasks:
+  - {name: a, cpus: [0], events: [{run: 500us}, {sleep: 40ms}]}
+  - {name: b, cpus: [1], delay: 2ms, events: [{run: 500us}, {sleep: 40ms}]}
+)");
+  p.platform.clusters[0].rate_limit = Time::ms(10);
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  const SchedutilGovernor& little = *k.freq_domains()[0].sugov;
+  const uint32_t cpu1 = k.rq(1).domain_pos;
+  k.run_until(Time::us(1900));
+  REQUIRE(k.cpu_bw_dl(k.rq(1)) == 0);
+  CHECK(little.cpu_bw_min(cpu1) == 0);
+  k.run_until(Time::us(2100));
+  REQUIRE(k.cpu_bw_dl(k.rq(1)) == 51);
+  CHECK(little.cpu_bw_min(cpu1) == 51);
+  CHECK(little.cpu_last_update(cpu1) == Time::ms(2));
+}
+
 // 6.17+ ("sched/deadline: Less agressive dl_server handling"; 6.18.35
 // here) no longer stops the server when the CPU's last fair task leaves.
 // One CPU, t runs 1 ms from 0 and sleeps for good; a FIFO task wakes at

@@ -67,7 +67,12 @@ enum class TransitionDelayRule {
 //   kV6_12 (6.12.19): need_freq_update = the driver's
 //     CPUFREQ_NEED_UPDATE_LIMITS only: the update bypasses the rate limit
 //     but not the cache.
-enum class SugovLimitsRule { kV6_1, kV6_6, kV6_12 };
+//   kV6_18 (6.18.35): 6.1's rule again (need_freq_update = true, an equal
+//     frequency is not recommitted); and ignore_dl_rate_limit() sets
+//     need_freq_update itself, not limits_changed, which
+//     sugov_should_update_freq() honours as a rate-limit bypass.
+// 6.1, 6.6 and 6.12 route ignore_dl_rate_limit() through limits_changed.
+enum class SugovLimitsRule { kV6_1, kV6_6, kV6_12, kV6_18 };
 
 // cpufreq_policy_transition_delay_us() for a driver without
 // transition_delay_us, the latency truncated to whole microseconds as the
@@ -182,10 +187,12 @@ class CpufreqGovernor {
     return std::nullopt;
   }
 
-  // Whether update_util() could change anything now (a cheap test so the
-  // caller can skip gathering utilisation: schedutil's rate limit, as
+  // Whether update_util() for `cpu` could change anything now (a cheap test
+  // so the caller can skip gathering utilisation: schedutil's rate limit, as
   // sugov_should_update_freq() is the first thing sugov_update_*() decides).
-  virtual bool update_due(Time now, unsigned flags) const { return false; }
+  // `cpu_bw_dl` is cpu_bw_dl() of that CPU's rq, which
+  // ignore_dl_rate_limit() reads before the rate limit.
+  virtual bool update_due(size_t cpu, uint64_t cpu_bw_dl, Time now, unsigned flags) const { return false; }
 
   // New policy->min / policy->max (0 = table bound), then governor->limits().
   // Returns the new frequency if it changes now.
@@ -235,10 +242,17 @@ class SchedutilGovernor final : public CpufreqGovernor {
 
   explicit SchedutilGovernor(const GovernorParams& params);
   std::string_view name() const override { return "schedutil"; }
+  // sugov_update_*() up to sugov_should_update_freq(): due when the
+  // caller passes flags (iowait), a limits change is pending, the CPU's DL
+  // bandwidth rose above its last floor (ignore_dl_rate_limit(), which
+  // sets limits_changed, or from 6.18 need_freq_update, which 6.18's
+  // should_update_freq() honours), or the rate-limit window has passed.
   // Simplification: a call skipped here would only have refreshed the
   // CPU's iowait boost bookkeeping, which matters only with iowait flags.
-  bool update_due(Time now, unsigned flags) const override {
-    return flags != 0 || limits_changed_ || now - last_freq_update_time_ >= freq_update_delay_;
+  bool update_due(size_t cpu, uint64_t cpu_bw_dl, Time now, unsigned flags) const override {
+    return flags != 0 || limits_changed_ || cpu_bw_dl > cpus_[cpu].bw_min ||
+           (params_.limits_rule == SugovLimitsRule::kV6_18 && need_freq_update_) ||
+           now - last_freq_update_time_ >= freq_update_delay_;
   }
   uint64_t start(const CpufreqPolicy& policy, Time now) override;
   std::optional<uint64_t> update_util(size_t cpu, std::span<const CpuUtil> utils, Time now,
@@ -272,7 +286,7 @@ class SchedutilGovernor final : public CpufreqGovernor {
     SgCpu& sg = cpus_[cpu];
     iowait_boost_update(sg, now, flags);
     sg.last_update = now;
-    if (in(cpu).bw_dl > sg.bw_min) limits_changed_ = true;  // ignore_dl_rate_limit()
+    ignore_dl_rate_limit(sg, in(cpu).bw_dl);
     if (!should_update_freq(now)) return std::nullopt;
     const uint64_t max_cap = policy_.cpu_capacity;
     uint64_t util = 0;
@@ -325,7 +339,7 @@ class SchedutilGovernor final : public CpufreqGovernor {
   void iowait_boost_update(SgCpu& sg, Time now, unsigned flags);
   uint64_t iowait_apply(SgCpu& sg, Time now, uint64_t max_cap);
   bool hold_freq(SgCpu& sg, const CpuUtil& in);
-  void ignore_dl_rate_limit(const SgCpu& sg, const CpuUtil& in);
+  void ignore_dl_rate_limit(const SgCpu& sg, uint64_t cpu_bw_dl);
   std::optional<uint64_t> update_single(SgCpu& sg, const CpuUtil& in, Time now, unsigned flags);
   std::optional<uint64_t> update_shared(size_t cpu, std::span<const CpuUtil> utils, Time now, unsigned flags);
   std::optional<uint64_t> commit(uint64_t next_freq);

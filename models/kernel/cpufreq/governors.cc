@@ -247,10 +247,12 @@ std::optional<uint64_t> SchedutilGovernor::limits(Time) {
 bool SchedutilGovernor::should_update_freq(Time now) {
   if (limits_changed_) {
     limits_changed_ = false;
-    // 6.12: cpufreq_driver_test_flags(CPUFREQ_NEED_UPDATE_LIMITS); 6.1, 6.6: true.
+    // 6.12: cpufreq_driver_test_flags(CPUFREQ_NEED_UPDATE_LIMITS); 6.1, 6.6, 6.18: true.
     need_freq_update_ = params_.limits_rule == SugovLimitsRule::kV6_12 ? params_.need_update_limits : true;
     return true;
   }
+  // 6.18: "ignore_dl_rate_limit() wants a new frequency to be found".
+  if (params_.limits_rule == SugovLimitsRule::kV6_18 && need_freq_update_) return true;
   return now - last_freq_update_time_ >= freq_update_delay_;
 }
 
@@ -260,6 +262,7 @@ bool SchedutilGovernor::update_next_freq(Time now, uint64_t next_freq) {
   if (need_freq_update_) {
     switch (params_.limits_rule) {
       case SugovLimitsRule::kV6_1:
+      case SugovLimitsRule::kV6_18:
         need_freq_update_ = false;
         if (next_freq_ == next_freq && !params_.need_update_limits) return false;
         break;
@@ -358,9 +361,15 @@ bool SchedutilGovernor::hold_freq(SgCpu& sg, const CpuUtil& in) {
   return ret;
 }
 
-// ignore_dl_rate_limit(): DL bandwidth above the last floor bypasses the rate limit.
-void SchedutilGovernor::ignore_dl_rate_limit(const SgCpu& sg, const CpuUtil& in) {
-  if (in.bw_dl > sg.bw_min) limits_changed_ = true;
+// ignore_dl_rate_limit(): DL bandwidth above the CPU's last floor
+// (sg_cpu->bw_min; 6.1's sg_cpu->bw_dl) bypasses the rate limit. Up to
+// 6.12 it sets limits_changed; 6.18 sets need_freq_update instead.
+void SchedutilGovernor::ignore_dl_rate_limit(const SgCpu& sg, uint64_t cpu_bw_dl) {
+  if (cpu_bw_dl <= sg.bw_min) return;
+  if (params_.limits_rule == SugovLimitsRule::kV6_18)
+    need_freq_update_ = true;
+  else
+    limits_changed_ = true;
 }
 
 // The driver applies the request: cpufreq_driver_fast_switch() (clamp to
@@ -384,7 +393,7 @@ std::optional<uint64_t> SchedutilGovernor::update_single(SgCpu& sg, const CpuUti
 
   iowait_boost_update(sg, now, flags);
   sg.last_update = now;
-  ignore_dl_rate_limit(sg, in);
+  ignore_dl_rate_limit(sg, in.bw_dl);
   if (!should_update_freq(now)) return std::nullopt;
   const uint64_t boost = iowait_apply(sg, now, max_cap);
   get_util(sg, in, boost);
@@ -407,7 +416,7 @@ std::optional<uint64_t> SchedutilGovernor::update_shared(size_t cpu, std::span<c
   SgCpu& sg = cpus_[cpu];
   iowait_boost_update(sg, now, flags);
   sg.last_update = now;
-  ignore_dl_rate_limit(sg, utils[cpu]);
+  ignore_dl_rate_limit(sg, utils[cpu].bw_dl);
   if (!should_update_freq(now)) return std::nullopt;
 
   const uint64_t max_cap = policy_.cpu_capacity;

@@ -170,7 +170,12 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
   if (rq.domain < 0) return;
   FreqDomain& d = domains_[static_cast<size_t>(rq.domain)];
   SchedutilGovernor* const sugov = d.sugov;  // schedutil: direct (non-virtual) calls
-  if (sugov ? !sugov->update_due(now(), flags) : !d.governor->update_due(now(), flags)) return;
+  // sugov_update_*()'s ignore_dl_rate_limit() reads this rq's cpu_bw_dl()
+  // before the rate limit decides.
+  const uint64_t bw_dl = cpu_bw_dl(rq);
+  if (sugov ? !sugov->update_due(rq.domain_pos, bw_dl, now(), flags)
+            : !d.governor->update_due(rq.domain_pos, bw_dl, now(), flags))
+    return;
   if (sugov && sugov->shared_fast_path_ok()) {
     // Shared schedutil policy: read each CPU's util straight from its rq.
     auto next = sugov->update_shared_fast(rq.domain_pos, now(), flags, [&](size_t j) {

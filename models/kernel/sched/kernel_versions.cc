@@ -136,6 +136,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.protect_slice = true;
     info.lb_counts_runnable = true;
     info.lb_ineligible_stays = true;
+    info.sugov_limits = SugovLimitsRule::kV6_18;
   } else {
     return std::nullopt;
   }

@@ -94,7 +94,9 @@ struct KernelVersionInfo {
   // schedutil's need_freq_update after a limits change (sugov_limits()):
   // 6.1.166 and 6.6.63 set it, so the next update bypasses the raw-frequency
   // cache (6.1 then commits only a changed frequency, 6.6 recommits even an
-  // equal one); 6.12.19 sets it only for CPUFREQ_NEED_UPDATE_LIMITS drivers.
+  // equal one); 6.12.19 sets it only for CPUFREQ_NEED_UPDATE_LIMITS drivers;
+  // 6.18.35 is 6.1's rule, with ignore_dl_rate_limit() setting
+  // need_freq_update (see SugovLimitsRule).
   SugovLimitsRule sugov_limits = SugovLimitsRule::kV6_12;
   SchedFeatures defaults;
 };
