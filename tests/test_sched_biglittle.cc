@@ -423,6 +423,53 @@ TEST_CASE("only a fair task going idle hands a saturated CPU's PELT lag to lost_
   CHECK(lost_after_busy(Policy::kFifo, 10) == 0);
 }
 
+// A frequency change moves no sibling's rq clock: the kernel's
+// cpufreq_update_util() runs on the CPU whose rq lock is held, and the
+// policy's other CPUs only see the new arch_scale_freq_capacity() (set for
+// all related CPUs by arch_set_freq_scale()) at their next
+// update_rq_clock(), which scales the whole delta since their last one by
+// it (update_rq_clock_pelt(), 6.12 pelt.h). The toy's little policy (CPUs
+// 0 and 1, capacity 256, 500 / 1000 MHz), no rate limit:
+//   0      r runs on CPU 1 for 30 ms of wall time, its uclamp_max 20 keeping
+//          the policy at 500 MHz (freq_scale 512).
+//   10 ms  w (uclamp_min 1024) is forked onto CPU 0: CPU 0's hook asks for
+//          1000 MHz. CPU 1's clocks stay where its last update left them.
+//   then   CPU 1's next update scales all of it at 1024:
+//          clock_pelt += (delta x 256 >> 10) x 1024 >> 10.
+TEST_CASE("a frequency change leaves the policy's other rq clocks to their next update", "[biglittle][pelt][cpufreq]") {
+  ScenarioParams p = toy();
+  p.duration = Time::ms(50);
+  p.platform.clusters[0].rate_limit = Time::zero();
+  p.kernel.uclamp = true;
+  EventSpec busy;
+  busy.kind = EventSpec::Kind::kRuntime;
+  busy.duration = Time::ms(30);
+  TaskSpec r = task("r", {busy, ev_sleep(Time::s(1))});
+  r.cpus = {1};
+  r.uclamp_max = 20;
+  TaskSpec w = task("w", {ev_run(Time::ms(1)), ev_sleep(Time::s(1))});
+  w.cpus = {0};
+  w.delay = Time::ms(10);
+  w.uclamp_min = 1024;
+  p.tasks = {r, w};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(9990));
+  REQUIRE(k.freq_domains()[0].cur_khz == 500000);
+  const Rq& cpu1 = k.rq(1);
+  REQUIRE_FALSE(cpu1.curr->is_idle_task);
+  const uint64_t clock_before = cpu1.pelt.clock;
+  const uint64_t pelt_before = cpu1.pelt.clock_pelt;
+  k.run_until(Time::us(10010));
+  REQUIRE(k.freq_domains()[0].cur_khz == 1000000);
+  CHECK(cpu1.pelt.clock == clock_before);
+  CHECK(cpu1.pelt.clock_pelt == pelt_before);
+  k.update_rq_clock(k.rq(1));
+  const uint64_t delta = cpu1.pelt.clock - clock_before;
+  CHECK(delta > 10'000u);  // from before 9.99 ms to 10.01 ms
+  CHECK(cpu1.pelt.clock_pelt - pelt_before == (((delta * 256) >> 10) * 1024 >> 10));
+}
+
 TEST_CASE("eight hogs on eight CPUs end one per CPU", "[smp][balance]") {
   ScenarioParams p = exact_scenario("6.12", 250, 8);
   p.duration = Time::s(2);

@@ -5,8 +5,7 @@
 // (arch_scale_freq_capacity) and the rq clocks PELT reads (update_rq_clock).
 //
 // Work runs at capacity/1024 x cur/max of its nominal rate; before a
-// frequency changes every affected CPU's progress and runtime are charged
-// at the old rate.
+// frequency changes every affected CPU's work is charged at the old rate.
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -107,15 +106,18 @@ void Kernel::setup_platform(const PlatformParams& platform) {
 
 // update_rq_clock() is inline in kernel.h.
 
+// The work each CPU of the policy did up to now is charged at the old rate
+// first (the hardware ran at it). Nothing of the kernel's is updated: the
+// hook runs on one CPU under its rq lock, and the others see the new
+// arch_scale_freq_capacity() (arch_set_freq_scale() for all related CPUs)
+// only at their next update_rq_clock(), which scales the whole delta since
+// their last one by it (update_rq_clock_pelt()). Their update_curr() needs
+// no call either: it charges wall time, which the frequency does not
+// change. (Issue #3 asked for update_curr() before a frequency change; the
+// model's counterpart is this work charge.)
 void Kernel::set_domain_freq(FreqDomain& d, uint64_t khz) {
   if (khz == d.cur_khz) return;
-  for (int c : d.cpus) {
-    Rq& rq = *rqs_[c];
-    // Charge everything up to now at the old rate first.
-    update_rq_clock(rq);
-    account_progress(rq);
-    update_curr(rq);
-  }
+  for (int c : d.cpus) account_progress(*rqs_[c]);
   SL_DEBUG("{:.6f} cpufreq {}: {} -> {} kHz", now().to_s(), d.name, d.cur_khz, khz);
   d.cur_khz = khz;
   for (int c : d.cpus) {
