@@ -5,6 +5,7 @@
 
 #include "experiments/lib/report_power.h"
 #include "models/config/config.h"
+#include "models/kernel/sched/fair_pelt.h"
 #include "sched_test_util.h"
 
 using namespace schedlab;
@@ -468,6 +469,34 @@ TEST_CASE("a frequency change leaves the policy's other rq clocks to their next 
   const uint64_t delta = cpu1.pelt.clock - clock_before;
   CHECK(delta > 10'000u);  // from before 9.99 ms to 10.01 ms
   CHECK(cpu1.pelt.clock_pelt - pelt_before == (((delta * 256) >> 10) * 1024 >> 10));
+}
+
+// util_est_update() for a task whose util_avg exceeds its CPU's capacity
+// (it came from a bigger CPU, or saturates this one): 6.12.19 skips the
+// sample (no idle time there, so util_avg says nothing of the task's size);
+// 6.18.35 dropped that check. A toy little CPU (capacity 256); the task's
+// EWMA 600, util_avg 500, runnable 500 (it did not wait: no runnable
+// guard), a sleep: 6.18 decays the EWMA by a quarter of the gap,
+// (4 x 600 - 100) >> 2 = 575, and flags it; 6.12 leaves it as it was.
+TEST_CASE("6.18's util_est samples a task above its CPU's capacity, 6.12's skips it", "[biglittle][pelt][util_est]") {
+  const std::string version = GENERATE("6.12", "6.18");
+  CAPTURE(version);
+  ScenarioParams p = toy("performance");
+  p.kernel.version = version;
+  p.duration = Time::ms(10);
+  p.tasks = {task("t", {ev_run(Time::ms(1)), ev_sleep(Time::ms(100))})};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  REQUIRE(k.rq(0).capacity == 256);
+  Task& t = find_task(k, "t");
+  t.se.avg.util_avg = 500;
+  t.se.avg.runnable_avg = 500;
+  t.se.avg.util_est.raw = 600;
+  fair_util_est_update(k, k.rq(0), t, true);
+  if (version == "6.18")
+    CHECK(t.se.avg.util_est.raw == (575u | kUtilAvgUnchanged));
+  else
+    CHECK(t.se.avg.util_est.raw == 600u);
 }
 
 TEST_CASE("eight hogs on eight CPUs end one per CPU", "[smp][balance]") {

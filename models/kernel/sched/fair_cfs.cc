@@ -181,7 +181,7 @@ bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
   if ((flags & (kDequeueSave | kDequeueMove)) != kDequeueSave) update_min_vruntime(cfs);
   // 6.1's dequeue_task_fair() learns from the activation last, after the
   // dequeue's update_load_avg().
-  fair_util_est_update(rq, p, flags & kDequeueSleep, k_.util_est_single_ewma());
+  fair_util_est_update(k_, rq, p, flags & kDequeueSleep);
   return true;
 }
 

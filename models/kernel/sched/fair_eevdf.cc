@@ -441,12 +441,12 @@ bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
     // update_load_avg()), then util_est_update().
     fair_util_est_dequeue(rq, p);
     const bool done = dequeue_entity(rq, p, flags);
-    fair_util_est_update(rq, p, sleep, k_.util_est_single_ewma());
+    fair_util_est_update(k_, rq, p, sleep);
     return done;
   }
   if (!(p.se.sched_delayed && (flags & (kDequeueSave | kDequeueMigrating))) && !(flags & kDequeueDelayed)) {
     fair_util_est_dequeue(rq, p);
-    fair_util_est_update(rq, p, sleep, k_.util_est_single_ewma());
+    fair_util_est_update(k_, rq, p, sleep);
   }
   return dequeue_entity(rq, p, flags);
 }

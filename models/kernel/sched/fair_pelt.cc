@@ -2,6 +2,7 @@
 #include "models/kernel/sched/fair_common.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace schedlab {
 
@@ -42,9 +43,10 @@ void fair_util_est_enqueue(Rq& rq, Task& p) { util_est_enqueue(rq.cfs_avg, p.se.
 
 void fair_util_est_dequeue(Rq& rq, Task& p) { util_est_dequeue(rq.cfs_avg, p.se.avg); }
 
-void fair_util_est_update(Rq& rq, Task& p, bool task_sleep, bool single_ewma) {
-  if (single_ewma)
-    util_est_update(p.se.avg, task_sleep, rq.capacity);
+void fair_util_est_update(const Kernel& k, Rq& rq, Task& p, bool task_sleep) {
+  if (k.util_est_single_ewma())
+    util_est_update(p.se.avg, task_sleep,
+                    k.util_est_capacity_check() ? uint64_t{rq.capacity} : std::numeric_limits<uint64_t>::max());
   else
     util_est_update_two_fields(p.se.avg, task_sleep, rq.capacity);
 }

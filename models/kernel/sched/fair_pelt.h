@@ -26,7 +26,7 @@ void fair_util_est_dequeue(Rq& rq, Task& p);
 // (`single_ewma`: KernelVersionInfo::util_est_single_ewma, 6.8+). Before
 // 6.12 dequeue_task_fair() calls it last, after the dequeue's PELT update;
 // 6.12 calls it first (KernelVersionInfo::util_est_update_first).
-void fair_util_est_update(Rq& rq, Task& p, bool task_sleep, bool single_ewma);
+void fair_util_est_update(const Kernel& k, Rq& rq, Task& p, bool task_sleep);
 
 // migrate_task_rq_fair(): a waking task leaves its old rq's averages
 // (remove_entity_load_avg after aging it) and attaches on the new rq.

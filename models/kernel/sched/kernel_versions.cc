@@ -137,6 +137,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.lb_counts_runnable = true;
     info.lb_ineligible_stays = true;
     info.sugov_limits = SugovLimitsRule::kV6_18;
+    info.util_est_capacity_check = false;
   } else {
     return std::nullopt;
   }

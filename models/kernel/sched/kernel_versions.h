@@ -60,6 +60,11 @@ struct KernelVersionInfo {
   // as of the last PELT update; 6.1 and 6.6 call it last, after the
   // dequeue's update_load_avg() brought util_avg to now.
   bool util_est_update_first = true;
+  // util_est_update()'s skip of a task whose util_avg exceeds its CPU's
+  // capacity (no idle time there, so util_avg says nothing of its size):
+  // in 6.12.19's fair.c, gone from 6.18.35's, where such a task's EWMA
+  // decays as any other's (the runnable guard still applies).
+  bool util_est_capacity_check = true;
   // Schedutil's default rate_limit_us (drivers/cpufreq/cpufreq.c
   // cpufreq_policy_transition_delay_us()): 6.10+ 1.5 x the transition
   // latency; before (6.1.166, 6.6.63) latency x 1000, capped at 10 ms.

@@ -298,7 +298,8 @@ void util_est_enqueue(SchedAvg& cfs, const SchedAvg& p);
 void util_est_dequeue(SchedAvg& cfs, const SchedAvg& p);
 
 // util_est_update() at dequeue: task_sleep = (flags & DEQUEUE_SLEEP);
-// cpu_capacity = arch_scale_cpu_capacity() of the task's CPU. The EWMA
+// cpu_capacity = arch_scale_cpu_capacity() of the task's CPU (UINT64_MAX
+// for 6.18, which has no capacity check). The EWMA
 // follows increases at once and decays by 1/4 of the gap per activation,
 // skipping changes under 1% (UTIL_EST_MARGIN), CPUs with no idle time and
 // tasks that did not get all the CPU they wanted; a dequeue without a PELT
