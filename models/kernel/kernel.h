@@ -671,6 +671,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   Time cpu_next_event(int cpu);            // next hrtimer or kept tick (dev->next_hrtimer)
   void emit_cpu_idle(int cpu, int state);
   void hrtimer_enqueue(Timer& t, Time expires, int cpu);
+  void defer_hrtimers_past_exit(Rq& rq);
   void hrtimer_forget(const Timer& t);
 
   friend class FairServer;

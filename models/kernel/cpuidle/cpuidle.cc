@@ -214,7 +214,29 @@ void Kernel::idle_wake(Rq& rq, bool tick) {
     start = max(start, d.ready);  // a cluster still powering on
   }
   dev.phase = CpuidleDevice::Phase::kExit;
-  dev.step.arm(start + hw.exit_latency);
+  const Time running_at = start + hw.exit_latency;
+  dev.step.arm(running_at);
+  // The interrupt is handled once the CPU runs again: cpuidle_enter_state()
+  // (6.12 drivers/cpuidle/cpuidle.c) returns from ->enter(), takes
+  // time_end, and only then local_irq_enable() lets hrtimer_interrupt() run
+  // the expired timers. So every hrtimer of this CPU due by then fires at
+  // the exit's end (a timer's handler, e.g. a wake-up, waits out the exit
+  // latency even when its task goes to another CPU). The ILB and irq_work
+  // IPIs wait the same way (core.cc). Simplified: the kept tick's handler
+  // runs at its time (its timer keeps the tick's grid).
+  defer_hrtimers_past_exit(rq);
+}
+
+// The hrtimers of a CPU in its exit latency that expire before it runs
+// fire when it does (dev.step's time).
+void Kernel::defer_hrtimers_past_exit(Rq& rq) {
+  CpuidleDevice& dev = rq.cpuidle;
+  const Time running_at = dev.step.when();
+  for (HrtimerRef& h : dev.hrtimers) {
+    if (!h.live() || h.expires >= running_at) continue;
+    h.timer->arm(running_at);
+    h.expires = running_at;
+  }
 }
 
 // The CPU runs again (time_end): cpu_idle -1, dev->last_residency_ns,

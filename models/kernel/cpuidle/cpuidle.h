@@ -30,7 +30,7 @@ namespace schedlab {
 // fired, cancelled or re-armed timers leave stale entries that are dropped
 // when the list is next scanned (no removal on the hot path).
 struct HrtimerRef {
-  const Timer* timer = nullptr;
+  Timer* timer = nullptr;
   Time expires;
   bool live() const { return timer->armed() && timer->when() == expires; }
 };

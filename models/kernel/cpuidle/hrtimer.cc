@@ -27,6 +27,11 @@ void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu) {
       ++i;
     }
   }
+  // A CPU still in its exit latency handles the timer when it runs again.
+  if (dev.phase == CpuidleDevice::Phase::kExit && expires < dev.step.when()) {
+    expires = dev.step.when();
+    t.arm(expires);
+  }
   v.push_back({&t, expires});
   // hrtimer_reprogram(): the first timer to expire on an idle CPU resets its
   // local timer (a CPU still running its governor programs it on entry).
