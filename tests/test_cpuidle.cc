@@ -522,3 +522,29 @@ TEST_CASE("an hrtimer re-armed on another CPU leaves its old base", "[cpuidle][h
   k.hrtimer_cancel(t);
   CHECK(k.next_hrtimer(1) == Time::max());
 }
+
+// The nohz idle-balance kick (an IPI) reaching a CPU in its deep state is
+// handled once the CPU runs again (cpuidle_enter_state() enables
+// interrupts after ->enter(); nohz_csd_func() then raises the softirq):
+// CPU 1, idle since boot with no timer, is in state 1 (entry 50 us, exit
+// 200 us) when the kick arrives at 5 ms; its flags are taken at 5.2 ms.
+TEST_CASE("an ILB kick to a CPU in a deep state is handled after its exit latency", "[cpuidle][nohz]") {
+  ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 2, false)});
+  p.duration = 20_ms;
+  p.tasks = {pinned(task("t", {ev_run(10_us), ev_sleep(100_ms)}), 0)};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(5_ms);
+  Rq& cpu1 = k.rq(1);
+  REQUIRE(cpu1.cpuidle.phase == CpuidleDevice::Phase::kIn);
+  REQUIRE(cpu1.cpuidle.state == 1);
+  cpu1.ilb_flags = kNohzStatsKick;
+  cpu1.ilb_kick.arm(5_ms);
+  k.run_until(5001_us);
+  CHECK(cpu1.cpuidle.phase == CpuidleDevice::Phase::kExit);
+  CHECK(cpu1.ilb_flags == kNohzStatsKick);  // not yet handled
+  CHECK(cpu1.ilb_kick.when() == 5200_us);
+  k.run_until(5300_us);
+  CHECK(cpu1.ilb_flags == 0u);
+  CHECK_FALSE(cpu1.ilb_kick.armed());
+}
