@@ -672,6 +672,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void emit_cpu_idle(int cpu, int state);
   void hrtimer_enqueue(Timer& t, Time expires, int cpu);
   void defer_hrtimers_past_exit(Rq& rq);
+  bool irq_waits_for_idle_exit(Rq& rq, Timer& irq);
   void hrtimer_forget(const Timer& t);
 
   friend class FairServer;

@@ -250,8 +250,7 @@ class SchedutilGovernor final : public CpufreqGovernor {
   // Simplification: a call skipped here would only have refreshed the
   // CPU's iowait boost bookkeeping, which matters only with iowait flags.
   bool update_due(size_t cpu, uint64_t cpu_bw_dl, Time now, unsigned flags) const override {
-    return flags != 0 || limits_changed_ || cpu_bw_dl > cpus_[cpu].bw_min ||
-           (params_.limits_rule == SugovLimitsRule::kV6_18 && need_freq_update_) ||
+    return flags != 0 || limits_changed_ || cpu_bw_dl > cpus_[cpu].bw_min || dl_bypass_pending() ||
            now - last_freq_update_time_ >= freq_update_delay_;
   }
   uint64_t start(const CpufreqPolicy& policy, Time now) override;
@@ -332,6 +331,8 @@ class SchedutilGovernor final : public CpufreqGovernor {
   };
 
   bool should_update_freq(Time now);
+  // 6.18: ignore_dl_rate_limit() set need_freq_update, a rate-limit bypass.
+  bool dl_bypass_pending() const { return params_.limits_rule == SugovLimitsRule::kV6_18 && need_freq_update_; }
   bool update_next_freq(Time now, uint64_t next_freq);
   uint64_t get_next_freq(uint64_t util, uint64_t max_cap);
   void get_util(SgCpu& sg, const CpuUtil& in, uint64_t boost);

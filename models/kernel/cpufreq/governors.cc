@@ -252,7 +252,7 @@ bool SchedutilGovernor::should_update_freq(Time now) {
     return true;
   }
   // 6.18: "ignore_dl_rate_limit() wants a new frequency to be found".
-  if (params_.limits_rule == SugovLimitsRule::kV6_18 && need_freq_update_) return true;
+  if (dl_bypass_pending()) return true;
   return now - last_freq_update_time_ >= freq_update_delay_;
 }
 

@@ -227,6 +227,18 @@ void Kernel::idle_wake(Rq& rq, bool tick) {
   defer_hrtimers_past_exit(rq);
 }
 
+// An IPI (`irq`, its event) reaches rq's CPU: it wakes the CPU from its
+// idle state, and is handled once the CPU runs again (cpuidle_enter_state()
+// enables interrupts after ->enter()): while the exit latency runs, `irq`
+// is re-armed for its end and the caller returns (true).
+bool Kernel::irq_waits_for_idle_exit(Rq& rq, Timer& irq) {
+  if (!rq.cpuidle.gov) return false;
+  idle_wake(rq, false);
+  if (rq.cpuidle.phase != CpuidleDevice::Phase::kExit) return false;
+  irq.arm(rq.cpuidle.step.when());
+  return true;
+}
+
 // The hrtimers of a CPU in its exit latency that expire before it runs
 // fire when it does (dev.step's time).
 void Kernel::defer_hrtimers_past_exit(Rq& rq) {

@@ -472,15 +472,7 @@ void Kernel::on_event(uint64_t t) {
       event_cpu_ = static_cast<int>(arg);
       // The kick IPI reaches the chosen idle CPU, which takes its flags.
       Rq& ilb = *rqs_[arg];
-      if (ilb.cpuidle.gov) {
-        idle_wake(ilb, false);
-        // The IPI is handled once the CPU is out of its idle state
-        // (cpuidle_enter_state() enables interrupts after ->enter()).
-        if (ilb.cpuidle.phase == CpuidleDevice::Phase::kExit) {
-          ilb.ilb_kick.arm(ilb.cpuidle.step.when());
-          break;
-        }
-      }
+      if (irq_waits_for_idle_exit(ilb, ilb.ilb_kick)) break;
       const unsigned flags = ilb.ilb_flags;
       ilb.ilb_flags = 0;
       // nohz_csd_func(): only a CPU still idle runs the balance softirq.
@@ -495,13 +487,7 @@ void Kernel::on_event(uint64_t t) {
       // The IPI wakes the CPU if it idles; the hard interrupt runs the work.
       event_cpu_ = static_cast<int>(arg);
       Rq& rq = *rqs_[arg];
-      if (rq.cpuidle.gov) {
-        idle_wake(rq, false);
-        if (rq.cpuidle.phase == CpuidleDevice::Phase::kExit) {  // handled once the CPU runs (as kIlb)
-          rq.irq_work.arm(rq.cpuidle.step.when());
-          break;
-        }
-      }
+      if (irq_waits_for_idle_exit(rq, rq.irq_work)) break;
       update_rq_clock(rq);
       classes_[static_cast<size_t>(SchedClassId::kRt)]->irq_work(rq);
       break;

@@ -23,7 +23,8 @@ void fair_util_est_enqueue(Rq& rq, Task& p);
 // util_est_dequeue(): the root cfs_rq's sum loses p's estimate.
 void fair_util_est_dequeue(Rq& rq, Task& p);
 // util_est_update(): p's estimate learns from the activation that ends
-// (`single_ewma`: KernelVersionInfo::util_est_single_ewma, 6.8+). Before
+// (KernelVersionInfo::util_est_single_ewma, 6.8+; the capacity check
+// unless KernelVersionInfo::util_est_capacity_check is off, 6.18). Before
 // 6.12 dequeue_task_fair() calls it last, after the dequeue's PELT update;
 // 6.12 calls it first (KernelVersionInfo::util_est_update_first).
 void fair_util_est_update(const Kernel& k, Rq& rq, Task& p, bool task_sleep);

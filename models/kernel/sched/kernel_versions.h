@@ -78,8 +78,9 @@ struct KernelVersionInfo {
   bool misfit_skips_biggest_allowed = true;
   // After 6.6 (absent in 6.6.63, present in 6.12.19's sched_balance_rq()):
   // a misfit pass that moves nothing neither counts as a failure
-  // (sd->nr_balance_failed) nor doubles the balance interval. 6.1 and 6.6 count it and back off, up to 512 ms when
-  // the misfit task may not go (all pinned).
+  // (sd->nr_balance_failed) nor doubles the balance interval. 6.1 and 6.6
+  // count it and back off, up to 512 ms when the misfit task may not go
+  // (all pinned).
   bool lb_misfit_not_a_failure = true;
   // 6.1 (checked in 6.1.166) calculate_imbalance(): a local group with spare
   // capacity evens out the task count even when dst is busy; 6.6's
