@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/config/config.h"
+#include "models/kernel/sched/fair_pelt.h"
 #include "models/kernel/sched/pelt.h"
 #include "models/system.h"
 #include "tests/sched_test_util.h"
@@ -109,4 +110,54 @@ TEST_CASE("an interrupt's wake-up is placed from the interrupted CPU", "[smp]") 
   REQUIRE(k.try_to_wake_up(sleeper, nullptr, irq_cpu));
   CHECK(interrupted.last_wakee == &sleeper);
   CHECK(other.last_wakee != &sleeper);
+}
+
+namespace {
+// `t` (allowed on CPU 0 only) runs 20 ms and suspends; `other` (also on
+// CPU 0) sleeps `other_sleep`, then runs. At 200 ms t's PELT part of
+// migrate_task_rq_fair() runs as if t woke to CPU 4: t must be aged to the
+// cfs_rq's last update, removed with those values, then (CPU 0 idle only)
+// aged over migrate_se_pelt_lag()'s idle lag.
+void check_migration_lag(const std::string& other_sleep, bool source_idle) {
+  ScenarioParams params = gs101_scenario(
+      "duration: 1s\n"
+      "tasks:\n"
+      "  - {name: t, cpus: [0], loop: 1, events: [{run: 20ms}, {suspend: {}}]}\n"
+      "  - {name: other, cpus: [0], events: [{sleep: " + other_sleep + "}, {run: 10s}]}\n");
+  System sys(params, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(200));
+  Task& t = find_task(k, "t");
+  REQUIRE(!t.on_rq);
+  const Rq& rq = k.rq(0);
+  REQUIRE(rq.idle_task_runs() == source_idle);
+  SchedAvg synced = t.se.avg;
+  update_load_avg_blocked_se(rq.cfs_avg.last_update_time, synced, t.se.weight);
+  SchedAvg expected = synced;
+  if (source_idle) {
+    const uint64_t now = rq.pelt.idle_lag_now(static_cast<uint64_t>(k.now().count()) + Kernel::kRqClockAtZeroNs,
+                                              rq.cfs_avg.last_update_time);
+    REQUIRE(now > rq.cfs_avg.last_update_time + 1000000);  // a lag of over 1 ms: the check below can fail
+    update_load_avg_blocked_se(now, expected, t.se.weight);
+    REQUIRE(expected.util_avg < synced.util_avg);
+  }
+  const uint64_t removed_before = k.rq(0).cfs_removed.util_avg;
+  fair_migrate_task_pelt(k, t);
+  CHECK(t.se.avg.last_update_time == 0);  // attaches on the new rq
+  CHECK(t.se.avg.util_avg == expected.util_avg);
+  CHECK(t.se.avg.load_avg == expected.load_avg);
+  CHECK(t.se.avg.runnable_avg == expected.runnable_avg);
+  CHECK(k.rq(0).cfs_removed.util_avg == removed_before + synced.util_avg);  // removed before the lag
+}
+}  // namespace
+
+// CPU 0 idle since t left it, its cfs_rq last updated long before 200 ms
+// (no tick there): t leaves with its signals decayed to the estimated now.
+TEST_CASE("a task migrating off an idle CPU decays over the idle lag (migrate_se_pelt_lag)", "[smp][pelt]") {
+  check_migration_lag("10s", true);
+}
+
+// CPU 0 busy: the kernel skips the estimate, t leaves as of the last update.
+TEST_CASE("a task migrating off a busy CPU keeps its signals as of the cfs_rq's last update", "[smp][pelt]") {
+  check_migration_lag("100ms", false);
 }

@@ -51,17 +51,33 @@ void fair_util_est_update(const Kernel& k, Rq& rq, Task& p, bool task_sleep) {
     util_est_update_two_fields(p.se.avg, task_sleep, rq.capacity);
 }
 
-// migrate_task_rq_fair()'s PELT part (6.12). Not modelled yet: its
-// migrate_se_pelt_lag(), which decays a task leaving a CPU that is idle
-// (rq->curr the idle task) to the estimated now; the model moves its
-// signals as of the old cfs_rq's last update (a review counted 2-7 such
-// moves from a source idle over 1 ms in 3 s of the shipped phone
-// scenarios).
+// migrate_se_pelt_lag() (6.0+, the same in 6.1-6.18 fair.c, NO_HZ_COMMON):
+// a blocked entity leaving a CPU that is idle now (rq->curr the idle task)
+// decays further, to the PELT time the source rq would have now: its
+// clock_pelt at the last idle sync plus the wall time since
+// (RqPeltClock::idle_lag_now()), never before the cfs_rq's last update.
+// Skipped when its sums are already zero (load_avg_is_decayed()) or the
+// source CPU runs anything: the kernel limits the estimate's cost to the
+// case where the source clock is most likely stale. No CFS bandwidth
+// here, so no throttled PELT time to take off.
+static void migrate_se_pelt_lag(Kernel& k, const Rq& src, Task& p) {
+  const SchedAvg& a = p.se.avg;
+  if (a.load_sum == 0 && a.util_sum == 0 && a.runnable_sum == 0) return;  // load_avg_is_decayed()
+  if (!src.idle_task_runs()) return;  // is_idle_task(rq->curr)
+  const uint64_t sched_clock_now = static_cast<uint64_t>(k.now().count()) + Kernel::kRqClockAtZeroNs;
+  update_load_avg_blocked_se(src.pelt.idle_lag_now(sched_clock_now, src.cfs_avg.last_update_time), p.se.avg,
+                             p.se.weight);
+}
+
+// migrate_task_rq_fair()'s PELT part for a waking task (6.1-6.18): aged to
+// the old cfs_rq's last update and removed from it (remove_entity_load_avg(),
+// the removed sums as of that update), then aged over the idle lag, then
+// attached on the new rq (last_update_time = 0).
 void fair_migrate_task_pelt(Kernel& k, Task& p) {
   Rq& old = k.rq(p.cpu);
-  // sync_entity_load_avg() to the old cfs_rq's last update, then remove.
   update_load_avg_blocked_se(old.cfs_avg.last_update_time, p.se.avg, p.se.weight);
   remove_entity_load_avg(old.cfs_removed, p.se.avg);
+  migrate_se_pelt_lag(k, old, p);
   p.se.avg.last_update_time = 0;  // attach on the new rq
 }
 

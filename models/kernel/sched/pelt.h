@@ -29,9 +29,8 @@
 //     attach_entity_load_avg(), detach_entity_load_avg(), the "removed" part
 //     of update_cfs_rq_load_avg(), init_entity_runnable_average(),
 //     post_init_entity_util_avg(), the "now" estimate of migrate_se_pelt_lag()
-//     (RqPeltClock::idle_lag_now(); tested, but migrate_task_rq_fair() does
-//     not apply it yet: a task leaving a CPU idle since it slept carries its
-//     signals as of its sleep, not decayed to now)
+//     (RqPeltClock::idle_lag_now(); applied by fair_pelt.cc's
+//     migrate_se_pelt_lag())
 //   kernel/sched/core.c
 //     update_rq_clock() / update_rq_clock_task() (the part feeding clock_pelt)
 //   include/linux/sched.h
