@@ -280,7 +280,7 @@ TEST_CASE("6.1 lets a busy CPU with spare capacity even out the task count", "[l
     while (k.rq(1).curr->comm != "b") k.run_until(t += Time::us(100));
     REQUIRE(k.rq(0).nr_running == 3);
     CHECK(k.sched_balance_rq(k.rq(1), Kernel::CpuIdleType::kNotIdle) == pulled);
-    CHECK(k.rq(1).nr_running == 1u + pulled);
+    CHECK(k.rq(1).nr_running == 1 + pulled);
   }
 }
 
