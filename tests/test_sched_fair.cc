@@ -4,8 +4,11 @@
 // tasks are nice 0 (weight 1024), so vruntime advances 1:1 with time.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
+#include <string>
 
+#include "models/kernel/sched/pelt.h"
 #include "models/kernel/sched/weights.h"
 #include "sched_test_util.h"
 
@@ -234,6 +237,45 @@ TEST_CASE("a delayed task stays delayed through a change that keeps its class", 
     CHECK(b.state == TaskState::kInterruptible);
     CHECK(k.rq(0).cfs.nr_delayed == 0);
     CHECK(k.rq(0).nr_running == 1);
+  }
+}
+
+// dequeue_task_fair() when a class change completes a delayed dequeue
+// (DEQUEUE_SLEEP | DEQUEUE_DELAYED): B's estimate already left the root
+// cfs_rq when it slept. 6.12.19 takes it off again (floored at 0; only
+// DEQUEUE_SAVE or a migration spares a delayed task); 6.18.35 does not.
+// Both sample the sleep again with util_est_update().
+TEST_CASE("a delayed task's class change: 6.12 drops its util_est from the root again, 6.18 does not",
+          "[fair][eevdf][util_est]") {
+  for (const char* version : {"6.12", "6.18"}) {
+    CAPTURE(version);
+    ScenarioParams p = exact_scenario(version);
+    p.kernel.base_slice = Time::ms(3);
+    p.tasks = {task("B", {ev_run(Time::us(1800)), ev_sleep(Time::ms(5))}),
+               task("A", {ev_run(Time::ms(3)), ev_sleep(Time::ms(1))})};
+    p.duration = Time::s(1);
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    Task& b = find_task(k, "B");
+    const Rq& rq = k.rq(0);
+    // The first moment B sleeps delayed with estimates on both sides.
+    Time t = Time::ms(10);
+    for (; t < Time::ms(500); t += Time::us(100)) {
+      k.run_until(t);
+      if (b.se.sched_delayed && rq.cfs_avg.util_est.value() > 0 && b.se.avg.util_est.value() > 0) break;
+    }
+    REQUIRE(t < Time::ms(500));
+    const uint32_t root_before = rq.cfs_avg.util_est.value();
+    const uint32_t b_est = b.se.avg.util_est.value();
+    SchedAvg sampled = b.se.avg;
+    util_est_update(sampled, true, rq.capacity);  // the second sample
+    k.set_scheduler(b, Policy::kFifo, 0, 10);
+    REQUIRE_FALSE(b.se.sched_delayed);
+    if (std::string(version) == "6.12")
+      CHECK(rq.cfs_avg.util_est.value() == root_before - std::min(root_before, b_est));
+    else
+      CHECK(rq.cfs_avg.util_est.value() == root_before);
+    CHECK(b.se.avg.util_est.value() == sampled.util_est.value());
   }
 }
 

@@ -506,6 +506,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool fair_server_enabled() const { return fair_server_enabled_; }
   bool util_est_single_ewma() const { return version_.util_est_single_ewma; }
   bool util_est_capacity_check() const { return version_.util_est_capacity_check; }
+  bool util_est_dequeue_skips_delayed() const { return version_.util_est_dequeue_skips_delayed; }
   bool util_est_update_first() const { return version_.util_est_update_first; }
   bool misfit_skips_biggest_allowed() const { return version_.misfit_skips_biggest_allowed; }
   // cpu_bw_dl(): the DL running bandwidth of `cpu` in capacity units (only

@@ -444,10 +444,15 @@ bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
     fair_util_est_update(k_, rq, p, sleep);
     return done;
   }
-  if (!(p.se.sched_delayed && (flags & (kDequeueSave | kDequeueMigrating))) && !(flags & kDequeueDelayed)) {
+  // 6.12+ dequeue_task_fair(): util_est_dequeue() unless the task is
+  // delayed and (6.12) saved or migrating / (6.18) at all; then
+  // util_est_update(), also when a class change completes a delayed
+  // dequeue (DEQUEUE_SLEEP | DEQUEUE_DELAYED: a second sample of the same
+  // sleep, as the kernel takes it).
+  const bool delayed = p.se.sched_delayed;
+  if (!(delayed && (k_.util_est_dequeue_skips_delayed() || (flags & (kDequeueSave | kDequeueMigrating)))))
     fair_util_est_dequeue(rq, p);
-    fair_util_est_update(k_, rq, p, sleep);
-  }
+  fair_util_est_update(k_, rq, p, sleep);
   return dequeue_entity(rq, p, flags);
 }
 

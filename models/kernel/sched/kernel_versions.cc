@@ -138,6 +138,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.lb_ineligible_stays = true;
     info.sugov_limits = SugovLimitsRule::kV6_18;
     info.util_est_capacity_check = false;
+    info.util_est_dequeue_skips_delayed = true;
   } else {
     return std::nullopt;
   }

@@ -65,6 +65,13 @@ struct KernelVersionInfo {
   // in 6.12.19's fair.c, gone from 6.18.35's, where such a task's EWMA
   // decays as any other's (the runnable guard still applies).
   bool util_est_capacity_check = true;
+  // dequeue_task_fair()'s util_est_dequeue() of a task whose dequeue is
+  // delayed (its estimate already left the root cfs_rq when it slept):
+  // 6.12.19 skips it only for DEQUEUE_SAVE or a migration, so completing
+  // a delayed dequeue on a class change (DEQUEUE_SLEEP | DEQUEUE_DELAYED)
+  // takes the estimate off a second time (floored at 0); 6.18.35 skips it
+  // for every delayed task. Both call util_est_update() on that dequeue.
+  bool util_est_dequeue_skips_delayed = false;
   // Schedutil's default rate_limit_us (drivers/cpufreq/cpufreq.c
   // cpufreq_policy_transition_delay_us()): 6.10+ 1.5 x the transition
   // latency; before (6.1.166, 6.6.63) latency x 1000, capped at 10 ms.
