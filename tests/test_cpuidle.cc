@@ -548,3 +548,37 @@ TEST_CASE("an ILB kick to a CPU in a deep state is handled after its exit latenc
   CHECK(cpu1.ilb_flags == 0u);
   CHECK_FALSE(cpu1.ilb_kick.armed());
 }
+
+// The kept tick reaching a CPU in its deep state: the interrupt wakes it,
+// and tick_sched_timer() (sched_tick(), the balance softirq) runs once the
+// CPU is out of the state, as every handler does (cpuidle_enter_state()
+// enables interrupts after ->enter()). The next tick stays on the jiffies
+// grid. One CPU, menu, a task running 10 us every 3 ms: menu predicts
+// about 3 ms, below TICK_NSEC (4 ms, HZ 250), so it keeps the tick and
+// takes state 1 (residency 1 ms, exit 200 us).
+TEST_CASE("a kept tick waking a CPU from a deep state is handled after the exit latency", "[cpuidle][tick]") {
+  ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 1, false)});
+  p.duration = 200_ms;
+  p.tasks = {task("t", {ev_run(10_us), ev_sleep(3_ms)})};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  Rq& rq = k.rq(0);
+  const Time tick = 4_ms;
+  // Step to the first tick that finds the CPU in state 1.
+  Time t = 20_ms;
+  for (; t < 200_ms; t += tick) {
+    k.run_until(t - 1_us);
+    if (rq.cpuidle.phase == CpuidleDevice::Phase::kIn && rq.cpuidle.state == 1 && !rq.cpuidle.tick_stopped &&
+        rq.tick_timer.when() == t)
+      break;
+  }
+  REQUIRE(t < 200_ms);
+  const uint64_t wakeups = rq.cpuidle.tick_wakeups;
+  k.run_until(t);
+  CHECK(rq.cpuidle.phase == CpuidleDevice::Phase::kExit);
+  CHECK(rq.cpuidle.tick_wakeups == wakeups + 1);
+  CHECK(rq.tick_timer.when() == t + 200_us);  // the handler waits for the exit
+  k.run_until(t + 200_us);
+  CHECK(rq.tick_timer.when() == t + tick);  // then the grid again
+  CHECK(rq.cpuidle.tick_wakeups == wakeups + 1);
+}

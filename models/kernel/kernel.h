@@ -204,6 +204,9 @@ struct Rq {
   Timer work_timer;
   bool work_rearmed = false;       // arm_work_timer() ran during this __schedule()
   Timer tick_timer;
+  // The kept tick's handler on a CPU woken from an idle state runs after
+  // the exit latency (idle_tick()): when, or Time::max().
+  Time idle_tick_handler_at = Time::max();
   Timer server_timer;
   Timer server_inactive_timer;     // the fair server's inactive_timer (zero-lag time), an hrtimer here
   Timer irq_work;                  // the root domain's rto_push_work queued on this CPU (RT_PUSH_IPI)
@@ -673,7 +676,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void emit_cpu_idle(int cpu, int state);
   void hrtimer_enqueue(Timer& t, Time expires, int cpu);
   void defer_hrtimers_past_exit(Rq& rq);
-  bool irq_waits_for_idle_exit(Rq& rq, Timer& irq);
+  bool irq_waits_for_idle_exit(Rq& rq, Timer& irq, bool tick = false);
   void hrtimer_forget(const Timer& t);
 
   friend class FairServer;

@@ -222,18 +222,19 @@ void Kernel::idle_wake(Rq& rq, bool tick) {
   // the expired timers. So every hrtimer of this CPU due by then fires at
   // the exit's end (a timer's handler, e.g. a wake-up, waits out the exit
   // latency even when its task goes to another CPU). The ILB and irq_work
-  // IPIs wait the same way (core.cc). Simplified: the kept tick's handler
-  // runs at its time (its timer keeps the tick's grid).
+  // IPIs wait the same way (core.cc), and so does the kept tick's handler
+  // (idle_tick(); the next tick stays on the jiffies grid).
   defer_hrtimers_past_exit(rq);
 }
 
-// An IPI (`irq`, its event) reaches rq's CPU: it wakes the CPU from its
-// idle state, and is handled once the CPU runs again (cpuidle_enter_state()
-// enables interrupts after ->enter()): while the exit latency runs, `irq`
-// is re-armed for its end and the caller returns (true).
-bool Kernel::irq_waits_for_idle_exit(Rq& rq, Timer& irq) {
+// An interrupt (`irq`, its event; `tick`: the tick's) reaches rq's CPU: it
+// wakes the CPU from its idle state, and is handled once the CPU runs
+// again (cpuidle_enter_state() enables interrupts after ->enter()): while
+// the exit latency runs, `irq` is re-armed for its end and the caller
+// returns (true).
+bool Kernel::irq_waits_for_idle_exit(Rq& rq, Timer& irq, bool tick) {
   if (!rq.cpuidle.gov) return false;
-  idle_wake(rq, false);
+  idle_wake(rq, tick);
   if (rq.cpuidle.phase != CpuidleDevice::Phase::kExit) return false;
   irq.arm(rq.cpuidle.step.when());
   return true;

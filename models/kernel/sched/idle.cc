@@ -120,8 +120,16 @@ void Kernel::do_idle(Rq& rq) {
 // the CPU; as sched_tick() -> sched_balance_trigger() on an idle CPU, the
 // balance softirq may pull work when this CPU's balance is due.
 void Kernel::idle_tick(Rq& rq) {
+  // The tick interrupt wakes the CPU (tick_nohz_idle_got_tick()); its
+  // handler, tick_sched_timer() -> sched_tick() and the balance softirq,
+  // runs once the CPU is out of its idle state. The timer's next expiry
+  // is the next jiffy after that (hrtimer_forward() keeps the grid).
+  if (now() != rq.idle_tick_handler_at && irq_waits_for_idle_exit(rq, rq.tick_timer, true)) {
+    rq.idle_tick_handler_at = rq.tick_timer.when();
+    return;
+  }
+  rq.idle_tick_handler_at = Time::max();
   arm_tick(rq);
-  idle_wake(rq, true);
   if (nr_cpus() > 1 && jiffies() >= rq.next_balance) {
     sched_balance_update_blocked_averages(rq);  // sched_balance_softirq()
     if (sched_balance_domains(rq, true) > 0) resched_curr(rq);
