@@ -265,11 +265,19 @@ TEST_CASE("a delayed task's class change: 6.12 drops its util_est from the root 
       if (b.se.sched_delayed && rq.cfs_avg.util_est.value() > 0 && b.se.avg.util_est.value() > 0) break;
     }
     REQUIRE(t < Time::ms(500));
+    k.run_until(t + Time::us(37));  // between events: the rq clock is behind now
+    REQUIRE(b.se.sched_delayed);
     const uint32_t root_before = rq.cfs_avg.util_est.value();
     const uint32_t b_est = b.se.avg.util_est.value();
     SchedAvg sampled = b.se.avg;
     util_est_update(sampled, true, rq.capacity);  // the second sample
+    SchedAvg queued = b.se.avg;
     k.set_scheduler(b, Policy::kFifo, 0, 10);
+    // The rq clock is updated before the delayed dequeue, so B accrues
+    // load (on_rq, delayed) up to now in one update, not up to the rq's
+    // last update and then as blocked.
+    update_load_avg_se(rq.pelt.rq_clock_pelt(), queued, b.se.weight, true, 0, false);
+    CHECK(b.se.avg.load_sum == queued.load_sum);
     REQUIRE_FALSE(b.se.sched_delayed);
     if (std::string(version) == "6.12")
       CHECK(rq.cfs_avg.util_est.value() == root_before - std::min(root_before, b_est));

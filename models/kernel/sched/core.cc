@@ -1016,7 +1016,9 @@ void Kernel::schedule(Rq& rq) {
   // the test; the clock then syncs, with no lost idle time, at the idle
   // rq's next update_rq_clock() (update_rq_clock_pelt()). An idle CPU
   // that picks idle again does not pick at all (__schedule()'s SM_IDLE).
-  if (fair_fast_path && next->is_idle_task && next != &prev)
+  // 6.18 syncs in set_next_task_idle() instead (below).
+  const bool sync_in_set_next_idle = version_.idle_pelt_sync_in_set_next_idle;
+  if (!sync_in_set_next_idle && fair_fast_path && next->is_idle_task && next != &prev)
     rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
   // clear_tsk_need_resched(prev) comes after the pick (6.1, 6.12 and 6.18
   // __schedule()): a reschedule raised while balancing for this pick (a
@@ -1026,6 +1028,8 @@ void Kernel::schedule(Rq& rq) {
   rq.need_resched = rq.need_resched_lazy = false;
   if (next != &prev) {
     class_of(prev).put_prev_task(rq, prev, next);
+    if (sync_in_set_next_idle && next->is_idle_task)  // 6.18 set_next_task_idle()
+      rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
     class_of(*next).set_next_task(rq, *next, true);
     switch_to(rq, prev, *next, prev_state);
   } else if (version_.repick_moves_to_cfs_tasks_head && next->sched_class == SchedClassId::kFair) {
@@ -1037,7 +1041,11 @@ void Kernel::schedule(Rq& rq) {
   // task already stood in: no switch, but the idle entry).
   if (rq.stopper_ran) {
     rq.stopper_ran = false;
-    if (next == &prev) enter_idle(rq);
+    if (next == &prev) {
+      // The stop -> idle switch: 6.18's set_next_task_idle() syncs.
+      if (sync_in_set_next_idle) rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
+      enter_idle(rq);
+    }
   }
   // The rq's balance callbacks (RT push) run once the switch is done.
   // Only set_next_task_rt(first) queues one (rt_queue_push_tasks(), 6.12
@@ -1363,11 +1371,14 @@ Kernel::SchedChange Kernel::sched_change_begin(Task& p, bool move, bool class_ch
   SchedChange c{rqs_[p.cpu].get(), false, false, event_cpu_, move};
   Rq& rq = *c.rq;
   event_cpu_ = p.cpu;
+  // The rq clock first (rt_mutex_setprio(), __sched_setscheduler():
+  // update_rq_clock(), then the delayed task's dequeue with
+  // DEQUEUE_NOCLOCK), so its PELT update sees now.
+  update_rq_clock(rq);
   if (class_change && p.se.sched_delayed) {
     dequeue_task(rq, p, kDequeueSleep | kDequeueDelayed);
     finish_delayed_block(rq, p);
   }
-  update_rq_clock(rq);
   c.queued = p.on_rq;
   c.running = rq.curr == &p;
   if (c.running) {

@@ -139,6 +139,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.sugov_limits = SugovLimitsRule::kV6_18;
     info.util_est_capacity_check = false;
     info.util_est_dequeue_skips_delayed = true;
+    info.idle_pelt_sync_in_set_next_idle = true;
   } else {
     return std::nullopt;
   }

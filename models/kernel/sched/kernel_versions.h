@@ -72,6 +72,12 @@ struct KernelVersionInfo {
   // takes the estimate off a second time (floored at 0); 6.18.35 skips it
   // for every delayed task. Both call util_est_update() on that dequeue.
   bool util_est_dequeue_skips_delayed = false;
+  // Where a CPU going idle syncs its PELT clock (update_idle_rq_clock_pelt(),
+  // the lost-idle-time test): 6.12.19 in pick_next_task_fair()'s "idle:"
+  // path, so only a switch to idle on the fair fast path; 6.18.35 in
+  // set_next_task_idle(), so every switch to the idle task (from an RT or
+  // stop task too), after prev's put_prev_task().
+  bool idle_pelt_sync_in_set_next_idle = false;
   // Schedutil's default rate_limit_us (drivers/cpufreq/cpufreq.c
   // cpufreq_policy_transition_delay_us()): 6.10+ 1.5 x the transition
   // latency; before (6.1.166, 6.6.63) latency x 1000, capped at 10 ms.
