@@ -204,9 +204,6 @@ struct Rq {
   Timer work_timer;
   bool work_rearmed = false;       // arm_work_timer() ran during this __schedule()
   Timer tick_timer;
-  // The kept tick's handler on a CPU woken from an idle state runs after
-  // the exit latency (idle_tick()): when, or Time::max().
-  Time idle_tick_handler_at = Time::max();
   Timer server_timer;
   Timer server_inactive_timer;     // the fair server's inactive_timer (zero-lag time), an hrtimer here
   Timer irq_work;                  // the root domain's rto_push_work queued on this CPU (RT_PUSH_IPI)
@@ -328,6 +325,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   void update_rq_clock(Rq& rq) {
     rq.pelt.update_rq_clock(static_cast<uint64_t>(now().count()) + kRqClockAtZeroNs, rq.capacity, rq.freq_scale,
                             rq.idle_task_runs());
+  }
+  // update_idle_rq_clock_pelt(rq): the rq is about to idle (the
+  // lost-idle-time test from the CFS and RT util_sum; no DL tasks here).
+  static void update_idle_rq_clock_pelt(Rq& rq) {
+    rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
   }
   // cpufreq_update_util(): let rq's cpufreq governor re-evaluate.
   void cpufreq_update_util(Rq& rq, unsigned flags);

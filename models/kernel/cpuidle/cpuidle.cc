@@ -231,11 +231,12 @@ void Kernel::idle_wake(Rq& rq, bool tick) {
 // wakes the CPU from its idle state, and is handled once the CPU runs
 // again (cpuidle_enter_state() enables interrupts after ->enter()): while
 // the exit latency runs, `irq` is re-armed for its end and the caller
-// returns (true).
+// returns (true). At the exit's end (the re-armed event, whatever its
+// tier against the exit step's) it is handled.
 bool Kernel::irq_waits_for_idle_exit(Rq& rq, Timer& irq, bool tick) {
   if (!rq.cpuidle.gov) return false;
   idle_wake(rq, tick);
-  if (rq.cpuidle.phase != CpuidleDevice::Phase::kExit) return false;
+  if (rq.cpuidle.phase != CpuidleDevice::Phase::kExit || rq.cpuidle.step.when() == now()) return false;
   irq.arm(rq.cpuidle.step.when());
   return true;
 }

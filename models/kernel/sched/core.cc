@@ -1019,7 +1019,7 @@ void Kernel::schedule(Rq& rq) {
   // 6.18 syncs in set_next_task_idle() instead (below).
   const bool sync_in_set_next_idle = version_.idle_pelt_sync_in_set_next_idle;
   if (!sync_in_set_next_idle && fair_fast_path && next->is_idle_task && next != &prev)
-    rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
+    update_idle_rq_clock_pelt(rq);
   // clear_tsk_need_resched(prev) comes after the pick (6.1, 6.12 and 6.18
   // __schedule()): a reschedule raised while balancing for this pick (a
   // pulled task's wakeup_preempt()) is answered by the pick itself and
@@ -1029,7 +1029,7 @@ void Kernel::schedule(Rq& rq) {
   if (next != &prev) {
     class_of(prev).put_prev_task(rq, prev, next);
     if (sync_in_set_next_idle && next->is_idle_task)  // 6.18 set_next_task_idle()
-      rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
+      update_idle_rq_clock_pelt(rq);
     class_of(*next).set_next_task(rq, *next, true);
     switch_to(rq, prev, *next, prev_state);
   } else if (version_.repick_moves_to_cfs_tasks_head && next->sched_class == SchedClassId::kFair) {
@@ -1043,7 +1043,7 @@ void Kernel::schedule(Rq& rq) {
     rq.stopper_ran = false;
     if (next == &prev) {
       // The stop -> idle switch: 6.18's set_next_task_idle() syncs.
-      if (sync_in_set_next_idle) rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
+      if (sync_in_set_next_idle) update_idle_rq_clock_pelt(rq);
       enter_idle(rq);
     }
   }

@@ -124,11 +124,7 @@ void Kernel::idle_tick(Rq& rq) {
   // handler, tick_sched_timer() -> sched_tick() and the balance softirq,
   // runs once the CPU is out of its idle state. The timer's next expiry
   // is the next jiffy after that (hrtimer_forward() keeps the grid).
-  if (now() != rq.idle_tick_handler_at && irq_waits_for_idle_exit(rq, rq.tick_timer, true)) {
-    rq.idle_tick_handler_at = rq.tick_timer.when();
-    return;
-  }
-  rq.idle_tick_handler_at = Time::max();
+  if (irq_waits_for_idle_exit(rq, rq.tick_timer, true)) return;
   arm_tick(rq);
   if (nr_cpus() > 1 && jiffies() >= rq.next_balance) {
     sched_balance_update_blocked_averages(rq);  // sched_balance_softirq()
