@@ -182,7 +182,8 @@ TEST_CASE("the governor's cost delays idle entry and is time outside any idle st
 }
 
 TEST_CASE("idle-state residency plus running time equals the elapsed time on every CPU", "[cpuidle]") {
-  const std::string governor = GENERATE("none", "teo", "teo_tick", "teo_tick_rfc", "teo_v6.6", "menu");
+  const std::string governor =
+      GENERATE("none", "teo", "teo_tick", "teo_tick_rfc", "teo_v6.6", "teo_v6.12", "teo_v6.18", "menu", "menu_v6.18");
   ScenarioParams p = idle_scenario(governor, {idle_cluster("little", 2, true), idle_cluster("big", 2, false)});
   p.duration = 1_s;
   p.warmup = 100_ms;
@@ -395,7 +396,7 @@ TEST_CASE("kernel.cpuidle is read from YAML and a bad governor name lists the va
     const std::string what = e.what();
     CHECK_THAT(what, Catch::Contains("c.yaml:3"));
     CHECK_THAT(what, Catch::Contains("kernel.cpuidle.governor"));
-    CHECK_THAT(what, Catch::Contains("none, menu, teo, teo_tick, teo_tick_rfc, teo_v6.6"));
+    CHECK_THAT(what, Catch::Contains("none, menu, menu_v6.18, teo, teo_tick, teo_tick_rfc, teo_v6.6, teo_v6.12, teo_v6.18"));
   }
 }
 

@@ -204,7 +204,8 @@ TEST_CASE("cluster residency metrics add up the cluster's CPUs per cpu_idle stat
 
 TEST_CASE("the teo study scenarios run under each teo version and conserve time", "[teo_study]") {
   const std::string governor =
-      GENERATE(std::string("teo"), std::string("teo_tick"), std::string("teo_tick_rfc"), std::string("teo_v6.12"));
+      GENERATE(std::string("teo"), std::string("teo_tick"), std::string("teo_tick_rfc"), std::string("teo_v6.12"),
+               std::string("teo_v6.18"));
   const std::string file = GENERATE(std::string("geekbench6_gs101"), std::string("jetnews_gs101"));
   CAPTURE(governor, file);
   ScenarioParams p = load_scenario_file(repo_path("configs/scenarios/" + file + ".yaml"));

@@ -20,8 +20,8 @@
 // When a governor does not make the call it uses the kernel's fallbacks
 // (sleep length = KTIME_MAX, delta_tick = TICK_NSEC / 2).
 //
-// Kernel references: drivers/cpuidle/governors/menu.c (Linux 6.12),
-// drivers/cpuidle/governors/teo.c in three versions (see governors.cc),
+// Kernel references: drivers/cpuidle/governors/menu.c (Linux 6.12 and
+// 6.18), drivers/cpuidle/governors/teo.c in six versions (see governors.cc),
 // drivers/cpuidle/governors/gov.h (RESIDENCY_THRESHOLD_NS).
 #pragma once
 
@@ -109,6 +109,7 @@ enum class TeoVersion {
   kTickRfc,   // "teo_tick_rfc": + the two RFC/RFT v1 patches (1 Aug 2023)
   kV66,       // "teo_v6.6": the v6.6 file (+ RFT v2, with the tick statistics)
   kV612,      // "teo_v6.12": the v6.12 file (no util-awareness, no recent intercepts)
+  kV618,      // "teo_v6.18": the v6.18 file (short-idle and tick-intercept statistics)
 };
 
 // struct teo_bin
@@ -135,20 +136,26 @@ class TeoGovernor final : public Governor {
   const TeoBin& bin(int i) const { return bins_.at(static_cast<size_t>(i)); }
   unsigned total() const { return total_; }
   unsigned tick_hits() const { return tick_hits_; }  // always 0 but in teo_v6.6 and teo_v6.12
+  unsigned tick_intercepts() const { return tick_intercepts_; }  // teo_v6.18 only
+  unsigned short_idles() const { return short_idles_; }          // teo_v6.18 only
   Time sleep_length() const { return Time::ns(sleep_length_ns_); }  // as saved by the last select
   bool update_pending() const { return last_state_idx_ >= 0; }
 
  private:
   void update(std::span<const IdleState> st);
+  void update_v618(std::span<const IdleState> st);
   int find_shallower(std::span<const IdleState> st, int idx, int64_t duration_ns, bool no_poll) const;
   SelectResult select_baseline_or_tick(const SelectInput& in);
   SelectResult select_rfc(const SelectInput& in);
+  static SelectResult teo_out_tick(SelectResult r, int idx, int64_t duration_ns);
+  SelectResult teo_end(std::span<const IdleState> st, bool stopped, SelectResult r, int idx, int idx0,
+                       int64_t duration_ns, int64_t delta_tick) const;
   // "Gather statistics regarding whether or not to stop the tick"
   // (2662342079f5, RFT v2 3/3): the v6.6 and v6.12 files have it.
   bool tick_statistics() const { return version_ == TeoVersion::kV66 || version_ == TeoVersion::kV612; }
   // The utilization check and the NR_RECENT "recent intercepts" metric:
   // every version before v6.12's file (2024 removed both).
-  bool has_util_and_recent() const { return version_ != TeoVersion::kV612; }
+  bool has_util_and_recent() const { return version_ != TeoVersion::kV612 && version_ != TeoVersion::kV618; }
 
   TeoVersion version_;
   int64_t tick_ns_;
@@ -160,6 +167,10 @@ class TeoGovernor final : public Governor {
   int next_recent_idx_ = 0;
   std::array<int, kNrRecent> recent_idx_{};
   unsigned tick_hits_ = 0;
+  // v6.18's struct teo_cpu: tick_intercepts, short_idles, artificial_wakeup.
+  unsigned tick_intercepts_ = 0;
+  unsigned short_idles_ = 0;
+  bool artificial_wakeup_ = false;
   // dev->last_state_idx, dev->last_residency_ns, tick_nohz_idle_got_tick()
   int last_state_idx_ = -1;
   int64_t last_residency_ns_ = 0;
@@ -167,36 +178,49 @@ class TeoGovernor final : public Governor {
 
 // ---- menu ---------------------------------------------------------------
 
+enum class MenuVersion {
+  kV612,  // "menu": the v6.12 file (12 buckets, iowait performance multiplier)
+  kV618,  // "menu_v6.18": the v6.18 file (6 buckets, no iowait, outlier trimming on both sides)
+};
+
 class MenuGovernor final : public Governor {
  public:
-  static constexpr int kBuckets = 12;        // BUCKETS
+  static constexpr int kBuckets = 12;        // BUCKETS in v6.12 (v6.18: 6; the array holds the larger)
   static constexpr int kIntervals = 8;       // INTERVALS
   static constexpr unsigned kResolution = 1024;
   static constexpr unsigned kDecay = 8;
   static constexpr int64_t kMaxInterestingNs = 50'000'000;  // MAX_INTERESTING
 
-  explicit MenuGovernor(GovernorParams params = {});
-  std::string_view name() const override { return "menu"; }
+  explicit MenuGovernor(GovernorParams params = {}, MenuVersion version = MenuVersion::kV612);
+  std::string_view name() const override { return version_ == MenuVersion::kV618 ? "menu_v6.18" : "menu"; }
   void enable() override;
   SelectResult select(const SelectInput& in) override;
   void reflect(const IdleExit& exit) override;
 
+  MenuVersion version() const { return version_; }
+  int buckets() const { return version_ == MenuVersion::kV618 ? 6 : kBuckets; }
   // get_typical_interval(): microseconds, UINT32_MAX when none.
   unsigned typical_interval_us() const;
   unsigned correction_factor(int bucket) const { return correction_factor_.at(static_cast<size_t>(bucket)); }
   int bucket() const { return bucket_; }
   // For tests / warm starts: set the 8 recorded intervals (us).
   void set_intervals_us(const std::array<unsigned, kIntervals>& v) { intervals_ = v; }
+  const std::array<unsigned, kIntervals>& intervals_us() const { return intervals_; }
 
  private:
   void update(std::span<const IdleState> st);
+  void update_intervals(unsigned interval_us);  // menu_update_intervals() (v6.18's name)
+  unsigned typical_interval_v612() const;
+  unsigned typical_interval_v618() const;
+  int which_bucket(int64_t duration_ns, unsigned nr_iowaiters) const;
 
+  MenuVersion version_;
   int64_t tick_ns_;
   bool needs_update_ = false;
   bool tick_wakeup_ = false;
   bool poll_time_limit_ = false;
   int last_state_idx_ = -1;
-  int64_t last_residency_ns_ = 0;
+  int64_t last_residency_ns_ = 0;  // dev->last_residency_ns (0 until the first reflect)
   int64_t next_timer_ns_ = 0;
   int bucket_ = 0;
   std::array<unsigned, kBuckets> correction_factor_{};
@@ -206,7 +230,8 @@ class MenuGovernor final : public Governor {
 
 // ---- registry -----------------------------------------------------------
 
-// "menu", "teo", "teo_tick", "teo_tick_rfc", "teo_v6.6".
+// "menu", "menu_v6.18", "teo", "teo_tick", "teo_tick_rfc", "teo_v6.6",
+// "teo_v6.12", "teo_v6.18".
 std::span<const std::string_view> governor_names();
 // Unknown name -> std::invalid_argument listing the valid names.
 std::unique_ptr<Governor> make_governor(std::string_view name, GovernorParams params = {});

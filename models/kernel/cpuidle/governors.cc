@@ -1,9 +1,19 @@
-// cpuidle governors menu and teo (five versions) and their registry.
+// cpuidle governors menu (two versions) and teo (six versions) and their
+// registry.
 //
 // Own code mirroring, function by function:
 //   menu: drivers/cpuidle/governors/menu.c, Linux 6.12 (wishday/linux-6.12.y):
 //     which_bucket, performance_multiplier, get_typical_interval,
 //     menu_select, menu_reflect, menu_update, menu_enable_device.
+//   menu_v6.18: the v6.18 file (6.18.35): six buckets and no iowait
+//     performance multiplier (both gone since 6.15), get_typical_interval in
+//     one pass trimming outliers from either side and ignoring UINT_MAX
+//     samples, menu_update_intervals(UINT_MAX) when select() runs with no
+//     update pending and dev->last_residency_ns == 0 (a rejected state; in
+//     the model only before the first idle period), the sleep length always
+//     queried with the tick stopped, and the state loop that checks the
+//     exit latency first and leaves a polling state for a physical one only
+//     below RESIDENCY_THRESHOLD_NS.
 //   teo:  drivers/cpuidle/governors/teo.c, the variants of the teo seed
 //         thread (Kajetan Puchalski's Pixel 6 runs, 1-3 Aug 2023) and v6.6:
 //     kV66      = the v6.6 file (lxdklp/linux-6.6.y): v6.5 + the fixes
@@ -48,6 +58,17 @@
 //                 2024), and with the sleep length queried when the
 //                 intercepts alone bring the candidate down to state 0 (so
 //                 the next teo_update() can tell a hit from an intercept).
+//     kV618     = the v6.18 file (6.18.35): the 2025 rework. teo_update keeps
+//                 a decaying count of short idle periods (measured below
+//                 RESIDENCY_THRESHOLD_NS), a total that decays by itself
+//                 (no longer the bins' sum) and "tick_intercepts" in place
+//                 of the tick_hits bin; teo_reflect flags a safety-net
+//                 wakeup (artificial_wakeup) instead of measuring
+//                 time_span_ns; teo_select skips the sleep length for a
+//                 shallow candidate only when short idles are at least half
+//                 of the total or the PM QoS limit is below
+//                 LATENCY_THRESHOLD_NS, and keeps the tick when
+//                 tick_intercepts exceed 5/8 of the total.
 // Simplifications / reconstructions (stated):
 //   * kBaseline and kTick were rebuilt from the v6.6 file and the series'
 //     changelogs; patch 1/3's removed and added lines were checked against
@@ -101,6 +122,7 @@ std::string_view TeoGovernor::name() const {
     case TeoVersion::kTickRfc: return "teo_tick_rfc";
     case TeoVersion::kV66: return "teo_v6.6";
     case TeoVersion::kV612: return "teo_v6.12";
+    case TeoVersion::kV618: return "teo_v6.18";
   }
   return "teo";
 }
@@ -114,6 +136,9 @@ void TeoGovernor::enable() {
   next_recent_idx_ = 0;
   recent_idx_.fill(-1);
   tick_hits_ = 0;
+  tick_intercepts_ = 0;
+  short_idles_ = 0;
+  artificial_wakeup_ = false;
   last_state_idx_ = -1;
   last_residency_ns_ = 0;
 }
@@ -122,7 +147,13 @@ void TeoGovernor::enable() {
 void TeoGovernor::reflect(const IdleExit& exit) {
   last_state_idx_ = exit.state;
   last_residency_ns_ = exit.residency.count();
-  if (exit.poll_time_limit || (exit.tick_wakeup && sleep_length_ns_ > tick_ns_)) {
+  const bool safety_net = exit.poll_time_limit || (exit.tick_wakeup && sleep_length_ns_ > tick_ns_);
+  if (version_ == TeoVersion::kV618) {
+    // v6.18 flags the wakeup instead of measuring time_span_ns.
+    artificial_wakeup_ = safety_net;
+    return;
+  }
+  if (safety_net) {
     time_span_ns_ = sleep_length_ns_;
   } else {
     time_span_ns_ = exit.time_span > Time::zero() ? exit.time_span.count() : exit.residency.count();
@@ -134,6 +165,10 @@ void TeoGovernor::update(std::span<const IdleState> st) {
   const int n = static_cast<int>(st.size());
   int idx_timer = 0, idx_duration = 0;
   int64_t measured_ns;
+  if (version_ == TeoVersion::kV618) {
+    update_v618(st);
+    return;
+  }
   if (time_span_ns_ >= sleep_length_ns_) {
     measured_ns = kInf;  // safety net or wakeup close to the timer: discard
   } else {
@@ -195,6 +230,52 @@ void TeoGovernor::update(std::span<const IdleState> st) {
     if (slot >= 0) bins_[static_cast<size_t>(idx_duration)].recent++;
     set_recent(idx_duration);
   }
+  total_ += kPulse;
+}
+
+// teo_update() of v6.18: a decaying count of short idle periods, a total
+// that decays on its own (no longer the sum of the bins), and intercepts
+// counted against the tick instead of the v6.6 extra hits-only bin.
+void TeoGovernor::update_v618(std::span<const IdleState> st) {
+  const int n = static_cast<int>(st.size());
+  int idx_timer = 0, idx_duration = 0;
+  int64_t measured_ns;
+  short_idles_ -= short_idles_ >> kDecayShift;
+  if (artificial_wakeup_) {
+    measured_ns = kInf;  // a safety net: assume a long sleep
+  } else {
+    const int64_t lat_ns = el(st, std::min(last_state_idx_, n - 1));
+    measured_ns = last_residency_ns_;
+    if (measured_ns >= lat_ns) {
+      measured_ns -= lat_ns / 2;
+      if (measured_ns < kResidencyThreshold.count()) short_idles_ += kPulse;
+    } else {
+      measured_ns /= 2;
+      short_idles_ += kPulse;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    TeoBin& b = bins_[static_cast<size_t>(i)];
+    b.hits -= b.hits >> kDecayShift;
+    b.intercepts -= b.intercepts >> kDecayShift;
+    const int64_t target_residency_ns = tr(st, i);
+    if (target_residency_ns <= sleep_length_ns_) {
+      idx_timer = i;
+      if (target_residency_ns <= measured_ns) idx_duration = i;
+    }
+  }
+  tick_intercepts_ -= tick_intercepts_ >> kDecayShift;
+  if (idx_timer == idx_duration) {
+    bins_[static_cast<size_t>(idx_timer)].hits += kPulse;
+  } else {
+    bins_[static_cast<size_t>(idx_duration)].intercepts += kPulse;
+    // As in the 6.18 file (6.18.35): intercepts at or beyond the tick are
+    // counted, though the file's own comment and teo_select() speak of
+    // intercepts before it. Mainline later inverted the test; the model
+    // follows the 6.18 code.
+    if (tick_ns_ <= measured_ns) tick_intercepts_ += kPulse;
+  }
+  total_ -= total_ >> kDecayShift;
   total_ += kPulse;
 }
 
@@ -272,17 +353,8 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
   auto finish = [&]() -> SelectResult {
     if (!out_tick) {
       if (fixes) {
-        if ((!poll(st, idx) && duration_ns >= tick_ns_) || stopped) {
-          r.state = idx;
-          r.stop_tick = true;
-          r.predicted = Time::ns(duration_ns);
-          return r;
-        }
-        if (idx > idx0 && tr(st, idx) > delta_tick) {
-          idx = find_shallower(st, idx, delta_tick, false);
-          r.why = kTickKeptShallower;
-        }
-        out_tick = true;
+        // The fixes series gave v6.5's `end` the shape every later teo keeps.
+        return teo_end(st, stopped, r, idx, idx0, duration_ns, delta_tick);
       } else if ((poll(st, idx) || duration_ns < tick_ns_) && !stopped) {
         if (idx > 0 && tr(st, idx) > delta_tick) {
           idx = find_shallower(st, idx, delta_tick, false);
@@ -426,8 +498,39 @@ SelectResult TeoGovernor::select_baseline_or_tick(const SelectInput& in) {
   return finish();
 }
 
-// teo_select() of v6.6 (and the RFC, and v6.12): statistics first, then
-// (maybe) the sleep length.
+// The two exits of teo_select() from v6.6 on. out_tick: keep the tick.
+SelectResult TeoGovernor::teo_out_tick(SelectResult r, int idx, int64_t duration_ns) {
+  r.state = idx;
+  r.stop_tick = false;
+  if (duration_ns > 0) r.predicted = Time::ns(duration_ns);
+  return r;
+}
+
+// end: stop the tick unless the state polls or the expected idle duration
+// is below TICK_NSEC (or it is stopped already); a kept tick needs a state
+// whose target residency ends before it.
+SelectResult TeoGovernor::teo_end(std::span<const IdleState> st, bool stopped, SelectResult r, int idx, int idx0,
+                                  int64_t duration_ns, int64_t delta_tick) const {
+  if ((!poll(st, idx) && duration_ns >= tick_ns_) || stopped) {
+    r.state = idx;
+    r.stop_tick = true;
+    r.predicted = Time::ns(duration_ns);
+    return r;
+  }
+  if (idx > idx0 && tr(st, idx) > delta_tick) {
+    idx = find_shallower(st, idx, delta_tick, false);
+    r.why = kTickKeptShallower;
+  }
+  return teo_out_tick(r, idx, duration_ns);
+}
+
+// LATENCY_THRESHOLD_NS (teo.c, v6.18): with a PM QoS limit below it the
+// state is shallow whatever wakes the CPU, so the sleep length is not needed.
+constexpr int64_t kTeoLatencyThresholdNs = kResidencyThreshold.count() / 2;
+
+// teo_select() of v6.6 (and the RFC, v6.12 and v6.18): statistics first,
+// then (maybe) the sleep length. v6.18 has neither the utilization check
+// nor recent intercepts (as v6.12) and its own timer check and tick rule.
 SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
   const auto st = in.states;
   const int n = static_cast<int>(st.size());
@@ -445,25 +548,8 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
 
   sleep_length_ns_ = kInf;  // in case of an early return
 
-  auto out_tick = [&]() {
-    r.state = idx;
-    r.stop_tick = false;
-    if (duration_ns > 0) r.predicted = Time::ns(duration_ns);
-    return r;
-  };
-  auto end = [&]() {
-    if ((!poll(st, idx) && duration_ns >= tick_ns_) || stopped) {
-      r.state = idx;
-      r.stop_tick = true;
-      r.predicted = Time::ns(duration_ns);
-      return r;
-    }
-    if (idx > idx0 && tr(st, idx) > delta_tick) {
-      idx = find_shallower(st, idx, delta_tick, false);
-      r.why = kTickKeptShallower;
-    }
-    return out_tick();
-  };
+  auto out_tick = [&]() { return teo_out_tick(r, idx, duration_ns); };
+  auto end = [&]() { return teo_end(st, stopped, r, idx, idx0, duration_ns, delta_tick); };
 
   if (n < 2) {
     idx = 0;
@@ -555,6 +641,28 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
   }
   cap_at_constraint(idx, constraint_idx, r);
 
+  if (version_ == TeoVersion::kV618) {
+    // The sleep length is skipped for a shallow candidate only when short
+    // idle periods are at least half of all wakeups (mostly non-timer
+    // wakeups) or the latency limit forces a shallow state anyway.
+    if ((!idx || tr(st, idx) < kResidencyThreshold.count()) &&
+        (2 * short_idles_ >= total_ || latency_req < kTeoLatencyThresholdNs)) {
+      if (2 * short_idles_ >= total_) r.why = "short idle periods dominate: a shallow state, no timer check";
+      return out_tick();
+    }
+    r.queried_sleep_length = true;
+    duration_ns = in.sleep_length.count();
+    delta_tick = in.delta_next_tick.count();
+    sleep_length_ns_ = duration_ns;
+    if (!idx) return out_tick();
+    if (tr(st, idx) > duration_ns) {
+      idx = find_shallower(st, idx, duration_ns, false);
+      r.why = "the next timer comes before the chosen state's target residency: a shallower one";
+    }
+    if (tr(st, idx) < tick_ns_ && tick_intercepts_ > total_ / 2 + total_ / 8) duration_ns = tick_ns_ / 2;
+    return end();
+  }
+
   if (cpu_utilized) {
     i = find_shallower(st, idx, kInf, true);
     if (state_ok(i) && i != idx) {
@@ -590,7 +698,8 @@ SelectResult TeoGovernor::select_rfc(const SelectInput& in) {
 
 // ==================================================================== menu
 
-MenuGovernor::MenuGovernor(GovernorParams params) : tick_ns_(params.tick.count()) {
+MenuGovernor::MenuGovernor(GovernorParams params, MenuVersion version)
+    : version_(version), tick_ns_(params.tick.count()) {
   if (tick_ns_ <= 0) throw std::invalid_argument("menu: tick must be > 0");
   enable();
 }
@@ -604,15 +713,16 @@ void MenuGovernor::enable() {
   last_residency_ns_ = 0;
   next_timer_ns_ = 0;
   bucket_ = 0;
-  correction_factor_.fill(kResolution * kDecay);
+  correction_factor_.fill(0);
+  std::fill_n(correction_factor_.begin(), buckets(), kResolution * kDecay);
   intervals_.fill(0);
   interval_ptr_ = 0;
 }
 
-namespace {
-
-int which_bucket(int64_t duration_ns, unsigned nr_iowaiters) {
-  int bucket = nr_iowaiters ? MenuGovernor::kBuckets / 2 : 0;
+// which_bucket(): v6.12 keeps a second set of six buckets for CPUs with
+// I/O waiters; v6.18 (since 6.15 dropped iowait from menu) has one set.
+int MenuGovernor::which_bucket(int64_t duration_ns, unsigned nr_iowaiters) const {
+  int bucket = version_ == MenuVersion::kV612 && nr_iowaiters ? kBuckets / 2 : 0;
   if (duration_ns < 10'000) return bucket;
   if (duration_ns < 100'000) return bucket + 1;
   if (duration_ns < 1'000'000) return bucket + 2;
@@ -621,12 +731,24 @@ int which_bucket(int64_t duration_ns, unsigned nr_iowaiters) {
   return bucket + 5;
 }
 
-unsigned performance_multiplier(unsigned nr_iowaiters) { return 1 + 10 * nr_iowaiters; }
-
+namespace {
+unsigned performance_multiplier(unsigned nr_iowaiters) { return 1 + 10 * nr_iowaiters; }  // v6.12 only
 }  // namespace
+
+// menu_update_intervals(): the ring of the last 8 idle durations (us).
+void MenuGovernor::update_intervals(unsigned interval_us) {
+  intervals_[static_cast<size_t>(interval_ptr_++)] = interval_us;
+  if (interval_ptr_ >= kIntervals) interval_ptr_ = 0;
+}
 
 // get_typical_interval()
 unsigned MenuGovernor::typical_interval_us() const {
+  return version_ == MenuVersion::kV618 ? typical_interval_v618() : typical_interval_v612();
+}
+
+// v6.12: average, then variance around it; outliers are trimmed from the
+// top only (thresh = max - 1).
+unsigned MenuGovernor::typical_interval_v612() const {
   unsigned thresh = INT_MAX;
   for (;;) {
     unsigned min = UINT_MAX, max = 0;
@@ -660,6 +782,45 @@ unsigned MenuGovernor::typical_interval_us() const {
   }
 }
 
+// v6.18: one pass (sum and sum of squares, in u64 as the kernel's, wrapping
+// alike); samples at UINT_MAX (a rejected state) never count; an outlier is
+// trimmed from whichever side lies further from the average.
+unsigned MenuGovernor::typical_interval_v618() const {
+  int64_t min_thresh = -1, max_thresh = UINT_MAX;
+  for (;;) {
+    unsigned min = UINT_MAX, max = 0, divisor = 0;
+    uint64_t avg = 0, variance = 0;
+    for (unsigned u : intervals_) {
+      const int64_t value = u;
+      if (value <= min_thresh || value >= max_thresh) continue;
+      divisor++;
+      avg += static_cast<uint64_t>(value);
+      variance += static_cast<uint64_t>(value) * static_cast<uint64_t>(value);
+      max = std::max(max, u);
+      min = std::min(min, u);
+    }
+    if (!max) return UINT_MAX;
+    if (divisor == kIntervals) {
+      avg >>= 3;
+      variance >>= 3;
+    } else {
+      avg /= divisor;
+      variance /= divisor;
+    }
+    const uint64_t avg_sq = avg * avg;
+    variance -= avg_sq;
+    if (variance <= UINT64_MAX / 36) {
+      if ((avg_sq > variance * 36 && divisor * 4 >= kIntervals * 3) || variance <= 400)
+        return static_cast<unsigned>(avg);
+    }
+    if (divisor * 4 <= kIntervals * 3) return UINT_MAX;
+    if (avg - min > max - avg)
+      min_thresh = min;
+    else
+      max_thresh = max;
+  }
+}
+
 // menu_reflect()
 void MenuGovernor::reflect(const IdleExit& exit) {
   last_state_idx_ = exit.state;
@@ -669,7 +830,7 @@ void MenuGovernor::reflect(const IdleExit& exit) {
   poll_time_limit_ = exit.poll_time_limit;
 }
 
-// menu_update()
+// menu_update() (the same in v6.12 and v6.18)
 void MenuGovernor::update(std::span<const IdleState> st) {
   const int last_idx = std::min(last_state_idx_, static_cast<int>(st.size()) - 1);
   int64_t measured_ns;
@@ -695,8 +856,7 @@ void MenuGovernor::update(std::span<const IdleState> st) {
     new_factor += kResolution;
   correction_factor_[static_cast<size_t>(bucket_)] = new_factor;
 
-  intervals_[static_cast<size_t>(interval_ptr_++)] = static_cast<unsigned>(measured_ns / 1000);
-  if (interval_ptr_ >= kIntervals) interval_ptr_ = 0;
+  update_intervals(static_cast<unsigned>(measured_ns / 1000));
 }
 
 // For --log debug: menu's predicted idle time; get_typical_interval()'s
@@ -705,13 +865,18 @@ static Time menu_predicted(uint64_t predicted_ns) {
   return predicted_ns >= uint64_t{UINT_MAX} * 1000u ? Time::max() : Time::ns(static_cast<int64_t>(predicted_ns));
 }
 
-// menu_select()
+// menu_select(): v6.12, and v6.18 where `v618` says so.
 SelectResult MenuGovernor::select(const SelectInput& in) {
   const auto st = in.states;
   check_states(st);
+  const bool v618 = version_ == MenuVersion::kV618;
   if (needs_update_) {
     update(st);
     needs_update_ = false;
+  } else if (v618 && last_residency_ns_ == 0) {
+    // v6.18: the driver rejected the last state (or no idle period yet):
+    // record an interval that get_typical_interval() ignores.
+    update_intervals(UINT_MAX);
   }
   const int n = static_cast<int>(st.size());
   const bool stopped = in.tick_stopped;
@@ -721,7 +886,8 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
 
   const unsigned typical = typical_interval_us();
   uint64_t predicted_ns = static_cast<uint64_t>(typical) * 1000u;
-  if (predicted_ns > static_cast<uint64_t>(kResidencyThreshold.count())) {
+  // v6.18 also asks for the sleep length whenever the tick is stopped.
+  if (predicted_ns > static_cast<uint64_t>(kResidencyThreshold.count()) || (v618 && stopped)) {
     r.queried_sleep_length = true;
     int64_t delta = in.sleep_length.count();
     delta_tick = in.delta_next_tick.count();
@@ -737,10 +903,12 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
                                       correction_factor_[static_cast<size_t>(bucket_)];
     const uint64_t timer_us = static_cast<uint64_t>(num / (static_cast<uint64_t>(kResolution) * kDecay * 1000u));
     predicted_ns = std::min(timer_us * 1000u, predicted_ns);
+    if (v618 && stopped && predicted_ns < static_cast<uint64_t>(tick_ns_))
+      predicted_ns = static_cast<uint64_t>(next_timer_ns_);
   } else {
     next_timer_ns_ = kInf;
     delta_tick = tick_ns_ / 2;
-    bucket_ = which_bucket(kInf, in.nr_iowaiters);
+    bucket_ = v618 ? buckets() - 1 : which_bucket(kInf, in.nr_iowaiters);
   }
 
   r.predicted = menu_predicted(predicted_ns);
@@ -754,40 +922,62 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
     return r;
   }
 
-  if (stopped) {
-    if (predicted_ns < static_cast<uint64_t>(tick_ns_)) predicted_ns = static_cast<uint64_t>(next_timer_ns_);
-  } else {
-    const uint64_t interactivity_req = predicted_ns / performance_multiplier(in.nr_iowaiters);
-    if (static_cast<uint64_t>(latency_req) > interactivity_req) latency_req = static_cast<int64_t>(interactivity_req);
+  if (!v618) {
+    if (stopped) {
+      if (predicted_ns < static_cast<uint64_t>(tick_ns_)) predicted_ns = static_cast<uint64_t>(next_timer_ns_);
+    } else {
+      const uint64_t interactivity_req = predicted_ns / performance_multiplier(in.nr_iowaiters);
+      if (static_cast<uint64_t>(latency_req) > interactivity_req) latency_req = static_cast<int64_t>(interactivity_req);
+    }
   }
+
+  auto stopped_tick_choice = [&](int idx, int i) {
+    if (tr(st, idx) < tick_ns_ && tr(st, i) <= delta_tick) idx = i;
+    r.state = idx;
+    r.stop_tick = true;
+    r.predicted = menu_predicted(predicted_ns);
+    r.why = "the tick is stopped: the deepest state the predicted idle duration allows";
+    return r;
+  };
+  constexpr const char* kLatencyLimit = "the exit latency limit (PM QoS, or the predicted duration / performance multiplier)";
 
   int idx = -1;
   for (int i = 0; i < n; i++) {
     if (dis(st, i)) continue;
     if (idx == -1) idx = i;
-    if (static_cast<uint64_t>(tr(st, i)) > predicted_ns) {
-      if (poll(st, idx) && el(st, i) <= latency_req && tr(st, i) <= next_timer_ns_) {
-        predicted_ns = static_cast<uint64_t>(tr(st, i));
-        idx = i;
-        break;
-      }
-      if (predicted_ns < static_cast<uint64_t>(tick_ns_)) break;
-      if (!stopped) {
-        predicted_ns = static_cast<uint64_t>(tr(st, idx));
-        break;
-      }
-      if (tr(st, idx) < tick_ns_ && tr(st, i) <= delta_tick) idx = i;
-      r.state = idx;
-      r.stop_tick = true;
-      r.predicted = menu_predicted(predicted_ns);
-      r.why = "the tick is stopped: the deepest state the predicted idle duration allows";
-      return r;
-    }
-    if (el(st, i) > latency_req) {
-      r.why = "the exit latency limit (PM QoS, or the predicted duration / performance multiplier)";
+    // v6.18 checks the exit latency before the residency; v6.12 only for a
+    // state whose residency fits the prediction.
+    if (v618 && el(st, i) > latency_req) {
+      r.why = "the exit latency limit (PM QoS)";
       break;
     }
-    idx = i;
+    if (static_cast<uint64_t>(tr(st, i)) <= predicted_ns) {
+      if (!v618 && el(st, i) > latency_req) {
+        r.why = kLatencyLimit;
+        break;
+      }
+      idx = i;
+      continue;
+    }
+    // A physical state instead of busy polling: v6.12 when its exit
+    // latency is within the limit; v6.18 only below RESIDENCY_THRESHOLD_NS
+    // and with its exit latency within the prediction. Both: before the
+    // next timer.
+    const bool leave_polling =
+        tr(st, i) <= next_timer_ns_ &&
+        (v618 ? tr(st, i) < kResidencyThreshold.count() && static_cast<uint64_t>(el(st, i)) <= predicted_ns
+              : el(st, i) <= latency_req);
+    if (poll(st, idx) && leave_polling) {
+      predicted_ns = static_cast<uint64_t>(tr(st, i));
+      idx = i;
+      break;
+    }
+    if (predicted_ns < static_cast<uint64_t>(tick_ns_)) break;
+    if (!stopped) {
+      predicted_ns = static_cast<uint64_t>(tr(st, idx));
+      break;
+    }
+    return stopped_tick_choice(idx, i);
   }
   if (idx == -1) idx = 0;
   if (!*r.why) r.why = "the deepest state the predicted idle duration allows";
@@ -812,19 +1002,21 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
 // ================================================================ registry
 
 namespace {
-constexpr std::array<std::string_view, 6> kNames = {"menu",         "teo",      "teo_tick",
-                                                    "teo_tick_rfc", "teo_v6.6", "teo_v6.12"};
+constexpr std::array<std::string_view, 8> kNames = {"menu",     "menu_v6.18", "teo",       "teo_tick",
+                                                    "teo_tick_rfc", "teo_v6.6", "teo_v6.12", "teo_v6.18"};
 }
 
 std::span<const std::string_view> governor_names() { return kNames; }
 
 std::unique_ptr<Governor> make_governor(std::string_view name, GovernorParams params) {
   if (name == "menu") return std::make_unique<MenuGovernor>(params);
+  if (name == "menu_v6.18") return std::make_unique<MenuGovernor>(params, MenuVersion::kV618);
   if (name == "teo") return std::make_unique<TeoGovernor>(TeoVersion::kBaseline, params);
   if (name == "teo_tick") return std::make_unique<TeoGovernor>(TeoVersion::kTick, params);
   if (name == "teo_tick_rfc") return std::make_unique<TeoGovernor>(TeoVersion::kTickRfc, params);
   if (name == "teo_v6.6") return std::make_unique<TeoGovernor>(TeoVersion::kV66, params);
   if (name == "teo_v6.12") return std::make_unique<TeoGovernor>(TeoVersion::kV612, params);
+  if (name == "teo_v6.18") return std::make_unique<TeoGovernor>(TeoVersion::kV618, params);
   std::string msg = "unknown cpuidle governor '";
   msg.append(name).append("'; valid:");
   for (auto n : kNames) msg.append(" ").append(n);
