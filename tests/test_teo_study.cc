@@ -252,16 +252,17 @@ TEST_CASE("the teo study scenarios run under each teo version and conserve time"
   }
 }
 
-TEST_CASE("the teo study experiments load with the thread's three kernels and two later ones", "[teo_study]") {
+TEST_CASE("the teo study experiments load with the thread's three kernels and three later ones", "[teo_study]") {
   for (const char* f : {"configs/experiments/teo_tick_geekbench.yaml", "configs/experiments/teo_tick_jetnews.yaml"}) {
     CAPTURE(f);
     const ExperimentSpec e = load_experiment_file(repo_path(f));
-    REQUIRE(e.variants.size() == 5);
+    REQUIRE(e.variants.size() == 6);
     CHECK(e.variants[0].name == "teo");
     CHECK(e.variants[1].name == "teo_tick");
     CHECK(e.variants[2].name == "teo_tick_rfc");
     CHECK(e.variants[3].name == "teo_v6.6");
     CHECK(e.variants[4].name == "teo_v6.12");
+    CHECK(e.variants[5].name == "teo_v6.18");
     CHECK_FALSE(e.published.empty());
   }
 }
