@@ -583,3 +583,56 @@ TEST_CASE("a kept tick waking a CPU from a deep state is handled after the exit 
   CHECK(rq.tick_timer.when() == t + tick);  // then the grid again
   CHECK(rq.cpuidle.tick_wakeups == wakeups + 1);
 }
+
+// call_cpuidle() returns -EBUSY when need_resched is already set as the
+// governor finishes: another CPU's resched_curr() sets it at once (here an
+// RT push); a wake-list wake-up only in its IPI's handler, after the state.
+// Two CPUs, the governor's run 20 us. rt_a (FIFO 50) runs on CPU 0; fair
+// (pinned to CPU 1) runs 1 ms and sleeps, so CPU 1's governor runs over
+// [1000, 1020) us. At 1005 us rt_b (FIFO 60, pinned to CPU 0) starts and
+// preempts rt_a, which is pushed to CPU 1 (the lowest-priority CPU): a
+// direct remote resched during the governor's run. CPU 1 enters no state,
+// runs rt_a at 1020 us, and its governor is not told of an idle period.
+// menu_v6.18 then records the refused pass (last_residency_ns = 0) as an
+// ignored UINT_MAX interval at its next select (when rt_a ends, 10 ms of
+// running later).
+TEST_CASE("a remote resched during the governor's run enters no idle state", "[cpuidle][rt]") {
+  ScenarioParams p = idle_scenario("menu_v6.18", {idle_cluster("c", 2, false)});
+  p.duration = 12_ms;
+  p.kernel.cpuidle_governor_cost = 20_us;
+  TaskSpec rt_b = pinned(task("rt_b", {ev_run(100_us), ev_sleep(100_ms)}, Policy::kFifo, 60), 0);
+  rt_b.delay = 1005_us;
+  p.tasks = {pinned(task("fair", {ev_run(1_ms), ev_sleep(100_ms)}), 1),
+             task("rt_a", {ev_run(10_ms), ev_sleep(100_ms)}, Policy::kFifo, 50), rt_b};
+  System sys(p, 1);
+  SwitchLog sw;
+  IdleLog idle(2);
+  sys.add_observer(&sw);
+  sys.add_observer(&idle);
+  Kernel& k = sys.kernel();
+  k.run_until(1010_us);
+  REQUIRE(sw.first_run("rt_a") == Time::zero());
+  REQUIRE(sw.log.front().cpu == 0);
+  Rq& cpu1 = k.rq(1);
+  REQUIRE(cpu1.cpuidle.phase == CpuidleDevice::Phase::kSelect);
+  const uint64_t entries = cpu1.cpuidle.entries;
+  k.run_until(1020_us);
+  CHECK(cpu1.cpuidle.entries == entries);
+  CHECK(cpu1.cpuidle.busy_returns == 1);
+  for (const IdleEvent& e : idle.log)
+    if (e.cpu == 1 && e.t >= 1_ms && e.t <= 1020_us) CHECK(e.state < 0);
+  int rt_a_on_cpu1 = 0;
+  for (const auto& r : sw.log)
+    if (r.next == "rt_a" && r.cpu == 1) {
+      CHECK(r.t == 1020_us);
+      ++rt_a_on_cpu1;
+    }
+  CHECK(rt_a_on_cpu1 == 1);
+  k.run_until(11100_us);
+  const auto& menu = dynamic_cast<const cpuidle::MenuGovernor&>(*cpu1.cpuidle.gov);
+  // 1000 us: the first select (no idle period yet) records UINT_MAX; when
+  // rt_a ends: the refused entry left no residency, so UINT_MAX again (a
+  // state entered and left would have recorded 0).
+  CHECK(menu.intervals_us()[0] == UINT_MAX);
+  CHECK(menu.intervals_us()[1] == UINT_MAX);
+}

@@ -139,6 +139,26 @@ void Kernel::idle_step(Rq& rq) {
 // state: trace_cpu_idle(index), time_start, and the cluster domain.
 void Kernel::cpuidle_enter_state(Rq& rq) {
   CpuidleDevice& dev = rq.cpuidle;
+  if (dev.need_resched_before_entry) {
+    // call_cpuidle() (kernel/sched/idle.c, 6.12 and 6.18): need_resched is
+    // already set (arm64 has no TIF_POLLING_NRFLAG, so
+    // current_clr_polling_and_test() only tests it): dev->last_residency_ns
+    // = 0, -EBUSY, no state entered, and cpuidle_reflect() ignores a
+    // negative index. do_idle() then leaves the loop for schedule_idle().
+    dev.need_resched_before_entry = false;
+    dev.wake_pending = false;
+    dev.phase = CpuidleDevice::Phase::kOff;
+    ++dev.busy_returns;
+    if (counting_decisions()) [[unlikely]]
+      count_decision(Decision::kIdle, cpu_names_[static_cast<size_t>(rq.cpu)],
+                     "no state: need_resched set by another CPU during the governor's run (call_cpuidle() -EBUSY)");
+    SL_DEBUG("{:.6f} cpu{} idle: need_resched set by another CPU during the governor's run: call_cpuidle() returns "
+             "-EBUSY, no state entered",
+             now().to_s(), rq.cpu);
+    dev.gov->entry_refused();
+    mark_resched(rq.cpu);
+    return;
+  }
   dev.phase = CpuidleDevice::Phase::kIn;
   dev.entered = now();
   ++dev.entries;

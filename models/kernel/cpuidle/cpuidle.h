@@ -75,6 +75,9 @@ struct CpuidleDevice {
   bool tick_stopped = false; // tick_nohz_tick_stopped()
   bool got_tick = false;     // ts->got_idle_tick: the tick ran during this idle period
   bool wake_pending = false; // a wake-up arrived while the governor ran
+  // Another CPU set need_resched directly (resched_curr(): an RT push, an
+  // active balance) while the governor ran: call_cpuidle() returns -EBUSY.
+  bool need_resched_before_entry = false;
   Time select_at;            // teo's time_span start: when select() ran
   Time entered;              // cpuidle_enter_state() time_start
   Timer step;                // end of the governor's run (kSelect) or of the exit latency (kExit)
@@ -82,6 +85,8 @@ struct CpuidleDevice {
   std::vector<HrtimerRef> hrtimers;  // this CPU's hrtimer base
   // Statistics (dev->states_usage[].usage summed; tests and debugging).
   uint64_t entries = 0;
+  uint64_t busy_returns = 0;  // call_cpuidle() -EBUSY: no state entered
+
   uint64_t tick_wakeups = 0;
   int nr_states() const { return static_cast<int>(states.size()); }
 };

@@ -95,6 +95,10 @@ class Governor {
   virtual void enable() = 0;
   virtual SelectResult select(const SelectInput& in) = 0;
   virtual void reflect(const IdleExit& exit) = 0;
+  // call_cpuidle() returned -EBUSY (need_resched before the state was
+  // entered): no reflect, and dev->last_residency_ns = 0, which only
+  // menu_v6.18 reads outside its update.
+  virtual void entry_refused() {}
 };
 
 struct GovernorParams {
@@ -196,6 +200,7 @@ class MenuGovernor final : public Governor {
   void enable() override;
   SelectResult select(const SelectInput& in) override;
   void reflect(const IdleExit& exit) override;
+  void entry_refused() override { last_residency_ns_ = 0; }
 
   MenuVersion version() const { return version_; }
   int buckets() const { return version_ == MenuVersion::kV618 ? 6 : kBuckets; }

@@ -743,6 +743,20 @@ void Kernel::attach_task(Task& p) {
   add_nr_running(dst);
   wakeup_preempt(dst, p, 0);
   event_cpu_ = saved;
+  // The model runs the enqueue as dst's CPU, but the kernel's caller (an
+  // RT push, the active-balance stopper) runs on another CPU and sets
+  // dst's need_resched from there.
+  if (dst.need_resched && dst.curr->is_idle_task) note_resched_before_idle_entry(dst, saved);
+}
+
+// resched_curr() of an idle CPU from `from_cpu` (-1: an interrupt): if it
+// is another CPU and the idle CPU's governor is still running,
+// TIF_NEED_RESCHED is set before call_cpuidle() (set_nr_and_not_polling()),
+// which then enters no state. A wake-list wake-up completes on the idle
+// CPU itself, in the IPI's handler after the state: not this.
+void Kernel::note_resched_before_idle_entry(Rq& rq, int from_cpu) {
+  if (rq.cpuidle.phase == CpuidleDevice::Phase::kSelect && from_cpu >= 0 && from_cpu != rq.cpu)
+    rq.cpuidle.need_resched_before_entry = true;
 }
 
 // wakeup_preempt() (core.c): same class -> the class decides; a higher
@@ -792,7 +806,10 @@ void Kernel::resched_curr(Rq& rq) {
   mark_resched(rq.cpu);
   // An idle CPU in an idle state is woken (the IPI, or the local interrupt
   // that ran the wake-up): the exit latency runs before it can schedule.
-  if (rq.cpuidle.gov && rq.curr->is_idle_task) idle_wake(rq, false);
+  if (rq.cpuidle.gov && rq.curr->is_idle_task) {
+    note_resched_before_idle_entry(rq, event_cpu_);
+    idle_wake(rq, false);
+  }
   if (rq.need_resched) return;
   rq.need_resched = true;
   // A remote CPU learns of it by IPI (smp_send_reschedule()).

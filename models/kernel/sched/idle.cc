@@ -106,6 +106,7 @@ void Kernel::do_idle(Rq& rq) {
   dev.state = r.state;
   dev.phase = CpuidleDevice::Phase::kSelect;
   dev.wake_pending = false;
+  dev.need_resched_before_entry = false;
   // The idle task is busy for the governor's run before the state is entered.
   const Time cost =
       params_.cpuidle_governor_cost + (r.queried_sleep_length ? params_.cpuidle_sleep_length_cost : Time::zero());
