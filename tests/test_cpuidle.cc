@@ -636,3 +636,33 @@ TEST_CASE("a remote resched during the governor's run enters no idle state", "[c
   CHECK(menu.intervals_us()[0] == UINT_MAX);
   CHECK(menu.intervals_us()[1] == UINT_MAX);
 }
+
+// do_idle() runs with interrupts off until the state is entered, so a
+// timer due during the governor's run is a pending interrupt: the state is
+// entered and left at once and the timer's handler runs after it. One CPU,
+// the governor's run 20 us: t runs 10 us and sleeps 5 us, so its timer
+// (15 us) falls in the run [10, 30) us. sched_waking comes at 30 us and t
+// runs then: wake-up latency 0 (the model used to wake it at 15 us, a
+// latency of 15 us that was the governor's run).
+TEST_CASE("a timer due during the governor's run is handled after it", "[cpuidle][hrtimer]") {
+  ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 1, false)});
+  p.duration = 1_ms;
+  p.kernel.cpuidle_governor_cost = 20_us;
+  p.tasks = {task("t", {ev_run(10_us), ev_sleep(5_us), ev_run(10_us), ev_sleep(100_ms)})};
+  System sys(p, 1);
+  SwitchLog sw;
+  IdleLog idle(1);
+  sys.add_observer(&sw);
+  sys.add_observer(&idle);
+  sys.run();
+  CHECK(sw.first_run("t", 1_us) == 30_us);
+  const RunResult r = sys.result();
+  const Samples& lat = metrics_of(r, "t").wakeup_latency;
+  REQUIRE(lat.size() == 1);
+  CHECK(lat.values()[0] == 0);
+  // The state was entered and left at 30 us.
+  int entered = 0;
+  for (const IdleEvent& e : idle.log)
+    if (e.t == 30_us && e.state >= 0) ++entered;
+  CHECK(entered == 1);
+}

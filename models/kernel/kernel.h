@@ -678,7 +678,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   Time cpu_next_event(int cpu);            // next hrtimer or kept tick (dev->next_hrtimer)
   void emit_cpu_idle(int cpu, int state);
   void hrtimer_enqueue(Timer& t, Time expires, int cpu);
-  void defer_hrtimers_past_exit(Rq& rq);
+  void defer_hrtimers_to_idle_step(Rq& rq);
   bool irq_waits_for_idle_exit(Rq& rq, Timer& irq, bool tick = false);
   void hrtimer_forget(const Timer& t);
 

@@ -244,7 +244,7 @@ void Kernel::idle_wake(Rq& rq, bool tick) {
   // latency even when its task goes to another CPU). The ILB and irq_work
   // IPIs wait the same way (core.cc), and so does the kept tick's handler
   // (idle_tick(); the next tick stays on the jiffies grid).
-  defer_hrtimers_past_exit(rq);
+  defer_hrtimers_to_idle_step(rq);
 }
 
 // An interrupt (`irq`, its event; `tick`: the tick's) reaches rq's CPU: it
@@ -256,14 +256,22 @@ void Kernel::idle_wake(Rq& rq, bool tick) {
 bool Kernel::irq_waits_for_idle_exit(Rq& rq, Timer& irq, bool tick) {
   if (!rq.cpuidle.gov) return false;
   idle_wake(rq, tick);
+  // During the governor's run interrupts are off too (do_idle()'s
+  // local_irq_disable()): the interrupt is pending as the state is entered,
+  // which it leaves at once, and handled then.
+  if (rq.cpuidle.phase == CpuidleDevice::Phase::kSelect && rq.cpuidle.step.when() > now()) {
+    irq.arm(rq.cpuidle.step.when());
+    return true;
+  }
   if (rq.cpuidle.phase != CpuidleDevice::Phase::kExit || rq.cpuidle.step.when() == now()) return false;
   irq.arm(rq.cpuidle.step.when());
   return true;
 }
 
-// The hrtimers of a CPU in its exit latency that expire before it runs
-// fire when it does (dev.step's time).
-void Kernel::defer_hrtimers_past_exit(Rq& rq) {
+// The hrtimers of a CPU with interrupts off in the idle path, in its exit
+// latency or running its governor, that expire before dev.step's time (it
+// runs again / it reaches the state) fire then.
+void Kernel::defer_hrtimers_to_idle_step(Rq& rq) {
   CpuidleDevice& dev = rq.cpuidle;
   const Time running_at = dev.step.when();
   for (HrtimerRef& h : dev.hrtimers) {

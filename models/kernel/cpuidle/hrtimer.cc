@@ -27,10 +27,14 @@ void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu) {
       ++i;
     }
   }
-  // A CPU still in its exit latency handles the timer when it runs again.
-  if (dev.phase == CpuidleDevice::Phase::kExit && expires < dev.step.when()) {
+  // A CPU still in its exit latency handles the timer when it runs again;
+  // one running its governor (interrupts off) when it reaches the state,
+  // which the pending interrupt makes it leave at once.
+  if ((dev.phase == CpuidleDevice::Phase::kExit || dev.phase == CpuidleDevice::Phase::kSelect) &&
+      expires < dev.step.when()) {
     expires = dev.step.when();
     t.arm(expires);
+    if (dev.phase == CpuidleDevice::Phase::kSelect) dev.wake_pending = true;
   }
   v.push_back({&t, expires});
   // hrtimer_reprogram(): the first timer to expire on an idle CPU resets its

@@ -110,10 +110,19 @@ void Kernel::do_idle(Rq& rq) {
   // The idle task is busy for the governor's run before the state is entered.
   const Time cost =
       params_.cpuidle_governor_cost + (r.queried_sleep_length ? params_.cpuidle_sleep_length_cost : Time::zero());
-  if (cost > Time::zero())
+  if (cost > Time::zero()) {
     dev.step.arm(t0 + cost);
-  else
+    // do_idle() runs with interrupts off (local_irq_disable()) until the
+    // state is entered: a timer of this CPU due during the governor's run
+    // is a pending interrupt then, so the state is left at once and the
+    // handler runs after it (an IPI or the tick: irq_waits_for_idle_exit()).
+    if (next_timer < t0 + cost) {
+      dev.wake_pending = true;
+      defer_hrtimers_to_idle_step(rq);
+    }
+  } else {
     cpuidle_enter_state(rq);
+  }
 }
 
 // The tick on an idle CPU whose governor kept it (tick_sched_handle() with
