@@ -666,3 +666,28 @@ TEST_CASE("a timer due during the governor's run is handled after it", "[cpuidle
     if (e.t == 30_us && e.state >= 0) ++entered;
   CHECK(entered == 1);
 }
+
+// genpd's cpu_power_down_ok() and the CPU latency PM QoS. A limit of
+// 300 us lets each CPU into its deepest state (exit latency 50 + 200 us)
+// but not the cluster state (power off 100 + on 300 us). 6.18 checks the
+// limit and keeps the cluster on; 6.12 checks only the residency and powers
+// it off. Both CPUs sleep 20 ms at a time, so the cluster state fits.
+TEST_CASE("6.18's genpd keeps a cluster on whose latency exceeds the PM QoS limit", "[cpuidle]") {
+  const std::string version = GENERATE("6.12", "6.18");
+  CAPTURE(version);
+  ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 2, true)});
+  p.kernel.version = version;
+  p.duration = 200_ms;
+  p.kernel.cpuidle_latency_req = 300_us;
+  TaskSpec a = task("a", {ev_run(100_us), ev_sleep(20_ms)});
+  TaskSpec b = a;
+  b.name = "b";
+  b.delay = 5_ms;
+  p.tasks = {pinned(a, 0), pinned(b, 1)};
+  const RunResult r = run_result(p);
+  for (int cpu : {0, 1}) {
+    CAPTURE(cpu);
+    CHECK(r.cpus[static_cast<size_t>(cpu)].cpuidle_residency[1] > Time::zero());
+    CHECK((r.cpus[static_cast<size_t>(cpu)].cpuidle_residency[2] > Time::zero()) == (version == "6.12"));
+  }
+}

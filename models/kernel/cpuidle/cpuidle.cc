@@ -303,20 +303,24 @@ void Kernel::idle_exit_done(Rq& rq) {
 }
 
 // cpu_power_down_ok() (drivers/pmdomain/governor.c): the deepest domain
-// state allowed by the latency limit whose residency plus power-off latency
-// fits before the domain's next wake-up. -1: stay on.
+// state whose residency plus power-off latency fits before the domain's
+// next wake-up (6.18: and within the CPU latency PM QoS limit). -1: stay
+// on. The device PM QoS of the domain (_default_power_down_ok()) is not
+// modelled: no device sets one.
 int Kernel::cpu_power_down_ok(const CpuidleDomain& d) {
   Time wakeup = Time::max();
   for (int c : d.cpus) wakeup = min(wakeup, cpu_next_event(c));
   const Time idle = wakeup == Time::max() ? Time::max() : wakeup - now();
   if (idle <= Time::zero()) return -1;
-  int i = static_cast<int>(d.hw.size()) - 1;
-  while (i >= 0 && d.hw[static_cast<size_t>(i)].entry_latency + d.hw[static_cast<size_t>(i)].exit_latency >
-                       cpuidle_latency_req_)
-    --i;
-  for (; i >= 0; --i)
-    if (idle == Time::max() || idle >= d.residency[static_cast<size_t>(i)] + d.hw[static_cast<size_t>(i)].entry_latency)
-      return i;
+  // From the deepest state down, the first whose residency plus power-off
+  // latency fits (and, 6.18, whose power-on plus power-off latency is
+  // within the CPU latency PM QoS limit).
+  for (int i = static_cast<int>(d.hw.size()) - 1; i >= 0; --i) {
+    const IdleStateHw& hw = d.hw[static_cast<size_t>(i)];
+    const bool fits = idle == Time::max() || idle >= d.residency[static_cast<size_t>(i)] + hw.entry_latency;
+    const bool qos_ok = !version_.genpd_cpu_latency_qos || hw.entry_latency + hw.exit_latency <= cpuidle_latency_req_;
+    if (fits && qos_ok) return i;
+  }
   return -1;
 }
 

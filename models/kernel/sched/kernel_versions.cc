@@ -140,6 +140,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.util_est_capacity_check = false;
     info.util_est_dequeue_skips_delayed = true;
     info.idle_pelt_sync_in_set_next_idle = true;
+    info.genpd_cpu_latency_qos = true;
   } else {
     return std::nullopt;
   }

@@ -78,6 +78,12 @@ struct KernelVersionInfo {
   // set_next_task_idle(), so every switch to the idle task (from an RT or
   // stop task too), after prev's put_prev_task().
   bool idle_pelt_sync_in_set_next_idle = false;
+  // genpd's cpu_power_down_ok() (drivers/pmdomain/governor.c) also checks
+  // the CPU latency PM QoS (cpu_latency_qos_limit(), the CPUs' resume
+  // latency) against a cluster state's power on + off latency: 6.18.35
+  // does; 6.12.19 (and 6.1/6.6's domain_governor.c) check only the
+  // residency, so a cluster state can exceed the limit the CPUs honour.
+  bool genpd_cpu_latency_qos = false;
   // Schedutil's default rate_limit_us (drivers/cpufreq/cpufreq.c
   // cpufreq_policy_transition_delay_us()): 6.10+ 1.5 x the transition
   // latency; before (6.1.166, 6.6.63) latency x 1000, capped at 10 ms.
