@@ -691,3 +691,29 @@ TEST_CASE("6.18's genpd keeps a cluster on whose latency exceeds the PM QoS limi
     CHECK((r.cpus[static_cast<size_t>(cpu)].cpuidle_residency[2] > Time::zero()) == (version == "6.12"));
   }
 }
+
+// wake_up_new_task() runs on the parent's CPU (every task here forks from
+// CPU 0): a new task placed on another idle CPU still running its governor
+// sets need_resched there directly, so that CPU enters no state either.
+// CPU 1's governor runs over [1000, 1020) us (fair sleeps at 1 ms); the
+// new task, pinned to CPU 1, starts at 1005 us and runs at 1020 us.
+TEST_CASE("a task started on another CPU during its governor's run enters no idle state", "[cpuidle]") {
+  ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 2, false)});
+  p.duration = 5_ms;
+  p.kernel.cpuidle_governor_cost = 20_us;
+  TaskSpec late = pinned(task("late", {ev_run(100_us), ev_sleep(100_ms)}), 1);
+  late.delay = 1005_us;
+  p.tasks = {pinned(task("fair", {ev_run(1_ms), ev_sleep(100_ms)}), 1), late};
+  System sys(p, 1);
+  SwitchLog sw;
+  sys.add_observer(&sw);
+  Kernel& k = sys.kernel();
+  k.run_until(1010_us);
+  Rq& cpu1 = k.rq(1);
+  REQUIRE(cpu1.cpuidle.phase == CpuidleDevice::Phase::kSelect);
+  const uint64_t entries = cpu1.cpuidle.entries;
+  k.run_until(1020_us);
+  CHECK(cpu1.cpuidle.entries == entries);
+  CHECK(cpu1.cpuidle.busy_returns == 1);
+  CHECK(sw.first_run("late") == 1020_us);
+}

@@ -426,6 +426,9 @@ void Kernel::on_event(uint64_t t) {
       for (auto* o : observers_) o->on_wakeup(now(), p, cpu);
       event_cpu_ = cpu;
       wakeup_preempt(rq, p, kWfFork);
+      // wake_up_new_task() runs on the parent's CPU: its resched of another
+      // idle CPU still running its governor is direct (call_cpuidle() -EBUSY).
+      if (rq.need_resched && rq.curr->is_idle_task) note_resched_before_idle_entry(rq, kForkCpu);
       // wake_up_new_task() ends with the class's task_woken() too (an RT
       // child that cannot preempt here is pushed).
       class_of(p).task_woken(rq, p);
