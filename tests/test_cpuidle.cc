@@ -584,6 +584,19 @@ TEST_CASE("a kept tick waking a CPU from a deep state is handled after the exit 
   CHECK(rq.cpuidle.tick_wakeups == wakeups + 1);
 }
 
+namespace {
+// `rq`'s CPU, still running its governor now, reaches the governor's end
+// (`end`) with need_resched set by another CPU: no state entered, one
+// -EBUSY return.
+void check_refused_entry_at_governor_end(Kernel& k, Rq& rq, Time end) {
+  REQUIRE(rq.cpuidle.phase == CpuidleDevice::Phase::kSelect);
+  const uint64_t entries = rq.cpuidle.entries;
+  k.run_until(end);
+  CHECK(rq.cpuidle.entries == entries);
+  CHECK(rq.cpuidle.busy_returns == 1);
+}
+}  // namespace
+
 // call_cpuidle() returns -EBUSY when need_resched is already set as the
 // governor finishes: another CPU's resched_curr() sets it at once (here an
 // RT push); a wake-list wake-up only in its IPI's handler, after the state.
@@ -614,11 +627,7 @@ TEST_CASE("a remote resched during the governor's run enters no idle state", "[c
   REQUIRE(sw.first_run("rt_a") == Time::zero());
   REQUIRE(sw.log.front().cpu == 0);
   Rq& cpu1 = k.rq(1);
-  REQUIRE(cpu1.cpuidle.phase == CpuidleDevice::Phase::kSelect);
-  const uint64_t entries = cpu1.cpuidle.entries;
-  k.run_until(1020_us);
-  CHECK(cpu1.cpuidle.entries == entries);
-  CHECK(cpu1.cpuidle.busy_returns == 1);
+  check_refused_entry_at_governor_end(k, cpu1, 1020_us);
   for (const IdleEvent& e : idle.log)
     if (e.cpu == 1 && e.t >= 1_ms && e.t <= 1020_us) CHECK(e.state < 0);
   int rt_a_on_cpu1 = 0;
@@ -709,11 +718,6 @@ TEST_CASE("a task started on another CPU during its governor's run enters no idl
   sys.add_observer(&sw);
   Kernel& k = sys.kernel();
   k.run_until(1010_us);
-  Rq& cpu1 = k.rq(1);
-  REQUIRE(cpu1.cpuidle.phase == CpuidleDevice::Phase::kSelect);
-  const uint64_t entries = cpu1.cpuidle.entries;
-  k.run_until(1020_us);
-  CHECK(cpu1.cpuidle.entries == entries);
-  CHECK(cpu1.cpuidle.busy_returns == 1);
+  check_refused_entry_at_governor_end(k, k.rq(1), 1020_us);
   CHECK(sw.first_run("late") == 1020_us);
 }
