@@ -658,20 +658,15 @@ TEST_CASE("a timer due during the governor's run is handled after it", "[cpuidle
   p.duration = 1_ms;
   p.kernel.cpuidle_governor_cost = 20_us;
   p.tasks = {task("t", {ev_run(10_us), ev_sleep(5_us), ev_run(10_us), ev_sleep(100_ms)})};
-  System sys(p, 1);
-  SwitchLog sw;
-  IdleLog idle(1);
-  sys.add_observer(&sw);
-  sys.add_observer(&idle);
-  sys.run();
-  CHECK(sw.first_run("t", 1_us) == 30_us);
-  const RunResult r = sys.result();
+  IdleAndSwitchRun run(p);
+  CHECK(run.sw.first_run("t", 1_us) == 30_us);
+  const RunResult r = run.sys.result();
   const Samples& lat = metrics_of(r, "t").wakeup_latency;
   REQUIRE(lat.size() == 1);
   CHECK(lat.values()[0] == 0);
   // The state was entered and left at 30 us.
   int entered = 0;
-  for (const IdleEvent& e : idle.log)
+  for (const IdleEvent& e : run.idle.log)
     if (e.t == 30_us && e.state >= 0) ++entered;
   CHECK(entered == 1);
 }

@@ -256,14 +256,10 @@ void Kernel::idle_wake(Rq& rq, bool tick) {
 bool Kernel::irq_waits_for_idle_exit(Rq& rq, Timer& irq, bool tick) {
   if (!rq.cpuidle.gov) return false;
   idle_wake(rq, tick);
-  // During the governor's run interrupts are off too (do_idle()'s
-  // local_irq_disable()): the interrupt is pending as the state is entered,
-  // which it leaves at once, and handled then.
-  if (rq.cpuidle.phase == CpuidleDevice::Phase::kSelect && rq.cpuidle.step.when() > now()) {
-    irq.arm(rq.cpuidle.step.when());
-    return true;
-  }
-  if (rq.cpuidle.phase != CpuidleDevice::Phase::kExit || rq.cpuidle.step.when() == now()) return false;
+  // During the governor's run too (do_idle()'s local_irq_disable()) the
+  // interrupt waits: pending as the state is entered, which it leaves at
+  // once, it is handled then.
+  if (!rq.cpuidle.irqs_off() || rq.cpuidle.step.when() == now()) return false;
   irq.arm(rq.cpuidle.step.when());
   return true;
 }

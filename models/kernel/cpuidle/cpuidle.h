@@ -89,6 +89,10 @@ struct CpuidleDevice {
 
   uint64_t tick_wakeups = 0;
   int nr_states() const { return static_cast<int>(states.size()); }
+  // Interrupts are off on the idle path from do_idle() until the state is
+  // entered (the governor's run) and again until the CPU runs after a
+  // wake-up (the exit latency): what arrives then is handled at dev.step.
+  bool irqs_off() const { return phase == Phase::kSelect || phase == Phase::kExit; }
 };
 
 }  // namespace schedlab

@@ -30,8 +30,7 @@ void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu) {
   // A CPU still in its exit latency handles the timer when it runs again;
   // one running its governor (interrupts off) when it reaches the state,
   // which the pending interrupt makes it leave at once.
-  if ((dev.phase == CpuidleDevice::Phase::kExit || dev.phase == CpuidleDevice::Phase::kSelect) &&
-      expires < dev.step.when()) {
+  if (dev.irqs_off() && expires < dev.step.when()) {
     expires = dev.step.when();
     t.arm(expires);
     if (dev.phase == CpuidleDevice::Phase::kSelect) dev.wake_pending = true;

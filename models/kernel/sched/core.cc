@@ -428,7 +428,7 @@ void Kernel::on_event(uint64_t t) {
       wakeup_preempt(rq, p, kWfFork);
       // wake_up_new_task() runs on the parent's CPU: its resched of another
       // idle CPU still running its governor is direct (call_cpuidle() -EBUSY).
-      if (rq.need_resched && rq.curr->is_idle_task) note_resched_before_idle_entry(rq, kForkCpu);
+      note_resched_before_idle_entry(rq, kForkCpu);
       // wake_up_new_task() ends with the class's task_woken() too (an RT
       // child that cannot preempt here is pushed).
       class_of(p).task_woken(rq, p);
@@ -749,13 +749,13 @@ void Kernel::attach_task(Task& p) {
   // The model runs the enqueue as dst's CPU, but the kernel's caller (an
   // RT push, the active-balance stopper) runs on another CPU and sets
   // dst's need_resched from there.
-  if (dst.need_resched && dst.curr->is_idle_task) note_resched_before_idle_entry(dst, saved);
+  note_resched_before_idle_entry(dst, saved);
 }
 
 // resched_curr() of an idle CPU from `from_cpu` (-1: an interrupt): if it
-// is another CPU and the idle CPU's governor is still running,
-// TIF_NEED_RESCHED is set before call_cpuidle() (set_nr_and_not_polling()),
-// which then enters no state. A wake-list wake-up completes on the idle
+// is another CPU and the idle CPU's governor is still running (an enqueue
+// there always reschedules its idle task), TIF_NEED_RESCHED is set before
+// call_cpuidle() (set_nr_and_not_polling()), which then enters no state. A wake-list wake-up completes on the idle
 // CPU itself, in the IPI's handler after the state: not this.
 void Kernel::note_resched_before_idle_entry(Rq& rq, int from_cpu) {
   if (rq.cpuidle.phase == CpuidleDevice::Phase::kSelect && from_cpu >= 0 && from_cpu != rq.cpu)
