@@ -700,11 +700,15 @@ TEST_CASE("6.18's genpd keeps a cluster on whose latency exceeds the PM QoS limi
 // CPU 0): a new task placed on another idle CPU still running its governor
 // sets need_resched there directly, so that CPU enters no state either.
 // CPU 1's governor runs over [1000, 1020) us (fair sleeps at 1 ms); the
-// new task, pinned to CPU 1, starts at 1005 us and runs at 1020 us.
+// new task, pinned to CPU 1, starts at 1005 us and runs at 1020 us: the
+// flag is seen there, without waiting for the resched IPI (here also one
+// arriving after the governor's run).
 TEST_CASE("a task started on another CPU during its governor's run enters no idle state", "[cpuidle]") {
   ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 2, false)});
   p.duration = 5_ms;
   p.kernel.cpuidle_governor_cost = 20_us;
+  p.kernel.ipi_latency = GENERATE(Time::zero(), 30_us);
+  CAPTURE(p.kernel.ipi_latency.count());
   TaskSpec late = pinned(task("late", {ev_run(100_us), ev_sleep(100_ms)}), 1);
   late.delay = 1005_us;
   p.tasks = {pinned(task("fair", {ev_run(1_ms), ev_sleep(100_ms)}), 1), late};
@@ -715,4 +719,31 @@ TEST_CASE("a task started on another CPU during its governor's run enters no idl
   k.run_until(1010_us);
   check_refused_entry_at_governor_end(k, k.rq(1), 1020_us);
   CHECK(sw.first_run("late") == 1020_us);
+}
+
+// A remote resched_curr() of a CPU asleep in an idle state: the scheduler
+// IPI (5 us) wakes it, then the exit latency runs. CPU 1 idles from the
+// start (menu, no timer: state 1, exit latency 200 us); late, pinned to
+// CPU 1, starts at 5 ms from CPU 0 (wake_up_new_task() on the parent's
+// CPU): it runs at 5 ms + 5 us + 200 us. Without cpuidle CPU 1 waits in
+// WFI for the IPI alone: 5.005 ms. (The model used to start the exit at
+// 5 ms, as if the IPI took no time.)
+TEST_CASE("a CPU in an idle state woken by another CPU's resched waits for the IPI, then the exit", "[cpuidle]") {
+  const std::string governor = GENERATE("menu", "none");
+  CAPTURE(governor);
+  ScenarioParams p = idle_scenario(governor, {idle_cluster("c", 2, false)});
+  p.duration = 10_ms;
+  p.kernel.ipi_latency = 5_us;
+  TaskSpec late = pinned(task("late", {ev_run(100_us), ev_sleep(100_ms)}), 1);
+  late.delay = 5_ms;
+  p.tasks = {pinned(task("cpu0", {ev_run(100_us), ev_sleep(1_ms)}), 0), late};
+  IdleAndSwitchRun run(p);
+  CHECK(run.sw.first_run("late") == (governor == "menu" ? 5205_us : 5005_us));
+  if (governor == "menu") {
+    // CPU 1 was in state 1 until the IPI came.
+    bool deep_before = false;
+    for (const IdleEvent& e : run.idle.log)
+      if (e.cpu == 1 && e.t < 5_ms) deep_before = e.state == 1;
+    CHECK(deep_before);
+  }
 }

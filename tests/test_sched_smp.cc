@@ -556,3 +556,46 @@ TEST_CASE("a CPU left with only SCHED_IDLE tasks balances at its next tick", "[s
   CHECK(k.sched_idle_cpu(0));
   CHECK(k.rq(0).next_balance == 3);
 }
+
+// resched_curr() of another CPU (kernel/sched/core.c, 6.12) sets its
+// need_resched and sends the scheduler IPI: that CPU preempts when the IPI
+// arrives (5 us here), whatever path enqueued the task there. Two CPUs, no
+// cpuidle: fair (pinned to CPU 1) runs on CPU 1; rt_a (FIFO 50) on CPU 0.
+namespace {
+ScenarioParams remote_resched_scenario(TaskSpec late) {
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::ms(10);
+  p.kernel.ipi_latency = Time::us(5);
+  p.tasks = {on_cpus(hog("fair"), {1}), task("rt_a", {ev_run(Time::ms(20))}, Policy::kFifo, 50), std::move(late)};
+  return p;
+}
+}  // namespace
+
+TEST_CASE("a preemption caused from another CPU waits for the resched IPI", "[smp][rt][overheads]") {
+  SECTION("an RT push preempts the target CPU when the IPI arrives") {
+    // At 2 ms rt_b (FIFO 60, pinned to CPU 0) starts and preempts rt_a,
+    // which CPU 0's balance callback pushes to CPU 1 (push_rt_task(): the
+    // lowest-priority CPU), where fair runs: rt_a runs there at 2.005 ms.
+    TaskSpec rt_b = on_cpus(task("rt_b", {ev_run(Time::ms(1)), ev_sleep(Time::ms(100))}, Policy::kFifo, 60), {0});
+    rt_b.delay = Time::ms(2);
+    const auto log = run_logged<SwitchLog>(remote_resched_scenario(rt_b));
+    CHECK(log.first_run("rt_b") == Time::ms(2));
+    std::vector<SwitchRecord> rt_a_on_cpu1;
+    for (const auto& r : log.log)
+      if (r.next == "rt_a" && r.cpu == 1) rt_a_on_cpu1.push_back(r);
+    REQUIRE(rt_a_on_cpu1.size() == 1);
+    CHECK(rt_a_on_cpu1[0] == SwitchRecord{Time::us(2005), 1, "fair", "rt_a", 'R'});
+  }
+  SECTION("a task started on a busy CPU preempts it when the parent's IPI arrives") {
+    // wake_up_new_task() runs on the parent's CPU (0 for every task here):
+    // late (FIFO 60, pinned to CPU 1) starts at 2 ms and runs at 2.005 ms.
+    // The model used to run it at 2 ms, as if started on CPU 1.
+    TaskSpec late = on_cpus(task("late", {ev_run(Time::ms(1)), ev_sleep(Time::ms(100))}, Policy::kFifo, 60), {1});
+    late.delay = Time::ms(2);
+    const auto log = run_logged<SwitchLog>(remote_resched_scenario(late));
+    CHECK(log.first_run("late") == Time::us(2005));
+    // fair too started on the idle CPU 1 by CPU 0: it ran when the IPI
+    // woke CPU 1 (no cpuidle: arch_cpu_idle()'s WFI).
+    CHECK(log.first_run("fair") == Time::us(5));
+  }
+}

@@ -395,9 +395,11 @@ void Kernel::on_event(uint64_t t) {
       break;
     case Ev::kStart: {
       Task& p = *tasks_[arg];
-      event_cpu_ = -1;
       // wake_up_new_task(): place on a CPU, fork-time placement, enqueue with
-      // ENQUEUE_INITIAL, then check preemption of that CPU's current task.
+      // ENQUEUE_INITIAL, then check preemption of that CPU's current task,
+      // all on the parent's CPU: a resched of another CPU (the fair
+      // server's start in the enqueue, wakeup_preempt()) is by IPI.
+      event_cpu_ = kForkCpu;
       p.state = TaskState::kRunning;
       // sched_fork(): the child starts on its parent's CPU, whatever its
       // mask; every task here is forked from CPU 0 (an assumption: the
@@ -424,13 +426,9 @@ void Kernel::on_event(uint64_t t) {
       for (auto* o : observers_) o->on_task_new(now(), p);
       activate_task(rq, p, kEnqueueInitial);
       for (auto* o : observers_) o->on_wakeup(now(), p, cpu);
-      event_cpu_ = cpu;
       wakeup_preempt(rq, p, kWfFork);
-      // wake_up_new_task() runs on the parent's CPU: its resched of another
-      // idle CPU still running its governor is direct (call_cpuidle() -EBUSY).
-      note_resched_before_idle_entry(rq, kForkCpu);
       // wake_up_new_task() ends with the class's task_woken() too (an RT
-      // child that cannot preempt here is pushed).
+      // child that cannot preempt here is pushed, from the parent's CPU).
       class_of(p).task_woken(rq, p);
       break;
     }
@@ -458,11 +456,15 @@ void Kernel::on_event(uint64_t t) {
       ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
       break;
     }
-    case Ev::kResched:
+    case Ev::kResched: {
       // The IPI arrived: the flag set earlier is now acted on at the end of
-      // this instant.
-      mark_resched(static_cast<int>(arg));
+      // this instant, or, by a CPU in an idle state, once it is out.
+      event_cpu_ = static_cast<int>(arg);
+      Rq& rq = *rqs_[arg];
+      if (rq.cpuidle.gov && rq.curr->is_idle_task) idle_wake(rq, false);
+      mark_resched(rq.cpu);
       break;
+    }
     case Ev::kServer:
       event_cpu_ = static_cast<int>(arg);
       fair_server_timer(*rqs_[arg]);
@@ -744,12 +746,13 @@ void Kernel::attach_task(Task& p) {
   enqueue_task(dst, p, kEnqueueMigrated);
   p.on_rq = true;
   add_nr_running(dst);
+  // The kernel's caller (an RT push, the active-balance stopper, the
+  // nohz idle balancer pulling for another idle CPU) runs on its own CPU:
+  // a preemption it causes on dst is resched_curr() from there, reaching
+  // dst by IPI. (Simplification: the enqueue itself is modelled as dst's.)
+  if (saved >= 0) event_cpu_ = saved;
   wakeup_preempt(dst, p, 0);
   event_cpu_ = saved;
-  // The model runs the enqueue as dst's CPU, but the kernel's caller (an
-  // RT push, the active-balance stopper) runs on another CPU and sets
-  // dst's need_resched from there.
-  note_resched_before_idle_entry(dst, saved);
 }
 
 // resched_curr() of an idle CPU from `from_cpu` (-1: an interrupt): if it
@@ -805,19 +808,28 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   count_decision(Decision::kPreemption, p.group, counted);
 }
 
+// resched_curr() (6.12 core.c): set TIF_NEED_RESCHED; a remote CPU learns
+// of it by IPI (smp_send_reschedule(), after ipi_latency), unless it is
+// idle and awake: its idle loop tests the flag (the governor's run ends in
+// call_cpuidle()'s -EBUSY; an exit ends in schedule_idle()). An idle CPU
+// in a state, or in the model's idle without cpuidle (arch_cpu_idle()'s
+// WFI), sleeps until the IPI arrives.
 void Kernel::resched_curr(Rq& rq) {
   mark_resched(rq.cpu);
-  // An idle CPU in an idle state is woken (the IPI, or the local interrupt
-  // that ran the wake-up): the exit latency runs before it can schedule.
+  const bool remote = event_cpu_ >= 0 && event_cpu_ != rq.cpu;
+  const bool by_ipi = remote && params_.ipi_latency > Time::zero();
   if (rq.cpuidle.gov && rq.curr->is_idle_task) {
     note_resched_before_idle_entry(rq, event_cpu_);
-    idle_wake(rq, false);
+    if (by_ipi && rq.cpuidle.phase == CpuidleDevice::Phase::kIn) {
+      if (!rq.resched_ipi.armed()) rq.resched_ipi.arm(now() + params_.ipi_latency);
+    } else {
+      // The local interrupt that ran the wake-up, or an awake idle loop.
+      idle_wake(rq, false);
+    }
   }
   if (rq.need_resched) return;
   rq.need_resched = true;
-  // A remote CPU learns of it by IPI (smp_send_reschedule()).
-  if (event_cpu_ >= 0 && event_cpu_ != rq.cpu && params_.ipi_latency > Time::zero() && !rq.curr->is_idle_task)
-    rq.resched_ipi.arm(now() + params_.ipi_latency);
+  if (by_ipi && (!rq.curr->is_idle_task || !rq.cpuidle.gov)) rq.resched_ipi.arm(now() + params_.ipi_latency);
 }
 
 // resched_curr_lazy() (6.13+ PREEMPT_LAZY): fair-class preemption only sets
@@ -840,7 +852,9 @@ bool Kernel::can_preempt_now(const Rq& rq) const {
   const Task& curr = *rq.curr;
   // An idle CPU schedules once it is out of any idle state (or never
   // entered one: no cpuidle).
-  if (curr.is_idle_task) return rq.cpuidle.phase == CpuidleDevice::Phase::kOff;
+  // (Without cpuidle, it waits for a resched IPI in WFI.)
+  if (curr.is_idle_task)
+    return rq.cpuidle.phase == CpuidleDevice::Phase::kOff && (rq.cpuidle.gov || !rq.resched_ipi.armed());
   if (curr.act != Task::Act::kRun && curr.act != Task::Act::kRunWall) return true;  // voluntary
   if (rq.at_preempt_point) return true;
   if (rq.resched_ipi.armed()) return false;  // the IPI has not arrived yet
