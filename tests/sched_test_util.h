@@ -56,6 +56,19 @@ inline TaskSpec hog(const std::string& name, Policy policy = Policy::kNormal, in
   return task(name, {ev_run(Time::s(1000))}, policy, nice_or_prio);
 }
 
+// A cluster of `cpus` CPUs of capacity-dmips-mhz 1024 (capacity 1024 when
+// it is the biggest: work runs at its own length at the top OPP) with
+// these OPPs and dynamic-power-coefficient 100 (an energy model).
+inline ClusterParams cluster_1024(const std::string& name, int cpus, std::vector<Opp> opps) {
+  ClusterParams c;
+  c.name = name;
+  c.nr_cpus = cpus;
+  c.capacity_dmips_mhz = 1024;
+  c.opps = std::move(opps);
+  c.dynamic_power_coefficient = 100;
+  return c;
+}
+
 // `t` allowed only on `cpus` (its affinity mask).
 inline TaskSpec on_cpus(TaskSpec t, std::vector<int> cpus) {
   t.cpus = std::move(cpus);

@@ -312,6 +312,36 @@ TEST_CASE("schedutil's iowait boost restarts from the minimum after a tick witho
   }
 }
 
+// The kernel hook skips a rate-limited update (update_due() false) only
+// when it would have changed nothing: not while a CPU holds an iowait
+// boost, whose sugov_iowait_boost() refreshes last_update on every call.
+// With a 10 ms rate limit only the first request is evaluated: 128, then
+// 256 at 1 ms, still pending (not applied) at 2 ms, so not doubled again.
+// Plain updates at 3, 4 and 5 ms (rate-limited) keep last_update at 5 ms,
+// so the I/O wake-up at 8 ms (3 ms later, under a tick) finds the boost
+// kept; had they been skipped, the 6 ms gap would restart it at 128.
+TEST_CASE("a rate-limited update still refreshes a CPU's iowait boost", "[cpufreq][schedutil]") {
+  GovernorParams p;
+  p.rate_limit = 10_ms;
+  p.tick = 4_ms;
+  auto g = started("schedutil", x1_policy(1), p);
+  auto& su = dynamic_cast<SchedutilGovernor&>(*g);
+  uint64_t idle = 0;
+  // The kernel hook: update_due() first (Kernel::cpufreq_update_util()).
+  auto hook = [&](Time t, unsigned flags) {
+    if (su.update_due(0, 0, t, flags)) update1(*g, cfs(0, ++idle), t, flags);
+  };
+  for (Time t : {0_ms, 1_ms, 2_ms}) hook(t, kSchedCpufreqIowait);
+  REQUIRE(su.iowait_boost(0) == 256);
+  for (Time t : {3_ms, 4_ms, 5_ms}) {
+    CHECK(su.update_due(0, 0, t, 0));
+    hook(t, 0);
+  }
+  CHECK(su.iowait_boost(0) == 256);  // rate-limited: no evaluation, no decay
+  hook(8_ms, kSchedCpufreqIowait);
+  CHECK(su.iowait_boost(0) == 256);
+}
+
 TEST_CASE("a runnable RT task sends schedutil to the maximum frequency", "[cpufreq][schedutil]") {
   const auto policy = x1_policy(1);
   CpuUtil u = cfs(50);

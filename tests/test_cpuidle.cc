@@ -24,12 +24,7 @@ namespace {
 // when `cluster_state`, a cluster state entry 100 us, exit 300 us,
 // min_residency 3 ms, 0.5 mW.
 ClusterParams idle_cluster(const std::string& name, int cpus, bool cluster_state, Time deep_residency = 1_ms) {
-  ClusterParams c;
-  c.name = name;
-  c.nr_cpus = cpus;
-  c.capacity_dmips_mhz = 1024;
-  c.opps = {{1000000, 800000, 0}};
-  c.dynamic_power_coefficient = 100;
+  ClusterParams c = cluster_1024(name, cpus, {{1000000, 800000, 0}});
   c.cpu_idle_states = {{"WFI", Time::zero(), 1_us, 1_us, 10.0}, {"off", 50_us, 200_us, deep_residency, 2.0}};
   if (cluster_state) c.cluster_idle_states = {{"cluster-off", 100_us, 300_us, 3_ms, 0.5}};
   return c;

@@ -151,12 +151,7 @@ TEST_CASE("decision log: the idle governor says which state and why", "[log][cpu
   // 50 us + exit 200 us, target residency 1 ms), teo, HZ=250 (4 ms tick).
   ScenarioParams p = exact_scenario("6.12", 250);
   p.platform.name = "idle-toy";
-  ClusterParams c;
-  c.name = "toy";
-  c.nr_cpus = 1;
-  c.capacity_dmips_mhz = 1024;
-  c.opps = {{1000000, 800000, 0}};
-  c.dynamic_power_coefficient = 100;
+  ClusterParams c = cluster_1024("toy", 1, {{1000000, 800000, 0}});
   c.cpu_idle_states = {{"WFI", Time::zero(), 1_us, 1_us, 10.0}, {"off", 50_us, 200_us, 1_ms, 2.0}};
   p.platform.clusters = {c};
   p.platform.cpus = 1;

@@ -24,12 +24,8 @@ namespace {
 // 1000 MHz: work runs at half speed (rate 2^19 per ns), exactly.
 ScenarioParams half_speed_cpu() {
   ScenarioParams p = exact_scenario("6.12", 1000, 1);
-  ClusterParams c;
-  c.name = "solo";
-  c.nr_cpus = 1;
-  c.capacity_dmips_mhz = 1024;
-  c.opps = {{500000, 600000, 0}, {1000000, 800000, 0}};
-  c.dynamic_power_coefficient = 100;  // an energy model, so EAS has one (no warning)
+  // An energy model, so EAS has one (no warning).
+  ClusterParams c = cluster_1024("solo", 1, {{500000, 600000, 0}, {1000000, 800000, 0}});
   c.cpufreq_governor = "userspace";
   c.userspace_freq_khz = 500000;
   p.platform.name = "half";

@@ -34,6 +34,7 @@ const std::vector<EventKind>& event_kinds() {
   static const std::vector<EventKind> kinds = {
       {"run", Kind::kRun, Arg::kDuration},        {"runtime", Kind::kRuntime, Arg::kDuration},
       {"sleep", Kind::kSleep, Arg::kDuration},    {"timer", Kind::kTimer, Arg::kTimer},
+      {"iowait", Kind::kIowait, Arg::kDuration},
       {"lock", Kind::kLock, Arg::kName},          {"unlock", Kind::kUnlock, Arg::kName},
       {"wait", Kind::kWait, Arg::kWait},          {"signal", Kind::kSignal, Arg::kName},
       {"broad", Kind::kBroad, Arg::kName},        {"barrier", Kind::kBarrier, Arg::kName},
@@ -516,6 +517,9 @@ const std::vector<ParamDecl>& event_params() {
       {"run", "duration", "-", "work: CPU time at capacity 1024 and the highest frequency"},
       {"runtime", "duration", "-", "busy until this much wall time has passed"},
       {"sleep", "duration", "-", "sleep relative to now"},
+      {"iowait", "duration", "-",
+       "io_schedule(): sleep in D until an I/O completes `duration` later (its interrupt on the CPU the task "
+       "slept on; schedutil's iowait boost, menu's nr_iowait)"},
       {"timer", "map (see timer)", "-", "wait for the next expiry of the periodic timer `ref`"},
       {"lock", "mutex name", "-", "lock a mutex (rt_mutex with PI when pi_enabled)"},
       {"unlock", "mutex name", "-", "unlock a mutex"},

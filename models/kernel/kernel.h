@@ -191,6 +191,7 @@ struct Rq {
   FairServerState fair_server;
   int nr_running = 0;
   int ttwu_pending = 0;             // rq->ttwu_pending: wake-ups queued for this CPU, not yet enqueued
+  int nr_iowait = 0;                // rq->nr_iowait: tasks that blocked here in io_schedule(), not yet woken
   // When this CPU is through the try_to_wake_up() calls it has begun (each
   // costs kernel.overheads.wakeup; a later one waits its turn).
   Time ttwu_busy_until = Time::zero();
@@ -272,6 +273,12 @@ class Kernel : public InstantEndHook, public EventHandler {
   void notify_period_end(const Task& p, Time period_start, Time response, Time period);
   // hrtimer slack a sleep of p gets (0 for RT tasks, as hrtimer_nanosleep()).
   Time timer_slack(const Task& p) const;
+
+  // A device interrupt (`irq`, its event) reaches rq's CPU: if the CPU is
+  // idle, in an idle state or still in its governor, the interrupt wakes
+  // it and `irq` is re-armed for when the CPU runs again (true: handle it
+  // then); false: handle it now.
+  bool irq_waits_for_idle_exit(Rq& rq, Timer& irq, bool tick = false);
 
   // --- hrtimers (hrtimer_start() / hrtimer_cancel() on a CPU's hrtimer base)
   // Arms `t` for `expires` as an hrtimer queued on `cpu`. With cpuidle on,
@@ -546,8 +553,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // current one's, else a resched when p's class is higher.
   void wakeup_preempt(Rq& rq, Task& p, int wake_flags);
   void resched_curr_lazy(Rq& rq);
-  // __block_task() once a delayed dequeue completes (DELAY_DEQUEUE).
-  void finish_delayed_block(Rq& rq, Task& p);
+  // __block_task(): p, dequeued to sleep (at once, or once a delayed
+  // dequeue completes), leaves rq's count of runnable tasks.
+  void block_task(Rq& rq, Task& p);
   // Moves a queued, not running task to dst_cpu (detach_task +
   // attach_task / move_queued_task), with wakeup_preempt on dst.
   void move_queued_task(Task& p, int dst_cpu);
@@ -679,7 +687,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   void emit_cpu_idle(int cpu, int state);
   void hrtimer_enqueue(Timer& t, Time expires, int cpu);
   void defer_hrtimers_to_idle_step(Rq& rq);
-  bool irq_waits_for_idle_exit(Rq& rq, Timer& irq, bool tick = false);
   void hrtimer_forget(const Timer& t);
 
   friend class FairServer;

@@ -24,10 +24,13 @@ struct Action {
   int64_t work = 0;
   Time until;
   TaskState state = TaskState::kInterruptible;
+  bool iowait = false;  // kBlock in io_schedule(): p->in_iowait
 
   static Action run(int64_t work_ns) { Action a; a.kind = Kind::kRun; a.work = work_ns; return a; }
   static Action run_until(Time t) { Action a; a.kind = Kind::kRunWall; a.until = t; return a; }
   static Action block(TaskState s) { Action a; a.kind = Kind::kBlock; a.state = s; return a; }
+  // io_schedule(): an uninterruptible sleep waiting for I/O.
+  static Action io_wait() { Action a = block(TaskState::kUninterruptible); a.iowait = true; return a; }
   static Action yield() { Action a; a.kind = Kind::kYield; return a; }
   static Action exit() { return Action{}; }
 };

@@ -30,7 +30,11 @@ RtAppBody* RtAppWorld::body_by_task_name(const std::string& name) {
 RtAppBody::~RtAppBody() = default;
 
 RtAppBody::RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task)
-    : world_(world), spec_(spec), task_(task), sleep_timer_(world.kernel().sim().queue(), this, 0, kTierTimer) {
+    : world_(world),
+      spec_(spec),
+      task_(task),
+      sleep_timer_(world.kernel().sim().queue(), this, kSleepTimerTag, kTierTimer),
+      io_done_(world.kernel().sim().queue(), this, kIoDoneTag, kTierTimer) {
   // Every task whose events name a barrier takes part in it.
   std::set<std::string> barriers;
   for (const auto& ph : spec.phases)
@@ -84,9 +88,19 @@ void RtAppBody::sleep_until(Time t) {
   waiting_ = Wait::kSleep;
 }
 
-void RtAppBody::on_event(uint64_t) {
+void RtAppBody::on_event(uint64_t tag) {
+  Kernel& k = world_.kernel();
+  if (tag == kIoDoneTag) {
+    // The completion interrupt: unknown to cpuidle in advance (no hrtimer),
+    // it wakes an idling CPU and is handled once the CPU runs again; its
+    // handler wakes the task (blk_mq_end_request() -> wake_up_process()).
+    if (k.irq_waits_for_idle_exit(k.rq(io_cpu_), io_done_)) return;
+    waiting_ = Wait::kNone;
+    k.try_to_wake_up(task_, nullptr, io_cpu_);
+    return;
+  }
   waiting_ = Wait::kNone;
-  world_.kernel().try_to_wake_up(task_, nullptr, task_.cpu);
+  k.try_to_wake_up(task_, nullptr, task_.cpu);
 }
 
 void RtAppBody::wake(const Task* waker) {
@@ -148,6 +162,17 @@ Action RtAppBody::next(Task& self) {
         if (e.duration <= Time::zero()) continue;
         sleep_until(k.now() + e.duration);
         return Action::block(TaskState::kInterruptible);
+      case EventSpec::Kind::kIowait:
+        // io_schedule(): the task sleeps in D with in_iowait until the
+        // device completes. Assumption: the completion interrupt comes on
+        // the CPU it blocked on (blk-mq with a hardware queue per CPU, as
+        // UFS MCQ and NVMe map them), `duration` after the block.
+        advance();
+        if (e.duration <= Time::zero()) continue;
+        io_cpu_ = self.cpu;
+        io_done_.arm(k.now() + e.duration);
+        waiting_ = Wait::kIo;
+        return Action::io_wait();
       case EventSpec::Kind::kTimer: {
         // rt-app's timer: the shared expiry advances by one period at each
         // use; it starts at the first use. Late in absolute mode, the grid

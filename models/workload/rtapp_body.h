@@ -66,7 +66,7 @@ class RtAppBody final : public TaskBody, public EventHandler, public BinderClien
   RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task);
   ~RtAppBody() override;
   Action next(Task& self) override;
-  void on_event(uint64_t tag) override;  // its sleep timer expired
+  void on_event(uint64_t tag) override;  // its sleep timer expired, or its I/O completed
   // Woken by a condition signal, a barrier, a resume.
   void wake(const Task* waker);
   // A binder_call's reply (wake_up_interruptible_sync()).
@@ -75,7 +75,8 @@ class RtAppBody final : public TaskBody, public EventHandler, public BinderClien
   Task& task() { return task_; }
 
  private:
-  enum class Wait { kNone, kSleep, kMutex, kCond, kBarrier, kSuspend, kBinderReply };
+  enum class Wait { kNone, kSleep, kIo, kMutex, kCond, kBarrier, kSuspend, kBinderReply };
+  enum : uint64_t { kSleepTimerTag = 0, kIoDoneTag = 1 };
   const EventSpec* current() const;
   // The shared objects an event names (a kTimer's timer; a kLock's,
   // kUnlock's or kWait's mutex), resolved once at construction (the
@@ -94,6 +95,10 @@ class RtAppBody final : public TaskBody, public EventHandler, public BinderClien
   const TaskSpec& spec_;
   Task& task_;
   Timer sleep_timer_;
+  // An `iowait` event's completion interrupt, on io_cpu_ (the CPU the task
+  // blocked on).
+  Timer io_done_;
+  int io_cpu_ = 0;
   size_t phase_ = 0, event_ = 0;
   int64_t phase_loops_done_ = 0, task_loops_done_ = 0;
   bool finished_ = false;

@@ -54,6 +54,7 @@ struct EventSpec {
     kRun,      // work: capacity-time at capacity 1024 and f_max
     kRuntime,  // wall time: busy until `duration` has passed since the event began
     kSleep,    // relative sleep (interruptible, S state)
+    kIowait,   // io_schedule(): wait `duration` for an I/O completion (D state, in_iowait)
     kTimer,    // wait for the next expiry of a periodic timer shared by `name`
     kLock,
     kUnlock,

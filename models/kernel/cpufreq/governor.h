@@ -246,11 +246,14 @@ class SchedutilGovernor final : public CpufreqGovernor {
   // caller passes flags (iowait), a limits change is pending, the CPU's DL
   // bandwidth rose above its last floor (ignore_dl_rate_limit(), which
   // sets limits_changed, or from 6.18 need_freq_update, which 6.18's
-  // should_update_freq() honours), or the rate-limit window has passed.
-  // Simplification: a call skipped here would only have refreshed the
-  // CPU's iowait boost bookkeeping, which matters only with iowait flags.
+  // should_update_freq() honours), the CPU holds an iowait boost (every
+  // update, rate-limited or not, refreshes its last_update, which decides
+  // the boost's reset), or the rate-limit window has passed. A call
+  // skipped here would only have refreshed a CPU's last_update while it
+  // has no boost, when nothing reads it.
   bool update_due(size_t cpu, uint64_t cpu_bw_dl, Time now, unsigned flags) const override {
-    return flags != 0 || limits_changed_ || cpu_bw_dl > cpus_[cpu].bw_min || dl_bypass_pending() ||
+    return flags != 0 || cpus_[cpu].iowait_boost != 0 || limits_changed_ || cpu_bw_dl > cpus_[cpu].bw_min ||
+           dl_bypass_pending() ||
            now - last_freq_update_time_ >= freq_update_delay_;
   }
   uint64_t start(const CpufreqPolicy& policy, Time now) override;

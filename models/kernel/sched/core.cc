@@ -556,8 +556,10 @@ void Kernel::activate_task(Rq& rq, Task& p, int flags) {
   if (!version_.uclamp_inc_before_enqueue) uclamp_rq_inc(rq, p);
 }
 
-void Kernel::finish_delayed_block(Rq& rq, Task& p) {
-  // __block_task() after a delayed dequeue completes.
+// __block_task() (6.12 sched.h): a task blocked in io_schedule() counts in
+// this rq's nr_iowait until its wake-up.
+void Kernel::block_task(Rq& rq, Task& p) {
+  if (p.in_iowait) ++rq.nr_iowait;
   p.on_rq = false;
   sub_nr_running(rq, p);
   fair_server_update_active(rq);
@@ -643,6 +645,9 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   count_decision(Decision::kPlacement, p.group, placed);
   bool migrated = cpu != prev_cpu;
   if (migrated) {
+    // try_to_wake_up(): leaving the CPU it blocked on, p's I/O wait ends
+    // there.
+    if (p.in_iowait) --rqs_[static_cast<size_t>(prev_cpu)]->nr_iowait;
     class_of(p).migrate_task_rq(p, cpu);
     set_task_cpu(p, cpu);
   }
@@ -689,6 +694,8 @@ void Kernel::ttwu_do_activate(Rq& rq, Task& p, int flags, const Task* waker) {
     rq.idle_stamp = Time::max();
   }
   int enqueue_flags = kEnqueueWakeup | ((flags >> 8) & kEnqueueMigrated);
+  // Not migrated: its I/O wait ends on this CPU, where it began.
+  if (p.in_iowait && !(enqueue_flags & kEnqueueMigrated)) --rq.nr_iowait;
   p.wake_pending = false;
   activate_task(rq, p, enqueue_flags);
   p.state = TaskState::kRunning;
@@ -1013,11 +1020,7 @@ void Kernel::schedule(Rq& rq) {
     prev_state = prev.state;
     if (prev.body) prev.body->on_sleeping(prev);
     int flags = kDequeueSleep | (prev.state == TaskState::kDead ? kDequeueSpecial : 0);
-    if (dequeue_task(rq, prev, flags)) {
-      prev.on_rq = false;
-      sub_nr_running(rq, prev);
-      fair_server_update_active(rq);
-    }
+    if (dequeue_task(rq, prev, flags)) block_task(rq, prev);
   }
   // After an active balance the stopper is prev (the model switched to
   // the idle task in its place): the stop class is above every other, so
@@ -1226,6 +1229,7 @@ void Kernel::continue_current(Rq& rq) {
     case Task::Act::kExited:
       return;
     case Task::Act::kBlocked:
+      p.in_iowait = false;  // io_schedule_finish()
       if (p.body) p.body->on_running(p);
       break;
     default:
@@ -1270,6 +1274,7 @@ void Kernel::advance_current(Rq& rq) {
         return;
       case Action::Kind::kBlock:
         p.act = Task::Act::kBlocked;
+        p.in_iowait = a.iowait;  // io_schedule_prepare()
         if (p.state == TaskState::kRunning) p.state = a.state;
         return;  // on_instant_end() runs __schedule()
       case Action::Kind::kYield:
@@ -1411,7 +1416,7 @@ Kernel::SchedChange Kernel::sched_change_begin(Task& p, bool move, bool class_ch
   update_rq_clock(rq);
   if (class_change && p.se.sched_delayed) {
     dequeue_task(rq, p, kDequeueSleep | kDequeueDelayed);
-    finish_delayed_block(rq, p);
+    block_task(rq, p);
   }
   c.queued = p.on_rq;
   c.running = rq.curr == &p;

@@ -155,6 +155,8 @@ void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
   update_curr(rq);
   if (renorm && !is_curr) p.se.vruntime += cfs.min_vruntime;
   fair_util_est_enqueue(rq, p);
+  // enqueue_task_fair() (6.1): the iowait boost request, after util_est.
+  if (p.in_iowait) k_.cpufreq_update_util(rq, kSchedCpufreqIowait);
   fair_update_load_avg(k_, rq, &p, kUpdateTg | kDoAttach);
   cfs.load_weight += p.se.weight;
   ++cfs.nr_running;

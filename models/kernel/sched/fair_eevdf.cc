@@ -382,6 +382,9 @@ void EevdfClass::enqueue_task(Rq& rq, Task& p, int flags) {
     requeue_delayed_entity(rq, p);
     return;
   }
+  // enqueue_task_fair(): a task woken from io_schedule() asks schedutil for
+  // its iowait boost (the enqueue below may not update cpufreq at all).
+  if (p.in_iowait) k_.cpufreq_update_util(rq, kSchedCpufreqIowait);
   if (p.se.on_rq) {
     if (p.se.sched_delayed) requeue_delayed_entity(rq, p);
     return;
@@ -479,7 +482,7 @@ Task* EevdfClass::pick_next_entity(Rq& rq) {
                                            k_.clock().to_s(), rq.cpu, se->comm, se->pid);
   if (se && se->se.sched_delayed) {
     dequeue_entity(rq, *se, kDequeueSleep | kDequeueDelayed);
-    k_.finish_delayed_block(rq, *se);
+    k_.block_task(rq, *se);
     return nullptr;
   }
   return se;

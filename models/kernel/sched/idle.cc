@@ -67,7 +67,7 @@ void Kernel::do_idle(Rq& rq) {
   // (CFS and RT utilisation; no DL or IRQ time here).
   const uint64_t util = std::min<uint64_t>(cpu_util_cfs(rq) + rq.avg_rt.util_avg, rq.capacity);
   in.cpu_utilized = util > (rq.capacity >> 6);
-  in.nr_iowaiters = 0;  // no iowait accounting in the model
+  in.nr_iowaiters = static_cast<unsigned>(rq.nr_iowait);  // nr_iowait_cpu()
   const cpuidle::SelectResult r = dev.gov->select(in);
   // --why: the state and the tick decision with the rule, so that governor
   // versions line up by outcome.
