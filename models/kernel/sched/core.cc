@@ -756,7 +756,10 @@ void Kernel::attach_task(Task& p) {
   // The kernel's caller (an RT push, the active-balance stopper, the
   // nohz idle balancer pulling for another idle CPU) runs on its own CPU:
   // a preemption it causes on dst is resched_curr() from there, reaching
-  // dst by IPI. (Simplification: the enqueue itself is modelled as dst's.)
+  // dst by IPI. (Simplification: the enqueue itself is modelled as dst's,
+  // so the fair server's start in it, dl_server_start() -> resched_curr(),
+  // is still a local resched: a fair task pulled onto an idle CPU acts
+  // at once. Left to fix.)
   if (saved >= 0) event_cpu_ = saved;
   wakeup_preempt(dst, p, 0);
   event_cpu_ = saved;
