@@ -679,7 +679,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   void idle_tick(Rq& rq);                  // the tick on an idle CPU that kept it
   void cpuidle_enter_state(Rq& rq);        // the selected state is entered
   void idle_wake(Rq& rq, bool tick);       // an interrupt reaches an idle CPU
-  void note_resched_before_idle_entry(Rq& rq, int from_cpu);  // call_cpuidle() -EBUSY ahead
   void idle_exit_done(Rq& rq);             // exit latency over: cpu_idle -1, reflect
   void idle_step(Rq& rq);                  // Ev::kIdleStep
   int cpu_power_down_ok(const CpuidleDomain& d);

@@ -765,16 +765,6 @@ void Kernel::attach_task(Task& p) {
   event_cpu_ = saved;
 }
 
-// resched_curr() of an idle CPU from `from_cpu` (-1: an interrupt): if it
-// is another CPU and the idle CPU's governor is still running (an enqueue
-// there always reschedules its idle task), TIF_NEED_RESCHED is set before
-// call_cpuidle() (set_nr_and_not_polling()), which then enters no state. A wake-list wake-up completes on the idle
-// CPU itself, in the IPI's handler after the state: not this.
-void Kernel::note_resched_before_idle_entry(Rq& rq, int from_cpu) {
-  if (rq.cpuidle.phase == CpuidleDevice::Phase::kSelect && from_cpu >= 0 && from_cpu != rq.cpu)
-    rq.cpuidle.need_resched_before_entry = true;
-}
-
 // wakeup_preempt() (core.c): same class -> the class decides; a higher
 // class -> preempt; a lower class never preempts.
 void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
@@ -823,13 +813,17 @@ void Kernel::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
 // idle and awake: its idle loop tests the flag (the governor's run ends in
 // call_cpuidle()'s -EBUSY; an exit ends in schedule_idle()). An idle CPU
 // in a state, or in the model's idle without cpuidle (arch_cpu_idle()'s
-// WFI), sleeps until the IPI arrives.
+// WFI), sleeps until the IPI arrives. Another CPU's resched of an idle CPU
+// still running its governor sets TIF_NEED_RESCHED before call_cpuidle()
+// (set_nr_and_not_polling()), which then enters no state; a local one (a
+// wake-list wake-up completes in the IPI's handler, after the state) does
+// not.
 void Kernel::resched_curr(Rq& rq) {
   mark_resched(rq.cpu);
   const bool remote = event_cpu_ >= 0 && event_cpu_ != rq.cpu;
   const bool by_ipi = remote && params_.ipi_latency > Time::zero();
   if (rq.cpuidle.gov && rq.curr->is_idle_task) {
-    note_resched_before_idle_entry(rq, event_cpu_);
+    if (remote && rq.cpuidle.phase == CpuidleDevice::Phase::kSelect) rq.cpuidle.need_resched_before_entry = true;
     if (by_ipi && rq.cpuidle.phase == CpuidleDevice::Phase::kIn) {
       if (!rq.resched_ipi.armed()) rq.resched_ipi.arm(now() + params_.ipi_latency);
     } else {
