@@ -407,14 +407,17 @@ namespace {
 // time then stands still while the test calls sched_balance_rq() on the
 // idle CPU 1 (its newly idle pass at 100 ms counted no failure).
 struct TwoHogsBesideASleeper {
-  explicit TwoHogsBesideASleeper(bool pin_d) : sys(params(pin_d), 1), k(sys.kernel()), idle(k.rq(1)) {
-    k.run_until(Time::ms(100));
+  explicit TwoHogsBesideASleeper(bool pin_d, Time ipi = Time::zero())
+      : sys(params(pin_d, ipi), 1), k(sys.kernel()), idle(k.rq(1)) {
+    // g, started on CPU 1 by CPU 0 (after an IPI), sleeps at 100 ms + ipi.
+    k.run_until(Time::ms(100) + ipi + ipi);
     REQUIRE(idle.curr->is_idle_task);
     REQUIRE(k.rq(0).curr->comm == "f");
     REQUIRE(idle.sd_nr_balance_failed == 0);
   }
-  static ScenarioParams params(bool pin_d) {
+  static ScenarioParams params(bool pin_d, Time ipi = Time::zero()) {
     ScenarioParams p = exact_scenario("6.12", 250, 2);
+    p.kernel.ipi_latency = ipi;
     p.duration = Time::ms(200);
     TaskSpec g = task("g", {ev_run(Time::ms(100)), ev_sleep(Time::s(1000))}, Policy::kNormal, -10);
     g.cpus = {1};
@@ -534,6 +537,26 @@ TEST_CASE("the active-balance stopper moves the coldest task that may go, the pr
     CHECK(find_task(s.k, "f").cpu == 1);
     CHECK(find_task(s.k, "d").cpu == 0);
   }
+}
+
+// The stopper runs on CPU 0: its attach_task() onto idle CPU 1 starts the
+// fair server there (dl_server_start() -> resched_curr()) and checks
+// preemption, both from CPU 0, so CPU 1 learns of f by the resched IPI
+// (5 us). The model used to run the enqueue as CPU 1's own: f ran at once.
+// (g, started by CPU 0 at 5 us, sleeps at 100.005 ms; the stopper runs at
+// 100.01 ms.)
+TEST_CASE("the stopper's move onto an idle CPU waits for the resched IPI", "[lb][overheads]") {
+  TwoHogsBesideASleeper s(true, Time::us(5));
+  REQUIRE_FALSE(s.idle.fair_server.active);
+  CHECK(s.k.active_balance(s.k.rq(0), 1));
+  CHECK(find_task(s.k, "f").cpu == 1);
+  CHECK(s.idle.fair_server.active);
+  CHECK(s.idle.resched_ipi.armed());
+  CHECK(s.idle.resched_ipi.when() == Time::us(100015));
+  s.k.run_until(Time::us(100014));
+  CHECK(s.idle.curr->is_idle_task);
+  s.k.run_until(Time::us(100015));
+  CHECK(s.idle.curr->comm == "f");
 }
 
 TEST_CASE("after an all-pinned redo, a one-task busiest CPU still gets an active balance", "[lb][biglittle]") {

@@ -599,3 +599,68 @@ TEST_CASE("a preemption caused from another CPU waits for the resched IPI", "[sm
     CHECK(log.first_run("fair") == Time::us(5));
   }
 }
+
+// rt_mutex_setprio() runs on the waiter's CPU. owner (fair, CPU 1) takes m
+// and runs; rt_c (FIFO 50, CPU 1) preempts it at 1.005 ms (forked from CPU
+// 0: the IPI). rt_hi (FIFO 60, CPU 0) starts at 2 ms, runs 0.1 ms and
+// blocks on m: the boost to prio 39 (switched_to_rt(): above rt_c's 49,
+// and CPU 1 is not RT-overloaded, both tasks pinned) reschedules CPU 1 from
+// CPU 0, so owner runs there when the IPI arrives, at 2.105 ms. The model
+// used to change owner as if from CPU 1 itself: at 2.1 ms.
+TEST_CASE("a priority boost from another CPU preempts when the resched IPI arrives", "[smp][rt][pi][overheads]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::ms(10);
+  p.kernel.ipi_latency = Time::us(5);
+  TaskSpec rt_c = on_cpus(task("rt_c", {ev_run(Time::ms(5)), ev_sleep(Time::s(1))}, Policy::kFifo, 50), {1});
+  rt_c.delay = Time::ms(1);
+  TaskSpec rt_hi = on_cpus(task("rt_hi", {ev_run(Time::us(100)), ev_lock("m"), ev_run(Time::us(100)),
+                                          ev_unlock("m"), ev_sleep(Time::s(1))},
+                                Policy::kFifo, 60),
+                           {0});
+  rt_hi.delay = Time::ms(2);
+  p.tasks = {on_cpus(task("owner", {ev_lock("m"), ev_run(Time::ms(3)), ev_unlock("m"), ev_sleep(Time::s(1))}), {1}),
+             rt_c, rt_hi};
+  const auto log = run_logged<SwitchLog>(p);
+  CHECK(log.first_run("owner") == Time::us(5));
+  CHECK(log.first_run("rt_c") == Time::us(1005));
+  CHECK(log.first_run("rt_hi") == Time::ms(2));
+  std::vector<SwitchRecord> owner_back;
+  for (const auto& r : log.log)
+    if (r.next == "owner" && r.t > Time::ms(1)) owner_back.push_back(r);
+  REQUIRE(!owner_back.empty());
+  CHECK(owner_back[0] == SwitchRecord{Time::us(2105), 1, "rt_c", "owner", 'R'});
+}
+
+// ttwu_runnable() runs on the waking CPU. On CPU 1, B (3 ms slice) runs
+// first (deadline 3 ms before hog A's 20 ms custom slice), blocks at 1.8 ms
+// with v = 1.8, V = 0.9 (lag < 0): delayed (DELAY_DEQUEUE), and A runs,
+// protected to its 20 ms deadline (RUN_TO_PARITY), so no pick reaches B.
+// W on CPU 0 resumes B at 4.5 ms: V = (2.7 + 1.8) / 2, lag 0.45 ms > 0, so
+// requeue_delayed_entity() places it afresh at V = 2.7 (A alone), deadline
+// 5.7 < 20: a shorter slice, eligible and earlier (PREEMPT_SHORT), it
+// preempts A -- by IPI from CPU 0, at 4.505 ms. The model used to requeue
+// B as if from CPU 1 itself: at 4.5 ms.
+TEST_CASE("a delayed task woken from another CPU preempts when the resched IPI arrives", "[smp][fair][eevdf][overheads]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.duration = Time::ms(10);
+  p.kernel.base_slice = Time::ms(3);
+  p.kernel.ipi_latency = Time::us(5);
+  TaskSpec a = on_cpus(hog("A"), {1});
+  a.slice = Time::ms(20);
+  TaskSpec w = on_cpus(task("W", {ev_resume("B"), ev_sleep(Time::s(1))}), {0});
+  w.delay = Time::us(4500);
+  p.tasks = {on_cpus(task("B", {ev_run(Time::us(1800)), ev_suspend(), ev_run(Time::ms(1)), ev_sleep(Time::s(1))}),
+                     {1}),
+             a, w};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(4400));
+  const Task& b = find_task(k, "B");
+  REQUIRE(b.se.sched_delayed);
+  REQUIRE(k.rq(1).curr->comm == "A");
+  k.run_until(Time::ms(10));
+  CHECK(log.first_run("W") == Time::us(4500));
+  CHECK(log.first_run("B", Time::ms(2)) == Time::us(4505));
+}

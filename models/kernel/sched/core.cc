@@ -605,10 +605,13 @@ bool Kernel::try_to_wake_up(Task& p, const Task* waker, int from_cpu, int wake_f
   if (p.on_rq) {
     // ttwu_runnable(): still queued, either blocked in this very instant
     // before __schedule() ran, or sched_delayed (DELAY_DEQUEUE). It wakes
-    // where it is, without select_task_rq().
+    // where it is, without select_task_rq(), all on the waking CPU: a
+    // resched of p's CPU from another one (the fair server's start in the
+    // requeue, wakeup_preempt()) is by IPI. (A timer's or interrupt's
+    // wake-up, from_cpu < 0, is modelled on p's CPU.)
     int saved_event_cpu = event_cpu_;
     Rq& rq = *rqs_[p.cpu];
-    event_cpu_ = p.cpu;
+    event_cpu_ = from_cpu >= 0 ? from_cpu : p.cpu;
     update_rq_clock(rq);
     const char* const runnable_why = p.se.sched_delayed
                                          ? "ttwu_runnable(): still queued (delayed dequeue): requeued where it is"
@@ -748,19 +751,16 @@ void Kernel::detach_task(Task& p, int dst_cpu) {
 void Kernel::attach_task(Task& p) {
   Rq& dst = *rqs_[p.cpu];
   int saved = event_cpu_;
-  event_cpu_ = dst.cpu;
+  // The kernel's caller (an RT push, the active-balance stopper, the nohz
+  // idle balancer pulling for another idle CPU, a load balance on dst
+  // itself) runs attach_task() on its own CPU: a preemption it causes on
+  // dst, by the fair server's start in the enqueue (dl_server_start() ->
+  // resched_curr()) or by wakeup_preempt(), reaches a remote dst by IPI.
+  if (saved < 0) event_cpu_ = dst.cpu;
   update_rq_clock(dst);
   enqueue_task(dst, p, kEnqueueMigrated);
   p.on_rq = true;
   add_nr_running(dst);
-  // The kernel's caller (an RT push, the active-balance stopper, the
-  // nohz idle balancer pulling for another idle CPU) runs on its own CPU:
-  // a preemption it causes on dst is resched_curr() from there, reaching
-  // dst by IPI. (Simplification: the enqueue itself is modelled as dst's,
-  // so the fair server's start in it, dl_server_start() -> resched_curr(),
-  // is still a local resched: a fair task pulled onto an idle CPU acts
-  // at once. Left to fix.)
-  if (saved >= 0) event_cpu_ = saved;
   wakeup_preempt(dst, p, 0);
   event_cpu_ = saved;
 }
@@ -1406,7 +1406,11 @@ void Kernel::rt_period_timer() {
 Kernel::SchedChange Kernel::sched_change_begin(Task& p, bool move, bool class_change) {
   SchedChange c{rqs_[p.cpu].get(), false, false, event_cpu_, move};
   Rq& rq = *c.rq;
-  event_cpu_ = p.cpu;
+  // The change runs on the caller's CPU (a PI boost by a waiter blocking
+  // there, a sched_setattr() from another task): its resched of p's CPU
+  // (the class's prio_changed()/switched_to(), the fair server's restart)
+  // is by IPI when that is another CPU. Outside any CPU's event, p's.
+  if (event_cpu_ < 0) event_cpu_ = p.cpu;
   // The rq clock first (rt_mutex_setprio(), __sched_setscheduler():
   // update_rq_clock(), then the delayed task's dequeue with
   // DEQUEUE_NOCLOCK), so its PELT update sees now.
