@@ -1140,7 +1140,9 @@ void Kernel::nohz_idle_balance(int this_cpu, unsigned flags) {
     if (flags & kNohzStatsKick) has_blocked_load |= update_nohz_stats(rq);
     if (jiffies() >= rq.next_balance) {
       update_rq_clock(rq);
-      if ((flags & kNohzBalanceKick) && sched_balance_domains(rq, true) > 0) resched_curr(rq);
+      // A task pulled onto rq reschedules it in attach_task() (by IPI, this
+      // being another CPU's pass); the pass itself does not.
+      if (flags & kNohzBalanceKick) sched_balance_domains(rq, true);
     }
     if (next_balance > rq.next_balance) {
       next_balance = rq.next_balance;
