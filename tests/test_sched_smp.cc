@@ -600,6 +600,31 @@ TEST_CASE("a preemption caused from another CPU waits for the resched IPI", "[sm
   }
 }
 
+// do_start_rt_bandwidth() (6.1/6.6 rt.c) pins the RT period timer to the
+// CPU that starts it, and do_sched_rt_period_timer() unthrottles every
+// CPU's rt_rq from there. rt (FIFO 50, CPU 1) is forked from CPU 0, whose
+// enqueue starts the timer: it lives on CPU 0. rt runs from 5 us (the
+// fork's IPI) and is throttled at the 952 ms tick (rt_time 951.995 ms >
+// 950); CPU 1 idles. The period ends at 1 s + 1 ns on CPU 0, whose
+// unthrottling resched of CPU 1 arrives 5 us later. The model used to
+// unthrottle as CPU 1 itself: rt ran at 1 s + 1 ns.
+TEST_CASE("the RT period timer unthrottles other CPUs by IPI from the CPU that started it", "[smp][rt][throttle][overheads]") {
+  ScenarioParams p = exact_scenario("6.6", 250, 2);
+  p.duration = Time::ms(1100);
+  p.kernel.ipi_latency = Time::us(5);
+  p.tasks = {on_cpus(hog("rt", Policy::kFifo, 50), {1})};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(999));
+  REQUIRE(k.rq(1).rt.rt_throttled);
+  CHECK(k.rt_period_timer_cpu() == 0);
+  CHECK(log.first_run("rt") == Time::us(5));
+  k.run_until(Time::ms(1100));
+  CHECK(log.first_run("rt", Time::ms(999)) == Time::ns(1'000'005'001));
+}
+
 // rt_mutex_setprio() runs on the waiter's CPU. owner (fair, CPU 1) takes m
 // and runs; rt_c (FIFO 50, CPU 1) preempts it at 1.005 ms (forked from CPU
 // 0: the IPI). rt_hi (FIFO 60, CPU 0) starts at 2 ms, runs 0.1 ms and

@@ -484,8 +484,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   // the RT class's irq_work() takes it.
   void irq_work_queue_on(int cpu);
   // start_rt_bandwidth(): the RT period timer of RT throttling (6.1, 6.6)
-  // starts if it is not running; see core.cc.
-  void start_rt_bandwidth();
+  // starts if it is not running, pinned to the CPU running this code
+  // (`rq_cpu` outside any CPU's event); see core.cc.
+  void start_rt_bandwidth(int rq_cpu);
+  int rt_period_timer_cpu() const { return rt_period_cpu_; }
   bool rt_period_timer_armed() const { return rt_period_timer_.armed(); }
   Time rt_period_timer_expiry() const { return rt_period_timer_.when(); }
   // for_each_domain(cpu, sd) with SD_WAKE_AFFINE, bottom-up: the spans, as
@@ -805,6 +807,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void explain_schedutil(const FreqDomain& d, uint64_t khz) const;
   Timer rt_period_timer_;
   bool rt_period_active_ = false;  // rt_b->rt_period_active
+  int rt_period_cpu_ = 0;          // the CPU whose hrtimer base holds it
   bool cpuidle_ = false;                   // a cpuidle governor runs on some CPU
   Time cpuidle_latency_req_ = Time::max(); // PM QoS CPU latency limit
   std::vector<CpuidleDomain> idle_domains_;

@@ -1351,9 +1351,13 @@ void Kernel::update_curr(Rq& rq) { class_of(*rq.curr).update_curr(rq); }
 // enqueue, and a throttling, calls it): an inactive period timer starts,
 // hrtimer_forward_now(timer, 0) putting its expiry one hrtimer_resolution
 // (1 ns, high resolution) after now. Its period is counted from there.
-void Kernel::start_rt_bandwidth() {
+// do_start_rt_bandwidth() starts it HRTIMER_MODE_ABS_PINNED_HARD: on the
+// CPU running the enqueue (or the throttling), and sched_rt_period_timer()
+// re-arms it there (HRTIMER_RESTART).
+void Kernel::start_rt_bandwidth(int rq_cpu) {
   if (!rt_throttling_ || rt_period_active_ || params_.rt_runtime.count() < 0) return;
   rt_period_active_ = true;
+  rt_period_cpu_ = event_cpu_ >= 0 ? event_cpu_ : rq_cpu;
   rt_period_timer_.arm(now() + Time::ns(1));
 }
 
@@ -1362,10 +1366,12 @@ void Kernel::start_rt_bandwidth() {
 // runtime back, and a throttled rt_rq with runtime left is unthrottled;
 // others are not touched. The timer forwards by one period, unless no
 // CPU used RT runtime or has RT tasks (idle): then it stops until the next
-// start_rt_bandwidth().
+// start_rt_bandwidth(). It runs on the timer's CPU: unthrottling another
+// CPU reschedules it by IPI.
 void Kernel::rt_period_timer() {
   const int64_t runtime = params_.rt_runtime.count();
   bool idle = true;
+  event_cpu_ = rt_period_cpu_;
   for (auto& rqp : rqs_) {
     Rq& rq = *rqp;
     RtRq& rt = rq.rt;
@@ -1376,7 +1382,6 @@ void Kernel::rt_period_timer() {
       if (rt.rt_throttled && rt.rt_time < runtime) {
         rt.rt_throttled = false;
         if (rt.rt_nr_running) {
-          event_cpu_ = rq.cpu;
           // sched_rt_rq_enqueue() -> enqueue_top_rt_rq(): "Kick cpufreq",
           // then resched_curr().
           cpufreq_update_util(rq, 0);

@@ -47,7 +47,7 @@ class RtClass final : public SchedClass {
     ++rq.rt.rt_nr_running;
     p.rt.on_rq = true;
     if (rq.curr != &p && p.nr_cpus_allowed > 1) enqueue_pushable(rq, p);
-    k_.start_rt_bandwidth();  // inc_rt_group()
+    k_.start_rt_bandwidth(rq.cpu);  // inc_rt_group()
     if (!rq.rt.rt_throttled) k_.cpufreq_update_util(rq, 0);  // enqueue_top_rt_rq(): kick cpufreq
   }
 
@@ -136,7 +136,7 @@ class RtClass final : public SchedClass {
                rq.rt.rt_time, runtime);
       k_.note_why("RT throttled: the rt_rq used its rt_runtime in this rt_period");
       k_.resched_curr(rq);
-      k_.start_rt_bandwidth();
+      k_.start_rt_bandwidth(rq.cpu);
     }
   }
 
