@@ -466,6 +466,47 @@ TEST_CASE("sd->nr_balance_failed: an uneven task count is settled by active bala
   CHECK(s.idle.sd_nr_balance_failed == 0);
 }
 
+// With an IPI cost the stopper is not instant: the balancing CPU 1 wakes
+// CPU 0's stopper (stop_one_cpu_nowait()), whose resched reaches CPU 0
+// 5 us later; meanwhile f keeps running there and a further pass does not
+// kick it again (busiest->active_balance). The stopper then moves f to CPU
+// 1 and resets the failure count; f runs there after the IPI of that
+// remote attach, 5 us more. (The setup: g sleeps at 100.005 ms, the passes
+// run at 100.01 ms.)
+TEST_CASE("a woken stopper runs when its IPI reaches the busiest CPU", "[lb][overheads]") {
+  TwoHogsBesideASleeper s(true, Time::us(5));
+  s.k.start_decision_counts();
+  for (int failed = 1; failed <= 4; ++failed) CHECK(s.balance() == 0);
+  Rq& busiest = s.k.rq(0);
+  CHECK(busiest.active_balance_pending);
+  CHECK(busiest.push_cpu == 1);
+  CHECK(busiest.active_balance_stop.when() == Time::us(100015));
+  CHECK(s.balance() == 0);  // already on its way: not kicked again
+  CHECK(busiest.active_balance_stop.when() == Time::us(100015));
+  CHECK(s.idle.sd_nr_balance_failed == 5);
+  s.k.run_until(Time::us(100014));
+  CHECK(find_task(s.k, "f").cpu == 0);
+  CHECK(busiest.curr->comm == "f");
+  s.k.run_until(Time::us(100015));
+  CHECK_FALSE(busiest.active_balance_pending);
+  CHECK(find_task(s.k, "f").cpu == 1);
+  CHECK(s.idle.sd_nr_balance_failed == 0);
+  CHECK(s.idle.curr->is_idle_task);
+  s.k.run_until(Time::us(100020));
+  CHECK(s.idle.curr->comm == "f");
+  uint64_t woken = 0, again = 0, pushed = 0;
+  for (const DecisionCount& d : s.k.decision_counts()) {
+    if (d.kind != "balance" || d.group != "cpu1") continue;
+    if (d.reason == "idle: active balance: the stopper is woken, task counts imbalanced after failed passes") woken += d.count;
+    if (d.reason == "idle: active balance: the stopper is already on its way, task counts imbalanced after failed passes")
+      again += d.count;
+    if (d.reason == "the woken stopper pushed a task") pushed += d.count;
+  }
+  CHECK(woken == 1);
+  CHECK(again == 1);
+  CHECK(pushed == 1);
+}
+
 TEST_CASE("run --why counts each balance pass of a CPU by its outcome", "[lb][why]") {
   // The two passes above, counted (Decision::kBalance, group "cpu1"): with
   // d pinned, three passes refuse every task (d may not go, f runs) and the

@@ -209,6 +209,12 @@ struct Rq {
   Timer server_inactive_timer;     // the fair server's inactive_timer (zero-lag time), an hrtimer here
   Timer irq_work;                  // the root domain's rto_push_work queued on this CPU (RT_PUSH_IPI)
   Timer resched_ipi;               // delivers a remote resched after ipi_latency
+  // rq->active_balance / push_cpu: a stopper woken by another CPU's balance
+  // pass (stop_one_cpu_nowait()) that has not run yet; it runs when
+  // active_balance_stop fires.
+  bool active_balance_pending = false;
+  int push_cpu = -1;
+  Timer active_balance_stop;
   CpuidleDevice cpuidle;           // cpuidle device, idle-loop progress, hrtimer base
   RqUclamp uclamp;                 // rq->uclamp[], rq->uclamp_flags
 };
@@ -448,8 +454,12 @@ class Kernel : public InstantEndHook, public EventHandler {
     return version_.lb_counts_runnable ? rq.cfs.nr_running - rq.cfs.nr_delayed : rq.cfs.nr_running;
   }
   // active_load_balance_cpu_stop() on src pushing to dst_cpu (what a pass
-  // that needs active balance starts). True when a task moved.
+  // that needs active balance starts; at once when waking the stopper
+  // costs nothing). True when a task moved.
   bool active_balance(Rq& src, int dst_cpu);
+  // The woken stopper's run on src (Rq::active_balance_stop), pushing to
+  // src.push_cpu.
+  void active_balance_cpu_stop(Rq& src);
   // update_newidle_stats() (6.18.5+): one newidle pass, `success` weighted
   // successes; every 1024 passes the ratio is refreshed and both halve.
   static void update_newidle_stats(Rq& rq, uint32_t success);
@@ -603,7 +613,7 @@ class Kernel : public InstantEndHook, public EventHandler {
  private:
   enum class Ev : uint8_t {
     kWorkDone, kTick, kRtPeriod, kStart, kWakeStart, kWakeDeferred, kTtwuDone, kResched, kServer, kIlb, kIdleStep, kClockEvent,
-    kIrqWork, kServerInactive
+    kIrqWork, kServerInactive, kActiveBalance
   };
   static uint64_t tag(Ev e, uint64_t arg) { return (static_cast<uint64_t>(e) << 56) | arg; }
 

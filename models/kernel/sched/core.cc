@@ -131,6 +131,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     rq->irq_work = Timer(sim_.queue(), this, tag(Ev::kIrqWork, c), kTierWake);
     rq->ilb_kick = Timer(sim_.queue(), this, tag(Ev::kIlb, c), kTierWake);
     rq->ttwu_done = Timer(sim_.queue(), this, tag(Ev::kTtwuDone, c), kTierWake);
+    rq->active_balance_stop = Timer(sim_.queue(), this, tag(Ev::kActiveBalance, c), kTierWake);
     idle_tasks_.push_back(std::move(idle));
     rqs_.push_back(std::move(rq));
   }
@@ -487,6 +488,10 @@ void Kernel::on_event(uint64_t t) {
     case Ev::kIdleStep:
       event_cpu_ = static_cast<int>(arg);
       idle_step(*rqs_[arg]);
+      break;
+    case Ev::kActiveBalance:
+      event_cpu_ = static_cast<int>(arg);
+      active_balance_cpu_stop(*rqs_[arg]);
       break;
     case Ev::kIrqWork: {
       // The IPI wakes the CPU if it idles; the hard interrupt runs the work.
