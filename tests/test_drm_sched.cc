@@ -186,6 +186,43 @@ TEST_CASE("a threaded job interrupt runs its handler in an IRQ thread on the int
   CHECK(metrics_of(sys.result(), "irq/gpu").cpu_time == Time::us(3));
 }
 
+// The job interrupt reaches a CPU asleep in an idle state like any device
+// interrupt (cpuidle_enter_state() enables interrupts only after the
+// exit): CPU 1, which ran the unbound kworker until 12 us, sleeps in the
+// deep state (nothing due: menu 6.18 picks it), so the job ending at
+// 1.012 ms wakes it and the handler signals the fence once it is out,
+// 200 us later, at 1.212 ms. The fence's free_job work wakes the idle
+// kworker that last ran on CPU 0, asleep in the deep state since 256 us
+// (select_idle_sibling(): prev is idle), so it runs there after the exit,
+// at 1.412 ms, freeing the job 5 us later. The model used to run the
+// handler at once and leave CPU 1 asleep.
+TEST_CASE("the GPU's job interrupt waits for its CPU's idle exit", "[drm][cpuidle]") {
+  ScenarioParams p = drm_scenario(2);
+  ClusterParams c = cluster_1024("c", 2, {{1000000, 800000, 0}});
+  c.cpu_idle_states = {{"WFI", Time::zero(), Time::us(1), Time::us(1), 10.0},
+                       {"off", Time::us(50), Time::us(200), Time::ms(1), 2.0}};
+  p.platform.clusters = {c};
+  p.kernel.cpuidle_governor = "menu_v6.18";
+  p.kernel.fair_server = false;
+  GpuParams& g = std::get<GpuParams>(p.devices[0].params);
+  g.irq_cpu = 1;
+  p.tasks = {on_cpus(task("vk_submit", {ev_submit("vk", Time::zero()), ev_sleep(Time::s(10))}, Policy::kFifo, 1), {0})};
+  System sys(p, 1);
+  DrmLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(1011));
+  REQUIRE(k.rq(1).cpuidle.phase == CpuidleDevice::Phase::kIn);
+  REQUIRE(k.rq(1).cpuidle.state == 1);
+  const uint64_t entries = k.rq(1).cpuidle.entries;
+  k.run_until(Time::ms(20));
+  REQUIRE(log.jobs.size() == 1);
+  CHECK(log.jobs[1].hw == Time::us(12));
+  CHECK(log.jobs[1].done == Time::us(1212));
+  CHECK(log.jobs[1].freed == Time::us(1417));
+  CHECK(k.rq(1).cpuidle.entries > entries);  // woken, it went back to idle
+}
+
 TEST_CASE("GPU service times are drawn per job from a seeded, named stream", "[drm]") {
   auto run = [](uint64_t seed) {
     ScenarioParams p = drm_scenario(2);

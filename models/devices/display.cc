@@ -540,7 +540,9 @@ void DisplayPipeline::on_event(uint64_t tag) {
     }
     case kTagTouch: {
       // Touch down: the input interrupt's pm_runtime_get(); lift at the end
-      // of the animation: pm_runtime_put_autosuspend().
+      // of the animation: pm_runtime_put_autosuspend(). The interrupt wakes
+      // touch_irq_cpu from an idle state and is handled once it runs.
+      if (k_.irq_waits_for_idle_exit(k_.rq(params_.touch_irq_cpu), touch_timer_)) break;
       const QueueContext irq{nullptr, params_.touch_irq_cpu};
       pm_->call_nosleep(*touch_rpm_, touch_held_ ? RpmApi::kPutAutosuspend : RpmApi::kGet, irq);
       touch_held_ = !touch_held_;

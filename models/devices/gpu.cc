@@ -103,8 +103,15 @@ void Gpu::start(size_t i, const Job& job) {
 
 void Gpu::on_event(uint64_t tag) {
   if (tag == kIrqTag) {
-    // The job interrupt: the handler runs on irq_cpu, or its thread is
-    // woken there (irq_wake_thread()).
+    // The job interrupt: it wakes irq_cpu from an idle state and is handled
+    // once the CPU runs again (interrupts queued meanwhile follow, in
+    // order). The handler runs on irq_cpu, or its thread is woken there
+    // (irq_wake_thread()).
+    const Time handled_at = k_.irq_handled_at(k_.rq(params_.irq_cpu));
+    if (handled_at != k_.now()) {
+      k_.sim().post(handled_at, kTierTimer, this, kIrqTag);
+      return;
+    }
     Job j = irq_queue_.front();
     irq_queue_.pop_front();
     if (irq_task_) {

@@ -285,6 +285,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   // it and `irq` is re-armed for when the CPU runs again (true: handle it
   // then); false: handle it now.
   bool irq_waits_for_idle_exit(Rq& rq, Timer& irq, bool tick = false);
+  // The same for an interrupt delivered as a one-shot event: wakes the CPU
+  // as above and returns when the handler runs (now: at once), for the
+  // caller to post its event again then.
+  Time irq_handled_at(Rq& rq, bool tick = false);
 
   // --- hrtimers (hrtimer_start() / hrtimer_cancel() on a CPU's hrtimer base)
   // Arms `t` for `expires` as an hrtimer queued on `cpu`. With cpuidle on,

@@ -254,14 +254,20 @@ void Kernel::idle_wake(Rq& rq, bool tick) {
 // returns (true). At the exit's end (the re-armed event, whatever its
 // tier against the exit step's) it is handled.
 bool Kernel::irq_waits_for_idle_exit(Rq& rq, Timer& irq, bool tick) {
-  if (!rq.cpuidle.gov) return false;
+  const Time at = irq_handled_at(rq, tick);
+  if (at == now()) return false;
+  irq.arm(at);
+  return true;
+}
+
+Time Kernel::irq_handled_at(Rq& rq, bool tick) {
+  if (!rq.cpuidle.gov) return now();
   idle_wake(rq, tick);
   // During the governor's run too (do_idle()'s local_irq_disable()) the
   // interrupt waits: pending as the state is entered, which it leaves at
   // once, it is handled then.
-  if (!rq.cpuidle.irqs_off() || rq.cpuidle.step.when() == now()) return false;
-  irq.arm(rq.cpuidle.step.when());
-  return true;
+  if (!rq.cpuidle.irqs_off() || rq.cpuidle.step.when() == now()) return now();
+  return rq.cpuidle.step.when();
 }
 
 // The hrtimers of a CPU with interrupts off in the idle path, in its exit
