@@ -145,9 +145,10 @@ class Rig {
     pp.devices = std::move(devices);
     pm = std::make_unique<PmRuntime>(*k, *wqs, wq, pp, tracker);
   }
-  Script& add(const std::string& name, std::vector<Step> steps, Policy policy = Policy::kNormal, int prio = 0) {
+  Script& add(const std::string& name, std::vector<Step> steps, Policy policy = Policy::kNormal, int prio = 0,
+              const std::vector<int>& cpus = {}) {
     Task& t = k->create_task(name, name, policy, policy == Policy::kNormal ? prio : 0,
-                             policy == Policy::kNormal ? 0 : prio, {}, false);
+                             policy == Policy::kNormal ? 0 : prio, cpus, false);
     scripts.push_back(std::make_unique<Script>(*this, std::move(steps)));
     Script& s = *scripts.back();
     s.task = &t;
@@ -324,6 +325,41 @@ TEST_CASE("put_autosuspend arms the suspend timer at last_busy + delay and pm_wq
   CHECK(d.timer_expires() == Time::zero());
   CHECK_FALSE(d.request_pending());
   CHECK(d.request() == RpmRequest::kNone);
+}
+
+// hrtimer_start() of the suspend timer is not pinned: with timer
+// migration (NO_HZ), get_nohz_timer_target() sends a timer armed on an
+// idle CPU -- here by an interrupt on CPU 0 -- to the first busy CPU of its
+// domains, CPU 1 (a hog), whose next event (its tick) comes before the
+// expiry. pm_suspend_timer_fn() then runs there and queues the suspend on
+// CPU 1's pm_wq pool (pm_wq is per-CPU here): kworker/1. The model used to
+// keep the timer on the interrupt's CPU 0.
+TEST_CASE("the suspend timer armed by an interrupt on an idle CPU goes to a busy CPU", "[pm_runtime]") {
+  RpmDeviceParams gpu = device("gpu");
+  gpu.start_active = true;
+  gpu.autosuspend_delay = Time::ms(10);
+  gpu.suspend_cost = Time::us(300);
+  Rig rig({gpu}, 2);
+  rig.add("hog", {run(Time::ms(100))}, Policy::kNormal, 0, {1});
+  rig.add("app", {nosleep("gpu", RpmApi::kGet)}, Policy::kNormal, 0, {1});
+  Irq& irq = rig.irq(Time::ms(2), "gpu", RpmApi::kPutAutosuspend);
+  RpmDevice& d = rig.dev("gpu");
+  rig.run_until(Time::ms(3));
+  REQUIRE(irq.result == 0);
+  REQUIRE(rig.k->cpu_idle(0));
+  CHECK(d.timer_expires() == Time::ms(12));
+  // Armed by CPU 1 itself (busy), or for a CPU whose tick comes later, it
+  // stays.
+  CHECK(rig.k->hrtimer_target_cpu(1, Time::ms(12)) == 1);
+  CHECK(rig.k->hrtimer_target_cpu(0, Time::ms(12)) == 1);
+  CHECK(rig.k->hrtimer_target_cpu(0, Time::us(3500)) == 0);  // before CPU 1's tick at 4 ms
+  rig.run_until(Time::ms(20));
+  CHECK(rig.log.queued == V{"12000 pm_runtime_work pm"});
+  REQUIRE(rig.log.statuses.size() == 2);
+  // kworker/1:0 shares CPU 1 with the hog: it suspends the device at the
+  // hog's next slice end, 13 ms, not at once as it would on idle CPU 0.
+  CHECK(rig.log.statuses[0] == "13000 gpu suspending kworker/1:0");
+  CHECK(d.status() == RpmStatus::kSuspended);
 }
 
 // put_sync_autosuspend marks last_busy as put_autosuspend does (6.12

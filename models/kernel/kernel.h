@@ -305,6 +305,13 @@ class Kernel : public InstantEndHook, public EventHandler {
     t.arm(expires);
     if (cpuidle_) hrtimer_enqueue(t, expires, cpu);
   }
+  // The CPU whose base an unpinned hrtimer armed on this_cpu (expiring at
+  // `expires`) goes to: switch_hrtimer_base() with timer migration on
+  // (kernel.timer_migration=1, NO_HZ): get_nohz_timer_target() keeps a busy
+  // CPU's timer there; an idle CPU's (armed from an interrupt) goes to the
+  // first busy CPU of its sched domains, lowest level first, unless it
+  // expires before that CPU's next event (hrtimer_suitable_target()).
+  int hrtimer_target_cpu(int this_cpu, Time expires) const;
   void hrtimer_cancel(Timer& t) {
     t.cancel();
     if (cpuidle_) hrtimer_forget(t);

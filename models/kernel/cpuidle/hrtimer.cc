@@ -74,4 +74,23 @@ Time Kernel::next_hrtimer(int cpu) {
   return next;
 }
 
+// get_nohz_timer_target() (6.12 core.c) and hrtimer_suitable_target()
+// (6.12 hrtimer.c). No housekeeping (nohz_full) CPUs are modelled: every CPU
+// may take timers. A busy CPU's next event is its tick at the latest (a
+// busy CPU keeps its tick); its other hrtimers are known with cpuidle only.
+int Kernel::hrtimer_target_cpu(int this_cpu, Time expires) const {
+  if (!cpu_idle(this_cpu)) return this_cpu;
+  for (const CpuMask& span : wake_affine_spans(this_cpu)) {
+    for (int i = 0; i < nr_cpus(); ++i) {
+      if (i == this_cpu || !span.test(static_cast<size_t>(i)) || cpu_idle(i)) continue;
+      const Rq& rq = *rqs_[static_cast<size_t>(i)];
+      Time next_event = rq.tick_timer.armed() ? rq.tick_timer.when() : Time::max();
+      for (const HrtimerRef& h : rq.cpuidle.hrtimers)
+        if (h.live()) next_event = min(next_event, h.expires);
+      return expires >= next_event ? i : this_cpu;
+    }
+  }
+  return this_cpu;
+}
+
 }  // namespace schedlab

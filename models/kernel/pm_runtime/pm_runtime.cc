@@ -158,7 +158,8 @@ struct PmRuntime::Impl {
     PmWork fn;
     WorkStruct work;          // power.work (INIT_WORK(&dev->power.work, pm_runtime_work))
     Timer suspend_timer;      // power.suspend_timer (pm_suspend_timer_fn)
-    int timer_cpu = 0;        // the CPU that armed it (its hrtimer base)
+    int timer_cpu = 0;        // the CPU whose hrtimer base holds it
+    bool timer_fn_running = false;  // in pm_suspend_timer_fn(): a re-arm keeps the base
     std::vector<Ctx*> wait_queue;  // power.wait_queue
   };
 
@@ -426,8 +427,13 @@ struct PmRuntime::Impl {
               if (!(dev.timer_expires_ > Time::zero() && dev.timer_expires_ <= expires)) {
                 DevState& d = st(dev);
                 dev.timer_expires_ = expires;
-                d.timer_cpu = std::max(c.cpu(), 0);
-                k.hrtimer_start(d.suspend_timer, expires, d.timer_cpu);  // on the calling CPU's hrtimer base
+                // hrtimer_start() (HRTIMER_MODE_ABS, not pinned): the calling
+                // CPU's base, or a busy CPU's when called from an interrupt
+                // on an idle CPU (timer migration) -- but a timer re-armed
+                // from its own callback keeps its base (switch_hrtimer_base():
+                // hrtimer_callback_running()).
+                if (!d.timer_fn_running) d.timer_cpu = k.hrtimer_target_cpu(std::max(c.cpu(), 0), expires);
+                k.hrtimer_start(d.suspend_timer, expires, d.timer_cpu);
               }
               dev.timer_autosuspends_ = true;
               ret(c, 0);
@@ -713,7 +719,9 @@ struct PmRuntime::Impl {
       dev.timer_expires_ = Time::zero();
       Ctx& c = atomic_begin(nullptr, d.timer_cpu);  // hardirq: no task
       push(c, Op::kSuspend, dev, dev.timer_autosuspends_ ? (kRpmAsync | kRpmAuto) : kRpmAsync);
+      d.timer_fn_running = true;
       atomic_run(c);
+      d.timer_fn_running = false;
     }
   }
 
