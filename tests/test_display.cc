@@ -105,7 +105,8 @@ class OneShot : public TaskBody {
 };
 
 struct Rig {
-  explicit Rig(const DisplayParams& dp, int cpus = 3) : sp(exact_scenario("6.12", 1000, cpus)) {
+  explicit Rig(const DisplayParams& dp, int cpus = 3) : Rig(dp, exact_scenario("6.12", 1000, cpus)) {}
+  Rig(const DisplayParams& dp, ScenarioParams scenario) : sp(std::move(scenario)) {
     k = std::make_unique<Kernel>(sp.kernel, sp.platform);
     k->add_observer(&log);
     GpuParams g;
@@ -427,7 +428,8 @@ namespace {
 // Runtime PM: devices "gpu", "ui_gpu" and "dpu" with 100 ms autosuspend
 // and a 1 ms resume wait (the hardware powering up).
 struct RpmRig : Rig {
-  explicit RpmRig(const DisplayParams& dp) : Rig(dp) {
+  explicit RpmRig(const DisplayParams& dp) : RpmRig(dp, exact_scenario("6.12", 1000, 3)) {}
+  RpmRig(const DisplayParams& dp, ScenarioParams scenario) : Rig(dp, std::move(scenario)) {
     k->add_observer(&tracker);
     wqs = std::make_unique<WorkqueueSystem>(*k, sp.platform, sp.workqueue, tracker);
     WorkqueueParams wp;
@@ -532,4 +534,45 @@ TEST_CASE("display: the first frame after a gap resumes the GPU in RenderThread 
   CHECK(r.disp->frames_started() == 24);
   CHECK(r.disp->frames_presented() + r.disp->frames_dropped() == 24);
   CHECK(r.disp->frames_dropped() == 2);
+}
+
+namespace {
+class WorkQueueLog : public SchedObserver {
+ public:
+  void on_work_item(Time t, const WorkItemEvent& e) override {
+    if (e.phase == WorkItemEvent::Phase::kQueue) queued.push_back(t);
+  }
+  std::vector<Time> queued;
+};
+}  // namespace
+
+// The touch interrupt reaches a CPU asleep in an idle state like any device
+// interrupt: CPU 3, idle from the start (nothing runs there; menu 6.18 picks
+// the deep state, exit 200 us), takes the touch at the window's start, 100
+// ms, and its handler -- pm_runtime_get() of the GPU, which queues the
+// asynchronous resume on pm_wq -- runs once the CPU is out, at 100.2 ms.
+// The model used to run the handler at 100 ms with CPU 3 still asleep.
+TEST_CASE("display: the touch interrupt waits for its CPU's idle exit", "[display][cpuidle]") {
+  ScenarioParams sp = exact_scenario("6.12", 1000, 4);
+  ClusterParams c = cluster_1024("c", 4, {{1000000, 800000, 0}});
+  c.cpu_idle_states = {{"WFI", Time::zero(), Time::us(1), Time::us(1), 10.0},
+                       {"off", Time::us(50), Time::us(200), Time::ms(1), 2.0}};
+  sp.platform.clusters = {c};
+  sp.kernel.cpuidle_governor = "menu_v6.18";
+  sp.kernel.fair_server = false;
+  DisplayParams dp = fixed_params();
+  dp.touch_rpm = "gpu";
+  dp.touch_irq_cpu = 3;
+  RpmRig r(dp, sp);
+  WorkQueueLog wq;
+  r.k->add_observer(&wq);
+  r.build(r.pm.get());
+  r.run(Time::us(99990));
+  REQUIRE(r.k->rq(3).cpuidle.phase == CpuidleDevice::Phase::kIn);
+  REQUIRE(r.k->rq(3).cpuidle.state == 1);
+  CHECK(wq.queued.empty());
+  r.run(Time::ms(101));
+  REQUIRE_FALSE(wq.queued.empty());
+  CHECK(wq.queued[0] == Time::us(100200));
+  CHECK(r.pm->device("gpu")->usage_count() == 1);  // the touch's reference, held for the window
 }
