@@ -69,6 +69,15 @@ inline ClusterParams cluster_1024(const std::string& name, int cpus, std::vector
   return c;
 }
 
+// cluster_1024() at one 1 GHz OPP with cpuidle states WFI and a deep
+// "off" state (entry 50 us, exit 200 us, target residency 1 ms).
+inline ClusterParams cluster_1024_deep_idle(const std::string& name, int cpus) {
+  ClusterParams c = cluster_1024(name, cpus, {{1000000, 800000, 0}});
+  c.cpu_idle_states = {{"WFI", Time::zero(), Time::us(1), Time::us(1), 10.0},
+                       {"off", Time::us(50), Time::us(200), Time::ms(1), 2.0}};
+  return c;
+}
+
 // `t` allowed only on `cpus` (its affinity mask).
 inline TaskSpec on_cpus(TaskSpec t, std::vector<int> cpus) {
   t.cpus = std::move(cpus);

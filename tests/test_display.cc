@@ -554,10 +554,7 @@ class WorkQueueLog : public SchedObserver {
 // The model used to run the handler at 100 ms with CPU 3 still asleep.
 TEST_CASE("display: the touch interrupt waits for its CPU's idle exit", "[display][cpuidle]") {
   ScenarioParams sp = exact_scenario("6.12", 1000, 4);
-  ClusterParams c = cluster_1024("c", 4, {{1000000, 800000, 0}});
-  c.cpu_idle_states = {{"WFI", Time::zero(), Time::us(1), Time::us(1), 10.0},
-                       {"off", Time::us(50), Time::us(200), Time::ms(1), 2.0}};
-  sp.platform.clusters = {c};
+  sp.platform.clusters = {cluster_1024_deep_idle("c", 4)};
   sp.kernel.cpuidle_governor = "menu_v6.18";
   sp.kernel.fair_server = false;
   DisplayParams dp = fixed_params();

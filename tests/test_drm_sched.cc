@@ -198,10 +198,7 @@ TEST_CASE("a threaded job interrupt runs its handler in an IRQ thread on the int
 // handler at once and leave CPU 1 asleep.
 TEST_CASE("the GPU's job interrupt waits for its CPU's idle exit", "[drm][cpuidle]") {
   ScenarioParams p = drm_scenario(2);
-  ClusterParams c = cluster_1024("c", 2, {{1000000, 800000, 0}});
-  c.cpu_idle_states = {{"WFI", Time::zero(), Time::us(1), Time::us(1), 10.0},
-                       {"off", Time::us(50), Time::us(200), Time::ms(1), 2.0}};
-  p.platform.clusters = {c};
+  p.platform.clusters = {cluster_1024_deep_idle("c", 2)};
   p.kernel.cpuidle_governor = "menu_v6.18";
   p.kernel.fair_server = false;
   GpuParams& g = std::get<GpuParams>(p.devices[0].params);

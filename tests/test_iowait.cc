@@ -60,10 +60,7 @@ struct IowaitProbe : SchedObserver {
 // server (its hrtimer would be a timer the governor sees).
 ScenarioParams one_idle_cpu(const std::string& governor) {
   ScenarioParams p = exact_scenario("6.12", 250, 1);
-  ClusterParams c = cluster_1024("c", 1, {{1000000, 800000, 0}});
-  c.cpu_idle_states = {{"WFI", Time::zero(), Time::us(1), Time::us(1), 10.0},
-                       {"off", Time::us(50), Time::us(200), Time::ms(1), 2.0}};
-  p.platform.clusters = {c};
+  p.platform.clusters = {cluster_1024_deep_idle("c", 1)};
   p.kernel.cpuidle_governor = governor;
   p.kernel.fair_server = false;
   return p;

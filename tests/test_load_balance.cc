@@ -478,7 +478,7 @@ TEST_CASE("a woken stopper runs when its IPI reaches the busiest CPU", "[lb][ove
   s.k.start_decision_counts();
   for (int failed = 1; failed <= 4; ++failed) CHECK(s.balance() == 0);
   Rq& busiest = s.k.rq(0);
-  CHECK(busiest.active_balance_pending);
+  CHECK(busiest.active_balance_stop.armed());
   CHECK(busiest.push_cpu == 1);
   CHECK(busiest.active_balance_stop.when() == Time::us(100015));
   CHECK(s.balance() == 0);  // already on its way: not kicked again
@@ -488,7 +488,7 @@ TEST_CASE("a woken stopper runs when its IPI reaches the busiest CPU", "[lb][ove
   CHECK(find_task(s.k, "f").cpu == 0);
   CHECK(busiest.curr->comm == "f");
   s.k.run_until(Time::us(100015));
-  CHECK_FALSE(busiest.active_balance_pending);
+  CHECK_FALSE(busiest.active_balance_stop.armed());
   CHECK(find_task(s.k, "f").cpu == 1);
   CHECK(s.idle.sd_nr_balance_failed == 0);
   CHECK(s.idle.curr->is_idle_task);

@@ -210,9 +210,8 @@ struct Rq {
   Timer irq_work;                  // the root domain's rto_push_work queued on this CPU (RT_PUSH_IPI)
   Timer resched_ipi;               // delivers a remote resched after ipi_latency
   // rq->active_balance / push_cpu: a stopper woken by another CPU's balance
-  // pass (stop_one_cpu_nowait()) that has not run yet; it runs when
-  // active_balance_stop fires.
-  bool active_balance_pending = false;
+  // pass (stop_one_cpu_nowait()) is on its way while active_balance_stop is
+  // armed; it runs when that fires, pushing to push_cpu.
   int push_cpu = -1;
   Timer active_balance_stop;
   CpuidleDevice cpuidle;           // cpuidle device, idle-loop progress, hrtimer base

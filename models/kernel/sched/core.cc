@@ -391,7 +391,7 @@ void Kernel::on_event(uint64_t t) {
       scheduler_tick(*rqs_[arg]);
       break;
     case Ev::kRtPeriod:
-      event_cpu_ = -1;
+      event_cpu_ = rt_period_cpu_;  // pinned where start_rt_bandwidth() ran
       rt_period_timer();
       break;
     case Ev::kStart: {
@@ -1376,7 +1376,6 @@ void Kernel::start_rt_bandwidth(int rq_cpu) {
 void Kernel::rt_period_timer() {
   const int64_t runtime = params_.rt_runtime.count();
   bool idle = true;
-  event_cpu_ = rt_period_cpu_;
   for (auto& rqp : rqs_) {
     Rq& rq = *rqp;
     RtRq& rt = rq.rt;
@@ -1398,7 +1397,6 @@ void Kernel::rt_period_timer() {
       idle = false;  // RT tasks queued
     }
   }
-  event_cpu_ = -1;
   if (idle)
     rt_period_active_ = false;
   else

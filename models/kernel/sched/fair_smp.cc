@@ -947,10 +947,9 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       const int balancing_cpu = event_cpu_ >= 0 ? event_cpu_ : dst.cpu;
       const Time wake_delay =
           params_.wakeup_cost + (src.cpu != balancing_cpu ? params_.ipi_latency : Time::zero());
-      if (src.active_balance_pending) {
+      if (src.active_balance_stop.armed()) {
         count_pass("active balance: the stopper is already on its way, ", kind);
       } else if (wake_delay > Time::zero()) {
-        src.active_balance_pending = true;
         src.push_cpu = dst.cpu;
         src.active_balance_stop.arm(now() + wake_delay);
         count_pass("active balance: the stopper is woken, ", kind);
@@ -978,26 +977,6 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
 // LBF_ACTIVE_LB). The preempted task stays where its pick put it in the
 // list: near the head, behind tasks enqueued since. Returns whether a task
 // moved.
-// active_load_balance_cpu_stop() when the woken stopper runs on src: as
-// active_balance(), if src's current task is still a fair task running
-// (simplification: the kernel's stopper would also preempt another class's
-// task, or wake src from idle, to look for a queued fair task).
-void Kernel::active_balance_cpu_stop(Rq& src) {
-  src.active_balance_pending = false;
-  Rq& dst = *rqs_[static_cast<size_t>(src.push_cpu)];
-  const Task& curr = *src.curr;
-  const bool can_stop =
-      !curr.is_idle_task && curr.state == TaskState::kRunning && curr.sched_class == SchedClassId::kFair;
-  const bool stopped = can_stop && active_balance(src, dst.cpu);
-  // "Active balancing done, reset the failure counter."
-  if (stopped) dst.sd_nr_balance_failed = 0;
-  if (count_decisions_) [[unlikely]]
-    count_decision(Decision::kBalance, cpu_names_[static_cast<size_t>(dst.cpu)],
-                   stopped     ? "the woken stopper pushed a task"
-                   : can_stop ? "the woken stopper found no task that may move"
-                              : "the woken stopper found src no longer running a fair task");
-}
-
 bool Kernel::active_balance(Rq& src, int dst_cpu) {
   Task& p = *src.curr;
   int saved = event_cpu_;
@@ -1026,6 +1005,25 @@ bool Kernel::active_balance(Rq& src, int dst_cpu) {
   resched_curr(src);
   event_cpu_ = saved;
   return victim != nullptr;
+}
+
+// active_load_balance_cpu_stop() when the woken stopper runs on src: as
+// active_balance(), if src's current task is still a fair task running
+// (simplification: the kernel's stopper would also preempt another class's
+// task, or wake src from idle, to look for a queued fair task).
+void Kernel::active_balance_cpu_stop(Rq& src) {
+  Rq& dst = *rqs_[static_cast<size_t>(src.push_cpu)];
+  const Task& curr = *src.curr;
+  const bool can_stop =
+      !curr.is_idle_task && curr.state == TaskState::kRunning && curr.sched_class == SchedClassId::kFair;
+  const bool stopped = can_stop && active_balance(src, dst.cpu);
+  // "Active balancing done, reset the failure counter."
+  if (stopped) dst.sd_nr_balance_failed = 0;
+  if (count_decisions_) [[unlikely]]
+    count_decision(Decision::kBalance, cpu_names_[static_cast<size_t>(dst.cpu)],
+                   stopped     ? "the woken stopper pushed a task"
+                   : can_stop ? "the woken stopper found no task that may move"
+                              : "the woken stopper found src no longer running a fair task");
 }
 
 bool Kernel::sched_balance_newidle(Rq& rq) {
