@@ -137,7 +137,12 @@ void System::Impl::build_exec_contexts() {
     }
   }
   for (const DeviceParams& d : params.devices)
-    if (const auto* g = std::get_if<GpuParams>(&d.params)) gpus.push_back(std::make_unique<Gpu>(k, d.name, *g, seed));
+    if (const auto* g = std::get_if<GpuParams>(&d.params)) {
+      KthreadWorker* retire = nullptr;
+      if (!g->retire_worker.empty() && !(retire = find_worker(g->retire_worker)))
+        throw ModelError(fmt::format("gpu '{}': unknown kthread_worker '{}'", d.name, g->retire_worker));
+      gpus.push_back(std::make_unique<Gpu>(k, d.name, *g, seed, retire));
+    }
   for (const DeviceParams& d : params.devices) {
     const auto* p = std::get_if<DrmSchedParams>(&d.params);
     if (!p) continue;

@@ -18,6 +18,7 @@
 #include "models/devices/display.h"
 #include "models/devices/gpu.h"
 #include "models/errors.h"
+#include "models/kernel/kthread_worker.h"
 #include "models/kernel/pm_runtime/pm_runtime.h"
 #include "models/kernel/workqueue/runnable_tracker.h"
 #include "models/kernel/workqueue/workqueue.h"
@@ -534,6 +535,61 @@ TEST_CASE("display: the first frame after a gap resumes the GPU in RenderThread 
   CHECK(r.disp->frames_started() == 24);
   CHECK(r.disp->frames_presented() + r.disp->frames_dropped() == 24);
   CHECK(r.disp->frames_dropped() == 2);
+}
+
+// drm/msm retires jobs on its "gpu-worker" kthread_worker (SCHED_FIFO 1,
+// sched_set_fifo_low()): the job interrupt only queues the retire work,
+// which drops RenderThread's GPU reference (retire_submit():
+// pm_runtime_put_autosuspend()) after its 10 us. Frame 14: UI 2 ms,
+// RenderThread 3 ms, its get_sync resumes the GPU (50 us + 1 ms), the GPU
+// 2 ms: the job interrupt at W14 + 8.05 ms on CPU 0 wakes the worker on
+// CPU 2 (idle until SF's callback at W14 + 8.33 ms), which puts the
+// reference at W14 + 8.06 ms, not at the interrupt.
+TEST_CASE("display: the GPU's retire worker drops RenderThread's reference, not the job interrupt",
+          "[display][pm_runtime]") {
+  DisplayParams dp = fixed_params();
+  dp.gpu_rpm = "gpu";
+  RpmRig r(dp);
+  KthreadWorkerParams wp;
+  wp.name = "gpu-worker";
+  wp.policy = Policy::kFifo;
+  wp.rt_priority = 1;
+  wp.cpus = {2};
+  KthreadWorker worker(*r.k, wp, r.tracker);
+  GpuParams g;
+  g.service_time = fixed(Time::ms(2));
+  g.retire_worker = "gpu-worker";
+  g.retire_cost = Time::us(10);
+  r.gpu = std::make_unique<Gpu>(*r.k, "gpu", g, 1, &worker);
+  RpmLog rpm;
+  r.k->add_observer(&rpm);
+  r.build(r.pm.get());
+  const RpmDevice& gpu = *r.pm->device("gpu");
+  r.run(W(14) + Time::us(8055));
+  REQUIRE(gpu.resumes() == 1);
+  CHECK(gpu.usage_count() == 1);  // the job is done, not yet retired
+  CHECK(worker.task().se.sum_exec_runtime == 0);
+  r.run(W(14) + Time::us(8100));
+  CHECK(gpu.usage_count() == 0);
+  CHECK(gpu.last_busy() == W(14) + Time::us(8060));
+  CHECK(worker.task().se.sum_exec_runtime == 10000);
+  // One retire run per frame (the jobs end 8.3 ms apart); the GPU suspends
+  // in the gap and resumes for the second window.
+  r.run(Time::ms(1500));
+  CHECK(r.disp->frames_started() == 24);
+  CHECK(worker.task().se.sum_exec_runtime == 24 * 10000);
+  CHECK(gpu.usage_count() == 0);
+  CHECK(gpu.resumes() == 2);
+  CHECK(gpu.suspends() >= 1);
+}
+
+// A Gpu naming a retire worker must be given one.
+TEST_CASE("display: a GPU whose retire worker is missing is an error", "[display]") {
+  ScenarioParams sp = exact_scenario("6.12", 1000, 1);
+  Kernel k(sp.kernel, sp.platform);
+  GpuParams g;
+  g.retire_worker = "gpu-worker";
+  CHECK_THROWS_AS(Gpu(k, "gpu", g, 1), ModelError);
 }
 
 namespace {

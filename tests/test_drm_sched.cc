@@ -307,6 +307,20 @@ TEST_CASE("a GPU's threaded interrupt loads from YAML, SCHED_FIFO 50 unless set"
   CHECK_FALSE(std::get<GpuParams>(load_scenario_yaml(kYaml, "x.yaml").devices[0].params).irq_thread.enabled);
 }
 
+TEST_CASE("a GPU's retire worker loads from YAML and must name a declared kthread_worker", "[drm][config]") {
+  const ScenarioParams p =
+      load_scenario_yaml(replace(kYaml, "irq_cpu: 3", "irq_cpu: 3, retire_worker: kw, retire_cost: 7us"), "x.yaml");
+  const GpuParams& g = std::get<GpuParams>(p.devices[0].params);
+  CHECK(g.retire_worker == "kw");
+  CHECK(g.retire_cost == Time::us(7));
+  CHECK(std::get<GpuParams>(load_scenario_yaml(kYaml, "x.yaml").devices[0].params).retire_worker.empty());
+  CHECK_THAT(load_error(replace(kYaml, "irq_cpu: 3", "irq_cpu: 3, retire_worker: gpu-worker")),
+             Catch::Contains("devices[0].retire_worker") && Catch::Contains("unknown kthread_worker 'gpu-worker'") &&
+                 Catch::Contains("kw"));
+  CHECK_THAT(load_error(replace(kYaml, "irq_cpu: 3", "irq_cpu: 3, retire_worker: kw, retire_cost: -1us")),
+             Catch::Contains("devices[0].retire_cost"));
+}
+
 TEST_CASE("workqueues, kthread_workers and devices load from YAML", "[drm][config]") {
   ScenarioParams p = load_scenario_yaml(kYaml, "x.yaml");
   CHECK(p.workqueue.create_worker_delay == Time::us(20));

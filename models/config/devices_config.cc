@@ -282,7 +282,7 @@ std::vector<std::string> device_model_names() {
   return v;
 }
 
-GpuParams load_gpu(const MapReader& r, int cpus) {
+GpuParams load_gpu(const MapReader& r, int cpus, const ScenarioParams& s) {
   GpuParams g;
   r.read("slots", g.slots, 1, 64);
   if (auto n = r.find("service_time")) g.service_time = load_distribution(r.doc(), *n, r.path("service_time"));
@@ -296,6 +296,9 @@ GpuParams load_gpu(const MapReader& r, int cpus) {
     load_thread_policy(t, p.policy, p.nice, p.rt_priority, "IRQ thread");
     t.read("cost", p.cost, Bound::kNonNegative);
   }
+  if (r.has("retire_worker"))
+    g.retire_worker = ref_name(r.doc(), r, "retire_worker", call_targets(s).kthread_workers, "kthread_worker");
+  r.read("retire_cost", g.retire_cost, Bound::kNonNegative);
   return g;
 }
 
@@ -408,7 +411,7 @@ void load_devices(const YamlDoc& doc, const MapReader& top, ScenarioParams& s) {
     d.name = unique_name(doc, r, dseen, "device");
     d.model = model;
     if (model == "gpu")
-      d.params = load_gpu(r, cpus);
+      d.params = load_gpu(r, cpus, s);
     else if (model == "display")
       d.params = load_display(r, gpus, s);
     else
@@ -593,6 +596,11 @@ const std::vector<ParamDecl>& gpu_params() {
                           {"irq_latency", "duration", duration_text(d.irq_latency), "job end -> interrupt handler"},
                           {"irq_thread", "map (see irq_thread)", "none",
                            "the job interrupt's handler is threaded (request_threaded_irq())"},
+                          {"retire_worker", "kthread_worker name", "none",
+                           "the driver retires jobs (runtime PM put) in this kthread_worker's retire work "
+                           "(drm/msm gpu-worker); none: in the interrupt's context"},
+                          {"retire_cost", "duration", duration_text(d.retire_cost),
+                           "CPU work per retire-work run (capacity 1024, f_max)"},
                       });
     return v;
   }();

@@ -118,7 +118,7 @@ const std::vector<ParamDecl>& display_params() {
         {"commit_cost", "duration, or map", "lognormal 300us", "the display commit's CPU work"},
         {"buffers", "int 2..8", std::to_string(d.buffers), "BufferQueue buffers of the layer"},
         {"gpu", "device name", "none", "gpu device rendering the frames (none: buffers ready at queueBuffer)"},
-        {"gpu_rpm", "pm_runtime device", "none", "RenderThread get_sync before submitting; put at the job interrupt"},
+        {"gpu_rpm", "pm_runtime device", "none", "RenderThread get_sync before submitting; put when the GPU retires the job"},
         {"ui_rpm", "pm_runtime device", "none", "UI thread get_sync / put_autosuspend around its work"},
         {"display_rpm", "pm_runtime device", "none", "SurfaceFlinger get_sync / put_autosuspend around its commit"},
         {"touch_rpm", "pm_runtime device", "none",

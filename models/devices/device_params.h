@@ -47,6 +47,10 @@ struct GpuParams {
   int irq_cpu = 0;            // CPU taking the job interrupt
   Time irq_latency;           // job end -> interrupt handler
   IrqThreadParams irq_thread; // enabled: the job interrupt's handler is threaded
+  // kthread_worker running the driver's retire work (drm/msm's "gpu-worker");
+  // "": jobs retire in the interrupt's context.
+  std::string retire_worker;
+  Time retire_cost = Time::us(10);  // CPU work per retire run (capacity 1024, f_max); an assumption
 };
 
 // Where a DRM scheduler runs its run_job / free_job work.
@@ -111,7 +115,7 @@ struct DisplayParams {
   int buffers = 3;             // the layer's buffer count (BufferQueue slots in use)
   std::string gpu;             // Gpu device rendering the frames; "" = none (buffers ready at queueBuffer)
   // Runtime PM devices (pm_runtime.devices names); "" = none.
-  std::string gpu_rpm;         // RenderThread get_sync before submitting; put_autosuspend at the job interrupt
+  std::string gpu_rpm;         // RenderThread get_sync before submitting; put_autosuspend when the GPU retires the job
   std::string ui_rpm;          // UI thread get_sync / put_autosuspend around its work
   std::string display_rpm;     // SurfaceFlinger get_sync / put_autosuspend around its commit
   // The touch that starts each animation: its interrupt path takes an async

@@ -485,15 +485,19 @@ void DisplayPipeline::emit(const Frame& f, bool dropped) {
   for (auto* o : k_.observers()) o->on_frame(k_.now(), e);
 }
 
-void DisplayPipeline::gpu_job_done(uint64_t cookie, QueueContext irq) {
+void DisplayPipeline::gpu_job_done(uint64_t cookie, QueueContext /*irq*/) {
   const int i = static_cast<int>(cookie & 0xffff);
   Frame& f = frames_[static_cast<size_t>(i)];
   if (f.gen != static_cast<uint32_t>(cookie >> 16) || !f.gpu_pending)
     throw ModelError(fmt::format("display '{}': stale GPU completion", name_));
   f.gpu_pending = false;
   f.gpu_done = k_.now();
-  // The driver's job-done interrupt drops its runtime PM reference.
-  if (gpu_rpm_) pm_->call_nosleep(*gpu_rpm_, RpmApi::kPutAutosuspend, irq);
+}
+
+// The driver retires the frame's job: it drops the runtime PM reference
+// RenderThread took (drm/msm retire_submit(); panfrost_job_handle_done()).
+void DisplayPipeline::gpu_job_retired(uint64_t /*cookie*/, QueueContext ctx) {
+  if (gpu_rpm_) pm_->call_nosleep(*gpu_rpm_, RpmApi::kPutAutosuspend, ctx);
 }
 
 void DisplayPipeline::on_event(uint64_t tag) {

@@ -32,7 +32,9 @@
 //    render_cost, [gpu_rpm: pm_runtime_get_sync() standing for the GPU
 //    driver's submit ioctl], submit gpu_time to the Gpu, queueBuffer. The
 //    buffer is latchable when its GPU work completed (gpu_job_done()); the
-//    GPU job interrupt calls pm_runtime_put_autosuspend(gpu_rpm).
+//    GPU driver calls pm_runtime_put_autosuspend(gpu_rpm) when it retires
+//    the job (gpu_job_retired(): in the job interrupt's context, or on the
+//    GPU's retire kthread_worker, models/devices/gpu.h).
 //  - SurfaceFlinger (MessageQueue::Handler::dispatchFrame, SurfaceFlinger::
 //    commit/composite): a queueBuffer schedules SF's callback for the next
 //    SF wake-up; a callback arriving while the previous one is still pending
@@ -137,6 +139,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   uint64_t sf_skipped() const { return sf_skipped_; }      // SF frames skipped for backpressure
 
   void gpu_job_done(uint64_t cookie, QueueContext irq) override;
+  void gpu_job_retired(uint64_t cookie, QueueContext ctx) override;
   void on_event(uint64_t tag) override;
 
  private:

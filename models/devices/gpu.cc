@@ -6,6 +6,7 @@
 
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
+#include "models/kernel/kthread_worker.h"
 
 namespace schedlab {
 
@@ -43,12 +44,19 @@ Time Distribution::sample(RngStream& rng) const {
 // Event tags: slot index for a job end; kIrqTag for an interrupt delivery.
 static constexpr uint64_t kIrqTag = 1ULL << 40;
 
-Gpu::Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed)
-    : k_(k), name_(std::move(name)), params_(params), rng_(seed, "gpu." + name_) {
+Gpu::Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed, KthreadWorker* retire_worker)
+    : k_(k), name_(std::move(name)), params_(params), rng_(seed, "gpu." + name_), retire_worker_(retire_worker) {
   if (params_.slots < 1) throw ModelError(fmt::format("gpu '{}': slots must be >= 1", name_));
   if (params_.irq_cpu < 0 || params_.irq_cpu >= k.nr_cpus())
     throw ModelError(fmt::format("gpu '{}': irq_cpu {} does not exist (the platform has {} CPUs)", name_,
                                  params_.irq_cpu, k.nr_cpus()));
+  if (!params_.retire_worker.empty() && !retire_worker_)
+    throw ModelError(fmt::format("gpu '{}': kthread_worker '{}' not given", name_, params_.retire_worker));
+  if (params_.retire_cost < Time::zero()) throw ModelError(fmt::format("gpu '{}': retire_cost must be >= 0", name_));
+  // Jobs awaiting retirement: at most those in flight plus those whose
+  // interrupt is pending; reserved so the hot loop does not allocate.
+  retire_pending_.reserve(64);
+  retire_batch_.reserve(64);
   slots_.resize(static_cast<size_t>(params_.slots));
   for (size_t i = 0; i < slots_.size(); ++i) slots_[i].timer = Timer(k.sim().queue(), this, i, kTierWorkDone);
   const IrqThreadParams& t = params_.irq_thread;
@@ -69,7 +77,7 @@ Action Gpu::next(Task& self) {
   for (;;) {
     if (handling_) {
       handling_ = false;
-      for (const Job& j : thread_batch_) j.owner->gpu_job_done(j.cookie, QueueContext{&self, self.cpu});
+      for (const Job& j : thread_batch_) complete(j, QueueContext{&self, self.cpu});
       thread_batch_.clear();
     }
     if (thread_pending_.empty()) return Action::block(TaskState::kInterruptible);
@@ -77,6 +85,27 @@ Action Gpu::next(Task& self) {
     handling_ = true;
     if (params_.irq_thread.cost > Time::zero()) return Action::run(params_.irq_thread.cost.count());
   }
+}
+
+void Gpu::complete(const Job& j, QueueContext ctx) {
+  j.owner->gpu_job_done(j.cookie, ctx);
+  if (!retire_worker_) {
+    j.owner->gpu_job_retired(j.cookie, ctx);
+    return;
+  }
+  // msm_gpu_retire(): the interrupt carries no priority to the worker.
+  retire_pending_.push_back(j);
+  retire_worker_->queue_work(retire_work_, ctx, nullptr);
+}
+
+// retire_worker() -> retire_submits(): the work's cost, then every job
+// signalled by then retires (retire_submit()) in the worker's context.
+Action Gpu::step(WorkExec& x) {
+  if (x.step == 0 && params_.retire_cost > Time::zero()) return Action::run(params_.retire_cost.count());
+  retire_batch_.swap(retire_pending_);
+  for (const Job& j : retire_batch_) j.owner->gpu_job_retired(j.cookie, x.context());
+  retire_batch_.clear();
+  return Action::exit();
 }
 
 int Gpu::busy_slots() const {
@@ -119,7 +148,7 @@ void Gpu::on_event(uint64_t tag) {
       k_.try_to_wake_up(*irq_task_, nullptr, params_.irq_cpu);
       return;
     }
-    j.owner->gpu_job_done(j.cookie, QueueContext{nullptr, params_.irq_cpu});
+    complete(j, QueueContext{nullptr, params_.irq_cpu});
     return;
   }
   Slot& s = slots_[tag];

@@ -10,6 +10,18 @@
 // last run (irq_thread(): IRQTF_RUNTHREAD coalesces interrupts raised
 // while it runs).
 //
+// Retirement: after the job-done callback (the fence signalled), the
+// driver retires the job -- its bookkeeping, and for its owner the runtime
+// PM put (GpuClient::gpu_job_retired()). Without `retire_worker` that
+// happens in the same interrupt (or IRQ thread) context, as panfrost's
+// threaded handler does (panfrost_job_handle_done(), 6.12). With it, the
+// interrupt queues the retire work on that kthread_worker, as drm/msm does
+// (msm_gpu_retire(): kthread_queue_work(gpu->worker, &gpu->retire_work);
+// retire_worker() -> retire_submits() -> retire_submit():
+// pm_runtime_put_autosuspend(), drivers/gpu/drm/msm/msm_gpu.c, 6.12): the
+// work runs `retire_cost` and then retires every job whose interrupt came
+// before it got there (one work item: queued again while pending, nothing).
+//
 // Not modelled: GPU frequency (devfreq), power states, preemption between
 // jobs, the firmware's own scheduling (panthor's CSF groups): a job's
 // service time is all the GPU does to it.
@@ -37,11 +49,21 @@ class GpuClient {
   virtual ~GpuClient() = default;
   // The job `cookie` ended; runs in interrupt context (ctx.task == nullptr).
   virtual void gpu_job_done(uint64_t cookie, QueueContext irq) = 0;
+  // The driver retired the job (after gpu_job_done()): in the same context,
+  // or on the GPU's retire kthread_worker (ctx.task is its thread).
+  virtual void gpu_job_retired(uint64_t cookie, QueueContext ctx) {
+    (void)cookie;
+    (void)ctx;
+  }
 };
 
-class Gpu final : public EventHandler, public TaskBody {
+class KthreadWorker;
+
+class Gpu final : public EventHandler, public TaskBody, private WorkFn {
  public:
-  Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed);
+  // `retire_worker`: the kthread_worker params.retire_worker names (nullptr
+  // when it names none).
+  Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed, KthreadWorker* retire_worker = nullptr);
   const std::string& name() const { return name_; }
   // Hands a job over; service <= 0 draws one from the distribution.
   void run(GpuClient& owner, uint64_t cookie, Time service);
@@ -64,6 +86,9 @@ class Gpu final : public EventHandler, public TaskBody {
     Timer timer;
   };
   void start(size_t slot, const Job& job);
+  // The job's completion in interrupt (or IRQ thread) context `ctx`.
+  void complete(const Job& j, QueueContext ctx);
+  Action step(WorkExec& x) override;  // retire_worker()
   Kernel& k_;
   std::string name_;
   GpuParams params_;
@@ -77,6 +102,12 @@ class Gpu final : public EventHandler, public TaskBody {
   std::deque<Job> thread_pending_;
   std::deque<Job> thread_batch_;
   bool handling_ = false;
+  // Retirement on a kthread_worker: the jobs whose interrupt came since the
+  // retire work last took them, and the ones its current run retires.
+  KthreadWorker* retire_worker_ = nullptr;
+  WorkStruct retire_work_{"retire_worker", this};
+  std::vector<Job> retire_pending_;
+  std::vector<Job> retire_batch_;
   uint64_t done_ = 0;
   Time busy_;
 };
