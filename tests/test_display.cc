@@ -413,6 +413,60 @@ TEST_CASE("display: vsync timing does not drift over many periods", "[display]")
   CHECK(r.disp->sf_missed() == 0);
 }
 
+// vsync_threads: the app's vsync goes timer -> TimerDispatch (10 us) ->
+// the app EventThread (20 us) -> UI thread; SF's goes timer ->
+// TimerDispatch -> SF. Both threads on CPU 2 with SF. Frame 14: the UI
+// thread is woken by "app" at W14 + 30 us, and the frame ends 30 us later
+// than without the threads: queued at W14 + 5.03 ms, GPU done at W14 +
+// 7.03 ms. SF's callback for S14 and the app's for W15 expire together
+// (W15 == S14) and TimerDispatch dispatches both in one 10 us run; it posts
+// SF's frame first, then wakes "app", which waits behind SF (SCHED_FIFO 2
+// both, SF queued first) for its 1 ms + 0.5 ms: the UI thread hears of
+// vsync 15 at S14 + 1.53 ms.
+TEST_CASE("display: vsync reaches the UI thread and SurfaceFlinger through TimerDispatch and the app EventThread",
+          "[display]") {
+  DisplayParams dp = fixed_params();
+  dp.vsync_threads = true;
+  dp.timer_dispatch_thread.cpus = {2};
+  dp.app_event_thread.cpus = {2};
+  Rig r(dp);
+  r.build();
+  REQUIRE(r.disp->timer_dispatch_task());
+  REQUIRE(r.disp->app_event_task());
+  CHECK(r.disp->timer_dispatch_task()->comm == "TimerDispatch");
+  CHECK(r.disp->timer_dispatch_task()->policy == Policy::kFifo);
+  CHECK(r.disp->app_event_task()->comm == "app");
+  r.run(Time::ms(130));
+  auto woken = [&](const std::string& comm, Time from) -> const FrameLog::Wake* {
+    for (const auto& w : r.log.wakes)
+      if (w.task == comm && w.t >= from) return &w;
+    return nullptr;
+  };
+  const FrameLog::Wake* td = woken("TimerDispatch", W(14));
+  REQUIRE(td);
+  CHECK(td->t == W(14));
+  CHECK(td->waker == nullptr);
+  const FrameLog::Wake* app = woken("app", W(14));
+  REQUIRE(app);
+  CHECK(app->t == W(14) + Time::us(10));
+  CHECK(app->waker == r.disp->timer_dispatch_task());
+  const FrameLog::Wake* ui = woken("ndroid.systemui", W(14));
+  REQUIRE(ui);
+  CHECK(ui->t == W(14) + Time::us(30));
+  CHECK(ui->waker == r.disp->app_event_task());
+  REQUIRE(r.log.frames.count(14) == 1);
+  CHECK(r.log.frames[14].app_end == W(14) + Time::us(7030));
+  CHECK_FALSE(r.log.frames[14].app_missed);
+  const FrameLog::Wake* sf = woken("surfaceflinger", W(14));
+  REQUIRE(sf);
+  CHECK(sf->t == S(14) + Time::us(10));
+  CHECK(sf->waker == r.disp->timer_dispatch_task());
+  const FrameLog::Wake* ui15 = woken("ndroid.systemui", W(15));
+  REQUIRE(ui15);
+  CHECK(ui15->t == S(14) + Time::us(1530));
+  CHECK(r.log.frames[14].present == P(14));
+}
+
 TEST_CASE("display: naming a runtime PM device without runtime PM is an error", "[display]") {
   DisplayParams dp = fixed_params();
   dp.gpu_rpm = "gpu";

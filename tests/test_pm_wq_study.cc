@@ -312,6 +312,30 @@ TEST_CASE("A display animation shorter than a vsync period is a configuration er
   CHECK_THAT(e.message(), Catch::Contains("8.333 ms at 120 Hz"));
 }
 
+TEST_CASE("A display's vsync threads load from YAML, their settings only with vsync_threads: true",
+          "[pm_wq_study][config]") {
+  const ScenarioParams p = load_scenario_yaml(
+      "devices:\n  - {name: shade, model: display, vsync_threads: true, app_event_cost: 5us,\n"
+      "     timer_dispatch_thread: {cpus: [0]}}\n"
+      "tasks:\n  - name: t\n    events: [run: 1ms]\n",
+      "x.yaml");
+  const auto& d = std::get<DisplayParams>(p.devices[0].params);
+  CHECK(d.vsync_threads);
+  CHECK(d.app_event_cost == Time::us(5));
+  CHECK(d.timer_dispatch_cost == Time::us(10));
+  CHECK(d.timer_dispatch_thread.comm == "TimerDispatch");
+  CHECK(d.timer_dispatch_thread.policy == Policy::kFifo);
+  CHECK(d.timer_dispatch_thread.rt_priority == 2);
+  CHECK(d.timer_dispatch_thread.cpus == std::vector<int>{0});
+  CHECK(d.app_event_thread.comm == "app");
+  ConfigError e = error_of(
+      "devices:\n  - {name: shade, model: display,\n     app_event_cost: 5us}\n"
+      "tasks:\n  - name: t\n    events: [run: 1ms]\n");
+  CHECK(e.line() == 3);
+  CHECK(e.key_path() == "devices[0].app_event_cost");
+  CHECK_THAT(e.message(), Catch::Contains("needs vsync_threads: true"));
+}
+
 TEST_CASE("schedlab run's JSON carries the runtime PM sleeps, devices and frames of each run", "[pm_wq_study][reports]") {
   ScenarioParams p = load_scenario_yaml(kRpmScenario, "rpm.yaml");
   RunSet set;

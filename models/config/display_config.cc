@@ -68,6 +68,16 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   if (auto n = r.find("gpu_time")) p.gpu_time = load_distribution(doc, *n, r.path("gpu_time"));
   if (auto n = r.find("sf_cost")) p.sf_cost = load_distribution(doc, *n, r.path("sf_cost"));
   if (auto n = r.find("commit_cost")) p.commit_cost = load_distribution(doc, *n, r.path("commit_cost"));
+  r.read("vsync_threads", p.vsync_threads);
+  for (const char* key : {"timer_dispatch_thread", "app_event_thread", "timer_dispatch_cost", "app_event_cost"})
+    if (r.has(key) && !p.vsync_threads)
+      fail(doc, *r.find(key), r.path(key), fmt::format("{} needs vsync_threads: true", key));
+  if (auto n = r.find("timer_dispatch_thread"))
+    p.timer_dispatch_thread = load_thread(doc, *n, r.path("timer_dispatch_thread"), p.timer_dispatch_thread, cpus);
+  if (auto n = r.find("app_event_thread"))
+    p.app_event_thread = load_thread(doc, *n, r.path("app_event_thread"), p.app_event_thread, cpus);
+  r.read("timer_dispatch_cost", p.timer_dispatch_cost, Bound::kNonNegative);
+  r.read("app_event_cost", p.app_event_cost, Bound::kNonNegative);
   r.read("buffers", p.buffers, 2, 8);
   r.read("touch_irq_cpu", p.touch_irq_cpu, 0, cpus - 1);
   if (r.has("gpu")) p.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
@@ -110,6 +120,17 @@ const std::vector<ParamDecl>& display_params() {
          "the app's UI thread (top-app boost)"},
         {"render_thread", "map (see display thread)", "RenderThread, SCHED_OTHER nice -10", "HWUI RenderThread"},
         {"sf_thread", "map (see display thread)", "surfaceflinger, SCHED_FIFO 2", "SurfaceFlinger's main thread"},
+        {"vsync_threads", "bool", "false",
+         "vsync reaches SF and the app through SurfaceFlinger's TimerDispatch and app EventThread threads; "
+         "false: the timers wake them directly"},
+        {"timer_dispatch_thread", "map (see display thread)", "TimerDispatch, SCHED_FIFO 2",
+         "VSyncDispatch's timer thread (Scheduler/Timer.cpp)"},
+        {"app_event_thread", "map (see display thread)", "app, SCHED_FIFO 2",
+         "the app EventThread (Scheduler/EventThread.cpp)"},
+        {"timer_dispatch_cost", "duration", duration_text(d.timer_dispatch_cost),
+         "TimerDispatch CPU work per wake-up (capacity 1024, f_max)"},
+        {"app_event_cost", "duration", duration_text(d.app_event_cost),
+         "app EventThread CPU work per vsync event (capacity 1024, f_max)"},
         {"ui_cost", "duration, or map (see service_time)", "lognormal 2.5ms", "UI thread CPU work per frame"},
         {"first_ui_cost", "duration, or map", "ui_cost", "UI work of an animation's first frame"},
         {"render_cost", "duration, or map", "lognormal 2ms", "RenderThread CPU work per frame"},

@@ -124,6 +124,13 @@ struct DisplayParams {
   // animation ends. Interrupt on CPU touch_irq_cpu.
   std::string touch_rpm;
   int touch_irq_cpu = 0;
+  // SurfaceFlinger's vsync delivery threads (models/devices/display.h):
+  // off, the vsync timers wake the UI thread and SurfaceFlinger directly.
+  bool vsync_threads = false;
+  DisplayThreadParams timer_dispatch_thread{"TimerDispatch", Policy::kFifo, 0, 2, {}};  // Scheduler/Timer.cpp
+  DisplayThreadParams app_event_thread{"app", Policy::kFifo, 0, 2, {}};                 // Scheduler/EventThread.cpp
+  Time timer_dispatch_cost = Time::us(10);  // CPU work per TimerDispatch wake-up (capacity 1024, f_max); an assumption
+  Time app_event_cost = Time::us(20);       // CPU work per app vsync event delivered; an assumption
 };
 
 struct DeviceParams {

@@ -287,6 +287,78 @@ class DisplayPipeline::SfBody final : public Body {
 
 // ---------------------------------------------------------------- pipeline
 
+// ------------------------------------------------- vsync delivery threads
+
+// TimerDispatch (Timer::dispatch(): epoll on the timerfd, then the expired
+// callbacks) and the app EventThread (EventThread::threadMain(): wait for
+// onVsync(), then dispatchEvent() to the app's connection). Each takes what
+// is pending, runs its cost, then delivers it; what arrives meanwhile waits
+// for its next round, as epoll_wait() and the condition variable do.
+class DisplayPipeline::VsyncBody final : public TaskBody {
+ public:
+  enum class Role : uint8_t { kTimerDispatch, kAppEventThread };
+  VsyncBody(DisplayPipeline& d, Role role) : d_(d), role_(role) {}
+  Action next(Task& self) override {
+    for (;;) {
+      if (running_) {
+        running_ = false;
+        if (role_ == Role::kTimerDispatch) d_.timer_dispatch_done(self, batch_sf_, batch_app_);
+        else d_.app_deliver(batch_app_, &self, self.cpu);
+      }
+      if (role_ == Role::kTimerDispatch) {
+        if (!d_.td_sf_ && !d_.td_app_.set) return Action::block(TaskState::kInterruptible);
+        batch_sf_ = d_.td_sf_;
+        batch_app_ = d_.td_app_;
+        d_.td_sf_ = false;
+        d_.td_app_ = AppVsync{};
+      } else {
+        if (!d_.et_app_.set) return Action::block(TaskState::kInterruptible);
+        batch_app_ = d_.et_app_;
+        d_.et_app_ = AppVsync{};
+      }
+      running_ = true;
+      const Time cost = role_ == Role::kTimerDispatch ? d_.params_.timer_dispatch_cost : d_.params_.app_event_cost;
+      if (cost > Time::zero()) return Action::run(cost.count());
+    }
+  }
+
+ private:
+  DisplayPipeline& d_;
+  Role role_;
+  bool running_ = false;
+  bool batch_sf_ = false;
+  AppVsync batch_app_;
+};
+
+void DisplayPipeline::timer_dispatch_done(Task& self, bool sf, const AppVsync& app) {
+  if (sf) sf_deliver(&self, self.cpu);  // MessageQueue::vsyncCallback()
+  if (app.set) {                        // EventThread::onVsync(): the newest vsync replaces an untaken one
+    et_app_ = app;
+    wake(*et_task_, &self);
+  }
+}
+
+void DisplayPipeline::app_deliver(const AppVsync& v, const Task* waker, int cpu) {
+  if (ui_pending_) return;
+  ui_pending_ = true;
+  ui_pending_k_ = v.k;
+  ui_pending_first_ = v.first;
+  wake_from(*ui_task_, waker, cpu);
+}
+
+void DisplayPipeline::sf_deliver(const Task* waker, int cpu) {
+  sf_dispatching_ = false;
+  if (sf_pending_) return;
+  sf_pending_ = true;
+  sf_pending_k_ = sf_dispatch_k_;
+  wake_from(*sf_task_, waker, cpu);
+}
+
+int DisplayPipeline::app_timer_cpu() const { return td_task_ ? td_task_->cpu : ui_task_->cpu; }
+int DisplayPipeline::sf_timer_cpu() const { return td_task_ ? td_task_->cpu : sf_task_->cpu; }
+
+// ---------------------------------------------------------------- pipeline
+
 DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
                                  uint64_t seed)
     : k_(k),
@@ -323,6 +395,12 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   check_thread(params_.ui_thread, "ui_thread");
   check_thread(params_.render_thread, "render_thread");
   check_thread(params_.sf_thread, "sf_thread");
+  if (params_.vsync_threads) {
+    check_thread(params_.timer_dispatch_thread, "timer_dispatch_thread");
+    check_thread(params_.app_event_thread, "app_event_thread");
+  }
+  if (params_.timer_dispatch_cost < Time::zero() || params_.app_event_cost < Time::zero())
+    bad("vsync thread costs must be >= 0");
   gpu_rpm_ = resolve_rpm("gpu_rpm", params_.gpu_rpm);
   ui_rpm_ = resolve_rpm("ui_rpm", params_.ui_rpm);
   display_rpm_ = resolve_rpm("display_rpm", params_.display_rpm);
@@ -354,6 +432,12 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   ui_task_ = make(params_.ui_thread, ui_body_.get());
   rt_task_ = make(params_.render_thread, rt_body_.get());
   sf_task_ = make(params_.sf_thread, sf_body_.get());
+  if (params_.vsync_threads) {
+    td_body_ = std::make_unique<VsyncBody>(*this, VsyncBody::Role::kTimerDispatch);
+    et_body_ = std::make_unique<VsyncBody>(*this, VsyncBody::Role::kAppEventThread);
+    td_task_ = make(params_.timer_dispatch_thread, td_body_.get());
+    et_task_ = make(params_.app_event_thread, et_body_.get());
+  }
 
   EventQueue& q = k_.sim().queue();
   app_timer_ = Timer(q, this, kTagApp, kTierTimer);
@@ -423,20 +507,24 @@ void DisplayPipeline::arm_touch() {
 
 void DisplayPipeline::arm_app(int64_t min_k) {
   app_target_ = next_app_target(k_.now(), min_k);
-  // SurfaceFlinger's VSyncDispatch timers are timerfd hrtimers; modelled on
-  // the CPU of the thread they wake (its last CPU), which is what
-  // tick_nohz_get_sleep_length() on that CPU then sees. Touch and hardware
-  // vsync are interrupts: plain events.
-  if (app_target_ >= 0) k_.hrtimer_start(app_timer_, app_wakeup(app_target_), ui_task_->cpu);
+  // SurfaceFlinger's VSyncDispatch timers are timerfd hrtimers, queued on
+  // TimerDispatch's CPU (vsync_threads), else on the CPU of the thread they
+  // wake (its last CPU); tick_nohz_get_sleep_length() on that CPU sees
+  // them, and their expiry wakes from there. Touch and hardware vsync are
+  // interrupts: plain events.
+  if (app_target_ < 0) return;
+  app_timer_cpu_ = app_timer_cpu();
+  k_.hrtimer_start(app_timer_, app_wakeup(app_target_), app_timer_cpu_);
 }
 
 // MessageQueue::scheduleFrame(): SF's callback for the next SF wake-up
 // (one callback at a time; none while one is pending).
 void DisplayPipeline::request_sf() {
-  if (sf_timer_.armed() || sf_pending_) return;
+  if (sf_timer_.armed() || sf_pending_ || sf_dispatching_) return;
   const int64_t k = std::max(ceil_div((k_.now() + sf_duration_).count(), period_), sf_last_target_ + 1);
   sf_target_ = k;
-  k_.hrtimer_start(sf_timer_, sf_wakeup(k), sf_task_->cpu);
+  sf_timer_cpu_ = sf_timer_cpu();
+  k_.hrtimer_start(sf_timer_, sf_wakeup(k), sf_timer_cpu_);
 }
 
 int DisplayPipeline::alloc_frame() {
@@ -457,6 +545,7 @@ void DisplayPipeline::free_frame(int i) {
 }
 
 void DisplayPipeline::wake(Task& p, const Task* waker) { k_.try_to_wake_up(p, waker, waker ? waker->cpu : p.cpu); }
+void DisplayPipeline::wake_from(Task& p, const Task* waker, int cpu) { k_.try_to_wake_up(p, waker, cpu); }
 
 void DisplayPipeline::emit(const Frame& f, bool dropped) {
   const Time app_end = std::max(f.queued, f.gpu_done);
@@ -504,17 +593,21 @@ void DisplayPipeline::on_event(uint64_t tag) {
   switch (tag) {
     case kTagApp: {
       // The app's vsync callback (DisplayEventReceiver -> Choreographer).
-      const int64_t k = app_target_;
-      ++app_vsyncs_;
+      // The timer interrupt on the CPU it was queued on wakes TimerDispatch
+      // (vsync_threads); else the UI thread is woken directly (as from its
+      // own CPU: the simple model).
+      const int cpu = app_timer_cpu_;
       const int64_t w = window_of(k_.now());
-      if (!ui_pending_) {
-        ui_pending_ = true;
-        ui_pending_k_ = k;
-        ui_pending_first_ = w != last_window_;
-        wake(*ui_task_, nullptr);
-      }
+      const AppVsync v{true, app_target_, w != last_window_};
+      ++app_vsyncs_;
       last_window_ = w;
-      arm_app(k + 1);
+      if (td_task_) {
+        td_app_ = v;
+        wake_from(*td_task_, nullptr, cpu);
+      } else {
+        app_deliver(v, nullptr, ui_task_->cpu);
+      }
+      arm_app(v.k + 1);  // on the woken thread's CPU
       break;
     }
     case kTagSf:
@@ -522,10 +615,13 @@ void DisplayPipeline::on_event(uint64_t tag) {
       // while the previous frame message is still pending.
       ++sf_wakeups_;
       sf_last_target_ = sf_target_;
-      if (!sf_pending_) {
-        sf_pending_ = true;
-        sf_pending_k_ = sf_target_;
-        wake(*sf_task_, nullptr);
+      sf_dispatch_k_ = sf_target_;
+      if (td_task_) {
+        sf_dispatching_ = true;
+        td_sf_ = true;
+        wake_from(*td_task_, nullptr, sf_timer_cpu_);
+      } else {
+        sf_deliver(nullptr, sf_task_->cpu);
       }
       break;
     case kTagIdleFrame: {
@@ -538,7 +634,8 @@ void DisplayPipeline::on_event(uint64_t tag) {
       const int64_t k = ceil_div((k_.now() + app_duration_ + sf_duration_).count(), period_);
       if (app_target_ < 0 || app_target_ > k) {
         app_target_ = k;
-        k_.hrtimer_start(app_timer_, app_wakeup(k), ui_task_->cpu);
+        app_timer_cpu_ = app_timer_cpu();
+        k_.hrtimer_start(app_timer_, app_wakeup(k), app_timer_cpu_);
       }
       break;
     }

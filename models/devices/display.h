@@ -66,6 +66,23 @@
 // thread: the last 15 characters of its process name, as traces show it),
 // "RenderThread", "surfaceflinger".
 //
+// Vsync delivery (`vsync_threads`): SurfaceFlinger's VSyncDispatchTimerQueue
+// arms one timerfd, an hrtimer, from its "TimerDispatch" thread (SCHED_FIFO
+// 2, fn/services/surfaceflinger/Scheduler/Timer.cpp Timer::dispatch()); its
+// expiry wakes that thread from the CPU the timer was queued on, and the
+// thread runs the expired callbacks (timer_dispatch_cost): SF's
+// (MessageQueue::vsyncCallback() -> Handler::dispatchFrame(): SF's main
+// thread woken by TimerDispatch) and the "app" EventThread's
+// (EventThread::onVsync(): that thread, SCHED_FIFO 2 -- EventThread's
+// constructor, EVENT_THREAD_PRIORITY -- woken by TimerDispatch), which
+// writes the vsync event to the app's DisplayEventReceiver
+// (app_event_cost) and so wakes the UI thread's Looper. Simplified: the
+// timer is (re)armed on TimerDispatch's CPU, as VSyncDispatchTimerQueue::
+// timerCallback() rearms it there; requests from other threads
+// (requestNextVsync(), scheduleFrame()) arm it there too. Without
+// vsync_threads (the simple model) the timers are queued on the woken
+// thread's CPU and wake it directly, as from its current CPU.
+//
 // FrameEvent::vsync_id is the index k of the frame's expected present vsync.
 //
 // Assumptions (labelled defaults in device_params.h): costs are lognormal
@@ -127,6 +144,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   Task& ui_task() { return *ui_task_; }
   Task& render_task() { return *rt_task_; }
   Task& sf_task() { return *sf_task_; }
+  Task* timer_dispatch_task() { return td_task_; }  // nullptr without vsync_threads
+  Task* app_event_task() { return et_task_; }
 
   // Counters (every frame counted once, when presented or dropped).
   uint64_t app_vsyncs() const { return app_vsyncs_; }      // Choreographer callbacks fired
@@ -147,6 +166,13 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   class UiBody;
   class RenderBody;
   class SfBody;
+  class VsyncBody;
+  // An app vsync on its way to the UI thread.
+  struct AppVsync {
+    bool set = false;
+    int64_t k = 0;
+    bool first = false;  // the first of an animation window
+  };
   struct Frame {
     enum class Stage : uint8_t { kFree, kUi, kSync, kRender, kQueued, kLatched };
     Stage stage = Stage::kFree;
@@ -179,6 +205,16 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   int free_buffers() const { return params_.buffers - buffers_in_use_; }
   void emit(const Frame& f, bool dropped);
   void wake(Task& p, const Task* waker);
+  // Wakes p by `waker` (nullptr: the timer interrupt) on `cpu`.
+  void wake_from(Task& p, const Task* waker, int cpu);
+  // The CPU whose hrtimer base the vsync timers go on.
+  int app_timer_cpu() const;
+  int sf_timer_cpu() const;
+  // The vsync reaches the UI thread / SF's main thread.
+  void app_deliver(const AppVsync& v, const Task* waker, int cpu);
+  void sf_deliver(const Task* waker, int cpu);
+  // What TimerDispatch's and the app EventThread's runs end with.
+  void timer_dispatch_done(Task& self, bool sf, const AppVsync& app);
   RpmDevice* resolve_rpm(const std::string& what, const std::string& name);
 
   Kernel& k_;
@@ -202,6 +238,19 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   Task* ui_task_ = nullptr;
   Task* rt_task_ = nullptr;
   Task* sf_task_ = nullptr;
+  std::unique_ptr<VsyncBody> td_body_;
+  std::unique_ptr<VsyncBody> et_body_;
+  Task* td_task_ = nullptr;     // TimerDispatch (vsync_threads)
+  Task* et_task_ = nullptr;     // the app EventThread (vsync_threads)
+  int app_timer_cpu_ = 0;       // the CPUs the vsync timers were queued on
+  int sf_timer_cpu_ = 0;
+  // Vsync callbacks expired, not yet taken by TimerDispatch; the event the
+  // app EventThread has yet to take.
+  bool td_sf_ = false;
+  AppVsync td_app_;
+  AppVsync et_app_;
+  bool sf_dispatching_ = false;  // SF's callback expired, its message not yet posted
+  int64_t sf_dispatch_k_ = 0;
   Timer app_timer_, sf_timer_, present_timer_, idle_frame_timer_, touch_timer_;
 
   std::vector<Frame> frames_;
