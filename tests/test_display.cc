@@ -415,20 +415,21 @@ TEST_CASE("display: vsync timing does not drift over many periods", "[display]")
 
 // vsync_threads: the app's vsync goes timer -> TimerDispatch (10 us) ->
 // the app EventThread (20 us) -> UI thread; SF's goes timer ->
-// TimerDispatch -> SF. Both threads on CPU 2 with SF. Frame 14: the UI
-// thread is woken by "app" at W14 + 30 us, and the frame ends 30 us later
-// than without the threads: queued at W14 + 5.03 ms, GPU done at W14 +
-// 7.03 ms. SF's callback for S14 and the app's for W15 expire together
-// (W15 == S14) and TimerDispatch dispatches both in one 10 us run; it posts
-// SF's frame first, then wakes "app", which waits behind SF (SCHED_FIFO 2
-// both, SF queued first) for its 1 ms + 0.5 ms: the UI thread hears of
-// vsync 15 at S14 + 1.53 ms.
+// TimerDispatch -> SF. TimerDispatch on CPU 2 with SF, the app EventThread
+// on CPU 0 with the UI thread. Frame 14: the UI thread is woken by "app"
+// at W14 + 30 us, and the frame ends 30 us later than without the threads:
+// queued at W14 + 5.03 ms, GPU done at W14 + 7.03 ms. SF's callback for
+// S14 and the app's for W15 expire together (W15 == S14) and TimerDispatch
+// dispatches both in one 10 us run: SF and "app" are woken at S14 + 10 us
+// and the UI thread hears of vsync 15 at S14 + 30 us. Each timer is queued
+// on the CPU of the thread that scheduled it: the app's by the app
+// EventThread (CPU 0), SF's by RenderThread's queueBuffer (CPU 1).
 TEST_CASE("display: vsync reaches the UI thread and SurfaceFlinger through TimerDispatch and the app EventThread",
           "[display]") {
   DisplayParams dp = fixed_params();
   dp.vsync_threads = true;
   dp.timer_dispatch_thread.cpus = {2};
-  dp.app_event_thread.cpus = {2};
+  dp.app_event_thread.cpus = {0};
   Rig r(dp);
   r.build();
   REQUIRE(r.disp->timer_dispatch_task());
@@ -436,12 +437,15 @@ TEST_CASE("display: vsync reaches the UI thread and SurfaceFlinger through Timer
   CHECK(r.disp->timer_dispatch_task()->comm == "TimerDispatch");
   CHECK(r.disp->timer_dispatch_task()->policy == Policy::kFifo);
   CHECK(r.disp->app_event_task()->comm == "app");
-  r.run(Time::ms(130));
   auto woken = [&](const std::string& comm, Time from) -> const FrameLog::Wake* {
     for (const auto& w : r.log.wakes)
       if (w.task == comm && w.t >= from) return &w;
     return nullptr;
   };
+  r.run(W(14) + Time::us(5100));  // RenderThread queued frame 14 at W14 + 5.03 ms
+  CHECK(r.disp->app_timer_queued_cpu() == 0);
+  CHECK(r.disp->sf_timer_queued_cpu() == 1);
+  r.run(Time::ms(130));
   const FrameLog::Wake* td = woken("TimerDispatch", W(14));
   REQUIRE(td);
   CHECK(td->t == W(14));
@@ -461,9 +465,12 @@ TEST_CASE("display: vsync reaches the UI thread and SurfaceFlinger through Timer
   REQUIRE(sf);
   CHECK(sf->t == S(14) + Time::us(10));
   CHECK(sf->waker == r.disp->timer_dispatch_task());
+  const FrameLog::Wake* app15 = woken("app", W(15));
+  REQUIRE(app15);
+  CHECK(app15->t == S(14) + Time::us(10));
   const FrameLog::Wake* ui15 = woken("ndroid.systemui", W(15));
   REQUIRE(ui15);
-  CHECK(ui15->t == S(14) + Time::us(1530));
+  CHECK(ui15->t == S(14) + Time::us(30));
   CHECK(r.log.frames[14].present == P(14));
 }
 
@@ -634,7 +641,19 @@ TEST_CASE("display: the GPU's retire worker drops RenderThread's reference, not 
   CHECK(worker.task().se.sum_exec_runtime == 24 * 10000);
   CHECK(gpu.usage_count() == 0);
   CHECK(gpu.resumes() == 2);
-  CHECK(gpu.suspends() >= 1);
+  CHECK(gpu.suspends() == 2);
+  // The last put, in the worker on CPU 2, armed the autosuspend timer
+  // there (a busy CPU keeps its unpinned hrtimer), so the suspend work it
+  // queues on the per-CPU pm_wq runs in CPU 2's kworker.
+  const RpmLog::Status* suspending = nullptr;
+  for (const auto& st : rpm.log)
+    if (st.device == "gpu" && st.status == static_cast<int>(RpmStatus::kSuspending)) {
+      suspending = &st;
+      break;
+    }
+  REQUIRE(suspending);
+  REQUIRE(suspending->task);
+  CHECK(suspending->task->comm.rfind("kworker/2:", 0) == 0);
 }
 
 // A Gpu naming a retire worker must be given one.

@@ -175,7 +175,7 @@ class DisplayPipeline::RenderBody final : public Body {
           f.stage = Frame::Stage::kQueued;
           d_.queue_.push(frame_);
           frame_ = -1;
-          d_.request_sf();
+          d_.request_sf(self.cpu);
           phase_ = Phase::kIdle;
           continue;
         }
@@ -208,11 +208,11 @@ class DisplayPipeline::SfBody final : public Body {
             // The previous frame is still to be presented at or after this
             // target: skip this vsync (backpressure) and try the next one.
             ++d_.sf_skipped_;
-            if (!d_.queue_.empty()) d_.request_sf();
+            if (!d_.queue_.empty()) d_.request_sf(self.cpu);
             continue;
           }
           if (!latch(self)) {
-            if (!d_.queue_.empty()) d_.request_sf();
+            if (!d_.queue_.empty()) d_.request_sf(self.cpu);
             continue;
           }
           phase_ = Phase::kComposite;
@@ -240,7 +240,7 @@ class DisplayPipeline::SfBody final : public Body {
           d_.presenting_.push(latched_);
           if (!d_.present_timer_.armed()) d_.present_timer_.arm(d_.frames_[d_.presenting_.front()].present);
           latched_ = -1;
-          if (!d_.queue_.empty()) d_.request_sf();
+          if (!d_.queue_.empty()) d_.request_sf(self.cpu);
           phase_ = Phase::kIdle;
           continue;
         }
@@ -354,8 +354,7 @@ void DisplayPipeline::sf_deliver(const Task* waker, int cpu) {
   wake_from(*sf_task_, waker, cpu);
 }
 
-int DisplayPipeline::app_timer_cpu() const { return td_task_ ? td_task_->cpu : ui_task_->cpu; }
-int DisplayPipeline::sf_timer_cpu() const { return td_task_ ? td_task_->cpu : sf_task_->cpu; }
+int DisplayPipeline::app_timer_cpu() const { return et_task_ ? et_task_->cpu : ui_task_->cpu; }
 
 // ---------------------------------------------------------------- pipeline
 
@@ -519,11 +518,11 @@ void DisplayPipeline::arm_app(int64_t min_k) {
 
 // MessageQueue::scheduleFrame(): SF's callback for the next SF wake-up
 // (one callback at a time; none while one is pending).
-void DisplayPipeline::request_sf() {
+void DisplayPipeline::request_sf(int caller_cpu) {
   if (sf_timer_.armed() || sf_pending_ || sf_dispatching_) return;
   const int64_t k = std::max(ceil_div((k_.now() + sf_duration_).count(), period_), sf_last_target_ + 1);
   sf_target_ = k;
-  sf_timer_cpu_ = sf_timer_cpu();
+  sf_timer_cpu_ = td_task_ ? caller_cpu : sf_task_->cpu;
   k_.hrtimer_start(sf_timer_, sf_wakeup(k), sf_timer_cpu_);
 }
 

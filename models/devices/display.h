@@ -76,12 +76,20 @@
 // (EventThread::onVsync(): that thread, SCHED_FIFO 2 -- EventThread's
 // constructor, EVENT_THREAD_PRIORITY -- woken by TimerDispatch), which
 // writes the vsync event to the app's DisplayEventReceiver
-// (app_event_cost) and so wakes the UI thread's Looper. Simplified: the
-// timer is (re)armed on TimerDispatch's CPU, as VSyncDispatchTimerQueue::
-// timerCallback() rearms it there; requests from other threads
-// (requestNextVsync(), scheduleFrame()) arm it there too. Without
-// vsync_threads (the simple model) the timers are queued on the woken
-// thread's CPU and wake it directly, as from its current CPU.
+// (app_event_cost) and so wakes the UI thread's Looper. The timerfd is
+// armed by whoever schedules a callback (timerfd_settime() in the calling
+// thread; an unpinned hrtimer stays on that busy CPU): the app's by the
+// app EventThread (threadMain() re-schedules it while the app asks for
+// vsync), modelled on that thread's CPU; SF's by MessageQueue::
+// scheduleFrame() in the thread that queued the buffer, modelled on the
+// CPU of the thread calling request_sf() (RenderThread's queueBuffer
+// stands for SF's binder thread, SF's own re-requests for its main
+// thread). Simplified: the two callbacks keep separate timers, dispatched
+// together when they expire at the same instant (SF's first; the
+// kernel's map order is unspecified), and the EventThread's own wake-ups
+// for requestNextVsync() and after the last delivery are not modelled.
+// Without vsync_threads (the simple model) the timers are queued on the
+// woken thread's CPU and wake it directly, as from its current CPU.
 //
 // FrameEvent::vsync_id is the index k of the frame's expected present vsync.
 //
@@ -146,6 +154,9 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   Task& sf_task() { return *sf_task_; }
   Task* timer_dispatch_task() { return td_task_; }  // nullptr without vsync_threads
   Task* app_event_task() { return et_task_; }
+  // The CPUs whose hrtimer bases the vsync timers were last queued on.
+  int app_timer_queued_cpu() const { return app_timer_cpu_; }
+  int sf_timer_queued_cpu() const { return sf_timer_cpu_; }
 
   // Counters (every frame counted once, when presented or dropped).
   uint64_t app_vsyncs() const { return app_vsyncs_; }      // Choreographer callbacks fired
@@ -199,7 +210,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   int64_t next_app_target(Time t, int64_t min_k) const;
   int64_t window_of(Time t) const;  // animation window index at t, -1 outside
   void arm_app(int64_t min_k);
-  void request_sf();
+  void request_sf(int caller_cpu);  // from a thread running on caller_cpu
   int alloc_frame();
   void free_frame(int i);
   int free_buffers() const { return params_.buffers - buffers_in_use_; }
@@ -207,9 +218,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   void wake(Task& p, const Task* waker);
   // Wakes p by `waker` (nullptr: the timer interrupt) on `cpu`.
   void wake_from(Task& p, const Task* waker, int cpu);
-  // The CPU whose hrtimer base the vsync timers go on.
+  // The CPU whose hrtimer base the app's vsync timer goes on.
   int app_timer_cpu() const;
-  int sf_timer_cpu() const;
   // The vsync reaches the UI thread / SF's main thread.
   void app_deliver(const AppVsync& v, const Task* waker, int cpu);
   void sf_deliver(const Task* waker, int cpu);
