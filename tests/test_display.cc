@@ -656,6 +656,54 @@ TEST_CASE("display: the GPU's retire worker drops RenderThread's reference, not 
   CHECK(suspending->task->comm.rfind("kworker/2:", 0) == 0);
 }
 
+// drm/msm devfreq: when the last active job retires, the idle work is
+// queued on the retire worker after idle_work_delay (5 us each); the next
+// job cancels it first. Frames are 8.33 ms apart and each job retires
+// 2.01 ms after its submit, so the GPU idles 6.32 ms between frames: with
+// a 1 ms delay the idle work runs after every frame (24), with 7 ms only
+// after the last frame of each window (2).
+TEST_CASE("display: drm/msm's devfreq idle work runs on the retire worker unless a job comes first",
+          "[display][pm_runtime]") {
+  const auto [delay, idle_runs] = GENERATE(std::pair{Time::ms(1), 24}, std::pair{Time::ms(7), 2});
+  DisplayParams dp = fixed_params();
+  dp.gpu_rpm = "gpu";
+  RpmRig r(dp);
+  KthreadWorkerParams wp;
+  wp.name = "gpu-worker";
+  wp.policy = Policy::kFifo;
+  wp.rt_priority = 1;
+  wp.cpus = {2};
+  KthreadWorker worker(*r.k, wp, r.tracker);
+  GpuParams g;
+  g.service_time = fixed(Time::ms(2));
+  g.retire_worker = "gpu-worker";
+  g.retire_cost = Time::us(10);
+  g.idle_work_delay = delay;
+  g.idle_work_cost = Time::us(5);
+  r.gpu = std::make_unique<Gpu>(*r.k, "gpu", g, 1, &worker);
+  r.build(r.pm.get());
+  // Frame 14's job retires at W14 + 8.06 ms; its idle work (1 ms) is
+  // queued at W14 + 9.06 ms but waits on CPU 2 behind SurfaceFlinger
+  // (FIFO 2 against the worker's FIFO 1), which runs from S14 = W14 +
+  // 8.33 ms for 1.5 ms.
+  r.run(S(14) + Time::us(1500));
+  CHECK(worker.task().se.sum_exec_runtime == 10000);
+  r.run(S(14) + Time::us(1505));
+  CHECK(worker.task().se.sum_exec_runtime == (delay == Time::ms(1) ? 15000 : 10000));
+  r.run(Time::ms(1500));
+  CHECK(r.disp->frames_started() == 24);
+  CHECK(worker.task().se.sum_exec_runtime == 24 * 10000 + idle_runs * 5000);
+}
+
+// A Gpu's idle work needs its retire worker.
+TEST_CASE("display: devfreq idle work without a retire worker is an error", "[display]") {
+  ScenarioParams sp = exact_scenario("6.12", 1000, 1);
+  Kernel k(sp.kernel, sp.platform);
+  GpuParams g;
+  g.idle_work_delay = Time::ms(1);
+  CHECK_THROWS_AS(Gpu(k, "gpu", g, 1), ModelError);
+}
+
 // A Gpu naming a retire worker must be given one.
 TEST_CASE("display: a GPU whose retire worker is missing is an error", "[display]") {
   ScenarioParams sp = exact_scenario("6.12", 1000, 1);

@@ -319,6 +319,12 @@ TEST_CASE("a GPU's retire worker loads from YAML and must name a declared kthrea
                  Catch::Contains("kw"));
   CHECK_THAT(load_error(replace(kYaml, "irq_cpu: 3", "irq_cpu: 3, retire_worker: kw, retire_cost: -1us")),
              Catch::Contains("devices[0].retire_cost"));
+  const ScenarioParams q = load_scenario_yaml(
+      replace(kYaml, "irq_cpu: 3", "irq_cpu: 3, retire_worker: kw, idle_work_delay: 1ms, idle_work_cost: 3us"), "x.yaml");
+  CHECK(std::get<GpuParams>(q.devices[0].params).idle_work_delay == Time::ms(1));
+  CHECK(std::get<GpuParams>(q.devices[0].params).idle_work_cost == Time::us(3));
+  CHECK_THAT(load_error(replace(kYaml, "irq_cpu: 3", "irq_cpu: 3, idle_work_delay: 1ms")),
+             Catch::Contains("devices[0].idle_work_delay") && Catch::Contains("needs retire_worker"));
 }
 
 TEST_CASE("workqueues, kthread_workers and devices load from YAML", "[drm][config]") {

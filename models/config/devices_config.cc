@@ -299,6 +299,11 @@ GpuParams load_gpu(const MapReader& r, int cpus, const ScenarioParams& s) {
   if (r.has("retire_worker"))
     g.retire_worker = ref_name(r.doc(), r, "retire_worker", call_targets(s).kthread_workers, "kthread_worker");
   r.read("retire_cost", g.retire_cost, Bound::kNonNegative);
+  r.read("idle_work_delay", g.idle_work_delay, Bound::kNonNegative);
+  r.read("idle_work_cost", g.idle_work_cost, Bound::kNonNegative);
+  if (g.idle_work_delay > Time::zero() && g.retire_worker.empty())
+    fail(r.doc(), *r.find("idle_work_delay"), r.path("idle_work_delay"),
+         "idle_work_delay needs retire_worker: the idle work runs on the GPU's retire kthread_worker");
   return g;
 }
 
@@ -601,6 +606,11 @@ const std::vector<ParamDecl>& gpu_params() {
                            "(drm/msm gpu-worker); none: in the interrupt's context"},
                           {"retire_cost", "duration", duration_text(d.retire_cost),
                            "CPU work per retire-work run (capacity 1024, f_max)"},
+                          {"idle_work_delay", "duration", "0 (none)",
+                           "drm/msm devfreq idle work: queued on retire_worker this long after the last active "
+                           "job retires, cancelled by a new job (msm: 1ms)"},
+                          {"idle_work_cost", "duration", duration_text(d.idle_work_cost),
+                           "CPU work per idle-work run (capacity 1024, f_max)"},
                       });
     return v;
   }();

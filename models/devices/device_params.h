@@ -51,6 +51,11 @@ struct GpuParams {
   // "": jobs retire in the interrupt's context.
   std::string retire_worker;
   Time retire_cost = Time::us(10);  // CPU work per retire run (capacity 1024, f_max); an assumption
+  // drm/msm devfreq's idle work (needs retire_worker): once no job is
+  // active, msm_devfreq_idle() queues it on the retire worker after this
+  // delay (msm: 1 ms); a job starting first cancels it. 0: none.
+  Time idle_work_delay;
+  Time idle_work_cost = Time::us(5);  // CPU work per idle-work run (capacity 1024, f_max); an assumption
 };
 
 // Where a DRM scheduler runs its run_job / free_job work.

@@ -43,6 +43,7 @@ Time Distribution::sample(RngStream& rng) const {
 
 // Event tags: slot index for a job end; kIrqTag for an interrupt delivery.
 static constexpr uint64_t kIrqTag = 1ULL << 40;
+static constexpr uint64_t kIdleTag = 1ULL << 41;  // devfreq's idle timer
 
 Gpu::Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed, KthreadWorker* retire_worker)
     : k_(k), name_(std::move(name)), params_(params), rng_(seed, "gpu." + name_), retire_worker_(retire_worker) {
@@ -53,6 +54,11 @@ Gpu::Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed, Kt
   if (!params_.retire_worker.empty() && !retire_worker_)
     throw ModelError(fmt::format("gpu '{}': kthread_worker '{}' not given", name_, params_.retire_worker));
   if (params_.retire_cost < Time::zero()) throw ModelError(fmt::format("gpu '{}': retire_cost must be >= 0", name_));
+  if (params_.idle_work_delay < Time::zero() || params_.idle_work_cost < Time::zero())
+    throw ModelError(fmt::format("gpu '{}': idle_work_delay and idle_work_cost must be >= 0", name_));
+  if (params_.idle_work_delay > Time::zero() && !retire_worker_)
+    throw ModelError(fmt::format("gpu '{}': idle_work_delay needs a retire_worker", name_));
+  idle_timer_ = Timer(k.sim().queue(), this, kIdleTag, kTierTimer);
   // Jobs awaiting retirement: at most those in flight plus those whose
   // interrupt is pending; reserved so the hot loop does not allocate.
   retire_pending_.reserve(64);
@@ -90,6 +96,7 @@ Action Gpu::next(Task& self) {
 void Gpu::complete(const Job& j, QueueContext ctx) {
   j.owner->gpu_job_done(j.cookie, ctx);
   if (!retire_worker_) {
+    --active_jobs_;
     j.owner->gpu_job_retired(j.cookie, ctx);
     return;
   }
@@ -103,8 +110,20 @@ void Gpu::complete(const Job& j, QueueContext ctx) {
 Action Gpu::step(WorkExec& x) {
   if (x.step == 0 && params_.retire_cost > Time::zero()) return Action::run(params_.retire_cost.count());
   retire_batch_.swap(retire_pending_);
-  for (const Job& j : retire_batch_) j.owner->gpu_job_retired(j.cookie, x.context());
+  for (const Job& j : retire_batch_) {
+    j.owner->gpu_job_retired(j.cookie, x.context());
+    // retire_submit(): the last active job -> msm_devfreq_idle().
+    if (--active_jobs_ == 0 && params_.idle_work_delay > Time::zero()) {
+      idle_timer_cpu_ = x.worker().cpu;
+      k_.hrtimer_start(idle_timer_, k_.now() + params_.idle_work_delay, idle_timer_cpu_);
+    }
+  }
   retire_batch_.clear();
+  return Action::exit();
+}
+
+Action Gpu::IdleWorkFn::step(WorkExec& x) {
+  if (x.step == 0 && gpu.params_.idle_work_cost > Time::zero()) return Action::run(gpu.params_.idle_work_cost.count());
   return Action::exit();
 }
 
@@ -114,6 +133,9 @@ int Gpu::busy_slots() const {
 
 void Gpu::run(GpuClient& owner, uint64_t cookie, Time service) {
   Job j{&owner, cookie, service > Time::zero() ? service : params_.service_time.sample(rng_)};
+  // msm_gpu_submit(): the first active job -> msm_devfreq_active(): the
+  // pending transition to idle is cancelled.
+  if (active_jobs_++ == 0 && idle_timer_.armed()) k_.hrtimer_cancel(idle_timer_);
   for (size_t i = 0; i < slots_.size(); ++i)
     if (!slots_[i].busy) {
       start(i, j);
@@ -131,6 +153,11 @@ void Gpu::start(size_t i, const Job& job) {
 }
 
 void Gpu::on_event(uint64_t tag) {
+  if (tag == kIdleTag) {
+    // msm_hrtimer_work_timer(): the hrtimer's handler queues the work.
+    retire_worker_->queue_work(idle_work_, QueueContext{nullptr, idle_timer_cpu_}, nullptr);
+    return;
+  }
   if (tag == kIrqTag) {
     // The job interrupt: it wakes irq_cpu from an idle state and is handled
     // once the CPU runs again (interrupts queued meanwhile follow, in

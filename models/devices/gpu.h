@@ -21,6 +21,15 @@
 // pm_runtime_put_autosuspend(), drivers/gpu/drm/msm/msm_gpu.c, 6.12): the
 // work runs `retire_cost` and then retires every job whose interrupt came
 // before it got there (one work item: queued again while pending, nothing).
+// With `idle_work_delay`, the retirement that leaves no job active also
+// arms drm/msm devfreq's idle timer (msm_devfreq_idle():
+// msm_hrtimer_queue_work(&df->idle_work, 1 ms), an unpinned hrtimer on the
+// worker's CPU; drivers/gpu/drm/msm/msm_gpu_devfreq.c, 6.12), whose expiry
+// queues the idle work on the same worker (`idle_work_cost`: the devfreq
+// bookkeeping); a job handed over first cancels the timer
+// (msm_devfreq_active() -> cancel_idle_work()). Simplified: an idle work
+// already queued is not cancelled (kthread_cancel_work_sync()), and the
+// devfreq boost work after a long idle is not modelled.
 //
 // Not modelled: GPU frequency (devfreq), power states, preemption between
 // jobs, the firmware's own scheduling (panthor's CSF groups): a job's
@@ -89,6 +98,12 @@ class Gpu final : public EventHandler, public TaskBody, private WorkFn {
   // The job's completion in interrupt (or IRQ thread) context `ctx`.
   void complete(const Job& j, QueueContext ctx);
   Action step(WorkExec& x) override;  // retire_worker()
+  // msm_devfreq_idle_work(): its cost, then returns.
+  struct IdleWorkFn final : WorkFn {
+    explicit IdleWorkFn(const Gpu& g) : gpu(g) {}
+    Action step(WorkExec& x) override;
+    const Gpu& gpu;
+  };
   Kernel& k_;
   std::string name_;
   GpuParams params_;
@@ -108,6 +123,11 @@ class Gpu final : public EventHandler, public TaskBody, private WorkFn {
   WorkStruct retire_work_{"retire_worker", this};
   std::vector<Job> retire_pending_;
   std::vector<Job> retire_batch_;
+  int active_jobs_ = 0;          // handed over, not yet retired (msm's active_submits)
+  IdleWorkFn idle_fn_{*this};
+  WorkStruct idle_work_{"msm_devfreq_idle_work", &idle_fn_};
+  Timer idle_timer_;             // devfreq's idle_work.timer
+  int idle_timer_cpu_ = 0;
   uint64_t done_ = 0;
   Time busy_;
 };
