@@ -512,6 +512,7 @@ struct RpmRig : Rig {
   RunnableTracker tracker;
   std::unique_ptr<WorkqueueSystem> wqs;
   std::unique_ptr<PmRuntime> pm;
+  std::unique_ptr<KthreadWorker> retire_worker;  // install_msm_gpu()
 };
 
 class RpmLog : public SchedObserver {
@@ -598,6 +599,28 @@ TEST_CASE("display: the first frame after a gap resumes the GPU in RenderThread 
   CHECK(r.disp->frames_dropped() == 2);
 }
 
+namespace {
+// drm/msm's retire kthread_worker "gpu-worker" (SCHED_FIFO 1, pinned to
+// CPU 2 here) and the rig's GPU retiring jobs there (10 us per run), with
+// devfreq's idle work (5 us) after `idle_delay` when it is non-zero.
+KthreadWorker& install_msm_gpu(RpmRig& r, Time idle_delay = Time::zero()) {
+  KthreadWorkerParams wp;
+  wp.name = "gpu-worker";
+  wp.policy = Policy::kFifo;
+  wp.rt_priority = 1;
+  wp.cpus = {2};
+  r.retire_worker = std::make_unique<KthreadWorker>(*r.k, wp, r.tracker);
+  GpuParams g;
+  g.service_time = fixed(Time::ms(2));
+  g.retire_worker = "gpu-worker";
+  g.retire_cost = Time::us(10);
+  g.idle_work_delay = idle_delay;
+  g.idle_work_cost = Time::us(5);
+  r.gpu = std::make_unique<Gpu>(*r.k, "gpu", g, 1, r.retire_worker.get());
+  return *r.retire_worker;
+}
+}  // namespace
+
 // drm/msm retires jobs on its "gpu-worker" kthread_worker (SCHED_FIFO 1,
 // sched_set_fifo_low()): the job interrupt only queues the retire work,
 // which drops RenderThread's GPU reference (retire_submit():
@@ -611,17 +634,7 @@ TEST_CASE("display: the GPU's retire worker drops RenderThread's reference, not 
   DisplayParams dp = fixed_params();
   dp.gpu_rpm = "gpu";
   RpmRig r(dp);
-  KthreadWorkerParams wp;
-  wp.name = "gpu-worker";
-  wp.policy = Policy::kFifo;
-  wp.rt_priority = 1;
-  wp.cpus = {2};
-  KthreadWorker worker(*r.k, wp, r.tracker);
-  GpuParams g;
-  g.service_time = fixed(Time::ms(2));
-  g.retire_worker = "gpu-worker";
-  g.retire_cost = Time::us(10);
-  r.gpu = std::make_unique<Gpu>(*r.k, "gpu", g, 1, &worker);
+  KthreadWorker& worker = install_msm_gpu(r);
   RpmLog rpm;
   r.k->add_observer(&rpm);
   r.build(r.pm.get());
@@ -668,19 +681,7 @@ TEST_CASE("display: drm/msm's devfreq idle work runs on the retire worker unless
   DisplayParams dp = fixed_params();
   dp.gpu_rpm = "gpu";
   RpmRig r(dp);
-  KthreadWorkerParams wp;
-  wp.name = "gpu-worker";
-  wp.policy = Policy::kFifo;
-  wp.rt_priority = 1;
-  wp.cpus = {2};
-  KthreadWorker worker(*r.k, wp, r.tracker);
-  GpuParams g;
-  g.service_time = fixed(Time::ms(2));
-  g.retire_worker = "gpu-worker";
-  g.retire_cost = Time::us(10);
-  g.idle_work_delay = delay;
-  g.idle_work_cost = Time::us(5);
-  r.gpu = std::make_unique<Gpu>(*r.k, "gpu", g, 1, &worker);
+  KthreadWorker& worker = install_msm_gpu(r, delay);
   r.build(r.pm.get());
   // Frame 14's job retires at W14 + 8.06 ms; its idle work (1 ms) is
   // queued at W14 + 9.06 ms but waits on CPU 2 behind SurfaceFlinger
