@@ -171,8 +171,12 @@ void System::Impl::build_exec_contexts() {
     Gpu* gpu = nullptr;
     if (!p->gpu.empty() && !(gpu = find_gpu(p->gpu)))
       throw ModelError(fmt::format("display '{}': unknown gpu '{}'", d.name, p->gpu));
+    Workqueue* submit_wq = nullptr;
+    if (!p->gpu_submit_wq.empty() && !(submit_wq = workqueues->find(p->gpu_submit_wq)))
+      throw ModelError(fmt::format("display '{}': unknown workqueue '{}'", d.name, p->gpu_submit_wq));
     frame_recorder();
-    displays.push_back(std::make_unique<DisplayPipeline>(k, d.name, *p, gpu, pm_runtime.get(), seed));
+    displays.push_back(
+        std::make_unique<DisplayPipeline>(k, d.name, *p, gpu, pm_runtime.get(), seed, workqueues.get(), submit_wq));
   }
   world->set_calls(calls.get());
   for (const TaskSpec& t : params.tasks)

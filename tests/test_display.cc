@@ -115,8 +115,9 @@ struct Rig {
     gpu = std::make_unique<Gpu>(*k, "gpu", g, 1);
     params = dp;
   }
-  void build(PmRuntime* pm = nullptr) {
-    disp = std::make_unique<DisplayPipeline>(*k, "display", params, params.gpu.empty() ? nullptr : gpu.get(), pm, 1);
+  void build(PmRuntime* pm = nullptr, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr) {
+    disp = std::make_unique<DisplayPipeline>(*k, "display", params, params.gpu.empty() ? nullptr : gpu.get(), pm, 1,
+                                             wqs, submit_wq);
   }
   void run(Time until) { k->run_until(until); }
   // A SCHED_FIFO 3 task on SurfaceFlinger's CPU (2) that runs `work` once, from `at`.
@@ -597,6 +598,47 @@ TEST_CASE("display: the first frame after a gap resumes the GPU in RenderThread 
   CHECK(r.disp->frames_started() == 24);
   CHECK(r.disp->frames_presented() + r.disp->frames_dropped() == 24);
   CHECK(r.disp->frames_dropped() == 2);
+}
+
+// drm/msm's submit path (gpu_submit_wq): RenderThread only pushes the job;
+// the DRM scheduler's run_job work, on an ordered unbound workqueue, takes
+// the GPU's reference with get_sync -- resuming the GPU in the kworker
+// (50 us callback + 1 ms wait) -- runs its 10 us and starts the GPU.
+// Frame 14: RenderThread pushes at W14 + 5 ms and queues the buffer at
+// once; the unbound pool's only idle worker, woken, first creates another
+// (worker_thread(): !may_start_working() -> manage_workers(); the
+// create_worker_delay of 50 us), so the resume starts at W14 + 5.05 ms,
+// the GPU runs from W14 + 6.11 ms and is done at W14 + 8.11 ms.
+TEST_CASE("display: with drm/msm's submit path the GPU resumes in the run_job kworker, not RenderThread",
+          "[display][pm_runtime]") {
+  DisplayParams dp = fixed_params();
+  dp.gpu_rpm = "gpu";
+  dp.gpu_submit_wq = "gpu-ring";
+  RpmRig r(dp);
+  WorkqueueParams wp;
+  wp.name = "gpu-ring";
+  wp.flags = kWqOrdered | kWqUnbound | kWqMemReclaim;  // drm_sched_init(): alloc_ordered_workqueue(WQ_MEM_RECLAIM)
+  Workqueue& ring = r.wqs->alloc_workqueue(wp);
+  RpmLog rpm;
+  r.k->add_observer(&rpm);
+  r.build(r.pm.get(), r.wqs.get(), &ring);
+  r.run(Time::ms(1500));
+  const Task* rt = &r.disp->render_task();
+  std::vector<const RpmLog::Status*> resumes;
+  for (const auto& st : rpm.log)
+    if (st.device == "gpu" && st.status == static_cast<int>(RpmStatus::kResuming)) resumes.push_back(&st);
+  REQUIRE(resumes.size() == 2);  // once per window
+  REQUIRE(resumes[0]->task);
+  CHECK(resumes[0]->task != rt);
+  CHECK(resumes[0]->task->comm.rfind("kworker/u", 0) == 0);
+  CHECK(resumes[0]->t == W(14) + Time::us(5050));
+  REQUIRE(r.log.frames.count(14) == 1);
+  CHECK(r.log.frames[14].app_end == W(14) + Time::us(8110));
+  CHECK(r.pm->device("gpu")->usage_count() == 0);
+  CHECK(r.disp->frames_started() == 24);
+  CHECK(r.disp->frames_presented() + r.disp->frames_dropped() == 24);
+  // RenderThread did its 3 ms per frame and nothing of the resume.
+  CHECK(r.disp->render_task().se.sum_exec_runtime == 24 * 3000000);
 }
 
 namespace {

@@ -336,6 +336,29 @@ TEST_CASE("A display's vsync threads load from YAML, their settings only with vs
   CHECK_THAT(e.message(), Catch::Contains("needs vsync_threads: true"));
 }
 
+TEST_CASE("A display's drm/msm submit workqueue loads from YAML and must be a declared workqueue with a gpu",
+          "[pm_wq_study][config]") {
+  const char* base =
+      "workqueues:\n  - {name: ring0, ordered: true, flags: [WQ_MEM_RECLAIM]}\n"
+      "devices:\n  - {name: g, model: gpu}\n  - {name: shade, model: display, gpu: g, gpu_submit_wq: ring0}\n"
+      "tasks:\n  - name: t\n    events: [run: 1ms]\n";
+  const ScenarioParams p = load_scenario_yaml(base, "x.yaml");
+  const auto& d = std::get<DisplayParams>(p.devices[1].params);
+  CHECK(d.gpu_submit_wq == "ring0");
+  CHECK(d.run_job_cost == Time::us(10));
+  ConfigError e = error_of(
+      "devices:\n  - {name: g, model: gpu}\n  - {name: shade, model: display, gpu: g, gpu_submit_wq: ring9}\n"
+      "tasks:\n  - name: t\n    events: [run: 1ms]\n");
+  CHECK(e.key_path() == "devices[1].gpu_submit_wq");
+  CHECK_THAT(e.message(), Catch::Contains("unknown workqueue 'ring9'"));
+  ConfigError e2 = error_of(
+      "workqueues:\n  - {name: ring0, ordered: true}\n"
+      "devices:\n  - {name: shade, model: display, gpu_submit_wq: ring0}\n"
+      "tasks:\n  - name: t\n    events: [run: 1ms]\n");
+  CHECK(e2.key_path() == "devices[0].gpu_submit_wq");
+  CHECK_THAT(e2.message(), Catch::Contains("needs gpu"));
+}
+
 TEST_CASE("schedlab run's JSON carries the runtime PM sleeps, devices and frames of each run", "[pm_wq_study][reports]") {
   ScenarioParams p = load_scenario_yaml(kRpmScenario, "rpm.yaml");
   RunSet set;

@@ -607,8 +607,8 @@ const std::vector<ParamDecl>& gpu_params() {
                           {"retire_cost", "duration", duration_text(d.retire_cost),
                            "CPU work per retire-work run (capacity 1024, f_max)"},
                           {"idle_work_delay", "duration", "0 (none)",
-                           "drm/msm devfreq idle work: queued on retire_worker this long after the last active "
-                           "job retires, cancelled by a new job (msm: 1ms)"},
+                           "drm/msm devfreq idle work (needs retire_worker): queued there this long after the last "
+                           "active job retires; a new job first cancels the timer (msm: 1ms)"},
                           {"idle_work_cost", "duration", duration_text(d.idle_work_cost),
                            "CPU work per idle-work run (capacity 1024, f_max)"},
                       });

@@ -81,6 +81,11 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("buffers", p.buffers, 2, 8);
   r.read("touch_irq_cpu", p.touch_irq_cpu, 0, cpus - 1);
   if (r.has("gpu")) p.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
+  if (r.has("gpu_submit_wq")) {
+    if (p.gpu.empty()) fail(doc, *r.find("gpu_submit_wq"), r.path("gpu_submit_wq"), "gpu_submit_wq needs gpu: NAME");
+    p.gpu_submit_wq = ref_name(doc, r, "gpu_submit_wq", call_targets(s).workqueues, "workqueue");
+  }
+  r.read("run_job_cost", p.run_job_cost, Bound::kNonNegative);
   std::vector<std::string> rpm;
   for (const auto& d : s.pm_runtime.devices) rpm.push_back(d.name);
   for (auto [key, out] : {std::pair{"gpu_rpm", &p.gpu_rpm}, {"ui_rpm", &p.ui_rpm}, {"display_rpm", &p.display_rpm},
@@ -140,6 +145,10 @@ const std::vector<ParamDecl>& display_params() {
         {"buffers", "int 2..8", std::to_string(d.buffers), "BufferQueue buffers of the layer"},
         {"gpu", "device name", "none", "gpu device rendering the frames (none: buffers ready at queueBuffer)"},
         {"gpu_rpm", "pm_runtime device", "none", "RenderThread get_sync before submitting; put when the GPU retires the job"},
+        {"gpu_submit_wq", "workqueue name", "none",
+         "drm/msm: the DRM scheduler's run_job work there takes gpu_rpm (get_sync) and starts the job; "
+         "none: RenderThread does"},
+        {"run_job_cost", "duration", duration_text(d.run_job_cost), "run_job CPU work per job (capacity 1024, f_max)"},
         {"ui_rpm", "pm_runtime device", "none", "UI thread get_sync / put_autosuspend around its work"},
         {"display_rpm", "pm_runtime device", "none", "SurfaceFlinger get_sync / put_autosuspend around its commit"},
         {"touch_rpm", "pm_runtime device", "none",

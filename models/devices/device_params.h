@@ -121,6 +121,12 @@ struct DisplayParams {
   std::string gpu;             // Gpu device rendering the frames; "" = none (buffers ready at queueBuffer)
   // Runtime PM devices (pm_runtime.devices names); "" = none.
   std::string gpu_rpm;         // RenderThread get_sync before submitting; put_autosuspend when the GPU retires the job
+  // drm/msm's submit path: the DRM scheduler's run_job work on this
+  // workqueue takes the gpu_rpm reference (msm_gpu_submit():
+  // pm_runtime_get_sync()) and hands the job to the GPU; RenderThread only
+  // pushes the job. "": RenderThread takes it and submits itself.
+  std::string gpu_submit_wq;
+  Time run_job_cost = Time::us(10);  // CPU work of run_job per job (capacity 1024, f_max); an assumption
   std::string ui_rpm;          // UI thread get_sync / put_autosuspend around its work
   std::string display_rpm;     // SurfaceFlinger get_sync / put_autosuspend around its commit
   // The touch that starts each animation: its interrupt path takes an async

@@ -9,6 +9,7 @@
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
 #include "models/kernel/pm_runtime/pm_runtime.h"
+#include "models/kernel/workqueue/workqueue.h"
 #include "sim/log.h"
 
 namespace schedlab {
@@ -153,8 +154,9 @@ class DisplayPipeline::RenderBody final : public Body {
           phase_ = Phase::kRender;
           return Action::run(d_.params_.render_cost.sample(d_.rng_).count());
         case Phase::kRender:
-          // The GPU driver's submit ioctl resumes the GPU.
-          rpm_get(d_.gpu_rpm_);
+          // The GPU driver's submit ioctl resumes the GPU (unless the
+          // driver's run_job does: gpu_submit_wq).
+          if (!d_.submit_wq_) rpm_get(d_.gpu_rpm_);
           phase_ = Phase::kRpmGet;
           continue;
         case Phase::kRpmGet: {
@@ -163,8 +165,14 @@ class DisplayPipeline::RenderBody final : public Body {
           const Time now = d_.k_.now();
           if (d_.gpu_) {
             f.gpu_pending = true;
-            const Time g = d_.params_.gpu_time.sample(d_.rng_);
-            d_.gpu_->run(d_, static_cast<uint64_t>(frame_) | (static_cast<uint64_t>(f.gen) << 16), g);
+            f.gpu_time = d_.params_.gpu_time.sample(d_.rng_);
+            if (d_.submit_wq_) {
+              // drm_sched_entity_push_job(): the run_job work hands it over.
+              d_.submit_queue_.push(frame_);
+              d_.wqs_->queue_work(*d_.submit_wq_, d_.submit_work_, QueueContext{&self, self.cpu});
+            } else {
+              d_.gpu_->run(d_, d_.gpu_cookie(frame_), f.gpu_time);
+            }
           } else {
             f.gpu_pending = false;
             f.gpu_done = now;
@@ -287,6 +295,54 @@ class DisplayPipeline::SfBody final : public Body {
 
 // ---------------------------------------------------------------- pipeline
 
+// ------------------------------------------------- the GPU driver's run_job
+
+// drm_sched_run_job_work() -> msm_job_run() -> msm_gpu_submit() (drm/msm,
+// 6.12): one job per run, the work queued again while jobs remain. The
+// submit takes the GPU's runtime-PM reference with pm_runtime_get_sync()
+// in the worker (resuming the GPU there, or sleeping in D while another
+// context resumes it), runs run_job_cost and rings the doorbell. Simplified:
+// one reference per job (msm takes one per active period and a get/put
+// pair per job; the retire put balances it either way).
+class DisplayPipeline::SubmitFn final : public WorkFn {
+ public:
+  explicit SubmitFn(DisplayPipeline& d) : d_(d) {}
+  std::unique_ptr<RpmCall> rpm;  // set when gpu_rpm is
+  Action step(WorkExec& x) override {
+    for (;;) {
+      switch (phase_) {
+        case Phase::kStart:
+          if (d_.submit_queue_.empty()) return Action::exit();
+          frame_ = d_.submit_queue_.pop();
+          if (d_.gpu_rpm_) rpm->begin(*d_.gpu_rpm_, RpmApi::kGetSync);
+          phase_ = Phase::kRpmGet;
+          continue;
+        case Phase::kRpmGet:
+          if (rpm && rpm->active()) {
+            Action a = rpm->step(x.worker());
+            if (a.kind != Action::Kind::kExit) return a;
+          }
+          phase_ = Phase::kRunJob;
+          if (d_.params_.run_job_cost > Time::zero()) return Action::run(d_.params_.run_job_cost.count());
+          continue;
+        case Phase::kRunJob: {
+          const Frame& f = d_.frames_[static_cast<size_t>(frame_)];
+          d_.gpu_->run(d_, d_.gpu_cookie(frame_), f.gpu_time);
+          phase_ = Phase::kStart;
+          if (!d_.submit_queue_.empty()) d_.wqs_->queue_work(*d_.submit_wq_, d_.submit_work_, x.context());
+          return Action::exit();
+        }
+      }
+    }
+  }
+
+ private:
+  enum class Phase : uint8_t { kStart, kRpmGet, kRunJob };
+  DisplayPipeline& d_;
+  Phase phase_ = Phase::kStart;
+  int frame_ = -1;
+};
+
 // ------------------------------------------------- vsync delivery threads
 
 // TimerDispatch (Timer::dispatch(): epoll on the timerfd, then the expired
@@ -359,12 +415,14 @@ int DisplayPipeline::app_timer_cpu() const { return et_task_ ? et_task_->cpu : u
 // ---------------------------------------------------------------- pipeline
 
 DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
-                                 uint64_t seed)
+                                 uint64_t seed, WorkqueueSystem* wqs, Workqueue* submit_wq)
     : k_(k),
       name_(std::move(name)),
       params_(params),
       gpu_(gpu),
       pm_(pm),
+      wqs_(wqs),
+      submit_wq_(submit_wq),
       rng_(seed, "display." + name_),
       idle_rng_(seed, "display." + name_ + ".idle_frames") {
   auto bad = [&](const std::string& why) { throw ModelError(fmt::format("display '{}': {}", name_, why)); };
@@ -384,6 +442,9 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   if (params_.buffers < 2 || params_.buffers > 64) bad("buffers must be in 2..64");
   if (!params_.gpu.empty() && !gpu_) bad(fmt::format("gpu '{}' not given", params_.gpu));
   if (!params_.gpu_rpm.empty() && !gpu_) bad("gpu_rpm needs a gpu");
+  if (!params_.gpu_submit_wq.empty() && (!gpu_ || !wqs_ || !submit_wq_))
+    bad(fmt::format("gpu_submit_wq '{}' needs a gpu and that workqueue", params_.gpu_submit_wq));
+  if (params_.run_job_cost < Time::zero()) bad("run_job_cost must be >= 0");
   auto check_thread = [&](const DisplayThreadParams& t, const char* what) {
     if (t.comm.empty() || t.comm.find_first_of(" \t\n") != std::string::npos)
       bad(fmt::format("{}: comm must be non-empty, without blanks", what));
@@ -414,13 +475,17 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   free_frames_.reserve(pool);
   for (size_t i = pool; i-- > 0;) free_frames_.push_back(static_cast<int>(i));
   queue_.init(pool);
+  submit_queue_.init(pool);
   presenting_.init(pool);
 
   ui_body_ = std::make_unique<UiBody>(*this);
   rt_body_ = std::make_unique<RenderBody>(*this);
   sf_body_ = std::make_unique<SfBody>(*this);
   if (ui_rpm_) ui_body_->rpm = std::make_unique<RpmCall>(*pm_);
-  if (gpu_rpm_) rt_body_->rpm = std::make_unique<RpmCall>(*pm_);
+  if (gpu_rpm_ && !submit_wq_) rt_body_->rpm = std::make_unique<RpmCall>(*pm_);
+  submit_fn_ = std::make_unique<SubmitFn>(*this);
+  if (gpu_rpm_ && submit_wq_) submit_fn_->rpm = std::make_unique<RpmCall>(*pm_);
+  submit_work_.fn = submit_fn_.get();
   if (display_rpm_) sf_body_->rpm = std::make_unique<RpmCall>(*pm_);
   auto make = [&](const DisplayThreadParams& t, TaskBody* body) -> Task* {
     Task& p = k_.create_task(t.comm, t.comm, t.policy, t.nice, t.rt_priority, t.cpus, false);
@@ -507,10 +572,11 @@ void DisplayPipeline::arm_touch() {
 void DisplayPipeline::arm_app(int64_t min_k) {
   app_target_ = next_app_target(k_.now(), min_k);
   // SurfaceFlinger's VSyncDispatch timers are timerfd hrtimers, queued on
-  // TimerDispatch's CPU (vsync_threads), else on the CPU of the thread they
-  // wake (its last CPU); tick_nohz_get_sleep_length() on that CPU sees
-  // them, and their expiry wakes from there. Touch and hardware vsync are
-  // interrupts: plain events.
+  // the app EventThread's CPU (vsync_threads: the thread that schedules
+  // the app's callback), else on the UI thread's (its last CPU);
+  // tick_nohz_get_sleep_length() on that CPU sees them, and their expiry
+  // wakes from there. Touch and hardware vsync are interrupts: plain
+  // events.
   if (app_target_ < 0) return;
   app_timer_cpu_ = app_timer_cpu();
   k_.hrtimer_start(app_timer_, app_wakeup(app_target_), app_timer_cpu_);
@@ -571,6 +637,10 @@ void DisplayPipeline::emit(const Frame& f, bool dropped) {
            dropped ? "dropped" : "presented", app_end.to_s(), f.app_deadline.to_s(), e.app_missed ? ", app missed" : "",
            e.sf_missed ? ", sf missed" : "");
   for (auto* o : k_.observers()) o->on_frame(k_.now(), e);
+}
+
+uint64_t DisplayPipeline::gpu_cookie(int frame) const {
+  return static_cast<uint64_t>(frame) | (static_cast<uint64_t>(frames_[static_cast<size_t>(frame)].gen) << 16);
 }
 
 void DisplayPipeline::gpu_job_done(uint64_t cookie, QueueContext /*irq*/) {

@@ -30,7 +30,11 @@
 //  - RenderThread (HWUI CanvasContext::draw): dequeueBuffer (sleeps while all
 //    `buffers` are in use: one on screen, queued ones, the one it draws),
 //    render_cost, [gpu_rpm: pm_runtime_get_sync() standing for the GPU
-//    driver's submit ioctl], submit gpu_time to the Gpu, queueBuffer. The
+//    driver's submit ioctl], submit gpu_time to the Gpu, queueBuffer. With
+//    gpu_submit_wq (drm/msm) RenderThread only pushes the job: the DRM
+//    scheduler's run_job work on that workqueue takes the reference
+//    (msm_gpu_submit(): pm_runtime_get_sync(), the resume in the kworker),
+//    runs run_job_cost and hands the job to the Gpu (SubmitFn). The
 //    buffer is latchable when its GPU work completed (gpu_job_done()); the
 //    GPU driver calls pm_runtime_put_autosuspend(gpu_rpm) when it retires
 //    the job (gpu_job_retired(): in the job interrupt's context, or on the
@@ -122,6 +126,8 @@ namespace schedlab {
 
 class Kernel;
 class PmRuntime;
+class Workqueue;
+class WorkqueueSystem;
 class RpmCall;
 class RpmDevice;
 struct Task;
@@ -130,8 +136,10 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
  public:
   // gpu: the device params.gpu names (nullptr when it is empty); pm: the
   // runtime PM model (nullptr: none; then no *_rpm may be named).
+  // wqs / submit_wq: the workqueue params.gpu_submit_wq names (nullptr
+  // when it is empty).
   DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
-                  uint64_t seed);
+                  uint64_t seed, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr);
   ~DisplayPipeline() override;
   DisplayPipeline(const DisplayPipeline&) = delete;
   DisplayPipeline& operator=(const DisplayPipeline&) = delete;
@@ -178,6 +186,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   class RenderBody;
   class SfBody;
   class VsyncBody;
+  class SubmitFn;
   // An app vsync on its way to the UI thread.
   struct AppVsync {
     bool set = false;
@@ -192,6 +201,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
     Time vsync;                 // app wake-up (Choreographer frame time)
     Time expected_present, app_deadline;
     Time queued, gpu_done;
+    Time gpu_time;              // drawn at submit
     bool gpu_pending = false;
     Time sf_end, sf_deadline, present;
   };
@@ -216,6 +226,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   int free_buffers() const { return params_.buffers - buffers_in_use_; }
   void emit(const Frame& f, bool dropped);
   void wake(Task& p, const Task* waker);
+  uint64_t gpu_cookie(int frame) const;  // frame index and reuse count
   // Wakes p by `waker` (nullptr: the timer interrupt) on `cpu`.
   void wake_from(Task& p, const Task* waker, int cpu);
   // The CPU whose hrtimer base the app's vsync timer goes on.
@@ -232,6 +243,11 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   DisplayParams params_;
   Gpu* gpu_;
   PmRuntime* pm_;
+  WorkqueueSystem* wqs_;
+  Workqueue* submit_wq_;        // gpu_submit_wq (nullptr: RenderThread submits)
+  std::unique_ptr<SubmitFn> submit_fn_;
+  WorkStruct submit_work_{"drm_sched_run_job_work"};
+  Ring submit_queue_;           // frames pushed, not yet run_job'd
   RngStream rng_;
   RngStream idle_rng_;          // idle_frame_interval draws (own stream: costs keep theirs)
   int64_t period_ = 0;          // ns
