@@ -447,31 +447,25 @@ TEST_CASE("display: vsync reaches the UI thread and SurfaceFlinger through Timer
   CHECK(r.disp->app_timer_queued_cpu() == 0);
   CHECK(r.disp->sf_timer_queued_cpu() == 1);
   r.run(Time::ms(130));
-  const FrameLog::Wake* td = woken("TimerDispatch", W(14));
-  REQUIRE(td);
-  CHECK(td->t == W(14));
-  CHECK(td->waker == nullptr);
-  const FrameLog::Wake* app = woken("app", W(14));
-  REQUIRE(app);
-  CHECK(app->t == W(14) + Time::us(10));
-  CHECK(app->waker == r.disp->timer_dispatch_task());
-  const FrameLog::Wake* ui = woken("ndroid.systemui", W(14));
-  REQUIRE(ui);
-  CHECK(ui->t == W(14) + Time::us(30));
-  CHECK(ui->waker == r.disp->app_event_task());
+  // The first wake-up of `comm` at or after `from`: at `at`, by `waker`.
+  auto check_woken = [&](const std::string& comm, Time from, Time at, const Task* waker) {
+    INFO(comm << " woken after " << from.count());
+    const FrameLog::Wake* w = woken(comm, from);
+    REQUIRE(w);
+    CHECK(w->t == at);
+    CHECK(w->waker == waker);
+  };
+  Task* td = r.disp->timer_dispatch_task();
+  Task* app = r.disp->app_event_task();
+  check_woken("TimerDispatch", W(14), W(14), nullptr);
+  check_woken("app", W(14), W(14) + Time::us(10), td);
+  check_woken("ndroid.systemui", W(14), W(14) + Time::us(30), app);
   REQUIRE(r.log.frames.count(14) == 1);
   CHECK(r.log.frames[14].app_end == W(14) + Time::us(7030));
   CHECK_FALSE(r.log.frames[14].app_missed);
-  const FrameLog::Wake* sf = woken("surfaceflinger", W(14));
-  REQUIRE(sf);
-  CHECK(sf->t == S(14) + Time::us(10));
-  CHECK(sf->waker == r.disp->timer_dispatch_task());
-  const FrameLog::Wake* app15 = woken("app", W(15));
-  REQUIRE(app15);
-  CHECK(app15->t == S(14) + Time::us(10));
-  const FrameLog::Wake* ui15 = woken("ndroid.systemui", W(15));
-  REQUIRE(ui15);
-  CHECK(ui15->t == S(14) + Time::us(30));
+  check_woken("surfaceflinger", W(14), S(14) + Time::us(10), td);
+  check_woken("app", W(15), S(14) + Time::us(10), td);
+  check_woken("ndroid.systemui", W(15), S(14) + Time::us(30), app);
   CHECK(r.log.frames[14].present == P(14));
 }
 
@@ -738,22 +732,18 @@ TEST_CASE("display: drm/msm's devfreq idle work runs on the retire worker unless
   CHECK(worker.task().se.sum_exec_runtime == 24 * 10000 + idle_runs * 5000);
 }
 
-// A Gpu's idle work needs its retire worker.
-TEST_CASE("display: devfreq idle work without a retire worker is an error", "[display]") {
-  ScenarioParams sp = exact_scenario("6.12", 1000, 1);
-  Kernel k(sp.kernel, sp.platform);
-  GpuParams g;
-  g.idle_work_delay = Time::ms(1);
-  CHECK_THROWS_AS(Gpu(k, "gpu", g, 1), ModelError);
-}
 
-// A Gpu naming a retire worker must be given one.
+// A Gpu naming a retire worker must be given one, and its devfreq idle
+// work needs one.
 TEST_CASE("display: a GPU whose retire worker is missing is an error", "[display]") {
   ScenarioParams sp = exact_scenario("6.12", 1000, 1);
   Kernel k(sp.kernel, sp.platform);
-  GpuParams g;
-  g.retire_worker = "gpu-worker";
-  CHECK_THROWS_AS(Gpu(k, "gpu", g, 1), ModelError);
+  GpuParams named;
+  named.retire_worker = "gpu-worker";
+  CHECK_THROWS_AS(Gpu(k, "gpu", named, 1), ModelError);
+  GpuParams idle;
+  idle.idle_work_delay = Time::ms(1);
+  CHECK_THROWS_AS(Gpu(k, "gpu", idle, 1), ModelError);
 }
 
 namespace {

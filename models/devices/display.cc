@@ -169,7 +169,7 @@ class DisplayPipeline::RenderBody final : public Body {
             if (d_.submit_wq_) {
               // drm_sched_entity_push_job(): the run_job work hands it over.
               d_.submit_queue_.push(frame_);
-              d_.wqs_->queue_work(*d_.submit_wq_, d_.submit_work_, QueueContext{&self, self.cpu});
+              d_.queue_run_job(QueueContext{&self, self.cpu});
             } else {
               d_.gpu_->run(d_, d_.gpu_cookie(frame_), f.gpu_time);
             }
@@ -329,7 +329,7 @@ class DisplayPipeline::SubmitFn final : public WorkFn {
           const Frame& f = d_.frames_[static_cast<size_t>(frame_)];
           d_.gpu_->run(d_, d_.gpu_cookie(frame_), f.gpu_time);
           phase_ = Phase::kStart;
-          if (!d_.submit_queue_.empty()) d_.wqs_->queue_work(*d_.submit_wq_, d_.submit_work_, x.context());
+          if (!d_.submit_queue_.empty()) d_.queue_run_job(x.context());
           return Action::exit();
         }
       }
@@ -483,9 +483,11 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   sf_body_ = std::make_unique<SfBody>(*this);
   if (ui_rpm_) ui_body_->rpm = std::make_unique<RpmCall>(*pm_);
   if (gpu_rpm_ && !submit_wq_) rt_body_->rpm = std::make_unique<RpmCall>(*pm_);
-  submit_fn_ = std::make_unique<SubmitFn>(*this);
-  if (gpu_rpm_ && submit_wq_) submit_fn_->rpm = std::make_unique<RpmCall>(*pm_);
-  submit_work_.fn = submit_fn_.get();
+  if (submit_wq_) {
+    submit_fn_ = std::make_unique<SubmitFn>(*this);
+    if (gpu_rpm_) submit_fn_->rpm = std::make_unique<RpmCall>(*pm_);
+    submit_work_.fn = submit_fn_.get();
+  }
   if (display_rpm_) sf_body_->rpm = std::make_unique<RpmCall>(*pm_);
   auto make = [&](const DisplayThreadParams& t, TaskBody* body) -> Task* {
     Task& p = k_.create_task(t.comm, t.comm, t.policy, t.nice, t.rt_priority, t.cpus, false);
@@ -609,8 +611,11 @@ void DisplayPipeline::free_frame(int i) {
   free_frames_.push_back(i);
 }
 
-void DisplayPipeline::wake(Task& p, const Task* waker) { k_.try_to_wake_up(p, waker, waker ? waker->cpu : p.cpu); }
+void DisplayPipeline::wake(Task& p, const Task* waker) { wake_from(p, waker, waker ? waker->cpu : p.cpu); }
 void DisplayPipeline::wake_from(Task& p, const Task* waker, int cpu) { k_.try_to_wake_up(p, waker, cpu); }
+
+// drm_sched_run_job_queue(): the run_job work on the submit workqueue.
+void DisplayPipeline::queue_run_job(QueueContext ctx) { wqs_->queue_work(*submit_wq_, submit_work_, ctx); }
 
 void DisplayPipeline::emit(const Frame& f, bool dropped) {
   const Time app_end = std::max(f.queued, f.gpu_done);

@@ -227,6 +227,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   void emit(const Frame& f, bool dropped);
   void wake(Task& p, const Task* waker);
   uint64_t gpu_cookie(int frame) const;  // frame index and reuse count
+  void queue_run_job(QueueContext ctx);  // gpu_submit_wq's run_job work
   // Wakes p by `waker` (nullptr: the timer interrupt) on `cpu`.
   void wake_from(Task& p, const Task* waker, int cpu);
   // The CPU whose hrtimer base the app's vsync timer goes on.

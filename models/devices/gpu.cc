@@ -59,6 +59,7 @@ Gpu::Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed, Kt
   if (params_.idle_work_delay > Time::zero() && !retire_worker_)
     throw ModelError(fmt::format("gpu '{}': idle_work_delay needs a retire_worker", name_));
   idle_timer_ = Timer(k.sim().queue(), this, kIdleTag, kTierTimer);
+  idle_work_.payload = {WorkStep{WorkStep::Kind::kRun, params_.idle_work_cost}};
   // Jobs awaiting retirement: at most those in flight plus those whose
   // interrupt is pending; reserved so the hot loop does not allocate.
   retire_pending_.reserve(64);
@@ -119,11 +120,6 @@ Action Gpu::step(WorkExec& x) {
     }
   }
   retire_batch_.clear();
-  return Action::exit();
-}
-
-Action Gpu::IdleWorkFn::step(WorkExec& x) {
-  if (x.step == 0 && gpu.params_.idle_work_cost > Time::zero()) return Action::run(gpu.params_.idle_work_cost.count());
   return Action::exit();
 }
 

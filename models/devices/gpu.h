@@ -98,12 +98,7 @@ class Gpu final : public EventHandler, public TaskBody, private WorkFn {
   // The job's completion in interrupt (or IRQ thread) context `ctx`.
   void complete(const Job& j, QueueContext ctx);
   Action step(WorkExec& x) override;  // retire_worker()
-  // msm_devfreq_idle_work(): its cost, then returns.
-  struct IdleWorkFn final : WorkFn {
-    explicit IdleWorkFn(const Gpu& g) : gpu(g) {}
-    Action step(WorkExec& x) override;
-    const Gpu& gpu;
-  };
+
   Kernel& k_;
   std::string name_;
   GpuParams params_;
@@ -124,8 +119,7 @@ class Gpu final : public EventHandler, public TaskBody, private WorkFn {
   std::vector<Job> retire_pending_;
   std::vector<Job> retire_batch_;
   int active_jobs_ = 0;          // handed over, not yet retired (msm's active_submits)
-  IdleWorkFn idle_fn_{*this};
-  WorkStruct idle_work_{"msm_devfreq_idle_work", &idle_fn_};
+  WorkStruct idle_work_{"msm_devfreq_idle_work"};  // msm_devfreq_idle_work(): runs idle_work_cost
   Timer idle_timer_;             // devfreq's idle_work.timer
   int idle_timer_cpu_ = 0;
   uint64_t done_ = 0;
