@@ -62,6 +62,16 @@ DisplayParams fixed_params() {
   return d;
 }
 
+// vsync_threads on: TimerDispatch on CPU 2 with SF, the app EventThread on
+// CPU 0 with the UI thread.
+DisplayParams vsync_thread_params() {
+  DisplayParams d = fixed_params();
+  d.vsync_threads = true;
+  d.timer_dispatch_thread.cpus = {2};
+  d.app_event_thread.cpus = {0};
+  return d;
+}
+
 // Frames by vsync id, and who woke the pipeline's threads when.
 class FrameLog : public SchedObserver {
  public:
@@ -124,6 +134,14 @@ struct Rig {
   void add_fifo_hog(Time at, Time work) {
     hog_body = std::make_unique<OneShot>(work);
     Task& hog = k->create_task("hog", "hog", Policy::kFifo, 0, 3, {2}, false);
+    k->set_body(hog, hog_body.get());
+    k->start_task_at(hog, at);
+  }
+  // A SCHED_FIFO 1 task on the UI thread's CPU (0) that runs `work` once,
+  // from `at`: above the UI thread, below vsync_threads' FIFO 2 threads.
+  void add_ui_cpu_hog(Time at, Time work) {
+    hog_body = std::make_unique<OneShot>(work);
+    Task& hog = k->create_task("hog", "hog", Policy::kFifo, 0, 1, {0}, false);
     k->set_body(hog, hog_body.get());
     k->start_task_at(hog, at);
   }
@@ -427,10 +445,7 @@ TEST_CASE("display: vsync timing does not drift over many periods", "[display]")
 // EventThread (CPU 0), SF's by RenderThread's queueBuffer (CPU 1).
 TEST_CASE("display: vsync reaches the UI thread and SurfaceFlinger through TimerDispatch and the app EventThread",
           "[display]") {
-  DisplayParams dp = fixed_params();
-  dp.vsync_threads = true;
-  dp.timer_dispatch_thread.cpus = {2};
-  dp.app_event_thread.cpus = {0};
+  DisplayParams dp = vsync_thread_params();
   Rig r(dp);
   r.build();
   REQUIRE(r.disp->timer_dispatch_task());
@@ -467,6 +482,100 @@ TEST_CASE("display: vsync reaches the UI thread and SurfaceFlinger through Timer
   check_woken("app", W(15), S(14) + Time::us(10), td);
   check_woken("ndroid.systemui", W(15), S(14) + Time::us(30), app);
   CHECK(r.log.frames[14].present == P(14));
+}
+
+// vsync_threads, the app's requests (EventThread.cpp's vsyncRequest): the
+// request that opens the window at 100 ms wakes the app EventThread (no
+// waker, from the UI thread's CPU), which schedules the callback for W14.
+// Each doFrame() asks for the next one while the next callback is in the
+// window (Single again, no wake-up), so frames 14 .. 25 get theirs; doFrame
+// 25 does not ask (W26 is past 200 ms): W26 still expires, TimerDispatch
+// and the EventThread wake, nothing reaches the UI thread, and nothing is
+// scheduled until the next window. 14 EventThread wake-ups, 12 callbacks.
+TEST_CASE("display: the app asks for vsync one frame at a time, and the last frame's callback is suppressed",
+          "[display]") {
+  DisplayParams dp = vsync_thread_params();
+  Rig r(dp);
+  r.build();
+  r.run(Time::ms(1100));
+  Task* ui = &r.disp->ui_task();
+  Task* td = r.disp->timer_dispatch_task();
+  std::vector<FrameLog::Wake> app_wakes, ui_wakes, td_wakes;
+  for (const auto& w : r.log.wakes) {
+    if (w.task == "app") app_wakes.push_back(w);
+    if (w.task == ui->comm) ui_wakes.push_back(w);
+    if (w.task == td->comm) td_wakes.push_back(w);
+  }
+  REQUIRE(app_wakes.size() == 14);
+  CHECK(app_wakes.front().t == Time::ms(100));
+  CHECK(app_wakes.front().waker == nullptr);
+  for (size_t i = 1; i < app_wakes.size(); ++i) {
+    INFO("app wake-up " << i);
+    CHECK(app_wakes[i].waker == td);  // never the UI thread: it always asked in time
+  }
+  CHECK(app_wakes.back().t == W(26) + Time::us(10));
+  CHECK(r.disp->app_vsyncs() == 12);
+  for (int64_t k = 14; k <= 25; ++k) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+  CHECK(r.log.frames.count(26) == 0);
+  CHECK(ui_wakes.back().t < W(26));  // the suppressed callback reaches nobody
+  CHECK(td_wakes.back().t == W(26));  // nothing armed after it
+}
+
+// vsync_threads: a UI thread that asks too late. A SCHED_FIFO 1 task holds
+// CPU 0 (the UI thread's; the app EventThread, FIFO 2, still runs there)
+// from W15 - 1 ms for 10 ms. Callback 15 is dispatched (the UI thread asked
+// for it in doFrame 14) but the UI thread cannot take it; W16 finds
+// SingleSuppressCallback: nothing is dispatched and nothing scheduled.
+// When the hog exits (W15 + 9 ms, + 2 x 20 us of EventThread rounds at W15
+// and W16 that preempted it) doFrame skips to vsync 16 and asks again,
+// from None: the UI thread wakes the EventThread, which schedules W17.
+TEST_CASE("display: a UI thread that asks after the next callback expired loses it and wakes the EventThread",
+          "[display]") {
+  DisplayParams dp = vsync_thread_params();
+  Rig r(dp);
+  r.add_ui_cpu_hog(W(15) - Time::ms(1), Time::ms(10));
+  r.build();
+  r.run(Time::ms(150));
+  Task* ui = &r.disp->ui_task();
+  Task* app = r.disp->app_event_task();
+  const FrameLog::Wake* asked = nullptr;
+  int ui_wakes_by_app_w16 = 0;
+  for (const auto& w : r.log.wakes) {
+    if (w.task == "app" && w.waker == ui && !asked) asked = &w;
+    if (w.task == ui->comm && w.waker == app && w.t >= W(16) && w.t < W(17)) ++ui_wakes_by_app_w16;
+  }
+  REQUIRE(asked);
+  CHECK(asked->t == W(15) + Time::ms(9) + Time::us(40));
+  CHECK(ui_wakes_by_app_w16 == 0);  // callback 16 was suppressed
+  CHECK(r.log.frames.count(15) == 0);
+  CHECK(r.log.frames.count(16) == 1);  // the late doFrame skipped to 16
+  CHECK(r.log.frames.count(17) == 1);
+  CHECK(r.log.frames[17].vsync == W(17));
+}
+
+// vsync_threads: the UI thread keeps the newest pending vsync
+// (DisplayEventDispatcher::processPendingEvents()). Windows [100, 200) and
+// [220, 320) ms; first_ui_cost 5 ms. A SCHED_FIFO 1 task holds CPU 0 from
+// W25 - 1 ms to 227 ms: callback 25 waits for the UI thread; the next
+// window's request (220 ms, None again after W26's suppressed round)
+// schedules W29 (225.99 ms), the first of window 1, dispatched while 25
+// still waits. When the hog exits the UI thread takes 29, the window's
+// first frame: it runs first_ui_cost, not ui_cost (keeping 25, it would
+// skip to 29 as an ordinary frame).
+TEST_CASE("display: a newer vsync replaces the one the UI thread has not taken yet", "[display]") {
+  DisplayParams dp = vsync_thread_params();
+  dp.gap = Time::ms(20);
+  dp.first_ui_cost = fixed(Time::ms(5));
+  Rig r(dp);
+  r.add_ui_cpu_hog(W(25) - Time::ms(1), Time::ms(227) - (W(25) - Time::ms(1)));
+  r.build();
+  r.run(Time::ms(300));
+  CHECK(r.log.frames.count(25) == 0);
+  REQUIRE(r.log.frames.count(29) == 1);
+  CHECK(r.log.frames[29].vsync == W(29));
+  // The hog ends at 227 ms + 4 EventThread rounds (W25, W26, 220 ms, W29)
+  // of 20 us that preempted it; then UI 5 ms, RenderThread 3 ms, GPU 2 ms.
+  CHECK(r.log.frames[29].app_end == Time::ms(227) + Time::us(80) + Time::ms(5 + 3 + 2));
 }
 
 TEST_CASE("display: naming a runtime PM device without runtime PM is an error", "[display]") {

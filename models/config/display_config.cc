@@ -135,7 +135,8 @@ const std::vector<ParamDecl>& display_params() {
         {"timer_dispatch_cost", "duration", duration_text(d.timer_dispatch_cost),
          "TimerDispatch CPU work per wake-up (capacity 1024, f_max)"},
         {"app_event_cost", "duration", duration_text(d.app_event_cost),
-         "app EventThread CPU work per vsync event (capacity 1024, f_max)"},
+         "app EventThread CPU work per round: a vsync dispatched or suppressed, or a request taken (capacity 1024, "
+         "f_max)"},
         {"ui_cost", "duration, or map (see service_time)", "lognormal 2.5ms", "UI thread CPU work per frame"},
         {"first_ui_cost", "duration, or map", "ui_cost", "UI work of an animation's first frame"},
         {"render_cost", "duration, or map", "lognormal 2ms", "RenderThread CPU work per frame"},

@@ -141,7 +141,8 @@ struct DisplayParams {
   DisplayThreadParams timer_dispatch_thread{"TimerDispatch", Policy::kFifo, 0, 2, {}};  // Scheduler/Timer.cpp
   DisplayThreadParams app_event_thread{"app", Policy::kFifo, 0, 2, {}};                 // Scheduler/EventThread.cpp
   Time timer_dispatch_cost = Time::us(10);  // CPU work per TimerDispatch wake-up (capacity 1024, f_max); an assumption
-  Time app_event_cost = Time::us(20);       // CPU work per app vsync event delivered; an assumption
+  Time app_event_cost = Time::us(20);       // CPU work per app EventThread round (a vsync dispatched or
+                                            // suppressed, a request taken); an assumption
 };
 
 struct DeviceParams {

@@ -17,7 +17,7 @@ namespace schedlab {
 namespace {
 
 // Event tags.
-enum : uint64_t { kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4 };
+enum : uint64_t { kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4, kTagWindowRequest = 5 };
 
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -82,6 +82,10 @@ class DisplayPipeline::UiBody final : public Body {
           // skips to the latest vsync ("Skipped N frames").
           if (now - d_.app_wakeup(k) >= d_.period())
             k = floor_div((now + d_.app_duration_ + d_.sf_duration_).count(), d_.period_);
+          // vsync_threads: the animation callbacks, first in doFrame(),
+          // post the next frame callback (requestNextVsync()) while the
+          // animation goes on.
+          if (d_.et_task_ && d_.animating(d_.app_wakeup(k + 1))) d_.request_app_vsync(&self, self.cpu);
           frame_ = d_.alloc_frame();
           Frame& f = d_.frames_[frame_];
           f.stage = Frame::Stage::kUi;
@@ -347,9 +351,10 @@ class DisplayPipeline::SubmitFn final : public WorkFn {
 
 // TimerDispatch (Timer::dispatch(): epoll on the timerfd, then the expired
 // callbacks) and the app EventThread (EventThread::threadMain(): wait for
-// onVsync(), then dispatchEvent() to the app's connection). Each takes what
-// is pending, runs its cost, then delivers it; what arrives meanwhile waits
-// for its next round, as epoll_wait() and the condition variable do.
+// onVsync() or requestNextVsync(), then dispatchEvent() to the app's
+// connection and schedule its next callback). Each takes what is pending,
+// runs its cost, then delivers it; what arrives meanwhile waits for its
+// next round, as epoll_wait() and the condition variable do.
 class DisplayPipeline::VsyncBody final : public TaskBody {
  public:
   enum class Role : uint8_t { kTimerDispatch, kAppEventThread };
@@ -359,7 +364,7 @@ class DisplayPipeline::VsyncBody final : public TaskBody {
       if (running_) {
         running_ = false;
         if (role_ == Role::kTimerDispatch) d_.timer_dispatch_done(self, batch_sf_, batch_app_);
-        else d_.app_deliver(batch_app_, &self, self.cpu);
+        else d_.event_thread_done(self, batch_app_);
       }
       if (role_ == Role::kTimerDispatch) {
         if (!d_.td_sf_ && !d_.td_app_.set) return Action::block(TaskState::kInterruptible);
@@ -368,9 +373,10 @@ class DisplayPipeline::VsyncBody final : public TaskBody {
         d_.td_sf_ = false;
         d_.td_app_ = AppVsync{};
       } else {
-        if (!d_.et_app_.set) return Action::block(TaskState::kInterruptible);
+        if (!d_.et_app_.set && !d_.et_requested_) return Action::block(TaskState::kInterruptible);
         batch_app_ = d_.et_app_;
         d_.et_app_ = AppVsync{};
+        d_.et_requested_ = false;
       }
       running_ = true;
       const Time cost = role_ == Role::kTimerDispatch ? d_.params_.timer_dispatch_cost : d_.params_.app_event_cost;
@@ -394,8 +400,66 @@ void DisplayPipeline::timer_dispatch_done(Task& self, bool sf, const AppVsync& a
   }
 }
 
+// One round of EventThread::threadMain() for the app's connection: an
+// expiry is consumed as shouldConsumeEvent() does (Single: dispatched, the
+// connection left SingleSuppressCallback; SingleSuppressCallback: None,
+// nothing dispatched); then, while the connection asks for vsync, the
+// callback is scheduled (VSyncDispatchTimerQueue::schedule(): the first
+// vsync whose callback time is still ahead, after the last one fired),
+// its timerfd armed from this thread's CPU. A round that finds None
+// schedules nothing (mVsyncRegistration.cancel(): nothing is armed then).
+void DisplayPipeline::event_thread_done(Task& self, const AppVsync& app) {
+  if (app.set) {
+    if (app_request_ == VsyncRequest::kSingle) {
+      app_request_ = VsyncRequest::kSingleSuppressCallback;
+      AppVsync v = app;
+      v.first = v.window != last_window_;
+      last_window_ = v.window;
+      ++app_vsyncs_;
+      app_deliver(v, &self, self.cpu);
+    } else {
+      app_request_ = VsyncRequest::kNone;
+    }
+  }
+  if (app_request_ == VsyncRequest::kNone || app_timer_.armed()) return;
+  app_target_ = std::max(ceil_div((k_.now() + app_duration_ + sf_duration_).count(), period_), app_target_ + 1);
+  app_timer_cpu_ = self.cpu;
+  k_.hrtimer_start(app_timer_, app_wakeup(app_target_), app_timer_cpu_);
+}
+
+// EventThread::requestNextVsync(): None -> Single wakes the EventThread
+// (mCondition.notify_all()); SingleSuppressCallback -> Single wakes nobody
+// (the callback is still scheduled).
+void DisplayPipeline::request_app_vsync(const Task* waker, int cpu) {
+  if (app_request_ == VsyncRequest::kNone) {
+    app_request_ = VsyncRequest::kSingle;
+    et_requested_ = true;
+    wake_from(*et_task_, waker, cpu);
+  } else if (app_request_ == VsyncRequest::kSingleSuppressCallback) {
+    app_request_ = VsyncRequest::kSingle;
+  }
+}
+
+// The request that opens each animation window (the touch reaching the
+// app, not modelled) at the window's start; a window already open at
+// construction is asked for at once.
+void DisplayPipeline::arm_window_request() {
+  const int64_t cycle = (params_.animation + params_.gap).count();
+  if (params_.cycles >= 0 && next_window_ >= 2 * static_cast<int64_t>(params_.cycles)) return;
+  const Time start = params_.start_delay + Time::ns(next_window_ * cycle);
+  window_request_timer_.arm(std::max(start, k_.now()));
+}
+
 void DisplayPipeline::app_deliver(const AppVsync& v, const Task* waker, int cpu) {
-  if (ui_pending_) return;
+  if (ui_pending_) {
+    // vsync_threads: DisplayEventDispatcher::processPendingEvents() keeps
+    // the last vsync read; the simple model keeps the first.
+    if (et_task_) {
+      ui_pending_k_ = v.k;
+      ui_pending_first_ = ui_pending_first_ || v.first;
+    }
+    return;
+  }
   ui_pending_ = true;
   ui_pending_k_ = v.k;
   ui_pending_first_ = v.first;
@@ -409,8 +473,6 @@ void DisplayPipeline::sf_deliver(const Task* waker, int cpu) {
   sf_pending_k_ = sf_dispatch_k_;
   wake_from(*sf_task_, waker, cpu);
 }
-
-int DisplayPipeline::app_timer_cpu() const { return et_task_ ? et_task_->cpu : ui_task_->cpu; }
 
 // ---------------------------------------------------------------- pipeline
 
@@ -511,7 +573,16 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   present_timer_ = Timer(q, this, kTagPresent, kTierTimer);
   idle_frame_timer_ = Timer(q, this, kTagIdleFrame, kTierTimer);
   touch_timer_ = Timer(q, this, kTagTouch, kTierTimer);
-  arm_app(0);
+  window_request_timer_ = Timer(q, this, kTagWindowRequest, kTierTimer);
+  if (et_task_) {
+    // The first window not yet over.
+    const int64_t cycle = (params_.animation + params_.gap).count();
+    if (k_.now() >= params_.start_delay + params_.animation)
+      next_window_ = (k_.now() - params_.start_delay - params_.animation).count() / cycle + 1;
+    arm_window_request();
+  } else {
+    arm_app(0);
+  }
   if (touch_rpm_) arm_touch();
   if (params_.idle_frame_interval) idle_frame_timer_.arm(k_.now() + params_.idle_frame_interval->sample(idle_rng_));
 }
@@ -573,14 +644,13 @@ void DisplayPipeline::arm_touch() {
 
 void DisplayPipeline::arm_app(int64_t min_k) {
   app_target_ = next_app_target(k_.now(), min_k);
-  // SurfaceFlinger's VSyncDispatch timers are timerfd hrtimers, queued on
-  // the app EventThread's CPU (vsync_threads: the thread that schedules
-  // the app's callback), else on the UI thread's (its last CPU);
+  // The simple model: SurfaceFlinger's VSyncDispatch timers are timerfd
+  // hrtimers, queued on the UI thread's CPU (its last CPU);
   // tick_nohz_get_sleep_length() on that CPU sees them, and their expiry
   // wakes from there. Touch and hardware vsync are interrupts: plain
   // events.
   if (app_target_ < 0) return;
-  app_timer_cpu_ = app_timer_cpu();
+  app_timer_cpu_ = ui_task_->cpu;
   k_.hrtimer_start(app_timer_, app_wakeup(app_target_), app_timer_cpu_);
 }
 
@@ -667,20 +737,20 @@ void DisplayPipeline::on_event(uint64_t tag) {
   switch (tag) {
     case kTagApp: {
       // The app's vsync callback (DisplayEventReceiver -> Choreographer).
-      // The timer interrupt on the CPU it was queued on wakes TimerDispatch
-      // (vsync_threads); else the UI thread is woken directly (as from its
-      // own CPU: the simple model).
-      const int cpu = app_timer_cpu_;
+      // vsync_threads: the timer interrupt on the CPU it was queued on
+      // wakes TimerDispatch, which takes it to the EventThread, which
+      // decides. Else the UI thread is woken directly (as from its own
+      // CPU: the simple model) and the next callback of the schedule armed.
       const int64_t w = window_of(k_.now());
-      const AppVsync v{true, app_target_, w != last_window_};
+      if (td_task_) {
+        td_app_ = AppVsync{true, app_target_, false, w};
+        wake_from(*td_task_, nullptr, app_timer_cpu_);
+        break;
+      }
+      const AppVsync v{true, app_target_, w != last_window_, w};
       ++app_vsyncs_;
       last_window_ = w;
-      if (td_task_) {
-        td_app_ = v;
-        wake_from(*td_task_, nullptr, cpu);
-      } else {
-        app_deliver(v, nullptr, ui_task_->cpu);
-      }
+      app_deliver(v, nullptr, ui_task_->cpu);
       arm_app(v.k + 1);  // on the woken thread's CPU
       break;
     }
@@ -705,10 +775,14 @@ void DisplayPipeline::on_event(uint64_t tag) {
       // goes back to the animation schedule.
       idle_frame_timer_.arm(k_.now() + params_.idle_frame_interval->sample(idle_rng_));
       if (animating(k_.now())) break;
+      if (et_task_) {
+        request_app_vsync(nullptr, ui_task_->cpu);  // from a Handler on the UI thread, not modelled
+        break;
+      }
       const int64_t k = ceil_div((k_.now() + app_duration_ + sf_duration_).count(), period_);
       if (app_target_ < 0 || app_target_ > k) {
         app_target_ = k;
-        app_timer_cpu_ = app_timer_cpu();
+        app_timer_cpu_ = ui_task_->cpu;
         k_.hrtimer_start(app_timer_, app_wakeup(k), app_timer_cpu_);
       }
       break;
@@ -724,6 +798,11 @@ void DisplayPipeline::on_event(uint64_t tag) {
       arm_touch();
       break;
     }
+    case kTagWindowRequest:
+      request_app_vsync(nullptr, ui_task_->cpu);
+      ++next_window_;
+      arm_window_request();
+      break;
     case kTagPresent: {
       // The present fence: the head frame reached the screen.
       while (!presenting_.empty() && frames_[static_cast<size_t>(presenting_.front())].present <= k_.now()) {

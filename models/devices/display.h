@@ -14,14 +14,16 @@
 //    SurfaceFlinger's at P - sf_duration. Defaults are AOSP's for unset
 //    debug.sf.late.{app,sf}.duration (WorkDuration::constructOffsets():
 //    app = period, sf = period - 1 ms; at 120 Hz 8.333 and 7.333 ms).
-//    Both wake-ups are timer wake-ups of the threads (waker nullptr).
-//    Assumption: the TimerDispatch thread, appEventThread and the BitTube
-//    hop to the app are not modelled (they would make the waker a
-//    SurfaceFlinger thread and add their own latency).
+//    Without vsync_threads both wake-ups are timer wake-ups of the threads
+//    (waker nullptr): TimerDispatch, the app EventThread and the BitTube
+//    hop to the app are not modelled; with it they are (Vsync delivery,
+//    below).
 //  - UI thread (Choreographer.doFrame): an app vsync is delivered only while
 //    an animation window is open (the app asks for vsync one frame at a
 //    time, fb/core/java/android/view/Choreographer.java); one delivery can be
-//    pending while the thread is busy. A frame started at least one period
+//    pending while the thread is busy (vsync_threads: a newer one replaces
+//    it, as DisplayEventDispatcher::processPendingEvents() keeps the last
+//    vsync read; the simple model keeps the first). A frame started at least one period
 //    after its vsync is retargeted to the latest vsync, as doFrame() does
 //    for skipped frames. The thread runs ui_cost (first_ui_cost on the first
 //    frame of an animation), hands the frame to RenderThread (waker = UI)
@@ -83,17 +85,37 @@
 // (app_event_cost) and so wakes the UI thread's Looper. The timerfd is
 // armed by whoever schedules a callback (timerfd_settime() in the calling
 // thread; an unpinned hrtimer stays on that busy CPU): the app's by the
-// app EventThread (threadMain() re-schedules it while the app asks for
-// vsync), modelled on that thread's CPU; SF's by MessageQueue::
-// scheduleFrame() in the thread that queued the buffer, modelled on the
-// CPU of the thread calling request_sf() (RenderThread's queueBuffer
-// stands for SF's binder thread, SF's own re-requests for its main
-// thread). Simplified: the two callbacks keep separate timers, dispatched
-// together when they expire at the same instant (SF's first; the
-// kernel's map order is unspecified), and the EventThread's own wake-ups
-// for requestNextVsync() and after the last delivery are not modelled.
-// Without vsync_threads (the simple model) the timers are queued on the
-// woken thread's CPU and wake it directly, as from its current CPU.
+// app EventThread at the end of its round (threadMain() calls
+// mVsyncRegistration.schedule() while the app's connection asks for
+// vsync), on that thread's CPU; SF's by MessageQueue::scheduleFrame() in
+// the thread that queued the buffer, modelled on the CPU of the thread
+// calling request_sf() (RenderThread's queueBuffer stands for SF's binder
+// thread, SF's own re-requests for its main thread).
+// The app asks for vsync one frame at a time (EventThread.cpp, Android
+// 12+: the connection's vsyncRequest None / Single / SingleSuppressCallback):
+// requestNextVsync() from None sets Single and wakes the EventThread,
+// which schedules the callback; from SingleSuppressCallback it sets Single
+// and wakes nobody. An expiry dispatched to a Single connection leaves it
+// SingleSuppressCallback and the EventThread schedules the next callback
+// anyway; an expiry that finds SingleSuppressCallback (the app did not ask
+// again in time) dispatches nothing, sets None and schedules nothing. So
+// each run of frames ends with one more TimerDispatch and EventThread
+// wake-up that delivers nothing, and a UI thread that asks after the next
+// callback expired wakes the EventThread again. The UI thread asks at the
+// start of doFrame() (the animation callbacks, which post the next frame
+// callback, run first and are short) while the next callback is inside
+// the animation window; the request that opens a window (the touch's) or
+// an idle redraw comes from outside the model (input, a Handler), and
+// wakes the EventThread with no waker from the UI thread's CPU.
+// Simplified: the two callbacks keep separate timers, dispatched together
+// when they expire at the same instant (SF's first; the kernel's map order
+// is unspecified); requestNextVsync() is a one-way binder call handled by
+// an SF binder thread, not modelled (the UI thread wakes the EventThread
+// itself); every EventThread round costs app_event_cost.
+// Without vsync_threads (the simple model) the app's callback fires at
+// every vsync of an animation window and for each idle redraw, and the
+// timers are queued on the woken thread's CPU and wake it directly, as
+// from its current CPU.
 //
 // FrameEvent::vsync_id is the index k of the frame's expected present vsync.
 //
@@ -191,8 +213,11 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   struct AppVsync {
     bool set = false;
     int64_t k = 0;
-    bool first = false;  // the first of an animation window
+    bool first = false;   // the first of an animation window
+    int64_t window = -1;  // window_of() its expiry (vsync_threads: `first` is decided at dispatch)
   };
+  // EventThreadConnection::vsyncRequest of the app's connection.
+  enum class VsyncRequest : uint8_t { kNone, kSingle, kSingleSuppressCallback };
   struct Frame {
     enum class Stage : uint8_t { kFree, kUi, kSync, kRender, kQueued, kLatched };
     Stage stage = Stage::kFree;
@@ -230,13 +255,16 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   void queue_run_job(QueueContext ctx);  // gpu_submit_wq's run_job work
   // Wakes p by `waker` (nullptr: the timer interrupt) on `cpu`.
   void wake_from(Task& p, const Task* waker, int cpu);
-  // The CPU whose hrtimer base the app's vsync timer goes on.
-  int app_timer_cpu() const;
   // The vsync reaches the UI thread / SF's main thread.
   void app_deliver(const AppVsync& v, const Task* waker, int cpu);
   void sf_deliver(const Task* waker, int cpu);
   // What TimerDispatch's and the app EventThread's runs end with.
   void timer_dispatch_done(Task& self, bool sf, const AppVsync& app);
+  void event_thread_done(Task& self, const AppVsync& app);
+  // EventThread::requestNextVsync() for the app (vsync_threads): from
+  // `waker` (nullptr: outside the model) on `cpu`.
+  void request_app_vsync(const Task* waker, int cpu);
+  void arm_window_request();  // the next animation window's opening request
   RpmDevice* resolve_rpm(const std::string& what, const std::string& name);
 
   Kernel& k_;
@@ -276,9 +304,12 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   bool td_sf_ = false;
   AppVsync td_app_;
   AppVsync et_app_;
+  bool et_requested_ = false;    // requestNextVsync() notified the EventThread
+  int64_t next_window_ = 0;      // the window whose opening request is armed
+  VsyncRequest app_request_ = VsyncRequest::kNone;
   bool sf_dispatching_ = false;  // SF's callback expired, its message not yet posted
   int64_t sf_dispatch_k_ = 0;
-  Timer app_timer_, sf_timer_, present_timer_, idle_frame_timer_, touch_timer_;
+  Timer app_timer_, sf_timer_, present_timer_, idle_frame_timer_, touch_timer_, window_request_timer_;
 
   std::vector<Frame> frames_;
   std::vector<int> free_frames_;
