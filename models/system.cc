@@ -174,9 +174,12 @@ void System::Impl::build_exec_contexts() {
     Workqueue* submit_wq = nullptr;
     if (!p->gpu_submit_wq.empty() && !(submit_wq = workqueues->find(p->gpu_submit_wq)))
       throw ModelError(fmt::format("display '{}': unknown workqueue '{}'", d.name, p->gpu_submit_wq));
+    BinderProc* request_binder = nullptr;
+    if (!p->vsync_request_binder.empty() && !(request_binder = calls->binder_proc(p->vsync_request_binder)))
+      throw ModelError(fmt::format("display '{}': unknown binder process '{}'", d.name, p->vsync_request_binder));
     frame_recorder();
-    displays.push_back(
-        std::make_unique<DisplayPipeline>(k, d.name, *p, gpu, pm_runtime.get(), seed, workqueues.get(), submit_wq));
+    displays.push_back(std::make_unique<DisplayPipeline>(k, d.name, *p, gpu, pm_runtime.get(), seed, workqueues.get(),
+                                                         submit_wq, request_binder));
   }
   world->set_calls(calls.get());
   for (const TaskSpec& t : params.tasks)

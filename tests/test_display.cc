@@ -125,9 +125,10 @@ struct Rig {
     gpu = std::make_unique<Gpu>(*k, "gpu", g, 1);
     params = dp;
   }
-  void build(PmRuntime* pm = nullptr, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr) {
+  void build(PmRuntime* pm = nullptr, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr,
+             BinderProc* request_binder = nullptr) {
     disp = std::make_unique<DisplayPipeline>(*k, "display", params, params.gpu.empty() ? nullptr : gpu.get(), pm, 1,
-                                             wqs, submit_wq);
+                                             wqs, submit_wq, request_binder);
   }
   void run(Time until) { k->run_until(until); }
   // A SCHED_FIFO 3 task on SurfaceFlinger's CPU (2) that runs `work` once, from `at`.
@@ -551,6 +552,48 @@ TEST_CASE("display: a UI thread that asks after the next callback expired loses 
   CHECK(r.log.frames.count(16) == 1);  // the late doFrame skipped to 16
   CHECK(r.log.frames.count(17) == 1);
   CHECK(r.log.frames[17].vsync == W(17));
+}
+
+// vsync_request_binder: requestNextVsync() is a one-way binder call that a
+// SurfaceFlinger binder thread (one, nice 0, on CPU 1) serves (10 us) and
+// that wakes the EventThread only from None. In the window of the first
+// test doFrame 14 .. 24 ask (11 transactions, the binder thread woken by
+// the UI thread each time), and the EventThread is never woken by the
+// binder thread. With the hog of the second test, the late request (from
+// doFrame 16 at W15 + 9.04 ms) reaches the EventThread through the binder
+// thread 10 us later.
+TEST_CASE("display: the UI thread's vsync requests go through SurfaceFlinger's binder pool", "[display]") {
+  DisplayParams dp = vsync_thread_params();
+  dp.vsync_request_binder = "surfaceflinger";
+  BinderProcParams bp;
+  bp.name = "surfaceflinger";
+  bp.cpus = {1};
+  bp.android = true;
+  for (bool late : {false, true}) {
+    INFO((late ? "with" : "without") << " the hog");
+    Rig r(dp);
+    BinderProc sf_binder(*r.k, bp);
+    if (late) r.add_ui_cpu_hog(W(15) - Time::ms(1), Time::ms(10));
+    r.build(nullptr, nullptr, nullptr, &sf_binder);
+    r.run(Time::ms(late ? 150 : 300));
+    Task& ui = r.disp->ui_task();
+    Task& server = sf_binder.thread_task(0);
+    std::vector<FrameLog::Wake> app_by_server, server_by_ui;
+    for (const auto& w : r.log.wakes) {
+      if (w.task == "app" && w.waker == &server) app_by_server.push_back(w);
+      if (w.task == server.comm && w.waker == &ui) server_by_ui.push_back(w);
+    }
+    if (!late) {
+      CHECK(sf_binder.transactions() == 11);
+      CHECK(server_by_ui.size() == 11);
+      CHECK(app_by_server.empty());
+      CHECK(r.disp->app_vsyncs() == 12);
+    } else {
+      REQUIRE(app_by_server.size() == 1);
+      CHECK(app_by_server[0].t == W(15) + Time::ms(9) + Time::us(40) + Time::us(10));
+      CHECK(r.log.frames.count(17) == 1);
+    }
+  }
 }
 
 // vsync_threads: the UI thread keeps the newest pending vsync

@@ -336,6 +336,33 @@ TEST_CASE("A display's vsync threads load from YAML, their settings only with vs
   CHECK_THAT(e.message(), Catch::Contains("needs vsync_threads: true"));
 }
 
+TEST_CASE("A display's vsync request binder process must be a declared binder process, with vsync_threads",
+          "[pm_wq_study][config]") {
+  const char* base =
+      "binder_procs:\n  - {name: surfaceflinger, threads: 4, android: true}\n"
+      "devices:\n  - {name: shade, model: display, vsync_threads: true, vsync_request_binder: surfaceflinger,\n"
+      "     vsync_request_cost: 15us}\n"
+      "tasks:\n  - name: t\n    events: [run: 1ms]\n";
+  const ScenarioParams p = load_scenario_yaml(base, "x.yaml");
+  const auto& d = std::get<DisplayParams>(p.devices[0].params);
+  CHECK(d.vsync_request_binder == "surfaceflinger");
+  CHECK(d.vsync_request_cost == Time::us(15));
+  // The error for `display` (one device map), at devices[0].KEY.
+  auto check_error = [](const std::string& binder_procs, const std::string& display, const std::string& key,
+                        const std::string& says) {
+    ConfigError e = error_of(binder_procs + "devices:\n  - {name: shade, model: display, " + display +
+                             "}\ntasks:\n  - name: t\n    events: [run: 1ms]\n");
+    CHECK(e.key_path() == "devices[0]." + key);
+    CHECK_THAT(e.message(), Catch::Contains(says));
+    return e.line();
+  };
+  const std::string sf = "binder_procs:\n  - {name: surfaceflinger}\n";
+  CHECK(check_error(sf, "vsync_threads: true, vsync_request_binder: sf", "vsync_request_binder", "surfaceflinger") ==
+        4);
+  check_error(sf, "vsync_request_binder: surfaceflinger", "vsync_request_binder", "needs vsync_threads: true");
+  check_error("", "vsync_threads: true, vsync_request_cost: 5us", "vsync_request_cost", "needs vsync_request_binder");
+}
+
 TEST_CASE("A display's drm/msm submit workqueue loads from YAML and must be a declared workqueue with a gpu",
           "[pm_wq_study][config]") {
   const char* base =

@@ -78,6 +78,16 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
     p.app_event_thread = load_thread(doc, *n, r.path("app_event_thread"), p.app_event_thread, cpus);
   r.read("timer_dispatch_cost", p.timer_dispatch_cost, Bound::kNonNegative);
   r.read("app_event_cost", p.app_event_cost, Bound::kNonNegative);
+  if (r.has("vsync_request_binder")) {
+    if (!p.vsync_threads)
+      fail(doc, *r.find("vsync_request_binder"), r.path("vsync_request_binder"),
+           "vsync_request_binder needs vsync_threads: true");
+    p.vsync_request_binder = ref_name(doc, r, "vsync_request_binder", call_targets(s).binder_procs, "binder process");
+  }
+  if (r.has("vsync_request_cost") && p.vsync_request_binder.empty())
+    fail(doc, *r.find("vsync_request_cost"), r.path("vsync_request_cost"),
+         "vsync_request_cost needs vsync_request_binder: NAME");
+  r.read("vsync_request_cost", p.vsync_request_cost, Bound::kNonNegative);
   r.read("buffers", p.buffers, 2, 8);
   r.read("touch_irq_cpu", p.touch_irq_cpu, 0, cpus - 1);
   if (r.has("gpu")) p.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
@@ -137,6 +147,11 @@ const std::vector<ParamDecl>& display_params() {
         {"app_event_cost", "duration", duration_text(d.app_event_cost),
          "app EventThread CPU work per round: a vsync dispatched or suppressed, or a request taken (capacity 1024, "
          "f_max)"},
+        {"vsync_request_binder", "binder process name", "none",
+         "the UI thread's requestNextVsync() is a one-way binder call served by this process's pool (needs "
+         "vsync_threads); none: the UI thread wakes the EventThread itself"},
+        {"vsync_request_cost", "duration", duration_text(d.vsync_request_cost),
+         "the binder thread's CPU work per request (capacity 1024, f_max)"},
         {"ui_cost", "duration, or map (see service_time)", "lognormal 2.5ms", "UI thread CPU work per frame"},
         {"first_ui_cost", "duration, or map", "ui_cost", "UI work of an animation's first frame"},
         {"render_cost", "duration, or map", "lognormal 2ms", "RenderThread CPU work per frame"},

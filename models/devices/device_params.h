@@ -143,6 +143,12 @@ struct DisplayParams {
   Time timer_dispatch_cost = Time::us(10);  // CPU work per TimerDispatch wake-up (capacity 1024, f_max); an assumption
   Time app_event_cost = Time::us(20);       // CPU work per app EventThread round (a vsync dispatched or
                                             // suppressed, a request taken); an assumption
+  // The binder process (binder_procs) whose pool thread runs the UI
+  // thread's one-way requestNextVsync() (EventThreadConnection, in
+  // SurfaceFlinger); "": the UI thread reaches the EventThread itself.
+  // Needs vsync_threads.
+  std::string vsync_request_binder;
+  Time vsync_request_cost = Time::us(10);   // that thread's CPU work per request; an assumption
 };
 
 struct DeviceParams {

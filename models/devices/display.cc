@@ -85,7 +85,7 @@ class DisplayPipeline::UiBody final : public Body {
           // vsync_threads: the animation callbacks, first in doFrame(),
           // post the next frame callback (requestNextVsync()) while the
           // animation goes on.
-          if (d_.et_task_ && d_.animating(d_.app_wakeup(k + 1))) d_.request_app_vsync(&self, self.cpu);
+          if (d_.et_task_ && d_.animating(d_.app_wakeup(k + 1))) d_.ui_requests_vsync(self);
           frame_ = d_.alloc_frame();
           Frame& f = d_.frames_[frame_];
           f.stage = Frame::Stage::kUi;
@@ -440,6 +440,15 @@ void DisplayPipeline::request_app_vsync(const Task* waker, int cpu) {
   }
 }
 
+void DisplayPipeline::ui_requests_vsync(Task& ui) {
+  if (request_binder_)
+    request_binder_->transact(ui, request_call_, nullptr, this);  // one-way: the UI thread goes on
+  else
+    request_app_vsync(&ui, ui.cpu);
+}
+
+void DisplayPipeline::binder_work_done(Task& server) { request_app_vsync(&server, server.cpu); }
+
 // The request that opens each animation window (the touch reaching the
 // app, not modelled) at the window's start; a window already open at
 // construction is asked for at once.
@@ -477,7 +486,8 @@ void DisplayPipeline::sf_deliver(const Task* waker, int cpu) {
 // ---------------------------------------------------------------- pipeline
 
 DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
-                                 uint64_t seed, WorkqueueSystem* wqs, Workqueue* submit_wq)
+                                 uint64_t seed, WorkqueueSystem* wqs, Workqueue* submit_wq,
+                                 BinderProc* request_binder)
     : k_(k),
       name_(std::move(name)),
       params_(params),
@@ -485,9 +495,15 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
       pm_(pm),
       wqs_(wqs),
       submit_wq_(submit_wq),
+      request_binder_(request_binder),
       rng_(seed, "display." + name_),
       idle_rng_(seed, "display." + name_ + ".idle_frames") {
   auto bad = [&](const std::string& why) { throw ModelError(fmt::format("display '{}': {}", name_, why)); };
+  if (request_binder_ && !params_.vsync_threads) bad("a vsync request binder process needs vsync_threads");
+  request_call_.op = CallSpec::Op::kBinderCall;
+  request_call_.target = params_.vsync_request_binder;
+  request_call_.cost = params_.vsync_request_cost;
+  request_call_.oneway = true;
   if (!(params_.refresh_hz > 0) || params_.refresh_hz > 1000) bad("refresh_hz must be in (0, 1000]");
   period_ = std::llround(1e9 / params_.refresh_hz);
   // WorkDuration::constructOffsets(): unset durations.

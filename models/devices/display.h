@@ -107,11 +107,15 @@
 // the animation window; the request that opens a window (the touch's) or
 // an idle redraw comes from outside the model (input, a Handler), and
 // wakes the EventThread with no waker from the UI thread's CPU.
-// Simplified: the two callbacks keep separate timers, dispatched together
-// when they expire at the same instant (SF's first; the kernel's map order
-// is unspecified); requestNextVsync() is a one-way binder call handled by
-// an SF binder thread, not modelled (the UI thread wakes the EventThread
-// itself); every EventThread round costs app_event_cost.
+// requestNextVsync() is a one-way binder call (IDisplayEventConnection.aidl):
+// with `vsync_request_binder` a thread of that binder process's pool
+// (SurfaceFlinger's) serves it (vsync_request_cost) and wakes the
+// EventThread when it must, at the priority the binder model gives a
+// one-way transaction; without, the UI thread wakes the EventThread
+// itself. Simplified: the two callbacks keep separate timers, dispatched
+// together when they expire at the same instant (SF's first; the kernel's
+// map order is unspecified); the window's opening request does not go
+// through binder; every EventThread round costs app_event_cost.
 // Without vsync_threads (the simple model) the app's callback fires at
 // every vsync of an animation window and for each idle redraw, and the
 // timers are queued on the woken thread's CPU and wake it directly, as
@@ -141,6 +145,8 @@
 
 #include "models/devices/device_params.h"
 #include "models/devices/gpu.h"
+#include "models/kernel/binder/binder.h"
+#include "models/workload/task_spec.h"
 #include "sim/event_queue.h"
 #include "sim/rng.h"
 
@@ -154,14 +160,16 @@ class RpmCall;
 class RpmDevice;
 struct Task;
 
-class DisplayPipeline final : public GpuClient, public EventHandler {
+class DisplayPipeline final : public GpuClient, public EventHandler, public BinderWorkHook {
  public:
   // gpu: the device params.gpu names (nullptr when it is empty); pm: the
   // runtime PM model (nullptr: none; then no *_rpm may be named).
   // wqs / submit_wq: the workqueue params.gpu_submit_wq names (nullptr
-  // when it is empty).
+  // when it is empty). request_binder: the process params.vsync_request_binder
+  // names (nullptr when it is empty).
   DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
-                  uint64_t seed, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr);
+                  uint64_t seed, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr,
+                  BinderProc* request_binder = nullptr);
   ~DisplayPipeline() override;
   DisplayPipeline(const DisplayPipeline&) = delete;
   DisplayPipeline& operator=(const DisplayPipeline&) = delete;
@@ -201,6 +209,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   void gpu_job_done(uint64_t cookie, QueueContext irq) override;
   void gpu_job_retired(uint64_t cookie, QueueContext ctx) override;
   void on_event(uint64_t tag) override;
+  // SurfaceFlinger's binder thread ran EventThreadConnection::requestNextVsync().
+  void binder_work_done(Task& server) override;
 
  private:
   class Body;
@@ -264,6 +274,9 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   // EventThread::requestNextVsync() for the app (vsync_threads): from
   // `waker` (nullptr: outside the model) on `cpu`.
   void request_app_vsync(const Task* waker, int cpu);
+  // The UI thread asks (doFrame()): through SurfaceFlinger's binder pool
+  // (vsync_request_binder), else straight to the EventThread.
+  void ui_requests_vsync(Task& ui);
   void arm_window_request();  // the next animation window's opening request
   RpmDevice* resolve_rpm(const std::string& what, const std::string& name);
 
@@ -274,6 +287,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler {
   PmRuntime* pm_;
   WorkqueueSystem* wqs_;
   Workqueue* submit_wq_;        // gpu_submit_wq (nullptr: RenderThread submits)
+  BinderProc* request_binder_;  // vsync_request_binder (nullptr: none)
+  CallSpec request_call_;       // its one-way call
   std::unique_ptr<SubmitFn> submit_fn_;
   WorkStruct submit_work_{"drm_sched_run_job_work"};
   Ring submit_queue_;           // frames pushed, not yet run_job'd

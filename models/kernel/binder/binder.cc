@@ -124,6 +124,7 @@ Action BinderThread::next(Task& self) {
     }
     if (step_ != Step::kIdle) {
       step_ = Step::kIdle;
+      if (cur_.on_done) cur_.on_done->binder_work_done(self);
       if (cur_.client) {
         // BC_REPLY: mainline's binder_transaction(reply) restores the saved
         // nice, then wakes the caller (wake_up_interruptible_sync()); the
@@ -220,7 +221,7 @@ void BinderProc::enqueue_for(BinderThread* thread, Transaction t, const Task* wa
   k_.try_to_wake_up(thread->task(), waker, from_cpu, sync ? kWfSync : 0);
 }
 
-void BinderProc::transact(Task& caller, const CallSpec& call, BinderClient* client) {
+void BinderProc::transact(Task& caller, const CallSpec& call, BinderClient* client, BinderWorkHook* on_done) {
   ++transactions_;
   Transaction t;
   t.work = call.cost;
@@ -237,6 +238,7 @@ void BinderProc::transact(Task& caller, const CallSpec& call, BinderClient* clie
     t.prio = kDefaultPrio + params_.nice;
   }
   t.client = client;
+  t.on_done = on_done;
   if (!client) {
     // One-way: one outstanding per node; the rest wait, unwoken.
     if (has_async_transaction_) {

@@ -81,6 +81,16 @@ class BinderClient {
   virtual void binder_reply(Task& server) = 0;
 };
 
+// Told when a pool thread has done a transaction's work (its cost, nested
+// call and work after), before BC_REPLY / BC_FREE_BUFFER: for a model
+// whose server side does more than CPU work (SurfaceFlinger's
+// EventThreadConnection::requestNextVsync(), models/devices/display.h).
+class BinderWorkHook {
+ public:
+  virtual ~BinderWorkHook() = default;
+  virtual void binder_work_done(Task& server) = 0;
+};
+
 class BinderProc {
  public:
   // Creates the pool's threads (started at `start`; each goes to wait for
@@ -93,8 +103,9 @@ class BinderProc {
   // binder_transaction() by the running task `caller`: `call`'s work for a
   // pool thread (its cost, its nested call, its work after that).
   // Synchronous when `client` is given (the caller then blocks until
-  // client->binder_reply()); one-way otherwise.
-  void transact(Task& caller, const CallSpec& call, BinderClient* client);
+  // client->binder_reply()); one-way otherwise. `on_done`, if given, hears
+  // when the server thread has done the work.
+  void transact(Task& caller, const CallSpec& call, BinderClient* client, BinderWorkHook* on_done = nullptr);
   // The other processes, for nested calls (by name; nullptr if unknown).
   void set_peers(std::function<BinderProc*(const std::string&)> lookup) { peers_ = std::move(lookup); }
   Task& thread_task(size_t i);
@@ -114,6 +125,7 @@ class BinderProc {
     int prio = 120;
     bool set_priority_called = false;  // android: applied to its thread already
     BinderClient* client = nullptr;  // nullptr: one-way
+    BinderWorkHook* on_done = nullptr;
   };
   void enqueue_for(BinderThread* thread, Transaction t, const Task* waker, int from_cpu, bool sync);
   BinderThread* select_thread();                   // binder_select_thread_ilocked()
