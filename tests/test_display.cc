@@ -441,9 +441,9 @@ TEST_CASE("display: vsync timing does not drift over many periods", "[display]")
 // queued at W14 + 5.03 ms, GPU done at W14 + 7.03 ms. SF's callback for
 // S14 and the app's for W15 expire together (W15 == S14) and TimerDispatch
 // dispatches both in one 10 us run: SF and "app" are woken at S14 + 10 us
-// and the UI thread hears of vsync 15 at S14 + 30 us. Each timer is queued
-// on the CPU of the thread that scheduled it: the app's by the app
-// EventThread (CPU 0), SF's by RenderThread's queueBuffer (CPU 1).
+// and the UI thread hears of vsync 15 at S14 + 30 us. Both callbacks share
+// VSyncDispatch's one timer, queued on the CPU of the thread that armed
+// it: the app EventThread (CPU 0).
 TEST_CASE("display: vsync reaches the UI thread and SurfaceFlinger through TimerDispatch and the app EventThread",
           "[display]") {
   DisplayParams dp = vsync_thread_params();
@@ -460,8 +460,10 @@ TEST_CASE("display: vsync reaches the UI thread and SurfaceFlinger through Timer
     return nullptr;
   };
   r.run(W(14) + Time::us(5100));  // RenderThread queued frame 14 at W14 + 5.03 ms
-  CHECK(r.disp->app_timer_queued_cpu() == 0);
-  CHECK(r.disp->sf_timer_queued_cpu() == 1);
+  // VSyncDispatch's one timer, armed by the app EventThread (CPU 0) for
+  // W15 after frame 14's dispatch; RenderThread's queueBuffer (CPU 1)
+  // schedules SF's callback for S14 == W15, not earlier: no re-arm.
+  CHECK(r.disp->vsync_timer_queued_cpu() == 0);
   r.run(Time::ms(130));
   // The first wake-up of `comm` at or after `from`: at `at`, by `waker`.
   auto check_woken = [&](const std::string& comm, Time from, Time at, const Task* waker) {
@@ -485,41 +487,92 @@ TEST_CASE("display: vsync reaches the UI thread and SurfaceFlinger through Timer
   CHECK(r.log.frames[14].present == P(14));
 }
 
-// vsync_threads, the app's requests (EventThread.cpp's vsyncRequest): the
-// request that opens the window at 100 ms wakes the app EventThread (no
-// waker, from the UI thread's CPU), which schedules the callback for W14.
-// Each doFrame() asks for the next one while the next callback is in the
-// window (Single again, no wake-up), so frames 14 .. 25 get theirs; doFrame
-// 25 does not ask (W26 is past 200 ms): W26 still expires, TimerDispatch
-// and the EventThread wake, nothing reaches the UI thread, and nothing is
-// scheduled until the next window. 14 EventThread wake-ups, 12 callbacks.
+// vsync_threads, the app's requests (EventThread.cpp's vsyncRequest). The
+// request that opens the window at 100 ms wakes the UI thread (no waker:
+// the touch), which asks at once and wakes the app EventThread, which
+// schedules the callback for W14. Each doFrame() asks for the next one
+// while the next callback is in the window (Single again, no wake-up), so
+// frames 14 .. 25 get theirs; doFrame 25 does not ask (W26 is past 200 ms):
+// W26 still expires, TimerDispatch and the EventThread wake, nothing
+// reaches the UI thread. Window 1 ([1200, 1300) ms) repeats it with frames
+// 146 .. 157 and a suppressed W158. Idle redraws every 600 ms (600, 1800
+// and 2400 ms; 1200 ms is inside window 1) each wake the UI thread, which
+// asks: one frame each (74, 218, 290: the first callback after the
+// request) and a suppressed callback after it. After the last window
+// (cycles: 1) no window request fires. EventThread wake-ups: 14 per window
+// and 3 per redraw, 37; callbacks dispatched 12 + 12 + 3.
 TEST_CASE("display: the app asks for vsync one frame at a time, and the last frame's callback is suppressed",
           "[display]") {
   DisplayParams dp = vsync_thread_params();
+  dp.idle_frame_interval = fixed(Time::ms(600));
   Rig r(dp);
   r.build();
-  r.run(Time::ms(1100));
+  r.run(Time::ms(2500));
   Task* ui = &r.disp->ui_task();
   Task* td = r.disp->timer_dispatch_task();
-  std::vector<FrameLog::Wake> app_wakes, ui_wakes, td_wakes;
+  std::vector<FrameLog::Wake> app_wakes, ui_timer_wakes;
   for (const auto& w : r.log.wakes) {
     if (w.task == "app") app_wakes.push_back(w);
-    if (w.task == ui->comm) ui_wakes.push_back(w);
-    if (w.task == td->comm) td_wakes.push_back(w);
+    if (w.task == ui->comm && !w.waker) ui_timer_wakes.push_back(w);
   }
-  REQUIRE(app_wakes.size() == 14);
+  REQUIRE(app_wakes.size() == 37);
   CHECK(app_wakes.front().t == Time::ms(100));
-  CHECK(app_wakes.front().waker == nullptr);
-  for (size_t i = 1; i < app_wakes.size(); ++i) {
-    INFO("app wake-up " << i);
-    CHECK(app_wakes[i].waker == td);  // never the UI thread: it always asked in time
+  CHECK(app_wakes.front().waker == ui);
+  int by_ui = 0;
+  for (const auto& w : app_wakes) by_ui += w.waker == ui;
+  CHECK(by_ui == 5);  // two windows, three redraws: every other wake-up is TimerDispatch's
+  std::vector<Time> want_ui = {Time::ms(100), Time::ms(600), Time::ms(1200), Time::ms(1800), Time::ms(2400)};
+  REQUIRE(ui_timer_wakes.size() == want_ui.size());
+  for (size_t i = 0; i < want_ui.size(); ++i) CHECK(ui_timer_wakes[i].t == want_ui[i]);
+  CHECK(r.disp->app_vsyncs() == 27);
+  for (int64_t k : {14, 25, 74, 146, 157, 218, 290}) {
+    INFO("frame " << k);
+    CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
   }
-  CHECK(app_wakes.back().t == W(26) + Time::us(10));
-  CHECK(r.disp->app_vsyncs() == 12);
-  for (int64_t k = 14; k <= 25; ++k) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
-  CHECK(r.log.frames.count(26) == 0);
-  CHECK(ui_wakes.back().t < W(26));  // the suppressed callback reaches nobody
-  CHECK(td_wakes.back().t == W(26));  // nothing armed after it
+  for (int64_t k : {26, 75, 158}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
+  // W26's expiry: TimerDispatch, then the EventThread, and no UI thread.
+  bool td_at_w26 = false, app_after_w26 = false;
+  for (const auto& w : r.log.wakes) {
+    td_at_w26 |= w.task == td->comm && w.t == W(26);
+    app_after_w26 |= w.task == "app" && w.t == W(26) + Time::us(10) && w.waker == td;
+  }
+  CHECK(td_at_w26);
+  CHECK(app_after_w26);
+  CHECK(app_wakes.back().t == W(291) + Time::us(10));  // the last redraw's suppressed callback
+}
+
+// vsync_threads: SF's and the app's callbacks share VSyncDispatch's one
+// timer. With app_duration = period -/+ 66.667 us, SF's callback for vsync
+// k (S(k)) is due 66.667 us before / after the app's for k + 1 (A(k+1));
+// the first is Pixel's case (16.6 / 10.5 ms durations). The app
+// EventThread armed the timer for A(15) (CPU 0) after frame 14's
+// dispatch; RenderThread's queueBuffer then schedules S14, less than
+// 500 us earlier: no re-arm. One expiry at A(15) runs both (due within
+// kGroupDispatchWithin of it): TimerDispatch wakes once, and SF hears of
+// its frame 66.667 us late / early, at A(15) + 10 us.
+TEST_CASE("display: SurfaceFlinger's and the app's callbacks due within 500 us share one timer expiry",
+          "[display]") {
+  for (int64_t shift : {-66667, 66667}) {
+    INFO("app_duration = period + " << shift << " ns");
+    DisplayParams dp = vsync_thread_params();
+    dp.app_duration = Time::ns(kPeriod + shift);
+    Rig r(dp);
+    r.build();
+    r.run(Time::ms(130));
+    const Time a15 = Time::ns(15 * kPeriod) - dp.app_duration - Time::ns(kSf);
+    REQUIRE(S(14) - a15 == Time::ns(shift));
+    Task* td = r.disp->timer_dispatch_task();
+    int td_wakes = 0;
+    const FrameLog::Wake* sf_wake = nullptr;
+    for (const auto& w : r.log.wakes) {
+      if (w.task == td->comm && w.t >= std::min(a15, S(14)) - Time::us(1) && w.t <= std::max(a15, S(14))) ++td_wakes;
+      if (w.task == "surfaceflinger" && w.t >= std::min(a15, S(14)) && !sf_wake) sf_wake = &w;
+    }
+    CHECK(td_wakes == 1);
+    REQUIRE(sf_wake);
+    CHECK(sf_wake->t == a15 + Time::us(10));
+    CHECK(sf_wake->waker == td);
+  }
 }
 
 // vsync_threads: a UI thread that asks too late. A SCHED_FIFO 1 task holds
@@ -542,7 +595,7 @@ TEST_CASE("display: a UI thread that asks after the next callback expired loses 
   const FrameLog::Wake* asked = nullptr;
   int ui_wakes_by_app_w16 = 0;
   for (const auto& w : r.log.wakes) {
-    if (w.task == "app" && w.waker == ui && !asked) asked = &w;
+    if (w.task == "app" && w.waker == ui && w.t > W(16) && !asked) asked = &w;
     if (w.task == ui->comm && w.waker == app && w.t >= W(16) && w.t < W(17)) ++ui_wakes_by_app_w16;
   }
   REQUIRE(asked);
@@ -554,14 +607,38 @@ TEST_CASE("display: a UI thread that asks after the next callback expired loses 
   CHECK(r.log.frames[17].vsync == W(17));
 }
 
+// vsync_threads: the request that opens a window is the UI thread's, so it
+// waits for that thread. A SCHED_FIFO 1 task holds CPU 0 from 95 to 110 ms:
+// the touch at 100 ms wakes the UI thread, which asks only at 110 ms; the
+// EventThread (20 us) schedules the first callback still ahead, W16
+// (W15 = 109.3 ms has passed). Frames 14 and 15 never start.
+TEST_CASE("display: the request that opens a window waits for a busy UI thread", "[display]") {
+  DisplayParams dp = vsync_thread_params();
+  Rig r(dp);
+  r.add_ui_cpu_hog(Time::ms(95), Time::ms(15));
+  r.build();
+  r.run(Time::ms(150));
+  Task* ui = &r.disp->ui_task();
+  const FrameLog::Wake* asked = nullptr;
+  for (const auto& w : r.log.wakes)
+    if (w.task == "app" && !asked) asked = &w;
+  REQUIRE(asked);
+  CHECK(asked->t == Time::ms(110));
+  CHECK(asked->waker == ui);
+  CHECK(r.log.frames.count(14) == 0);
+  CHECK(r.log.frames.count(15) == 0);
+  REQUIRE(r.log.frames.count(16) == 1);
+  CHECK(r.log.frames[16].vsync == W(16));
+}
+
 // vsync_request_binder: requestNextVsync() is a one-way binder call that a
 // SurfaceFlinger binder thread (one, nice 0, on CPU 1) serves (10 us) and
 // that wakes the EventThread only from None. In the window of the first
-// test doFrame 14 .. 24 ask (11 transactions, the binder thread woken by
-// the UI thread each time), and the EventThread is never woken by the
-// binder thread. With the hog of the second test, the late request (from
-// doFrame 16 at W15 + 9.04 ms) reaches the EventThread through the binder
-// thread 10 us later.
+// test the touch's request and doFrame 14 .. 24's (12 transactions, the
+// binder thread woken by the UI thread each time) reach it; only the
+// first, from None, wakes the EventThread (at 100 ms + 10 us). With the
+// hog of the second test, the late request (from doFrame 16 at
+// W15 + 9.04 ms) wakes it through the binder thread 10 us later.
 TEST_CASE("display: the UI thread's vsync requests go through SurfaceFlinger's binder pool", "[display]") {
   DisplayParams dp = vsync_thread_params();
   dp.vsync_request_binder = "surfaceflinger";
@@ -583,42 +660,19 @@ TEST_CASE("display: the UI thread's vsync requests go through SurfaceFlinger's b
       if (w.task == "app" && w.waker == &server) app_by_server.push_back(w);
       if (w.task == server.comm && w.waker == &ui) server_by_ui.push_back(w);
     }
+    REQUIRE_FALSE(app_by_server.empty());
+    CHECK(app_by_server[0].t == Time::ms(100) + Time::us(10));
     if (!late) {
-      CHECK(sf_binder.transactions() == 11);
-      CHECK(server_by_ui.size() == 11);
-      CHECK(app_by_server.empty());
+      CHECK(sf_binder.transactions() == 12);
+      CHECK(server_by_ui.size() == 12);
+      CHECK(app_by_server.size() == 1);
       CHECK(r.disp->app_vsyncs() == 12);
     } else {
-      REQUIRE(app_by_server.size() == 1);
-      CHECK(app_by_server[0].t == W(15) + Time::ms(9) + Time::us(40) + Time::us(10));
+      REQUIRE(app_by_server.size() == 2);
+      CHECK(app_by_server[1].t == W(15) + Time::ms(9) + Time::us(40) + Time::us(10));
       CHECK(r.log.frames.count(17) == 1);
     }
   }
-}
-
-// vsync_threads: the UI thread keeps the newest pending vsync
-// (DisplayEventDispatcher::processPendingEvents()). Windows [100, 200) and
-// [220, 320) ms; first_ui_cost 5 ms. A SCHED_FIFO 1 task holds CPU 0 from
-// W25 - 1 ms to 227 ms: callback 25 waits for the UI thread; the next
-// window's request (220 ms, None again after W26's suppressed round)
-// schedules W29 (225.99 ms), the first of window 1, dispatched while 25
-// still waits. When the hog exits the UI thread takes 29, the window's
-// first frame: it runs first_ui_cost, not ui_cost (keeping 25, it would
-// skip to 29 as an ordinary frame).
-TEST_CASE("display: a newer vsync replaces the one the UI thread has not taken yet", "[display]") {
-  DisplayParams dp = vsync_thread_params();
-  dp.gap = Time::ms(20);
-  dp.first_ui_cost = fixed(Time::ms(5));
-  Rig r(dp);
-  r.add_ui_cpu_hog(W(25) - Time::ms(1), Time::ms(227) - (W(25) - Time::ms(1)));
-  r.build();
-  r.run(Time::ms(300));
-  CHECK(r.log.frames.count(25) == 0);
-  REQUIRE(r.log.frames.count(29) == 1);
-  CHECK(r.log.frames[29].vsync == W(29));
-  // The hog ends at 227 ms + 4 EventThread rounds (W25, W26, 220 ms, W29)
-  // of 20 us that preempted it; then UI 5 ms, RenderThread 3 ms, GPU 2 ms.
-  CHECK(r.log.frames[29].app_end == Time::ms(227) + Time::us(80) + Time::ms(5 + 3 + 2));
 }
 
 TEST_CASE("display: naming a runtime PM device without runtime PM is an error", "[display]") {

@@ -17,7 +17,15 @@ namespace schedlab {
 namespace {
 
 // Event tags.
-enum : uint64_t { kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4, kTagWindowRequest = 5 };
+enum : uint64_t {
+  kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4, kTagWindowRequest = 5, kTagDispatch = 6
+};
+
+// VsyncSchedule::createDispatch() (Android 14): callbacks due within this
+// of the timer's intended wake-up run in the same expiry
+// (kGroupDispatchWithin), and a callback scheduled less than this before
+// it does not re-arm the timer.
+constexpr Time kGroupDispatchWithin = Time::us(500);
 
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -74,6 +82,12 @@ class DisplayPipeline::UiBody final : public Body {
     for (;;) {
       switch (phase_) {
         case Phase::kIdle: {
+          if (d_.ui_wants_vsync_) {
+            // vsync_threads: a touch or a Handler message (an idle redraw)
+            // asks for the next frame (postFrameCallback()).
+            d_.ui_wants_vsync_ = false;
+            d_.ui_requests_vsync(self);
+          }
           if (!d_.ui_pending_) return Action::block(TaskState::kInterruptible);
           d_.ui_pending_ = false;
           int64_t k = d_.ui_pending_k_;
@@ -364,19 +378,19 @@ class DisplayPipeline::VsyncBody final : public TaskBody {
       if (running_) {
         running_ = false;
         if (role_ == Role::kTimerDispatch) d_.timer_dispatch_done(self, batch_sf_, batch_app_);
-        else d_.event_thread_done(self, batch_app_);
+        else d_.event_thread_done(self, batch_app_, batch_schedule_);
       }
       if (role_ == Role::kTimerDispatch) {
-        if (!d_.td_sf_ && !d_.td_app_.set) return Action::block(TaskState::kInterruptible);
-        batch_sf_ = d_.td_sf_;
-        batch_app_ = d_.td_app_;
-        d_.td_sf_ = false;
-        d_.td_app_ = AppVsync{};
+        // Timer::dispatch() -> VSyncDispatchTimerQueue::timerCallback().
+        if (!d_.dispatch_expired_) return Action::block(TaskState::kInterruptible);
+        d_.dispatch_expired_ = false;
+        d_.take_expired_callbacks(self.cpu, &batch_sf_, &batch_app_);
       } else {
         if (!d_.et_app_.set && !d_.et_requested_) return Action::block(TaskState::kInterruptible);
         batch_app_ = d_.et_app_;
         d_.et_app_ = AppVsync{};
         d_.et_requested_ = false;
+        batch_schedule_ = d_.event_thread_begin(batch_app_);
       }
       running_ = true;
       const Time cost = role_ == Role::kTimerDispatch ? d_.params_.timer_dispatch_cost : d_.params_.app_event_cost;
@@ -389,42 +403,97 @@ class DisplayPipeline::VsyncBody final : public TaskBody {
   Role role_;
   bool running_ = false;
   bool batch_sf_ = false;
-  AppVsync batch_app_;
+  AppVsync batch_app_;       // TimerDispatch: the app's expired callback; EventThread: the vsync to dispatch
+  bool batch_schedule_ = false;  // EventThread: the round schedules the next callback
 };
 
 void DisplayPipeline::timer_dispatch_done(Task& self, bool sf, const AppVsync& app) {
   if (sf) sf_deliver(&self, self.cpu);  // MessageQueue::vsyncCallback()
-  if (app.set) {                        // EventThread::onVsync(): the newest vsync replaces an untaken one
+  if (app.set) {                        // EventThread::onVsync()
     et_app_ = app;
     wake(*et_task_, &self);
   }
 }
 
-// One round of EventThread::threadMain() for the app's connection: an
-// expiry is consumed as shouldConsumeEvent() does (Single: dispatched, the
-// connection left SingleSuppressCallback; SingleSuppressCallback: None,
-// nothing dispatched); then, while the connection asks for vsync, the
-// callback is scheduled (VSyncDispatchTimerQueue::schedule(): the first
-// vsync whose callback time is still ahead, after the last one fired),
-// its timerfd armed from this thread's CPU. A round that finds None
-// schedules nothing (mVsyncRegistration.cancel(): nothing is armed then).
-void DisplayPipeline::event_thread_done(Task& self, const AppVsync& app) {
-  if (app.set) {
+// VSyncDispatchTimerQueue (Android 14): one timerfd for SF's and the app's
+// callbacks. schedule() arms it from the calling thread when it is idle or
+// the callback is due more than kGroupDispatchWithin before its intended
+// wake-up; otherwise the callback waits for that expiry.
+void DisplayPipeline::schedule_callback(DispatchCallback& cb, Time wakeup, int caller_cpu) {
+  cb.armed = true;
+  cb.wakeup = wakeup;
+  const bool timer_idle = !dispatch_timer_.armed() && !dispatch_expired_;
+  if (timer_idle || wakeup < dispatch_intended_ - kGroupDispatchWithin) rearm_dispatch(caller_cpu);
+}
+
+// rearmTimer(): the earliest armed callback's wake-up, from `cpu`.
+void DisplayPipeline::rearm_dispatch(int cpu) {
+  const DispatchCallback* first = nullptr;
+  for (const DispatchCallback* cb : {&sf_cb_, &app_cb_})
+    if (cb->armed && (!first || cb->wakeup < first->wakeup)) first = cb;
+  if (!first) return;
+  dispatch_intended_ = first->wakeup;
+  dispatch_cpu_ = cpu;
+  k_.hrtimer_start(dispatch_timer_, std::max(first->wakeup, k_.now()), cpu);
+}
+
+// timerCallback() on TimerDispatch: every callback due before the intended
+// wake-up + kGroupDispatchWithin runs now (SF's first); the timer is
+// re-armed for the rest from TimerDispatch's CPU.
+void DisplayPipeline::take_expired_callbacks(int td_cpu, bool* sf, AppVsync* app) {
+  const Time limit = dispatch_intended_ + kGroupDispatchWithin;
+  *sf = sf_cb_.armed && sf_cb_.wakeup < limit;
+  if (*sf) {
+    sf_cb_.armed = false;
+    ++sf_wakeups_;
+    sf_last_target_ = sf_target_;
+    sf_dispatch_k_ = sf_target_;
+    sf_dispatching_ = true;
+  }
+  *app = AppVsync{};
+  if (app_cb_.armed && app_cb_.wakeup < limit) {
+    app_cb_.armed = false;
+    *app = AppVsync{true, app_target_, false, window_of(app_cb_.wakeup)};
+  }
+  rearm_dispatch(td_cpu);
+}
+
+// The start of a round of EventThread::threadMain() for the app's
+// connection, under its lock: an expiry is consumed as
+// shouldConsumeEvent() does (Single: dispatched, the connection left
+// SingleSuppressCallback; SingleSuppressCallback: None, nothing
+// dispatched; `v` is cleared then). Returns whether the round will
+// schedule the next callback (the connection still asks). A request
+// arriving during the round waits for the lock, then wakes the thread for
+// another round.
+bool DisplayPipeline::event_thread_begin(AppVsync& v) {
+  if (v.set) {
     if (app_request_ == VsyncRequest::kSingle) {
       app_request_ = VsyncRequest::kSingleSuppressCallback;
-      AppVsync v = app;
-      v.first = v.window != last_window_;
-      last_window_ = v.window;
-      ++app_vsyncs_;
-      app_deliver(v, &self, self.cpu);
     } else {
       app_request_ = VsyncRequest::kNone;
+      v = AppVsync{};
     }
   }
-  if (app_request_ == VsyncRequest::kNone || app_timer_.armed()) return;
+  return app_request_ != VsyncRequest::kNone;
+}
+
+// The end of the round: dispatchEvent() to the app, then
+// mVsyncRegistration.schedule() (VSyncDispatchTimerQueue::schedule(): the
+// first vsync whose callback time is still ahead, after the last one
+// fired) from this thread's CPU. A round that schedules nothing cancels
+// nothing either: no callback is armed then.
+void DisplayPipeline::event_thread_done(Task& self, const AppVsync& v, bool schedule) {
+  if (v.set) {
+    AppVsync d = v;
+    d.first = d.window != last_window_;
+    last_window_ = d.window;
+    ++app_vsyncs_;
+    app_deliver(d, &self, self.cpu);
+  }
+  if (!schedule || app_cb_.armed) return;
   app_target_ = std::max(ceil_div((k_.now() + app_duration_ + sf_duration_).count(), period_), app_target_ + 1);
-  app_timer_cpu_ = self.cpu;
-  k_.hrtimer_start(app_timer_, app_wakeup(app_target_), app_timer_cpu_);
+  schedule_callback(app_cb_, app_wakeup(app_target_), self.cpu);
 }
 
 // EventThread::requestNextVsync(): None -> Single wakes the EventThread
@@ -449,9 +518,17 @@ void DisplayPipeline::ui_requests_vsync(Task& ui) {
 
 void DisplayPipeline::binder_work_done(Task& server) { request_app_vsync(&server, server.cpu); }
 
-// The request that opens each animation window (the touch reaching the
-// app, not modelled) at the window's start; a window already open at
-// construction is asked for at once.
+// A message for the UI thread's Looper (from outside the model: no waker)
+// that makes it ask for vsync once it gets to it.
+void DisplayPipeline::ui_asks_for_vsync() {
+  ui_wants_vsync_ = true;
+  wake_from(*ui_task_, nullptr, ui_task_->cpu);
+}
+
+// The request that opens each animation window, at the window's start
+// (a window already open at construction at once): the touch reaches the
+// UI thread (InputDispatcher, not modelled: the wake-up has no waker),
+// which asks for vsync as doFrame() does.
 void DisplayPipeline::arm_window_request() {
   const int64_t cycle = (params_.animation + params_.gap).count();
   if (params_.cycles >= 0 && next_window_ >= 2 * static_cast<int64_t>(params_.cycles)) return;
@@ -459,16 +536,11 @@ void DisplayPipeline::arm_window_request() {
   window_request_timer_.arm(std::max(start, k_.now()));
 }
 
+// With vsync_threads a second vsync never reaches the UI thread before it
+// took the first: each dispatch needs a request, which the UI thread makes
+// only once it took the vsync before.
 void DisplayPipeline::app_deliver(const AppVsync& v, const Task* waker, int cpu) {
-  if (ui_pending_) {
-    // vsync_threads: DisplayEventDispatcher::processPendingEvents() keeps
-    // the last vsync read; the simple model keeps the first.
-    if (et_task_) {
-      ui_pending_k_ = v.k;
-      ui_pending_first_ = ui_pending_first_ || v.first;
-    }
-    return;
-  }
+  if (ui_pending_) return;
   ui_pending_ = true;
   ui_pending_k_ = v.k;
   ui_pending_first_ = v.first;
@@ -590,6 +662,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   idle_frame_timer_ = Timer(q, this, kTagIdleFrame, kTierTimer);
   touch_timer_ = Timer(q, this, kTagTouch, kTierTimer);
   window_request_timer_ = Timer(q, this, kTagWindowRequest, kTierTimer);
+  dispatch_timer_ = Timer(q, this, kTagDispatch, kTierTimer);
   if (et_task_) {
     // The first window not yet over.
     const int64_t cycle = (params_.animation + params_.gap).count();
@@ -673,10 +746,14 @@ void DisplayPipeline::arm_app(int64_t min_k) {
 // MessageQueue::scheduleFrame(): SF's callback for the next SF wake-up
 // (one callback at a time; none while one is pending).
 void DisplayPipeline::request_sf(int caller_cpu) {
-  if (sf_timer_.armed() || sf_pending_ || sf_dispatching_) return;
+  if (sf_timer_.armed() || sf_cb_.armed || sf_pending_ || sf_dispatching_) return;
   const int64_t k = std::max(ceil_div((k_.now() + sf_duration_).count(), period_), sf_last_target_ + 1);
   sf_target_ = k;
-  sf_timer_cpu_ = td_task_ ? caller_cpu : sf_task_->cpu;
+  if (td_task_) {
+    schedule_callback(sf_cb_, sf_wakeup(k), caller_cpu);
+    return;
+  }
+  sf_timer_cpu_ = sf_task_->cpu;
   k_.hrtimer_start(sf_timer_, sf_wakeup(k), sf_timer_cpu_);
 }
 
@@ -751,18 +828,18 @@ void DisplayPipeline::gpu_job_retired(uint64_t /*cookie*/, QueueContext ctx) {
 
 void DisplayPipeline::on_event(uint64_t tag) {
   switch (tag) {
+    case kTagDispatch:
+      // vsync_threads: VSyncDispatchTimerQueue's timerfd expires on the CPU
+      // it was queued on and wakes TimerDispatch, which runs the callbacks
+      // that are due.
+      dispatch_expired_ = true;
+      wake_from(*td_task_, nullptr, dispatch_cpu_);
+      break;
     case kTagApp: {
-      // The app's vsync callback (DisplayEventReceiver -> Choreographer).
-      // vsync_threads: the timer interrupt on the CPU it was queued on
-      // wakes TimerDispatch, which takes it to the EventThread, which
-      // decides. Else the UI thread is woken directly (as from its own
-      // CPU: the simple model) and the next callback of the schedule armed.
+      // The simple model: the app's vsync callback (DisplayEventReceiver ->
+      // Choreographer) wakes the UI thread directly (as from its own CPU)
+      // and the next callback of the schedule is armed.
       const int64_t w = window_of(k_.now());
-      if (td_task_) {
-        td_app_ = AppVsync{true, app_target_, false, w};
-        wake_from(*td_task_, nullptr, app_timer_cpu_);
-        break;
-      }
       const AppVsync v{true, app_target_, w != last_window_, w};
       ++app_vsyncs_;
       last_window_ = w;
@@ -771,18 +848,13 @@ void DisplayPipeline::on_event(uint64_t tag) {
       break;
     }
     case kTagSf:
-      // MessageQueue::vsyncCallback() -> Handler::dispatchFrame(): dropped
-      // while the previous frame message is still pending.
+      // The simple model: MessageQueue::vsyncCallback() ->
+      // Handler::dispatchFrame() (dropped while the previous frame message
+      // is still pending) wakes SF directly.
       ++sf_wakeups_;
       sf_last_target_ = sf_target_;
       sf_dispatch_k_ = sf_target_;
-      if (td_task_) {
-        sf_dispatching_ = true;
-        td_sf_ = true;
-        wake_from(*td_task_, nullptr, sf_timer_cpu_);
-      } else {
-        sf_deliver(nullptr, sf_task_->cpu);
-      }
+      sf_deliver(nullptr, sf_task_->cpu);
       break;
     case kTagIdleFrame: {
       // A one-frame redraw between animations: Choreographer asks for the
@@ -792,7 +864,7 @@ void DisplayPipeline::on_event(uint64_t tag) {
       idle_frame_timer_.arm(k_.now() + params_.idle_frame_interval->sample(idle_rng_));
       if (animating(k_.now())) break;
       if (et_task_) {
-        request_app_vsync(nullptr, ui_task_->cpu);  // from a Handler on the UI thread, not modelled
+        ui_asks_for_vsync();
         break;
       }
       const int64_t k = ceil_div((k_.now() + app_duration_ + sf_duration_).count(), period_);
@@ -815,7 +887,7 @@ void DisplayPipeline::on_event(uint64_t tag) {
       break;
     }
     case kTagWindowRequest:
-      request_app_vsync(nullptr, ui_task_->cpu);
+      ui_asks_for_vsync();
       ++next_window_;
       arm_window_request();
       break;

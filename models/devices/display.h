@@ -21,9 +21,7 @@
 //  - UI thread (Choreographer.doFrame): an app vsync is delivered only while
 //    an animation window is open (the app asks for vsync one frame at a
 //    time, fb/core/java/android/view/Choreographer.java); one delivery can be
-//    pending while the thread is busy (vsync_threads: a newer one replaces
-//    it, as DisplayEventDispatcher::processPendingEvents() keeps the last
-//    vsync read; the simple model keeps the first). A frame started at least one period
+//    pending while the thread is busy. A frame started at least one period
 //    after its vsync is retargeted to the latest vsync, as doFrame() does
 //    for skipped frames. The thread runs ui_cost (first_ui_cost on the first
 //    frame of an animation), hands the frame to RenderThread (waker = UI)
@@ -72,54 +70,60 @@
 // thread: the last 15 characters of its process name, as traces show it),
 // "RenderThread", "surfaceflinger".
 //
-// Vsync delivery (`vsync_threads`): SurfaceFlinger's VSyncDispatchTimerQueue
-// arms one timerfd, an hrtimer, from its "TimerDispatch" thread (SCHED_FIFO
-// 2, fn/services/surfaceflinger/Scheduler/Timer.cpp Timer::dispatch()); its
-// expiry wakes that thread from the CPU the timer was queued on, and the
-// thread runs the expired callbacks (timer_dispatch_cost): SF's
-// (MessageQueue::vsyncCallback() -> Handler::dispatchFrame(): SF's main
-// thread woken by TimerDispatch) and the "app" EventThread's
-// (EventThread::onVsync(): that thread, SCHED_FIFO 2 -- EventThread's
-// constructor, EVENT_THREAD_PRIORITY -- woken by TimerDispatch), which
-// writes the vsync event to the app's DisplayEventReceiver
-// (app_event_cost) and so wakes the UI thread's Looper. The timerfd is
-// armed by whoever schedules a callback (timerfd_settime() in the calling
-// thread; an unpinned hrtimer stays on that busy CPU): the app's by the
-// app EventThread at the end of its round (threadMain() calls
-// mVsyncRegistration.schedule() while the app's connection asks for
-// vsync), on that thread's CPU; SF's by MessageQueue::scheduleFrame() in
+// Vsync delivery (`vsync_threads`; SurfaceFlinger as of Android 14,
+// fn/services/surfaceflinger/Scheduler/): VSyncDispatchTimerQueue keeps
+// SF's and the app's callbacks on one timerfd, an hrtimer. schedule() arms
+// it from the calling thread (timerfd_settime(); an unpinned hrtimer stays
+// on that CPU) when it is idle or the callback is due more than 500 us
+// (kGroupDispatchWithin, VsyncSchedule::createDispatch()) before its
+// intended wake-up; else the callback waits for that expiry. The expiry
+// wakes the "TimerDispatch" thread (SCHED_FIFO 2, Timer.cpp
+// Timer::dispatch()) from the CPU the timer was queued on; its
+// timerCallback() takes every callback due within 500 us of the intended
+// wake-up, re-arms the timer for the rest from its own CPU and runs them
+// (timer_dispatch_cost, SF's first): SF's (MessageQueue::vsyncCallback()
+// -> Handler::dispatchFrame(): SF's main thread woken by TimerDispatch)
+// and the "app" EventThread's (EventThread::onVsync(): that thread,
+// SCHED_FIFO 2 -- EventThread's constructor, EVENT_THREAD_PRIORITY --
+// woken by TimerDispatch), which writes the vsync event to the app's
+// DisplayEventReceiver (app_event_cost) and so wakes the UI thread's
+// Looper. SF's callback is scheduled by MessageQueue::scheduleFrame() in
 // the thread that queued the buffer, modelled on the CPU of the thread
 // calling request_sf() (RenderThread's queueBuffer stands for SF's binder
-// thread, SF's own re-requests for its main thread).
-// The app asks for vsync one frame at a time (EventThread.cpp, Android
-// 12+: the connection's vsyncRequest None / Single / SingleSuppressCallback):
+// thread, SF's own re-requests for its main thread); the app's by the app
+// EventThread at the end of its round (threadMain() calls
+// mVsyncRegistration.schedule() while the app's connection asks for
+// vsync; Android 12 and 13 re-armed it from the callback instead).
+// The app asks for vsync one frame at a time (EventThread.cpp: the
+// connection's vsyncRequest None / Single / SingleSuppressCallback):
 // requestNextVsync() from None sets Single and wakes the EventThread,
 // which schedules the callback; from SingleSuppressCallback it sets Single
-// and wakes nobody. An expiry dispatched to a Single connection leaves it
-// SingleSuppressCallback and the EventThread schedules the next callback
-// anyway; an expiry that finds SingleSuppressCallback (the app did not ask
-// again in time) dispatches nothing, sets None and schedules nothing. So
-// each run of frames ends with one more TimerDispatch and EventThread
-// wake-up that delivers nothing, and a UI thread that asks after the next
-// callback expired wakes the EventThread again. The UI thread asks at the
-// start of doFrame() (the animation callbacks, which post the next frame
-// callback, run first and are short) while the next callback is inside
-// the animation window; the request that opens a window (the touch's) or
-// an idle redraw comes from outside the model (input, a Handler), and
-// wakes the EventThread with no waker from the UI thread's CPU.
+// and wakes nobody. The EventThread decides at the start of its round,
+// under its lock (a request arriving meanwhile waits, then wakes it for
+// another round): an expiry that finds Single is dispatched, leaving
+// SingleSuppressCallback, and the next callback is scheduled anyway; an
+// expiry that finds SingleSuppressCallback (the app did not ask again in
+// time) dispatches nothing, sets None and schedules nothing. So each run
+// of frames ends with one more TimerDispatch and EventThread round that
+// delivers nothing, and a UI thread that asks after the next callback
+// expired wakes the EventThread again. The UI thread asks at the start of
+// doFrame() (the animation callbacks, which post the next frame callback,
+// run first and are short) while the next callback is inside the animation
+// window; the request that opens a window (the touch) and an idle redraw
+// (a Handler message) wake the UI thread with no waker (input and the
+// message's sender are not modelled), and it asks when it gets to them.
 // requestNextVsync() is a one-way binder call (IDisplayEventConnection.aidl):
 // with `vsync_request_binder` a thread of that binder process's pool
 // (SurfaceFlinger's) serves it (vsync_request_cost) and wakes the
 // EventThread when it must, at the priority the binder model gives a
 // one-way transaction; without, the UI thread wakes the EventThread
-// itself. Simplified: the two callbacks keep separate timers, dispatched
-// together when they expire at the same instant (SF's first; the kernel's
-// map order is unspecified); the window's opening request does not go
-// through binder; every EventThread round costs app_event_cost.
+// itself. Simplified: every EventThread round costs app_event_cost;
+// Scheduler::resync() (hardware vsync after a long pause in requests) is
+// not modelled.
 // Without vsync_threads (the simple model) the app's callback fires at
-// every vsync of an animation window and for each idle redraw, and the
-// timers are queued on the woken thread's CPU and wake it directly, as
-// from its current CPU.
+// every vsync of an animation window and for each idle redraw, SF's and
+// the app's callbacks keep separate timers, queued on the woken thread's
+// CPU, and wake it directly, as from its current CPU.
 //
 // FrameEvent::vsync_id is the index k of the frame's expected present vsync.
 //
@@ -192,9 +196,9 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   Task& sf_task() { return *sf_task_; }
   Task* timer_dispatch_task() { return td_task_; }  // nullptr without vsync_threads
   Task* app_event_task() { return et_task_; }
-  // The CPUs whose hrtimer bases the vsync timers were last queued on.
-  int app_timer_queued_cpu() const { return app_timer_cpu_; }
-  int sf_timer_queued_cpu() const { return sf_timer_cpu_; }
+  // vsync_threads: the CPU whose hrtimer base VSyncDispatch's timer was
+  // last queued on.
+  int vsync_timer_queued_cpu() const { return dispatch_cpu_; }
 
   // Counters (every frame counted once, when presented or dropped).
   uint64_t app_vsyncs() const { return app_vsyncs_; }      // Choreographer callbacks fired
@@ -270,7 +274,17 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   void sf_deliver(const Task* waker, int cpu);
   // What TimerDispatch's and the app EventThread's runs end with.
   void timer_dispatch_done(Task& self, bool sf, const AppVsync& app);
-  void event_thread_done(Task& self, const AppVsync& app);
+  bool event_thread_begin(AppVsync& v);
+  void event_thread_done(Task& self, const AppVsync& v, bool schedule);
+  // vsync_threads: VSyncDispatchTimerQueue's callbacks on its one timer.
+  struct DispatchCallback {
+    bool armed = false;
+    Time wakeup;
+  };
+  void schedule_callback(DispatchCallback& cb, Time wakeup, int caller_cpu);
+  void rearm_dispatch(int cpu);
+  void take_expired_callbacks(int td_cpu, bool* sf, AppVsync* app);
+  void ui_asks_for_vsync();
   // EventThread::requestNextVsync() for the app (vsync_threads): from
   // `waker` (nullptr: outside the model) on `cpu`.
   void request_app_vsync(const Task* waker, int cpu);
@@ -312,19 +326,24 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   std::unique_ptr<VsyncBody> et_body_;
   Task* td_task_ = nullptr;     // TimerDispatch (vsync_threads)
   Task* et_task_ = nullptr;     // the app EventThread (vsync_threads)
-  int app_timer_cpu_ = 0;       // the CPUs the vsync timers were queued on
+  int app_timer_cpu_ = 0;       // the simple model: the CPUs its vsync timers were queued on
   int sf_timer_cpu_ = 0;
-  // Vsync callbacks expired, not yet taken by TimerDispatch; the event the
-  // app EventThread has yet to take.
-  bool td_sf_ = false;
-  AppVsync td_app_;
+  // vsync_threads: SF's and the app's callbacks, the dispatch timer's
+  // intended wake-up and CPU, and whether it expired with TimerDispatch
+  // yet to run; the event the app EventThread has yet to take.
+  DispatchCallback sf_cb_, app_cb_;
+  Time dispatch_intended_;
+  int dispatch_cpu_ = 0;
+  bool dispatch_expired_ = false;
+  bool ui_wants_vsync_ = false;  // a touch or redraw message for the UI thread
   AppVsync et_app_;
   bool et_requested_ = false;    // requestNextVsync() notified the EventThread
   int64_t next_window_ = 0;      // the window whose opening request is armed
   VsyncRequest app_request_ = VsyncRequest::kNone;
   bool sf_dispatching_ = false;  // SF's callback expired, its message not yet posted
   int64_t sf_dispatch_k_ = 0;
-  Timer app_timer_, sf_timer_, present_timer_, idle_frame_timer_, touch_timer_, window_request_timer_;
+  Timer app_timer_, sf_timer_, present_timer_, idle_frame_timer_, touch_timer_, window_request_timer_,
+      dispatch_timer_;
 
   std::vector<Frame> frames_;
   std::vector<int> free_frames_;
