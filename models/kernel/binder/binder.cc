@@ -34,7 +34,7 @@ class BinderThread final : public TaskBody, public BinderClient {
   void restore(Task& self, Policy policy, int prio);     // either kernel's restore
   BinderProc& proc_;
   Task& task_;
-  std::deque<BinderProc::Transaction> todo_;  // thread->todo
+  Fifo<BinderProc::Transaction> todo_;  // thread->todo
   BinderProc::Transaction cur_;
   // Where the thread is in cur_: its work before the nested call, waiting
   // for the nested reply, its work after it.

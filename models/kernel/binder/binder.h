@@ -57,7 +57,6 @@
 // threads never exit or grow (the pool is as declared, all started at 0).
 #pragma once
 
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -65,6 +64,7 @@
 
 #include "models/kernel/binder/binder_params.h"
 #include "models/kernel/task_body.h"
+#include "sim/fifo.h"
 #include "sim/time.h"
 
 namespace schedlab {
@@ -134,8 +134,8 @@ class BinderProc {
   BinderProcParams params_;
   std::vector<std::unique_ptr<BinderThread>> threads_;
   std::vector<BinderThread*> waiting_;  // proc->waiting_threads; back() is the list head (newest)
-  std::deque<Transaction> todo_;        // proc->todo
-  std::deque<Transaction> async_todo_;  // node->async_todo
+  Fifo<Transaction> todo_;        // proc->todo
+  Fifo<Transaction> async_todo_;  // node->async_todo
   bool has_async_transaction_ = false;  // node->has_async_transaction
   uint64_t transactions_ = 0, queued_on_proc_ = 0;
   std::function<BinderProc*(const std::string&)> peers_;
