@@ -575,6 +575,40 @@ TEST_CASE("display: SurfaceFlinger's and the app's callbacks due within 500 us s
   }
 }
 
+// vsync_threads, an animation that never stops (geekbench6's set-up: no
+// gap, cycles -1) and is open at construction: the request at 0 wakes the
+// UI thread, which wakes the EventThread; it schedules the first callback
+// still ahead, W2 (1 ms). Every doFrame then asks in time, and each later
+// window's opening request finds the connection asking already: the
+// EventThread is never again woken by the UI thread, and every vsync from
+// 2 on has its frame.
+TEST_CASE("display: a gapless animation open at construction asks once and then every frame in time",
+          "[display]") {
+  DisplayParams dp = vsync_thread_params();
+  dp.start_delay = Time::zero();
+  dp.gap = Time::zero();
+  dp.cycles = -1;
+  Rig r(dp);
+  r.build();
+  r.run(Time::ms(300));
+  Task* ui = &r.disp->ui_task();
+  int app_by_ui = 0;
+  Time first_app = Time::max();
+  for (const auto& w : r.log.wakes) {
+    if (w.task != "app") continue;
+    app_by_ui += w.waker == ui;
+    first_app = std::min(first_app, w.t);
+  }
+  CHECK(app_by_ui == 1);
+  CHECK(first_app == Time::zero());
+  CHECK(r.log.frames.count(1) == 0);
+  for (int64_t k = 2; k <= 34; ++k) {
+    INFO("frame " << k);
+    REQUIRE(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+    CHECK(r.log.frames[static_cast<uint64_t>(k)].vsync == W(k));
+  }
+}
+
 // vsync_threads: a UI thread that asks too late. A SCHED_FIFO 1 task holds
 // CPU 0 (the UI thread's; the app EventThread, FIFO 2, still runs there)
 // from W15 - 1 ms for 10 ms. Callback 15 is dispatched (the UI thread asked
