@@ -138,11 +138,12 @@ struct Rig {
     k->set_body(hog, hog_body.get());
     k->start_task_at(hog, at);
   }
-  // A SCHED_FIFO 1 task on the UI thread's CPU (0) that runs `work` once,
-  // from `at`: above the UI thread, below vsync_threads' FIFO 2 threads.
-  void add_ui_cpu_hog(Time at, Time work) {
+  // A SCHED_FIFO 1 task on the UI thread's CPU (0, or `cpu`) that runs
+  // `work` once, from `at`: above the UI thread and RenderThread, below
+  // vsync_threads' FIFO 2 threads.
+  void add_ui_cpu_hog(Time at, Time work, int cpu = 0) {
     hog_body = std::make_unique<OneShot>(work);
-    Task& hog = k->create_task("hog", "hog", Policy::kFifo, 0, 1, {0}, false);
+    Task& hog = k->create_task("hog", "hog", Policy::kFifo, 0, 1, {cpu}, false);
     k->set_body(hog, hog_body.get());
     k->start_task_at(hog, at);
   }
@@ -607,6 +608,83 @@ TEST_CASE("display: a gapless animation open at construction asks once and then 
     REQUIRE(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
     CHECK(r.log.frames[static_cast<uint64_t>(k)].vsync == W(k));
   }
+}
+
+// vsync_threads: callbacks more than 500 us apart, and a late TimerDispatch.
+// With app_duration = period - 1 ms, S14 is due 1 ms before A15: when
+// RenderThread's queueBuffer (CPU 1) schedules S14 it re-arms the timer,
+// which the app EventThread had armed for A15 (CPU 0). A SCHED_FIFO 3 task
+// on CPU 2 holds TimerDispatch (and SF) from S14 - 100 us for 2 ms; its
+// round at S14 + 1.9 ms runs every callback due within 500 us + 1.9 ms of
+// its intended wake-up (timerCallback()'s lag allowance): SF's and the
+// app's together, both woken at S14 + 1.91 ms.
+TEST_CASE("display: a callback due more than 500 us earlier re-arms the timer, and a late round takes what is due",
+          "[display]") {
+  DisplayParams dp = vsync_thread_params();
+  dp.app_duration = Time::ns(kPeriod - 1000000);
+  Rig r(dp);
+  r.add_fifo_hog(S(14) - Time::us(100), Time::ms(2));
+  r.build();
+  r.run(S(14) - Time::us(200));
+  CHECK(r.disp->vsync_timer_queued_cpu() == 1);
+  r.run(Time::ms(140));
+  Task* td = r.disp->timer_dispatch_task();
+  const FrameLog::Wake* sf_wake = nullptr;
+  const FrameLog::Wake* app_wake = nullptr;
+  for (const auto& w : r.log.wakes) {
+    if (w.task == "surfaceflinger" && w.t >= S(14) && !sf_wake) sf_wake = &w;
+    if (w.task == "app" && w.t >= S(14) && !app_wake) app_wake = &w;
+  }
+  REQUIRE(sf_wake);
+  REQUIRE(app_wake);
+  CHECK(sf_wake->t == S(14) + Time::us(1910));
+  CHECK(app_wake->t == S(14) + Time::us(1910));
+  CHECK(app_wake->waker == td);
+}
+
+// A redraw message reaches the UI thread only in its Looper. Redraws every
+// 4 ms from 4 ms, before any window; a SCHED_FIFO 1 task holds RenderThread's
+// CPU (1) from 0 to 50 ms. The redraw at 4 ms gets callback W3 (9.33 ms);
+// doFrame 3 ends at W3 + 2.03 ms and the UI thread then waits in
+// postAndWait() for RenderThread until 50 ms: the redraws at 12 .. 48 ms
+// must not wake it there (nor wake RenderThread, busy in nothing but
+// waiting for its CPU).
+TEST_CASE("display: a redraw message does not wake a UI thread waiting in postAndWait()", "[display]") {
+  DisplayParams dp = vsync_thread_params();
+  dp.idle_frame_interval = fixed(Time::ms(4));
+  Rig r(dp);
+  r.add_ui_cpu_hog(Time::zero(), Time::ms(50), 1);
+  r.build();
+  r.run(Time::ms(60));
+  Task* ui = &r.disp->ui_task();
+  int woken_in_sync_wait = 0, woken_before = 0;
+  for (const auto& w : r.log.wakes) {
+    if (w.task != ui->comm || w.waker) continue;
+    if (w.t > W(3) + Time::us(2100) && w.t < Time::ms(50)) ++woken_in_sync_wait;
+    if (w.t <= Time::ms(8)) ++woken_before;
+  }
+  CHECK(woken_before == 2);  // 4 and 8 ms: in its Looper
+  CHECK(woken_in_sync_wait == 0);
+  CHECK(r.log.frames.count(3) == 1);
+}
+
+// Nor does a vsync: in the window, RenderThread's CPU is held from W14 for
+// 20 ms, so after doFrame 14 (to W14 + 2.03 ms) the UI thread waits in
+// postAndWait(); callback 15, which doFrame 14 asked for, is dispatched at
+// W15 + 30 us but wakes nobody until the UI thread is back in its Looper.
+TEST_CASE("display: a vsync does not wake a UI thread waiting in postAndWait()", "[display]") {
+  DisplayParams dp = vsync_thread_params();
+  Rig r(dp);
+  r.add_ui_cpu_hog(W(14), Time::ms(20), 1);
+  r.build();
+  r.run(Time::ms(140));
+  Task* ui = &r.disp->ui_task();
+  Task* app = r.disp->app_event_task();
+  int woken = 0;
+  for (const auto& w : r.log.wakes)
+    if (w.task == ui->comm && w.waker == app && w.t > W(14) + Time::us(2100) && w.t < W(14) + Time::ms(20)) ++woken;
+  CHECK(woken == 0);
+  CHECK(r.disp->app_vsyncs() >= 2);
 }
 
 // vsync_threads: a UI thread that asks too late. A SCHED_FIFO 1 task holds

@@ -77,6 +77,8 @@ class DisplayPipeline::Body : public TaskBody {
 class DisplayPipeline::UiBody final : public Body {
  public:
   explicit UiBody(DisplayPipeline& d) : Body(d) {}
+  // Back in its Looper (not in doFrame(), postAndWait() or a get_sync).
+  bool in_looper() const { return phase_ == Phase::kIdle; }
   Action next(Task& self) override {
     Action a;
     for (;;) {
@@ -125,7 +127,7 @@ class DisplayPipeline::UiBody final : public Body {
           d_.frames_[frame_].stage = Frame::Stage::kSync;
           d_.rt_inbox_ = frame_;
           frame_ = -1;
-          d_.wake(*d_.rt_task_, &self);
+          d_.wake_render_thread(self);
           phase_ = Phase::kSyncWait;
           continue;
         }
@@ -153,6 +155,7 @@ class DisplayPipeline::RenderBody final : public Body {
  public:
   explicit RenderBody(DisplayPipeline& d) : Body(d) {}
   bool waiting_buffer() const { return phase_ == Phase::kDequeue; }
+  bool in_looper() const { return phase_ == Phase::kIdle; }  // waiting for DrawFrameTask's next frame
   Action next(Task& self) override {
     Action a;
     for (;;) {
@@ -215,6 +218,12 @@ class DisplayPipeline::RenderBody final : public Body {
   int frame_ = -1;
 };
 
+// The UI thread's frame for RenderThread's DrawFrameTask queue: wakes it
+// only in its Looper (see app_deliver()).
+void DisplayPipeline::wake_render_thread(const Task& ui) {
+  if (rt_body_->in_looper()) wake(*rt_task_, &ui);
+}
+
 // ---------------------------------------------------------------- SurfaceFlinger
 
 // MessageQueue::Handler::handleMessage() -> SurfaceFlinger::commit()
@@ -222,6 +231,7 @@ class DisplayPipeline::RenderBody final : public Body {
 class DisplayPipeline::SfBody final : public Body {
  public:
   explicit SfBody(DisplayPipeline& d) : Body(d) {}
+  bool in_looper() const { return phase_ == Phase::kIdle; }  // MessageQueue's Looper
   Action next(Task& self) override {
     Action a;
     for (;;) {
@@ -422,6 +432,9 @@ void DisplayPipeline::timer_dispatch_done(Task& self, bool sf, const AppVsync& a
 void DisplayPipeline::schedule_callback(DispatchCallback& cb, Time wakeup, int caller_cpu) {
   cb.armed = true;
   cb.wakeup = wakeup;
+  // Scheduled between an expiry and TimerDispatch's round (rearmImminent):
+  // that round leaves it for the timer it re-arms.
+  cb.after_round = dispatch_expired_;
   const bool timer_idle = !dispatch_timer_.armed() && !dispatch_expired_;
   if (timer_idle || wakeup < dispatch_intended_ - kGroupDispatchWithin) rearm_dispatch(caller_cpu);
 }
@@ -438,11 +451,13 @@ void DisplayPipeline::rearm_dispatch(int cpu) {
 }
 
 // timerCallback() on TimerDispatch: every callback due before the intended
-// wake-up + kGroupDispatchWithin runs now (SF's first); the timer is
-// re-armed for the rest from TimerDispatch's CPU.
+// wake-up + kGroupDispatchWithin + how late the round is runs now (SF's
+// first); the timer is re-armed for the rest from TimerDispatch's CPU.
 void DisplayPipeline::take_expired_callbacks(int td_cpu, bool* sf, AppVsync* app) {
-  const Time limit = dispatch_intended_ + kGroupDispatchWithin;
-  *sf = sf_cb_.armed && sf_cb_.wakeup < limit;
+  const Time lag = std::max(Time::zero(), k_.now() - dispatch_intended_);
+  const Time limit = dispatch_intended_ + kGroupDispatchWithin + lag;
+  auto due = [&](const DispatchCallback& cb) { return cb.armed && !cb.after_round && cb.wakeup < limit; };
+  *sf = due(sf_cb_);
   if (*sf) {
     sf_cb_.armed = false;
     ++sf_wakeups_;
@@ -451,10 +466,11 @@ void DisplayPipeline::take_expired_callbacks(int td_cpu, bool* sf, AppVsync* app
     sf_dispatching_ = true;
   }
   *app = AppVsync{};
-  if (app_cb_.armed && app_cb_.wakeup < limit) {
+  if (due(app_cb_)) {
     app_cb_.armed = false;
     *app = AppVsync{true, app_target_, false, window_of(app_cb_.wakeup)};
   }
+  sf_cb_.after_round = app_cb_.after_round = false;
   rearm_dispatch(td_cpu);
 }
 
@@ -519,10 +535,12 @@ void DisplayPipeline::ui_requests_vsync(Task& ui) {
 void DisplayPipeline::binder_work_done(Task& server) { request_app_vsync(&server, server.cpu); }
 
 // A message for the UI thread's Looper (from outside the model: no waker)
-// that makes it ask for vsync once it gets to it.
+// that makes it ask for vsync once it gets to it. It wakes the thread only
+// in its Looper's epoll wait: not in postAndWait() nor in a runtime-PM
+// D sleep, which the message cannot end.
 void DisplayPipeline::ui_asks_for_vsync() {
   ui_wants_vsync_ = true;
-  wake_from(*ui_task_, nullptr, ui_task_->cpu);
+  if (ui_body_->in_looper()) wake_from(*ui_task_, nullptr, ui_task_->cpu);
 }
 
 // The request that opens each animation window, at the window's start
@@ -538,13 +556,17 @@ void DisplayPipeline::arm_window_request() {
 
 // With vsync_threads a second vsync never reaches the UI thread before it
 // took the first: each dispatch needs a request, which the UI thread makes
-// only once it took the vsync before.
+// only once it took the vsync before. Here and in sf_deliver() and the
+// UI thread's hand-over to RenderThread, the thread is woken only where it
+// waits for it, in its Looper: a vsync cannot end postAndWait(),
+// dequeueBuffer() or a runtime-PM D sleep (the thread takes it when it
+// gets back to its Looper).
 void DisplayPipeline::app_deliver(const AppVsync& v, const Task* waker, int cpu) {
   if (ui_pending_) return;
   ui_pending_ = true;
   ui_pending_k_ = v.k;
   ui_pending_first_ = v.first;
-  wake_from(*ui_task_, waker, cpu);
+  if (ui_body_->in_looper()) wake_from(*ui_task_, waker, cpu);
 }
 
 void DisplayPipeline::sf_deliver(const Task* waker, int cpu) {
@@ -552,7 +574,7 @@ void DisplayPipeline::sf_deliver(const Task* waker, int cpu) {
   if (sf_pending_) return;
   sf_pending_ = true;
   sf_pending_k_ = sf_dispatch_k_;
-  wake_from(*sf_task_, waker, cpu);
+  if (sf_body_->in_looper()) wake_from(*sf_task_, waker, cpu);
 }
 
 // ---------------------------------------------------------------- pipeline

@@ -80,7 +80,9 @@
 // wakes the "TimerDispatch" thread (SCHED_FIFO 2, Timer.cpp
 // Timer::dispatch()) from the CPU the timer was queued on; its
 // timerCallback() takes every callback due within 500 us of the intended
-// wake-up, re-arms the timer for the rest from its own CPU and runs them
+// wake-up (plus however late the round is; a callback scheduled between
+// the expiry and the round waits for the re-armed timer, rearmImminent),
+// re-arms the timer for the rest from its own CPU and runs them
 // (timer_dispatch_cost, SF's first): SF's (MessageQueue::vsyncCallback()
 // -> Handler::dispatchFrame(): SF's main thread woken by TimerDispatch)
 // and the "app" EventThread's (EventThread::onVsync(): that thread,
@@ -279,12 +281,14 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   // vsync_threads: VSyncDispatchTimerQueue's callbacks on its one timer.
   struct DispatchCallback {
     bool armed = false;
+    bool after_round = false;  // scheduled after the expiry TimerDispatch has yet to run
     Time wakeup;
   };
   void schedule_callback(DispatchCallback& cb, Time wakeup, int caller_cpu);
   void rearm_dispatch(int cpu);
   void take_expired_callbacks(int td_cpu, bool* sf, AppVsync* app);
   void ui_asks_for_vsync();
+  void wake_render_thread(const Task& ui);
   // EventThread::requestNextVsync() for the app (vsync_threads): from
   // `waker` (nullptr: outside the model) on `cpu`.
   void request_app_vsync(const Task* waker, int cpu);
