@@ -760,9 +760,12 @@ void DisplayPipeline::arm_app(int64_t min_k) {
   // tick_nohz_get_sleep_length() on that CPU sees them, and their expiry
   // wakes from there. Touch and hardware vsync are interrupts: plain
   // events.
-  if (app_target_ < 0) return;
-  app_timer_cpu_ = ui_task_->cpu;
-  k_.hrtimer_start(app_timer_, app_wakeup(app_target_), app_timer_cpu_);
+  if (app_target_ >= 0) arm_app_at(app_target_);
+}
+
+void DisplayPipeline::arm_app_at(int64_t k) {
+  app_target_ = k;
+  k_.hrtimer_start(app_timer_, app_wakeup(k), ui_task_->cpu);
 }
 
 // MessageQueue::scheduleFrame(): SF's callback for the next SF wake-up
@@ -775,8 +778,7 @@ void DisplayPipeline::request_sf(int caller_cpu) {
     schedule_callback(sf_cb_, sf_wakeup(k), caller_cpu);
     return;
   }
-  sf_timer_cpu_ = sf_task_->cpu;
-  k_.hrtimer_start(sf_timer_, sf_wakeup(k), sf_timer_cpu_);
+  k_.hrtimer_start(sf_timer_, sf_wakeup(k), sf_task_->cpu);
 }
 
 int DisplayPipeline::alloc_frame() {
@@ -890,11 +892,7 @@ void DisplayPipeline::on_event(uint64_t tag) {
         break;
       }
       const int64_t k = ceil_div((k_.now() + app_duration_ + sf_duration_).count(), period_);
-      if (app_target_ < 0 || app_target_ > k) {
-        app_target_ = k;
-        app_timer_cpu_ = ui_task_->cpu;
-        k_.hrtimer_start(app_timer_, app_wakeup(k), app_timer_cpu_);
-      }
+      if (app_target_ < 0 || app_target_ > k) arm_app_at(k);
       break;
     }
     case kTagTouch: {

@@ -261,6 +261,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   int64_t next_app_target(Time t, int64_t min_k) const;
   int64_t window_of(Time t) const;  // animation window index at t, -1 outside
   void arm_app(int64_t min_k);
+  void arm_app_at(int64_t k);  // the simple model: the app's timer for callback k, on the UI thread's CPU
   void request_sf(int caller_cpu);  // from a thread running on caller_cpu
   int alloc_frame();
   void free_frame(int i);
@@ -330,8 +331,6 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   std::unique_ptr<VsyncBody> et_body_;
   Task* td_task_ = nullptr;     // TimerDispatch (vsync_threads)
   Task* et_task_ = nullptr;     // the app EventThread (vsync_threads)
-  int app_timer_cpu_ = 0;       // the simple model: the CPUs its vsync timers were queued on
-  int sf_timer_cpu_ = 0;
   // vsync_threads: SF's and the app's callbacks, the dispatch timer's
   // intended wake-up and CPU, and whether it expired with TimerDispatch
   // yet to run; the event the app EventThread has yet to take.
