@@ -312,14 +312,34 @@ TEST_CASE("A display animation shorter than a vsync period is a configuration er
   CHECK_THAT(e.message(), Catch::Contains("8.333 ms at 120 Hz"));
 }
 
+namespace {
+
+// A scenario of `sections` (top-level YAML before `devices:`), the device
+// list `devices` (each entry a "  - {...}" line, the display last) and one
+// task; the display it loads, or the error it gives.
+std::string display_scenario(const std::string& sections, const std::string& devices) {
+  return sections + "devices:\n" + devices + "tasks:\n  - name: t\n    events: [run: 1ms]\n";
+}
+DisplayParams loaded_display(const std::string& sections, const std::string& devices) {
+  const ScenarioParams p = load_scenario_yaml(display_scenario(sections, devices), "x.yaml");
+  return std::get<DisplayParams>(p.devices.back().params);
+}
+// The error at `key_path`, saying `says`; returns its line.
+int check_display_error(const std::string& sections, const std::string& devices, const std::string& key_path,
+                        const std::string& says) {
+  ConfigError e = error_of(display_scenario(sections, devices));
+  CHECK(e.key_path() == key_path);
+  CHECK_THAT(e.message(), Catch::Contains(says));
+  return e.line();
+}
+
+}  // namespace
+
 TEST_CASE("A display's vsync threads load from YAML, their settings only with vsync_threads: true",
           "[pm_wq_study][config]") {
-  const ScenarioParams p = load_scenario_yaml(
-      "devices:\n  - {name: shade, model: display, vsync_threads: true, app_event_cost: 5us,\n"
-      "     timer_dispatch_thread: {cpus: [0]}}\n"
-      "tasks:\n  - name: t\n    events: [run: 1ms]\n",
-      "x.yaml");
-  const auto& d = std::get<DisplayParams>(p.devices[0].params);
+  const DisplayParams d = loaded_display(
+      "", "  - {name: shade, model: display, vsync_threads: true, app_event_cost: 5us,\n"
+          "     timer_dispatch_thread: {cpus: [0]}}\n");
   CHECK(d.vsync_threads);
   CHECK(d.app_event_cost == Time::us(5));
   CHECK(d.timer_dispatch_cost == Time::us(10));
@@ -328,62 +348,39 @@ TEST_CASE("A display's vsync threads load from YAML, their settings only with vs
   CHECK(d.timer_dispatch_thread.rt_priority == 2);
   CHECK(d.timer_dispatch_thread.cpus == std::vector<int>{0});
   CHECK(d.app_event_thread.comm == "app");
-  ConfigError e = error_of(
-      "devices:\n  - {name: shade, model: display,\n     app_event_cost: 5us}\n"
-      "tasks:\n  - name: t\n    events: [run: 1ms]\n");
-  CHECK(e.line() == 3);
-  CHECK(e.key_path() == "devices[0].app_event_cost");
-  CHECK_THAT(e.message(), Catch::Contains("needs vsync_threads: true"));
+  CHECK(check_display_error("", "  - {name: shade, model: display,\n     app_event_cost: 5us}\n",
+                            "devices[0].app_event_cost", "needs vsync_threads: true") == 3);
 }
 
 TEST_CASE("A display's vsync request binder process must be a declared binder process, with vsync_threads",
           "[pm_wq_study][config]") {
-  const char* base =
-      "binder_procs:\n  - {name: surfaceflinger, threads: 4, android: true}\n"
-      "devices:\n  - {name: shade, model: display, vsync_threads: true, vsync_request_binder: surfaceflinger,\n"
-      "     vsync_request_cost: 15us}\n"
-      "tasks:\n  - name: t\n    events: [run: 1ms]\n";
-  const ScenarioParams p = load_scenario_yaml(base, "x.yaml");
-  const auto& d = std::get<DisplayParams>(p.devices[0].params);
+  const DisplayParams d = loaded_display(
+      "binder_procs:\n  - {name: surfaceflinger, threads: 4, android: true}\n",
+      "  - {name: shade, model: display, vsync_threads: true, vsync_request_binder: surfaceflinger,\n"
+      "     vsync_request_cost: 15us}\n");
   CHECK(d.vsync_request_binder == "surfaceflinger");
   CHECK(d.vsync_request_cost == Time::us(15));
-  // The error for `display` (one device map), at devices[0].KEY.
-  auto check_error = [](const std::string& binder_procs, const std::string& display, const std::string& key,
-                        const std::string& says) {
-    ConfigError e = error_of(binder_procs + "devices:\n  - {name: shade, model: display, " + display +
-                             "}\ntasks:\n  - name: t\n    events: [run: 1ms]\n");
-    CHECK(e.key_path() == "devices[0]." + key);
-    CHECK_THAT(e.message(), Catch::Contains(says));
-    return e.line();
-  };
   const std::string sf = "binder_procs:\n  - {name: surfaceflinger}\n";
-  CHECK(check_error(sf, "vsync_threads: true, vsync_request_binder: sf", "vsync_request_binder", "surfaceflinger") ==
-        4);
-  check_error(sf, "vsync_request_binder: surfaceflinger", "vsync_request_binder", "needs vsync_threads: true");
-  check_error("", "vsync_threads: true, vsync_request_cost: 5us", "vsync_request_cost", "needs vsync_request_binder");
+  CHECK(check_display_error(sf, "  - {name: shade, model: display, vsync_threads: true, vsync_request_binder: sf}\n",
+                            "devices[0].vsync_request_binder", "surfaceflinger") == 4);
+  check_display_error(sf, "  - {name: shade, model: display, vsync_request_binder: surfaceflinger}\n",
+                      "devices[0].vsync_request_binder", "needs vsync_threads: true");
+  check_display_error("", "  - {name: shade, model: display, vsync_threads: true, vsync_request_cost: 5us}\n",
+                      "devices[0].vsync_request_cost", "needs vsync_request_binder");
 }
 
 TEST_CASE("A display's drm/msm submit workqueue loads from YAML and must be a declared workqueue with a gpu",
           "[pm_wq_study][config]") {
-  const char* base =
-      "workqueues:\n  - {name: ring0, ordered: true, flags: [WQ_MEM_RECLAIM]}\n"
-      "devices:\n  - {name: g, model: gpu}\n  - {name: shade, model: display, gpu: g, gpu_submit_wq: ring0}\n"
-      "tasks:\n  - name: t\n    events: [run: 1ms]\n";
-  const ScenarioParams p = load_scenario_yaml(base, "x.yaml");
-  const auto& d = std::get<DisplayParams>(p.devices[1].params);
+  const DisplayParams d =
+      loaded_display("workqueues:\n  - {name: ring0, ordered: true, flags: [WQ_MEM_RECLAIM]}\n",
+                     "  - {name: g, model: gpu}\n  - {name: shade, model: display, gpu: g, gpu_submit_wq: ring0}\n");
   CHECK(d.gpu_submit_wq == "ring0");
   CHECK(d.run_job_cost == Time::us(10));
-  ConfigError e = error_of(
-      "devices:\n  - {name: g, model: gpu}\n  - {name: shade, model: display, gpu: g, gpu_submit_wq: ring9}\n"
-      "tasks:\n  - name: t\n    events: [run: 1ms]\n");
-  CHECK(e.key_path() == "devices[1].gpu_submit_wq");
-  CHECK_THAT(e.message(), Catch::Contains("unknown workqueue 'ring9'"));
-  ConfigError e2 = error_of(
-      "workqueues:\n  - {name: ring0, ordered: true}\n"
-      "devices:\n  - {name: shade, model: display, gpu_submit_wq: ring0}\n"
-      "tasks:\n  - name: t\n    events: [run: 1ms]\n");
-  CHECK(e2.key_path() == "devices[0].gpu_submit_wq");
-  CHECK_THAT(e2.message(), Catch::Contains("needs gpu"));
+  check_display_error("", "  - {name: g, model: gpu}\n  - {name: shade, model: display, gpu: g, gpu_submit_wq: ring9}\n",
+                      "devices[1].gpu_submit_wq", "unknown workqueue 'ring9'");
+  check_display_error("workqueues:\n  - {name: ring0, ordered: true}\n",
+                      "  - {name: shade, model: display, gpu_submit_wq: ring0}\n", "devices[0].gpu_submit_wq",
+                      "needs gpu");
 }
 
 TEST_CASE("schedlab run's JSON carries the runtime PM sleeps, devices and frames of each run", "[pm_wq_study][reports]") {
