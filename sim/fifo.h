@@ -13,29 +13,92 @@ namespace schedlab {
 
 template <typename T>
 class Fifo {
+  // Front-to-back iteration (range for).
+  template <typename Q, typename V>
+  class Iter {
+   public:
+    Iter(Q* q, size_t i) : q_(q), i_(i) {}
+    V& operator*() const { return (*q_)[i_]; }
+    V* operator->() const { return &(*q_)[i_]; }
+    Iter& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iter& o) const { return i_ == o.i_; }
+    bool operator!=(const Iter& o) const { return i_ != o.i_; }
+
+   private:
+    Q* q_;
+    size_t i_;
+  };
+
  public:
+  using iterator = Iter<Fifo, T>;
+  using const_iterator = Iter<const Fifo, const T>;
+
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
   T& front() {
     assert(size_ > 0);
     return slots_[head_];
   }
+  const T& front() const {
+    assert(size_ > 0);
+    return slots_[head_];
+  }
+  T& back() { return (*this)[size_ - 1]; }
+  const T& back() const { return (*this)[size_ - 1]; }
+  // The i-th element from the front.
+  T& operator[](size_t i) {
+    assert(i < size_);
+    return slots_[slot(i)];
+  }
+  const T& operator[](size_t i) const {
+    assert(i < size_);
+    return slots_[slot(i)];
+  }
+  iterator begin() { return {this, 0}; }
+  iterator end() { return {this, size_}; }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size_}; }
   void push_back(T v) {
     if (size_ == slots_.size()) grow();
-    slots_[(head_ + size_) % slots_.size()] = std::move(v);
+    slots_[slot(size_)] = std::move(v);
     ++size_;
   }
   void pop_front() {
     assert(size_ > 0);
     slots_[head_] = T{};  // release what the element holds now, not at overwrite
-    head_ = (head_ + 1) % slots_.size();
+    head_ = slot(1);
     --size_;
+  }
+  // Removes the front element and returns it.
+  T take_front() {
+    T v = std::move(front());
+    pop_front();
+    return v;
+  }
+  // Room for n elements without growing.
+  void reserve(size_t n) {
+    if (n > slots_.size()) regrow(n);
+  }
+  // Empties the queue, keeping its storage.
+  void clear() {
+    while (size_ > 0) pop_front();
+    head_ = 0;
   }
 
  private:
-  void grow() {
-    std::vector<T> bigger(slots_.empty() ? 4 : 2 * slots_.size());
-    for (size_t i = 0; i < size_; ++i) bigger[i] = std::move(slots_[(head_ + i) % slots_.size()]);
+  // The slot of the i-th element from the front: head_ + i is below twice
+  // the slot count, so one subtraction wraps it (no division).
+  size_t slot(size_t i) const {
+    const size_t s = head_ + i;
+    return s >= slots_.size() ? s - slots_.size() : s;
+  }
+  void grow() { regrow(slots_.empty() ? 4 : 2 * slots_.size()); }
+  void regrow(size_t n) {
+    std::vector<T> bigger(n);
+    for (size_t i = 0; i < size_; ++i) bigger[i] = std::move(slots_[slot(i)]);
     slots_ = std::move(bigger);
     head_ = 0;
   }

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "alloc_counter.h"
 #include "sim/event_queue.h"
 #include "sim/fifo.h"
 #include "sim/rng.h"
@@ -25,55 +26,7 @@
 
 using namespace schedlab;
 using namespace schedlab::time_literals;
-
-// ---------------------------------------------------------------------------
-// Allocation counting, confined to this test binary. Allocations are counted
-// only while g_count_allocations is set (inside AllocationCounter's scope), so
-// every other test is unaffected: outside that scope these are plain
-// malloc/free.
-namespace {
-std::atomic<bool> g_count_allocations{false};
-std::atomic<uint64_t> g_allocations{0};
-
-class AllocationCounter {
- public:
-  AllocationCounter() {
-    g_allocations.store(0, std::memory_order_relaxed);
-    g_count_allocations.store(true, std::memory_order_relaxed);
-  }
-  ~AllocationCounter() { g_count_allocations.store(false, std::memory_order_relaxed); }
-  uint64_t count() const { return g_allocations.load(std::memory_order_relaxed); }
-};
-}  // namespace
-
-// The whole non-aligned family is replaced (array and nothrow forms too), so
-// every such allocation is malloc and every deallocation free, also under
-// AddressSanitizer, whose own nothrow new would otherwise pair with our
-// delete. noinline keeps GCC 12 from inlining these into callers and then
-// warning (-Wmismatched-new-delete) that free() gets a pointer from new.
-namespace {
-[[gnu::noinline]] void* counted_malloc(std::size_t n) noexcept {
-  if (g_count_allocations.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(n == 0 ? 1 : n);
-}
-}  // namespace
-
-[[gnu::noinline]] void* operator new(std::size_t n) {
-  if (void* p = counted_malloc(n)) return p;
-  throw std::bad_alloc();
-}
-[[gnu::noinline]] void* operator new[](std::size_t n) {
-  if (void* p = counted_malloc(n)) return p;
-  throw std::bad_alloc();
-}
-[[gnu::noinline]] void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_malloc(n); }
-[[gnu::noinline]] void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_malloc(n); }
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+using schedlab::testing::AllocationCounter;
 
 // ---------------------------------------------------------------------------
 namespace {
@@ -953,4 +906,46 @@ TEST_CASE("Fifo keeps FIFO order across wrap-around and growth", "[event_queue]"
     q.pop_front();
   }
   CHECK(allocs.count() == 0);
+}
+
+TEST_CASE("Fifo indexes, iterates, reserves and clears in FIFO order", "[event_queue]") {
+  Fifo<int> q;
+  q.reserve(5);
+  // Wrap the ring: 3 in, 2 out, 4 in (5 slots, head at 2).
+  for (int i = 0; i < 3; ++i) q.push_back(i);
+  q.pop_front();
+  q.pop_front();
+  for (int i = 3; i < 7; ++i) q.push_back(i);
+  REQUIRE(q.size() == 5);
+  CHECK(q.front() == 2);
+  CHECK(q.back() == 6);
+  for (size_t i = 0; i < q.size(); ++i) CHECK(q[i] == static_cast<int>(i) + 2);
+  std::vector<int> seen;
+  for (int v : q) seen.push_back(v);
+  CHECK(seen == std::vector<int>{2, 3, 4, 5, 6});
+  const Fifo<int>& cq = q;
+  seen.clear();
+  for (int v : cq) seen.push_back(v);
+  CHECK(seen == std::vector<int>{2, 3, 4, 5, 6});
+  // Reserved and full at 5: cycling allocates nothing; clear() keeps the
+  // storage too.
+  {
+    AllocationCounter allocs;
+    for (int i = 0; i < 100; ++i) {
+      q.pop_front();
+      q.push_back(i);
+    }
+    q.clear();
+    for (int i = 0; i < 5; ++i) q.push_back(i);
+    CHECK(allocs.count() == 0);
+  }
+  CHECK(q[4] == 4);
+  q.clear();
+  CHECK(q.empty());
+  // A move-only element type (the DRM scheduler queues unique_ptrs).
+  Fifo<std::unique_ptr<int>> owned;
+  for (int i = 0; i < 9; ++i) owned.push_back(std::make_unique<int>(i));
+  owned.pop_front();
+  CHECK(*owned.front() == 1);
+  CHECK(*owned[7] == 8);
 }

@@ -32,18 +32,6 @@ int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1)
 
 }  // namespace
 
-void DisplayPipeline::Ring::push(int v) {
-  slots[(head + count) % slots.size()] = v;
-  ++count;
-}
-
-int DisplayPipeline::Ring::pop() {
-  int v = slots[head];
-  head = (head + 1) % slots.size();
-  --count;
-  return v;
-}
-
 // ---------------------------------------------------------------- threads
 
 // What the pipeline's three threads share: the pipeline, and the
@@ -189,7 +177,7 @@ class DisplayPipeline::RenderBody final : public Body {
             f.gpu_time = d_.params_.gpu_time.sample(d_.rng_);
             if (d_.submit_wq_) {
               // drm_sched_entity_push_job(): the run_job work hands it over.
-              d_.submit_queue_.push(frame_);
+              d_.submit_queue_.push_back(frame_);
               d_.queue_run_job(QueueContext{&self, self.cpu});
             } else {
               d_.gpu_->run(d_, d_.gpu_cookie(frame_), f.gpu_time);
@@ -202,7 +190,7 @@ class DisplayPipeline::RenderBody final : public Body {
           // whose next vsync callback it schedules.
           f.queued = now;
           f.stage = Frame::Stage::kQueued;
-          d_.queue_.push(frame_);
+          d_.queue_.push_back(frame_);
           frame_ = -1;
           d_.request_sf(self.cpu);
           phase_ = Phase::kIdle;
@@ -273,7 +261,7 @@ class DisplayPipeline::SfBody final : public Body {
           // not before the target.
           f.present = std::max(target_, d_.vsync_time(ceil_div(now.count(), d_.period_)));
           d_.last_present_ = f.present;
-          d_.presenting_.push(latched_);
+          d_.presenting_.push_back(latched_);
           if (!d_.present_timer_.armed()) d_.present_timer_.arm(d_.frames_[d_.presenting_.front()].present);
           latched_ = -1;
           if (!d_.queue_.empty()) d_.request_sf(self.cpu);
@@ -299,7 +287,7 @@ class DisplayPipeline::SfBody final : public Body {
       // more after this frame's expected present.
       const bool early = 2 * (f.expected_present - target_).count() >= period;
       if (!ready || early) break;
-      const int i = d_.queue_.pop();
+      const int i = d_.queue_.take_front();
       if (newest >= 0) {
         d_.emit(d_.frames_[newest], true);
         d_.free_frame(newest);
@@ -341,7 +329,7 @@ class DisplayPipeline::SubmitFn final : public WorkFn {
       switch (phase_) {
         case Phase::kStart:
           if (d_.submit_queue_.empty()) return Action::exit();
-          frame_ = d_.submit_queue_.pop();
+          frame_ = d_.submit_queue_.take_front();
           if (d_.gpu_rpm_) rpm->begin(*d_.gpu_rpm_, RpmApi::kGetSync);
           phase_ = Phase::kRpmGet;
           continue;
@@ -646,9 +634,9 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   frames_.resize(pool);
   free_frames_.reserve(pool);
   for (size_t i = pool; i-- > 0;) free_frames_.push_back(static_cast<int>(i));
-  queue_.init(pool);
-  submit_queue_.init(pool);
-  presenting_.init(pool);
+  queue_.reserve(pool);
+  submit_queue_.reserve(pool);
+  presenting_.reserve(pool);
 
   ui_body_ = std::make_unique<UiBody>(*this);
   rt_body_ = std::make_unique<RenderBody>(*this);
@@ -914,7 +902,7 @@ void DisplayPipeline::on_event(uint64_t tag) {
     case kTagPresent: {
       // The present fence: the head frame reached the screen.
       while (!presenting_.empty() && frames_[static_cast<size_t>(presenting_.front())].present <= k_.now()) {
-        const int i = presenting_.pop();
+        const int i = presenting_.take_front();
         emit(frames_[static_cast<size_t>(i)], false);
         free_frame(i);
       }

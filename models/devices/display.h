@@ -154,6 +154,7 @@
 #include "models/kernel/binder/binder.h"
 #include "models/workload/task_spec.h"
 #include "sim/event_queue.h"
+#include "sim/fifo.h"
 #include "sim/rng.h"
 
 namespace schedlab {
@@ -246,17 +247,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
     bool gpu_pending = false;
     Time sf_end, sf_deadline, present;
   };
-  // A fixed-capacity FIFO of frame indices.
-  struct Ring {
-    std::vector<int> slots;
-    size_t head = 0, count = 0;
-    void init(size_t n) { slots.assign(n, -1); }
-    bool empty() const { return count == 0; }
-    int front() const { return slots[head]; }
-    int at(size_t i) const { return slots[(head + i) % slots.size()]; }
-    void push(int v);
-    int pop();
-  };
+
 
   int64_t next_app_target(Time t, int64_t min_k) const;
   int64_t window_of(Time t) const;  // animation window index at t, -1 outside
@@ -310,7 +301,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   CallSpec request_call_;       // its one-way call
   std::unique_ptr<SubmitFn> submit_fn_;
   WorkStruct submit_work_{"drm_sched_run_job_work"};
-  Ring submit_queue_;           // frames pushed, not yet run_job'd
+  Fifo<int> submit_queue_;           // frames pushed, not yet run_job'd
   RngStream rng_;
   RngStream idle_rng_;          // idle_frame_interval draws (own stream: costs keep theirs)
   int64_t period_ = 0;          // ns
@@ -350,8 +341,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
 
   std::vector<Frame> frames_;
   std::vector<int> free_frames_;
-  Ring queue_;                  // queued buffers, in queue order
-  Ring presenting_;             // latched frames waiting for their present vsync
+  Fifo<int> queue_;                  // queued buffers, in queue order
+  Fifo<int> presenting_;             // latched frames waiting for their present vsync
 
   // Choreographer: the armed callback and the one delivered, not yet taken.
   int64_t app_target_ = -1;

@@ -25,8 +25,7 @@ class DrmGpuScheduler::RunJobFn final : public WorkFn {
         // Find an entity with a ready job the hardware has room for.
         DrmEntity* e = s_.select_entity();
         if (!e) return Action::exit();  // no more work (or no credits: job_done requeues)
-        std::unique_ptr<DrmJob> job = std::move(e->job_queue.front());
-        e->job_queue.pop_front();  // drm_sched_entity_pop_job()
+        std::unique_ptr<DrmJob> job = e->job_queue.take_front();  // drm_sched_entity_pop_job()
         ++s_.credit_count_;
         job->run = s_.k_.now();
         job_ = job.get();
@@ -60,14 +59,13 @@ class DrmGpuScheduler::FreeJobFn final : public WorkFn {
     if (x.step == 0) {
       // drm_sched_get_finished_job(): the first pending job, if signalled.
       if (!s_.pending_list_.empty() && s_.pending_list_.front()->signalled) {
-        freeing_ = std::move(s_.pending_list_.front());
-        s_.pending_list_.pop_front();
+        freeing_ = s_.pending_list_.take_front();
         return Action::run(s_.params_.free_job_cost.count());  // ops->free_job()
       }
     }
     if (freeing_) {
       s_.emit(DrmJobEvent::Phase::kFree, *freeing_, x.context());
-      freeing_.reset();
+      s_.free_jobs_.push_back(std::move(freeing_));  // kept for the next push_job()
     }
     // drm_sched_run_free_queue(): the next one is finished too.
     if (!s_.pending_list_.empty() && s_.pending_list_.front()->signalled) s_.free_job_queue(x.context());
@@ -171,7 +169,15 @@ void DrmGpuScheduler::free_job_queue(QueueContext ctx) { queue(work_free_job_, c
 
 // drm_sched_entity_push_job().
 void DrmGpuScheduler::push_job(DrmEntity& entity, Time gpu_time, const Task& submitter) {
-  auto job = std::make_unique<DrmJob>();
+  // A freed job's storage is reused: the hot loop does not allocate.
+  std::unique_ptr<DrmJob> job;
+  if (free_jobs_.empty()) {
+    job = std::make_unique<DrmJob>();
+  } else {
+    job = std::move(free_jobs_.back());
+    free_jobs_.pop_back();
+    *job = DrmJob{};
+  }
   job->id = next_id_++;
   job->entity = entity.name;
   job->submitter = &submitter;

@@ -36,7 +36,6 @@
 // one per job.
 #pragma once
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +43,7 @@
 #include "models/devices/device_params.h"
 #include "models/devices/gpu.h"
 #include "models/kernel/workqueue/work.h"
+#include "sim/fifo.h"
 
 namespace schedlab {
 
@@ -67,7 +67,7 @@ struct DrmJob {
 struct DrmEntity {
   std::string name;
   int priority = 0;  // run queue index: 0 is served first (DRM_SCHED_PRIORITY_KERNEL first)
-  std::deque<std::unique_ptr<DrmJob>> job_queue;
+  Fifo<std::unique_ptr<DrmJob>> job_queue;
   const Task* last_user = nullptr;
 };
 
@@ -118,7 +118,8 @@ class DrmGpuScheduler final : public GpuClient {
   std::unique_ptr<FreeJobFn> free_fn_;
   std::unique_ptr<FenceFn> fence_fn_;
   WorkStruct work_run_job_, work_free_job_, work_fence_;
-  std::deque<std::unique_ptr<DrmJob>> pending_list_;  // handed to the GPU, in order (sched->pending_list)
+  Fifo<std::unique_ptr<DrmJob>> pending_list_;  // handed to the GPU, in order (sched->pending_list)
+  std::vector<std::unique_ptr<DrmJob>> free_jobs_;  // freed jobs, reused by push_job()
   int credit_count_ = 0;
   uint64_t next_id_ = 1;
 };

@@ -64,6 +64,8 @@ Gpu::Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed, Kt
   // interrupt is pending; reserved so the hot loop does not allocate.
   retire_pending_.reserve(64);
   retire_batch_.reserve(64);
+  thread_pending_.reserve(64);
+  thread_batch_.reserve(64);
   slots_.resize(static_cast<size_t>(params_.slots));
   for (size_t i = 0; i < slots_.size(); ++i) slots_[i].timer = Timer(k.sim().queue(), this, i, kTierWorkDone);
   const IrqThreadParams& t = params_.irq_thread;

@@ -37,7 +37,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -45,6 +44,7 @@
 #include "models/kernel/task_body.h"
 #include "models/kernel/workqueue/work.h"
 #include "sim/event_queue.h"
+#include "sim/fifo.h"
 #include "sim/rng.h"
 
 namespace schedlab {
@@ -104,13 +104,13 @@ class Gpu final : public EventHandler, public TaskBody, private WorkFn {
   GpuParams params_;
   RngStream rng_;
   std::vector<Slot> slots_;
-  std::deque<Job> waiting_;
-  std::deque<Job> irq_queue_;  // ended, interrupt not yet delivered
+  Fifo<Job> waiting_;
+  Fifo<Job> irq_queue_;  // ended, interrupt not yet delivered
   // Threaded handler: its task, the jobs whose interrupt came since its
   // last run (IRQTF_RUNTHREAD set while any), the ones its run handles.
   Task* irq_task_ = nullptr;
-  std::deque<Job> thread_pending_;
-  std::deque<Job> thread_batch_;
+  std::vector<Job> thread_pending_;
+  std::vector<Job> thread_batch_;
   bool handling_ = false;
   // Retirement on a kthread_worker: the jobs whose interrupt came since the
   // retire work last took them, and the ones its current run retires.

@@ -25,7 +25,6 @@
 // Delayed kthread works and kthread_flush_work() are not modelled.
 #pragma once
 
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -33,6 +32,7 @@
 #include "models/kernel/workqueue/work.h"
 #include "models/kernel/workqueue/workqueue_params.h"
 #include "models/workload/task_spec.h"
+#include "sim/fifo.h"
 
 namespace schedlab {
 
@@ -63,7 +63,7 @@ class KthreadWorker final : public TaskBody, public WorkExecutor {
             Time wait = Time::zero());
   KthreadWorkerParams params_;
   RunnableTracker& tracker_;
-  std::deque<WorkStruct*> work_list_;
+  Fifo<WorkStruct*> work_list_;
   WorkStruct* current_ = nullptr;
   Time cur_queued_, cur_started_, cur_wait_;
   int cur_boost_ = 1000;

@@ -40,7 +40,12 @@ RtAppBody::RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task)
   for (const auto& ph : spec.phases)
     for (const auto& e : ph.events)
       if (e.kind == EventSpec::Kind::kBarrier) barriers.insert(e.name);
-  for (const auto& b : barriers) ++world.barrier(b).participants;
+  for (const auto& b : barriers) {
+    RtAppWorld::Barrier& barrier = world.barrier(b);
+    ++barrier.participants;
+    barrier.waiters.reserve(static_cast<size_t>(barrier.participants));
+    barrier.waking.reserve(static_cast<size_t>(barrier.participants));
+  }
   if (spec.phases.empty()) finished_ = true;
   for (const auto& ph : spec.phases)
     if (ph.events.empty()) finished_ = true;
@@ -238,9 +243,10 @@ Action RtAppBody::next(Task& self) {
         continue;
       }
       case EventSpec::Kind::kBroad: {
-        auto waiters = std::move(world_.cond(e.name).waiters);
-        world_.cond(e.name).waiters.clear();
-        for (RtAppBody* b : waiters) b->wake(&self);
+        auto& c = world_.cond(e.name);
+        c.waking.swap(c.waiters);
+        for (RtAppBody* b : c.waking) b->wake(&self);
+        c.waking.clear();
         advance();
         continue;
       }
@@ -249,9 +255,9 @@ Action RtAppBody::next(Task& self) {
         advance();
         if (++b.arrived >= b.participants) {
           b.arrived = 0;
-          auto waiters = std::move(b.waiters);
-          b.waiters.clear();
-          for (RtAppBody* w : waiters) w->wake(&self);
+          b.waking.swap(b.waiters);
+          for (RtAppBody* w : b.waking) w->wake(&self);
+          b.waking.clear();
           continue;
         }
         b.waiters.push_back(this);
@@ -290,14 +296,18 @@ Action RtAppBody::next(Task& self) {
       case EventSpec::Kind::kResume: {
         // rt-app signals the named thread's condition: a resume that finds
         // no suspended thread is lost, as with pthread_cond_broadcast().
-        for (const std::string& name : {e.name}) {
-          if (RtAppBody* b = world_.body_by_task_name(name); b && b->suspended()) b->wake(&self);
+        NamedObjects& o = objects_[phase_base_[phase_] + event_];
+        if (!o.resume_resolved) {
+          o.resume_resolved = true;
+          if (RtAppBody* b = world_.body_by_task_name(e.name)) o.resume_targets.push_back(b);
           for (int i = 0;; ++i) {
-            RtAppBody* b = world_.body_by_task_name(name + "-" + std::to_string(i));
+            RtAppBody* b = world_.body_by_task_name(e.name + "-" + std::to_string(i));
             if (!b) break;
-            if (b->suspended()) b->wake(&self);
+            o.resume_targets.push_back(b);
           }
         }
+        for (RtAppBody* b : o.resume_targets)
+          if (b->suspended()) b->wake(&self);
         advance();
         continue;
       }

@@ -28,13 +28,16 @@ class RtAppWorld {
     bool started = false;
     Time next;  // next expiry
   };
+  // `waking` holds the waiters a broadcast or a full barrier releases
+  // while it wakes them; swapping the two keeps both vectors' storage, so
+  // the hot loop does not allocate.
   struct Cond {
-    std::vector<RtAppBody*> waiters;
+    std::vector<RtAppBody*> waiters, waking;
   };
   struct Barrier {
     int participants = 0;
     int arrived = 0;
-    std::vector<RtAppBody*> waiters;
+    std::vector<RtAppBody*> waiters, waking;
   };
   RtMutex& mutex(const std::string& name);
   SharedTimer& timer(const std::string& name) { return timers_[name]; }
@@ -85,6 +88,10 @@ class RtAppBody final : public TaskBody, public EventHandler, public BinderClien
     RtAppWorld::SharedTimer* timer = nullptr;
     RtMutex* mutex = nullptr;
     int task_group = -1;  // kCgroup, kCpuUclamp: the cpu cgroup's index
+    // kResume: the thread named and its instances (name-0, name-1, ...),
+    // looked up at the first resume (every body exists by then).
+    bool resume_resolved = false;
+    std::vector<RtAppBody*> resume_targets;
   };
   const NamedObjects& objects_of_current() const { return objects_[phase_base_[phase_] + event_]; }
   RtAppWorld::SharedTimer& timer_of_current() const { return *objects_of_current().timer; }

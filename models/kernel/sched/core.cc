@@ -351,6 +351,9 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   tasks_.push_back(std::move(t));
   lb_walk_.reserve(tasks_.size() + 32);  // + the refused tasks a walk meets again (loop_max <= 32)
   lb_detached_.reserve(tasks_.size());
+  // Every CPU's fair timeline has room for every task: enqueueing never
+  // allocates (the hot loop does not allocate).
+  for (auto& rq : rqs_) rq->cfs.timeline.reserve(tasks_.size());
   return p;
 }
 

@@ -691,10 +691,11 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   const char* const idle_name =
       idle == CpuIdleType::kNewlyIdle ? "newly idle" : idle == CpuIdleType::kIdle ? "idle" : "busy";
   // --why: the pass's outcome, counted for dst.
-  auto count_pass = [&](std::string_view outcome, std::string_view detail) {
+  // The reason is formatted only when counting: the hot loop does not allocate.
+  auto count_pass = [&](std::string_view outcome, std::string_view detail, std::string_view detail2 = {}) {
     if (count_decisions_) [[unlikely]]
       count_decision(Decision::kBalance, cpu_names_[static_cast<size_t>(dst.cpu)],
-                     intern_reason(fmt::format("{}: {}{}", idle_name, outcome, detail)));
+                     intern_reason(fmt::format("{}: {}{}{}", idle_name, outcome, detail, detail2)));
   };
   auto balanced = [&](bool one_pinned, const char* why) {
     SL_DEBUG("{:.6f} balance cpu{} ({}): nothing moved, {}{}", now().to_s(), dst.cpu, idle_name, why,
@@ -962,7 +963,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     } else if (moved > 0) {
       count_pass(moved == 1 ? "pulled a task, " : "pulled tasks, ", why_moved);
     } else {
-      count_pass(std::string("nothing moved: ") + refused, why_moved);
+      count_pass("nothing moved: ", refused, why_moved);
     }
     // "We were unbalanced, so reset the balancing interval."
     if (excluded) std::fill(lb_excluded_.begin(), lb_excluded_.end(), 0);

@@ -1,6 +1,7 @@
 #include "models/kernel/workqueue/runnable_tracker.h"
 
 #include <algorithm>
+#include <ranges>
 
 #include "models/kernel/sched/task.h"
 
@@ -11,6 +12,7 @@ void RunnableTracker::track(const Task& p) {
   State& s = states_[p.index];
   s.tracked = true;
   s.history.clear();
+  s.history.reserve(kMaxHistory);  // its whole length now: the hot loop does not allocate
   s.history.push_back({Time::zero(), Time::zero(), false});
 }
 
@@ -25,12 +27,14 @@ const RunnableTracker::State* RunnableTracker::state(const Task& p) const {
 }
 
 Time RunnableTracker::cum_at(const State& s, Time t) const {
-  // The last breakpoint at or before t.
-  auto it = std::upper_bound(s.history.begin(), s.history.end(), t,
-                             [](Time v, const Breakpoint& b) { return v < b.t; });
+  // The last breakpoint at or before t: `after` indexes the first one past
+  // t (breakpoints are in time order).
+  const auto indices = std::views::iota(size_t{0}, s.history.size());
+  const size_t after = static_cast<size_t>(
+      std::ranges::partition_point(indices, [&](size_t i) { return s.history[i].t <= t; }) - indices.begin());
   // Older than the history kept: counted from its oldest breakpoint on.
-  if (it == s.history.begin()) return s.history.front().cum;
-  const Breakpoint& b = *std::prev(it);
+  if (after == 0) return s.history.front().cum;
+  const Breakpoint& b = s.history[after - 1];
   return b.cum + (b.runnable ? t - b.t : Time::zero());
 }
 
@@ -38,8 +42,8 @@ void RunnableTracker::set_runnable(State& s, Time t, bool runnable) {
   if (s.runnable == runnable) return;
   Time cum = cum_at(s, t);
   s.runnable = runnable;
+  if (s.history.size() == kMaxHistory) s.history.pop_front();  // the oldest goes first: the ring never grows past it
   s.history.push_back({t, cum, runnable});
-  if (s.history.size() > kMaxHistory) s.history.pop_front();
 }
 
 void RunnableTracker::on_wakeup(Time t, const Task& p, int cpu) {

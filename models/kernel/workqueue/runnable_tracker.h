@@ -8,10 +8,10 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "models/kernel/sched/observer.h"
+#include "sim/fifo.h"
 #include "sim/time.h"
 
 namespace schedlab {
@@ -39,7 +39,7 @@ class RunnableTracker final : public SchedObserver {
     bool tracked = false;
     bool on_cpu = false;
     bool runnable = false;
-    std::deque<Breakpoint> history;
+    Fifo<Breakpoint> history;
   };
   State* state(const Task& p);
   const State* state(const Task& p) const;

@@ -44,7 +44,6 @@
 #pragma once
 
 #include <array>
-#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -55,6 +54,7 @@
 #include "models/kernel/workqueue/work.h"
 #include "models/kernel/workqueue/workqueue_params.h"
 #include "models/workload/task_spec.h"
+#include "sim/fifo.h"
 
 namespace schedlab {
 
@@ -71,7 +71,7 @@ struct PoolWorkqueue {
   Workqueue* wq = nullptr;
   WorkerPool* pool = nullptr;
   int nr_active = 0;
-  std::deque<WorkStruct*> inactive_works;
+  Fifo<WorkStruct*> inactive_works;
   bool on_pending = false;  // on the workqueue's pending_pwqs (unbound max_active)
 };
 
@@ -88,7 +88,7 @@ struct WorkerPool final : public EventHandler {
   bool strict = false;
   const Workqueue* dedicated = nullptr;  // WQ_RTPRI: pools are not shared
   int max_workers = 0;            // 0: no cap
-  std::deque<WorkStruct*> worklist;
+  Fifo<WorkStruct*> worklist;
   int nr_workers = 0, nr_idle = 0, nr_running = 0;
   std::vector<Worker*> idle_list;  // back = most recently idle (list head in the kernel)
   std::vector<Worker*> workers;    // attached, alive
@@ -119,7 +119,7 @@ class Workqueue {
   std::vector<PoolWorkqueue*> cpu_pwq_;
   std::vector<std::unique_ptr<PoolWorkqueue>> pwqs_;
   int nna_nr_ = 0;                           // unbound: wq_node_nr_active.nr
-  std::deque<PoolWorkqueue*> nna_pending_;   // unbound: wq_node_nr_active.pending_pwqs
+  Fifo<PoolWorkqueue*> nna_pending_;   // unbound: wq_node_nr_active.pending_pwqs
 };
 
 // struct worker: a kworker task running worker_thread().
@@ -157,7 +157,7 @@ class Worker final : public TaskBody, public WorkExecutor {
   bool creating_ = false;           // manager: waiting for create_worker()
   Time last_active;
   St st_ = St::kWokeUp;
-  std::deque<WorkStruct*> scheduled_;
+  Fifo<WorkStruct*> scheduled_;
   WorkStruct* current_ = nullptr;
   PoolWorkqueue* current_pwq_ = nullptr;
   Time cur_queued_, cur_started_, cur_wait_;
