@@ -787,6 +787,146 @@ TEST_CASE("display: the UI thread's vsync requests go through SurfaceFlinger's b
   }
 }
 
+// input_threads: the touch path on its own CPU (3). Window 0 is touched
+// from 100 to 200 ms: reports every 8,333,333 ns from 100 ms, 13 of them
+// (the 13th at 199.999996 ms, just before the lift at 200 ms). Each report's interrupt wakes the IRQ thread (no waker, on
+// CPU 3), which runs 50 us and wakes InputReader, which runs 100 us and
+// wakes InputDispatcher, which runs 100 us and wakes the UI thread's
+// Looper: 250 us after the report. The UI thread reads the motion (50 us)
+// and, no frame being scheduled at the touch-down, asks for vsync at
+// 100.3 ms (the app EventThread, woken by it, schedules W14 as before);
+// later reports find a frame scheduled and ask nothing. doFrame() 14
+// finishes the first motion: InputDispatcher woken by the UI thread at
+// W14 + 30 us.
+TEST_CASE("display: a touch report reaches the UI thread through the IRQ thread, InputReader and InputDispatcher",
+          "[display][input]") {
+  DisplayParams dp = vsync_thread_params();
+  dp.input_threads = true;
+  dp.touch_irq_cpu = 3;
+  dp.input_reader_thread.cpus = {3};
+  dp.input_dispatcher_thread.cpus = {3};
+  Rig r(dp, 4);
+  r.build();
+  r.run(Time::ms(1400));
+  Task* irq = r.disp->touch_irq_task();
+  Task* reader = r.disp->input_reader_task();
+  Task* dispatcher = r.disp->input_dispatcher_task();
+  Task* ui = &r.disp->ui_task();
+  REQUIRE(irq);
+  REQUIRE(reader);
+  REQUIRE(dispatcher);
+  CHECK(irq->comm == "irq/touch");
+  CHECK(irq->policy == Policy::kFifo);
+  CHECK(irq->rt_priority == 50);
+  CHECK(irq->nr_cpus_allowed == 1);
+  CHECK(irq->cpus_allowed[3]);
+  CHECK(reader->nice() == -8);
+  CHECK(dispatcher->nice() == -8);
+  auto wakes_of = [&](const Task* p) {
+    std::vector<FrameLog::Wake> v;
+    for (const auto& w : r.log.wakes)
+      if (w.task == p->comm) v.push_back(w);
+    return v;
+  };
+  const auto irq_wakes = wakes_of(irq), reader_wakes = wakes_of(reader), ui_wakes = wakes_of(ui);
+  // Two windows (cycles: 1) of 13 reports.
+  CHECK(r.disp->touch_reports() == 26);
+  CHECK(r.disp->input_events_received() == 26);
+  REQUIRE(irq_wakes.size() == 26);
+  const Time report = Time::ns(std::llround(1e9 / 120.0));
+  for (int j = 0; j < 13; ++j) {
+    INFO("report " << j);
+    CHECK(irq_wakes[static_cast<size_t>(j)].t == Time::ms(100) + Time::ns(j * report.count()));
+    CHECK(irq_wakes[static_cast<size_t>(j)].waker == nullptr);
+    CHECK(irq_wakes[static_cast<size_t>(13 + j)].t == Time::ms(1200) + Time::ns(j * report.count()));
+  }
+  REQUIRE(reader_wakes.size() == 26);
+  CHECK(reader_wakes[0].t == Time::ms(100) + Time::us(50));
+  CHECK(reader_wakes[0].waker == irq);
+  // The dispatcher: the motion (by InputReader), then the finish (by the UI thread).
+  std::vector<FrameLog::Wake> by_reader, by_ui;
+  for (const auto& w : wakes_of(dispatcher)) (w.waker == reader ? by_reader : by_ui).push_back(w);
+  REQUIRE(by_reader.size() == 26);
+  CHECK(by_reader[0].t == Time::ms(100) + Time::us(150));
+  REQUIRE_FALSE(by_ui.empty());
+  CHECK(by_ui[0].waker == ui);
+  CHECK(by_ui[0].t == W(14) + Time::us(30));
+  // Every wake-up of the UI thread has a waker: no touch out of nowhere.
+  for (const auto& w : ui_wakes) CHECK(w.waker != nullptr);
+  REQUIRE_FALSE(ui_wakes.empty());
+  CHECK(ui_wakes[0].t == Time::ms(100) + Time::us(250));
+  CHECK(ui_wakes[0].waker == dispatcher);
+  // The UI thread's request at the touch-down wakes the app EventThread.
+  bool app_by_ui = false;
+  for (const auto& w : r.log.wakes) app_by_ui |= w.task == "app" && w.waker == ui && w.t == Time::ms(100) + Time::us(300);
+  CHECK(app_by_ui);
+  // Frames 14 .. 26 and 146 .. 158: the last report's motion reaches the
+  // UI thread after doFrame() 25, which asked for nothing (W26 is past the
+  // window), and asks for frame 26 (the finger's last move is drawn).
+  CHECK(r.disp->app_vsyncs() == 26);
+  for (int64_t k : {14, 25, 26, 146, 158}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+  for (int64_t k : {13, 27, 145, 159}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
+}
+
+// A report's motion for a UI thread away from its Looper waits in the
+// InputChannel: the dispatcher does not wake it; it reads the motion when
+// back. A FIFO hog on RenderThread's CPU (1) from 105 to 125 ms keeps
+// RenderThread from syncing frame 15 (doFrame() from W15 = 109.67 ms to
+// 111.67 ms): the UI thread sleeps in postAndWait() until about 125 ms.
+// Reports at 1000 Hz publish a motion every millisecond meanwhile: none
+// wakes it there, and none is lost.
+TEST_CASE("display: motions for a UI thread away from its Looper wait for it", "[display][input]") {
+  DisplayParams dp = vsync_thread_params();
+  dp.input_threads = true;
+  dp.touch_report_hz = 1000;
+  dp.touch_irq_cpu = 3;
+  dp.input_reader_thread.cpus = {3};
+  dp.input_dispatcher_thread.cpus = {3};
+  Rig r(dp, 4);
+  r.add_ui_cpu_hog(Time::ms(105), Time::ms(20), 1);
+  r.build();
+  r.run(Time::ms(300));
+  CHECK(r.disp->touch_reports() == 100);
+  CHECK(r.disp->input_events_received() == 100);
+  Task* ui = &r.disp->ui_task();
+  Task* dispatcher = r.disp->input_dispatcher_task();
+  int by_dispatcher = 0, in_post_and_wait = 0;
+  for (const auto& w : r.log.wakes) {
+    if (w.task != ui->comm || w.waker != dispatcher) continue;
+    ++by_dispatcher;
+    in_post_and_wait += w.t > Time::ms(112) && w.t < Time::ms(124);
+  }
+  CHECK(in_post_and_wait == 0);
+  // The rest find it in its Looper, or running (no wake-up then).
+  CHECK(by_dispatcher > 40);
+  CHECK(by_dispatcher < 100);
+}
+
+TEST_CASE("display: the input path needs vsync_threads and valid settings", "[display][input]") {
+  auto error_of = [](DisplayParams dp) {
+    Rig r(dp, 4);
+    try {
+      r.build();
+    } catch (const ModelError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  DisplayParams dp = fixed_params();
+  dp.input_threads = true;
+  CHECK_THAT(error_of(dp), Catch::Contains("input_threads needs vsync_threads"));
+  dp = vsync_thread_params();
+  dp.input_threads = true;
+  dp.touch_irq_cpu = 7;
+  CHECK_THAT(error_of(dp), Catch::Contains("touch_irq_cpu 7 does not exist"));
+  dp.touch_irq_cpu = 0;
+  dp.input_reader_cost = Time::us(-1);
+  CHECK_THAT(error_of(dp), Catch::Contains("input costs must be >= 0"));
+  dp.input_reader_cost = Time::us(100);
+  dp.touch_report_hz = 0;
+  CHECK_THAT(error_of(dp), Catch::Contains("touch_report_hz"));
+}
+
 TEST_CASE("display: naming a runtime PM device without runtime PM is an error", "[display]") {
   DisplayParams dp = fixed_params();
   dp.gpu_rpm = "gpu";

@@ -369,6 +369,31 @@ TEST_CASE("A display's vsync request binder process must be a declared binder pr
                       "devices[0].vsync_request_cost", "needs vsync_request_binder");
 }
 
+TEST_CASE("A display's input threads load from YAML, their settings only with input_threads: true",
+          "[pm_wq_study][config][input]") {
+  const DisplayParams d = loaded_display(
+      "", "  - {name: shade, model: display, vsync_threads: true, input_threads: true, touch_report_rate: 240Hz,\n"
+          "     input_reader_cost: 80us, input_dispatcher_thread: {nice: -4, cpus: [0]}}\n");
+  CHECK(d.input_threads);
+  CHECK(d.touch_report_hz == 240);
+  CHECK(d.input_reader_cost == Time::us(80));
+  CHECK(d.input_dispatcher_cost == Time::us(100));
+  CHECK(d.input_dispatcher_thread.comm == "InputDispatcher");
+  CHECK(d.input_dispatcher_thread.nice == -4);
+  CHECK(d.input_dispatcher_thread.cpus == std::vector<int>{0});
+  CHECK(d.input_reader_thread.nice == -8);
+  CHECK(d.touch_irq_thread.policy == Policy::kFifo);
+  CHECK(d.touch_irq_thread.rt_priority == 50);
+  CHECK(check_display_error("", "  - {name: shade, model: display, input_threads: true}\n",
+                            "devices[0].input_threads", "needs vsync_threads: true") == 2);
+  check_display_error("", "  - {name: shade, model: display, vsync_threads: true, ui_input_cost: 5us}\n",
+                      "devices[0].ui_input_cost", "needs input_threads: true");
+  check_display_error("",
+                      "  - {name: shade, model: display, vsync_threads: true, input_threads: true,\n"
+                      "     touch_report_rate: 0Hz}\n",
+                      "devices[0].touch_report_rate", "1Hz..10000Hz");
+}
+
 TEST_CASE("A display's drm/msm submit workqueue loads from YAML and must be a declared workqueue with a gpu",
           "[pm_wq_study][config]") {
   const DisplayParams d =

@@ -90,6 +90,31 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("vsync_request_cost", p.vsync_request_cost, Bound::kNonNegative);
   r.read("buffers", p.buffers, 2, 8);
   r.read("touch_irq_cpu", p.touch_irq_cpu, 0, cpus - 1);
+  r.read("input_threads", p.input_threads);
+  if (p.input_threads && !p.vsync_threads)
+    fail(doc, *r.find("input_threads"), r.path("input_threads"), "input_threads needs vsync_threads: true");
+  for (const char* key : {"touch_report_rate", "touch_irq_thread", "input_reader_thread", "input_dispatcher_thread",
+                          "touch_irq_cost", "input_reader_cost", "input_dispatcher_cost", "input_finish_cost",
+                          "ui_input_cost"})
+    if (r.has(key) && !p.input_threads)
+      fail(doc, *r.find(key), r.path(key), fmt::format("{} needs input_threads: true", key));
+  if (auto n = r.find("touch_report_rate")) {
+    p.touch_report_hz = as_frequency_hz(doc, *n, r.path("touch_report_rate"));
+    if (!(p.touch_report_hz >= 1 && p.touch_report_hz <= 10000))
+      fail(doc, *n, r.path("touch_report_rate"), "expected a report rate in 1Hz..10000Hz, e.g. 120Hz");
+  }
+  if (auto n = r.find("touch_irq_thread"))
+    p.touch_irq_thread = load_thread(doc, *n, r.path("touch_irq_thread"), p.touch_irq_thread, cpus);
+  if (auto n = r.find("input_reader_thread"))
+    p.input_reader_thread = load_thread(doc, *n, r.path("input_reader_thread"), p.input_reader_thread, cpus);
+  if (auto n = r.find("input_dispatcher_thread"))
+    p.input_dispatcher_thread =
+        load_thread(doc, *n, r.path("input_dispatcher_thread"), p.input_dispatcher_thread, cpus);
+  r.read("touch_irq_cost", p.touch_irq_cost, Bound::kNonNegative);
+  r.read("input_reader_cost", p.input_reader_cost, Bound::kNonNegative);
+  r.read("input_dispatcher_cost", p.input_dispatcher_cost, Bound::kNonNegative);
+  r.read("input_finish_cost", p.input_finish_cost, Bound::kNonNegative);
+  r.read("ui_input_cost", p.ui_input_cost, Bound::kNonNegative);
   if (r.has("gpu")) p.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
   if (r.has("gpu_submit_wq")) {
     if (p.gpu.empty()) fail(doc, *r.find("gpu_submit_wq"), r.path("gpu_submit_wq"), "gpu_submit_wq needs gpu: NAME");
@@ -170,6 +195,27 @@ const std::vector<ParamDecl>& display_params() {
         {"touch_rpm", "pm_runtime device", "none",
          "touch down (each animation's start): pm_runtime_get() from the interrupt; put_autosuspend at its end"},
         {"touch_irq_cpu", "int", std::to_string(d.touch_irq_cpu), "CPU taking the touch interrupt"},
+        {"input_threads", "bool", "false",
+         "the touch input path (needs vsync_threads): while a window is touched each report wakes the touch IRQ "
+         "thread, InputReader, InputDispatcher, then the UI thread's Looper; false: the touch wakes the UI thread "
+         "with no waker"},
+        {"touch_report_rate", "frequency", "120Hz", "touch reports per second while touched (an assumption)"},
+        {"touch_irq_thread", "map (see display thread)", "irq/touch, SCHED_FIFO 50, on touch_irq_cpu",
+         "the touch controller's threaded interrupt handler (kernel/irq/manage.c)"},
+        {"input_reader_thread", "map (see display thread)", "InputReader, SCHED_OTHER nice -8",
+         "inputflinger's InputReader (InputThread.cpp: PRIORITY_URGENT_DISPLAY)"},
+        {"input_dispatcher_thread", "map (see display thread)", "InputDispatcher, SCHED_OTHER nice -8",
+         "inputflinger's InputDispatcher"},
+        {"touch_irq_cost", "duration", duration_text(d.touch_irq_cost),
+         "IRQ thread CPU work per report (capacity 1024, f_max; an assumption)"},
+        {"input_reader_cost", "duration", duration_text(d.input_reader_cost),
+         "InputReader CPU work per round (an assumption)"},
+        {"input_dispatcher_cost", "duration", duration_text(d.input_dispatcher_cost),
+         "InputDispatcher CPU work per round publishing motions (an assumption)"},
+        {"input_finish_cost", "duration", duration_text(d.input_finish_cost),
+         "InputDispatcher CPU work per round handling the app's finished signals (an assumption)"},
+        {"ui_input_cost", "duration", duration_text(d.ui_input_cost),
+         "UI thread CPU work reading the motions in its Looper (an assumption)"},
     });
     return v;
   }();

@@ -149,6 +149,27 @@ struct DisplayParams {
   // Needs vsync_threads.
   std::string vsync_request_binder;
   Time vsync_request_cost = Time::us(10);   // that thread's CPU work per request; an assumption
+  // The touch input path (models/devices/display.h, "Input"; needs
+  // vsync_threads): while the finger is down (each animation window) the
+  // touch controller reports at touch_report_hz; each report's interrupt
+  // wakes the touch IRQ thread, which wakes InputReader, which wakes
+  // InputDispatcher, which wakes the UI thread's Looper; the UI thread
+  // sends the finish signals back to InputDispatcher at its next doFrame().
+  // Off: the touch that opens a window wakes the UI thread with no waker.
+  bool input_threads = false;
+  double touch_report_hz = 120;  // an assumption (the panel's report rate while touched)
+  // request_threaded_irq(): SCHED_FIFO 50 (setup_irq_thread(): sched_set_fifo());
+  // affinity: touch_irq_cpu when cpus is empty (the IRQ's effective affinity).
+  DisplayThreadParams touch_irq_thread{"irq/touch", Policy::kFifo, 0, 50, {}};
+  // inputflinger's InputThread: ANDROID_PRIORITY_URGENT_DISPLAY (nice -8).
+  DisplayThreadParams input_reader_thread{"InputReader", Policy::kNormal, -8, 0, {}};
+  DisplayThreadParams input_dispatcher_thread{"InputDispatcher", Policy::kNormal, -8, 0, {}};
+  // CPU work (capacity 1024, f_max) per round; assumptions.
+  Time touch_irq_cost = Time::us(50);          // the threaded handler: read the controller, input_sync()
+  Time input_reader_cost = Time::us(100);      // EventHub::getEvents() + InputReader's mappers, per round
+  Time input_dispatcher_cost = Time::us(100);  // InputDispatcher: pick the window, publish the motion
+  Time input_finish_cost = Time::us(30);       // InputDispatcher: the app's finished signals
+  Time ui_input_cost = Time::us(50);           // UI thread: NativeInputEventReceiver, batch and post
 };
 
 struct DeviceParams {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <utility>
 
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
@@ -18,7 +19,8 @@ namespace {
 
 // Event tags.
 enum : uint64_t {
-  kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4, kTagWindowRequest = 5, kTagDispatch = 6
+  kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4, kTagWindowRequest = 5, kTagDispatch = 6,
+  kTagTouchReport = 7
 };
 
 // VsyncSchedule::createDispatch() (Android 14): callbacks due within this
@@ -78,8 +80,28 @@ class DisplayPipeline::UiBody final : public Body {
             d_.ui_wants_vsync_ = false;
             d_.ui_requests_vsync(self);
           }
+          if (d_.ui_input_received_ > 0) {
+            // input_threads: NativeInputEventReceiver::handleEvent() reads
+            // the motions (consumeEvents(): batched, for the next
+            // doFrame()'s CALLBACK_INPUT) and posts that frame unless one
+            // is scheduled (Choreographer's mFrameScheduled).
+            d_.ui_input_unfinished_ += d_.ui_input_received_;
+            d_.ui_input_received_ = 0;
+            phase_ = Phase::kInput;
+            if (d_.params_.ui_input_cost > Time::zero()) return Action::run(d_.params_.ui_input_cost.count());
+            continue;
+          }
           if (!d_.ui_pending_) return Action::block(TaskState::kInterruptible);
           d_.ui_pending_ = false;
+          d_.ui_frame_scheduled_ = false;  // doFrame() clears mFrameScheduled
+          if (d_.ui_input_unfinished_ > 0) {
+            // CALLBACK_INPUT consumes the batch and finishInputEvent()
+            // answers each motion: the InputChannel write wakes
+            // InputDispatcher's Looper (handleReceiveCallback()).
+            d_.ui_input_unfinished_ = 0;
+            d_.dispatcher_finish_ = true;
+            d_.wake(*d_.dispatcher_task_, &self);
+          }
           int64_t k = d_.ui_pending_k_;
           const Time now = d_.k_.now();
           // doFrame(): a frame that starts a period or more after its vsync
@@ -123,12 +145,16 @@ class DisplayPipeline::UiBody final : public Body {
           if (d_.rt_inbox_ >= 0) return Action::block(TaskState::kInterruptible);
           phase_ = Phase::kIdle;
           continue;
+        case Phase::kInput:
+          if (!d_.ui_frame_scheduled_) d_.ui_requests_vsync(self);
+          phase_ = Phase::kIdle;
+          continue;
       }
     }
   }
 
  private:
-  enum class Phase : uint8_t { kIdle, kRpmGet, kWork, kSyncWait };
+  enum class Phase : uint8_t { kIdle, kRpmGet, kWork, kSyncWait, kInput };
   Phase phase_ = Phase::kIdle;
   int frame_ = -1;
   Time cost_;
@@ -405,6 +431,110 @@ class DisplayPipeline::VsyncBody final : public TaskBody {
   bool batch_schedule_ = false;  // EventThread: the round schedules the next callback
 };
 
+// ------------------------------------------------------------ input path
+
+// input_threads: the touch IRQ thread (irq_thread(): the threaded handler,
+// run again while IRQTF_RUNTHREAD was set meanwhile), InputReader
+// (EventHub::getEvents(): every report in evdev's buffer per round) and
+// InputDispatcher (its Looper: the motions InputReader notified, and the
+// app's finished signals). The same shape as VsyncBody: take what is
+// pending, run the round's cost, hand it on.
+class DisplayPipeline::InputBody final : public TaskBody {
+ public:
+  InputBody(DisplayPipeline& d, InputRole role) : d_(d), role_(role) {}
+  Action next(Task& self) override {
+    for (;;) {
+      if (running_) {
+        running_ = false;
+        d_.input_round_done(role_, self, round_);
+      }
+      round_ = d_.input_take(role_);
+      if (round_.events == 0 && !round_.finish) return Action::block(TaskState::kInterruptible);
+      running_ = true;
+      const Time cost = d_.input_cost(role_, round_);
+      if (cost > Time::zero()) return Action::run(cost.count());
+    }
+  }
+
+ private:
+  DisplayPipeline& d_;
+  InputRole role_;
+  bool running_ = false;
+  InputRound round_;
+};
+
+DisplayPipeline::InputRound DisplayPipeline::input_take(InputRole role) {
+  InputRound r;
+  switch (role) {
+    case InputRole::kIrqThread:
+      r.events = irq_thread_pending_ ? 1 : 0;
+      irq_thread_pending_ = false;
+      break;
+    case InputRole::kReader:
+      r.events = std::exchange(reader_reports_, 0);
+      break;
+    case InputRole::kDispatcher:
+      r.events = std::exchange(dispatcher_motions_, 0);
+      r.finish = std::exchange(dispatcher_finish_, false);
+      break;
+  }
+  return r;
+}
+
+Time DisplayPipeline::input_cost(InputRole role, const InputRound& r) const {
+  switch (role) {
+    case InputRole::kIrqThread: return params_.touch_irq_cost;
+    case InputRole::kReader: return params_.input_reader_cost;
+    case InputRole::kDispatcher:
+      return (r.events > 0 ? params_.input_dispatcher_cost : Time::zero()) +
+             (r.finish ? params_.input_finish_cost : Time::zero());
+  }
+  return Time::zero();
+}
+
+void DisplayPipeline::input_round_done(InputRole role, Task& self, const InputRound& r) {
+  switch (role) {
+    case InputRole::kIrqThread:
+      // input_sync(): evdev wakes the reader blocked in its epoll wait.
+      ++reader_reports_;
+      wake(*reader_task_, &self);
+      break;
+    case InputRole::kReader:
+      // QueuedInputListener::flush() -> InputDispatcher::notifyMotion():
+      // mLooper->wake().
+      dispatcher_motions_ += r.events;
+      wake(*dispatcher_task_, &self);
+      break;
+    case InputRole::kDispatcher:
+      // The motions published to the app's InputChannel: the socket wakes
+      // the UI thread's Looper (only there: not postAndWait() nor a
+      // runtime-PM D sleep; it reads them when back in its Looper).
+      if (r.events == 0) break;
+      ui_input_received_ += r.events;
+      input_received_total_ += static_cast<uint64_t>(r.events);
+      if (ui_body_->in_looper()) wake(*ui_task_, &self);
+      break;
+  }
+}
+
+// Window i is touched from its start to its end; the controller reports
+// every report_period_ from the touch-down.
+void DisplayPipeline::arm_touch_report(Time t) {
+  const int64_t cycle = (params_.animation + params_.gap).count();
+  t = std::max(t, params_.start_delay);
+  for (int64_t i = (t - params_.start_delay).count() / cycle;; ++i) {
+    if (params_.cycles >= 0 && i >= 2 * static_cast<int64_t>(params_.cycles)) return;
+    const Time start = params_.start_delay + Time::ns(i * cycle);
+    const int64_t j = t > start ? ceil_div((t - start).count(), report_period_) : 0;
+    const Time at = start + Time::ns(j * report_period_);
+    if (at < start + params_.animation) {
+      report_at_ = at;
+      touch_report_timer_.arm(at);
+      return;
+    }
+  }
+}
+
 void DisplayPipeline::timer_dispatch_done(Task& self, bool sf, const AppVsync& app) {
   if (sf) sf_deliver(&self, self.cpu);  // MessageQueue::vsyncCallback()
   if (app.set) {                        // EventThread::onVsync()
@@ -514,6 +644,7 @@ void DisplayPipeline::request_app_vsync(const Task* waker, int cpu) {
 }
 
 void DisplayPipeline::ui_requests_vsync(Task& ui) {
+  ui_frame_scheduled_ = true;
   if (request_binder_)
     request_binder_->transact(ui, request_call_, nullptr, this);  // one-way: the UI thread goes on
   else
@@ -621,6 +752,19 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   }
   if (params_.timer_dispatch_cost < Time::zero() || params_.app_event_cost < Time::zero())
     bad("vsync thread costs must be >= 0");
+  if (params_.input_threads) {
+    if (!params_.vsync_threads) bad("input_threads needs vsync_threads");
+    if (!(params_.touch_report_hz > 0) || params_.touch_report_hz > 10000) bad("touch_report_hz must be in (0, 10000]");
+    check_thread(params_.touch_irq_thread, "touch_irq_thread");
+    check_thread(params_.input_reader_thread, "input_reader_thread");
+    check_thread(params_.input_dispatcher_thread, "input_dispatcher_thread");
+    for (Time c : {params_.touch_irq_cost, params_.input_reader_cost, params_.input_dispatcher_cost,
+                   params_.input_finish_cost, params_.ui_input_cost})
+      if (c < Time::zero()) bad("input costs must be >= 0");
+    if (params_.touch_irq_cpu < 0 || params_.touch_irq_cpu >= k_.nr_cpus())
+      bad(fmt::format("touch_irq_cpu {} does not exist", params_.touch_irq_cpu));
+    report_period_ = std::llround(1e9 / params_.touch_report_hz);
+  }
   gpu_rpm_ = resolve_rpm("gpu_rpm", params_.gpu_rpm);
   ui_rpm_ = resolve_rpm("ui_rpm", params_.ui_rpm);
   display_rpm_ = resolve_rpm("display_rpm", params_.display_rpm);
@@ -664,6 +808,17 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     td_task_ = make(params_.timer_dispatch_thread, td_body_.get());
     et_task_ = make(params_.app_event_thread, et_body_.get());
   }
+  if (params_.input_threads) {
+    irq_body_ = std::make_unique<InputBody>(*this, InputRole::kIrqThread);
+    reader_body_ = std::make_unique<InputBody>(*this, InputRole::kReader);
+    dispatcher_body_ = std::make_unique<InputBody>(*this, InputRole::kDispatcher);
+    // The handler thread follows its interrupt's CPU (irq_thread_check_affinity()).
+    DisplayThreadParams irq = params_.touch_irq_thread;
+    if (irq.cpus.empty()) irq.cpus = {params_.touch_irq_cpu};
+    irq_task_ = make(irq, irq_body_.get());
+    reader_task_ = make(params_.input_reader_thread, reader_body_.get());
+    dispatcher_task_ = make(params_.input_dispatcher_thread, dispatcher_body_.get());
+  }
 
   EventQueue& q = k_.sim().queue();
   app_timer_ = Timer(q, this, kTagApp, kTierTimer);
@@ -673,7 +828,11 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   touch_timer_ = Timer(q, this, kTagTouch, kTierTimer);
   window_request_timer_ = Timer(q, this, kTagWindowRequest, kTierTimer);
   dispatch_timer_ = Timer(q, this, kTagDispatch, kTierTimer);
-  if (et_task_) {
+  touch_report_timer_ = Timer(q, this, kTagTouchReport, kTierTimer);
+  if (irq_task_) {
+    // The touch reports open each window through the input threads.
+    arm_touch_report(k_.now());
+  } else if (et_task_) {
     // The first window not yet over.
     const int64_t cycle = (params_.animation + params_.gap).count();
     if (k_.now() >= params_.start_delay + params_.animation)
@@ -894,6 +1053,16 @@ void DisplayPipeline::on_event(uint64_t tag) {
       arm_touch();
       break;
     }
+    case kTagTouchReport:
+      // A touch report: the controller's interrupt on touch_irq_cpu (once
+      // out of any idle state) wakes the threaded handler
+      // (irq_wake_thread(): IRQTF_RUNTHREAD).
+      if (k_.irq_waits_for_idle_exit(k_.rq(params_.touch_irq_cpu), touch_report_timer_)) break;
+      ++touch_reports_;
+      irq_thread_pending_ = true;
+      wake_from(*irq_task_, nullptr, params_.touch_irq_cpu);
+      arm_touch_report(report_at_ + Time::ns(1));
+      break;
     case kTagWindowRequest:
       ui_asks_for_vsync();
       ++next_window_;

@@ -111,9 +111,10 @@
 // expired wakes the EventThread again. The UI thread asks at the start of
 // doFrame() (the animation callbacks, which post the next frame callback,
 // run first and are short) while the next callback is inside the animation
-// window; the request that opens a window (the touch) and an idle redraw
-// (a Handler message) wake the UI thread with no waker (input and the
-// message's sender are not modelled), and it asks when it gets to them.
+// window; the request that opens a window (the touch; without
+// input_threads) and an idle redraw (a Handler message) wake the UI thread
+// with no waker (the message's sender is not modelled), and it asks when
+// it gets to them.
 // requestNextVsync() is a one-way binder call (IDisplayEventConnection.aidl):
 // with `vsync_request_binder` a thread of that binder process's pool
 // (SurfaceFlinger's) serves it (vsync_request_cost) and wakes the
@@ -137,7 +138,34 @@
 // buffer is released when a new one is latched; a SF wake-up that latches
 // nothing costs no CPU work.
 //
-// Not modelled: input, RenderThread's own vsync, GPU composition in SF,
+// Input (`input_threads`; needs vsync_threads): each animation window is a
+// touch, from its start to its end (a finger dragging the shade, or a
+// scroll). The touch controller reports every 1 / touch_report_hz from the
+// touch-down; each report is an interrupt on touch_irq_cpu (handled once
+// that CPU is out of any idle state) that wakes the controller's threaded
+// handler (request_threaded_irq(): SCHED_FIFO 50, kernel/irq/manage.c
+// setup_irq_thread(); it follows the interrupt's CPU). The handler runs
+// touch_irq_cost and its input_sync() wakes InputReader (EventHub::
+// getEvents(): every report waiting is read in one round,
+// input_reader_cost), which notifies InputDispatcher (notifyMotion():
+// mLooper->wake()), which publishes the motions to the app's InputChannel
+// (input_dispatcher_cost): the socket wakes the UI thread's Looper (only
+// there, like a vsync). Both inputflinger threads run at nice -8
+// (InputThread.cpp: PRIORITY_URGENT_DISPLAY). The UI thread reads them
+// (NativeInputEventReceiver::consumeEvents(), ui_input_cost): motions are
+// batched for the next doFrame()'s CALLBACK_INPUT, whose frame it asks for
+// unless one is scheduled (Choreographer's mFrameScheduled: asked for and
+// not yet run); doFrame() consumes the batch and finishInputEvent()'s
+// signals wake InputDispatcher (handleReceiveCallback(),
+// input_finish_cost). Simplified: every report is a batched MOVE (the DOWN
+// and UP are not consumed at once); InputReader's and InputDispatcher's
+// other work (other devices, ANR timeouts, the focus) is not modelled.
+// The first report of a window is what opens it: the UI thread asks for
+// vsync when it has read it (250 us after the touch-down with the default
+// costs on a free CPU), and the last report of a window, after the last
+// frame the animation asked for, asks for one more frame.
+//
+// Not modelled: RenderThread's own vsync, GPU composition in SF,
 // HWC/present fences as separate threads, refresh-rate switching, the
 // VsyncModulator's early offsets.
 //
@@ -199,6 +227,10 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   Task& sf_task() { return *sf_task_; }
   Task* timer_dispatch_task() { return td_task_; }  // nullptr without vsync_threads
   Task* app_event_task() { return et_task_; }
+  // input_threads: the touch IRQ thread, InputReader, InputDispatcher (nullptr without).
+  Task* touch_irq_task() { return irq_task_; }
+  Task* input_reader_task() { return reader_task_; }
+  Task* input_dispatcher_task() { return dispatcher_task_; }
   // vsync_threads: the CPU whose hrtimer base VSyncDispatch's timer was
   // last queued on.
   int vsync_timer_queued_cpu() const { return dispatch_cpu_; }
@@ -212,6 +244,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   uint64_t sf_missed() const { return sf_missed_; }
   uint64_t sf_wakeups() const { return sf_wakeups_; }      // SF callbacks fired
   uint64_t sf_skipped() const { return sf_skipped_; }      // SF frames skipped for backpressure
+  uint64_t touch_reports() const { return touch_reports_; }  // input_threads: touch interrupts handled
+  uint64_t input_events_received() const { return input_received_total_; }  // by the UI thread
 
   void gpu_job_done(uint64_t cookie, QueueContext irq) override;
   void gpu_job_retired(uint64_t cookie, QueueContext ctx) override;
@@ -225,6 +259,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   class RenderBody;
   class SfBody;
   class VsyncBody;
+  class InputBody;
   class SubmitFn;
   // An app vsync on its way to the UI thread.
   struct AppVsync {
@@ -288,6 +323,17 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   // (vsync_request_binder), else straight to the EventThread.
   void ui_requests_vsync(Task& ui);
   void arm_window_request();  // the next animation window's opening request
+  // input_threads: the next touch report at or after t (inside a window).
+  void arm_touch_report(Time t);
+  // What each input thread's round takes, costs and hands on.
+  enum class InputRole : uint8_t { kIrqThread, kReader, kDispatcher };
+  struct InputRound {
+    int events = 0;       // reports / motions taken
+    bool finish = false;  // InputDispatcher: the app's finished signals
+  };
+  InputRound input_take(InputRole role);
+  Time input_cost(InputRole role, const InputRound& round) const;
+  void input_round_done(InputRole role, Task& self, const InputRound& round);
   RpmDevice* resolve_rpm(const std::string& what, const std::string& name);
 
   Kernel& k_;
@@ -322,6 +368,23 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   std::unique_ptr<VsyncBody> et_body_;
   Task* td_task_ = nullptr;     // TimerDispatch (vsync_threads)
   Task* et_task_ = nullptr;     // the app EventThread (vsync_threads)
+  // input_threads: the threads, what waits for each, and the UI thread's
+  // side (events received in its Looper not yet finished; Choreographer's
+  // mFrameScheduled: a vsync asked for and not yet taken by doFrame()).
+  std::unique_ptr<InputBody> irq_body_, reader_body_, dispatcher_body_;
+  Task* irq_task_ = nullptr;
+  Task* reader_task_ = nullptr;
+  Task* dispatcher_task_ = nullptr;
+  int64_t report_period_ = 0;       // ns
+  Time report_at_;                  // the armed report's nominal time
+  bool irq_thread_pending_ = false; // IRQTF_RUNTHREAD
+  int reader_reports_ = 0;          // reports in evdev's buffer, not yet read
+  int dispatcher_motions_ = 0;      // motions notified, not yet published
+  bool dispatcher_finish_ = false;  // finished signals from the app, not yet handled
+  int ui_input_received_ = 0;       // published to the app's InputChannel, not yet read
+  int ui_input_unfinished_ = 0;     // read by the UI thread, not yet finished
+  bool ui_frame_scheduled_ = false;
+  uint64_t touch_reports_ = 0, input_received_total_ = 0;
   // vsync_threads: SF's and the app's callbacks, the dispatch timer's
   // intended wake-up and CPU, and whether it expired with TimerDispatch
   // yet to run; the event the app EventThread has yet to take.
@@ -337,7 +400,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   bool sf_dispatching_ = false;  // SF's callback expired, its message not yet posted
   int64_t sf_dispatch_k_ = 0;
   Timer app_timer_, sf_timer_, present_timer_, idle_frame_timer_, touch_timer_, window_request_timer_,
-      dispatch_timer_;
+      dispatch_timer_, touch_report_timer_;
 
   std::vector<Frame> frames_;
   std::vector<int> free_frames_;
