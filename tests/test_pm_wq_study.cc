@@ -7,6 +7,7 @@
 #include <string>
 
 #include "config_test_util.h"
+#include "sched_test_util.h"
 #include "experiments/lib/ftrace_writer.h"
 #include "experiments/lib/metrics.h"
 #include "experiments/lib/report_json.h"
@@ -418,4 +419,37 @@ TEST_CASE("schedlab run's JSON carries the runtime PM sleeps, devices and frames
                        Catch::Contains(R"("in": "rpm_resume")") && Catch::Contains(R"("d_state_p90_us": 300)"));
   CHECK_THAT(json, Catch::Contains(R"("rpm_devices")") && Catch::Contains(R"("suspends": 1)"));
   CHECK_THAT(json, !Catch::Contains(R"("frames")"));  // no display in this scenario
+}
+
+// configs/experiments/touch_input_shade.yaml: its `touch` variant drives
+// the shade by the display's input path and never starts the poll
+// stand-in. Over 3.5 s of the swipe (windows at 0.3 and 2.15 s, 350 ms
+// each: 43 reports apiece at 120 Hz, the 43rd 14 ns before the lift:
+// 42 x 8,333,333 ns), the IRQ thread wakes once per report, InputReader
+// only by it, and the poll tasks never run.
+TEST_CASE("the touch what-if drives the shade swipe through the input path, not the poll stand-in",
+          "[pm_wq_study][input]") {
+  const std::string dir = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/";
+  const ExperimentSpec e = load_experiment_file(dir + "experiments/touch_input_shade.yaml");
+  REQUIRE(e.variants.size() == 2);
+  CHECK(e.variants[0].overlays.empty());
+  ScenarioParams p = load_scenario_with_overlays(e.scenario, e.variants[1].overlays, "variant 'touch'");
+  p.duration = Time::ms(3500);
+  struct Log : SchedObserver {
+    void on_waking(Time, const Task& t, const Task* waker, int) override {
+      if (t.comm == "irq/touch") ++irq;
+      if (t.comm == "InputReader") reader_by_irq += waker && waker->comm == "irq/touch";
+      if (t.comm == "InputReader") ++reader;
+      if (t.comm.rfind("input-", 0) == 0 || t.comm == "input") ++poll;
+    }
+    void on_switch(Time, int, const Task&, TaskState, const Task& next) override {
+      if (next.comm.rfind("input-", 0) == 0 || next.comm == "input") ++poll;
+    }
+    int irq = 0, reader = 0, reader_by_irq = 0, poll = 0;
+  };
+  const Log log = run_logged<Log>(p);
+  CHECK(log.irq == 86);
+  CHECK(log.reader > 0);
+  CHECK(log.reader_by_irq == log.reader);
+  CHECK(log.poll == 0);
 }
