@@ -902,6 +902,39 @@ TEST_CASE("display: motions for a UI thread away from its Looper wait for it", "
   CHECK(by_dispatcher < 100);
 }
 
+// Choreographer asks once per frame (mFrameScheduled): with the requests
+// through SurfaceFlinger's binder pool, window 0 costs 13 transactions:
+// the touch-down's motion (nothing scheduled yet), doFrame() 14 .. 24
+// (each asks for the next while W(k+1) is in the window), and the last
+// report's motion after doFrame() 25. The 11 other motions find a frame
+// scheduled. The trailing frame 26 is no window's first: it runs ui_cost
+// (2 ms), not first_ui_cost (4 ms here), like frame 25.
+TEST_CASE("display: input motions ask for a frame only when none is scheduled", "[display][input]") {
+  DisplayParams dp = vsync_thread_params();
+  dp.input_threads = true;
+  dp.touch_irq_cpu = 3;
+  dp.input_reader_thread.cpus = {3};
+  dp.input_dispatcher_thread.cpus = {3};
+  dp.vsync_request_binder = "surfaceflinger";
+  dp.first_ui_cost = fixed(Time::ms(4));
+  BinderProcParams bp;
+  bp.name = "surfaceflinger";
+  bp.cpus = {3};
+  bp.android = true;
+  Rig r(dp, 4);
+  BinderProc sf_binder(*r.k, bp);
+  r.build(nullptr, nullptr, nullptr, &sf_binder);
+  r.run(Time::ms(300));
+  CHECK(r.disp->touch_reports() == 13);
+  CHECK(sf_binder.transactions() == 13);
+  REQUIRE(r.log.frames.count(14) == 1);
+  REQUIRE(r.log.frames.count(25) == 1);
+  REQUIRE(r.log.frames.count(26) == 1);
+  auto app_time = [&](uint64_t k) { return r.log.frames[k].app_end - r.log.frames[k].vsync; };
+  CHECK(app_time(14) - app_time(25) == Time::ms(2));
+  CHECK(app_time(26) == app_time(25));
+}
+
 TEST_CASE("display: the input path needs vsync_threads and valid settings", "[display][input]") {
   auto error_of = [](DisplayParams dp) {
     Rig r(dp, 4);

@@ -78,7 +78,7 @@ class DisplayPipeline::UiBody final : public Body {
             // vsync_threads: a touch or a Handler message (an idle redraw)
             // asks for the next frame (postFrameCallback()).
             d_.ui_wants_vsync_ = false;
-            d_.ui_requests_vsync(self);
+            if (!d_.ui_frame_scheduled_) d_.ui_requests_vsync(self);  // Choreographer: one request per frame
           }
           if (d_.ui_input_received_ > 0) {
             // input_threads: NativeInputEventReceiver::handleEvent() reads
@@ -620,7 +620,9 @@ bool DisplayPipeline::event_thread_begin(AppVsync& v) {
 void DisplayPipeline::event_thread_done(Task& self, const AppVsync& v, bool schedule) {
   if (v.set) {
     AppVsync d = v;
-    d.first = d.window != last_window_;
+    // The first vsync of an animation window: not an idle redraw's, nor
+    // one an input motion asked for after its window ended.
+    d.first = d.window >= 0 && d.window != last_window_;
     last_window_ = d.window;
     ++app_vsyncs_;
     app_deliver(d, &self, self.cpu);
@@ -1011,7 +1013,7 @@ void DisplayPipeline::on_event(uint64_t tag) {
       // Choreographer) wakes the UI thread directly (as from its own CPU)
       // and the next callback of the schedule is armed.
       const int64_t w = window_of(k_.now());
-      const AppVsync v{true, app_target_, w != last_window_, w};
+      const AppVsync v{true, app_target_, w >= 0 && w != last_window_, w};  // an idle redraw is no window's first
       ++app_vsyncs_;
       last_window_ = w;
       app_deliver(v, nullptr, ui_task_->cpu);
@@ -1061,7 +1063,9 @@ void DisplayPipeline::on_event(uint64_t tag) {
       ++touch_reports_;
       irq_thread_pending_ = true;
       wake_from(*irq_task_, nullptr, params_.touch_irq_cpu);
-      arm_touch_report(report_at_ + Time::ns(1));
+      // After an idle exit longer than the report period the reports
+      // missed meanwhile merge into this one (IRQTF_RUNTHREAD).
+      arm_touch_report(std::max(report_at_ + Time::ns(1), k_.now()));
       break;
     case kTagWindowRequest:
       ui_asks_for_vsync();
