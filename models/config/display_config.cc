@@ -95,7 +95,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
     fail(doc, *r.find("input_threads"), r.path("input_threads"), "input_threads needs vsync_threads: true");
   for (const char* key : {"touch_report_rate", "touch_irq_thread", "input_reader_thread", "input_dispatcher_thread",
                           "touch_irq_cost", "input_reader_cost", "input_dispatcher_cost", "input_finish_cost",
-                          "ui_input_cost"})
+                          "ui_input_cost", "ui_down_cost"})
     if (r.has(key) && !p.input_threads)
       fail(doc, *r.find(key), r.path(key), fmt::format("{} needs input_threads: true", key));
   if (auto n = r.find("touch_report_rate")) {
@@ -115,6 +115,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("input_dispatcher_cost", p.input_dispatcher_cost, Bound::kNonNegative);
   r.read("input_finish_cost", p.input_finish_cost, Bound::kNonNegative);
   r.read("ui_input_cost", p.ui_input_cost, Bound::kNonNegative);
+  r.read("ui_down_cost", p.ui_down_cost, Bound::kNonNegative);
   if (r.has("gpu")) p.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
   if (r.has("gpu_submit_wq")) {
     if (p.gpu.empty()) fail(doc, *r.find("gpu_submit_wq"), r.path("gpu_submit_wq"), "gpu_submit_wq needs gpu: NAME");
@@ -216,6 +217,8 @@ const std::vector<ParamDecl>& display_params() {
          "InputDispatcher CPU work per round handling the app's finished signals (an assumption)"},
         {"ui_input_cost", "duration", duration_text(d.ui_input_cost),
          "UI thread CPU work reading the motions in its Looper (an assumption)"},
+        {"ui_down_cost", "duration", duration_text(d.ui_down_cost),
+         "UI thread CPU work handling a touch-down at once, through its views (an assumption)"},
     });
     return v;
   }();

@@ -170,6 +170,7 @@ struct DisplayParams {
   Time input_dispatcher_cost = Time::us(100);  // InputDispatcher: pick the window, publish the motion
   Time input_finish_cost = Time::us(30);       // InputDispatcher: the app's finished signals
   Time ui_input_cost = Time::us(50);           // UI thread: NativeInputEventReceiver, batch and post
+  Time ui_down_cost = Time::us(300);           // UI thread: a touch-down delivered at once (dispatchTouchEvent)
 };
 
 struct DeviceParams {

@@ -84,11 +84,16 @@ class DisplayPipeline::UiBody final : public Body {
             // input_threads: NativeInputEventReceiver::handleEvent() reads
             // the motions (consumeEvents(): batched, for the next
             // doFrame()'s CALLBACK_INPUT) and posts that frame unless one
-            // is scheduled (Choreographer's mFrameScheduled).
-            d_.ui_input_unfinished_ += d_.ui_input_received_;
+            // is scheduled (Choreographer's mFrameScheduled). A touch-down
+            // is not batched: it goes through ViewRootImpl's input stages
+            // to the views at once (ui_down_cost) and is finished then.
+            const bool down = std::exchange(d_.ui_down_, false);
+            d_.ui_input_unfinished_ += d_.ui_input_received_ - (down ? 1 : 0);
             d_.ui_input_received_ = 0;
+            d_.ui_down_handling_ = down;
             phase_ = Phase::kInput;
-            if (d_.params_.ui_input_cost > Time::zero()) return Action::run(d_.params_.ui_input_cost.count());
+            const Time cost = down ? d_.params_.ui_down_cost : d_.params_.ui_input_cost;
+            if (cost > Time::zero()) return Action::run(cost.count());
             continue;
           }
           if (!d_.ui_pending_) return Action::block(TaskState::kInterruptible);
@@ -146,6 +151,11 @@ class DisplayPipeline::UiBody final : public Body {
           phase_ = Phase::kIdle;
           continue;
         case Phase::kInput:
+          if (std::exchange(d_.ui_down_handling_, false)) {
+            // finishInputEvent() for the touch-down: InputDispatcher's Looper wakes.
+            d_.dispatcher_finish_ = true;
+            d_.wake(*d_.dispatcher_task_, &self);
+          }
           if (!d_.ui_frame_scheduled_) d_.ui_requests_vsync(self);
           phase_ = Phase::kIdle;
           continue;
@@ -469,12 +479,15 @@ DisplayPipeline::InputRound DisplayPipeline::input_take(InputRole role) {
     case InputRole::kIrqThread:
       r.events = irq_thread_pending_ ? 1 : 0;
       irq_thread_pending_ = false;
+      r.down = std::exchange(irq_down_, false);
       break;
     case InputRole::kReader:
       r.events = std::exchange(reader_reports_, 0);
+      r.down = std::exchange(reader_down_, false);
       break;
     case InputRole::kDispatcher:
       r.events = std::exchange(dispatcher_motions_, 0);
+      r.down = std::exchange(dispatcher_down_, false);
       r.finish = std::exchange(dispatcher_finish_, false);
       break;
   }
@@ -497,12 +510,14 @@ void DisplayPipeline::input_round_done(InputRole role, Task& self, const InputRo
     case InputRole::kIrqThread:
       // input_sync(): evdev wakes the reader blocked in its epoll wait.
       ++reader_reports_;
+      reader_down_ = reader_down_ || r.down;
       wake(*reader_task_, &self);
       break;
     case InputRole::kReader:
       // QueuedInputListener::flush() -> InputDispatcher::notifyMotion():
       // mLooper->wake().
       dispatcher_motions_ += r.events;
+      dispatcher_down_ = dispatcher_down_ || r.down;
       wake(*dispatcher_task_, &self);
       break;
     case InputRole::kDispatcher:
@@ -511,6 +526,7 @@ void DisplayPipeline::input_round_done(InputRole role, Task& self, const InputRo
       // runtime-PM D sleep; it reads them when back in its Looper).
       if (r.events == 0) break;
       ui_input_received_ += r.events;
+      ui_down_ = ui_down_ || r.down;
       input_received_total_ += static_cast<uint64_t>(r.events);
       if (ui_body_->in_looper()) wake(*ui_task_, &self);
       break;
@@ -761,7 +777,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     check_thread(params_.input_reader_thread, "input_reader_thread");
     check_thread(params_.input_dispatcher_thread, "input_dispatcher_thread");
     for (Time c : {params_.touch_irq_cost, params_.input_reader_cost, params_.input_dispatcher_cost,
-                   params_.input_finish_cost, params_.ui_input_cost})
+                   params_.input_finish_cost, params_.ui_input_cost, params_.ui_down_cost})
       if (c < Time::zero()) bad("input costs must be >= 0");
     if (params_.touch_irq_cpu < 0 || params_.touch_irq_cpu >= k_.nr_cpus())
       bad(fmt::format("touch_irq_cpu {} does not exist", params_.touch_irq_cpu));
@@ -1062,6 +1078,8 @@ void DisplayPipeline::on_event(uint64_t tag) {
       if (k_.irq_waits_for_idle_exit(k_.rq(params_.touch_irq_cpu), touch_report_timer_)) break;
       ++touch_reports_;
       irq_thread_pending_ = true;
+      // The first report of a window is the touch-down.
+      irq_down_ = irq_down_ || (report_at_ - params_.start_delay).count() % (params_.animation + params_.gap).count() == 0;
       wake_from(*irq_task_, nullptr, params_.touch_irq_cpu);
       // After an idle exit longer than the report period the reports
       // missed meanwhile merge into this one (IRQTF_RUNTHREAD).

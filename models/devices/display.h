@@ -157,13 +157,18 @@
 // unless one is scheduled (Choreographer's mFrameScheduled: asked for and
 // not yet run); doFrame() consumes the batch and finishInputEvent()'s
 // signals wake InputDispatcher (handleReceiveCallback(),
-// input_finish_cost). Simplified: every report is a batched MOVE (the DOWN
-// and UP are not consumed at once); InputReader's and InputDispatcher's
-// other work (other devices, ANR timeouts, the focus) is not modelled.
+// input_finish_cost). The window's first report is the touch-down, which
+// is not batched: the UI thread delivers it to its views at once
+// (ViewRootImpl's input stages, ui_down_cost) and finishes it then.
+// Simplified: the lift (UP) is no event of its own (the window's end);
+// no input resampling (consumeBatch() would keep samples newer than the
+// frame time - 5 ms for the next frame); the touch driver's bus read is
+// CPU work, not a sleep; InputReader's and InputDispatcher's other work
+// (other devices, input monitors, ANR timeouts) is not modelled.
 // The first report of a window is what opens it: the UI thread asks for
-// vsync when it has read it (250 us after the touch-down with the default
-// costs on a free CPU), and the last report of a window, after the last
-// frame the animation asked for, asks for one more frame.
+// vsync when it has handled it (550 us after the touch-down with the
+// default costs on free CPUs), and the last report of a window, after the
+// last frame the animation asked for, asks for one more frame.
 //
 // Not modelled: RenderThread's own vsync, GPU composition in SF,
 // HWC/present fences as separate threads, refresh-rate switching, the
@@ -329,6 +334,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   enum class InputRole : uint8_t { kIrqThread, kReader, kDispatcher };
   struct InputRound {
     int events = 0;       // reports / motions taken
+    bool down = false;    // the window's touch-down is among them
     bool finish = false;  // InputDispatcher: the app's finished signals
   };
   InputRound input_take(InputRole role);
@@ -383,6 +389,10 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   bool dispatcher_finish_ = false;  // finished signals from the app, not yet handled
   int ui_input_received_ = 0;       // published to the app's InputChannel, not yet read
   int ui_input_unfinished_ = 0;     // read by the UI thread, not yet finished
+  // The touch-down on its way (not batched: the UI thread handles and
+  // finishes it at once), at each stage; ui_down_handling_: being handled.
+  bool irq_down_ = false, reader_down_ = false, dispatcher_down_ = false, ui_down_ = false;
+  bool ui_down_handling_ = false;
   bool ui_frame_scheduled_ = false;
   uint64_t touch_reports_ = 0, input_received_total_ = 0;
   // vsync_threads: SF's and the app's callbacks, the dispatch timer's
