@@ -1,5 +1,8 @@
 #include "sim/simulator.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace schedlab {
 
 void Simulator::run_until(Time end) {
@@ -18,7 +21,13 @@ void Simulator::run_until(Time end) {
     bool more_now = !queue_.empty() && queue_.next_time() == now_;
     if (!more_now && hook_ && hook_->on_instant_end()) continue;
     if (queue_.empty() || queue_.next_time() > end) break;
-    if (queue_.next_time() != now_) instant_steps_ = 0;
+    if (queue_.next_time() != now_) [[likely]] {
+      // An event armed in the past is a model bug: time never runs backwards.
+      if (queue_.next_time() < now_) [[unlikely]]
+        throw std::logic_error("an event was armed at " + std::to_string(queue_.next_time().count()) +
+                               " ns, before the current time " + std::to_string(now_.count()) + " ns");
+      instant_steps_ = 0;
+    }
     now_ = queue_.next_time();
     queue_.dispatch_next();
   }

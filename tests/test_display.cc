@@ -72,6 +72,18 @@ DisplayParams vsync_thread_params() {
   return d;
 }
 
+// input_threads on, the touch interrupt and the three input threads on
+// CPU 3 (a rig with 4 CPUs), reports at `report_hz`.
+DisplayParams input_thread_params(double report_hz = 120) {
+  DisplayParams d = vsync_thread_params();
+  d.input_threads = true;
+  d.touch_report_hz = report_hz;
+  d.touch_irq_cpu = 3;
+  d.input_reader_thread.cpus = {3};
+  d.input_dispatcher_thread.cpus = {3};
+  return d;
+}
+
 // Frames by vsync id, and who woke the pipeline's threads when.
 class FrameLog : public SchedObserver {
  public:
@@ -801,11 +813,7 @@ TEST_CASE("display: the UI thread's vsync requests go through SurfaceFlinger's b
 // (W15 = 109.33 ms) finishes the second (read at 108.58 ms).
 TEST_CASE("display: a touch report reaches the UI thread through the IRQ thread, InputReader and InputDispatcher",
           "[display][input]") {
-  DisplayParams dp = vsync_thread_params();
-  dp.input_threads = true;
-  dp.touch_irq_cpu = 3;
-  dp.input_reader_thread.cpus = {3};
-  dp.input_dispatcher_thread.cpus = {3};
+  DisplayParams dp = input_thread_params();
   Rig r(dp, 4);
   r.build();
   r.run(Time::ms(1400));
@@ -880,12 +888,7 @@ TEST_CASE("display: a touch report reaches the UI thread through the IRQ thread,
 // Reports at 1000 Hz publish a motion every millisecond meanwhile: none
 // wakes it there, and none is lost.
 TEST_CASE("display: motions for a UI thread away from its Looper wait for it", "[display][input]") {
-  DisplayParams dp = vsync_thread_params();
-  dp.input_threads = true;
-  dp.touch_report_hz = 1000;
-  dp.touch_irq_cpu = 3;
-  dp.input_reader_thread.cpus = {3};
-  dp.input_dispatcher_thread.cpus = {3};
+  DisplayParams dp = input_thread_params(1000);
   Rig r(dp, 4);
   r.add_ui_cpu_hog(Time::ms(105), Time::ms(20), 1);
   r.build();
@@ -914,11 +917,7 @@ TEST_CASE("display: motions for a UI thread away from its Looper wait for it", "
 // scheduled. The trailing frame 26 is no window's first: it runs ui_cost
 // (2 ms), not first_ui_cost (4 ms here), like frame 25.
 TEST_CASE("display: input motions ask for a frame only when none is scheduled", "[display][input]") {
-  DisplayParams dp = vsync_thread_params();
-  dp.input_threads = true;
-  dp.touch_irq_cpu = 3;
-  dp.input_reader_thread.cpus = {3};
-  dp.input_dispatcher_thread.cpus = {3};
+  DisplayParams dp = input_thread_params();
   dp.vsync_request_binder = "surfaceflinger";
   dp.first_ui_cost = fixed(Time::ms(4));
   BinderProcParams bp;
@@ -1257,11 +1256,19 @@ class WorkQueueLog : public SchedObserver {
 // ms, and its handler -- pm_runtime_get() of the GPU, which queues the
 // asynchronous resume on pm_wq -- runs once the CPU is out, at 100.2 ms.
 // The model used to run the handler at 100 ms with CPU 3 still asleep.
-TEST_CASE("display: the touch interrupt waits for its CPU's idle exit", "[display][cpuidle]") {
+namespace {
+// Four CPUs with a deep idle state (200 us exit latency) under menu.
+ScenarioParams deep_idle_scenario() {
   ScenarioParams sp = exact_scenario("6.12", 1000, 4);
   sp.platform.clusters = {cluster_1024_deep_idle("c", 4)};
   sp.kernel.cpuidle_governor = "menu_v6.18";
   sp.kernel.fair_server = false;
+  return sp;
+}
+}  // namespace
+
+TEST_CASE("display: the touch interrupt waits for its CPU's idle exit", "[display][cpuidle]") {
+  const ScenarioParams sp = deep_idle_scenario();
   DisplayParams dp = fixed_params();
   dp.touch_rpm = "gpu";
   dp.touch_irq_cpu = 3;
@@ -1277,4 +1284,30 @@ TEST_CASE("display: the touch interrupt waits for its CPU's idle exit", "[displa
   REQUIRE_FALSE(wq.queued.empty());
   CHECK(wq.queued[0] == Time::us(100200));
   CHECK(r.pm->device("gpu")->usage_count() == 1);  // the touch's reference, held for the window
+}
+
+// A touch report whose CPU is in a deep idle state is handled after the
+// exit latency (200 us here), longer than the report period (100 us at
+// 10 kHz): the reports due meanwhile merge into it (IRQTF_RUNTHREAD), and
+// the next one is armed on the grid from then, never in the past. The IRQ
+// thread's wake-ups are in time order, the first at 100.2 ms.
+TEST_CASE("display: touch reports missed during an idle exit merge into the late one", "[display][input][cpuidle]") {
+  const ScenarioParams sp = deep_idle_scenario();
+  DisplayParams dp = input_thread_params(10000);
+  Rig r(dp, sp);
+  r.build();
+  r.run(Time::us(99990));
+  REQUIRE(r.k->rq(3).cpuidle.state == 1);
+  r.run(Time::ms(150));
+  std::vector<Time> irq;
+  for (const auto& w : r.log.wakes)
+    if (w.task == "irq/touch") irq.push_back(w.t);
+  REQUIRE_FALSE(irq.empty());
+  CHECK(irq[0] == Time::us(100200));
+  CHECK(std::is_sorted(irq.begin(), irq.end()));
+  // The one due at 100.0 ms, handled at 100.2 ms, then the grid from
+  // there (the chain's 250 us per report keep CPU 3 busy): 100.2, 100.3,
+  // ..., 150.0 ms. The one due at 100.1 ms merged into the late one.
+  CHECK(r.disp->touch_reports() == 1 + 499);
+  CHECK(r.k->now() == Time::ms(150));
 }

@@ -949,3 +949,17 @@ TEST_CASE("Fifo indexes, iterates, reserves and clears in FIFO order", "[event_q
   CHECK(*owned.front() == 1);
   CHECK(*owned[7] == 8);
 }
+
+TEST_CASE("run_until refuses an event armed before the current time", "[simulator]") {
+  // Time never runs backwards: an event in the past is a model bug, and
+  // the loop says so instead of moving the clock back.
+  Simulator sim;
+  Trace trace{&sim, {}};
+  TracingHandler h(trace);
+  sim.post(10_us, 0, &h, 1);
+  sim.run_until(20_us);
+  sim.post(15_us, 0, &h, 2);
+  CHECK_THROWS_AS(sim.run_until(30_us), std::logic_error);
+  CHECK(sim.now() == 20_us);
+  CHECK(trace.log == Log{"e1@10"});
+}
