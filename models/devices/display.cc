@@ -90,7 +90,7 @@ class DisplayPipeline::UiBody final : public Body {
             const bool down = std::exchange(d_.ui_down_, false);
             d_.ui_input_unfinished_ += d_.ui_input_received_ - (down ? 1 : 0);
             d_.ui_input_received_ = 0;
-            d_.ui_down_handling_ = down;
+            down_handling_ = down;
             phase_ = Phase::kInput;
             const Time cost = down ? d_.params_.ui_down_cost : d_.params_.ui_input_cost;
             if (cost > Time::zero()) return Action::run(cost.count());
@@ -151,7 +151,7 @@ class DisplayPipeline::UiBody final : public Body {
           phase_ = Phase::kIdle;
           continue;
         case Phase::kInput:
-          if (std::exchange(d_.ui_down_handling_, false)) {
+          if (std::exchange(down_handling_, false)) {
             // finishInputEvent() for the touch-down: InputDispatcher's Looper wakes.
             d_.dispatcher_finish_ = true;
             d_.wake(*d_.dispatcher_task_, &self);
@@ -168,6 +168,7 @@ class DisplayPipeline::UiBody final : public Body {
   Phase phase_ = Phase::kIdle;
   int frame_ = -1;
   Time cost_;
+  bool down_handling_ = false;  // input_threads: a touch-down being handled (kInput)
 };
 
 // ---------------------------------------------------------------- RenderThread
@@ -477,8 +478,7 @@ DisplayPipeline::InputRound DisplayPipeline::input_take(InputRole role) {
   InputRound r;
   switch (role) {
     case InputRole::kIrqThread:
-      r.events = irq_thread_pending_ ? 1 : 0;
-      irq_thread_pending_ = false;
+      r.events = std::exchange(irq_thread_pending_, false) ? 1 : 0;
       r.down = std::exchange(irq_down_, false);
       break;
     case InputRole::kReader:

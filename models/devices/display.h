@@ -390,9 +390,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   int ui_input_received_ = 0;       // published to the app's InputChannel, not yet read
   int ui_input_unfinished_ = 0;     // read by the UI thread, not yet finished
   // The touch-down on its way (not batched: the UI thread handles and
-  // finishes it at once), at each stage; ui_down_handling_: being handled.
+  // finishes it at once), at each stage.
   bool irq_down_ = false, reader_down_ = false, dispatcher_down_ = false, ui_down_ = false;
-  bool ui_down_handling_ = false;
   bool ui_frame_scheduled_ = false;
   uint64_t touch_reports_ = 0, input_received_total_ = 0;
   // vsync_threads: SF's and the app's callbacks, the dispatch timer's
