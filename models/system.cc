@@ -174,12 +174,16 @@ void System::Impl::build_exec_contexts() {
     Workqueue* submit_wq = nullptr;
     if (!p->gpu_submit_wq.empty() && !(submit_wq = workqueues->find(p->gpu_submit_wq)))
       throw ModelError(fmt::format("display '{}': unknown workqueue '{}'", d.name, p->gpu_submit_wq));
-    BinderProc* request_binder = nullptr;
-    if (!p->vsync_request_binder.empty() && !(request_binder = calls->binder_proc(p->vsync_request_binder)))
-      throw ModelError(fmt::format("display '{}': unknown binder process '{}'", d.name, p->vsync_request_binder));
+    auto binder = [&](const std::string& name) -> BinderProc* {
+      if (name.empty()) return nullptr;
+      if (BinderProc* b = calls->binder_proc(name)) return b;
+      throw ModelError(fmt::format("display '{}': unknown binder process '{}'", d.name, name));
+    };
+    BinderProc* request_binder = binder(p->vsync_request_binder);
+    BinderProc* inject_binder = binder(p->inject_binder);
     frame_recorder();
     displays.push_back(std::make_unique<DisplayPipeline>(k, d.name, *p, gpu, pm_runtime.get(), seed, workqueues.get(),
-                                                         submit_wq, request_binder));
+                                                         submit_wq, request_binder, inject_binder));
   }
   world->set_calls(calls.get());
   for (const TaskSpec& t : params.tasks)

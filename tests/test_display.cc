@@ -138,9 +138,9 @@ struct Rig {
     params = dp;
   }
   void build(PmRuntime* pm = nullptr, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr,
-             BinderProc* request_binder = nullptr) {
+             BinderProc* request_binder = nullptr, BinderProc* inject_binder = nullptr) {
     disp = std::make_unique<DisplayPipeline>(*k, "display", params, params.gpu.empty() ? nullptr : gpu.get(), pm, 1,
-                                             wqs, submit_wq, request_binder);
+                                             wqs, submit_wq, request_binder, inject_binder);
   }
   void run(Time until) { k->run_until(until); }
   // A SCHED_FIFO 3 task on SurfaceFlinger's CPU (2) that runs `work` once, from `at`.
@@ -167,6 +167,17 @@ struct Rig {
   FrameLog log;
   std::unique_ptr<OneShot> hog_body;
 };
+
+// The ModelError building a 4-CPU rig's display with dp throws ("" if none).
+std::string build_error(const DisplayParams& dp) {
+  Rig r(dp, 4);
+  try {
+    r.build();
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -938,29 +949,135 @@ TEST_CASE("display: input motions ask for a frame only when none is scheduled", 
   CHECK(app_time(26) == app_time(25));
 }
 
-TEST_CASE("display: the input path needs vsync_threads and valid settings", "[display][input]") {
-  auto error_of = [](DisplayParams dp) {
-    Rig r(dp, 4);
-    try {
-      r.build();
-    } catch (const ModelError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
+// input_source: injected, the test's thread, system_server's binder
+// thread and InputDispatcher all on CPU 3 (each sleeps while the next
+// runs). Window 0 ([100, 200) ms): the test's sleep ends at 100 ms; it
+// runs 100 us and calls injectInputEvent() (WF_SYNC wake of the binder
+// thread at 100.1 ms), which runs 50 us, queues the touch-down and wakes
+// InputDispatcher (100.15 ms) and waits; InputDispatcher publishes it
+// (100 us: the UI thread woken at 100.25 ms), which handles it at once
+// (300 us) and finishes it (InputDispatcher woken at 100.55 ms, 30 us),
+// which ends the binder thread's wait (100.58 ms), whose reply wakes the
+// test's thread; it sleeps 5 ms. The move injected at 105.58 ms (queued at
+// 105.73 ms) is batched for doFrame() 15 (W15 + 30 us, after TimerDispatch
+// and the app EventThread), whose finish ends that injection at W15 +
+// 60 us, and so on: one move per frame, the moves finished by doFrame()
+// 15 .. 26 (the last, injected at W25 + 5.06 ms, asks for frame 26
+// itself). The sleep after it ends at W26 + 5.06 ms, past the window: the
+// test's thread sleeps until window 1 (1200 ms). No touch interrupt and
+// no InputReader run.
+TEST_CASE("display: an injected swipe reaches the UI thread through system_server's binder thread and InputDispatcher",
+          "[display][input]") {
+  DisplayParams dp = input_thread_params();
+  dp.input_source = DisplayParams::InputSource::kInjected;
+  dp.inject_binder = "system_server";
+  dp.injector_thread.cpus = {3};
+  BinderProcParams bp;
+  bp.name = "system_server";
+  bp.cpus = {3};
+  Rig r(dp, 4);
+  BinderProc ss(*r.k, bp);
+  r.build(nullptr, nullptr, nullptr, nullptr, &ss);
+  r.run(Time::ms(1400));
+  CHECK(r.disp->touch_irq_task() == nullptr);
+  CHECK(r.disp->input_reader_task() == nullptr);
+  CHECK(r.disp->touch_reports() == 0);
+  Task* injector = r.disp->injector_task();
+  Task* dispatcher = r.disp->input_dispatcher_task();
+  Task* ui = &r.disp->ui_task();
+  Task* server = &ss.thread_task(0);
+  REQUIRE(injector);
+  CHECK(injector->comm == "instrumentation");
+  CHECK(injector->nice() == 0);
+  CHECK(r.disp->events_injected() == 26);
+  CHECK(ss.transactions() == 26);
+  CHECK(r.disp->input_events_received() == 26);
+  auto wakes = [&](const Task* p, const Task* waker) {
+    std::vector<Time> v;
+    for (const auto& w : r.log.wakes)
+      if (w.task == p->comm && w.waker == waker) v.push_back(w.t);
+    return v;
   };
+  const auto by_timer = wakes(injector, nullptr), by_reply = wakes(injector, server);
+  REQUIRE(by_timer.size() == 28);  // per window: its start, 12 step sleeps before moves, 1 after the last
+  REQUIRE(by_reply.size() == 26);
+  CHECK(by_timer[0] == Time::ms(100));
+  CHECK(by_reply[0] == Time::us(100580));
+  CHECK(by_timer[1] == Time::us(105580));
+  for (int j = 1; j <= 12; ++j) {
+    INFO("move " << j);
+    CHECK(by_reply[static_cast<size_t>(j)] == W(14 + j) + Time::us(60));
+    CHECK(by_timer[static_cast<size_t>(j + 1)] == W(14 + j) + Time::us(5060));
+  }
+  CHECK(by_timer[14] == Time::ms(1200));  // window 1's touch-down
+  const auto server_by_injector = wakes(server, injector), server_by_dispatcher = wakes(server, dispatcher);
+  REQUIRE(server_by_injector.size() == 26);
+  CHECK(server_by_injector[0] == Time::us(100100));
+  REQUIRE(server_by_dispatcher.size() == 26);
+  CHECK(server_by_dispatcher[0] == Time::us(100580));
+  CHECK(server_by_dispatcher[1] == W(15) + Time::us(60));
+  const auto dispatcher_by_server = wakes(dispatcher, server), dispatcher_by_ui = wakes(dispatcher, ui);
+  REQUIRE(dispatcher_by_server.size() == 26);
+  CHECK(dispatcher_by_server[0] == Time::us(100150));
+  CHECK(dispatcher_by_server[1] == Time::us(105730));
+  REQUIRE(dispatcher_by_ui.size() >= 2);
+  CHECK(dispatcher_by_ui[0] == Time::us(100550));
+  CHECK(dispatcher_by_ui[1] == W(15) + Time::us(30));
+  const auto ui_by_dispatcher = wakes(ui, dispatcher);
+  REQUIRE_FALSE(ui_by_dispatcher.empty());
+  CHECK(ui_by_dispatcher[0] == Time::us(100250));
+  // Frames 14 .. 26 in each window, as with a finger.
+  for (int64_t k : {14, 25, 26, 146, 158}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+  for (int64_t k : {13, 27, 145, 159}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
+}
+
+// Without a binder process the test's thread queues the event and waits
+// for the finish itself: InputDispatcher's finish wakes it, 50 us earlier
+// than the binder thread's reply above (no binder thread's work).
+TEST_CASE("display: without a binder process the injecting thread waits for the finish itself", "[display][input]") {
+  DisplayParams dp = input_thread_params();
+  dp.input_source = DisplayParams::InputSource::kInjected;
+  dp.injector_thread.cpus = {3};
+  Rig r(dp, 4);
+  r.build();
+  r.run(Time::ms(300));
+  Task* injector = r.disp->injector_task();
+  REQUIRE(injector);
+  CHECK(r.disp->events_injected() == 13);
+  std::vector<Time> by_dispatcher;
+  for (const auto& w : r.log.wakes)
+    if (w.task == injector->comm && w.waker == r.disp->input_dispatcher_task()) by_dispatcher.push_back(w.t);
+  REQUIRE(by_dispatcher.size() == 13);
+  CHECK(by_dispatcher[0] == Time::us(100530));
+  CHECK(by_dispatcher[1] == W(15) + Time::us(60));
+}
+
+TEST_CASE("display: injected input needs input_threads and no touch_rpm", "[display][input]") {
+  DisplayParams dp = vsync_thread_params();
+  dp.input_source = DisplayParams::InputSource::kInjected;
+  CHECK_THAT(build_error(dp), Catch::Contains("needs input_threads"));
+  dp.input_threads = true;
+  dp.touch_rpm = "gpu";
+  CHECK_THAT(build_error(dp), Catch::Contains("injected events never reach the kernel"));
+  dp.touch_rpm.clear();
+  dp.inject_cost = Time::us(-1);
+  CHECK_THAT(build_error(dp), Catch::Contains("must be >= 0"));
+}
+
+TEST_CASE("display: the input path needs vsync_threads and valid settings", "[display][input]") {
   DisplayParams dp = fixed_params();
   dp.input_threads = true;
-  CHECK_THAT(error_of(dp), Catch::Contains("input_threads needs vsync_threads"));
+  CHECK_THAT(build_error(dp), Catch::Contains("input_threads needs vsync_threads"));
   dp = vsync_thread_params();
   dp.input_threads = true;
   dp.touch_irq_cpu = 7;
-  CHECK_THAT(error_of(dp), Catch::Contains("touch_irq_cpu 7 does not exist"));
+  CHECK_THAT(build_error(dp), Catch::Contains("touch_irq_cpu 7 does not exist"));
   dp.touch_irq_cpu = 0;
   dp.input_reader_cost = Time::us(-1);
-  CHECK_THAT(error_of(dp), Catch::Contains("input costs must be >= 0"));
+  CHECK_THAT(build_error(dp), Catch::Contains("input costs must be >= 0"));
   dp.input_reader_cost = Time::us(100);
   dp.touch_report_hz = 0;
-  CHECK_THAT(error_of(dp), Catch::Contains("touch_report_hz"));
+  CHECK_THAT(build_error(dp), Catch::Contains("touch_report_hz"));
 }
 
 TEST_CASE("display: naming a runtime PM device without runtime PM is an error", "[display]") {

@@ -396,6 +396,36 @@ TEST_CASE("A display's input threads load from YAML, their settings only with in
                       "devices[0].touch_report_rate", "1Hz..10000Hz");
 }
 
+TEST_CASE("A display's injected input loads from YAML, and each input source refuses the other's keys",
+          "[pm_wq_study][config][input]") {
+  const std::string ss = "binder_procs:\n  - {name: system_server, threads: 2}\n";
+  const std::string inj = "  - {name: shade, model: display, vsync_threads: true, input_threads: true, ";
+  const DisplayParams d =
+      loaded_display(ss, inj + "input_source: injected,\n     inject_binder: system_server, inject_cost: 80us}\n");
+  CHECK(d.input_source == DisplayParams::InputSource::kInjected);
+  CHECK(d.inject_binder == "system_server");
+  CHECK(d.inject_cost == Time::us(80));
+  CHECK(d.inject_server_cost == Time::us(50));
+  CHECK(d.inject_step_delay == Time::ms(5));
+  CHECK(d.injector_thread.comm == "instrumentation");
+  CHECK(d.injector_thread.nice == 0);
+  CHECK(loaded_display(ss, inj + "input_source: touch}\n").input_source == DisplayParams::InputSource::kTouch);
+  check_display_error(ss, inj + "input_source: finger}\n", "devices[0].input_source", "touch, injected");
+  check_display_error(ss, "  - {name: shade, model: display, vsync_threads: true, input_source: injected}\n",
+                      "devices[0].input_source", "needs input_threads: true");
+  check_display_error(ss, inj + "input_source: injected, touch_report_rate: 240Hz}\n",
+                      "devices[0].touch_report_rate", "needs input_source: touch");
+  check_display_error(ss, inj + "inject_cost: 80us}\n", "devices[0].inject_cost", "needs input_source: injected");
+  check_display_error(ss, inj + "input_source: injected, inject_binder: surfaceflinger}\n",
+                      "devices[0].inject_binder", "system_server");
+  // Kernel input handlers never see an injected event; `none` clears a
+  // runtime PM device an overlay cannot delete.
+  const std::string rpm = "pm_runtime:\n  devices:\n    - {name: gpu}\n";
+  check_display_error(rpm, inj + "input_source: injected, touch_rpm: gpu}\n", "devices[0].touch_rpm",
+                      "set touch_rpm: none");
+  CHECK(loaded_display(rpm, inj + "input_source: injected, touch_rpm: none}\n").touch_rpm.empty());
+}
+
 TEST_CASE("A display's drm/msm submit workqueue loads from YAML and must be a declared workqueue with a gpu",
           "[pm_wq_study][config]") {
   const DisplayParams d =

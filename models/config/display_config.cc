@@ -116,6 +116,30 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("input_finish_cost", p.input_finish_cost, Bound::kNonNegative);
   r.read("ui_input_cost", p.ui_input_cost, Bound::kNonNegative);
   r.read("ui_down_cost", p.ui_down_cost, Bound::kNonNegative);
+  for (const char* key : {"input_source", "injector_thread", "inject_binder", "inject_step_delay", "inject_cost",
+                          "inject_server_cost"})
+    if (r.has(key) && !p.input_threads)
+      fail(doc, *r.find(key), r.path(key), fmt::format("{} needs input_threads: true", key));
+  std::string source = "touch";
+  r.read_choice("input_source", source, {"touch", "injected"});
+  if (source == "injected") p.input_source = DisplayParams::InputSource::kInjected;
+  const bool injected = p.input_source == DisplayParams::InputSource::kInjected;
+  // Each path's own keys.
+  for (const char* key : {"touch_report_rate", "touch_irq_thread", "input_reader_thread", "touch_irq_cost",
+                          "input_reader_cost"})
+    if (r.has(key) && injected)
+      fail(doc, *r.find(key), r.path(key),
+           fmt::format("{} needs input_source: touch (injected events never reach the kernel's input path)", key));
+  for (const char* key : {"injector_thread", "inject_binder", "inject_step_delay", "inject_cost", "inject_server_cost"})
+    if (r.has(key) && !injected)
+      fail(doc, *r.find(key), r.path(key), fmt::format("{} needs input_source: injected", key));
+  if (auto n = r.find("injector_thread"))
+    p.injector_thread = load_thread(doc, *n, r.path("injector_thread"), p.injector_thread, cpus);
+  if (r.has("inject_binder"))
+    p.inject_binder = ref_name(doc, r, "inject_binder", call_targets(s).binder_procs, "binder process");
+  r.read("inject_step_delay", p.inject_step_delay, Bound::kNonNegative);
+  r.read("inject_cost", p.inject_cost, Bound::kNonNegative);
+  r.read("inject_server_cost", p.inject_server_cost, Bound::kNonNegative);
   if (r.has("gpu")) p.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
   if (r.has("gpu_submit_wq")) {
     if (p.gpu.empty()) fail(doc, *r.find("gpu_submit_wq"), r.path("gpu_submit_wq"), "gpu_submit_wq needs gpu: NAME");
@@ -126,7 +150,14 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   for (const auto& d : s.pm_runtime.devices) rpm.push_back(d.name);
   for (auto [key, out] : {std::pair{"gpu_rpm", &p.gpu_rpm}, {"ui_rpm", &p.ui_rpm}, {"display_rpm", &p.display_rpm},
                           {"touch_rpm", &p.touch_rpm}})
-    if (r.has(key)) *out = ref_name(doc, r, key, rpm, "runtime PM device");
+    if (r.has(key)) {
+      const YAML::Node n = *r.find(key);
+      *out = n.IsScalar() && n.Scalar() == "none" ? "" : ref_name(doc, r, key, rpm, "runtime PM device");
+    }
+  if (injected && !p.touch_rpm.empty())
+    fail(doc, *r.find("touch_rpm"), r.path("touch_rpm"),
+         "touch_rpm needs input_source: touch (injected events never reach the kernel's input handlers); "
+         "set touch_rpm: none");
   return p;
 }
 
@@ -186,14 +217,14 @@ const std::vector<ParamDecl>& display_params() {
         {"commit_cost", "duration, or map", "lognormal 300us", "the display commit's CPU work"},
         {"buffers", "int 2..8", std::to_string(d.buffers), "BufferQueue buffers of the layer"},
         {"gpu", "device name", "none", "gpu device rendering the frames (none: buffers ready at queueBuffer)"},
-        {"gpu_rpm", "pm_runtime device", "none", "RenderThread get_sync before submitting; put when the GPU retires the job"},
+        {"gpu_rpm", "pm_runtime device, or none", "none", "RenderThread get_sync before submitting; put when the GPU retires the job"},
         {"gpu_submit_wq", "workqueue name", "none",
          "drm/msm: the DRM scheduler's run_job work there takes gpu_rpm (get_sync) and starts the job; "
          "none: RenderThread does"},
         {"run_job_cost", "duration", duration_text(d.run_job_cost), "run_job CPU work per job (capacity 1024, f_max)"},
-        {"ui_rpm", "pm_runtime device", "none", "UI thread get_sync / put_autosuspend around its work"},
-        {"display_rpm", "pm_runtime device", "none", "SurfaceFlinger get_sync / put_autosuspend around its commit"},
-        {"touch_rpm", "pm_runtime device", "none",
+        {"ui_rpm", "pm_runtime device, or none", "none", "UI thread get_sync / put_autosuspend around its work"},
+        {"display_rpm", "pm_runtime device, or none", "none", "SurfaceFlinger get_sync / put_autosuspend around its commit"},
+        {"touch_rpm", "pm_runtime device, or none", "none",
          "touch down (each animation's start): pm_runtime_get() from the interrupt; put_autosuspend at its end"},
         {"touch_irq_cpu", "int", std::to_string(d.touch_irq_cpu), "CPU taking the touch interrupt"},
         {"input_threads", "bool", "false",
@@ -219,6 +250,20 @@ const std::vector<ParamDecl>& display_params() {
          "UI thread CPU work reading the motions in its Looper (an assumption)"},
         {"ui_down_cost", "duration", duration_text(d.ui_down_cost),
          "UI thread CPU work handling a touch-down at once, through its views (an assumption)"},
+        {"input_source", "touch | injected", "touch",
+         "where the touches come from (needs input_threads): the touch controller's reports, or a UI test "
+         "injecting them (UiAutomator swipes: a synchronous injection per step, no interrupt, no InputReader)"},
+        {"injector_thread", "map (see display thread)", "instrumentation, SCHED_OTHER nice 0",
+         "the UI test's thread (input_source: injected)"},
+        {"inject_binder", "binder process name", "none",
+         "the process whose binder pool runs injectInputEvent() and waits for the app to finish the event "
+         "(system_server's); none: the test's thread queues it and waits itself"},
+        {"inject_step_delay", "duration", duration_text(d.inject_step_delay),
+         "the test's sleep after each injected event (UiAutomator: MOTION_EVENT_INJECTION_DELAY_MILLIS)"},
+        {"inject_cost", "duration", duration_text(d.inject_cost),
+         "the test thread's CPU work per injected event (an assumption)"},
+        {"inject_server_cost", "duration", duration_text(d.inject_server_cost),
+         "the binder thread's CPU work per injection, up to InputDispatcher's queue (an assumption)"},
     });
     return v;
   }();

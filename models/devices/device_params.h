@@ -3,6 +3,7 @@
 // from the scenario's `devices:` list, where each device names its `model`.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <variant>
@@ -171,6 +172,23 @@ struct DisplayParams {
   Time input_finish_cost = Time::us(30);       // InputDispatcher: the app's finished signals
   Time ui_input_cost = Time::us(50);           // UI thread: NativeInputEventReceiver, batch and post
   Time ui_down_cost = Time::us(300);           // UI thread: a touch-down delivered at once (dispatchTouchEvent)
+  // Where the touches come from (needs input_threads): the touch
+  // controller's reports, or a UI test injecting them (models/devices/
+  // display.h, "Injected input"): no interrupt, no InputReader.
+  enum class InputSource : uint8_t { kTouch, kInjected };
+  InputSource input_source = InputSource::kTouch;
+  // The test's thread (androidx.test's InstrumentationThread, "Instr: ..."
+  // in the app's process: a plain thread at nice 0).
+  DisplayThreadParams injector_thread{"instrumentation", Policy::kNormal, 0, 0, {}};
+  // The binder process (binder_procs) whose pool runs
+  // InputManagerService.injectInputEvent() (system_server's); "": the
+  // test's thread queues the event itself.
+  std::string inject_binder;
+  // UiAutomator's InteractionController sleeps
+  // MOTION_EVENT_INJECTION_DELAY_MILLIS (5 ms) after each swipe step.
+  Time inject_step_delay = Time::ms(5);
+  Time inject_cost = Time::us(100);        // the test's thread per event (MotionEvent, UiAutomation); an assumption
+  Time inject_server_cost = Time::us(50);  // the binder thread: injectInputEvent() up to the queue; an assumption
 };
 
 struct DeviceParams {

@@ -20,7 +20,7 @@ namespace {
 // Event tags.
 enum : uint64_t {
   kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4, kTagWindowRequest = 5, kTagDispatch = 6,
-  kTagTouchReport = 7
+  kTagTouchReport = 7, kTagInject = 8
 };
 
 // VsyncSchedule::createDispatch() (Android 14): callbacks due within this
@@ -489,6 +489,13 @@ DisplayPipeline::InputRound DisplayPipeline::input_take(InputRole role) {
       r.events = std::exchange(dispatcher_motions_, 0);
       r.down = std::exchange(dispatcher_down_, false);
       r.finish = std::exchange(dispatcher_finish_, false);
+      // One injection at a time: a finished signal taken while it is
+      // published is the app's answer to it.
+      r.inject_finished = r.finish && inject_state_ == InjectState::kPublished;
+      if (inject_state_ == InjectState::kQueued) {
+        inject_state_ = InjectState::kTaken;
+        r.inject_taken = true;
+      }
       break;
   }
   return r;
@@ -521,6 +528,14 @@ void DisplayPipeline::input_round_done(InputRole role, Task& self, const InputRo
       wake(*dispatcher_task_, &self);
       break;
     case InputRole::kDispatcher:
+      if (r.inject_finished) {
+        // WAIT_FOR_FINISH: the injection's last pending dispatch is done
+        // (decrementPendingForegroundDispatches()): mInjectionSyncFinished
+        // wakes the thread waiting in injectInputEvent().
+        inject_state_ = InjectState::kNone;
+        wake(*inject_waiter_, &self);
+      }
+      if (r.inject_taken) inject_state_ = InjectState::kPublished;
       // The motions published to the app's InputChannel: the socket wakes
       // the UI thread's Looper (only there: not postAndWait() nor a
       // runtime-PM D sleep; it reads them when back in its Looper).
@@ -549,6 +564,109 @@ void DisplayPipeline::arm_touch_report(Time t) {
       return;
     }
   }
+}
+
+// ------------------------------------------------------------ injected input
+
+// The binder thread's side of the injection: InputDispatcher::
+// injectInputEvent() queues the event, then waits for its result.
+class DisplayPipeline::InjectHook final : public BinderWorkHook {
+ public:
+  explicit InjectHook(DisplayPipeline& d) : d_(d) {}
+  void binder_work_done(Task& server) override { d_.inject_enqueue(server, d_.inject_next_down_); }
+  bool binder_hold(Task&) override { return d_.inject_state_ != InjectState::kNone; }
+
+ private:
+  DisplayPipeline& d_;
+};
+
+// input_source: injected. The test's thread: UiAutomator's swipe() over
+// each animation window (a touch-down at its start, then a move per step
+// while it lasts), every event a synchronous injection (display.h).
+class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient {
+ public:
+  explicit InjectorBody(DisplayPipeline& d) : d_(d) {}
+  Action next(Task& self) override {
+    Kernel& k = d_.k_;
+    for (;;) {
+      switch (phase_) {
+        case Phase::kSleep:
+          // SystemClock.sleep(): only its timer ends it.
+          if (d_.inject_timer_.armed()) return Action::block(TaskState::kInterruptible);
+          phase_ = Phase::kIdle;
+          continue;
+        case Phase::kIdle: {
+          const Time now = k.now();
+          const int64_t w = d_.window_of(now);
+          if (w < 0) {
+            // Between swipes: sleep until the next one starts.
+            const Time start = d_.next_window_start(now);
+            if (start == Time::max()) return Action::block(TaskState::kInterruptible);  // the test is over
+            k.hrtimer_start(d_.inject_timer_, start + k.timer_slack(self), self.cpu);
+            phase_ = Phase::kSleep;
+            return Action::block(TaskState::kInterruptible);
+          }
+          // A window not swiped yet starts with the touch-down.
+          down_ = w != window_;
+          window_ = w;
+          phase_ = Phase::kInject;
+          if (d_.params_.inject_cost > Time::zero()) return Action::run(d_.params_.inject_cost.count());
+          continue;
+        }
+        case Phase::kInject:
+          ++d_.injected_total_;
+          phase_ = Phase::kWait;
+          if (d_.inject_binder_) {
+            // IInputManager.injectInputEvent(): a synchronous transaction;
+            // the reply comes once the app has finished the event.
+            d_.inject_next_down_ = down_;
+            replied_ = false;
+            d_.inject_binder_->transact(self, d_.inject_call_, this, d_.inject_hook_.get());
+          } else {
+            replied_ = true;  // no binder: the test's thread waits for the finish itself
+            d_.inject_enqueue(self, down_);
+          }
+          return Action::block(TaskState::kInterruptible);
+        case Phase::kWait:
+          if (!replied_ || d_.inject_state_ != InjectState::kNone) return Action::block(TaskState::kInterruptible);
+          // The step's SystemClock.sleep() (hrtimer_nanosleep(): the
+          // task's timer slack applies).
+          k.hrtimer_start(d_.inject_timer_, k.now() + d_.params_.inject_step_delay + k.timer_slack(self), self.cpu);
+          phase_ = Phase::kSleep;
+          return Action::block(TaskState::kInterruptible);
+      }
+    }
+  }
+  // BinderClient: system_server's reply (WF_SYNC).
+  void binder_reply(Task& server) override {
+    replied_ = true;
+    d_.k_.try_to_wake_up(*d_.injector_task_, &server, server.cpu, kWfSync);
+  }
+
+ private:
+  enum class Phase : uint8_t { kIdle, kInject, kWait, kSleep };
+  DisplayPipeline& d_;
+  Phase phase_ = Phase::kIdle;
+  int64_t window_ = -1;  // the window being swiped
+  bool down_ = false;
+  bool replied_ = false;
+};
+
+void DisplayPipeline::inject_enqueue(Task& self, bool down) {
+  // enqueueInboundEventLocked() and mLooper->wake(): InputDispatcher takes
+  // it as a motion notified by InputReader.
+  ++dispatcher_motions_;
+  dispatcher_down_ = dispatcher_down_ || down;
+  inject_state_ = InjectState::kQueued;
+  inject_waiter_ = &self;
+  wake(*dispatcher_task_, &self);
+}
+
+Time DisplayPipeline::next_window_start(Time t) const {
+  const int64_t cycle = (params_.animation + params_.gap).count();
+  const int64_t i = t <= params_.start_delay ? 0 : ceil_div((t - params_.start_delay).count(), cycle);
+  if (params_.cycles >= 0 && i >= 2 * static_cast<int64_t>(params_.cycles)) return Time::max();
+  return params_.start_delay + Time::ns(i * cycle);
 }
 
 void DisplayPipeline::timer_dispatch_done(Task& self, bool sf, const AppVsync& app) {
@@ -718,7 +836,7 @@ void DisplayPipeline::sf_deliver(const Task* waker, int cpu) {
 
 DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
                                  uint64_t seed, WorkqueueSystem* wqs, Workqueue* submit_wq,
-                                 BinderProc* request_binder)
+                                 BinderProc* request_binder, BinderProc* inject_binder)
     : k_(k),
       name_(std::move(name)),
       params_(params),
@@ -727,6 +845,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
       wqs_(wqs),
       submit_wq_(submit_wq),
       request_binder_(request_binder),
+      inject_binder_(inject_binder),
       rng_(seed, "display." + name_),
       idle_rng_(seed, "display." + name_ + ".idle_frames") {
   auto bad = [&](const std::string& why) { throw ModelError(fmt::format("display '{}': {}", name_, why)); };
@@ -783,6 +902,20 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
       bad(fmt::format("touch_irq_cpu {} does not exist", params_.touch_irq_cpu));
     report_period_ = std::llround(1e9 / params_.touch_report_hz);
   }
+  const bool injected = params_.input_source == DisplayParams::InputSource::kInjected;
+  if (injected) {
+    if (!params_.input_threads) bad("input_source: injected needs input_threads");
+    check_thread(params_.injector_thread, "injector_thread");
+    if (params_.inject_step_delay < Time::zero() || params_.inject_cost < Time::zero() ||
+        params_.inject_server_cost < Time::zero())
+      bad("injection costs and inject_step_delay must be >= 0");
+    // Kernel input handlers see only the touch controller's events.
+    if (!params_.touch_rpm.empty()) bad("touch_rpm needs real touches: injected events never reach the kernel");
+    inject_call_.op = CallSpec::Op::kBinderCall;
+    inject_call_.target = params_.inject_binder;
+    inject_call_.cost = params_.inject_server_cost;
+  }
+  if (inject_binder_ && !injected) bad("an injection binder process needs input_source: injected");
   gpu_rpm_ = resolve_rpm("gpu_rpm", params_.gpu_rpm);
   ui_rpm_ = resolve_rpm("ui_rpm", params_.ui_rpm);
   display_rpm_ = resolve_rpm("display_rpm", params_.display_rpm);
@@ -830,11 +963,13 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     irq_body_ = std::make_unique<InputBody>(*this, InputRole::kIrqThread);
     reader_body_ = std::make_unique<InputBody>(*this, InputRole::kReader);
     dispatcher_body_ = std::make_unique<InputBody>(*this, InputRole::kDispatcher);
-    // The handler thread follows its interrupt's CPU (irq_thread_check_affinity()).
-    DisplayThreadParams irq = params_.touch_irq_thread;
-    if (irq.cpus.empty()) irq.cpus = {params_.touch_irq_cpu};
-    irq_task_ = make(irq, irq_body_.get());
-    reader_task_ = make(params_.input_reader_thread, reader_body_.get());
+    if (!injected) {
+      // The handler thread follows its interrupt's CPU (irq_thread_check_affinity()).
+      DisplayThreadParams irq = params_.touch_irq_thread;
+      if (irq.cpus.empty()) irq.cpus = {params_.touch_irq_cpu};
+      irq_task_ = make(irq, irq_body_.get());
+      reader_task_ = make(params_.input_reader_thread, reader_body_.get());
+    }
     dispatcher_task_ = make(params_.input_dispatcher_thread, dispatcher_body_.get());
   }
 
@@ -847,7 +982,13 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   window_request_timer_ = Timer(q, this, kTagWindowRequest, kTierTimer);
   dispatch_timer_ = Timer(q, this, kTagDispatch, kTierTimer);
   touch_report_timer_ = Timer(q, this, kTagTouchReport, kTierTimer);
-  if (irq_task_) {
+  inject_timer_ = Timer(q, this, kTagInject, kTierTimer);
+  if (injected) {
+    // The test's injections open each window through InputDispatcher.
+    injector_body_ = std::make_unique<InjectorBody>(*this);
+    inject_hook_ = std::make_unique<InjectHook>(*this);
+    injector_task_ = make(params_.injector_thread, injector_body_.get());
+  } else if (irq_task_) {
     // The touch reports open each window through the input threads.
     arm_touch_report(k_.now());
   } else if (et_task_) {
@@ -1084,6 +1225,10 @@ void DisplayPipeline::on_event(uint64_t tag) {
       // After an idle exit longer than the report period the reports
       // missed meanwhile merge into this one (IRQTF_RUNTHREAD).
       arm_touch_report(std::max(report_at_ + Time::ns(1), k_.now()));
+      break;
+    case kTagInject:
+      // The test's thread's sleep ends (its hrtimer, on its CPU).
+      wake_from(*injector_task_, nullptr, injector_task_->cpu);
       break;
     case kTagWindowRequest:
       ui_asks_for_vsync();

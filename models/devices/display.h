@@ -170,6 +170,29 @@
 // default costs on free CPUs), and the last report of a window, after the
 // last frame the animation asked for, asks for one more frame.
 //
+// Injected input (`input_source: injected`): the automated UI tests of the
+// studies swipe with UiAutomator, whose InteractionController.swipe()
+// injects a touch-down, then a move per step, each followed by
+// SystemClock.sleep(MOTION_EVENT_INJECTION_DELAY_MILLIS = 5 ms)
+// (inject_step_delay). Each event goes through
+// UiAutomation.injectInputEvent(event, sync = true), which
+// UiAutomationConnection turns into INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH:
+// the test's thread (injector_thread) runs inject_cost and calls
+// system_server by binder (inject_binder); the pool thread runs
+// InputManagerService.injectInputEvent() -> InputDispatcher::
+// injectInputEvent() (inject_server_cost), which queues the event, wakes
+// InputDispatcher's Looper and waits on mInjectionSyncFinished until the
+// app has finished the event; then the reply wakes the test's thread.
+// InputDispatcher and the UI thread handle it as a touch report's motion
+// (a move is finished at the next doFrame(), the touch-down at once), so
+// a swipe injects about one move per frame. The swipe runs from each
+// window's start while the window lasts. No touch interrupt, no
+// InputReader: kernel input handlers (touch_rpm) never see injected
+// events, so touch_rpm is refused with it. Simplified: the hop through
+// the shell process that holds UiAutomationConnection (`am instrument`)
+// is not modelled (the test's thread calls system_server directly); the
+// lift (UP) is no event of its own, as with touch.
+//
 // Not modelled: RenderThread's own vsync, GPU composition in SF,
 // HWC/present fences as separate threads, refresh-rate switching, the
 // VsyncModulator's early offsets.
@@ -206,10 +229,10 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   // runtime PM model (nullptr: none; then no *_rpm may be named).
   // wqs / submit_wq: the workqueue params.gpu_submit_wq names (nullptr
   // when it is empty). request_binder: the process params.vsync_request_binder
-  // names (nullptr when it is empty).
+  // names (nullptr when it is empty); inject_binder: params.inject_binder's.
   DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
                   uint64_t seed, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr,
-                  BinderProc* request_binder = nullptr);
+                  BinderProc* request_binder = nullptr, BinderProc* inject_binder = nullptr);
   ~DisplayPipeline() override;
   DisplayPipeline(const DisplayPipeline&) = delete;
   DisplayPipeline& operator=(const DisplayPipeline&) = delete;
@@ -236,6 +259,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   Task* touch_irq_task() { return irq_task_; }
   Task* input_reader_task() { return reader_task_; }
   Task* input_dispatcher_task() { return dispatcher_task_; }
+  Task* injector_task() { return injector_task_; }  // input_source: injected (nullptr otherwise)
   // vsync_threads: the CPU whose hrtimer base VSyncDispatch's timer was
   // last queued on.
   int vsync_timer_queued_cpu() const { return dispatch_cpu_; }
@@ -251,6 +275,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   uint64_t sf_skipped() const { return sf_skipped_; }      // SF frames skipped for backpressure
   uint64_t touch_reports() const { return touch_reports_; }  // input_threads: touch interrupts handled
   uint64_t input_events_received() const { return input_received_total_; }  // by the UI thread
+  uint64_t events_injected() const { return injected_total_; }  // input_source: injected
 
   void gpu_job_done(uint64_t cookie, QueueContext irq) override;
   void gpu_job_retired(uint64_t cookie, QueueContext ctx) override;
@@ -265,6 +290,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   class SfBody;
   class VsyncBody;
   class InputBody;
+  class InjectorBody;
+  class InjectHook;
   class SubmitFn;
   // An app vsync on its way to the UI thread.
   struct AppVsync {
@@ -336,11 +363,18 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
     int events = 0;       // reports / motions taken
     bool down = false;    // the window's touch-down is among them
     bool finish = false;  // InputDispatcher: the app's finished signals
+    bool inject_taken = false;     // InputDispatcher: the injected event is among the motions
+    bool inject_finished = false;  // InputDispatcher: the finished signals end the injection's wait
   };
   InputRound input_take(InputRole role);
   Time input_cost(InputRole role, const InputRound& round) const;
   void input_round_done(InputRole role, Task& self, const InputRound& round);
   RpmDevice* resolve_rpm(const std::string& what, const std::string& name);
+  // input_source: injected. The start of the first window at or after t
+  // (Time::max() when the schedule has ended).
+  Time next_window_start(Time t) const;
+  // InputDispatcher::injectInputEvent() run by `self`: the event queued.
+  void inject_enqueue(Task& self, bool down);
 
   Kernel& k_;
   std::string name_;
@@ -350,6 +384,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   WorkqueueSystem* wqs_;
   Workqueue* submit_wq_;        // gpu_submit_wq (nullptr: RenderThread submits)
   BinderProc* request_binder_;  // vsync_request_binder (nullptr: none)
+  BinderProc* inject_binder_;   // inject_binder (nullptr: none)
   CallSpec request_call_;       // its one-way call
   std::unique_ptr<SubmitFn> submit_fn_;
   WorkStruct submit_work_{"drm_sched_run_job_work"};
@@ -393,7 +428,20 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   // finishes it at once), at each stage.
   bool irq_down_ = false, reader_down_ = false, dispatcher_down_ = false, ui_down_ = false;
   bool ui_frame_scheduled_ = false;
-  uint64_t touch_reports_ = 0, input_received_total_ = 0;
+  uint64_t touch_reports_ = 0, input_received_total_ = 0, injected_total_ = 0;
+  // input_source: injected: the test's thread, its binder call, and the
+  // one injection in flight (sync: one at a time) from InputDispatcher's
+  // inbound queue to the app's finished signal; `inject_waiter_` sleeps
+  // until then (the binder thread in injectInputEvent(), else the test's
+  // thread itself).
+  enum class InjectState : uint8_t { kNone, kQueued, kTaken, kPublished };
+  std::unique_ptr<InjectorBody> injector_body_;
+  std::unique_ptr<InjectHook> inject_hook_;
+  Task* injector_task_ = nullptr;
+  CallSpec inject_call_;
+  InjectState inject_state_ = InjectState::kNone;
+  bool inject_next_down_ = false;  // the event the test's thread is injecting is a touch-down
+  Task* inject_waiter_ = nullptr;
   // vsync_threads: SF's and the app's callbacks, the dispatch timer's
   // intended wake-up and CPU, and whether it expired with TimerDispatch
   // yet to run; the event the app EventThread has yet to take.
@@ -409,7 +457,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   bool sf_dispatching_ = false;  // SF's callback expired, its message not yet posted
   int64_t sf_dispatch_k_ = 0;
   Timer app_timer_, sf_timer_, present_timer_, idle_frame_timer_, touch_timer_, window_request_timer_,
-      dispatch_timer_, touch_report_timer_;
+      dispatch_timer_, touch_report_timer_, inject_timer_;
 
   std::vector<Frame> frames_;
   std::vector<int> free_frames_;

@@ -37,8 +37,9 @@ class BinderThread final : public TaskBody, public BinderClient {
   Fifo<BinderProc::Transaction> todo_;  // thread->todo
   BinderProc::Transaction cur_;
   // Where the thread is in cur_: its work before the nested call, waiting
-  // for the nested reply, its work after it.
-  enum class Step : uint8_t { kIdle, kWork, kNested, kAfter };
+  // for the nested reply, its work after it, held by its hook before the
+  // reply.
+  enum class Step : uint8_t { kIdle, kWork, kNested, kAfter, kHeld };
   Step step_ = Step::kIdle;
   // t->saved_priority: a nice in mainline (saved_prio_ = 120 + nice), the
   // policy and normal_prio in the ACK. The kernel keeps it per transaction;
@@ -123,8 +124,12 @@ Action BinderThread::next(Task& self) {
       if (cur_.work_after > Time::zero()) return Action::run(cur_.work_after.count());
     }
     if (step_ != Step::kIdle) {
+      if (step_ != Step::kHeld) {
+        step_ = Step::kHeld;
+        if (cur_.on_done) cur_.on_done->binder_work_done(self);
+      }
+      if (cur_.on_done && cur_.on_done->binder_hold(self)) return Action::block(TaskState::kInterruptible);
       step_ = Step::kIdle;
-      if (cur_.on_done) cur_.on_done->binder_work_done(self);
       if (cur_.client) {
         // BC_REPLY: mainline's binder_transaction(reply) restores the saved
         // nice, then wakes the caller (wake_up_interruptible_sync()); the

@@ -89,6 +89,15 @@ class BinderWorkHook {
  public:
   virtual ~BinderWorkHook() = default;
   virtual void binder_work_done(Task& server) = 0;
+  // Asked after binder_work_done() and again each time the server thread
+  // wakes: true while the server must sleep (S) before it replies, as a
+  // service method waiting on a condition variable does
+  // (InputDispatcher::injectInputEvent() waiting for the injection's
+  // result). Whoever ends the wait wakes the server thread.
+  virtual bool binder_hold(Task& server) {
+    (void)server;
+    return false;
+  }
 };
 
 class BinderProc {
