@@ -416,6 +416,9 @@ TEST_CASE("A display's injected input loads from YAML, and each input source ref
   check_display_error(ss, inj + "input_source: injected, touch_report_rate: 240Hz}\n",
                       "devices[0].touch_report_rate", "needs input_source: touch");
   check_display_error(ss, inj + "inject_cost: 80us}\n", "devices[0].inject_cost", "needs input_source: injected");
+  check_display_error(ss, inj + "inject_binder: system_server}\n", "devices[0].inject_binder",
+                      "or set inject_binder: none");
+  CHECK(loaded_display(ss, inj + "inject_binder: none}\n").inject_binder.empty());
   check_display_error(ss, inj + "input_source: injected, inject_binder: surfaceflinger}\n",
                       "devices[0].inject_binder", "system_server");
   // Kernel input handlers never see an injected event; `none` clears a

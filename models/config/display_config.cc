@@ -130,12 +130,18 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
     if (r.has(key) && injected)
       fail(doc, *r.find(key), r.path(key),
            fmt::format("{} needs input_source: touch (injected events never reach the kernel's input path)", key));
+  auto is_none = [&](const char* key) {
+    const auto n = r.find(key);
+    return n && n->IsScalar() && n->Scalar() == "none";
+  };
   for (const char* key : {"injector_thread", "inject_binder", "inject_step_delay", "inject_cost", "inject_server_cost"})
-    if (r.has(key) && !injected)
-      fail(doc, *r.find(key), r.path(key), fmt::format("{} needs input_source: injected", key));
+    if (r.has(key) && !injected && !is_none(key))
+      fail(doc, *r.find(key), r.path(key),
+           fmt::format("{} needs input_source: injected{}", key,
+                       std::string_view(key) == "inject_binder" ? " (or set inject_binder: none)" : ""));
   if (auto n = r.find("injector_thread"))
     p.injector_thread = load_thread(doc, *n, r.path("injector_thread"), p.injector_thread, cpus);
-  if (r.has("inject_binder"))
+  if (r.has("inject_binder") && !is_none("inject_binder"))
     p.inject_binder = ref_name(doc, r, "inject_binder", call_targets(s).binder_procs, "binder process");
   r.read("inject_step_delay", p.inject_step_delay, Bound::kNonNegative);
   r.read("inject_cost", p.inject_cost, Bound::kNonNegative);
@@ -150,10 +156,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   for (const auto& d : s.pm_runtime.devices) rpm.push_back(d.name);
   for (auto [key, out] : {std::pair{"gpu_rpm", &p.gpu_rpm}, {"ui_rpm", &p.ui_rpm}, {"display_rpm", &p.display_rpm},
                           {"touch_rpm", &p.touch_rpm}})
-    if (r.has(key)) {
-      const YAML::Node n = *r.find(key);
-      *out = n.IsScalar() && n.Scalar() == "none" ? "" : ref_name(doc, r, key, rpm, "runtime PM device");
-    }
+    if (r.has(key)) *out = is_none(key) ? "" : ref_name(doc, r, key, rpm, "runtime PM device");
   if (injected && !p.touch_rpm.empty())
     fail(doc, *r.find("touch_rpm"), r.path("touch_rpm"),
          "touch_rpm needs input_source: touch (injected events never reach the kernel's input handlers); "
@@ -255,7 +258,7 @@ const std::vector<ParamDecl>& display_params() {
          "injecting them (UiAutomator swipes: a synchronous injection per step, no interrupt, no InputReader)"},
         {"injector_thread", "map (see display thread)", "instrumentation, SCHED_OTHER nice 0",
          "the UI test's thread (input_source: injected)"},
-        {"inject_binder", "binder process name", "none",
+        {"inject_binder", "binder process name, or none", "none",
          "the process whose binder pool runs injectInputEvent() and waits for the app to finish the event "
          "(system_server's); none: the test's thread queues it and waits itself"},
         {"inject_step_delay", "duration", duration_text(d.inject_step_delay),
