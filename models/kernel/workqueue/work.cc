@@ -4,7 +4,11 @@
 
 namespace schedlab {
 
-WorkExecutor::WorkExecutor(Kernel& k) : k_(k), timer_(k.sim().queue(), this, 0, kTierTimer) {}
+WorkExecutor::WorkExecutor(Kernel& k) : k_(k), timer_(k.sim().queue(), this, 0, kTierTimer) {
+  // Room for any payload a queuer builds (a run and a sleep,
+  // DeviceCalls::call()): taking a work copies it without allocating.
+  script_.reserve(4);
+}
 
 Action WorkExecutor::sleep_for(Time d) {
   // schedule_timeout_uninterruptible(): an hrtimer-like wake-up at now + d

@@ -345,6 +345,10 @@ Worker& WorkqueueSystem::create_worker(WorkerPool& pool) {
   workers_.push_back(std::move(worker));
   pool.workers.push_back(&w);
   ++pool.nr_workers;
+  // The fork allocates what the new worker's first works need: its
+  // scheduled list, and room on the idle list for every worker at once.
+  w.scheduled_.reserve(4);
+  pool.idle_list.reserve(pool.workers.size());
   w.enter_idle();
   k_.start_task_at(t, k_.now());  // wake_up_process() of the new kthread
   SL_DEBUG("{:.6f} workqueue: create_worker {} (pool {}, {} workers)", k_.now().to_s(), comm, pool.id,
