@@ -72,6 +72,11 @@ class Fifo {
     head_ = slot(1);
     --size_;
   }
+  // Removes the n front elements (n <= size()).
+  void drop_front(size_t n) {
+    assert(n <= size_);
+    while (n-- > 0) pop_front();
+  }
   // Removes the front element and returns it.
   T take_front() {
     T v = std::move(front());

@@ -820,8 +820,11 @@ TEST_CASE("display: the UI thread's vsync requests go through SurfaceFlinger's b
 // thread handles it at once (300 us), finishes it (InputDispatcher woken
 // by the UI thread at 100.55 ms) and, no frame being scheduled, asks for
 // vsync then (the app EventThread, woken by it, schedules W14 as before).
-// Later reports are batched and find a frame scheduled: doFrame() 15
-// (W15 = 109.33 ms) finishes the second (read at 108.58 ms).
+// Later reports are batched and find a frame scheduled. A frame takes the
+// samples no later than its frame time (W) - 5 ms (touch resampling):
+// report j (100 + 8.333 j ms) goes to frame j + 15, so doFrame() 15
+// (W15 = 109.33 ms, sample time 104.33 ms) leaves the second report (at
+// 108.33 ms, read at 108.58 ms) batched and doFrame() 16 finishes it.
 TEST_CASE("display: a touch report reaches the UI thread through the IRQ thread, InputReader and InputDispatcher",
           "[display][input]") {
   DisplayParams dp = input_thread_params();
@@ -873,7 +876,7 @@ TEST_CASE("display: a touch report reaches the UI thread through the IRQ thread,
   CHECK(by_ui[0].t == Time::ms(100) + Time::us(550));
   REQUIRE(by_ui.size() >= 2);
   CHECK(by_ui[1].waker == ui);
-  CHECK(by_ui[1].t == W(15) + Time::us(30));
+  CHECK(by_ui[1].t == W(16) + Time::us(30));
   // Every wake-up of the UI thread has a waker: no touch out of nowhere.
   for (const auto& w : ui_wakes) CHECK(w.waker != nullptr);
   REQUIRE_FALSE(ui_wakes.empty());
@@ -883,12 +886,14 @@ TEST_CASE("display: a touch report reaches the UI thread through the IRQ thread,
   bool app_by_ui = false;
   for (const auto& w : r.log.wakes) app_by_ui |= w.task == "app" && w.waker == ui && w.t == Time::ms(100) + Time::us(550);
   CHECK(app_by_ui);
-  // Frames 14 .. 26 and 146 .. 158: the last report's motion reaches the
-  // UI thread after doFrame() 25, which asked for nothing (W26 is past the
-  // window), and asks for frame 26 (the finger's last move is drawn).
-  CHECK(r.disp->app_vsyncs() == 26);
-  for (int64_t k : {14, 25, 26, 146, 158}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
-  for (int64_t k : {13, 27, 145, 159}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
+  // Frames 14 .. 27 and 146 .. 159: doFrame() 25 asks for no animation
+  // frame (W26 is past the window) but its batch still holds report 11
+  // (191.67 ms, after its sample time 187.67 ms), so it asks for frame 26;
+  // doFrame() 26 takes report 11 and leaves report 12 (200.0 ms, read at
+  // 200.25 ms) for frame 27 (the finger's last move is drawn).
+  CHECK(r.disp->app_vsyncs() == 28);
+  for (int64_t k : {14, 25, 26, 27, 146, 158, 159}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+  for (int64_t k : {13, 28, 145, 160}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
 }
 
 // A report's motion for a UI thread away from its Looper waits in the
@@ -921,12 +926,13 @@ TEST_CASE("display: motions for a UI thread away from its Looper wait for it", "
 }
 
 // Choreographer asks once per frame (mFrameScheduled): with the requests
-// through SurfaceFlinger's binder pool, window 0 costs 13 transactions:
+// through SurfaceFlinger's binder pool, window 0 costs 14 transactions:
 // the touch-down's motion (nothing scheduled yet), doFrame() 14 .. 24
-// (each asks for the next while W(k+1) is in the window), and the last
-// report's motion after doFrame() 25. The 11 other motions find a frame
-// scheduled. The trailing frame 26 is no window's first: it runs ui_cost
-// (2 ms), not first_ui_cost (4 ms here), like frame 25.
+// (each asks for the next while W(k+1) is in the window), and doFrame()
+// 25 and 26, each leaving a report too new for its frame (resampling)
+// batched. The 12 other motions find a frame scheduled. The trailing
+// frame 26 is no window's first: it runs ui_cost (2 ms), not
+// first_ui_cost (4 ms here), like frame 25.
 TEST_CASE("display: input motions ask for a frame only when none is scheduled", "[display][input]") {
   DisplayParams dp = input_thread_params();
   dp.vsync_request_binder = "surfaceflinger";
@@ -940,7 +946,7 @@ TEST_CASE("display: input motions ask for a frame only when none is scheduled", 
   r.build(nullptr, nullptr, nullptr, &sf_binder);
   r.run(Time::ms(300));
   CHECK(r.disp->touch_reports() == 13);
-  CHECK(sf_binder.transactions() == 13);
+  CHECK(sf_binder.transactions() == 14);
   REQUIRE(r.log.frames.count(14) == 1);
   REQUIRE(r.log.frames.count(25) == 1);
   REQUIRE(r.log.frames.count(26) == 1);
@@ -958,14 +964,18 @@ TEST_CASE("display: input motions ask for a frame only when none is scheduled", 
 // (100 us: the UI thread woken at 100.25 ms), which handles it at once
 // (300 us) and finishes it (InputDispatcher woken at 100.55 ms, 30 us),
 // which ends the binder thread's wait (100.58 ms), whose reply wakes the
-// test's thread; it sleeps 5 ms. The move injected at 105.58 ms (queued at
-// 105.73 ms) is batched for doFrame() 15 (W15 + 30 us, after TimerDispatch
-// and the app EventThread), whose finish ends that injection at W15 +
-// 60 us, and so on: one move per frame, the moves finished by doFrame()
-// 15 .. 26 (the last, injected at W25 + 5.06 ms, asks for frame 26
-// itself). The sleep after it ends at W26 + 5.06 ms, past the window: the
-// test's thread sleeps until window 1 (1200 ms). No touch interrupt and
-// no InputReader run.
+// test's thread; it sleeps 5 ms. The move injected at 105.58 ms (its
+// time 105 ms: uptimeMillis(); queued at 105.73 ms) is batched; doFrame()
+// 15 (W15 + 30 us, after TimerDispatch and the app EventThread) takes
+// only samples no later than W15 - 5 ms = 104.33 ms (touch resampling),
+// so doFrame() 16 (sample time 112.67 ms) takes it, whose finish ends
+// that injection at W16 + 60 us. The next move (W16 + 5.06 ms, time
+// 122 ms) misses frame 17's sample time (121.0 ms) and goes to frame 18,
+// and so on: a move every other frame, finished by doFrame() 16, 18, ..,
+// 26 (the last, injected at W24 + 5.06 ms, makes doFrame() 25 ask for
+// frame 26). The sleep after it ends at W26 + 5.06 ms, past the window:
+// the test's thread sleeps until window 1 (1200 ms). No touch interrupt
+// and no InputReader run.
 TEST_CASE("display: an injected swipe reaches the UI thread through system_server's binder thread and InputDispatcher",
           "[display][input]") {
   DisplayParams dp = input_thread_params();
@@ -989,9 +999,9 @@ TEST_CASE("display: an injected swipe reaches the UI thread through system_serve
   REQUIRE(injector);
   CHECK(injector->comm == "instrumentation");
   CHECK(injector->nice() == 0);
-  CHECK(r.disp->events_injected() == 26);
-  CHECK(ss.transactions() == 26);
-  CHECK(r.disp->input_events_received() == 26);
+  CHECK(r.disp->events_injected() == 14);
+  CHECK(ss.transactions() == 14);
+  CHECK(r.disp->input_events_received() == 14);
   auto wakes = [&](const Task* p, const Task* waker) {
     std::vector<Time> v;
     for (const auto& w : r.log.wakes)
@@ -999,30 +1009,30 @@ TEST_CASE("display: an injected swipe reaches the UI thread through system_serve
     return v;
   };
   const auto by_timer = wakes(injector, nullptr), by_reply = wakes(injector, server);
-  REQUIRE(by_timer.size() == 28);  // per window: its start, 12 step sleeps before moves, 1 after the last
-  REQUIRE(by_reply.size() == 26);
+  REQUIRE(by_timer.size() == 16);  // per window: its start, 6 step sleeps before moves, 1 after the last
+  REQUIRE(by_reply.size() == 14);
   CHECK(by_timer[0] == Time::ms(100));
   CHECK(by_reply[0] == Time::us(100580));
   CHECK(by_timer[1] == Time::us(105580));
-  for (int j = 1; j <= 12; ++j) {
+  for (int j = 1; j <= 6; ++j) {
     INFO("move " << j);
-    CHECK(by_reply[static_cast<size_t>(j)] == W(14 + j) + Time::us(60));
-    CHECK(by_timer[static_cast<size_t>(j + 1)] == W(14 + j) + Time::us(5060));
+    CHECK(by_reply[static_cast<size_t>(j)] == W(14 + 2 * j) + Time::us(60));
+    CHECK(by_timer[static_cast<size_t>(j + 1)] == W(14 + 2 * j) + Time::us(5060));
   }
-  CHECK(by_timer[14] == Time::ms(1200));  // window 1's touch-down
+  CHECK(by_timer[8] == Time::ms(1200));  // window 1's touch-down
   const auto server_by_injector = wakes(server, injector), server_by_dispatcher = wakes(server, dispatcher);
-  REQUIRE(server_by_injector.size() == 26);
+  REQUIRE(server_by_injector.size() == 14);
   CHECK(server_by_injector[0] == Time::us(100100));
-  REQUIRE(server_by_dispatcher.size() == 26);
+  REQUIRE(server_by_dispatcher.size() == 14);
   CHECK(server_by_dispatcher[0] == Time::us(100580));
-  CHECK(server_by_dispatcher[1] == W(15) + Time::us(60));
+  CHECK(server_by_dispatcher[1] == W(16) + Time::us(60));
   const auto dispatcher_by_server = wakes(dispatcher, server), dispatcher_by_ui = wakes(dispatcher, ui);
-  REQUIRE(dispatcher_by_server.size() == 26);
+  REQUIRE(dispatcher_by_server.size() == 14);
   CHECK(dispatcher_by_server[0] == Time::us(100150));
   CHECK(dispatcher_by_server[1] == Time::us(105730));
   REQUIRE(dispatcher_by_ui.size() >= 2);
   CHECK(dispatcher_by_ui[0] == Time::us(100550));
-  CHECK(dispatcher_by_ui[1] == W(15) + Time::us(30));
+  CHECK(dispatcher_by_ui[1] == W(16) + Time::us(30));
   const auto ui_by_dispatcher = wakes(ui, dispatcher);
   REQUIRE_FALSE(ui_by_dispatcher.empty());
   CHECK(ui_by_dispatcher[0] == Time::us(100250));
@@ -1043,13 +1053,35 @@ TEST_CASE("display: without a binder process the injecting thread waits for the 
   r.run(Time::ms(300));
   Task* injector = r.disp->injector_task();
   REQUIRE(injector);
+  CHECK(r.disp->events_injected() == 7);
+  std::vector<Time> by_dispatcher;
+  for (const auto& w : r.log.wakes)
+    if (w.task == injector->comm && w.waker == r.disp->input_dispatcher_task()) by_dispatcher.push_back(w.t);
+  REQUIRE(by_dispatcher.size() == 7);
+  CHECK(by_dispatcher[0] == Time::us(100530));
+  CHECK(by_dispatcher[1] == W(16) + Time::us(60));
+}
+
+// With touch resampling off (input_resample_latency 0) a frame takes every
+// sample no later than its frame time: the move injected at 105.53 ms
+// (time 105 ms) is taken by doFrame() 15 (W15 = 109.33 ms), and the swipe
+// moves every frame, 12 moves after the touch-down as a finger at 120 Hz.
+TEST_CASE("display: without touch resampling an injected swipe moves every frame", "[display][input]") {
+  DisplayParams dp = input_thread_params();
+  dp.input_source = DisplayParams::InputSource::kInjected;
+  dp.injector_thread.cpus = {3};
+  dp.input_resample_latency = Time::zero();
+  Rig r(dp, 4);
+  r.build();
+  r.run(Time::ms(300));
+  Task* injector = r.disp->injector_task();
+  REQUIRE(injector);
   CHECK(r.disp->events_injected() == 13);
   std::vector<Time> by_dispatcher;
   for (const auto& w : r.log.wakes)
     if (w.task == injector->comm && w.waker == r.disp->input_dispatcher_task()) by_dispatcher.push_back(w.t);
   REQUIRE(by_dispatcher.size() == 13);
-  CHECK(by_dispatcher[0] == Time::us(100530));
-  CHECK(by_dispatcher[1] == W(15) + Time::us(60));
+  for (size_t j = 1; j < 13; ++j) CHECK(by_dispatcher[j] == W(14 + static_cast<int64_t>(j)) + Time::us(60));
 }
 
 TEST_CASE("display: injected input needs input_threads and no touch_rpm", "[display][input]") {

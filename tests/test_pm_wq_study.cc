@@ -374,11 +374,13 @@ TEST_CASE("A display's input threads load from YAML, their settings only with in
           "[pm_wq_study][config][input]") {
   const DisplayParams d = loaded_display(
       "", "  - {name: shade, model: display, vsync_threads: true, input_threads: true, touch_report_rate: 240Hz,\n"
-          "     input_reader_cost: 80us, ui_down_cost: 200us, input_dispatcher_thread: {nice: -4, cpus: [0]}}\n");
+          "     input_reader_cost: 80us, ui_down_cost: 200us, input_dispatcher_thread: {nice: -4, cpus: [0]},\n"
+          "     input_resample_latency: 0s}\n");
   CHECK(d.input_threads);
   CHECK(d.touch_report_hz == 240);
   CHECK(d.input_reader_cost == Time::us(80));
   CHECK(d.ui_down_cost == Time::us(200));
+  CHECK(d.input_resample_latency == Time::zero());
   CHECK(d.input_dispatcher_cost == Time::us(100));
   CHECK(d.input_dispatcher_thread.comm == "InputDispatcher");
   CHECK(d.input_dispatcher_thread.nice == -4);

@@ -87,8 +87,16 @@ class DisplayPipeline::UiBody final : public Body {
             // is scheduled (Choreographer's mFrameScheduled). A touch-down
             // is not batched: it goes through ViewRootImpl's input stages
             // to the views at once (ui_down_cost) and is finished then.
+            // The touch-down also flushes what is batched before it
+            // (InputConsumer::consume(): a motion that cannot join the
+            // batch consumes the batch first).
             const bool down = std::exchange(d_.ui_down_, false);
-            d_.ui_input_unfinished_ += d_.ui_input_received_ - (down ? 1 : 0);
+            if (down) {
+              d_.motion_times_.drop_front(static_cast<size_t>(d_.ui_batch_) + 1);
+              d_.ui_batch_ = d_.ui_input_received_ - 1;
+            } else {
+              d_.ui_batch_ += d_.ui_input_received_;
+            }
             d_.ui_input_received_ = 0;
             down_handling_ = down;
             phase_ = Phase::kInput;
@@ -99,24 +107,36 @@ class DisplayPipeline::UiBody final : public Body {
           if (!d_.ui_pending_) return Action::block(TaskState::kInterruptible);
           d_.ui_pending_ = false;
           d_.ui_frame_scheduled_ = false;  // doFrame() clears mFrameScheduled
-          if (d_.ui_input_unfinished_ > 0) {
-            // CALLBACK_INPUT consumes the batch and finishInputEvent()
-            // answers each motion: the InputChannel write wakes
-            // InputDispatcher's Looper (handleReceiveCallback()).
-            d_.ui_input_unfinished_ = 0;
-            d_.dispatcher_finish_ = true;
-            d_.wake(*d_.dispatcher_task_, &self);
-          }
           int64_t k = d_.ui_pending_k_;
           const Time now = d_.k_.now();
           // doFrame(): a frame that starts a period or more after its vsync
           // skips to the latest vsync ("Skipped N frames").
           if (now - d_.app_wakeup(k) >= d_.period())
             k = floor_div((now + d_.app_duration_ + d_.sf_duration_).count(), d_.period_);
+          if (d_.ui_batch_ > 0) {
+            // CALLBACK_INPUT: InputConsumer::consumeBatch(frameTime) takes
+            // the samples no later than frameTime - RESAMPLE_LATENCY, and
+            // finishInputEvent() answers them: the InputChannel write
+            // wakes InputDispatcher's Looper (handleReceiveCallback()).
+            // Newer samples stay batched and ask for the next frame
+            // (onBatchedInputEventPending()).
+            const Time sample_time = d_.app_wakeup(k) - d_.params_.input_resample_latency;
+            int consumed = 0;
+            while (consumed < d_.ui_batch_ && d_.motion_times_[static_cast<size_t>(consumed)] <= sample_time)
+              ++consumed;
+            if (consumed > 0) {
+              d_.motion_times_.drop_front(static_cast<size_t>(consumed));
+              d_.ui_batch_ -= consumed;
+              d_.dispatcher_finish_ = true;
+              d_.wake(*d_.dispatcher_task_, &self);
+            }
+            if (d_.ui_batch_ > 0) d_.ui_requests_vsync(self);
+          }
           // vsync_threads: the animation callbacks, first in doFrame(),
           // post the next frame callback (requestNextVsync()) while the
           // animation goes on.
-          if (d_.et_task_ && d_.animating(d_.app_wakeup(k + 1))) d_.ui_requests_vsync(self);
+          if (d_.et_task_ && d_.animating(d_.app_wakeup(k + 1)) && !d_.ui_frame_scheduled_)
+            d_.ui_requests_vsync(self);
           frame_ = d_.alloc_frame();
           Frame& f = d_.frames_[frame_];
           f.stage = Frame::Stage::kUi;
@@ -479,6 +499,7 @@ DisplayPipeline::InputRound DisplayPipeline::input_take(InputRole role) {
   switch (role) {
     case InputRole::kIrqThread:
       r.events = std::exchange(irq_thread_pending_, false) ? 1 : 0;
+      r.time = last_report_time_;
       r.down = std::exchange(irq_down_, false);
       break;
     case InputRole::kReader:
@@ -516,6 +537,9 @@ void DisplayPipeline::input_round_done(InputRole role, Task& self, const InputRo
   switch (role) {
     case InputRole::kIrqThread:
       // input_sync(): evdev wakes the reader blocked in its epoll wait.
+      // The motion carries the time of the latest report the handler read
+      // (its interrupt's time: input_set_timestamp()).
+      motion_times_.push_back(r.time);
       ++reader_reports_;
       reader_down_ = reader_down_ || r.down;
       wake(*reader_task_, &self);
@@ -606,9 +630,11 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
             phase_ = Phase::kSleep;
             return Action::block(TaskState::kInterruptible);
           }
-          // A window not swiped yet starts with the touch-down.
+          // A window not swiped yet starts with the touch-down. The event's
+          // time: SystemClock.uptimeMillis() as the test builds it.
           down_ = w != window_;
           window_ = w;
+          event_time_ = Time::ms(now.count() / 1'000'000);
           phase_ = Phase::kInject;
           if (d_.params_.inject_cost > Time::zero()) return Action::run(d_.params_.inject_cost.count());
           continue;
@@ -620,10 +646,12 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
             // IInputManager.injectInputEvent(): a synchronous transaction;
             // the reply comes once the app has finished the event.
             d_.inject_next_down_ = down_;
+            d_.inject_event_time_ = event_time_;
             replied_ = false;
             d_.inject_binder_->transact(self, d_.inject_call_, this, d_.inject_hook_.get());
           } else {
             replied_ = true;  // no binder: the test's thread waits for the finish itself
+            d_.inject_event_time_ = event_time_;
             d_.inject_enqueue(self, down_);
           }
           return Action::block(TaskState::kInterruptible);
@@ -649,12 +677,14 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
   Phase phase_ = Phase::kIdle;
   int64_t window_ = -1;  // the window being swiped
   bool down_ = false;
+  Time event_time_;       // the event being injected: its MotionEvent's time
   bool replied_ = false;
 };
 
 void DisplayPipeline::inject_enqueue(Task& self, bool down) {
   // enqueueInboundEventLocked() and mLooper->wake(): InputDispatcher takes
   // it as a motion notified by InputReader.
+  motion_times_.push_back(inject_event_time_);
   ++dispatcher_motions_;
   dispatcher_down_ = dispatcher_down_ || down;
   inject_state_ = InjectState::kQueued;
@@ -896,7 +926,8 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     check_thread(params_.input_reader_thread, "input_reader_thread");
     check_thread(params_.input_dispatcher_thread, "input_dispatcher_thread");
     for (Time c : {params_.touch_irq_cost, params_.input_reader_cost, params_.input_dispatcher_cost,
-                   params_.input_finish_cost, params_.ui_input_cost, params_.ui_down_cost})
+                   params_.input_finish_cost, params_.ui_input_cost, params_.ui_down_cost,
+                   params_.input_resample_latency})
       if (c < Time::zero()) bad("input costs must be >= 0");
     if (params_.touch_irq_cpu < 0 || params_.touch_irq_cpu >= k_.nr_cpus())
       bad(fmt::format("touch_irq_cpu {} does not exist", params_.touch_irq_cpu));
@@ -931,6 +962,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   for (size_t i = pool; i-- > 0;) free_frames_.push_back(static_cast<int>(i));
   queue_.reserve(pool);
   submit_queue_.reserve(pool);
+  motion_times_.reserve(256);  // a few frames of reports at up to 10 kHz grow it, once
   presenting_.reserve(pool);
 
   ui_body_ = std::make_unique<UiBody>(*this);
@@ -1218,6 +1250,7 @@ void DisplayPipeline::on_event(uint64_t tag) {
       // (irq_wake_thread(): IRQTF_RUNTHREAD).
       if (k_.irq_waits_for_idle_exit(k_.rq(params_.touch_irq_cpu), touch_report_timer_)) break;
       ++touch_reports_;
+      last_report_time_ = k_.now();
       irq_thread_pending_ = true;
       // The first report of a window is the touch-down.
       irq_down_ = irq_down_ || (report_at_ - params_.start_delay).count() % (params_.animation + params_.gap).count() == 0;

@@ -161,10 +161,18 @@
 // is not batched: the UI thread delivers it to its views at once
 // (ViewRootImpl's input stages, ui_down_cost) and finishes it then.
 // Simplified: the lift (UP) is no event of its own (the window's end);
-// no input resampling (consumeBatch() would keep samples newer than the
-// frame time - 5 ms for the next frame); the touch driver's bus read is
+// resampling decides which samples a frame takes, not their coordinates;
+// the touch driver's bus read is
 // CPU work, not a sleep; InputReader's and InputDispatcher's other work
 // (other devices, input monitors, ANR timeouts) is not modelled.
+// Choreographer's CALLBACK_INPUT consumes only the batched motions no
+// later than its frame time - input_resample_latency (InputConsumer::
+// consumeBatch() with touch resampling on, Android's default:
+// RESAMPLE_LATENCY 5 ms); newer ones stay batched, unfinished, and ask
+// for the next frame. A motion's time is its report's interrupt
+// (input_set_timestamp()) or, injected, SystemClock.uptimeMillis() when
+// the test built it. The resampled coordinates themselves do not matter
+// here.
 // The first report of a window is what opens it: the UI thread asks for
 // vsync when it has handled it (550 us after the touch-down with the
 // default costs on free CPUs), and the last report of a window, after the
@@ -365,6 +373,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
     bool finish = false;  // InputDispatcher: the app's finished signals
     bool inject_taken = false;     // InputDispatcher: the injected event is among the motions
     bool inject_finished = false;  // InputDispatcher: the finished signals end the injection's wait
+    Time time;                     // IRQ thread: the motion's time (its report's interrupt)
   };
   InputRound input_take(InputRole role);
   Time input_cost(InputRole role, const InputRound& round) const;
@@ -423,7 +432,13 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   int dispatcher_motions_ = 0;      // motions notified, not yet published
   bool dispatcher_finish_ = false;  // finished signals from the app, not yet handled
   int ui_input_received_ = 0;       // published to the app's InputChannel, not yet read
-  int ui_input_unfinished_ = 0;     // read by the UI thread, not yet finished
+  int ui_batch_ = 0;                // read by the UI thread, batched, not yet consumed (nor finished)
+  // Every motion's event time from its creation (the IRQ thread's round,
+  // an injection) until the UI thread consumes it, in order: the first
+  // ui_batch_ are the UI thread's batch.
+  Fifo<Time> motion_times_;
+  Time last_report_time_;           // the latest touch report's interrupt
+  Time inject_event_time_;          // the event being injected: its time
   // The touch-down on its way (not batched: the UI thread handles and
   // finishes it at once), at each stage.
   bool irq_down_ = false, reader_down_ = false, dispatcher_down_ = false, ui_down_ = false;
