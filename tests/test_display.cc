@@ -1084,6 +1084,32 @@ TEST_CASE("display: without touch resampling an injected swipe moves every frame
   for (size_t j = 1; j < 13; ++j) CHECK(by_dispatcher[j] == W(14 + static_cast<int64_t>(j)) + Time::us(60));
 }
 
+// inject_duration: a fling's swipe is shorter than its window. With
+// 30 ms, window 0's gesture injects the touch-down (100 ms) and the moves
+// at 105.53 ms and W16 + 5.06 ms = 122.73 ms (22.7 ms into the window);
+// the sleep after the second ends 39.4 ms in, past the gesture: no more
+// injections until window 1.
+TEST_CASE("display: an injected gesture shorter than its window stops at inject_duration", "[display][input]") {
+  DisplayParams dp = input_thread_params();
+  dp.input_source = DisplayParams::InputSource::kInjected;
+  dp.injector_thread.cpus = {3};
+  dp.inject_duration = Time::ms(30);
+  Rig r(dp, 4);
+  r.build();
+  r.run(Time::ms(1100));
+  CHECK(r.disp->events_injected() == 3);
+  Task* injector = r.disp->injector_task();
+  REQUIRE(injector);
+  std::vector<Time> by_timer;
+  for (const auto& w : r.log.wakes)
+    if (w.task == injector->comm && w.waker == nullptr) by_timer.push_back(w.t);
+  REQUIRE(by_timer.size() == 4);  // the window's start, two step sleeps before moves, one after
+  CHECK(by_timer[2] == W(16) + Time::us(5060));
+  CHECK(by_timer[3] == W(18) + Time::us(5060));
+  // The frames go on for the whole window.
+  for (int64_t k : {14, 25}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+}
+
 TEST_CASE("display: injected input needs input_threads and no touch_rpm", "[display][input]") {
   DisplayParams dp = vsync_thread_params();
   dp.input_source = DisplayParams::InputSource::kInjected;

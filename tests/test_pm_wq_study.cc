@@ -403,12 +403,14 @@ TEST_CASE("A display's injected input loads from YAML, and each input source ref
   const std::string ss = "binder_procs:\n  - {name: system_server, threads: 2}\n";
   const std::string inj = "  - {name: shade, model: display, vsync_threads: true, input_threads: true, ";
   const DisplayParams d =
-      loaded_display(ss, inj + "input_source: injected,\n     inject_binder: system_server, inject_cost: 80us}\n");
+      loaded_display(ss, inj + "input_source: injected,\n     inject_binder: system_server, inject_cost: 80us,\n"
+                             "     inject_duration: 300ms}\n");
   CHECK(d.input_source == DisplayParams::InputSource::kInjected);
   CHECK(d.inject_binder == "system_server");
   CHECK(d.inject_cost == Time::us(80));
   CHECK(d.inject_server_cost == Time::us(50));
   CHECK(d.inject_step_delay == Time::ms(5));
+  CHECK(d.inject_duration == Time::ms(300));
   CHECK(d.injector_thread.comm == "instrumentation");
   CHECK(d.injector_thread.nice == 0);
   CHECK(loaded_display(ss, inj + "input_source: touch}\n").input_source == DisplayParams::InputSource::kTouch);

@@ -135,7 +135,8 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
     const auto n = r.find(key);
     return n && n->IsScalar() && n->Scalar() == "none";
   };
-  for (const char* key : {"injector_thread", "inject_binder", "inject_step_delay", "inject_cost", "inject_server_cost"})
+  for (const char* key :
+       {"injector_thread", "inject_binder", "inject_step_delay", "inject_cost", "inject_server_cost", "inject_duration"})
     if (r.has(key) && !injected && !is_none(key))
       fail(doc, *r.find(key), r.path(key),
            fmt::format("{} needs input_source: injected{}", key,
@@ -147,6 +148,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("inject_step_delay", p.inject_step_delay, Bound::kNonNegative);
   r.read("inject_cost", p.inject_cost, Bound::kNonNegative);
   r.read("inject_server_cost", p.inject_server_cost, Bound::kNonNegative);
+  r.read("inject_duration", p.inject_duration, Bound::kNonNegative);
   if (r.has("gpu")) p.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
   if (r.has("gpu_submit_wq")) {
     if (p.gpu.empty()) fail(doc, *r.find("gpu_submit_wq"), r.path("gpu_submit_wq"), "gpu_submit_wq needs gpu: NAME");
@@ -267,6 +269,9 @@ const std::vector<ParamDecl>& display_params() {
          "(system_server's); none: the test's thread queues it and waits itself"},
         {"inject_step_delay", "duration", duration_text(d.inject_step_delay),
          "the test's sleep after each injected event (UiAutomator: MOTION_EVENT_INJECTION_DELAY_MILLIS)"},
+        {"inject_duration", "duration", "the window",
+         "how long each window's gesture injects, from the window's start (a fling's swipe is shorter than its "
+         "animation); 0: the whole window"},
         {"inject_cost", "duration", duration_text(d.inject_cost),
          "the test thread's CPU work per injected event (an assumption)"},
         {"inject_server_cost", "duration", duration_text(d.inject_server_cost),

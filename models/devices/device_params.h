@@ -191,6 +191,9 @@ struct DisplayParams {
   // UiAutomator's InteractionController sleeps
   // MOTION_EVENT_INJECTION_DELAY_MILLIS (5 ms) after each swipe step.
   Time inject_step_delay = Time::ms(5);
+  // How long each window's gesture injects, from the window's start (a
+  // fling's swipe is short, its animation long); 0: the whole window.
+  Time inject_duration = Time::zero();
   Time inject_cost = Time::us(100);        // the test's thread per event (MotionEvent, UiAutomation); an assumption
   Time inject_server_cost = Time::us(50);  // the binder thread: injectInputEvent() up to the queue; an assumption
 };

@@ -621,7 +621,13 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
           continue;
         case Phase::kIdle: {
           const Time now = k.now();
-          const int64_t w = d_.window_of(now);
+          int64_t w = d_.window_of(now);
+          // The gesture ends inject_duration after its window's start.
+          const Time gesture = d_.params_.inject_duration;
+          if (w >= 0 && gesture > Time::zero() &&
+              now - (d_.params_.start_delay + Time::ns(w * (d_.params_.animation + d_.params_.gap).count())) >=
+                  gesture)
+            w = -1;
           if (w < 0) {
             // Between swipes: sleep until the next one starts.
             const Time start = d_.next_window_start(now);
@@ -938,7 +944,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     if (!params_.input_threads) bad("input_source: injected needs input_threads");
     check_thread(params_.injector_thread, "injector_thread");
     if (params_.inject_step_delay < Time::zero() || params_.inject_cost < Time::zero() ||
-        params_.inject_server_cost < Time::zero())
+        params_.inject_server_cost < Time::zero() || params_.inject_duration < Time::zero())
       bad("injection costs and inject_step_delay must be >= 0");
     // Kernel input handlers see only the touch controller's events.
     if (!params_.touch_rpm.empty()) bad("touch_rpm needs real touches: injected events never reach the kernel");

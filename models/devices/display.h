@@ -193,8 +193,9 @@
 // app has finished the event; then the reply wakes the test's thread.
 // InputDispatcher and the UI thread handle it as a touch report's motion
 // (a move is finished at the next doFrame(), the touch-down at once), so
-// a swipe injects about one move per frame. The swipe runs from each
-// window's start while the window lasts. No touch interrupt, no
+// a swipe injects a move every frame or two (see resampling below). The
+// swipe runs from each window's start for inject_duration (a fling: a
+// short swipe, then its animation), by default the whole window. No touch interrupt, no
 // InputReader: kernel input handlers (touch_rpm) never see injected
 // events, so touch_rpm is refused with it. Simplified: the hop through
 // the shell process that holds UiAutomationConnection (`am instrument`)
