@@ -896,6 +896,45 @@ TEST_CASE("display: a touch report reaches the UI thread through the IRQ thread,
   for (int64_t k : {13, 28, 145, 160}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
 }
 
+// The touch IRQ thread shares CPU 3 with a nice 0 hog (and InputReader,
+// InputDispatcher): SCHED_FIFO 50 preempts the fair hog at once
+// (wakeup_preempt() across classes, preempt full), so every report's
+// handler runs from its interrupt's time, and InputReader is woken 50 us
+// later, as on an idle CPU. The hog keeps the rest of the CPU.
+TEST_CASE("display: the touch IRQ thread preempts a fair task on its CPU at once", "[display][input]") {
+  DisplayParams dp = input_thread_params();
+  Rig r(dp, 4);
+  class Spin : public TaskBody {
+   public:
+    Action next(Task&) override { return Action::run(Time::s(10).count()); }
+  } spin;
+  Task& hog = r.k->create_task("hog", "hog", Policy::kNormal, 0, 0, {3}, false);
+  r.k->set_body(hog, &spin);
+  r.k->start_task_at(hog, Time::zero());
+  r.build();
+  r.run(Time::ms(300));
+  Task* irq = r.disp->touch_irq_task();
+  Task* reader = r.disp->input_reader_task();
+  REQUIRE(irq);
+  std::vector<Time> irq_wakes, irq_runs, reader_wakes;
+  for (const auto& w : r.log.wakes) {
+    if (w.task == irq->comm) irq_wakes.push_back(w.t);
+    if (w.task == reader->comm && w.waker == irq) reader_wakes.push_back(w.t);
+  }
+  for (const auto& w : r.log.runs)
+    if (w.task == irq->comm && w.t >= Time::ms(100)) irq_runs.push_back(w.t);  // not its start at 0
+  REQUIRE(irq_wakes.size() == 13);
+  REQUIRE(irq_runs.size() == 13);
+  REQUIRE(reader_wakes.size() == 13);
+  for (size_t j = 0; j < 13; ++j) {
+    INFO("report " << j);
+    CHECK(irq_runs[j] == irq_wakes[j]);
+    CHECK(reader_wakes[j] == irq_wakes[j] + Time::us(50));
+  }
+  CHECK(r.disp->input_events_received() == 13);
+  CHECK(hog.se.sum_exec_runtime > Time::ms(150).count());
+}
+
 // A report's motion for a UI thread away from its Looper waits in the
 // InputChannel: the dispatcher does not wake it; it reads the motion when
 // back. A FIFO hog on RenderThread's CPU (1) from 105 to 125 ms keeps
