@@ -133,6 +133,10 @@ std::vector<std::string> WorkqueueSystem::names() const {
   return v;
 }
 
+namespace {
+constexpr size_t kQueueReserve = 64;  // works pending on one pool or pool workqueue before the first growth
+}  // namespace
+
 WorkerPool& WorkqueueSystem::new_pool(int cpu, int nice, Policy policy, int rt_priority, std::vector<int> allowed,
                                       std::vector<int> pod, bool strict) {
   auto pool = std::make_unique<WorkerPool>();
@@ -145,6 +149,9 @@ WorkerPool& WorkqueueSystem::new_pool(int cpu, int nice, Policy policy, int rt_p
   pool->pod_cpus = std::move(pod);
   pool->strict = strict;
   pool->idle_timer = Timer(k_.sim().queue(), pool.get(), 0, kTierTimer);
+  // Room for a burst of pending works before the queue first grows
+  // (a growth later is a steady-state allocation).
+  pool->worklist.reserve(kQueueReserve);
   WorkerPool& p = *pool;
   pools_.push_back(std::move(pool));
   return p;
@@ -231,10 +238,12 @@ Workqueue& WorkqueueSystem::alloc_workqueue(const WorkqueueParams& in) {
   wqs_.push_back(std::move(wq));
 
   w.cpu_pwq_.assign(static_cast<size_t>(nr_cpus_), nullptr);
+  w.nna_pending_.reserve(static_cast<size_t>(nr_cpus_));  // at most one entry per pool workqueue
   auto make_pwq = [&](WorkerPool& pool) {
     auto pwq = std::make_unique<PoolWorkqueue>();
     pwq->wq = &w;
     pwq->pool = &pool;
+    pwq->inactive_works.reserve(kQueueReserve);
     PoolWorkqueue* raw = pwq.get();
     w.pwqs_.push_back(std::move(pwq));
     return raw;
