@@ -886,14 +886,16 @@ TEST_CASE("display: a touch report reaches the UI thread through the IRQ thread,
   bool app_by_ui = false;
   for (const auto& w : r.log.wakes) app_by_ui |= w.task == "app" && w.waker == ui && w.t == Time::ms(100) + Time::us(550);
   CHECK(app_by_ui);
-  // Frames 14 .. 27 and 146 .. 159: doFrame() 25 asks for no animation
-  // frame (W26 is past the window) but its batch still holds report 11
-  // (191.67 ms, after its sample time 187.67 ms), so it asks for frame 26;
-  // doFrame() 26 takes report 11 and leaves report 12 (200.0 ms, read at
-  // 200.25 ms) for frame 27 (the finger's last move is drawn).
-  CHECK(r.disp->app_vsyncs() == 28);
-  for (int64_t k : {14, 25, 26, 27, 146, 158, 159}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
-  for (int64_t k : {13, 28, 145, 160}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
+  // Frames 14 .. 28 and 146 .. 160: doFrame() 25 asks for no animation
+  // frame (W26 is past the window) but it consumed report 10 and its
+  // batch still holds report 11 (191.67 ms, after its sample time
+  // 187.67 ms), so it asks for frame 26; doFrame() 26 takes report 11 and
+  // leaves report 12 (200.0 ms, read at 200.25 ms) for frame 27 (the
+  // finger's last move is drawn), which consumed it and so asks for one
+  // more (ConsumeBatchedInputRunnable), frame 28, which takes nothing.
+  CHECK(r.disp->app_vsyncs() == 30);
+  for (int64_t k : {14, 25, 26, 27, 28, 146, 158, 159, 160}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+  for (int64_t k : {13, 29, 145, 161}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
 }
 
 // The touch IRQ thread shares CPU 3 with a nice 0 hog (and InputReader,
@@ -965,11 +967,12 @@ TEST_CASE("display: motions for a UI thread away from its Looper wait for it", "
 }
 
 // Choreographer asks once per frame (mFrameScheduled): with the requests
-// through SurfaceFlinger's binder pool, window 0 costs 14 transactions:
+// through SurfaceFlinger's binder pool, window 0 costs 15 transactions:
 // the touch-down's motion (nothing scheduled yet), doFrame() 14 .. 24
-// (each asks for the next while W(k+1) is in the window), and doFrame()
-// 25 and 26, each leaving a report too new for its frame (resampling)
-// batched. The 12 other motions find a frame scheduled. The trailing
+// (each asks for the next while W(k+1) is in the window), doFrame() 25
+// and 26, each leaving a report too new for its frame (resampling)
+// batched, and doFrame() 27, which consumed the last. The 12 other
+// motions find a frame scheduled. The trailing
 // frame 26 is no window's first: it runs ui_cost (2 ms), not
 // first_ui_cost (4 ms here), like frame 25.
 TEST_CASE("display: input motions ask for a frame only when none is scheduled", "[display][input]") {
@@ -985,7 +988,7 @@ TEST_CASE("display: input motions ask for a frame only when none is scheduled", 
   r.build(nullptr, nullptr, nullptr, &sf_binder);
   r.run(Time::ms(300));
   CHECK(r.disp->touch_reports() == 13);
-  CHECK(sf_binder.transactions() == 14);
+  CHECK(sf_binder.transactions() == 15);
   REQUIRE(r.log.frames.count(14) == 1);
   REQUIRE(r.log.frames.count(25) == 1);
   REQUIRE(r.log.frames.count(26) == 1);
@@ -1013,8 +1016,11 @@ TEST_CASE("display: input motions ask for a frame only when none is scheduled", 
 // and so on: a move every other frame, finished by doFrame() 16, 18, ..,
 // 26 (the last, injected at W24 + 5.06 ms, makes doFrame() 25 ask for
 // frame 26). The sleep after it ends at W26 + 5.06 ms, past the window:
-// the test's thread sleeps until window 1 (1200 ms). No touch interrupt
-// and no InputReader run.
+// touchUp() injects the lift (time 206 ms), which the UI thread handles at
+// once (300 us) and finishes, so the test's thread is answered at W26 +
+// 5.06 + 0.58 ms and sleeps until window 1 (1200 ms). Frame 27 is the one
+// doFrame() 26 asked for after consuming the last move. No touch
+// interrupt and no InputReader run.
 TEST_CASE("display: an injected swipe reaches the UI thread through system_server's binder thread and InputDispatcher",
           "[display][input]") {
   DisplayParams dp = input_thread_params();
@@ -1038,9 +1044,9 @@ TEST_CASE("display: an injected swipe reaches the UI thread through system_serve
   REQUIRE(injector);
   CHECK(injector->comm == "instrumentation");
   CHECK(injector->nice() == 0);
-  CHECK(r.disp->events_injected() == 14);
-  CHECK(ss.transactions() == 14);
-  CHECK(r.disp->input_events_received() == 14);
+  CHECK(r.disp->events_injected() == 16);  // per window: down, 6 moves, up
+  CHECK(ss.transactions() == 16);
+  CHECK(r.disp->input_events_received() == 16);
   auto wakes = [&](const Task* p, const Task* waker) {
     std::vector<Time> v;
     for (const auto& w : r.log.wakes)
@@ -1048,8 +1054,8 @@ TEST_CASE("display: an injected swipe reaches the UI thread through system_serve
     return v;
   };
   const auto by_timer = wakes(injector, nullptr), by_reply = wakes(injector, server);
-  REQUIRE(by_timer.size() == 16);  // per window: its start, 6 step sleeps before moves, 1 after the last
-  REQUIRE(by_reply.size() == 14);
+  REQUIRE(by_timer.size() == 16);  // per window: its start, 6 step sleeps before moves, 1 before the lift
+  REQUIRE(by_reply.size() == 16);
   CHECK(by_timer[0] == Time::ms(100));
   CHECK(by_reply[0] == Time::us(100580));
   CHECK(by_timer[1] == Time::us(105580));
@@ -1058,15 +1064,17 @@ TEST_CASE("display: an injected swipe reaches the UI thread through system_serve
     CHECK(by_reply[static_cast<size_t>(j)] == W(14 + 2 * j) + Time::us(60));
     CHECK(by_timer[static_cast<size_t>(j + 1)] == W(14 + 2 * j) + Time::us(5060));
   }
+  CHECK(by_reply[7] == W(26) + Time::us(5060 + 580));  // the lift
   CHECK(by_timer[8] == Time::ms(1200));  // window 1's touch-down
+  CHECK(by_reply[8] == Time::us(1200580));
   const auto server_by_injector = wakes(server, injector), server_by_dispatcher = wakes(server, dispatcher);
-  REQUIRE(server_by_injector.size() == 14);
+  REQUIRE(server_by_injector.size() == 16);
   CHECK(server_by_injector[0] == Time::us(100100));
-  REQUIRE(server_by_dispatcher.size() == 14);
+  REQUIRE(server_by_dispatcher.size() == 16);
   CHECK(server_by_dispatcher[0] == Time::us(100580));
   CHECK(server_by_dispatcher[1] == W(16) + Time::us(60));
   const auto dispatcher_by_server = wakes(dispatcher, server), dispatcher_by_ui = wakes(dispatcher, ui);
-  REQUIRE(dispatcher_by_server.size() == 14);
+  REQUIRE(dispatcher_by_server.size() == 16);
   CHECK(dispatcher_by_server[0] == Time::us(100150));
   CHECK(dispatcher_by_server[1] == Time::us(105730));
   REQUIRE(dispatcher_by_ui.size() >= 2);
@@ -1075,9 +1083,9 @@ TEST_CASE("display: an injected swipe reaches the UI thread through system_serve
   const auto ui_by_dispatcher = wakes(ui, dispatcher);
   REQUIRE_FALSE(ui_by_dispatcher.empty());
   CHECK(ui_by_dispatcher[0] == Time::us(100250));
-  // Frames 14 .. 26 in each window, as with a finger.
-  for (int64_t k : {14, 25, 26, 146, 158}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
-  for (int64_t k : {13, 27, 145, 159}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
+  // Frames 14 .. 27 and 146 .. 159.
+  for (int64_t k : {14, 25, 26, 27, 146, 158, 159}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+  for (int64_t k : {13, 28, 145, 160}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
 }
 
 // Without a binder process the test's thread queues the event and waits
@@ -1092,19 +1100,21 @@ TEST_CASE("display: without a binder process the injecting thread waits for the 
   r.run(Time::ms(300));
   Task* injector = r.disp->injector_task();
   REQUIRE(injector);
-  CHECK(r.disp->events_injected() == 7);
+  CHECK(r.disp->events_injected() == 8);
   std::vector<Time> by_dispatcher;
   for (const auto& w : r.log.wakes)
     if (w.task == injector->comm && w.waker == r.disp->input_dispatcher_task()) by_dispatcher.push_back(w.t);
-  REQUIRE(by_dispatcher.size() == 7);
+  REQUIRE(by_dispatcher.size() == 8);
   CHECK(by_dispatcher[0] == Time::us(100530));
   CHECK(by_dispatcher[1] == W(16) + Time::us(60));
+  CHECK(by_dispatcher[7] == W(26) + Time::us(5060 + 530));  // the lift: 100 + 100 + 300 + 30 us
 }
 
 // With touch resampling off (input_resample_latency 0) a frame takes every
 // sample no later than its frame time: the move injected at 105.53 ms
 // (time 105 ms) is taken by doFrame() 15 (W15 = 109.33 ms), and the swipe
-// moves every frame, 12 moves after the touch-down as a finger at 120 Hz.
+// moves every frame, 12 moves after the touch-down as a finger at 120 Hz,
+// then the lift.
 TEST_CASE("display: without touch resampling an injected swipe moves every frame", "[display][input]") {
   DisplayParams dp = input_thread_params();
   dp.input_source = DisplayParams::InputSource::kInjected;
@@ -1115,19 +1125,20 @@ TEST_CASE("display: without touch resampling an injected swipe moves every frame
   r.run(Time::ms(300));
   Task* injector = r.disp->injector_task();
   REQUIRE(injector);
-  CHECK(r.disp->events_injected() == 13);
+  CHECK(r.disp->events_injected() == 14);  // and the lift
   std::vector<Time> by_dispatcher;
   for (const auto& w : r.log.wakes)
     if (w.task == injector->comm && w.waker == r.disp->input_dispatcher_task()) by_dispatcher.push_back(w.t);
-  REQUIRE(by_dispatcher.size() == 13);
+  REQUIRE(by_dispatcher.size() == 14);
   for (size_t j = 1; j < 13; ++j) CHECK(by_dispatcher[j] == W(14 + static_cast<int64_t>(j)) + Time::us(60));
 }
 
 // inject_duration: a fling's swipe is shorter than its window. With
 // 30 ms, window 0's gesture injects the touch-down (100 ms) and the moves
 // at 105.53 ms and W16 + 5.06 ms = 122.73 ms (22.7 ms into the window);
-// the sleep after the second ends 39.4 ms in, past the gesture: no more
-// injections until window 1.
+// the sleep after the second ends 39.4 ms in, past the gesture: the lift,
+// then no more injections until window 1. The frames go on for the whole
+// window (the fling's animation).
 TEST_CASE("display: an injected gesture shorter than its window stops at inject_duration", "[display][input]") {
   DisplayParams dp = input_thread_params();
   dp.input_source = DisplayParams::InputSource::kInjected;
@@ -1136,7 +1147,7 @@ TEST_CASE("display: an injected gesture shorter than its window stops at inject_
   Rig r(dp, 4);
   r.build();
   r.run(Time::ms(1100));
-  CHECK(r.disp->events_injected() == 3);
+  CHECK(r.disp->events_injected() == 4);
   Task* injector = r.disp->injector_task();
   REQUIRE(injector);
   std::vector<Time> by_timer;
@@ -1145,7 +1156,11 @@ TEST_CASE("display: an injected gesture shorter than its window stops at inject_
   REQUIRE(by_timer.size() == 4);  // the window's start, two step sleeps before moves, one after
   CHECK(by_timer[2] == W(16) + Time::us(5060));
   CHECK(by_timer[3] == W(18) + Time::us(5060));
-  // The frames go on for the whole window.
+  std::vector<Time> by_dispatcher;
+  for (const auto& w : r.log.wakes)
+    if (w.task == injector->comm && w.waker == r.disp->input_dispatcher_task()) by_dispatcher.push_back(w.t);
+  REQUIRE(by_dispatcher.size() == 4);
+  CHECK(by_dispatcher[3] == W(18) + Time::us(5060 + 530));  // the lift, finished at once
   for (int64_t k : {14, 25}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
 }
 

@@ -95,7 +95,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
     fail(doc, *r.find("input_threads"), r.path("input_threads"), "input_threads needs vsync_threads: true");
   for (const char* key : {"touch_report_rate", "touch_irq_thread", "input_reader_thread", "input_dispatcher_thread",
                           "touch_irq_cost", "input_reader_cost", "input_dispatcher_cost", "input_finish_cost",
-                          "ui_input_cost", "ui_down_cost", "input_resample_latency"})
+                          "ui_input_cost", "ui_down_cost", "ui_up_cost", "input_resample_latency"})
     if (r.has(key) && !p.input_threads)
       fail(doc, *r.find(key), r.path(key), fmt::format("{} needs input_threads: true", key));
   if (auto n = r.find("touch_report_rate")) {
@@ -116,6 +116,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("input_finish_cost", p.input_finish_cost, Bound::kNonNegative);
   r.read("ui_input_cost", p.ui_input_cost, Bound::kNonNegative);
   r.read("ui_down_cost", p.ui_down_cost, Bound::kNonNegative);
+  r.read("ui_up_cost", p.ui_up_cost, Bound::kNonNegative);
   r.read("input_resample_latency", p.input_resample_latency, Bound::kNonNegative);
   for (const char* key : {"input_source", "injector_thread", "inject_binder", "inject_step_delay", "inject_cost",
                           "inject_server_cost"})
@@ -256,6 +257,8 @@ const std::vector<ParamDecl>& display_params() {
          "UI thread CPU work reading the motions in its Looper (an assumption)"},
         {"ui_down_cost", "duration", duration_text(d.ui_down_cost),
          "UI thread CPU work handling a touch-down at once, through its views (an assumption)"},
+        {"ui_up_cost", "duration", duration_text(d.ui_up_cost),
+         "UI thread CPU work handling an injected lift at once, with what is batched (an assumption)"},
         {"input_resample_latency", "duration", duration_text(d.input_resample_latency),
          "a frame's input callback takes the batched motions no later than its frame time minus this "
          "(InputConsumer's RESAMPLE_LATENCY, touch resampling on by default; 0: off)"},

@@ -172,6 +172,7 @@ struct DisplayParams {
   Time input_finish_cost = Time::us(30);       // InputDispatcher: the app's finished signals
   Time ui_input_cost = Time::us(50);           // UI thread: NativeInputEventReceiver, batch and post
   Time ui_down_cost = Time::us(300);           // UI thread: a touch-down delivered at once (dispatchTouchEvent)
+  Time ui_up_cost = Time::us(300);             // UI thread: an injected lift delivered at once; an assumption
   // A frame's CALLBACK_INPUT takes the batched motions no later than its
   // frame time minus this (InputConsumer's RESAMPLE_LATENCY with touch
   // resampling on, ro.input.resampling's default; 0: resampling off).

@@ -90,17 +90,24 @@ class DisplayPipeline::UiBody final : public Body {
             // The touch-down also flushes what is batched before it
             // (InputConsumer::consume(): a motion that cannot join the
             // batch consumes the batch first).
+            // A lift (injected) is not batched either: it consumes the
+            // batch and itself at once.
             const bool down = std::exchange(d_.ui_down_, false);
+            const bool up = std::exchange(d_.ui_up_, false);
             if (down) {
               d_.motion_times_.drop_front(static_cast<size_t>(d_.ui_batch_) + 1);
               d_.ui_batch_ = d_.ui_input_received_ - 1;
             } else {
               d_.ui_batch_ += d_.ui_input_received_;
             }
+            if (up) {
+              d_.motion_times_.drop_front(static_cast<size_t>(d_.ui_batch_));
+              d_.ui_batch_ = 0;
+            }
             d_.ui_input_received_ = 0;
-            down_handling_ = down;
+            down_handling_ = down || up;
             phase_ = Phase::kInput;
-            const Time cost = down ? d_.params_.ui_down_cost : d_.params_.ui_input_cost;
+            const Time cost = down ? d_.params_.ui_down_cost : up ? d_.params_.ui_up_cost : d_.params_.ui_input_cost;
             if (cost > Time::zero()) return Action::run(cost.count());
             continue;
           }
@@ -118,8 +125,9 @@ class DisplayPipeline::UiBody final : public Body {
             // the samples no later than frameTime - RESAMPLE_LATENCY, and
             // finishInputEvent() answers them: the InputChannel write
             // wakes InputDispatcher's Looper (handleReceiveCallback()).
-            // Newer samples stay batched and ask for the next frame
-            // (onBatchedInputEventPending()).
+            // Newer samples stay batched; a frame that consumed any, or
+            // left any, asks for the next one (ConsumeBatchedInputRunnable,
+            // onBatchedInputEventPending()).
             const Time sample_time = d_.app_wakeup(k) - d_.params_.input_resample_latency;
             int consumed = 0;
             while (consumed < d_.ui_batch_ && d_.motion_times_[static_cast<size_t>(consumed)] <= sample_time)
@@ -130,7 +138,7 @@ class DisplayPipeline::UiBody final : public Body {
               d_.dispatcher_finish_ = true;
               d_.wake(*d_.dispatcher_task_, &self);
             }
-            if (d_.ui_batch_ > 0) d_.ui_requests_vsync(self);
+            if ((consumed > 0 || d_.ui_batch_ > 0) && !d_.ui_frame_scheduled_) d_.ui_requests_vsync(self);
           }
           // vsync_threads: the animation callbacks, first in doFrame(),
           // post the next frame callback (requestNextVsync()) while the
@@ -509,6 +517,7 @@ DisplayPipeline::InputRound DisplayPipeline::input_take(InputRole role) {
     case InputRole::kDispatcher:
       r.events = std::exchange(dispatcher_motions_, 0);
       r.down = std::exchange(dispatcher_down_, false);
+      r.up = std::exchange(dispatcher_up_, false);
       r.finish = std::exchange(dispatcher_finish_, false);
       // One injection at a time: a finished signal taken while it is
       // published is the app's answer to it.
@@ -566,6 +575,7 @@ void DisplayPipeline::input_round_done(InputRole role, Task& self, const InputRo
       if (r.events == 0) break;
       ui_input_received_ += r.events;
       ui_down_ = ui_down_ || r.down;
+      ui_up_ = ui_up_ || r.up;
       input_received_total_ += static_cast<uint64_t>(r.events);
       if (ui_body_->in_looper()) wake(*ui_task_, &self);
       break;
@@ -597,7 +607,7 @@ void DisplayPipeline::arm_touch_report(Time t) {
 class DisplayPipeline::InjectHook final : public BinderWorkHook {
  public:
   explicit InjectHook(DisplayPipeline& d) : d_(d) {}
-  void binder_work_done(Task& server) override { d_.inject_enqueue(server, d_.inject_next_down_); }
+  void binder_work_done(Task& server) override { d_.inject_enqueue(server, d_.inject_next_kind_); }
   bool binder_hold(Task&) override { return d_.inject_state_ != InjectState::kNone; }
 
  private:
@@ -628,18 +638,24 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
               now - (d_.params_.start_delay + Time::ns(w * (d_.params_.animation + d_.params_.gap).count())) >=
                   gesture)
             w = -1;
-          if (w < 0) {
+          if (touching_ && w != window_) {
+            // The gesture is over: touchUp() injects the lift.
+            kind_ = InjectKind::kUp;
+            touching_ = false;
+          } else if (w < 0) {
             // Between swipes: sleep until the next one starts.
             const Time start = d_.next_window_start(now);
             if (start == Time::max()) return Action::block(TaskState::kInterruptible);  // the test is over
             k.hrtimer_start(d_.inject_timer_, start + k.timer_slack(self), self.cpu);
             phase_ = Phase::kSleep;
             return Action::block(TaskState::kInterruptible);
+          } else {
+            // A window not swiped yet starts with the touch-down.
+            kind_ = w != window_ ? InjectKind::kDown : InjectKind::kMove;
+            touching_ = true;
+            window_ = w;
           }
-          // A window not swiped yet starts with the touch-down. The event's
-          // time: SystemClock.uptimeMillis() as the test builds it.
-          down_ = w != window_;
-          window_ = w;
+          // The event's time: SystemClock.uptimeMillis() as the test builds it.
           event_time_ = Time::ms(now.count() / 1'000'000);
           phase_ = Phase::kInject;
           if (d_.params_.inject_cost > Time::zero()) return Action::run(d_.params_.inject_cost.count());
@@ -651,18 +667,22 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
           if (d_.inject_binder_) {
             // IInputManager.injectInputEvent(): a synchronous transaction;
             // the reply comes once the app has finished the event.
-            d_.inject_next_down_ = down_;
+            d_.inject_next_kind_ = kind_;
             d_.inject_event_time_ = event_time_;
             replied_ = false;
             d_.inject_binder_->transact(self, d_.inject_call_, this, d_.inject_hook_.get());
           } else {
             replied_ = true;  // no binder: the test's thread waits for the finish itself
             d_.inject_event_time_ = event_time_;
-            d_.inject_enqueue(self, down_);
+            d_.inject_enqueue(self, kind_);
           }
           return Action::block(TaskState::kInterruptible);
         case Phase::kWait:
           if (!replied_ || d_.inject_state_ != InjectState::kNone) return Action::block(TaskState::kInterruptible);
+          if (kind_ == InjectKind::kUp) {  // the swipe has returned
+            phase_ = Phase::kIdle;
+            continue;
+          }
           // The step's SystemClock.sleep() (hrtimer_nanosleep(): the
           // task's timer slack applies).
           k.hrtimer_start(d_.inject_timer_, k.now() + d_.params_.inject_step_delay + k.timer_slack(self), self.cpu);
@@ -682,17 +702,19 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
   DisplayPipeline& d_;
   Phase phase_ = Phase::kIdle;
   int64_t window_ = -1;  // the window being swiped
-  bool down_ = false;
+  bool touching_ = false;  // a touch-down injected, its lift not yet
+  InjectKind kind_ = InjectKind::kMove;
   Time event_time_;       // the event being injected: its MotionEvent's time
   bool replied_ = false;
 };
 
-void DisplayPipeline::inject_enqueue(Task& self, bool down) {
+void DisplayPipeline::inject_enqueue(Task& self, InjectKind kind) {
   // enqueueInboundEventLocked() and mLooper->wake(): InputDispatcher takes
   // it as a motion notified by InputReader.
   motion_times_.push_back(inject_event_time_);
   ++dispatcher_motions_;
-  dispatcher_down_ = dispatcher_down_ || down;
+  dispatcher_down_ = dispatcher_down_ || kind == InjectKind::kDown;
+  dispatcher_up_ = dispatcher_up_ || kind == InjectKind::kUp;
   inject_state_ = InjectState::kQueued;
   inject_waiter_ = &self;
   wake(*dispatcher_task_, &self);
@@ -932,7 +954,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     check_thread(params_.input_reader_thread, "input_reader_thread");
     check_thread(params_.input_dispatcher_thread, "input_dispatcher_thread");
     for (Time c : {params_.touch_irq_cost, params_.input_reader_cost, params_.input_dispatcher_cost,
-                   params_.input_finish_cost, params_.ui_input_cost, params_.ui_down_cost,
+                   params_.input_finish_cost, params_.ui_input_cost, params_.ui_down_cost, params_.ui_up_cost,
                    params_.input_resample_latency})
       if (c < Time::zero()) bad("input costs must be >= 0");
     if (params_.touch_irq_cpu < 0 || params_.touch_irq_cpu >= k_.nr_cpus())

@@ -160,7 +160,8 @@
 // input_finish_cost). The window's first report is the touch-down, which
 // is not batched: the UI thread delivers it to its views at once
 // (ViewRootImpl's input stages, ui_down_cost) and finishes it then.
-// Simplified: the lift (UP) is no event of its own (the window's end);
+// Simplified: a finger's lift (UP) is no event of its own (the window's
+// end; an injected swipe's is);
 // resampling decides which samples a frame takes, not their coordinates;
 // the touch driver's bus read is
 // CPU work, not a sleep; InputReader's and InputDispatcher's other work
@@ -195,12 +196,17 @@
 // (a move is finished at the next doFrame(), the touch-down at once), so
 // a swipe injects a move every frame or two (see resampling below). The
 // swipe runs from each window's start for inject_duration (a fling: a
-// short swipe, then its animation), by default the whole window. No touch interrupt, no
+// short swipe, then its animation), by default the whole window, and ends
+// with touchUp(): the lift, injected the same way after the last step's
+// sleep, which the UI thread handles at once (ui_up_cost) with whatever
+// is batched (InputConsumer consumes the batch before a motion that
+// cannot join it). No touch interrupt, no
 // InputReader: kernel input handlers (touch_rpm) never see injected
 // events, so touch_rpm is refused with it. Simplified: the hop through
 // the shell process that holds UiAutomationConnection (`am instrument`)
-// is not modelled (the test's thread calls system_server directly); the
-// lift (UP) is no event of its own, as with touch.
+// is not modelled (the test's thread calls system_server directly), nor
+// UiAutomationConnection's syncInputTransactions() around each touch-down
+// and lift (a WindowManager -> SurfaceFlinger round trip).
 //
 // Not modelled: RenderThread's own vsync, GPU composition in SF,
 // HWC/present fences as separate threads, refresh-rate switching, the
@@ -371,6 +377,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   struct InputRound {
     int events = 0;       // reports / motions taken
     bool down = false;    // the window's touch-down is among them
+    bool up = false;      // InputDispatcher: an injected lift is among them
     bool finish = false;  // InputDispatcher: the app's finished signals
     bool inject_taken = false;     // InputDispatcher: the injected event is among the motions
     bool inject_finished = false;  // InputDispatcher: the finished signals end the injection's wait
@@ -384,7 +391,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   // (Time::max() when the schedule has ended).
   Time next_window_start(Time t) const;
   // InputDispatcher::injectInputEvent() run by `self`: the event queued.
-  void inject_enqueue(Task& self, bool down);
+  enum class InjectKind : uint8_t { kDown, kMove, kUp };
+  void inject_enqueue(Task& self, InjectKind kind);
 
   Kernel& k_;
   std::string name_;
@@ -443,6 +451,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   // The touch-down on its way (not batched: the UI thread handles and
   // finishes it at once), at each stage.
   bool irq_down_ = false, reader_down_ = false, dispatcher_down_ = false, ui_down_ = false;
+  bool dispatcher_up_ = false, ui_up_ = false;  // an injected lift on its way (not batched either)
   bool ui_frame_scheduled_ = false;
   uint64_t touch_reports_ = 0, input_received_total_ = 0, injected_total_ = 0;
   // input_source: injected: the test's thread, its binder call, and the
@@ -456,7 +465,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   Task* injector_task_ = nullptr;
   CallSpec inject_call_;
   InjectState inject_state_ = InjectState::kNone;
-  bool inject_next_down_ = false;  // the event the test's thread is injecting is a touch-down
+  InjectKind inject_next_kind_ = InjectKind::kMove;  // the event the test's thread is injecting
   Task* inject_waiter_ = nullptr;
   // vsync_threads: SF's and the app's callbacks, the dispatch timer's
   // intended wake-up and CPU, and whether it expired with TimerDispatch
