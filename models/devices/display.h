@@ -206,7 +206,9 @@
 // the shell process that holds UiAutomationConnection (`am instrument`)
 // is not modelled (the test's thread calls system_server directly), nor
 // UiAutomationConnection's syncInputTransactions() around each touch-down
-// and lift (a WindowManager -> SurfaceFlinger round trip).
+// and lift (a WindowManager -> SurfaceFlinger round trip), nor a drag that
+// redraws only on the frames that consumed input (the window's frames are
+// drawn every vsync).
 //
 // Not modelled: RenderThread's own vsync, GPU composition in SF,
 // HWC/present fences as separate threads, refresh-rate switching, the
