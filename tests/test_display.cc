@@ -937,6 +937,37 @@ TEST_CASE("display: the touch IRQ thread preempts a fair task on its CPU at once
   CHECK(hog.se.sum_exec_runtime > Time::ms(150).count());
 }
 
+// A touch-down read together with older moves: windows [100, 200) and
+// [201, 301) ms (gap 1 ms), a FIFO hog on the UI thread's CPU from 199.5
+// to 202.52 ms (3 ms of work; the app EventThread, FIFO 2, takes 20 us of
+// it at W26). The UI thread has report 11 (191.67 ms) batched; report 12
+// (200.0 ms, published at 200.25 ms) and window 1's touch-down (201.0 ms,
+// published at 201.25 ms) wait for it and are read together at
+// 202.52 ms. The touch-down consumes the batch and everything read up to
+// it (InputConsumer flushes the batch before a motion that cannot join
+// it): reports 11 and 12 and the down are finished at 202.82 ms, after
+// the down's 300 us, and nothing stays batched, so doFrame() 27 (W27 +
+// 30 us) finishes nothing: InputDispatcher is not woken by the UI thread
+// then. (Taking the down for the first motion read left its time batched
+// as a move, finished by doFrame() 27.)
+TEST_CASE("display: a touch-down read with older moves consumes them all", "[display][input]") {
+  DisplayParams dp = input_thread_params();
+  dp.gap = Time::ms(1);
+  Rig r(dp, 4);
+  r.add_ui_cpu_hog(Time::us(199500), Time::ms(3));
+  r.build();
+  r.run(Time::ms(400));
+  Task* dispatcher = r.disp->input_dispatcher_task();
+  Task* ui = &r.disp->ui_task();
+  REQUIRE(dispatcher);
+  CHECK(r.disp->input_events_received() == 26);
+  std::vector<Time> by_ui;
+  for (const auto& w : r.log.wakes)
+    if (w.task == dispatcher->comm && w.waker == ui) by_ui.push_back(w.t);
+  CHECK(std::find(by_ui.begin(), by_ui.end(), Time::us(202820)) != by_ui.end());
+  CHECK(std::find(by_ui.begin(), by_ui.end(), W(27) + Time::us(30)) == by_ui.end());
+}
+
 // A report's motion for a UI thread away from its Looper waits in the
 // InputChannel: the dispatcher does not wake it; it reads the motion when
 // back. A FIFO hog on RenderThread's CPU (1) from 105 to 125 ms keeps

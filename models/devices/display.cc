@@ -95,8 +95,14 @@ class DisplayPipeline::UiBody final : public Body {
             const bool down = std::exchange(d_.ui_down_, false);
             const bool up = std::exchange(d_.ui_up_, false);
             if (down) {
-              d_.motion_times_.drop_front(static_cast<size_t>(d_.ui_batch_) + 1);
-              d_.ui_batch_ = d_.ui_input_received_ - 1;
+              // Everything up to the touch-down goes (times only grow; what
+              // was read with it may hold older moves and newer ones).
+              const int pending = d_.ui_batch_ + d_.ui_input_received_;
+              int through = 0;
+              while (through < pending && d_.motion_times_[static_cast<size_t>(through)] <= d_.ui_down_time_)
+                ++through;
+              d_.motion_times_.drop_front(static_cast<size_t>(through));
+              d_.ui_batch_ = pending - through;
             } else {
               d_.ui_batch_ += d_.ui_input_received_;
             }
@@ -509,14 +515,17 @@ DisplayPipeline::InputRound DisplayPipeline::input_take(InputRole role) {
       r.events = std::exchange(irq_thread_pending_, false) ? 1 : 0;
       r.time = last_report_time_;
       r.down = std::exchange(irq_down_, false);
+      r.down_time = r.time;  // the motion that carries the touch-down
       break;
     case InputRole::kReader:
       r.events = std::exchange(reader_reports_, 0);
       r.down = std::exchange(reader_down_, false);
+      r.down_time = reader_down_time_;
       break;
     case InputRole::kDispatcher:
       r.events = std::exchange(dispatcher_motions_, 0);
       r.down = std::exchange(dispatcher_down_, false);
+      r.down_time = dispatcher_down_time_;
       r.up = std::exchange(dispatcher_up_, false);
       r.finish = std::exchange(dispatcher_finish_, false);
       // One injection at a time: a finished signal taken while it is
@@ -550,6 +559,7 @@ void DisplayPipeline::input_round_done(InputRole role, Task& self, const InputRo
       // (its interrupt's time: input_set_timestamp()).
       motion_times_.push_back(r.time);
       ++reader_reports_;
+      if (r.down) reader_down_time_ = r.down_time;
       reader_down_ = reader_down_ || r.down;
       wake(*reader_task_, &self);
       break;
@@ -557,6 +567,7 @@ void DisplayPipeline::input_round_done(InputRole role, Task& self, const InputRo
       // QueuedInputListener::flush() -> InputDispatcher::notifyMotion():
       // mLooper->wake().
       dispatcher_motions_ += r.events;
+      if (r.down) dispatcher_down_time_ = r.down_time;
       dispatcher_down_ = dispatcher_down_ || r.down;
       wake(*dispatcher_task_, &self);
       break;
@@ -574,6 +585,7 @@ void DisplayPipeline::input_round_done(InputRole role, Task& self, const InputRo
       // runtime-PM D sleep; it reads them when back in its Looper).
       if (r.events == 0) break;
       ui_input_received_ += r.events;
+      if (r.down) ui_down_time_ = r.down_time;
       ui_down_ = ui_down_ || r.down;
       ui_up_ = ui_up_ || r.up;
       input_received_total_ += static_cast<uint64_t>(r.events);
@@ -713,6 +725,7 @@ void DisplayPipeline::inject_enqueue(Task& self, InjectKind kind) {
   // it as a motion notified by InputReader.
   motion_times_.push_back(inject_event_time_);
   ++dispatcher_motions_;
+  if (kind == InjectKind::kDown) dispatcher_down_time_ = inject_event_time_;
   dispatcher_down_ = dispatcher_down_ || kind == InjectKind::kDown;
   dispatcher_up_ = dispatcher_up_ || kind == InjectKind::kUp;
   inject_state_ = InjectState::kQueued;

@@ -380,6 +380,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
     int events = 0;       // reports / motions taken
     bool down = false;    // the window's touch-down is among them
     bool up = false;      // InputDispatcher: an injected lift is among them
+    Time down_time;       // the touch-down's event time (with down)
     bool finish = false;  // InputDispatcher: the app's finished signals
     bool inject_taken = false;     // InputDispatcher: the injected event is among the motions
     bool inject_finished = false;  // InputDispatcher: the finished signals end the injection's wait
@@ -453,6 +454,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   // The touch-down on its way (not batched: the UI thread handles and
   // finishes it at once), at each stage.
   bool irq_down_ = false, reader_down_ = false, dispatcher_down_ = false, ui_down_ = false;
+  Time reader_down_time_, dispatcher_down_time_, ui_down_time_;  // the touch-down's event time
   bool dispatcher_up_ = false, ui_up_ = false;  // an injected lift on its way (not batched either)
   bool ui_frame_scheduled_ = false;
   uint64_t touch_reports_ = 0, input_received_total_ = 0, injected_total_ = 0;
