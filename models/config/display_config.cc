@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <initializer_list>
+#include <string_view>
 
 #include "models/config/policy_names.h"
 #include "models/config/yaml_loaders.h"
@@ -68,10 +70,16 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   if (auto n = r.find("gpu_time")) p.gpu_time = load_distribution(doc, *n, r.path("gpu_time"));
   if (auto n = r.find("sf_cost")) p.sf_cost = load_distribution(doc, *n, r.path("sf_cost"));
   if (auto n = r.find("commit_cost")) p.commit_cost = load_distribution(doc, *n, r.path("commit_cost"));
+  // Keys that only mean something when `ok`: each one given is an error
+  // saying what it needs.
+  auto keys_need = [&](std::initializer_list<const char*> keys, bool ok, std::string_view need) {
+    if (ok) return;
+    for (const char* key : keys)
+      if (r.has(key)) fail(doc, *r.find(key), r.path(key), fmt::format("{} needs {}", key, need));
+  };
   r.read("vsync_threads", p.vsync_threads);
-  for (const char* key : {"timer_dispatch_thread", "app_event_thread", "timer_dispatch_cost", "app_event_cost"})
-    if (r.has(key) && !p.vsync_threads)
-      fail(doc, *r.find(key), r.path(key), fmt::format("{} needs vsync_threads: true", key));
+  keys_need({"timer_dispatch_thread", "app_event_thread", "timer_dispatch_cost", "app_event_cost"}, p.vsync_threads,
+            "vsync_threads: true");
   if (auto n = r.find("timer_dispatch_thread"))
     p.timer_dispatch_thread = load_thread(doc, *n, r.path("timer_dispatch_thread"), p.timer_dispatch_thread, cpus);
   if (auto n = r.find("app_event_thread"))
@@ -93,11 +101,11 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("input_threads", p.input_threads);
   if (p.input_threads && !p.vsync_threads)
     fail(doc, *r.find("input_threads"), r.path("input_threads"), "input_threads needs vsync_threads: true");
-  for (const char* key : {"touch_report_rate", "touch_irq_thread", "input_reader_thread", "input_dispatcher_thread",
-                          "touch_irq_cost", "input_reader_cost", "input_dispatcher_cost", "input_finish_cost",
-                          "ui_input_cost", "ui_down_cost", "ui_up_cost", "input_resample_latency"})
-    if (r.has(key) && !p.input_threads)
-      fail(doc, *r.find(key), r.path(key), fmt::format("{} needs input_threads: true", key));
+  keys_need({"touch_report_rate", "touch_irq_thread", "input_reader_thread", "input_dispatcher_thread", "touch_irq_cost",
+             "input_reader_cost", "input_dispatcher_cost", "input_finish_cost", "ui_input_cost", "ui_down_cost",
+             "ui_up_cost", "input_resample_latency", "input_source", "injector_thread", "inject_binder",
+             "inject_step_delay", "inject_cost", "inject_server_cost", "inject_duration"},
+            p.input_threads, "input_threads: true");
   if (auto n = r.find("touch_report_rate")) {
     p.touch_report_hz = as_frequency_hz(doc, *n, r.path("touch_report_rate"));
     if (!(p.touch_report_hz >= 1 && p.touch_report_hz <= 10000))
@@ -118,30 +126,21 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("ui_down_cost", p.ui_down_cost, Bound::kNonNegative);
   r.read("ui_up_cost", p.ui_up_cost, Bound::kNonNegative);
   r.read("input_resample_latency", p.input_resample_latency, Bound::kNonNegative);
-  for (const char* key : {"input_source", "injector_thread", "inject_binder", "inject_step_delay", "inject_cost",
-                          "inject_server_cost"})
-    if (r.has(key) && !p.input_threads)
-      fail(doc, *r.find(key), r.path(key), fmt::format("{} needs input_threads: true", key));
   std::string source = "touch";
   r.read_choice("input_source", source, {"touch", "injected"});
   if (source == "injected") p.input_source = DisplayParams::InputSource::kInjected;
   const bool injected = p.input_source == DisplayParams::InputSource::kInjected;
   // Each path's own keys.
-  for (const char* key : {"touch_report_rate", "touch_irq_thread", "input_reader_thread", "touch_irq_cost",
-                          "input_reader_cost"})
-    if (r.has(key) && injected)
-      fail(doc, *r.find(key), r.path(key),
-           fmt::format("{} needs input_source: touch (injected events never reach the kernel's input path)", key));
+  keys_need({"touch_report_rate", "touch_irq_thread", "input_reader_thread", "touch_irq_cost", "input_reader_cost"},
+            !injected, "input_source: touch (injected events never reach the kernel's input path)");
   auto is_none = [&](const char* key) {
     const auto n = r.find(key);
     return n && n->IsScalar() && n->Scalar() == "none";
   };
-  for (const char* key :
-       {"injector_thread", "inject_binder", "inject_step_delay", "inject_cost", "inject_server_cost", "inject_duration"})
-    if (r.has(key) && !injected && !is_none(key))
-      fail(doc, *r.find(key), r.path(key),
-           fmt::format("{} needs input_source: injected{}", key,
-                       std::string_view(key) == "inject_binder" ? " (or set inject_binder: none)" : ""));
+  keys_need({"injector_thread", "inject_step_delay", "inject_cost", "inject_server_cost", "inject_duration"}, injected,
+            "input_source: injected");
+  if (!is_none("inject_binder"))
+    keys_need({"inject_binder"}, injected, "input_source: injected (or set inject_binder: none)");
   if (auto n = r.find("injector_thread"))
     p.injector_thread = load_thread(doc, *n, r.path("injector_thread"), p.injector_thread, cpus);
   if (r.has("inject_binder") && !is_none("inject_binder"))
