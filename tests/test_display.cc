@@ -886,7 +886,9 @@ TEST_CASE("display: a touch report reaches the UI thread through the IRQ thread,
   bool app_by_ui = false;
   for (const auto& w : r.log.wakes) app_by_ui |= w.task == "app" && w.waker == ui && w.t == Time::ms(100) + Time::us(550);
   CHECK(app_by_ui);
-  // Frames 14 .. 28 and 146 .. 160: doFrame() 25 asks for no animation
+  // Frames 14 and 16 .. 28, 146 and 148 .. 160: doFrame() 15 consumed
+  // nothing (report 1 is too new for it) while the finger holds the
+  // views, so it drew nothing; doFrame() 25 asks for no animation
   // frame (W26 is past the window) but it consumed report 10 and its
   // batch still holds report 11 (191.67 ms, after its sample time
   // 187.67 ms), so it asks for frame 26; doFrame() 26 takes report 11 and
@@ -894,8 +896,13 @@ TEST_CASE("display: a touch report reaches the UI thread through the IRQ thread,
   // finger's last move is drawn), which consumed it and so asks for one
   // more (ConsumeBatchedInputRunnable), frame 28, which takes nothing.
   CHECK(r.disp->app_vsyncs() == 30);
-  for (int64_t k : {14, 25, 26, 27, 28, 146, 158, 159, 160}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
-  for (int64_t k : {13, 29, 145, 161}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
+  for (int64_t w0 : {14, 146}) {
+    INFO("window from frame " << w0);
+    CHECK(r.log.frames.count(static_cast<uint64_t>(w0)) == 1);
+    for (int64_t k = w0 + 2; k <= w0 + 14; ++k) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+    for (int64_t k : {w0 - 1, w0 + 1, w0 + 15}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
+  }
+  CHECK(r.disp->input_only_frames() == 2);
 }
 
 // The touch IRQ thread shares CPU 3 with a nice 0 hog (and InputReader,
@@ -1050,8 +1057,12 @@ TEST_CASE("display: input motions ask for a frame only when none is scheduled", 
 // touchUp() injects the lift (time 206 ms), which the UI thread handles at
 // once (300 us) and finishes, so the test's thread is answered at W26 +
 // 5.06 + 0.58 ms and sleeps until window 1 (1200 ms). Frame 27 is the one
-// doFrame() 26 asked for after consuming the last move. No touch
-// interrupt and no InputReader run.
+// doFrame() 26 asked for after consuming the last move. The finger holds
+// the views from the touch-down to the lift: frame 14 (asked for by the
+// touch-down), the frames that consumed a move (16, 18, .., 26) and frame
+// 27 (the lift) draw; doFrame() 15, 17, .., 25 consumed nothing and only
+// asked for the next frame: no frame of theirs. No touch interrupt and no
+// InputReader run.
 TEST_CASE("display: an injected swipe reaches the UI thread through system_server's binder thread and InputDispatcher",
           "[display][input]") {
   DisplayParams dp = input_thread_params();
@@ -1114,9 +1125,17 @@ TEST_CASE("display: an injected swipe reaches the UI thread through system_serve
   const auto ui_by_dispatcher = wakes(ui, dispatcher);
   REQUIRE_FALSE(ui_by_dispatcher.empty());
   CHECK(ui_by_dispatcher[0] == Time::us(100250));
-  // Frames 14 .. 27 and 146 .. 159.
-  for (int64_t k : {14, 25, 26, 27, 146, 158, 159}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
-  for (int64_t k : {13, 28, 145, 160}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
+  // Frames 14, 16, .., 26, 27 and 146, 148, .., 158, 159; the odd ones
+  // between ran CALLBACK_INPUT alone.
+  for (int64_t w0 : {14, 146}) {
+    INFO("window from frame " << w0);
+    for (int64_t k = w0; k <= w0 + 12; k += 2) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+    for (int64_t k = w0 + 1; k <= w0 + 11; k += 2) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
+    CHECK(r.log.frames.count(static_cast<uint64_t>(w0 + 13)) == 1);
+    CHECK(r.log.frames.count(static_cast<uint64_t>(w0 - 1)) == 0);
+    CHECK(r.log.frames.count(static_cast<uint64_t>(w0 + 14)) == 0);
+  }
+  CHECK(r.disp->input_only_frames() == 12);
 }
 
 // Without a binder process the test's thread queues the event and waits
@@ -1168,8 +1187,9 @@ TEST_CASE("display: without touch resampling an injected swipe moves every frame
 // 30 ms, window 0's gesture injects the touch-down (100 ms) and the moves
 // at 105.53 ms and W16 + 5.06 ms = 122.73 ms (22.7 ms into the window);
 // the sleep after the second ends 39.4 ms in, past the gesture: the lift,
-// then no more injections until window 1. The frames go on for the whole
-// window (the fling's animation).
+// then no more injections until window 1. During the gesture doFrame() 15
+// and 17 consume nothing and draw nothing; from the lift (frame 19) the
+// fling's animation draws every frame to the window's end (frame 25).
 TEST_CASE("display: an injected gesture shorter than its window stops at inject_duration", "[display][input]") {
   DisplayParams dp = input_thread_params();
   dp.input_source = DisplayParams::InputSource::kInjected;
@@ -1192,7 +1212,9 @@ TEST_CASE("display: an injected gesture shorter than its window stops at inject_
     if (w.task == injector->comm && w.waker == r.disp->input_dispatcher_task()) by_dispatcher.push_back(w.t);
   REQUIRE(by_dispatcher.size() == 4);
   CHECK(by_dispatcher[3] == W(18) + Time::us(5060 + 530));  // the lift, finished at once
-  for (int64_t k : {14, 25}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+  for (int64_t k : {14, 16, 18, 19, 20, 21, 22, 23, 24, 25}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+  for (int64_t k : {15, 17}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
+  CHECK(r.disp->input_only_frames() == 2);
 }
 
 TEST_CASE("display: injected input needs input_threads and no touch_rpm", "[display][input]") {

@@ -253,7 +253,8 @@ const std::vector<ParamDecl>& display_params() {
         {"input_finish_cost", "duration", duration_text(d.input_finish_cost),
          "InputDispatcher CPU work per round handling the app's finished signals (an assumption)"},
         {"ui_input_cost", "duration", duration_text(d.ui_input_cost),
-         "UI thread CPU work reading the motions in its Looper (an assumption)"},
+         "UI thread CPU work reading the motions in its Looper, and a drag's doFrame() that consumes none and so "
+         "draws nothing (its input callback alone) (an assumption)"},
         {"ui_down_cost", "duration", duration_text(d.ui_down_cost),
          "UI thread CPU work handling a touch-down at once, through its views (an assumption)"},
         {"ui_up_cost", "duration", duration_text(d.ui_up_cost),

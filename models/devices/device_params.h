@@ -170,7 +170,7 @@ struct DisplayParams {
   Time input_reader_cost = Time::us(100);      // EventHub::getEvents() + InputReader's mappers, per round
   Time input_dispatcher_cost = Time::us(100);  // InputDispatcher: pick the window, publish the motion
   Time input_finish_cost = Time::us(30);       // InputDispatcher: the app's finished signals
-  Time ui_input_cost = Time::us(50);           // UI thread: NativeInputEventReceiver, batch and post
+  Time ui_input_cost = Time::us(50);           // UI thread: NativeInputEventReceiver, batch and post; a drag's doFrame() that consumes nothing
   Time ui_down_cost = Time::us(300);           // UI thread: a touch-down delivered at once (dispatchTouchEvent)
   Time ui_up_cost = Time::us(300);             // UI thread: an injected lift delivered at once; an assumption
   // A frame's CALLBACK_INPUT takes the batched motions no later than its

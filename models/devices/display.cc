@@ -76,8 +76,9 @@ class DisplayPipeline::UiBody final : public Body {
         case Phase::kIdle: {
           if (d_.ui_wants_vsync_) {
             // vsync_threads: a touch or a Handler message (an idle redraw)
-            // asks for the next frame (postFrameCallback()).
+            // asks for the next frame (postFrameCallback()), which draws.
             d_.ui_wants_vsync_ = false;
+            d_.ui_views_dirty_ = true;
             if (!d_.ui_frame_scheduled_) d_.ui_requests_vsync(self);  // Choreographer: one request per frame
           }
           if (d_.ui_input_received_ > 0) {
@@ -111,6 +112,13 @@ class DisplayPipeline::UiBody final : public Body {
               d_.ui_batch_ = 0;
             }
             d_.ui_input_received_ = 0;
+            // The touch-down and the lift change the views at once
+            // (invalidate(): the next frame draws); between them the finger
+            // holds the views (drag_held()).
+            if (down || up) {
+              d_.ui_views_dirty_ = true;
+              d_.ui_finger_down_ = !up;
+            }
             down_handling_ = down || up;
             phase_ = Phase::kInput;
             const Time cost = down ? d_.params_.ui_down_cost : up ? d_.params_.ui_up_cost : d_.params_.ui_input_cost;
@@ -126,6 +134,7 @@ class DisplayPipeline::UiBody final : public Body {
           // skips to the latest vsync ("Skipped N frames").
           if (now - d_.app_wakeup(k) >= d_.period())
             k = floor_div((now + d_.app_duration_ + d_.sf_duration_).count(), d_.period_);
+          int consumed = 0;
           if (d_.ui_batch_ > 0) {
             // CALLBACK_INPUT: InputConsumer::consumeBatch(frameTime) takes
             // the samples no later than frameTime - RESAMPLE_LATENCY, and
@@ -135,7 +144,6 @@ class DisplayPipeline::UiBody final : public Body {
             // left any, asks for the next one (ConsumeBatchedInputRunnable,
             // onBatchedInputEventPending()).
             const Time sample_time = d_.app_wakeup(k) - d_.params_.input_resample_latency;
-            int consumed = 0;
             while (consumed < d_.ui_batch_ && d_.motion_times_[static_cast<size_t>(consumed)] <= sample_time)
               ++consumed;
             if (consumed > 0) {
@@ -146,10 +154,27 @@ class DisplayPipeline::UiBody final : public Body {
             }
             if ((consumed > 0 || d_.ui_batch_ > 0) && !d_.ui_frame_scheduled_) d_.ui_requests_vsync(self);
           }
+          // While a finger (or an injected swipe) holds the views, only
+          // input moves them: a frame draws if its CALLBACK_INPUT consumed
+          // motions (their handlers invalidate(), and the traversal runs in
+          // the same doFrame()), or if something else asked for it (the
+          // touch-down, the lift, a redraw message). Otherwise doFrame()
+          // runs CALLBACK_INPUT alone (ui_input_cost, assumption: another
+          // InputConsumer call through JNI): no traversal, nothing for
+          // RenderThread, no buffer, no FrameTimeline frame. No animation
+          // posts frame callbacks meanwhile: the next frame is asked for by
+          // input (above, and when motions are read).
+          const bool held = d_.drag_held(d_.app_wakeup(k));
+          const bool dirty = std::exchange(d_.ui_views_dirty_, false);
+          if (held && consumed == 0 && !dirty) {
+            ++d_.input_only_frames_;
+            if (d_.params_.ui_input_cost > Time::zero()) return Action::run(d_.params_.ui_input_cost.count());
+            continue;
+          }
           // vsync_threads: the animation callbacks, first in doFrame(),
           // post the next frame callback (requestNextVsync()) while the
           // animation goes on.
-          if (d_.et_task_ && d_.animating(d_.app_wakeup(k + 1)) && !d_.ui_frame_scheduled_)
+          if (d_.et_task_ && !held && d_.animating(d_.app_wakeup(k + 1)) && !d_.ui_frame_scheduled_)
             d_.ui_requests_vsync(self);
           frame_ = d_.alloc_frame();
           Frame& f = d_.frames_[frame_];
@@ -1101,6 +1126,12 @@ int64_t DisplayPipeline::window_of(Time t) const {
 }
 
 bool DisplayPipeline::animating(Time t) const { return window_of(t) >= 0; }
+
+// A touch-down handled and its lift not yet: an injected lift is an event;
+// a finger's is the window's end (the model sends no UP for it).
+bool DisplayPipeline::drag_held(Time t) const {
+  return ui_finger_down_ && (injector_task_ != nullptr || animating(t));
+}
 
 // The first app vsync k >= min_k whose callback time is >= t and inside an
 // animation window; -1 when the schedule has ended.

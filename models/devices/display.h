@@ -206,9 +206,18 @@
 // the shell process that holds UiAutomationConnection (`am instrument`)
 // is not modelled (the test's thread calls system_server directly), nor
 // UiAutomationConnection's syncInputTransactions() around each touch-down
-// and lift (a WindowManager -> SurfaceFlinger round trip), nor a drag that
-// redraws only on the frames that consumed input (the window's frames are
-// drawn every vsync).
+// and lift (a WindowManager -> SurfaceFlinger round trip).
+//
+// A drag draws only what input moves: from the touch-down the UI thread
+// handles to the lift (injected) or the window's end (a finger), no
+// animation posts frame callbacks. A doFrame() draws (UI work, RenderThread,
+// a buffer) when its CALLBACK_INPUT consumed motions (their handlers
+// invalidate() and the traversal follows in the same doFrame()) or when
+// the touch-down, the lift or a redraw message asked for it; else it runs
+// CALLBACK_INPUT alone (ui_input_cost) and produces no frame. So an
+// injected swipe at 120 Hz, which moves every other frame, draws every
+// other frame; after an injected fling's lift the animation draws every
+// vsync to the window's end.
 //
 // Not modelled: RenderThread's own vsync, GPU composition in SF,
 // HWC/present fences as separate threads, refresh-rate switching, the
@@ -266,6 +275,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   Time sf_wakeup(int64_t k) const { return vsync_time(k) - sf_duration_; }
   // Is an animation window open at t?
   bool animating(Time t) const;
+  // input_threads: a finger holds the views at frame time t (frames follow input).
+  bool drag_held(Time t) const;
 
   Task& ui_task() { return *ui_task_; }
   Task& render_task() { return *rt_task_; }
@@ -293,6 +304,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   uint64_t touch_reports() const { return touch_reports_; }  // input_threads: touch interrupts handled
   uint64_t input_events_received() const { return input_received_total_; }  // by the UI thread
   uint64_t events_injected() const { return injected_total_; }  // input_source: injected
+  // input_threads: doFrame()s of a drag that consumed no input and drew nothing.
+  uint64_t input_only_frames() const { return input_only_frames_; }
 
   void gpu_job_done(uint64_t cookie, QueueContext irq) override;
   void gpu_job_retired(uint64_t cookie, QueueContext ctx) override;
@@ -457,6 +470,10 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   Time reader_down_time_, dispatcher_down_time_, ui_down_time_;  // the touch-down's event time
   bool dispatcher_up_ = false, ui_up_ = false;  // an injected lift on its way (not batched either)
   bool ui_frame_scheduled_ = false;
+  // The UI thread's views: changed since the last drawn frame (touch-down,
+  // lift, redraw message), and held by a finger (drag_held()).
+  bool ui_views_dirty_ = false, ui_finger_down_ = false;
+  uint64_t input_only_frames_ = 0;
   uint64_t touch_reports_ = 0, input_received_total_ = 0, injected_total_ = 0;
   // input_source: injected: the test's thread, its binder call, and the
   // one injection in flight (sync: one at a time) from InputDispatcher's
