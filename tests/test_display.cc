@@ -84,6 +84,22 @@ DisplayParams input_thread_params(double report_hz = 120) {
   return d;
 }
 
+// input_source: injected, the test's thread on CPU 3, system_server's
+// one-thread binder pool on CPU 3 too.
+DisplayParams injected_params() {
+  DisplayParams d = input_thread_params();
+  d.input_source = DisplayParams::InputSource::kInjected;
+  d.inject_binder = "system_server";
+  d.injector_thread.cpus = {3};
+  return d;
+}
+BinderProcParams system_server_on_cpu3() {
+  BinderProcParams bp;
+  bp.name = "system_server";
+  bp.cpus = {3};
+  return bp;
+}
+
 // Frames by vsync id, and who woke the pipeline's threads when.
 class FrameLog : public SchedObserver {
  public:
@@ -111,6 +127,14 @@ class FrameLog : public SchedObserver {
   std::vector<Wake> wakes;
   std::vector<Wake> runs;
 };
+
+// When `p` was woken by `waker` (nullptr: a timer or interrupt).
+std::vector<Time> wakes_by(const FrameLog& log, const Task* p, const Task* waker) {
+  std::vector<Time> v;
+  for (const auto& w : log.wakes)
+    if (w.task == p->comm && w.waker == waker) v.push_back(w.t);
+  return v;
+}
 
 // A SCHED_FIFO task that runs `work` once, from `at`, then exits.
 class OneShot : public TaskBody {
@@ -1065,15 +1089,10 @@ TEST_CASE("display: input motions ask for a frame only when none is scheduled", 
 // InputReader run.
 TEST_CASE("display: an injected swipe reaches the UI thread through system_server's binder thread and InputDispatcher",
           "[display][input]") {
-  DisplayParams dp = input_thread_params();
-  dp.input_source = DisplayParams::InputSource::kInjected;
-  dp.inject_binder = "system_server";
-  dp.injector_thread.cpus = {3};
-  BinderProcParams bp;
-  bp.name = "system_server";
-  bp.cpus = {3};
+  DisplayParams dp = injected_params();
+  dp.inject_sync_input = false;  // the input-window sync has its own tests
   Rig r(dp, 4);
-  BinderProc ss(*r.k, bp);
+  BinderProc ss(*r.k, system_server_on_cpu3());
   r.build(nullptr, nullptr, nullptr, nullptr, &ss);
   r.run(Time::ms(1400));
   CHECK(r.disp->touch_irq_task() == nullptr);
@@ -1138,12 +1157,93 @@ TEST_CASE("display: an injected swipe reaches the UI thread through system_serve
   CHECK(r.disp->input_only_frames() == 12);
 }
 
+// UiAutomationConnection syncs the input windows before the touch-down
+// and after the lift (inject_sync_input; system_server's thread and the
+// test's on CPU 3, SurfaceFlinger on CPU 2). Window 0: the test's sleep
+// ends at 100 ms; it runs 100 us and calls system_server
+// (syncInputTransactions()), whose thread runs 200 us and applies the
+// transaction at 100.3 ms: SF's next callback is for vsync 13 (S13 =
+// 13 x 8,333,333 - 7,333,333 ns, just under 101 ms), whose timer wakes
+// TimerDispatch (10 us), which wakes SF; SF commits the input windows
+// (100 us) and wakes the waiting thread at S13 + 110 us, whose reply
+// wakes the test's thread; only now does it inject the touch-down (binder
+// thread woken at S13 + 110 us, at 100.1 ms without the sync), which the
+// UI thread handles from S13 + 260 us for 300 us, past W14 (= S13): the
+// first frame is 15, not 14. The moves then keep
+// the old rhythm (finished by doFrame() 16, 18, .., 26). The lift's reply
+// (W26 + 5.64 ms, as without the sync) lets the test's thread sync again
+// at once: system_server's thread applies at W26 + 5.84 ms (206.84 ms),
+// so SF commits at its next callback, S26 (209.33 ms) + 110 us, and the
+// test then sleeps until window 1. Two syncs a window.
+TEST_CASE("display: an injected touch-down waits for SurfaceFlinger to commit the input windows, and so does the lift",
+          "[display][input]") {
+  DisplayParams dp = injected_params();
+  REQUIRE(dp.inject_sync_input);  // on by default
+  dp.inject_sync_cost = Time::us(200);
+  dp.sf_input_sync_cost = Time::us(100);
+  Rig r(dp, 4);
+  BinderProc ss(*r.k, system_server_on_cpu3());
+  r.build(nullptr, nullptr, nullptr, nullptr, &ss);
+  r.run(Time::ms(1400));
+  Task* injector = r.disp->injector_task();
+  REQUIRE(injector);
+  Task* server = &ss.thread_task(0);
+  Task* sf = &r.disp->sf_task();
+  Task* ui = &r.disp->ui_task();
+  CHECK(r.disp->input_syncs() == 4);
+  CHECK(r.disp->events_injected() == 16);  // the same events as without the sync
+  CHECK(ss.transactions() == 20);           // and 4 syncs
+  const auto server_by_injector = wakes_by(r.log, server, injector), server_by_sf = wakes_by(r.log, server, sf);
+  REQUIRE(server_by_injector.size() == 20);
+  CHECK(server_by_injector[0] == Time::us(100100));  // syncInputTransactions()
+  CHECK(server_by_injector[1] == S(13) + Time::us(110));  // injectInputEvent(): the touch-down
+  REQUIRE(server_by_sf.size() == 4);
+  CHECK(server_by_sf[0] == S(13) + Time::us(110));
+  const auto ui_by_dispatcher = wakes_by(r.log, ui, r.disp->input_dispatcher_task());
+  REQUIRE_FALSE(ui_by_dispatcher.empty());
+  CHECK(ui_by_dispatcher[0] == S(13) + Time::us(260));
+  // The lift's sync: after its reply the test's thread calls system_server
+  // again, and SF's commit ends that wait.
+  const auto by_reply = wakes_by(r.log, injector, server);
+  REQUIRE(by_reply.size() == 20);
+  CHECK(server_by_injector[9] > server_by_sf[0]);
+  CHECK(server_by_injector[9] == by_reply[8]);  // the lift answered, the sync called at once
+  CHECK(server_by_injector[9] == W(26) + Time::us(5060 + 580));
+  CHECK(server_by_sf[1] == S(26) + Time::us(110));  // SF's next callback after the sync's 200 us
+  CHECK(by_reply[9] == server_by_sf[1]);        // the sync's reply: the test's thread sleeps until window 1
+  // SF woke for each commit without a frame to latch.
+  for (int64_t k : {15, 16, 18, 26, 27}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+  for (int64_t k : {14, 17}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 0);
+  CHECK(r.disp->input_only_frames() == 10);  // 17, 19, .., 25 in each window
+}
+
+// Without a binder process the test's thread applies the input-window
+// transaction itself at 100.1 ms (after its 100 us) and sleeps until SF's
+// commit wakes it: SF's callback S13, TimerDispatch's 10 us, SF's 100 us.
+TEST_CASE("display: without a binder process the injecting thread waits for SurfaceFlinger's commit itself",
+          "[display][input]") {
+  DisplayParams dp = input_thread_params();
+  dp.input_source = DisplayParams::InputSource::kInjected;
+  dp.injector_thread.cpus = {3};
+  dp.sf_input_sync_cost = Time::us(100);
+  Rig r(dp, 4);
+  r.build();
+  r.run(Time::ms(300));
+  Task* injector = r.disp->injector_task();
+  REQUIRE(injector);
+  CHECK(r.disp->input_syncs() == 2);
+  const auto by_sf = wakes_by(r.log, injector, &r.disp->sf_task());
+  REQUIRE(by_sf.size() == 2);
+  CHECK(by_sf[0] == S(13) + Time::us(110));
+}
+
 // Without a binder process the test's thread queues the event and waits
 // for the finish itself: InputDispatcher's finish wakes it, 50 us earlier
 // than the binder thread's reply above (no binder thread's work).
 TEST_CASE("display: without a binder process the injecting thread waits for the finish itself", "[display][input]") {
   DisplayParams dp = input_thread_params();
   dp.input_source = DisplayParams::InputSource::kInjected;
+  dp.inject_sync_input = false;  // the input-window sync has its own tests
   dp.injector_thread.cpus = {3};
   Rig r(dp, 4);
   r.build();
@@ -1151,9 +1251,7 @@ TEST_CASE("display: without a binder process the injecting thread waits for the 
   Task* injector = r.disp->injector_task();
   REQUIRE(injector);
   CHECK(r.disp->events_injected() == 8);
-  std::vector<Time> by_dispatcher;
-  for (const auto& w : r.log.wakes)
-    if (w.task == injector->comm && w.waker == r.disp->input_dispatcher_task()) by_dispatcher.push_back(w.t);
+  const auto by_dispatcher = wakes_by(r.log, injector, r.disp->input_dispatcher_task());
   REQUIRE(by_dispatcher.size() == 8);
   CHECK(by_dispatcher[0] == Time::us(100530));
   CHECK(by_dispatcher[1] == W(16) + Time::us(60));
@@ -1168,6 +1266,7 @@ TEST_CASE("display: without a binder process the injecting thread waits for the 
 TEST_CASE("display: without touch resampling an injected swipe moves every frame", "[display][input]") {
   DisplayParams dp = input_thread_params();
   dp.input_source = DisplayParams::InputSource::kInjected;
+  dp.inject_sync_input = false;  // the input-window sync has its own tests
   dp.injector_thread.cpus = {3};
   dp.input_resample_latency = Time::zero();
   Rig r(dp, 4);
@@ -1193,6 +1292,7 @@ TEST_CASE("display: without touch resampling an injected swipe moves every frame
 TEST_CASE("display: an injected gesture shorter than its window stops at inject_duration", "[display][input]") {
   DisplayParams dp = input_thread_params();
   dp.input_source = DisplayParams::InputSource::kInjected;
+  dp.inject_sync_input = false;  // the input-window sync has its own tests
   dp.injector_thread.cpus = {3};
   dp.inject_duration = Time::ms(30);
   Rig r(dp, 4);

@@ -417,6 +417,16 @@ TEST_CASE("A display's injected input loads from YAML, and each input source ref
   CHECK(d.inject_duration == Time::ms(300));
   CHECK(d.injector_thread.comm == "instrumentation");
   CHECK(d.injector_thread.nice == 0);
+  CHECK(d.inject_sync_input);  // UiAutomationConnection's syncInputTransactions(), by default
+  CHECK(d.inject_sync_cost == Time::us(200));
+  CHECK(d.sf_input_sync_cost == Time::us(100));
+  const DisplayParams synced = loaded_display(ss, inj + "input_source: injected, sf_input_sync_cost: 40us}\n");
+  CHECK(synced.sf_input_sync_cost == Time::us(40));
+  CHECK_FALSE(loaded_display(ss, inj + "input_source: injected, inject_sync_input: false}\n").inject_sync_input);
+  check_display_error(ss, inj + "input_source: injected, inject_sync_input: false, inject_sync_cost: 1ms}\n",
+                      "devices[0].inject_sync_cost", "needs inject_sync_input: true");
+  check_display_error(ss, inj + "inject_sync_input: true}\n", "devices[0].inject_sync_input",
+                      "needs input_source: injected");
   CHECK(loaded_display(ss, inj + "input_source: touch}\n").input_source == DisplayParams::InputSource::kTouch);
   check_display_error(ss, inj + "input_source: finger}\n", "devices[0].input_source", "touch, injected");
   check_display_error(ss, "  - {name: shade, model: display, vsync_threads: true, input_source: injected}\n",

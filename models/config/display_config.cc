@@ -104,7 +104,8 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   keys_need({"touch_report_rate", "touch_irq_thread", "input_reader_thread", "input_dispatcher_thread", "touch_irq_cost",
              "input_reader_cost", "input_dispatcher_cost", "input_finish_cost", "ui_input_cost", "ui_down_cost",
              "ui_up_cost", "input_resample_latency", "input_source", "injector_thread", "inject_binder",
-             "inject_step_delay", "inject_cost", "inject_server_cost", "inject_duration"},
+             "inject_step_delay", "inject_cost", "inject_server_cost", "inject_duration", "inject_sync_input",
+             "inject_sync_cost", "sf_input_sync_cost"},
             p.input_threads, "input_threads: true");
   if (auto n = r.find("touch_report_rate")) {
     p.touch_report_hz = as_frequency_hz(doc, *n, r.path("touch_report_rate"));
@@ -137,8 +138,9 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
     const auto n = r.find(key);
     return n && n->IsScalar() && n->Scalar() == "none";
   };
-  keys_need({"injector_thread", "inject_step_delay", "inject_cost", "inject_server_cost", "inject_duration"}, injected,
-            "input_source: injected");
+  keys_need({"injector_thread", "inject_step_delay", "inject_cost", "inject_server_cost", "inject_duration",
+             "inject_sync_input", "inject_sync_cost", "sf_input_sync_cost"},
+            injected, "input_source: injected");
   if (!is_none("inject_binder"))
     keys_need({"inject_binder"}, injected, "input_source: injected (or set inject_binder: none)");
   if (auto n = r.find("injector_thread"))
@@ -149,6 +151,10 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("inject_cost", p.inject_cost, Bound::kNonNegative);
   r.read("inject_server_cost", p.inject_server_cost, Bound::kNonNegative);
   r.read("inject_duration", p.inject_duration, Bound::kNonNegative);
+  r.read("inject_sync_input", p.inject_sync_input);
+  keys_need({"inject_sync_cost", "sf_input_sync_cost"}, p.inject_sync_input, "inject_sync_input: true");
+  r.read("inject_sync_cost", p.inject_sync_cost, Bound::kNonNegative);
+  r.read("sf_input_sync_cost", p.sf_input_sync_cost, Bound::kNonNegative);
   if (r.has("gpu")) p.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
   if (r.has("gpu_submit_wq")) {
     if (p.gpu.empty()) fail(doc, *r.find("gpu_submit_wq"), r.path("gpu_submit_wq"), "gpu_submit_wq needs gpu: NAME");
@@ -279,6 +285,15 @@ const std::vector<ParamDecl>& display_params() {
          "the test thread's CPU work per injected event (an assumption)"},
         {"inject_server_cost", "duration", duration_text(d.inject_server_cost),
          "the binder thread's CPU work per injection, up to InputDispatcher's queue (an assumption)"},
+        {"inject_sync_input", "bool", "true",
+         "sync the input windows before each injected touch-down and after each lift, as "
+         "UiAutomationConnection does (WindowManagerService.syncInputTransactions(): a binder call to "
+         "inject_binder's process that waits for SurfaceFlinger's next commit)"},
+        {"inject_sync_cost", "duration", duration_text(d.inject_sync_cost),
+         "the binder thread's CPU work per input sync: surface placement, the input windows, the transaction "
+         "(an assumption)"},
+        {"sf_input_sync_cost", "duration", duration_text(d.sf_input_sync_cost),
+         "SurfaceFlinger's main thread CPU work committing an input sync's transaction (an assumption)"},
     });
     return v;
   }();

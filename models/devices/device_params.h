@@ -197,6 +197,14 @@ struct DisplayParams {
   Time inject_duration = Time::zero();
   Time inject_cost = Time::us(100);        // the test's thread per event (MotionEvent, UiAutomation); an assumption
   Time inject_server_cost = Time::us(50);  // the binder thread: injectInputEvent() up to the queue; an assumption
+  // UiAutomationConnection.injectInputEvent() syncs the input windows
+  // (WindowManagerService.syncInputTransactions()) before each touch-down
+  // and after each lift: the binder thread's WindowManager work, then a
+  // wait for SurfaceFlinger's next commit, which costs SF's main thread
+  // sf_input_sync_cost.
+  bool inject_sync_input = true;
+  Time inject_sync_cost = Time::us(200);    // system_server: surface placement, input windows, apply(); an assumption
+  Time sf_input_sync_cost = Time::us(100);  // SF main thread: the commit and updateInputFlinger(); an assumption
 };
 
 struct DeviceParams {

@@ -328,9 +328,31 @@ class DisplayPipeline::SfBody final : public Body {
             // The previous frame is still to be presented at or after this
             // target: skip this vsync (backpressure) and try the next one.
             ++d_.sf_skipped_;
-            if (!d_.queue_.empty()) d_.request_sf(self.cpu);
+            if (!d_.queue_.empty() || d_.input_sync_ == InputSync::kApplied) d_.request_sf(self.cpu);
             continue;
           }
+          if (d_.input_sync_ == InputSync::kApplied) {
+            // SurfaceFlinger::commit() applies the input-window transaction
+            // and updateInputFlinger() reports the windows; then the
+            // WindowManager thread waiting for them goes on (simplified: SF's
+            // main thread wakes it; the report reaches it through InputFlinger's
+            // listener and SF's binder thread).
+            d_.input_sync_ = InputSync::kCommitting;
+            phase_ = Phase::kInputSync;
+            if (d_.params_.sf_input_sync_cost > Time::zero())
+              return Action::run(d_.params_.sf_input_sync_cost.count());
+            continue;
+          }
+          phase_ = Phase::kLatch;
+          continue;
+        }
+        case Phase::kInputSync:
+          d_.input_sync_ = InputSync::kNone;
+          d_.wake(*d_.input_sync_waiter_, &self);
+          phase_ = Phase::kLatch;
+          continue;
+        case Phase::kLatch: {
+          phase_ = Phase::kIdle;
           if (!latch(self)) {
             if (!d_.queue_.empty()) d_.request_sf(self.cpu);
             continue;
@@ -369,7 +391,7 @@ class DisplayPipeline::SfBody final : public Body {
   }
 
  private:
-  enum class Phase : uint8_t { kIdle, kComposite, kRpmGet, kCommit };
+  enum class Phase : uint8_t { kIdle, kInputSync, kLatch, kComposite, kRpmGet, kCommit };
   // Latches the ready, due buffers at the head of the queue; the newest is
   // kept, the others are dropped. False if none was ready.
   bool latch(Task& self) {
@@ -651,6 +673,19 @@ class DisplayPipeline::InjectHook final : public BinderWorkHook {
   DisplayPipeline& d_;
 };
 
+// WindowManagerService.syncInputTransactions() on the binder thread: its
+// transaction goes to SurfaceFlinger, then the thread waits until SF's
+// next commit has reported the input windows.
+class DisplayPipeline::InputSyncHook final : public BinderWorkHook {
+ public:
+  explicit InputSyncHook(DisplayPipeline& d) : d_(d) {}
+  void binder_work_done(Task& server) override { d_.input_sync_apply(server); }
+  bool binder_hold(Task&) override { return d_.input_sync_ != InputSync::kNone; }
+
+ private:
+  DisplayPipeline& d_;
+};
+
 // input_source: injected. The test's thread: UiAutomator's swipe() over
 // each animation window (a touch-down at its start, then a move per step
 // while it lasts), every event a synchronous injection (display.h).
@@ -699,6 +734,14 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
           continue;
         }
         case Phase::kInject:
+          // UiAutomationConnection.injectInputEvent(): a touch-down waits
+          // for the input windows to be synced first.
+          if (kind_ == InjectKind::kDown && d_.params_.inject_sync_input && !synced_) {
+            begin_input_sync(self);
+            phase_ = Phase::kSyncWait;
+            return Action::block(TaskState::kInterruptible);
+          }
+          synced_ = false;
           ++d_.injected_total_;
           phase_ = Phase::kWait;
           if (d_.inject_binder_) {
@@ -716,7 +759,14 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
           return Action::block(TaskState::kInterruptible);
         case Phase::kWait:
           if (!replied_ || d_.inject_state_ != InjectState::kNone) return Action::block(TaskState::kInterruptible);
-          if (kind_ == InjectKind::kUp) {  // the swipe has returned
+          if (kind_ == InjectKind::kUp) {
+            // After the lift the input windows are synced again; then the
+            // swipe has returned.
+            if (d_.params_.inject_sync_input) {
+              begin_input_sync(self);
+              phase_ = Phase::kSyncWait;
+              return Action::block(TaskState::kInterruptible);
+            }
             phase_ = Phase::kIdle;
             continue;
           }
@@ -725,6 +775,15 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
           k.hrtimer_start(d_.inject_timer_, k.now() + d_.params_.inject_step_delay + k.timer_slack(self), self.cpu);
           phase_ = Phase::kSleep;
           return Action::block(TaskState::kInterruptible);
+        case Phase::kSyncWait:
+          if (!replied_ || d_.input_sync_ != InputSync::kNone) return Action::block(TaskState::kInterruptible);
+          if (kind_ == InjectKind::kUp) {
+            phase_ = Phase::kIdle;
+          } else {
+            synced_ = true;  // now the touch-down itself
+            phase_ = Phase::kInject;
+          }
+          continue;
       }
     }
   }
@@ -735,9 +794,25 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
   }
 
  private:
-  enum class Phase : uint8_t { kIdle, kInject, kWait, kSleep };
+  // IWindowManager.syncInputTransactions(waitForAnimations = true):
+  // a synchronous call to the injection's binder process (system_server),
+  // or, without one, the test's thread waits for SF's commit itself. No
+  // window container animation runs in the model, so
+  // waitForAnimationsToComplete() returns at once.
+  void begin_input_sync(Task& self) {
+    ++d_.input_syncs_;
+    if (d_.inject_binder_) {
+      replied_ = false;
+      d_.inject_binder_->transact(self, d_.input_sync_call_, this, d_.input_sync_hook_.get());
+    } else {
+      replied_ = true;
+      d_.input_sync_apply(self);
+    }
+  }
+  enum class Phase : uint8_t { kIdle, kInject, kWait, kSleep, kSyncWait };
   DisplayPipeline& d_;
   Phase phase_ = Phase::kIdle;
+  bool synced_ = false;  // the touch-down's input sync is done
   int64_t window_ = -1;  // the window being swiped
   bool touching_ = false;  // a touch-down injected, its lift not yet
   InjectKind kind_ = InjectKind::kMove;
@@ -756,6 +831,16 @@ void DisplayPipeline::inject_enqueue(Task& self, InjectKind kind) {
   inject_state_ = InjectState::kQueued;
   inject_waiter_ = &self;
   wake(*dispatcher_task_, &self);
+}
+
+// The input-window transaction's apply(): SurfaceFlinger's
+// setTransactionState() schedules a commit (scheduleCommit(): SF's next
+// vsync callback, from the applying thread's CPU), and `waiter` sleeps
+// until SF has committed it.
+void DisplayPipeline::input_sync_apply(Task& waiter) {
+  input_sync_ = InputSync::kApplied;
+  input_sync_waiter_ = &waiter;
+  request_sf(waiter.cpu);
 }
 
 Time DisplayPipeline::next_window_start(Time t) const {
@@ -1011,6 +1096,11 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     inject_call_.op = CallSpec::Op::kBinderCall;
     inject_call_.target = params_.inject_binder;
     inject_call_.cost = params_.inject_server_cost;
+    if (params_.inject_sync_cost < Time::zero() || params_.sf_input_sync_cost < Time::zero())
+      bad("input sync costs must be >= 0");
+    input_sync_call_.op = CallSpec::Op::kBinderCall;
+    input_sync_call_.target = params_.inject_binder;
+    input_sync_call_.cost = params_.inject_sync_cost;
   }
   if (inject_binder_ && !injected) bad("an injection binder process needs input_source: injected");
   gpu_rpm_ = resolve_rpm("gpu_rpm", params_.gpu_rpm);
@@ -1085,6 +1175,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     // The test's injections open each window through InputDispatcher.
     injector_body_ = std::make_unique<InjectorBody>(*this);
     inject_hook_ = std::make_unique<InjectHook>(*this);
+    input_sync_hook_ = std::make_unique<InputSyncHook>(*this);
     injector_task_ = make(params_.injector_thread, injector_body_.get());
   } else if (irq_task_) {
     // The touch reports open each window through the input threads.

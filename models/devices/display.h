@@ -202,11 +202,28 @@
 // is batched (InputConsumer consumes the batch before a motion that
 // cannot join it). No touch interrupt, no
 // InputReader: kernel input handlers (touch_rpm) never see injected
-// events, so touch_rpm is refused with it. Simplified: the hop through
-// the shell process that holds UiAutomationConnection (`am instrument`)
-// is not modelled (the test's thread calls system_server directly), nor
-// UiAutomationConnection's syncInputTransactions() around each touch-down
-// and lift (a WindowManager -> SurfaceFlinger round trip).
+// events, so touch_rpm is refused with it.
+// UiAutomationConnection.injectInputEvent() also syncs the input windows
+// before each touch-down and after each lift (`inject_sync_input`, on by
+// default: UiAutomation.injectInputEvent(event, sync) passes
+// waitForAnimations = true): WindowManagerService.syncInputTransactions()
+// on a thread of inject_binder's pool (inject_sync_cost: surface
+// placement, updateInputWindowsImmediately(), the transaction's apply())
+// schedules SurfaceFlinger's next commit (scheduleCommit(): SF's next vsync
+// callback, requested from that thread's CPU) and waits until SF has
+// reported the input windows (Android 14+: a WindowInfosReportedListener
+// and a CountDownLatch; 12 and 13: syncInputWindows(), SF's binder thread
+// waiting in setTransactionState()). SF's main thread commits it at that
+// wake-up (sf_input_sync_cost), before latching any buffer, and wakes the
+// waiting thread (simplified: directly; the report goes through
+// InputFlinger's window-info listener and SF's binder thread). A
+// backpressure-skipped SF wake-up leaves the commit for the next. So a
+// swipe's touch-down waits for SF's next callback, and its first frame
+// may slip by one. No window container animation runs in the model, so
+// waitForAnimationsToComplete() returns at once. Without inject_binder the
+// test's thread applies and waits itself. Simplified: the hop through the
+// shell process that holds UiAutomationConnection (`am instrument`) is not
+// modelled (the test's thread calls system_server directly).
 //
 // A drag draws only what input moves: from the touch-down the UI thread
 // handles to the lift (injected) or the window's end (a finger), no
@@ -304,6 +321,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   uint64_t touch_reports() const { return touch_reports_; }  // input_threads: touch interrupts handled
   uint64_t input_events_received() const { return input_received_total_; }  // by the UI thread
   uint64_t events_injected() const { return injected_total_; }  // input_source: injected
+  uint64_t input_syncs() const { return input_syncs_; }  // inject_sync_input: syncInputTransactions() calls
   // input_threads: doFrame()s of a drag that consumed no input and drew nothing.
   uint64_t input_only_frames() const { return input_only_frames_; }
 
@@ -483,6 +501,16 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   enum class InjectState : uint8_t { kNone, kQueued, kTaken, kPublished };
   std::unique_ptr<InjectorBody> injector_body_;
   std::unique_ptr<InjectHook> inject_hook_;
+  // inject_sync_input: the input-window sync in flight (one at a time: the
+  // test's thread waits for it), from its apply() to SF's commit.
+  enum class InputSync : uint8_t { kNone, kApplied, kCommitting };
+  class InputSyncHook;
+  std::unique_ptr<InputSyncHook> input_sync_hook_;
+  CallSpec input_sync_call_;
+  InputSync input_sync_ = InputSync::kNone;
+  Task* input_sync_waiter_ = nullptr;
+  uint64_t input_syncs_ = 0;
+  void input_sync_apply(Task& waiter);
   Task* injector_task_ = nullptr;
   CallSpec inject_call_;
   InjectState inject_state_ = InjectState::kNone;
