@@ -1165,16 +1165,19 @@ TEST_CASE("display: an injected swipe reaches the UI thread through system_serve
 // transaction at 100.3 ms: SF's next callback is for vsync 13 (S13 =
 // 13 x 8,333,333 - 7,333,333 ns, just under 101 ms), whose timer wakes
 // TimerDispatch (10 us), which wakes SF; SF commits the input windows
-// (100 us) and wakes the waiting thread at S13 + 110 us, whose reply
-// wakes the test's thread; only now does it inject the touch-down (binder
-// thread woken at S13 + 110 us, at 100.1 ms without the sync), which the
-// UI thread handles from S13 + 260 us for 300 us, past W14 (= S13): the
+// (100 us) and, with no buffer to latch, still composites (1 ms) and
+// commits to the display (500 us): only then are the windows reported
+// and the waiting thread woken, at S13 + 1610 us, whose reply wakes the
+// test's thread; only now does it inject the touch-down (binder thread
+// woken at S13 + 1610 us, at 100.1 ms without the sync), which the UI
+// thread handles from S13 + 1760 us for 300 us, past W14 (= S13): the
 // first frame is 15, not 14. The moves then keep
 // the old rhythm (finished by doFrame() 16, 18, .., 26). The lift's reply
 // (W26 + 5.64 ms, as without the sync) lets the test's thread sync again
 // at once: system_server's thread applies at W26 + 5.84 ms (206.84 ms),
-// so SF commits at its next callback, S26 (209.33 ms) + 110 us, and the
-// test then sleeps until window 1. Two syncs a window.
+// so SF's next callback, S26 (209.33 ms), commits and presents it (the
+// waiter woken at S26 + 1610 us), and the test then sleeps until window
+// 1. Two syncs a window.
 TEST_CASE("display: an injected touch-down waits for SurfaceFlinger to commit the input windows, and so does the lift",
           "[display][input]") {
   DisplayParams dp = injected_params();
@@ -1196,12 +1199,12 @@ TEST_CASE("display: an injected touch-down waits for SurfaceFlinger to commit th
   const auto server_by_injector = wakes_by(r.log, server, injector), server_by_sf = wakes_by(r.log, server, sf);
   REQUIRE(server_by_injector.size() == 20);
   CHECK(server_by_injector[0] == Time::us(100100));  // syncInputTransactions()
-  CHECK(server_by_injector[1] == S(13) + Time::us(110));  // injectInputEvent(): the touch-down
+  CHECK(server_by_injector[1] == S(13) + Time::us(1610));  // injectInputEvent(): the touch-down
   REQUIRE(server_by_sf.size() == 4);
-  CHECK(server_by_sf[0] == S(13) + Time::us(110));
+  CHECK(server_by_sf[0] == S(13) + Time::us(1610));
   const auto ui_by_dispatcher = wakes_by(r.log, ui, r.disp->input_dispatcher_task());
   REQUIRE_FALSE(ui_by_dispatcher.empty());
-  CHECK(ui_by_dispatcher[0] == S(13) + Time::us(260));
+  CHECK(ui_by_dispatcher[0] == S(13) + Time::us(1760));
   // The lift's sync: after its reply the test's thread calls system_server
   // again, and SF's commit ends that wait.
   const auto by_reply = wakes_by(r.log, injector, server);
@@ -1209,7 +1212,7 @@ TEST_CASE("display: an injected touch-down waits for SurfaceFlinger to commit th
   CHECK(server_by_injector[9] > server_by_sf[0]);
   CHECK(server_by_injector[9] == by_reply[8]);  // the lift answered, the sync called at once
   CHECK(server_by_injector[9] == W(26) + Time::us(5060 + 580));
-  CHECK(server_by_sf[1] == S(26) + Time::us(110));  // SF's next callback after the sync's 200 us
+  CHECK(server_by_sf[1] == S(26) + Time::us(1610));  // SF's next callback after the sync's 200 us
   CHECK(by_reply[9] == server_by_sf[1]);        // the sync's reply: the test's thread sleeps until window 1
   // SF woke for each commit without a frame to latch.
   for (int64_t k : {15, 16, 18, 26, 27}) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
@@ -1219,7 +1222,8 @@ TEST_CASE("display: an injected touch-down waits for SurfaceFlinger to commit th
 
 // Without a binder process the test's thread applies the input-window
 // transaction itself at 100.1 ms (after its 100 us) and sleeps until SF's
-// commit wakes it: SF's callback S13, TimerDispatch's 10 us, SF's 100 us.
+// frame wakes it: SF's callback S13, TimerDispatch's 10 us, SF's 100 us
+// for the sync, 1 ms composite, 500 us display commit.
 TEST_CASE("display: without a binder process the injecting thread waits for SurfaceFlinger's commit itself",
           "[display][input]") {
   DisplayParams dp = input_thread_params();
@@ -1234,7 +1238,23 @@ TEST_CASE("display: without a binder process the injecting thread waits for Surf
   CHECK(r.disp->input_syncs() == 2);
   const auto by_sf = wakes_by(r.log, injector, &r.disp->sf_task());
   REQUIRE(by_sf.size() == 2);
-  CHECK(by_sf[0] == S(13) + Time::us(110));
+  CHECK(by_sf[0] == S(13) + Time::us(1610));
+}
+
+// drag_draws: every_frame (an app that animates every vsync while the
+// finger holds it, as SystemUI's shade with its blur): the injected swipe
+// of the test above draws every frame from 14 to 27.
+TEST_CASE("display: a drag of an app that animates meanwhile draws every frame", "[display][input]") {
+  DisplayParams dp = injected_params();
+  dp.inject_sync_input = false;
+  dp.drag_draws_every_frame = true;
+  Rig r(dp, 4);
+  BinderProc ss(*r.k, system_server_on_cpu3());
+  r.build(nullptr, nullptr, nullptr, nullptr, &ss);
+  r.run(Time::ms(300));
+  CHECK(r.disp->events_injected() == 8);
+  for (int64_t k = 14; k <= 27; ++k) CHECK(r.log.frames.count(static_cast<uint64_t>(k)) == 1);
+  CHECK(r.disp->input_only_frames() == 0);
 }
 
 // Without a binder process the test's thread queues the event and waits

@@ -103,7 +103,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
     fail(doc, *r.find("input_threads"), r.path("input_threads"), "input_threads needs vsync_threads: true");
   keys_need({"touch_report_rate", "touch_irq_thread", "input_reader_thread", "input_dispatcher_thread", "touch_irq_cost",
              "input_reader_cost", "input_dispatcher_cost", "input_finish_cost", "ui_input_cost", "ui_down_cost",
-             "ui_up_cost", "input_resample_latency", "input_source", "injector_thread", "inject_binder",
+             "ui_up_cost", "input_resample_latency", "drag_draws", "input_source", "injector_thread", "inject_binder",
              "inject_step_delay", "inject_cost", "inject_server_cost", "inject_duration", "inject_sync_input",
              "inject_sync_cost", "sf_input_sync_cost"},
             p.input_threads, "input_threads: true");
@@ -127,6 +127,9 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("ui_down_cost", p.ui_down_cost, Bound::kNonNegative);
   r.read("ui_up_cost", p.ui_up_cost, Bound::kNonNegative);
   r.read("input_resample_latency", p.input_resample_latency, Bound::kNonNegative);
+  std::string drag = "input";
+  r.read_choice("drag_draws", drag, {"input", "every_frame"});
+  p.drag_draws_every_frame = drag == "every_frame";
   std::string source = "touch";
   r.read_choice("input_source", source, {"touch", "injected"});
   if (source == "injected") p.input_source = DisplayParams::InputSource::kInjected;
@@ -268,6 +271,10 @@ const std::vector<ParamDecl>& display_params() {
         {"input_resample_latency", "duration", duration_text(d.input_resample_latency),
          "a frame's input callback takes the batched motions no later than its frame time minus this "
          "(InputConsumer's RESAMPLE_LATENCY, touch resampling on by default; 0: off)"},
+        {"drag_draws", "input | every_frame", "input",
+         "while a finger (or an injected swipe) holds the views, a frame draws only if its input moved them "
+         "(input: a View or Compose list), or every vsync (every_frame: an app that animates per frame "
+         "meanwhile, as SystemUI's notification shade with its blur)"},
         {"input_source", "touch | injected", "touch",
          "where the touches come from (needs input_threads): the touch controller's reports, or a UI test "
          "injecting them (UiAutomator swipes: a synchronous injection per step, no interrupt, no InputReader)"},

@@ -177,6 +177,10 @@ struct DisplayParams {
   // frame time minus this (InputConsumer's RESAMPLE_LATENCY with touch
   // resampling on, ro.input.resampling's default; 0: resampling off).
   Time input_resample_latency = Time::ms(5);
+  // While a finger holds the views: a frame draws only if its input moved
+  // them (false: a plain View or Compose list), or every vsync (true: an
+  // app that animates per frame meanwhile, as SystemUI's shade blur).
+  bool drag_draws_every_frame = false;
   // Where the touches come from (needs input_threads): the touch
   // controller's reports, or a UI test injecting them (models/devices/
   // display.h, "Injected input"): no interrupt, no InputReader.

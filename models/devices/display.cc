@@ -332,11 +332,11 @@ class DisplayPipeline::SfBody final : public Body {
             continue;
           }
           if (d_.input_sync_ == InputSync::kApplied) {
-            // SurfaceFlinger::commit() applies the input-window transaction
-            // and updateInputFlinger() reports the windows; then the
-            // WindowManager thread waiting for them goes on (simplified: SF's
-            // main thread wakes it; the report reaches it through InputFlinger's
-            // listener and SF's binder thread).
+            // SurfaceFlinger::commit() applies the input-window transaction;
+            // its reported-listener makes the frame composite even without a
+            // new buffer (addInputWindowCommands(): eTraversalNeeded), and
+            // updateInputFlinger() reports the windows after composite()
+            // (see kCommit).
             d_.input_sync_ = InputSync::kCommitting;
             phase_ = Phase::kInputSync;
             if (d_.params_.sf_input_sync_cost > Time::zero())
@@ -347,13 +347,15 @@ class DisplayPipeline::SfBody final : public Body {
           continue;
         }
         case Phase::kInputSync:
-          d_.input_sync_ = InputSync::kNone;
-          d_.wake(*d_.input_sync_waiter_, &self);
+          sync_frame_ = true;
           phase_ = Phase::kLatch;
           continue;
         case Phase::kLatch: {
           phase_ = Phase::kIdle;
-          if (!latch(self)) {
+          // An input sync composites and presents with no new buffer
+          // (Output::present() calls the HWC's presentDisplay() anyway:
+          // the display commit, display_rpm).
+          if (!latch(self) && !sync_frame_) {
             if (!d_.queue_.empty()) d_.request_sf(self.cpu);
             continue;
           }
@@ -372,16 +374,27 @@ class DisplayPipeline::SfBody final : public Body {
           if (d_.display_rpm_)
             d_.pm_->call_nosleep(*d_.display_rpm_, RpmApi::kPutAutosuspend, QueueContext{&self, self.cpu});
           const Time now = d_.k_.now();
-          Frame& f = d_.frames_[latched_];
-          f.sf_end = now;
-          f.sf_deadline = target_;
           // Presented at the first vsync at or after the commit's end, and
           // not before the target.
-          f.present = std::max(target_, d_.vsync_time(ceil_div(now.count(), d_.period_)));
-          d_.last_present_ = f.present;
-          d_.presenting_.push_back(latched_);
-          if (!d_.present_timer_.armed()) d_.present_timer_.arm(d_.frames_[d_.presenting_.front()].present);
-          latched_ = -1;
+          d_.last_present_ = std::max(target_, d_.vsync_time(ceil_div(now.count(), d_.period_)));
+          if (latched_ >= 0) {
+            Frame& f = d_.frames_[latched_];
+            f.sf_end = now;
+            f.sf_deadline = target_;
+            f.present = d_.last_present_;
+            d_.presenting_.push_back(latched_);
+            if (!d_.present_timer_.armed()) d_.present_timer_.arm(d_.frames_[d_.presenting_.front()].present);
+            latched_ = -1;
+          }
+          if (std::exchange(sync_frame_, false)) {
+            // updateInputFlinger() at the end of composite(): the windows
+            // are reported and the WindowManager thread waiting for them
+            // goes on (simplified: SF's main thread wakes it; the report
+            // goes through SF's BackgroundExecutor thread and a one-way
+            // binder call into system_server).
+            d_.input_sync_ = InputSync::kNone;
+            d_.wake(*d_.input_sync_waiter_, &self);
+          }
           if (!d_.queue_.empty()) d_.request_sf(self.cpu);
           phase_ = Phase::kIdle;
           continue;
@@ -425,6 +438,7 @@ class DisplayPipeline::SfBody final : public Body {
   Phase phase_ = Phase::kIdle;
   Time target_;
   int latched_ = -1;
+  bool sync_frame_ = false;  // this frame commits an input sync
 };
 
 // ---------------------------------------------------------------- pipeline
@@ -1221,6 +1235,7 @@ bool DisplayPipeline::animating(Time t) const { return window_of(t) >= 0; }
 // A touch-down handled and its lift not yet: an injected lift is an event;
 // a finger's is the window's end (the model sends no UP for it).
 bool DisplayPipeline::drag_held(Time t) const {
+  if (params_.drag_draws_every_frame) return false;  // the app redraws every vsync anyway
   return ui_finger_down_ && (injector_task_ != nullptr || animating(t));
 }
 

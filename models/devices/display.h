@@ -210,16 +210,22 @@
 // on a thread of inject_binder's pool (inject_sync_cost: surface
 // placement, updateInputWindowsImmediately(), the transaction's apply())
 // schedules SurfaceFlinger's next commit (scheduleCommit(): SF's next vsync
-// callback, requested from that thread's CPU) and waits until SF has
-// reported the input windows (Android 14+: a WindowInfosReportedListener
-// and a CountDownLatch; 12 and 13: syncInputWindows(), SF's binder thread
-// waiting in setTransactionState()). SF's main thread commits it at that
-// wake-up (sf_input_sync_cost), before latching any buffer, and wakes the
-// waiting thread (simplified: directly; the report goes through
-// InputFlinger's window-info listener and SF's binder thread). A
-// backpressure-skipped SF wake-up leaves the commit for the next. So a
-// swipe's touch-down waits for SF's next callback, and its first frame
-// may slip by one. No window container animation runs in the model, so
+// callback, requested from that thread's CPU; simplified: SF's binder
+// thread, which runs setTransactionState(), is not modelled) and waits
+// until SF has reported the input windows (Android 14+: a
+// WindowInfosReportedListener and a CountDownLatch; 12 and 13:
+// syncInputWindows(), SF's binder thread waiting in setTransactionState()).
+// SF's main thread commits it at that wake-up (sf_input_sync_cost),
+// before latching any buffer; the listener makes the frame composite even
+// with no new buffer (addInputWindowCommands(): eTraversalNeeded), so SF
+// runs sf_cost and the display commit (display_rpm, commit_cost: the
+// HWC's presentDisplay()) and presents at the next vsync; the windows are
+// reported at the end of that frame (updateInputFlinger() after
+// composite()), which wakes the waiting thread (simplified: directly; the
+// report goes through SF's BackgroundExecutor thread and a one-way binder
+// call). A backpressure-skipped SF wake-up leaves the commit for the
+// next. So a swipe's touch-down waits for SF's next callback and frame,
+// and its first frame may slip by one. No window container animation runs in the model, so
 // waitForAnimationsToComplete() returns at once. Without inject_binder the
 // test's thread applies and waits itself. Simplified: the hop through the
 // shell process that holds UiAutomationConnection (`am instrument`) is not
@@ -234,7 +240,10 @@
 // CALLBACK_INPUT alone (ui_input_cost) and produces no frame. So an
 // injected swipe at 120 Hz, which moves every other frame, draws every
 // other frame; after an injected fling's lift the animation draws every
-// vsync to the window's end.
+// vsync to the window's end. An app that animates every vsync while held
+// (`drag_draws: every_frame`; SystemUI's notification shade, whose blur
+// springs and follows the expansion, NotificationShadeDepthController)
+// draws every vsync of the window as before.
 //
 // Not modelled: RenderThread's own vsync, GPU composition in SF,
 // HWC/present fences as separate threads, refresh-rate switching, the
