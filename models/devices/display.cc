@@ -118,6 +118,7 @@ class DisplayPipeline::UiBody final : public Body {
             if (down || up) {
               d_.ui_views_dirty_ = true;
               d_.ui_finger_down_ = !up;
+              d_.ui_finger_window_ = d_.window_of(d_.k_.now());
             }
             down_handling_ = down || up;
             phase_ = Phase::kInput;
@@ -168,7 +169,10 @@ class DisplayPipeline::UiBody final : public Body {
           const bool dirty = std::exchange(d_.ui_views_dirty_, false);
           if (held && consumed == 0 && !dirty) {
             ++d_.input_only_frames_;
-            if (d_.params_.ui_input_cost > Time::zero()) return Action::run(d_.params_.ui_input_cost.count());
+            if (d_.params_.ui_input_cost > Time::zero()) {
+              phase_ = Phase::kInputOnlyFrame;  // in doFrame(), not in its Looper
+              return Action::run(d_.params_.ui_input_cost.count());
+            }
             continue;
           }
           // vsync_threads: the animation callbacks, first in doFrame(),
@@ -209,6 +213,9 @@ class DisplayPipeline::UiBody final : public Body {
           if (d_.rt_inbox_ >= 0) return Action::block(TaskState::kInterruptible);
           phase_ = Phase::kIdle;
           continue;
+        case Phase::kInputOnlyFrame:
+          phase_ = Phase::kIdle;
+          continue;
         case Phase::kInput:
           if (std::exchange(down_handling_, false)) {
             // finishInputEvent() for the touch-down: InputDispatcher's Looper wakes.
@@ -223,7 +230,7 @@ class DisplayPipeline::UiBody final : public Body {
   }
 
  private:
-  enum class Phase : uint8_t { kIdle, kRpmGet, kWork, kSyncWait, kInput };
+  enum class Phase : uint8_t { kIdle, kRpmGet, kWork, kSyncWait, kInput, kInputOnlyFrame };
   Phase phase_ = Phase::kIdle;
   int frame_ = -1;
   Time cost_;
@@ -1233,10 +1240,11 @@ int64_t DisplayPipeline::window_of(Time t) const {
 bool DisplayPipeline::animating(Time t) const { return window_of(t) >= 0; }
 
 // A touch-down handled and its lift not yet: an injected lift is an event;
-// a finger's is the window's end (the model sends no UP for it).
+// a finger's is the end of the window it touched down in (the model sends
+// no UP for it).
 bool DisplayPipeline::drag_held(Time t) const {
   if (params_.drag_draws_every_frame) return false;  // the app redraws every vsync anyway
-  return ui_finger_down_ && (injector_task_ != nullptr || animating(t));
+  return ui_finger_down_ && (injector_task_ != nullptr || (ui_finger_window_ >= 0 && window_of(t) == ui_finger_window_));
 }
 
 // The first app vsync k >= min_k whose callback time is >= t and inside an

@@ -500,6 +500,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   // The UI thread's views: changed since the last drawn frame (touch-down,
   // lift, redraw message), and held by a finger (drag_held()).
   bool ui_views_dirty_ = false, ui_finger_down_ = false;
+  int64_t ui_finger_window_ = -1;  // the window of the touch-down handled last
   uint64_t input_only_frames_ = 0;
   uint64_t touch_reports_ = 0, input_received_total_ = 0, injected_total_ = 0;
   // input_source: injected: the test's thread, its binder call, and the
