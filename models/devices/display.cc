@@ -345,7 +345,7 @@ class DisplayPipeline::SfBody final : public Body {
             // updateInputFlinger() reports the windows after composite()
             // (see kCommit).
             d_.input_sync_ = InputSync::kCommitting;
-            phase_ = Phase::kInputSync;
+            phase_ = Phase::kLatch;
             if (d_.params_.sf_input_sync_cost > Time::zero())
               return Action::run(d_.params_.sf_input_sync_cost.count());
             continue;
@@ -353,16 +353,12 @@ class DisplayPipeline::SfBody final : public Body {
           phase_ = Phase::kLatch;
           continue;
         }
-        case Phase::kInputSync:
-          sync_frame_ = true;
-          phase_ = Phase::kLatch;
-          continue;
         case Phase::kLatch: {
           phase_ = Phase::kIdle;
           // An input sync composites and presents with no new buffer
           // (Output::present() calls the HWC's presentDisplay() anyway:
           // the display commit, display_rpm).
-          if (!latch(self) && !sync_frame_) {
+          if (!latch(self) && d_.input_sync_ != InputSync::kCommitting) {
             if (!d_.queue_.empty()) d_.request_sf(self.cpu);
             continue;
           }
@@ -393,7 +389,7 @@ class DisplayPipeline::SfBody final : public Body {
             if (!d_.present_timer_.armed()) d_.present_timer_.arm(d_.frames_[d_.presenting_.front()].present);
             latched_ = -1;
           }
-          if (std::exchange(sync_frame_, false)) {
+          if (d_.input_sync_ == InputSync::kCommitting) {
             // updateInputFlinger() at the end of composite(): the windows
             // are reported and the WindowManager thread waiting for them
             // goes on (simplified: SF's main thread wakes it; the report
@@ -411,7 +407,7 @@ class DisplayPipeline::SfBody final : public Body {
   }
 
  private:
-  enum class Phase : uint8_t { kIdle, kInputSync, kLatch, kComposite, kRpmGet, kCommit };
+  enum class Phase : uint8_t { kIdle, kLatch, kComposite, kRpmGet, kCommit };
   // Latches the ready, due buffers at the head of the queue; the newest is
   // kept, the others are dropped. False if none was ready.
   bool latch(Task& self) {
@@ -445,7 +441,6 @@ class DisplayPipeline::SfBody final : public Body {
   Phase phase_ = Phase::kIdle;
   Time target_;
   int latched_ = -1;
-  bool sync_frame_ = false;  // this frame commits an input sync
 };
 
 // ---------------------------------------------------------------- pipeline
@@ -757,11 +752,7 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
         case Phase::kInject:
           // UiAutomationConnection.injectInputEvent(): a touch-down waits
           // for the input windows to be synced first.
-          if (kind_ == InjectKind::kDown && d_.params_.inject_sync_input && !synced_) {
-            begin_input_sync(self);
-            phase_ = Phase::kSyncWait;
-            return Action::block(TaskState::kInterruptible);
-          }
+          if (kind_ == InjectKind::kDown && d_.params_.inject_sync_input && !synced_) return begin_input_sync(self);
           synced_ = false;
           ++d_.injected_total_;
           phase_ = Phase::kWait;
@@ -783,11 +774,7 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
           if (kind_ == InjectKind::kUp) {
             // After the lift the input windows are synced again; then the
             // swipe has returned.
-            if (d_.params_.inject_sync_input) {
-              begin_input_sync(self);
-              phase_ = Phase::kSyncWait;
-              return Action::block(TaskState::kInterruptible);
-            }
+            if (d_.params_.inject_sync_input) return begin_input_sync(self);
             phase_ = Phase::kIdle;
             continue;
           }
@@ -820,8 +807,10 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
   // or, without one, the test's thread waits for SF's commit itself. No
   // window container animation runs in the model, so
   // waitForAnimationsToComplete() returns at once.
-  void begin_input_sync(Task& self) {
+  // Sleeps in kSyncWait until the sync is done.
+  Action begin_input_sync(Task& self) {
     ++d_.input_syncs_;
+    phase_ = Phase::kSyncWait;
     if (d_.inject_binder_) {
       replied_ = false;
       d_.inject_binder_->transact(self, d_.input_sync_call_, this, d_.input_sync_hook_.get());
@@ -829,6 +818,7 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
       replied_ = true;
       d_.input_sync_apply(self);
     }
+    return Action::block(TaskState::kInterruptible);
   }
   enum class Phase : uint8_t { kIdle, kInject, kWait, kSleep, kSyncWait };
   DisplayPipeline& d_;

@@ -513,6 +513,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   std::unique_ptr<InjectHook> inject_hook_;
   // inject_sync_input: the input-window sync in flight (one at a time: the
   // test's thread waits for it), from its apply() to SF's commit.
+  // kApplied: waiting for SF's next wake-up; kCommitting: SF's frame for it is under way.
   enum class InputSync : uint8_t { kNone, kApplied, kCommitting };
   class InputSyncHook;
   std::unique_ptr<InputSyncHook> input_sync_hook_;
