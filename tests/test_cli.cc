@@ -29,7 +29,7 @@ TEST_CASE("schedlab --help describes the commands and exits 0", "[cli]") {
   Cli run_help = run_schedlab(dir, "run --help");
   CHECK(run_help.code == 0);
   CHECK_THAT(run_help.out, Catch::Contains("usage: schedlab run CONFIG"));
-  for (const char* opt : {"--seed", "--duration", "--runs", "--json", "--csv", "--trace", "--log", "--quiet"})
+  for (const char* opt : {"--seed", "--duration", "--runs", "--json", "--csv", "--trace", "--sched-map", "--log", "--quiet"})
     CHECK_THAT(run_help.out, Catch::Contains(opt));
   CHECK_THAT(run_help.out, Catch::Contains("example:"));
   CHECK(run_help.err.empty());

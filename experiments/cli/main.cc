@@ -23,6 +23,7 @@
 #include "experiments/lib/atomic_file.h"
 #include "experiments/lib/compare.h"
 #include "experiments/lib/ftrace_writer.h"
+#include "experiments/lib/sched_map.h"
 #include "experiments/lib/parallel.h"
 #include "experiments/lib/plots.h"
 #include "experiments/lib/progress.h"
@@ -104,6 +105,8 @@ po::options_description run_options() {
       ("json", po::value<std::string>()->value_name("FILE"), "write the report as JSON (docs/outputs.md)")
       ("csv", po::value<std::string>()->value_name("FILE"), "write the report as CSV (docs/outputs.md)")
       ("trace", po::value<std::string>()->value_name("FILE"), "write run 0 as ftrace text that Perfetto opens (ui.perfetto.dev)")
+      ("sched-map", po::value<std::string>()->value_name("FILE"),
+       "write run 0's context switches as `perf sched map` text: a column per CPU, the task each runs")
       ("wakegraph", po::value<std::string>()->value_name("FILE"), "write who wakes whom (all runs) as Graphviz DOT")
       ("why", "count the kernel's decisions by reason (wake-up placement and preemption, ticks, picks, idle states, "
               "load-balance passes) "
@@ -170,7 +173,8 @@ void print_run_help() {
             << "\n"
                "example:\n"
                "  schedlab run configs/scenarios/two_hogs.yaml --duration 2s --runs 3 --seed 7 \\\n"
-               "      --json two_hogs.json --csv two_hogs.csv --trace two_hogs.trace\n";
+               "      --json two_hogs.json --csv two_hogs.csv --trace two_hogs.trace\n"
+               "  schedlab run configs/scenarios/two_hogs.yaml --duration 20ms --sched-map /dev/stdout -q\n";
 }
 
 void print_compare_help() {
@@ -323,7 +327,7 @@ struct RunArgs {
   bool why = false;
   int runs = 1;
   int jobs = 1;
-  std::string json, csv, trace, wakegraph;
+  std::string json, csv, trace, sched_map, wakegraph;
   bool quiet = false;
   bool help = false;
 };
@@ -347,6 +351,7 @@ RunArgs parse_run_args(const std::vector<std::string>& args) {
   a.json = text_option(vm, "json", "run");
   a.csv = text_option(vm, "csv", "run");
   a.trace = text_option(vm, "trace", "run");
+  a.sched_map = text_option(vm, "sched-map", "run");
   a.wakegraph = text_option(vm, "wakegraph", "run");
   a.why = vm.count("why") > 0;
   a.jobs = apply_log_level(vm, a.jobs, "run");
@@ -418,7 +423,8 @@ int run_command(const std::vector<std::string>& args) {
     return kExitOk;
   }
   check_output_paths(a.config, "scenario file",
-                     {{"--json", a.json}, {"--csv", a.csv}, {"--trace", a.trace}, {"--wakegraph", a.wakegraph}}, "run");
+                     {{"--json", a.json}, {"--csv", a.csv}, {"--trace", a.trace}, {"--sched-map", a.sched_map}, {"--wakegraph", a.wakegraph}},
+                     "run");
 
   const ScenarioParams params = load_config(a.config);
   RunOptions options;
@@ -439,10 +445,11 @@ int run_command(const std::vector<std::string>& args) {
 
   // Output files are opened (as temporaries) before the run, so a bad path
   // fails now rather than after a long simulation.
-  std::unique_ptr<AtomicFile> json_file, csv_file, trace_file, wake_file;
+  std::unique_ptr<AtomicFile> json_file, csv_file, trace_file, map_file, wake_file;
   if (!a.json.empty()) json_file = std::make_unique<AtomicFile>(a.json);
   if (!a.csv.empty()) csv_file = std::make_unique<AtomicFile>(a.csv);
   if (!a.trace.empty()) trace_file = std::make_unique<AtomicFile>(a.trace);
+  if (!a.sched_map.empty()) map_file = std::make_unique<AtomicFile>(a.sched_map);
   if (!a.wakegraph.empty()) wake_file = std::make_unique<AtomicFile>(a.wakegraph);
 
   const ScenarioInfo info = scenario_info(effective);
@@ -458,7 +465,16 @@ int run_command(const std::vector<std::string>& args) {
     topt.comment = fmt::format("schedlab {}: {} run 0 seed {}, kernel {}", kVersion, info.name,
                                derive_seed(effective.seed, 0), info.kernel_version);
     tracer = std::make_unique<FtraceWriter>(trace_file->stream(), topt);
-    options.trace = tracer.get();
+    options.run0_observers.push_back(tracer.get());
+  }
+  std::unique_ptr<SchedMapWriter> sched_map;
+  if (map_file) {
+    sched_map = std::make_unique<SchedMapWriter>(
+        map_file->stream(), SchedMapWriter::Options{info.cpus, fmt::format("schedlab {}: {} run 0 seed {}, kernel {}",
+                                                                            kVersion, info.name,
+                                                                            derive_seed(effective.seed, 0),
+                                                                            info.kernel_version)});
+    options.run0_observers.push_back(sched_map.get());
   }
   WakeGraph wake;
   if (wake_file) options.wakegraph = &wake;
@@ -501,6 +517,10 @@ int run_command(const std::vector<std::string>& args) {
   if (trace_file) {
     tracer->flush();
     files.push_back(trace_file.get());
+  }
+  if (map_file) {
+    sched_map->flush();
+    files.push_back(map_file.get());
   }
   if (wake_file) {
     wake_file->write(render_wakegraph_dot({{info.name, &wake}}));

@@ -112,7 +112,7 @@ RunSet run_scenario(const ScenarioParams& params_in, const RunOptions& options) 
       [&](size_t i) {
         const uint64_t seed = derive_seed(set.base_seed, static_cast<uint64_t>(i));
         std::vector<SchedObserver*> observers;
-        if (i == 0 && options.trace) observers.push_back(options.trace);
+        if (i == 0) observers = options.run0_observers;
         set.runs[i] = simulate_run(with_start_jitter(params, options.start_jitter, seed), seed, observers,
                                    options.wakegraph ? &wakes[i] : nullptr, fmt::format("run {}", i), options.why);
       },

@@ -32,7 +32,7 @@ struct RunOptions {
   std::optional<Time> duration;      // overrides the scenario's duration
   std::optional<Time> warmup;        // overrides the scenario's warmup
   bool why = false;                  // count decisions by reason (RunResult::decisions)
-  SchedObserver* trace = nullptr;    // attached to run 0 only
+  std::vector<SchedObserver*> run0_observers;  // trace writers: attached to run 0 only
   int jobs = 1;                      // threads
   Time start_jitter = Time::zero();  // see with_start_jitter()
   WakeGraph* wakegraph = nullptr;    // when set: filled with the wake graph of all runs
