@@ -287,6 +287,63 @@ TEST_CASE("a delayed task's class change: 6.12 drops its util_est from the root 
   }
 }
 
+// switched_to_fair() calls the core's wakeup_preempt(): a task that becomes
+// fair while an RT task runs is of a lower class and preempts nothing (the
+// fair class's own check would weigh it against the RT task's stale
+// entity). Q, FIFO 10 and queued behind R (FIFO 50), turns SCHED_OTHER.
+// 6.6: no fair server, whose start would reschedule by itself.
+TEST_CASE("a queued task that becomes fair does not preempt the running RT task", "[fair][rt]") {
+  for (const char* version : {"6.6", "6.1"}) {
+    CAPTURE(version);
+    ScenarioParams p = exact_scenario(version);
+    p.tasks = {hog("R", Policy::kFifo, 50), hog("Q", Policy::kFifo, 10)};
+    p.duration = Time::ms(10);
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::us(500));
+    Task& q = find_task(k, "Q");
+    REQUIRE(k.rq(0).curr == &find_task(k, "R"));
+    REQUIRE(q.on_rq);
+    REQUIRE_FALSE(k.rq(0).need_resched);
+    k.set_scheduler(q, Policy::kNormal, 0, 0);
+    CHECK(q.sched_class == SchedClassId::kFair);
+    CHECK_FALSE(k.rq(0).need_resched);
+    CHECK_FALSE(k.rq(0).need_resched_lazy);
+  }
+}
+
+// set_load_weight() runs while the task is still in its old class, and only
+// the fair class reweights (reweight_task_fair(): vlag x old/new weight).
+// B sleeps (6.6: a plain dequeue) with lag L, turns SCHED_FIFO (nice 0:
+// same weight), then back to SCHED_OTHER at nice 5: the kernel leaves L as
+// it is; a fair -> fair change of a sleeping task scales it by 1024/335.
+TEST_CASE("a nice change of a task that is RT now keeps its lag unscaled", "[fair][rt]") {
+  ScenarioParams p = exact_scenario("6.6");
+  p.kernel.base_slice = Time::ms(3);
+  p.tasks = {task("B", {ev_run(Time::ms(1)), ev_sleep(Time::ms(50))}), hog("A")};
+  p.duration = Time::ms(40);
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  Task& b = find_task(k, "B");
+  k.run_until(Time::us(500));
+  REQUIRE(k.rq(0).curr == &b);  // B first (equal deadlines: the first queued)
+  k.run_until(Time::us(1100));  // B slept at 1 ms: v_B = 1 ms, v_A = 0, V = 0.5 ms
+  REQUIRE_FALSE(b.on_rq);
+  const int64_t lag = b.se.vlag;
+  REQUIRE(lag == -500000);
+  SECTION("through SCHED_FIFO") {
+    k.set_scheduler(b, Policy::kFifo, 0, 10);
+    CHECK(b.se.vlag == lag);
+    k.set_scheduler(b, Policy::kNormal, 5, 0);
+    CHECK(b.se.vlag == lag);
+    CHECK(b.se.weight == 335);
+  }
+  SECTION("fair to fair") {
+    k.set_scheduler(b, Policy::kNormal, 5, 0);
+    CHECK(b.se.vlag == static_cast<int64_t>(static_cast<__int128>(lag) * 1024 / 335));
+  }
+}
+
 // prio_changed_fair(): the running task whose nice gets worse is told to
 // reschedule when another task is queued; a better nice, or no other task,
 // changes nothing until the next tick -- except on 6.12 (6.12.19), where

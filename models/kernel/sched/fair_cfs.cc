@@ -361,7 +361,7 @@ void CfsClass::switched_to(Rq& rq, Task& p) {
   if (rq.curr == &p)
     k_.resched_curr(rq);
   else
-    wakeup_preempt(rq, p, 0);
+    k_.wakeup_preempt(rq, p, 0);  // core.c's: a fair task never preempts a higher class
 }
 
 }  // namespace

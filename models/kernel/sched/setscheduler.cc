@@ -1,8 +1,9 @@
 // __sched_setscheduler() as kernel code calls it (sched_setattr_nocheck(),
 // sched_set_fifo(), set_user_nice()), kernel/sched/syscalls.c, Linux 6.12:
 // dequeue with DEQUEUE_SAVE | DEQUEUE_MOVE, __setscheduler_params() and
-// set_load_weight() (reweight_entity() of a dequeued entity: its vlag is
-// rescaled to the new weight, its PELT load_avg recomputed), the
+// set_load_weight() (for a task still in the fair class, reweight_entity()
+// of a dequeued entity: its vlag is rescaled to the new weight, its PELT
+// load_avg recomputed; any other class just takes the weight), the
 // PI-aware effective priority, enqueue with ENQUEUE_RESTORE (ENQUEUE_HEAD
 // when the priority drops), then check_class_changed().
 //
@@ -53,10 +54,18 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
   p.normal_prio = new_normal;
   const uint64_t old_weight = p.se.weight;
   const uint64_t new_weight = policy == Policy::kIdle ? kWeightIdlePrio : nice_to_weight(nice);
-  if (new_weight != old_weight) {
-    // reweight_entity() on a dequeued entity: lag_i = w_i * vlag, so vlag
-    // scales by old/new; PELT: the blocked or queued load leaves and
-    // re-enters the cfs_rq's sums at the new weight.
+  if (new_weight != old_weight && old_class != SchedClassId::kFair) {
+    // set_load_weight() runs before the class changes, and only the fair
+    // class has reweight_task(): a task that is RT now (by policy or a PI
+    // boost) just takes the new weight. Its vlag and PELT load stay as they
+    // are (it is detached from the cfs_rq's sums), and attach_entity_load_avg()
+    // rebuilds load_sum at the new weight when it becomes fair again.
+    p.se.weight = new_weight;
+    p.se.inv_weight = policy == Policy::kIdle ? kWmultIdlePrio : nice_to_wmult(nice);
+  } else if (new_weight != old_weight) {
+    // reweight_task_fair() -> reweight_entity() on a dequeued entity:
+    // lag_i = w_i * vlag, so vlag scales by old/new; PELT: the blocked or
+    // queued load leaves and re-enters the cfs_rq's sums at the new weight.
     p.se.vlag = static_cast<int64_t>(static_cast<__int128>(p.se.vlag) * static_cast<int64_t>(old_weight) /
                                      static_cast<int64_t>(new_weight));
     const bool attached = p.se.avg.last_update_time != 0 && p.state != TaskState::kNew;
