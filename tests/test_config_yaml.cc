@@ -287,6 +287,22 @@ TEST_CASE("An unknown scheduler feature lists the known features", "[config][yam
   CHECK_THAT(value.message(), Catch::Contains("expected true or false"));
 }
 
+// A switch the model does not implement may be named (false, its default
+// in every modelled version) but not turned on: silently ignoring it would
+// report a kernel that was not simulated.
+TEST_CASE("HRTICK and RT_RUNTIME_SHARE cannot be turned on: they are not modelled", "[config][yaml]") {
+  for (const char* name : {"HRTICK", "RT_RUNTIME_SHARE"}) {
+    CAPTURE(name);
+    ConfigError e = error_of(std::string("kernel:\n  features:\n    ") + name + ": true\n" + kOneTask);
+    CHECK(e.key_path() == std::string("kernel.features.") + name);
+    CHECK(e.line() == 3);
+    CHECK_THAT(e.message(), Catch::Contains(std::string(name) + " is not modelled"));
+    CHECK_THAT(e.message(), Catch::Contains("only false"));
+    ScenarioParams off = load(std::string("kernel:\n  features:\n    ") + name + ": false\n" + kOneTask);
+    CHECK(off.kernel.features.at(name) == false);
+  }
+}
+
 TEST_CASE("Negative and unit-less durations are rejected", "[config][yaml]") {
   ConfigError negative = error_of("tasks:\n  - name: t\n    events:\n      - sleep: -3ms\n");
   CHECK(negative.key_path() == "tasks[0].events[0].sleep");

@@ -8,6 +8,7 @@
 #include "models/config/feature_names.h"
 #include "models/config/yaml_loaders.h"
 #include "models/kernel/cpuidle/governor.h"
+#include "models/kernel/sched/features.h"
 #include "models/kernel/sched/uclamp.h"
 
 namespace schedlab::config {
@@ -104,6 +105,10 @@ void load_features(const YamlDoc& doc, const YAML::Node& node, const std::string
     }
     if (out.count(name)) fail(doc, key, key_path, fmt::format("duplicate feature '{}'", name));
     out[name] = as_bool(doc, value, key_path);
+    if (out[name])
+      if (const char* why = sched_feature_unmodelled(name))
+        fail(doc, value, key_path,
+             fmt::format("{} {}: only false (every modelled version's default) is accepted", name, why));
   }
 }
 
@@ -148,7 +153,7 @@ const std::vector<ParamDecl>& kernel_params() {
          "kernel release whose scheduler is modelled (compared as written: 6.10 is not 6.1)"},
         {"hz", choices_unit(kHzChoices), std::to_string(d.hz), "CONFIG_HZ: scheduler tick rate"},
         {"preempt", choices_unit(kPreemptChoices), preempt_text(d.preempt), "preemption model (CONFIG_PREEMPT_*)"},
-        {"features", "map NAME: bool", "version default", "sched_feat overrides (kernel/sched/features.h)"},
+        {"features", "map NAME: bool", "version default", "sched_feat overrides (kernel/sched/features.h); HRTICK and RT_RUNTIME_SHARE, not modelled, take only false"},
         {"base_slice", "duration > 0", "version default", "sysctl_sched_base_slice (EEVDF), before tunable scaling"},
         {"sched_latency", "duration > 0", "version default", "sysctl_sched_latency (CFS before 6.6)"},
         {"min_granularity", "duration > 0", "version default", "sysctl_sched_min_granularity (CFS before 6.6)"},

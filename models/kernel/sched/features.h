@@ -29,10 +29,11 @@ enum class SchedFeat : int {
   kPreemptShort,        // a waking task with a shorter slice may cancel RUN_TO_PARITY (6.12)
   kDelayDequeue,        // a task sleeping with negative lag stays queued until eligible (6.12)
   kDelayZero,           // a delayed task's positive lag is clipped to 0 on wake/dequeue (6.12)
-  kPickBuddy,           // pick cfs_rq->next when eligible (6.13+; NEXT_BUDDY sets it)
+  kPickBuddy,           // pick cfs_rq->next when eligible (6.13+, backported to later 6.12.y;
+                        // the model's "6.12" gates the buddy pick on NEXT_BUDDY as v6.12 does)
   // Other.
-  kHrtick,              // slice end by hrtimer instead of the tick (off in every version modelled)
-  kRtRuntimeShare,      // borrow RT runtime from other CPUs (true before 6.2? see kernel_versions.cc)
+  kHrtick,              // slice end by hrtimer instead of the tick (off in every version; not modelled)
+  kRtRuntimeShare,      // borrow RT runtime from other CPUs (off since 5.10; not modelled)
   kNiRandom,            // newidle balance runs with a probability following its success rate (6.18.5+; 6.1.16x)
   kRtPushIpi,           // an RT pull asks overloaded CPUs to push, by IPI, instead of pulling (all versions)
   kCount
@@ -41,10 +42,15 @@ enum class SchedFeat : int {
 struct FeatureInfo {
   SchedFeat id;
   const char* name;
+  // Set for a switch the model does not implement: why, for the error that
+  // refuses `true` (false, every modelled version's default, is accepted).
+  const char* unmodelled = nullptr;
 };
 
 const std::array<FeatureInfo, static_cast<size_t>(SchedFeat::kCount)>& all_sched_features();
 std::optional<SchedFeat> sched_feature_by_name(std::string_view name);
+// Why a switch cannot be turned on (see FeatureInfo::unmodelled), or nullptr.
+const char* sched_feature_unmodelled(std::string_view name);
 std::vector<std::string> sched_feature_names();
 
 class SchedFeatures {

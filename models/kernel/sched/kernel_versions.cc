@@ -19,8 +19,10 @@ static const std::array<FeatureInfo, static_cast<size_t>(SchedFeat::kCount)> kFe
     {SchedFeat::kDelayDequeue, "DELAY_DEQUEUE"},
     {SchedFeat::kDelayZero, "DELAY_ZERO"},
     {SchedFeat::kPickBuddy, "PICK_BUDDY"},
-    {SchedFeat::kHrtick, "HRTICK"},
-    {SchedFeat::kRtRuntimeShare, "RT_RUNTIME_SHARE"},
+    {SchedFeat::kHrtick, "HRTICK",
+     "is not modelled: a slice ends at the tick's update_curr(), never at hrtick_start_fair()'s hrtimer"},
+    {SchedFeat::kRtRuntimeShare, "RT_RUNTIME_SHARE",
+     "is not modelled: RT throttling is per CPU, without do_balance_runtime()'s borrowing"},
     {SchedFeat::kNiRandom, "NI_RANDOM"},
     {SchedFeat::kRtPushIpi, "RT_PUSH_IPI"},
 }};
@@ -31,6 +33,12 @@ std::optional<SchedFeat> sched_feature_by_name(std::string_view name) {
   for (const auto& f : kFeatures)
     if (name == f.name) return f.id;
   return std::nullopt;
+}
+
+const char* sched_feature_unmodelled(std::string_view name) {
+  for (const auto& f : kFeatures)
+    if (name == f.name) return f.unmodelled;
+  return nullptr;
 }
 
 std::vector<std::string> sched_feature_names() {
