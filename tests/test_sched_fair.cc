@@ -344,6 +344,48 @@ TEST_CASE("a nice change of a task that is RT now keeps its lag unscaled", "[fai
   }
 }
 
+// set_next_buddy() and set_last_buddy() skip SCHED_IDLE entities
+// (se_is_idle()), in every version.
+TEST_CASE("a SCHED_IDLE task never becomes a buddy", "[fair]") {
+  SECTION("EEVDF (6.12), NEXT_BUDDY on: a SCHED_IDLE wakee is not cfs_rq->next") {
+    for (Policy policy : {Policy::kIdle, Policy::kNormal}) {
+      CAPTURE(static_cast<int>(policy));
+      ScenarioParams p = exact_scenario("6.12", 250);
+      p.kernel.base_slice = Time::ms(3);
+      p.kernel.features["NEXT_BUDDY"] = true;
+      // W runs 50 us alone, sleeps, and wakes at 1 ms while A runs (its
+      // slice and the first tick come later); a wake-up, not a fork.
+      p.tasks = {task("W", {ev_run(Time::us(50)), ev_sleep(Time::us(950))}, policy), hog("A"), hog("B")};
+      p.tasks[1].delay = p.tasks[2].delay = Time::us(100);
+      p.duration = Time::ms(10);
+      System sys(p, 1);
+      Kernel& k = sys.kernel();
+      k.run_until(Time::us(1500));
+      Task& w = find_task(k, "W");
+      REQUIRE(w.on_rq);
+      if (policy == Policy::kIdle)
+        CHECK(k.rq(0).cfs.next == nullptr);
+      else
+        CHECK((k.rq(0).cfs.next == &w || k.rq(0).curr == &w));
+    }
+  }
+  SECTION("CFS (6.1), LAST_BUDDY on: a preempted SCHED_IDLE task is not cfs_rq->last") {
+    ScenarioParams p = exact_scenario("6.1");
+    // Buddies need nr_running >= sched_latency / min_granularity = 8.
+    for (int i = 0; i < 8; ++i) p.tasks.push_back(hog("idle" + std::to_string(i), Policy::kIdle));
+    for (TaskSpec& t : p.tasks) t.delay = Time::us(100);
+    // N runs 50 us alone and wakes at 0.98 ms among them (not at a tick,
+    // whose reschedule would come first).
+    p.tasks.push_back(task("N", {ev_run(Time::us(50)), ev_sleep(Time::us(930))}));
+    p.duration = Time::ms(10);
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::us(980) + Time::ns(1));
+    REQUIRE(k.rq(0).curr == &find_task(k, "N"));  // a non-idle task preempts a SCHED_IDLE one
+    CHECK(k.rq(0).cfs.last == nullptr);
+  }
+}
+
 // prio_changed_fair(): the running task whose nice gets worse is told to
 // reschedule when another task is queued; a better nice, or no other task,
 // changes nothing until the next tick -- except on 6.12 (6.12.19), where

@@ -325,8 +325,10 @@ void CfsClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   int64_t nr_latency = k_.sched_latency_ns() / k_.min_granularity_ns();
   bool scale = cfs.nr_running >= nr_latency;
   bool next_buddy_marked = false;
+  // set_next_buddy() / set_last_buddy() never nominate a SCHED_IDLE
+  // entity (se_is_idle()); the buddy still counts as marked.
   if (feat(SchedFeat::kNextBuddy) && scale && !(wake_flags & kWfFork)) {
-    cfs.next = &p;
+    if (p.policy != Policy::kIdle) cfs.next = &p;
     next_buddy_marked = true;
   }
   if (rq.need_resched) return;
@@ -352,7 +354,7 @@ void CfsClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   if (!preempt) return;
   k_.resched_curr(rq);
   if (!curr.se.on_rq) return;
-  if (feat(SchedFeat::kLastBuddy) && scale) cfs.last = &curr;
+  if (feat(SchedFeat::kLastBuddy) && scale && curr.policy != Policy::kIdle) cfs.last = &curr;
 }
 
 void CfsClass::switched_to(Rq& rq, Task& p) {

@@ -592,7 +592,9 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   Task& curr = *rq.curr;
   if (&curr == &p) return;
   CfsRq& cfs = rq.cfs;
-  if (feat(SchedFeat::kNextBuddy) && !(wake_flags & kWfFork) && !p.se.sched_delayed) cfs.next = &p;
+  // set_next_buddy() never nominates a SCHED_IDLE entity (se_is_idle()).
+  if (feat(SchedFeat::kNextBuddy) && !(wake_flags & kWfFork) && !p.se.sched_delayed && p.policy != Policy::kIdle)
+    cfs.next = &p;
   if (rq.need_resched) return;
   if (!feat(SchedFeat::kWakeupPreemption)) {
     k_.note_why("eevdf: WAKEUP_PREEMPTION is off");
