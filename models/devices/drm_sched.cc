@@ -24,7 +24,7 @@ class DrmGpuScheduler::RunJobFn final : public WorkFn {
       case 1: {
         // Find an entity with a ready job the hardware has room for.
         DrmEntity* e = s_.select_entity();
-        if (!e) return Action::exit();  // no more work (or no credits: job_done requeues)
+        if (!e) return Action::exit();  // no more work (or no credits: free_job requeues run_job)
         std::unique_ptr<DrmJob> job = e->job_queue.take_front();  // drm_sched_entity_pop_job()
         ++s_.credit_count_;
         job->run = s_.k_.now();

@@ -1,5 +1,12 @@
 // The DRM GPU scheduler (drivers/gpu/drm/scheduler/sched_main.c and
-// sched_entity.c, the workqueue-based design of 6.8 onwards, as in 7.1):
+// sched_entity.c): the workqueue-based design of 6.8 to 6.18, which the
+// seed thread's 7.1 keeps for everything the metric sees (push_job wakes
+// the run_job work, which selects, pops, counts credits and stamps
+// drm_run_job before ops->run_job()). Simplified against 7.x: 7.x orders
+// the entities of a scheduler by a CFS-like vruntime in one run queue
+// (sched_rq.c), frees every finished job in one free_job run and renames
+// the tracepoints; panthor has one entity per scheduler, so selection is
+// trivial there and the model keeps 6.18's FIFO selector and names.
 //
 //  - entities (userspace queues) hold jobs in push order;
 //    drm_sched_entity_push_job() stamps submit_ts and, when the entity's
@@ -13,7 +20,12 @@
 //  - the GPU's job interrupt signals the hardware fence, either in the
 //    interrupt or from a work item on `fence_wq` (panthor processes its
 //    firmware events on its scheduler workqueue); drm_sched_job_done()
-//    returns the credits and queues work_free_job;
+//    returns the credits and queues work_free_job. Simplified for panthor:
+//    its chain after the interrupt is several items on that workqueue
+//    (process_fw_events_work, then the group's sync-update work, which
+//    signals the fences, and the scheduler-level sync-update work; a
+//    group going idle also queues tick_work); the model runs one item,
+//    `fence_cost`, so the unbound pool sees fewer wake-ups per job;
 //  - drm_sched_free_job_work(): free the first finished job, requeue itself
 //    if the next one is finished too, and requeue run_job.
 //
