@@ -270,10 +270,13 @@ TEST_CASE("binder on the Android common kernel passes RT priority by the node's 
     b.min_rt_priority = 5;  // prio 99 - 5 = 94
     CHECK(is(serve(b, Policy::kNormal, -10).first, Policy::kFifo, 5, 0));  // 94 < 110
     CHECK(is(serve(b, Policy::kFifo, 3).first, Policy::kFifo, 5, 0));      // 94 < 96
-    // A FIFO 10 caller (prio 89) is compared as itself with the node, not
-    // as the nice 0 it is demoted to without INHERIT_RT: 94 < 89 fails,
-    // so its thread runs at nice 0, below the node's minimum.
-    CHECK(is(serve(b, Policy::kFifo, 10).first, Policy::kNormal, 0, 0));
+    // A FIFO 10 caller (prio 89) is demoted to nice 0 (prio 120) without
+    // INHERIT_RT and compared as that with the node: 94 < 120, so its
+    // thread runs at the node's FIFO 5 (ACK android16-6.12).
+    CHECK(is(serve(b, Policy::kFifo, 10).first, Policy::kFifo, 5, 0));
+    // With INHERIT_RT it keeps FIFO 10 (89 < 94: above the minimum).
+    b.inherit_rt = true;
+    CHECK(is(serve(b, Policy::kFifo, 10).first, Policy::kFifo, 10, 0));
   }
   SECTION("fair callers as in mainline: the caller's nice within the node's minimum") {
     BinderProcParams b = binder_proc("svc", 1, 5, 0);

@@ -88,11 +88,12 @@ void BinderThread::transaction_priority(BinderProc::Transaction& t) {
     policy = Policy::kNormal;
     prio = kDefaultPrio;
   }
-  // The node's minimum, compared with the caller's own priority (not the
-  // one an RT caller was demoted to).
+  // The node's minimum, compared with the priority the transaction would
+  // run at: an RT caller without INHERIT_RT is compared as the nice 0 it
+  // was demoted to (ACK android16-6.12's binder_transaction_priority()).
   const bool node_rt = is_rt_policy(p.min_policy);
   const int node_prio = node_rt ? kMaxRtPrio - 1 - p.min_rt_priority : kDefaultPrio + p.min_nice;
-  if (node_prio < t.prio || (node_prio == t.prio && p.min_policy == Policy::kFifo)) {
+  if (node_prio < prio || (node_prio == prio && p.min_policy == Policy::kFifo)) {
     policy = p.min_policy;
     prio = node_prio;
   }
