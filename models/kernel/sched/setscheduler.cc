@@ -54,24 +54,23 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
   p.normal_prio = new_normal;
   const uint64_t old_weight = p.se.weight;
   const uint64_t new_weight = policy == Policy::kIdle ? kWeightIdlePrio : nice_to_weight(nice);
-  if (new_weight != old_weight && old_class != SchedClassId::kFair) {
+  if (new_weight != old_weight) {
     // set_load_weight() runs before the class changes, and only the fair
     // class has reweight_task(): a task that is RT now (by policy or a PI
     // boost) just takes the new weight. Its vlag and PELT load stay as they
     // are (it is detached from the cfs_rq's sums), and attach_entity_load_avg()
     // rebuilds load_sum at the new weight when it becomes fair again.
-    p.se.weight = new_weight;
-    p.se.inv_weight = policy == Policy::kIdle ? kWmultIdlePrio : nice_to_wmult(nice);
-  } else if (new_weight != old_weight) {
-    // reweight_task_fair() -> reweight_entity() on a dequeued entity:
-    // lag_i = w_i * vlag, so vlag scales by old/new; PELT: the blocked or
-    // queued load leaves and re-enters the cfs_rq's sums at the new weight.
-    p.se.vlag = static_cast<int64_t>(static_cast<__int128>(p.se.vlag) * static_cast<int64_t>(old_weight) /
-                                     static_cast<int64_t>(new_weight));
-    const bool attached = p.se.avg.last_update_time != 0 && p.state != TaskState::kNew;
-    if (attached) dequeue_load_avg(rq.cfs_avg, p.se.avg, old_weight);
-    p.se.avg.load_avg = new_weight * p.se.avg.load_sum / get_pelt_divider(p.se.avg);
-    if (attached) enqueue_load_avg(rq.cfs_avg, p.se.avg, new_weight);
+    if (old_class == SchedClassId::kFair) {
+      // reweight_task_fair() -> reweight_entity() on a dequeued entity:
+      // lag_i = w_i * vlag, so vlag scales by old/new; PELT: the blocked or
+      // queued load leaves and re-enters the cfs_rq's sums at the new weight.
+      p.se.vlag = static_cast<int64_t>(static_cast<__int128>(p.se.vlag) * static_cast<int64_t>(old_weight) /
+                                       static_cast<int64_t>(new_weight));
+      const bool attached = p.se.avg.last_update_time != 0 && p.state != TaskState::kNew;
+      if (attached) dequeue_load_avg(rq.cfs_avg, p.se.avg, old_weight);
+      p.se.avg.load_avg = new_weight * p.se.avg.load_sum / get_pelt_divider(p.se.avg);
+      if (attached) enqueue_load_avg(rq.cfs_avg, p.se.avg, new_weight);
+    }
     p.se.weight = new_weight;
     p.se.inv_weight = policy == Policy::kIdle ? kWmultIdlePrio : nice_to_wmult(nice);
   }
