@@ -154,6 +154,131 @@ TEST_CASE("with a fence workqueue the free path runs in a worker after the inter
   CHECK(log.jobs[1].freed == Time::us(1027));
 }
 
+namespace {
+// Every executed work item: name, worker, CPU, start and end.
+struct WorkRun {
+  std::string work, worker;
+  int cpu = -1;
+  Time queued, started, ended;
+};
+class WorkRuns : public SchedObserver {
+ public:
+  void on_work_item(Time t, const WorkItemEvent& e) override {
+    if (e.phase == WorkItemEvent::Phase::kStart)
+      runs.push_back({std::string(e.work), e.worker->comm, e.cpu, e.queued, e.started, Time::zero()});
+    if (e.phase == WorkItemEvent::Phase::kEnd)
+      for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+        if (it->work == e.work && it->started == e.started) {
+          it->ended = t;
+          break;
+        }
+  }
+  std::vector<WorkRun> of(const std::string& suffix) const {
+    std::vector<WorkRun> v;
+    for (const auto& r : runs)
+      if (r.work.size() >= suffix.size() && r.work.compare(r.work.size() - suffix.size(), suffix.size(), suffix) == 0)
+        v.push_back(r);
+    return v;
+  }
+  std::vector<WorkRun> runs;
+};
+
+// panthor's chain (panthor_sched.c): fw events 10 us, group sync update 8 us,
+// scheduler sync update 3 us, tick 20 us.
+ScenarioParams panthor_chain_scenario() {
+  ScenarioParams p = drm_scenario(2);
+  DrmSchedParams& d = drm_params(p);
+  d.fence_wq = "submit";
+  d.signal_work_cost = Time::us(8);
+  d.sync_update_work_cost = Time::us(3);
+  d.idle_tick_cost = Time::us(20);
+  return p;
+}
+
+// `jobs` jobs pushed together at t=0 by a SCHED_FIFO submitter on CPU 0.
+struct ChainRun {
+  DrmLog log;
+  WorkRuns works;
+};
+ChainRun run_panthor_chain(int jobs) {
+  ScenarioParams p = panthor_chain_scenario();
+  std::vector<EventSpec> events(jobs, ev_submit("vk", Time::zero()));
+  events.push_back(ev_sleep(Time::s(10)));
+  p.tasks = {on_cpus(task("vk_submit", events, Policy::kFifo, 1), {0})};
+  System sys(p, 1);
+  ChainRun r;
+  sys.add_observer(&r.log);
+  sys.add_observer(&r.works);
+  sys.run();
+  return r;
+}
+}  // namespace
+
+// One job: it ends at 1.012 ms; the fence work (process_fw_events_work,
+// 10 us) queues, in sched_process_csg_irq_locked()'s order, the tick (the
+// GPU has no job left: CSG_IDLE), the group's sync-update work and the
+// scheduler's. The kworker that ran the fence work (CPU 1) takes the tick
+// next from the unbound pool's worklist (1.022 -> 1.042 ms); the first
+// queue_work() woke the pool's idle kworker, on CPU 0, which runs the
+// group's work at once (1.022 -> 1.030 ms): the fence signals at 1.030 ms,
+// 8 us after the single-item model's 1.022. That kworker then runs the
+// scheduler's sync update (1.030 -> 1.033) and the free_job work the
+// signal queued (1.033 -> 1.038).
+TEST_CASE("panthor's post-interrupt chain: fw events, then tick, group and scheduler sync updates", "[drm]") {
+  const ChainRun r = run_panthor_chain(1);
+  const DrmLog& log = r.log;
+  const WorkRuns& works = r.works;
+  REQUIRE(log.jobs.size() == 1);
+  const auto fence = works.of(":fence_work"), tick = works.of(":tick_work"),
+             group = works.of(":group_sync_upd_work"), sched_upd = works.of(":sync_upd_work");
+  REQUIRE(fence.size() == 1);
+  REQUIRE(tick.size() == 1);
+  REQUIRE(group.size() == 1);
+  REQUIRE(sched_upd.size() == 1);
+  CHECK(fence[0].started == Time::us(1012));
+  CHECK(fence[0].ended == Time::us(1022));
+  for (const auto* w : {&tick[0], &group[0], &sched_upd[0]}) CHECK(w->queued == Time::us(1022));
+  CHECK(tick[0].ended - tick[0].started == Time::us(20));
+  CHECK(group[0].ended - group[0].started == Time::us(8));
+  CHECK(sched_upd[0].ended - sched_upd[0].started == Time::us(3));
+  CHECK(log.jobs.at(1).done == group[0].ended);
+  CHECK(log.jobs.at(1).done == Time::us(1030));
+  CHECK(tick[0].worker == fence[0].worker);
+  CHECK(group[0].cpu == 0);
+  CHECK(tick[0].cpu == 1);
+  CHECK(sched_upd[0].worker == group[0].worker);
+  CHECK(sched_upd[0].started == Time::us(1030));
+  CHECK(log.jobs.at(1).freed == Time::us(1038));
+}
+
+// Two jobs pushed together run back to back on the GPU (1 ms each): the
+// first one's interrupt finds the second still on the GPU, so only the
+// second raises the idle event; both interrupts run the fw-events work
+// and both sync updates, and the first fence signals from the group's
+// work, not from the fence work.
+TEST_CASE("panthor's tick is queued only when the GPU has no job left", "[drm]") {
+  const ChainRun r = run_panthor_chain(2);
+  const DrmLog& log = r.log;
+  const WorkRuns& works = r.works;
+  REQUIRE(log.jobs.size() == 2);
+  CHECK(works.of(":fence_work").size() == 2);
+  CHECK(works.of(":group_sync_upd_work").size() == 2);
+  CHECK(works.of(":sync_upd_work").size() == 2);
+  const auto tick = works.of(":tick_work");
+  REQUIRE(tick.size() == 1);
+  CHECK(tick[0].queued > log.jobs.at(2).hw + Time::ms(1));  // after the second job ended
+  const auto group = works.of(":group_sync_upd_work");
+  CHECK(log.jobs.at(1).done == group[0].ended);
+  CHECK(log.jobs.at(2).done == group[1].ended);
+}
+
+TEST_CASE("panthor's chain needs a fence workqueue", "[drm]") {
+  ScenarioParams p = drm_scenario(2);
+  drm_params(p).idle_tick_cost = Time::us(20);
+  p.tasks = {task("vk_submit", {ev_submit("vk", Time::zero()), ev_sleep(Time::s(10))}, Policy::kFifo, 1)};
+  CHECK_THROWS_WITH(System(p, 1), Catch::Contains("need a fence_wq"));
+}
+
 // request_threaded_irq(): the hard interrupt only wakes irq_thread()
 // (SCHED_FIFO 50, on the interrupt's CPU), which runs the handler (3 us)
 // and then queues the fence work: the fence signals 3 us later than from
@@ -325,6 +450,21 @@ TEST_CASE("a GPU's retire worker loads from YAML and must name a declared kthrea
   CHECK(std::get<GpuParams>(q.devices[0].params).idle_work_cost == Time::us(3));
   CHECK_THAT(load_error(replace(kYaml, "irq_cpu: 3", "irq_cpu: 3, idle_work_delay: 1ms")),
              Catch::Contains("devices[0].idle_work_delay") && Catch::Contains("needs retire_worker"));
+}
+
+TEST_CASE("panthor's chain costs load from YAML and need a fence_wq", "[drm][config]") {
+  const std::string chain = "submit_wq: csf, fence_wq: csf, signal_work_cost: 8us, sync_update_work_cost: 3us, "
+                            "idle_tick_cost: 20us, entities: [e1]";
+  const ScenarioParams p = load_scenario_yaml(replace(kYaml, "submit_wq: csf, entities: [e1]", chain), "x.yaml");
+  const DrmSchedParams& d = std::get<DrmSchedParams>(p.devices[1].params);
+  CHECK(d.signal_work_cost == Time::us(8));
+  CHECK(d.sync_update_work_cost == Time::us(3));
+  CHECK(d.idle_tick_cost == Time::us(20));
+  CHECK(std::get<DrmSchedParams>(load_scenario_yaml(kYaml, "x.yaml").devices[1].params).idle_tick_cost == Time::zero());
+  CHECK_THAT(load_error(replace(kYaml, "submit_wq: csf, entities: [e1]", "submit_wq: csf, idle_tick_cost: 20us, entities: [e1]")),
+             Catch::Contains("x.yaml:") && Catch::Contains("devices[1].idle_tick_cost") && Catch::Contains("needs fence_wq"));
+  CHECK_THAT(load_error(replace(kYaml, "submit_wq: csf, entities: [e1]", "submit_wq: csf, fence_wq: csf, signal_work_cost: -1us, entities: [e1]")),
+             Catch::Contains("devices[1].signal_work_cost"));
 }
 
 TEST_CASE("workqueues, kthread_workers and devices load from YAML", "[drm][config]") {

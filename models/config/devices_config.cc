@@ -361,6 +361,15 @@ DrmSchedParams load_drm(const MapReader& r, const std::string& name, const std::
   r.read("run_job_cost", d.run_job_cost);
   r.read("free_job_cost", d.free_job_cost);
   r.read("fence_cost", d.fence_cost);
+  for (auto [key, cost] : {std::pair<const char*, Time*>{"signal_work_cost", &d.signal_work_cost},
+                           {"sync_update_work_cost", &d.sync_update_work_cost},
+                           {"idle_tick_cost", &d.idle_tick_cost}}) {
+    r.read(key, *cost, Bound::kNonNegative);
+    if (*cost > Time::zero() && d.fence_wq.empty())
+      fail(r.doc(), *r.find(key), r.path(key),
+           fmt::format("{} needs fence_wq: panthor's chain runs on the workqueue the interrupt's fence work uses",
+                       key));
+  }
   return d;
 }
 
@@ -656,6 +665,12 @@ const std::vector<ParamDecl>& drm_sched_params() {
                  {"free_job_cost", "duration", duration_text(d.free_job_cost), "CPU work of ops->free_job() (assumption)"},
                  {"fence_cost", "duration", duration_text(d.fence_cost),
                   "CPU work of the fence work (with fence_wq) (assumption)"},
+                 {"signal_work_cost", "duration", "0 (the fence work signals)",
+                  "panthor: CPU work of group_sync_upd_work, queued by the fence work, which signals the fences"},
+                 {"sync_update_work_cost", "duration", "0 (none)",
+                  "panthor: CPU work of the scheduler's sync_upd_work, queued by the fence work"},
+                 {"idle_tick_cost", "duration", "0 (none)",
+                  "panthor: CPU work of tick_work, queued by the fence work when no job is left on the GPU"},
              });
     return v;
   }();

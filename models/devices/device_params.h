@@ -75,7 +75,12 @@ struct DrmSchedParams {
   Time select_cost = Time::us(2);  // run_job work: drm_sched_select_entity() + pop, also when it finds nothing
   Time run_job_cost = Time::us(10);  // ops->run_job(): ring write and doorbell
   Time free_job_cost = Time::us(5);  // free_job work: ops->free_job()
-  Time fence_cost = Time::us(10);    // fence work: process the GPU events, signal done fences
+  Time fence_cost = Time::us(10);    // fence work: process the GPU events (and signal done fences, below)
+  // panthor's chain after its fw-events work (panthor_sched.c, 6.18), each
+  // a work item on fence_wq; 0 = no such item (the default: one fence work).
+  Time signal_work_cost;       // the group's sync-update work signals the done fences (else the fence work does)
+  Time sync_update_work_cost;  // the scheduler-level sync-update work, queued beside it
+  Time idle_tick_cost;         // the tick work, queued when the GPU went idle (no job left on it)
 };
 
 // A thread the display pipeline creates (models/devices/display.h).

@@ -36,6 +36,7 @@ class DrmGpuScheduler::RunJobFn final : public WorkFn {
       case 2:
         if (job_) {
           s_.emit(DrmJobEvent::Phase::kHw, *job_, x.context());
+          job_->on_gpu = true;
           s_.gpu_.run(s_, job_->id, job_->gpu_time);
           job_ = nullptr;
         }
@@ -79,20 +80,47 @@ class DrmGpuScheduler::FreeJobFn final : public WorkFn {
 };
 
 // The driver's fence work: process the GPU's events and signal the fences
-// of the jobs it finished (panthor: process_fw_events_work and the group
-// sync-update work, merged into one step).
+// of the jobs it finished; with panthor's chain configured, it is
+// process_fw_events_work() -> sched_process_csg_irq_locked(), which
+// queues the chain's items in the kernel's order (idle, then sync update).
 class DrmGpuScheduler::FenceFn final : public WorkFn {
  public:
   explicit FenceFn(DrmGpuScheduler& s) : s_(s) {}
   Action step(WorkExec& x) override {
-    if (x.step == 0) return Action::run(s_.params_.fence_cost.count());
-    for (auto& j : s_.pending_list_)
-      if (j->hw_done && !j->signalled) s_.signal(*j, x.context());
+    const DrmSchedParams& p = s_.params_;
+    if (x.step == 0) return Action::run(p.fence_cost.count());
+    const QueueContext ctx = x.context();
+    // csg_slot_process_idle_event_locked(): tick_work, no delay.
+    if (s_.idle_event_ && p.idle_tick_cost > Time::zero()) s_.wqs_->queue_work(*s_.fence_wq_, s_.work_tick_, ctx);
+    s_.idle_event_ = false;
+    // csg_slot_sync_update_locked(): the group's work, then the scheduler's.
+    if (p.signal_work_cost > Time::zero())
+      s_.wqs_->queue_work(*s_.fence_wq_, s_.work_signal_, ctx);
+    else
+      s_.signal_done_jobs(ctx);
+    if (p.sync_update_work_cost > Time::zero()) s_.wqs_->queue_work(*s_.fence_wq_, s_.work_sync_update_, ctx);
     return Action::exit();
   }
 
  private:
   DrmGpuScheduler& s_;
+};
+
+// An item of panthor's chain: its CPU work, then, for group_sync_upd_work(),
+// the fences of every job the GPU finished (the group's sync objects).
+class DrmGpuScheduler::ChainFn final : public WorkFn {
+ public:
+  ChainFn(DrmGpuScheduler& s, Time cost, bool signals) : s_(s), cost_(cost), signals_(signals) {}
+  Action step(WorkExec& x) override {
+    if (x.step == 0) return Action::run(cost_.count());
+    if (signals_) s_.signal_done_jobs(x.context());
+    return Action::exit();
+  }
+
+ private:
+  DrmGpuScheduler& s_;
+  Time cost_;
+  bool signals_;
 };
 
 DrmGpuScheduler::DrmGpuScheduler(Kernel& k, std::string name, const DrmSchedParams& params, Gpu& gpu,
@@ -109,10 +137,19 @@ DrmGpuScheduler::DrmGpuScheduler(Kernel& k, std::string name, const DrmSchedPara
       run_fn_(std::make_unique<RunJobFn>(*this)),
       free_fn_(std::make_unique<FreeJobFn>(*this)),
       fence_fn_(std::make_unique<FenceFn>(*this)),
+      signal_fn_(std::make_unique<ChainFn>(*this, params.signal_work_cost, true)),
+      sync_update_fn_(std::make_unique<ChainFn>(*this, params.sync_update_work_cost, false)),
+      tick_fn_(std::make_unique<ChainFn>(*this, params.idle_tick_cost, false)),
       work_run_job_(name_ + ":drm_sched_run_job_work", run_fn_.get()),
       work_free_job_(name_ + ":drm_sched_free_job_work", free_fn_.get()),
-      work_fence_(name_ + ":fence_work", fence_fn_.get()) {
+      work_fence_(name_ + ":fence_work", fence_fn_.get()),
+      work_signal_(name_ + ":group_sync_upd_work", signal_fn_.get()),
+      work_sync_update_(name_ + ":sync_upd_work", sync_update_fn_.get()),
+      work_tick_(name_ + ":tick_work", tick_fn_.get()) {
   auto bad = [&](const std::string& why) { throw ModelError(fmt::format("drm_sched '{}': {}", name_, why)); };
+  const bool chain = params_.signal_work_cost > Time::zero() || params_.sync_update_work_cost > Time::zero() ||
+                     params_.idle_tick_cost > Time::zero();
+  if (chain && !fence_wq_) bad("signal_work_cost, sync_update_work_cost and idle_tick_cost need a fence_wq");
   if (params_.path == DrmSubmitPath::kWorkqueue && (!submit_wq_ || !wqs_)) bad("no submit workqueue");
   if (params_.path == DrmSubmitPath::kKthreadWorker && !worker_) bad("no kthread_worker");
   if (params_.credit_limit < 1) bad("credit_limit must be >= 1");
@@ -212,14 +249,22 @@ DrmEntity* DrmGpuScheduler::select_entity() {
 
 // The job interrupt.
 void DrmGpuScheduler::gpu_job_done(uint64_t cookie, QueueContext irq) {
-  for (auto& j : pending_list_)
+  bool gpu_idle = true;  // no other job handed to the GPU is still running
+  for (auto& j : pending_list_) {
     if (j->id == cookie) j->hw_done = true;
+    if (j->on_gpu && !j->hw_done) gpu_idle = false;
+  }
+  if (gpu_idle) idle_event_ = true;  // the firmware's CSG_IDLE, delivered with this interrupt
   if (fence_wq_) {
     wqs_->queue_work(*fence_wq_, work_fence_, irq);
     return;
   }
+  signal_done_jobs(irq);
+}
+
+void DrmGpuScheduler::signal_done_jobs(QueueContext ctx) {
   for (auto& j : pending_list_)
-    if (j->hw_done && !j->signalled) signal(*j, irq);
+    if (j->hw_done && !j->signalled) signal(*j, ctx);
 }
 
 // drm_sched_job_done(): credits back, finished fence, free_job queued.

@@ -18,14 +18,28 @@
 //    credits, trace drm_run_job, call ops->run_job() (which hands the job
 //    to the GPU), then requeue itself;
 //  - the GPU's job interrupt signals the hardware fence, either in the
-//    interrupt or from a work item on `fence_wq` (panthor processes its
-//    firmware events on its scheduler workqueue); drm_sched_job_done()
-//    returns the credits and queues work_free_job. Simplified for panthor:
-//    its chain after the interrupt is several items on that workqueue
-//    (process_fw_events_work, then the group's sync-update work, which
-//    signals the fences, and the scheduler-level sync-update work; a
-//    group going idle also queues tick_work); the model runs one item,
-//    `fence_cost`, so the unbound pool sees fewer wake-ups per job;
+//    interrupt or from a work item on `fence_wq` (`fence_cost`);
+//    drm_sched_job_done() returns the credits and queues work_free_job.
+//    panthor (panthor_sched.c, 6.18) runs a chain on its scheduler
+//    workqueue instead, which the optional costs switch on: the
+//    interrupt's panthor_sched_report_fw_events() queues
+//    process_fw_events_work (`fence_cost`), whose
+//    sched_process_csg_irq_locked() handles the group's events in the
+//    kernel's order: CSG_IDLE first (csg_slot_process_idle_event_locked()
+//    queues tick_work with no delay: `idle_tick_cost`), then
+//    CSG_SYNC_UPDATE (csg_slot_sync_update_locked() queues the group's
+//    group_sync_upd_work, which signals the done fences:
+//    `signal_work_cost`, and the scheduler's sync_upd_work, which wakes
+//    groups blocked on sync objects: `sync_update_work_cost`). Each item
+//    is a separate work on the unbound pool (each queue_work() there
+//    wakes an idle kworker). Simplified: the firmware raises CSG_IDLE
+//    with the interrupt of a job that leaves no job handed to the GPU
+//    (the firmware's own idle detection is not modelled); the tick is
+//    CPU work only (its CSG status requests and the wait for the
+//    firmware's acknowledgement, tick_ctx_init(), the runtime PM put
+//    and devfreq idle when every group is idle are not modelled), and
+//    the global idle event (GLB_IDLE, after the firmware's 800 us
+//    hysteresis) is not modelled;
 //  - drm_sched_free_job_work(): free the first finished job, requeue itself
 //    if the next one is finished too, and requeue run_job.
 //
@@ -72,6 +86,7 @@ struct DrmJob {
   int submitter_prio = 1000;
   Time gpu_time;          // <= 0: the GPU draws one
   Time pushed, run;
+  bool on_gpu = false;    // ops->run_job() handed it to the GPU
   bool hw_done = false;   // the GPU finished it (interrupt delivered)
   bool signalled = false; // its fence signalled (drm_sched_job_done())
 };
@@ -108,12 +123,14 @@ class DrmGpuScheduler final : public GpuClient {
   class RunJobFn;
   class FreeJobFn;
   class FenceFn;
+  class ChainFn;
   void run_job_queue(QueueContext ctx);   // drm_sched_run_job_queue()
   void free_job_queue(QueueContext ctx);  // __drm_sched_run_free_queue()
   void queue(WorkStruct& w, QueueContext ctx, const Task* on_behalf_of);
   DrmEntity* select_entity();             // drm_sched_select_entity(), FIFO policy
   bool can_queue() const { return credit_count_ < params_.credit_limit; }
   void signal(DrmJob& job, QueueContext ctx);  // drm_sched_job_done()
+  void signal_done_jobs(QueueContext ctx);     // every finished job not yet signalled
   void emit(DrmJobEvent::Phase phase, const DrmJob& job, QueueContext where);
   const Task* best_queued_submitter() const;
 
@@ -129,7 +146,10 @@ class DrmGpuScheduler final : public GpuClient {
   std::unique_ptr<RunJobFn> run_fn_;
   std::unique_ptr<FreeJobFn> free_fn_;
   std::unique_ptr<FenceFn> fence_fn_;
+  std::unique_ptr<ChainFn> signal_fn_, sync_update_fn_, tick_fn_;
   WorkStruct work_run_job_, work_free_job_, work_fence_;
+  WorkStruct work_signal_, work_sync_update_, work_tick_;  // panthor's chain (optional)
+  bool idle_event_ = false;  // CSG_IDLE raised, not yet processed by the fence work
   Fifo<std::unique_ptr<DrmJob>> pending_list_;  // handed to the GPU, in order (sched->pending_list)
   std::vector<std::unique_ptr<DrmJob>> free_jobs_;  // freed jobs, reused by push_job()
   int credit_count_ = 0;
