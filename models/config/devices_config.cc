@@ -715,7 +715,7 @@ const std::vector<ParamDecl>& binder_proc_params() {
     const BinderProcParams d;
     return std::vector<ParamDecl>{
         {"name", "string, no blanks", "required", "the server process; its threads are binder:NAME_1 .. binder:NAME_N"},
-        {"threads", "int 1..256", std::to_string(d.threads), "looper threads in its binder thread pool"},
+        {"threads", "int 1..256", std::to_string(d.threads), "looper threads in its binder pool, as grown: max_threads + the threads that joined it"},
         {"nice", "int -20..19", std::to_string(d.nice),
          "the process's nice (proc->default_priority): its threads' nice while they wait for work"},
         {"min_nice", "int -20..19", std::to_string(d.min_nice),

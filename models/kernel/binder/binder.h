@@ -55,6 +55,14 @@
 // thread (capacity time at 1024 and f_max); the reply's and the buffer
 // copies' CPU cost is part of the caller's and server's `run` events; the
 // threads never exit or grow (the pool is as declared, all started at 0).
+// That is the steady state of a libbinder pool: binder_thread_read() asks
+// for a new looper (BR_SPAWN_LOOPER) whenever a thread leaves with work
+// while none is waiting, up to the process's max_threads
+// (ProcessState::setThreadPoolMaxThreadCount(); libbinder's default 15,
+// system_server 31, SurfaceFlinger 4, HALs often 0 or 1), and pool threads
+// never exit; so `threads` stands for max_threads plus the threads that
+// joined the pool themselves (the main thread, startThreadPool()'s first
+// looper). The pool's growth after the process starts is not modelled.
 #pragma once
 
 #include <functional>

@@ -11,7 +11,7 @@ namespace schedlab {
 
 struct BinderProcParams {
   std::string name;       // the server process; its threads are binder:NAME_1 .. binder:NAME_N
-  int threads = 1;        // binder looper threads in its pool (libbinder's thread pool)
+  int threads = 1;        // binder looper threads in its pool: the grown pool, max_threads + those that joined (binder.h)
   int nice = 0;           // proc->default_priority: the nice of the process at open()
   int min_nice = 0;       // its node's min_priority (flat_binder_object priority bits; libbinder's default 0)
   std::vector<int> cpus;  // the threads' affinity; empty = all CPUs
