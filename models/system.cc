@@ -29,7 +29,7 @@ static std::unique_ptr<PowerModel> make_power_model(const PlatformParams& platfo
   for (const ClusterParams& c : platform.clusters) {
     PowerModel::Cluster cl;
     cl.name = c.name;
-    cl.static_power_mw = c.static_power_mw;
+    for (const Opp& o : c.opps) cl.static_power_mw.push_back(o.static_power_mw > 0 ? o.static_power_mw : c.static_power_mw);
     for (int i = 0; i < c.nr_cpus; ++i) {
       PowerModel::Cpu pc;
       pc.cluster = static_cast<int>(pm->clusters.size());
@@ -38,6 +38,7 @@ static std::unique_ptr<PowerModel> make_power_model(const PlatformParams& platfo
         pc.busy_power_mw.push_back(opp_dynamic_power_mw(o, c.dynamic_power_coefficient));
       }
       for (const IdleStateParams& st : c.cpu_idle_states) pc.idle_state_power_mw.push_back(st.power_mw);
+      pc.nr_cpu_states = std::max<size_t>(1, c.cpu_idle_states.size());
       if (c.cpu_idle_states.empty())
         pc.idle_state_power_mw.push_back(0.0);  // no states listed: idle is a state 0 of unknown power
       else

@@ -602,6 +602,34 @@ TEST_CASE("Units are read exactly", "[platform][config]") {
   CHECK_FALSE(c.rate_limit.has_value());  // left to the kernel version
 }
 
+TEST_CASE("Static power per OPP is given on every OPP or none, and not beside the cluster's", "[platform][config]") {
+  const std::string head =
+      "platform:\n"
+      "  clusters:\n"
+      "    - name: a\n"
+      "      cpus: 1\n";
+  const std::string per_opp =
+      "      opps:\n"
+      "        - {freq: 1GHz, power: 100mW, static_power: 12.5mW}\n"
+      "        - {freq: 2GHz, power: 300mW, static_power: 40mW}\n";
+  const ClusterParams c = load_scenario_yaml(head + per_opp + kOneTask, "s.yaml").platform.clusters[0];
+  CHECK(c.opps[0].static_power_mw == 12.5);
+  CHECK(c.opps[1].static_power_mw == 40.0);
+  CHECK(c.static_power_mw == 0.0);
+  ConfigError both = error_of(head + "      static_power: 10mW\n" + per_opp + kOneTask);
+  CHECK(both.line() == 5);
+  CHECK(both.key_path() == "platform.clusters[0].static_power");
+  CHECK_THAT(both.message(), Catch::Contains("not both"));
+  ConfigError partial = error_of(head +
+                                 "      opps:\n"
+                                 "        - {freq: 1GHz, power: 100mW, static_power: 12.5mW}\n"
+                                 "        - {freq: 2GHz, power: 300mW}\n" +
+                                 kOneTask);
+  CHECK(partial.line() == 7);
+  CHECK(partial.key_path() == "platform.clusters[0].opps[1]");
+  CHECK_THAT(partial.message(), Catch::Contains("1 of the 2 OPPs give one"));
+}
+
 TEST_CASE("validate_platform refuses inconsistent platforms built in code", "[platform]") {
   PlatformParams p;
   p.name = "code";

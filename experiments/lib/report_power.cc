@@ -129,13 +129,18 @@ std::string render_power_tables(const RunSet& set) {
 
 std::string idle_power_note(const RunResult& r) {
   std::vector<std::string> unknown;
+  bool with_static = false;  // some of them bill a cluster static power
   for (const ClusterMetrics& cl : r.clusters)
-    if (!cl.idle_power_known) unknown.push_back(cl.name);
+    if (!cl.idle_power_known) {
+      unknown.push_back(cl.name);
+      with_static |= cl.static_energy_mj > 0;
+    }
   if (unknown.empty()) return "";
   return fmt::format(
-      "note: the platform gives no idle-state power for {} (0 mW): there energy counts running time only, so "
+      "note: the platform gives no idle-state power for {} (0 mW): there energy counts running time only{}, so "
       "idle states and governors compare by residency, not by energy\n",
-      unknown.size() == r.clusters.size() ? "any cluster" : fmt::format("{}", fmt::join(unknown, ", ")));
+      unknown.size() == r.clusters.size() ? "any cluster" : fmt::format("{}", fmt::join(unknown, ", ")),
+      with_static ? " and the cluster's static power (which no CPU idle state lowers)" : "");
 }
 
 std::string render_workqueue_table(const RunSet& set) {

@@ -217,6 +217,7 @@ std::vector<Opp> load_opps(const YamlDoc& doc, const YAML::Node& node, const std
     o.freq_khz = as_frequency_khz(doc, *r.find("freq"), r.path("freq"));
     if (auto n = r.find("voltage")) o.voltage_uv = as_voltage_uv(doc, *n, r.path("voltage"));
     if (auto n = r.find("power")) o.power_mw = as_power_mw(doc, *n, r.path("power"));
+    if (auto n = r.find("static_power")) o.static_power_mw = as_power_mw(doc, *n, r.path("static_power"));
     // cpufreq-dt tables and the EM (em_create_perf_table) need strictly
     // ascending frequencies.
     if (!out.empty() && o.freq_khz <= out.back().freq_khz)
@@ -249,6 +250,20 @@ ClusterParams load_cluster(const YamlDoc& doc, const YAML::Node& node, const std
   r.read("rate_limit", c.rate_limit, Bound::kNonNegative);
   r.read_choice("cpufreq_governor", c.cpufreq_governor, governor_names());
   c.opps = load_opps(doc, *r.find("opps"), r.path("opps"), c.dynamic_power_coefficient);
+  // Static power per OPP: on every OPP or on none, and not beside the
+  // cluster's single value (one source per cluster).
+  const YAML::Node opps = *r.find("opps");
+  size_t with_static = 0;
+  for (size_t i = 0; i < opps.size(); ++i) with_static += opps[i]["static_power"].IsDefined() ? 1 : 0;
+  if (with_static > 0 && r.find("static_power"))
+    fail(doc, *r.find("static_power"), r.path("static_power"),
+         "give the cluster's static power once here or per OPP (opps[].static_power), not both");
+  if (with_static > 0 && with_static < opps.size())
+    for (size_t i = 0; i < opps.size(); ++i)
+      if (!opps[i]["static_power"].IsDefined())
+        fail(doc, opps[i], index_path(r.path("opps"), i),
+             fmt::format("missing 'static_power': {} of the {} OPPs give one; give it on every OPP or on none",
+                         with_static, opps.size()));
   if (auto n = r.find("userspace_freq")) {
     c.userspace_freq_khz = as_frequency_khz(doc, *n, r.path("userspace_freq"));
     if (std::none_of(c.opps.begin(), c.opps.end(), [&](const Opp& o) { return o.freq_khz == c.userspace_freq_khz; })) {
@@ -468,7 +483,7 @@ const std::vector<ParamDecl>& platform_cluster_params() {
          "capacity-dmips-mhz of the CPU nodes"},
         {"dynamic_power_coefficient", "int >= 0 (uW/MHz/V^2)", "0",
          "dynamic-power-coefficient; 0 = use each OPP's power"},
-        {"static_power", "power", "0", "power of the cluster while any CPU is powered, if a source gives it"},
+        {"static_power", "power", "0", "static power of the cluster while powered (not in a cluster idle state), if a source gives it"},
         {"transition_latency", "duration", "0", "clock-latency-ns of the OPP table (cpuinfo.transition_latency)"},
         {"rate_limit", "duration", "from transition_latency",
          "schedutil rate_limit_us; default cpufreq_policy_transition_delay_us() of the kernel version: "
@@ -490,6 +505,8 @@ const std::vector<ParamDecl>& platform_opp_params() {
       {"freq", "frequency (GHz, MHz, kHz, Hz)", "required", "opp-hz; a whole number of kHz"},
       {"voltage", "voltage (V, mV, uV)", "-", "opp-microvolt (first value); needed with dynamic_power_coefficient"},
       {"power", "power (W, mW, uW)", "-", "explicit power of one busy CPU (opp-microwatt); overrides C*V^2*f"},
+      {"static_power", "power (W, mW, uW)", "-",
+       "static power of the cluster at this OPP while powered (a measurement); exclusive with the cluster's"},
   };
   return decls;
 }

@@ -27,6 +27,10 @@ struct Opp {
   // Optional explicit power of ONE CPU at this OPP, e.g. from `opp-microwatt`
   // or a datasheet. 0 = derive it from dynamic-power-coefficient (C*V^2*f).
   double power_mw = 0.0;
+  // Optional static (leakage) power of the whole cluster at this OPP's
+  // voltage, billed while the cluster is powered (a measurement, e.g. the
+  // cluster's rail with its CPUs idle); 0 = the cluster's static_power_mw.
+  double static_power_mw = 0.0;
 };
 
 // Throws std::invalid_argument unless the table is non-empty and strictly

@@ -37,7 +37,7 @@ struct ClusterParams {
   uint32_t capacity_dmips_mhz = 1024;  // capacity-dmips-mhz
   std::vector<Opp> opps;               // ascending
   uint32_t dynamic_power_coefficient = 0;  // uW/MHz/V^2 (0: use Opp::power_mw)
-  double static_power_mw = 0;          // per cluster while any CPU is powered, if a source gives it
+  double static_power_mw = 0;          // per cluster while powered, if a source gives it (Opp::static_power_mw per OPP)
   std::vector<IdleStateParams> cpu_idle_states;      // per CPU, shallow to deep
   std::vector<IdleStateParams> cluster_idle_states;  // entered only when every CPU of the cluster is idle
                                                      // ("cluster" = the cpu-map cluster / PSCI cluster power

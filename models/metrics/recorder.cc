@@ -19,6 +19,35 @@ MetricsRecorder::MetricsRecorder(int nr_cpus, Time warmup, const PowerModel* pow
     tr.opp = pc.opp_khz.empty() ? 0 : pc.opp_khz.size() - 1;  // until told otherwise: f_max
     tr.m.cpuidle_residency.assign(std::max<size_t>(1, pc.idle_state_power_mw.size()), Time::zero());
   }
+  clusters_.resize(power_->clusters.size());
+  for (size_t cl = 0; cl < clusters_.size(); ++cl) {
+    const auto& cpus = power_->clusters[cl].cpus;
+    if (!cpus.empty()) clusters_[cl].opp = cpus_[static_cast<size_t>(cpus.front())].opp;
+  }
+}
+
+void MetricsRecorder::close_cluster_interval(size_t cluster, Time t) {
+  ClusterTrack& c = clusters_[cluster];
+  const Time d = clipped(c.since, t);
+  c.since = t;
+  const auto& pcl = power_->clusters[cluster];
+  if (d > Time::zero() && c.cpus_in_cluster_state < pcl.cpus.size() && c.opp < pcl.static_power_mw.size())
+    c.static_energy_mj += pcl.static_power_mw[c.opp] * d.to_s();
+}
+
+void MetricsRecorder::set_cpu_idle_state(size_t cpu, int state, Time t) {
+  CpuTrack& c = cpus_[cpu];
+  c.idle_state = state < 0 ? -1 : state;
+  if (!power_) return;
+  const bool in_cluster_state = state >= 0 && static_cast<size_t>(state) >= power_->cpus[cpu].nr_cpu_states;
+  if (in_cluster_state == c.in_cluster_state) return;
+  const size_t cl = static_cast<size_t>(power_->cpus[cpu].cluster);
+  close_cluster_interval(cl, t);
+  c.in_cluster_state = in_cluster_state;
+  if (in_cluster_state)
+    ++clusters_[cl].cpus_in_cluster_state;
+  else
+    --clusters_[cl].cpus_in_cluster_state;
 }
 
 // Busy or idle time, idle-state residency (and their energy) of `cpu` from
@@ -53,8 +82,8 @@ void MetricsRecorder::close_cpu_interval(size_t cpu, Time t) {
 void MetricsRecorder::on_cpu_idle(Time t, int cpu, int state) {
   observe(t);
   close_cpu_interval(static_cast<size_t>(cpu), t);
+  set_cpu_idle_state(static_cast<size_t>(cpu), state, t);
   CpuTrack& c = cpus_[static_cast<size_t>(cpu)];
-  c.idle_state = state < 0 ? -1 : state;
   if (state >= 0 && static_cast<size_t>(state) >= c.m.cpuidle_residency.size())
     c.m.cpuidle_residency.resize(static_cast<size_t>(state) + 1, Time::zero());
 }
@@ -67,6 +96,12 @@ void MetricsRecorder::on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) {
   const auto& opps = power_->cpus[static_cast<size_t>(cpu)].opp_khz;
   for (size_t i = 0; i < opps.size(); ++i)
     if (opps[i] == freq_khz) c.opp = i;
+  // A frequency domain's CPUs share the OPP: the cluster follows its CPUs'.
+  const size_t cl = static_cast<size_t>(power_->cpus[static_cast<size_t>(cpu)].cluster);
+  if (clusters_[cl].opp != c.opp) {
+    close_cluster_interval(cl, t);
+    clusters_[cl].opp = c.opp;
+  }
   if (in_window(t)) ++c.m.frequency_changes;
 }
 
@@ -110,7 +145,7 @@ void MetricsRecorder::on_switch(Time t, int cpu, const Task& prev, TaskState pre
   CpuTrack& c = cpus_[static_cast<size_t>(cpu)];
   close_cpu_interval(static_cast<size_t>(cpu), t);
   c.busy = !next.is_idle_task;
-  if (c.busy) c.idle_state = -1;  // a CPU running a task is in no idle state
+  if (c.busy) set_cpu_idle_state(static_cast<size_t>(cpu), -1, t);  // a CPU running a task is in no idle state
   if (in_window(t)) ++c.m.context_switches;
 
   if (!prev.is_idle_task) {
@@ -221,6 +256,7 @@ void MetricsRecorder::finish(Time end) {
     if (tr.task) tr.m.work_done = tr.task->work_done_at(end) - tr.work_base;
   for (auto& tr : tasks_) close_interval(tr, end);
   for (size_t c = 0; c < cpus_.size(); ++c) close_cpu_interval(c, end);
+  for (size_t cl = 0; cl < clusters_.size(); ++cl) close_cluster_interval(cl, end);
 }
 
 RunResult MetricsRecorder::result(uint64_t seed, uint64_t events) const {
@@ -232,7 +268,8 @@ RunResult MetricsRecorder::result(uint64_t seed, uint64_t events) const {
     if (tr.m.pid != 0) r.tasks.push_back(tr.m);
   for (const auto& c : cpus_) r.cpus.push_back(c.m);
   if (power_) {
-    for (const auto& pcl : power_->clusters) {
+    for (size_t cl = 0; cl < power_->clusters.size(); ++cl) {
+      const auto& pcl = power_->clusters[cl];
       ClusterMetrics cm;
       cm.name = pcl.name;
       cm.cpus = pcl.cpus;
@@ -240,7 +277,7 @@ RunResult MetricsRecorder::result(uint64_t seed, uint64_t events) const {
         cm.cpu_energy_mj += r.cpus[static_cast<size_t>(cpu)].energy_mj();
         for (double mw : power_->cpus[static_cast<size_t>(cpu)].idle_state_power_mw) cm.idle_power_known |= mw > 0;
       }
-      cm.static_energy_mj = pcl.static_power_mw * r.elapsed().to_s();
+      cm.static_energy_mj = clusters_[cl].static_energy_mj;
       r.clusters.push_back(std::move(cm));
     }
   }

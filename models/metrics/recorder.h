@@ -35,11 +35,14 @@ struct PowerModel {
     // Per idle state as cpu_idle numbers them: the CPU's states, then its
     // cluster's (a CPU in a cluster state draws that state's power).
     std::vector<double> idle_state_power_mw;
+    size_t nr_cpu_states = 1;  // the first states of idle_state_power_mw are the CPU's, the rest its cluster's
   };
   struct Cluster {
     std::string name;
     std::vector<int> cpus;
-    double static_power_mw = 0;
+    // Static power at each OPP (the CPUs' opp_khz order), billed while the
+    // cluster is powered: not every CPU of it in a cluster idle state.
+    std::vector<double> static_power_mw;
   };
   std::vector<Cpu> cpus;
   std::vector<Cluster> clusters;
@@ -80,12 +83,24 @@ class MetricsRecorder final : public SchedObserver {
   };
   struct CpuTrack {
     CpuMetrics m;
+    bool in_cluster_state = false;  // its idle state is one of its cluster's
     bool busy = false;
     int idle_state = 0;  // cpu_idle state (-1: none); CPUs boot idle, in state 0
     Time since;
     size_t opp = 0;  // index of the current OPP
   };
   void close_cpu_interval(size_t cpu, Time t);
+  // A cluster's static power: its OPP and how many of its CPUs are in a
+  // cluster idle state (all of them: powered down, no static power).
+  struct ClusterTrack {
+    Time since;
+    size_t opp = 0;
+    size_t cpus_in_cluster_state = 0;
+    double static_energy_mj = 0;
+  };
+  void close_cluster_interval(size_t cluster, Time t);
+  // The CPU's idle state changed to `state` (-1: none): its cluster's count.
+  void set_cpu_idle_state(size_t cpu, int state, Time t);
   // The task's track; a task seen for the first time is set up out of line.
   TaskTrack& track(const Task& p) {
     const size_t i = static_cast<size_t>(p.pid - 1);
@@ -123,6 +138,7 @@ class MetricsRecorder final : public SchedObserver {
   std::map<std::string, WorkQueueMetrics, std::less<>> workqueues_;
   std::map<std::string, DrmEntityMetrics, std::less<>> drm_;
   std::vector<CpuTrack> cpus_;
+  std::vector<ClusterTrack> clusters_;  // with a power model
 };
 
 }  // namespace schedlab

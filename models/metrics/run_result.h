@@ -67,7 +67,7 @@ struct ClusterMetrics {
   std::string name;
   std::vector<int> cpus;
   double cpu_energy_mj = 0;     // sum over its CPUs
-  double static_energy_mj = 0;  // static_power_mw over the window
+  double static_energy_mj = 0;  // static power over the window while the cluster was powered, at its OPPs
   // Some idle state of its CPUs has a power figure. Without one (a device
   // tree that gives none) idle costs 0 mW and energy is running time only.
   bool idle_power_known = false;
