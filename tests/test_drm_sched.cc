@@ -272,6 +272,37 @@ TEST_CASE("panthor's tick is queued only when the GPU has no job left", "[drm]")
   CHECK(log.jobs.at(2).done == group[1].ended);
 }
 
+// A fence-work run handles the events raised before it started
+// (process_fw_events_work()'s atomic_xchg()): with two GPU slots, job 1
+// ends at 1.012 ms with job 2 still running, job 2 at 1.017 ms, during the
+// first run (1.012 -> 1.022). The first run handles job 1's sync update
+// only; job 2's interrupt queued the fence work again, and that second
+// run (1.022 -> 1.032) handles the idle event: the tick is queued at
+// 1.032 ms, not at the first run's end.
+TEST_CASE("panthor's fw-events run takes only the events raised before it started", "[drm]") {
+  ScenarioParams p = panthor_chain_scenario();
+  std::get<GpuParams>(p.devices[0].params).slots = 2;
+  p.tasks = {on_cpus(task("vk_submit", {ev_submit("vk", Time::ms(1)), ev_submit("vk", Time::us(993)),
+                                        ev_sleep(Time::s(10))},
+                          Policy::kFifo, 1),
+                     {0})};
+  System sys(p, 1);
+  DrmLog log;
+  WorkRuns works;
+  sys.add_observer(&log);
+  sys.add_observer(&works);
+  sys.run();
+  REQUIRE(log.jobs.size() == 2);
+  REQUIRE(log.jobs.at(1).hw == Time::us(12));
+  REQUIRE(log.jobs.at(2).hw == Time::us(24));
+  const auto fence = works.of(":fence_work"), tick = works.of(":tick_work");
+  REQUIRE(fence.size() == 2);
+  CHECK(fence[0].started == Time::us(1012));
+  CHECK(fence[1].started == Time::us(1022));
+  REQUIRE(tick.size() == 1);
+  CHECK(tick[0].queued == Time::us(1032));
+}
+
 TEST_CASE("panthor's chain needs a fence workqueue", "[drm]") {
   ScenarioParams p = drm_scenario(2);
   drm_params(p).idle_tick_cost = Time::us(20);

@@ -667,6 +667,18 @@ TEST_CASE("validate_platform refuses inconsistent platforms built in code", "[pl
     p.clusters.push_back(b);
     CHECK_THROWS_WITH(validate_platform(p), Catch::Contains("cluster power domain"));
   }
+  SECTION("static power on some OPPs only, or per OPP and for the cluster") {
+    p.clusters[0].opps = {{1000000, 800000, 0}, {2000000, 900000, 0}};
+    p.clusters[0].opps[1].static_power_mw = 20;
+    CHECK_THROWS_WITH(validate_platform(p), Catch::Contains("on 1 of its 2 OPPs"));
+    p.clusters[0].opps[0].static_power_mw = 10;
+    CHECK_NOTHROW(validate_platform(p));
+    p.clusters[0].static_power_mw = 5;
+    CHECK_THROWS_WITH(validate_platform(p), Catch::Contains("both per OPP and for the cluster"));
+    p.clusters[0].static_power_mw = 0;
+    p.clusters[0].opps[0].static_power_mw = -1;
+    CHECK_THROWS_WITH(validate_platform(p), Catch::Contains("static power must be >= 0"));
+  }
 }
 
 // ---- documentation ------------------------------------------------------------

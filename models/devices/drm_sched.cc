@@ -88,22 +88,37 @@ class DrmGpuScheduler::FenceFn final : public WorkFn {
   explicit FenceFn(DrmGpuScheduler& s) : s_(s) {}
   Action step(WorkExec& x) override {
     const DrmSchedParams& p = s_.params_;
-    if (x.step == 0) return Action::run(p.fence_cost.count());
+    if (x.step == 0) {
+      // atomic_xchg(&sched->fw_events, 0): the events raised so far are
+      // this run's; one raised while it runs queues the work again.
+      idle_ = s_.idle_event_;
+      sync_update_ = s_.sync_update_event_;
+      s_.idle_event_ = s_.sync_update_event_ = false;
+      return Action::run(p.fence_cost.count());
+    }
     const QueueContext ctx = x.context();
-    // csg_slot_process_idle_event_locked(): tick_work, no delay.
-    if (s_.idle_event_ && p.idle_tick_cost > Time::zero()) s_.wqs_->queue_work(*s_.fence_wq_, s_.work_tick_, ctx);
-    s_.idle_event_ = false;
-    // csg_slot_sync_update_locked(): the group's work, then the scheduler's.
-    if (p.signal_work_cost > Time::zero())
-      s_.wqs_->queue_work(*s_.fence_wq_, s_.work_signal_, ctx);
-    else
+    if (!s_.chain_) {
       s_.signal_done_jobs(ctx);
-    if (p.sync_update_work_cost > Time::zero()) s_.wqs_->queue_work(*s_.fence_wq_, s_.work_sync_update_, ctx);
+      return Action::exit();
+    }
+    // sched_process_csg_irq_locked(): CSG_IDLE first
+    // (csg_slot_process_idle_event_locked(): tick_work, no delay), then
+    // CSG_SYNC_UPDATE (csg_slot_sync_update_locked(): the group's work,
+    // then the scheduler's).
+    if (idle_ && p.idle_tick_cost > Time::zero()) s_.wqs_->queue_work(*s_.fence_wq_, s_.work_tick_, ctx);
+    if (sync_update_) {
+      if (p.signal_work_cost > Time::zero())
+        s_.wqs_->queue_work(*s_.fence_wq_, s_.work_signal_, ctx);
+      else
+        s_.signal_done_jobs(ctx);
+      if (p.sync_update_work_cost > Time::zero()) s_.wqs_->queue_work(*s_.fence_wq_, s_.work_sync_update_, ctx);
+    }
     return Action::exit();
   }
 
  private:
   DrmGpuScheduler& s_;
+  bool idle_ = false, sync_update_ = false;  // the events this run took
 };
 
 // An item of panthor's chain: its CPU work, then, for group_sync_upd_work(),
@@ -147,9 +162,9 @@ DrmGpuScheduler::DrmGpuScheduler(Kernel& k, std::string name, const DrmSchedPara
       work_sync_update_(name_ + ":sync_upd_work", sync_update_fn_.get()),
       work_tick_(name_ + ":tick_work", tick_fn_.get()) {
   auto bad = [&](const std::string& why) { throw ModelError(fmt::format("drm_sched '{}': {}", name_, why)); };
-  const bool chain = params_.signal_work_cost > Time::zero() || params_.sync_update_work_cost > Time::zero() ||
-                     params_.idle_tick_cost > Time::zero();
-  if (chain && !fence_wq_) bad("signal_work_cost, sync_update_work_cost and idle_tick_cost need a fence_wq");
+  chain_ = params_.signal_work_cost > Time::zero() || params_.sync_update_work_cost > Time::zero() ||
+           params_.idle_tick_cost > Time::zero();
+  if (chain_ && !fence_wq_) bad("signal_work_cost, sync_update_work_cost and idle_tick_cost need a fence_wq");
   if (params_.path == DrmSubmitPath::kWorkqueue && (!submit_wq_ || !wqs_)) bad("no submit workqueue");
   if (params_.path == DrmSubmitPath::kKthreadWorker && !worker_) bad("no kthread_worker");
   if (params_.credit_limit < 1) bad("credit_limit must be >= 1");
@@ -255,6 +270,7 @@ void DrmGpuScheduler::gpu_job_done(uint64_t cookie, QueueContext irq) {
     if (j->on_gpu && !j->hw_done) gpu_idle = false;
   }
   if (gpu_idle) idle_event_ = true;  // the firmware's CSG_IDLE, delivered with this interrupt
+  sync_update_event_ = true;         // CSG_SYNC_UPDATE: the job's sync object moved
   if (fence_wq_) {
     wqs_->queue_work(*fence_wq_, work_fence_, irq);
     return;

@@ -31,10 +31,18 @@
 //    group_sync_upd_work, which signals the done fences:
 //    `signal_work_cost`, and the scheduler's sync_upd_work, which wakes
 //    groups blocked on sync objects: `sync_update_work_cost`). Each item
-//    is a separate work on the unbound pool (each queue_work() there
-//    wakes an idle kworker). Simplified: the firmware raises CSG_IDLE
-//    with the interrupt of a job that leaves no job handed to the GPU
-//    (the firmware's own idle detection is not modelled); the tick is
+//    is a separate work on the unbound pool, where a queue_work() wakes
+//    an idle kworker if the pool has one. A fence-work run takes the
+//    events raised before it started (process_fw_events_work()'s
+//    atomic_xchg()); one raised while it runs queues it again.
+//    Simplified: the firmware raises CSG_IDLE and CSG_SYNC_UPDATE with
+//    the interrupt of a job (CSG_IDLE only when no job handed to the GPU
+//    is left; the firmware's own idle detection is not modelled); the
+//    fw-events, scheduler sync-update and tick works are panthor's per
+//    device but here per drm_sched (one panthor queue): two schedulers
+//    on one device would run them twice where panthor coalesces them
+//    (the shipped scenario has one); tick_work is queued, not
+//    mod_delayed_work()'d to the back of the queue; the tick is
 //    CPU work only (its CSG status requests and the wait for the
 //    firmware's acknowledgement, tick_ctx_init(), the runtime PM put
 //    and devfreq idle when every group is idle are not modelled), and
@@ -149,7 +157,9 @@ class DrmGpuScheduler final : public GpuClient {
   std::unique_ptr<ChainFn> signal_fn_, sync_update_fn_, tick_fn_;
   WorkStruct work_run_job_, work_free_job_, work_fence_;
   WorkStruct work_signal_, work_sync_update_, work_tick_;  // panthor's chain (optional)
-  bool idle_event_ = false;  // CSG_IDLE raised, not yet processed by the fence work
+  bool chain_ = false;              // panthor's chain configured (any of its costs > 0)
+  bool idle_event_ = false;         // CSG_IDLE raised, not yet taken by a fence-work run
+  bool sync_update_event_ = false;  // CSG_SYNC_UPDATE raised, not yet taken
   Fifo<std::unique_ptr<DrmJob>> pending_list_;  // handed to the GPU, in order (sched->pending_list)
   std::vector<std::unique_ptr<DrmJob>> free_jobs_;  // freed jobs, reused by push_job()
   int credit_count_ = 0;

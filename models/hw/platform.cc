@@ -121,6 +121,15 @@ void validate_platform(const PlatformParams& p) {
                             where, k, o.freq_khz));
     }
     if (c.static_power_mw < 0) invalid(fmt::format("{}: static power must be >= 0", where));
+    const auto per_opp = static_cast<size_t>(
+        std::count_if(c.opps.begin(), c.opps.end(), [](const Opp& o) { return o.static_power_mw != 0; }));
+    if (std::any_of(c.opps.begin(), c.opps.end(), [](const Opp& o) { return o.static_power_mw < 0; }))
+      invalid(fmt::format("{}: an OPP's static power must be >= 0", where));
+    if (per_opp > 0 && per_opp < c.opps.size())
+      invalid(fmt::format("{}: static power on {} of its {} OPPs (give it on every OPP or none)", where, per_opp,
+                          c.opps.size()));
+    if (per_opp > 0 && c.static_power_mw != 0)
+      invalid(fmt::format("{}: static power given both per OPP and for the cluster", where));
     if (c.transition_latency < Time::zero()) invalid(fmt::format("{}: transition_latency must be >= 0", where));
     if (c.rate_limit && *c.rate_limit < Time::zero()) invalid(fmt::format("{}: rate_limit must be >= 0", where));
     if (c.cpufreq_governor == "userspace" &&

@@ -41,7 +41,9 @@ struct PowerModel {
     std::string name;
     std::vector<int> cpus;
     // Static power at each OPP (the CPUs' opp_khz order), billed while the
-    // cluster is powered: not every CPU of it in a cluster idle state.
+    // cluster is powered: not every CPU of it in a cluster idle state (a
+    // cluster state is taken to power the cluster down: a retention state,
+    // rail kept on, would need its own static figure; none is modelled).
     std::vector<double> static_power_mw;
   };
   std::vector<Cpu> cpus;
