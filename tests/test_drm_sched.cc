@@ -200,9 +200,12 @@ struct ChainRun {
   DrmLog log;
   WorkRuns works;
 };
-ChainRun run_panthor_chain(int jobs) {
+// The submitter pushes a job per entry of `gpu_times` (0: the GPU's 1 ms).
+ChainRun run_panthor_chain(const std::vector<Time>& gpu_times, int gpu_slots = 1) {
   ScenarioParams p = panthor_chain_scenario();
-  std::vector<EventSpec> events(jobs, ev_submit("vk", Time::zero()));
+  std::get<GpuParams>(p.devices[0].params).slots = gpu_slots;
+  std::vector<EventSpec> events;
+  for (Time t : gpu_times) events.push_back(ev_submit("vk", t));
   events.push_back(ev_sleep(Time::s(10)));
   p.tasks = {on_cpus(task("vk_submit", events, Policy::kFifo, 1), {0})};
   System sys(p, 1);
@@ -225,7 +228,7 @@ ChainRun run_panthor_chain(int jobs) {
 // scheduler's sync update (1.030 -> 1.033) and the free_job work the
 // signal queued (1.033 -> 1.038).
 TEST_CASE("panthor's post-interrupt chain: fw events, then tick, group and scheduler sync updates", "[drm]") {
-  const ChainRun r = run_panthor_chain(1);
+  const ChainRun r = run_panthor_chain({Time::zero()});
   const DrmLog& log = r.log;
   const WorkRuns& works = r.works;
   REQUIRE(log.jobs.size() == 1);
@@ -257,7 +260,7 @@ TEST_CASE("panthor's post-interrupt chain: fw events, then tick, group and sched
 // and both sync updates, and the first fence signals from the group's
 // work, not from the fence work.
 TEST_CASE("panthor's tick is queued only when the GPU has no job left", "[drm]") {
-  const ChainRun r = run_panthor_chain(2);
+  const ChainRun r = run_panthor_chain({Time::zero(), Time::zero()});
   const DrmLog& log = r.log;
   const WorkRuns& works = r.works;
   REQUIRE(log.jobs.size() == 2);
@@ -280,18 +283,9 @@ TEST_CASE("panthor's tick is queued only when the GPU has no job left", "[drm]")
 // run (1.022 -> 1.032) handles the idle event: the tick is queued at
 // 1.032 ms, not at the first run's end.
 TEST_CASE("panthor's fw-events run takes only the events raised before it started", "[drm]") {
-  ScenarioParams p = panthor_chain_scenario();
-  std::get<GpuParams>(p.devices[0].params).slots = 2;
-  p.tasks = {on_cpus(task("vk_submit", {ev_submit("vk", Time::ms(1)), ev_submit("vk", Time::us(993)),
-                                        ev_sleep(Time::s(10))},
-                          Policy::kFifo, 1),
-                     {0})};
-  System sys(p, 1);
-  DrmLog log;
-  WorkRuns works;
-  sys.add_observer(&log);
-  sys.add_observer(&works);
-  sys.run();
+  const ChainRun r = run_panthor_chain({Time::ms(1), Time::us(993)}, 2);
+  const DrmLog& log = r.log;
+  const WorkRuns& works = r.works;
   REQUIRE(log.jobs.size() == 2);
   REQUIRE(log.jobs.at(1).hw == Time::us(12));
   REQUIRE(log.jobs.at(2).hw == Time::us(24));
