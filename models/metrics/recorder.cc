@@ -20,31 +20,32 @@ MetricsRecorder::MetricsRecorder(int nr_cpus, Time warmup, const PowerModel* pow
     tr.m.cpuidle_residency.assign(std::max<size_t>(1, pc.idle_state_power_mw.size()), Time::zero());
   }
   clusters_.resize(power_->clusters.size());
-  for (size_t cl = 0; cl < clusters_.size(); ++cl) {
-    const auto& cpus = power_->clusters[cl].cpus;
-    if (!cpus.empty()) clusters_[cl].opp = cpus_[static_cast<size_t>(cpus.front())].opp;
-  }
 }
 
+// A frequency domain's CPUs share the OPP: the cluster's is its first CPU's.
 void MetricsRecorder::close_cluster_interval(size_t cluster, Time t) {
   ClusterTrack& c = clusters_[cluster];
   const Time d = clipped(c.since, t);
   c.since = t;
   const auto& pcl = power_->clusters[cluster];
-  if (d > Time::zero() && c.cpus_in_cluster_state < pcl.cpus.size() && c.opp < pcl.static_power_mw.size())
-    c.static_energy_mj += pcl.static_power_mw[c.opp] * d.to_s();
+  if (d <= Time::zero() || pcl.cpus.empty() || c.cpus_in_cluster_state == pcl.cpus.size()) return;
+  const size_t opp = cpus_[static_cast<size_t>(pcl.cpus.front())].opp;
+  if (opp < pcl.static_power_mw.size()) c.static_energy_mj += pcl.static_power_mw[opp] * d.to_s();
+}
+
+bool MetricsRecorder::in_cluster_state(size_t cpu) const {
+  const int s = cpus_[cpu].idle_state;
+  return power_ && s >= 0 && static_cast<size_t>(s) >= power_->cpus[cpu].nr_cpu_states;
 }
 
 void MetricsRecorder::set_cpu_idle_state(size_t cpu, int state, Time t) {
-  CpuTrack& c = cpus_[cpu];
-  c.idle_state = state < 0 ? -1 : state;
-  if (!power_) return;
-  const bool in_cluster_state = state >= 0 && static_cast<size_t>(state) >= power_->cpus[cpu].nr_cpu_states;
-  if (in_cluster_state == c.in_cluster_state) return;
+  const bool was = in_cluster_state(cpu);
+  cpus_[cpu].idle_state = state < 0 ? -1 : state;
+  const bool is = in_cluster_state(cpu);
+  if (was == is) return;
   const size_t cl = static_cast<size_t>(power_->cpus[cpu].cluster);
-  close_cluster_interval(cl, t);
-  c.in_cluster_state = in_cluster_state;
-  if (in_cluster_state)
+  close_cluster_interval(cl, t);  // billed up to t with the old count (the state changed at t)
+  if (is)
     ++clusters_[cl].cpus_in_cluster_state;
   else
     --clusters_[cl].cpus_in_cluster_state;
@@ -93,15 +94,12 @@ void MetricsRecorder::on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) {
   if (!power_) return;
   close_cpu_interval(static_cast<size_t>(cpu), t);
   CpuTrack& c = cpus_[static_cast<size_t>(cpu)];
+  // The cluster's static power at the old OPP up to t (a no-op for the
+  // domain's other CPUs, told at the same t).
+  close_cluster_interval(static_cast<size_t>(power_->cpus[static_cast<size_t>(cpu)].cluster), t);
   const auto& opps = power_->cpus[static_cast<size_t>(cpu)].opp_khz;
   for (size_t i = 0; i < opps.size(); ++i)
     if (opps[i] == freq_khz) c.opp = i;
-  // A frequency domain's CPUs share the OPP: the cluster follows its CPUs'.
-  const size_t cl = static_cast<size_t>(power_->cpus[static_cast<size_t>(cpu)].cluster);
-  if (clusters_[cl].opp != c.opp) {
-    close_cluster_interval(cl, t);
-    clusters_[cl].opp = c.opp;
-  }
   if (in_window(t)) ++c.m.frequency_changes;
 }
 

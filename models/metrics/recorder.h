@@ -85,24 +85,23 @@ class MetricsRecorder final : public SchedObserver {
   };
   struct CpuTrack {
     CpuMetrics m;
-    bool in_cluster_state = false;  // its idle state is one of its cluster's
     bool busy = false;
     int idle_state = 0;  // cpu_idle state (-1: none); CPUs boot idle, in state 0
     Time since;
     size_t opp = 0;  // index of the current OPP
   };
   void close_cpu_interval(size_t cpu, Time t);
-  // A cluster's static power: its OPP and how many of its CPUs are in a
-  // cluster idle state (all of them: powered down, no static power).
+  // A cluster's static power: how many of its CPUs are in a cluster idle
+  // state (all of them: powered down, no static power).
   struct ClusterTrack {
     Time since;
-    size_t opp = 0;
     size_t cpus_in_cluster_state = 0;
     double static_energy_mj = 0;
   };
   void close_cluster_interval(size_t cluster, Time t);
   // The CPU's idle state changed to `state` (-1: none): its cluster's count.
   void set_cpu_idle_state(size_t cpu, int state, Time t);
+  bool in_cluster_state(size_t cpu) const;  // its idle state is one of its cluster's
   // The task's track; a task seen for the first time is set up out of line.
   TaskTrack& track(const Task& p) {
     const size_t i = static_cast<size_t>(p.pid - 1);
