@@ -251,19 +251,17 @@ ClusterParams load_cluster(const YamlDoc& doc, const YAML::Node& node, const std
   r.read_choice("cpufreq_governor", c.cpufreq_governor, governor_names());
   c.opps = load_opps(doc, *r.find("opps"), r.path("opps"), c.dynamic_power_coefficient);
   // Static power per OPP: on every OPP or on none, and not beside the
-  // cluster's single value (one source per cluster).
-  const YAML::Node opps = *r.find("opps");
-  size_t with_static = 0;
-  for (size_t i = 0; i < opps.size(); ++i) with_static += opps[i]["static_power"].IsDefined() ? 1 : 0;
-  if (with_static > 0 && r.find("static_power"))
+  // cluster's single value (validate_platform()'s rule, here with the line).
+  const auto with_static = static_cast<size_t>(
+      std::count_if(c.opps.begin(), c.opps.end(), [](const Opp& o) { return o.static_power_mw != 0; }));
+  if (with_static > 0 && c.static_power_mw != 0)
     fail(doc, *r.find("static_power"), r.path("static_power"),
          "give the cluster's static power once here or per OPP (opps[].static_power), not both");
-  if (with_static > 0 && with_static < opps.size())
-    for (size_t i = 0; i < opps.size(); ++i)
-      if (!opps[i]["static_power"].IsDefined())
-        fail(doc, opps[i], index_path(r.path("opps"), i),
-             fmt::format("missing 'static_power': {} of the {} OPPs give one; give it on every OPP or on none",
-                         with_static, opps.size()));
+  for (size_t i = 0; with_static > 0 && i < c.opps.size(); ++i)
+    if (c.opps[i].static_power_mw == 0)
+      fail(doc, (*r.find("opps"))[i], index_path(r.path("opps"), i),
+           fmt::format("missing 'static_power': {} of the {} OPPs give one; give it on every OPP or on none",
+                       with_static, c.opps.size()));
   if (auto n = r.find("userspace_freq")) {
     c.userspace_freq_khz = as_frequency_khz(doc, *n, r.path("userspace_freq"));
     if (std::none_of(c.opps.begin(), c.opps.end(), [&](const Opp& o) { return o.freq_khz == c.userspace_freq_khz; })) {
