@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -130,6 +132,59 @@ class SwitchLog : public SchedObserver {
     return v;
   }
   std::vector<SwitchRecord> log;
+};
+
+// Work item executions as the observer sees them (one record per start,
+// its end filled in).
+struct WorkItemRecord {
+  std::string work, wq, worker;
+  Policy policy = Policy::kNormal;
+  int nice = 0, rt_priority = 0, cpu = -1;
+  Time queued, started, ended, wait;
+};
+
+class WorkLog : public SchedObserver {
+ public:
+  void on_work_item(Time t, const WorkItemEvent& e) override {
+    if (e.phase == WorkItemEvent::Phase::kStart) {
+      WorkItemRecord it;
+      it.work = std::string(e.work);
+      it.wq = std::string(e.workqueue);
+      it.worker = e.worker->comm;
+      it.policy = e.worker->policy;
+      it.nice = e.worker->nice();
+      it.rt_priority = e.worker->rt_priority;
+      it.cpu = e.cpu;
+      it.queued = e.queued;
+      it.started = e.started;
+      it.wait = e.runnable_wait;
+      items.push_back(it);
+      ++running;
+      max_running = std::max(max_running, running);
+    } else if (e.phase == WorkItemEvent::Phase::kEnd) {
+      --running;
+      for (auto it = items.rbegin(); it != items.rend(); ++it)
+        if (it->work == e.work && it->started == e.started) {
+          it->ended = t;
+          break;
+        }
+    }
+  }
+  const WorkItemRecord& first(const std::string& work) const {
+    for (const auto& i : items)
+      if (i.work == work) return i;
+    throw std::runtime_error("no work item " + work);
+  }
+    // Every execution of the work items whose name ends with `suffix`.
+  std::vector<WorkItemRecord> ending_with(const std::string& suffix) const {
+    std::vector<WorkItemRecord> v;
+    for (const auto& i : items)
+      if (i.work.size() >= suffix.size() && i.work.compare(i.work.size() - suffix.size(), suffix.size(), suffix) == 0)
+        v.push_back(i);
+    return v;
+  }
+  std::vector<WorkItemRecord> items;
+  int running = 0, max_running = 0;
 };
 
 // A scenario on the shipped gs101 platform (configs/platforms/gs101.yaml):

@@ -155,34 +155,6 @@ TEST_CASE("with a fence workqueue the free path runs in a worker after the inter
 }
 
 namespace {
-// Every executed work item: name, worker, CPU, start and end.
-struct WorkRun {
-  std::string work, worker;
-  int cpu = -1;
-  Time queued, started, ended;
-};
-class WorkRuns : public SchedObserver {
- public:
-  void on_work_item(Time t, const WorkItemEvent& e) override {
-    if (e.phase == WorkItemEvent::Phase::kStart)
-      runs.push_back({std::string(e.work), e.worker->comm, e.cpu, e.queued, e.started, Time::zero()});
-    if (e.phase == WorkItemEvent::Phase::kEnd)
-      for (auto it = runs.rbegin(); it != runs.rend(); ++it)
-        if (it->work == e.work && it->started == e.started) {
-          it->ended = t;
-          break;
-        }
-  }
-  std::vector<WorkRun> of(const std::string& suffix) const {
-    std::vector<WorkRun> v;
-    for (const auto& r : runs)
-      if (r.work.size() >= suffix.size() && r.work.compare(r.work.size() - suffix.size(), suffix.size(), suffix) == 0)
-        v.push_back(r);
-    return v;
-  }
-  std::vector<WorkRun> runs;
-};
-
 // panthor's chain (panthor_sched.c): fw events 10 us, group sync update 8 us,
 // scheduler sync update 3 us, tick 20 us.
 ScenarioParams panthor_chain_scenario() {
@@ -198,7 +170,7 @@ ScenarioParams panthor_chain_scenario() {
 // `jobs` jobs pushed together at t=0 by a SCHED_FIFO submitter on CPU 0.
 struct ChainRun {
   DrmLog log;
-  WorkRuns works;
+  WorkLog works;
 };
 // The submitter pushes a job per entry of `gpu_times` (0: the GPU's 1 ms).
 ChainRun run_panthor_chain(const std::vector<Time>& gpu_times, int gpu_slots = 1) {
@@ -230,10 +202,10 @@ ChainRun run_panthor_chain(const std::vector<Time>& gpu_times, int gpu_slots = 1
 TEST_CASE("panthor's post-interrupt chain: fw events, then tick, group and scheduler sync updates", "[drm]") {
   const ChainRun r = run_panthor_chain({Time::zero()});
   const DrmLog& log = r.log;
-  const WorkRuns& works = r.works;
+  const WorkLog& works = r.works;
   REQUIRE(log.jobs.size() == 1);
-  const auto fence = works.of(":fence_work"), tick = works.of(":tick_work"),
-             group = works.of(":group_sync_upd_work"), sched_upd = works.of(":sync_upd_work");
+  const auto fence = works.ending_with(":fence_work"), tick = works.ending_with(":tick_work"),
+             group = works.ending_with(":group_sync_upd_work"), sched_upd = works.ending_with(":sync_upd_work");
   REQUIRE(fence.size() == 1);
   REQUIRE(tick.size() == 1);
   REQUIRE(group.size() == 1);
@@ -262,15 +234,15 @@ TEST_CASE("panthor's post-interrupt chain: fw events, then tick, group and sched
 TEST_CASE("panthor's tick is queued only when the GPU has no job left", "[drm]") {
   const ChainRun r = run_panthor_chain({Time::zero(), Time::zero()});
   const DrmLog& log = r.log;
-  const WorkRuns& works = r.works;
+  const WorkLog& works = r.works;
   REQUIRE(log.jobs.size() == 2);
-  CHECK(works.of(":fence_work").size() == 2);
-  CHECK(works.of(":group_sync_upd_work").size() == 2);
-  CHECK(works.of(":sync_upd_work").size() == 2);
-  const auto tick = works.of(":tick_work");
+  CHECK(works.ending_with(":fence_work").size() == 2);
+  CHECK(works.ending_with(":group_sync_upd_work").size() == 2);
+  CHECK(works.ending_with(":sync_upd_work").size() == 2);
+  const auto tick = works.ending_with(":tick_work");
   REQUIRE(tick.size() == 1);
   CHECK(tick[0].queued > log.jobs.at(2).hw + Time::ms(1));  // after the second job ended
-  const auto group = works.of(":group_sync_upd_work");
+  const auto group = works.ending_with(":group_sync_upd_work");
   CHECK(log.jobs.at(1).done == group[0].ended);
   CHECK(log.jobs.at(2).done == group[1].ended);
 }
@@ -285,11 +257,11 @@ TEST_CASE("panthor's tick is queued only when the GPU has no job left", "[drm]")
 TEST_CASE("panthor's fw-events run takes only the events raised before it started", "[drm]") {
   const ChainRun r = run_panthor_chain({Time::ms(1), Time::us(993)}, 2);
   const DrmLog& log = r.log;
-  const WorkRuns& works = r.works;
+  const WorkLog& works = r.works;
   REQUIRE(log.jobs.size() == 2);
   REQUIRE(log.jobs.at(1).hw == Time::us(12));
   REQUIRE(log.jobs.at(2).hw == Time::us(24));
-  const auto fence = works.of(":fence_work"), tick = works.of(":tick_work");
+  const auto fence = works.ending_with(":fence_work"), tick = works.ending_with(":tick_work");
   REQUIRE(fence.size() == 2);
   CHECK(fence[0].started == Time::us(1012));
   CHECK(fence[1].started == Time::us(1022));

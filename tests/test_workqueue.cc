@@ -29,50 +29,6 @@ EventSpec ev_queue_work(const std::string& wq, const std::string& work, Time cos
   return e;
 }
 
-// Work item events as the observer sees them.
-struct Item {
-  std::string work, wq, worker;
-  Policy policy = Policy::kNormal;
-  int nice = 0, rt_priority = 0, cpu = -1;
-  Time queued, started, ended, wait;
-};
-
-class WorkLog : public SchedObserver {
- public:
-  void on_work_item(Time t, const WorkItemEvent& e) override {
-    if (e.phase == WorkItemEvent::Phase::kStart) {
-      Item it;
-      it.work = std::string(e.work);
-      it.wq = std::string(e.workqueue);
-      it.worker = e.worker->comm;
-      it.policy = e.worker->policy;
-      it.nice = e.worker->nice();
-      it.rt_priority = e.worker->rt_priority;
-      it.cpu = e.cpu;
-      it.queued = e.queued;
-      it.started = e.started;
-      it.wait = e.runnable_wait;
-      items.push_back(it);
-      ++running;
-      max_running = std::max(max_running, running);
-    } else if (e.phase == WorkItemEvent::Phase::kEnd) {
-      --running;
-      for (auto it = items.rbegin(); it != items.rend(); ++it)
-        if (it->work == e.work && it->started == e.started) {
-          it->ended = t;
-          break;
-        }
-    }
-  }
-  const Item& first(const std::string& work) const {
-    for (const auto& i : items)
-      if (i.work == work) return i;
-    throw std::runtime_error("no work item " + work);
-  }
-  std::vector<Item> items;
-  int running = 0, max_running = 0;
-};
-
 ScenarioParams wq_scenario(int cpus, std::vector<WorkqueueParams> wqs) {
   ScenarioParams p = exact_scenario("6.12", 250, cpus);
   p.duration = Time::ms(50);
@@ -108,14 +64,14 @@ TEST_CASE("highpri workers run at nice -20 and carry an H in their name", "[work
   p.tasks = {queuer({ev_queue_work("hp", "a", Time::us(100)), ev_queue_work("uhp", "b", Time::us(100)),
                      ev_queue_work("events", "c", Time::us(100))})};
   WorkLog log = run_logged<WorkLog>(p);
-  const Item& a = log.first("a");
+  const WorkItemRecord& a = log.first("a");
   CHECK(a.worker == "kworker/0:0H");  // CPU 0's highpri pool, worker id 0
   CHECK(a.policy == Policy::kNormal);
   CHECK(a.nice == -20);
-  const Item& b = log.first("b");
+  const WorkItemRecord& b = log.first("b");
   CHECK(b.worker.rfind("kworker/u8:", 0) == 0);  // 2 CPUs x 4 bound pools: the first unbound pool is 8
   CHECK(b.nice == -20);
-  const Item& c = log.first("c");  // system_wq: CPU 0's normal pool
+  const WorkItemRecord& c = log.first("c");  // system_wq: CPU 0's normal pool
   CHECK(c.worker == "kworker/0:0");
   CHECK(c.nice == 0);
 }
@@ -207,8 +163,8 @@ TEST_CASE("a bound pool starts another worker when the running one blocks", "[wo
   p.tasks = {queuer({ev_queue_work("events", "w1", Time::ms(1), Time::ms(5)),
                      ev_queue_work("events", "w2", Time::ms(1))})};
   WorkLog log = run_logged<WorkLog>(p);
-  const Item& w1 = log.first("w1");
-  const Item& w2 = log.first("w2");
+  const WorkItemRecord& w1 = log.first("w1");
+  const WorkItemRecord& w2 = log.first("w2");
   CHECK(w1.started == Time::zero());
   CHECK(w1.ended == Time::ms(6));
   CHECK(w2.started == Time::ms(1));
@@ -269,12 +225,12 @@ TEST_CASE("WQ_RTPRI workers are SCHED_FIFO, max_active is capped at half the CPU
     sys->add_observer(log.get());
     sys->run();
     CHECK(sys->workqueues()->find("rt")->max_active() == 4);  // num_online_cpus() / 2
-    for (const Item& i : log->items) {
+    for (const WorkItemRecord& i : log->items) {
       CHECK(i.policy == Policy::kFifo);
       CHECK(i.rt_priority == 5);
     }
     std::set<std::string> workers;
-    for (const Item& i : log->items) workers.insert(i.worker);
+    for (const WorkItemRecord& i : log->items) workers.insert(i.worker);
     return std::make_pair(log->max_running, workers.size());
   };
   SECTION("no thread cap: max_active (4) bounds concurrency") {
@@ -301,7 +257,7 @@ TEST_CASE("delayed work is queued when its timer fires, and a pending item is no
   sys.add_observer(&log);
   sys.run();
   int runs = 0;
-  for (const Item& i : log.items) runs += i.work == "d";
+  for (const WorkItemRecord& i : log.items) runs += i.work == "d";
   CHECK(runs == 1);
   CHECK(log.first("d").queued == Time::ms(8));
   CHECK(log.first("d").started == Time::ms(8));
@@ -341,7 +297,7 @@ TEST_CASE("the runnable part of a work item's CPU wait is what its worker spent 
   TaskSpec hog = task("hog", {ev_run(Time::ms(2)), ev_sleep(Time::s(10))}, Policy::kFifo, 10);
   p.tasks = {queuer({ev_queue_work("events", "w", Time::us(100))}), hog};
   WorkLog log = run_logged<WorkLog>(p);
-  const Item& w = log.first("w");
+  const WorkItemRecord& w = log.first("w");
   CHECK(w.started == Time::ms(2));
   CHECK(w.wait == Time::ms(2));
 }
