@@ -18,6 +18,7 @@
 
 #include "experiments/lib/compare.h"
 #include "experiments/lib/report_compare.h"
+#include "sim/memory.h"
 
 namespace {
 
@@ -54,6 +55,7 @@ Timed run(const schedlab::ExperimentSpec& spec, int jobs) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  schedlab::retain_freed_memory();  // as the schedlab CLI does
   int runs = 100, reps = 3;
   for (int i = 1; i < argc; ++i) {
     if ((!std::strcmp(argv[i], "--runs") || !std::strcmp(argv[i], "--reps")) && i + 1 < argc) {

@@ -37,6 +37,7 @@
 #include "models/config/config.h"
 #include "models/errors.h"
 #include "sim/log.h"
+#include "sim/memory.h"
 #include "sim/names.h"
 #include "sim/rng.h"
 
@@ -731,6 +732,7 @@ int dispatch(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   install_cleanup_signal_handlers();
+  schedlab::retain_freed_memory();  // runs after the first reuse the pages freed before them
   try {
     const int code = dispatch(argc, argv);
     // The tables went to standard output: a full disk or a closed stdout
