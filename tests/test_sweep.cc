@@ -172,6 +172,21 @@ TEST_CASE("the sensitivity fit matches least squares done by hand", "[sensitivit
     CHECK(*f.parameters[0].elasticity == Approx(0.625));
     CHECK(*f.parameters[0].standardized == Approx(1.0));
   }
+  SECTION("a metric that never moves has slope 0 exactly, and no R^2") {
+    // 17.74 six times (a median the swept value does not touch): the QR
+    // solve alone leaves a slope of about -1e-11.
+    for (double v : {17.74, 17.739375, 1.0 / 3.0, 123.456, 0.1}) {
+      CAPTURE(v);
+      const SensitivityFit f =
+          fit_sensitivity({"x"}, {{0}, {25e-6}, {50e-6}, {100e-6}, {200e-6}, {400e-6}}, {v, v, v, v, v, v});
+      REQUIRE(f.ok());
+      CHECK(f.parameters[0].slope == 0.0);
+      CHECK(f.intercept == v);
+      CHECK_FALSE(f.r2);
+      CHECK(*f.parameters[0].elasticity == 0.0);
+      CHECK_FALSE(f.parameters[0].standardized);
+    }
+  }
   SECTION("a noisy line") {
     // x = 0..3, y = 1, 3, 2, 5: Sxy = 5.5, Sxx = 5 -> slope 1.1, intercept
     // 2.75 - 1.1 * 1.5 = 1.1; residuals -0.1, 0.8, -1.3, 0.6 -> SSE 2.7,

@@ -38,10 +38,17 @@ SensitivityFit fit_sensitivity(const std::vector<std::string>& parameters, const
     fit.note = "the swept values are collinear (every parameter needs at least two values that vary independently)";
     return fit;
   }
-  const Eigen::VectorXd b = qr.solve(Y);
+  // A metric that does not move at all has slope 0 exactly; the QR
+  // solve would give rounding noise (-1e-11 for six equal values).
+  const bool constant_y = (Y.array() == Y(0)).all();
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(k + 1));
+  if (constant_y)
+    b(0) = Y(0);
+  else
+    b = qr.solve(Y);
   fit.intercept = b(0);
 
-  const double my = Y.mean();
+  const double my = constant_y ? Y(0) : Y.mean();  // the mean of six 0.1s is not 0.1
   const double sst = (Y.array() - my).square().sum();
   const double sse = (Y - X * b).squaredNorm();
   if (sst > 0) fit.r2 = 1.0 - sse / sst;

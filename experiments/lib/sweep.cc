@@ -994,7 +994,10 @@ std::string render_sweep_summary(const SweepSummary& s) {
     if (params.empty())
       for (const SweepAxis& a : m.axes) params.push_back(a.path);
     for (const std::string& p : params) {
-      st.add_column(fmt::format("{} slope", p));
+      // A duration is swept in seconds: say so, or a slope of 2.6e+06 us
+      // per second reads as nonsense.
+      const auto axis = std::find_if(m.axes.begin(), m.axes.end(), [&](const SweepAxis& a) { return a.path == p; });
+      st.add_column(fmt::format("{} slope{}", p, axis != m.axes.end() && axis->duration ? " (per s)" : ""));
       st.add_column("elasticity");
       st.add_column("std. coef");
     }

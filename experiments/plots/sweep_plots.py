@@ -63,7 +63,24 @@ def swing_of(by_point, totals):
     return hi[0] - lo[0], (hi[0] - lo[0]) / se
 
 
-def draw_why(data, out, lines, x_axis, x_of, numeric):
+def time_scale(x_axis, numeric):
+    """(factor, unit) showing a swept duration (stored in seconds) in the
+    largest unit in which its biggest value is at least 1: a sweep of
+    25us..400us reads in us, not as 0.000025..0.0004 s."""
+    if not numeric or x_axis["unit"] != "s":
+        return 1.0, x_axis["unit"]
+    top = max(abs(n) for n in x_axis["numbers"])
+    for factor, unit in ((1.0, "s"), (1e3, "ms"), (1e6, "us")):
+        if top * factor >= 1:
+            return factor, unit
+    return 1e9, "ns"
+
+
+def x_label(x_axis, unit):
+    return x_axis["path"] + (f" ({unit})" if unit else "")
+
+
+def draw_why(data, out, lines, x_axis, x_of, numeric, x_unit):
     panels = []
     for key, (totals, reasons) in shares_by_point(data["points"]).items():
         scored = [(swing_of(by_point, totals), reason, by_point) for reason, by_point in reasons.items()]
@@ -90,7 +107,7 @@ def draw_why(data, out, lines, x_axis, x_of, numeric):
                 ax.plot([], [], color="black", ls=STYLES[li % len(STYLES)], label=", ".join(str(k) for k in key))
         ax.set_title(f"{kind}: {group}", fontsize=10)
         ax.set_ylabel("share of the group's decisions (%)")
-        ax.set_xlabel(x_axis["path"] + (" (s)" if x_axis["unit"] == "s" else ""))
+        ax.set_xlabel(x_label(x_axis, x_unit))
         ax.set_ylim(-2, 102)
         if not numeric:
             ax.set_xticks(list(x_of.values()))
@@ -113,7 +130,8 @@ def main():
         return
     x_axis = axes_def[0]
     numeric = all(n is not None for n in x_axis["numbers"])
-    x_of = {t: (n if numeric else i) for i, (t, n) in enumerate(zip(x_axis["values"], x_axis["numbers"]))}
+    factor, x_unit = time_scale(x_axis, numeric)
+    x_of = {t: (n * factor if numeric else i) for i, (t, n) in enumerate(zip(x_axis["values"], x_axis["numbers"]))}
 
     # A line per (variant, values of the other axes).
     lines = {}
@@ -147,7 +165,7 @@ def main():
                         capsize=3, label=", ".join(label_parts) or None)
         unit = f' ({metric["unit"]})' if metric["unit"] else ""
         ax.set_title(metric["name"] + unit, fontsize=10)
-        ax.set_xlabel(x_axis["path"] + (" (s)" if x_axis["unit"] == "s" else ""))
+        ax.set_xlabel(x_label(x_axis, x_unit))
         if not numeric:
             ax.set_xticks(list(x_of.values()))
             ax.set_xticklabels(list(x_of.keys()))
@@ -160,7 +178,7 @@ def main():
     fig.savefig(os.path.join(out, "sweep_curves.png"), dpi=110)
     plt.close(fig)
     if any("decisions" in p for p in data["points"]):
-        draw_why(data, out, lines, x_axis, x_of, numeric)
+        draw_why(data, out, lines, x_axis, x_of, numeric, x_unit)
 
 
 if __name__ == "__main__":
