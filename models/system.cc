@@ -37,7 +37,15 @@ static std::unique_ptr<PowerModel> make_power_model(const PlatformParams& platfo
         pc.opp_khz.push_back(o.freq_khz);
         pc.busy_power_mw.push_back(opp_dynamic_power_mw(o, c.dynamic_power_coefficient));
       }
-      for (const IdleStateParams& st : c.cpu_idle_states) pc.idle_state_power_mw.push_back(st.power_mw);
+      for (const IdleStateParams& st : c.cpu_idle_states) {
+        pc.idle_state_power_mw.push_back(st.power_mw);
+        if (c.bill_idle_transitions) {
+          pc.entry_latency.push_back(st.entry_latency);
+          pc.exit_latency.push_back(st.exit_latency);
+        }
+      }
+      if (std::any_of(c.opps.begin(), c.opps.end(), [](const Opp& o) { return o.idle_power_mw > 0; }))
+        for (const Opp& o : c.opps) pc.wfi_power_mw.push_back(o.idle_power_mw);
       pc.nr_cpu_states = std::max<size_t>(1, c.cpu_idle_states.size());
       if (c.cpu_idle_states.empty())
         pc.idle_state_power_mw.push_back(0.0);  // no states listed: idle is a state 0 of unknown power

@@ -847,3 +847,90 @@ TEST_CASE("static power stops while the cluster is in a cluster idle state", "[e
   CHECK(clock.off <= r.cpus[0].cpuidle_residency.at(2));
   CHECK(r.clusters[0].static_energy_mj == Approx(10.0 * (r.elapsed() - clock.off).to_s()));
 }
+
+// Per-OPP WFI power: a CPU idle in state 0 draws its OPP's idle_power. The
+// userspace governor holds one OPP, so the idle energy is the residency
+// times that OPP's figure (governor "none": every idle moment is state 0,
+// the idle task never runs outside it).
+TEST_CASE("state 0 draws its OPP's idle_power", "[energy][cpuidle]") {
+  ClusterParams c = cluster_1024("c", 1, {{500000, 700000, 0}, {1000000, 800000, 0}});  // 24.5 / 64 mW busy
+  c.opps[0].idle_power_mw = 3.0;
+  c.opps[1].idle_power_mw = 7.0;
+  c.cpu_idle_states = {{"WFI", Time::zero(), 1_us, 1_us, 0.0}};
+  c.cpufreq_governor = "userspace";
+  ScenarioParams p = idle_scenario("none", {c});
+  p.duration = 500_ms;
+  p.tasks = {task("t", {ev_run(1_ms), ev_sleep(4_ms)})};
+  for (const auto& [khz, wfi_mw] : {std::pair<uint64_t, double>{500000, 3.0}, {1000000, 7.0}}) {
+    CAPTURE(khz);
+    p.platform.clusters[0].userspace_freq_khz = khz;
+    const RunResult r = run_result(p);
+    const CpuMetrics& m = r.cpus[0];
+    REQUIRE(m.cpuidle_residency.size() == 1);
+    CHECK(m.cpuidle_residency[0] == m.idle);
+    CHECK(m.idle > 300_ms);  // the task runs 1 ms in 5 (longer at 500 MHz)
+    CHECK(m.idle_energy_mj == Approx(wfi_mw * m.idle.to_s()));
+  }
+}
+
+// With bill_idle_transitions each entry into an idle state from running
+// costs the state's entry latency at busy power, each return to running
+// its exit latency, the rest of the residency the state's power. One CPU,
+// menu, 1 ms of work every 10 ms: the 9 ms sleeps go to "off" (entry
+// 50 us, exit 200 us, 2 mW), with WFI (exit 1 us) at 10 mW per OPP; busy
+// power 64 mW. The same run without billing schedules identically and its
+// idle energy is the residencies at the states' powers; the difference is
+// the transitions, counted here from the cpu_idle events.
+namespace {
+class IdleTransitions : public SchedObserver {
+ public:
+  void on_cpu_idle(Time t, int cpu, int s) override {
+    (void)cpu;
+    if (state < 0 && s >= 0) {
+      ++entries[static_cast<size_t>(s)];
+      entered = t;
+    }
+    // A state left at the instant it was entered (an interrupt pending at
+    // entry) took no exit: the model never ran one.
+    if (state >= 0 && s < 0) ++(t > entered ? exits : instant)[static_cast<size_t>(state)];
+    state = s;
+  }
+  void on_switch(Time t, int cpu, const Task& prev, TaskState prev_state, const Task& next) override {
+    (void)prev, (void)prev_state;
+    if (!next.is_idle_task) on_cpu_idle(t, cpu, -1);
+  }
+  int state = 0;  // CPUs boot idle in state 0
+  Time entered;
+  int entries[2] = {0, 0}, exits[2] = {0, 0}, instant[2] = {0, 0};
+};
+}  // namespace
+
+TEST_CASE("billed idle transitions: entry and exit latencies at busy power", "[energy][cpuidle]") {
+  ClusterParams c = idle_cluster("c", 1, false);
+  c.cpu_idle_states[0].power_mw = 0.0;
+  c.opps[0].idle_power_mw = 10.0;
+  c.bill_idle_transitions = true;
+  ScenarioParams p = idle_scenario("menu", {c});
+  p.duration = 1_s;
+  p.tasks = {task("t", {ev_run(1_ms), ev_sleep(9_ms)})};
+  System sys(p, 1);
+  IdleTransitions n;
+  sys.add_observer(&n);
+  sys.run();
+  const CpuMetrics billed = sys.result().cpus[0];
+  REQUIRE(billed.cpuidle_residency.size() == 2);
+  CHECK(n.entries[1] >= 90);  // about one "off" per 10 ms period
+  CHECK(n.exits[1] + n.instant[1] >= n.entries[1] - 1);
+  ScenarioParams q = p;
+  q.platform.clusters[0].bill_idle_transitions = false;
+  const CpuMetrics plain = run_result(q).cpus[0];
+  CHECK(plain.cpuidle_residency == billed.cpuidle_residency);  // scheduling is unchanged
+  CHECK(plain.busy_energy_mj == billed.busy_energy_mj);
+  const double outside = (plain.cpuidle_running - plain.busy).to_s() * 64.0;  // the idle task's own runs
+  CHECK(plain.idle_energy_mj ==
+        Approx(outside + 10.0 * plain.cpuidle_residency[0].to_s() + 2.0 * plain.cpuidle_residency[1].to_s()));
+  const double transitions = (n.entries[1] * 50e-6 + n.exits[1] * 200e-6) * (64.0 - 2.0) +
+                             (n.entries[0] * 0.0 + n.exits[0] * 1e-6) * (64.0 - 10.0);
+  CHECK(billed.idle_energy_mj == Approx(plain.idle_energy_mj + transitions));
+  CHECK(transitions > 90 * 250e-6 * 62.0 * 0.99);
+}

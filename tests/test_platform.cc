@@ -630,6 +630,55 @@ TEST_CASE("Static power per OPP is given on every OPP or none, and not beside th
   CHECK_THAT(partial.message(), Catch::Contains("1 of the 2 OPPs give one"));
 }
 
+TEST_CASE("Idle power per OPP is given on every OPP or none, and not beside state 0's own", "[platform][config]") {
+  const std::string head =
+      "platform:\n"
+      "  clusters:\n"
+      "    - name: a\n"
+      "      cpus: 1\n"
+      "      bill_idle_transitions: true\n";
+  const std::string per_opp =
+      "      opps:\n"
+      "        - {freq: 1GHz, power: 100mW, idle_power: 2mW}\n"
+      "        - {freq: 2GHz, power: 300mW, idle_power: 5000uW}\n";
+  const std::string states =
+      "      cpu_idle_states:\n"
+      "        - {name: WFI, entry_latency: 0us, exit_latency: 1us, min_residency: 1us}\n"
+      "        - {name: c2, entry_latency: 70us, exit_latency: 160us, min_residency: 2ms}\n";
+  const ClusterParams c = load_scenario_yaml(head + per_opp + states + kOneTask, "s.yaml").platform.clusters[0];
+  CHECK(c.opps[0].idle_power_mw == 2.0);
+  CHECK(c.opps[1].idle_power_mw == 5.0);
+  CHECK(c.bill_idle_transitions);
+  // Without listed idle states, idle is an implicit state 0: the OPPs give its power.
+  CHECK(load_scenario_yaml(head + per_opp + kOneTask, "s.yaml").platform.clusters[0].opps[1].idle_power_mw == 5.0);
+  ConfigError partial = error_of(head +
+                                 "      opps:\n"
+                                 "        - {freq: 1GHz, power: 100mW}\n"
+                                 "        - {freq: 2GHz, power: 300mW, idle_power: 5mW}\n" +
+                                 kOneTask);
+  CHECK(partial.line() == 7);
+  CHECK(partial.key_path() == "platform.clusters[0].opps[0]");
+  CHECK_THAT(partial.message(), Catch::Contains("missing 'idle_power': 1 of the 2 OPPs give one"));
+  ConfigError both = error_of(head + per_opp +
+                              "      cpu_idle_states:\n"
+                              "        - {name: WFI, entry_latency: 0us, exit_latency: 1us, min_residency: 1us, "
+                              "power: 1mW}\n" +
+                              kOneTask);
+  CHECK(both.line() == 10);
+  CHECK(both.key_path() == "platform.clusters[0].cpu_idle_states[0]");
+  CHECK_THAT(both.message(), Catch::Contains("state 0's power is given per OPP"));
+  // The same rules for a platform built in code.
+  PlatformParams p;
+  p.name = "code";
+  p.clusters = {c};
+  CHECK_NOTHROW(validate_platform(p));
+  p.clusters[0].opps[0].idle_power_mw = 0;
+  CHECK_THROWS_WITH(validate_platform(p), Catch::Contains("idle power on 1 of its 2 OPPs"));
+  p.clusters[0].opps[0].idle_power_mw = 2.0;
+  p.clusters[0].cpu_idle_states[0].power_mw = 1.0;
+  CHECK_THROWS_WITH(validate_platform(p), Catch::Contains("state 0's power given both"));
+}
+
 TEST_CASE("validate_platform refuses inconsistent platforms built in code", "[platform]") {
   PlatformParams p;
   p.name = "code";

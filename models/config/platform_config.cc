@@ -218,6 +218,7 @@ std::vector<Opp> load_opps(const YamlDoc& doc, const YAML::Node& node, const std
     if (auto n = r.find("voltage")) o.voltage_uv = as_voltage_uv(doc, *n, r.path("voltage"));
     if (auto n = r.find("power")) o.power_mw = as_power_mw(doc, *n, r.path("power"));
     if (auto n = r.find("static_power")) o.static_power_mw = as_power_mw(doc, *n, r.path("static_power"));
+    if (auto n = r.find("idle_power")) o.idle_power_mw = as_power_mw(doc, *n, r.path("idle_power"));
     // cpufreq-dt tables and the EM (em_create_perf_table) need strictly
     // ascending frequencies.
     if (!out.empty() && o.freq_khz <= out.back().freq_khz)
@@ -246,22 +247,28 @@ ClusterParams load_cluster(const YamlDoc& doc, const YAML::Node& node, const std
   r.read("dynamic_power_coefficient", coefficient, 0, std::numeric_limits<uint32_t>::max());
   c.dynamic_power_coefficient = static_cast<uint32_t>(coefficient);
   if (auto n = r.find("static_power")) c.static_power_mw = as_power_mw(doc, *n, r.path("static_power"));
+  r.read("bill_idle_transitions", c.bill_idle_transitions);
   r.read("transition_latency", c.transition_latency, Bound::kNonNegative);
   r.read("rate_limit", c.rate_limit, Bound::kNonNegative);
   r.read_choice("cpufreq_governor", c.cpufreq_governor, governor_names());
   c.opps = load_opps(doc, *r.find("opps"), r.path("opps"), c.dynamic_power_coefficient);
-  // Static power per OPP: on every OPP or on none, and not beside the
-  // cluster's single value (validate_platform()'s rule, here with the line).
-  const auto with_static = static_cast<size_t>(
-      std::count_if(c.opps.begin(), c.opps.end(), [](const Opp& o) { return o.static_power_mw != 0; }));
-  if (with_static > 0 && c.static_power_mw != 0)
+  // Static and idle power per OPP: on every OPP or on none
+  // (validate_platform()'s rules, here with the line).
+  auto every_opp_or_none = [&](double Opp::*power, const char* key) {
+    const auto given = static_cast<size_t>(
+        std::count_if(c.opps.begin(), c.opps.end(), [&](const Opp& o) { return o.*power != 0; }));
+    for (size_t i = 0; given > 0 && i < c.opps.size(); ++i)
+      if (c.opps[i].*power == 0)
+        fail(doc, (*r.find("opps"))[i], index_path(r.path("opps"), i),
+             fmt::format("missing '{}': {} of the {} OPPs give one; give it on every OPP or on none", key, given,
+                         c.opps.size()));
+    return given > 0;
+  };
+  // Static power not beside the cluster's single value either.
+  if (every_opp_or_none(&Opp::static_power_mw, "static_power") && c.static_power_mw != 0)
     fail(doc, *r.find("static_power"), r.path("static_power"),
          "give the cluster's static power once here or per OPP (opps[].static_power), not both");
-  for (size_t i = 0; with_static > 0 && i < c.opps.size(); ++i)
-    if (c.opps[i].static_power_mw == 0)
-      fail(doc, (*r.find("opps"))[i], index_path(r.path("opps"), i),
-           fmt::format("missing 'static_power': {} of the {} OPPs give one; give it on every OPP or on none",
-                       with_static, c.opps.size()));
+  const bool idle_power_per_opp = every_opp_or_none(&Opp::idle_power_mw, "idle_power");
   if (auto n = r.find("userspace_freq")) {
     c.userspace_freq_khz = as_frequency_khz(doc, *n, r.path("userspace_freq"));
     if (std::none_of(c.opps.begin(), c.opps.end(), [&](const Opp& o) { return o.freq_khz == c.userspace_freq_khz; })) {
@@ -282,6 +289,10 @@ ClusterParams load_cluster(const YamlDoc& doc, const YAML::Node& node, const std
   }
   if (auto n = r.find("cluster_idle_states"))
     c.cluster_idle_states = load_idle_states(doc, *n, r.path("cluster_idle_states"));
+  // The OPPs' idle power is state 0's: it cannot have its own as well.
+  if (idle_power_per_opp && !c.cpu_idle_states.empty() && c.cpu_idle_states.front().power_mw != 0)
+    fail(doc, (*r.find("cpu_idle_states"))[0], index_path(r.path("cpu_idle_states"), 0),
+         "state 0's power is given per OPP (opps[].idle_power): drop its 'power', or the OPPs'");
   return c;
 }
 
@@ -482,6 +493,10 @@ const std::vector<ParamDecl>& platform_cluster_params() {
         {"dynamic_power_coefficient", "int >= 0 (uW/MHz/V^2)", "0",
          "dynamic-power-coefficient; 0 = use each OPP's power"},
         {"static_power", "power", "0", "static power of the cluster while powered (not in a cluster idle state), if a source gives it"},
+        {"bill_idle_transitions", "bool", "false",
+         "bill a CPU idle state's entry and exit latency at the CPU's busy power (the power-down and power-up "
+         "sequences), the rest of its residency at the state's power; off: the whole residency at the state's "
+         "power (with every state at 0 mW, billing transitions would only penalise the deep states)"},
         {"transition_latency", "duration", "0", "clock-latency-ns of the OPP table (cpuinfo.transition_latency)"},
         {"rate_limit", "duration", "from transition_latency",
          "schedutil rate_limit_us; default cpufreq_policy_transition_delay_us() of the kernel version: "
@@ -505,6 +520,9 @@ const std::vector<ParamDecl>& platform_opp_params() {
       {"power", "power (W, mW, uW)", "-", "explicit power of one busy CPU (opp-microwatt); overrides C*V^2*f"},
       {"static_power", "power (W, mW, uW)", "-",
        "static power of the cluster at this OPP while powered (a measurement); exclusive with the cluster's"},
+      {"idle_power", "power (W, mW, uW)", "-",
+       "power of one CPU idle in state 0 (WFI: clock-gated, powered) at this OPP, e.g. a vendor energy model's "
+       "per-OPP idle power; on every OPP or none; replaces state 0's power"},
   };
   return decls;
 }

@@ -31,6 +31,10 @@ struct Opp {
   // voltage, billed while the cluster is powered (a measurement, e.g. the
   // cluster's rail with its CPUs idle); 0 = the cluster's static_power_mw.
   double static_power_mw = 0.0;
+  // Optional power of ONE idle CPU in idle state 0 (WFI: clock-gated but
+  // powered, its leakage follows the OPP's voltage) at this OPP, e.g. a
+  // vendor energy model's per-OPP idle power; 0 = state 0's own power.
+  double idle_power_mw = 0.0;
 };
 
 // Throws std::invalid_argument unless the table is non-empty and strictly

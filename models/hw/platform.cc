@@ -121,15 +121,22 @@ void validate_platform(const PlatformParams& p) {
                             where, k, o.freq_khz));
     }
     if (c.static_power_mw < 0) invalid(fmt::format("{}: static power must be >= 0", where));
-    const auto per_opp = static_cast<size_t>(
-        std::count_if(c.opps.begin(), c.opps.end(), [](const Opp& o) { return o.static_power_mw != 0; }));
-    if (std::any_of(c.opps.begin(), c.opps.end(), [](const Opp& o) { return o.static_power_mw < 0; }))
-      invalid(fmt::format("{}: an OPP's static power must be >= 0", where));
-    if (per_opp > 0 && per_opp < c.opps.size())
-      invalid(fmt::format("{}: static power on {} of its {} OPPs (give it on every OPP or none)", where, per_opp,
-                          c.opps.size()));
-    if (per_opp > 0 && c.static_power_mw != 0)
+    // A per-OPP power: never negative, on every OPP or none. Returns whether given.
+    auto per_opp_power = [&](double Opp::*power, const char* what) {
+      const auto given = static_cast<size_t>(
+          std::count_if(c.opps.begin(), c.opps.end(), [&](const Opp& o) { return o.*power != 0; }));
+      if (std::any_of(c.opps.begin(), c.opps.end(), [&](const Opp& o) { return o.*power < 0; }))
+        invalid(fmt::format("{}: an OPP's {} must be >= 0", where, what));
+      if (given > 0 && given < c.opps.size())
+        invalid(fmt::format("{}: {} on {} of its {} OPPs (give it on every OPP or none)", where, what, given,
+                            c.opps.size()));
+      return given > 0;
+    };
+    if (per_opp_power(&Opp::static_power_mw, "static power") && c.static_power_mw != 0)
       invalid(fmt::format("{}: static power given both per OPP and for the cluster", where));
+    const bool idle_per_opp = per_opp_power(&Opp::idle_power_mw, "idle power");
+    if (idle_per_opp && !c.cpu_idle_states.empty() && c.cpu_idle_states.front().power_mw != 0)
+      invalid(fmt::format("{}: state 0's power given both per OPP (idle_power) and on the state", where));
     if (c.transition_latency < Time::zero()) invalid(fmt::format("{}: transition_latency must be >= 0", where));
     if (c.rate_limit && *c.rate_limit < Time::zero()) invalid(fmt::format("{}: rate_limit must be >= 0", where));
     if (c.cpufreq_governor == "userspace" &&

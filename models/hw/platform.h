@@ -38,6 +38,12 @@ struct ClusterParams {
   std::vector<Opp> opps;               // ascending
   uint32_t dynamic_power_coefficient = 0;  // uW/MHz/V^2 (0: use Opp::power_mw)
   double static_power_mw = 0;          // per cluster while powered, if a source gives it (Opp::static_power_mw per OPP)
+  // Bill each CPU idle state's entry and exit latency at the CPU's busy
+  // power at its OPP (it runs the power-down and power-up sequences), the
+  // rest of the residency at the state's power. Off by default: with no
+  // idle-state power given (0 mW everywhere) it would only penalise the
+  // deep states. Cluster states' own latencies are not billed.
+  bool bill_idle_transitions = false;
   std::vector<IdleStateParams> cpu_idle_states;      // per CPU, shallow to deep
   std::vector<IdleStateParams> cluster_idle_states;  // entered only when every CPU of the cluster is idle
                                                      // ("cluster" = the cpu-map cluster / PSCI cluster power

@@ -38,7 +38,35 @@ bool MetricsRecorder::in_cluster_state(size_t cpu) const {
   return power_ && s >= 0 && static_cast<size_t>(s) >= power_->cpus[cpu].nr_cpu_states;
 }
 
+double MetricsRecorder::idle_state_power(size_t cpu, int state, size_t opp) const {
+  const auto& pc = power_->cpus[cpu];
+  if (state == 0 && opp < pc.wfi_power_mw.size()) return pc.wfi_power_mw[opp];
+  const auto st = static_cast<size_t>(state);
+  return st < pc.idle_state_power_mw.size() ? pc.idle_state_power_mw[st] : 0.0;
+}
+
 void MetricsRecorder::set_cpu_idle_state(size_t cpu, int state, Time t) {
+  CpuTrack& c = cpus_[cpu];
+  if (power_ && !power_->cpus[cpu].entry_latency.empty() && (c.idle_state < 0) != (state < 0)) {
+    // Billed transitions (bill_idle_transitions). Entering from running:
+    // the entry sequence runs first. Leaving (the CPU runs again at t): the
+    // exit latency before t ran at busy power, not the state's (billed at
+    // the state's power up to t just now). A cluster state's own latencies
+    // are not billed: its CPUs count their deepest CPU state's.
+    const auto& pc = power_->cpus[cpu];
+    if (state >= 0) {
+      const auto st = std::min(static_cast<size_t>(state), pc.nr_cpu_states - 1);
+      c.idle_entered = t;
+      c.entry_end = t + pc.entry_latency[st];
+    } else {
+      const auto st = std::min(static_cast<size_t>(c.idle_state), pc.nr_cpu_states - 1);
+      const Time resident = t - min(t, c.entry_end);  // after the entry sequence
+      const Time exit = min(pc.exit_latency[st], resident);
+      const Time d = clipped(t - exit, t);
+      if (d > Time::zero())
+        c.m.idle_energy_mj += (pc.busy_power_mw[c.opp] - idle_state_power(cpu, c.idle_state, c.opp)) * d.to_s();
+    }
+  }
   const bool was = in_cluster_state(cpu);
   cpus_[cpu].idle_state = state < 0 ? -1 : state;
   const bool is = in_cluster_state(cpu);
@@ -71,7 +99,11 @@ void MetricsRecorder::close_cpu_interval(size_t cpu, Time t) {
       c.m.busy_at_opp[c.opp] += d;
       c.m.busy_energy_mj += pc.busy_power_mw[c.opp] * d.to_s();
     } else if (c.idle_state >= 0) {
-      c.m.idle_energy_mj += (st < pc.idle_state_power_mw.size() ? pc.idle_state_power_mw[st] : 0.0) * d.to_s();
+      // The entry sequence's part of d (billed transitions only) at busy
+      // power, the rest at the state's.
+      const Time entry = c.entry_end > c.since ? clipped(c.since, min(t, c.entry_end)) : Time::zero();
+      c.m.idle_energy_mj +=
+          (pc.busy_power_mw[c.opp] * entry.to_s()) + idle_state_power(cpu, c.idle_state, c.opp) * (d - entry).to_s();
     } else {
       // The idle task runs (governor, idle entry): busy power at the OPP.
       c.m.idle_energy_mj += pc.busy_power_mw[c.opp] * d.to_s();

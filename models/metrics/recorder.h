@@ -36,6 +36,12 @@ struct PowerModel {
     // cluster's (a CPU in a cluster state draws that state's power).
     std::vector<double> idle_state_power_mw;
     size_t nr_cpu_states = 1;  // the first states of idle_state_power_mw are the CPU's, the rest its cluster's
+    // State 0's power at each OPP (opp_khz order) when the platform gives it
+    // per OPP; empty: idle_state_power_mw[0].
+    std::vector<double> wfi_power_mw;
+    // With bill_idle_transitions: each CPU state's entry and exit latency,
+    // billed at busy_power_mw (empty: not billed).
+    std::vector<Time> entry_latency, exit_latency;
   };
   struct Cluster {
     std::string name;
@@ -89,8 +95,13 @@ class MetricsRecorder final : public SchedObserver {
     int idle_state = 0;  // cpu_idle state (-1: none); CPUs boot idle, in state 0
     Time since;
     size_t opp = 0;  // index of the current OPP
+    // With billed transitions: when the CPU last went from running to an
+    // idle state, and when that state's entry sequence ends.
+    Time idle_entered, entry_end;
   };
   void close_cpu_interval(size_t cpu, Time t);
+  // Power of `cpu` in idle state `state` (>= 0) at OPP `opp`.
+  double idle_state_power(size_t cpu, int state, size_t opp) const;
   // A cluster's static power: how many of its CPUs are in a cluster idle
   // state (all of them: powered down, no static power).
   struct ClusterTrack {
