@@ -335,3 +335,51 @@ TEST_CASE("an error inside a whole list set by an overlay names the inner key", 
   CHECK(e.key_path() == "tasks[0].nice");
   CHECK_THAT(e.message(), Catch::Contains("50 is out of range"));
 }
+
+TEST_CASE("overlays below platform reach a platform named or given by file", "[overlay][platform]") {
+  SECTION("a shipped platform by name: one key changes, the rest is the file's") {
+    const std::string scenario = repo_path("configs/scenarios/ui_gs101.yaml");
+    const ScenarioParams plain = load_scenario_file(scenario);
+    const ScenarioParams p = load_scenario_with_overlays(
+        scenario, {at("platform.clusters[big].rate_limit", "2ms"), at("platform.clusters[big].opps[0].voltage", "600mV")},
+        "variant 'x'");
+    CHECK(p.platform.name == "gs101");
+    REQUIRE(p.platform.clusters.size() == plain.platform.clusters.size());
+    const ClusterParams& big = p.platform.clusters[2];
+    CHECK(big.name == "big");
+    CHECK(big.rate_limit == Time::ms(2));
+    CHECK(big.opps[0].voltage_uv == 600000u);
+    CHECK(big.opps[1].voltage_uv == plain.platform.clusters[2].opps[1].voltage_uv);
+    CHECK(p.platform.clusters[0].rate_limit == plain.platform.clusters[0].rate_limit);
+    CHECK(p.platform.sources == plain.platform.sources);
+  }
+  SECTION("a platform file: an error the overlays cause elsewhere in it names the file and line") {
+    ScratchDir dir("overlay_platform_file");
+    write_text(dir / "board.yaml",
+               "clusters:\n"
+               "  - name: a\n"
+               "    cpus: 1\n"
+               "    opps:\n"
+               "      - {freq: 1GHz, power: 100mW}\n"
+               "      - {freq: 2GHz, power: 300mW}\n");
+    write_text(dir / "s.yaml",
+               "platform: {file: board.yaml}\n"
+               "tasks:\n"
+               "  - {name: t, events: [{run: 1ms}, {sleep: 1ms}]}\n");
+    const std::string s = (dir / "s.yaml").string();
+    const ScenarioParams ok = load_scenario_with_overlays(
+        s, {at("platform.clusters[a].opps[0].idle_power", "2mW"), at("platform.clusters[a].opps[1].idle_power", "3mW")},
+        "variant 'x'");
+    CHECK(ok.platform.name == "board");  // the file's stem, as without overlays
+    CHECK(ok.platform.clusters[0].opps[1].idle_power_mw == 3.0);
+    try {
+      load_scenario_with_overlays(s, {at("platform.clusters[a].opps[0].idle_power", "2mW")}, "variant 'x'");
+      FAIL("no ConfigError");
+    } catch (const ConfigError& e) {
+      CHECK(e.file() == (dir / "board.yaml").lexically_normal().string());
+      CHECK(e.line() == 6);  // the second OPP, without idle_power
+      CHECK(e.key_path() == "platform.clusters[0].opps[1]");
+      CHECK_THAT(e.message(), Catch::Contains("missing 'idle_power'") && Catch::Contains("variant 'x'"));
+    }
+  }
+}

@@ -14,11 +14,13 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <optional>
 
 #include "models/config/config.h"
 #include "models/config/feature_names.h"
 #include "models/config/params.h"
+#include "models/config/yaml_loaders.h"
 #include "models/config/yaml_util.h"
 
 namespace schedlab {
@@ -208,7 +210,27 @@ ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std
   if (!root.IsMap()) throw ConfigError(name, 1, 1, "", fmt::format("expected a scenario map, got {}", describe_node(root)));
   std::vector<std::string> canonical;
   canonical.reserve(overlays.size());
-  for (const Overlay& ov : overlays) canonical.push_back(apply_overlay(root, ov));
+  // An overlay below `platform` on a platform named or given by file
+  // (platform: gs101, platform: {file: ...}) first copies that file's tree
+  // into the scenario, so `platform.clusters[big].rate_limit` overlays
+  // reach the shipped platforms. Its nodes keep the file's line numbers:
+  // a loader error among them is reported against that file.
+  std::string inlined_platform;
+  for (const Overlay& ov : overlays) {
+    if (ov.path.starts_with("platform.") || ov.path.starts_with("platform[")) {
+      const YAML::Node& croot = root;
+      const YAML::Node platform = croot["platform"];
+      const YamlDoc doc{name, nullptr};
+      const std::string file = platform.IsDefined() ? platform_file(doc, platform, "platform") : std::string();
+      if (!file.empty()) {
+        YAML::Node tree = parse_yaml_document(read_text_file(file, "cannot read platform file"), file);
+        if (tree.IsMap() && !tree["name"]) tree["name"] = std::filesystem::path(file).stem().string();
+        root["platform"] = tree;
+        inlined_platform = file;
+      }
+    }
+    canonical.push_back(apply_overlay(root, ov));
+  }
   try {
     return load_scenario_node(root, name);
   } catch (const ConfigError& e) {
@@ -227,6 +249,10 @@ ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std
                                       label.empty() ? "" : ", " + label));
       }
     }
+    if (!inlined_platform.empty() && is_path_prefix("platform", e.key_path()))
+      throw ConfigError(inlined_platform, e.line(), e.column(), e.key_path(),
+                        fmt::format("{} (platform file, with the overlays of {}{})", e.message(), name,
+                                    label.empty() ? "" : ", " + label));
     if (overlays.empty() || label.empty()) throw;
     throw ConfigError(e.file(), e.line(), e.column(), e.key_path(), fmt::format("{} (in {})", e.message(), label));
   }

@@ -414,7 +414,8 @@ std::vector<std::string> platform_names(const fs::path& dir) {
   return names;
 }
 
-PlatformParams load_platform_by_name(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
+// The file `platform: NAME` names (configs/platforms/NAME.yaml).
+fs::path platform_file_by_name(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
   const std::string& name = node.Scalar();
   if (!name.empty() && std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
     std::vector<std::string> keys;
@@ -455,7 +456,7 @@ PlatformParams load_platform_by_name(const YamlDoc& doc, const YAML::Node& node,
          fmt::format("unknown platform '{}' (platforms in {}: {}){}", name, dir->string(),
                      names.empty() ? std::string("none") : join(names), did_you_mean(name, names)));
   }
-  return load_platform_from_file(file.string(), doc.warnings, name);
+  return file;
 }
 
 }  // namespace
@@ -547,22 +548,26 @@ std::string platform_schema_markdown() {
   });
 }
 
-PlatformParams load_platform(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
-  if (node.IsScalar()) return load_platform_by_name(doc, node, path);
+std::string platform_file(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
+  if (node.IsScalar()) return platform_file_by_name(doc, node, path).string();
+  if (!node.IsMap() || !node["file"]) return {};
   MapReader r(doc, node, path, platform_params());
-  if (auto file = r.find("file")) {
-    for (const ParamDecl& d : platform_params())
-      if (d.key != "file" && r.has(d.key))
-        fail(doc, *r.find(d.key), r.path(d.key),
-             "a platform loaded with 'file' takes no other keys here; edit the file instead");
-    std::string name = as_string(doc, *file, r.path("file"));
-    fs::path f(name);
-    if (f.is_relative()) f = scenario_dir(doc) / f;
-    std::error_code ec;
-    if (!fs::is_regular_file(f, ec)) fail(doc, *file, r.path("file"), fmt::format("no platform file {}", f.string()));
-    return load_platform_from_file(f.lexically_normal().string(), doc.warnings, f.stem().string());
-  }
-  return load_platform_map(doc, r);
+  const YAML::Node file = *r.find("file");
+  for (const ParamDecl& d : platform_params())
+    if (d.key != "file" && r.has(d.key))
+      fail(doc, *r.find(d.key), r.path(d.key),
+           "a platform loaded with 'file' takes no other keys here; edit the file instead");
+  fs::path f(as_string(doc, file, r.path("file")));
+  if (f.is_relative()) f = scenario_dir(doc) / f;
+  std::error_code ec;
+  if (!fs::is_regular_file(f, ec)) fail(doc, file, r.path("file"), fmt::format("no platform file {}", f.string()));
+  return f.lexically_normal().string();
+}
+
+PlatformParams load_platform(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
+  const std::string file = platform_file(doc, node, path);
+  if (!file.empty()) return load_platform_from_file(file, doc.warnings, fs::path(file).stem().string());
+  return load_platform_map(doc, MapReader(doc, node, path, platform_params()));
 }
 
 }  // namespace schedlab::config

@@ -24,6 +24,10 @@ struct CallTargets {
 };
 
 PlatformParams load_platform(const YamlDoc& doc, const YAML::Node& node, const std::string& path);
+// The platform file `node` (the scenario's `platform:` value) names: the
+// configs/platforms file of `platform: NAME`, or `platform: {file: PATH}`
+// (relative to the scenario); empty for a platform written inline.
+std::string platform_file(const YamlDoc& doc, const YAML::Node& node, const std::string& path);
 KernelParams load_kernel(const YamlDoc& doc, const YAML::Node& node, const std::string& path);
 // Needs the platform (affinity range) and kernel (custom-slice support);
 // call events are checked against `targets` when given.
