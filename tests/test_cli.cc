@@ -343,6 +343,34 @@ TEST_CASE("compare takes --duration and --warmup for every variant", "[cli]") {
   CHECK_THAT(past.err, Catch::Contains("expected warmup < duration"));
 }
 
+TEST_CASE("compare and sweep take overlay files with --set-file", "[cli][overlay]") {
+  ScratchDir dir("set_file");
+  const std::string exp = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/experiments/run_to_parity.yaml";
+  write_text(dir / "short.yaml", "# a what-if\nduration: 300ms\nwarmup: 0s\n");
+  Cli r = run_schedlab(dir, "compare " + shell_quote(exp) + " --runs 2 -q --set-file " +
+                                shell_quote((dir / "short.yaml").string()) + " --json " +
+                                shell_quote((dir / "c.json").string()));
+  REQUIRE(r.code == 0);
+  CHECK_THAT(slurp(dir / "c.json"), Catch::Contains("\"duration_s\": 0.300000000"));
+  write_text(dir / "typo.yaml", "duration: 300ms\nkernel.hzz: 1000\n");
+  Cli typo = run_schedlab(dir, "compare " + shell_quote(exp) + " --set-file " + shell_quote((dir / "typo.yaml").string()));
+  CHECK(typo.code == 2);
+  CHECK_THAT(typo.err, Catch::Contains("typo.yaml:2:1: kernel.hzz: unknown key 'hzz'"));
+  write_text(dir / "list.yaml", "- kernel.hz: 1000\n");
+  Cli list = run_schedlab(dir, "compare " + shell_quote(exp) + " --set-file " + shell_quote((dir / "list.yaml").string()));
+  CHECK(list.code == 2);
+  CHECK_THAT(list.err, Catch::Contains("expected a map of KEY.PATH: value"));
+  Cli missing = run_schedlab(dir, "compare " + shell_quote(exp) + " --set-file " + shell_quote((dir / "no.yaml").string()));
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("no.yaml"));
+  const std::string sweep = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/sweeps/ui_nice.yaml";
+  write_text(dir / "tiny.yaml", "runs: 1\n");  // not a key path of the scenario
+  Cli s = run_schedlab(dir, "sweep " + shell_quote(sweep) + " -q --set-file " + shell_quote((dir / "tiny.yaml").string()) +
+                                " --out " + shell_quote((dir / "sw").string()));
+  CHECK(s.code == 2);
+  CHECK_THAT(s.err, Catch::Contains("tiny.yaml:1:1: runs: unknown key 'runs'"));
+}
+
 // Runs `cmd` with -j 1 and -j 2, checks both succeed with the same
 // output, and returns the first.
 static Cli same_for_any_jobs(ScratchDir& dir, const std::string& cmd) {

@@ -263,6 +263,33 @@ TEST_CASE("the teo study experiments load with the thread's three kernels and th
   }
 }
 
+TEST_CASE("the gs201 idle-power what-if puts each figure on gs101's OPP of that frequency", "[teo_study][energy]") {
+  // gs201's pixel-em idle_power (uW) at the frequencies gs101 shares with it.
+  const std::vector<std::vector<std::pair<uint64_t, double>>> expect = {
+      {{300000, 2}, {1098000, 2}, {1197000, 3}, {1598000, 4}, {1803000, 5}},
+      {{400000, 4}, {553000, 5}, {1328000, 7}, {1836000, 11}, {2253000, 19}},
+      {{500000, 15}, {851000, 17}, {1826000, 29}, {2401000, 48}, {2802000, 83}}};
+  const ScenarioParams p = load_scenario_with_overlays(
+      repo_path("configs/scenarios/geekbench6_gs101.yaml"),
+      load_overlay_file(repo_path("configs/overlays/gs101_idle_power_gs201.yaml")), "what-if");
+  REQUIRE(p.platform.clusters.size() == 3);
+  for (size_t c = 0; c < 3; ++c) {
+    const ClusterParams& cl = p.platform.clusters[c];
+    CAPTURE(cl.name);
+    CHECK(cl.bill_idle_transitions);
+    for (size_t i = 0; i < cl.opps.size(); ++i) {
+      CHECK(cl.opps[i].idle_power_mw > 0);
+      if (i > 0) CHECK(cl.opps[i].idle_power_mw >= cl.opps[i - 1].idle_power_mw);  // rises with the voltage
+    }
+    for (const auto& [khz, mw] : expect[c]) {
+      CAPTURE(khz);
+      const auto it = std::find_if(cl.opps.begin(), cl.opps.end(), [&](const Opp& o) { return o.freq_khz == khz; });
+      REQUIRE(it != cl.opps.end());
+      CHECK(it->idle_power_mw == mw);
+    }
+  }
+}
+
 // Regression (run 0 of the study's teo_tick Geekbench variant): a gb_mc
 // worker blocked at the mc_step barrier on a little CPU at a tick, and in
 // that instant the nohz balance it kicked active-balanced it as misfit to a

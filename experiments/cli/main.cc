@@ -125,6 +125,7 @@ po::options_description compare_options() {
       ("runs", po::value<std::string>()->value_name("N"), "runs per variant (default: the experiment's `runs`)")
       ("duration", po::value<std::string>()->value_name("T"), "simulated time per run, with a unit (default: the experiment's)")
       ("warmup", po::value<std::string>()->value_name("T"), "metrics ignore [0, T) (default: the experiment's)")
+      ("set-file", po::value<std::vector<std::string>>()->value_name("FILE"), "add the overlays of FILE (a YAML map KEY.PATH: value, as `set:`) to every variant, after the file's own `set:`; repeatable")
       ("json", po::value<std::string>()->value_name("FILE"), "write the comparison as JSON (docs/experiments.md)")
       ("csv", po::value<std::string>()->value_name("FILE"), "write the comparison as CSV (docs/experiments.md)")
       ("plot", po::value<std::string>()->value_name("DIR"), "draw latency CDFs and the changes with their intervals as PNG into DIR")
@@ -143,6 +144,7 @@ po::options_description sweep_options() {
       ("out,o", po::value<std::string>()->value_name("DIR"), "output folder (default: sweep_<name>); re-running into it resumes")
       ("shard", po::value<std::string>()->value_name("i/N"), "run only slice i of N (0 <= i < N) of the runs; combine with 'schedlab merge'")
       ("plot", po::value<std::string>()->value_name("DIR"), "draw the sweep curves as PNG into DIR (not with --shard)")
+      ("set-file", po::value<std::vector<std::string>>()->value_name("FILE"), "add the overlays of FILE (a YAML map KEY.PATH: value, as `set:`) to every variant, after the file's own `set:`; repeatable")
       ("why", "count the kernel's decisions by reason in every run: per point in decisions.csv and sweep.json, side by "
               "side in the summary (a sweep of its own: its folder differs from one without --why)")
       ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)
@@ -413,6 +415,17 @@ auto load_config_with(const std::string& path, Load load) {
   }
 }
 
+// --set-file FILE...: each file's overlays join the experiment's common
+// ones, in order, and are tried on the scenario before anything runs.
+void add_set_files(const po::variables_map& vm, ExperimentSpec& spec) {
+  if (!vm.count("set-file")) return;
+  for (const std::string& file : vm["set-file"].as<std::vector<std::string>>())
+    load_config_with(file, [&](const std::string& p) {
+      add_overlay_file(spec, load_overlay_file(p));
+      return 0;
+    });
+}
+
 ScenarioParams load_config(const std::string& path) {
   return load_config_with(path, [](const std::string& p) { return load_scenario_file(p); });
 }
@@ -571,6 +584,7 @@ int compare_command(const std::vector<std::string>& args) {
   options.why = vm.count("why") > 0;
 
   ExperimentSpec spec = load_config_with(path, [](const std::string& p) { return load_experiment_file(p); });
+  add_set_files(vm, spec);
   // --duration / --warmup: overlays after the experiment's own, so they
   // win; the scenario loader checks them (warmup < duration).
   std::optional<Time> duration, warmup;
@@ -661,7 +675,8 @@ int sweep_command(const std::vector<std::string>& args) {
     options.shards = shard->second;
     if (!plot.empty()) usage_error("--plot needs the whole sweep: plot after 'schedlab merge'", "sweep");
   }
-  const ExperimentSpec spec = load_config_with(path, [](const std::string& p) { return load_sweep_file(p); });
+  ExperimentSpec spec = load_config_with(path, [](const std::string& p) { return load_sweep_file(p); });
+  add_set_files(vm, spec);
   if (options.out.empty()) options.out = "sweep_" + spec.name;
   if (same_file(options.out, path)) usage_error(fmt::format("--out '{}' is the sweep file", options.out), "sweep");
   options.progress = !quiet;

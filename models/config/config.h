@@ -52,6 +52,12 @@ ExperimentSpec load_sweep_file(const std::string& path);
 // From text; `name` is the file name used in messages and to resolve the scenario.
 ExperimentSpec load_experiment_yaml(std::string_view text, const std::string& name);
 ExperimentSpec load_sweep_yaml(std::string_view text, const std::string& name);
+// An overlay file (`--set-file`): a YAML map KEY.PATH: value, as an
+// experiment's `set:`.
+std::vector<Overlay> load_overlay_file(const std::string& path);
+// Appends `overlays` to e's common overlays (after the file's `set:`) and
+// tries every variant with them on the scenario, as loading the file does.
+void add_overlay_file(ExperimentSpec& e, const std::vector<Overlay>& overlays);
 // The experiment and sweep file reference (docs/experiments.md embeds it).
 std::string experiment_schema_markdown();
 

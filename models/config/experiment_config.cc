@@ -447,6 +447,21 @@ ExperimentSpec load_experiment_file(const std::string& path) {
 
 ExperimentSpec load_sweep_file(const std::string& path) { return load_sweep_yaml(config::read_text_file(path), path); }
 
+std::vector<Overlay> load_overlay_file(const std::string& path) {
+  using namespace config;
+  const YamlDoc doc{path, nullptr};
+  const YAML::Node root = parse_yaml_document(read_text_file(path, "cannot read overlay file"), path);
+  if (!root.IsMap())
+    throw ConfigError(path, 1, 1, "", fmt::format("expected a map of KEY.PATH: value (e.g. kernel.hz: 1000), got {}",
+                                                  describe_node(root)));
+  return load_overlay_map(doc, root, "");
+}
+
+void add_overlay_file(ExperimentSpec& e, const std::vector<Overlay>& overlays) {
+  e.common.insert(e.common.end(), overlays.begin(), overlays.end());
+  config::check_overlays(e);
+}
+
 std::string experiment_schema_markdown() {
   using namespace config;
   std::string out;
