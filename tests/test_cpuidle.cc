@@ -870,6 +870,7 @@ TEST_CASE("state 0 draws its OPP's idle_power", "[energy][cpuidle]") {
     CHECK(m.cpuidle_residency[0] == m.idle);
     CHECK(m.idle > 300_ms);  // the task runs 1 ms in 5 (longer at 500 MHz)
     CHECK(m.idle_energy_mj == Approx(wfi_mw * m.idle.to_s()));
+    CHECK(r.clusters[0].idle_power_known);  // no "no idle-state power" note under the power table
   }
 }
 

@@ -305,7 +305,9 @@ RunResult MetricsRecorder::result(uint64_t seed, uint64_t events) const {
       cm.cpus = pcl.cpus;
       for (int cpu : pcl.cpus) {
         cm.cpu_energy_mj += r.cpus[static_cast<size_t>(cpu)].energy_mj();
-        for (double mw : power_->cpus[static_cast<size_t>(cpu)].idle_state_power_mw) cm.idle_power_known |= mw > 0;
+        const auto& pc = power_->cpus[static_cast<size_t>(cpu)];
+        for (double mw : pc.idle_state_power_mw) cm.idle_power_known |= mw > 0;
+        cm.idle_power_known |= !pc.wfi_power_mw.empty();  // state 0's power per OPP
       }
       cm.static_energy_mj = clusters_[cl].static_energy_mj;
       r.clusters.push_back(std::move(cm));
