@@ -828,9 +828,9 @@ class ClusterOffTime : public SchedObserver {
 };
 }  // namespace
 
-TEST_CASE("static power stops while the cluster is in a cluster idle state", "[energy][cpuidle]") {
-  ClusterParams c = idle_cluster("c", 2, true);
-  c.static_power_mw = 10.0;
+// Two CPUs of `c`, each running 100 us every 20 ms (the second 5 ms
+// later), under menu for 500 ms: the cluster state fits most sleeps.
+static ScenarioParams two_cpus_sleeping_20ms(const ClusterParams& c) {
   ScenarioParams p = idle_scenario("menu", {c});
   p.duration = 500_ms;
   TaskSpec a = task("long", {ev_run(100_us), ev_sleep(20_ms)});
@@ -838,6 +838,13 @@ TEST_CASE("static power stops while the cluster is in a cluster idle state", "[e
   b.name = "long2";
   b.delay = 5_ms;
   p.tasks = {pinned(a, 0), pinned(b, 1)};
+  return p;
+}
+
+TEST_CASE("static power stops while the cluster is in a cluster idle state", "[energy][cpuidle]") {
+  ClusterParams c = idle_cluster("c", 2, true);
+  c.static_power_mw = 10.0;
+  const ScenarioParams p = two_cpus_sleeping_20ms(c);
   System sys(p, 1);
   ClusterOffTime clock;
   sys.add_observer(&clock);
@@ -883,25 +890,29 @@ TEST_CASE("state 0 draws its OPP's idle_power", "[energy][cpuidle]") {
 // idle energy is the residencies at the states' powers; the difference is
 // the transitions, counted here from the cpu_idle events.
 namespace {
+// Entries into an idle state from running and exits back to running, per
+// CPU state; a cluster state (2) counts as the deepest CPU state (1), whose
+// latencies a CPU reported there bills.
 class IdleTransitions : public SchedObserver {
  public:
   void on_cpu_idle(Time t, int cpu, int s) override {
-    (void)cpu;
+    int& state = states[static_cast<size_t>(cpu)];
+    const auto cpu_state = [](int x) { return static_cast<size_t>(std::min(x, 1)); };
     if (state < 0 && s >= 0) {
-      ++entries[static_cast<size_t>(s)];
-      entered = t;
+      ++entries[cpu_state(s)];
+      entered[static_cast<size_t>(cpu)] = t;
     }
     // A state left at the instant it was entered (an interrupt pending at
     // entry) took no exit: the model never ran one.
-    if (state >= 0 && s < 0) ++(t > entered ? exits : instant)[static_cast<size_t>(state)];
+    if (state >= 0 && s < 0) ++(t > entered[static_cast<size_t>(cpu)] ? exits : instant)[cpu_state(state)];
     state = s;
   }
   void on_switch(Time t, int cpu, const Task& prev, TaskState prev_state, const Task& next) override {
     (void)prev, (void)prev_state;
     if (!next.is_idle_task) on_cpu_idle(t, cpu, -1);
   }
-  int state = 0;  // CPUs boot idle in state 0
-  Time entered;
+  int states[2] = {0, 0};  // CPUs boot idle in state 0
+  Time entered[2];
   int entries[2] = {0, 0}, exits[2] = {0, 0}, instant[2] = {0, 0};
 };
 }  // namespace
@@ -934,4 +945,39 @@ TEST_CASE("billed idle transitions: entry and exit latencies at busy power", "[e
                              (n.entries[0] * 0.0 + n.exits[0] * 1e-6) * (64.0 - 10.0);
   CHECK(billed.idle_energy_mj == Approx(plain.idle_energy_mj + transitions));
   CHECK(transitions > 90 * 250e-6 * 62.0 * 0.99);
+}
+
+// The same with a cluster state: two CPUs whose 20 ms sleeps let the
+// cluster power down (entry 100 us, exit 300 us, 0.5 mW, not billed: a CPU
+// reported in it bills its deepest CPU state's 50 + 200 us).
+TEST_CASE("billed idle transitions with a cluster state", "[energy][cpuidle]") {
+  ClusterParams c = idle_cluster("c", 2, true);
+  c.cpu_idle_states[0].power_mw = 0.0;
+  c.opps[0].idle_power_mw = 10.0;
+  c.bill_idle_transitions = true;
+  const ScenarioParams p = two_cpus_sleeping_20ms(c);
+  System sys(p, 1);
+  IdleTransitions n;
+  sys.add_observer(&n);
+  sys.run();
+  const RunResult billed = sys.result();
+  REQUIRE(billed.cpus[0].cpuidle_residency.size() == 3);
+  CHECK(billed.cpus[0].cpuidle_residency[2] > 300_ms);  // the cluster state is used
+  ScenarioParams q = p;
+  q.platform.clusters[0].bill_idle_transitions = false;
+  const RunResult plain = run_result(q);
+  double extra = 0;
+  for (size_t cpu = 0; cpu < 2; ++cpu) {
+    CHECK(plain.cpus[cpu].cpuidle_residency == billed.cpus[cpu].cpuidle_residency);
+    extra += billed.cpus[cpu].idle_energy_mj - plain.cpus[cpu].idle_energy_mj;
+  }
+  // Deep entries and exits at busy minus the state's power: a CPU state 1
+  // (2 mW) for most, the cluster state (0.5 mW) for the last CPU down and
+  // the first up. Bounds from those two powers, exact counts from events.
+  const double deep = n.entries[1] * 50e-6 + n.exits[1] * 200e-6;
+  const double wfi = n.exits[0] * 1e-6 * (64.0 - 10.0);
+  CHECK(n.entries[1] > 20);
+  CHECK(extra >= deep * (64.0 - 2.0) + wfi - 1e-9);
+  CHECK(extra <= deep * (64.0 - 0.5) + wfi + 1e-9);
+  CHECK(billed.clusters[0].static_energy_mj == plain.clusters[0].static_energy_mj);
 }

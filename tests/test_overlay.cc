@@ -371,6 +371,24 @@ TEST_CASE("overlays below platform reach a platform named or given by file", "[o
         s, {at("platform.clusters[a].opps[0].idle_power", "2mW"), at("platform.clusters[a].opps[1].idle_power", "3mW")},
         "variant 'x'");
     CHECK(ok.platform.name == "board");  // the file's stem, as without overlays
+    // platform.file swaps the file itself (nothing is copied in first).
+    write_text(dir / "board2.yaml",
+               "clusters:\n"
+               "  - {name: b, cpus: 2, opps: [{freq: 1GHz, power: 100mW}]}\n");
+    const ScenarioParams swapped = load_scenario_with_overlays(s, {at("platform.file", "board2.yaml")}, "variant 'x'");
+    CHECK(swapped.platform.name == "board2");
+    CHECK(swapped.platform.clusters.at(0).nr_cpus == 2);
+    // A platform an earlier overlay names that does not load: the overlay
+    // that needed it is blamed, with the variant.
+    try {
+      load_scenario_with_overlays(s, {at("platform", "gs10x", 3, 3), at("platform.clusters[a].rate_limit", "2ms", 4, 3)},
+                                  "variant 'x'");
+      FAIL("no ConfigError");
+    } catch (const ConfigError& e) {
+      CHECK(e.file() == "exp.yaml");
+      CHECK(e.line() == 4);
+      CHECK_THAT(e.message(), Catch::Contains("unknown platform 'gs10x'") && Catch::Contains("variant 'x'"));
+    }
     CHECK(ok.platform.clusters[0].opps[1].idle_power_mw == 3.0);
     try {
       load_scenario_with_overlays(s, {at("platform.clusters[a].opps[0].idle_power", "2mW")}, "variant 'x'");

@@ -658,7 +658,7 @@ TEST_CASE("Idle power per OPP is given on every OPP or none, and not beside stat
                                  kOneTask);
   CHECK(partial.line() == 7);
   CHECK(partial.key_path() == "platform.clusters[0].opps[0]");
-  CHECK_THAT(partial.message(), Catch::Contains("missing 'idle_power': 1 of the 2 OPPs give one"));
+  CHECK_THAT(partial.message(), Catch::Contains("missing 'idle_power' (or 0): 1 of the 2 OPPs give one"));
   ConfigError both = error_of(head + per_opp +
                               "      cpu_idle_states:\n"
                               "        - {name: WFI, entry_latency: 0us, exit_latency: 1us, min_residency: 1us, "

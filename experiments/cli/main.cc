@@ -125,7 +125,7 @@ po::options_description compare_options() {
       ("runs", po::value<std::string>()->value_name("N"), "runs per variant (default: the experiment's `runs`)")
       ("duration", po::value<std::string>()->value_name("T"), "simulated time per run, with a unit (default: the experiment's)")
       ("warmup", po::value<std::string>()->value_name("T"), "metrics ignore [0, T) (default: the experiment's)")
-      ("set-file", po::value<std::vector<std::string>>()->value_name("FILE"), "add the overlays of FILE (a YAML map KEY.PATH: value, as `set:`) to every variant, after the file's own `set:`; repeatable")
+      ("set-file", po::value<std::vector<std::string>>()->value_name("FILE"), "add the overlays of FILE (a YAML map KEY.PATH: value, as `set:`) to every variant, after the file's own `set:` (a variant's own value or a grid value on the same key path still wins); repeatable")
       ("json", po::value<std::string>()->value_name("FILE"), "write the comparison as JSON (docs/experiments.md)")
       ("csv", po::value<std::string>()->value_name("FILE"), "write the comparison as CSV (docs/experiments.md)")
       ("plot", po::value<std::string>()->value_name("DIR"), "draw latency CDFs and the changes with their intervals as PNG into DIR")
@@ -144,7 +144,7 @@ po::options_description sweep_options() {
       ("out,o", po::value<std::string>()->value_name("DIR"), "output folder (default: sweep_<name>); re-running into it resumes")
       ("shard", po::value<std::string>()->value_name("i/N"), "run only slice i of N (0 <= i < N) of the runs; combine with 'schedlab merge'")
       ("plot", po::value<std::string>()->value_name("DIR"), "draw the sweep curves as PNG into DIR (not with --shard)")
-      ("set-file", po::value<std::vector<std::string>>()->value_name("FILE"), "add the overlays of FILE (a YAML map KEY.PATH: value, as `set:`) to every variant, after the file's own `set:`; repeatable")
+      ("set-file", po::value<std::vector<std::string>>()->value_name("FILE"), "add the overlays of FILE (a YAML map KEY.PATH: value, as `set:`) to every variant, after the file's own `set:` (a variant's own value or a grid value on the same key path still wins); repeatable")
       ("why", "count the kernel's decisions by reason in every run: per point in decisions.csv and sweep.json, side by "
               "side in the summary (a sweep of its own: its folder differs from one without --why)")
       ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)
@@ -421,7 +421,7 @@ void add_set_files(const po::variables_map& vm, ExperimentSpec& spec) {
   if (!vm.count("set-file")) return;
   for (const std::string& file : vm["set-file"].as<std::vector<std::string>>())
     load_config_with(file, [&](const std::string& p) {
-      add_overlay_file(spec, load_overlay_file(p));
+      add_overlay_file(spec, p);
       return 0;
     });
 }

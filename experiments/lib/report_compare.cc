@@ -47,6 +47,9 @@ std::string header(const Comparison& c) {
                                       : std::string());
   out += overheads_note(s);
   if (!c.spec.description.empty()) out += c.spec.description + "\n";
+  for (const ExperimentSpec::SetFile& f : c.spec.set_files)
+    out += fmt::format("  every variant, from --set-file {} ({} key path{}; a variant's own value wins): {}\n", f.file,
+                       f.overlays.size(), f.overlays.size() == 1 ? "" : "s", overlay_list(f.overlays));
   for (size_t v = 0; v < c.spec.variants.size(); ++v)
     out += fmt::format("  {}{}: {}\n", c.spec.variants[v].name, v == 0 ? " (baseline)" : "",
                        overlay_list(c.spec.variants[v].overlays));
@@ -282,6 +285,17 @@ std::string render_compare_json(const Comparison& c) {
   w.number_field("warmup_s", seconds_text(c.scenarios[0].warmup));
   w.number_field("start_jitter_s", seconds_text(c.spec.start_jitter));
   write_bootstrap_json(w, "paired percentile bootstrap over runs of the relative change (of the means; of the pooled statistic for pooled values)");
+  if (!c.spec.set_files.empty()) {  // a what-if: its --set-file overlays, for every variant
+    w.key("set_files");
+    w.begin_array();
+    for (const ExperimentSpec::SetFile& f : c.spec.set_files) {
+      w.begin_object();
+      w.field("file", f.file);
+      write_overlays_json(w, "overlays", f.overlays);
+      w.end_object();
+    }
+    w.end_array();
+  }
   w.end_object();
   w.key("variants");
   w.begin_array();

@@ -717,7 +717,7 @@ void prepare_dir(const fs::path& dir, const SweepManifest& m, const std::string&
     if (prev.key != m.key)
       throw SweepError(fmt::format(
           "'{}' holds another sweep ('{}', key {}; this one is '{}', key {}): the sweep file, its scenario, the "
-          "options or the simulator's model (another build) differ. Use a new --out folder, or delete the old one "
+          "options (--why, --set-file) or the simulator's model (another build) differ. Use a new --out folder, or delete the old one "
           "to start over",
           dir.string(), prev.name, prev.key, m.name, m.key));
   }

@@ -55,9 +55,11 @@ ExperimentSpec load_sweep_yaml(std::string_view text, const std::string& name);
 // An overlay file (`--set-file`): a YAML map KEY.PATH: value, as an
 // experiment's `set:`.
 std::vector<Overlay> load_overlay_file(const std::string& path);
-// Appends `overlays` to e's common overlays (after the file's `set:`) and
-// tries every variant with them on the scenario, as loading the file does.
-void add_overlay_file(ExperimentSpec& e, const std::vector<Overlay>& overlays);
+// Appends the overlays of `file` (load_overlay_file()) to e's common
+// overlays, after the file's `set:` (a variant's own overlays and grid
+// values still come later and win on the same key path), records the file
+// in e.set_files, and tries every variant with them on the scenario.
+void add_overlay_file(ExperimentSpec& e, const std::string& file);
 // The experiment and sweep file reference (docs/experiments.md embeds it).
 std::string experiment_schema_markdown();
 

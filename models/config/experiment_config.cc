@@ -457,8 +457,10 @@ std::vector<Overlay> load_overlay_file(const std::string& path) {
   return load_overlay_map(doc, root, "");
 }
 
-void add_overlay_file(ExperimentSpec& e, const std::vector<Overlay>& overlays) {
+void add_overlay_file(ExperimentSpec& e, const std::string& file) {
+  std::vector<Overlay> overlays = load_overlay_file(file);
   e.common.insert(e.common.end(), overlays.begin(), overlays.end());
+  e.set_files.push_back({file, std::move(overlays)});
   config::check_overlays(e);
 }
 

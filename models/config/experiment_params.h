@@ -80,6 +80,13 @@ struct ExperimentSpec {
   std::optional<Time> duration, warmup;  // also present in `common` as overlays
   Time start_jitter = Time::zero();      // per-run random start delay of each task, [0, jitter)
   std::vector<Overlay> common;           // applied to every variant first (duration, warmup, `set`)
+  // `--set-file` files, in order, and their overlays (also at the end of
+  // `common`): reports name them, so a what-if's output says it is one.
+  struct SetFile {
+    std::string file;
+    std::vector<Overlay> overlays;
+  };
+  std::vector<SetFile> set_files;
   std::vector<VariantSpec> variants;     // variants[0] is the baseline
   std::vector<MetricRequest> metrics;    // empty: the engine's defaults
   std::vector<PublishedValue> published;

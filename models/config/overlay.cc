@@ -215,15 +215,26 @@ ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std
   // into the scenario, so `platform.clusters[big].rate_limit` overlays
   // reach the shipped platforms. Its nodes keep the file's line numbers:
   // a loader error among them is reported against that file.
+  // (`platform.file` itself swaps the file: nothing to copy in.)
   std::string inlined_platform;
   for (const Overlay& ov : overlays) {
-    if (ov.path.starts_with("platform.") || ov.path.starts_with("platform[")) {
+    if ((ov.path.starts_with("platform.") && ov.path != "platform.file") || ov.path.starts_with("platform[")) {
       const YAML::Node& croot = root;
       const YAML::Node platform = croot["platform"];
       const YamlDoc doc{name, nullptr};
-      const std::string file = platform.IsDefined() ? platform_file(doc, platform, "platform") : std::string();
+      std::string file;
+      YAML::Node tree;
+      try {
+        file = platform.IsDefined() ? platform_file(doc, platform, "platform") : std::string();
+        if (!file.empty()) tree = parse_yaml_document(read_text_file(file, "cannot read platform file"), file);
+      } catch (const ConfigError& e) {
+        // The platform the scenario (or an earlier overlay) names cannot be
+        // loaded: say which overlay needed it.
+        throw ConfigError(ov.origin.file, ov.origin.line, ov.origin.column, ov.path,
+                          fmt::format("cannot load the platform to apply this overlay to ({}): {}{}", name, e.what(),
+                                      label.empty() ? "" : " (" + label + ")"));
+      }
       if (!file.empty()) {
-        YAML::Node tree = parse_yaml_document(read_text_file(file, "cannot read platform file"), file);
         if (tree.IsMap() && !tree["name"]) tree["name"] = std::filesystem::path(file).stem().string();
         root["platform"] = tree;
         inlined_platform = file;

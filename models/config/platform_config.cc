@@ -260,8 +260,8 @@ ClusterParams load_cluster(const YamlDoc& doc, const YAML::Node& node, const std
     for (size_t i = 0; given > 0 && i < c.opps.size(); ++i)
       if (c.opps[i].*power == 0)
         fail(doc, (*r.find("opps"))[i], index_path(r.path("opps"), i),
-             fmt::format("missing '{}': {} of the {} OPPs give one; give it on every OPP or on none", key, given,
-                         c.opps.size()));
+             fmt::format("missing '{}' (or 0): {} of the {} OPPs give one; give it on every OPP or on none", key,
+                         given, c.opps.size()));
     return given > 0;
   };
   // Static power not beside the cluster's single value either.

@@ -42,7 +42,10 @@ struct ClusterParams {
   // power at its OPP (it runs the power-down and power-up sequences), the
   // rest of the residency at the state's power. Off by default: with no
   // idle-state power given (0 mW everywhere) it would only penalise the
-  // deep states. Cluster states' own latencies are not billed.
+  // deep states. Cluster states' own latencies are not billed: a CPU whose
+  // entry or exit is reported in a cluster state bills its deepest CPU
+  // state's latencies at busy power, while the cluster, counted as powered
+  // down then, bills no static power.
   bool bill_idle_transitions = false;
   std::vector<IdleStateParams> cpu_idle_states;      // per CPU, shallow to deep
   std::vector<IdleStateParams> cluster_idle_states;  // entered only when every CPU of the cluster is idle

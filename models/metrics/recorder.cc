@@ -56,7 +56,6 @@ void MetricsRecorder::set_cpu_idle_state(size_t cpu, int state, Time t) {
     const auto& pc = power_->cpus[cpu];
     if (state >= 0) {
       const auto st = std::min(static_cast<size_t>(state), pc.nr_cpu_states - 1);
-      c.idle_entered = t;
       c.entry_end = t + pc.entry_latency[st];
     } else {
       const auto st = std::min(static_cast<size_t>(c.idle_state), pc.nr_cpu_states - 1);
@@ -102,8 +101,10 @@ void MetricsRecorder::close_cpu_interval(size_t cpu, Time t) {
       // The entry sequence's part of d (billed transitions only) at busy
       // power, the rest at the state's.
       const Time entry = c.entry_end > c.since ? clipped(c.since, min(t, c.entry_end)) : Time::zero();
-      c.m.idle_energy_mj +=
-          (pc.busy_power_mw[c.opp] * entry.to_s()) + idle_state_power(cpu, c.idle_state, c.opp) * (d - entry).to_s();
+      // The entry term only when there is one: without billing the sum is
+      // the state's power x d alone, rounded as it always was.
+      if (entry > Time::zero()) c.m.idle_energy_mj += pc.busy_power_mw[c.opp] * entry.to_s();
+      c.m.idle_energy_mj += idle_state_power(cpu, c.idle_state, c.opp) * (d - entry).to_s();
     } else {
       // The idle task runs (governor, idle entry): busy power at the OPP.
       c.m.idle_energy_mj += pc.busy_power_mw[c.opp] * d.to_s();

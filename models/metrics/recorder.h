@@ -95,9 +95,11 @@ class MetricsRecorder final : public SchedObserver {
     int idle_state = 0;  // cpu_idle state (-1: none); CPUs boot idle, in state 0
     Time since;
     size_t opp = 0;  // index of the current OPP
-    // With billed transitions: when the CPU last went from running to an
-    // idle state, and when that state's entry sequence ends.
-    Time idle_entered, entry_end;
+    // With billed transitions: when the entry sequence of the idle state
+    // the CPU last entered from running ends. (The exit window is billed
+    // at the OPP in force when the CPU runs again, a frequency change
+    // inside it notwithstanding: at most exit latency x a power step.)
+    Time entry_end;
   };
   void close_cpu_interval(size_t cpu, Time t);
   // Power of `cpu` in idle state `state` (>= 0) at OPP `opp`.
