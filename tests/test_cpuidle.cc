@@ -890,6 +890,16 @@ TEST_CASE("state 0 draws its OPP's idle_power", "[energy][cpuidle]") {
 // idle energy is the residencies at the states' powers; the difference is
 // the transitions, counted here from the cpu_idle events.
 namespace {
+// idle_cluster() with WFI at 10 mW given per OPP (state 0's own power 0)
+// and its transitions billed.
+ClusterParams billed_idle_cluster(int cpus, bool cluster_state) {
+  ClusterParams c = idle_cluster("c", cpus, cluster_state);
+  c.cpu_idle_states[0].power_mw = 0.0;
+  c.opps[0].idle_power_mw = 10.0;
+  c.bill_idle_transitions = true;
+  return c;
+}
+
 // Entries into an idle state from running and exits back to running, per
 // CPU state; a cluster state (2) counts as the deepest CPU state (1), whose
 // latencies a CPU reported there bills.
@@ -918,11 +928,7 @@ class IdleTransitions : public SchedObserver {
 }  // namespace
 
 TEST_CASE("billed idle transitions: entry and exit latencies at busy power", "[energy][cpuidle]") {
-  ClusterParams c = idle_cluster("c", 1, false);
-  c.cpu_idle_states[0].power_mw = 0.0;
-  c.opps[0].idle_power_mw = 10.0;
-  c.bill_idle_transitions = true;
-  ScenarioParams p = idle_scenario("menu", {c});
+  ScenarioParams p = idle_scenario("menu", {billed_idle_cluster(1, false)});
   p.duration = 1_s;
   p.tasks = {task("t", {ev_run(1_ms), ev_sleep(9_ms)})};
   System sys(p, 1);
@@ -951,11 +957,7 @@ TEST_CASE("billed idle transitions: entry and exit latencies at busy power", "[e
 // cluster power down (entry 100 us, exit 300 us, 0.5 mW, not billed: a CPU
 // reported in it bills its deepest CPU state's 50 + 200 us).
 TEST_CASE("billed idle transitions with a cluster state", "[energy][cpuidle]") {
-  ClusterParams c = idle_cluster("c", 2, true);
-  c.cpu_idle_states[0].power_mw = 0.0;
-  c.opps[0].idle_power_mw = 10.0;
-  c.bill_idle_transitions = true;
-  const ScenarioParams p = two_cpus_sleeping_20ms(c);
+  const ScenarioParams p = two_cpus_sleeping_20ms(billed_idle_cluster(2, true));
   System sys(p, 1);
   IdleTransitions n;
   sys.add_observer(&n);

@@ -451,10 +451,8 @@ std::vector<Overlay> load_overlay_file(const std::string& path) {
   using namespace config;
   const YamlDoc doc{path, nullptr};
   const YAML::Node root = parse_yaml_document(read_text_file(path, "cannot read overlay file"), path);
-  if (!root.IsMap())
-    throw ConfigError(path, 1, 1, "", fmt::format("expected a map of KEY.PATH: value (e.g. kernel.hz: 1000), got {}",
-                                                  describe_node(root)));
-  return load_overlay_map(doc, root, "");
+  if (root.IsNull()) throw ConfigError(path, 1, 1, "", "an overlay file holds a map of KEY.PATH: value; this one is empty");
+  return load_overlay_map(doc, root, "");  // refuses anything but a map
 }
 
 void add_overlay_file(ExperimentSpec& e, const std::string& file) {

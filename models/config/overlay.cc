@@ -200,6 +200,31 @@ std::string yaml_flow_text(const YAML::Node& node) {
   return out.c_str();
 }
 
+// Replaces a named or {file:} `platform` of `root` by its file's tree (the
+// file's `name`, else its stem) for overlay `ov` to reach into; returns the
+// file, or "" for an inline platform. A platform that cannot be loaded is
+// the overlay's error.
+std::string inline_platform_file(YAML::Node& root, const Overlay& ov, const std::string& name,
+                                 const std::string& label) {
+  const YAML::Node& croot = root;
+  const YAML::Node platform = croot["platform"];
+  if (!platform.IsDefined()) return {};
+  std::string file;
+  YAML::Node tree;
+  try {
+    file = platform_file(YamlDoc{name, nullptr}, platform, "platform");
+    if (file.empty()) return {};
+    tree = parse_yaml_document(read_text_file(file, "cannot read platform file"), file);
+  } catch (const ConfigError& e) {
+    throw ConfigError(ov.origin.file, ov.origin.line, ov.origin.column, ov.path,
+                      fmt::format("cannot load the platform to apply this overlay to ({}): {}{}", name, e.what(),
+                                  label.empty() ? "" : " (" + label + ")"));
+  }
+  if (tree.IsMap() && !tree["name"]) tree["name"] = std::filesystem::path(file).stem().string();
+  root["platform"] = tree;
+  return file;
+}
+
 }  // namespace config
 
 ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std::string& name,
@@ -218,28 +243,8 @@ ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std
   // (`platform.file` itself swaps the file: nothing to copy in.)
   std::string inlined_platform;
   for (const Overlay& ov : overlays) {
-    if ((ov.path.starts_with("platform.") && ov.path != "platform.file") || ov.path.starts_with("platform[")) {
-      const YAML::Node& croot = root;
-      const YAML::Node platform = croot["platform"];
-      const YamlDoc doc{name, nullptr};
-      std::string file;
-      YAML::Node tree;
-      try {
-        file = platform.IsDefined() ? platform_file(doc, platform, "platform") : std::string();
-        if (!file.empty()) tree = parse_yaml_document(read_text_file(file, "cannot read platform file"), file);
-      } catch (const ConfigError& e) {
-        // The platform the scenario (or an earlier overlay) names cannot be
-        // loaded: say which overlay needed it.
-        throw ConfigError(ov.origin.file, ov.origin.line, ov.origin.column, ov.path,
-                          fmt::format("cannot load the platform to apply this overlay to ({}): {}{}", name, e.what(),
-                                      label.empty() ? "" : " (" + label + ")"));
-      }
-      if (!file.empty()) {
-        if (tree.IsMap() && !tree["name"]) tree["name"] = std::filesystem::path(file).stem().string();
-        root["platform"] = tree;
-        inlined_platform = file;
-      }
-    }
+    if ((ov.path.starts_with("platform.") && ov.path != "platform.file") || ov.path.starts_with("platform["))
+      if (std::string file = inline_platform_file(root, ov, name, label); !file.empty()) inlined_platform = file;
     canonical.push_back(apply_overlay(root, ov));
   }
   try {
