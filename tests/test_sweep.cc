@@ -524,6 +524,68 @@ TEST_CASE("sweep --why: each run's decision counts are run --why's, summed per p
   CHECK_THAT(unwhy.err, Catch::Contains("holds another sweep"));
 }
 
+// A sweep's points read its platform files too: their text enters the key
+// (an edited configs/platforms/gs101.yaml is another sweep), their paths do
+// not, and a scenario with an inline platform keys by its own text alone.
+TEST_CASE("a sweep's key covers the text of the platform files its points load", "[sweep][config]") {
+  ScratchDir dir("sweep_platform_key");
+  const std::string gs101 = slurp(repo_path("configs/platforms/gs101.yaml"));
+  const std::string rk3588 = slurp(repo_path("configs/platforms/rk3588.yaml"));
+  write_text(dir / "a.yaml", gs101);
+  write_text(dir / "b.yaml", rk3588);
+  const std::string scenario_text =
+      "name: s\nduration: 100ms\nplatform: {file: a.yaml}\n"
+      "tasks:\n  - name: t\n    events: [{run: 1ms}, {sleep: 4ms}]\n";
+  write_text(dir / "s.yaml", scenario_text);
+  ExperimentSpec spec;
+  spec.name = "k";
+  spec.source = (dir / "k.yaml").string();
+  spec.scenario = (dir / "s.yaml").string();
+  spec.variants = {{"base", "", {}, {}}};
+  spec.grid = {axis("tasks[t].nice", {"0", "5"})};
+
+  const SweepManifest m = make_manifest(spec, scenario_text);
+  const std::string inputs = sweep_inputs_text(m, scenario_text);
+  CHECK(inputs.starts_with(scenario_text));
+  CHECK(inputs.ends_with(gs101));
+  CHECK(inputs.find(rk3588) == std::string::npos);
+  const std::string key = make_manifest(spec, inputs).key;
+  CHECK(key != m.key);
+
+  SECTION("an edited platform file is another sweep") {
+    write_text(dir / "a.yaml", gs101 + "# edited\n");
+    CHECK(make_manifest(spec, sweep_inputs_text(m, scenario_text)).key != key);
+  }
+  SECTION("the same platform under another path is the same sweep") {
+    fs::create_directories(dir / "sub");
+    write_text(dir / "sub" / "a.yaml", gs101);
+    const std::string moved = "name: s\nduration: 100ms\nplatform: {file: sub/a.yaml}\n"
+                              "tasks:\n  - name: t\n    events: [{run: 1ms}, {sleep: 4ms}]\n";
+    write_text(dir / "s.yaml", moved);
+    // The scenario's own text changed with the path; the platform's part did not.
+    CHECK(sweep_inputs_text(m, moved) == moved + inputs.substr(scenario_text.size()));
+  }
+  SECTION("an axis over platform files takes in each file once") {
+    ExperimentSpec both = spec;
+    both.grid = {axis("platform.file", {"a.yaml", "b.yaml"}), axis("tasks[t].nice", {"0", "5"})};
+    const std::string text = sweep_inputs_text(make_manifest(both, scenario_text), scenario_text);
+    CHECK(text.find(gs101) != std::string::npos);
+    CHECK(text.find(rk3588) != std::string::npos);
+    CHECK(text.size() < scenario_text.size() + 2 * (gs101.size() + rk3588.size()));
+  }
+  SECTION("an overlay below platform copies the same file in") {
+    ExperimentSpec tuned = spec;
+    tuned.grid = {axis("platform.clusters[big].rate_limit", {"1ms", "4ms"})};
+    CHECK(sweep_inputs_text(make_manifest(tuned, scenario_text), scenario_text) == inputs);
+  }
+  SECTION("an inline platform adds nothing") {
+    const std::string inline_text = "name: s\nduration: 100ms\nplatform: {cpus: 2}\n"
+                                    "tasks:\n  - name: t\n    events: [{run: 1ms}, {sleep: 4ms}]\n";
+    write_text(dir / "s.yaml", inline_text);
+    CHECK(sweep_inputs_text(m, inline_text) == inline_text);
+  }
+}
+
 TEST_CASE("a sweep refuses a folder that holds another sweep or a shard", "[sweep][cli]") {
   ScratchDir dir("sweep_refuse");
   const std::string out = (dir / "out").string();
@@ -537,6 +599,22 @@ TEST_CASE("a sweep refuses a folder that holds another sweep or a shard", "[swee
   const Cli bad = run_schedlab(dir, "sweep " + shell_quote(other) + " --shard 2/2");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--shard expects i/N"));
+}
+
+TEST_CASE("a sweep refuses its folder once the platform file it loads is edited", "[sweep][cli]") {
+  ScratchDir dir("sweep_refuse_platform");
+  write_text(dir / "p.yaml", "cpus: 2\n");
+  write_text(dir / "s.yaml", "name: s\nplatform: {file: p.yaml}\n"
+                             "tasks:\n  - name: t\n    events: [{run: 1ms}, {sleep: 4ms}]\n");
+  write_text(dir / "k.yaml", "name: k\nscenario: s.yaml\nruns: 1\nduration: 50ms\n"
+                             "grid:\n  tasks[t].nice: [0, 5]\nmetrics: [task:t.wakeup_latency.mean]\n");
+  const std::string file = (dir / "k.yaml").string(), out = (dir / "out").string();
+  sweep(dir, file, out, "-q");
+  const Cli again = sweep(dir, file, out, "-q");  // unchanged: resumes, nothing to redo
+  write_text(dir / "p.yaml", "cpus: 3\n");
+  const Cli r = run_schedlab(dir, "sweep " + shell_quote(file) + " --out " + shell_quote(out));
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("holds another sweep") && Catch::Contains("platform file"));
 }
 
 TEST_CASE("a sweep or compare that fails before its first result leaves no files behind", "[sweep][cli]") {

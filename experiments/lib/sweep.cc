@@ -716,9 +716,9 @@ void prepare_dir(const fs::path& dir, const SweepManifest& m, const std::string&
     }
     if (prev.key != m.key)
       throw SweepError(fmt::format(
-          "'{}' holds another sweep ('{}', key {}; this one is '{}', key {}): the sweep file, its scenario, the "
-          "options (--why, --set-file) or the simulator's model (another build) differ. Use a new --out folder, or delete the old one "
-          "to start over",
+          "'{}' holds another sweep ('{}', key {}; this one is '{}', key {}): the sweep file, its scenario or platform "
+          "file, the options (--why, --set-file) or the simulator's model (another build) differ. Use a new --out "
+          "folder, or delete the old one to start over",
           dir.string(), prev.name, prev.key, m.name, m.key));
   }
   const fs::path sf = dir / "shard.json";
@@ -763,6 +763,31 @@ class NewFolderGuard {
 };
 }  // namespace
 
+std::string sweep_inputs_text(const SweepManifest& m, const std::string& scenario_text) {
+  std::string out = scenario_text;
+  // Only overlays at or below `platform` can change which file a point
+  // loads: one look-up per distinct set of them (usually just the base's).
+  std::set<std::string> asked, files;
+  for (const SweepManifest::Point& p : m.points) {
+    std::vector<Overlay> platform_overlays;
+    std::string set_key;
+    for (const Overlay& ov : m.overlays_of(p))
+      if (ov.path == "platform" || ov.path.starts_with("platform.") || ov.path.starts_with("platform[")) {
+        platform_overlays.push_back(ov);
+        set_key += ov.path + '=' + ov.value + '\n';
+      }
+    if (!asked.insert(set_key).second) continue;
+    const std::string file = scenario_platform_file(m.scenario, platform_overlays);
+    if (file.empty() || !files.insert(fs::weakly_canonical(file).string()).second) continue;
+    try {
+      out += "\n\x1f platform file\n" + read_file(file);  // its text, not its path (./x and /abs/x are one sweep)
+    } catch (const SweepError&) {
+      // unreadable: loading the point reports it
+    }
+  }
+  return out;
+}
+
 SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) {
   if (options.shards < 1 || options.shard < 0 || options.shard >= options.shards)
     throw std::invalid_argument("bad shard");
@@ -774,6 +799,11 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
   }
   SweepSummary summary;
   summary.manifest = make_manifest(spec, scenario_text, model_source_hash(), options.why);
+  // The platform files the points load are inputs like the scenario: key
+  // the manifest by their text too (an unchanged inline-platform sweep
+  // keeps its key).
+  if (std::string inputs = sweep_inputs_text(summary.manifest, scenario_text); inputs != scenario_text)
+    summary.manifest = make_manifest(spec, inputs, model_source_hash(), options.why);
   summary.out = options.out;
   const SweepManifest& m = summary.manifest;
   const fs::path dir(options.out);

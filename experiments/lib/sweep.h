@@ -82,13 +82,18 @@ struct SweepManifest {
 };
 
 // The sweep a spec describes; `scenario_text` (the base scenario file's
-// bytes) and `model` (the build's model_source_hash()) enter the key, so
+// bytes, with its platform files' in run_sweep: sweep_inputs_text()) and `model` (the build's model_source_hash()) enter the key, so
 // editing the scenario or rebuilding a changed model invalidates old
 // points; the file paths do not (./x.yaml and /abs/x.yaml are the same
 // sweep). `why` (--why) enters it too: points counted with decisions and
 // points without are different sweeps.
 SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scenario_text,
                             std::string_view model = model_source_hash(), bool why = false);
+// `scenario_text` followed by the text of each distinct platform file the
+// points of `m` load (scenario_platform_file()): what run_sweep keys the
+// manifest by, so editing configs/platforms/gs101.yaml invalidates a sweep
+// on gs101 as editing its scenario does.
+std::string sweep_inputs_text(const SweepManifest& m, const std::string& scenario_text);
 std::string render_manifest(const SweepManifest& m);
 SweepManifest parse_manifest(const std::string& text, const std::string& file);  // throws SweepError
 

@@ -41,6 +41,11 @@ ScenarioParams load_scenario_with_overlays(const std::string& path, const std::v
                                            const std::string& label = "");
 ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std::string& name,
                                                 const std::vector<Overlay>& overlays, const std::string& label = "");
+// The platform file the scenario at `path` loads with `overlays` applied
+// (its named or {file:} platform, or the file an overlay below `platform`
+// copied in); "" for an inline platform, an rt-app file, or a scenario that
+// does not load (loading it says why). A sweep's key covers its text.
+std::string scenario_platform_file(const std::string& path, const std::vector<Overlay>& overlays);
 
 // Experiment files (configs/experiments/*.yaml, for `schedlab compare`) and
 // sweep files (configs/sweeps/*.yaml, for `schedlab sweep`); the base

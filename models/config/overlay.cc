@@ -225,28 +225,59 @@ std::string inline_platform_file(YAML::Node& root, const Overlay& ov, const std:
   return file;
 }
 
-}  // namespace config
+// A scenario's tree (`text`, read from `name`) with `overlays` applied.
+struct OverlaidScenario {
+  YAML::Node root;
+  std::vector<std::string> canonical;  // each overlay's canonical path (apply_overlay())
+  std::string inlined_platform;        // the platform file copied in, if any
+};
 
-ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std::string& name,
-                                                const std::vector<Overlay>& overlays, const std::string& label) {
-  using namespace config;
-  YAML::Node root = parse_yaml_document(text, name);
-  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-  if (!root.IsMap()) throw ConfigError(name, 1, 1, "", fmt::format("expected a scenario map, got {}", describe_node(root)));
-  std::vector<std::string> canonical;
-  canonical.reserve(overlays.size());
+OverlaidScenario apply_overlays(std::string_view text, const std::string& name, const std::vector<Overlay>& overlays,
+                                const std::string& label) {
+  OverlaidScenario out;
+  out.root = parse_yaml_document(text, name);
+  if (out.root.IsNull()) out.root = YAML::Node(YAML::NodeType::Map);
+  if (!out.root.IsMap())
+    throw ConfigError(name, 1, 1, "", fmt::format("expected a scenario map, got {}", describe_node(out.root)));
+  out.canonical.reserve(overlays.size());
   // An overlay below `platform` on a platform named or given by file
   // (platform: gs101, platform: {file: ...}) first copies that file's tree
   // into the scenario, so `platform.clusters[big].rate_limit` overlays
   // reach the shipped platforms. Its nodes keep the file's line numbers:
   // a loader error among them is reported against that file.
   // (`platform.file` itself swaps the file: nothing to copy in.)
-  std::string inlined_platform;
   for (const Overlay& ov : overlays) {
     if ((ov.path.starts_with("platform.") && ov.path != "platform.file") || ov.path.starts_with("platform["))
-      if (std::string file = inline_platform_file(root, ov, name, label); !file.empty()) inlined_platform = file;
-    canonical.push_back(apply_overlay(root, ov));
+      if (std::string file = inline_platform_file(out.root, ov, name, label); !file.empty())
+        out.inlined_platform = file;
+    out.canonical.push_back(apply_overlay(out.root, ov));
   }
+  return out;
+}
+
+}  // namespace config
+
+std::string scenario_platform_file(const std::string& path, const std::vector<Overlay>& overlays) {
+  using namespace config;
+  if (is_json_path(path)) return {};
+  try {
+    const OverlaidScenario s = apply_overlays(read_text_file(path), path, overlays, "");
+    const YAML::Node& root = s.root;
+    const YAML::Node platform = root["platform"];
+    std::string file = platform.IsDefined() ? platform_file(YamlDoc{path, nullptr}, platform, "platform") : "";
+    return file.empty() ? s.inlined_platform : file;
+  } catch (const ConfigError&) {
+    return {};  // loading the scenario reports it
+  }
+}
+
+ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std::string& name,
+                                                const std::vector<Overlay>& overlays, const std::string& label) {
+  using namespace config;
+  const OverlaidScenario overlaid = apply_overlays(text, name, overlays, label);
+  const YAML::Node& root = overlaid.root;
+  const std::vector<std::string>& canonical = overlaid.canonical;
+  const std::string& inlined_platform = overlaid.inlined_platform;
   try {
     return load_scenario_node(root, name);
   } catch (const ConfigError& e) {
