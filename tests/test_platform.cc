@@ -649,6 +649,21 @@ TEST_CASE("Idle power per OPP is given on every OPP or none, and not beside stat
   CHECK(c.opps[0].idle_power_mw == 2.0);
   CHECK(c.opps[1].idle_power_mw == 5.0);
   CHECK(c.bill_idle_transitions);
+  CHECK(load_scenario_yaml(head + per_opp + states + kOneTask, "s.yaml").warnings.empty());
+  // Idle above busy (1 GHz: 2 mW idle, 1 mW busy; 2 GHz: 5 mW, 3 mW)
+  // loads, with one warning at the first such OPP's idle_power.
+  const ScenarioParams inverted = load_scenario_yaml(head +
+                                                         "      opps:\n"
+                                                         "        - {freq: 500MHz, power: 1mW, idle_power: 0.5mW}\n"
+                                                         "        - {freq: 1GHz, power: 1mW, idle_power: 2mW}\n"
+                                                         "        - {freq: 2GHz, power: 3mW, idle_power: 5mW}\n" +
+                                                         kOneTask,
+                                                     "s.yaml");
+  REQUIRE(inverted.warnings.size() == 1);
+  CHECK_THAT(inverted.warnings[0], Catch::Contains("s.yaml:8:") &&
+                                       Catch::Contains("platform.clusters[0].opps[1].idle_power") &&
+                                       Catch::Contains("idle power 2 mW is above the busy power of a CPU at this OPP "
+                                                       "(1 mW, its 'power'), as at 2 of the cluster's 3 OPPs"));
   // Without listed idle states, idle is an implicit state 0: the OPPs give its power.
   CHECK(load_scenario_yaml(head + per_opp + kOneTask, "s.yaml").platform.clusters[0].opps[1].idle_power_mw == 5.0);
   ConfigError partial = error_of(head +

@@ -273,6 +273,7 @@ TEST_CASE("the gs201 idle-power what-if puts each figure on gs101's OPP of that 
       repo_path("configs/scenarios/geekbench6_gs101.yaml"),
       load_overlay_file(repo_path("configs/overlays/gs101_idle_power_gs201.yaml")), "what-if");
   REQUIRE(p.platform.clusters.size() == 3);
+  CHECK(p.warnings.empty());  // every idle power below gs101's C * V^2 * f at its OPP
   for (size_t c = 0; c < 3; ++c) {
     const ClusterParams& cl = p.platform.clusters[c];
     CAPTURE(cl.name);

@@ -269,6 +269,24 @@ ClusterParams load_cluster(const YamlDoc& doc, const YAML::Node& node, const std
     fail(doc, *r.find("static_power"), r.path("static_power"),
          "give the cluster's static power once here or per OPP (opps[].static_power), not both");
   const bool idle_power_per_opp = every_opp_or_none(&Opp::idle_power_mw, "idle_power");
+  // A CPU idling in WFI above its busy power at the same OPP would make
+  // running cheaper than idling: usually a busy power without the leakage
+  // the idle figure includes, or a unit slip. Allowed (a what-if may mean
+  // it); said once per cluster, at the first such OPP.
+  if (idle_power_per_opp) {
+    std::vector<size_t> above;
+    for (size_t i = 0; i < c.opps.size(); ++i)
+      if (c.opps[i].idle_power_mw > opp_dynamic_power_mw(c.opps[i], c.dynamic_power_coefficient)) above.push_back(i);
+    if (!above.empty()) {
+      const Opp& o = c.opps[above.front()];
+      const std::string at = index_path(r.path("opps"), above.front());
+      warn(doc, (*r.find("opps"))[above.front()]["idle_power"], at + ".idle_power",
+           fmt::format("idle power {:.4g} mW is above the busy power of a CPU at this OPP ({:.4g} mW, {}), as at {} "
+                       "of the cluster's {} OPPs: an idle CPU would cost more than a running one",
+                       o.idle_power_mw, opp_dynamic_power_mw(o, c.dynamic_power_coefficient),
+                       o.power_mw != 0 ? "its 'power'" : "C * V^2 * f", above.size(), c.opps.size()));
+    }
+  }
   if (auto n = r.find("userspace_freq")) {
     c.userspace_freq_khz = as_frequency_khz(doc, *n, r.path("userspace_freq"));
     if (std::none_of(c.opps.begin(), c.opps.end(), [&](const Opp& o) { return o.freq_khz == c.userspace_freq_khz; })) {
