@@ -371,6 +371,31 @@ TEST_CASE("compare and sweep take overlay files with --set-file", "[cli][overlay
   CHECK_THAT(s.err, Catch::Contains("tiny.yaml:1:1: runs: unknown key 'runs'"));
 }
 
+// The experiment file checks start_jitter against its own duration; a
+// --duration or --set-file that shortens the runs later is checked per
+// variant and sweep point, before anything runs or is written.
+TEST_CASE("a run shortened below start_jitter by --duration or --set-file is refused", "[cli][overlay]") {
+  ScratchDir dir("short_jitter");
+  const std::string exp = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/experiments/run_to_parity.yaml";
+  const std::string sweep = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/sweeps/ui_nice.yaml";
+  const Cli c = run_schedlab(dir, "compare " + shell_quote(exp) + " --duration 16ms --warmup 0s --json " +
+                                      shell_quote((dir / "c.json").string()));
+  CHECK(c.code == 2);
+  CHECK_THAT(c.err, Catch::Contains("run_to_parity.yaml:18:15: start_jitter: 16.666ms is not shorter than the run "
+                                    "(16.000ms) of variant 'rtp_on'"));
+  CHECK_FALSE(fs::exists(dir / "c.json"));
+  // Just longer than the jitter runs.
+  CHECK(run_schedlab(dir, "compare " + shell_quote(exp) + " --runs 1 -q --duration 17ms --warmup 0s").code == 0);
+  write_text(dir / "short.yaml", "duration: 10ms\nwarmup: 0s\n");
+  const Cli s = run_schedlab(dir, "sweep " + shell_quote(sweep) + " -q --set-file " +
+                                      shell_quote((dir / "short.yaml").string()) + " --out " +
+                                      shell_quote((dir / "sw").string()));
+  CHECK(s.code == 2);
+  CHECK_THAT(s.err, Catch::Contains("ui_nice.yaml:11:15: start_jitter: 16.666ms is not shorter than the run "
+                                    "(10.000ms) of sweep point p000000"));
+  CHECK_FALSE(fs::exists(dir / "sw"));
+}
+
 // Runs `cmd` with -j 1 and -j 2, checks both succeed with the same
 // output, and returns the first.
 static Cli same_for_any_jobs(ScratchDir& dir, const std::string& cmd) {

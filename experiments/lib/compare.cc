@@ -105,6 +105,7 @@ Comparison run_comparison(const ExperimentSpec& spec, const CompareOptions& opti
     std::vector<Overlay> all = spec.common;
     all.insert(all.end(), v.overlays.begin(), v.overlays.end());
     params.push_back(load_scenario_with_overlays(spec.scenario, all, fmt::format("variant '{}'", v.name)));
+    check_start_jitter(spec.start_jitter, spec.start_jitter_origin, params.back(), fmt::format("variant '{}'", v.name));
     names.push_back(v.name);
     c.scenarios.push_back(scenario_info(params.back()));
   }

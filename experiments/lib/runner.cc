@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "experiments/lib/parallel.h"
+#include "models/config/config.h"
 #include "models/system.h"
 #include "sim/log.h"
 #include "sim/rng.h"
@@ -70,6 +71,13 @@ ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint
     t.delay += Time::ns(rng.uniform_int(0, jitter.count() - 1));
   }
   return p;
+}
+
+void check_start_jitter(Time jitter, const SourcePos& origin, const ScenarioParams& params, const std::string& label) {
+  if (jitter <= Time::zero() || jitter < params.duration) return;
+  throw ConfigError(origin.file, origin.line, origin.column, "start_jitter",
+                    fmt::format("{} is not shorter than the run ({}) of {}: tasks would start after it ended",
+                                format_time(jitter), format_time(params.duration), label));
 }
 
 RunResult simulate_run(const ScenarioParams& params, uint64_t seed, const std::vector<SchedObserver*>& observers,

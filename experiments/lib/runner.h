@@ -22,6 +22,7 @@
 #include "experiments/lib/wakegraph.h"
 #include "models/kernel/sched/observer.h"
 #include "models/scenario.h"
+#include "models/config/experiment_params.h"
 #include "sim/time.h"
 
 namespace schedlab {
@@ -51,6 +52,12 @@ ScenarioInfo scenario_info(const ScenarioParams& params);
 // intervals over runs collapse to points. With it, runs see different
 // phase relations between periodic tasks, as repeated boots of a device do.
 ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint64_t run_seed);
+// A jitter not shorter than the run would start tasks after it ended (and
+// drop them from every table): a ConfigError at `origin`, naming the run
+// (`label`: "variant 'x'", "sweep point p000003 (...)"). The experiment
+// file checks its own duration when it loads; this catches what changes
+// it later (--duration, --set-file).
+void check_start_jitter(Time jitter, const SourcePos& origin, const ScenarioParams& params, const std::string& label);
 
 // One run: System with the seed, observers attached, run, result. Throws
 // ModelError like System. `wake` (optional) receives the run's wake graph.

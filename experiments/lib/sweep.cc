@@ -843,10 +843,11 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
   // Scenario of every point to run, loaded now so a bad combination fails
   // before any simulation.
   std::vector<ScenarioParams> params(m.points.size());
-  for (size_t p : todo_points)
-    params[p] = load_scenario_with_overlays(
-        m.scenario, m.overlays_of(m.points[p]),
-        fmt::format("sweep point {} ({})", m.points[p].id, m.describe(m.points[p])));
+  for (size_t p : todo_points) {
+    const std::string label = fmt::format("sweep point {} ({})", m.points[p].id, m.describe(m.points[p]));
+    params[p] = load_scenario_with_overlays(m.scenario, m.overlays_of(m.points[p]), label);
+    check_start_jitter(m.start_jitter, spec.start_jitter_origin, params[p], label);
+  }
 
   struct Job {
     size_t point;

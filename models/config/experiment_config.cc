@@ -389,6 +389,7 @@ ExperimentSpec load_spec(std::string_view text, const std::string& name, FileKin
     }
   }
   r.read("start_jitter", e.start_jitter, Bound::kNonNegative);
+  if (auto n = r.find("start_jitter")) e.start_jitter_origin = pos_of(doc, *n);
   if (auto n = r.find("set")) {
     std::vector<Overlay> set = load_overlay_map(doc, *n, "set");
     e.common.insert(e.common.end(), set.begin(), set.end());

@@ -79,6 +79,7 @@ struct ExperimentSpec {
   uint64_t seed = 1;           // base seed: run i uses derive_seed(seed, i) in every variant
   std::optional<Time> duration, warmup;  // also present in `common` as overlays
   Time start_jitter = Time::zero();      // per-run random start delay of each task, [0, jitter)
+  SourcePos start_jitter_origin;         // where the file sets it (for check_start_jitter())
   std::vector<Overlay> common;           // applied to every variant first (duration, warmup, `set`)
   // `--set-file` files, in order, and their overlays (also at the end of
   // `common`): reports name them, so a what-if's output says it is one.
