@@ -754,3 +754,27 @@ TEST_CASE("configs/README.md lists the nested platform keys as declared", "[plat
   // Regenerate with config::platform_schema_markdown() when a declaration changes.
   CHECK_THAT(text.str(), Catch::Contains(config::platform_schema_markdown()));
 }
+
+// A device tree's idle-states list starts after WFI; copied as they are,
+// the CPU's shallowest state would be a deep one. Loads, with a warning.
+TEST_CASE("idle states that do not start with WFI load with a warning", "[platform][config]") {
+  const std::string head =
+      "platform:\n"
+      "  clusters:\n"
+      "    - name: a\n"
+      "      cpus: 1\n"
+      "      opps: [{freq: 1GHz, power: 100mW}]\n"
+      "      cpu_idle_states:\n";
+  const ScenarioParams dt = load_scenario_yaml(
+      head + "        - {name: c1, entry_latency: 70us, exit_latency: 160us, min_residency: 2ms}\n" + kOneTask, "s.yaml");
+  REQUIRE(dt.warnings.size() == 1);
+  CHECK_THAT(dt.warnings[0], Catch::Contains("s.yaml:7:") && Catch::Contains("platform.clusters[0].cpu_idle_states[0]") &&
+                                 Catch::Contains("state 0 'c1' (exit 160us, residency 2ms) is not WFI"));
+  CHECK(load_scenario_yaml(head +
+                               "        - {name: WFI, entry_latency: 0, exit_latency: 1us, min_residency: 1us}\n"
+                               "        - {name: c1, entry_latency: 70us, exit_latency: 160us, min_residency: 2ms}\n" +
+                               kOneTask,
+                           "s.yaml")
+            .warnings.empty());
+}
+

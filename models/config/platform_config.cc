@@ -304,6 +304,17 @@ ClusterParams load_cluster(const YamlDoc& doc, const YAML::Node& node, const std
       fail(doc, *n, r.path("cpu_idle_states"),
            fmt::format("{} idle states, more than CPUIDLE_STATE_MAX ({}) allows", c.cpu_idle_states.size(),
                        cpuidle::kStateMax));
+    // arm64's cpuidle-psci registers WFI as state 0 (exit latency and
+    // target residency 1 us, psci_idle_init_cpu()); a device tree's
+    // idle-states follow as states 1..n. A list copied from a device tree
+    // lacks it, and every short idle would pay a deep state's exit.
+    if (const IdleStateParams& s0 = c.cpu_idle_states.front();
+        s0.exit_latency > Time::us(1) || s0.min_residency > Time::us(1))
+      warn(doc, (*n)[0], index_path(r.path("cpu_idle_states"), 0),
+           fmt::format("state 0 '{}' (exit {}, residency {}) is not WFI: cpuidle-psci's state 0 is WFI (1 us, 1 us) "
+                       "and a device tree's idle-states come after it; list {{name: WFI, entry_latency: 0, "
+                       "exit_latency: 1us, min_residency: 1us}} first",
+                       s0.name, duration_text(s0.exit_latency), duration_text(s0.min_residency)));
   }
   if (auto n = r.find("cluster_idle_states"))
     c.cluster_idle_states = load_idle_states(doc, *n, r.path("cluster_idle_states"));
