@@ -371,6 +371,32 @@ TEST_CASE("compare and sweep take overlay files with --set-file", "[cli][overlay
   CHECK_THAT(s.err, Catch::Contains("tiny.yaml:1:1: runs: unknown key 'runs'"));
 }
 
+// Loader warnings reach compare's and sweep's stderr too (once each, even
+// with -q); one about an overlaid value points at the overlay's line.
+TEST_CASE("compare and sweep print the scenarios' warnings at the overlay that caused them", "[cli][overlay]") {
+  ScratchDir dir("overlay_warnings");
+  const std::string scenario = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/mixed_2cpu.yaml";
+  write_text(dir / "e.yaml", "name: e\nscenario: " + scenario + "\nruns: 1\nduration: 300ms\nwarmup: 0s\n"
+                             "variants:\n  - name: a\n  - name: b\n"
+                             "    set: {kernel.version: \"6.1\", kernel.features.RUN_TO_PARITY: false}\n"
+                             "  - name: c\n"
+                             "    set: {kernel.version: \"6.1\", kernel.features.RUN_TO_PARITY: false}\n");
+  const Cli c = run_schedlab(dir, "compare " + shell_quote((dir / "e.yaml").string()) + " -q");
+  REQUIRE(c.code == 0);
+  CHECK_THAT(c.err, Catch::Contains("warning: " + (dir / "e.yaml").string() +
+                                    ":9:34: kernel.features.RUN_TO_PARITY: RUN_TO_PARITY is EEVDF's") &&
+                        Catch::Contains("(overlay kernel.features.RUN_TO_PARITY=false on " + scenario + ", variant 'b')") &&
+                        Catch::Contains(":11:34:"));  // variant c's own line
+  write_text(dir / "s.yaml", "name: s\nscenario: " + scenario + "\nruns: 1\nduration: 300ms\nwarmup: 0s\n"
+                             "set: {kernel.version: \"6.12\"}\n"
+                             "grid:\n  kernel.sched_latency: [3ms, 6ms]\nmetrics: [task:ui_main.wakeup_latency.mean]\n");
+  const Cli s = run_schedlab(dir, "sweep " + shell_quote((dir / "s.yaml").string()) + " -q --out " +
+                                      shell_quote((dir / "sw").string()));
+  REQUIRE(s.code == 0);
+  CHECK_THAT(s.err, Catch::Contains("kernel.sched_latency: sched_latency is CFS's") &&
+                        Catch::Contains("on 6.12 it changes nothing"));
+}
+
 // The experiment file checks start_jitter against its own duration; a
 // --duration or --set-file that shortens the runs later is checked per
 // variant and sweep point, before anything runs or is written.

@@ -101,7 +101,14 @@ tasks:
   CHECK_FALSE(s.pi_enabled);
   CHECK(s.platform.cpus == 4);
   CHECK(s.platform.name == "quad");
-  CHECK(s.warnings.empty());
+  // Every key loads; CFS's tunables, which EEVDF (6.6) does not have, are
+  // said to change nothing, each at its line.
+  REQUIRE(s.warnings.size() == 3);
+  CHECK_THAT(s.warnings[0], Catch::Contains("test.yaml:18:") && Catch::Contains("kernel.sched_latency") &&
+                                Catch::Contains("sched_latency is CFS's (before 6.6; EEVDF's slice is base_slice): "
+                                                "on 6.6 it changes nothing"));
+  CHECK_THAT(s.warnings[1], Catch::Contains("kernel.min_granularity"));
+  CHECK_THAT(s.warnings[2], Catch::Contains("kernel.wakeup_granularity"));
 
   const KernelParams& k = s.kernel;
   CHECK(k.version == "6.6");
@@ -670,3 +677,34 @@ TEST_CASE("a second YAML document in a file is an error, not ignored", "[config]
   const ConfigError e = error_of(std::string("name: t\nplatform: {cpus: 1}\n") + kOneTask + "---\nname: u\n");
   CHECK_THAT(e.what(), Catch::StartsWith("test.yaml:8:1: a second YAML document ('---')"));
 }
+
+// Switches and tunables a version does not have load, with a warning at
+// their line saying they change nothing (the kernel would refuse them).
+TEST_CASE("kernel switches and tunables the version lacks load with a warning", "[config][yaml]") {
+  auto warnings_of = [](const std::string& kernel) {
+    return load_scenario_yaml("kernel: " + kernel + "\ntasks:\n  - {name: t, events: [{run: 1ms}, {sleep: 1ms}]}\n",
+                              "k.yaml")
+        .warnings;
+  };
+  std::vector<std::string> w = warnings_of("{version: \"6.1\", features: {NEXT_BUDDY: true, RUN_TO_PARITY: false}}");
+  REQUIRE(w.size() == 1);
+  CHECK_THAT(w[0], Catch::Contains("k.yaml:1:") && Catch::Contains("kernel.features.RUN_TO_PARITY") &&
+                       Catch::Contains("RUN_TO_PARITY is EEVDF's (6.6+); this version's CFS has no such switch: on "
+                                       "6.1 setting it changes nothing"));
+  w = warnings_of("{version: \"6.12\", features: {GENTLE_FAIR_SLEEPERS: false, PICK_BUDDY: true}}");
+  REQUIRE(w.size() == 2);
+  CHECK_THAT(w[0], Catch::Contains("GENTLE_FAIR_SLEEPERS is CFS's (before 6.6)"));
+  CHECK_THAT(w[1], Catch::Contains("PICK_BUDDY is 6.13's (modelled with 6.18)"));
+  CHECK(warnings_of("{version: \"6.18\", features: {PICK_BUDDY: false, DELAY_DEQUEUE: false}}").empty());
+  w = warnings_of("{version: \"6.1\", base_slice: 3ms, sched_latency: 24ms}");
+  REQUIRE(w.size() == 1);
+  CHECK_THAT(w[0], Catch::Contains("kernel.base_slice") && Catch::Contains("on 6.1 it changes nothing"));
+  w = warnings_of("{version: \"6.12\", wakeup_granularity: 4ms}");
+  REQUIRE(w.size() == 1);
+  CHECK_THAT(w[0], Catch::Contains("kernel.wakeup_granularity: wakeup_granularity is CFS's"));
+  w = warnings_of("{version: \"6.6\", preempt: lazy}");
+  REQUIRE(w.size() == 1);
+  CHECK_THAT(w[0], Catch::Contains("k.yaml:1:") && Catch::Contains("kernel.preempt: lazy exists from Linux 6.13"));
+  CHECK(warnings_of("{version: \"6.18\", preempt: lazy, base_slice: 3ms}").empty());
+}
+

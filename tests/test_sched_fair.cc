@@ -10,6 +10,9 @@
 
 #include "models/kernel/sched/pelt.h"
 #include "models/kernel/sched/weights.h"
+#include "experiments/lib/report_json.h"
+#include "experiments/lib/runner.h"
+#include "models/kernel/sched/kernel_versions.h"
 #include "sched_test_util.h"
 
 using namespace schedlab;
@@ -447,3 +450,36 @@ TEST_CASE("util_est samples util_avg after the dequeue's PELT update before 6.12
   else
     CHECK(a.util_est.value() == a.util_avg);
 }
+
+// sched_feature_inert(): a switch the loader says changes nothing on a
+// version must change nothing there. Flipping each such switch from its
+// default on a busy gs101 load (fair tasks at several nices, wake-ups,
+// preemption, RT, balancing) leaves the run's whole JSON report unchanged.
+TEST_CASE("a scheduler feature said to be inert on a version changes no run there", "[fair][features]") {
+  int flipped = 0;
+  for (const std::string& version : supported_kernel_versions()) {
+    const KernelVersionInfo info = *kernel_version_info(version);
+    const std::string head = "duration: 200ms\nkernel: {version: \"" + version + "\", hz: 250";
+    const std::string tasks = R"(}
+tasks:
+  - {name: ui, nice: -10, events: [{run: 2ms}, {timer: {ref: v, period: 8333us}}]}
+  - {name: sf, policy: SCHED_FIFO, priority: 2, events: [{run: 1ms}, {timer: {ref: s, period: 8333us}}]}
+  - {name: bg, instances: 10, nice: 10, events: [{run: 5ms}, {sleep: 7ms}]}
+  - {name: hog, instances: 3, nice: 19, events: [{run: 1s}]}
+)";
+    RunOptions o;
+    const std::string base = render_json(run_scenario(gs101_scenario(head + tasks), o));
+    for (const FeatureInfo& f : all_sched_features()) {
+      if (!sched_feature_inert(f.name, info) || f.unmodelled) continue;
+      CAPTURE(version, f.name);
+      const bool on = info.defaults(f.id);
+      const ScenarioParams p = gs101_scenario(head + ", features: {" + f.name + ": " + (on ? "false}" : "true}") + tasks);
+      CHECK(render_json(run_scenario(p, o)) == base);
+      ++flipped;
+    }
+  }
+  // EEVDF's seven and PICK_BUDDY on 6.1; CFS's three (GENTLE_FAIR_SLEEPERS,
+  // START_DEBIT, LAST_BUDDY) on 6.6, 6.12 and 6.18; PICK_BUDDY on 6.6 and 6.12.
+  CHECK(flipped == 8 + 3 * 3 + 2);
+}
+

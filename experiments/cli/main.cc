@@ -58,6 +58,9 @@ struct CliError : std::runtime_error {
   int code;
 };
 
+// A loader warning (file:line:col: key: message) on stderr, even with -q.
+void print_warning(const std::string& what) { std::cerr << "warning: " << what << '\n'; }
+
 [[noreturn]] void usage_error(const std::string& what, const char* command = "run") {
   throw CliError(kExitUsage, fmt::format("{}\n(see 'schedlab {} --help')", what, command));
 }
@@ -456,7 +459,7 @@ int run_command(const std::vector<std::string>& args) {
                             a.warmup ? "--warmup" : "scenario's warmup", format_time(effective.warmup),
                             a.warmup ? "" : " (--warmup T sets a shorter one)"));
 
-  for (const std::string& w : params.warnings) std::cerr << "warning: " << w << '\n';
+  for (const std::string& w : params.warnings) print_warning(w);
   std::cerr.flush();
 
   // Output files are opened (as temporaries) before the run, so a bad path
@@ -584,6 +587,7 @@ int compare_command(const std::vector<std::string>& args) {
   check_output_paths(path, "experiment file", {{"--json", json}, {"--csv", csv}, {"--wakegraph", wake}}, "compare");
   options.wakegraph = !wake.empty();
   options.why = vm.count("why") > 0;
+  options.warning = print_warning;
 
   ExperimentSpec spec = load_config_with(path, [](const std::string& p) { return load_experiment_file(p); });
   add_set_files(vm, spec);
@@ -668,6 +672,7 @@ int sweep_command(const std::vector<std::string>& args) {
   options.jobs = apply_log_level(vm, parse_jobs(vm, "sweep"), "sweep");
   options.out = text_option(vm, "out", "sweep");
   options.why = vm.count("why") > 0;
+  options.warning = print_warning;
   const std::string plot = text_option(vm, "plot", "sweep");
   if (vm.count("shard")) {
     const std::string text = vm["shard"].as<std::string>();

@@ -27,6 +27,8 @@ struct CompareOptions {
   bool why = false;  // count the kernel's decisions by reason (RunResult::decisions)
   // (runs done, runs total) after each run, one thread at a time.
   std::function<void(size_t, size_t)> progress;
+  // Each distinct warning of loading the variants' scenarios, before any run.
+  std::function<void(const std::string&)> warning;
 };
 
 // One metric in one variant.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 
 #include "experiments/lib/parallel.h"
@@ -71,6 +72,13 @@ ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint
     t.delay += Time::ns(rng.uniform_int(0, jitter.count() - 1));
   }
   return p;
+}
+
+void report_warnings(const std::vector<ScenarioParams>& params, const std::function<void(const std::string&)>& warn) {
+  std::set<std::string> seen;
+  for (const ScenarioParams& p : params)
+    for (const std::string& w : p.warnings)
+      if (seen.insert(w).second) warn(w);
 }
 
 void check_start_jitter(Time jitter, const SourcePos& origin, const ScenarioParams& params, const std::string& label) {

@@ -57,6 +57,10 @@ ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint
 // (`label`: "variant 'x'", "sweep point p000003 (...)"). The experiment
 // file checks its own duration when it loads; this catches what changes
 // it later (--duration, --set-file).
+// Calls `warn` once for each distinct loader warning of `params` (variants
+// or sweep points share most of theirs), in order of first appearance.
+void report_warnings(const std::vector<ScenarioParams>& params, const std::function<void(const std::string&)>& warn);
+
 void check_start_jitter(Time jitter, const SourcePos& origin, const ScenarioParams& params, const std::string& label);
 
 // One run: System with the seed, observers attached, run, result. Throws

@@ -26,6 +26,7 @@
 // file, as one unsharded sweep.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <stdexcept>
@@ -118,6 +119,8 @@ struct SweepOptions {
   bool why = false;           // count the kernel's decisions by reason in every run
   bool progress = false;      // report progress on stderr
   bool tty = false;           // ... as a bar (else plain lines)
+  // Each distinct warning of loading the points' scenarios, before any run.
+  std::function<void(const std::string&)> warning;
 };
 
 // The aggregate of a complete sweep, as written to the folder.

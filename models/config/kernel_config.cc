@@ -9,6 +9,7 @@
 #include "models/config/yaml_loaders.h"
 #include "models/kernel/cpuidle/governor.h"
 #include "models/kernel/sched/features.h"
+#include "models/kernel/sched/kernel_versions.h"
 #include "models/kernel/sched/uclamp.h"
 
 namespace schedlab::config {
@@ -143,6 +144,34 @@ void check_bandwidths(const MapReader& r, const KernelParams& k) {
   }
 }
 
+// Switches and tunables the chosen version does not have load (a sweep
+// over versions may set them for the others) but change nothing: say so,
+// where they are set. The kernel itself would refuse them.
+void warn_inert_settings(const MapReader& r, const KernelParams& k) {
+  const std::optional<KernelVersionInfo> info = kernel_version_info(k.version);
+  if (!info) return;
+  const YamlDoc& doc = r.doc();
+  if (auto n = r.find("features"); n && n->IsMap())
+    for (auto it = n->begin(); it != n->end(); ++it) {
+      const std::string name = it->first.Scalar();
+      if (const char* why = sched_feature_inert(name, *info))
+        warn(doc, it->first, child_path(r.path("features"), name),
+             fmt::format("{} {}: on {} setting it changes nothing", name, why, k.version));
+    }
+  const std::vector<std::string> cfs_tunables = {"sched_latency", "min_granularity", "wakeup_granularity"};
+  for (const std::string& key : info->eevdf ? cfs_tunables : std::vector<std::string>{"base_slice"})
+    if (auto n = r.find(key))
+      warn(doc, *n, r.path(key),
+           info->eevdf ? fmt::format("{} is CFS's (before 6.6; EEVDF's slice is base_slice): on {} it changes nothing",
+                                     key, k.version)
+                       : fmt::format("base_slice is EEVDF's (6.6+; CFS slices by sched_latency and "
+                                     "min_granularity): on {} it changes nothing",
+                                     k.version));
+  if (k.preempt == PreemptModel::kLazy && !info->preempt_lazy)
+    warn(doc, *r.find("preempt"), r.path("preempt"),
+         fmt::format("lazy exists from Linux 6.13; modelled on {} anyway", k.version));
+}
+
 }  // namespace
 
 const std::vector<ParamDecl>& kernel_params() {
@@ -260,6 +289,7 @@ KernelParams load_kernel(const YamlDoc& doc, const YAML::Node& node, const std::
   if (auto n = r.find("cpuidle")) load_cpuidle(doc, *n, r.path("cpuidle"), k);
   if (auto n = r.find("uclamp")) load_uclamp(doc, *n, r.path("uclamp"), k);
   check_bandwidths(r, k);
+  warn_inert_settings(r, k);
   return k;
 }
 

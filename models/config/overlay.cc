@@ -279,7 +279,25 @@ ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std
   const std::vector<std::string>& canonical = overlaid.canonical;
   const std::string& inlined_platform = overlaid.inlined_platform;
   try {
-    return load_scenario_node(root, name);
+    ScenarioParams params = load_scenario_node(root, name);
+    // A warning about an overlaid value (its nodes have no line in the
+    // scenario: "name: key.path: message") is the overlay's, like an error.
+    const std::string unplaced = name + ": ";
+    for (std::string& w : params.warnings) {
+      if (!w.starts_with(unplaced)) continue;
+      const size_t end = w.find(": ", unplaced.size());
+      if (end == std::string::npos) continue;
+      const std::string key = w.substr(unplaced.size(), end - unplaced.size());
+      for (size_t i = overlays.size(); i-- > 0;)
+        if (is_path_prefix(canonical[i], key)) {
+          const Overlay& ov = overlays[i];
+          w = format_diagnostic(ov.origin.file, ov.origin.line, ov.origin.column, ov.path + key.substr(canonical[i].size()),
+                                fmt::format("{} (overlay {}={} on {}{})", w.substr(end + 2), ov.path, ov.value, name,
+                                            label.empty() ? "" : ", " + label));
+          break;
+        }
+    }
+    return params;
   } catch (const ConfigError& e) {
     // An error inside (or above) an overlaid value is the overlay's: point at
     // the line that wrote it. The last overlay on a path wins, as in applying.

@@ -96,8 +96,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     dl_server_revised_wakeup_ = info->dl_server_revised_wakeup;
   }
   rt_throttling_ = params.rt_throttling.value_or(info->rt_throttling);
-  if (params.preempt == PreemptModel::kLazy && !info->preempt_lazy)
-    SL_WARN("preempt: lazy exists from Linux 6.13; modelling it on {} anyway", params.version);
+  // preempt: lazy before 6.13 is modelled anyway (the loader warns).
   if (params.hz != 100 && params.hz != 250 && params.hz != 300 && params.hz != 1000)
     throw ModelError(fmt::format("hz {} is not a CONFIG_HZ choice (valid: 100, 250, 300, 1000)", params.hz));
   if (nr_cpus < 1) throw ModelError("a platform needs at least one CPU");

@@ -41,6 +41,36 @@ const char* sched_feature_unmodelled(std::string_view name) {
   return nullptr;
 }
 
+const char* sched_feature_inert(std::string_view name, const KernelVersionInfo& info) {
+  const auto f = sched_feature_by_name(name);
+  if (!f) return nullptr;
+  switch (*f) {
+    case SchedFeat::kGentleFairSleepers:
+    case SchedFeat::kStartDebit:
+    case SchedFeat::kLastBuddy:
+      // Removed with CFS's place_entity() and buddies (6.6, "sched/fair:
+      // Commit to EEVDF").
+      return info.eevdf ? "is CFS's (before 6.6); EEVDF has no such switch" : nullptr;
+    case SchedFeat::kPlaceLag:
+    case SchedFeat::kPlaceDeadlineInitial:
+    case SchedFeat::kPlaceRelDeadline:
+    case SchedFeat::kRunToParity:
+    case SchedFeat::kPreemptShort:
+    case SchedFeat::kDelayDequeue:
+    case SchedFeat::kDelayZero:
+      return info.eevdf ? nullptr : "is EEVDF's (6.6+); this version's CFS has no such switch";
+    case SchedFeat::kPickBuddy:
+      // pick_eevdf()'s buddy pick under protect_slice() (6.13+, here with
+      // 6.17's protected slices); the model's 6.12 picks the next buddy by
+      // NEXT_BUDDY, as v6.12 does.
+      return !info.eevdf ? "is EEVDF's (6.13+); this version's CFS has no such switch"
+             : info.protect_slice ? nullptr
+                                  : "is 6.13's (modelled with 6.18); this version picks the next buddy by NEXT_BUDDY";
+    default:
+      return nullptr;
+  }
+}
+
 std::vector<std::string> sched_feature_names() {
   std::vector<std::string> v;
   for (const auto& f : kFeatures) v.emplace_back(f.name);

@@ -127,6 +127,12 @@ struct KernelVersionInfo {
 };
 
 std::optional<KernelVersionInfo> kernel_version_info(std::string_view version);
+// Why setting sched_feat `name` changes nothing on `info`'s version (no
+// code of its fair class reads it: CFS's sleeper credit, START_DEBIT and
+// LAST_BUDDY on EEVDF, EEVDF's switches on CFS, PICK_BUDDY before the
+// protected slices of 6.17), or nullptr. The kernel has no such switch
+// there (writing it to sched/features fails).
+const char* sched_feature_inert(std::string_view name, const KernelVersionInfo& info);
 std::vector<std::string> supported_kernel_versions();
 
 }  // namespace schedlab
