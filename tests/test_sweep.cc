@@ -599,6 +599,21 @@ TEST_CASE("a sweep refuses a folder that holds another sweep or a shard", "[swee
   const Cli bad = run_schedlab(dir, "sweep " + shell_quote(other) + " --shard 2/2");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.err, Catch::Contains("--shard expects i/N"));
+  // A folder with someone else's files and no sweep: neither sweep nor
+  // merge writes into it (an empty one, or one with empty folders, is fine).
+  const fs::path junk = dir / "junk";
+  fs::create_directories(junk);
+  write_text(junk / "notes.txt", "mine\n");
+  for (const std::string& cmd : {"sweep " + shell_quote(other) + " --out " + shell_quote(junk.string()),
+                                 "merge " + shell_quote(out) + " --out " + shell_quote(junk.string())}) {
+    const Cli r = run_schedlab(dir, cmd);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("holds files but no sweep") && Catch::Contains("notes.txt"));
+  }
+  CHECK(slurp(junk / "notes.txt") == "mine\n");
+  CHECK_FALSE(fs::exists(junk / "manifest.json"));
+  fs::create_directories(dir / "empty" / "plots");
+  CHECK(run_schedlab(dir, "merge " + shell_quote(out) + " -q --out " + shell_quote((dir / "empty").string())).code == 0);
 }
 
 TEST_CASE("a sweep refuses its folder once the platform file it loads is edited", "[sweep][cli]") {

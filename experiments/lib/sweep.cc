@@ -703,6 +703,16 @@ std::string shard_text(int shard, int shards) {
 // sweep (and the same shard).
 void prepare_dir(const fs::path& dir, const SweepManifest& m, const std::string& manifest_text, int shard, int shards) {
   std::error_code ec;
+  // A folder that holds no sweep must hold no file either (empty folders,
+  // such as a --plot folder made inside it, are fine; shard.json is written
+  // just before the manifest): a sweep or merge never mixes its files into
+  // someone else's.
+  if (fs::is_directory(dir, ec) && !fs::exists(dir / "manifest.json", ec))
+    for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir, ec))
+      if (!e.is_directory(ec) && e.path() != dir / "shard.json")
+        throw SweepError(fmt::format("'{}' holds files but no sweep (no manifest.json; e.g. '{}'): use a new --out "
+                                     "folder, or an empty one",
+                                     dir.string(), e.path().string()));
   fs::create_directories(dir / "points", ec);
   if (ec) throw OutputError(fmt::format("cannot create '{}': {}", (dir / "points").string(), ec.message()));
   const fs::path mf = dir / "manifest.json";
