@@ -339,8 +339,13 @@ TEST_CASE("compare takes --duration and --warmup for every variant", "[cli]") {
   CHECK_THAT(bad.err, Catch::Contains("(see 'schedlab compare --help')"));
   Cli past = run_schedlab(dir, "compare " + shell_quote(exp) + " --warmup 100s");  // against the file's 3 s
   CHECK(past.code == 2);
-  CHECK_THAT(past.err, Catch::Contains("the command line's --warmup"));
-  CHECK_THAT(past.err, Catch::Contains("expected warmup < duration"));
+  CHECK_THAT(past.err, Catch::Contains("the --warmup (100.000s) must be shorter than the experiment's duration "
+                                       "(3.000s) (--duration T sets a longer one)"));
+  // --duration alone against the file's warmup (500 ms): the option is named, not the file's line.
+  Cli shorter = run_schedlab(dir, "compare " + shell_quote(exp) + " --duration 400ms");
+  CHECK(shorter.code == 2);
+  CHECK_THAT(shorter.err, Catch::Contains("the --duration (400.000ms) must be longer than the experiment's warmup "
+                                          "(500.000ms) (--warmup T sets a shorter one)"));
 }
 
 TEST_CASE("compare and sweep take overlay files with --set-file", "[cli][overlay]") {
@@ -484,4 +489,26 @@ TEST_CASE("compare --why prints every variant's decisions side by side", "[cli][
       CHECK_THAT(line, Catch::Matches(".*%.*\\s-$"));
     }
   CHECK(seen);
+}
+
+// run --runs N of a scenario with nothing random: N copies of one schedule,
+// said under the tables; --start-jitter makes the runs differ (and the same
+// for any -j), is recorded in the JSON, and must be shorter than a run.
+TEST_CASE("run: identical runs are said to be so, and --start-jitter varies them", "[cli]") {
+  ScratchDir dir("run_jitter");
+  const std::string scenario = shell_quote(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/mixed_2cpu.yaml");
+  const Cli same = run_schedlab(dir, "run " + scenario + " --runs 3 --duration 1s --warmup 0s");
+  REQUIRE(same.code == 0);
+  CHECK_THAT(same.out, Catch::Contains("note: the 3 runs are identical"));
+  const Cli one = run_schedlab(dir, "run " + scenario + " --duration 1s --warmup 0s");
+  CHECK_THAT(one.out, !Catch::Contains("runs are identical"));
+  const std::string json = (dir / "j.json").string();
+  const Cli varied = same_for_any_jobs(dir, "run " + scenario + " --runs 3 --duration 1s --warmup 0s --start-jitter 16ms "
+                                            "--json " + shell_quote(json));
+  CHECK_THAT(varied.out, Catch::Contains("3 runs, seed 1, start jitter 16.000ms") &&
+                             !Catch::Contains("runs are identical"));
+  CHECK_THAT(slurp(json), Catch::Contains("\"start_jitter_s\": 0.016000000"));
+  const Cli too_long = run_schedlab(dir, "run " + scenario + " --duration 1s --warmup 0s --start-jitter 1s");
+  CHECK(too_long.code == 2);
+  CHECK_THAT(too_long.err, Catch::Contains("--start-jitter (1.000s) must be shorter than the duration (1.000s)"));
 }

@@ -105,6 +105,7 @@ po::options_description run_options() {
       ("duration", po::value<std::string>()->value_name("T"), "simulated time per run, with a unit: 500ms, 2s (default: the scenario's)")
       ("warmup", po::value<std::string>()->value_name("T"), "metrics ignore [0, T), shorter than the duration (default: the scenario's)")
       ("runs", po::value<std::string>()->value_name("N"), "number of runs, >= 1 (default 1)")
+      ("start-jitter", po::value<std::string>()->value_name("T"), "delay each task's start by a random time in [0, T) drawn from each run's seed, as an experiment's start_jitter, so runs see different phases (default 0: runs differ only where the scenario draws random numbers)")
       ("jobs,j", po::value<std::string>()->value_name("N"), kJobsHelp)
       ("json", po::value<std::string>()->value_name("FILE"), "write the report as JSON (docs/outputs.md)")
       ("csv", po::value<std::string>()->value_name("FILE"), "write the report as CSV (docs/outputs.md)")
@@ -331,7 +332,7 @@ std::optional<Time> time_option(const po::variables_map& vm, const char* key, co
 struct RunArgs {
   std::string config;
   std::optional<uint64_t> seed;
-  std::optional<Time> duration, warmup;
+  std::optional<Time> duration, warmup, start_jitter;
   bool why = false;
   int runs = 1;
   int jobs = 1;
@@ -356,6 +357,7 @@ RunArgs parse_run_args(const std::vector<std::string>& args) {
   a.jobs = parse_jobs(vm, "run");
   a.duration = time_option(vm, "duration", "run");
   a.warmup = time_option(vm, "warmup", "run");
+  a.start_jitter = time_option(vm, "start-jitter", "run");
   a.json = text_option(vm, "json", "run");
   a.csv = text_option(vm, "csv", "run");
   a.trace = text_option(vm, "trace", "run");
@@ -453,11 +455,16 @@ int run_command(const std::vector<std::string>& args) {
   options.warmup = a.warmup;
   options.why = a.why;
   options.jobs = a.jobs;
+  options.start_jitter = a.start_jitter.value_or(Time::zero());
   const ScenarioParams effective = effective_params(params, options);
   if (effective.duration <= effective.warmup)
     usage_error(fmt::format("the duration ({}) must be longer than the {} ({}){}", format_time(effective.duration),
                             a.warmup ? "--warmup" : "scenario's warmup", format_time(effective.warmup),
                             a.warmup ? "" : " (--warmup T sets a shorter one)"));
+  if (options.start_jitter >= effective.duration)
+    usage_error(fmt::format("--start-jitter ({}) must be shorter than the duration ({}): tasks would start after the "
+                            "run ended",
+                            format_time(options.start_jitter), format_time(effective.duration)));
 
   for (const std::string& w : params.warnings) print_warning(w);
   std::cerr.flush();
@@ -473,7 +480,9 @@ int run_command(const std::vector<std::string>& args) {
 
   const ScenarioInfo info = scenario_info(effective);
   if (!a.quiet) {
-    std::cout << format_run_header(info, a.runs, effective.seed) << "\n" << overheads_note(info) << "\n";
+    std::cout << format_run_header(info, a.runs, effective.seed)
+              << (a.start_jitter ? fmt::format(", start jitter {}", format_time(*a.start_jitter)) : "") << "\n"
+              << overheads_note(info) << "\n";
     std::cout.flush();
   }
 
@@ -522,6 +531,12 @@ int run_command(const std::vector<std::string>& args) {
   // the tables, as in `compare`.
   if (!a.quiet) {
     std::cout << render_report(set);
+    // N copies of one run make no statistics (their pooled percentiles
+    // only look finer): say so.
+    if (set.runs.size() > 1 && runs_identical(set))
+      std::cout << fmt::format("\nnote: the {} runs are identical: nothing in this scenario varies with the seed. "
+                               "--start-jitter T (e.g. a frame period) starts each task up to T late in each run.\n",
+                               set.runs.size());
     std::cout.flush();
   }
   std::vector<AtomicFile*> files;
@@ -603,6 +618,18 @@ int compare_command(const std::vector<std::string>& args) {
   if (duration && warmup && *duration <= *warmup)
     usage_error(fmt::format("the duration ({}) must be longer than the --warmup ({})", format_time(*duration),
                             format_time(*warmup)),
+                "compare");
+  // One given against the experiment's other: say so here, not at the
+  // file's line the loader would blame.
+  if (duration && !warmup && spec.warmup && *duration <= *spec.warmup)
+    usage_error(fmt::format("the --duration ({}) must be longer than the experiment's warmup ({}) (--warmup T sets "
+                            "a shorter one)",
+                            format_time(*duration), format_time(*spec.warmup)),
+                "compare");
+  if (warmup && !duration && spec.duration && *spec.duration <= *warmup)
+    usage_error(fmt::format("the --warmup ({}) must be shorter than the experiment's duration ({}) (--duration T sets "
+                            "a longer one)",
+                            format_time(*warmup), format_time(*spec.duration)),
                 "compare");
   std::unique_ptr<AtomicFile> json_file, csv_file, wake_file;
   if (!json.empty()) json_file = std::make_unique<AtomicFile>(json);

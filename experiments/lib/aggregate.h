@@ -103,6 +103,7 @@ TaskStats task_stats(const TaskMetrics& m, Time elapsed);
 struct RunSet {
   ScenarioInfo scenario;
   uint64_t base_seed = 0;
+  Time start_jitter = Time::zero();  // each task's start delayed by up to this (with_start_jitter())
   std::vector<RunResult> runs;  // runs[i] used derive_seed(base_seed, i)
   Aggregate aggregate;
 };

@@ -244,6 +244,7 @@ std::string render_json(const RunSet& set) {
   w.field("format_version", kJsonFormatVersion);
   write_scenario(w, set.scenario);
   w.field("base_seed", set.base_seed);
+  if (set.start_jitter > Time::zero()) write_seconds(w, "start_jitter_s", set.start_jitter);  // run --start-jitter
   w.key("runs");
   w.begin_array();
   for (size_t i = 0; i < set.runs.size(); ++i) write_run(w, i, set.runs[i]);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <stdexcept>
@@ -74,6 +75,24 @@ ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint
   return p;
 }
 
+bool runs_identical(const RunSet& set) {
+  if (set.runs.empty()) return true;
+  const RunResult& first = set.runs.front();
+  auto same_tasks = [](const TaskMetrics& a, const TaskMetrics& b) {
+    return a.cpu_time == b.cpu_time && a.runnable_time == b.runnable_time && a.sleep_time == b.sleep_time &&
+           a.blocked_time == b.blocked_time && a.wakeups == b.wakeups && a.switches_in == b.switches_in;
+  };
+  auto same_cpus = [](const CpuMetrics& a, const CpuMetrics& b) {
+    return a.busy == b.busy && a.context_switches == b.context_switches;
+  };
+  for (const RunResult& r : set.runs) {
+    if (r.tasks.size() != first.tasks.size() || r.cpus.size() != first.cpus.size()) return false;
+    if (!std::equal(r.tasks.begin(), r.tasks.end(), first.tasks.begin(), same_tasks)) return false;
+    if (!std::equal(r.cpus.begin(), r.cpus.end(), first.cpus.begin(), same_cpus)) return false;
+  }
+  return true;
+}
+
 void report_warnings(const std::vector<ScenarioParams>& params, const std::function<void(const std::string&)>& warn) {
   std::set<std::string> seen;
   for (const ScenarioParams& p : params)
@@ -119,6 +138,7 @@ RunSet run_scenario(const ScenarioParams& params_in, const RunOptions& options) 
   RunSet set;
   set.scenario = scenario_info(params);
   set.base_seed = params.seed;
+  set.start_jitter = options.start_jitter;
   const size_t n = static_cast<size_t>(options.runs);
   set.runs.resize(n);
   std::vector<WakeGraph> wakes(options.wakegraph ? n : 0);

@@ -57,6 +57,11 @@ ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint
 // (`label`: "variant 'x'", "sweep point p000003 (...)"). The experiment
 // file checks its own duration when it loads; this catches what changes
 // it later (--duration, --set-file).
+// Whether every run of `set` has run 0's schedule: the same CPU, runnable
+// and sleep time, wake-ups and switches for every task, and the same busy
+// time and switches on every CPU (a scenario nothing random enters).
+bool runs_identical(const RunSet& set);
+
 // Calls `warn` once for each distinct loader warning of `params` (variants
 // or sweep points share most of theirs), in order of first appearance.
 void report_warnings(const std::vector<ScenarioParams>& params, const std::function<void(const std::string&)>& warn);
