@@ -34,6 +34,7 @@ std::string opp_residency(const std::vector<RunResult>& runs, size_t cpu) {
   for (size_t i : order) {
     if (at[i] == Time::zero() || shown == 3) break;
     double pct = busy > Time::zero() ? 100.0 * static_cast<double>(at[i].count()) / static_cast<double>(busy.count()) : 0;
+    if (shown > 0 && pct < 0.5) break;  // "851:0%" says nothing
     out += fmt::format("{}{}:{:.0f}%", out.empty() ? "" : " ", mhz(first.opp_khz[i]), pct);
     ++shown;
   }
@@ -55,7 +56,8 @@ std::string idle_residency_table(const std::vector<RunResult>& runs) {
   if (!deeper) return "";
   TextTable t;
   t.add_column("cluster", true);
-  for (const char* h : {"idle_state", "time (s)"}) t.add_column(h);
+  t.add_column("idle_state");
+  t.add_column(runs.size() > 1 ? "time (s/run)" : "time (s)");
   const double n = static_cast<double>(runs.size());
   for (size_t k = 0; k < first.clusters.size(); ++k) {
     for (int st = -1; st < static_cast<int>(nr_states); ++st) {
@@ -83,8 +85,13 @@ std::string render_power_tables(const RunSet& set) {
   const RunResult& first = runs.front();
   TextTable cpus;
   for (const char* h : {"cpu", "cluster"}) cpus.add_column(h, true);
-  for (const char* h : {"energy (mJ)", "avg power (mW)", "freq changes"}) cpus.add_column(h);
-  cpus.add_column("busy time at OPP (MHz:share)", true);
+  // Energies and counts are means per run, said in the header as the CPU
+  // table's "switches/run" does (its busy and idle seconds are sums).
+  const bool many = runs.size() > 1;
+  for (const char* h : {many ? "energy (mJ/run)" : "energy (mJ)", "avg power (mW)",
+                        many ? "freq changes/run" : "freq changes"})
+    cpus.add_column(h);
+  cpus.add_column("busy time at OPP (MHz:share, top 3)", true);
   for (size_t c = 0; c < first.cpus.size(); ++c) {
     double energy = 0;
     uint64_t changes = 0;
@@ -100,7 +107,9 @@ std::string render_power_tables(const RunSet& set) {
   }
   TextTable clusters;
   clusters.add_column("cluster", true);
-  for (const char* h : {"CPUs", "CPU energy (mJ)", "static (mJ)", "energy (mJ)", "avg power (mW)"}) clusters.add_column(h);
+  for (const char* h : {"CPUs", many ? "CPU energy (mJ/run)" : "CPU energy (mJ)", many ? "static (mJ/run)" : "static (mJ)",
+                        many ? "energy (mJ/run)" : "energy (mJ)", "avg power (mW)"})
+    clusters.add_column(h);
   for (size_t k = 0; k < first.clusters.size(); ++k) {
     double cpu_e = 0, stat = 0;
     for (const auto& r : runs) {
