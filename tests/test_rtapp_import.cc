@@ -355,7 +355,12 @@ TEST_CASE("Global duration is in seconds and -1 keeps the default with a warning
   CHECK(forever.duration == 10_s);
   CHECK_THAT(warning_with(forever, "global.duration"), Catch::Contains("10s"));
   ScenarioParams absent = import(R"({"tasks": {"t": {"run": 1}}})");
-  CHECK_FALSE(warning_with(absent, "global").empty());
+  CHECK_THAT(warning_with(absent, "global"), Catch::Contains("the scenario default 10s (or run --duration)"));
+  // A misspelt global key is named with the one meant (and the default kept).
+  ScenarioParams typo = import(R"({"global": {"duraton": 7}, "tasks": {"t": {"run": 1}}})");
+  CHECK(typo.duration == 10_s);
+  CHECK_THAT(warning_with(typo, "global.duraton"),
+             Catch::Contains("unknown global key, ignored; did you mean 'duration'?"));
 }
 
 TEST_CASE("The JSON reader keeps duplicate keys in order with their positions", "[config][json]") {

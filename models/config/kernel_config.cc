@@ -182,7 +182,7 @@ const std::vector<ParamDecl>& kernel_params() {
          "kernel release whose scheduler is modelled (compared as written: 6.10 is not 6.1)"},
         {"hz", choices_unit(kHzChoices), std::to_string(d.hz), "CONFIG_HZ: scheduler tick rate"},
         {"preempt", choices_unit(kPreemptChoices), preempt_text(d.preempt), "preemption model (CONFIG_PREEMPT_*)"},
-        {"features", "map NAME: bool", "version default", "sched_feat overrides (kernel/sched/features.h); HRTICK and RT_RUNTIME_SHARE, not modelled, take only false"},
+        {"features", "map NAME: bool", "version default", "sched_feat overrides (kernel/sched/features.h); HRTICK and RT_RUNTIME_SHARE, not modelled, take only false; a switch the version lacks (CFS's on 6.6+, EEVDF's on 6.1) loads with a warning: it changes nothing"},
         {"base_slice", "duration > 0", "version default", "sysctl_sched_base_slice (EEVDF), before tunable scaling"},
         {"sched_latency", "duration > 0", "version default", "sysctl_sched_latency (CFS before 6.6)"},
         {"min_granularity", "duration > 0", "version default", "sysctl_sched_min_granularity (CFS before 6.6)"},

@@ -90,7 +90,17 @@ class Importer {
   }
 
   std::string keeps_default_duration() const {
-    return "simulating the scenario default " + duration_text(out_.duration);
+    return "simulating the scenario default " + duration_text(out_.duration) + " (or run --duration)";
+  }
+
+  // Every key of `global` rt-app reads, for "did you mean".
+  static const std::vector<std::string>& global_keys() {
+    static const std::vector<std::string> keys = [] {
+      std::vector<std::string> k = {"duration", "default_policy", "pi_enabled"};
+      k.insert(k.end(), kNoEffectGlobals.begin(), kNoEffectGlobals.end());
+      return k;
+    }();
+    return keys;
   }
 
   void read_global(const Value& g) {
@@ -100,7 +110,7 @@ class Importer {
       if (m.key == "duration") read_duration(m.value, path);
       else if (m.key == "default_policy") default_policy_ = ctx_.get_policy(m.value, path);
       else if (m.key == "pi_enabled") out_.pi_enabled = ctx_.get_bool(m.value, path);
-      else if (!kNoEffectGlobals.count(m.key)) ctx_.warn(m, path, "unknown global key, ignored");
+      else if (!kNoEffectGlobals.count(m.key)) ctx_.warn(m, path, "unknown global key, ignored" + did_you_mean(m.key, global_keys()));
     }
     if (g.find("duration") == nullptr)
       ctx_.warn(g, "global.duration", "absent: rt-app runs until every task ends; " + keeps_default_duration());
