@@ -357,6 +357,17 @@ TEST_CASE("compare and sweep take overlay files with --set-file", "[cli][overlay
                                 shell_quote((dir / "c.json").string()));
   REQUIRE(r.code == 0);
   CHECK_THAT(slurp(dir / "c.json"), Catch::Contains("\"duration_s\": 0.300000000"));
+  // A long file: its first paths in the table's header, all of them in the JSON.
+  write_text(dir / "long.yaml", "duration: 300ms\nwarmup: 0s\nkernel.hz: 1000\nkernel.overheads.ipi: 5us\n"
+                                "kernel.overheads.wakeup: 2us\nkernel.overheads.context_switch: 3us\n");
+  const Cli longer = run_schedlab(dir, "compare " + shell_quote(exp) + " --runs 2 --set-file " +
+                                           shell_quote((dir / "long.yaml").string()) + " --json " +
+                                           shell_quote((dir / "l.json").string()));
+  REQUIRE(longer.code == 0);
+  CHECK_THAT(longer.out, Catch::Contains("long.yaml (6 key paths; a variant's own value wins): duration=300ms, "
+                                         "warmup=0s, kernel.hz=1000, kernel.overheads.ipi=5us, and 2 more (--json "
+                                         "lists them in set_files)"));
+  CHECK_THAT(slurp(dir / "l.json"), Catch::Contains("kernel.overheads.context_switch"));
   write_text(dir / "typo.yaml", "duration: 300ms\nkernel.hzz: 1000\n");
   Cli typo = run_schedlab(dir, "compare " + shell_quote(exp) + " --set-file " + shell_quote((dir / "typo.yaml").string()));
   CHECK(typo.code == 2);

@@ -47,9 +47,16 @@ std::string header(const Comparison& c) {
                                       : std::string());
   out += overheads_note(s);
   if (!c.spec.description.empty()) out += c.spec.description + "\n";
-  for (const ExperimentSpec::SetFile& f : c.spec.set_files)
-    out += fmt::format("  every variant, from --set-file {} ({} key path{}; a variant's own value wins): {}\n", f.file,
-                       f.overlays.size(), f.overlays.size() == 1 ? "" : "s", overlay_list(f.overlays));
+  // A what-if file may set dozens of paths (one per OPP): the first few
+  // here, every one in the JSON's set_files.
+  constexpr size_t kShownSetFileOverlays = 4;
+  for (const ExperimentSpec::SetFile& f : c.spec.set_files) {
+    const size_t n = f.overlays.size(), shown = n > kShownSetFileOverlays + 1 ? kShownSetFileOverlays : n;
+    const std::vector<Overlay> head(f.overlays.begin(), f.overlays.begin() + static_cast<std::ptrdiff_t>(shown));
+    out += fmt::format("  every variant, from --set-file {} ({} key path{}; a variant's own value wins): {}{}\n", f.file,
+                       n, n == 1 ? "" : "s", overlay_list(head),
+                       shown < n ? fmt::format(", and {} more (--json lists them in set_files)", n - shown) : "");
+  }
   for (size_t v = 0; v < c.spec.variants.size(); ++v)
     out += fmt::format("  {}{}: {}\n", c.spec.variants[v].name, v == 0 ? " (baseline)" : "",
                        overlay_list(c.spec.variants[v].overlays));
