@@ -52,11 +52,7 @@ ScenarioInfo scenario_info(const ScenarioParams& params);
 // intervals over runs collapse to points. With it, runs see different
 // phase relations between periodic tasks, as repeated boots of a device do.
 ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint64_t run_seed);
-// A jitter not shorter than the run would start tasks after it ended (and
-// drop them from every table): a ConfigError at `origin`, naming the run
-// (`label`: "variant 'x'", "sweep point p000003 (...)"). The experiment
-// file checks its own duration when it loads; this catches what changes
-// it later (--duration, --set-file).
+
 // Whether every run of `set` has run 0's schedule: the same CPU, runnable
 // and sleep time, wake-ups and switches for every task, and the same busy
 // time and switches on every CPU (a scenario nothing random enters).
@@ -66,6 +62,11 @@ bool runs_identical(const RunSet& set);
 // or sweep points share most of theirs), in order of first appearance.
 void report_warnings(const std::vector<ScenarioParams>& params, const std::function<void(const std::string&)>& warn);
 
+// A jitter not shorter than the run would start tasks after it ended (and
+// drop them from every table): a ConfigError at `origin`, naming the run
+// (`label`: "variant 'x'", "sweep point p000003 (...)"). The experiment
+// file checks its own duration when it loads; this catches what changes
+// it later (--duration, --set-file).
 void check_start_jitter(Time jitter, const SourcePos& origin, const ScenarioParams& params, const std::string& label);
 
 // One run: System with the seed, observers attached, run, result. Throws

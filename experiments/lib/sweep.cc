@@ -153,6 +153,19 @@ std::string SweepManifest::describe(const Point& p) const {
   return variants[p.variant].name + (axes.empty() ? "" : ": " + label_of(p));
 }
 
+// The key covers everything the points' contents depend on: the manifest
+// without key and paths (a sweep given as ./x.yaml or /abs/x.yaml is the
+// same sweep), the input files' text and the model's sources; hashed.
+static std::string manifest_key(const SweepManifest& m, std::string_view inputs_text, std::string_view model) {
+  SweepManifest unkeyed = m;
+  unkeyed.key.clear();
+  unkeyed.source.clear();
+  unkeyed.scenario.clear();
+  const uint64_t h = fnv1a64(render_manifest(unkeyed)) ^ splitmix64(fnv1a64(inputs_text)) ^
+                     splitmix64(fnv1a64(model) + 1);
+  return fmt::format("{:016x}", h);
+}
+
 SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scenario_text, std::string_view model,
                             bool why) {
   SweepManifest m;
@@ -188,15 +201,7 @@ SweepManifest make_manifest(const ExperimentSpec& spec, const std::string& scena
       m.points.push_back(std::move(p));
     }
   }
-  // The key covers everything the points' contents depend on: the
-  // manifest without key and paths (a sweep given as ./x.yaml or /abs/x.yaml
-  // is the same sweep), the scenario's text and the model's sources; hashed.
-  SweepManifest unkeyed = m;
-  unkeyed.source.clear();
-  unkeyed.scenario.clear();
-  const uint64_t h = fnv1a64(render_manifest(unkeyed)) ^ splitmix64(fnv1a64(scenario_text)) ^
-                     splitmix64(fnv1a64(model) + 1);
-  m.key = fmt::format("{:016x}", h);
+  m.key = manifest_key(m, scenario_text, model);
   return m;
 }
 
@@ -782,7 +787,7 @@ std::string sweep_inputs_text(const SweepManifest& m, const std::string& scenari
     std::vector<Overlay> platform_overlays;
     std::string set_key;
     for (const Overlay& ov : m.overlays_of(p))
-      if (ov.path == "platform" || ov.path.starts_with("platform.") || ov.path.starts_with("platform[")) {
+      if (is_platform_path(ov.path)) {
         platform_overlays.push_back(ov);
         set_key += ov.path + '=' + ov.value + '\n';
       }
@@ -810,10 +815,10 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
   SweepSummary summary;
   summary.manifest = make_manifest(spec, scenario_text, model_source_hash(), options.why);
   // The platform files the points load are inputs like the scenario: key
-  // the manifest by their text too (an unchanged inline-platform sweep
-  // keeps its key).
-  if (std::string inputs = sweep_inputs_text(summary.manifest, scenario_text); inputs != scenario_text)
-    summary.manifest = make_manifest(spec, inputs, model_source_hash(), options.why);
+  // the manifest by their text too (a sweep on an inline platform keeps
+  // its key).
+  summary.manifest.key =
+      manifest_key(summary.manifest, sweep_inputs_text(summary.manifest, scenario_text), model_source_hash());
   summary.out = options.out;
   const SweepManifest& m = summary.manifest;
   const fs::path dir(options.out);

@@ -83,8 +83,9 @@ struct SweepManifest {
 };
 
 // The sweep a spec describes; `scenario_text` (the base scenario file's
-// bytes, with its platform files' in run_sweep: sweep_inputs_text()) and `model` (the build's model_source_hash()) enter the key, so
-// editing the scenario or rebuilding a changed model invalidates old
+// bytes; run_sweep re-keys with its platform files' too,
+// sweep_inputs_text()) and `model` (the build's model_source_hash()) enter
+// the key, so editing the scenario or rebuilding a changed model invalidates old
 // points; the file paths do not (./x.yaml and /abs/x.yaml are the same
 // sweep). `why` (--why) enters it too: points counted with decisions and
 // points without are different sweeps.

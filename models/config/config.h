@@ -46,6 +46,9 @@ ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std
 // copied in); "" for an inline platform, an rt-app file, or a scenario that
 // does not load (loading it says why). A sweep's key covers its text.
 std::string scenario_platform_file(const std::string& path, const std::vector<Overlay>& overlays);
+// Whether an overlay's key path is `platform` or below it: only such
+// overlays can change which platform file a scenario loads.
+bool is_platform_path(std::string_view path);
 
 // Experiment files (configs/experiments/*.yaml, for `schedlab compare`) and
 // sweep files (configs/sweeps/*.yaml, for `schedlab sweep`); the base

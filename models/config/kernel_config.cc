@@ -158,15 +158,18 @@ void warn_inert_settings(const MapReader& r, const KernelParams& k) {
         warn(doc, it->first, child_path(r.path("features"), name),
              fmt::format("{} {}: on {} setting it changes nothing", name, why, k.version));
     }
-  const std::vector<std::string> cfs_tunables = {"sched_latency", "min_granularity", "wakeup_granularity"};
-  for (const std::string& key : info->eevdf ? cfs_tunables : std::vector<std::string>{"base_slice"})
-    if (auto n = r.find(key))
-      warn(doc, *n, r.path(key),
-           info->eevdf ? fmt::format("{} is CFS's (before 6.6; EEVDF's slice is base_slice): on {} it changes nothing",
-                                     key, k.version)
-                       : fmt::format("base_slice is EEVDF's (6.6+; CFS slices by sched_latency and "
-                                     "min_granularity): on {} it changes nothing",
-                                     k.version));
+  if (info->eevdf) {
+    for (const char* key : {"sched_latency", "min_granularity", "wakeup_granularity"})
+      if (auto n = r.find(key))
+        warn(doc, *n, r.path(key),
+             fmt::format("{} is CFS's (before 6.6; EEVDF's slice is base_slice): on {} it changes nothing", key,
+                         k.version));
+  } else if (auto n = r.find("base_slice")) {
+    warn(doc, *n, r.path("base_slice"),
+         fmt::format("base_slice is EEVDF's (6.6+; CFS slices by sched_latency and min_granularity): on {} it "
+                     "changes nothing",
+                     k.version));
+  }
   if (k.preempt == PreemptModel::kLazy && !info->preempt_lazy)
     warn(doc, *r.find("preempt"), r.path("preempt"),
          fmt::format("lazy exists from Linux 6.13; modelled on {} anyway", k.version));

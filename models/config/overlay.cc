@@ -247,7 +247,7 @@ OverlaidScenario apply_overlays(std::string_view text, const std::string& name, 
   // a loader error among them is reported against that file.
   // (`platform.file` itself swaps the file: nothing to copy in.)
   for (const Overlay& ov : overlays) {
-    if ((ov.path.starts_with("platform.") && ov.path != "platform.file") || ov.path.starts_with("platform["))
+    if (is_platform_path(ov.path) && ov.path != "platform" && ov.path != "platform.file")
       if (std::string file = inline_platform_file(out.root, ov, name, label); !file.empty())
         out.inlined_platform = file;
     out.canonical.push_back(apply_overlay(out.root, ov));
@@ -256,6 +256,10 @@ OverlaidScenario apply_overlays(std::string_view text, const std::string& name, 
 }
 
 }  // namespace config
+
+bool is_platform_path(std::string_view path) {
+  return path == "platform" || path.starts_with("platform.") || path.starts_with("platform[");
+}
 
 std::string scenario_platform_file(const std::string& path, const std::vector<Overlay>& overlays) {
   using namespace config;
