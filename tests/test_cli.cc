@@ -413,6 +413,45 @@ TEST_CASE("compare and sweep print the scenarios' warnings at the overlay that c
                         Catch::Contains("on 6.12 it changes nothing"));
 }
 
+// --strict: the same warnings as errors, every one printed, exit 2, no run
+// and no output file (a sweep leaves no folder).
+TEST_CASE("run compare and sweep with --strict treat the configuration warnings as errors", "[cli][overlay]") {
+  ScratchDir dir("strict");
+  write_text(dir / "t.json", "{ \"global\": { \"duration\": 1, \"bogus\": 1 },\n"
+                             "  \"tasks\": { \"a\": { \"run\": 1000, \"sleep\": 9000, \"colour\": 3 } } }\n");
+  const std::string json = shell_quote((dir / "t.json").string());
+  const Cli lax = run_schedlab(dir, "run " + json + " -q --json " + shell_quote((dir / "lax.json").string()));
+  REQUIRE(lax.code == 0);
+  CHECK_THAT(lax.err, Catch::Contains("warning: ") && Catch::Contains("global.bogus: unknown global key"));
+  CHECK(std::filesystem::exists(dir / "lax.json"));
+  const Cli strict = run_schedlab(dir, "run " + json + " -q --strict --json " + shell_quote((dir / "o.json").string()));
+  CHECK(strict.code == 2);
+  CHECK_THAT(strict.err, Catch::Contains("error: ") && Catch::Contains("global.bogus: unknown global key") &&
+                             Catch::Contains("tasks.a.colour: unknown key") &&
+                             Catch::Contains("--strict: nothing was run (2 warnings above)"));
+  CHECK_THAT(strict.err, !Catch::Contains("warning: "));
+  CHECK_FALSE(std::filesystem::exists(dir / "o.json"));
+
+  const std::string scenario = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/mixed_2cpu.yaml";
+  write_text(dir / "e.yaml", "name: e\nscenario: " + scenario + "\nruns: 1\nduration: 300ms\nwarmup: 0s\n"
+                             "variants:\n  - name: a\n  - name: b\n"
+                             "    set: {kernel.version: \"6.1\", kernel.features.RUN_TO_PARITY: false}\n");
+  const Cli c = run_schedlab(dir, "compare " + shell_quote((dir / "e.yaml").string()) + " -q --strict --json " +
+                                      shell_quote((dir / "c.json").string()));
+  CHECK(c.code == 2);
+  CHECK_THAT(c.err, Catch::Contains("error: ") && Catch::Contains("RUN_TO_PARITY is EEVDF's") &&
+                        Catch::Contains("--strict: nothing was run (1 warning above)"));
+  CHECK_FALSE(std::filesystem::exists(dir / "c.json"));
+  write_text(dir / "s.yaml", "name: s\nscenario: " + scenario + "\nruns: 1\nduration: 300ms\nwarmup: 0s\n"
+                             "set: {kernel.version: \"6.12\"}\n"
+                             "grid:\n  kernel.sched_latency: [3ms, 6ms]\nmetrics: [task:ui_main.wakeup_latency.mean]\n");
+  const Cli s = run_schedlab(dir, "sweep " + shell_quote((dir / "s.yaml").string()) + " -q --strict --out " +
+                                      shell_quote((dir / "sw").string()));
+  CHECK(s.code == 2);
+  CHECK_THAT(s.err, Catch::Contains("error: ") && Catch::Contains("sched_latency is CFS's"));
+  CHECK_FALSE(std::filesystem::exists(dir / "sw"));
+}
+
 // The experiment file checks start_jitter against its own duration; a
 // --duration or --set-file that shortens the runs later is checked per
 // variant and sweep point, before anything runs or is written.

@@ -60,6 +60,7 @@ struct CliError : std::runtime_error {
 
 // A loader warning (file:line:col: key: message) on stderr, even with -q.
 void print_warning(const std::string& what) { std::cerr << "warning: " << what << '\n'; }
+void print_strict_warning(const std::string& what) { std::cerr << "error: " << what << '\n'; }
 
 [[noreturn]] void usage_error(const std::string& what, const char* command = "run") {
   throw CliError(kExitUsage, fmt::format("{}\n(see 'schedlab {} --help')", what, command));
@@ -92,6 +93,9 @@ void print_main_help() {
 
 // Help of the options several commands share.
 constexpr const char* kJobsHelp = "run N simulations at once (default: all cores); results do not depend on N";
+constexpr const char* kStrictHelp =
+    "treat the configuration's warnings (unknown rt-app keys, settings this kernel version lacks, ...) as errors: "
+    "print them and exit with code 2 before any run";
 constexpr const char* kLogHelp =
     "simulator log on stderr: off, error, warn (default), info, debug (every scheduling decision with its "
     "reason), trace";
@@ -116,6 +120,7 @@ po::options_description run_options() {
       ("why", "count the kernel's decisions by reason (wake-up placement and preemption, ticks, picks, idle states, "
               "load-balance passes) "
               "and print them per task group")
+      ("strict", kStrictHelp)
       ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)
       ("quiet,q", "print no header, tables or progress (warnings and errors still go to stderr)")
       ("help,h", "show this help");
@@ -135,6 +140,7 @@ po::options_description compare_options() {
       ("plot", po::value<std::string>()->value_name("DIR"), "draw latency CDFs and the changes with their intervals as PNG into DIR")
       ("wakegraph", po::value<std::string>()->value_name("FILE"), "write who wakes whom, one graph per variant, as Graphviz DOT")
       ("why", "count the kernel's decisions by reason in every variant and print them side by side")
+      ("strict", kStrictHelp)
       ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)
       ("quiet,q", "print no tables or progress (warnings and errors still go to stderr)")
       ("help,h", "show this help");
@@ -151,6 +157,7 @@ po::options_description sweep_options() {
       ("set-file", po::value<std::vector<std::string>>()->value_name("FILE"), "add the overlays of FILE (a YAML map KEY.PATH: value, as `set:`) to every variant, after the file's own `set:` (a variant's own value or a grid value on the same key path still wins); repeatable")
       ("why", "count the kernel's decisions by reason in every run: per point in decisions.csv and sweep.json, side by "
               "side in the summary (a sweep of its own: its folder differs from one without --why)")
+      ("strict", kStrictHelp)
       ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)
       ("quiet,q", "print no summary or progress (warnings and errors still go to stderr)")
       ("help,h", "show this help");
@@ -334,6 +341,7 @@ struct RunArgs {
   std::optional<uint64_t> seed;
   std::optional<Time> duration, warmup, start_jitter;
   bool why = false;
+  bool strict = false;
   int runs = 1;
   int jobs = 1;
   std::string json, csv, trace, sched_map, wakegraph;
@@ -347,6 +355,7 @@ RunArgs parse_run_args(const std::vector<std::string>& args) {
   a.help = vm.count("help") > 0;
   if (a.help) return a;
   a.quiet = vm.count("quiet") > 0;
+  a.strict = vm.count("strict") > 0;
   if (!vm.count("config")) usage_error("missing CONFIG: the scenario file to run");
   const auto& configs = vm["config"].as<std::vector<std::string>>();
   if (configs.size() > 1) usage_error(fmt::format("one CONFIG expected, got {}: '{}', '{}'", configs.size(), configs[0], configs[1]));
@@ -466,7 +475,7 @@ int run_command(const std::vector<std::string>& args) {
                             "run ended",
                             format_time(options.start_jitter), format_time(effective.duration)));
 
-  for (const std::string& w : params.warnings) print_warning(w);
+  report_warnings({params}, a.strict ? print_strict_warning : print_warning, a.strict);
   std::cerr.flush();
 
   // Output files are opened (as temporaries) before the run, so a bad path
@@ -602,7 +611,8 @@ int compare_command(const std::vector<std::string>& args) {
   check_output_paths(path, "experiment file", {{"--json", json}, {"--csv", csv}, {"--wakegraph", wake}}, "compare");
   options.wakegraph = !wake.empty();
   options.why = vm.count("why") > 0;
-  options.warning = print_warning;
+  options.strict = vm.count("strict") > 0;
+  options.warning = options.strict ? print_strict_warning : print_warning;
 
   ExperimentSpec spec = load_config_with(path, [](const std::string& p) { return load_experiment_file(p); });
   add_set_files(vm, spec);
@@ -699,7 +709,8 @@ int sweep_command(const std::vector<std::string>& args) {
   options.jobs = apply_log_level(vm, parse_jobs(vm, "sweep"), "sweep");
   options.out = text_option(vm, "out", "sweep");
   options.why = vm.count("why") > 0;
-  options.warning = print_warning;
+  options.strict = vm.count("strict") > 0;
+  options.warning = options.strict ? print_strict_warning : print_warning;
   const std::string plot = text_option(vm, "plot", "sweep");
   if (vm.count("shard")) {
     const std::string text = vm["shard"].as<std::string>();
@@ -806,6 +817,9 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << '\n';
     return kExitUsage;
   } catch (const OutputError& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return kExitUsage;
+  } catch (const StrictWarningsError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return kExitUsage;
   } catch (const std::exception& e) {

@@ -109,7 +109,7 @@ Comparison run_comparison(const ExperimentSpec& spec, const CompareOptions& opti
     names.push_back(v.name);
     c.scenarios.push_back(scenario_info(params.back()));
   }
-  if (options.warning) report_warnings(params, options.warning);
+  report_warnings(params, options.warning, options.strict);
 
   // Job j = (variant j / runs, run j % runs); run i of every variant uses
   // the same seed, which pairs the runs for the bootstrap.

@@ -29,6 +29,7 @@ struct CompareOptions {
   std::function<void(size_t, size_t)> progress;
   // Each distinct warning of loading the variants' scenarios, before any run.
   std::function<void(const std::string&)> warning;
+  bool strict = false;  // --strict: a warning stops the command before any run
 };
 
 // One metric in one variant.

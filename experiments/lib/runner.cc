@@ -93,11 +93,15 @@ bool runs_identical(const RunSet& set) {
   return true;
 }
 
-void report_warnings(const std::vector<ScenarioParams>& params, const std::function<void(const std::string&)>& warn) {
+void report_warnings(const std::vector<ScenarioParams>& params, const std::function<void(const std::string&)>& warn,
+                     bool strict) {
   std::set<std::string> seen;
   for (const ScenarioParams& p : params)
     for (const std::string& w : p.warnings)
-      if (seen.insert(w).second) warn(w);
+      if (seen.insert(w).second && warn) warn(w);
+  if (strict && !seen.empty())
+    throw StrictWarningsError(fmt::format("--strict: nothing was run ({} warning{} above)",
+                                          seen.size(), seen.size() == 1 ? "" : "s"));
 }
 
 void check_start_jitter(Time jitter, const SourcePos& origin, const ScenarioParams& params, const std::string& label) {

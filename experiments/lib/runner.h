@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -58,9 +59,17 @@ ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint
 // time and switches on every CPU (a scenario nothing random enters).
 bool runs_identical(const RunSet& set);
 
+// Thrown by report_warnings() under --strict, after every warning went out:
+// the command stops before any run, with exit code 2.
+struct StrictWarningsError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Calls `warn` once for each distinct loader warning of `params` (variants
-// or sweep points share most of theirs), in order of first appearance.
-void report_warnings(const std::vector<ScenarioParams>& params, const std::function<void(const std::string&)>& warn);
+// or sweep points share most of theirs), in order of first appearance
+// (`warn` may be empty). With `strict`, a StrictWarningsError follows if there was any.
+void report_warnings(const std::vector<ScenarioParams>& params, const std::function<void(const std::string&)>& warn,
+                     bool strict = false);
 
 // A jitter not shorter than the run would start tasks after it ended (and
 // drop them from every table): a ConfigError at `origin`, naming the run

@@ -863,7 +863,7 @@ SweepSummary run_sweep(const ExperimentSpec& spec, const SweepOptions& options) 
     params[p] = load_scenario_with_overlays(m.scenario, m.overlays_of(m.points[p]), label);
     check_start_jitter(m.start_jitter, spec.start_jitter_origin, params[p], label);
   }
-  if (options.warning) report_warnings(params, options.warning);
+  report_warnings(params, options.warning, options.strict);
 
   struct Job {
     size_t point;

@@ -122,6 +122,7 @@ struct SweepOptions {
   bool tty = false;           // ... as a bar (else plain lines)
   // Each distinct warning of loading the points' scenarios, before any run.
   std::function<void(const std::string&)> warning;
+  bool strict = false;  // --strict: a warning stops the command before any run
 };
 
 // The aggregate of a complete sweep, as written to the folder.
