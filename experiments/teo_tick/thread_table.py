@@ -9,7 +9,9 @@ residency per cluster and state (-1 = running) in seconds.
 
 Simulated values are means over runs (schedlab compare); the change is
 against the teo baseline; "~" marks a change whose paired-bootstrap 95%
-interval includes 0. Published cells are the thread's, as written.
+interval includes 0. Published cells are the thread's values in the same
+"value (change %)" form; where the thread gives a value without its change
+(the latencies), the change is computed from the thread's own values.
 
 Scores: GB6 reports points, work per second of workload time relative to
 a reference machine. The model's work_rate (work-seconds at capacity 1024
@@ -22,6 +24,7 @@ usage: thread_table.py [--geekbench GB.json] [--jetnews JN.json]
        thread_table.py FILE.json ...   (each recognised by its experiment name)
 """
 import json
+import re
 import sys
 
 KERNELS = ["teo", "teo_tick", "teo_tick_rfc"]
@@ -85,6 +88,31 @@ def cell(var, unit, baseline):
     return f"{text} ({'~' if var.get('noise') else ''}{change:+.2f}%)"
 
 
+def published_cells(v, kernels):
+    """The thread's figures of one metric in the simulated cells' form:
+    "3303.3 (-0.53%)" as written with the sign made explicit, and "51.07 us"
+    as "51.07us (+3.36%)", its change against the thread's teo value."""
+    texts = [(v[k].get("published") or "") if k in v else "" for k in kernels]
+    base = None
+    cells = []
+    for i, text in enumerate(texts):
+        m = re.fullmatch(r"\s*([-+]?[0-9.]+)\s*\(([-+]?[0-9.]+)%\)\s*", text)
+        if m:
+            value, change = m.group(1), float(m.group(2))
+        else:
+            m = re.fullmatch(r"\s*([-+]?[0-9.]+)\s*([a-zA-Z%]*)\s*", text)
+            if not m:
+                cells.append(text or "-")
+                continue
+            value, change = m.group(1) + m.group(2), None
+            if i == 0:
+                base = float(m.group(1))
+            elif base:
+                change = (float(m.group(1)) - base) / base * 100.0
+        cells.append(f"{value} (0.0%)" if i == 0 else f"{value} ({change:+.2f}%)" if change is not None else value)
+    return cells
+
+
 def by_kernel(metric):
     return {v["variant"]: v for v in metric["variants"]}
 
@@ -101,7 +129,7 @@ def print_rows(metrics, rows, title, kernels=KERNELS):
             continue
         v = by_kernel(m)
         sim = "".join(f"{cell(v[k], unit, k == kernels[0]) if k in v else '-':>24}" for k in kernels)
-        pub = "".join(f"{(v[k].get('published') or '-') if k in v else '-':>24}" for k in kernels)
+        pub = "".join(f"{c:>24}" for c in published_cells(v, kernels))
         print(f"{label:<{width}}{sim}")
         if kernels == KERNELS and any(v[k].get("published") for k in kernels if k in v):
             print(f"{'  published':<{width}}{pub}")
