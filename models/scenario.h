@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/config/diagnostics.h"
 #include "models/devices/device_params.h"
 #include "models/kernel/binder/binder_params.h"
 #include "models/kernel/kernel_params.h"
@@ -34,7 +35,7 @@ struct ScenarioParams {
   std::vector<BinderProcParams> binder_procs;
   std::vector<DeviceParams> devices;
   PmRuntimeParams pm_runtime;         // `pm_runtime:`; no devices = no runtime PM
-  std::vector<std::string> warnings;  // what an import could not model, one line each
+  std::vector<config::ConfigWarning> warnings;  // what the loader could not model or found suspect
 };
 
 }  // namespace schedlab

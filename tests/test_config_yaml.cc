@@ -104,11 +104,11 @@ tasks:
   // Every key loads; CFS's tunables, which EEVDF (6.6) does not have, are
   // said to change nothing, each at its line.
   REQUIRE(s.warnings.size() == 3);
-  CHECK_THAT(s.warnings[0], Catch::Contains("test.yaml:18:") && Catch::Contains("kernel.sched_latency") &&
+  CHECK_THAT(s.warnings[0].text(), Catch::Contains("test.yaml:18:") && Catch::Contains("kernel.sched_latency") &&
                                 Catch::Contains("sched_latency is CFS's (before 6.6; EEVDF's slice is base_slice): "
                                                 "on 6.6 it changes nothing"));
-  CHECK_THAT(s.warnings[1], Catch::Contains("kernel.min_granularity"));
-  CHECK_THAT(s.warnings[2], Catch::Contains("kernel.wakeup_granularity"));
+  CHECK_THAT(s.warnings[1].text(), Catch::Contains("kernel.min_granularity"));
+  CHECK_THAT(s.warnings[2].text(), Catch::Contains("kernel.wakeup_granularity"));
 
   const KernelParams& k = s.kernel;
   CHECK(k.version == "6.6");
@@ -578,8 +578,8 @@ TEST_CASE("A wait nobody signals and a timer used with two periods are warned ab
       "    events: [{run: 1ms}, {signal: d}, {sleep: 1ms}]\n",
       "test.yaml");
   REQUIRE(s.warnings.size() == 2);
-  CHECK_THAT(s.warnings[0], Catch::Contains("test.yaml:3:") && Catch::Contains("timer 'vs' is used with periods 10.000ms and 20.000ms"));
-  CHECK_THAT(s.warnings[1], Catch::Contains("tasks[0].events[2].wait") &&
+  CHECK_THAT(s.warnings[0].text(), Catch::Contains("test.yaml:3:") && Catch::Contains("timer 'vs' is used with periods 10.000ms and 20.000ms"));
+  CHECK_THAT(s.warnings[1].text(), Catch::Contains("tasks[0].events[2].wait") &&
                                 Catch::Contains("no task signals or broadcasts condition 'c'"));
 }
 
@@ -590,7 +590,7 @@ TEST_CASE("a cpuidle governor on a platform without idle states is warned about 
   const ScenarioParams s = load("platform: {cpus: 2}\nkernel:\n  cpuidle: {governor: teo}\n"
                                 "tasks: [{name: a, events: [{run: 1ms}, {sleep: 1ms}]}]\n");
   REQUIRE(s.warnings.size() == 1);
-  CHECK_THAT(s.warnings[0], Catch::Contains("test.yaml:3:") && Catch::Contains("kernel.cpuidle.governor") &&
+  CHECK_THAT(s.warnings[0].text(), Catch::Contains("test.yaml:3:") && Catch::Contains("kernel.cpuidle.governor") &&
                                 Catch::Contains("governor 'teo' has no idle states to choose from"));
   CHECK(load("platform: gs101\nkernel:\n  cpuidle: {governor: teo}\n"
              "tasks: [{name: a, events: [{run: 1ms}, {sleep: 1ms}]}]\n")
@@ -686,23 +686,28 @@ TEST_CASE("kernel switches and tunables the version lacks load with a warning", 
                               "k.yaml")
         .warnings;
   };
-  std::vector<std::string> w = warnings_of("{version: \"6.1\", features: {NEXT_BUDDY: true, RUN_TO_PARITY: false}}");
+  auto texts = [](const std::vector<schedlab::config::ConfigWarning>& ws) {
+    std::vector<std::string> out;
+    for (const auto& x : ws) out.push_back(x.text());
+    return out;
+  };
+  std::vector<std::string> w = texts(warnings_of("{version: \"6.1\", features: {NEXT_BUDDY: true, RUN_TO_PARITY: false}}"));
   REQUIRE(w.size() == 1);
   CHECK_THAT(w[0], Catch::Contains("k.yaml:1:") && Catch::Contains("kernel.features.RUN_TO_PARITY") &&
                        Catch::Contains("RUN_TO_PARITY is EEVDF's (6.6+); this version's CFS has no such switch: on "
                                        "6.1 setting it changes nothing"));
-  w = warnings_of("{version: \"6.12\", features: {GENTLE_FAIR_SLEEPERS: false, PICK_BUDDY: true}}");
+  w = texts(warnings_of("{version: \"6.12\", features: {GENTLE_FAIR_SLEEPERS: false, PICK_BUDDY: true}}"));
   REQUIRE(w.size() == 2);
   CHECK_THAT(w[0], Catch::Contains("GENTLE_FAIR_SLEEPERS is CFS's (before 6.6)"));
   CHECK_THAT(w[1], Catch::Contains("PICK_BUDDY is 6.13's (modelled with 6.18)"));
   CHECK(warnings_of("{version: \"6.18\", features: {PICK_BUDDY: false, DELAY_DEQUEUE: false}}").empty());
-  w = warnings_of("{version: \"6.1\", base_slice: 3ms, sched_latency: 24ms}");
+  w = texts(warnings_of("{version: \"6.1\", base_slice: 3ms, sched_latency: 24ms}"));
   REQUIRE(w.size() == 1);
   CHECK_THAT(w[0], Catch::Contains("kernel.base_slice") && Catch::Contains("on 6.1 it changes nothing"));
-  w = warnings_of("{version: \"6.12\", wakeup_granularity: 4ms}");
+  w = texts(warnings_of("{version: \"6.12\", wakeup_granularity: 4ms}"));
   REQUIRE(w.size() == 1);
   CHECK_THAT(w[0], Catch::Contains("kernel.wakeup_granularity: wakeup_granularity is CFS's"));
-  w = warnings_of("{version: \"6.6\", preempt: lazy}");
+  w = texts(warnings_of("{version: \"6.6\", preempt: lazy}"));
   REQUIRE(w.size() == 1);
   CHECK_THAT(w[0], Catch::Contains("k.yaml:1:") && Catch::Contains("kernel.preempt: lazy exists from Linux 6.13"));
   CHECK(warnings_of("{version: \"6.18\", preempt: lazy, base_slice: 3ms}").empty());

@@ -660,7 +660,7 @@ TEST_CASE("Idle power per OPP is given on every OPP or none, and not beside stat
                                                          kOneTask,
                                                      "s.yaml");
   REQUIRE(inverted.warnings.size() == 1);
-  CHECK_THAT(inverted.warnings[0], Catch::Contains("s.yaml:8:") &&
+  CHECK_THAT(inverted.warnings[0].text(), Catch::Contains("s.yaml:8:") &&
                                        Catch::Contains("platform.clusters[0].opps[1].idle_power") &&
                                        Catch::Contains("idle power 2 mW is above the busy power of a CPU at this OPP "
                                                        "(1 mW, its 'power'), as at 2 of the cluster's 3 OPPs"));
@@ -768,7 +768,7 @@ TEST_CASE("idle states that do not start with WFI load with a warning", "[platfo
   const ScenarioParams dt = load_scenario_yaml(
       head + "        - {name: c1, entry_latency: 70us, exit_latency: 160us, min_residency: 2ms}\n" + kOneTask, "s.yaml");
   REQUIRE(dt.warnings.size() == 1);
-  CHECK_THAT(dt.warnings[0], Catch::Contains("s.yaml:7:") && Catch::Contains("platform.clusters[0].cpu_idle_states[0]") &&
+  CHECK_THAT(dt.warnings[0].text(), Catch::Contains("s.yaml:7:") && Catch::Contains("platform.clusters[0].cpu_idle_states[0]") &&
                                  Catch::Contains("state 0 'c1' (exit 160us, residency 2ms) is not WFI"));
   CHECK(load_scenario_yaml(head +
                                "        - {name: WFI, entry_latency: 0, exit_latency: 1us, min_residency: 1us}\n"

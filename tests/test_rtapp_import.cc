@@ -29,8 +29,8 @@ ConfigError error_of(const std::string& text) {
 
 // The warning that mentions `needle`, or "" if none does.
 std::string warning_with(const ScenarioParams& s, const std::string& needle) {
-  for (const std::string& w : s.warnings)
-    if (w.find(needle) != std::string::npos) return w;
+  for (const schedlab::config::ConfigWarning& cw : s.warnings)
+    if (std::string w = cw.text(); w.find(needle) != std::string::npos) return w;
   return "";
 }
 

@@ -385,7 +385,7 @@ TEST_CASE("uclamp events in YAML and rt-app phases", "[uclamp][config]") {
     "p1": { "util_min": 300, "util_max": 600, "run": 1000, "sleep": 1000 }
   } } }
 })", "test.json");
-  CHECK(r.warnings == std::vector<std::string>{});
+  CHECK(r.warnings.empty());
   CHECK(r.kernel.uclamp);
   REQUIRE(r.tasks[0].phases.size() == 3);
   REQUIRE(r.tasks[0].phases[1].events.size() == 1);

@@ -97,8 +97,8 @@ void report_warnings(const std::vector<ScenarioParams>& params, const std::funct
                      bool strict) {
   std::set<std::string> seen;
   for (const ScenarioParams& p : params)
-    for (const std::string& w : p.warnings)
-      if (seen.insert(w).second && warn) warn(w);
+    for (const config::ConfigWarning& w : p.warnings)
+      if (std::string text = w.text(); seen.insert(text).second && warn) warn(text);
   if (strict && !seen.empty())
     throw StrictWarningsError(fmt::format("--strict: nothing was run ({} warning{} above)",
                                           seen.size(), seen.size() == 1 ? "" : "s"));

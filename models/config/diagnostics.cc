@@ -38,6 +38,8 @@ std::string format_diagnostic(const std::string& file, int line, int column, con
   return escape_controls(location_of(file, line, column, key_path) + ": " + message);
 }
 
+std::string ConfigWarning::text() const { return format_diagnostic(file, line, column, key_path, message); }
+
 std::string format_location(const std::string& file, int line, int column, const std::string& key_path) {
   return escape_controls(location_of(file, line, column, key_path));
 }

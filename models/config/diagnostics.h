@@ -9,6 +9,17 @@
 
 namespace schedlab::config {
 
+// A non-fatal finding of a configuration reader, kept in its parts so a
+// later step can re-point it (a warning about a value an overlay wrote
+// belongs to the overlay's line); text() is its one-line form.
+struct ConfigWarning {
+  std::string file;
+  int line = 0, column = 0;  // 0: unknown (a node an overlay made has no line)
+  std::string key_path;
+  std::string message;
+  std::string text() const;
+};
+
 std::string format_diagnostic(const std::string& file, int line, int column, const std::string& key_path,
                               const std::string& message);
 // The same place without a message: "file:line:col: key.path".

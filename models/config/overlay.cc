@@ -285,19 +285,15 @@ ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std
   try {
     ScenarioParams params = load_scenario_node(root, name);
     // A warning about an overlaid value (its nodes have no line in the
-    // scenario: "name: key.path: message") is the overlay's, like an error.
-    const std::string unplaced = name + ": ";
-    for (std::string& w : params.warnings) {
-      if (!w.starts_with(unplaced)) continue;
-      const size_t end = w.find(": ", unplaced.size());
-      if (end == std::string::npos) continue;
-      const std::string key = w.substr(unplaced.size(), end - unplaced.size());
+    // scenario) is the overlay's, like an error.
+    for (ConfigWarning& w : params.warnings) {
+      if (w.line != 0 || w.file != name) continue;
       for (size_t i = overlays.size(); i-- > 0;)
-        if (is_path_prefix(canonical[i], key)) {
+        if (is_path_prefix(canonical[i], w.key_path)) {
           const Overlay& ov = overlays[i];
-          w = format_diagnostic(ov.origin.file, ov.origin.line, ov.origin.column, ov.path + key.substr(canonical[i].size()),
-                                fmt::format("{} (overlay {}={} on {}{})", w.substr(end + 2), ov.path, ov.value, name,
-                                            label.empty() ? "" : ", " + label));
+          w = {ov.origin.file, ov.origin.line, ov.origin.column, ov.path + w.key_path.substr(canonical[i].size()),
+               fmt::format("{} (overlay {}={} on {}{})", w.message, ov.path, ov.value, name,
+                           label.empty() ? "" : ", " + label)};
           break;
         }
     }

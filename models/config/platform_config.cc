@@ -401,7 +401,7 @@ const std::vector<ParamDecl>& platform_file_params() {
   return decls;
 }
 
-PlatformParams load_platform_from_file(const std::string& file, std::vector<std::string>* warnings,
+PlatformParams load_platform_from_file(const std::string& file, std::vector<ConfigWarning>* warnings,
                                        const std::string& default_name) {
   YamlDoc fdoc{file, warnings};
   YAML::Node root = parse_yaml_document(read_text_file(file, "cannot read platform file"), file);

@@ -37,14 +37,14 @@ void Context::fail(const Member& at, const std::string& path, const std::string&
 }
 
 void Context::warn(const Value& at, const std::string& path, const std::string& message) {
-  out_.warnings.push_back(format_diagnostic(file_, at.line, at.column, path, message));
+  out_.warnings.push_back({file_, at.line, at.column, path, message});
 }
 
 void Context::warn(const Member& at, const std::string& path, const std::string& message) {
-  out_.warnings.push_back(format_diagnostic(file_, at.line, at.column, path, message));
+  out_.warnings.push_back({file_, at.line, at.column, path, message});
 }
 
-void Context::warn(const std::string& message) { out_.warnings.push_back(format_diagnostic(file_, 0, 0, "", message)); }
+void Context::warn(const std::string& message) { out_.warnings.push_back({file_, 0, 0, "", message}); }
 
 int64_t Context::get_int(const Value& v, const std::string& path, int64_t lo, int64_t hi) const {
   if (!v.is(Type::kInt)) fail(v, path, expected("an integer", v));

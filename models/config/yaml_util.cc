@@ -50,7 +50,7 @@ void fail(const YamlDoc& doc, const YAML::Node& at, const std::string& path, con
 void warn(const YamlDoc& doc, const YAML::Node& at, const std::string& path, const std::string& message) {
   if (doc.warnings == nullptr) return;
   auto [line, column] = position_of(at);
-  doc.warnings->push_back(format_diagnostic(doc.file, line, column, path, message));
+  doc.warnings->push_back({doc.file, line, column, path, message});
 }
 
 std::string location(const YamlDoc& doc, const YAML::Node& at, const std::string& path) {

@@ -22,7 +22,7 @@ namespace schedlab::config {
 // Where a YAML document came from, and where non-fatal findings go.
 struct YamlDoc {
   std::string file;
-  std::vector<std::string>* warnings = nullptr;
+  std::vector<ConfigWarning>* warnings = nullptr;
 };
 
 // Throws ConfigError at `at`'s position (yaml-cpp marks are 0-based).
