@@ -696,10 +696,11 @@ TEST_CASE("kernel switches and tunables the version lacks load with a warning", 
   CHECK_THAT(w[0], Catch::Contains("k.yaml:1:") && Catch::Contains("kernel.features.RUN_TO_PARITY") &&
                        Catch::Contains("RUN_TO_PARITY is EEVDF's (6.6+); this version's CFS has no such switch: on "
                                        "6.1 setting it changes nothing"));
-  w = texts(warnings_of("{version: \"6.12\", features: {GENTLE_FAIR_SLEEPERS: false, PICK_BUDDY: true}}"));
+  w = texts(warnings_of("{version: \"6.6\", features: {GENTLE_FAIR_SLEEPERS: false, PICK_BUDDY: true}}"));
   REQUIRE(w.size() == 2);
   CHECK_THAT(w[0], Catch::Contains("GENTLE_FAIR_SLEEPERS is CFS's (before 6.6)"));
-  CHECK_THAT(w[1], Catch::Contains("PICK_BUDDY is 6.13's (modelled with 6.18)"));
+  CHECK_THAT(w[1], Catch::Contains("PICK_BUDDY is 6.12's; this version picks the next buddy by NEXT_BUDDY"));
+  CHECK(warnings_of("{version: \"6.12\", features: {PICK_BUDDY: false}}").empty());
   CHECK(warnings_of("{version: \"6.18\", features: {PICK_BUDDY: false, DELAY_DEQUEUE: false}}").empty());
   w = texts(warnings_of("{version: \"6.1\", base_slice: 3ms, sched_latency: 24ms}"));
   REQUIRE(w.size() == 1);

@@ -389,6 +389,36 @@ TEST_CASE("a SCHED_IDLE task never becomes a buddy", "[fair]") {
   }
 }
 
+// pick_next_entity() of 6.12.19 takes cfs_rq->next under PICK_BUDDY
+// (features.h: true); NEXT_BUDDY only nominates it at wakeup preemption.
+// 6.6 gated the pick on NEXT_BUDDY itself. W wakes every 1 ms among two
+// hogs and, with NEXT_BUDDY, becomes the next buddy.
+TEST_CASE("6.12 picks the next buddy under PICK_BUDDY and 6.6 under NEXT_BUDDY", "[fair]") {
+  auto buddy_picks = [](const std::string& version, std::optional<bool> pick_buddy) {
+    ScenarioParams p = exact_scenario(version, 250);
+    p.kernel.base_slice = Time::ms(3);
+    p.kernel.features["NEXT_BUDDY"] = true;
+    if (pick_buddy) p.kernel.features["PICK_BUDDY"] = *pick_buddy;
+    p.tasks = {task("W", {ev_run(Time::us(50)), ev_sleep(Time::us(950))}), hog("A"), hog("B")};
+    p.tasks[1].delay = p.tasks[2].delay = Time::us(100);
+    p.duration = Time::ms(100);
+    System sys(p, 1);
+    sys.kernel().start_decision_counts();
+    sys.kernel().run_until(Time::ms(100));
+    std::map<std::string, uint64_t> picks;
+    for (const DecisionCount& d : sys.kernel().decision_counts())
+      if (d.kind == "pick" && d.reason.find("the next buddy") != std::string::npos) picks[d.reason.substr(0, 10)] += d.count;
+    return picks;
+  };
+  const auto on = buddy_picks("6.12", std::nullopt);
+  CHECK(on.count("PICK_BUDDY") == 1);
+  CHECK(on.count("NEXT_BUDDY") == 0);
+  CHECK(buddy_picks("6.12", false).empty());  // nominated, never picked
+  const auto v66 = buddy_picks("6.6", std::nullopt);
+  CHECK(v66.count("NEXT_BUDDY") == 1);
+  CHECK(v66.count("PICK_BUDDY") == 0);
+}
+
 // prio_changed_fair(): the running task whose nice gets worse is told to
 // reschedule when another task is queued; a better nice, or no other task,
 // changes nothing until the next tick -- except on 6.12 (6.12.19), where
@@ -479,7 +509,7 @@ tasks:
     }
   }
   // EEVDF's seven and PICK_BUDDY on 6.1; CFS's three (GENTLE_FAIR_SLEEPERS,
-  // START_DEBIT, LAST_BUDDY) on 6.6, 6.12 and 6.18; PICK_BUDDY on 6.6 and 6.12.
-  CHECK(flipped == 8 + 3 * 3 + 2);
+  // START_DEBIT, LAST_BUDDY) on 6.6, 6.12 and 6.18; PICK_BUDDY on 6.6.
+  CHECK(flipped == 8 + 3 * 3 + 1);
 }
 

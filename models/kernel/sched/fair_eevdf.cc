@@ -216,7 +216,7 @@ Task* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why) {
     *why = PickWhy::kOnly;
     return curr && curr->se.on_rq ? curr : first;
   }
-  // PICK_BUDDY (6.13+): the next buddy, if eligible.
+  // PICK_BUDDY (6.17+ here, under protect_slice()): the next buddy, if eligible.
   if (protect_mode() && feat(SchedFeat::kPickBuddy) && cfs.next && entity_eligible(cfs, *cfs.next)) {
     *why = PickWhy::kPickBuddy;
     return cfs.next;
@@ -459,15 +459,18 @@ bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
   return dequeue_entity(rq, p, flags);
 }
 
-// pick_next_entity(): NEXT_BUDDY if eligible, else EEVDF; a delayed entity
-// that comes up is dequeued for good instead (and the pick retried).
+// pick_next_entity(): the next buddy if eligible (under PICK_BUDDY from
+// 6.12, NEXT_BUDDY before), else EEVDF; a delayed entity that comes up is
+// dequeued for good instead (and the pick retried). 6.17+ takes the buddy
+// inside pick_eevdf() (protect_slice()).
 Task* EevdfClass::pick_next_entity(Rq& rq) {
   CfsRq& cfs = rq.cfs;
   PickWhy why;
   Task* se;
-  if (!protect_mode() && feat(SchedFeat::kNextBuddy) && cfs.next && entity_eligible(cfs, *cfs.next)) {
+  const bool buddy_pick = feat(k_.pick_buddy_switch() ? SchedFeat::kPickBuddy : SchedFeat::kNextBuddy);
+  if (!protect_mode() && buddy_pick && cfs.next && entity_eligible(cfs, *cfs.next)) {
     se = cfs.next;
-    why = PickWhy::kNextBuddy;
+    why = k_.pick_buddy_switch() ? PickWhy::kPickBuddy : PickWhy::kNextBuddy;
   } else {
     se = pick_eevdf(cfs, &why);
   }

@@ -29,8 +29,7 @@ enum class SchedFeat : int {
   kPreemptShort,        // a waking task with a shorter slice may cancel RUN_TO_PARITY (6.12)
   kDelayDequeue,        // a task sleeping with negative lag stays queued until eligible (6.12)
   kDelayZero,           // a delayed task's positive lag is clipped to 0 on wake/dequeue (6.12)
-  kPickBuddy,           // pick cfs_rq->next when eligible (6.13+, backported to later 6.12.y;
-                        // the model's "6.12" gates the buddy pick on NEXT_BUDDY as v6.12 does)
+  kPickBuddy,           // pick cfs_rq->next when eligible (6.12.y; before, NEXT_BUDDY gated it)
   // Other.
   kHrtick,              // slice end by hrtimer instead of the tick (off in every version; not modelled)
   kRtRuntimeShare,      // borrow RT runtime from other CPUs (off since 5.10; not modelled)

@@ -60,12 +60,11 @@ const char* sched_feature_inert(std::string_view name, const KernelVersionInfo& 
     case SchedFeat::kDelayZero:
       return info.eevdf ? nullptr : "is EEVDF's (6.6+); this version's CFS has no such switch";
     case SchedFeat::kPickBuddy:
-      // pick_eevdf()'s buddy pick under protect_slice() (6.13+, here with
-      // 6.17's protected slices); the model's 6.12 picks the next buddy by
-      // NEXT_BUDDY, as v6.12 does.
-      return !info.eevdf ? "is EEVDF's (6.13+); this version's CFS has no such switch"
-             : info.protect_slice ? nullptr
-                                  : "is 6.13's (modelled with 6.18); this version picks the next buddy by NEXT_BUDDY";
+      // Came with 6.12's delayed dequeue; 6.6 picks the next buddy by
+      // NEXT_BUDDY.
+      return !info.eevdf ? "is EEVDF's (6.12+); this version's CFS has no such switch"
+             : info.pick_buddy ? nullptr
+                               : "is 6.12's; this version picks the next buddy by NEXT_BUDDY";
     default:
       return nullptr;
   }
@@ -115,9 +114,11 @@ SchedFeatures eevdf_6_6() {
 
 SchedFeatures eevdf_6_12() {
   // v6.12 "Complete EEVDF": delayed dequeue, relative deadlines across
-  // non-sleep dequeues, short-slice wakeup preemption.
+  // non-sleep dequeues, short-slice wakeup preemption, and PICK_BUDDY
+  // (features.h of 6.12.19) gating the next-buddy pick.
   SchedFeatures f = eevdf_6_6();
   f.set(SchedFeat::kPlaceRelDeadline, true);
+  f.set(SchedFeat::kPickBuddy, true);
   f.set(SchedFeat::kPreemptShort, true);
   f.set(SchedFeat::kDelayDequeue, true);
   f.set(SchedFeat::kDelayZero, true);
@@ -125,10 +126,9 @@ SchedFeatures eevdf_6_12() {
 }
 
 SchedFeatures eevdf_6_18() {
-  // v6.18 (6.18.35): PICK_BUDDY (6.13) joins; NEXT_BUDDY stays off;
-  // NI_RANDOM came to 6.18.y with "proportional newidle balance" (6.18.5).
+  // v6.18 (6.18.35): NEXT_BUDDY stays off; NI_RANDOM came to 6.18.y with
+  // "proportional newidle balance" (6.18.5).
   SchedFeatures f = eevdf_6_12();
-  f.set(SchedFeat::kPickBuddy, true);
   f.set(SchedFeat::kNiRandom, true);
   return f;
 }
@@ -162,6 +162,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.fair_server = true;
     info.rt_throttling = false;
     info.custom_slice = true;
+    info.pick_buddy = true;
   } else if (version == "6.18") {
     info.defaults = eevdf_6_18();
     info.fair_server = true;
@@ -170,6 +171,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.uclamp_inc_before_enqueue = true;
     info.rt_throttling = false;
     info.custom_slice = true;
+    info.pick_buddy = true;
     info.preempt_lazy = true;
     info.protect_slice = true;
     info.lb_counts_runnable = true;

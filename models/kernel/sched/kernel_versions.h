@@ -30,6 +30,9 @@ struct KernelVersionInfo {
   bool uclamp_inc_before_enqueue = false;
   bool rt_throttling = true;   // def_rt_bandwidth throttling (removed in 6.12 without RT_GROUP_SCHED)
   bool custom_slice = false;   // sched_attr.sched_runtime sets the fair slice (6.12+)
+  // pick_next_entity() takes cfs_rq->next under PICK_BUDDY (6.12's delayed
+  // dequeue series; 6.12.19 has it); before, NEXT_BUDDY gated the pick too.
+  bool pick_buddy = false;
   // 6.17+: RUN_TO_PARITY protects current only up to the smallest queued
   // slice (se->vprot, protect_slice()), and yield gives up the rest of the
   // slice in vruntime.
