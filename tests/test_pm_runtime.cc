@@ -712,6 +712,34 @@ TEST_CASE("a device that starts active does nothing until its first put", "[pm_r
   CHECK(rig.pm->device("nope") == nullptr);
 }
 
+// update_autosuspend(): a negative autosuspend delay takes a usage
+// reference and resumes the device, so put_autosuspend drops the count to
+// 1, not 0: nothing is armed or queued and the device stays active. (The
+// model used to read the negative delay as an expired one and suspend at
+// once.)
+TEST_CASE("a negative autosuspend_delay holds the device active", "[pm_runtime]") {
+  RpmDeviceParams gpu = device("gpu");
+  gpu.autosuspend_delay = -Time::ms(1);
+  Rig rig({gpu});
+  RpmDevice& d = rig.dev("gpu");
+  CHECK(d.status() == RpmStatus::kActive);  // resumed by update_autosuspend(), though not start_active
+  CHECK(d.usage_count() == 1);
+  Script& app = rig.add("app", {call("gpu", RpmApi::kGetSync), run(Time::ms(1)), call("gpu", RpmApi::kPutAutosuspend)});
+  rig.run_until(Time::ms(50));
+  REQUIRE(app.calls.size() == 2);
+  CHECK(app.calls[0].result == 1);  // already active
+  CHECK(d.usage_count() == 1);
+  CHECK(d.status() == RpmStatus::kActive);
+  CHECK(d.timer_expires() == Time::zero());
+  CHECK(d.works_queued() == 0);
+  CHECK(rig.log.queued.empty());
+  CHECK(rig.log.statuses.empty());
+  // Its parent must then be active too, as for start_active.
+  RpmDeviceParams child = device("child", "pd");
+  child.autosuspend_delay = -Time::ms(1);
+  CHECK_THROWS_AS(Rig({device("pd"), child}), ModelError);
+}
+
 TEST_CASE("an unknown parent, a parent cycle or an active child of a suspended parent is a model error",
           "[pm_runtime]") {
   SECTION("unknown parent") {

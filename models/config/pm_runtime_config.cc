@@ -133,7 +133,7 @@ const std::vector<ParamDecl>& rpm_device_params() {
         {"parent", "device name", "none", "its parent (e.g. its power domain): resumed first, idled after"},
         {"use_autosuspend", "bool", d.use_autosuspend ? "true" : "false", "pm_runtime_use_autosuspend()"},
         {"autosuspend_delay", "duration", duration_text(d.autosuspend_delay),
-         "pm_runtime_set_autosuspend_delay() (negative: autosuspend blocked)"},
+         "pm_runtime_set_autosuspend_delay() (negative, with use_autosuspend: a usage reference holds the device active, as update_autosuspend())"},
         {"ignore_children", "bool", d.ignore_children ? "true" : "false", "pm_suspend_ignore_children()"},
         {"start_active", "bool", d.start_active ? "true" : "false", "runtime status at boot (else suspended)"},
         {"suspend_cost", "duration", duration_text(d.suspend_cost),

@@ -773,6 +773,14 @@ PmRuntime::PmRuntime(Kernel& k, WorkqueueSystem& wqs, Workqueue& pm_wq, const Pm
     d->params_ = p;
     d->index_ = static_cast<int>(devices_.size());
     d->status_ = p.start_active ? RpmStatus::kActive : RpmStatus::kSuspended;  // pm_runtime_init() / pm_runtime_set_active()
+    // update_autosuspend(): a negative delay with autosuspend in use takes
+    // a usage reference and resumes the device (as pm_runtime_forbid()),
+    // so it never suspends. The driver's probe set it before the run
+    // starts: the device starts active, its resume callback not simulated.
+    if (p.use_autosuspend && p.autosuspend_delay < Time::zero()) {
+      d->usage_count_ = 1;
+      d->status_ = RpmStatus::kActive;
+    }
     devices_.push_back(std::move(d));
   }
   for (auto& d : devices_) {
@@ -802,13 +810,14 @@ PmRuntime::PmRuntime(Kernel& k, WorkqueueSystem& wqs, Workqueue& pm_wq, const Pm
   // pm_runtime_set_active() of a child: the parent must be active (unless
   // it ignores its children), and counts the child.
   for (auto& d : devices_) {
-    if (!d->params_.start_active || !d->parent_) continue;
+    if (d->status_ != RpmStatus::kActive || !d->parent_) continue;
     RpmDevice& p = *d->parent_;
     if (p.status_ != RpmStatus::kActive && !p.params_.ignore_children)
       throw ModelError(fmt::format(
-          "pm_runtime device '{}' starts active but its parent '{}' starts suspended "
+          "pm_runtime device '{}' starts active{} but its parent '{}' starts suspended "
           "(pm_runtime_set_active() fails with -EBUSY): set start_active on '{}' too",
-          d->name(), p.name(), p.name()));
+          d->name(), d->params_.start_active ? "" : " (a negative autosuspend_delay holds it active)", p.name(),
+          p.name()));
     ++p.child_count_;
   }
   // Deepest stack: a deferred resume inside a suspend (2), the resume of

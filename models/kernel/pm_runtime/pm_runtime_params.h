@@ -15,7 +15,7 @@ struct RpmDeviceParams {
   std::string name;
   std::string parent;                  // "" = none (e.g. the GPU's power domain, a genpd)
   bool use_autosuspend = true;         // pm_runtime_use_autosuspend()
-  Time autosuspend_delay = Time::ms(100);  // pm_runtime_set_autosuspend_delay(); < 0 blocks autosuspend
+  Time autosuspend_delay = Time::ms(100);  // pm_runtime_set_autosuspend_delay(); < 0: held active (a usage reference)
   bool ignore_children = false;        // pm_suspend_ignore_children()
   bool start_active = false;           // status at boot (with usage count 0 it will autosuspend)
   // The driver's callbacks: CPU work (capacity time at 1024 and f_max), then
