@@ -743,6 +743,53 @@ TEST_CASE("a CPU in an idle state woken by another CPU's resched waits for the I
   }
 }
 
+// A wake-up through the wake list (the target runs nothing): the IPI
+// reaches CPU 1 in state 1, and sched_ttwu_pending() runs in its handler
+// once the CPU runs again (cpuidle_enter_state() enables interrupts after
+// ->enter()). So the task is enqueued -- sched_wakeup, its runnable time,
+// PELT and the cpufreq hooks -- at the exit's end, not at the IPI. waker
+// (CPU 0) resumes sleeper at 1 ms: IPI at 1.005 ms (or at once), exit
+// 200 us, enqueued and running at 1.205 ms; wake-up latency 205 us. (The
+// model used to enqueue at the IPI: 200 us on the run-queue.) Without cpuidle
+// (arch_cpu_idle()'s WFI) the IPI is handled at once.
+TEST_CASE("a wake-list wake-up of a CPU in an idle state enqueues after its exit latency", "[cpuidle]") {
+  const std::string governor = GENERATE("menu", "none");
+  const Time ipi = GENERATE(Time::zero(), 5_us);
+  CAPTURE(governor, ipi.count());
+  ScenarioParams p = idle_scenario(governor, {idle_cluster("c", 2, false)});
+  p.duration = 10_ms;
+  p.kernel.ipi_latency = ipi;
+  EventSpec resume = ev_named(EventSpec::Kind::kResume, "sleeper");
+  p.tasks = {pinned(task("sleeper", {ev_run(10_us), ev_named(EventSpec::Kind::kSuspend)}), 1),
+             pinned(task("waker", {ev_run(1_ms), resume, ev_sleep(100_ms)}), 0)};
+  struct WakeupTimes : SchedObserver {
+    void on_wakeup(Time t, const Task& p, int) override {
+      if (p.comm == "sleeper") at.push_back(t);
+    }
+    std::vector<Time> at;
+  } wakeups;
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.add_observer(&wakeups);
+  // Mid-exit the task is on CPU 1's wake list, on no run-queue.
+  sys.kernel().run_until(1100_us);
+  if (governor == "menu") {
+    CHECK_FALSE(find_task(sys.kernel(), "sleeper").on_rq);
+    CHECK(sys.kernel().rq(1).ttwu_pending == 1);
+    CHECK(sys.kernel().rq(1).cfs.nr_running == 0);
+  }
+  sys.run();
+  const Time running = 1_ms + ipi + (governor == "menu" ? 200_us : Time::zero());
+  CHECK(log.first_run("sleeper", 20_us) == running);
+  REQUIRE(wakeups.at.size() == 2);  // the start, then the resume
+  CHECK(wakeups.at[1] == running);
+  const RunResult r = sys.result();
+  const TaskMetrics& m = metrics_of(r, "sleeper");
+  REQUIRE(m.wakeup_latency.size() == 1);
+  CHECK(m.wakeup_latency.values()[0] == (running - 1_ms).count());
+}
+
 // ---------------------------------------------------------- static power
 
 namespace {

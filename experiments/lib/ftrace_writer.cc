@@ -139,6 +139,13 @@ void FtraceWriter::on_wakeup(Time t, const Task& p, int cpu) {
   if (had_waking) {
     ctx = it->second;
     waking_ctx_.erase(it);
+    // A wake-list wake-up completes on the target CPU, in the scheduler
+    // IPI's handler (sched_ttwu_pending()), interrupting what runs there.
+    if (p.ttwu_enqueue_cpu != ctx.cpu && p.ttwu_enqueue_cpu == cpu) {
+      ctx.cpu = cpu;
+      ctx.task = current(cpu);
+      ctx.irq = true;
+    }
   }
   const bool is_new = new_tasks_.erase(p.pid) > 0;
   if (!had_waking) {

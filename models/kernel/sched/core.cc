@@ -453,6 +453,18 @@ void Kernel::on_event(uint64_t t) {
       break;
     case Ev::kWakeDeferred: {
       Task& p = *tasks_[arg];
+      // The wake-list IPI reaching a CPU in an idle state (or in its
+      // governor's run, interrupts off) is handled once the CPU runs again:
+      // sched_ttwu_pending() enqueues after the exit latency, as
+      // cpuidle_enter_state() enables interrupts only after ->enter().
+      // Until then the task is on no run-queue (ttwu_pending still counts).
+      if (Rq& target = *rqs_[p.cpu]; target.cpuidle.gov && target.curr->is_idle_task) {
+        event_cpu_ = p.cpu;
+        if (const Time at = irq_handled_at(target); at != now()) {
+          sim_.post(at, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
+          break;
+        }
+      }
       --rqs_[p.cpu]->ttwu_pending;
       event_cpu_ = p.ttwu_enqueue_cpu;
       update_rq_clock(*rqs_[p.cpu]);
@@ -677,13 +689,21 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   // A wake-list entry completes on the target; a direct remote enqueue is
   // the waking CPU's work (so its resched is an IPI).
   p.ttwu_enqueue_cpu = remote && !wake_list ? from_cpu : cpu;
-  if (delay > Time::zero()) {
+  Time enqueue_at = now() + delay;
+  if (Rq& target = *rqs_[cpu]; wake_list && delay == Time::zero() && target.cpuidle.gov && target.curr->is_idle_task) {
+    // An IPI with no latency: it reaches the target now, and waits out an
+    // idle state's exit (as at Ev::kWakeDeferred).
+    event_cpu_ = cpu;
+    enqueue_at = irq_handled_at(target);
+    event_cpu_ = saved_event_cpu;
+  }
+  if (enqueue_at > now()) {
     p.wake_pending = true;
     // The kernel's direct enqueue has no window (the waker holds the
     // target's rq lock); the model's, the wake-up cost long, counts as
     // pending so the target is not idle to others meanwhile.
     ++rqs_[cpu]->ttwu_pending;
-    sim_.post_in(delay, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
+    sim_.post(enqueue_at, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
   } else {
     event_cpu_ = p.ttwu_enqueue_cpu;
     update_rq_clock(*rqs_[cpu]);
