@@ -406,3 +406,36 @@ TEST_CASE("kworkers report under their pool attributes and not their pool id", "
   CHECK(group_of.at("kworker/u9:0") == "kworkers/unbound-nice0-cpus1");  // u1's, allocated with the scenario
   CHECK(group_of.at("kworker/u10:0") == "kworkers/unbound-nice0");       // events_unbound's, at its first use
 }
+
+// kick_pool() (6.12): an idle worker of a non-strict unbound pool whose
+// wake_cpu is outside the pool's pod (the cache scope: here each 2-CPU
+// cluster is an LLC) is woken from a pod CPU. FIFO hogs hold CPUs 0 and 1
+// for 2 ms, so pod {0,1}'s worker runs "w1" (queued from CPU 0) on CPU 2
+// or 3. At 3 ms, CPUs 0 and 1 idle, "w2" is queued from CPU 0: its wake-up
+// starts from a pod CPU, and with every CPU idle it stays in the pod. (The
+// model used to start from the worker's last CPU, 2 or 3, which is idle:
+// wake_affine_idle() kept it there.)
+TEST_CASE("kick_pool wakes an unbound worker that left its pod from a pod CPU", "[workqueue]") {
+  WorkqueueParams u;
+  u.name = "u";
+  u.flags = kWqUnbound;
+  ScenarioParams p = wq_scenario(4, {u});
+  p.platform.clusters = {cluster_1024("a", 2, {{1000000, 800000, 0}}), cluster_1024("b", 2, {{1000000, 800000, 0}})};
+  p.platform.llc = LlcSharing::kCluster;
+  p.duration = Time::ms(10);
+  TaskSpec hog0 = task("hog0", {ev_run(Time::ms(2)), ev_sleep(Time::s(10))}, Policy::kFifo, 10);
+  hog0.cpus = {0};
+  TaskSpec hog1 = hog0;
+  hog1.name = "hog1";
+  hog1.cpus = {1};
+  p.tasks = {queuer({ev_queue_work("u", "w1", Time::us(100)), ev_sleep(Time::ms(3)),
+                     ev_queue_work("u", "w2", Time::us(100))}),
+             hog0, hog1};
+  WorkLog log = run_logged<WorkLog>(p);
+  const WorkItemRecord& w1 = log.first("w1");
+  const WorkItemRecord& w2 = log.first("w2");
+  REQUIRE(w1.worker == w2.worker);  // the pool's one worker
+  CHECK(w1.cpu >= 2);
+  CHECK(w2.cpu <= 1);
+  CHECK(w2.started == Time::ms(3));
+}

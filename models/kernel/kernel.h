@@ -494,6 +494,20 @@ class Kernel : public InstantEndHook, public EventHandler {
   // smp_processor_id() of the path being modelled: the CPU whose event,
   // wake-up or __schedule() runs (-1 outside any CPU: a task's start).
   int event_cpu() const { return event_cpu_; }
+  // cpumask_any_and_distribute() run on this_cpu (lib/cpumask.c): the first
+  // CPU of the mask after this CPU's distribute_cpu_mask_prev, wrapping
+  // (find_next_and_bit_wrap()), remembered for the next call; -1 for an
+  // empty mask. Shared by RT's find_lowest_rq() and workqueues' kick_pool().
+  template <typename InMask>
+  int cpumask_any_and_distribute(int this_cpu, InMask in_mask) {
+    const int n = nr_cpus();
+    int& prev = rq(this_cpu).distribute_cpu_mask_prev;
+    for (int i = 1; i <= n; ++i) {
+      const int c = (prev + i) % n;
+      if (in_mask(c)) return prev = c;
+    }
+    return -1;
+  }
   // sched_idle_rq() / sched_idle_cpu() (6.12 fair.c): the rq's tasks are
   // all SCHED_IDLE (and it has some). Wake-up placement takes such a CPU
   // as idle, and its periodic balance uses the idle interval.

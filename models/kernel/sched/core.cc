@@ -343,6 +343,7 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   p.kernel_thread = kernel_thread;
   p.cpu = 0;
   while (!p.cpus_allowed[p.cpu]) ++p.cpu;
+  p.wake_cpu = p.cpu;
   max_allowed_cap_.push_back(0);
   for (int c = 0; c < nr_cpus(); ++c)
     if (p.cpus_allowed[c]) max_allowed_cap_.back() = std::max(max_allowed_cap_.back(), rqs_[c]->capacity);
@@ -408,10 +409,10 @@ void Kernel::on_event(uint64_t t) {
       // mask; every task here is forked from CPU 0 (an assumption: the
       // scenario's parent runs there). wake_up_new_task() then records it
       // as the recently used CPU and places the child.
-      p.cpu = kForkCpu;
+      p.cpu = p.wake_cpu = kForkCpu;
       p.recent_used_cpu = p.cpu;
       int cpu = select_task_rq(p, kWfFork);
-      p.cpu = cpu;
+      p.cpu = p.wake_cpu = cpu;
       Rq& rq = *rqs_[cpu];
       update_rq_clock(rq);
       class_of(p).task_fork(p);
@@ -546,13 +547,14 @@ int Kernel::select_task_rq(Task& p, int wake_flags) {
     note_why("allowed on one CPU");
     return first_allowed();
   }
-  const int cpu = class_of(p).select_task_rq(p, p.cpu, wake_flags);
+  const int cpu = class_of(p).select_task_rq(p, p.wake_cpu, wake_flags);
   if (p.cpus_allowed[static_cast<size_t>(cpu)]) return cpu;
   note_why("the class's choice is outside the affinity mask: the first allowed CPU");
   return first_allowed();
 }
 
 void Kernel::set_task_cpu(Task& p, int cpu) {
+  p.wake_cpu = cpu;  // __set_task_cpu()
   if (p.cpu == cpu) return;
   for (auto* o : observers_) o->on_migrate(now(), p, p.cpu, cpu);
   p.cpu = cpu;

@@ -286,18 +286,9 @@ class RtClass final : public SchedClass {
     if (preferred >= 0) return preferred;
     return any_and_distribute(this_cpu, in_lowest_mask);
   }
-  // cpumask_any_and_distribute() run on this_cpu: the first CPU of the mask
-  // after this CPU's distribute_cpu_mask_prev, wrapping (find_next_and_bit_wrap()),
-  // remembered for the next call; -1 for an empty mask.
   template <typename InMask>
   int any_and_distribute(int this_cpu, InMask in_mask) {
-    const int n = k_.nr_cpus();
-    int& prev = k_.rq(this_cpu).distribute_cpu_mask_prev;
-    for (int i = 1; i <= n; ++i) {
-      const int c = (prev + i) % n;
-      if (in_mask(c)) return prev = c;
-    }
-    return -1;
+    return k_.cpumask_any_and_distribute(this_cpu, in_mask);
   }
   // smp_processor_id() for find_lowest_rq(): the CPU the model runs this
   // path on, else (a task's start) the CPU given.

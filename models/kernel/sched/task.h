@@ -85,6 +85,9 @@ struct Task {
   CpuMask cpus_allowed;            // p->cpus_mask: bit c set if the task may run on CPU c
   int nr_cpus_allowed = 0;         // p->nr_cpus_allowed: cpus_allowed.count(), kept with the mask
   int cpu = 0;                     // CPU whose rq holds (or last held) the task
+  // p->wake_cpu: the prev_cpu the next wake-up's select_task_rq() starts
+  // from; set_task_cpu() keeps it equal to cpu, kick_pool() may move it.
+  int wake_cpu = 0;
   int recent_used_cpu = 0;         // p->recent_used_cpu (select_idle_sibling)
   TaskState state = TaskState::kNew;
   bool on_rq = false;              // p->on_rq: queued (including sched_delayed)

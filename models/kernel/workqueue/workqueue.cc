@@ -532,11 +532,23 @@ void WorkqueueSystem::pwq_dec_nr_active(PoolWorkqueue& pwq, QueueContext ctx) {
   }
 }
 
-// kick_pool(): wake the first idle worker if the pool needs one.
+// kick_pool(): wake the first idle worker if the pool needs one. A worker
+// of a non-strict unbound pool whose wake_cpu left the pool's pod (the
+// scheduler may run it anywhere in the pool's cpumask) is repatriated: its
+// wake-up starts from a pod CPU (cpumask_any_and_distribute() on the
+// kicking CPU). Per-CPU pools are strict.
 bool WorkqueueSystem::kick_pool(WorkerPool& pool, QueueContext ctx) {
   if (!need_more_worker(pool) || pool.idle_list.empty()) return false;
   Worker* w = pool.idle_list.back();
-  k_.try_to_wake_up(*w->task_, ctx.task, ctx.cpu >= 0 ? ctx.cpu : w->task_->cpu);
+  Task& p = *w->task_;
+  const int this_cpu = ctx.cpu >= 0 ? ctx.cpu : p.cpu;
+  if (!pool.bound() && !pool.strict &&
+      std::find(pool.pod_cpus.begin(), pool.pod_cpus.end(), p.wake_cpu) == pool.pod_cpus.end()) {
+    const int cpu = k_.cpumask_any_and_distribute(
+        this_cpu, [&](int c) { return std::find(pool.pod_cpus.begin(), pool.pod_cpus.end(), c) != pool.pod_cpus.end(); });
+    if (cpu >= 0) p.wake_cpu = cpu;
+  }
+  k_.try_to_wake_up(p, ctx.task, this_cpu);
   return true;
 }
 

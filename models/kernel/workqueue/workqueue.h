@@ -37,8 +37,7 @@
 // (WQ_MEM_RECLAIM) or mayday timer; no CPU hotplug; no BH workqueues; no
 // automatic CPU_INTENSIVE detection (wq_cpu_intensive_thresh_us); the
 // idle cull runs in the idle timer rather than a work item on
-// system_unbound_wq; kick_pool()'s wake_cpu repatriation of non-strict
-// unbound workers is not modelled (the scheduler places them); a delayed
+// system_unbound_wq; a delayed
 // work's timer fires on the CPU that queued it; bookkeeping costs no CPU
 // time (only the work functions do).
 #pragma once
