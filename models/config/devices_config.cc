@@ -567,7 +567,7 @@ const std::vector<ParamDecl>& workqueue_params() {
         {"affinity_strict", "bool", "false", "sysfs affinity_strict: workers stay inside their pod"},
         {"rt_priority", "int 1..99", std::to_string(d.rt_priority),
          "WQ_RTPRI: the workers' SCHED_FIFO priority (assumption: sched_set_fifo_low())"},
-        {"max_workers", "int >= 0", "0", "WQ_RTPRI: the driver's cap on the workqueue's threads (0 = none)"},
+        {"max_workers", "int >= 0", "0", "WQ_RTPRI: the driver's cap on the workqueue's threads, per pool (per CPU if bound, per cache pod if unbound; 0 = none)"},
     };
   }();
   return decls;

@@ -314,8 +314,8 @@ struct PmRuntime::Impl {
         c.action = Action::block(TaskState::kUninterruptible);
         break;
       case Ctx::Kind::kWorker:
-        // schedule_timeout_uninterruptible() on the worker: it ends exactly
-        // at now + wait (kernel threads' D sleeps get no slack here).
+        // The callback's hardware wait on the worker: a D sleep ending
+        // exactly at now + wait (WorkExec::sleep_for(): no slack).
         c.woken_at = now() + wait;
         c.action = c.exec->sleep_for(wait);
         break;

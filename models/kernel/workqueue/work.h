@@ -32,8 +32,11 @@ class WorkExec {
   virtual ~WorkExec() = default;
   virtual Kernel& kernel() = 0;
   virtual Task& worker() = 0;
-  // schedule_timeout_uninterruptible(d): the worker sleeps in D for `d`.
-  // Returns the action the function must return.
+  // The worker sleeps in D for exactly `d` on an hrtimer with no slack
+  // (hrtimer_nanosleep()-like; a hardware wait in a driver callback). Not
+  // schedule_timeout_uninterruptible()'s jiffy timer (at least a tick at
+  // HZ=250) nor usleep_range()'s window. Returns the action the function
+  // must return.
   virtual Action sleep_for(Time d) = 0;
   // The context to queue further work from (the worker, on its CPU).
   QueueContext context() { return QueueContext{&worker(), worker().cpu}; }

@@ -268,7 +268,11 @@ Workqueue& WorkqueueSystem::alloc_workqueue(const WorkqueueParams& in) {
   }
   // Unbound: attrs from unbound_std_wq_attrs / ordered_wq_attrs, then the
   // sysfs overrides; one pwq per pod of the affinity scope (ordered: one
-  // pwq for every CPU, apply_wqattrs_prepare()).
+  // pwq for every CPU, apply_wqattrs_prepare()). Simplified: 6.12
+  // allocates a pwq per CPU, sharing the pod's pool, so once max_active is
+  // reached activations rotate over the queueing CPUs' pwqs; here a pod's
+  // CPUs share one pwq and activate in queue order (no shipped workqueue
+  // reaches its max_active).
   const int nice = p.nice.value_or((p.flags & kWqHighpri) ? kHighpriNice : 0);
   std::vector<int> cpumask = p.cpumask;
   if (cpumask.empty())

@@ -44,7 +44,7 @@ struct WorkqueueParams {
   bool affinity_strict = false;
   // WQ_RTPRI (assumptions: the thread's WIP branch could not be read).
   int rt_priority = 1;             // SCHED_FIFO priority of the workers
-  int max_workers = 0;             // the driver's per-workqueue thread cap (0: none)
+  int max_workers = 0;             // the driver's thread cap (0: none), applied per pool: per CPU if bound, per pod if unbound
 };
 
 struct WorkqueueSubsysParams {
