@@ -519,6 +519,45 @@ TEST_CASE("an hrtimer re-armed on another CPU leaves its old base", "[cpuidle][h
   CHECK(k.next_hrtimer(1) == Time::max());
 }
 
+// remove_hrtimer() from another CPU does not reprogram the timer's old
+// CPU: CPU 1, idle in state 1 (tick stopped, its one timer at 10 ms), has
+// that timer cancelled by an interrupt at 5 ms, and still wakes at 10 ms:
+// exit 200 us, running again at 10.2 ms, back to idle. (The model used to
+// reprogram it quietly: no wake-up.)
+TEST_CASE("a cancelled hrtimer still wakes its idle CPU at the old expiry", "[cpuidle][hrtimer]") {
+  ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 2, false)});
+  p.duration = 20_ms;
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  IdleLog idle(2);
+  sys.add_observer(&idle);
+  struct Nothing final : EventHandler {
+    void on_event(uint64_t) override {}
+  } nothing;
+  Timer t(k.sim().queue(), &nothing, 0, kTierTimer);
+  struct Cancel final : EventHandler {
+    Kernel* k = nullptr;
+    Timer* t = nullptr;
+    void on_event(uint64_t) override { k->hrtimer_cancel(*t); }
+  } cancel;
+  cancel.k = &k;
+  cancel.t = &t;
+  Timer canceller(k.sim().queue(), &cancel, 0, kTierTimer);
+  k.hrtimer_start(t, 10_ms, 1);
+  canceller.arm(5_ms);
+  k.run_until(20_ms);
+  bool deep_at_cancel = false;
+  std::vector<Time> cpu1_exits;
+  for (const IdleEvent& e : idle.log) {
+    if (e.cpu != 1) continue;
+    if (e.t < 5_ms) deep_at_cancel = e.state == 1;
+    if (e.state == -1 && e.t >= 5_ms) cpu1_exits.push_back(e.t);
+  }
+  CHECK(deep_at_cancel);
+  REQUIRE_FALSE(cpu1_exits.empty());
+  CHECK(cpu1_exits[0] == 10200_us);
+}
+
 // The nohz idle-balance kick (an IPI) reaching a CPU in its deep state is
 // handled once the CPU runs again (cpuidle_enter_state() enables
 // interrupts after ->enter(); nohz_csd_func() then raises the softirq):

@@ -517,19 +517,17 @@ void Kernel::on_event(uint64_t t) {
       classes_[static_cast<size_t>(SchedClassId::kRt)]->irq_work(rq);
       break;
     }
-    case Ev::kClockEvent: {
+    case Ev::kClockEvent:
       // The local timer interrupt for the next hrtimer: the CPU wakes; the
-      // expired hrtimers' own events follow in this instant. (A timer
-      // cancelled or moved since it was programmed: reprogram instead.)
+      // expired hrtimers' own events follow in this instant. A timer
+      // cancelled or moved since it was programmed wakes the CPU all the
+      // same: a CPU in an idle state cannot cancel its own timers, and
+      // remove_hrtimer() from another CPU skips the reprogramming ("the
+      // interrupt event on this CPU is fired"), so hrtimer_interrupt()
+      // finds nothing due and reprograms after the exit (6.12 hrtimer.c).
       event_cpu_ = static_cast<int>(arg);
-      Rq& rq = *rqs_[arg];
-      const Time next = next_hrtimer(static_cast<int>(arg));
-      if (next <= now())
-        idle_wake(rq, false);
-      else if (next != Time::max() && rq.cpuidle.phase == CpuidleDevice::Phase::kIn)
-        rq.cpuidle.clockevent.arm(next);
+      idle_wake(*rqs_[arg], false);
       break;
-    }
   }
   event_cpu_ = -1;
 }
