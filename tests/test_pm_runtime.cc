@@ -291,7 +291,7 @@ TEST_CASE("get_sync on a suspended device runs the resume callback in the caller
   }
 }
 
-TEST_CASE("put_autosuspend arms the suspend timer at last_busy + delay and pm_wq suspends at expiry",
+TEST_CASE("put_autosuspend arms the suspend timer at last_busy + delay and pm_wq suspends when it fires",
           "[pm_runtime]") {
   RpmDeviceParams gpu = device("gpu");
   gpu.start_active = true;
@@ -312,19 +312,46 @@ TEST_CASE("put_autosuspend arms the suspend timer at last_busy + delay and pm_wq
   CHECK(d.works_queued() == 0);
 
   rig.run_until(Time::ms(20));
-  // pm_suspend_timer_fn() at 11 ms: rpm_suspend(RPM_ASYNC | RPM_AUTO)
-  // queues pm_runtime_work; the idle worker runs it at once:
+  // The timer's window is [11, 13.5] ms (a quarter of the delay as slack);
+  // the CPU idles with its tick stopped, so pm_suspend_timer_fn() runs at
+  // its end, 13.5 ms: rpm_suspend(RPM_ASYNC | RPM_AUTO) queues
+  // pm_runtime_work; the idle worker runs it at once:
   // rpm_suspend(RPM_NOWAIT | RPM_AUTO), 300 us of ->runtime_suspend().
-  CHECK(rig.log.queued == V{"11000 pm_runtime_work pm"});
+  CHECK(rig.log.queued == V{"13500 pm_runtime_work pm"});
   REQUIRE(rig.log.statuses.size() == 2);
-  CHECK(rig.log.statuses[0].rfind("11000 gpu suspending kworker/0:", 0) == 0);
-  CHECK(rig.log.statuses[1].rfind("11300 gpu suspended kworker/0:", 0) == 0);
+  CHECK(rig.log.statuses[0].rfind("13500 gpu suspending kworker/0:", 0) == 0);
+  CHECK(rig.log.statuses[1].rfind("13800 gpu suspended kworker/0:", 0) == 0);
   CHECK(d.status() == RpmStatus::kSuspended);
   CHECK(d.works_queued() == 1);
   CHECK(d.suspends() == 1);
   CHECK(d.timer_expires() == Time::zero());
   CHECK_FALSE(d.request_pending());
   CHECK(d.request() == RpmRequest::kNone);
+}
+
+// rpm_suspend() arms the suspend timer with hrtimer_start_range_ns() and a
+// slack of a quarter of the delay: from last_busy + delay (101.5 ms) it
+// runs at its CPU's first hrtimer interrupt, here the tick of a busy CPU
+// (HZ=1000: 102 ms), and on a CPU that idles with its tick stopped at the
+// window's end, 101.5 + 25 = 126.5 ms. (The model used to fire it at
+// 101.5 ms in both.)
+TEST_CASE("the autosuspend timer has a quarter of the delay as slack", "[pm_runtime][hrtimer]") {
+  for (const bool busy : {true, false}) {
+    CAPTURE(busy);
+    RpmDeviceParams gpu = device("gpu");
+    gpu.start_active = true;
+    gpu.autosuspend_delay = Time::ms(100);
+    Rig rig({gpu}, 2);
+    rig.add("app", {nosleep("gpu", RpmApi::kGet), run(Time::us(1500)), nosleep("gpu", RpmApi::kPutAutosuspend)},
+            Policy::kFifo, 50, {0});
+    if (busy) rig.add("hog", {run(Time::s(1))}, Policy::kNormal, 0, {0});
+    rig.run_until(Time::ms(200));
+    RpmDevice& d = rig.dev("gpu");
+    CHECK(d.last_busy() == Time::us(1500));
+    REQUIRE(rig.log.queued.size() == 1);
+    CHECK(rig.log.queued[0] == (busy ? "102000 pm_runtime_work pm" : "126500 pm_runtime_work pm"));
+    CHECK(d.status() == RpmStatus::kSuspended);
+  }
 }
 
 // hrtimer_start() of the suspend timer is not pinned: with timer
@@ -431,16 +458,17 @@ TEST_CASE("a last_busy moved forward makes the expired timer re-arm at the new e
   rig.run_until(Time::ms(7));
   CHECK(d.last_busy() == Time::ms(6));
   CHECK(d.timer_expires() == Time::ms(11));
-  rig.run_until(Time::ms(12));
-  // pm_suspend_timer_fn() at 11 ms: rpm_suspend(RPM_ASYNC | RPM_AUTO) sees
-  // the expiry moved to 16 ms and re-arms.
+  rig.run_until(Time::ms(14));
+  // pm_suspend_timer_fn() at 13.5 ms (the end of its [11, 13.5] ms window:
+  // the CPU idles, tick stopped): rpm_suspend(RPM_ASYNC | RPM_AUTO) sees
+  // the expiry moved to 16 ms and re-arms, for [16, 18.5] ms.
   CHECK(d.timer_expires() == Time::ms(16));
   CHECK(d.works_queued() == 0);
   CHECK(d.status() == RpmStatus::kActive);
   rig.run_until(Time::ms(30));
-  CHECK(rig.log.queued == V{"16000 pm_runtime_work pm"});
+  CHECK(rig.log.queued == V{"18500 pm_runtime_work pm"});
   REQUIRE(rig.log.statuses.size() == 2);
-  CHECK(rig.log.statuses[1].rfind("16300 gpu suspended kworker/0:", 0) == 0);
+  CHECK(rig.log.statuses[1].rfind("18800 gpu suspended kworker/0:", 0) == 0);
   CHECK(d.status() == RpmStatus::kSuspended);
 }
 
@@ -552,16 +580,17 @@ TEST_CASE("a child's resume resumes its parent first, and its suspend sends the 
   CHECK(c.usage_count() == 1);
 
   rig.run_until(Time::ms(20));
-  // put_autosuspend at 1300 us -> timer at 6300 us -> pm_runtime_work(gpu):
-  // [6300, 6600] us; then rpm_idle(genpd, RPM_ASYNC) -> rpm_suspend(genpd,
-  // RPM_ASYNC | RPM_AUTO) queues genpd's request, which the same worker
-  // runs next: [6600, 6650] us.
+  // put_autosuspend at 1300 us -> timer for [6300, 7550] us (a quarter of
+  // the delay as slack; the idle CPU's tick is stopped, so it runs at the
+  // end) -> pm_runtime_work(gpu): [7550, 7850] us; then rpm_idle(genpd,
+  // RPM_ASYNC) -> rpm_suspend(genpd, RPM_ASYNC | RPM_AUTO) queues genpd's
+  // request, which the same worker runs next: [7850, 7900] us.
   REQUIRE(rig.log.statuses.size() == 8);
   std::string worker = status_task(rig.log.statuses[4]);
   CHECK(V(rig.log.statuses.begin() + 4, rig.log.statuses.end()) ==
-        V{"6300 gpu suspending " + worker, "6600 gpu suspended " + worker, "6600 genpd suspending " + worker,
-          "6650 genpd suspended " + worker});
-  CHECK(rig.log.queued == V{"6300 pm_runtime_work pm", "6600 pm_runtime_work pm"});
+        V{"7550 gpu suspending " + worker, "7850 gpu suspended " + worker, "7850 genpd suspending " + worker,
+          "7900 genpd suspended " + worker});
+  CHECK(rig.log.queued == V{"7550 pm_runtime_work pm", "7850 pm_runtime_work pm"});
   CHECK(p.child_count() == 0);
   CHECK(p.status() == RpmStatus::kSuspended);
   CHECK(c.status() == RpmStatus::kSuspended);

@@ -215,6 +215,10 @@ struct Rq {
   int push_cpu = -1;
   Timer active_balance_stop;
   CpuidleDevice cpuidle;           // cpuidle device, idle-loop progress, hrtimer base
+  // Range hrtimers queued on this CPU with a soft expiry before their hard
+  // one (hrtimer_start_range()): kept whatever the cpuidle setting, as the
+  // tick runs them early. Reserved at set-up; stale entries are dropped.
+  std::vector<RangeHrtimerRef> range_hrtimers;
   RqUclamp uclamp;                 // rq->uclamp[], rq->uclamp_flags
 };
 
@@ -311,6 +315,17 @@ class Kernel : public InstantEndHook, public EventHandler {
   // first busy CPU of its sched domains, lowest level first, unless it
   // expires before that CPU's next event (hrtimer_suitable_target()).
   int hrtimer_target_cpu(int this_cpu, Time expires) const;
+  // hrtimer_start_range_ns(): `t` may run anywhere in [soft, soft + slack].
+  // Armed at the hard expiry (soft + slack); an hrtimer interrupt of `cpu`
+  // in the window -- its tick, or its exit from an idle state -- runs it
+  // then (run_soft_expired_hrtimers()). Simplified: other hrtimers' own
+  // interrupts on `cpu` do not (each fires as its own event), and the
+  // kernel's stop at the first queued timer not yet soft-expired (in hard
+  // order) is not kept: every soft-expired one runs.
+  void hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu);
+  // The soft-expired range hrtimers of rq's CPU run now (an hrtimer
+  // interrupt there at `at`, which is now or the end of an idle exit).
+  void run_soft_expired_hrtimers(Rq& rq, Time at);
   void hrtimer_cancel(Timer& t) {
     t.cancel();
     if (cpuidle_) hrtimer_forget(t);
@@ -715,14 +730,16 @@ class Kernel : public InstantEndHook, public EventHandler {
   void do_idle(Rq& rq);                    // cpuidle_idle_call() for an idle CPU
   void idle_tick(Rq& rq);                  // the tick on an idle CPU that kept it
   void cpuidle_enter_state(Rq& rq);        // the selected state is entered
-  void idle_wake(Rq& rq, bool tick);       // an interrupt reaches an idle CPU
+  // An interrupt reaches an idle CPU (`timer_irq`: the local timer's, for
+  // an hrtimer whose expiry came or was cancelled; the tick's is one too).
+  void idle_wake(Rq& rq, bool tick, bool timer_irq = false);
   void idle_exit_done(Rq& rq);             // exit latency over: cpu_idle -1, reflect
   void idle_step(Rq& rq);                  // Ev::kIdleStep
   int cpu_power_down_ok(const CpuidleDomain& d);
   Time cpu_next_event(int cpu);            // next hrtimer or kept tick (dev->next_hrtimer)
   void emit_cpu_idle(int cpu, int state);
   void hrtimer_enqueue(Timer& t, Time expires, int cpu);
-  void defer_hrtimers_to_idle_step(Rq& rq);
+  void defer_hrtimers_to_idle_step(Rq& rq, bool timer_irq = false);
   void hrtimer_forget(const Timer& t);
 
   friend class FairServer;

@@ -208,7 +208,7 @@ void Kernel::cpuidle_enter_state(Rq& rq) {
 // An interrupt reaches an idle CPU: a wake-up IPI (or the local interrupt
 // whose handler woke a task here), the local timer for an hrtimer, the kept
 // tick. In a state, the exit latency starts.
-void Kernel::idle_wake(Rq& rq, bool tick) {
+void Kernel::idle_wake(Rq& rq, bool tick, bool timer_irq) {
   CpuidleDevice& dev = rq.cpuidle;
   if (tick && dev.phase != CpuidleDevice::Phase::kOff) dev.got_tick = true;
   if (dev.phase == CpuidleDevice::Phase::kSelect) {
@@ -244,7 +244,7 @@ void Kernel::idle_wake(Rq& rq, bool tick) {
   // latency even when its task goes to another CPU). The ILB and irq_work
   // IPIs wait the same way (core.cc), and so does the kept tick's handler
   // (idle_tick(); the next tick stays on the jiffies grid).
-  defer_hrtimers_to_idle_step(rq);
+  defer_hrtimers_to_idle_step(rq, tick || timer_irq);
 }
 
 // An interrupt (`irq`, its event; `tick`: the tick's) reaches rq's CPU: it
@@ -273,14 +273,19 @@ Time Kernel::irq_handled_at(Rq& rq, bool tick) {
 // The hrtimers of a CPU with interrupts off in the idle path, in its exit
 // latency or running its governor, that expire before dev.step's time (it
 // runs again / it reaches the state) fire then.
-void Kernel::defer_hrtimers_to_idle_step(Rq& rq) {
+// An hrtimer interrupt then (one of these, or `timer_irq`: the tick's or
+// the local timer's that woke the CPU) also runs the range timers whose
+// soft expiry has come.
+void Kernel::defer_hrtimers_to_idle_step(Rq& rq, bool timer_irq) {
   CpuidleDevice& dev = rq.cpuidle;
   const Time running_at = dev.step.when();
   for (HrtimerRef& h : dev.hrtimers) {
     if (!h.live() || h.expires >= running_at) continue;
     h.timer->arm(running_at);
     h.expires = running_at;
+    timer_irq = true;
   }
+  if (timer_irq) run_soft_expired_hrtimers(rq, running_at);
 }
 
 // The CPU runs again (time_end): cpu_idle -1, dev->last_residency_ns,

@@ -35,6 +35,16 @@ struct HrtimerRef {
   bool live() const { return timer->armed() && timer->when() == expires; }
 };
 
+// A range hrtimer (hrtimer_start_range_ns()) queued on a CPU: its Timer is
+// armed at the hard expiry; any hrtimer interrupt of that CPU at or after
+// the soft expiry runs it early (__hrtimer_run_queues()).
+struct RangeHrtimerRef {
+  Timer* timer = nullptr;
+  Time soft;
+  Time hard;
+  bool live() const { return timer->armed() && timer->when() == hard; }
+};
+
 // Hardware view of one idle state (IdleStateParams): what entering and
 // leaving it costs in time. The governor sees cpuidle::IdleState.
 struct IdleStateHw {

@@ -42,6 +42,42 @@ void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu) {
     dev.clockevent.arm(max(expires, now()));
 }
 
+void Kernel::hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu) {
+  const Time hard = soft + max(slack, Time::zero());
+  hrtimer_start(t, hard, cpu);
+  if (slack <= Time::zero() || cpu < 0 || cpu >= nr_cpus()) return;
+  auto& v = rqs_[static_cast<size_t>(cpu)]->range_hrtimers;
+  for (size_t i = 0; i < v.size();) {
+    if (v[i].timer == &t || !v[i].live()) {
+      v[i] = v.back();
+      v.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  v.push_back({&t, soft, hard});
+}
+
+void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at) {
+  auto& v = rq.range_hrtimers;
+  for (size_t i = 0; i < v.size();) {
+    RangeHrtimerRef& h = v[i];
+    if (h.live() && h.soft > at) {
+      ++i;
+      continue;
+    }
+    if (h.live() && at < h.hard) {
+      h.timer->arm(at);
+      // The CPU's cpuidle base sees the new expiry (it is the exit's end
+      // at the latest: the CPU is awake or waking).
+      for (HrtimerRef& c : rq.cpuidle.hrtimers)
+        if (c.timer == h.timer && c.expires == h.hard) c.expires = at;
+    }
+    v[i] = v.back();
+    v.pop_back();
+  }
+}
+
 // hrtimer_cancel(): drop `t` from every base (rare: a linear pass).
 void Kernel::hrtimer_forget(const Timer& t) {
   for (auto& rqp : rqs_) {

@@ -421,9 +421,11 @@ struct PmRuntime::Impl {
             if (expires != Time::zero()) {
               dev.request_ = RpmRequest::kNone;
               // Leave a timer that expires at or before `expires` alone:
-              // pm_suspend_timer_fn() re-arms it. The kernel's 25% range
-              // slack (hrtimer_start_range_ns) is not modelled: the timer
-              // fires at `expires`.
+              // pm_suspend_timer_fn() re-arms it. Otherwise arm it with a
+              // quarter of the delay as slack ("to gather wakeups"): it
+              // runs at the first hrtimer interrupt of its CPU from
+              // `expires` on (a busy CPU's tick), at the latest at
+              // expires + delay / 4.
               if (!(dev.timer_expires_ > Time::zero() && dev.timer_expires_ <= expires)) {
                 DevState& d = st(dev);
                 dev.timer_expires_ = expires;
@@ -432,8 +434,10 @@ struct PmRuntime::Impl {
                 // on an idle CPU (timer migration) -- but a timer re-armed
                 // from its own callback keeps its base (switch_hrtimer_base():
                 // hrtimer_callback_running()).
-                if (!d.timer_fn_running) d.timer_cpu = k.hrtimer_target_cpu(std::max(c.cpu(), 0), expires);
-                k.hrtimer_start(d.suspend_timer, expires, d.timer_cpu);
+                const Time slack = dev.params_.autosuspend_delay / 4;
+                if (!d.timer_fn_running)
+                  d.timer_cpu = k.hrtimer_target_cpu(std::max(c.cpu(), 0), expires + slack);
+                k.hrtimer_start_range(d.suspend_timer, expires, slack, d.timer_cpu);
               }
               dev.timer_autosuspends_ = true;
               ret(c, 0);

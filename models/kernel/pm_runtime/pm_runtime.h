@@ -23,10 +23,10 @@
 // do not fail), no disable_depth (runtime PM is enabled for every device),
 // no device links or suppliers, no idle callback (rpm_idle() goes straight
 // to rpm_suspend(RPM_AUTO), as for drivers without ->runtime_idle), the
-// spinlock costs nothing. The suspend hrtimer fires exactly at
-// last_busy + autosuspend_delay (the kernel arms it with a 25% range slack,
-// so it may fire up to delay/4 later, at the next hrtimer interrupt), and a
-// callback's hardware wait ends exactly after its duration (no slack).
+// spinlock costs nothing. The suspend hrtimer is a range timer, as the
+// kernel arms it: from last_busy + autosuspend_delay to a quarter of the
+// delay later (Kernel::hrtimer_start_range()). A callback's hardware wait
+// ends exactly after its duration (no slack).
 //
 // Observers get RpmEvent (models/kernel/sched/observer.h): kStatus at each
 // __update_runtime_status(); kDSleep for every D sleep inside rpm_resume()

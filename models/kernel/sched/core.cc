@@ -110,6 +110,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   for (int c = 0; c < nr_cpus; ++c) {
     auto rq = std::make_unique<Rq>();
     rq->cpu = c;
+    rq->range_hrtimers.reserve(128);
     rq->pelt.start_at(kRqClockAtZeroNs);
     rq->sd_balance_interval_ms = nr_cpus;  // sd_init(): sd_weight
     auto idle = std::make_unique<Task>();
@@ -526,7 +527,7 @@ void Kernel::on_event(uint64_t t) {
       // interrupt event on this CPU is fired"), so hrtimer_interrupt()
       // finds nothing due and reprograms after the exit (6.12 hrtimer.c).
       event_cpu_ = static_cast<int>(arg);
-      idle_wake(*rqs_[arg], false);
+      idle_wake(*rqs_[arg], false, true);
       break;
   }
   event_cpu_ = -1;
@@ -1348,9 +1349,15 @@ void Kernel::scheduler_tick(Rq& rq) {
   // stopper here: a busy CPU's tick, with nothing for the stop class to
   // do (task_tick_stop() is empty).
   if (rq.idle_task_runs()) {
-    if (rq.cpuidle.gov) idle_tick(rq);  // the governor kept the tick
+    if (rq.cpuidle.gov)
+      idle_tick(rq);  // the governor kept the tick
+    else
+      run_soft_expired_hrtimers(rq, now());
     return;
   }
+  // hrtimer_interrupt(): after the tick's own handler, the range timers
+  // whose soft expiry has come (their events follow in this instant).
+  run_soft_expired_hrtimers(rq, now());
   const bool before = rq.need_resched || rq.need_resched_lazy;
   why_ = nullptr;
   class_of(curr).task_tick(rq, curr);
