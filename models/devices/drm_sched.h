@@ -47,7 +47,11 @@
 //    firmware's acknowledgement, tick_ctx_init(), the runtime PM put
 //    and devfreq idle when every group is idle are not modelled), and
 //    the global idle event (GLB_IDLE, after the firmware's 800 us
-//    hysteresis) is not modelled;
+//    hysteresis) is not modelled; panthor's sched->lock, which the
+//    fw-events, tick and sync-update works and queue_run_job() all take,
+//    is not modelled either: those works may run at once on two kworkers
+//    where panthor serialises them (submits and job interrupts rarely
+//    overlap in the shipped scenario; heavier GPU load would see it);
 //  - drm_sched_free_job_work(): free the first finished job, requeue itself
 //    if the next one is finished too, and requeue run_job.
 //
