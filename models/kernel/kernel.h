@@ -292,6 +292,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   // as above and returns when the handler runs (now: at once), for the
   // caller to post its event again then.
   Time irq_handled_at(Rq& rq, bool tick = false);
+  // When the wake-list IPI reaching `target` now is handled, and its task
+  // enqueued (sched_ttwu_pending()): now, or, for a CPU in an idle state or
+  // its governor's run, once it runs again.
+  Time wake_list_handled_at(Rq& target);
 
   // --- hrtimers (hrtimer_start() / hrtimer_cancel() on a CPU's hrtimer base)
   // Arms `t` for `expires` as an hrtimer queued on `cpu`. With cpuidle on,

@@ -12,13 +12,12 @@
 #include "models/kernel/kernel.h"
 
 namespace schedlab {
+namespace {
 
-// hrtimer_start() on `cpu`'s base (kernel.h calls this only with cpuidle on).
-void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu) {
-  if (cpu < 0 || cpu >= nr_cpus()) return;  // no CPU known: a plain timer
-  Rq& rq = *rqs_[static_cast<size_t>(cpu)];
-  CpuidleDevice& dev = rq.cpuidle;
-  auto& v = dev.hrtimers;
+// Before queueing `t` on a CPU: drop its earlier entry there and every
+// stale one (fired, cancelled or re-armed), swapping the last entry in.
+template <typename Ref>
+void drop_entry_and_stale(std::vector<Ref>& v, const Timer& t) {
   for (size_t i = 0; i < v.size();) {
     if (v[i].timer == &t || !v[i].live()) {
       v[i] = v.back();
@@ -27,6 +26,17 @@ void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu) {
       ++i;
     }
   }
+}
+
+}  // namespace
+
+// hrtimer_start() on `cpu`'s base (kernel.h calls this only with cpuidle on).
+void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu) {
+  if (cpu < 0 || cpu >= nr_cpus()) return;  // no CPU known: a plain timer
+  Rq& rq = *rqs_[static_cast<size_t>(cpu)];
+  CpuidleDevice& dev = rq.cpuidle;
+  auto& v = dev.hrtimers;
+  drop_entry_and_stale(v, t);
   // A CPU still in its exit latency handles the timer when it runs again;
   // one running its governor (interrupts off) when it reaches the state,
   // which the pending interrupt makes it leave at once.
@@ -47,14 +57,7 @@ void Kernel::hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu) {
   hrtimer_start(t, hard, cpu);
   if (slack <= Time::zero() || cpu < 0 || cpu >= nr_cpus()) return;
   auto& v = rqs_[static_cast<size_t>(cpu)]->range_hrtimers;
-  for (size_t i = 0; i < v.size();) {
-    if (v[i].timer == &t || !v[i].live()) {
-      v[i] = v.back();
-      v.pop_back();
-    } else {
-      ++i;
-    }
-  }
+  drop_entry_and_stale(v, t);
   v.push_back({&t, soft, hard});
 }
 

@@ -460,12 +460,9 @@ void Kernel::on_event(uint64_t t) {
       // sched_ttwu_pending() enqueues after the exit latency, as
       // cpuidle_enter_state() enables interrupts only after ->enter().
       // Until then the task is on no run-queue (ttwu_pending still counts).
-      if (Rq& target = *rqs_[p.cpu]; target.cpuidle.gov && target.curr->is_idle_task) {
-        event_cpu_ = p.cpu;
-        if (const Time at = irq_handled_at(target); at != now()) {
-          sim_.post(at, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
-          break;
-        }
+      if (const Time at = wake_list_handled_at(*rqs_[p.cpu]); at != now()) {
+        sim_.post(at, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
+        break;
       }
       --rqs_[p.cpu]->ttwu_pending;
       event_cpu_ = p.ttwu_enqueue_cpu;
@@ -690,14 +687,8 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   // A wake-list entry completes on the target; a direct remote enqueue is
   // the waking CPU's work (so its resched is an IPI).
   p.ttwu_enqueue_cpu = remote && !wake_list ? from_cpu : cpu;
-  Time enqueue_at = now() + delay;
-  if (Rq& target = *rqs_[cpu]; wake_list && delay == Time::zero() && target.cpuidle.gov && target.curr->is_idle_task) {
-    // An IPI with no latency: it reaches the target now, and waits out an
-    // idle state's exit (as at Ev::kWakeDeferred).
-    event_cpu_ = cpu;
-    enqueue_at = irq_handled_at(target);
-    event_cpu_ = saved_event_cpu;
-  }
+  // An IPI with no latency reaches the target now (as at Ev::kWakeDeferred).
+  const Time enqueue_at = wake_list && delay == Time::zero() ? wake_list_handled_at(*rqs_[cpu]) : now() + delay;
   if (enqueue_at > now()) {
     p.wake_pending = true;
     // The kernel's direct enqueue has no window (the waker holds the
@@ -711,6 +702,15 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
     ttwu_do_activate(*rqs_[cpu], p, static_cast<int>(p.ttwu_wake_flags), waker);
     event_cpu_ = saved_event_cpu;
   }
+}
+
+Time Kernel::wake_list_handled_at(Rq& target) {
+  if (!target.cpuidle.gov || !target.curr->is_idle_task) return now();
+  const int saved_event_cpu = event_cpu_;
+  event_cpu_ = target.cpu;
+  const Time at = irq_handled_at(target);
+  event_cpu_ = saved_event_cpu;
+  return at;
 }
 
 void Kernel::ttwu_do_activate(Rq& rq, Task& p, int flags, const Task* waker) {
@@ -1348,16 +1348,15 @@ void Kernel::scheduler_tick(Rq& rq) {
   // The idle task standing in for the active-balance stopper is the
   // stopper here: a busy CPU's tick, with nothing for the stop class to
   // do (task_tick_stop() is empty).
+  // hrtimer_interrupt(): with the tick's handler, the range timers whose
+  // soft expiry has come (their events follow in this instant); a CPU in
+  // the idle loop runs them in idle_tick(), once out of its idle state.
+  const bool idle_loop_tick = rq.idle_task_runs() && rq.cpuidle.gov;
+  if (!idle_loop_tick) run_soft_expired_hrtimers(rq, now());
   if (rq.idle_task_runs()) {
-    if (rq.cpuidle.gov)
-      idle_tick(rq);  // the governor kept the tick
-    else
-      run_soft_expired_hrtimers(rq, now());
+    if (idle_loop_tick) idle_tick(rq);  // the governor kept the tick
     return;
   }
-  // hrtimer_interrupt(): after the tick's own handler, the range timers
-  // whose soft expiry has come (their events follow in this instant).
-  run_soft_expired_hrtimers(rq, now());
   const bool before = rq.need_resched || rq.need_resched_lazy;
   why_ = nullptr;
   class_of(curr).task_tick(rq, curr);

@@ -546,10 +546,9 @@ bool WorkqueueSystem::kick_pool(WorkerPool& pool, QueueContext ctx) {
   Worker* w = pool.idle_list.back();
   Task& p = *w->task_;
   const int this_cpu = ctx.cpu >= 0 ? ctx.cpu : p.cpu;
-  if (!pool.bound() && !pool.strict &&
-      std::find(pool.pod_cpus.begin(), pool.pod_cpus.end(), p.wake_cpu) == pool.pod_cpus.end()) {
-    const int cpu = k_.cpumask_any_and_distribute(
-        this_cpu, [&](int c) { return std::find(pool.pod_cpus.begin(), pool.pod_cpus.end(), c) != pool.pod_cpus.end(); });
+  auto in_pod = [&pool](int c) { return std::find(pool.pod_cpus.begin(), pool.pod_cpus.end(), c) != pool.pod_cpus.end(); };
+  if (!pool.bound() && !pool.strict && !in_pod(p.wake_cpu)) {
+    const int cpu = k_.cpumask_any_and_distribute(this_cpu, in_pod);
     if (cpu >= 0) p.wake_cpu = cpu;
   }
   k_.try_to_wake_up(p, ctx.task, this_cpu);
