@@ -222,6 +222,7 @@ System::System(const ScenarioParams& params, uint64_t seed) : impl_(std::make_un
       Task& t = s.kernel->create_task(comm, spec.name, spec.policy, spec.nice, spec.rt_priority, spec.cpus,
                                       spec.kernel_thread);
       if (spec.slice) s.kernel->set_custom_slice(t, *spec.slice);
+      if (spec.timer_slack) s.kernel->set_timer_slack(t, *spec.timer_slack);
       s.kernel->set_task_uclamp(t, spec.uclamp_min, spec.uclamp_max);
       s.kernel->sched_move_task(t, cpu_cgroup_index(*s.kernel, spec.cgroup));
       auto body = std::make_unique<RtAppBody>(*s.world, spec, t);

@@ -453,6 +453,20 @@ TEST_CASE("A custom slice must be 0.1ms to 100ms on a fair task", "[config][yaml
   CHECK_THAT(old.message(), Catch::Contains("from 6.12"));
 }
 
+TEST_CASE("A task's timer_slack is a duration up to 10 s on a fair task", "[config][yaml]") {
+  CHECK(load("tasks:\n  - name: t\n    timer_slack: 40ms\n    events: [run: 1ms]\n").tasks[0].timer_slack == 40_ms);
+  CHECK_FALSE(load("tasks:\n  - name: t\n    events: [run: 1ms]\n").tasks[0].timer_slack.has_value());
+  ConfigError rt = error_of("tasks:\n  - name: t\n    policy: fifo\n    priority: 1\n    timer_slack: 1ms\n"
+                            "    events: [run: 1ms]\n");
+  CHECK(rt.key_path() == "tasks[0].timer_slack");
+  CHECK(rt.line() == 5);
+  CHECK_THAT(rt.message(), Catch::Contains("applies to fair tasks"));
+  CHECK_THAT(error_of("tasks:\n  - name: t\n    timer_slack: 11s\n    events: [run: 1ms]\n").message(),
+             Catch::Contains("expected 0..10s"));
+  CHECK_THAT(error_of("tasks:\n  - name: t\n    timer_slack: -1ms\n    events: [run: 1ms]\n").key_path(),
+             Catch::Equals("tasks[0].timer_slack"));
+}
+
 TEST_CASE("A duplicate key is an error rather than a silent override", "[config][yaml]") {
   ConfigError e = error_of(std::string("seed: 1\nseed: 2\n") + kOneTask);
   CHECK(e.key_path() == "seed");

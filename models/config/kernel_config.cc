@@ -222,7 +222,7 @@ const std::vector<ParamDecl>& overhead_params() {
         {"newidle_balance", "duration", duration_text(d.newidle_balance_cost),
          "what one newidle balance pass measures (max_newidle_lb_cost, compared with avg_idle); not charged"},
         {"timer_slack", "duration", duration_text(d.timer_slack),
-         "hrtimer slack added to SCHED_OTHER sleeps (RT tasks get none)"},
+         "init_task's timer slack: a fair task's sleep ends in [t, t + slack], at the first hrtimer interrupt of its CPU there (RT tasks get none)"},
     };
   }();
   return decls;

@@ -372,6 +372,25 @@ void load_slice(const TaskContext& ctx, const MapReader& r, TaskSpec& t) {
   t.slice = slice;
 }
 
+// prctl(PR_SET_TIMERSLACK) or a write of /proc/PID/timerslack_ns (Android's
+// task profiles set 40 ms for background threads: TimerSlackHigh). The
+// kernel ignores it for RT tasks; a scenario asking for it is a mistake.
+void load_timer_slack(const TaskContext& ctx, const MapReader& r, TaskSpec& t) {
+  auto n = r.find("timer_slack");
+  if (!n) return;
+  const Time slack = as_duration(ctx.doc, *n, r.path("timer_slack"), Bound::kNonNegative);
+  if (slack > Time::s(10))
+    fail(ctx.doc, *n, r.path("timer_slack"),
+         fmt::format("timer_slack {} is out of range (expected 0..10s; 0 = kernel.overheads.timer_slack)",
+                     duration_text(slack)));
+  if (!is_fair_policy(t.policy))
+    fail(ctx.doc, *n, r.path("timer_slack"),
+         fmt::format("timer_slack applies to fair tasks; a {} task has none (6.12 __setscheduler_params() zeroes "
+                     "it and PR_SET_TIMERSLACK ignores RT tasks)",
+                     policy_text(t.policy)));
+  t.timer_slack = slack;
+}
+
 // sched_setattr() with SCHED_FLAG_UTIL_CLAMP_MIN / _MAX: uclamp_validate()
 // (0..1024, min <= max, and CONFIG_UCLAMP_TASK, else EOPNOTSUPP).
 void load_uclamp(const TaskContext& ctx, const MapReader& r, TaskSpec& t) {
@@ -400,6 +419,7 @@ TaskSpec load_task(TaskContext& ctx, const YAML::Node& node, const std::string& 
   load_scheduling(r, t);
   if (auto n = r.find("cpus")) t.cpus = load_cpu_list(ctx.doc, *n, r.path("cpus"), ctx.platform.cpus);
   load_slice(ctx, r, t);
+  load_timer_slack(ctx, r, t);
   load_uclamp(ctx, r, t);
   load_task_cgroup(ctx.doc, r, ctx.kernel, t.cgroup);
   r.read("delay", t.delay, Bound::kNonNegative);
@@ -488,6 +508,8 @@ const std::vector<ParamDecl>& task_params() {
         {"priority", "int 1..99", "required for FIFO/RR", "RT priority (SCHED_FIFO/SCHED_RR only)"},
         {"cpus", "list of int, or \"0-3,6\"", "all CPUs", "affinity; each CPU < platform.cpus"},
         {"slice", "duration 0.1ms..100ms", "base_slice", "custom EEVDF slice (sched_attr.sched_runtime, 6.12+)"},
+        {"timer_slack", "duration 0..10s", "kernel.overheads.timer_slack",
+         "slack of its sleeps (prctl(PR_SET_TIMERSLACK); 0 = the default; fair tasks only)"},
         {"uclamp_min", "int 0..1024", "0 (RT: kernel.uclamp.min_rt_default)",
          "utilization floor (sched_attr.sched_util_min; needs kernel.uclamp.enabled)"},
         {"uclamp_max", "int 0..1024", "1024", "utilization cap (sched_attr.sched_util_max; needs kernel.uclamp.enabled)"},

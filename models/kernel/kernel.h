@@ -280,8 +280,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   // policy, nice and RT priority (setscheduler.cc). A PI boost is kept.
   void set_scheduler(Task& p, Policy policy, int nice, int rt_priority);
   void notify_period_end(const Task& p, Time period_start, Time response, Time period);
-  // hrtimer slack a sleep of p gets (0 for RT tasks, as hrtimer_nanosleep()).
+  // The hrtimer slack a sleep of p gets (p->timer_slack_ns: 0 for RT tasks).
   Time timer_slack(const Task& p) const;
+  // prctl(PR_SET_TIMERSLACK) or /proc/PID/timerslack_ns: p's slack (0 = its
+  // default); no effect on an RT task.
+  void set_timer_slack(Task& p, Time slack);
 
   // A device interrupt (`irq`, its event) reaches rq's CPU: if the CPU is
   // idle, in an idle state or still in its governor, the interrupt wakes
@@ -321,15 +324,22 @@ class Kernel : public InstantEndHook, public EventHandler {
   int hrtimer_target_cpu(int this_cpu, Time expires) const;
   // hrtimer_start_range_ns(): `t` may run anywhere in [soft, soft + slack].
   // Armed at the hard expiry (soft + slack); an hrtimer interrupt of `cpu`
-  // in the window -- its tick, or its exit from an idle state -- runs it
-  // then (run_soft_expired_hrtimers()). Simplified: other hrtimers' own
-  // interrupts on `cpu` do not (each fires as its own event), and the
-  // kernel's stop at the first queued timer not yet soft-expired (in hard
-  // order) is not kept: every soft-expired one runs.
+  // in the window -- its tick, its exit from an idle state, or the expiry
+  // of a task's sleep or of a runtime-PM suspend timer there
+  // (hrtimer_interrupt()) -- runs it then (run_soft_expired_hrtimers()).
+  // Simplified: the scheduler's own hrtimers (the fair server's, RT
+  // period, hrtick) do not run them, and the kernel's stop at the first
+  // queued timer not yet soft-expired (in hard order) is not kept: every
+  // soft-expired one runs.
   void hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu);
   // The soft-expired range hrtimers of rq's CPU run now (an hrtimer
   // interrupt there at `at`, which is now or the end of an idle exit).
   void run_soft_expired_hrtimers(Rq& rq, Time at);
+  // An hrtimer queued on `cpu` fires now: __hrtimer_run_queues() runs the
+  // CPU's other soft-expired range timers in the same interrupt.
+  void hrtimer_interrupt(int cpu) {
+    if (cpu >= 0 && cpu < nr_cpus()) run_soft_expired_hrtimers(*rqs_[static_cast<size_t>(cpu)], now());
+  }
   void hrtimer_cancel(Timer& t) {
     t.cancel();
     if (cpuidle_) hrtimer_forget(t);

@@ -84,12 +84,14 @@ void RtAppBody::advance() {
 }
 
 void RtAppBody::sleep_until(Time t) {
-  // hrtimer slack: the wake-up may come up to `slack` late; with no other
-  // timer to coalesce with it comes at the end of the window.
-  // An hrtimer on the CPU the task sleeps on (hrtimer_nanosleep()): the
-  // CPU's next timer event for cpuidle.
+  // hrtimer_nanosleep() (6.12 kernel/time/hrtimer.c): a range hrtimer on
+  // the CPU the task sleeps on, [t, t + the task's timer slack]. It fires
+  // at the window's end unless an hrtimer interrupt of that CPU comes
+  // inside it (its tick, another timer's expiry, a timer's idle exit),
+  // which runs it then: slack lets timers coalesce.
   Kernel& k = world_.kernel();
-  k.hrtimer_start(sleep_timer_, t + k.timer_slack(task_), task_.cpu);
+  sleep_cpu_ = task_.cpu;
+  k.hrtimer_start_range(sleep_timer_, t, k.timer_slack(task_), sleep_cpu_);
   waiting_ = Wait::kSleep;
 }
 
@@ -104,6 +106,9 @@ void RtAppBody::on_event(uint64_t tag) {
     k.try_to_wake_up(task_, nullptr, io_cpu_);
     return;
   }
+  // hrtimer_wakeup() in the CPU's hrtimer interrupt, which runs the other
+  // soft-expired timers there too.
+  k.hrtimer_interrupt(sleep_cpu_);
   waiting_ = Wait::kNone;
   k.try_to_wake_up(task_, nullptr, task_.cpu);
 }

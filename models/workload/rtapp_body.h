@@ -102,6 +102,7 @@ class RtAppBody final : public TaskBody, public EventHandler, public BinderClien
   const TaskSpec& spec_;
   Task& task_;
   Timer sleep_timer_;
+  int sleep_cpu_ = 0;  // the CPU whose hrtimer base holds sleep_timer_
   // An `iowait` event's completion interrupt, on io_cpu_ (the CPU the task
   // blocked on).
   Timer io_done_;

@@ -102,6 +102,9 @@ struct TaskSpec {
   int rt_priority = 0;           // SCHED_FIFO/RR: 1..99
   std::vector<int> cpus;         // affinity; empty = all CPUs
   std::optional<Time> slice;     // sched_attr.sched_runtime (custom slice, 6.12+)
+  // prctl(PR_SET_TIMERSLACK) / /proc/PID/timerslack_ns: the slack of its
+  // sleeps; unset = kernel.overheads.timer_slack (init_task's). Fair only.
+  std::optional<Time> timer_slack;
   // sched_attr.sched_util_min / sched_util_max (uclamp, 0..1024); unset =
   // not requested (the defaults: 0 / 1024, RT tasks' min from
   // sched_util_clamp_min_rt_default).

@@ -715,6 +715,7 @@ struct PmRuntime::Impl {
 
   // pm_suspend_timer_fn(): the hrtimer of power.suspend_timer.
   void pm_suspend_timer_fn(DevState& d) {
+    k.hrtimer_interrupt(d.timer_cpu);  // the CPU's other soft-expired timers run too
     RpmDevice& dev = d.dev;
     Time expires = dev.timer_expires_;
     // The kernel tests `expires < now`: there the hrtimer runs strictly

@@ -319,6 +319,10 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   p.normal_prio = rt ? rt_priority_to_prio(rt_priority) : p.static_prio;
   p.prio = p.normal_prio;
   p.sched_class = class_for(p);
+  // Forked with init_task's slack (kernel.overheads.timer_slack); an RT
+  // task's is 0 (__setscheduler_params()).
+  p.default_timer_slack = params_.timer_slack;
+  p.timer_slack = rt ? Time::zero() : params_.timer_slack;
   // set_load_weight(): SCHED_IDLE tasks get the minimal weight.
   if (policy == Policy::kIdle) {
     p.se.weight = kWeightIdlePrio;
@@ -370,8 +374,16 @@ void Kernel::set_custom_slice(Task& p, Time slice) {
 
 void Kernel::start_task_at(Task& p, Time at) { sim_.post(at, kTierWake, this, tag(Ev::kStart, p.index)); }
 
-Time Kernel::timer_slack(const Task& p) const {
-  return rt_prio(p.prio) ? Time::zero() : params_.timer_slack;
+// 6.12 hrtimer_nanosleep() takes current->timer_slack_ns, which follows
+// the policy, not a PI boost (a boosted fair task keeps its slack).
+Time Kernel::timer_slack(const Task& p) const { return p.timer_slack; }
+
+// PR_SET_TIMERSLACK / a write of /proc/PID/timerslack_ns (6.12 sys.c,
+// fs/proc/base.c timerslack_ns_write()): ignored for an RT task; 0 means
+// the default.
+void Kernel::set_timer_slack(Task& p, Time slack) {
+  if (p.policy == Policy::kFifo || p.policy == Policy::kRr) return;
+  p.timer_slack = slack > Time::zero() ? slack : p.default_timer_slack;
 }
 
 void Kernel::notify_period_end(const Task& p, Time period_start, Time response, Time period) {

@@ -52,6 +52,11 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
   p.static_prio = new_static;
   p.rt_priority = new_rt_priority;
   p.normal_prio = new_normal;
+  // RT tasks have no timer slack; leaving RT restores the default.
+  if (rt)
+    p.timer_slack = Time::zero();
+  else if (p.timer_slack == Time::zero())
+    p.timer_slack = p.default_timer_slack;
   const uint64_t old_weight = p.se.weight;
   const uint64_t new_weight = policy == Policy::kIdle ? kWeightIdlePrio : nice_to_weight(nice);
   if (new_weight != old_weight) {

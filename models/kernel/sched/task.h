@@ -94,6 +94,11 @@ struct Task {
   bool on_cpu = false;             // currently running
   bool kernel_thread = false;
   bool is_idle_task = false;
+  // p->timer_slack_ns and p->default_timer_slack_ns (6.12): the slack of
+  // the task's hrtimer sleeps (hrtimer_nanosleep()); 0 under an RT policy
+  // (__setscheduler_params()), the default again when it leaves it.
+  Time timer_slack;
+  Time default_timer_slack;
 
   SchedEntity se;
   SchedRtEntity rt;

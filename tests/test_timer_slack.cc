@@ -1,0 +1,126 @@
+// Timer slack on sleeps: hrtimer_nanosleep() (6.12 kernel/time/hrtimer.c)
+// queues a range hrtimer [t, t + current->timer_slack_ns] on the sleeper's
+// CPU. It is programmed for the window's end, and any hrtimer interrupt of
+// that CPU inside the window -- the tick, another timer's expiry --
+// runs it then (__hrtimer_run_queues() compares the soft expiry). RT
+// tasks have no slack (__setscheduler_params()); prctl(PR_SET_TIMERSLACK)
+// sets a fair task's. One CPU, no overheads: every time is by hand.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+#include "sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+namespace {
+
+// The first time each task was woken.
+class FirstWake : public SchedObserver {
+ public:
+  void on_waking(Time t, const Task& p, const Task*, int) override { at.try_emplace(p.comm, t); }
+  Time of(const std::string& comm) const {
+    auto it = at.find(comm);
+    return it == at.end() ? Time::max() : it->second;
+  }
+  std::map<std::string, Time> at;
+};
+
+ScenarioParams slack_scenario(int hz, Time slack) {
+  ScenarioParams p = exact_scenario("6.12", hz);
+  p.kernel.timer_slack = slack;
+  p.duration = 100_ms;
+  return p;
+}
+
+TaskSpec sleeper(const std::string& name, Time sleep, Policy policy = Policy::kNormal, int prio = 0) {
+  TaskSpec t = task(name, {ev_sleep(sleep), ev_run(100_us)}, policy, prio);
+  t.loop = 1;
+  t.phases[0].loop = 1;
+  return t;
+}
+
+}  // namespace
+
+// HZ=1000: ticks at every whole millisecond. The window is [980, 1030] us.
+// With a hog the CPU keeps its tick, and the tick at 1000 us runs the
+// soft-expired timer; alone, the CPU idles with its tick stopped and the
+// timer fires at the window's end. (The model used to wake it at 1030 us
+// in both.)
+TEST_CASE("a fair sleep ends at the first tick inside its slack window", "[hrtimer][slack]") {
+  for (const bool busy : {true, false}) {
+    CAPTURE(busy);
+    ScenarioParams p = slack_scenario(1000, 50_us);
+    p.tasks = {sleeper("s", 980_us)};
+    if (busy) p.tasks.push_back(hog("hog"));
+    const FirstWake w = run_logged<FirstWake>(p);
+    CHECK(w.of("s") == (busy ? 1000_us : 1030_us));
+  }
+}
+
+// HZ=100: no tick before 10 ms. a's window is [1000, 1050] us, b's [1020,
+// 1070] us: a's timer fires at 1050 us, and its interrupt runs b's,
+// soft-expired since 1020 us. An RT sleeper (no slack) fires at 1010 us and
+// takes c's [1000, 1050] window with it. (The model used to wake b at
+// 1070 us and c at 1050 us.)
+TEST_CASE("another timer's interrupt on the CPU runs a soft-expired sleep", "[hrtimer][slack]") {
+  ScenarioParams p = slack_scenario(100, 50_us);
+  p.tasks = {sleeper("a", 1000_us), sleeper("b", 1020_us)};
+  FirstWake w = run_logged<FirstWake>(p);
+  CHECK(w.of("a") == 1050_us);
+  CHECK(w.of("b") == 1050_us);
+
+  p.tasks = {sleeper("c", 1000_us), sleeper("fifo", 1010_us, Policy::kFifo, 10)};
+  w = run_logged<FirstWake>(p);
+  CHECK(w.of("fifo") == 1010_us);
+  CHECK(w.of("c") == 1010_us);
+}
+
+// Android's task profiles give background threads 40 ms of slack
+// (TimerSlackHigh, written to /proc/PID/timerslack_ns). A 10 ms sleep's
+// window is [10, 50] ms: on a busy CPU at HZ=250 the tick at 12 ms runs
+// it; alone on an idle CPU it sleeps to 50 ms.
+TEST_CASE("a task's own timer slack widens its window", "[hrtimer][slack][config]") {
+  for (const bool busy : {true, false}) {
+    CAPTURE(busy);
+    std::string yaml =
+        "kernel: {version: \"6.12\", hz: 250}\n"
+        "duration: 100ms\n"
+        "tasks:\n"
+        "  - {name: bg, timer_slack: 40ms, loop: 1, events: [{sleep: 10ms}, {run: 100us}]}\n";
+    if (busy) yaml += "  - {name: hog, events: [{run: 10s}]}\n";
+    const FirstWake w = run_logged<FirstWake>(load_scenario_yaml(yaml, "slack.yaml"));
+    CHECK(w.of("bg") == (busy ? 12_ms : 50_ms));
+  }
+}
+
+// p->timer_slack_ns follows the policy (6.12 __setscheduler_params()): 0
+// under SCHED_FIFO, the default (not a prctl value) when the task is fair
+// again; PR_SET_TIMERSLACK is ignored for an RT task and 0 means the
+// default. A PI boost does not change it.
+TEST_CASE("timer slack follows the policy, not a PI boost", "[hrtimer][slack]") {
+  ScenarioParams p = slack_scenario(1000, 50_us);
+  p.tasks = {sleeper("t", 1_ms), sleeper("rt", 1_ms, Policy::kFifo, 5)};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  Task& t = find_task(k, "t");
+  Task& rt = find_task(k, "rt");
+  CHECK(k.timer_slack(t) == 50_us);
+  CHECK(k.timer_slack(rt) == Time::zero());
+  k.set_timer_slack(rt, 1_ms);
+  CHECK(k.timer_slack(rt) == Time::zero());
+  k.set_timer_slack(t, 40_ms);
+  CHECK(k.timer_slack(t) == 40_ms);
+  k.rt_mutex_setprio(t, rt.prio);  // boosted to rt's priority
+  CHECK(k.timer_slack(t) == 40_ms);
+  k.rt_mutex_setprio(t, t.normal_prio);
+  k.set_scheduler(t, Policy::kFifo, 0, 10);
+  CHECK(k.timer_slack(t) == Time::zero());
+  k.set_scheduler(t, Policy::kNormal, 0, 0);
+  CHECK(k.timer_slack(t) == 50_us);
+  k.set_timer_slack(t, 40_ms);
+  k.set_timer_slack(t, Time::zero());
+  CHECK(k.timer_slack(t) == 50_us);
+}
