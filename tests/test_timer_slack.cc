@@ -124,3 +124,41 @@ TEST_CASE("timer slack follows the policy, not a PI boost", "[hrtimer][slack]") 
   k.set_timer_slack(t, Time::zero());
   CHECK(k.timer_slack(t) == 50_us);
 }
+
+// The runtime-PM autosuspend timer is a range hrtimer too ([last_busy +
+// delay, + delay/4]: here [9, 11] ms after a put at 1 ms) and shares the
+// CPU's hrtimer interrupts with sleeps. A FIFO sleep expiring at 9.5 ms
+// runs it then; a fair sleep with 5 ms of slack whose window opens at
+// 9.8 ms is run by the suspend timer's own expiry at 11 ms. The CPU idles
+// with its tick stopped in between. (The model used to queue the suspend
+// at 11 ms in the first case and wake the sleeper at 14.8 ms in the
+// second.)
+TEST_CASE("a sleep and the autosuspend timer coalesce on their CPU", "[hrtimer][slack][pm_runtime]") {
+  for (const bool fifo_first : {true, false}) {
+    CAPTURE(fifo_first);
+    std::string yaml =
+        "kernel: {version: \"6.12\", hz: 100}\n"
+        "duration: 30ms\n"
+        "platform: {cpus: 1}\n"
+        "pm_runtime:\n"
+        "  devices:\n"
+        "    - {name: gpu, autosuspend_delay: 8ms, start_active: true, suspend_cost: 100us}\n"
+        "tasks:\n"
+        "  - name: user\n"
+        "    loop: 1\n"
+        "    events: [{rpm: {op: get_sync, device: gpu}}, {run: 1ms}, {rpm: {op: put_autosuspend, device: gpu}},"
+        " {sleep: 100ms}]\n";
+    yaml += fifo_first
+                ? "  - {name: s, policy: SCHED_FIFO, priority: 10, loop: 1, events: [{sleep: 9500us}, {run: 100us}]}\n"
+                : "  - {name: s, timer_slack: 5ms, loop: 1, events: [{sleep: 9800us}, {run: 100us}]}\n";
+    System sys(load_scenario_yaml(yaml, "coalesce.yaml"), 1);
+    WorkLog work;
+    FirstWake wake;
+    sys.add_observer(&work);
+    sys.add_observer(&wake);
+    sys.run();
+    const Time at = fifo_first ? 9500_us : 11_ms;
+    CHECK(work.first("pm_runtime_work").queued == at);
+    CHECK(wake.of("s") == at);
+  }
+}
