@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "experiment_test_util.h"
 #include "sched_test_util.h"
 
 using namespace schedlab;
@@ -161,4 +162,23 @@ TEST_CASE("a sleep and the autosuspend timer coalesce on their CPU", "[hrtimer][
     CHECK(work.first("pm_runtime_work").queued == at);
     CHECK(wake.of("s") == at);
   }
+}
+
+// The shipped what-if (configs/overlays/android_background_timer_slack.yaml):
+// TimerSlackHigh's 40 ms for the pm_wq scenario's background sync threads
+// only; every other fair thread keeps init_task's 50 us, RT threads none.
+TEST_CASE("the Android background timer-slack overlay reaches bg_sync only", "[hrtimer][slack][config]") {
+  const ScenarioParams p = load_scenario_with_overlays(
+      repo_path("configs/scenarios/shade_swipe.yaml"),
+      load_overlay_file(repo_path("configs/overlays/android_background_timer_slack.yaml")), "what-if");
+  CHECK(p.warnings.empty());
+  for (const TaskSpec& t : p.tasks) {
+    CAPTURE(t.name);
+    CHECK(t.timer_slack.has_value() == (t.name == "bg_sync"));
+  }
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  CHECK(k.timer_slack(find_task(k, "bg_sync-0")) == 40_ms);
+  CHECK(k.timer_slack(find_task(k, "app_worker-0")) == 50_us);
+  CHECK(k.timer_slack(find_task(k, "audio_hal")) == Time::zero());
 }
