@@ -29,6 +29,21 @@ class FirstWake : public SchedObserver {
   std::map<std::string, Time> at;
 };
 
+// A YAML scenario run to its end with its work items and first wake-ups
+// recorded.
+struct Watched {
+  WorkLog work;
+  FirstWake wake;
+};
+Watched run_watched(const std::string& yaml) {
+  System sys(load_scenario_yaml(yaml, "slack_test.yaml"), 1);
+  Watched w;
+  sys.add_observer(&w.work);
+  sys.add_observer(&w.wake);
+  sys.run();
+  return w;
+}
+
 ScenarioParams slack_scenario(int hz, Time slack) {
   ScenarioParams p = exact_scenario("6.12", hz);
   p.kernel.timer_slack = slack;
@@ -152,15 +167,10 @@ TEST_CASE("a sleep and the autosuspend timer coalesce on their CPU", "[hrtimer][
     yaml += fifo_first
                 ? "  - {name: s, policy: SCHED_FIFO, priority: 10, loop: 1, events: [{sleep: 9500us}, {run: 100us}]}\n"
                 : "  - {name: s, timer_slack: 5ms, loop: 1, events: [{sleep: 9800us}, {run: 100us}]}\n";
-    System sys(load_scenario_yaml(yaml, "coalesce.yaml"), 1);
-    WorkLog work;
-    FirstWake wake;
-    sys.add_observer(&work);
-    sys.add_observer(&wake);
-    sys.run();
+    const Watched w = run_watched(yaml);
     const Time at = fifo_first ? 9500_us : 11_ms;
-    CHECK(work.first("pm_runtime_work").queued == at);
-    CHECK(wake.of("s") == at);
+    CHECK(w.work.first("pm_runtime_work").queued == at);
+    CHECK(w.wake.of("s") == at);
   }
 }
 
@@ -181,4 +191,24 @@ TEST_CASE("the Android background timer-slack overlay reaches bg_sync only", "[h
   CHECK(k.timer_slack(find_task(k, "bg_sync-0")) == 40_ms);
   CHECK(k.timer_slack(find_task(k, "app_worker-0")) == 50_us);
   CHECK(k.timer_slack(find_task(k, "audio_hal")) == Time::zero());
+}
+
+// Any hrtimer's interrupt runs the CPU's soft-expired sleeps, not only
+// sleeps' and the suspend timer's: here a work function's 2 ms sleep in a
+// kworker of CPU 0's events pool (HZ=100, so no tick before 10 ms; the
+// idle CPU's tick is stopped). s's window is [1980, 2030] us: the
+// kworker's timer at 2000 us runs it. (cb73a1d woke s at 2030 us.)
+TEST_CASE("a kworker's sleep expiring on the CPU runs a soft-expired sleep", "[hrtimer][slack][workqueue]") {
+  const std::string yaml =
+      "kernel: {version: \"6.12\", hz: 100}\n"
+      "duration: 30ms\n"
+      "platform: {cpus: 1}\n"
+      "workqueue: {create_worker_delay: 0us}\n"
+      "tasks:\n"
+      "  - {name: q, loop: 1, events: [{queue_work: {wq: events, work: w, sleep: 2ms, cpu: 0}}, {sleep: 100ms}]}\n"
+      "  - {name: s, loop: 1, events: [{sleep: 1980us}, {run: 100us}]}\n";
+  const Watched w = run_watched(yaml);
+  REQUIRE(w.work.items.size() == 1);
+  CHECK(w.work.items[0].started == Time::zero());
+  CHECK(w.wake.of("s") == 2000_us);
 }

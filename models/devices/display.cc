@@ -1280,7 +1280,8 @@ void DisplayPipeline::arm_app(int64_t min_k) {
 
 void DisplayPipeline::arm_app_at(int64_t k) {
   app_target_ = k;
-  k_.hrtimer_start(app_timer_, app_wakeup(k), ui_task_->cpu);
+  app_timer_cpu_ = ui_task_->cpu;
+  k_.hrtimer_start(app_timer_, app_wakeup(k), app_timer_cpu_);
 }
 
 // MessageQueue::scheduleFrame(): SF's callback for the next SF wake-up
@@ -1293,7 +1294,8 @@ void DisplayPipeline::request_sf(int caller_cpu) {
     schedule_callback(sf_cb_, sf_wakeup(k), caller_cpu);
     return;
   }
-  k_.hrtimer_start(sf_timer_, sf_wakeup(k), sf_task_->cpu);
+  sf_timer_cpu_ = sf_task_->cpu;
+  k_.hrtimer_start(sf_timer_, sf_wakeup(k), sf_timer_cpu_);
 }
 
 int DisplayPipeline::alloc_frame() {
@@ -1372,12 +1374,14 @@ void DisplayPipeline::on_event(uint64_t tag) {
       // it was queued on and wakes TimerDispatch, which runs the callbacks
       // that are due.
       dispatch_expired_ = true;
+      k_.hrtimer_interrupt(dispatch_cpu_);  // the CPU's other soft-expired timers run too
       wake_from(*td_task_, nullptr, dispatch_cpu_);
       break;
     case kTagApp: {
       // The simple model: the app's vsync callback (DisplayEventReceiver ->
       // Choreographer) wakes the UI thread directly (as from its own CPU)
       // and the next callback of the schedule is armed.
+      k_.hrtimer_interrupt(app_timer_cpu_);  // the CPU's other soft-expired timers run too
       const int64_t w = window_of(k_.now());
       const AppVsync v{true, app_target_, w >= 0 && w != last_window_, w};  // an idle redraw is no window's first
       ++app_vsyncs_;
@@ -1390,6 +1394,7 @@ void DisplayPipeline::on_event(uint64_t tag) {
       // The simple model: MessageQueue::vsyncCallback() ->
       // Handler::dispatchFrame() (dropped while the previous frame message
       // is still pending) wakes SF directly.
+      k_.hrtimer_interrupt(sf_timer_cpu_);  // the CPU's other soft-expired timers run too
       ++sf_wakeups_;
       sf_last_target_ = sf_target_;
       sf_dispatch_k_ = sf_target_;

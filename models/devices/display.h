@@ -533,6 +533,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   DispatchCallback sf_cb_, app_cb_;
   Time dispatch_intended_;
   int dispatch_cpu_ = 0;
+  int app_timer_cpu_ = 0, sf_timer_cpu_ = 0;  // the CPUs whose hrtimer bases hold app_timer_ / sf_timer_
   bool dispatch_expired_ = false;
   bool ui_wants_vsync_ = false;  // a touch or redraw message for the UI thread
   AppVsync et_app_;

@@ -152,7 +152,9 @@ void Gpu::start(size_t i, const Job& job) {
 
 void Gpu::on_event(uint64_t tag) {
   if (tag == kIdleTag) {
-    // msm_hrtimer_work_timer(): the hrtimer's handler queues the work.
+    // msm_hrtimer_work_timer(): the hrtimer's handler queues the work (its
+    // interrupt runs the CPU's other soft-expired timers too).
+    k_.hrtimer_interrupt(idle_timer_cpu_);
     retire_worker_->queue_work(idle_work_, QueueContext{nullptr, idle_timer_cpu_}, nullptr);
     return;
   }

@@ -325,12 +325,13 @@ class Kernel : public InstantEndHook, public EventHandler {
   // hrtimer_start_range_ns(): `t` may run anywhere in [soft, soft + slack].
   // Armed at the hard expiry (soft + slack); an hrtimer interrupt of `cpu`
   // in the window -- its tick, its exit from an idle state, or the expiry
-  // of a task's sleep or of a runtime-PM suspend timer there
-  // (hrtimer_interrupt()) -- runs it then (run_soft_expired_hrtimers()).
-  // Simplified: the scheduler's own hrtimers (the fair server's, RT
-  // period, hrtick) do not run them, and the kernel's stop at the first
-  // queued timer not yet soft-expired (in hard order) is not kept: every
-  // soft-expired one runs.
+  // of any hrtimer queued there (every model's hrtimer handler calls
+  // hrtimer_interrupt(): sleeps, runtime PM's timers, the fair server's,
+  // SurfaceFlinger's timerfds, the GPU's idle timer; a timer_list's tick) --
+  // runs it then (run_soft_expired_hrtimers()). Simplified: the RT period
+  // timer (not on any CPU's base here) does not, and the kernel's stop at
+  // the first queued timer not yet soft-expired (in hard order) is not
+  // kept: every soft-expired one runs.
   void hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu);
   // The soft-expired range hrtimers of rq's CPU run now (an hrtimer
   // interrupt there at `at`, which is now or the end of an idle exit).

@@ -123,12 +123,14 @@ struct PmRuntime::Impl {
     Time sleep_start;
     Time woken_at;
     const Task* waker = nullptr;
+    int timer_cpu = 0;  // the CPU whose hrtimer base holds `timer`
 
     const Task* who() const { return kind == Kind::kAtomic ? irq_task : task; }
     int cpu() const { return kind == Kind::kAtomic ? irq_cpu : task->cpu; }
     QueueContext qctx() const { return QueueContext{who(), cpu()}; }
     // kTask: the callback's hardware wait is over (a timer: no waker).
     void on_event(uint64_t) override {
+      pm->k.hrtimer_interrupt(timer_cpu);  // the CPU's other soft-expired timers run too
       woken_at = pm->k.now();
       waker = nullptr;
       pm->k.try_to_wake_up(*task, nullptr, task->cpu);
@@ -310,7 +312,8 @@ struct PmRuntime::Impl {
     begin_sleep(c, dev, in_resume);
     switch (c.kind) {
       case Ctx::Kind::kTask:
-        k.hrtimer_start(c.timer, now() + wait, c.cpu());  // the sleep's hrtimer, on the caller's CPU
+        c.timer_cpu = c.cpu();
+        k.hrtimer_start(c.timer, now() + wait, c.timer_cpu);  // the sleep's hrtimer, on the caller's CPU
         c.action = Action::block(TaskState::kUninterruptible);
         break;
       case Ctx::Kind::kWorker:

@@ -492,11 +492,15 @@ void Kernel::on_event(uint64_t t) {
       break;
     }
     case Ev::kServer:
+      // The fair server's dl_timer and inactive_timer are hrtimers pinned
+      // to their CPU: their interrupt runs its soft-expired timers too.
       event_cpu_ = static_cast<int>(arg);
+      hrtimer_interrupt(event_cpu_);
       fair_server_timer(*rqs_[arg]);
       break;
     case Ev::kServerInactive:
       event_cpu_ = static_cast<int>(arg);
+      hrtimer_interrupt(event_cpu_);
       fair_server_inactive_timer(*rqs_[arg]);
       break;
     case Ev::kIlb: {

@@ -13,11 +13,15 @@ WorkExecutor::WorkExecutor(Kernel& k) : k_(k), timer_(k.sim().queue(), this, 0, 
 Action WorkExecutor::sleep_for(Time d) {
   // schedule_timeout_uninterruptible(): an hrtimer-like wake-up at now + d
   // (kernel threads sleeping in D get no slack here).
-  k_.hrtimer_start(timer_, k_.now() + d, task_->cpu);  // on the worker's CPU
+  timer_cpu_ = task_->cpu;
+  k_.hrtimer_start(timer_, k_.now() + d, timer_cpu_);  // on the worker's CPU
   return Action::block(TaskState::kUninterruptible);
 }
 
-void WorkExecutor::on_timer() { k_.try_to_wake_up(*task_, nullptr, task_->cpu); }
+void WorkExecutor::on_timer() {
+  k_.hrtimer_interrupt(timer_cpu_);  // the CPU's other soft-expired timers run in the same interrupt
+  k_.try_to_wake_up(*task_, nullptr, task_->cpu);
+}
 
 void WorkExecutor::begin(WorkStruct& w) {
   fn_ = w.fn;

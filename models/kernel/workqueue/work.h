@@ -103,6 +103,7 @@ class WorkExecutor : public WorkExec, public EventHandler {
   Kernel& k_;
   Task* task_ = nullptr;
   Timer timer_;
+  int timer_cpu_ = 0;  // the CPU whose hrtimer base holds timer_
 
  private:
   WorkFn* fn_ = nullptr;

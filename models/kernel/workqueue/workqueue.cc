@@ -432,6 +432,10 @@ bool WorkqueueSystem::queue_delayed_work(Workqueue& wq, WorkStruct& work, QueueC
 
 // delayed_work_timer_fn(): the timer interrupt queues the work.
 void WorkqueueSystem::delayed_timer_fired(Delayed& d) {
+  // A timer_list runs from its CPU's tick (an hrtimer): on a tick-stopped
+  // CPU the tick is programmed for it, and that interrupt runs the CPU's
+  // soft-expired hrtimers too.
+  k_.hrtimer_interrupt(d.cpu);
   d.work->timer_armed = false;
   __queue_work(*d.wq, *d.work, QueueContext{nullptr, d.cpu}, d.req_cpu);
 }
@@ -640,6 +644,8 @@ void Worker::on_timer() {
   if (creating_) {
     creating_ = false;
     sys_.create_worker(*pool_);
+  } else {
+    k_.hrtimer_interrupt(timer_cpu_);  // the sleep's hrtimer: the CPU's other soft-expired timers run too
   }
   k_.try_to_wake_up(*task_, nullptr, task_->cpu);
 }
