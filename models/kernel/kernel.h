@@ -219,6 +219,9 @@ struct Rq {
   // one (hrtimer_start_range()): kept whatever the cpuidle setting, as the
   // tick runs them early. Reserved at set-up; stale entries are dropped.
   std::vector<RangeHrtimerRef> range_hrtimers;
+  // No entry's soft expiry is earlier (stale entries may leave it lower
+  // than the live minimum): an interrupt before it has nothing to run.
+  Time range_min_soft = Time::max();
   RqUclamp uclamp;                 // rq->uclamp[], rq->uclamp_flags
 };
 

@@ -56,16 +56,21 @@ void Kernel::hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu) {
   const Time hard = soft + max(slack, Time::zero());
   hrtimer_start(t, hard, cpu);
   if (slack <= Time::zero() || cpu < 0 || cpu >= nr_cpus()) return;
-  auto& v = rqs_[static_cast<size_t>(cpu)]->range_hrtimers;
+  Rq& rq = *rqs_[static_cast<size_t>(cpu)];
+  auto& v = rq.range_hrtimers;
   drop_entry_and_stale(v, t);
   v.push_back({&t, soft, hard});
+  rq.range_min_soft = min(rq.range_min_soft, soft);
 }
 
 void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at) {
+  if (at < rq.range_min_soft) return;  // the common case: a tick with no window open
   auto& v = rq.range_hrtimers;
+  rq.range_min_soft = Time::max();
   for (size_t i = 0; i < v.size();) {
     RangeHrtimerRef& h = v[i];
     if (h.live() && h.soft > at) {
+      rq.range_min_soft = min(rq.range_min_soft, h.soft);
       ++i;
       continue;
     }
