@@ -295,3 +295,31 @@ tasks:
                                        "server's DL bandwidth, cpu_bw_dl()); x f_ref / capacity = 574706 kHz -> the "
                                        "lowest OPP at or above: 738000 kHz"));
 }
+
+// A sleep run early inside its slack window says by which interrupt (the
+// schedules are test_timer_slack.cc's: window [980, 1030] us with the tick
+// at 1000 us; a's expiry at 1050 us running b's [1020, 1070] window).
+TEST_CASE("decision log: a sleep run inside its slack says which interrupt ran it", "[log][hrtimer]") {
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.kernel.timer_slack = 50_us;
+  p.duration = 5_ms;
+  TaskSpec s = task("s", {ev_sleep(980_us), ev_run(100_us)});
+  s.loop = s.phases[0].loop = 1;  // one sleep
+  p.tasks = {s, hog("hog")};
+  std::vector<std::string> lines = grep(decision_log(p), "hrtimer:");
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] ==
+        "0.001000 cpu0 hrtimer: s's timer (soft expiry 0.000980) runs in the tick's interrupt, 30 us before its "
+        "hard expiry 0.001030");
+
+  p.kernel.hz = 100;
+  TaskSpec a = task("a", {ev_sleep(1000_us), ev_run(100_us)});
+  TaskSpec b = task("b", {ev_sleep(1020_us), ev_run(100_us)});
+  a.loop = b.loop = a.phases[0].loop = b.phases[0].loop = 1;
+  p.tasks = {a, b};
+  lines = grep(decision_log(p), "hrtimer:");
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] ==
+        "0.001050 cpu0 hrtimer: b's timer (soft expiry 0.001020) runs in another hrtimer's interrupt, 20 us before "
+        "its hard expiry 0.001070");
+}

@@ -335,14 +335,18 @@ class Kernel : public InstantEndHook, public EventHandler {
   // timer (not on any CPU's base here) does not, and the kernel's stop at
   // the first queued timer not yet soft-expired (in hard order) is not
   // kept: every soft-expired one runs.
-  void hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu);
+  // `owner` names the timer in --log debug (a task's comm, a device's
+  // name; it must outlive the timer).
+  void hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const std::string* owner = nullptr);
   // The soft-expired range hrtimers of rq's CPU run now (an hrtimer
-  // interrupt there at `at`, which is now or the end of an idle exit).
-  void run_soft_expired_hrtimers(Rq& rq, Time at);
+  // interrupt there at `at`, which is now or the end of an idle exit;
+  // `why` names it in --log debug).
+  void run_soft_expired_hrtimers(Rq& rq, Time at, const char* why);
   // An hrtimer queued on `cpu` fires now: __hrtimer_run_queues() runs the
   // CPU's other soft-expired range timers in the same interrupt.
   void hrtimer_interrupt(int cpu) {
-    if (cpu >= 0 && cpu < nr_cpus()) run_soft_expired_hrtimers(*rqs_[static_cast<size_t>(cpu)], now());
+    if (cpu >= 0 && cpu < nr_cpus())
+      run_soft_expired_hrtimers(*rqs_[static_cast<size_t>(cpu)], now(), "another hrtimer's interrupt");
   }
   void hrtimer_cancel(Timer& t) {
     t.cancel();

@@ -91,7 +91,7 @@ void RtAppBody::sleep_until(Time t) {
   // which runs it then: slack lets timers coalesce.
   Kernel& k = world_.kernel();
   sleep_cpu_ = task_.cpu;
-  k.hrtimer_start_range(sleep_timer_, t, k.timer_slack(task_), sleep_cpu_);
+  k.hrtimer_start_range(sleep_timer_, t, k.timer_slack(task_), sleep_cpu_, &task_.comm);
   waiting_ = Wait::kSleep;
 }
 

@@ -42,6 +42,7 @@ struct RangeHrtimerRef {
   Timer* timer = nullptr;
   Time soft;
   Time hard;
+  const std::string* owner = nullptr;  // for --log debug: whose timer (a task's comm, a device's name)
   bool live() const { return timer->armed() && timer->when() == hard; }
 };
 

@@ -10,6 +10,7 @@
 // a CPU holds a handful of timers (one per task that slept there, delayed
 // work, runtime-PM suspend timers).
 #include "models/kernel/kernel.h"
+#include "sim/log.h"
 
 namespace schedlab {
 namespace {
@@ -52,18 +53,18 @@ void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu) {
     dev.clockevent.arm(max(expires, now()));
 }
 
-void Kernel::hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu) {
+void Kernel::hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const std::string* owner) {
   const Time hard = soft + max(slack, Time::zero());
   hrtimer_start(t, hard, cpu);
   if (slack <= Time::zero() || cpu < 0 || cpu >= nr_cpus()) return;
   Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   auto& v = rq.range_hrtimers;
   drop_entry_and_stale(v, t);
-  v.push_back({&t, soft, hard});
+  v.push_back({&t, soft, hard, owner});
   rq.range_min_soft = min(rq.range_min_soft, soft);
 }
 
-void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at) {
+void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, const char* why) {
   if (at < rq.range_min_soft) return;  // the common case: a tick with no window open
   auto& v = rq.range_hrtimers;
   rq.range_min_soft = Time::max();
@@ -75,6 +76,11 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at) {
       continue;
     }
     if (h.live() && at < h.hard) {
+      if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
+        SL_DEBUG("{:.6f} cpu{} hrtimer: {}'s timer (soft expiry {:.6f}) runs in {}, {} us before its hard "
+                 "expiry {:.6f}",
+                 at.to_s(), rq.cpu, h.owner ? *h.owner : std::string("a"), h.soft.to_s(), why, (h.hard - at).count() / 1000,
+                 h.hard.to_s());
       h.timer->arm(at);
       // The CPU's cpuidle base sees the new expiry (it is the exit's end
       // at the latest: the CPU is awake or waking).

@@ -440,7 +440,7 @@ struct PmRuntime::Impl {
                 const Time slack = dev.params_.autosuspend_delay / 4;
                 if (!d.timer_fn_running)
                   d.timer_cpu = k.hrtimer_target_cpu(std::max(c.cpu(), 0), expires + slack);
-                k.hrtimer_start_range(d.suspend_timer, expires, slack, d.timer_cpu);
+                k.hrtimer_start_range(d.suspend_timer, expires, slack, d.timer_cpu, &dev.name());
               }
               dev.timer_autosuspends_ = true;
               ret(c, 0);
