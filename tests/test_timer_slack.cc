@@ -96,20 +96,19 @@ TEST_CASE("another timer's interrupt on the CPU runs a soft-expired sleep", "[hr
 
 // Android's task profiles give background threads 40 ms of slack
 // (TimerSlackHigh, written to /proc/PID/timerslack_ns). A 10 ms sleep's
-// window is [10, 50] ms: on a busy CPU at HZ=250 the tick at 12 ms runs
-// it; alone on an idle CPU it sleeps to 50 ms.
+// window is [10, 50] ms: alone on an idle CPU (tick stopped) nothing
+// interrupts it before 50 ms. (On a busy CPU 6.12 would also end it at
+// 50 ms -- its tick, re-queued a jiffy on, stops __hrtimer_run_queues()
+// ahead of it -- but the model ends it at the first tick: a documented
+// gap, not asserted here.)
 TEST_CASE("a task's own timer slack widens its window", "[hrtimer][slack][config]") {
-  for (const bool busy : {true, false}) {
-    CAPTURE(busy);
-    std::string yaml =
-        "kernel: {version: \"6.12\", hz: 250}\n"
-        "duration: 100ms\n"
-        "tasks:\n"
-        "  - {name: bg, timer_slack: 40ms, loop: 1, events: [{sleep: 10ms}, {run: 100us}]}\n";
-    if (busy) yaml += "  - {name: hog, events: [{run: 10s}]}\n";
-    const FirstWake w = run_logged<FirstWake>(load_scenario_yaml(yaml, "slack.yaml"));
-    CHECK(w.of("bg") == (busy ? 12_ms : 50_ms));
-  }
+  const std::string yaml =
+      "kernel: {version: \"6.12\", hz: 250}\n"
+      "duration: 100ms\n"
+      "tasks:\n"
+      "  - {name: bg, timer_slack: 40ms, loop: 1, events: [{sleep: 10ms}, {run: 100us}]}\n";
+  const FirstWake w = run_logged<FirstWake>(load_scenario_yaml(yaml, "slack.yaml"));
+  CHECK(w.of("bg") == 50_ms);
 }
 
 // p->timer_slack_ns follows the policy (6.12 __setscheduler_params()): 0

@@ -332,9 +332,16 @@ class Kernel : public InstantEndHook, public EventHandler {
   // hrtimer_interrupt(): sleeps, runtime PM's timers, the fair server's,
   // SurfaceFlinger's timerfds, the GPU's idle timer; a timer_list's tick) --
   // runs it then (run_soft_expired_hrtimers()). Simplified: the RT period
-  // timer (not on any CPU's base here) does not, and the kernel's stop at
-  // the first queued timer not yet soft-expired (in hard order) is not
-  // kept: every soft-expired one runs.
+  // timer (not on any CPU's base here) does not; a timer cancelled from
+  // another CPU raises no spurious interrupt at its old expiry; and the
+  // kernel's walk in hard-expiry order, which stops at the first timer not
+  // yet soft-expired, is not kept: every soft-expired one runs, in no
+  // particular order. The walk's stop matters when the CPU's tick runs
+  // and the next tick comes before a range timer's hard expiry: the tick
+  // (re-queued a jiffy on before the walk goes on) then always stops the
+  // walk ahead of it, so the kernel runs it at its hard expiry, where the
+  // model runs it at the first interrupt -- rare for the default 50 us
+  // slack, but the whole window for a slack longer than a jiffy.
   // `owner` names the timer in --log debug (a task's comm, a device's
   // name; it must outlive the timer).
   void hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const std::string* owner = nullptr);
