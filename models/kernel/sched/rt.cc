@@ -280,15 +280,12 @@ class RtClass final : public SchedClass {
     const int preferred = in_lowest_mask(this_cpu) ? this_cpu : -1;
     for (const CpuMask& span : k_.wake_affine_spans(p.cpu)) {
       if (preferred >= 0 && span[static_cast<size_t>(preferred)]) return preferred;
-      int best = any_and_distribute(this_cpu, [&](int c) { return span[static_cast<size_t>(c)] && in_lowest_mask(c); });
+      const int best = k_.cpumask_any_and_distribute(
+          this_cpu, [&](int c) { return span[static_cast<size_t>(c)] && in_lowest_mask(c); });
       if (best >= 0) return best;
     }
     if (preferred >= 0) return preferred;
-    return any_and_distribute(this_cpu, in_lowest_mask);
-  }
-  template <typename InMask>
-  int any_and_distribute(int this_cpu, InMask in_mask) {
-    return k_.cpumask_any_and_distribute(this_cpu, in_mask);
+    return k_.cpumask_any_and_distribute(this_cpu, in_lowest_mask);
   }
   // smp_processor_id() for find_lowest_rq(): the CPU the model runs this
   // path on, else (a task's start) the CPU given.

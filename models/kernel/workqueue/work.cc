@@ -11,8 +11,7 @@ WorkExecutor::WorkExecutor(Kernel& k) : k_(k), timer_(k.sim().queue(), this, 0, 
 }
 
 Action WorkExecutor::sleep_for(Time d) {
-  // schedule_timeout_uninterruptible(): an hrtimer-like wake-up at now + d
-  // (kernel threads sleeping in D get no slack here).
+  // An hrtimer on the worker's CPU, no slack (WorkExec::sleep_for()).
   timer_cpu_ = task_->cpu;
   k_.hrtimer_start(timer_, k_.now() + d, timer_cpu_);  // on the worker's CPU
   return Action::block(TaskState::kUninterruptible);
