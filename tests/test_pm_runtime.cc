@@ -330,11 +330,13 @@ TEST_CASE("put_autosuspend arms the suspend timer at last_busy + delay and pm_wq
 }
 
 // rpm_suspend() arms the suspend timer with hrtimer_start_range_ns() and a
-// slack of a quarter of the delay: from last_busy + delay (101.5 ms) it
-// runs at its CPU's first hrtimer interrupt, here the tick of a busy CPU
-// (HZ=1000: 102 ms), and on a CPU that idles with its tick stopped at the
-// window's end, 101.5 + 25 = 126.5 ms. (The model used to fire it at
-// 101.5 ms in both.)
+// slack of a quarter of the delay: window [101.5, 126.5] ms from last_busy
+// + delay. On a busy CPU (HZ=1000) each tick re-queues itself a jiffy on,
+// ahead of the timer's hard expiry, and __hrtimer_run_queues() stops its
+// walk there: the timer runs at the last tick before its hard expiry, 126
+// ms (the next, 127 ms, is past 126.5). On a CPU that idles with its tick
+// stopped it runs at the window's end, 126.5 ms. (The model used to fire
+// it at 101.5 ms in both, then at the first tick, 102 ms, when busy.)
 TEST_CASE("the autosuspend timer has a quarter of the delay as slack", "[pm_runtime][hrtimer]") {
   for (const bool busy : {true, false}) {
     CAPTURE(busy);
@@ -349,7 +351,7 @@ TEST_CASE("the autosuspend timer has a quarter of the delay as slack", "[pm_runt
     RpmDevice& d = rig.dev("gpu");
     CHECK(d.last_busy() == Time::us(1500));
     REQUIRE(rig.log.queued.size() == 1);
-    CHECK(rig.log.queued[0] == (busy ? "102000 pm_runtime_work pm" : "126500 pm_runtime_work pm"));
+    CHECK(rig.log.queued[0] == (busy ? "126000 pm_runtime_work pm" : "126500 pm_runtime_work pm"));
     CHECK(d.status() == RpmStatus::kSuspended);
   }
 }
@@ -381,11 +383,14 @@ TEST_CASE("the suspend timer armed by an interrupt on an idle CPU goes to a busy
   CHECK(rig.k->hrtimer_target_cpu(0, Time::ms(12)) == 1);
   CHECK(rig.k->hrtimer_target_cpu(0, Time::us(3500)) == 0);  // before CPU 1's tick at 4 ms
   rig.run_until(Time::ms(20));
-  CHECK(rig.log.queued == V{"12000 pm_runtime_work pm"});
+  // Its window is [12, 14.5] ms (a quarter of the delay as slack): CPU 1's
+  // running tick stops the hrtimer walk ahead of it until the tick at 14
+  // ms, whose next jiffy is past 14.5.
+  CHECK(rig.log.queued == V{"14000 pm_runtime_work pm"});
   REQUIRE(rig.log.statuses.size() == 2);
   // kworker/1:0 shares CPU 1 with the hog: it suspends the device at the
-  // hog's next slice end, 13 ms, not at once as it would on idle CPU 0.
-  CHECK(rig.log.statuses[0] == "13000 gpu suspending kworker/1:0");
+  // hog's next slice end, 15 ms, not at once as it would on idle CPU 0.
+  CHECK(rig.log.statuses[0] == "15000 gpu suspending kworker/1:0");
   CHECK(d.status() == RpmStatus::kSuspended);
 }
 

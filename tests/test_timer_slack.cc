@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "experiment_test_util.h"
 #include "sched_test_util.h"
@@ -27,6 +28,13 @@ class FirstWake : public SchedObserver {
     return it == at.end() ? Time::max() : it->second;
   }
   std::map<std::string, Time> at;
+};
+
+// Every wake-up's task in order (sleep wake-ups and the first starts).
+class WakeOrder : public SchedObserver {
+ public:
+  void on_waking(Time, const Task& p, const Task*, int) override { comms.push_back(p.comm); }
+  std::vector<std::string> comms;
 };
 
 // A YAML scenario run to its end with its work items and first wake-ups
@@ -97,18 +105,96 @@ TEST_CASE("another timer's interrupt on the CPU runs a soft-expired sleep", "[hr
 // Android's task profiles give background threads 40 ms of slack
 // (TimerSlackHigh, written to /proc/PID/timerslack_ns). A 10 ms sleep's
 // window is [10, 50] ms: alone on an idle CPU (tick stopped) nothing
-// interrupts it before 50 ms. (On a busy CPU 6.12 would also end it at
-// 50 ms -- its tick, re-queued a jiffy on, stops __hrtimer_run_queues()
-// ahead of it -- but the model ends it at the first tick: a documented
-// gap, not asserted here.)
+// interrupts it before 50 ms. On a busy CPU (HZ=250) each tick re-queues
+// itself a jiffy on, ahead of the sleep's hard expiry, and
+// __hrtimer_run_queues() stops its walk at the tick: the sleep ends at the
+// last tick whose next one is past 50 ms, 48 ms. (The model used to end
+// it at the first tick in the window, 12 ms.)
 TEST_CASE("a task's own timer slack widens its window", "[hrtimer][slack][config]") {
+  for (const bool busy : {false, true}) {
+    CAPTURE(busy);
+    std::string yaml =
+        "kernel: {version: \"6.12\", hz: 250}\n"
+        "duration: 100ms\n"
+        "platform: {cpus: 1}\n"
+        "tasks:\n"
+        "  - {name: bg, timer_slack: 40ms, loop: 1, events: [{sleep: 10ms}, {run: 100us}]}\n";
+    if (busy) yaml += "  - {name: hog, events: [{run: 1s}]}\n";
+    const Watched w = run_watched(yaml);
+    CHECK(w.wake.of("bg") == (busy ? 48_ms : 50_ms));
+  }
+}
+
+// The walk is in hard-expiry order and stops at the first timer whose soft
+// expiry has not come. HZ=100, no tick before 10 ms, the CPU idle with its
+// tick stopped. s's window is [1000, 1100] us; a FIFO sleeper's timer (no
+// slack) fires at 1010 us. Alone, it runs s then. With a fair sleeper n
+// whose 10 us window [1020, 1030] us ends first, the walk stops at n (not
+// yet soft-expired): s waits for n's expiry at 1030 us, which runs both.
+// (The model used to run s at 1010 us in both.)
+TEST_CASE("a timer not yet soft-expired stops the walk ahead of a later hard expiry", "[hrtimer][slack]") {
+  for (const bool narrow : {false, true}) {
+    CAPTURE(narrow);
+    std::string yaml =
+        "kernel: {version: \"6.12\", hz: 100}\n"
+        "duration: 30ms\n"
+        "platform: {cpus: 1}\n"
+        "tasks:\n"
+        "  - {name: s, timer_slack: 100us, loop: 1, events: [{sleep: 1000us}, {run: 10us}]}\n"
+        "  - {name: fifo, policy: SCHED_FIFO, priority: 10, loop: 1, events: [{sleep: 1010us}, {run: 10us}]}\n";
+    if (narrow) yaml += "  - {name: n, timer_slack: 10us, loop: 1, events: [{sleep: 1020us}, {run: 10us}]}\n";
+    const Watched w = run_watched(yaml);
+    CHECK(w.wake.of("fifo") == 1010_us);
+    CHECK(w.wake.of("s") == (narrow ? 1030_us : 1010_us));
+    if (narrow) CHECK(w.wake.of("n") == 1030_us);
+  }
+}
+
+// Timers run early together run in hard-expiry order, as the walk visits
+// them: a's window [1000, 1070] us, b's [1010, 1040] us; the FIFO timer at
+// 1020 us runs b, then a. (The model used to run them in the order they
+// were queued: a first.)
+TEST_CASE("soft-expired timers run in hard-expiry order", "[hrtimer][slack]") {
   const std::string yaml =
-      "kernel: {version: \"6.12\", hz: 250}\n"
-      "duration: 100ms\n"
+      "kernel: {version: \"6.12\", hz: 100}\n"
+      "duration: 30ms\n"
+      "platform: {cpus: 4}\n"
       "tasks:\n"
-      "  - {name: bg, timer_slack: 40ms, loop: 1, events: [{sleep: 10ms}, {run: 100us}]}\n";
-  const FirstWake w = run_logged<FirstWake>(load_scenario_yaml(yaml, "slack.yaml"));
-  CHECK(w.of("bg") == 50_ms);
+      "  - {name: a, timer_slack: 70us, cpus: [0], loop: 1, events: [{sleep: 1000us}, {run: 10us}]}\n"
+      "  - {name: b, timer_slack: 30us, cpus: [0], loop: 1, events: [{sleep: 1010us}, {run: 10us}]}\n"
+      "  - {name: fifo, policy: SCHED_FIFO, priority: 10, cpus: [0], loop: 1, events: [{sleep: 1020us}, "
+      "{run: 10us}]}\n";
+  System sys(load_scenario_yaml(yaml, "order.yaml"), 1);
+  WakeOrder order;
+  sys.add_observer(&order);
+  sys.run();
+  CHECK(order.comms == std::vector<std::string>{"fifo", "b", "a"});
+}
+
+// With cpuidle on, the CPU's plain hrtimers are known too: a FIFO sleeper's
+// timer expiring inside s's window stops the walk like any pending timer.
+// gs101's CPU 0 (menu; its tick stopped, HZ=100) and s's window [1000,
+// 1100] us: the FIFO timer at 1010 us runs s with it (once out of WFI);
+// with a second FIFO timer at 1050 us queued, s waits for that one.
+TEST_CASE("a plain hrtimer pending inside the window stops the walk", "[hrtimer][slack][cpuidle]") {
+  for (const bool second : {false, true}) {
+    CAPTURE(second);
+    std::string yaml =
+        "kernel: {version: \"6.12\", hz: 100, cpuidle: {governor: menu}}\n"
+        "duration: 30ms\n"
+        "platform: gs101\n"
+        "tasks:\n"
+        "  - {name: s, timer_slack: 100us, cpus: [0], loop: 1, events: [{sleep: 1000us}, {run: 10us}]}\n"
+        "  - {name: f1, policy: SCHED_FIFO, priority: 10, cpus: [0], loop: 1, events: [{sleep: 1010us}, "
+        "{run: 10us}]}\n";
+    if (second)
+      yaml += "  - {name: f2, policy: SCHED_FIFO, priority: 10, cpus: [0], loop: 1, events: [{sleep: 1050us}, "
+              "{run: 10us}]}\n";
+    const Watched w = run_watched(yaml);
+    CHECK(w.wake.of("f1") < 1050_us);
+    CHECK(w.wake.of("s") == (second ? 1050_us : w.wake.of("f1")));
+    if (second) CHECK(w.wake.of("f2") == 1050_us);
+  }
 }
 
 // p->timer_slack_ns follows the policy (6.12 __setscheduler_params()): 0

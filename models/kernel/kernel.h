@@ -331,24 +331,20 @@ class Kernel : public InstantEndHook, public EventHandler {
   // of any hrtimer queued there (every model's hrtimer handler calls
   // hrtimer_interrupt(): sleeps, runtime PM's timers, the fair server's,
   // SurfaceFlinger's timerfds, the GPU's idle timer; a timer_list's tick) --
-  // runs it then (run_soft_expired_hrtimers()). Simplified: the RT period
-  // timer (not on any CPU's base here) does not; a timer cancelled from
-  // another CPU raises no spurious interrupt at its old expiry; and the
-  // kernel's walk in hard-expiry order, which stops at the first timer not
-  // yet soft-expired, is not kept: every soft-expired one runs, in no
-  // particular order. The walk's stop matters when the CPU's tick runs
-  // and the next tick comes before a range timer's hard expiry: the tick
-  // (re-queued a jiffy on before the walk goes on) then always stops the
-  // walk ahead of it, so the kernel runs it at its hard expiry, where the
-  // model runs it at the first interrupt -- rare for the default 50 us
-  // slack, but the whole window for a slack longer than a jiffy.
+  // runs it then (run_soft_expired_hrtimers()), unless the kernel's walk in
+  // hard-expiry order stops ahead of it: at a timer still to expire with an
+  // earlier hard expiry, such as the running tick's next jiffy for a window
+  // longer than the rest of the jiffy. Simplified: the RT period timer (not
+  // on any CPU's base here) does not interrupt; a timer cancelled from
+  // another CPU raises no spurious interrupt at its old expiry.
   // `owner` names the timer in --log debug (a task's comm, a device's
   // name; it must outlive the timer).
   void hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const std::string* owner = nullptr);
-  // The soft-expired range hrtimers of rq's CPU run now (an hrtimer
-  // interrupt there at `at`, which is now or the end of an idle exit;
-  // `why` names it in --log debug).
-  void run_soft_expired_hrtimers(Rq& rq, Time at, const char* why);
+  // The soft-expired range hrtimers of rq's CPU that the walk reaches run
+  // now (an hrtimer interrupt there at `at`, which is now or the end of an
+  // idle exit; `why` names it in --log debug; `tick_interrupt`: the tick's
+  // own, which re-queues it a jiffy on).
+  void run_soft_expired_hrtimers(Rq& rq, Time at, const char* why, bool tick_interrupt = false);
   // An hrtimer queued on `cpu` fires now: __hrtimer_run_queues() runs the
   // CPU's other soft-expired range timers in the same interrupt.
   void hrtimer_interrupt(int cpu) {
@@ -584,6 +580,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   int64_t nohz_next_balance() const { return nohz_next_balance_; }
   uint64_t nohz_balance_passes() const { return nohz_balance_passes_; }
   int64_t jiffies() const { return now().count() / tick_nsec_.count(); }
+  // The first jiffy after `at`: where the tick's handler re-queues it
+  // (hrtimer_forward() keeps the grid).
+  Time next_tick_after(Time at) const { return Time::ns((at.count() / tick_nsec_.count() + 1) * tick_nsec_.count()); }
   // msecs_to_jiffies(): rounded up, as the kernel's.
   int64_t msecs_to_jiffies(int64_t ms) const { return (ms * params_.hz + 999) / 1000; }
   // sched_balance_domains(): rq's periodic balance if its interval is
@@ -787,6 +786,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool dl_server_revised_wakeup_ = false; // 6.18: revised wake-up rule, starved mode left at a new period
   bool rt_throttling_ = true;
   Time tick_nsec_;
+  std::vector<RangeHrtimerRef> range_run_scratch_;  // run_soft_expired_hrtimers(): reserved, no allocation
   int64_t base_slice_ = 0, sched_latency_ = 0, min_granularity_ = 0, wakeup_granularity_ = 0;
   int64_t rr_timeslice_ticks_ = 0;
 

@@ -9,6 +9,8 @@
 // and is dropped by the next scan of that CPU's array. Scans are linear;
 // a CPU holds a handful of timers (one per task that slept there, delayed
 // work, runtime-PM suspend timers).
+#include <algorithm>
+
 #include "models/kernel/kernel.h"
 #include "sim/log.h"
 
@@ -64,31 +66,64 @@ void Kernel::hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const
   rq.range_min_soft = min(rq.range_min_soft, soft);
 }
 
-void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, const char* why) {
+// __hrtimer_run_queues() (6.12 kernel/time/hrtimer.c) walks the CPU's
+// timers in hard-expiry order and stops at the first whose soft expiry has
+// not come. So a soft-expired range timer runs only if nothing pending
+// sorts before it: no range timer still short of its soft expiry with an
+// earlier hard one, no plain hrtimer still to expire, and not the tick --
+// which, when it runs on this CPU, is queued at its next jiffy (re-queued
+// there by its own handler when this is the tick's interrupt) ahead of a
+// range timer whose window reaches past that jiffy. Those run now, in
+// hard-expiry order; the others stay queued for a later interrupt or
+// their hard expiry. Ties at the bound are taken as the bound first (the
+// timerqueue keeps equal expiries in insertion order). Simplified: plain
+// hrtimers are known per CPU only with cpuidle on (Kernel::hrtimer_start());
+// without it only the tick and range timers bound the walk; and all
+// timers share one clock base (the kernel walks each base -- MONOTONIC,
+// BOOTTIME, ... -- on its own).
+void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, const char* why, bool tick_interrupt) {
   if (at < rq.range_min_soft) return;  // the common case: a tick with no window open
   auto& v = rq.range_hrtimers;
+  // The walk's bound: the earliest hard expiry of what is still pending.
+  Time bound = Time::max();
+  if (tick_interrupt || rq.tick_timer.armed())
+    bound = !tick_interrupt && rq.tick_timer.when() > at ? rq.tick_timer.when() : next_tick_after(at);
+  for (const RangeHrtimerRef& h : v)
+    if (h.live() && h.soft > at) bound = min(bound, h.hard);
+  for (const HrtimerRef& c : rq.cpuidle.hrtimers) {
+    if (!c.live() || c.expires <= at || c.expires >= bound) continue;
+    bool is_range_timer = false;  // its range entry bounds the walk above, or runs
+    for (const RangeHrtimerRef& h : v) is_range_timer |= h.timer == c.timer && h.live();
+    if (!is_range_timer) bound = c.expires;
+  }
+  // Take the soft-expired timers before the bound out, keeping the rest.
+  auto& run = range_run_scratch_;
+  run.clear();
   rq.range_min_soft = Time::max();
   for (size_t i = 0; i < v.size();) {
     RangeHrtimerRef& h = v[i];
-    if (h.live() && h.soft > at) {
+    if (h.live() && (h.soft > at || (h.hard >= bound && at < h.hard))) {
       rq.range_min_soft = min(rq.range_min_soft, h.soft);
       ++i;
       continue;
     }
-    if (h.live() && at < h.hard) {
-      if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
-        SL_DEBUG("{:.6f} cpu{} hrtimer: {}'s timer (soft expiry {:.6f}) runs in {}, {} us before its hard "
-                 "expiry {:.6f}",
-                 at.to_s(), rq.cpu, h.owner ? *h.owner : std::string("a"), h.soft.to_s(), why, (h.hard - at).count() / 1000,
-                 h.hard.to_s());
-      h.timer->arm(at);
-      // The CPU's cpuidle base sees the new expiry (it is the exit's end
-      // at the latest: the CPU is awake or waking).
-      for (HrtimerRef& c : rq.cpuidle.hrtimers)
-        if (c.timer == h.timer && c.expires == h.hard) c.expires = at;
-    }
+    if (h.live() && at < h.hard) run.push_back(h);
     v[i] = v.back();
     v.pop_back();
+  }
+  // Armed for `at` in hard-expiry order: their handlers run in that order.
+  std::sort(run.begin(), run.end(), [](const RangeHrtimerRef& a, const RangeHrtimerRef& b) { return a.hard < b.hard; });
+  for (const RangeHrtimerRef& h : run) {
+    if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
+      SL_DEBUG("{:.6f} cpu{} hrtimer: {}'s timer (soft expiry {:.6f}) runs in {}, {} us before its hard "
+               "expiry {:.6f}",
+               at.to_s(), rq.cpu, h.owner ? *h.owner : std::string("a"), h.soft.to_s(), why, (h.hard - at).count() / 1000,
+               h.hard.to_s());
+    h.timer->arm(at);
+    // The CPU's cpuidle base sees the new expiry (it is the exit's end
+    // at the latest: the CPU is awake or waking).
+    for (HrtimerRef& c : rq.cpuidle.hrtimers)
+      if (c.timer == h.timer && c.expires == h.hard) c.expires = at;
   }
 }
 

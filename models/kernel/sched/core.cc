@@ -107,6 +107,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   classes_[static_cast<size_t>(SchedClassId::kFair)] = version_.eevdf ? make_eevdf_class(*this) : make_cfs_class(*this);
   classes_[static_cast<size_t>(SchedClassId::kIdle)] = make_idle_class(*this);
 
+  range_run_scratch_.reserve(128);
   for (int c = 0; c < nr_cpus; ++c) {
     auto rq = std::make_unique<Rq>();
     rq->cpu = c;
@@ -1354,8 +1355,7 @@ void Kernel::on_work_done(Rq& rq) {
 
 void Kernel::arm_tick(Rq& rq) {
   // Ticks sit on the global jiffies grid (no sched_skew_tick).
-  int64_t t = tick_nsec_.count();
-  rq.tick_timer.arm(Time::ns((now().count() / t + 1) * t));
+  rq.tick_timer.arm(next_tick_after(now()));
 }
 
 // sched_tick() (core.c, 6.12 name; scheduler_tick() before).
@@ -1368,7 +1368,7 @@ void Kernel::scheduler_tick(Rq& rq) {
   // soft expiry has come (their events follow in this instant); a CPU in
   // the idle loop runs them in idle_tick(), once out of its idle state.
   const bool idle_loop_tick = rq.idle_task_runs() && rq.cpuidle.gov;
-  if (!idle_loop_tick) run_soft_expired_hrtimers(rq, now(), "the tick's interrupt");
+  if (!idle_loop_tick) run_soft_expired_hrtimers(rq, now(), "the tick's interrupt", true);
   if (rq.idle_task_runs()) {
     if (idle_loop_tick) idle_tick(rq);  // the governor kept the tick
     return;
