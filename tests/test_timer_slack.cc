@@ -297,3 +297,36 @@ TEST_CASE("a kworker's sleep expiring on the CPU runs a soft-expired sleep", "[h
   CHECK(w.work.items[0].started == Time::zero());
   CHECK(w.wake.of("s") == 2000_us);
 }
+
+// `--why` counts where each range timer ran in its window ("timer slack",
+// per task group or device timer). HZ=250 (ticks every 4 ms), one CPU, no
+// cpuidle (an idle CPU stops its tick). bg's window is [10, 50] ms: with a
+// hog the tick at 48 ms runs it (each earlier tick stopped the walk at its
+// re-queued self); alone nothing interrupts it. s's window is [1, 6] ms:
+// a FIFO sleeper's timer at 1.2 ms finds the busy CPU's tick queued at 4
+// ms, ahead of s's hard expiry, and the walk stops there; then the CPU
+// idles with its tick stopped and s runs at 6 ms, held back by the tick.
+TEST_CASE("run --why counts where each range timer ran in its slack window", "[hrtimer][slack][why]") {
+  auto reasons = [](const std::string& yaml) {
+    System sys(load_scenario_yaml(yaml, "why.yaml"), 1);
+    sys.count_decisions();
+    sys.run();
+    std::map<std::string, uint64_t> out;
+    for (const DecisionCount& d : sys.result().decisions)
+      if (d.kind == "timer slack") out[d.group + ": " + d.reason] += d.count;
+    return out;
+  };
+  const std::string head =
+      "kernel: {version: \"6.12\", hz: 250}\nduration: 100ms\nplatform: {cpus: 1}\ntasks:\n"
+      "  - {name: bg, timer_slack: 40ms, loop: 1, events: [{sleep: 10ms}, {run: 100us}]}\n";
+  using Counts = std::map<std::string, uint64_t>;
+  CHECK(reasons(head) == Counts{{"bg: at its hard expiry: no interrupt in its window", 1}});
+  CHECK(reasons(head + "  - {name: hog, events: [{run: 1s}]}\n") ==
+        Counts{{"bg: ran early, in the tick's interrupt", 1}});
+  const std::string held =
+      "kernel: {version: \"6.12\", hz: 250}\nduration: 30ms\nplatform: {cpus: 1}\ntasks:\n"
+      "  - {name: s, timer_slack: 5ms, loop: 1, events: [{sleep: 1ms}, {run: 10us}]}\n"
+      "  - {name: fifo, policy: SCHED_FIFO, priority: 10, loop: 1, events: [{sleep: 1200us}, {run: 10us}]}\n"
+      "  - {name: hog, loop: 1, events: [{run: 1500us}]}\n";
+  CHECK(reasons(held) == Counts{{"s: at its hard expiry: the walk stopped at the running tick", 1}});
+}

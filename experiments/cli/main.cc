@@ -118,7 +118,7 @@ po::options_description run_options() {
        "write run 0's context switches as `perf sched map` text: a column per CPU, the task each runs")
       ("wakegraph", po::value<std::string>()->value_name("FILE"), "write who wakes whom (all runs) as Graphviz DOT")
       ("why", "count the kernel's decisions by reason (wake-up placement and preemption, ticks, picks, idle states, "
-              "load-balance passes) "
+              "load-balance passes, where sleeps' timers ran in their slack window) "
               "and print them per task group")
       ("strict", kStrictHelp)
       ("log", po::value<std::string>()->value_name("LEVEL"), kLogHelp)

@@ -734,7 +734,7 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
             // Between swipes: sleep until the next one starts.
             const Time start = d_.next_window_start(now);
             if (start == Time::max()) return Action::block(TaskState::kInterruptible);  // the test is over
-            k.hrtimer_start_range(d_.inject_timer_, start, k.timer_slack(self), self.cpu, &self.comm);
+            k.hrtimer_start_range(d_.inject_timer_, start, k.timer_slack(self), self.cpu, &self.comm, &self.group);
             phase_ = Phase::kSleep;
             return Action::block(TaskState::kInterruptible);
           } else {
@@ -781,7 +781,7 @@ class DisplayPipeline::InjectorBody final : public TaskBody, public BinderClient
           // The step's SystemClock.sleep() (hrtimer_nanosleep(): the
           // task's timer slack applies).
           k.hrtimer_start_range(d_.inject_timer_, k.now() + d_.params_.inject_step_delay, k.timer_slack(self),
-                                self.cpu, &self.comm);
+                                self.cpu, &self.comm, &self.group);
           phase_ = Phase::kSleep;
           return Action::block(TaskState::kInterruptible);
         case Phase::kSyncWait:
@@ -1444,7 +1444,7 @@ void DisplayPipeline::on_event(uint64_t tag) {
     case kTagInject:
       // The test's thread's sleep ends (its hrtimer, on its CPU; the
       // interrupt runs the CPU's other soft-expired timers too).
-      k_.hrtimer_interrupt(injector_task_->cpu);
+      k_.hrtimer_interrupt(injector_task_->cpu, &inject_timer_);
       wake_from(*injector_task_, nullptr, injector_task_->cpu);
       break;
     case kTagWindowRequest:

@@ -25,9 +25,11 @@ struct DecisionCount {
 // The kinds, in the order reports list them: placement of a woken task;
 // the preemption check of a task woken, migrated or changing class
 // (wakeup_preempt()); a tick's reschedule; a pick among several; an idle
-// state; a load-balance pass (newly idle, idle or busy), per CPU.
-inline constexpr std::array<std::string_view, 6> kDecisionKinds = {"placement", "preemption check", "tick", "pick",
-                                                                   "idle state", "balance"};
+// state; a load-balance pass (newly idle, idle or busy), per CPU; where
+// in its slack window a range hrtimer (a sleep, the autosuspend timer)
+// ran, per task group or device.
+inline constexpr std::array<std::string_view, 7> kDecisionKinds = {"placement", "preemption check", "tick", "pick",
+                                                                   "idle state", "balance", "timer slack"};
 
 // Sums counts by (kind, group, reason) and lists them in report order:
 // kind, group, count descending, reason. Used by the kernel for one run

@@ -338,18 +338,25 @@ class Kernel : public InstantEndHook, public EventHandler {
   // on any CPU's base here) does not interrupt; a timer cancelled from
   // another CPU raises no spurious interrupt at its old expiry.
   // `owner` names the timer in --log debug (a task's comm, a device's
-  // name; it must outlive the timer).
-  void hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const std::string* owner = nullptr);
+  // name), `group` in --why (a task's group; null: not counted); both must
+  // outlive the timer.
+  void hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const std::string* owner = nullptr,
+                           const std::string* group = nullptr);
+  // Which hrtimer interrupt runs the walk: the tick's own (which re-queues
+  // the tick a jiffy on), another hrtimer's, or the local timer's that
+  // ended an idle state.
+  enum class HrtimerIrq : uint8_t { kTick, kOtherTimer, kIdleExit };
   // The soft-expired range hrtimers of rq's CPU that the walk reaches run
   // now (an hrtimer interrupt there at `at`, which is now or the end of an
-  // idle exit; `why` names it in --log debug; `tick_interrupt`: the tick's
-  // own, which re-queues it a jiffy on).
-  void run_soft_expired_hrtimers(Rq& rq, Time at, const char* why, bool tick_interrupt = false);
-  // An hrtimer queued on `cpu` fires now: __hrtimer_run_queues() runs the
-  // CPU's other soft-expired range timers in the same interrupt.
-  void hrtimer_interrupt(int cpu) {
+  // idle exit). `expired`: the range timer whose own expiry this interrupt
+  // is (for --why), if any.
+  void run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Timer* expired = nullptr);
+  // An hrtimer queued on `cpu` fires now (`expired`, when it is a range
+  // timer): __hrtimer_run_queues() runs the CPU's other soft-expired range
+  // timers in the same interrupt.
+  void hrtimer_interrupt(int cpu, const Timer* expired = nullptr) {
     if (cpu >= 0 && cpu < nr_cpus())
-      run_soft_expired_hrtimers(*rqs_[static_cast<size_t>(cpu)], now(), "another hrtimer's interrupt");
+      run_soft_expired_hrtimers(*rqs_[static_cast<size_t>(cpu)], now(), HrtimerIrq::kOtherTimer, expired);
   }
   void hrtimer_cancel(Timer& t) {
     t.cancel();
@@ -618,7 +625,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // `schedlab run --why`: count each decision by kind, task group and
   // reason (the same static strings) from now on. Off by default: one
   // flag test per decision. The kinds are kDecisionKinds, in this order.
-  enum class Decision : uint8_t { kPlacement, kPreemption, kTick, kPick, kIdle, kBalance };
+  enum class Decision : uint8_t { kPlacement, kPreemption, kTick, kPick, kIdle, kBalance, kTimer };
   void start_decision_counts() { count_decisions_ = true; }
   void count_decision(Decision d, const std::string& group, const char* why) {
     if (count_decisions_) [[unlikely]]

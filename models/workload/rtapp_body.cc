@@ -91,7 +91,7 @@ void RtAppBody::sleep_until(Time t) {
   // which runs it then: slack lets timers coalesce.
   Kernel& k = world_.kernel();
   sleep_cpu_ = task_.cpu;
-  k.hrtimer_start_range(sleep_timer_, t, k.timer_slack(task_), sleep_cpu_, &task_.comm);
+  k.hrtimer_start_range(sleep_timer_, t, k.timer_slack(task_), sleep_cpu_, &task_.comm, &task_.group);
   waiting_ = Wait::kSleep;
 }
 
@@ -108,7 +108,7 @@ void RtAppBody::on_event(uint64_t tag) {
   }
   // hrtimer_wakeup() in the CPU's hrtimer interrupt, which runs the other
   // soft-expired timers there too.
-  k.hrtimer_interrupt(sleep_cpu_);
+  k.hrtimer_interrupt(sleep_cpu_, &sleep_timer_);
   waiting_ = Wait::kNone;
   k.try_to_wake_up(task_, nullptr, task_.cpu);
 }

@@ -285,7 +285,7 @@ void Kernel::defer_hrtimers_to_idle_step(Rq& rq, bool timer_irq) {
     h.expires = running_at;
     timer_irq = true;
   }
-  if (timer_irq) run_soft_expired_hrtimers(rq, running_at, "the timer interrupt that ended its idle state");
+  if (timer_irq) run_soft_expired_hrtimers(rq, running_at, HrtimerIrq::kIdleExit);
 }
 
 // The CPU runs again (time_end): cpu_idle -1, dev->last_residency_ns,

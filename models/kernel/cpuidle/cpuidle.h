@@ -43,6 +43,9 @@ struct RangeHrtimerRef {
   Time soft;
   Time hard;
   const std::string* owner = nullptr;  // for --log debug: whose timer (a task's comm, a device's name)
+  const std::string* group = nullptr;  // for --why: a task's group, a device's timer
+  // What last stopped the hrtimer walk ahead of it once soft-expired.
+  enum class HeldBy : uint8_t { kNothing, kTick, kTimer } held_by = HeldBy::kNothing;
   bool live() const { return timer->armed() && timer->when() == hard; }
 };
 

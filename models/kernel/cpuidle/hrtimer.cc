@@ -55,16 +55,31 @@ void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu) {
     dev.clockevent.arm(max(expires, now()));
 }
 
-void Kernel::hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const std::string* owner) {
+void Kernel::hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const std::string* owner,
+                                 const std::string* group) {
   const Time hard = soft + max(slack, Time::zero());
   hrtimer_start(t, hard, cpu);
   if (slack <= Time::zero() || cpu < 0 || cpu >= nr_cpus()) return;
   Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   auto& v = rq.range_hrtimers;
   drop_entry_and_stale(v, t);
-  v.push_back({&t, soft, hard, owner});
+  v.push_back({&t, soft, hard, owner, group});
   rq.range_min_soft = min(rq.range_min_soft, soft);
 }
+
+namespace {
+
+// --why reasons of the "timer slack" kind (stable strings: counted by address).
+constexpr const char* kRanEarly[] = {"ran early, in the tick's interrupt", "ran early, in another hrtimer's interrupt",
+                                     "ran early, in the timer interrupt that ended an idle state"};
+constexpr const char* kRanAtHard[] = {"at its hard expiry: no interrupt in its window",
+                                      "at its hard expiry: the walk stopped at the running tick",
+                                      "at its hard expiry: the walk stopped at a pending timer"};
+// --log debug's words for the interrupt.
+constexpr const char* kIrqName[] = {"the tick's interrupt", "another hrtimer's interrupt",
+                                    "the timer interrupt that ended its idle state"};
+
+}  // namespace
 
 // __hrtimer_run_queues() (6.12 kernel/time/hrtimer.c) walks the CPU's
 // timers in hard-expiry order and stops at the first whose soft expiry has
@@ -81,20 +96,33 @@ void Kernel::hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const
 // without it only the tick and range timers bound the walk; and all
 // timers share one clock base (the kernel walks each base -- MONOTONIC,
 // BOOTTIME, ... -- on its own).
-void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, const char* why, bool tick_interrupt) {
+void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Timer* expired) {
   if (at < rq.range_min_soft) return;  // the common case: a tick with no window open
   auto& v = rq.range_hrtimers;
-  // The walk's bound: the earliest hard expiry of what is still pending.
+  // The walk's bound: the earliest hard expiry of what is still pending,
+  // and what it is.
+  using HeldBy = RangeHrtimerRef::HeldBy;
+  const bool tick_interrupt = irq == HrtimerIrq::kTick;
   Time bound = Time::max();
-  if (tick_interrupt || rq.tick_timer.armed())
+  HeldBy bound_by = HeldBy::kNothing;
+  if (tick_interrupt || rq.tick_timer.armed()) {
     bound = !tick_interrupt && rq.tick_timer.when() > at ? rq.tick_timer.when() : next_tick_after(at);
-  for (const RangeHrtimerRef& h : v)
-    if (h.live() && h.soft > at) bound = min(bound, h.hard);
+    bound_by = HeldBy::kTick;
+  }
+  for (const RangeHrtimerRef& h : v) {
+    if (h.live() && h.soft > at && h.hard < bound) {
+      bound = h.hard;
+      bound_by = HeldBy::kTimer;
+    }
+  }
   for (const HrtimerRef& c : rq.cpuidle.hrtimers) {
     if (!c.live() || c.expires <= at || c.expires >= bound) continue;
     bool is_range_timer = false;  // its range entry bounds the walk above, or runs
     for (const RangeHrtimerRef& h : v) is_range_timer |= h.timer == c.timer && h.live();
-    if (!is_range_timer) bound = c.expires;
+    if (!is_range_timer) {
+      bound = c.expires;
+      bound_by = HeldBy::kTimer;
+    }
   }
   // Take the soft-expired timers before the bound out, keeping the rest.
   auto& run = range_run_scratch_;
@@ -103,11 +131,17 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, const char* why, bool ti
   for (size_t i = 0; i < v.size();) {
     RangeHrtimerRef& h = v[i];
     if (h.live() && (h.soft > at || (h.hard >= bound && at < h.hard))) {
+      if (h.soft <= at) h.held_by = bound_by;
       rq.range_min_soft = min(rq.range_min_soft, h.soft);
       ++i;
       continue;
     }
-    if (h.live() && at < h.hard) run.push_back(h);
+    if (h.live() && at < h.hard) {
+      run.push_back(h);
+    } else if (h.timer == expired && !h.live() && h.hard <= at && h.group && counting_decisions()) [[unlikely]] {
+      // This interrupt is its own expiry: no earlier one ran it.
+      count_decision(Decision::kTimer, *h.group, kRanAtHard[static_cast<size_t>(h.held_by)]);
+    }
     v[i] = v.back();
     v.pop_back();
   }
@@ -117,8 +151,9 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, const char* why, bool ti
     if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
       SL_DEBUG("{:.6f} cpu{} hrtimer: {}'s timer (soft expiry {:.6f}) runs in {}, {} us before its hard "
                "expiry {:.6f}",
-               at.to_s(), rq.cpu, h.owner ? *h.owner : std::string("a"), h.soft.to_s(), why, (h.hard - at).count() / 1000,
-               h.hard.to_s());
+               at.to_s(), rq.cpu, h.owner ? *h.owner : std::string("a"), h.soft.to_s(),
+               kIrqName[static_cast<size_t>(irq)], (h.hard - at).count() / 1000, h.hard.to_s());
+    if (h.group) count_decision(Decision::kTimer, *h.group, kRanEarly[static_cast<size_t>(irq)]);
     h.timer->arm(at);
     // The CPU's cpuidle base sees the new expiry (it is the exit's end
     // at the latest: the CPU is awake or waking).

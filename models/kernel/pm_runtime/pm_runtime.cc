@@ -151,7 +151,7 @@ struct PmRuntime::Impl {
   struct DevState final : public EventHandler {
     DevState(Impl& p, RpmDevice& d)
         : pm(p), dev(d), fn(p, d), work("pm_runtime_work", &fn),
-          suspend_timer(p.k.sim().queue(), this, 0, kTierTimer) {
+          suspend_timer(p.k.sim().queue(), this, 0, kTierTimer), why_group(d.name() + " autosuspend timer") {
       wait_queue.reserve(8);
     }
     void on_event(uint64_t) override { pm.pm_suspend_timer_fn(*this); }
@@ -160,6 +160,7 @@ struct PmRuntime::Impl {
     PmWork fn;
     WorkStruct work;          // power.work (INIT_WORK(&dev->power.work, pm_runtime_work))
     Timer suspend_timer;      // power.suspend_timer (pm_suspend_timer_fn)
+    const std::string why_group;  // the suspend timer's group in --why
     int timer_cpu = 0;        // the CPU whose hrtimer base holds it
     bool timer_fn_running = false;  // in pm_suspend_timer_fn(): a re-arm keeps the base
     std::vector<Ctx*> wait_queue;  // power.wait_queue
@@ -440,7 +441,7 @@ struct PmRuntime::Impl {
                 const Time slack = dev.params_.autosuspend_delay / 4;
                 if (!d.timer_fn_running)
                   d.timer_cpu = k.hrtimer_target_cpu(std::max(c.cpu(), 0), expires + slack);
-                k.hrtimer_start_range(d.suspend_timer, expires, slack, d.timer_cpu, &dev.name());
+                k.hrtimer_start_range(d.suspend_timer, expires, slack, d.timer_cpu, &dev.name(), &d.why_group);
               }
               dev.timer_autosuspends_ = true;
               ret(c, 0);
@@ -718,7 +719,7 @@ struct PmRuntime::Impl {
 
   // pm_suspend_timer_fn(): the hrtimer of power.suspend_timer.
   void pm_suspend_timer_fn(DevState& d) {
-    k.hrtimer_interrupt(d.timer_cpu);  // the CPU's other soft-expired timers run too
+    k.hrtimer_interrupt(d.timer_cpu, &d.suspend_timer);  // the CPU's other soft-expired timers run too
     RpmDevice& dev = d.dev;
     Time expires = dev.timer_expires_;
     // The kernel tests `expires < now`: there the hrtimer runs strictly

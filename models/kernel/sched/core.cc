@@ -1368,7 +1368,7 @@ void Kernel::scheduler_tick(Rq& rq) {
   // soft expiry has come (their events follow in this instant); a CPU in
   // the idle loop runs them in idle_tick(), once out of its idle state.
   const bool idle_loop_tick = rq.idle_task_runs() && rq.cpuidle.gov;
-  if (!idle_loop_tick) run_soft_expired_hrtimers(rq, now(), "the tick's interrupt", true);
+  if (!idle_loop_tick) run_soft_expired_hrtimers(rq, now(), HrtimerIrq::kTick);
   if (rq.idle_task_runs()) {
     if (idle_loop_tick) idle_tick(rq);  // the governor kept the tick
     return;

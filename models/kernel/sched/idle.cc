@@ -135,7 +135,7 @@ void Kernel::idle_tick(Rq& rq) {
   // runs once the CPU is out of its idle state. The timer's next expiry
   // is the next jiffy after that (hrtimer_forward() keeps the grid).
   if (irq_waits_for_idle_exit(rq, rq.tick_timer, true)) return;
-  run_soft_expired_hrtimers(rq, now(), "the tick's interrupt", true);
+  run_soft_expired_hrtimers(rq, now(), HrtimerIrq::kTick);
   arm_tick(rq);
   if (nr_cpus() > 1 && jiffies() >= rq.next_balance) {
     sched_balance_update_blocked_averages(rq);  // sched_balance_softirq()
