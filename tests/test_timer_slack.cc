@@ -171,29 +171,33 @@ TEST_CASE("soft-expired timers run in hard-expiry order", "[hrtimer][slack]") {
   CHECK(order.comms == std::vector<std::string>{"fifo", "b", "a"});
 }
 
-// With cpuidle on, the CPU's plain hrtimers are known too: a FIFO sleeper's
-// timer expiring inside s's window stops the walk like any pending timer.
-// gs101's CPU 0 (menu; its tick stopped, HZ=100) and s's window [1000,
-// 1100] us: the FIFO timer at 1010 us runs s with it (once out of WFI);
-// with a second FIFO timer at 1050 us queued, s waits for that one.
+// A CPU's plain (slackless) hrtimers are on its base and stop the walk
+// like any pending timer, with cpuidle on or off. s's window is [1000,
+// 1100] us (HZ=100, the tick stopped: no tick before 10 ms): the FIFO
+// timer at 1010 us runs s with it (with cpuidle, gs101's CPU 0 under menu,
+// once out of WFI); with a second FIFO timer at 1050 us queued, s waits
+// for that one. (The model used to run s at the first timer's interrupt
+// in both cases; 7c2caa7 stopped the walk with cpuidle on only.)
 TEST_CASE("a plain hrtimer pending inside the window stops the walk", "[hrtimer][slack][cpuidle]") {
-  for (const bool second : {false, true}) {
-    CAPTURE(second);
-    std::string yaml =
-        "kernel: {version: \"6.12\", hz: 100, cpuidle: {governor: menu}}\n"
-        "duration: 30ms\n"
-        "platform: gs101\n"
-        "tasks:\n"
-        "  - {name: s, timer_slack: 100us, cpus: [0], loop: 1, events: [{sleep: 1000us}, {run: 10us}]}\n"
-        "  - {name: f1, policy: SCHED_FIFO, priority: 10, cpus: [0], loop: 1, events: [{sleep: 1010us}, "
-        "{run: 10us}]}\n";
-    if (second)
-      yaml += "  - {name: f2, policy: SCHED_FIFO, priority: 10, cpus: [0], loop: 1, events: [{sleep: 1050us}, "
-              "{run: 10us}]}\n";
-    const Watched w = run_watched(yaml);
-    CHECK(w.wake.of("f1") < 1050_us);
-    CHECK(w.wake.of("s") == (second ? 1050_us : w.wake.of("f1")));
-    if (second) CHECK(w.wake.of("f2") == 1050_us);
+  for (const bool cpuidle : {false, true}) {
+    for (const bool second : {false, true}) {
+      CAPTURE(cpuidle, second);
+      const std::string pin = cpuidle ? "cpus: [0], " : "";
+      std::string yaml = std::string("kernel: {version: \"6.12\", hz: 100") +
+                         (cpuidle ? ", cpuidle: {governor: menu}}\nplatform: gs101\n" : "}\nplatform: {cpus: 1}\n") +
+                         "duration: 30ms\ntasks:\n"
+                         "  - {name: s, timer_slack: 100us, " + pin +
+                         "loop: 1, events: [{sleep: 1000us}, {run: 10us}]}\n"
+                         "  - {name: f1, policy: SCHED_FIFO, priority: 10, " + pin +
+                         "loop: 1, events: [{sleep: 1010us}, {run: 10us}]}\n";
+      if (second)
+        yaml += "  - {name: f2, policy: SCHED_FIFO, priority: 10, " + pin +
+                "loop: 1, events: [{sleep: 1050us}, {run: 10us}]}\n";
+      const Watched w = run_watched(yaml);
+      CHECK(w.wake.of("f1") < 1050_us);
+      CHECK(w.wake.of("s") == (second ? 1050_us : w.wake.of("f1")));
+      if (second) CHECK(w.wake.of("f2") == 1050_us);
+    }
   }
 }
 

@@ -304,19 +304,29 @@ class Kernel : public InstantEndHook, public EventHandler {
   Time wake_list_handled_at(Rq& target);
 
   // --- hrtimers (hrtimer_start() / hrtimer_cancel() on a CPU's hrtimer base)
-  // Arms `t` for `expires` as an hrtimer queued on `cpu`. With cpuidle on,
-  // the CPU's next timer event (tick_nohz_get_sleep_length(), the cluster
-  // power-down check) sees it and its expiry wakes the CPU from an idle
-  // state (the local timer interrupt) before t's handler runs; without
-  // cpuidle this is t.arm(expires). `t` keeps its handler and tier; it must
-  // stay alive while queued (or be cancelled with hrtimer_cancel()).
+  // Arms `t` for `expires` as an hrtimer queued on `cpu`: the CPU's base
+  // holds it, so it bounds the hrtimer walk there (run_soft_expired_hrtimers())
+  // and timer migration sees it as the CPU's next event
+  // (hrtimer_target_cpu()); with cpuidle on, the CPU's next timer event
+  // (tick_nohz_get_sleep_length(), the cluster power-down check) sees it
+  // too and its expiry wakes the CPU from an idle state (the local timer
+  // interrupt) before t's handler runs. `t` keeps its handler and tier; it
+  // must stay alive while queued (or be cancelled with hrtimer_cancel()).
   void hrtimer_start(Timer& t, Time expires, int cpu) {
     // A timer re-armed before it fired leaves its old base first
     // (remove_hrtimer() in __hrtimer_start_range_ns()): its entry there
     // would look live if the expiry is the same.
-    if (cpuidle_ && t.armed()) hrtimer_forget(t);
+    if (t.armed()) hrtimer_forget(t);
     t.arm(expires);
-    if (cpuidle_) hrtimer_enqueue(t, expires, cpu);
+    hrtimer_enqueue(t, expires, cpu);
+  }
+  // hrtimer_start() of a per-CPU timer that is only ever queued on `cpu`'s
+  // base (the fair server's): no other base can hold an entry of it, so
+  // none is searched (the bases' scans cost more than the rest of the
+  // re-arm, and the fair server re-arms its timer at most switches).
+  void hrtimer_start_on_own_base(Timer& t, Time expires, int cpu) {
+    t.arm(expires);
+    hrtimer_enqueue(t, expires, cpu, /*drop_stale=*/false);
   }
   // The CPU whose base an unpinned hrtimer armed on this_cpu (expiring at
   // `expires`) goes to: switch_hrtimer_base() with timer migration on
@@ -360,7 +370,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   }
   void hrtimer_cancel(Timer& t) {
     t.cancel();
-    if (cpuidle_) hrtimer_forget(t);
+    hrtimer_forget(t);
   }
   // --- timer_list (kernel/time/timer.c, 6.12): when a timer added now
   // with a timeout of `delay` runs. The timeout in jiffies is rounded up
@@ -773,7 +783,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   int cpu_power_down_ok(const CpuidleDomain& d);
   Time cpu_next_event(int cpu);            // next hrtimer or kept tick (dev->next_hrtimer)
   void emit_cpu_idle(int cpu, int state);
-  void hrtimer_enqueue(Timer& t, Time expires, int cpu);
+  // `drop_stale`: also drop the base's stale entries (a scan that looks at
+  // every entry's Timer); otherwise only t's earlier entry is dropped.
+  void hrtimer_enqueue(Timer& t, Time expires, int cpu, bool drop_stale = true);
   void defer_hrtimers_to_idle_step(Rq& rq, bool timer_irq = false);
   void hrtimer_forget(const Timer& t);
 

@@ -111,7 +111,6 @@ void Kernel::setup_cpuidle(const PlatformParams& platform) {
                      : -1;
     dev.step = Timer(sim_.queue(), this, tag(Ev::kIdleStep, static_cast<uint64_t>(c)), kTierWake);
     dev.clockevent = Timer(sim_.queue(), this, tag(Ev::kClockEvent, static_cast<uint64_t>(c)), kTierClockEvent);
-    dev.hrtimers.reserve(64);
     // Boot: the CPU is in the idle loop with its tick running; do_idle()
     // runs at the end of the first instant.
     dev.reported = 0;

@@ -33,6 +33,8 @@ struct HrtimerRef {
   Timer* timer = nullptr;
   Time expires;
   bool live() const { return timer->armed() && timer->when() == expires; }
+  // Stale at `now`: an expiry already past has fired (no look at the Timer).
+  bool stale_at(Time now) const { return expires < now || !live(); }
 };
 
 // A range hrtimer (hrtimer_start_range_ns()) queued on a CPU: its Timer is
@@ -47,6 +49,7 @@ struct RangeHrtimerRef {
   // What last stopped the hrtimer walk ahead of it once soft-expired.
   enum class HeldBy : uint8_t { kNothing, kTick, kTimer } held_by = HeldBy::kNothing;
   bool live() const { return timer->armed() && timer->when() == hard; }
+  bool stale_at(Time now) const { return hard < now || !live(); }
 };
 
 // Hardware view of one idle state (IdleStateParams): what entering and

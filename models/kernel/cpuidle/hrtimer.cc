@@ -1,6 +1,8 @@
-// Per-CPU hrtimer bases, reduced to what cpuidle needs: which timers are
-// queued on a CPU and when the earliest expires (tick_nohz_get_sleep_length(),
-// cpu_power_down_ok(), the local timer of an idle CPU).
+// Per-CPU hrtimer bases, reduced to what the model needs: which timers are
+// queued on a CPU and when they expire (the bound of the hrtimer walk,
+// timer migration's next-event check and, with cpuidle,
+// tick_nohz_get_sleep_length(), cpu_power_down_ok(), the local timer of an
+// idle CPU).
 //
 // Each CPU keeps a small array of HrtimerRef (the Timer and the expiry it
 // was queued with), reserved at set-up: no allocation in the hot loop. A
@@ -20,9 +22,9 @@ namespace {
 // Before queueing `t` on a CPU: drop its earlier entry there and every
 // stale one (fired, cancelled or re-armed), swapping the last entry in.
 template <typename Ref>
-void drop_entry_and_stale(std::vector<Ref>& v, const Timer& t) {
+void drop_entry_and_stale(std::vector<Ref>& v, const Timer& t, Time now) {
   for (size_t i = 0; i < v.size();) {
-    if (v[i].timer == &t || !v[i].live()) {
+    if (v[i].timer == &t || v[i].stale_at(now)) {
       v[i] = v.back();
       v.pop_back();
     } else {
@@ -33,13 +35,23 @@ void drop_entry_and_stale(std::vector<Ref>& v, const Timer& t) {
 
 }  // namespace
 
-// hrtimer_start() on `cpu`'s base (kernel.h calls this only with cpuidle on).
-void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu) {
+// hrtimer_start() on `cpu`'s base (its earlier entry there dropped).
+void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu, bool drop_stale) {
   if (cpu < 0 || cpu >= nr_cpus()) return;  // no CPU known: a plain timer
   Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   CpuidleDevice& dev = rq.cpuidle;
   auto& v = dev.hrtimers;
-  drop_entry_and_stale(v, t);
+  if (drop_stale) {
+    drop_entry_and_stale(v, t, now());
+  } else {
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (v[i].timer == &t) {
+        v[i] = v.back();
+        v.pop_back();
+        break;
+      }
+    }
+  }
   // A CPU still in its exit latency handles the timer when it runs again;
   // one running its governor (interrupts off) when it reaches the state,
   // which the pending interrupt makes it leave at once.
@@ -62,7 +74,7 @@ void Kernel::hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const
   if (slack <= Time::zero() || cpu < 0 || cpu >= nr_cpus()) return;
   Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   auto& v = rq.range_hrtimers;
-  drop_entry_and_stale(v, t);
+  drop_entry_and_stale(v, t, now());
   v.push_back({&t, soft, hard, owner, group});
   rq.range_min_soft = min(rq.range_min_soft, soft);
 }
@@ -91,60 +103,79 @@ constexpr const char* kIrqName[] = {"the tick's interrupt", "another hrtimer's i
 // range timer whose window reaches past that jiffy. Those run now, in
 // hard-expiry order; the others stay queued for a later interrupt or
 // their hard expiry. Ties at the bound are taken as the bound first (the
-// timerqueue keeps equal expiries in insertion order). Simplified: plain
-// hrtimers are known per CPU only with cpuidle on (Kernel::hrtimer_start());
-// without it only the tick and range timers bound the walk; and all
+// timerqueue keeps equal expiries in insertion order). Simplified: all
 // timers share one clock base (the kernel walks each base -- MONOTONIC,
-// BOOTTIME, ... -- on its own).
+// BOOTTIME, ... -- on its own), and only the model's hrtimers are there
+// (Kernel::hrtimer_start(): sleeps, runtime PM's, the fair server's,
+// SurfaceFlinger's, the GPU's; not the RT period timer).
 void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Timer* expired) {
   if (at < rq.range_min_soft) return;  // the common case: a tick with no window open
   auto& v = rq.range_hrtimers;
-  // The walk's bound: the earliest hard expiry of what is still pending,
-  // and what it is.
   using HeldBy = RangeHrtimerRef::HeldBy;
-  const bool tick_interrupt = irq == HrtimerIrq::kTick;
+  // Pass 1: drop what fired or went stale; find the candidates (soft-
+  // expired, live) and the range timers still short of their soft expiry,
+  // the earliest of whose hard expiries bounds the walk.
   Time bound = Time::max();
   HeldBy bound_by = HeldBy::kNothing;
-  if (tick_interrupt || rq.tick_timer.armed()) {
-    bound = !tick_interrupt && rq.tick_timer.when() > at ? rq.tick_timer.when() : next_tick_after(at);
-    bound_by = HeldBy::kTick;
-  }
-  for (const RangeHrtimerRef& h : v) {
-    if (h.live() && h.soft > at && h.hard < bound) {
-      bound = h.hard;
-      bound_by = HeldBy::kTimer;
-    }
-  }
-  for (const HrtimerRef& c : rq.cpuidle.hrtimers) {
-    if (!c.live() || c.expires <= at || c.expires >= bound) continue;
-    bool is_range_timer = false;  // its range entry bounds the walk above, or runs
-    for (const RangeHrtimerRef& h : v) is_range_timer |= h.timer == c.timer && h.live();
-    if (!is_range_timer) {
-      bound = c.expires;
-      bound_by = HeldBy::kTimer;
-    }
-  }
-  // Take the soft-expired timers before the bound out, keeping the rest.
-  auto& run = range_run_scratch_;
-  run.clear();
-  rq.range_min_soft = Time::max();
+  bool any_candidate = false;
+  Time last_candidate = Time::zero();  // the latest hard expiry of a candidate
   for (size_t i = 0; i < v.size();) {
     RangeHrtimerRef& h = v[i];
-    if (h.live() && (h.soft > at || (h.hard >= bound && at < h.hard))) {
-      if (h.soft <= at) h.held_by = bound_by;
-      rq.range_min_soft = min(rq.range_min_soft, h.soft);
+    if (h.live() && at < h.hard) {
+      if (h.soft > at && h.hard < bound) {
+        bound = h.hard;
+        bound_by = HeldBy::kTimer;
+      } else if (h.soft <= at) {
+        last_candidate = max(last_candidate, h.hard);
+        any_candidate = true;
+      }
       ++i;
       continue;
     }
-    if (h.live() && at < h.hard) {
-      run.push_back(h);
-    } else if (h.timer == expired && !h.live() && h.hard <= at && h.group && counting_decisions()) [[unlikely]] {
+    if (h.timer == expired && !h.live() && h.hard <= at && h.group && counting_decisions()) [[unlikely]] {
       // This interrupt is its own expiry: no earlier one ran it.
       count_decision(Decision::kTimer, *h.group, kRanAtHard[static_cast<size_t>(h.held_by)]);
     }
     v[i] = v.back();
     v.pop_back();
   }
+  auto& run = range_run_scratch_;
+  run.clear();
+  if (any_candidate) {
+    // The running tick, queued at its next jiffy (its own interrupt
+    // re-queues it there), and the CPU's plain hrtimers still to expire
+    // bound it too -- those before the last candidate's hard expiry matter.
+    if (irq == HrtimerIrq::kTick || rq.tick_timer.armed()) {
+      const Time tick = irq != HrtimerIrq::kTick && rq.tick_timer.when() > at ? rq.tick_timer.when() : next_tick_after(at);
+      if (tick < bound) {
+        bound = tick;
+        bound_by = HeldBy::kTick;
+      }
+    }
+    for (const HrtimerRef& c : rq.cpuidle.hrtimers) {
+      if (c.expires <= at || c.expires >= bound || c.expires > last_candidate || !c.live()) continue;
+      bool is_range_timer = false;  // its range entry bounds the walk above, or runs
+      for (const RangeHrtimerRef& h : v) is_range_timer |= h.timer == c.timer;
+      if (!is_range_timer) {
+        bound = c.expires;
+        bound_by = HeldBy::kTimer;
+      }
+    }
+    // Pass 2: the candidates before the bound run; the others are held.
+    for (size_t i = 0; i < v.size();) {
+      RangeHrtimerRef& h = v[i];
+      if (h.soft <= at && h.hard < bound) {
+        run.push_back(h);
+        v[i] = v.back();
+        v.pop_back();
+        continue;
+      }
+      if (h.soft <= at) h.held_by = bound_by;
+      ++i;
+    }
+  }
+  rq.range_min_soft = Time::max();
+  for (const RangeHrtimerRef& h : v) rq.range_min_soft = min(rq.range_min_soft, h.soft);
   // Armed for `at` in hard-expiry order: their handlers run in that order.
   std::sort(run.begin(), run.end(), [](const RangeHrtimerRef& a, const RangeHrtimerRef& b) { return a.hard < b.hard; });
   for (const RangeHrtimerRef& h : run) {
@@ -197,7 +228,7 @@ Time Kernel::next_hrtimer(int cpu) {
 // get_nohz_timer_target() (6.12 core.c) and hrtimer_suitable_target()
 // (6.12 hrtimer.c). No housekeeping (nohz_full) CPUs are modelled: every CPU
 // may take timers. A busy CPU's next event is its tick at the latest (a
-// busy CPU keeps its tick); its other hrtimers are known with cpuidle only.
+// busy CPU keeps its tick) or an hrtimer queued there.
 int Kernel::hrtimer_target_cpu(int this_cpu, Time expires) const {
   if (!cpu_idle(this_cpu)) return this_cpu;
   for (const CpuMask& span : wake_affine_spans(this_cpu)) {

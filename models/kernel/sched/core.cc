@@ -112,6 +112,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     auto rq = std::make_unique<Rq>();
     rq->cpu = c;
     rq->range_hrtimers.reserve(128);
+    rq->cpuidle.hrtimers.reserve(64);  // the CPU's hrtimer base, whatever the cpuidle setting
     rq->pelt.start_at(kRqClockAtZeroNs);
     rq->sd_balance_interval_ms = nr_cpus;  // sd_init(): sd_weight
     auto idle = std::make_unique<Task>();

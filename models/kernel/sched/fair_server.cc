@@ -61,7 +61,9 @@ void Kernel::fair_server_replenish(Rq& rq) {
 
 // The server's dl_timer, an hrtimer on its CPU: 6.17+ leaves it armed
 // through idle, where it wakes the CPU and bounds the governor's sleep.
-void Kernel::fair_server_arm_timer(Rq& rq, Time expires) { hrtimer_start(rq.server_timer, expires, rq.cpu); }
+void Kernel::fair_server_arm_timer(Rq& rq, Time expires) {
+  hrtimer_start_on_own_base(rq.server_timer, expires, rq.cpu);
+}
 
 // dl_server_start() from enqueue_task_fair() when the CPU's first fair task
 // is queued; dl_server_stop() from dequeue_entities() when its last leaves
@@ -161,7 +163,7 @@ void Kernel::fair_server_stop(Rq& rq) {
       fair_server_sub_running_bw(rq);
     } else {
       s.non_contending = true;
-      hrtimer_start(rq.server_inactive_timer, now() + Time::ns(zerolag), rq.cpu);
+      hrtimer_start_on_own_base(rq.server_inactive_timer, now() + Time::ns(zerolag), rq.cpu);
     }
   }
 }
