@@ -334,3 +334,29 @@ TEST_CASE("run --why counts where each range timer ran in its slack window", "[h
       "  - {name: hog, loop: 1, events: [{run: 1500us}]}\n";
   CHECK(reasons(held) == Counts{{"s: at its hard expiry: the walk stopped at the running tick", 1}});
 }
+
+// Timer migration's target check (hrtimer_check_target(): a timer stays
+// on the arming CPU if it expires before the busy target's next event)
+// sees the busy CPU's hrtimers, not only its tick, whatever the cpuidle
+// setting. HZ=250: CPU 1 runs a hog (next tick at 4 ms) and holds a FIFO
+// sleeper's timer for 3.2 ms; CPU 0 idles. At 1 ms a timer armed on CPU 0
+// expiring at 3.5 ms goes to CPU 1 (its next event, 3.2 ms, comes first);
+// one expiring at 3 ms stays. Without the FIFO sleeper, 3.5 ms stays too
+// (the tick at 4 ms is CPU 1's next event).
+TEST_CASE("timer migration sees the target CPU's hrtimers, not only its tick", "[hrtimer]") {
+  for (const bool sleeper : {false, true}) {
+    CAPTURE(sleeper);
+    std::string yaml =
+        "kernel: {version: \"6.12\", hz: 250}\nduration: 30ms\nplatform: {cpus: 2}\ntasks:\n"
+        "  - {name: hog, cpus: [1], events: [{run: 1s}]}\n";
+    if (sleeper)
+      yaml += "  - {name: f, policy: SCHED_FIFO, priority: 10, cpus: [1], loop: 1, events: [{sleep: 3200us}, "
+              "{run: 10us}]}\n";
+    System sys(load_scenario_yaml(yaml, "migrate.yaml"), 1);
+    Kernel& k = sys.kernel();
+    k.run_until(1_ms);
+    REQUIRE(k.cpu_idle(0));
+    CHECK(k.hrtimer_target_cpu(0, 3500_us) == (sleeper ? 1 : 0));
+    CHECK(k.hrtimer_target_cpu(0, 3_ms) == 0);
+  }
+}
