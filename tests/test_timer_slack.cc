@@ -30,7 +30,8 @@ class FirstWake : public SchedObserver {
   std::map<std::string, Time> at;
 };
 
-// Every wake-up's task in order (sleep wake-ups and the first starts).
+// Every wake-up's task in order (try_to_wake_up(): sleep wake-ups; a
+// task's start is not one).
 class WakeOrder : public SchedObserver {
  public:
   void on_waking(Time, const Task& p, const Task*, int) override { comms.push_back(p.comm); }
@@ -359,4 +360,44 @@ TEST_CASE("timer migration sees the target CPU's hrtimers, not only its tick", "
     CHECK(k.hrtimer_target_cpu(0, 3500_us) == (sleeper ? 1 : 0));
     CHECK(k.hrtimer_target_cpu(0, 3_ms) == 0);
   }
+}
+
+// Review of s38's walk (three cases the first version got wrong):
+// - a tick the idle governor kept is the tick's interrupt at the idle exit
+//   too: it re-queues itself a jiffy on, ahead of a window reaching past
+//   it (gs101's CPU 0 under menu, HZ=250, a FIFO task's 1 ms sleeps keeping
+//   the tick; s's window [10, 50] ms ends at the tick at 48 ms or later,
+//   not at the first idle exit after 10 ms);
+// - the tick re-queued by its own interrupt sorts after a timer already
+//   queued at the same expiry (timerqueue_add() keeps insertion order): at
+//   HZ=1000 with a hog, bg's window [10, 50] ms ends at the tick at 49 ms,
+//   whose next jiffy is bg's hard expiry;
+// - with cpuidle, a timer that wakes its idle CPU at its hard expiry is
+//   counted by --why.
+TEST_CASE("the walk at a kept tick's idle exit and at a tie with the re-queued tick", "[hrtimer][slack][cpuidle]") {
+  const Watched kept = run_watched(
+      "kernel: {version: \"6.12\", hz: 250, cpuidle: {governor: menu}}\nduration: 100ms\nplatform: gs101\ntasks:\n"
+      "  - {name: f, policy: SCHED_FIFO, priority: 10, cpus: [0], loop: 9, events: [{sleep: 1ms}, {run: 10us}]}\n"
+      "  - {name: s, timer_slack: 40ms, cpus: [0], loop: 1, events: [{sleep: 10ms}, {run: 10us}]}\n");
+  CHECK(kept.wake.of("s") >= 48_ms);
+  CHECK(kept.wake.of("s") <= 50230_us);  // its hard expiry, and a c2 exit at most
+
+  const Watched tie = run_watched(
+      "kernel: {version: \"6.12\", hz: 1000}\nduration: 100ms\nplatform: {cpus: 1}\ntasks:\n"
+      "  - {name: bg, timer_slack: 40ms, loop: 1, events: [{sleep: 10ms}, {run: 100us}]}\n"
+      "  - {name: hog, events: [{run: 1s}]}\n");
+  CHECK(tie.wake.of("bg") == 49_ms);
+
+  System sys(load_scenario_yaml("kernel: {version: \"6.12\", hz: 250, cpuidle: {governor: menu}}\nduration: 100ms\n"
+                                "platform: gs101\ntasks:\n"
+                                "  - {name: s, timer_slack: 40ms, cpus: [0], loop: 1, events: [{sleep: 10ms}, "
+                                "{run: 10us}]}\n",
+                                "why_idle.yaml"),
+             1);
+  sys.count_decisions();
+  sys.run();
+  std::map<std::string, uint64_t> slack;
+  for (const DecisionCount& d : sys.result().decisions)
+    if (d.kind == "timer slack") slack[d.group + ": " + d.reason] += d.count;
+  CHECK(slack == std::map<std::string, uint64_t>{{"s: at its hard expiry: no interrupt in its window", 1}});
 }

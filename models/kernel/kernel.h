@@ -320,9 +320,11 @@ class Kernel : public InstantEndHook, public EventHandler {
     t.arm(expires);
     hrtimer_enqueue(t, expires, cpu);
   }
-  // hrtimer_start() of a per-CPU timer that is only ever queued on `cpu`'s
-  // base (the fair server's): no other base can hold an entry of it, so
-  // none is searched (the bases' scans cost more than the rest of the
+  // hrtimer_start() of a timer the model only ever queues on `cpu`'s base
+  // (the fair server's, armed with its rq's CPU: 6.12 queues them on the
+  // arming CPU, which a remote enqueue or a balancer's detach can make
+  // another; the model does not): no other base can hold an entry of it,
+  // so none is searched (the bases' scans cost more than the rest of the
   // re-arm, and the fair server re-arms its timer at most switches).
   void hrtimer_start_on_own_base(Timer& t, Time expires, int cpu) {
     t.arm(expires);
@@ -786,7 +788,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // `drop_stale`: also drop the base's stale entries (a scan that looks at
   // every entry's Timer); otherwise only t's earlier entry is dropped.
   void hrtimer_enqueue(Timer& t, Time expires, int cpu, bool drop_stale = true);
-  void defer_hrtimers_to_idle_step(Rq& rq, bool timer_irq = false);
+  void defer_hrtimers_to_idle_step(Rq& rq, bool timer_irq = false, bool tick = false);
   void hrtimer_forget(const Timer& t);
 
   friend class FairServer;

@@ -243,7 +243,7 @@ void Kernel::idle_wake(Rq& rq, bool tick, bool timer_irq) {
   // latency even when its task goes to another CPU). The ILB and irq_work
   // IPIs wait the same way (core.cc), and so does the kept tick's handler
   // (idle_tick(); the next tick stays on the jiffies grid).
-  defer_hrtimers_to_idle_step(rq, tick || timer_irq);
+  defer_hrtimers_to_idle_step(rq, tick || timer_irq, tick);
 }
 
 // An interrupt (`irq`, its event; `tick`: the tick's) reaches rq's CPU: it
@@ -275,7 +275,7 @@ Time Kernel::irq_handled_at(Rq& rq, bool tick) {
 // An hrtimer interrupt then (one of these, or `timer_irq`: the tick's or
 // the local timer's that woke the CPU) also runs the range timers whose
 // soft expiry has come.
-void Kernel::defer_hrtimers_to_idle_step(Rq& rq, bool timer_irq) {
+void Kernel::defer_hrtimers_to_idle_step(Rq& rq, bool timer_irq, bool tick) {
   CpuidleDevice& dev = rq.cpuidle;
   const Time running_at = dev.step.when();
   for (HrtimerRef& h : dev.hrtimers) {
@@ -284,7 +284,10 @@ void Kernel::defer_hrtimers_to_idle_step(Rq& rq, bool timer_irq) {
     h.expires = running_at;
     timer_irq = true;
   }
-  if (timer_irq) run_soft_expired_hrtimers(rq, running_at, HrtimerIrq::kIdleExit);
+  // The kept tick's interrupt re-queues the tick a jiffy on
+  // (tick_nohz_handler() returns HRTIMER_RESTART), ahead of a window
+  // reaching past it.
+  if (timer_irq) run_soft_expired_hrtimers(rq, running_at, tick ? HrtimerIrq::kTick : HrtimerIrq::kIdleExit);
 }
 
 // The CPU runs again (time_end): cpu_idle -1, dev->last_residency_ns,

@@ -38,8 +38,9 @@ struct HrtimerRef {
 };
 
 // A range hrtimer (hrtimer_start_range_ns()) queued on a CPU: its Timer is
-// armed at the hard expiry; any hrtimer interrupt of that CPU at or after
-// the soft expiry runs it early (__hrtimer_run_queues()).
+// armed at the hard expiry; an hrtimer interrupt of that CPU at or after
+// the soft expiry runs it early if the walk in hard-expiry order reaches
+// it (__hrtimer_run_queues(); Kernel::run_soft_expired_hrtimers()).
 struct RangeHrtimerRef {
   Timer* timer = nullptr;
   Time soft;

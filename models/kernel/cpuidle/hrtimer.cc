@@ -102,8 +102,10 @@ constexpr const char* kIrqName[] = {"the tick's interrupt", "another hrtimer's i
 // there by its own handler when this is the tick's interrupt) ahead of a
 // range timer whose window reaches past that jiffy. Those run now, in
 // hard-expiry order; the others stay queued for a later interrupt or
-// their hard expiry. Ties at the bound are taken as the bound first (the
-// timerqueue keeps equal expiries in insertion order). Simplified: all
+// their hard expiry. Equal expiries keep insertion order in the
+// timerqueue: the tick re-queued by this interrupt sorts after the timers
+// already at its new expiry, which run; other ties are taken as the bound
+// first (the model does not keep the order they were queued in). Simplified: all
 // timers share one clock base (the kernel walks each base -- MONOTONIC,
 // BOOTTIME, ... -- on its own), and only the model's hrtimers are there
 // (Kernel::hrtimer_start(): sleeps, runtime PM's, the fair server's,
@@ -118,6 +120,7 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
   Time bound = Time::max();
   HeldBy bound_by = HeldBy::kNothing;
   bool any_candidate = false;
+  bool bound_inclusive = false;  // a candidate whose hard expiry is the bound runs too
   Time last_candidate = Time::zero();  // the latest hard expiry of a candidate
   for (size_t i = 0; i < v.size();) {
     RangeHrtimerRef& h = v[i];
@@ -132,9 +135,11 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
       ++i;
       continue;
     }
-    if (h.timer == expired && !h.live() && h.hard <= at && h.group && counting_decisions()) [[unlikely]] {
-      // This interrupt is its own expiry: no earlier one ran it.
-      count_decision(Decision::kTimer, *h.group, kRanAtHard[static_cast<size_t>(h.held_by)]);
+    if (h.group && counting_decisions()) [[unlikely]] {
+      // Due in this interrupt (its own expiry, or one in the same instant
+      // or deferred to the same idle exit): no earlier one ran it.
+      const bool due = h.hard <= at && (h.timer == expired || (h.timer->armed() && h.timer->when() <= at));
+      if (due) count_decision(Decision::kTimer, *h.group, kRanAtHard[static_cast<size_t>(h.held_by)]);
     }
     v[i] = v.back();
     v.pop_back();
@@ -146,10 +151,14 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
     // re-queues it there), and the CPU's plain hrtimers still to expire
     // bound it too -- those before the last candidate's hard expiry matter.
     if (irq == HrtimerIrq::kTick || rq.tick_timer.armed()) {
-      const Time tick = irq != HrtimerIrq::kTick && rq.tick_timer.when() > at ? rq.tick_timer.when() : next_tick_after(at);
+      // Re-queued by this very walk (its own interrupt, or due in it): it
+      // sorts after timers already queued at the same expiry.
+      const bool requeued = irq == HrtimerIrq::kTick || rq.tick_timer.when() <= at;
+      const Time tick = requeued ? next_tick_after(at) : rq.tick_timer.when();
       if (tick < bound) {
         bound = tick;
         bound_by = HeldBy::kTick;
+        bound_inclusive = requeued;
       }
     }
     for (const HrtimerRef& c : rq.cpuidle.hrtimers) {
@@ -159,12 +168,13 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
       if (!is_range_timer) {
         bound = c.expires;
         bound_by = HeldBy::kTimer;
+        bound_inclusive = false;
       }
     }
     // Pass 2: the candidates before the bound run; the others are held.
     for (size_t i = 0; i < v.size();) {
       RangeHrtimerRef& h = v[i];
-      if (h.soft <= at && h.hard < bound) {
+      if (h.soft <= at && (h.hard < bound || (bound_inclusive && h.hard == bound))) {
         run.push_back(h);
         v[i] = v.back();
         v.pop_back();
@@ -193,10 +203,11 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
   }
 }
 
-// hrtimer_cancel(): drop `t` from every base (rare: a linear pass).
+// hrtimer_cancel(), or a re-arm before it fired: drop `t` from every base,
+// its range entry too (re-armed elsewhere with the same expiry, an old
+// entry would look live). Rare: a linear pass.
 void Kernel::hrtimer_forget(const Timer& t) {
-  for (auto& rqp : rqs_) {
-    auto& v = rqp->cpuidle.hrtimers;
+  auto drop = [&t](auto& v) {
     for (size_t i = 0; i < v.size();) {
       if (v[i].timer == &t) {
         v[i] = v.back();
@@ -205,6 +216,10 @@ void Kernel::hrtimer_forget(const Timer& t) {
         ++i;
       }
     }
+  };
+  for (auto& rqp : rqs_) {
+    drop(rqp->cpuidle.hrtimers);
+    drop(rqp->range_hrtimers);
   }
 }
 
