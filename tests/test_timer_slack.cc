@@ -30,6 +30,15 @@ class FirstWake : public SchedObserver {
   std::map<std::string, Time> at;
 };
 
+// The head of a YAML scenario on 6.12: HZ, duration, platform ("{cpus: N}"
+// or a platform file's name) and a cpuidle governor if given; tasks follow.
+std::string yaml_head(int hz, const std::string& duration, const std::string& platform,
+                      const std::string& governor = "") {
+  const std::string idle = governor.empty() ? "" : ", cpuidle: {governor: " + governor + "}";
+  return "kernel: {version: \"6.12\", hz: " + std::to_string(hz) + idle + "}\nduration: " + duration +
+         "\nplatform: " + platform + "\ntasks:\n";
+}
+
 // Every wake-up's task in order (try_to_wake_up(): sleep wake-ups; a
 // task's start is not one).
 class WakeOrder : public SchedObserver {
@@ -51,6 +60,17 @@ Watched run_watched(const std::string& yaml) {
   sys.add_observer(&w.wake);
   sys.run();
   return w;
+}
+
+// run --why's "timer slack" counts of a YAML scenario, as "group: reason".
+std::map<std::string, uint64_t> timer_slack_reasons(const std::string& yaml) {
+  System sys(load_scenario_yaml(yaml, "why.yaml"), 1);
+  sys.count_decisions();
+  sys.run();
+  std::map<std::string, uint64_t> out;
+  for (const DecisionCount& d : sys.result().decisions)
+    if (d.kind == "timer slack") out[d.group + ": " + d.reason] += d.count;
+  return out;
 }
 
 ScenarioParams slack_scenario(int hz, Time slack) {
@@ -115,10 +135,7 @@ TEST_CASE("a task's own timer slack widens its window", "[hrtimer][slack][config
   for (const bool busy : {false, true}) {
     CAPTURE(busy);
     std::string yaml =
-        "kernel: {version: \"6.12\", hz: 250}\n"
-        "duration: 100ms\n"
-        "platform: {cpus: 1}\n"
-        "tasks:\n"
+        yaml_head(250, "100ms", "{cpus: 1}") +
         "  - {name: bg, timer_slack: 40ms, loop: 1, events: [{sleep: 10ms}, {run: 100us}]}\n";
     if (busy) yaml += "  - {name: hog, events: [{run: 1s}]}\n";
     const Watched w = run_watched(yaml);
@@ -137,10 +154,7 @@ TEST_CASE("a timer not yet soft-expired stops the walk ahead of a later hard exp
   for (const bool narrow : {false, true}) {
     CAPTURE(narrow);
     std::string yaml =
-        "kernel: {version: \"6.12\", hz: 100}\n"
-        "duration: 30ms\n"
-        "platform: {cpus: 1}\n"
-        "tasks:\n"
+        yaml_head(100, "30ms", "{cpus: 1}") +
         "  - {name: s, timer_slack: 100us, loop: 1, events: [{sleep: 1000us}, {run: 10us}]}\n"
         "  - {name: fifo, policy: SCHED_FIFO, priority: 10, loop: 1, events: [{sleep: 1010us}, {run: 10us}]}\n";
     if (narrow) yaml += "  - {name: n, timer_slack: 10us, loop: 1, events: [{sleep: 1020us}, {run: 10us}]}\n";
@@ -157,10 +171,7 @@ TEST_CASE("a timer not yet soft-expired stops the walk ahead of a later hard exp
 // were queued: a first.)
 TEST_CASE("soft-expired timers run in hard-expiry order", "[hrtimer][slack]") {
   const std::string yaml =
-      "kernel: {version: \"6.12\", hz: 100}\n"
-      "duration: 30ms\n"
-      "platform: {cpus: 4}\n"
-      "tasks:\n"
+      yaml_head(100, "30ms", "{cpus: 4}") +
       "  - {name: a, timer_slack: 70us, cpus: [0], loop: 1, events: [{sleep: 1000us}, {run: 10us}]}\n"
       "  - {name: b, timer_slack: 30us, cpus: [0], loop: 1, events: [{sleep: 1010us}, {run: 10us}]}\n"
       "  - {name: fifo, policy: SCHED_FIFO, priority: 10, cpus: [0], loop: 1, events: [{sleep: 1020us}, "
@@ -184,9 +195,7 @@ TEST_CASE("a plain hrtimer pending inside the window stops the walk", "[hrtimer]
     for (const bool second : {false, true}) {
       CAPTURE(cpuidle, second);
       const std::string pin = cpuidle ? "cpus: [0], " : "";
-      std::string yaml = std::string("kernel: {version: \"6.12\", hz: 100") +
-                         (cpuidle ? ", cpuidle: {governor: menu}}\nplatform: gs101\n" : "}\nplatform: {cpus: 1}\n") +
-                         "duration: 30ms\ntasks:\n"
+      std::string yaml = (cpuidle ? yaml_head(100, "30ms", "gs101", "menu") : yaml_head(100, "30ms", "{cpus: 1}")) +
                          "  - {name: s, timer_slack: 100us, " + pin +
                          "loop: 1, events: [{sleep: 1000us}, {run: 10us}]}\n"
                          "  - {name: f1, policy: SCHED_FIFO, priority: 10, " + pin +
@@ -312,28 +321,19 @@ TEST_CASE("a kworker's sleep expiring on the CPU runs a soft-expired sleep", "[h
 // ms, ahead of s's hard expiry, and the walk stops there; then the CPU
 // idles with its tick stopped and s runs at 6 ms, held back by the tick.
 TEST_CASE("run --why counts where each range timer ran in its slack window", "[hrtimer][slack][why]") {
-  auto reasons = [](const std::string& yaml) {
-    System sys(load_scenario_yaml(yaml, "why.yaml"), 1);
-    sys.count_decisions();
-    sys.run();
-    std::map<std::string, uint64_t> out;
-    for (const DecisionCount& d : sys.result().decisions)
-      if (d.kind == "timer slack") out[d.group + ": " + d.reason] += d.count;
-    return out;
-  };
   const std::string head =
-      "kernel: {version: \"6.12\", hz: 250}\nduration: 100ms\nplatform: {cpus: 1}\ntasks:\n"
+      yaml_head(250, "100ms", "{cpus: 1}") +
       "  - {name: bg, timer_slack: 40ms, loop: 1, events: [{sleep: 10ms}, {run: 100us}]}\n";
   using Counts = std::map<std::string, uint64_t>;
-  CHECK(reasons(head) == Counts{{"bg: at its hard expiry: no interrupt in its window", 1}});
-  CHECK(reasons(head + "  - {name: hog, events: [{run: 1s}]}\n") ==
+  CHECK(timer_slack_reasons(head) == Counts{{"bg: at its hard expiry: no interrupt in its window", 1}});
+  CHECK(timer_slack_reasons(head + "  - {name: hog, events: [{run: 1s}]}\n") ==
         Counts{{"bg: ran early, in the tick's interrupt", 1}});
   const std::string held =
-      "kernel: {version: \"6.12\", hz: 250}\nduration: 30ms\nplatform: {cpus: 1}\ntasks:\n"
+      yaml_head(250, "30ms", "{cpus: 1}") +
       "  - {name: s, timer_slack: 5ms, loop: 1, events: [{sleep: 1ms}, {run: 10us}]}\n"
       "  - {name: fifo, policy: SCHED_FIFO, priority: 10, loop: 1, events: [{sleep: 1200us}, {run: 10us}]}\n"
       "  - {name: hog, loop: 1, events: [{run: 1500us}]}\n";
-  CHECK(reasons(held) == Counts{{"s: at its hard expiry: the walk stopped at the running tick", 1}});
+  CHECK(timer_slack_reasons(held) == Counts{{"s: at its hard expiry: the walk stopped at the running tick", 1}});
 }
 
 // Timer migration's target check (hrtimer_check_target(): a timer stays
@@ -348,7 +348,7 @@ TEST_CASE("timer migration sees the target CPU's hrtimers, not only its tick", "
   for (const bool sleeper : {false, true}) {
     CAPTURE(sleeper);
     std::string yaml =
-        "kernel: {version: \"6.12\", hz: 250}\nduration: 30ms\nplatform: {cpus: 2}\ntasks:\n"
+        yaml_head(250, "30ms", "{cpus: 2}") +
         "  - {name: hog, cpus: [1], events: [{run: 1s}]}\n";
     if (sleeper)
       yaml += "  - {name: f, policy: SCHED_FIFO, priority: 10, cpus: [1], loop: 1, events: [{sleep: 3200us}, "
@@ -376,28 +376,19 @@ TEST_CASE("timer migration sees the target CPU's hrtimers, not only its tick", "
 //   counted by --why.
 TEST_CASE("the walk at a kept tick's idle exit and at a tie with the re-queued tick", "[hrtimer][slack][cpuidle]") {
   const Watched kept = run_watched(
-      "kernel: {version: \"6.12\", hz: 250, cpuidle: {governor: menu}}\nduration: 100ms\nplatform: gs101\ntasks:\n"
+      yaml_head(250, "100ms", "gs101", "menu") +
       "  - {name: f, policy: SCHED_FIFO, priority: 10, cpus: [0], loop: 9, events: [{sleep: 1ms}, {run: 10us}]}\n"
       "  - {name: s, timer_slack: 40ms, cpus: [0], loop: 1, events: [{sleep: 10ms}, {run: 10us}]}\n");
   CHECK(kept.wake.of("s") >= 48_ms);
   CHECK(kept.wake.of("s") <= 50230_us);  // its hard expiry, and a c2 exit at most
 
   const Watched tie = run_watched(
-      "kernel: {version: \"6.12\", hz: 1000}\nduration: 100ms\nplatform: {cpus: 1}\ntasks:\n"
+      yaml_head(1000, "100ms", "{cpus: 1}") +
       "  - {name: bg, timer_slack: 40ms, loop: 1, events: [{sleep: 10ms}, {run: 100us}]}\n"
       "  - {name: hog, events: [{run: 1s}]}\n");
   CHECK(tie.wake.of("bg") == 49_ms);
 
-  System sys(load_scenario_yaml("kernel: {version: \"6.12\", hz: 250, cpuidle: {governor: menu}}\nduration: 100ms\n"
-                                "platform: gs101\ntasks:\n"
-                                "  - {name: s, timer_slack: 40ms, cpus: [0], loop: 1, events: [{sleep: 10ms}, "
-                                "{run: 10us}]}\n",
-                                "why_idle.yaml"),
-             1);
-  sys.count_decisions();
-  sys.run();
-  std::map<std::string, uint64_t> slack;
-  for (const DecisionCount& d : sys.result().decisions)
-    if (d.kind == "timer slack") slack[d.group + ": " + d.reason] += d.count;
-  CHECK(slack == std::map<std::string, uint64_t>{{"s: at its hard expiry: no interrupt in its window", 1}});
+  CHECK(timer_slack_reasons(yaml_head(250, "100ms", "gs101", "menu") +
+                            "  - {name: s, timer_slack: 40ms, cpus: [0], loop: 1, events: [{sleep: 10ms}, {run: 10us}]}\n") ==
+        std::map<std::string, uint64_t>{{"s: at its hard expiry: no interrupt in its window", 1}});
 }

@@ -19,18 +19,31 @@
 namespace schedlab {
 namespace {
 
-// Before queueing `t` on a CPU: drop its earlier entry there and every
-// stale one (fired, cancelled or re-armed), swapping the last entry in.
-template <typename Ref>
-void drop_entry_and_stale(std::vector<Ref>& v, const Timer& t, Time now) {
+// Drops the entries `drop` picks, swapping the last entry in (a base's
+// order is its entries' queueing history; nothing depends on it but the
+// deferral order at an idle exit, which this keeps as it always was).
+template <typename Ref, typename Pred>
+void drop_entries(std::vector<Ref>& v, Pred drop) {
   for (size_t i = 0; i < v.size();) {
-    if (v[i].timer == &t || v[i].stale_at(now)) {
+    if (drop(v[i])) {
       v[i] = v.back();
       v.pop_back();
     } else {
       ++i;
     }
   }
+}
+
+// Before queueing `t` on a CPU: drop its earlier entry there and every
+// stale one (fired, cancelled or re-armed).
+template <typename Ref>
+void drop_entry_and_stale(std::vector<Ref>& v, const Timer& t, Time now) {
+  drop_entries(v, [&t, now](const Ref& r) { return r.timer == &t || r.stale_at(now); });
+}
+
+template <typename Ref>
+void drop_entry(std::vector<Ref>& v, const Timer& t) {
+  drop_entries(v, [&t](const Ref& r) { return r.timer == &t; });
 }
 
 }  // namespace
@@ -41,17 +54,10 @@ void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu, bool drop_stale) {
   Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   CpuidleDevice& dev = rq.cpuidle;
   auto& v = dev.hrtimers;
-  if (drop_stale) {
+  if (drop_stale)
     drop_entry_and_stale(v, t, now());
-  } else {
-    for (size_t i = 0; i < v.size(); ++i) {
-      if (v[i].timer == &t) {
-        v[i] = v.back();
-        v.pop_back();
-        break;
-      }
-    }
-  }
+  else
+    drop_entry(v, t);
   // A CPU still in its exit latency handles the timer when it runs again;
   // one running its governor (interrupts off) when it reaches the state,
   // which the pending interrupt makes it leave at once.
@@ -119,9 +125,8 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
   // the earliest of whose hard expiries bounds the walk.
   Time bound = Time::max();
   HeldBy bound_by = HeldBy::kNothing;
-  bool any_candidate = false;
   bool bound_inclusive = false;  // a candidate whose hard expiry is the bound runs too
-  Time last_candidate = Time::zero();  // the latest hard expiry of a candidate
+  Time last_candidate = Time::zero();  // the latest hard expiry of a candidate (> at), if any
   for (size_t i = 0; i < v.size();) {
     RangeHrtimerRef& h = v[i];
     if (h.live() && at < h.hard) {
@@ -130,7 +135,6 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
         bound_by = HeldBy::kTimer;
       } else if (h.soft <= at) {
         last_candidate = max(last_candidate, h.hard);
-        any_candidate = true;
       }
       ++i;
       continue;
@@ -146,7 +150,7 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
   }
   auto& run = range_run_scratch_;
   run.clear();
-  if (any_candidate) {
+  if (last_candidate > at) {
     // The running tick, queued at its next jiffy (its own interrupt
     // re-queues it there), and the CPU's plain hrtimers still to expire
     // bound it too -- those before the last candidate's hard expiry matter.
@@ -207,19 +211,9 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
 // its range entry too (re-armed elsewhere with the same expiry, an old
 // entry would look live). Rare: a linear pass.
 void Kernel::hrtimer_forget(const Timer& t) {
-  auto drop = [&t](auto& v) {
-    for (size_t i = 0; i < v.size();) {
-      if (v[i].timer == &t) {
-        v[i] = v.back();
-        v.pop_back();
-      } else {
-        ++i;
-      }
-    }
-  };
   for (auto& rqp : rqs_) {
-    drop(rqp->cpuidle.hrtimers);
-    drop(rqp->range_hrtimers);
+    drop_entry(rqp->cpuidle.hrtimers, t);
+    drop_entry(rqp->range_hrtimers, t);
   }
 }
 
