@@ -60,6 +60,24 @@ TEST_CASE("nice -5 against nice 0 splits the CPU 3121:1024", "[fair]") {
   }
 }
 
+namespace {
+// Three hogs A, B (t=0) and C (t=5 ms), base slice 3 ms: who runs from
+// when, for 13 ms.
+std::vector<std::pair<int64_t, std::string>> run_abc(const std::string& version) {
+  ScenarioParams p = exact_scenario(version);
+  p.kernel.base_slice = Time::ms(3);
+  TaskSpec c = hog("C");
+  c.delay = Time::ms(5);
+  p.tasks = {hog("A"), hog("B"), c};
+  p.duration = Time::ms(13);
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  return log.runs_until(Time::ms(13));
+}
+}  // namespace
+
 // Three hogs A, B (t=0) and C (t=5 ms), base slice 3 ms (1 CPU: factor 1).
 //  t=0  A, B placed at V=0 with deadline 1.5 ms (half slice, new tasks);
 //       A first (inserted first).
@@ -74,19 +92,32 @@ TEST_CASE("nice -5 against nice 0 splits the CPU 3121:1024", "[fair]") {
 //  t=10 B: v=5 -> d=8; V=4.17: A (v=3) eligible, C (4.5) not -> A.
 //  t=12 A: v=5 -> d=8; V=4.83: C (v=4.5, d=7.5) is the eligible earliest -> C.
 TEST_CASE("EEVDF: lag placement, eligibility and deadline order decide who runs", "[fair][eevdf]") {
-  ScenarioParams p = exact_scenario("6.12");
-  p.kernel.base_slice = Time::ms(3);
-  TaskSpec c = hog("C");
-  c.delay = Time::ms(5);
-  p.tasks = {hog("A"), hog("B"), c};
-  p.duration = Time::ms(13);
-  System sys(p, 1);
-  SwitchLog log;
-  sys.add_observer(&log);
-  sys.run();
   std::vector<std::pair<int64_t, std::string>> expected = {
       {0, "A"}, {2000000, "B"}, {4000000, "A"}, {5000000, "C"}, {7000000, "B"}, {10000000, "A"}, {12000000, "C"}};
-  CHECK(log.runs_until(Time::ms(13)) == expected);
+  CHECK(run_abc("6.12") == expected);
+}
+
+// The same three hogs on 6.6, whose pick_eevdf() searches a tree ordered
+// by vruntime starting from curr and takes a queued entity only for a
+// strictly earlier deadline (a tie inside a left subtree it passes goes to
+// that subtree). Shapes as lib/rbtree.c leaves them:
+//  t=0  as above -> A; t=2 -> B.
+//  t=4  B: v=2 -> d=5; V=2: B eligible; the tree's A (v=2, d=5) ties
+//       curr's deadline -> B stays (6.12: A).
+//  t=5  C arrives: A v=2, B v=3 -> V=2.5; C at v=2.5, d=4. B ineligible;
+//       tree A(root) -> C(right): A (d=5), then C (d=4) -> C preempts B.
+//       B goes in right of C; the rotation makes C the root, erasing C
+//       leaves B (v=3, d=5) at the root with A (v=2, d=5) on its left.
+//  t=7  C: v=4.5 -> d=7.5; V=3.17: root B eligible (d=5), its left
+//       subtree A has the same min_deadline -> the search turns into A's
+//       subtree, which wins the tie -> A (6.12: B, queued first).
+//  t=10 A: v=5 -> d=8; V=4.17: root B (v=3, d=5 = its subtree's min) -> B.
+//  t=12 B: v=5 -> d=8; V=4.83: root C (v=4.5, d=7.5) -> C.
+TEST_CASE("EEVDF 6.6: pick_eevdf() searches a vruntime-ordered tree where ties go by its shape",
+          "[fair][eevdf]") {
+  std::vector<std::pair<int64_t, std::string>> expected = {
+      {0, "A"}, {2000000, "B"}, {5000000, "C"}, {7000000, "A"}, {10000000, "B"}, {12000000, "C"}};
+  CHECK(run_abc("6.6") == expected);
 }
 
 // Continuing the case above, D (custom slice 0.5 ms) starts at t=10.5 ms

@@ -60,6 +60,9 @@ enum EventTier : int {
 // Fair run-queue (struct cfs_rq), single level (no cgroups).
 struct CfsRq {
   std::vector<Task*> timeline;  // queued entities except curr ("the rbtree")
+  // 6.6 only (KernelVersionInfo::pick_vruntime_tree): the same entities
+  // in 6.6's vruntime-ordered tree, whose shape its pick_eevdf() reads.
+  VruntimeTree vruntime_tree;
   Task* curr = nullptr;         // cfs_rq->curr: the running fair entity
   int64_t min_vruntime = 0;
   int64_t avg_vruntime = 0;     // sum over timeline of (vruntime - min_vruntime) * weight
@@ -625,6 +628,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool rt_throttling_enabled() const { return rt_throttling_; }
   bool protect_slice_semantics() const { return version_.protect_slice; }
   bool pick_buddy_switch() const { return version_.pick_buddy; }
+  bool pick_vruntime_tree() const { return version_.pick_vruntime_tree; }
   SchedClass& class_of(const Task& p) { return *classes_[static_cast<size_t>(p.sched_class)]; }
 
   // --- used by the scheduling classes

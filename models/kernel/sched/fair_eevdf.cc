@@ -4,11 +4,17 @@
 // the 6.19 NEXT_BUDDY rework backported there are not modelled). Single-level cfs_rq: no cgroups, no
 // bandwidth control, no PELT yet (the multi-core issue adds PELT).
 //
-// The kernel keeps queued entities in an augmented rbtree sorted by
-// deadline; run-queues here hold a handful of tasks, so the "tree" is a
+// From 6.8 the kernel keeps queued entities in an augmented rbtree sorted
+// by deadline; run-queues here hold a handful of tasks, so the "tree" is a
 // vector scanned linearly, with the kernel's tie order preserved: entities
 // with equal deadlines order by insertion (rb_add_cached puts equal keys to
-// the right).
+// the right). 6.6's tree is sorted by vruntime and its pick depends on the
+// tree's shape where deadlines tie: for version 6.6 the entities are also
+// kept in a real red-black tree of that shape (vruntime_tree.h), and
+// pick_eevdf() searches it as 6.6 does. (The model has no group
+// scheduling; 6.6's pick_next_task_fair() with CONFIG_FAIR_GROUP_SCHED, as
+// GKI builds it, picks with curr still in place, as modelled -- without
+// it, prev would go back into the tree before the pick.)
 #include <algorithm>
 #include <iterator>
 
@@ -30,7 +36,7 @@ using SE = SchedEntity;
 // --log debug prints beside the candidates.
 enum class PickWhy : uint8_t {
   kOnly, kPickBuddy, kNextBuddy, kProtected, kRunToParity, kFirstEligible, kEarliestEligible, kCurrEarlier,
-  kCurrOnlyEligible, kNoneEligible
+  kCurrOnlyEligible, kCurrNotLater, kNoneEligible
 };
 
 // Why a wakee was not pick_eevdf()'s choice, from the rule that chose.
@@ -40,6 +46,8 @@ const char* not_chosen_text(PickWhy why) {
     case PickWhy::kRunToParity: return "eevdf: pick_eevdf() keeps curr: RUN_TO_PARITY";
     case PickWhy::kCurrEarlier: return "eevdf: pick_eevdf() keeps curr: an earlier deadline than the best eligible";
     case PickWhy::kCurrOnlyEligible: return "eevdf: pick_eevdf() keeps curr: no waiting entity is eligible";
+    case PickWhy::kCurrNotLater:
+      return "eevdf: pick_eevdf() keeps curr: 6.6's tree search found no earlier deadline than curr's";
     case PickWhy::kPickBuddy:
     case PickWhy::kNextBuddy: return "eevdf: pick_eevdf() chooses the next buddy";
     case PickWhy::kFirstEligible:
@@ -62,6 +70,8 @@ const char* pick_why_text(PickWhy why) {
       return "the earliest deadline among the eligible waiting entities (earlier ones are not eligible)";
     case PickWhy::kCurrEarlier: return "curr: eligible, and its deadline is earlier than the best eligible waiting one's";
     case PickWhy::kCurrOnlyEligible: return "curr: no waiting entity is eligible";
+    case PickWhy::kCurrNotLater:
+      return "curr: eligible, and 6.6's tree search found no strictly earlier deadline among the waiting ones";
     case PickWhy::kNoneEligible: return "the earliest deadline (none eligible: rounding)";
   }
   return "";
@@ -113,6 +123,7 @@ class EevdfClass final : public FairClassBase {
   void dequeue_from_tree(CfsRq& cfs, Task& p); // __dequeue_entity
   Task* pick_first_entity(const CfsRq& cfs) const;
   Task* pick_eevdf(CfsRq& cfs, PickWhy* why);
+  Task* pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why);
   Task* pick_next_entity(Rq& rq);
   // --log debug: the pick with every candidate's lag and deadline.
   void explain_pick(const Rq& rq, const char* what, const Task* picked, PickWhy why) const;
@@ -190,12 +201,14 @@ void EevdfClass::enqueue_in_tree(CfsRq& cfs, Task& p) {
   p.se.tree_seq = ++cfs.tree_seq;
   p.se.in_tree = true;
   cfs.timeline.push_back(&p);
+  if (k_.pick_vruntime_tree()) cfs.vruntime_tree.insert(p);
 }
 
 void EevdfClass::dequeue_from_tree(CfsRq& cfs, Task& p) {
   auto it = std::find(cfs.timeline.begin(), cfs.timeline.end(), &p);
   if (it == cfs.timeline.end()) return;
   cfs.timeline.erase(it);
+  if (k_.pick_vruntime_tree()) cfs.vruntime_tree.erase(p);
   p.se.in_tree = false;
   avg_vruntime_sub(cfs, p);
 }
@@ -209,6 +222,7 @@ Task* EevdfClass::pick_first_entity(const CfsRq& cfs) const {
 
 // pick_eevdf(): the eligible entity with the earliest virtual deadline.
 Task* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why) {
+  if (k_.pick_vruntime_tree()) return pick_eevdf_vruntime_tree(cfs, why);
   Task* curr = cfs.curr;
   Task* first = pick_first_entity(cfs);
   // Only one entity: no eligibility check needed.
@@ -248,6 +262,41 @@ Task* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why) {
     best = first;  // cannot happen with exact arithmetic; be safe
     *why = PickWhy::kNoneEligible;
   }
+  return best;
+}
+
+// 6.6's pick_eevdf(): __pick_eevdf()'s search down the vruntime-ordered
+// tree (VruntimeTree::pick_eevdf()) after RUN_TO_PARITY; on equal
+// deadlines curr, or the entity the tree's shape reaches first, wins. No
+// nr_running == 1 shortcut in 6.6 (one entity is chosen all the same). The
+// search cannot fail with exact arithmetic; 6.6 then takes the leftmost.
+Task* EevdfClass::pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why) {
+  Task* curr = cfs.curr;
+  if (curr && (!curr->se.on_rq || !entity_eligible(cfs, *curr))) curr = nullptr;
+  if (curr && feat(SchedFeat::kRunToParity) && curr->se.vlag == curr->se.deadline) {
+    *why = PickWhy::kRunToParity;
+    return curr;
+  }
+  struct Ctx {
+    const EevdfClass* self;
+    const CfsRq* cfs;
+  } ctx{this, &cfs};
+  auto eligible = [](const void* c, const Task& t) {
+    const Ctx& x = *static_cast<const Ctx*>(c);
+    return x.self->entity_eligible(*x.cfs, t);
+  };
+  bool saw_eligible = false;
+  Task* best = cfs.vruntime_tree.pick_eevdf(curr, eligible, &ctx, &saw_eligible);
+  if (!best) {
+    *why = PickWhy::kNoneEligible;
+    return cfs.vruntime_tree.leftmost();
+  }
+  if (cfs.nr_running == 1)
+    *why = PickWhy::kOnly;
+  else if (best == curr)
+    *why = saw_eligible ? PickWhy::kCurrNotLater : PickWhy::kCurrOnlyEligible;
+  else
+    *why = PickWhy::kEarliestEligible;
   return best;
 }
 

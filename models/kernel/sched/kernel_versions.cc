@@ -152,6 +152,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.post_init_scale_load = true;
     info.sugov_limits = v6_1 ? SugovLimitsRule::kV6_1 : SugovLimitsRule::kV6_6;
     info.defaults = v6_1 ? cfs_6_1() : eevdf_6_6();
+    info.pick_vruntime_tree = !v6_1;
     if (v6_1) {  // before EEVDF (6.6) and runnable boosting (6.5)
       info.eevdf = false;
       info.runnable_boost = false;

@@ -33,6 +33,14 @@ struct KernelVersionInfo {
   // pick_next_entity() takes cfs_rq->next under PICK_BUDDY (6.12's delayed
   // dequeue series; 6.12.19 has it); before, NEXT_BUDDY gated the pick too.
   bool pick_buddy = false;
+  // 6.6 (checked in 6.6.31 to 6.6.87): the fair run-queue is a tree ordered
+  // by vruntime, augmented with each subtree's earliest deadline, and
+  // pick_eevdf() is a heap search down it that starts from curr and
+  // replaces its choice only with a strictly earlier deadline: on equal
+  // deadlines curr, or the node the tree's shape reaches first, wins.
+  // 6.8+ sort the tree by deadline: the leftmost eligible entity, queued
+  // before curr on a tie (vruntime_tree.h).
+  bool pick_vruntime_tree = false;
   // 6.17+: RUN_TO_PARITY protects current only up to the smallest queued
   // slice (se->vprot, protect_slice()), and yield gives up the rest of the
   // slice in vruntime.

@@ -10,6 +10,7 @@
 #include "models/hw/platform.h"
 #include "models/kernel/sched/pelt.h"
 #include "models/kernel/sched/uclamp.h"
+#include "models/kernel/sched/vruntime_tree.h"
 #include "models/workload/task_spec.h"
 #include "sim/time.h"
 
@@ -50,6 +51,7 @@ struct SchedEntity {
   bool rel_deadline = false;     // PLACE_REL_DEADLINE: deadline kept relative
   bool custom_slice = false;
   bool in_tree = false;          // in the timeline (curr is kept out of it)
+  VruntimeTreeNode tree;         // 6.6's run_node and min_deadline (CfsRq::vruntime_tree)
   SchedAvg avg;                  // PELT (se->avg)
 };
 
