@@ -199,6 +199,11 @@ class Timer {
   void cancel_lazy() { q_->cancel_lazy(slot_); }  // see EventQueue::cancel_lazy()
   bool armed() const { return q_ && q_->armed(slot_); }
   Time when() const { return q_->when(slot_); }
+  // The queue and slot behind the timer, for bookkeeping that looks a
+  // timer's state up many times (the kernel's hrtimer bases): the same
+  // slot for the timer's life.
+  const EventQueue* queue() const { return q_; }
+  SlotId slot() const { return slot_; }
 
  private:
   void reset() {

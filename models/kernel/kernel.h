@@ -365,7 +365,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   // now (an hrtimer interrupt there at `at`, which is now or the end of an
   // idle exit). `expired`: the range timer whose own expiry this interrupt
   // is (for --why), if any.
-  void run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Timer* expired = nullptr);
+  void run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Timer* expired = nullptr) {
+    // The common case, a tick with no window open, without a call.
+    if (at >= rq.range_min_soft) walk_soft_expired_hrtimers(rq, at, irq, expired);
+  }
   // An hrtimer queued on `cpu` fires now (`expired`, when it is a range
   // timer): __hrtimer_run_queues() runs the CPU's other soft-expired range
   // timers in the same interrupt.
@@ -794,6 +797,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void hrtimer_enqueue(Timer& t, Time expires, int cpu, bool drop_stale = true);
   void defer_hrtimers_to_idle_step(Rq& rq, bool timer_irq = false, bool tick = false);
   void hrtimer_forget(const Timer& t);
+  void walk_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Timer* expired);  // at >= range_min_soft
 
   friend class FairServer;
 
@@ -816,6 +820,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   int64_t rr_timeslice_ticks_ = 0;
 
   Simulator sim_;
+  // sim_'s queue, which every Timer on an hrtimer base is on: the bases'
+  // scans read their timers' state there (HrtimerRef::live()), const
+  // functions too.
+  const EventQueue* hrtimer_queue_ = &sim_.queue();
   std::vector<std::unique_ptr<Rq>> rqs_;
   std::vector<std::unique_ptr<Task>> tasks_;
   std::vector<uint64_t> stall_activity_;  // per task, while on_long_instant() probes (else empty)

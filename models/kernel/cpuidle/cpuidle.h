@@ -28,13 +28,17 @@ namespace schedlab {
 // An hrtimer queued on a CPU's hrtimer base: the Timer and the expiry it was
 // queued with. An entry is live while its Timer is armed for that expiry;
 // fired, cancelled or re-armed timers leave stale entries that are dropped
-// when the list is next scanned (no removal on the hot path).
+// when the list is next scanned (no removal on the hot path). The Timer's
+// slot is kept with the entry: the scans look its state up in the event
+// queue (`q`, the kernel's, which every queued Timer is on) directly, not
+// through the Timer, one indirection less per entry.
 struct HrtimerRef {
   Timer* timer = nullptr;
   Time expires;
-  bool live() const { return timer->armed() && timer->when() == expires; }
-  // Stale at `now`: an expiry already past has fired (no look at the Timer).
-  bool stale_at(Time now) const { return expires < now || !live(); }
+  SlotId slot = kNoSlot;  // timer->slot()
+  bool live(const EventQueue& q) const { return q.when(slot) == expires && q.armed(slot); }
+  // Stale at `now`: an expiry already past has fired (no look at the queue).
+  bool stale_at(const EventQueue& q, Time now) const { return expires < now || !live(q); }
 };
 
 // A range hrtimer (hrtimer_start_range_ns()) queued on a CPU: its Timer is
@@ -49,8 +53,9 @@ struct RangeHrtimerRef {
   const std::string* group = nullptr;  // for --why: a task's group, a device's timer
   // What last stopped the hrtimer walk ahead of it once soft-expired.
   enum class HeldBy : uint8_t { kNothing, kTick, kTimer } held_by = HeldBy::kNothing;
-  bool live() const { return timer->armed() && timer->when() == hard; }
-  bool stale_at(Time now) const { return hard < now || !live(); }
+  SlotId slot = kNoSlot;  // timer->slot(), as in HrtimerRef
+  bool live(const EventQueue& q) const { return q.when(slot) == hard && q.armed(slot); }
+  bool stale_at(const EventQueue& q, Time now) const { return hard < now || !live(q); }
 };
 
 // Hardware view of one idle state (IdleStateParams): what entering and

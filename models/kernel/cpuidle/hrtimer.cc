@@ -10,8 +10,12 @@
 // owner's Timer dispatches straight to its handler): its entry goes stale
 // and is dropped by the next scan of that CPU's array. Scans are linear;
 // a CPU holds a handful of timers (one per task that slept there, delayed
-// work, runtime-PM suspend timers).
+// work, runtime-PM suspend timers). An entry keeps its Timer's slot, and
+// the scans read the timer's state from the kernel's event queue
+// (HrtimerRef::live()): they run at every hrtimer_start(), so the cost per
+// entry is what counts.
 #include <algorithm>
+#include <stdexcept>
 
 #include "models/kernel/kernel.h"
 #include "sim/log.h"
@@ -22,28 +26,40 @@ namespace {
 // Drops the entries `drop` picks, swapping the last entry in (a base's
 // order is its entries' queueing history; nothing depends on it but the
 // deferral order at an idle exit, which this keeps as it always was).
+// The entry moved into a hole is looked at there in turn. Walked with
+// pointers: the vector's size is not reloaded after each store.
 template <typename Ref, typename Pred>
 void drop_entries(std::vector<Ref>& v, Pred drop) {
-  for (size_t i = 0; i < v.size();) {
-    if (drop(v[i])) {
-      v[i] = v.back();
-      v.pop_back();
-    } else {
-      ++i;
-    }
+  Ref* p = v.data();
+  Ref* end = p + v.size();
+  while (p != end) {
+    if (drop(*p))
+      *p = *--end;
+    else
+      ++p;
   }
+  v.resize(static_cast<size_t>(end - v.data()));  // shrinks: no allocation
 }
 
 // Before queueing `t` on a CPU: drop its earlier entry there and every
 // stale one (fired, cancelled or re-armed).
 template <typename Ref>
-void drop_entry_and_stale(std::vector<Ref>& v, const Timer& t, Time now) {
-  drop_entries(v, [&t, now](const Ref& r) { return r.timer == &t || r.stale_at(now); });
+void drop_entry_and_stale(std::vector<Ref>& v, const Timer& t, const EventQueue& q, Time now) {
+  drop_entries(v, [&t, &q, now](const Ref& r) { return r.timer == &t || r.stale_at(q, now); });
 }
 
+// A base holds at most one entry of a timer (every push follows a drop of
+// its earlier one): the scan stops there, with the same result as
+// drop_entries().
 template <typename Ref>
 void drop_entry(std::vector<Ref>& v, const Timer& t) {
-  drop_entries(v, [&t](const Ref& r) { return r.timer == &t; });
+  for (Ref& r : v) {
+    if (r.timer == &t) {
+      r = v.back();
+      v.pop_back();
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -51,11 +67,13 @@ void drop_entry(std::vector<Ref>& v, const Timer& t) {
 // hrtimer_start() on `cpu`'s base (its earlier entry there dropped).
 void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu, bool drop_stale) {
   if (cpu < 0 || cpu >= nr_cpus()) return;  // no CPU known: a plain timer
+  if (t.queue() != hrtimer_queue_) [[unlikely]]  // the entries' slots are looked up there
+    throw std::invalid_argument("hrtimer_start(): the timer is not on the kernel's event queue");
   Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   CpuidleDevice& dev = rq.cpuidle;
   auto& v = dev.hrtimers;
   if (drop_stale)
-    drop_entry_and_stale(v, t, now());
+    drop_entry_and_stale(v, t, *hrtimer_queue_, now());
   else
     drop_entry(v, t);
   // A CPU still in its exit latency handles the timer when it runs again;
@@ -66,7 +84,7 @@ void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu, bool drop_stale) {
     t.arm(expires);
     if (dev.phase == CpuidleDevice::Phase::kSelect) dev.wake_pending = true;
   }
-  v.push_back({&t, expires});
+  v.push_back({&t, expires, t.slot()});
   // hrtimer_reprogram(): the first timer to expire on an idle CPU resets its
   // local timer (a CPU still running its governor programs it on entry).
   if (dev.phase == CpuidleDevice::Phase::kIn && (!dev.clockevent.armed() || expires < dev.clockevent.when()))
@@ -80,8 +98,8 @@ void Kernel::hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const
   if (slack <= Time::zero() || cpu < 0 || cpu >= nr_cpus()) return;
   Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   auto& v = rq.range_hrtimers;
-  drop_entry_and_stale(v, t, now());
-  v.push_back({&t, soft, hard, owner, group});
+  drop_entry_and_stale(v, t, *hrtimer_queue_, now());
+  v.push_back({&t, soft, hard, owner, group, RangeHrtimerRef::HeldBy::kNothing, t.slot()});
   rq.range_min_soft = min(rq.range_min_soft, soft);
 }
 
@@ -116,9 +134,11 @@ constexpr const char* kIrqName[] = {"the tick's interrupt", "another hrtimer's i
 // BOOTTIME, ... -- on its own), and only the model's hrtimers are there
 // (Kernel::hrtimer_start(): sleeps, runtime PM's, the fair server's,
 // SurfaceFlinger's, the GPU's; not the RT period timer).
-void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Timer* expired) {
-  if (at < rq.range_min_soft) return;  // the common case: a tick with no window open
+// Kernel::run_soft_expired_hrtimers() calls this once the earliest soft
+// expiry has come.
+void Kernel::walk_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Timer* expired) {
   auto& v = rq.range_hrtimers;
+  const EventQueue& q = *hrtimer_queue_;
   using HeldBy = RangeHrtimerRef::HeldBy;
   // Pass 1: drop what fired or went stale; find the candidates (soft-
   // expired, live) and the range timers still short of their soft expiry,
@@ -127,16 +147,21 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
   HeldBy bound_by = HeldBy::kNothing;
   bool bound_inclusive = false;  // a candidate whose hard expiry is the bound runs too
   Time last_candidate = Time::zero();  // the latest hard expiry of a candidate (> at), if any
-  for (size_t i = 0; i < v.size();) {
-    RangeHrtimerRef& h = v[i];
-    if (h.live() && at < h.hard) {
+  Time min_soft = Time::max();  // of the entries kept (rq.range_min_soft)
+  // drop_entries()'s walk, with the --why count of each entry dropped.
+  RangeHrtimerRef* p = v.data();
+  RangeHrtimerRef* end = p + v.size();
+  while (p != end) {
+    RangeHrtimerRef& h = *p;
+    if (at < h.hard && h.live(q)) {
       if (h.soft > at && h.hard < bound) {
         bound = h.hard;
         bound_by = HeldBy::kTimer;
       } else if (h.soft <= at) {
         last_candidate = max(last_candidate, h.hard);
       }
-      ++i;
+      min_soft = min(min_soft, h.soft);
+      ++p;
       continue;
     }
     if (h.group && counting_decisions()) [[unlikely]] {
@@ -145,9 +170,9 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
       const bool due = h.hard <= at && (h.timer == expired || (h.timer->armed() && h.timer->when() <= at));
       if (due) count_decision(Decision::kTimer, *h.group, kRanAtHard[static_cast<size_t>(h.held_by)]);
     }
-    v[i] = v.back();
-    v.pop_back();
+    h = *--end;
   }
+  v.resize(static_cast<size_t>(end - v.data()));
   auto& run = range_run_scratch_;
   run.clear();
   if (last_candidate > at) {
@@ -166,7 +191,7 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
       }
     }
     for (const HrtimerRef& c : rq.cpuidle.hrtimers) {
-      if (c.expires <= at || c.expires >= bound || c.expires > last_candidate || !c.live()) continue;
+      if (c.expires <= at || c.expires >= bound || c.expires > last_candidate || !c.live(q)) continue;
       bool is_range_timer = false;  // its range entry bounds the walk above, or runs
       for (const RangeHrtimerRef& h : v) is_range_timer |= h.timer == c.timer;
       if (!is_range_timer) {
@@ -176,6 +201,7 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
       }
     }
     // Pass 2: the candidates before the bound run; the others are held.
+    min_soft = Time::max();
     for (size_t i = 0; i < v.size();) {
       RangeHrtimerRef& h = v[i];
       if (h.soft <= at && (h.hard < bound || (bound_inclusive && h.hard == bound))) {
@@ -185,11 +211,11 @@ void Kernel::run_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Ti
         continue;
       }
       if (h.soft <= at) h.held_by = bound_by;
+      min_soft = min(min_soft, h.soft);
       ++i;
     }
   }
-  rq.range_min_soft = Time::max();
-  for (const RangeHrtimerRef& h : v) rq.range_min_soft = min(rq.range_min_soft, h.soft);
+  rq.range_min_soft = min_soft;
   // Armed for `at` in hard-expiry order: their handlers run in that order.
   std::sort(run.begin(), run.end(), [](const RangeHrtimerRef& a, const RangeHrtimerRef& b) { return a.hard < b.hard; });
   for (const RangeHrtimerRef& h : run) {
@@ -221,16 +247,10 @@ void Kernel::hrtimer_forget(const Timer& t) {
 // of the tick: the tick is Rq::tick_timer, not in the array).
 Time Kernel::next_hrtimer(int cpu) {
   auto& v = rqs_[static_cast<size_t>(cpu)]->cpuidle.hrtimers;
+  const EventQueue& q = *hrtimer_queue_;
+  drop_entries(v, [&q](const HrtimerRef& h) { return !h.live(q); });
   Time next = Time::max();
-  for (size_t i = 0; i < v.size();) {
-    if (!v[i].live()) {
-      v[i] = v.back();
-      v.pop_back();
-      continue;
-    }
-    next = min(next, v[i].expires);
-    ++i;
-  }
+  for (const HrtimerRef& h : v) next = min(next, h.expires);
   return next;
 }
 
@@ -246,7 +266,7 @@ int Kernel::hrtimer_target_cpu(int this_cpu, Time expires) const {
       const Rq& rq = *rqs_[static_cast<size_t>(i)];
       Time next_event = rq.tick_timer.armed() ? rq.tick_timer.when() : Time::max();
       for (const HrtimerRef& h : rq.cpuidle.hrtimers)
-        if (h.live()) next_event = min(next_event, h.expires);
+        if (h.expires < next_event && h.live(*hrtimer_queue_)) next_event = min(next_event, h.expires);
       return expires >= next_event ? i : this_cpu;
     }
   }
