@@ -97,27 +97,51 @@ TEST_CASE("EEVDF: lag placement, eligibility and deadline order decide who runs"
   CHECK(run_abc("6.12") == expected);
 }
 
-// The same three hogs on 6.6, whose pick_eevdf() searches a tree ordered
-// by vruntime starting from curr and takes a queued entity only for a
-// strictly earlier deadline (a tie inside a left subtree it passes goes to
-// that subtree). Shapes as lib/rbtree.c leaves them:
-//  t=0  as above -> A; t=2 -> B.
-//  t=4  B: v=2 -> d=5; V=2: B eligible; the tree's A (v=2, d=5) ties
-//       curr's deadline -> B stays (6.12: A).
-//  t=5  C arrives: A v=2, B v=3 -> V=2.5; C at v=2.5, d=4. B ineligible;
-//       tree A(root) -> C(right): A (d=5), then C (d=4) -> C preempts B.
-//       B goes in right of C; the rotation makes C the root, erasing C
-//       leaves B (v=3, d=5) at the root with A (v=2, d=5) on its left.
-//  t=7  C: v=4.5 -> d=7.5; V=3.17: root B eligible (d=5), its left
-//       subtree A has the same min_deadline -> the search turns into A's
-//       subtree, which wins the tie -> A (6.12: B, queued first).
-//  t=10 A: v=5 -> d=8; V=4.17: root B (v=3, d=5 = its subtree's min) -> B.
-//  t=12 B: v=5 -> d=8; V=4.83: root C (v=4.5, d=7.5) -> C.
-TEST_CASE("EEVDF 6.6: pick_eevdf() searches a vruntime-ordered tree where ties go by its shape",
-          "[fair][eevdf]") {
+// The same three hogs on 6.6. wake_up_new_task() enqueues without
+// ENQUEUE_INITIAL, so each new task's first deadline is a whole slice away
+// (3 ms): A, B at v=0, d=3.
+//  t=0  -> A (queued first: the tree's root, its deadline its subtree's
+//       minimum).
+//  t=3  A: v=3 -> d=6; V=1.5: A ineligible -> B (v=0, d=3).
+//  t=5  C arrives: A v=3, B v=2 -> V=2.5; C at v=2.5, d=5.5. B keeps the
+//       CPU: eligible, and RUN_TO_PARITY (its deadline is still the one
+//       stashed at its pick).
+//  t=6  B: v=3 -> d=6; V=2.83: B and the tree's root A (v=3) ineligible,
+//       the search goes left to C (v=2.5, d=5.5) -> C.
+//  t=9  C: v=5.5 -> d=8.5; V=3.83: root A (v=3, d=6 = its subtree's
+//       minimum; B, v=3, d=6, right of it) -> A.
+//  t=12 A: v=6 -> d=9; V=4.83: root B (v=3, d=6) -> B.
+TEST_CASE("EEVDF 6.6: a new task's first deadline is a whole slice away", "[fair][eevdf]") {
   std::vector<std::pair<int64_t, std::string>> expected = {
-      {0, "A"}, {2000000, "B"}, {5000000, "C"}, {7000000, "A"}, {10000000, "B"}, {12000000, "C"}};
+      {0, "A"}, {3000000, "B"}, {6000000, "C"}, {9000000, "A"}, {12000000, "B"}};
   CHECK(run_abc("6.6") == expected);
+}
+
+// Three hogs started together on 6.6 (d=3 each; the tree B(root) with A
+// left and C right). 6.6's pick_eevdf() starts from curr and takes a
+// queued entity only for a strictly earlier deadline (6.12: the queued
+// one wins a tie), so curr keeps the CPU on a tie:
+//  t=0  root B eligible (d=3), its left subtree A ties -> the subtree: A.
+//  t=3  A: v=3 -> d=6; V=1 -> B (v=0, d=3: the root, A gone); A goes in.
+//  t=6  B: v=3 -> d=6; V=2 -> C (v=0, d=3), the root.
+//  t=9  C: v=3 -> d=6; V=3: C eligible; the tree A (root, v=3, d=6) and B
+//       (right) tie its deadline -> C stays.
+//  t=12 C: v=6 -> d=9; V=4 -> A (v=3, d=6), the root.
+//  t=15 A: v=6 -> d=9; V=5 -> B (v=3, d=6), the root now.
+//  t=18 B: v=6 -> d=9; V=6: root C (v=6, d=9) ties -> B stays.
+//  t=21 B: v=9 -> d=12; V=7 -> C (v=6, d=9), the root.
+TEST_CASE("EEVDF 6.6: curr keeps the CPU when a queued task's deadline only ties its own", "[fair][eevdf]") {
+  ScenarioParams p = exact_scenario("6.6");
+  p.kernel.base_slice = Time::ms(3);
+  p.tasks = {hog("A"), hog("B"), hog("C")};
+  p.duration = Time::ms(22);
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  std::vector<std::pair<int64_t, std::string>> expected = {{0, "A"},        {3000000, "B"},  {6000000, "C"},
+                                                           {12000000, "A"}, {15000000, "B"}, {21000000, "C"}};
+  CHECK(log.runs_until(Time::ms(22)) == expected);
 }
 
 // Continuing the case above, D (custom slice 0.5 ms) starts at t=10.5 ms
@@ -540,7 +564,8 @@ tasks:
     }
   }
   // EEVDF's seven and PICK_BUDDY on 6.1; CFS's three (GENTLE_FAIR_SLEEPERS,
-  // START_DEBIT, LAST_BUDDY) on 6.6, 6.12 and 6.18; PICK_BUDDY on 6.6.
-  CHECK(flipped == 8 + 3 * 3 + 1);
+  // START_DEBIT, LAST_BUDDY) on 6.6, 6.12 and 6.18; PICK_BUDDY and
+  // PLACE_DEADLINE_INITIAL on 6.6.
+  CHECK(flipped == 8 + 3 * 3 + 2);
 }
 

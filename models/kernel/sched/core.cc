@@ -443,7 +443,7 @@ void Kernel::on_event(uint64_t t) {
       else
         p.se.avg.last_update_time = rq.pelt.rq_clock_pelt();
       for (auto* o : observers_) o->on_task_new(now(), p);
-      activate_task(rq, p, kEnqueueInitial);
+      activate_task(rq, p, version_.new_task_enqueue_initial ? kEnqueueInitial : 0);
       for (auto* o : observers_) o->on_wakeup(now(), p, cpu);
       wakeup_preempt(rq, p, kWfFork);
       // wake_up_new_task() ends with the class's task_woken() too (an RT

@@ -51,8 +51,14 @@ const char* sched_feature_inert(std::string_view name, const KernelVersionInfo& 
       // Removed with CFS's place_entity() and buddies (6.6, "sched/fair:
       // Commit to EEVDF").
       return info.eevdf ? "is CFS's (before 6.6); EEVDF has no such switch" : nullptr;
-    case SchedFeat::kPlaceLag:
     case SchedFeat::kPlaceDeadlineInitial:
+      // 6.6's task_fork_fair() honours it, but wake_up_new_task()'s
+      // enqueue places the task again without ENQUEUE_INITIAL.
+      if (info.eevdf && !info.new_task_enqueue_initial)
+        return "changes nothing on this version: wake_up_new_task() enqueues a new task without ENQUEUE_INITIAL, "
+               "and that placement replaces the fork's";
+      return info.eevdf ? nullptr : "is EEVDF's (6.6+); this version's CFS has no such switch";
+    case SchedFeat::kPlaceLag:
     case SchedFeat::kPlaceRelDeadline:
     case SchedFeat::kRunToParity:
     case SchedFeat::kPreemptShort:
@@ -153,6 +159,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.sugov_limits = v6_1 ? SugovLimitsRule::kV6_1 : SugovLimitsRule::kV6_6;
     info.defaults = v6_1 ? cfs_6_1() : eevdf_6_6();
     info.pick_vruntime_tree = !v6_1;
+    info.new_task_enqueue_initial = false;  // (6.1's CFS places a new task at fork: no use for it)
     if (v6_1) {  // before EEVDF (6.6) and runnable boosting (6.5)
       info.eevdf = false;
       info.runnable_boost = false;

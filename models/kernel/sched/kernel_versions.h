@@ -41,6 +41,12 @@ struct KernelVersionInfo {
   // 6.8+ sort the tree by deadline: the leftmost eligible entity, queued
   // before curr on a tie (vruntime_tree.h).
   bool pick_vruntime_tree = false;
+  // wake_up_new_task() enqueues with ENQUEUE_INITIAL (checked in 6.12.19's
+  // core.c). 6.6.y's (6.6.57 to 6.6.87) passes ENQUEUE_NOCLOCK only, and
+  // its enqueue re-runs place_entity(), so the half-slice first deadline
+  // task_fork_fair() gave (PLACE_DEADLINE_INITIAL) is replaced by a full
+  // one: on 6.6 a new task's first deadline is a whole slice away.
+  bool new_task_enqueue_initial = true;
   // 6.17+: RUN_TO_PARITY protects current only up to the smallest queued
   // slice (se->vprot, protect_slice()), and yield gives up the rest of the
   // slice in vruntime.
