@@ -36,7 +36,7 @@ using SE = SchedEntity;
 // --log debug prints beside the candidates.
 enum class PickWhy : uint8_t {
   kOnly, kPickBuddy, kNextBuddy, kProtected, kRunToParity, kFirstEligible, kEarliestEligible, kCurrEarlier,
-  kCurrOnlyEligible, kCurrNotLater, kNoneEligible
+  kCurrOnlyEligible, kCurrNotLater, kTreeSearch, kNoneEligible
 };
 
 // Why a wakee was not pick_eevdf()'s choice, from the rule that chose.
@@ -51,7 +51,8 @@ const char* not_chosen_text(PickWhy why) {
     case PickWhy::kPickBuddy:
     case PickWhy::kNextBuddy: return "eevdf: pick_eevdf() chooses the next buddy";
     case PickWhy::kFirstEligible:
-    case PickWhy::kEarliestEligible: return "eevdf: pick_eevdf() chooses another waiting task";
+    case PickWhy::kEarliestEligible:
+    case PickWhy::kTreeSearch: return "eevdf: pick_eevdf() chooses another waiting task";
     case PickWhy::kOnly:
     case PickWhy::kNoneEligible: break;
   }
@@ -72,6 +73,9 @@ const char* pick_why_text(PickWhy why) {
     case PickWhy::kCurrOnlyEligible: return "curr: no waiting entity is eligible";
     case PickWhy::kCurrNotLater:
       return "curr: eligible, and 6.6's tree search found no strictly earlier deadline among the waiting ones";
+    case PickWhy::kTreeSearch:
+      return "6.6's tree search: an eligible waiting entity with the earliest deadline (on a tie, the first the "
+             "tree's shape leads to)";
     case PickWhy::kNoneEligible: return "the earliest deadline (none eligible: rounding)";
   }
   return "";
@@ -296,7 +300,7 @@ Task* EevdfClass::pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why) {
   else if (best == curr)
     *why = saw_eligible ? PickWhy::kCurrNotLater : PickWhy::kCurrOnlyEligible;
   else
-    *why = PickWhy::kEarliestEligible;
+    *why = PickWhy::kTreeSearch;
   return best;
 }
 
@@ -311,8 +315,28 @@ void EevdfClass::explain_pick(const Rq& rq, const char* what, const Task* picked
   };
   if (cfs.curr && cfs.curr->se.on_rq) entity(*cfs.curr, true);
   for (const Task* t : cfs.timeline) entity(*t, false);
-  SL_DEBUG("{:.6f} cpu{} {} -> {}-{}: {} [vs V, virtual us: {}]", k_.clock().to_s(), rq.cpu, what, picked->comm,
-           picked->pid, pick_why_text(why), fmt::to_string(out));
+  // 6.6: the tree the search walked, pre-order -- (node left right) --,
+  // each node with its subtree's min_deadline, so a tie's winner can be
+  // followed by hand.
+  fmt::memory_buffer tree;
+  if (k_.pick_vruntime_tree()) {
+    auto walk = [&](auto& self, const Task* t) -> void {
+      if (!t) {
+        fmt::format_to(std::back_inserter(tree), ".");
+        return;
+      }
+      fmt::format_to(std::back_inserter(tree), "({}-{} min_dl {:+.1f} ", t->comm, t->pid,
+                     (t->se.tree.min_deadline - v) / 1e3);
+      self(self, t->se.tree.child[0]);
+      fmt::format_to(std::back_inserter(tree), " ");
+      self(self, t->se.tree.child[1]);
+      fmt::format_to(std::back_inserter(tree), ")");
+    };
+    fmt::format_to(std::back_inserter(tree), "; 6.6 tree by vruntime: ");
+    walk(walk, cfs.vruntime_tree.root());
+  }
+  SL_DEBUG("{:.6f} cpu{} {} -> {}-{}: {} [vs V, virtual us: {}{}]", k_.clock().to_s(), rq.cpu, what, picked->comm,
+           picked->pid, pick_why_text(why), fmt::to_string(out), fmt::to_string(tree));
 }
 
 // update_deadline(): once vruntime passes the deadline, request a new
