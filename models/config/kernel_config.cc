@@ -157,6 +157,9 @@ void warn_inert_settings(const MapReader& r, const KernelParams& k) {
       if (const char* why = sched_feature_inert(name, *info))
         warn(doc, it->first, child_path(r.path("features"), name),
              fmt::format("{} {}: on {} setting it changes nothing", name, why, k.version));
+      else if (const char* later = sched_feature_from_later_version(name, *info))
+        warn(doc, it->first, child_path(r.path("features"), name),
+             fmt::format("{} {}: modelled on {} anyway", name, later, k.version));
     }
   if (info->eevdf) {
     for (const char* key : {"sched_latency", "min_granularity", "wakeup_granularity"})

@@ -76,6 +76,22 @@ const char* sched_feature_inert(std::string_view name, const KernelVersionInfo& 
   }
 }
 
+const char* sched_feature_from_later_version(std::string_view name, const KernelVersionInfo& info) {
+  const auto f = sched_feature_by_name(name);
+  if (!f || !info.eevdf || info.pick_buddy) return nullptr;  // only 6.6 predates them among the EEVDF versions
+  switch (*f) {
+    case SchedFeat::kPlaceRelDeadline:
+    case SchedFeat::kPreemptShort:
+    case SchedFeat::kDelayDequeue:
+    case SchedFeat::kDelayZero:
+      // 6.12's "Complete EEVDF" series (with PICK_BUDDY); 6.6's features.h
+      // has none of them.
+      return "came with 6.12; 6.6 has no such switch";
+    default:
+      return nullptr;
+  }
+}
+
 std::vector<std::string> sched_feature_names() {
   std::vector<std::string> v;
   for (const auto& f : kFeatures) v.emplace_back(f.name);

@@ -150,6 +150,10 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version);
 // protected slices of 6.17), or nullptr. The kernel has no such switch
 // there (writing it to sched/features fails).
 const char* sched_feature_inert(std::string_view name, const KernelVersionInfo& info);
+// Why sched_feat `name` does not exist on `info`'s version although the
+// model applies it there when set (a what-if: 6.12's delayed dequeue,
+// relative deadlines and short-slice preemption on 6.6), or nullptr.
+const char* sched_feature_from_later_version(std::string_view name, const KernelVersionInfo& info);
 std::vector<std::string> supported_kernel_versions();
 
 }  // namespace schedlab
