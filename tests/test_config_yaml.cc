@@ -718,6 +718,7 @@ TEST_CASE("kernel switches and tunables the version lacks load with a warning", 
   REQUIRE(w.size() == 1);
   CHECK_THAT(w[0], Catch::Contains("kernel.features.DELAY_DEQUEUE") &&
                        Catch::Contains("DELAY_DEQUEUE came with 6.12; 6.6 has no such switch: modelled on 6.6 anyway"));
+  CHECK(warnings_of("{version: \"6.6\", features: {DELAY_DEQUEUE: false, PREEMPT_SHORT: false}}").empty());
   CHECK(warnings_of("{version: \"6.12\", features: {PICK_BUDDY: false}}").empty());
   CHECK(warnings_of("{version: \"6.18\", features: {PICK_BUDDY: false, DELAY_DEQUEUE: false}}").empty());
   w = texts(warnings_of("{version: \"6.1\", base_slice: 3ms, sched_latency: 24ms}"));

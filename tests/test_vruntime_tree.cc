@@ -138,10 +138,11 @@ TEST_CASE("6.6's tree search keeps curr on a tie with the nodes it visits, not w
     tree.insert(e.add("X", 10, 10));
     CHECK(pick(tree, &curr, 20)->comm == "X");
     // Y not eligible: the search goes left and visits X itself, a node on
-    // its path, whose tie keeps curr.
-    CHECK(pick(tree, &curr, 12)->comm == "curr");
-    // Nothing eligible but curr.
-    CHECK(pick(tree, &curr, 5)->comm == "curr");
+    // its path, whose tie keeps curr (eligible at V=16).
+    CHECK(pick(tree, &curr, 16)->comm == "curr");
+    // Nothing queued is eligible: curr (eligible itself), or nothing.
+    Task& early = e.add("early curr", 4, 40);
+    CHECK(pick(tree, &early, 5)->comm == "early curr");
     CHECK(pick(tree, nullptr, 5) == nullptr);
   }
   {

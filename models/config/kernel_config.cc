@@ -146,7 +146,10 @@ void check_bandwidths(const MapReader& r, const KernelParams& k) {
 
 // Switches and tunables the chosen version does not have load (a sweep
 // over versions may set them for the others) but change nothing: say so,
-// where they are set. The kernel itself would refuse them.
+// where they are set (the kernel itself would refuse them; one, 6.6's
+// PLACE_DEADLINE_INITIAL, exists but has no lasting effect). 6.12's EEVDF
+// switches set on 6.6 to other than 6.6's behaviour are modelled, with a
+// warning that 6.6 has no such switch.
 void warn_inert_settings(const MapReader& r, const KernelParams& k) {
   const std::optional<KernelVersionInfo> info = kernel_version_info(k.version);
   if (!info) return;
@@ -157,9 +160,11 @@ void warn_inert_settings(const MapReader& r, const KernelParams& k) {
       if (const char* why = sched_feature_inert(name, *info))
         warn(doc, it->first, child_path(r.path("features"), name),
              fmt::format("{} {}: on {} setting it changes nothing", name, why, k.version));
-      else if (const char* later = sched_feature_from_later_version(name, *info))
+      else if (auto v = k.features.find(name);
+               v != k.features.end() && sched_feature_from_later_version(name, v->second, *info))
         warn(doc, it->first, child_path(r.path("features"), name),
-             fmt::format("{} {}: modelled on {} anyway", name, later, k.version));
+             fmt::format("{} {}: modelled on {} anyway", name,
+                         sched_feature_from_later_version(name, v->second, *info), k.version));
     }
   if (info->eevdf) {
     for (const char* key : {"sched_latency", "min_granularity", "wakeup_granularity"})

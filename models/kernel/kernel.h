@@ -314,7 +314,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   // (tick_nohz_get_sleep_length(), the cluster power-down check) sees it
   // too and its expiry wakes the CPU from an idle state (the local timer
   // interrupt) before t's handler runs. `t` keeps its handler and tier; it
-  // must stay alive while queued (or be cancelled with hrtimer_cancel()).
+  // must stay alive and in place while queued -- not moved: the base keeps
+  // its event-queue slot -- or be cancelled with hrtimer_cancel().
   void hrtimer_start(Timer& t, Time expires, int cpu) {
     // A timer re-armed before it fired leaves its old base first
     // (remove_hrtimer() in __hrtimer_start_range_ns()): its entry there

@@ -271,7 +271,8 @@ Task* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why) {
 
 // 6.6's pick_eevdf(): __pick_eevdf()'s search down the vruntime-ordered
 // tree (VruntimeTree::pick_eevdf()) after RUN_TO_PARITY; on equal
-// deadlines curr, or the entity the tree's shape reaches first, wins. No
+// deadlines curr wins unless a left subtree the search passed holds that
+// deadline, and among queued entities the tree's shape decides. No
 // nr_running == 1 shortcut in 6.6 (one entity is chosen all the same). The
 // search cannot fail with exact arithmetic; 6.6 then takes the leftmost.
 Task* EevdfClass::pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why) {

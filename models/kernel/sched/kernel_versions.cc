@@ -55,9 +55,9 @@ const char* sched_feature_inert(std::string_view name, const KernelVersionInfo& 
       // 6.6's task_fork_fair() honours it, but wake_up_new_task()'s
       // enqueue places the task again without ENQUEUE_INITIAL.
       if (info.eevdf && !info.new_task_enqueue_initial)
-        return "changes nothing on this version: wake_up_new_task() enqueues a new task without ENQUEUE_INITIAL, "
-               "and that placement replaces the fork's";
-      return info.eevdf ? nullptr : "is EEVDF's (6.6+); this version's CFS has no such switch";
+        return "only moves task_fork_fair()'s placement, which wake_up_new_task()'s enqueue without "
+               "ENQUEUE_INITIAL replaces";
+      [[fallthrough]];
     case SchedFeat::kPlaceLag:
     case SchedFeat::kPlaceRelDeadline:
     case SchedFeat::kRunToParity:
@@ -76,9 +76,10 @@ const char* sched_feature_inert(std::string_view name, const KernelVersionInfo& 
   }
 }
 
-const char* sched_feature_from_later_version(std::string_view name, const KernelVersionInfo& info) {
+const char* sched_feature_from_later_version(std::string_view name, bool value, const KernelVersionInfo& info) {
   const auto f = sched_feature_by_name(name);
   if (!f || !info.eevdf || info.pick_buddy) return nullptr;  // only 6.6 predates them among the EEVDF versions
+  if (value == info.defaults(*f)) return nullptr;            // 6.6's own behaviour: nothing to say
   switch (*f) {
     case SchedFeat::kPlaceRelDeadline:
     case SchedFeat::kPreemptShort:

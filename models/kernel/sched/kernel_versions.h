@@ -37,7 +37,8 @@ struct KernelVersionInfo {
   // by vruntime, augmented with each subtree's earliest deadline, and
   // pick_eevdf() is a heap search down it that starts from curr and
   // replaces its choice only with a strictly earlier deadline: on equal
-  // deadlines curr, or the node the tree's shape reaches first, wins.
+  // deadlines curr keeps the CPU unless a left subtree the search passed
+  // holds that deadline; among queued entities the tree's shape decides.
   // 6.8+ sort the tree by deadline: the leftmost eligible entity, queued
   // before curr on a tie (vruntime_tree.h).
   bool pick_vruntime_tree = false;
@@ -144,16 +145,18 @@ struct KernelVersionInfo {
 };
 
 std::optional<KernelVersionInfo> kernel_version_info(std::string_view version);
-// Why setting sched_feat `name` changes nothing on `info`'s version (no
-// code of its fair class reads it: CFS's sleeper credit, START_DEBIT and
-// LAST_BUDDY on EEVDF, EEVDF's switches on CFS, PICK_BUDDY before the
-// protected slices of 6.17), or nullptr. The kernel has no such switch
-// there (writing it to sched/features fails).
+// Why setting sched_feat `name` changes nothing on `info`'s version, or
+// nullptr. Mostly switches the version does not have (writing them to
+// sched/features fails) and the model does not read there: CFS's sleeper
+// credit, START_DEBIT and LAST_BUDDY on EEVDF, EEVDF's switches on CFS,
+// PICK_BUDDY before 6.12. One exists but has no lasting effect:
+// PLACE_DEADLINE_INITIAL on 6.6 (wake_up_new_task() places the task again).
 const char* sched_feature_inert(std::string_view name, const KernelVersionInfo& info);
-// Why sched_feat `name` does not exist on `info`'s version although the
-// model applies it there when set (a what-if: 6.12's delayed dequeue,
-// relative deadlines and short-slice preemption on 6.6), or nullptr.
-const char* sched_feature_from_later_version(std::string_view name, const KernelVersionInfo& info);
+// Why sched_feat `name` set to `value` does not exist on `info`'s version
+// although the model applies it there (a what-if: 6.12's delayed dequeue,
+// relative deadlines and short-slice preemption on 6.6), or nullptr --
+// also when `value` is what that version does anyway.
+const char* sched_feature_from_later_version(std::string_view name, bool value, const KernelVersionInfo& info);
 std::vector<std::string> supported_kernel_versions();
 
 }  // namespace schedlab

@@ -8,8 +8,8 @@
 // Why a real tree: 6.6's pick_eevdf() is a heap search down this tree, and
 // where deadlines tie the entity it returns depends on the tree's shape (a
 // tie with a node on the search path keeps the earlier choice; a tie inside
-// a left subtree passed on the way goes to that subtree's topmost node of
-// that deadline). So the model keeps the kernel's shape: insertion and
+// a left subtree passed on the way goes to that subtree's first node of
+// that deadline in pre-order: node, left, right). So the model keeps the kernel's shape: insertion and
 // erasure are the red-black algorithms lib/rbtree.c implements (__rb_insert();
 // __rb_erase_augmented(), which splices in the in-order successor, then
 // ____rb_erase_color()), written here case by case from the algorithm.
