@@ -144,6 +144,33 @@ TEST_CASE("EEVDF 6.6: curr keeps the CPU when a queued task's deadline only ties
   CHECK(log.runs_until(Time::ms(22)) == expected);
 }
 
+// A wakee whose deadline only ties curr's does not preempt on 6.6. Hog A
+// alone from t=0 (d=3); W starts at t=3 ms: A's update_curr() brings it to
+// v=3, past its deadline -> d=6 (alone: no resched). W is placed at V=3
+// with 6.6's full first slice: d=6, the same as A's. wakeup_preempt's
+// pick_eevdf(): curr A is eligible (v=3 = V), its stashed deadline (3) is
+// not its deadline any more (no RUN_TO_PARITY), W's deadline only ties ->
+// A keeps the CPU until its deadline at t=6 (v=6, V=4.5: A ineligible) ->
+// W. On 6.12, W's first deadline is half a slice away (d=4.5), earlier than
+// A's: W preempts at once.
+TEST_CASE("EEVDF 6.6: a wakee whose deadline only ties curr's does not preempt", "[fair][eevdf]") {
+  auto first_w = [](const std::string& version) {
+    ScenarioParams p = exact_scenario(version);
+    p.kernel.base_slice = Time::ms(3);
+    TaskSpec w = hog("W");
+    w.delay = Time::ms(3);
+    p.tasks = {hog("A"), w};
+    p.duration = Time::ms(8);
+    System sys(p, 1);
+    SwitchLog log;
+    sys.add_observer(&log);
+    sys.run();
+    return log.first_run("W");
+  };
+  CHECK(first_w("6.6") == Time::ms(6));
+  CHECK(first_w("6.12") == Time::ms(3));
+}
+
 // Continuing the case above, D (custom slice 0.5 ms) starts at t=10.5 ms
 // while A runs with its deadline stashed at pick (d=5, v=3.5, eligible):
 // D lands at V=4.33 with d=V+0.25. With RUN_TO_PARITY A keeps the CPU until
