@@ -36,6 +36,7 @@ class Simulator {
  public:
   Time now() const { return now_; }
   EventQueue& queue() { return queue_; }
+  const EventQueue& queue() const { return queue_; }
 
   SlotId post(Time at, int tier, EventHandler* h, uint64_t tag) { return queue_.post(at, tier, h, tag); }
   SlotId post_in(Time delay, int tier, EventHandler* h, uint64_t tag) {

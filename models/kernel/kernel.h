@@ -821,10 +821,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   int64_t rr_timeslice_ticks_ = 0;
 
   Simulator sim_;
-  // sim_'s queue, which every Timer on an hrtimer base is on: the bases'
-  // scans read their timers' state there (HrtimerRef::live()), const
-  // functions too.
-  const EventQueue* hrtimer_queue_ = &sim_.queue();
   std::vector<std::unique_ptr<Rq>> rqs_;
   std::vector<std::unique_ptr<Task>> tasks_;
   std::vector<uint64_t> stall_activity_;  // per task, while on_long_instant() probes (else empty)

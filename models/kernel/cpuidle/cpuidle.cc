@@ -279,7 +279,7 @@ void Kernel::defer_hrtimers_to_idle_step(Rq& rq, bool timer_irq, bool tick) {
   CpuidleDevice& dev = rq.cpuidle;
   const Time running_at = dev.step.when();
   for (HrtimerRef& h : dev.hrtimers) {
-    if (h.expires >= running_at || !h.live(*hrtimer_queue_)) continue;
+    if (h.expires >= running_at || !h.live(sim_.queue())) continue;
     h.timer->arm(running_at);
     h.expires = running_at;
     timer_irq = true;

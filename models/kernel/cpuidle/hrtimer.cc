@@ -23,11 +23,12 @@
 namespace schedlab {
 namespace {
 
-// Drops the entries `drop` picks, swapping the last entry in (a base's
-// order is its entries' queueing history; nothing depends on it but the
-// deferral order at an idle exit, which this keeps as it always was).
-// The entry moved into a hole is looked at there in turn. Walked with
-// pointers: the vector's size is not reloaded after each store.
+// Drops the entries `drop` picks (which may also read or update them),
+// swapping the last entry in (a base's order is its entries' queueing
+// history; nothing depends on it but the deferral order at an idle exit
+// and the order the walk collects the timers it runs, both kept as they
+// always were). The entry moved into a hole is looked at there in turn.
+// Walked with pointers: the vector's size is not reloaded after each store.
 template <typename Ref, typename Pred>
 void drop_entries(std::vector<Ref>& v, Pred drop) {
   Ref* p = v.data();
@@ -67,13 +68,13 @@ void drop_entry(std::vector<Ref>& v, const Timer& t) {
 // hrtimer_start() on `cpu`'s base (its earlier entry there dropped).
 void Kernel::hrtimer_enqueue(Timer& t, Time expires, int cpu, bool drop_stale) {
   if (cpu < 0 || cpu >= nr_cpus()) return;  // no CPU known: a plain timer
-  if (t.queue() != hrtimer_queue_) [[unlikely]]  // the entries' slots are looked up there
+  if (t.queue() != &sim_.queue()) [[unlikely]]  // the entries' slots are looked up there
     throw std::invalid_argument("hrtimer_start(): the timer is not on the kernel's event queue");
   Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   CpuidleDevice& dev = rq.cpuidle;
   auto& v = dev.hrtimers;
   if (drop_stale)
-    drop_entry_and_stale(v, t, *hrtimer_queue_, now());
+    drop_entry_and_stale(v, t, sim_.queue(), now());
   else
     drop_entry(v, t);
   // A CPU still in its exit latency handles the timer when it runs again;
@@ -98,7 +99,7 @@ void Kernel::hrtimer_start_range(Timer& t, Time soft, Time slack, int cpu, const
   if (slack <= Time::zero() || cpu < 0 || cpu >= nr_cpus()) return;
   Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   auto& v = rq.range_hrtimers;
-  drop_entry_and_stale(v, t, *hrtimer_queue_, now());
+  drop_entry_and_stale(v, t, sim_.queue(), now());
   v.push_back({&t, soft, hard, owner, group, RangeHrtimerRef::HeldBy::kNothing, t.slot()});
   rq.range_min_soft = min(rq.range_min_soft, soft);
 }
@@ -138,7 +139,7 @@ constexpr const char* kIrqName[] = {"the tick's interrupt", "another hrtimer's i
 // expiry has come.
 void Kernel::walk_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Timer* expired) {
   auto& v = rq.range_hrtimers;
-  const EventQueue& q = *hrtimer_queue_;
+  const EventQueue& q = sim_.queue();
   using HeldBy = RangeHrtimerRef::HeldBy;
   // Pass 1: drop what fired or went stale; find the candidates (soft-
   // expired, live) and the range timers still short of their soft expiry,
@@ -148,11 +149,7 @@ void Kernel::walk_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const T
   bool bound_inclusive = false;  // a candidate whose hard expiry is the bound runs too
   Time last_candidate = Time::zero();  // the latest hard expiry of a candidate (> at), if any
   Time min_soft = Time::max();  // of the entries kept (rq.range_min_soft)
-  // drop_entries()'s walk, with the --why count of each entry dropped.
-  RangeHrtimerRef* p = v.data();
-  RangeHrtimerRef* end = p + v.size();
-  while (p != end) {
-    RangeHrtimerRef& h = *p;
+  drop_entries(v, [&](const RangeHrtimerRef& h) {
     if (at < h.hard && h.live(q)) {
       if (h.soft > at && h.hard < bound) {
         bound = h.hard;
@@ -161,8 +158,7 @@ void Kernel::walk_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const T
         last_candidate = max(last_candidate, h.hard);
       }
       min_soft = min(min_soft, h.soft);
-      ++p;
-      continue;
+      return false;
     }
     if (h.group && counting_decisions()) [[unlikely]] {
       // Due in this interrupt (its own expiry, or one in the same instant
@@ -170,9 +166,8 @@ void Kernel::walk_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const T
       const bool due = h.hard <= at && (h.timer == expired || (h.timer->armed() && h.timer->when() <= at));
       if (due) count_decision(Decision::kTimer, *h.group, kRanAtHard[static_cast<size_t>(h.held_by)]);
     }
-    h = *--end;
-  }
-  v.resize(static_cast<size_t>(end - v.data()));
+    return true;
+  });
   auto& run = range_run_scratch_;
   run.clear();
   if (last_candidate > at) {
@@ -202,18 +197,15 @@ void Kernel::walk_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const T
     }
     // Pass 2: the candidates before the bound run; the others are held.
     min_soft = Time::max();
-    for (size_t i = 0; i < v.size();) {
-      RangeHrtimerRef& h = v[i];
+    drop_entries(v, [&](RangeHrtimerRef& h) {
       if (h.soft <= at && (h.hard < bound || (bound_inclusive && h.hard == bound))) {
         run.push_back(h);
-        v[i] = v.back();
-        v.pop_back();
-        continue;
+        return true;
       }
       if (h.soft <= at) h.held_by = bound_by;
       min_soft = min(min_soft, h.soft);
-      ++i;
-    }
+      return false;
+    });
   }
   rq.range_min_soft = min_soft;
   // Armed for `at` in hard-expiry order: their handlers run in that order.
@@ -247,7 +239,7 @@ void Kernel::hrtimer_forget(const Timer& t) {
 // of the tick: the tick is Rq::tick_timer, not in the array).
 Time Kernel::next_hrtimer(int cpu) {
   auto& v = rqs_[static_cast<size_t>(cpu)]->cpuidle.hrtimers;
-  const EventQueue& q = *hrtimer_queue_;
+  const EventQueue& q = sim_.queue();
   drop_entries(v, [&q](const HrtimerRef& h) { return !h.live(q); });
   Time next = Time::max();
   for (const HrtimerRef& h : v) next = min(next, h.expires);
@@ -266,7 +258,7 @@ int Kernel::hrtimer_target_cpu(int this_cpu, Time expires) const {
       const Rq& rq = *rqs_[static_cast<size_t>(i)];
       Time next_event = rq.tick_timer.armed() ? rq.tick_timer.when() : Time::max();
       for (const HrtimerRef& h : rq.cpuidle.hrtimers)
-        if (h.expires < next_event && h.live(*hrtimer_queue_)) next_event = min(next_event, h.expires);
+        if (h.expires < next_event && h.live(sim_.queue())) next_event = h.expires;
       return expires >= next_event ? i : this_cpu;
     }
   }
