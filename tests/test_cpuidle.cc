@@ -558,6 +558,39 @@ TEST_CASE("a cancelled hrtimer still wakes its idle CPU at the old expiry", "[cp
   CHECK(cpu1_exits[0] == 10200_us);
 }
 
+// do_start_rt_bandwidth() (6.1/6.6 rt.c) queues the RT period timer on the
+// CPU that starts it (HRTIMER_MODE_ABS_PINNED_HARD): an hrtimer there like
+// any other. rt (FIFO 50, CPU 1) is forked from CPU 0, whose enqueue
+// starts the timer on CPU 0 (first expiry 1 ns, then 1 s + 1 ns); rt runs
+// 100 ms and sleeps. CPU 0, with no task, sees the timer as its next event
+// (tick_nohz_get_sleep_length()), sleeps in state 1 (exit 200 us) and
+// wakes for it: running again at 1 s + 1 ns + 200 us. The period timer
+// then finds RT idle and stops. (The model used to keep the timer off
+// every base: CPU 0 slept on through 1 s.)
+TEST_CASE("the RT period timer (6.6) is an hrtimer of the CPU that started it", "[cpuidle][hrtimer][rt][throttle]") {
+  ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 2, false)});
+  p.kernel.version = "6.6";
+  p.duration = 1100_ms;
+  p.tasks = {pinned(task("rt", {ev_run(100_ms), ev_sleep(10_s)}, Policy::kFifo, 50), 1)};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  IdleLog idle(2);
+  sys.add_observer(&idle);
+  k.run_until(500_ms);
+  REQUIRE(k.rt_period_timer_cpu() == 0);
+  CHECK(k.next_hrtimer(0).count() == 1'000'000'001);
+  CHECK(k.next_hrtimer(1) == 10100_ms);  // rt's sleep
+  CHECK(k.rq(0).cpuidle.state == 1);
+  k.run_until(1100_ms);
+  std::vector<Time> cpu0_exits;
+  for (const IdleEvent& e : idle.log)
+    if (e.cpu == 0 && e.state == -1 && e.t >= 500_ms) cpu0_exits.push_back(e.t);
+  REQUIRE(cpu0_exits.size() == 1);
+  CHECK(cpu0_exits[0].count() == 1'000'200'001);
+  CHECK_FALSE(k.rt_period_timer_armed());
+  CHECK(k.next_hrtimer(0) == Time::max());
+}
+
 // The nohz idle-balance kick (an IPI) reaching a CPU in its deep state is
 // handled once the CPU runs again (cpuidle_enter_state() enables
 // interrupts after ->enter(); nohz_csd_func() then raises the softirq):

@@ -145,6 +145,34 @@ TEST_CASE("the RT period timer (6.6) stops when RT is idle and restarts with the
   CHECK(k.rt_period_timer_expiry().count() == 3'000'000'001);
 }
 
+// sched_rt_period_timer() forwards its expiry a period (hrtimer_forward_now())
+// before it finds RT idle and stops; do_start_rt_bandwidth()'s
+// hrtimer_forward_now(timer, 0) keeps an expiry still ahead. rt runs
+// 100 ms and sleeps 1.4 s: the timer stops at 1.000000001 s with its
+// expiry at 2.000000001 s, and the wake-up at 1.5 s starts it there (not
+// 1 ns after the wake-up), so the period's grid stays. It gives the 100 ms
+// back and stops again at 2.000000001 s, and the wake-up at 3 s, past
+// that expiry, starts it for 3.000000001 s, which finds rt running and
+// forwards it to 4.000000001 s.
+TEST_CASE("the RT period timer (6.6) restarted within its last period keeps its grid", "[rt][throttle]") {
+  ScenarioParams p = exact_scenario("6.6", 250);
+  p.duration = Time::ms(3500);
+  p.tasks = {task("rt", {ev_run(Time::ms(100)), ev_sleep(Time::ms(1400))}, Policy::kFifo, 50)};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(1200));
+  CHECK_FALSE(k.rt_period_timer_armed());
+  k.run_until(Time::ms(1600));
+  REQUIRE(k.rt_period_timer_armed());  // the wake-up at 1.5 s started it
+  CHECK(k.rt_period_timer_expiry().count() == 2'000'000'001);
+  k.run_until(Time::ms(2100));
+  CHECK(k.rq(0).rt.rt_time == 0);  // the 100 ms from 1.5 s given back at 2.000000001 s
+  CHECK_FALSE(k.rt_period_timer_armed());
+  k.run_until(Time::ms(3050));
+  REQUIRE(k.rt_period_timer_armed());
+  CHECK(k.rt_period_timer_expiry().count() == 4'000'000'001);
+}
+
 // 6.12 removed that throttling; the deferred fair server starts when fair
 // tasks have been starved until the zero-laxity point (period 1 s - 50 ms),
 // runs them 50 ms, then runs them first thing each following period:

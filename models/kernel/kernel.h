@@ -346,12 +346,12 @@ class Kernel : public InstantEndHook, public EventHandler {
   // in the window -- its tick, its exit from an idle state, or the expiry
   // of any hrtimer queued there (every model's hrtimer handler calls
   // hrtimer_interrupt(): sleeps, runtime PM's timers, the fair server's,
-  // SurfaceFlinger's timerfds, the GPU's idle timer; a timer_list's tick) --
+  // the RT period timer, SurfaceFlinger's timerfds, the GPU's idle timer; a
+  // timer_list's tick) --
   // runs it then (run_soft_expired_hrtimers()), unless the kernel's walk in
   // hard-expiry order stops ahead of it: at a timer still to expire with an
   // earlier hard expiry, such as the running tick's next jiffy for a window
-  // longer than the rest of the jiffy. Simplified: the RT period timer (not
-  // on any CPU's base here) does not interrupt; a timer cancelled from
+  // longer than the rest of the jiffy. Simplified: a timer cancelled from
   // another CPU raises no spurious interrupt at its old expiry.
   // `owner` names the timer in --log debug (a task's comm, a device's
   // name), `group` in --why (a task's group; null: not counted); both must
@@ -919,6 +919,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   Timer rt_period_timer_;
   bool rt_period_active_ = false;  // rt_b->rt_period_active
   int rt_period_cpu_ = 0;          // the CPU whose hrtimer base holds it
+  // Its hrtimer's expiry (hrtimer_get_expires()): the grid it is forwarded
+  // on, kept apart from the event's time, which a CPU in its idle exit
+  // defers (hrtimer_enqueue()).
+  Time rt_period_expires_;
   bool cpuidle_ = false;                   // a cpuidle governor runs on some CPU
   Time cpuidle_latency_req_ = Time::max(); // PM QoS CPU latency limit
   std::vector<CpuidleDomain> idle_domains_;

@@ -133,8 +133,8 @@ constexpr const char* kIrqName[] = {"the tick's interrupt", "another hrtimer's i
 // first (the model does not keep the order they were queued in). Simplified: all
 // timers share one clock base (the kernel walks each base -- MONOTONIC,
 // BOOTTIME, ... -- on its own), and only the model's hrtimers are there
-// (Kernel::hrtimer_start(): sleeps, runtime PM's, the fair server's,
-// SurfaceFlinger's, the GPU's; not the RT period timer).
+// (Kernel::hrtimer_start(): sleeps, runtime PM's, the fair server's, the
+// RT period timer, SurfaceFlinger's, the GPU's).
 // Kernel::run_soft_expired_hrtimers() calls this once the earliest soft
 // expiry has come.
 void Kernel::walk_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Timer* expired) {

@@ -409,7 +409,10 @@ void Kernel::on_event(uint64_t t) {
       scheduler_tick(*rqs_[arg]);
       break;
     case Ev::kRtPeriod:
-      event_cpu_ = rt_period_cpu_;  // pinned where start_rt_bandwidth() ran
+      // An hrtimer pinned where start_rt_bandwidth() ran: its interrupt
+      // runs that CPU's soft-expired range timers too.
+      event_cpu_ = rt_period_cpu_;
+      hrtimer_interrupt(event_cpu_);
       rt_period_timer();
       break;
     case Ev::kStart: {
@@ -1403,12 +1406,19 @@ void Kernel::update_curr(Rq& rq) { class_of(*rq.curr).update_curr(rq); }
 // (1 ns, high resolution) after now. Its period is counted from there.
 // do_start_rt_bandwidth() starts it HRTIMER_MODE_ABS_PINNED_HARD: on the
 // CPU running the enqueue (or the throttling), and sched_rt_period_timer()
-// re-arms it there (HRTIMER_RESTART).
+// re-arms it there (HRTIMER_RESTART). Queued on that CPU's hrtimer base:
+// the CPU's next timer event (tick_nohz_get_sleep_length()) counts it, its
+// expiry wakes the CPU from an idle state, and its interrupt runs the
+// CPU's soft-expired range timers.
 void Kernel::start_rt_bandwidth(int rq_cpu) {
   if (!rt_throttling_ || rt_period_active_ || params_.rt_runtime.count() < 0) return;
   rt_period_active_ = true;
   rt_period_cpu_ = event_cpu_ >= 0 ? event_cpu_ : rq_cpu;
-  rt_period_timer_.arm(now() + Time::ns(1));
+  // hrtimer_forward_now(timer, 0): an expiry still ahead (the period the
+  // handler forwarded to before it found RT idle) is kept; one passed (0
+  // before the first start) moves to one hrtimer_resolution (1 ns) past now.
+  if (rt_period_expires_ <= now()) rt_period_expires_ = now() + Time::ns(1);
+  hrtimer_start(rt_period_timer_, rt_period_expires_, rt_period_cpu_);
 }
 
 // sched_rt_period_timer() -> do_sched_rt_period_timer() (6.1/6.6 rt.c):
@@ -1417,8 +1427,16 @@ void Kernel::start_rt_bandwidth(int rq_cpu) {
 // others are not touched. The timer forwards by one period, unless no
 // CPU used RT runtime or has RT tasks (idle): then it stops until the next
 // start_rt_bandwidth(). It runs on the timer's CPU: unthrottling another
-// CPU reschedules it by IPI.
+// CPU reschedules it by IPI. hrtimer_forward_now() first moves the expiry
+// by whole periods from the last one, not from now, so the timer keeps its
+// grid when its interrupt is handled late (after an idle exit's latency);
+// the periods it passed (the overrun, 1 unless a whole period late) are the
+// runtime given back. The expiry moves even when RT turns out idle: a
+// start_rt_bandwidth() before that new expiry keeps it.
 void Kernel::rt_period_timer() {
+  const int64_t period = params_.rt_period.count();
+  const int64_t overrun = (now() - rt_period_expires_).count() / period + 1;
+  rt_period_expires_ += Time::ns(period * overrun);
   const int64_t runtime = params_.rt_runtime.count();
   bool idle = true;
   for (auto& rqp : rqs_) {
@@ -1427,7 +1445,7 @@ void Kernel::rt_period_timer() {
     if (rt.rt_time == 0 && rt.rt_nr_running == 0) continue;
     update_rq_clock(rq);
     if (rt.rt_time > 0) {
-      rt.rt_time -= std::min(rt.rt_time, runtime);
+      rt.rt_time -= std::min(rt.rt_time, overrun * runtime);
       if (rt.rt_throttled && rt.rt_time < runtime) {
         rt.rt_throttled = false;
         if (rt.rt_nr_running) {
@@ -1445,7 +1463,7 @@ void Kernel::rt_period_timer() {
   if (idle)
     rt_period_active_ = false;
   else
-    rt_period_timer_.arm(now() + params_.rt_period);
+    hrtimer_start(rt_period_timer_, rt_period_expires_, rt_period_cpu_);
 }
 
 // ---------------------------------------------------------------- PI
