@@ -689,3 +689,77 @@ TEST_CASE("a delayed task woken from another CPU preempts when the resched IPI a
   CHECK(log.first_run("W") == Time::us(4500));
   CHECK(log.first_run("B", Time::ms(2)) == Time::us(4505));
 }
+
+// task_h_load() with CONFIG_FAIR_GROUP_SCHED and every task in the root
+// group (6.12 fair.c update_cfs_rq_h_load(), task_h_load()): the task's
+// load_avg times the root cfs_rq's h_load over its load_avg + 1, h_load
+// being the root's load_avg as first read in the jiffy. Two nice-0 hogs
+// share CPU 0 for 100 ms; then, within the same jiffy, the root's load_avg
+// read later is doubled by hand: h_load keeps the first reading.
+TEST_CASE("task_h_load() is the task's share of the root cfs_rq's h_load, cached per jiffy", "[smp][pelt][group]") {
+  for (const bool group_sched : {true, false}) {
+    INFO(group_sched);
+    ScenarioParams p = exact_scenario("6.12", 250, 2);
+    p.kernel.fair_group_sched = group_sched;
+    p.tasks = {on_cpus(hog("a"), {0}), on_cpus(hog("b"), {0})};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(100) + Time::us(500));  // mid-jiffy (HZ=250: 4 ms)
+    Task& a = find_task(k, "a");
+    Rq& rq = k.rq(0);
+    const uint64_t load = a.se.avg.load_avg, root = rq.cfs_avg.load_avg;
+    REQUIRE(load > 100);
+    REQUIRE(root > load);
+    if (group_sched) {
+      CHECK(k.task_h_load(a) == load * root / (root + 1));  // one less than load_avg here
+      CHECK(k.task_h_load(a) == load - 1);
+      rq.cfs_avg.load_avg = 2 * root;  // the same jiffy: h_load stays root
+      CHECK(k.task_h_load(a) == load * root / (2 * root + 1));
+      rq.cfs_last_h_load_update -= 1;  // a jiffy later: h_load is read again
+      CHECK(k.task_h_load(a) == load * (2 * root) / (2 * root + 1));
+    } else {
+      CHECK(k.task_h_load(a) == load);
+    }
+  }
+}
+
+// set_task_rq() -> set_task_rq_fair() (6.12 fair.c, CONFIG_FAIR_GROUP_SCHED):
+// an RT task's fair signals, stamped with its CPU's PELT clock when it
+// started (post_init_entity_util_avg() for another class), decay when it
+// migrates. init_entity_runnable_average() gave it load_avg = its weight
+// (1024) with load_sum 0, so any decay over a PELT period leaves load_avg
+// 0. r (FIFO 50, CPUs 0-1) starts on CPU 0 and runs 1 ms every 10 ms;
+// hi (FIFO 90, CPU 0), forked at 35 ms while r sleeps, runs from 50 ms to
+// 150 ms, so r's wake-up at 50 ms finds CPU 0 taken by a higher priority
+// and goes to CPU 1. f (nice 0, CPU 0, 1 ms every 10 ms from 5 ms) keeps
+// CPU 0's cfs_rq clock moving (its last update is at least 40 ms past r's
+// stamp), and r's signals take CPU 1's stamp. Without
+// CONFIG_FAIR_GROUP_SCHED its signals stay as they started.
+TEST_CASE("a migrating RT task's fair signals age with CONFIG_FAIR_GROUP_SCHED", "[smp][pelt][group][rt]") {
+  for (const bool group_sched : {true, false}) {
+    INFO(group_sched);
+    ScenarioParams p = exact_scenario("6.12", 250, 2);
+    p.kernel.fair_group_sched = group_sched;
+    TaskSpec hi = on_cpus(task("hi", {ev_sleep(Time::ms(15)), ev_run(Time::ms(100)), ev_sleep(Time::s(100))}, Policy::kFifo, 90), {0});
+    hi.delay = Time::ms(35);
+    TaskSpec f = on_cpus(task("f", {ev_run(Time::ms(1)), ev_sleep(Time::ms(9))}), {0});
+    f.delay = Time::ms(5);
+    p.tasks = {hi, on_cpus(task("r", {ev_run(Time::ms(1)), ev_sleep(Time::ms(9))}, Policy::kFifo, 50), {0, 1}), f};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    Task& r = find_task(k, "r");
+    k.run_until(Time::ms(45));
+    REQUIRE(r.cpu == 0);
+    const uint64_t stamp = r.se.avg.last_update_time;
+    CHECK(r.se.avg.load_avg == 1024);
+    k.run_until(Time::ms(55));
+    REQUIRE(r.cpu == 1);
+    if (group_sched) {
+      CHECK(r.se.avg.load_avg == 0);
+      CHECK(r.se.avg.last_update_time > stamp);  // CPU 1's cfs_rq clock at the move
+    } else {
+      CHECK(r.se.avg.load_avg == 1024);
+      CHECK(r.se.avg.last_update_time == stamp);
+    }
+  }
+}

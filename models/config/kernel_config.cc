@@ -212,6 +212,9 @@ const std::vector<ParamDecl>& kernel_params() {
         {"fair_server_lazy_stop", "bool", "version default (on from 6.18)",
          "the fair server stays started when the CPU's last fair task leaves, until a pick finds none (6.17+; "
          "android16-6.12 and 6.12.92+ backport it)"},
+        {"fair_group_sched", "bool", d.fair_group_sched ? "true" : "false",
+         "CONFIG_FAIR_GROUP_SCHED (as GKI builds it), every task in the root cpu cgroup: task_h_load() from the root "
+         "cfs_rq's h_load, a migrating non-fair task's fair signals aged (set_task_rq_fair())"},
         {"overheads", "map", "-", "costs the model charges (kernel.overheads)"},
         {"cpuidle", "map", "-", "cpuidle governor, its costs and the PM QoS limit (kernel.cpuidle)"},
         {"uclamp", "map", "-", "utilization clamping: CONFIG_UCLAMP_TASK and its sysctls (kernel.uclamp)"},
@@ -296,6 +299,7 @@ KernelParams load_kernel(const YamlDoc& doc, const YAML::Node& node, const std::
   r.read("fair_server_runtime", k.fair_server_runtime);
   r.read("fair_server_period", k.fair_server_period, Bound::kPositive);
   r.read("fair_server_lazy_stop", k.fair_server_lazy_stop);
+  r.read("fair_group_sched", k.fair_group_sched);
   if (auto n = r.find("overheads")) load_overheads(doc, *n, r.path("overheads"), k);
   if (auto n = r.find("cpuidle")) load_cpuidle(doc, *n, r.path("cpuidle"), k);
   if (auto n = r.find("uclamp")) load_uclamp(doc, *n, r.path("uclamp"), k);

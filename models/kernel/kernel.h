@@ -136,6 +136,10 @@ struct Rq {
   RemovedLoad cfs_removed;         // rq->cfs.removed
   SchedAvg avg_rt;                 // rq->avg_rt
   uint64_t misfit_task_load = 0;   // rq->misfit_task_load
+  // CONFIG_FAIR_GROUP_SCHED: the root cfs_rq's h_load (its load_avg when
+  // update_cfs_rq_h_load() last ran) and that jiffy (last_h_load_update).
+  uint64_t cfs_h_load = 0;
+  int64_t cfs_last_h_load_update = -1;
   // Periodic load balance of the (single) domain, in jiffies as in the
   // kernel: sd->last_balance and rq->next_balance.
   int64_t last_balance = 0;
@@ -467,6 +471,21 @@ class Kernel : public InstantEndHook, public EventHandler {
                                    uclamp_used_);
   }
   // task_fits_cpu(): p's util_est and clamps fit rq's CPU fully.
+  // task_h_load() (6.12 fair.c): with CONFIG_FAIR_GROUP_SCHED and every
+  // task in the root group, p's load_avg scaled by its cfs_rq's h_load over
+  // that cfs_rq's load_avg + 1, h_load being the root's load_avg as
+  // update_cfs_rq_h_load() took it at most once a jiffy (so one less than
+  // load_avg, or stale within the jiffy). Without it, p's load_avg.
+  uint64_t task_h_load(const Task& p) {
+    if (!params_.fair_group_sched) return p.se.avg.load_avg;
+    Rq& rq = *rqs_[static_cast<size_t>(p.cpu)];  // task_cfs_rq(p): where p is or was last queued
+    const int64_t now_jiffies = jiffies();
+    if (rq.cfs_last_h_load_update != now_jiffies) {
+      rq.cfs_h_load = rq.cfs_avg.load_avg;
+      rq.cfs_last_h_load_update = now_jiffies;
+    }
+    return p.se.avg.load_avg * rq.cfs_h_load / (rq.cfs_avg.load_avg + 1);
+  }
   bool task_fits_cpu(const Task& p, const Rq& rq) const {
     return util_fits_cpu(task_util_est(p.se.avg), uclamp_eff_value(p, kUclampMin), uclamp_eff_value(p, kUclampMax),
                          rq) > 0;

@@ -42,6 +42,13 @@ struct KernelParams {
   // The fair server stays started through idle, stopped by its timer (6.17+;
   // android16-6.12 and 6.12.92+ backport it). Default: the version's.
   std::optional<bool> fair_server_lazy_stop;
+  // CONFIG_FAIR_GROUP_SCHED (init/Kconfig: default y with CGROUP_SCHED, as
+  // GKI's and distributions' configs build it), every task in the root
+  // group: task_h_load() is a task's share of the root cfs_rq's h_load
+  // (cached once a jiffy), and a migrating task of another class has its
+  // dormant fair signals aged to its old CPU's clock (set_task_rq_fair()).
+  // false: the kernel without it (task_h_load() = the task's load_avg).
+  bool fair_group_sched = true;
 
   // Overheads (assumptions; 0 keeps hand-computed schedules exact).
   Time context_switch_cost = Time::zero();   // CPU time lost per switch

@@ -110,7 +110,7 @@ void update_misfit_status(Kernel& k, Rq& rq, Task* p) {
   }
   // Make sure that misfit_task_load will not be null even if
   // task_h_load() returns 0 (kernel comment).
-  rq.misfit_task_load = std::max<uint64_t>(p->se.avg.load_avg, 1);
+  rq.misfit_task_load = std::max<uint64_t>(k.task_h_load(*p), 1);
 }
 
 }  // namespace schedlab

@@ -292,11 +292,11 @@ int Kernel::wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync) {
   const Rq& pr = *rqs_[prev_cpu];
   int64_t this_eff = static_cast<int64_t>(t.cfs_avg.load_avg);
   if (sync) {
-    const int64_t current_load = static_cast<int64_t>(t.curr->se.avg.load_avg);  // task_h_load(current)
+    const int64_t current_load = static_cast<int64_t>(task_h_load(*t.curr));
     if (current_load > this_eff) return this_cpu;
     this_eff -= current_load;
   }
-  const int64_t task_load = static_cast<int64_t>(p.se.avg.load_avg);  // task_h_load(p)
+  const int64_t task_load = static_cast<int64_t>(task_h_load(p));
   this_eff += task_load;
   this_eff *= 100;
   this_eff *= static_cast<int64_t>(capacity_of(pr));
@@ -871,7 +871,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       Task& p = *lb_walk_[front++];
       bool take = can_migrate_task(p, dst.cpu, ignore_hot, type == Migrate::kLoad);
       if (take && type == Migrate::kLoad) {
-        const uint64_t load = std::max<uint64_t>(p.se.avg.load_avg, 1);
+        const uint64_t load = std::max<uint64_t>(task_h_load(p), 1);
         take = (load >> shift) <= static_cast<uint64_t>(imbalance);
         if (take) imbalance -= static_cast<int64_t>(load);
       } else if (take && type == Migrate::kMisfit) {
