@@ -1,8 +1,8 @@
 // The fair class as EEVDF, following kernel/sched/fair.c of Linux 6.12
 // (6.6 behaviour by feature switches; 6.18's slice protection where the
 // version says protect_slice: read in a 6.18.y stable tree, so the parts of
-// the 6.19 NEXT_BUDDY rework backported there are not modelled). Single-level cfs_rq: no cgroups, no
-// bandwidth control, no PELT yet (the multi-core issue adds PELT).
+// the 6.19 NEXT_BUDDY rework backported there are not modelled). Single-level cfs_rq: every task
+// in the root cpu cgroup (docs/fair_group_sched.md), no bandwidth control; PELT in fair_pelt.cc.
 //
 // From 6.8 the kernel keeps queued entities in an augmented rbtree sorted
 // by deadline; run-queues here hold a handful of tasks, so the "tree" is a
