@@ -470,12 +470,12 @@ class Kernel : public InstantEndHook, public EventHandler {
     return schedlab::util_fits_cpu(util, uclamp_min, uclamp_max, capacity_of(rq), rq.capacity, rq.capacity,
                                    uclamp_used_);
   }
-  // task_fits_cpu(): p's util_est and clamps fit rq's CPU fully.
   // task_h_load() (6.12 fair.c): with CONFIG_FAIR_GROUP_SCHED and every
   // task in the root group, p's load_avg scaled by its cfs_rq's h_load over
   // that cfs_rq's load_avg + 1, h_load being the root's load_avg as
-  // update_cfs_rq_h_load() took it at most once a jiffy (so one less than
-  // load_avg, or stale within the jiffy). Without it, p's load_avg.
+  // update_cfs_rq_h_load() took it at most once a jiffy: just under
+  // load_avg while the root's load is what the jiffy first read, above or
+  // below it once that load has moved. Without it, p's load_avg.
   uint64_t task_h_load(const Task& p) {
     if (!params_.fair_group_sched) return p.se.avg.load_avg;
     Rq& rq = *rqs_[static_cast<size_t>(p.cpu)];  // task_cfs_rq(p): where p is or was last queued
@@ -486,6 +486,7 @@ class Kernel : public InstantEndHook, public EventHandler {
     }
     return p.se.avg.load_avg * rq.cfs_h_load / (rq.cfs_avg.load_avg + 1);
   }
+  // task_fits_cpu(): p's util_est and clamps fit rq's CPU fully.
   bool task_fits_cpu(const Task& p, const Rq& rq) const {
     return util_fits_cpu(task_util_est(p.se.avg), uclamp_eff_value(p, kUclampMin), uclamp_eff_value(p, kUclampMax),
                          rq) > 0;
@@ -608,6 +609,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   void start_rt_bandwidth(int rq_cpu);
   int rt_period_timer_cpu() const { return rt_period_cpu_; }
   bool rt_period_timer_armed() const { return rt_period_timer_.armed(); }
+  // When the timer's event fires: its expiry, or later if a CPU in its
+  // idle exit deferred it (the grid it is forwarded on is the expiry's).
   Time rt_period_timer_expiry() const { return rt_period_timer_.when(); }
   // for_each_domain(cpu, sd) with SD_WAKE_AFFINE, bottom-up: the spans, as
   // the platform's topology builds them (one span of every CPU for a
