@@ -127,11 +127,18 @@ TEST_CASE("RT unthrottling kicks cpufreq", "[rt][throttle][cpufreq]") {
   }
 }
 
-TEST_CASE("the RT period timer (6.6) stops when RT is idle and restarts with the next RT enqueue", "[rt][throttle]") {
+namespace {
+// 6.6, HZ=250, 3.5 s: one FIFO 50 task running 100 ms, then sleeping `sleep`.
+ScenarioParams rt_run_then_sleep(Time sleep) {
   ScenarioParams p = exact_scenario("6.6", 250);
   p.duration = Time::ms(3500);
-  p.tasks = {task("rt", {ev_run(Time::ms(100)), ev_sleep(Time::ms(2900))}, Policy::kFifo, 50)};
-  System sys(p, 1);
+  p.tasks = {task("rt", {ev_run(Time::ms(100)), ev_sleep(sleep)}, Policy::kFifo, 50)};
+  return p;
+}
+}  // namespace
+
+TEST_CASE("the RT period timer (6.6) stops when RT is idle and restarts with the next RT enqueue", "[rt][throttle]") {
+  System sys(rt_run_then_sleep(Time::ms(2900)), 1);
   Kernel& k = sys.kernel();
   k.run_until(Time::ms(500));
   CHECK(k.rq(0).rt.rt_time == Time::ms(100).count());
@@ -155,10 +162,7 @@ TEST_CASE("the RT period timer (6.6) stops when RT is idle and restarts with the
 // that expiry, starts it for 3.000000001 s, which finds rt running and
 // forwards it to 4.000000001 s.
 TEST_CASE("the RT period timer (6.6) restarted within its last period keeps its grid", "[rt][throttle]") {
-  ScenarioParams p = exact_scenario("6.6", 250);
-  p.duration = Time::ms(3500);
-  p.tasks = {task("rt", {ev_run(Time::ms(100)), ev_sleep(Time::ms(1400))}, Policy::kFifo, 50)};
-  System sys(p, 1);
+  System sys(rt_run_then_sleep(Time::ms(1400)), 1);
   Kernel& k = sys.kernel();
   k.run_until(Time::ms(1200));
   CHECK_FALSE(k.rt_period_timer_armed());

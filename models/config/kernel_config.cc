@@ -157,14 +157,14 @@ void warn_inert_settings(const MapReader& r, const KernelParams& k) {
   if (auto n = r.find("features"); n && n->IsMap())
     for (auto it = n->begin(); it != n->end(); ++it) {
       const std::string name = it->first.Scalar();
+      const auto v = k.features.find(name);
       if (const char* why = sched_feature_inert(name, *info))
         warn(doc, it->first, child_path(r.path("features"), name),
              fmt::format("{} {}: on {} setting it changes nothing", name, why, k.version));
-      else if (auto v = k.features.find(name);
-               v != k.features.end() && sched_feature_from_later_version(name, v->second, *info))
+      else if (const char* later = v == k.features.end() ? nullptr
+                                                          : sched_feature_from_later_version(name, v->second, *info))
         warn(doc, it->first, child_path(r.path("features"), name),
-             fmt::format("{} {}: modelled on {} anyway", name,
-                         sched_feature_from_later_version(name, v->second, *info), k.version));
+             fmt::format("{} {}: modelled on {} anyway", name, later, k.version));
     }
   if (info->eevdf) {
     for (const char* key : {"sched_latency", "min_granularity", "wakeup_granularity"})

@@ -609,9 +609,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   void start_rt_bandwidth(int rq_cpu);
   int rt_period_timer_cpu() const { return rt_period_cpu_; }
   bool rt_period_timer_armed() const { return rt_period_timer_.armed(); }
-  // When the timer's event fires: its expiry, or later if a CPU in its
-  // idle exit deferred it (the grid it is forwarded on is the expiry's).
-  Time rt_period_timer_expiry() const { return rt_period_timer_.when(); }
+  // Its hrtimer's expiry (meaningful while armed).
+  Time rt_period_timer_expiry() const { return rt_period_expires_; }
   // for_each_domain(cpu, sd) with SD_WAKE_AFFINE, bottom-up: the spans, as
   // the platform's topology builds them (one span of every CPU for a
   // platform of identical CPUs; none on one CPU).

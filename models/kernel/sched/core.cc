@@ -580,8 +580,8 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
   // the old cfs_rq's last update and take the new one's stamp. A fair task
   // was unstamped by migrate_task_rq_fair() (attached afresh).
   if (params_.fair_group_sched && p.se.avg.last_update_time) {
-    update_load_avg_blocked_se(rqs_[static_cast<size_t>(p.cpu)]->cfs_avg.last_update_time, p.se.avg, p.se.weight);
-    p.se.avg.last_update_time = rqs_[static_cast<size_t>(cpu)]->cfs_avg.last_update_time;
+    update_load_avg_blocked_se(rq(p.cpu).cfs_avg.last_update_time, p.se.avg, p.se.weight);
+    p.se.avg.last_update_time = rq(cpu).cfs_avg.last_update_time;
   }
   p.cpu = cpu;
 }
