@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -52,6 +55,14 @@ const std::vector<std::vector<size_t>>& shared_resamples(size_t n, int resamples
   auto it = cache.find(key);
   if (it == cache.end()) it = cache.emplace(key, draw_resamples(n, resamples, seed)).first;
   return it->second;
+}
+
+double expanded_confidence(size_t n, double confidence) {
+  if (n < 2) return confidence;
+  const double df = static_cast<double>(n - 1);
+  const double t = boost::math::quantile(boost::math::students_t(df), (1.0 + confidence) / 2.0);
+  const double z = std::sqrt(static_cast<double>(n) / df) * t;
+  return 1.0 - 2.0 * boost::math::cdf(boost::math::normal(), -z);
 }
 
 Interval percentile_interval(std::vector<double> statistics, double confidence) {
@@ -120,7 +131,7 @@ Interval bootstrap_mean(const std::vector<double>& values, const std::vector<std
     for (size_t i : idx) s += values[i];
     stats.push_back(static_cast<double>(s / static_cast<long double>(idx.size())));
   }
-  return percentile_interval(std::move(stats), confidence);
+  return percentile_interval(std::move(stats), expanded_confidence(values.size(), confidence));
 }
 
 uint64_t bootstrap_seed(std::string_view name) { return fnv1a64(name); }
@@ -130,7 +141,8 @@ Change make_change(double a, double b, const std::vector<double>& a_star, const 
   Change c;
   c.pairs = pairs;
   const std::optional<Interval> ci =
-      a_star.empty() ? std::nullopt : relative_change_interval(a_star, b_star, confidence);
+      a_star.empty() ? std::nullopt
+                     : relative_change_interval(a_star, b_star, expanded_confidence(static_cast<size_t>(pairs), confidence));
   if (a == 0) {
     // A relative change from zero is undefined unless nothing changed.
     const bool nothing = b == 0 && (a_star.empty() || (ci && ci->low == 0 && ci->high == 0));

@@ -61,8 +61,8 @@ std::string header(const Comparison& c) {
     out += fmt::format("  {}{}: {}\n", c.spec.variants[v].name, v == 0 ? " (baseline)" : "",
                        overlay_list(c.spec.variants[v].overlays));
   out += fmt::format(
-      "value: mean over runs; change: % of the baseline's mean; 95% CI: paired percentile bootstrap over runs "
-      "of that change (B={}); ~ = the CI includes 0 (noise)\n",
+      "value: mean over runs; change: % of the baseline's mean; 95% CI: paired bootstrap over runs of that "
+      "change (expanded percentile, B={}); ~ = the CI includes 0 (noise)\n",
       kBootstrapResamples);
   if (c.runs == 1) out += "(one run: no intervals; use --runs N or `runs:` for them)\n";
   if (c.spec.start_jitter.count() == 0 && c.runs > 1)
@@ -291,7 +291,9 @@ std::string render_compare_json(const Comparison& c) {
   w.number_field("duration_s", seconds_text(c.scenarios[0].duration));
   w.number_field("warmup_s", seconds_text(c.scenarios[0].warmup));
   w.number_field("start_jitter_s", seconds_text(c.spec.start_jitter));
-  write_bootstrap_json(w, "paired percentile bootstrap over runs of the relative change (of the means; of the pooled statistic for pooled values)");
+  write_bootstrap_json(w,
+                       "paired bootstrap over runs of the relative change (of the means; of the pooled statistic "
+                       "for pooled values), expanded percentile interval");
   if (!c.spec.set_files.empty()) {  // a what-if: its --set-file overlays, for every variant
     w.key("set_files");
     w.begin_array();

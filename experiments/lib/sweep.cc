@@ -605,7 +605,7 @@ std::string render_sweep_json(const SweepSummary& s) {
   w.number_field("start_jitter_s", seconds_text(m.start_jitter));
   w.number_field("duration_s", m.duration ? seconds_text(*m.duration) : "");
   w.number_field("warmup_s", m.warmup ? seconds_text(*m.warmup) : "");
-  write_bootstrap_json(w, "percentile bootstrap of the mean over runs");
+  write_bootstrap_json(w, "bootstrap of the mean over runs, expanded percentile interval");
   w.end_object();
   w.object_array("axes", m.axes, [&](const SweepAxis& ax) {
     w.field("path", ax.path);
