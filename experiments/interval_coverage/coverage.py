@@ -4,9 +4,11 @@
 usage: coverage.py SEED.json [SEED.json ...]     (run.sh's output for one experiment)
 
 Each file is one base seed of the same experiment. Runs are independent
-draws, within and across seeds, so every row's "truth" is taken as its
-change over all seeds' runs together, and each seed's interval either holds
-it or not. For every row (a per-run metric of a variant against the
+draws by construction, within and across seeds, so every row's "truth" is
+taken as its change over all seeds' runs together (the tested seed
+included, which lifts a correct interval's expected share to 95.1-95.3%
+with 125-40 seeds), and each seed's interval either holds it or not.
+Only per-run means are measured (`change_pct`), not the pooled statistics. For every row (a per-run metric of a variant against the
 baseline), and for four ways to read an interval off the same paired
 bootstrap, this prints the share of seeds whose 95% interval holds the
 truth:
@@ -122,6 +124,9 @@ def main(files):
     docs = [json.load(open(f)) for f in files]
     rng = np.random.default_rng(12345)
     names = [m["name"] for m in docs[0]["metrics"]]
+    for f, d in zip(files, docs):  # rows are looked up by position below: every seed must list the same rows
+        if [m["name"] for m in d["metrics"]] != names:
+            sys.exit(f"coverage.py: {f} lists other rows than {files[0]} (a wildcard group missing at one seed?)")
     nvar = len(docs[0]["metrics"][0]["variants"])
     runs = len(docs[0]["metrics"][0]["variants"][0]["values"])
     rows = []
@@ -163,6 +168,8 @@ def main(files):
             label = name + ("" if nvar == 2 else "/" + docs[0]["metrics"][k]["variants"][v]["variant"])
             rows.append((label, len(hits["plain"]), truth, np.std(changes, ddof=1),
                          {m: np.mean(hits[m]) if hits[m] else float("nan") for m in METHODS}, f, p))
+    if not rows:
+        sys.exit(f"coverage.py: no row has a judgeable value at 10 or more of the {len(docs)} seeds: run more seeds")
     print(f"{docs[0]['experiment']['name']}: {len(docs)} seeds x {runs} runs per variant; "
           f"coverage of the all-seed change by each seed's 95% interval")
     print(f"{'row':60s} {'seeds':>5s} {'truth %':>8s} {'sd %':>6s} " + " ".join(f"{m:>8s}" for m in METHODS)

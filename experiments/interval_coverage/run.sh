@@ -8,7 +8,8 @@
 #                random 63-bit seeds instead of the small integers)
 #   --out DIR    where the per-seed experiment files and JSON go (default: coverage_out/EXPERIMENT)
 #   -j N         simulations at once (default: all cores; results do not depend on it)
-# A seed whose JSON exists is skipped, so an interrupted run resumes.
+# A seed whose JSON exists is skipped, so an interrupted run resumes (with
+# another build or experiment, use another --out).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -30,8 +31,8 @@ exp="$root/configs/experiments/$name.yaml"
 [ -x "$schedlab" ] || { echo "run.sh: $schedlab not found: build first (cmake --build build)" >&2; exit 2; }
 out="${out:-coverage_out/$name}"
 mkdir -p "$out"
-scenario="$(sed -n 's/^scenario: *\([^ #]*\).*/\1/p' "$exp")"
-scenario="$(cd "$(dirname "$exp")" && readlink -f "$scenario")"
+scenario="$(sed -n 's/^scenario: *["'"'"']\{0,1\}\([^ #"'"'"']*\).*/\1/p' "$exp")"
+scenario="$(cd "$(dirname "$exp")" && readlink -e "$scenario")" || { echo "run.sh: $exp: scenario not found" >&2; exit 2; }
 for k in $(seq "$first" "$last"); do
   seed="$k"
   # The k-th of a fixed list of random 63-bit seeds (Python's Mersenne Twister, seed 20261205).

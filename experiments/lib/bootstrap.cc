@@ -58,11 +58,16 @@ const std::vector<std::vector<size_t>>& shared_resamples(size_t n, int resamples
 }
 
 double expanded_confidence(size_t n, double confidence) {
-  if (n < 2) return confidence;
+  if (n < 2 || !(confidence > 0.0 && confidence < 1.0)) return confidence;
+  // In double throughout (no promotion to long double, whose width differs
+  // between x86-64 and arm64), so the levels do not depend on the machine's
+  // long double.
+  using Policy = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
   const double df = static_cast<double>(n - 1);
-  const double t = boost::math::quantile(boost::math::students_t(df), (1.0 + confidence) / 2.0);
+  const double t =
+      boost::math::quantile(boost::math::students_t_distribution<double, Policy>(df), (1.0 + confidence) / 2.0);
   const double z = std::sqrt(static_cast<double>(n) / df) * t;
-  return 1.0 - 2.0 * boost::math::cdf(boost::math::normal(), -z);
+  return 1.0 - 2.0 * boost::math::cdf(boost::math::normal_distribution<double, Policy>(), -z);
 }
 
 Interval percentile_interval(std::vector<double> statistics, double confidence) {

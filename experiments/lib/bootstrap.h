@@ -68,8 +68,8 @@ const std::vector<std::vector<size_t>>& shared_resamples(size_t n, int resamples
 
 // The percentile level that expands `confidence` for n resampled runs
 // (Hesterberg's expanded percentile interval): 1 - 2 Phi(-sqrt(n / (n - 1))
-// t_{n-1, (1 + confidence) / 2}). n < 2 (nothing to resample) returns
-// `confidence`.
+// t_{n-1, (1 + confidence) / 2}). n < 2 (nothing to resample), or a
+// confidence outside (0, 1), returns `confidence`.
 double expanded_confidence(size_t n, double confidence = kConfidence);
 
 // The percentile interval at `confidence` of the statistics (sorted here).
