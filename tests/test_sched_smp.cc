@@ -740,7 +740,8 @@ TEST_CASE("a migrating RT task's fair signals age with CONFIG_FAIR_GROUP_SCHED",
     INFO(group_sched);
     ScenarioParams p = exact_scenario("6.12", 250, 2);
     p.kernel.fair_group_sched = group_sched;
-    TaskSpec hi = on_cpus(task("hi", {ev_sleep(Time::ms(15)), ev_run(Time::ms(100)), ev_sleep(Time::s(100))}, Policy::kFifo, 90), {0});
+    TaskSpec hi = on_cpus(
+        task("hi", {ev_sleep(Time::ms(15)), ev_run(Time::ms(100)), ev_sleep(Time::s(100))}, Policy::kFifo, 90), {0});
     hi.delay = Time::ms(35);
     TaskSpec f = on_cpus(task("f", {ev_run(Time::ms(1)), ev_sleep(Time::ms(9))}), {0});
     f.delay = Time::ms(5);

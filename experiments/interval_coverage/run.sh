@@ -33,10 +33,15 @@ out="${out:-coverage_out/$name}"
 mkdir -p "$out"
 scenario="$(sed -n 's/^scenario: *["'"'"']\{0,1\}\([^ #"'"'"']*\).*/\1/p' "$exp")"
 scenario="$(cd "$(dirname "$exp")" && readlink -e "$scenario")" || { echo "run.sh: $exp: scenario not found" >&2; exit 2; }
+# With --random, line k of `seeds` is the k-th of a fixed list of random 63-bit seeds (Python's Mersenne
+# Twister, seed 20261205); else line k is k.
+if [ "$random" = 1 ]; then
+  seeds="$(python3 -c "import random; r = random.Random(20261205); print('\n'.join(str(r.getrandbits(63)) for _ in range($last)))")"
+else
+  seeds="$(seq 1 "$last")"
+fi
 for k in $(seq "$first" "$last"); do
-  seed="$k"
-  # The k-th of a fixed list of random 63-bit seeds (Python's Mersenne Twister, seed 20261205).
-  [ "$random" = 1 ] && seed="$(python3 -c "import random; r = random.Random(20261205); print([r.getrandbits(63) for _ in range($k)][-1])")"
+  seed="$(sed -n "${k}p" <<< "$seeds")"
   tag="$([ "$random" = 1 ] && echo "r$k" || echo "s$k")"
   [ -f "$out/$tag.json" ] && continue
   sed -e "s/^seed: .*/seed: $seed/" -e "s#^scenario: .*#scenario: $scenario#" "$exp" > "$out/$tag.yaml"

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-
-#include <boost/math/distributions/normal.hpp>
-#include <boost/math/distributions/students_t.hpp>
 #include <map>
 #include <mutex>
 #include <tuple>
+
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
 
 #include "sim/rng.h"
 #include "sim/stats.h"
@@ -145,9 +145,9 @@ Change make_change(double a, double b, const std::vector<double>& a_star, const 
                    int pairs, double confidence) {
   Change c;
   c.pairs = pairs;
+  const double level = expanded_confidence(static_cast<size_t>(pairs), confidence);
   const std::optional<Interval> ci =
-      a_star.empty() ? std::nullopt
-                     : relative_change_interval(a_star, b_star, expanded_confidence(static_cast<size_t>(pairs), confidence));
+      a_star.empty() ? std::nullopt : relative_change_interval(a_star, b_star, level);
   if (a == 0) {
     // A relative change from zero is undefined unless nothing changed.
     const bool nothing = b == 0 && (a_star.empty() || (ci && ci->low == 0 && ci->high == 0));
