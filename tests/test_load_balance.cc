@@ -648,9 +648,9 @@ TEST_CASE("a task whose dequeue is delayed counts on its CPU and may be pulled, 
     CHECK_FALSE(b.se.sched_delayed);
     CHECK(k.rq(0).curr->is_idle_task);
     CHECK(k.rq(0).nr_running == 0);
-    CHECK(k.rq(0).cfs.nr_delayed == 0);
+    CHECK(k.rq(0).cfs.h_nr_delayed == 0);
     CHECK(k.rq(1).nr_running == 1);
-    CHECK(k.rq(1).cfs.nr_delayed == 0);
+    CHECK(k.rq(1).cfs.h_nr_delayed == 0);
     CHECK(k.rq(0).idle_stamp == Time::us(2800));  // newidle entered again, pulling nothing
     // enqueue_entity() with ENQUEUE_MIGRATED: "no longer consider this task
     // hot" (B has not run since).
@@ -722,7 +722,7 @@ TEST_CASE("task_hot(): a buddy is cache hot while dst has tasks (CACHE_HOT_BUDDY
   // Made CPU 0's last buddy (as a wakeup preemption of it would): hot while
   // CPU 1 runs W, unless the pass ignores hotness (nr_balance_failed past
   // cache_nice_tries, or the active-balance stopper).
-  k.rq(0).cfs.last = &w;
+  k.rq(0).cfs.last = &w.se;
   CHECK_FALSE(k.can_migrate_task(w, 1, false, false));
   CHECK(k.can_migrate_task(w, 1, true, false));
   SECTION("without CACHE_HOT_BUDDY only the time counts") {
@@ -733,7 +733,7 @@ TEST_CASE("task_hot(): a buddy is cache hot while dst has tasks (CACHE_HOT_BUDDY
     k2.run_until(Time::us(900));
     Task& w2 = waiting_on_cpu0(k2);
     REQUIRE(w2.cpu == 0);
-    k2.rq(0).cfs.last = &w2;
+    k2.rq(0).cfs.last = &w2.se;
     CHECK(k2.can_migrate_task(w2, 1, false, false));
   }
 }

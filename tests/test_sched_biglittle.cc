@@ -68,7 +68,7 @@ TEST_CASE("a forked task's initial util: 6.1 and 6.6 start at half the spare cap
     System sys(p, 1);
     Kernel& k = sys.kernel();
     k.run_until(Time::ms(205) - Time::ns(1));
-    const uint64_t util = k.rq(0).cfs_avg.util_avg, load = k.rq(0).cfs_avg.load_avg;
+    const uint64_t util = k.rq(0).cfs.avg.util_avg, load = k.rq(0).cfs.avg.load_avg;
     REQUIRE(util > 50);
     REQUIRE(load > 5 * util);  // nice -10: weight 9548
     k.run_until(Time::ms(205));
@@ -614,14 +614,14 @@ TEST_CASE("idle CPUs' blocked util decays through nohz stats kicks", "[biglittle
   k.run_until(Time::ms(150));
   REQUIRE(k.rq(0).curr->comm == "little_hog");
   CHECK(k.freq_domains()[0].cur_khz == 1000000);
-  CHECK(k.rq(0).cfs_avg.util_avg > 150);
+  CHECK(k.rq(0).cfs.avg.util_avg > 150);
   Time idle_at = Time::ms(150);
   while (!k.rq(0).curr->is_idle_task) k.run_until(idle_at += Time::ms(1));
   CHECK(k.rq(0).has_blocked_load);
-  CHECK(k.rq(0).cfs_avg.util_avg > 0);  // not decayed yet: nothing runs there
+  CHECK(k.rq(0).cfs.avg.util_avg > 0);  // not decayed yet: nothing runs there
   k.run_until(idle_at + Time::ms(500));
-  CHECK(k.rq(0).cfs_avg.util_avg == 0);
-  CHECK(k.rq(0).cfs_avg.load_avg == 0);
+  CHECK(k.rq(0).cfs.avg.util_avg == 0);
+  CHECK(k.rq(0).cfs.avg.load_avg == 0);
   CHECK_FALSE(k.rq(0).has_blocked_load);
   CHECK(k.rq(0).last_blocked_load_update_tick * k.tick_nsec().count() >= idle_at.count());  // updated while idle
   CHECK(k.freq_domains()[0].cur_khz == 500000);
@@ -640,12 +640,12 @@ TEST_CASE("schedutil's CFS util is boosted to runnable_avg from 6.5 on", "[bigli
     System sys(p, 1);
     Kernel& k = sys.kernel();
     Rq& rq = k.rq(2);  // a big CPU, capacity 1024
-    rq.cfs_avg.util_avg = 300;
-    rq.cfs_avg.runnable_avg = 500;
+    rq.cfs.avg.util_avg = 300;
+    rq.cfs.avg.runnable_avg = 500;
     INFO(version);
     CHECK(k.cpu_util_cfs(rq) == 300);
     CHECK(k.cpu_util_cfs_boost(rq) == (std::string(version) == "6.1" ? 300u : 500u));
-    rq.cfs_avg.runnable_avg = 2000;  // capped at the capacity
+    rq.cfs.avg.runnable_avg = 2000;  // capped at the capacity
     CHECK(k.cpu_util_cfs_boost(rq) == (std::string(version) == "6.1" ? 300u : 1024u));
   }
 }

@@ -307,20 +307,20 @@ TEST_CASE("a delayed task stays delayed through a change that keeps its class", 
     CHECK(b.se.sched_delayed);
     CHECK(b.on_rq);
     CHECK(b.se.on_rq);
-    CHECK(k.rq(0).cfs.nr_delayed == 1);
+    CHECK(k.rq(0).cfs.h_nr_delayed == 1);
     CHECK(k.rq(0).nr_running == 2);
     CHECK(b.se.vlag == -917014);  // -300000 * 1024 / 335
     // It leaves when picked (A's slice ends at 4.8 ms: 1.8 + 3).
     k.run_until(Time::us(5000));
     CHECK_FALSE(b.on_rq);
-    CHECK(k.rq(0).cfs.nr_delayed == 0);
+    CHECK(k.rq(0).cfs.h_nr_delayed == 0);
   }
   SECTION("to SCHED_FIFO: dequeued for good first") {
     k.set_scheduler(b, Policy::kFifo, 0, 10);
     CHECK_FALSE(b.se.sched_delayed);
     CHECK_FALSE(b.on_rq);
     CHECK(b.state == TaskState::kInterruptible);
-    CHECK(k.rq(0).cfs.nr_delayed == 0);
+    CHECK(k.rq(0).cfs.h_nr_delayed == 0);
     CHECK(k.rq(0).nr_running == 1);
   }
 }
@@ -347,12 +347,12 @@ TEST_CASE("a delayed task's class change: 6.12 drops its util_est from the root 
     Time t = Time::ms(10);
     for (; t < Time::ms(500); t += Time::us(100)) {
       k.run_until(t);
-      if (b.se.sched_delayed && rq.cfs_avg.util_est.value() > 0 && b.se.avg.util_est.value() > 0) break;
+      if (b.se.sched_delayed && rq.cfs.avg.util_est.value() > 0 && b.se.avg.util_est.value() > 0) break;
     }
     REQUIRE(t < Time::ms(500));
     k.run_until(t + Time::us(37));  // between events: the rq clock is behind now
     REQUIRE(b.se.sched_delayed);
-    const uint32_t root_before = rq.cfs_avg.util_est.value();
+    const uint32_t root_before = rq.cfs.avg.util_est.value();
     const uint32_t b_est = b.se.avg.util_est.value();
     SchedAvg sampled = b.se.avg;
     util_est_update(sampled, true, rq.capacity);  // the second sample
@@ -365,9 +365,9 @@ TEST_CASE("a delayed task's class change: 6.12 drops its util_est from the root 
     CHECK(b.se.avg.load_sum == queued.load_sum);
     REQUIRE_FALSE(b.se.sched_delayed);
     if (std::string(version) == "6.12")
-      CHECK(rq.cfs_avg.util_est.value() == root_before - std::min(root_before, b_est));
+      CHECK(rq.cfs.avg.util_est.value() == root_before - std::min(root_before, b_est));
     else
-      CHECK(rq.cfs_avg.util_est.value() == root_before);
+      CHECK(rq.cfs.avg.util_est.value() == root_before);
     CHECK(b.se.avg.util_est.value() == sampled.util_est.value());
   }
 }
@@ -451,7 +451,7 @@ TEST_CASE("a SCHED_IDLE task never becomes a buddy", "[fair]") {
       if (policy == Policy::kIdle)
         CHECK(k.rq(0).cfs.next == nullptr);
       else
-        CHECK((k.rq(0).cfs.next == &w || k.rq(0).curr == &w));
+        CHECK((k.rq(0).cfs.next == &w.se || k.rq(0).curr == &w));
     }
   }
   SECTION("CFS (6.1), LAST_BUDDY on: a preempted SCHED_IDLE task is not cfs_rq->last") {

@@ -513,11 +513,11 @@ TEST_CASE("a task leaving the fair class takes its PELT signals with it", "[rt][
   k.set_scheduler(t, Policy::kFifo, 0, 10);
   const uint64_t u = t.se.avg.util_avg;
   REQUIRE(u > 500);
-  CHECK(rq.cfs_avg.util_avg <= 1);  // only rounding of the two sums is left
+  CHECK(rq.cfs.avg.util_avg <= 1);  // only rounding of the two sums is left
   k.run_until(Time::ms(100) + Time::us(32 * 1024));
   k.set_scheduler(t, Policy::kNormal, 0, 0);
   CHECK(t.se.avg.util_avg == Approx(u / 2.0).epsilon(0.02));
-  CHECK(rq.cfs_avg.util_avg == Approx(u / 2.0).epsilon(0.02));
+  CHECK(rq.cfs.avg.util_avg == Approx(u / 2.0).epsilon(0.02));
 }
 
 // switched_from_rt(): a CPU whose last RT task becomes fair pulls a
@@ -572,7 +572,7 @@ TEST_CASE("a task forked at t = 0 has live PELT signals", "[pelt]") {
   const Task& t = find_task(k, "t");
   CHECK(t.se.avg.last_update_time != 0);
   CHECK(t.se.avg.util_avg == Approx(961).epsilon(0.02));
-  CHECK(k.rq(0).cfs_avg.util_avg == Approx(t.se.avg.util_avg).epsilon(0.01));
+  CHECK(k.rq(0).cfs.avg.util_avg == Approx(t.se.avg.util_avg).epsilon(0.01));
 }
 
 TEST_CASE("a task relocking its own mutex or unlocking one it does not hold is an error", "[rt][pi]") {

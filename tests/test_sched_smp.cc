@@ -707,15 +707,15 @@ TEST_CASE("task_h_load() is the task's share of the root cfs_rq's h_load, cached
     k.run_until(Time::ms(100) + Time::us(500));  // mid-jiffy (HZ=250: 4 ms)
     Task& a = find_task(k, "a");
     Rq& rq = k.rq(0);
-    const uint64_t load = a.se.avg.load_avg, root = rq.cfs_avg.load_avg;
+    const uint64_t load = a.se.avg.load_avg, root = rq.cfs.avg.load_avg;
     REQUIRE(load > 100);
     REQUIRE(root > load);
     if (group_sched) {
       CHECK(k.task_h_load(a) == load * root / (root + 1));  // one less than load_avg here
       CHECK(k.task_h_load(a) == load - 1);
-      rq.cfs_avg.load_avg = 2 * root;  // the same jiffy: h_load stays root
+      rq.cfs.avg.load_avg = 2 * root;  // the same jiffy: h_load stays root
       CHECK(k.task_h_load(a) == load * root / (2 * root + 1));
-      rq.cfs_last_h_load_update -= 1;  // a jiffy later: h_load is read again
+      rq.cfs.last_h_load_update -= 1;  // a jiffy later: h_load is read again
       CHECK(k.task_h_load(a) == load * (2 * root) / (2 * root + 1));
     } else {
       CHECK(k.task_h_load(a) == load);

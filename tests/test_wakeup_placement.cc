@@ -38,9 +38,9 @@ void check_placement_syncs(const std::string& other_events, bool overutilized) {
   REQUIRE(t.state != TaskState::kRunning);
   REQUIRE(!t.on_rq);
   const Rq& rq = k.rq(t.cpu);
-  REQUIRE(rq.cfs_avg.last_update_time > t.se.avg.last_update_time);  // the rq moved on
+  REQUIRE(rq.cfs.avg.last_update_time > t.se.avg.last_update_time);  // the rq moved on
   SchedAvg expected = t.se.avg;
-  update_load_avg_blocked_se(rq.cfs_avg.last_update_time, expected, t.se.weight);
+  update_load_avg_blocked_se(rq.cfs.avg.last_update_time, expected, t.se.weight);
   REQUIRE(expected.util_avg < t.se.avg.util_avg);  // it decayed: the checks below can fail
   k.select_task_rq_fair(t, t.cpu, kWfTtwu);
   CHECK(t.se.avg.last_update_time == expected.last_update_time);
@@ -132,22 +132,22 @@ void check_migration_lag(const std::string& other_sleep, bool source_idle) {
   const Rq& rq = k.rq(0);
   REQUIRE(rq.idle_task_runs() == source_idle);
   SchedAvg synced = t.se.avg;
-  update_load_avg_blocked_se(rq.cfs_avg.last_update_time, synced, t.se.weight);
+  update_load_avg_blocked_se(rq.cfs.avg.last_update_time, synced, t.se.weight);
   SchedAvg expected = synced;
   if (source_idle) {
     const uint64_t now = rq.pelt.idle_lag_now(static_cast<uint64_t>(k.now().count()) + Kernel::kRqClockAtZeroNs,
-                                              rq.cfs_avg.last_update_time);
-    REQUIRE(now > rq.cfs_avg.last_update_time + 1000000);  // a lag of over 1 ms: the check below can fail
+                                              rq.cfs.avg.last_update_time);
+    REQUIRE(now > rq.cfs.avg.last_update_time + 1000000);  // a lag of over 1 ms: the check below can fail
     update_load_avg_blocked_se(now, expected, t.se.weight);
     REQUIRE(expected.util_avg < synced.util_avg);
   }
-  const uint64_t removed_before = k.rq(0).cfs_removed.util_avg;
+  const uint64_t removed_before = k.rq(0).cfs.removed.util_avg;
   fair_migrate_task_pelt(k, t);
   CHECK(t.se.avg.last_update_time == 0);  // attaches on the new rq
   CHECK(t.se.avg.util_avg == expected.util_avg);
   CHECK(t.se.avg.load_avg == expected.load_avg);
   CHECK(t.se.avg.runnable_avg == expected.runnable_avg);
-  CHECK(k.rq(0).cfs_removed.util_avg == removed_before + synced.util_avg);  // removed before the lag
+  CHECK(k.rq(0).cfs.removed.util_avg == removed_before + synced.util_avg);  // removed before the lag
 }
 }  // namespace
 

@@ -57,24 +57,35 @@ enum EventTier : int {
   kTierWake = 30,
 };
 
-// Fair run-queue (struct cfs_rq), single level (no cgroups).
+// Fair run-queue (struct cfs_rq). Every task is in the root cpu cgroup
+// today, so each CPU has one, Rq::cfs, whose entities are tasks; it holds
+// SchedEntity pointers, and counts entities apart from tasks (nr_running
+// vs h_nr_running), as the kernel does, so that group entities can join
+// (docs/fair_group_sched.md).
 struct CfsRq {
-  std::vector<Task*> timeline;  // queued entities except curr ("the rbtree")
+  std::vector<SchedEntity*> timeline;  // queued entities except curr ("the rbtree")
   // 6.6 only (KernelVersionInfo::pick_vruntime_tree): the same entities
   // in 6.6's vruntime-ordered tree, whose shape its pick_eevdf() reads.
   VruntimeTree vruntime_tree;
-  Task* curr = nullptr;         // cfs_rq->curr: the running fair entity
+  SchedEntity* curr = nullptr;  // cfs_rq->curr: the running fair entity
   int64_t min_vruntime = 0;
   int64_t avg_vruntime = 0;     // sum over timeline of (vruntime - min_vruntime) * weight
   int64_t avg_load = 0;         // sum over timeline of weight
   uint64_t load_weight = 0;     // cfs_rq->load: every on_rq entity, curr included
   int nr_running = 0;           // on_rq entities (curr and delayed included)
-  int nr_delayed = 0;           // h_nr_delayed: sched_delayed entities
-  int nr_idle = 0;              // idle_h_nr_running: SCHED_IDLE entities on_rq (delayed included)
-  Task* next = nullptr;         // buddies
-  Task* last = nullptr;
-  Task* skip = nullptr;
+  int h_nr_running = 0;         // on_rq tasks at or below this level (delayed included)
+  int h_nr_delayed = 0;         // sched_delayed tasks at or below this level
+  int idle_h_nr_running = 0;    // SCHED_IDLE tasks on_rq at or below this level (delayed included)
+  SchedEntity* next = nullptr;  // buddies
+  SchedEntity* last = nullptr;
+  SchedEntity* skip = nullptr;
   uint64_t tree_seq = 0;
+  SchedAvg avg;                 // cfs_rq->avg (PELT)
+  RemovedLoad removed;          // cfs_rq->removed
+  // CONFIG_FAIR_GROUP_SCHED: h_load (load_avg when update_cfs_rq_h_load()
+  // last ran) and that jiffy (last_h_load_update).
+  uint64_t h_load = 0;
+  int64_t last_h_load_update = -1;
 };
 
 // RT run-queue (struct rt_rq): a FIFO per priority and a bitmap.
@@ -132,14 +143,8 @@ struct Rq {
   int distribute_cpu_mask_prev = 0;
   // PELT (kernel/sched/pelt.c): the rq's clocks and averages.
   RqPeltClock pelt;
-  SchedAvg cfs_avg;                // rq->cfs.avg
-  RemovedLoad cfs_removed;         // rq->cfs.removed
   SchedAvg avg_rt;                 // rq->avg_rt
   uint64_t misfit_task_load = 0;   // rq->misfit_task_load
-  // CONFIG_FAIR_GROUP_SCHED: the root cfs_rq's h_load (its load_avg when
-  // update_cfs_rq_h_load() last ran) and that jiffy (last_h_load_update).
-  uint64_t cfs_h_load = 0;
-  int64_t cfs_last_h_load_update = -1;
   // Periodic load balance of the (single) domain, in jiffies as in the
   // kernel: sd->last_balance and rq->next_balance.
   int64_t last_balance = 0;
@@ -422,23 +427,23 @@ class Kernel : public InstantEndHook, public EventHandler {
   // update_idle_rq_clock_pelt(rq): the rq is about to idle (the
   // lost-idle-time test from the CFS and RT util_sum; no DL tasks here).
   static void update_idle_rq_clock_pelt(Rq& rq) {
-    rq.pelt.update_idle_rq_clock_pelt(rq.cfs_avg.util_sum, rq.avg_rt.util_sum, 0);
+    rq.pelt.update_idle_rq_clock_pelt(rq.cfs.avg.util_sum, rq.avg_rt.util_sum, 0);
   }
   // cpufreq_update_util(): let rq's cpufreq governor re-evaluate.
   void cpufreq_update_util(Rq& rq, unsigned flags);
   // cpu_util_cfs(): the CPU's CFS utilisation (util_avg, util_est), capped at capacity.
   // (cpu_util(cpu, NULL, -1, 0) of 6.12: util_avg, or util_est if larger.)
   uint64_t cpu_util_cfs(const Rq& rq) const {
-    uint64_t util = rq.cfs_avg.util_avg;
-    util = std::max<uint64_t>(util, rq.cfs_avg.util_est.value());
+    uint64_t util = rq.cfs.avg.util_avg;
+    util = std::max<uint64_t>(util, rq.cfs.avg.util_est.value());
     return std::min<uint64_t>(util, rq.capacity);
   }
   // cpu_util_cfs_boost() (6.5+): with runnable boosting, what schedutil
   // reads: util_avg raised to the rq's runnable_avg when tasks wait.
   uint64_t cpu_util_cfs_boost(const Rq& rq) const {
     if (!version_.runnable_boost) return cpu_util_cfs(rq);
-    uint64_t util = std::max<uint64_t>(rq.cfs_avg.util_avg, rq.cfs_avg.runnable_avg);
-    util = std::max<uint64_t>(util, rq.cfs_avg.util_est.value());
+    uint64_t util = std::max<uint64_t>(rq.cfs.avg.util_avg, rq.cfs.avg.runnable_avg);
+    util = std::max<uint64_t>(util, rq.cfs.avg.util_est.value());
     return std::min<uint64_t>(util, rq.capacity);
   }
   // sched_asym_cpucap_active(): CPUs of more than one capacity.
@@ -480,11 +485,11 @@ class Kernel : public InstantEndHook, public EventHandler {
     if (!params_.fair_group_sched) return p.se.avg.load_avg;
     Rq& rq = *rqs_[static_cast<size_t>(p.cpu)];  // task_cfs_rq(p): where p is or was last queued
     const int64_t now_jiffies = jiffies();
-    if (rq.cfs_last_h_load_update != now_jiffies) {
-      rq.cfs_h_load = rq.cfs_avg.load_avg;
-      rq.cfs_last_h_load_update = now_jiffies;
+    if (rq.cfs.last_h_load_update != now_jiffies) {
+      rq.cfs.h_load = rq.cfs.avg.load_avg;
+      rq.cfs.last_h_load_update = now_jiffies;
     }
-    return p.se.avg.load_avg * rq.cfs_h_load / (rq.cfs_avg.load_avg + 1);
+    return p.se.avg.load_avg * rq.cfs.h_load / (rq.cfs.avg.load_avg + 1);
   }
   // task_fits_cpu(): p's util_est and clamps fit rq's CPU fully.
   bool task_fits_cpu(const Task& p, const Rq& rq) const {
@@ -547,7 +552,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // The balancer's count of a CPU's fair tasks: cfs.h_nr_running (6.12:
   // delayed tasks too) or cfs.h_nr_runnable (6.14+: without them).
   int lb_h_nr_running(const Rq& rq) const {
-    return version_.lb_counts_runnable ? rq.cfs.nr_running - rq.cfs.nr_delayed : rq.cfs.nr_running;
+    return version_.lb_counts_runnable ? rq.cfs.h_nr_running - rq.cfs.h_nr_delayed : rq.cfs.h_nr_running;
   }
   // active_load_balance_cpu_stop() on src pushing to dst_cpu (what a pass
   // that needs active balance starts; at once when waking the stopper
@@ -597,7 +602,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // sched_idle_rq() / sched_idle_cpu() (6.12 fair.c): the rq's tasks are
   // all SCHED_IDLE (and it has some). Wake-up placement takes such a CPU
   // as idle, and its periodic balance uses the idle interval.
-  bool sched_idle_rq(const Rq& rq) const { return rq.nr_running > 0 && rq.nr_running == rq.cfs.nr_idle; }
+  bool sched_idle_rq(const Rq& rq) const { return rq.nr_running > 0 && rq.nr_running == rq.cfs.idle_h_nr_running; }
   bool sched_idle_cpu(int cpu) const { return sched_idle_rq(*rqs_[static_cast<size_t>(cpu)]); }
   // irq_work_queue_on() of the root domain's rto_push_work (6.12 rt.c
   // RT_PUSH_IPI): it runs on cpu after an IPI (at once on this CPU), where
@@ -873,7 +878,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // early to pull high priority tasks").
   void sub_nr_running(Rq& rq, const Task& p) {
     const bool fair = p.sched_class == SchedClassId::kFair;
-    const bool was_sched_idle = fair && rq.nr_running == rq.cfs.nr_idle + (p.policy == Policy::kIdle ? 1 : 0);
+    const bool was_sched_idle = fair && rq.nr_running == rq.cfs.idle_h_nr_running + (p.policy == Policy::kIdle ? 1 : 0);
     --rq.nr_running;
     if (fair && !was_sched_idle && sched_idle_rq(rq)) rq.next_balance = jiffies();
   }

@@ -312,6 +312,7 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   Task& p = *t;
   p.index = static_cast<uint32_t>(tasks_.size());
   p.pid = static_cast<int>(tasks_.size()) + 1;
+  p.se.task = &p;
   p.comm = comm;
   p.group = group;
   p.policy = policy;
@@ -351,6 +352,7 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   p.cpu = 0;
   while (!p.cpus_allowed[p.cpu]) ++p.cpu;
   p.wake_cpu = p.cpu;
+  p.se.cfs_rq = &rq(p.cpu).cfs;
   max_allowed_cap_.push_back(0);
   for (int c = 0; c < nr_cpus(); ++c)
     if (p.cpus_allowed[c]) max_allowed_cap_.back() = std::max(max_allowed_cap_.back(), rqs_[c]->capacity);
@@ -431,6 +433,7 @@ void Kernel::on_event(uint64_t t) {
       p.recent_used_cpu = p.cpu;
       int cpu = select_task_rq(p, kWfFork);
       p.cpu = p.wake_cpu = cpu;
+      p.se.cfs_rq = &rqs_[cpu]->cfs;
       Rq& rq = *rqs_[cpu];
       update_rq_clock(rq);
       class_of(p).task_fork(p);
@@ -440,7 +443,7 @@ void Kernel::on_event(uint64_t t) {
       // the cfs_rq's load_avg is not, so the share nearly always exceeds the
       // cap: the task starts at half the spare capacity. 6.12 uses se_weight().
       if (p.sched_class == SchedClassId::kFair)
-        post_init_entity_util_avg(p.se.avg, rq.cfs_avg,
+        post_init_entity_util_avg(p.se.avg, rq.cfs.avg,
                                   version_.post_init_scale_load ? p.se.weight << kSchedFixedpointShift : p.se.weight,
                                   rq.capacity);
       else
@@ -580,9 +583,10 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
   // the old cfs_rq's last update and take the new one's stamp. A fair task
   // was unstamped by migrate_task_rq_fair() (attached afresh).
   if (params_.fair_group_sched && p.se.avg.last_update_time) {
-    update_load_avg_blocked_se(rq(p.cpu).cfs_avg.last_update_time, p.se.avg, p.se.weight);
-    p.se.avg.last_update_time = rq(cpu).cfs_avg.last_update_time;
+    update_load_avg_blocked_se(rq(p.cpu).cfs.avg.last_update_time, p.se.avg, p.se.weight);
+    p.se.avg.last_update_time = rq(cpu).cfs.avg.last_update_time;
   }
+  p.se.cfs_rq = &rq(cpu).cfs;
   p.cpu = cpu;
 }
 
@@ -1084,7 +1088,7 @@ void Kernel::schedule(Rq& rq) {
   Task& balance_prev = rq.stopper_ran ? stop_task_ : prev;
   // __pick_next_task()'s fast path applies when prev is fair (or idle)
   // and only fair tasks are queued: pick_next_task_fair().
-  const bool fair_fast_path = balance_prev.sched_class >= SchedClassId::kFair && rq.nr_running == rq.cfs.nr_running;
+  const bool fair_fast_path = balance_prev.sched_class >= SchedClassId::kFair && rq.nr_running == rq.cfs.h_nr_running;
   // put_prev_task_balance() / prev_balance(): from prev's class down, a
   // class may pull work; the walk stops at the first class with something
   // to run.

@@ -43,40 +43,42 @@ class CfsClass final : public FairClassBase {
     return a->se.tree_seq < b->se.tree_seq;
   }
   static bool entity_before(const Task& a, const Task& b) { return a.se.vruntime - b.se.vruntime < 0; }
+  // The cfs_rq holds entities; 6.1 is modelled without groups, so each is a task.
+  static Task* task_of(SchedEntity* se) { return se ? se->task : nullptr; }
   static Task* first_entity(const CfsRq& cfs) {
     Task* best = nullptr;
-    for (Task* t : cfs.timeline)
-      if (!best || tree_less(t, best)) best = t;
+    for (SchedEntity* se : cfs.timeline)
+      if (!best || tree_less(se->task, best)) best = se->task;
     return best;
   }
   // __pick_next_entity(): the entity after `se` in tree order.
   static Task* next_entity(const CfsRq& cfs, const Task* se) {
     Task* best = nullptr;
-    for (Task* t : cfs.timeline)
-      if (tree_less(se, t) && (!best || tree_less(t, best))) best = t;
+    for (SchedEntity* e : cfs.timeline)
+      if (Task* t = e->task; tree_less(se, t) && (!best || tree_less(t, best))) best = t;
     return best;
   }
   void enqueue_in_tree(CfsRq& cfs, Task& p) {
     p.se.tree_seq = ++cfs.tree_seq;
     p.se.in_tree = true;
-    cfs.timeline.push_back(&p);
+    cfs.timeline.push_back(&p.se);
   }
   void dequeue_from_tree(CfsRq& cfs, Task& p) {
-    auto it = std::find(cfs.timeline.begin(), cfs.timeline.end(), &p);
+    auto it = std::find(cfs.timeline.begin(), cfs.timeline.end(), &p.se);
     if (it != cfs.timeline.end()) cfs.timeline.erase(it);
     p.se.in_tree = false;
   }
   void update_min_vruntime(CfsRq& cfs);
   int64_t sched_period(int nr) const;
   int64_t sched_slice(const CfsRq& cfs, const Task& p) const;
-  int64_t sched_vslice(const CfsRq& cfs, const Task& p) const { return vdelta(p, sched_slice(cfs, p)); }
+  int64_t sched_vslice(const CfsRq& cfs, const Task& p) const { return vdelta(p.se, sched_slice(cfs, p)); }
   void place_entity(CfsRq& cfs, Task& p, bool initial);
   int wakeup_preempt_entity(const Task& curr, const Task& se) const;
   Task* pick_next_entity(CfsRq& cfs, Task* curr, const char** why);
 };
 
 void CfsClass::update_min_vruntime(CfsRq& cfs) {
-  const Task* curr = cfs.curr;
+  const Task* curr = task_of(cfs.curr);
   int64_t vruntime = cfs.min_vruntime;
   if (curr && !curr->se.on_rq) curr = nullptr;
   if (curr) vruntime = curr->se.vruntime;
@@ -104,14 +106,14 @@ int64_t CfsClass::sched_slice(const CfsRq& cfs, const Task& p) const {
 
 void CfsClass::update_curr(Rq& rq) {
   CfsRq& cfs = rq.cfs;
-  Task* curr = cfs.curr;
+  Task* curr = task_of(cfs.curr);
   if (!curr) return;
   int64_t now = k_.clock().count();
   int64_t delta = now - curr->se.exec_start;
   if (delta <= 0) return;
   curr->se.exec_start = now;
   curr->se.sum_exec_runtime += delta;
-  curr->se.vruntime += vdelta(*curr, delta);
+  curr->se.vruntime += vdelta(curr->se, delta);
   update_min_vruntime(cfs);
   k_.fair_server_account(rq, delta);
 }
@@ -150,17 +152,18 @@ void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
   CfsRq& cfs = rq.cfs;
   if (p.se.on_rq) return;
   bool renorm = !(flags & kEnqueueWakeup) || (flags & kEnqueueMigrated);
-  bool is_curr = cfs.curr == &p;
+  bool is_curr = cfs.curr == &p.se;
   if (renorm && is_curr) p.se.vruntime += cfs.min_vruntime;
   update_curr(rq);
   if (renorm && !is_curr) p.se.vruntime += cfs.min_vruntime;
   fair_util_est_enqueue(rq, p);
   // enqueue_task_fair() (6.1): the iowait boost request, after util_est.
   if (p.in_iowait) k_.cpufreq_update_util(rq, kSchedCpufreqIowait);
-  fair_update_load_avg(k_, rq, &p, kUpdateTg | kDoAttach);
+  fair_update_load_avg(k_, rq, &p.se, kUpdateTg | kDoAttach);
   cfs.load_weight += p.se.weight;
   ++cfs.nr_running;
-  if (p.policy == Policy::kIdle) ++cfs.nr_idle;
+  ++cfs.h_nr_running;
+  if (p.policy == Policy::kIdle) ++cfs.idle_h_nr_running;
   if (flags & kEnqueueWakeup) place_entity(cfs, p, false);
   if (flags & kEnqueueMigrated) p.se.exec_start = 0;  // migrated: no longer cache hot
   if (!is_curr) enqueue_in_tree(cfs, p);
@@ -171,13 +174,14 @@ bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
   CfsRq& cfs = rq.cfs;
   fair_util_est_dequeue(rq, p);
   update_curr(rq);
-  fair_update_load_avg(k_, rq, &p, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
-  clear_buddies(cfs, p);
-  if (&p != cfs.curr) dequeue_from_tree(cfs, p);
+  fair_update_load_avg(k_, rq, &p.se, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
+  clear_buddies(cfs, p.se);
+  if (&p.se != cfs.curr) dequeue_from_tree(cfs, p);
   p.se.on_rq = false;
   cfs.load_weight -= p.se.weight;
   --cfs.nr_running;
-  if (p.policy == Policy::kIdle) --cfs.nr_idle;
+  --cfs.h_nr_running;
+  if (p.policy == Policy::kIdle) --cfs.idle_h_nr_running;
   // Non-sleep dequeues keep vruntime relative for the next enqueue.
   if (!(flags & kDequeueSleep)) p.se.vruntime -= cfs.min_vruntime;
   if ((flags & (kDequeueSave | kDequeueMove)) != kDequeueSave) update_min_vruntime(cfs);
@@ -192,7 +196,7 @@ bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
 int CfsClass::wakeup_preempt_entity(const Task& curr, const Task& se) const {
   int64_t vdiff = curr.se.vruntime - se.se.vruntime;
   if (vdiff <= 0) return -1;
-  int64_t gran = vdelta(se, k_.wakeup_granularity_ns());
+  int64_t gran = vdelta(se.se, k_.wakeup_granularity_ns());
   return vdiff > gran ? 1 : 0;
 }
 
@@ -203,7 +207,7 @@ Task* CfsClass::pick_next_entity(CfsRq& cfs, Task* curr, const char** why) {
   if (!left || (curr && entity_before(*curr, *left))) left = curr;
   Task* se = left;
   *why = "the smallest vruntime (leftmost)";
-  if (cfs.skip && cfs.skip == se) {
+  if (cfs.skip && task_of(cfs.skip) == se) {
     Task* second;
     if (se == curr) {
       second = first_entity(cfs);
@@ -216,21 +220,21 @@ Task* CfsClass::pick_next_entity(CfsRq& cfs, Task* curr, const char** why) {
       *why = "the skip buddy (a yielder) is passed over for the next one";
     }
   }
-  if (cfs.next && wakeup_preempt_entity(*cfs.next, *left) < 1) {
-    se = cfs.next;
+  if (cfs.next && wakeup_preempt_entity(*cfs.next->task, *left) < 1) {
+    se = cfs.next->task;
     *why = "the next buddy (the last wakee), within wakeup_granularity of the leftmost";
-  } else if (cfs.last && wakeup_preempt_entity(*cfs.last, *left) < 1) {
-    se = cfs.last;
+  } else if (cfs.last && wakeup_preempt_entity(*cfs.last->task, *left) < 1) {
+    se = cfs.last->task;
     *why = "the last buddy (the preempted task), within wakeup_granularity of the leftmost";
   }
-  clear_buddies(cfs, *se);
+  clear_buddies(cfs, se->se);
   return se;
 }
 
 Task* CfsClass::pick_task(Rq& rq) {
   CfsRq& cfs = rq.cfs;
   if (!cfs.nr_running) return nullptr;
-  Task* curr = cfs.curr;
+  Task* curr = task_of(cfs.curr);
   if (curr) {
     if (curr->se.on_rq)
       update_curr(rq);
@@ -248,7 +252,7 @@ Task* CfsClass::pick_task(Rq& rq) {
                      is_curr ? " (curr)" : "", (t.se.vruntime - cfs.min_vruntime) / 1e3);
     };
     if (curr) entity(*curr, true);
-    for (const Task* t : cfs.timeline) entity(*t, false);
+    for (const SchedEntity* t : cfs.timeline) entity(*t->task, false);
     SL_DEBUG("{:.6f} cpu{} pick_next_entity -> {}-{}: {} [vruntime - min_vruntime, us: {}]", k_.clock().to_s(),
              rq.cpu, se->comm, se->pid, why, fmt::to_string(out));
   }
@@ -260,7 +264,7 @@ void CfsClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
   if (prev.se.on_rq) {
     update_curr(rq);
     enqueue_in_tree(cfs, prev);
-    fair_update_load_avg(k_, rq, &prev, 0);
+    fair_update_load_avg(k_, rq, &prev.se, 0);
   }
   cfs.curr = nullptr;
 }
@@ -269,10 +273,10 @@ void CfsClass::set_next_task(Rq& rq, Task& p, bool first) {
   CfsRq& cfs = rq.cfs;
   if (p.se.on_rq) {
     dequeue_from_tree(cfs, p);
-    fair_update_load_avg(k_, rq, &p, kUpdateTg);
+    fair_update_load_avg(k_, rq, &p.se, kUpdateTg);
   }
   p.se.exec_start = k_.clock().count();
-  cfs.curr = &p;
+  cfs.curr = &p.se;
   p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
   // __set_next_task_fair(): a queued task picked moves to the head of
   // cfs_tasks (the list is most recently used first).
@@ -285,7 +289,7 @@ void CfsClass::set_next_task(Rq& rq, Task& p, bool first) {
 void CfsClass::task_tick(Rq& rq, Task& curr) {
   CfsRq& cfs = rq.cfs;
   update_curr(rq);
-  fair_update_load_avg(k_, rq, &curr, kUpdateTg);
+  fair_update_load_avg(k_, rq, &curr.se, kUpdateTg);
   update_misfit_status(k_, rq, &curr);
   if (cfs.nr_running <= 1) return;
   int64_t ideal_runtime = sched_slice(cfs, curr);
@@ -293,7 +297,7 @@ void CfsClass::task_tick(Rq& rq, Task& curr) {
   if (delta_exec > ideal_runtime) {
     k_.note_why("cfs: ran its ideal slice (check_preempt_tick: sched_slice)");
     k_.resched_curr(rq);
-    clear_buddies(cfs, curr);
+    clear_buddies(cfs, curr.se);
     return;
   }
   if (delta_exec < k_.min_granularity_ns()) return;
@@ -310,11 +314,11 @@ void CfsClass::task_tick(Rq& rq, Task& curr) {
 // yield_task_fair() (6.1): mark current as the skip buddy.
 void CfsClass::yield_task(Rq& rq) {
   CfsRq& cfs = rq.cfs;
-  Task* curr = cfs.curr;
+  Task* curr = task_of(cfs.curr);
   if (!curr || rq.nr_running == 1) return;
-  clear_buddies(cfs, *curr);
+  clear_buddies(cfs, curr->se);
   if (curr->policy != Policy::kBatch) update_curr(rq);
-  cfs.skip = curr;
+  cfs.skip = &curr->se;
 }
 
 // check_preempt_wakeup() (6.1).
@@ -328,7 +332,7 @@ void CfsClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   // set_next_buddy() / set_last_buddy() never nominate a SCHED_IDLE
   // entity (se_is_idle()); the buddy still counts as marked.
   if (feat(SchedFeat::kNextBuddy) && scale && !(wake_flags & kWfFork)) {
-    if (p.policy != Policy::kIdle) cfs.next = &p;
+    if (p.policy != Policy::kIdle) cfs.next = &p.se;
     next_buddy_marked = true;
   }
   if (rq.need_resched) return;
@@ -345,7 +349,7 @@ void CfsClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
     update_curr(rq);
     if (wakeup_preempt_entity(curr, p) == 1) {
       k_.note_why("cfs: curr's vruntime is ahead by more than wakeup_granularity");
-      if (!next_buddy_marked) cfs.next = &p;
+      if (!next_buddy_marked) cfs.next = &p.se;
       preempt = true;
     } else {
       k_.note_why("cfs: curr's vruntime is not ahead by more than wakeup_granularity");
@@ -354,7 +358,7 @@ void CfsClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   if (!preempt) return;
   k_.resched_curr(rq);
   if (!curr.se.on_rq) return;
-  if (feat(SchedFeat::kLastBuddy) && scale && curr.policy != Policy::kIdle) cfs.last = &curr;
+  if (feat(SchedFeat::kLastBuddy) && scale && curr.policy != Policy::kIdle) cfs.last = &curr.se;
 }
 
 void CfsClass::switched_to(Rq& rq, Task& p) {

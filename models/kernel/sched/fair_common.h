@@ -37,17 +37,17 @@ class FairClassBase : public SchedClass {
 
  protected:
   bool feat(SchedFeat f) const { return k_.features()(f); }
-  // calc_delta_fair(): wall time to p's virtual time.
-  static int64_t vdelta(const Task& p, int64_t delta) {
-    return static_cast<int64_t>(calc_delta_fair(static_cast<uint64_t>(delta), p.se.weight, p.se.inv_weight));
+  // calc_delta_fair(): wall time to se's virtual time.
+  static int64_t vdelta(const SchedEntity& se, int64_t delta) {
+    return static_cast<int64_t>(calc_delta_fair(static_cast<uint64_t>(delta), se.weight, se.inv_weight));
   }
   // attach_task_cfs_rq() -> attach_entity_cfs_rq() of switched_to_fair():
   // aged to now (ATTACH_AGE_LOAD), then added to the cfs_rq.
   void attach_task_cfs_rq(Rq& rq, Task& p);
-  static void clear_buddies(CfsRq& cfs, const Task& p) {
-    if (cfs.next == &p) cfs.next = nullptr;
-    if (cfs.last == &p) cfs.last = nullptr;
-    if (cfs.skip == &p) cfs.skip = nullptr;
+  static void clear_buddies(CfsRq& cfs, const SchedEntity& se) {
+    if (cfs.next == &se) cfs.next = nullptr;
+    if (cfs.last == &se) cfs.last = nullptr;
+    if (cfs.skip == &se) cfs.skip = nullptr;
   }
 };
 

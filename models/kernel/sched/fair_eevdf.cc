@@ -95,56 +95,59 @@ class EevdfClass final : public FairClassBase {
   void set_next_task(Rq& rq, Task& p, bool first) override;
   void task_tick(Rq& rq, Task& curr) override {
     update_curr(rq);  // entity_tick()
-    fair_update_load_avg(k_, rq, &curr, kUpdateTg);
+    fair_update_load_avg(k_, rq, &curr.se, kUpdateTg);
     update_misfit_status(k_, rq, &curr);
   }
   void migrate_task_rq(Task& p, int new_cpu) override { fair_migrate_task_pelt(k_, p); }
-  bool entity_eligible(const Rq& rq, const Task& p) const override { return entity_eligible(rq.cfs, p); }
+  bool entity_eligible(const Rq& rq, const Task& p) const override { return entity_eligible(rq.cfs, p.se); }
   void update_curr(Rq& rq) override;
   void switched_to(Rq& rq, Task& p) override;
 
  private:
-  static int64_t entity_key(const CfsRq& cfs, const Task& p) { return p.se.vruntime - cfs.min_vruntime; }
-  static bool entity_before(const Task& a, const Task& b) { return a.se.deadline - b.se.deadline < 0; }
-  static bool tree_less(const Task* a, const Task* b) {
-    if (a->se.deadline != b->se.deadline) return a->se.deadline - b->se.deadline < 0;
-    return a->se.tree_seq < b->se.tree_seq;
+  static int64_t entity_key(const CfsRq& cfs, const SE& se) { return se.vruntime - cfs.min_vruntime; }
+  static bool entity_before(const SE& a, const SE& b) { return a.deadline - b.deadline < 0; }
+  static bool tree_less(const SE* a, const SE* b) {
+    if (a->deadline != b->deadline) return a->deadline - b->deadline < 0;
+    return a->tree_seq < b->tree_seq;
   }
 
-  void avg_vruntime_add(CfsRq& cfs, const Task& p) {
-    cfs.avg_vruntime += entity_key(cfs, p) * static_cast<int64_t>(p.se.weight);
-    cfs.avg_load += static_cast<int64_t>(p.se.weight);
+  void avg_vruntime_add(CfsRq& cfs, const SE& se) {
+    cfs.avg_vruntime += entity_key(cfs, se) * static_cast<int64_t>(se.weight);
+    cfs.avg_load += static_cast<int64_t>(se.weight);
   }
-  void avg_vruntime_sub(CfsRq& cfs, const Task& p) {
-    cfs.avg_vruntime -= entity_key(cfs, p) * static_cast<int64_t>(p.se.weight);
-    cfs.avg_load -= static_cast<int64_t>(p.se.weight);
+  void avg_vruntime_sub(CfsRq& cfs, const SE& se) {
+    cfs.avg_vruntime -= entity_key(cfs, se) * static_cast<int64_t>(se.weight);
+    cfs.avg_load -= static_cast<int64_t>(se.weight);
   }
   int64_t avg_vruntime(const CfsRq& cfs) const;
   bool vruntime_eligible(const CfsRq& cfs, int64_t vruntime) const;
-  bool entity_eligible(const CfsRq& cfs, const Task& p) const { return vruntime_eligible(cfs, p.se.vruntime); }
+  bool entity_eligible(const CfsRq& cfs, const SE& se) const { return vruntime_eligible(cfs, se.vruntime); }
   void update_min_vruntime(CfsRq& cfs);
-  void enqueue_in_tree(CfsRq& cfs, Task& p);   // __enqueue_entity
-  void dequeue_from_tree(CfsRq& cfs, Task& p); // __dequeue_entity
-  Task* pick_first_entity(const CfsRq& cfs) const;
-  Task* pick_eevdf(CfsRq& cfs, PickWhy* why);
-  Task* pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why);
-  Task* pick_next_entity(Rq& rq);
+  void enqueue_in_tree(CfsRq& cfs, SE& se);   // __enqueue_entity
+  void dequeue_from_tree(CfsRq& cfs, SE& se); // __dequeue_entity
+  SE* pick_first_entity(const CfsRq& cfs) const;
+  SE* pick_eevdf(CfsRq& cfs, PickWhy* why);
+  SE* pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why);
+  SE* pick_next_entity(Rq& rq);
   // --log debug: the pick with every candidate's lag and deadline.
-  void explain_pick(const Rq& rq, const char* what, const Task* picked, PickWhy why) const;
-  bool update_deadline(Task& p);
-  void update_entity_lag(CfsRq& cfs, Task& p);
-  void place_entity(CfsRq& cfs, Task& p, int flags);
-  void enqueue_entity(Rq& rq, Task& p, int flags);
-  bool dequeue_entity(Rq& rq, Task& p, int flags);
-  void requeue_delayed_entity(Rq& rq, Task& p);
-  bool do_preempt_short(const CfsRq& cfs, const Task& pse, const Task& se) const;
+  void explain_pick(const Rq& rq, const char* what, const SE* picked, PickWhy why) const;
+  bool update_deadline(SE& se);
+  void update_entity_lag(CfsRq& cfs, SE& se);
+  void place_entity(CfsRq& cfs, SE& se, int flags);
+  void enqueue_entity(Rq& rq, SE& se, int flags);
+  bool dequeue_entity(Rq& rq, SE& se, int flags);
+  // dequeue_entities(): the entity and the task counts of its cfs_rq;
+  // false when the task stays queued, delayed.
+  bool dequeue_entities(Rq& rq, SE& se, int flags);
+  void requeue_delayed_entity(Rq& rq, SE& se);
+  bool do_preempt_short(const CfsRq& cfs, const SE& pse, const SE& se) const;
   // 6.17+ slice protection (se->vprot).
   bool protect_mode() const { return k_.protect_slice_semantics(); }
-  static bool protect_slice(const Task& p) { return p.se.vruntime - p.se.vprot < 0; }
-  int64_t cfs_rq_min_slice(const CfsRq& cfs, const Task* also) const;
-  void set_protect_slice(CfsRq& cfs, Task& p);
-  void update_protect_slice(CfsRq& cfs, Task& p);
-  bool did_preempt_short(const CfsRq& cfs, const Task& curr) const;
+  static bool protect_slice(const SE& se) { return se.vruntime - se.vprot < 0; }
+  int64_t cfs_rq_min_slice(const CfsRq& cfs, const SE* also) const;
+  void set_protect_slice(CfsRq& cfs, SE& se);
+  void update_protect_slice(CfsRq& cfs, SE& se);
+  bool did_preempt_short(const CfsRq& cfs, const SE& curr) const;
 };
 
 // The sums behind V: the tree's sum((v - v0) * w) and sum(w), plus curr's
@@ -152,10 +155,10 @@ class EevdfClass final : public FairClassBase {
 static void vruntime_sums(const CfsRq& cfs, int64_t* avg, int64_t* load) {
   *avg = cfs.avg_vruntime;
   *load = cfs.avg_load;
-  const Task* curr = cfs.curr;
-  if (curr && curr->se.on_rq) {
-    int64_t w = static_cast<int64_t>(curr->se.weight);
-    *avg += (curr->se.vruntime - cfs.min_vruntime) * w;
+  const SE* curr = cfs.curr;
+  if (curr && curr->on_rq) {
+    int64_t w = static_cast<int64_t>(curr->weight);
+    *avg += (curr->vruntime - cfs.min_vruntime) * w;
     *load += w;
   }
 }
@@ -185,12 +188,12 @@ bool EevdfClass::vruntime_eligible(const CfsRq& cfs, int64_t vruntime) const {
 // relative to it.
 void EevdfClass::update_min_vruntime(CfsRq& cfs) {
   int64_t vruntime = cfs.min_vruntime;
-  const Task* curr = cfs.curr;
-  if (curr && !curr->se.on_rq) curr = nullptr;
-  if (curr) vruntime = curr->se.vruntime;
+  const SE* curr = cfs.curr;
+  if (curr && !curr->on_rq) curr = nullptr;
+  if (curr) vruntime = curr->vruntime;
   if (!cfs.timeline.empty()) {
-    int64_t tree_min = cfs.timeline.front()->se.vruntime;
-    for (const Task* t : cfs.timeline) tree_min = std::min(tree_min, t->se.vruntime);
+    int64_t tree_min = cfs.timeline.front()->vruntime;
+    for (const SE* t : cfs.timeline) tree_min = std::min(tree_min, t->vruntime);
     vruntime = curr ? std::min(vruntime, tree_min) : tree_min;
   }
   int64_t delta = vruntime - cfs.min_vruntime;
@@ -200,61 +203,62 @@ void EevdfClass::update_min_vruntime(CfsRq& cfs) {
   }
 }
 
-void EevdfClass::enqueue_in_tree(CfsRq& cfs, Task& p) {
-  avg_vruntime_add(cfs, p);
-  p.se.tree_seq = ++cfs.tree_seq;
-  p.se.in_tree = true;
-  cfs.timeline.push_back(&p);
-  if (k_.pick_vruntime_tree()) cfs.vruntime_tree.insert(p);
+// 6.6's tree holds tasks only: group scheduling is not modelled on 6.6.
+void EevdfClass::enqueue_in_tree(CfsRq& cfs, SE& se) {
+  avg_vruntime_add(cfs, se);
+  se.tree_seq = ++cfs.tree_seq;
+  se.in_tree = true;
+  cfs.timeline.push_back(&se);
+  if (k_.pick_vruntime_tree()) cfs.vruntime_tree.insert(*se.task);
 }
 
-void EevdfClass::dequeue_from_tree(CfsRq& cfs, Task& p) {
-  auto it = std::find(cfs.timeline.begin(), cfs.timeline.end(), &p);
+void EevdfClass::dequeue_from_tree(CfsRq& cfs, SE& se) {
+  auto it = std::find(cfs.timeline.begin(), cfs.timeline.end(), &se);
   if (it == cfs.timeline.end()) return;
   cfs.timeline.erase(it);
-  if (k_.pick_vruntime_tree()) cfs.vruntime_tree.erase(p);
-  p.se.in_tree = false;
-  avg_vruntime_sub(cfs, p);
+  if (k_.pick_vruntime_tree()) cfs.vruntime_tree.erase(*se.task);
+  se.in_tree = false;
+  avg_vruntime_sub(cfs, se);
 }
 
-Task* EevdfClass::pick_first_entity(const CfsRq& cfs) const {
-  Task* best = nullptr;
-  for (Task* t : cfs.timeline)
+SE* EevdfClass::pick_first_entity(const CfsRq& cfs) const {
+  SE* best = nullptr;
+  for (SE* t : cfs.timeline)
     if (!best || tree_less(t, best)) best = t;
   return best;
 }
 
 // pick_eevdf(): the eligible entity with the earliest virtual deadline.
-Task* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why) {
+SE* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why) {
   if (k_.pick_vruntime_tree()) return pick_eevdf_vruntime_tree(cfs, why);
-  Task* curr = cfs.curr;
-  Task* first = pick_first_entity(cfs);
+  SE* curr = cfs.curr;
+  SE* first = pick_first_entity(cfs);
   // Only one entity: no eligibility check needed.
   if (cfs.nr_running == 1) {
     *why = PickWhy::kOnly;
-    return curr && curr->se.on_rq ? curr : first;
+    return curr && curr->on_rq ? curr : first;
   }
   // PICK_BUDDY (6.17+ here, under protect_slice()): the next buddy, if eligible.
   if (protect_mode() && feat(SchedFeat::kPickBuddy) && cfs.next && entity_eligible(cfs, *cfs.next)) {
     *why = PickWhy::kPickBuddy;
     return cfs.next;
   }
-  if (curr && (!curr->se.on_rq || !entity_eligible(cfs, *curr))) curr = nullptr;
+  if (curr && (!curr->on_rq || !entity_eligible(cfs, *curr))) curr = nullptr;
   // RUN_TO_PARITY: once picked, run until ineligible or a new slice (the
   // deadline stashed in vlag at pick is unchanged); from 6.17 until the
   // protected vruntime (always on: without RUN_TO_PARITY vprot covers a
   // base slice).
   if (curr && (protect_mode() ? protect_slice(*curr)
-                              : feat(SchedFeat::kRunToParity) && curr->se.vlag == curr->se.deadline)) {
+                              : feat(SchedFeat::kRunToParity) && curr->vlag == curr->deadline)) {
     *why = protect_mode() ? PickWhy::kProtected : PickWhy::kRunToParity;
     return curr;
   }
-  Task* best = nullptr;
+  SE* best = nullptr;
   if (first && entity_eligible(cfs, *first)) {
     best = first;
     *why = PickWhy::kFirstEligible;
   } else {
-    for (Task* t : cfs.timeline)
+    for (SE* t : cfs.timeline)
       if (entity_eligible(cfs, *t) && (!best || tree_less(t, best))) best = t;
     *why = PickWhy::kEarliestEligible;
   }
@@ -275,10 +279,10 @@ Task* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why) {
 // deadline, and among queued entities the tree's shape decides. No
 // nr_running == 1 shortcut in 6.6 (one entity is chosen all the same). The
 // search cannot fail with exact arithmetic; 6.6 then takes the leftmost.
-Task* EevdfClass::pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why) {
-  Task* curr = cfs.curr;
-  if (curr && (!curr->se.on_rq || !entity_eligible(cfs, *curr))) curr = nullptr;
-  if (curr && feat(SchedFeat::kRunToParity) && curr->se.vlag == curr->se.deadline) {
+SE* EevdfClass::pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why) {
+  SE* curr = cfs.curr;
+  if (curr && (!curr->on_rq || !entity_eligible(cfs, *curr))) curr = nullptr;
+  if (curr && feat(SchedFeat::kRunToParity) && curr->vlag == curr->deadline) {
     *why = PickWhy::kRunToParity;
     return curr;
   }
@@ -288,14 +292,16 @@ Task* EevdfClass::pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why) {
   } ctx{this, &cfs};
   auto eligible = [](const void* c, const Task& t) {
     const Ctx& x = *static_cast<const Ctx*>(c);
-    return x.self->entity_eligible(*x.cfs, t);
+    return x.self->entity_eligible(*x.cfs, t.se);
   };
   bool saw_eligible = false;
-  Task* best = cfs.vruntime_tree.pick_eevdf(curr, eligible, &ctx, &saw_eligible);
-  if (!best) {
+  Task* const best_task = cfs.vruntime_tree.pick_eevdf(curr ? curr->task : nullptr, eligible, &ctx, &saw_eligible);
+  if (!best_task) {
     *why = PickWhy::kNoneEligible;
-    return cfs.vruntime_tree.leftmost();
+    Task* const leftmost = cfs.vruntime_tree.leftmost();
+    return leftmost ? &leftmost->se : nullptr;
   }
+  SE* const best = &best_task->se;
   if (cfs.nr_running == 1)
     *why = PickWhy::kOnly;
   else if (best == curr)
@@ -305,17 +311,17 @@ Task* EevdfClass::pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why) {
   return best;
 }
 
-void EevdfClass::explain_pick(const Rq& rq, const char* what, const Task* picked, PickWhy why) const {
+void EevdfClass::explain_pick(const Rq& rq, const char* what, const SE* picked, PickWhy why) const {
   const CfsRq& cfs = rq.cfs;
   const int64_t v = avg_vruntime(cfs);
   fmt::memory_buffer out;
-  auto entity = [&](const Task& t, bool is_curr) {
-    fmt::format_to(std::back_inserter(out), "{}{}-{}{} lag {:+.1f} dl {:+.1f}{}", out.size() ? ", " : "", t.comm,
-                   t.pid, is_curr ? " (curr)" : "", (v - t.se.vruntime) / 1e3, (t.se.deadline - v) / 1e3,
-                   entity_eligible(cfs, t) ? "" : " ineligible");
+  auto entity = [&](const SE& se, bool is_curr) {
+    fmt::format_to(std::back_inserter(out), "{}{}-{}{} lag {:+.1f} dl {:+.1f}{}", out.size() ? ", " : "",
+                   se.task->comm, se.task->pid, is_curr ? " (curr)" : "", (v - se.vruntime) / 1e3,
+                   (se.deadline - v) / 1e3, entity_eligible(cfs, se) ? "" : " ineligible");
   };
-  if (cfs.curr && cfs.curr->se.on_rq) entity(*cfs.curr, true);
-  for (const Task* t : cfs.timeline) entity(*t, false);
+  if (cfs.curr && cfs.curr->on_rq) entity(*cfs.curr, true);
+  for (const SE* t : cfs.timeline) entity(*t, false);
   // 6.6: the tree the search walked, pre-order -- (node left right) --,
   // each node with its subtree's min_deadline, so a tie's winner can be
   // followed by hand.
@@ -336,31 +342,30 @@ void EevdfClass::explain_pick(const Rq& rq, const char* what, const Task* picked
     fmt::format_to(std::back_inserter(tree), "; 6.6 tree by vruntime: ");
     walk(walk, cfs.vruntime_tree.root());
   }
-  SL_DEBUG("{:.6f} cpu{} {} -> {}-{}: {} [vs V, virtual us: {}{}]", k_.clock().to_s(), rq.cpu, what, picked->comm,
-           picked->pid, pick_why_text(why), fmt::to_string(out), fmt::to_string(tree));
+  SL_DEBUG("{:.6f} cpu{} {} -> {}-{}: {} [vs V, virtual us: {}{}]", k_.clock().to_s(), rq.cpu, what,
+           picked->task->comm, picked->task->pid, pick_why_text(why), fmt::to_string(out), fmt::to_string(tree));
 }
 
 // update_deadline(): once vruntime passes the deadline, request a new
 // slice: vd = ve + r/w. Returns true if current must reschedule.
-bool EevdfClass::update_deadline(Task& p) {
-  SE& se = p.se;
+bool EevdfClass::update_deadline(SE& se) {
   if (se.vruntime - se.deadline < 0) return false;
   if (!se.custom_slice) se.slice = k_.base_slice_ns();
-  se.deadline = se.vruntime + vdelta(p, se.slice);
+  se.deadline = se.vruntime + vdelta(se, se.slice);
   return true;
 }
 
 // update_curr(): charge the running entity its runtime in virtual time.
 void EevdfClass::update_curr(Rq& rq) {
   CfsRq& cfs = rq.cfs;
-  Task* curr = cfs.curr;
+  SE* curr = cfs.curr;
   if (!curr) return;
   int64_t now = k_.clock().count();
-  int64_t delta = now - curr->se.exec_start;
+  int64_t delta = now - curr->exec_start;
   if (delta <= 0) return;
-  curr->se.exec_start = now;
-  curr->se.sum_exec_runtime += delta;
-  curr->se.vruntime += vdelta(*curr, delta);
+  curr->exec_start = now;
+  curr->sum_exec_runtime += delta;
+  curr->vruntime += vdelta(*curr, delta);
   bool resched = update_deadline(*curr);
   update_min_vruntime(cfs);
   k_.fair_server_account(rq, delta);
@@ -377,25 +382,24 @@ void EevdfClass::update_curr(Rq& rq) {
 
 // update_entity_lag(): vlag = V - v, clamped to what a slice (or a tick)
 // of service could explain.
-void EevdfClass::update_entity_lag(CfsRq& cfs, Task& p) {
-  int64_t vlag = avg_vruntime(cfs) - p.se.vruntime;
-  int64_t limit = vdelta(p, std::max<int64_t>(2 * p.se.slice, k_.tick_nsec().count()));
-  p.se.vlag = std::clamp(vlag, -limit, limit);
+void EevdfClass::update_entity_lag(CfsRq& cfs, SE& se) {
+  int64_t vlag = avg_vruntime(cfs) - se.vruntime;
+  int64_t limit = vdelta(se, std::max<int64_t>(2 * se.slice, k_.tick_nsec().count()));
+  se.vlag = std::clamp(vlag, -limit, limit);
 }
 
 // place_entity(): put a (re)joining entity at V minus its preserved lag,
 // inflated so the lag survives its own effect on V; new tasks start with
 // half a slice of deadline (PLACE_DEADLINE_INITIAL).
-void EevdfClass::place_entity(CfsRq& cfs, Task& p, int flags) {
-  SE& se = p.se;
+void EevdfClass::place_entity(CfsRq& cfs, SE& se, int flags) {
   int64_t vruntime = avg_vruntime(cfs);
   int64_t lag = 0;
   if (!se.custom_slice) se.slice = k_.base_slice_ns();
-  int64_t vslice = vdelta(p, se.slice);
+  int64_t vslice = vdelta(se, se.slice);
   if (feat(SchedFeat::kPlaceLag) && cfs.nr_running && se.vlag) {
-    const Task* curr = cfs.curr;
+    const SE* curr = cfs.curr;
     int64_t load = cfs.avg_load;
-    if (curr && curr->se.on_rq) load += static_cast<int64_t>(curr->se.weight);
+    if (curr && curr->on_rq) load += static_cast<int64_t>(curr->weight);
     lag = se.vlag * (load + static_cast<int64_t>(se.weight));
     if (!load) load = 1;
     lag /= load;  // div_s64 truncates toward zero
@@ -410,104 +414,114 @@ void EevdfClass::place_entity(CfsRq& cfs, Task& p, int flags) {
   se.deadline = se.vruntime + vslice;
 }
 
-void EevdfClass::enqueue_entity(Rq& rq, Task& p, int flags) {
+void EevdfClass::enqueue_entity(Rq& rq, SE& se, int flags) {
   CfsRq& cfs = rq.cfs;
-  bool is_curr = cfs.curr == &p;
+  bool is_curr = cfs.curr == &se;
   // The current entity is placed before update_curr() so its own runtime
   // does not move V under it.
-  if (is_curr) place_entity(cfs, p, flags);
+  if (is_curr) place_entity(cfs, se, flags);
   update_curr(rq);
-  fair_update_load_avg(k_, rq, &p, kUpdateTg | kDoAttach);
-  if (!is_curr) place_entity(cfs, p, flags);
-  cfs.load_weight += p.se.weight;
-  ++cfs.nr_running;
-  if (p.policy == Policy::kIdle) ++cfs.nr_idle;
+  fair_update_load_avg(k_, rq, &se, kUpdateTg | kDoAttach);
+  if (!is_curr) place_entity(cfs, se, flags);
+  cfs.load_weight += se.weight;
+  ++cfs.nr_running;  // account_entity_enqueue()
   // "Entity has migrated, no longer consider this task hot": the balancer's
   // task_hot() sees it cold until it runs here.
-  if (flags & kEnqueueMigrated) p.se.exec_start = 0;
-  if (!is_curr) enqueue_in_tree(cfs, p);
-  p.se.on_rq = true;
-  if (p.se.sched_delayed) ++cfs.nr_delayed;  // back from a change, still delayed
+  if (flags & kEnqueueMigrated) se.exec_start = 0;
+  if (!is_curr) enqueue_in_tree(cfs, se);
+  se.on_rq = true;
 }
 
 // requeue_delayed_entity(): a delayed (blocked but still queued) task is
 // woken; with DELAY_ZERO positive lag is dropped and the task re-placed.
-void EevdfClass::requeue_delayed_entity(Rq& rq, Task& p) {
+void EevdfClass::requeue_delayed_entity(Rq& rq, SE& se) {
   CfsRq& cfs = rq.cfs;
   if (feat(SchedFeat::kDelayZero)) {
-    update_entity_lag(cfs, p);
-    if (p.se.vlag > 0) {
+    update_entity_lag(cfs, se);
+    if (se.vlag > 0) {
       --cfs.nr_running;
-      if (&p != cfs.curr) dequeue_from_tree(cfs, p);
-      p.se.vlag = 0;
-      place_entity(cfs, p, 0);
-      if (&p != cfs.curr) enqueue_in_tree(cfs, p);
+      if (&se != cfs.curr) dequeue_from_tree(cfs, se);
+      se.vlag = 0;
+      place_entity(cfs, se, 0);
+      if (&se != cfs.curr) enqueue_in_tree(cfs, se);
       ++cfs.nr_running;
     }
   }
-  fair_update_load_avg(k_, rq, &p, 0);
-  p.se.sched_delayed = false;
-  --cfs.nr_delayed;
+  fair_update_load_avg(k_, rq, &se, 0);
+  se.sched_delayed = false;  // clear_delayed()
+  --cfs.h_nr_delayed;
 }
 
 void EevdfClass::enqueue_task(Rq& rq, Task& p, int flags) {
   if (!(p.se.sched_delayed && (flags & (kEnqueueRestore | kEnqueueMigrated)))) fair_util_est_enqueue(rq, p);
   if (flags & kEnqueueDelayed) {
-    requeue_delayed_entity(rq, p);
+    requeue_delayed_entity(rq, p.se);
     return;
   }
   // enqueue_task_fair(): a task woken from io_schedule() asks schedutil for
   // its iowait boost (the enqueue below may not update cpufreq at all).
   if (p.in_iowait) k_.cpufreq_update_util(rq, kSchedCpufreqIowait);
   if (p.se.on_rq) {
-    if (p.se.sched_delayed) requeue_delayed_entity(rq, p);
+    if (p.se.sched_delayed) requeue_delayed_entity(rq, p.se);
     return;
   }
-  enqueue_entity(rq, p, flags);
+  enqueue_entity(rq, p.se, flags);
+  CfsRq& cfs = rq.cfs;
+  ++cfs.h_nr_running;
+  if (p.policy == Policy::kIdle) ++cfs.idle_h_nr_running;
+  if (p.se.sched_delayed) ++cfs.h_nr_delayed;  // back from a change, still delayed
 }
 
 // dequeue_entity(): with DELAY_DEQUEUE a sleeping entity that is not
 // eligible (negative lag) stays queued, "delayed", so it cannot shed its
 // debt by sleeping; it leaves when picked or when its lag is paid.
-bool EevdfClass::dequeue_entity(Rq& rq, Task& p, int flags) {
+bool EevdfClass::dequeue_entity(Rq& rq, SE& se, int flags) {
   CfsRq& cfs = rq.cfs;
   bool sleep = flags & kDequeueSleep;
   update_curr(rq);
   if (!(flags & kDequeueDelayed)) {
     bool delay = sleep && !(flags & kDequeueSpecial);
-    if (feat(SchedFeat::kDelayDequeue) && delay && !entity_eligible(cfs, p)) {
-      if (cfs.next == &p) cfs.next = nullptr;
-      fair_update_load_avg(k_, rq, &p, 0);
-      p.se.sched_delayed = true;
-      ++cfs.nr_delayed;
+    if (feat(SchedFeat::kDelayDequeue) && delay && !entity_eligible(cfs, se)) {
+      if (cfs.next == &se) cfs.next = nullptr;
+      fair_update_load_avg(k_, rq, &se, 0);
+      se.sched_delayed = true;  // set_delayed()
+      ++cfs.h_nr_delayed;
       return false;
     }
   }
-  fair_update_load_avg(k_, rq, &p, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
-  // A delayed task leaving for a change (DEQUEUE_SAVE) or a migration stays
-  // delayed; it leaves the count of delayed entities until it is back
-  // (dequeue_entities()' h_nr_delayed).
-  if (p.se.sched_delayed && !sleep && !(flags & kDequeueDelayed)) --cfs.nr_delayed;
-  clear_buddies(cfs, p);
-  update_entity_lag(cfs, p);
+  fair_update_load_avg(k_, rq, &se, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
+  clear_buddies(cfs, se);
+  update_entity_lag(cfs, se);
   if (feat(SchedFeat::kPlaceRelDeadline) && !sleep) {
-    p.se.deadline -= p.se.vruntime;
-    p.se.rel_deadline = true;
+    se.deadline -= se.vruntime;
+    se.rel_deadline = true;
   }
-  if (&p != cfs.curr) dequeue_from_tree(cfs, p);
-  p.se.on_rq = false;
-  cfs.load_weight -= p.se.weight;
-  --cfs.nr_running;
-  if (p.policy == Policy::kIdle) --cfs.nr_idle;
+  if (&se != cfs.curr) dequeue_from_tree(cfs, se);
+  se.on_rq = false;
+  cfs.load_weight -= se.weight;
+  --cfs.nr_running;  // account_entity_dequeue()
   // Advance min_vruntime unless the entity comes straight back
   // (DEQUEUE_SAVE without DEQUEUE_MOVE).
   if ((flags & (kDequeueSave | kDequeueMove)) != kDequeueSave) update_min_vruntime(cfs);
   if (flags & kDequeueDelayed) {
     // finish_delayed_dequeue_entity()
-    p.se.sched_delayed = false;
-    --cfs.nr_delayed;
-    if (feat(SchedFeat::kDelayZero) && p.se.vlag > 0) p.se.vlag = 0;
+    se.sched_delayed = false;  // clear_delayed()
+    --cfs.h_nr_delayed;
+    if (feat(SchedFeat::kDelayZero) && se.vlag > 0) se.vlag = 0;
   }
+  return true;
+}
+
+bool EevdfClass::dequeue_entities(Rq& rq, SE& se, int flags) {
+  const Task& p = *se.task;
+  // A delayed task leaving for a change (DEQUEUE_SAVE) or a migration stays
+  // delayed; it leaves the count of delayed entities until it is back.
+  const bool delayed_leaves = se.sched_delayed && !(flags & (kDequeueSleep | kDequeueDelayed));
+  if (!dequeue_entity(rq, se, flags)) return false;
+  CfsRq& cfs = rq.cfs;
+  --cfs.h_nr_running;
+  if (p.policy == Policy::kIdle) --cfs.idle_h_nr_running;
+  if (delayed_leaves) --cfs.h_nr_delayed;
   return true;
 }
 
@@ -517,7 +531,7 @@ bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
     // 6.6's dequeue_task_fair(): util_est_dequeue(), the dequeue (with its
     // update_load_avg()), then util_est_update().
     fair_util_est_dequeue(rq, p);
-    const bool done = dequeue_entity(rq, p, flags);
+    const bool done = dequeue_entities(rq, p.se, flags);
     fair_util_est_update(k_, rq, p, sleep);
     return done;
   }
@@ -530,17 +544,17 @@ bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
   if (!(delayed && (k_.util_est_dequeue_skips_delayed() || (flags & (kDequeueSave | kDequeueMigrating)))))
     fair_util_est_dequeue(rq, p);
   fair_util_est_update(k_, rq, p, sleep);
-  return dequeue_entity(rq, p, flags);
+  return dequeue_entities(rq, p.se, flags);
 }
 
 // pick_next_entity(): the next buddy if eligible (under PICK_BUDDY from
 // 6.12, NEXT_BUDDY before), else EEVDF; a delayed entity that comes up is
 // dequeued for good instead (and the pick retried). 6.17+ takes the buddy
 // inside pick_eevdf() (protect_slice()).
-Task* EevdfClass::pick_next_entity(Rq& rq) {
+SE* EevdfClass::pick_next_entity(Rq& rq) {
   CfsRq& cfs = rq.cfs;
   PickWhy why;
-  Task* se;
+  SE* se;
   const bool buddy_pick = feat(k_.pick_buddy_switch() ? SchedFeat::kPickBuddy : SchedFeat::kNextBuddy);
   if (!protect_mode() && buddy_pick && cfs.next && entity_eligible(cfs, *cfs.next)) {
     se = cfs.next;
@@ -551,15 +565,16 @@ Task* EevdfClass::pick_next_entity(Rq& rq) {
   if (se && cfs.nr_running > 1) {
     if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
       explain_pick(rq, "pick_eevdf", se, why);
-    k_.count_decision(Kernel::Decision::kPick, se->group,
-                      se->se.sched_delayed ? "a delayed entity (DELAY_DEQUEUE) came up: dequeued for good, pick again"
-                                           : pick_why_text(why));
+    k_.count_decision(Kernel::Decision::kPick, se->task->group,
+                      se->sched_delayed ? "a delayed entity (DELAY_DEQUEUE) came up: dequeued for good, pick again"
+                                        : pick_why_text(why));
   }
-  if (se && se->se.sched_delayed) SL_DEBUG("{:.6f} cpu{} {}-{} is delayed (DELAY_DEQUEUE): dequeued now, pick again",
-                                           k_.clock().to_s(), rq.cpu, se->comm, se->pid);
-  if (se && se->se.sched_delayed) {
-    dequeue_entity(rq, *se, kDequeueSleep | kDequeueDelayed);
-    k_.block_task(rq, *se);
+  if (se && se->sched_delayed) {
+    Task& p = *se->task;
+    SL_DEBUG("{:.6f} cpu{} {}-{} is delayed (DELAY_DEQUEUE): dequeued now, pick again", k_.clock().to_s(), rq.cpu,
+             p.comm, p.pid);
+    dequeue_entities(rq, *se, kDequeueSleep | kDequeueDelayed);
+    k_.block_task(rq, p);
     return nullptr;
   }
   return se;
@@ -569,18 +584,19 @@ Task* EevdfClass::pick_task(Rq& rq) {
   CfsRq& cfs = rq.cfs;
   for (;;) {
     if (!cfs.nr_running) return nullptr;
-    if (cfs.curr && cfs.curr->se.on_rq) update_curr(rq);
-    if (Task* p = pick_next_entity(rq)) return p;
+    if (cfs.curr && cfs.curr->on_rq) update_curr(rq);
+    if (SE* se = pick_next_entity(rq)) return se->task;
   }
 }
 
 // put_prev_entity(): the outgoing entity goes back into the tree if queued.
 void EevdfClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
   CfsRq& cfs = rq.cfs;
-  if (prev.se.on_rq) {
+  SE& se = prev.se;
+  if (se.on_rq) {
     update_curr(rq);
-    enqueue_in_tree(cfs, prev);
-    fair_update_load_avg(k_, rq, &prev, 0);
+    enqueue_in_tree(cfs, se);
+    fair_update_load_avg(k_, rq, &se, 0);
   }
   cfs.curr = nullptr;
 }
@@ -589,78 +605,79 @@ void EevdfClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
 // (the RUN_TO_PARITY marker).
 void EevdfClass::set_next_task(Rq& rq, Task& p, bool first) {
   CfsRq& cfs = rq.cfs;
-  clear_buddies(cfs, p);
-  if (p.se.on_rq) {
-    dequeue_from_tree(cfs, p);
-    fair_update_load_avg(k_, rq, &p, kUpdateTg);
-    if (!protect_mode()) p.se.vlag = p.se.deadline;
+  SE& se = p.se;
+  clear_buddies(cfs, se);
+  if (se.on_rq) {
+    dequeue_from_tree(cfs, se);
+    fair_update_load_avg(k_, rq, &se, kUpdateTg);
+    if (!protect_mode()) se.vlag = se.deadline;
   }
-  if (protect_mode() && first) set_protect_slice(cfs, p);
-  p.se.exec_start = k_.clock().count();
-  cfs.curr = &p;
-  p.se.prev_sum_exec_runtime = p.se.sum_exec_runtime;
+  if (protect_mode() && first) set_protect_slice(cfs, se);
+  se.exec_start = k_.clock().count();
+  cfs.curr = &se;
+  se.prev_sum_exec_runtime = se.sum_exec_runtime;
   // __set_next_task_fair(): a queued task picked moves to the head of
   // cfs_tasks (the list is most recently used first).
-  if (p.se.on_rq) k_.cfs_tasks_move_to_head(p);
+  if (se.on_rq) k_.cfs_tasks_move_to_head(p);
   if (first) update_misfit_status(k_, rq, &p);
 }
 
 // cfs_rq_min_slice(): the smallest slice among queued entities (and `also`).
-int64_t EevdfClass::cfs_rq_min_slice(const CfsRq& cfs, const Task* also) const {
-  int64_t slice = also ? also->se.slice : INT64_MAX;
-  if (cfs.curr && cfs.curr->se.on_rq) slice = std::min(slice, cfs.curr->se.slice);
-  for (const Task* t : cfs.timeline) slice = std::min(slice, t->se.slice);
+int64_t EevdfClass::cfs_rq_min_slice(const CfsRq& cfs, const SE* also) const {
+  int64_t slice = also ? also->slice : INT64_MAX;
+  if (cfs.curr && cfs.curr->on_rq) slice = std::min(slice, cfs.curr->slice);
+  for (const SE* t : cfs.timeline) slice = std::min(slice, t->slice);
   return slice;
 }
 
 // set_protect_slice() (6.17): protect current up to its deadline, or for
 // the smallest queued slice if that is shorter (without RUN_TO_PARITY: one
 // normalised base slice, 0.75 ms).
-void EevdfClass::set_protect_slice(CfsRq& cfs, Task& p) {
-  int64_t slice = feat(SchedFeat::kRunToParity) ? cfs_rq_min_slice(cfs, &p) : 750000;
-  slice = std::min(slice, p.se.slice);
-  int64_t vprot = p.se.deadline;
-  if (slice != p.se.slice) vprot = std::min(vprot, p.se.vruntime + vdelta(p, slice));
-  p.se.vprot = vprot;
+void EevdfClass::set_protect_slice(CfsRq& cfs, SE& se) {
+  int64_t slice = feat(SchedFeat::kRunToParity) ? cfs_rq_min_slice(cfs, &se) : 750000;
+  slice = std::min(slice, se.slice);
+  int64_t vprot = se.deadline;
+  if (slice != se.slice) vprot = std::min(vprot, se.vruntime + vdelta(se, slice));
+  se.vprot = vprot;
 }
 
 // update_protect_slice(): a waking task with a shorter slice shrinks the
 // protection of current to that slice.
-void EevdfClass::update_protect_slice(CfsRq& cfs, Task& p) {
+void EevdfClass::update_protect_slice(CfsRq& cfs, SE& se) {
   int64_t slice = cfs_rq_min_slice(cfs, nullptr);
-  if (slice != p.se.slice) p.se.vprot = std::min(p.se.vprot, p.se.vruntime + vdelta(p, slice));
+  if (slice != se.slice) se.vprot = std::min(se.vprot, se.vruntime + vdelta(se, slice));
 }
 
 // yield_task_fair(): push the deadline one slice out; from 6.17 an
 // eligible yielder gives up the rest of its slice in vruntime too.
 void EevdfClass::yield_task(Rq& rq) {
   CfsRq& cfs = rq.cfs;
-  Task* curr = cfs.curr;
+  SE* curr = cfs.curr;
   if (!curr || rq.nr_running == 1) return;
   clear_buddies(cfs, *curr);
   update_curr(rq);
   if (protect_mode()) {
     if (entity_eligible(cfs, *curr)) {
-      curr->se.vruntime = curr->se.deadline;
+      curr->vruntime = curr->deadline;
       update_deadline(*curr);
     }
     return;
   }
-  curr->se.deadline += vdelta(*curr, curr->se.slice);
+  curr->deadline += vdelta(*curr, curr->slice);
 }
 
-bool EevdfClass::do_preempt_short(const CfsRq& cfs, const Task& pse, const Task& se) const {
+bool EevdfClass::do_preempt_short(const CfsRq& cfs, const SE& pse, const SE& se) const {
   if (!feat(SchedFeat::kPreemptShort)) return false;
-  if (pse.se.slice >= se.se.slice) return false;
+  if (pse.slice >= se.slice) return false;
   if (!entity_eligible(cfs, pse)) return false;
   if (entity_before(pse, se)) return true;
   if (!entity_eligible(cfs, se)) return true;
   return false;
 }
 
-bool EevdfClass::did_preempt_short(const CfsRq& cfs, const Task& curr) const {
+bool EevdfClass::did_preempt_short(const CfsRq& cfs, const SE& curr) const {
   if (!feat(SchedFeat::kPreemptShort)) return false;
-  if (curr.se.vlag == curr.se.deadline) return false;
+  if (curr.vlag == curr.deadline) return false;
   return !entity_eligible(cfs, curr);
 }
 
@@ -671,7 +688,7 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   CfsRq& cfs = rq.cfs;
   // set_next_buddy() never nominates a SCHED_IDLE entity (se_is_idle()).
   if (feat(SchedFeat::kNextBuddy) && !(wake_flags & kWfFork) && !p.se.sched_delayed && p.policy != Policy::kIdle)
-    cfs.next = &p;
+    cfs.next = &p.se;
   if (rq.need_resched) return;
   if (!feat(SchedFeat::kWakeupPreemption)) {
     k_.note_why("eevdf: WAKEUP_PREEMPTION is off");
@@ -695,26 +712,27 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
     return;
   }
   update_curr(rq);
+  SE& se = curr.se;
   // A shorter-slice waker cancels current's RUN_TO_PARITY protection.
-  if (do_preempt_short(cfs, p, curr)) {
+  if (do_preempt_short(cfs, p.se, se)) {
     if (protect_mode()) {
-      if (protect_slice(curr)) curr.se.vprot = curr.se.vruntime;  // cancel_protect_slice()
-    } else if (curr.se.vlag == curr.se.deadline) {
-      curr.se.vlag = curr.se.deadline + 1;
+      if (protect_slice(se)) se.vprot = se.vruntime;  // cancel_protect_slice()
+    } else if (se.vlag == se.deadline) {
+      se.vlag = se.deadline + 1;
     }
   }
   PickWhy why;
-  Task* const pick = pick_eevdf(cfs, &why);
+  SE* const pick = pick_eevdf(cfs, &why);
   if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
     explain_pick(rq, "wakeup_preempt: pick_eevdf", pick, why);
-  if (pick == &p) {
+  if (pick == &p.se) {
     k_.note_why("eevdf: the wakee is pick_eevdf()'s choice");
     k_.resched_curr_lazy(rq);
     return;
   }
   // (update_curr() above may have asked for a pick itself: its reason stands.)
   if (!rq.need_resched && !rq.need_resched_lazy) k_.note_why(not_chosen_text(why));
-  if (protect_mode() && feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, curr);
+  if (protect_mode() && feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, se);
 }
 
 // switched_to_fair(): a task that became fair (PI unboost) joins the

@@ -15,33 +15,33 @@ bool fair_update_cfs_rq_load_avg(Rq& rq) {
   // update_cfs_rq_load_avg(): removed load first, then the sums.
   const uint64_t now = rq.pelt.rq_clock_pelt();
   const CfsRq& cfs = rq.cfs;
-  if (!rq.cfs_removed.nr && !pelt_unit_elapsed(now, rq.cfs_avg)) return false;
-  return update_cfs_rq_load_avg(now, rq.cfs_avg, rq.cfs_removed, cfs.load_weight,
-                                static_cast<uint64_t>(cfs.nr_running - cfs.nr_delayed), cfs.curr != nullptr);
+  if (!rq.cfs.removed.nr && !pelt_unit_elapsed(now, rq.cfs.avg)) return false;
+  return update_cfs_rq_load_avg(now, rq.cfs.avg, rq.cfs.removed, cfs.load_weight,
+                                static_cast<uint64_t>(cfs.h_nr_running - cfs.h_nr_delayed), cfs.curr != nullptr);
 }
 
-void fair_update_load_avg(Kernel& k, Rq& rq, Task* se, int flags) {
+void fair_update_load_avg(Kernel& k, Rq& rq, SchedEntity* se, int flags) {
   const uint64_t now = rq.pelt.rq_clock_pelt();
   CfsRq& cfs = rq.cfs;
-  if (se && se->se.avg.last_update_time && !(flags & kSkipAgeLoad) && pelt_unit_elapsed(now, se->se.avg)) {
-    uint64_t runnable = se->se.sched_delayed ? 0 : (se->se.on_rq ? 1 : 0);
-    update_load_avg_se(now, se->se.avg, se->se.weight, se->se.on_rq, runnable, cfs.curr == se);
+  if (se && se->avg.last_update_time && !(flags & kSkipAgeLoad) && pelt_unit_elapsed(now, se->avg)) {
+    uint64_t runnable = se->sched_delayed ? 0 : (se->on_rq ? 1 : 0);
+    update_load_avg_se(now, se->avg, se->weight, se->on_rq, runnable, cfs.curr == se);
   }
   bool decayed = fair_update_cfs_rq_load_avg(rq);
-  if (se && !se->se.avg.last_update_time && (flags & kDoAttach)) {
-    attach_entity_load_avg(rq.cfs_avg, se->se.avg, se->se.weight);
+  if (se && !se->avg.last_update_time && (flags & kDoAttach)) {
+    attach_entity_load_avg(rq.cfs.avg, se->avg, se->weight);
     decayed = true;
   } else if (se && (flags & kDoDetach)) {
-    detach_entity_load_avg(rq.cfs_avg, se->se.avg, se->se.weight);
-    se->se.avg.last_update_time = 0;
+    detach_entity_load_avg(rq.cfs.avg, se->avg, se->weight);
+    se->avg.last_update_time = 0;
     decayed = true;
   }
   if (decayed) k.cpufreq_update_util(rq, 0);
 }
 
-void fair_util_est_enqueue(Rq& rq, Task& p) { util_est_enqueue(rq.cfs_avg, p.se.avg); }
+void fair_util_est_enqueue(Rq& rq, Task& p) { util_est_enqueue(rq.cfs.avg, p.se.avg); }
 
-void fair_util_est_dequeue(Rq& rq, Task& p) { util_est_dequeue(rq.cfs_avg, p.se.avg); }
+void fair_util_est_dequeue(Rq& rq, Task& p) { util_est_dequeue(rq.cfs.avg, p.se.avg); }
 
 void fair_util_est_update(const Kernel& k, Rq& rq, Task& p, bool task_sleep) {
   if (k.util_est_single_ewma())
@@ -65,7 +65,7 @@ static void migrate_se_pelt_lag(Kernel& k, const Rq& src, Task& p) {
   if (a.load_sum == 0 && a.util_sum == 0 && a.runnable_sum == 0) return;  // load_avg_is_decayed()
   if (!src.idle_task_runs()) return;  // is_idle_task(rq->curr)
   const uint64_t sched_clock_now = static_cast<uint64_t>(k.now().count()) + Kernel::kRqClockAtZeroNs;
-  update_load_avg_blocked_se(src.pelt.idle_lag_now(sched_clock_now, src.cfs_avg.last_update_time), p.se.avg,
+  update_load_avg_blocked_se(src.pelt.idle_lag_now(sched_clock_now, src.cfs.avg.last_update_time), p.se.avg,
                              p.se.weight);
 }
 
@@ -75,24 +75,24 @@ static void migrate_se_pelt_lag(Kernel& k, const Rq& src, Task& p) {
 // attached on the new rq (last_update_time = 0).
 void fair_migrate_task_pelt(Kernel& k, Task& p) {
   Rq& old = k.rq(p.cpu);
-  update_load_avg_blocked_se(old.cfs_avg.last_update_time, p.se.avg, p.se.weight);
-  remove_entity_load_avg(old.cfs_removed, p.se.avg);
+  update_load_avg_blocked_se(old.cfs.avg.last_update_time, p.se.avg, p.se.weight);
+  remove_entity_load_avg(old.cfs.removed, p.se.avg);
   migrate_se_pelt_lag(k, old, p);
   p.se.avg.last_update_time = 0;  // attach on the new rq
 }
 
 void FairClassBase::switched_from(Rq& rq, Task& p) {
   if (!p.se.avg.last_update_time) return;  // never attached (a fork or wake-up not enqueued yet)
-  fair_update_load_avg(k_, rq, &p, 0);
-  detach_entity_load_avg(rq.cfs_avg, p.se.avg, p.se.weight);
+  fair_update_load_avg(k_, rq, &p.se, 0);
+  detach_entity_load_avg(rq.cfs.avg, p.se.avg, p.se.weight);
   k_.cpufreq_update_util(rq, 0);  // cfs_rq_util_change()
 }
 
 // ATTACH_AGE_LOAD (a sched feature, on by default; not a model option):
 // the signals decay over the time spent outside the class.
 void FairClassBase::attach_task_cfs_rq(Rq& rq, Task& p) {
-  fair_update_load_avg(k_, rq, &p, 0);
-  attach_entity_load_avg(rq.cfs_avg, p.se.avg, p.se.weight);
+  fair_update_load_avg(k_, rq, &p.se, 0);
+  attach_entity_load_avg(rq.cfs.avg, p.se.avg, p.se.weight);
   k_.cpufreq_update_util(rq, 0);  // cfs_rq_util_change()
 }
 

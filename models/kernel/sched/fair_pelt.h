@@ -13,7 +13,7 @@ enum : int { kUpdateTg = 0x1, kSkipAgeLoad = 0x2, kDoAttach = 0x4, kDoDetach = 0
 // update_load_avg(cfs_rq, se, flags): age the entity (if any) and the
 // cfs_rq to the rq's PELT clock, attach/detach, and kick cpufreq when the
 // cfs_rq's averages changed (cfs_rq_util_change()).
-void fair_update_load_avg(Kernel& k, Rq& rq, Task* se, int flags);
+void fair_update_load_avg(Kernel& k, Rq& rq, SchedEntity* se, int flags);
 // update_cfs_rq_load_avg() of the root cfs_rq alone (no entity, no cpufreq
 // kick): true when its averages changed.
 bool fair_update_cfs_rq_load_avg(Rq& rq);

@@ -75,7 +75,7 @@ void Kernel::fair_server_arm_timer(Rq& rq, Time expires) {
 void Kernel::fair_server_update_active(Rq& rq) {
   if (!fair_server_enabled_) return;
   FairServerState& s = rq.fair_server;
-  const bool want = rq.cfs.nr_running > 0;
+  const bool want = rq.cfs.h_nr_running > 0;
   const bool newly_queued = want && !s.fair_queued;
   s.fair_queued = want;
   if (want == s.active) {

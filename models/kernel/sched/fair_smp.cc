@@ -129,13 +129,13 @@ int64_t Kernel::balance_interval(const Rq& rq, bool busy) const {
 // capped at the CPU's capacity).
 uint64_t Kernel::cpu_util(int cpu, const Task* p, int dst_cpu, bool boost) const {
   const Rq& rq = *rqs_[static_cast<size_t>(cpu)];
-  uint64_t util = rq.cfs_avg.util_avg;
-  if (boost && version_.runnable_boost) util = std::max<uint64_t>(util, rq.cfs_avg.runnable_avg);
+  uint64_t util = rq.cfs.avg.util_avg;
+  if (boost && version_.runnable_boost) util = std::max<uint64_t>(util, rq.cfs.avg.runnable_avg);
   if (p && p->cpu == cpu && dst_cpu != cpu)
     util -= std::min<uint64_t>(util, p->se.avg.util_avg);
   else if (p && p->cpu != cpu && dst_cpu == cpu)
     util += p->se.avg.util_avg;
-  uint64_t est = rq.cfs_avg.util_est.value();
+  uint64_t est = rq.cfs.avg.util_est.value();
   if (p && dst_cpu == cpu) est += p->se.avg.util_est.value();
   util = std::max(util, est);
   return std::min<uint64_t>(util, rq.capacity);
@@ -290,7 +290,7 @@ int Kernel::wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync) {
   // the CPU's; a tie then goes to this CPU too.
   const Rq& t = *rqs_[this_cpu];
   const Rq& pr = *rqs_[prev_cpu];
-  int64_t this_eff = static_cast<int64_t>(t.cfs_avg.load_avg);
+  int64_t this_eff = static_cast<int64_t>(t.cfs.avg.load_avg);
   if (sync) {
     const int64_t current_load = static_cast<int64_t>(task_h_load(*t.curr));
     if (current_load > this_eff) return this_cpu;
@@ -300,7 +300,7 @@ int Kernel::wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync) {
   this_eff += task_load;
   this_eff *= 100;
   this_eff *= static_cast<int64_t>(capacity_of(pr));
-  int64_t prev_eff = static_cast<int64_t>(pr.cfs_avg.load_avg) - task_load;
+  int64_t prev_eff = static_cast<int64_t>(pr.cfs.avg.load_avg) - task_load;
   prev_eff *= static_cast<int64_t>(100 + (kImbalancePct - 100) / 2);
   prev_eff *= static_cast<int64_t>(capacity_of(t));
   if (sync) prev_eff += 1;
@@ -339,7 +339,7 @@ int Kernel::select_idle_capacity(Task& p, int target) {
 // still contributes there rather than what it had when it went to sleep.
 void Kernel::sync_entity_load_avg(Task& p) {
   if (p.se.avg.last_update_time == 0) return;  // not attached: no waking fair task is
-  update_load_avg_blocked_se(rqs_[p.cpu]->cfs_avg.last_update_time, p.se.avg, p.se.weight);
+  update_load_avg_blocked_se(rqs_[p.cpu]->cfs.avg.last_update_time, p.se.avg, p.se.weight);
 }
 
 // select_idle_sibling(): target if idle (and fitting), else prev, else prev
@@ -494,7 +494,7 @@ bool Kernel::can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot, bool 
   if (p.policy == Policy::kIdle) return true;  // task_hot(): a SCHED_IDLE task is never cache hot
   const CfsRq& cfs = rqs_[static_cast<size_t>(p.cpu)]->cfs;
   if (features_(SchedFeat::kCacheHotBuddy) && rqs_[static_cast<size_t>(dst_cpu)]->nr_running > 0 &&
-      (cfs.next == &p || cfs.last == &p))
+      (cfs.next == &p.se || cfs.last == &p.se))
     return false;
   return now().count() - p.se.exec_start >= kMigrationCostNs;
 }
@@ -575,9 +575,9 @@ int Kernel::sched_balance_find_dst_cpu(Task& p, int this_cpu) {
     // CPU's own cpu_load(), cpu_util() and cpu_runnable(), and
     // task_running_on_cpu() is 0.
     CpuStats s;
-    s.load = rq.cfs_avg.load_avg;
+    s.load = rq.cfs.avg.load_avg;
     s.util = cpu_util(cpu, nullptr, -1, false);
-    s.runnable = rq.cfs_avg.runnable_avg;
+    s.runnable = rq.cfs.avg.runnable_avg;
     s.nr = static_cast<int>(rq.nr_running) + (cpu == this_cpu ? 1 : 0);  // every class, delayed tasks, the parent
     s.capacity = capacity_of(rq);  // sgc->capacity
     // idle_cpu_without(): nothing queued, idle, no wake-up on its way.
@@ -656,7 +656,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
     CpuStats s;
     s.h_nr = lb_h_nr_running(rq);
     s.nr = rq.nr_running;  // every class
-    s.load = rq.cfs_avg.load_avg;
+    s.load = rq.cfs.avg.load_avg;
     s.capacity = capacity_of(rq);
     if (rq.nr_running == 0 && cpu_idle(rq.cpu)) {
       s.idle_cpus = 1;
@@ -670,7 +670,7 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   };
   auto classify = [&](const Rq& rq, CpuStats& s) {
     s.util = cpu_util_cfs(rq);
-    s.runnable = rq.cfs_avg.runnable_avg;
+    s.runnable = rq.cfs.avg.runnable_avg;
     s.type = group_classify(s);
     if (s.type == GroupType::kOverloaded) s.avg_load = s.load * 1024 / s.capacity;
   };
@@ -843,13 +843,14 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       const bool migrate_load = type == Migrate::kLoad;
       auto clears = [&](const Task& p) { return lb_may_consider(p, dst.cpu, migrate_load) && allowed(p, dst.cpu); };
       all_pinned = !(src.curr->sched_class == SchedClassId::kFair && !src.curr->is_idle_task && clears(*src.curr));
-      for (const Task* p : src.cfs.timeline)
-        if (all_pinned && clears(*p)) all_pinned = false;
+      for (const SchedEntity* se : src.cfs.timeline)
+        if (all_pinned && clears(*se->task)) all_pinned = false;
     }
     // The walk: src's fair tasks, tail of cfs_tasks first. The running
     // one is on the list too (the model keeps it out of the timeline):
     // can_migrate_task() refuses it, which moves it to the head.
-    lb_walk_.assign(src.cfs.timeline.begin(), src.cfs.timeline.end());
+    lb_walk_.clear();
+    for (SchedEntity* se : src.cfs.timeline) lb_walk_.push_back(se->task);
     if (src.curr->sched_class == SchedClassId::kFair && !src.curr->is_idle_task && src.curr->se.on_rq)
       lb_walk_.push_back(src.curr);
     std::sort(lb_walk_.begin(), lb_walk_.end(),
@@ -995,8 +996,8 @@ bool Kernel::active_balance(Rq& src, int dst_cpu) {
   src.stopper_ran = true;
   switch_to(src, p, *src.idle, TaskState::kRunning);
   Task* victim = nullptr;
-  for (Task* t : src.cfs.timeline)  // the preempted task is back in it
-    if ((!victim || t->se.cfs_tasks_seq < victim->se.cfs_tasks_seq) && can_migrate_task(*t, dst_cpu, true, true))
+  for (SchedEntity* se : src.cfs.timeline)  // the preempted task is back in it
+    if (Task* t = se->task; (!victim || t->se.cfs_tasks_seq < victim->se.cfs_tasks_seq) && can_migrate_task(*t, dst_cpu, true, true))
       victim = t;
   if (victim) {
     SL_DEBUG("{:.6f} active balance: {}-{} cpu{} -> cpu{}", now().to_s(), victim->comm, victim->pid, src.cpu,
@@ -1080,7 +1081,7 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   }
   // "A task could have been enqueued in the meantime" (an active balance's
   // push): not going idle, pretend we pulled a task.
-  if (!moved && rq.cfs.nr_running > 0) moved = 1;  // cfs.h_nr_running (6.14+: h_nr_queued)
+  if (!moved && rq.cfs.h_nr_running > 0) moved = 1;  // 6.14+: h_nr_queued
   if (moved)
     rq.idle_stamp = Time::max();
   else
@@ -1097,7 +1098,7 @@ void Kernel::sched_balance_update_blocked_averages(Rq& rq) {
   bool decayed = update_rt_rq_load_avg(rq.pelt.rq_clock_pelt(), rq.avg_rt, rt_running);
   decayed |= fair_update_cfs_rq_load_avg(rq);
   // update_blocked_load_status(): done once every signal reached zero.
-  if (!rq.avg_rt.util_avg && !rq.cfs_avg.load_avg && !rq.cfs_avg.util_avg) rq.has_blocked_load = false;
+  if (!rq.avg_rt.util_avg && !rq.cfs.avg.load_avg && !rq.cfs.avg.util_avg) rq.has_blocked_load = false;
   if (decayed) cpufreq_update_util(rq, 0);
 }
 

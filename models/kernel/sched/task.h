@@ -18,6 +18,8 @@ namespace schedlab {
 
 class TaskBody;
 class RtMutex;
+struct CfsRq;
+struct Task;
 
 // Kernel priority values (include/linux/sched/prio.h): 0..99 RT (lower is
 // higher priority: prio = MAX_RT_PRIO-1 - rt_priority), 100..139 fair
@@ -53,6 +55,10 @@ struct SchedEntity {
   bool in_tree = false;          // in the timeline (curr is kept out of it)
   VruntimeTreeNode tree;         // 6.6's run_node and min_deadline (CfsRq::vruntime_tree)
   SchedAvg avg;                  // PELT (se->avg)
+  // se->cfs_rq: the cfs_rq it is (to be) queued on, set by set_task_rq()
+  // (Kernel::set_task_cpu()); task: task_of(), the task it schedules.
+  CfsRq* cfs_rq = nullptr;
+  Task* task = nullptr;
 };
 
 // struct sched_rt_entity.
