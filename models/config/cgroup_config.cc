@@ -78,6 +78,11 @@ const std::vector<ParamDecl>& cgroup_params() {
       {"parent", "name of an earlier cgroup, or /", "/", "where it is created"},
       {"uclamp_min", kPercentType, "0 (not written)", "cpu.uclamp.min: the group's utilization floor (needs kernel.uclamp.enabled)"},
       {"uclamp_max", kPercentType, "max (not written)", "cpu.uclamp.max: the group's utilization cap (needs kernel.uclamp.enabled)"},
+      {"cpu_weight", "integer 1..10000", "not written (no level of its own)",
+       "cpu.weight (cgroup v2; 100 = 1024 shares): the group becomes a level of the fair hierarchy "
+       "(CONFIG_FAIR_GROUP_SCHED; for now on one CPU with kernel 6.12, docs/fair_group_sched.md)"},
+      {"cpu_shares", "integer 2..262144", "not written (no level of its own)",
+       "cpu.shares (cgroup v1; 1024 = a nice-0 task's weight); instead of cpu_weight"},
   };
   return decls;
 }
@@ -119,6 +124,25 @@ void load_cgroups(const YamlDoc& doc, const MapReader& top, ScenarioParams& s) {
                      std::string_view(key) == "uclamp_min" ? "cpu.uclamp.min" : "cpu.uclamp.max");
       (std::string_view(key) == "uclamp_min" ? c.uclamp_min_pct : c.uclamp_max_pct) =
           as_uclamp_percent(doc, *v, r.path(key));
+    }
+    // cpu.weight / cpu.shares: ranges as the kernel's writes take them.
+    if (r.has("cpu_weight") && r.has("cpu_shares"))
+      fail(doc, *r.find("cpu_shares"), r.path("cpu_shares"),
+           "give cpu_weight (cgroup v2) or cpu_shares (v1), not both");
+    if (r.has("cpu_weight") || r.has("cpu_shares")) {
+      const YAML::Node& v = *r.find(r.has("cpu_weight") ? "cpu_weight" : "cpu_shares");
+      const std::string key = r.has("cpu_weight") ? "cpu_weight" : "cpu_shares";
+      if (!s.kernel.fair_group_sched)
+        fail(doc, v, r.path(key),
+             fmt::format("{} needs CONFIG_FAIR_GROUP_SCHED: set 'kernel: {{fair_group_sched: true}}'", key));
+      int64_t value = 0;
+      if (key == "cpu_weight") {
+        r.read("cpu_weight", value, 1, 10000);
+        c.cpu_weight = value;
+      } else {
+        r.read("cpu_shares", value, 2, int64_t{1} << 18);
+        c.cpu_shares = value;
+      }
     }
     s.kernel.cgroups.push_back(c);
   }

@@ -213,8 +213,8 @@ const std::vector<ParamDecl>& kernel_params() {
          "the fair server stays started when the CPU's last fair task leaves, until a pick finds none (6.17+; "
          "android16-6.12 and 6.12.92+ backport it)"},
         {"fair_group_sched", "bool", d.fair_group_sched ? "true" : "false",
-         "CONFIG_FAIR_GROUP_SCHED (as GKI builds it), every task in the root cpu cgroup: task_h_load() from the root "
-         "cfs_rq's h_load, a migrating non-fair task's fair signals aged (set_task_rq_fair())"},
+         "CONFIG_FAIR_GROUP_SCHED (as GKI builds it); tasks in the root cpu cgroup unless their cgroup has a cpu weight: "
+         "task_h_load() from the root cfs_rq's h_load, a migrating non-fair task's fair signals aged (set_task_rq_fair())"},
         {"overheads", "map", "-", "costs the model charges (kernel.overheads)"},
         {"cpuidle", "map", "-", "cpuidle governor, its costs and the PM QoS limit (kernel.cpuidle)"},
         {"uclamp", "map", "-", "utilization clamping: CONFIG_UCLAMP_TASK and its sysctls (kernel.uclamp)"},

@@ -86,6 +86,14 @@ struct CfsRq {
   // last ran) and that jiffy (last_h_load_update).
   uint64_t h_load = 0;
   int64_t last_h_load_update = -1;
+  // A group's cfs_rq on one CPU (fair_group.cc): its task group, the group
+  // entity that stands for it one level up (tg->se[cpu], null on the
+  // root), and PELT propagation to that entity (cfs_rq->propagate,
+  // prop_runnable_sum: load attached or detached since the last update).
+  int tg = 0;
+  SchedEntity* se = nullptr;
+  bool propagate = false;
+  int64_t prop_runnable_sum = 0;
 };
 
 // RT run-queue (struct rt_rq): a FIFO per priority and a bitmap.
@@ -260,6 +268,27 @@ class Kernel : public InstantEndHook, public EventHandler {
   // cpu cgroups (CONFIG_UCLAMP_TASK_GROUP; uclamp.h). find_task_group():
   // the index of the group called `name` ("/" = the root, 0), or -1.
   int find_task_group(std::string_view name) const;
+  // CONFIG_FAIR_GROUP_SCHED's hierarchy (fair_group.cc): the cfs_rq a task
+  // of `group` queues on at `cpu` (tg->cfs_rq[cpu]; the root's for a group
+  // with no cpu weight), and the entity standing for a group there
+  // (tg->se[cpu]; null for the root).
+  CfsRq& task_group_cfs_rq(int group, int cpu) {
+    FairGroupRq* g = fair_group_rqs_.empty() ? nullptr : fair_group_rqs_[fair_group_slot(group, cpu)].get();
+    return g ? g->cfs : rqs_[static_cast<size_t>(cpu)]->cfs;
+  }
+  // tg->shares of `group` (scaled by 1024, as the kernel keeps it; 0 for a
+  // group with no cpu weight) and whether any group has one.
+  uint64_t fair_group_shares(int group) const { return fair_group_shares_[static_cast<size_t>(group)]; }
+  bool fair_groups_active() const { return !fair_group_rqs_.empty(); }
+  const std::string& task_group_name(int group) const { return task_groups_[static_cast<size_t>(group)].name; }
+  // set_task_rq(): p's entity joins its group's cfs_rq on `cpu`, under
+  // that group's entity there.
+  void set_task_rq(Task& p, int cpu) {
+    CfsRq& cfs = task_group_cfs_rq(p.task_group, cpu);
+    p.se.cfs_rq = &cfs;
+    p.se.parent = cfs.se;
+    p.se.depth = cfs.se ? cfs.se->depth + 1 : 0;
+  }
   const std::vector<UclampTaskGroup>& task_groups() const { return task_groups_; }
   // cpu_cgroup_attach() -> sched_move_task(): p joins group `group` (a
   // write of its pid to the group's cgroup.procs). A queued task goes
@@ -757,6 +786,16 @@ class Kernel : public InstantEndHook, public EventHandler {
   // sched_create_group() + alloc_uclamp_sched_group(), css_online()'s
   // cpu_util_update_eff(), then the scenario's cpu.uclamp writes).
   void setup_task_groups();
+  // The group entities and cfs_rqs of the groups with a cpu weight
+  // (alloc_fair_sched_group(), init_tg_cfs_entry(), online_fair_sched_group()).
+  void setup_fair_groups();
+  struct FairGroupRq {
+    SchedEntity se;  // tg->se[cpu]
+    CfsRq cfs;       // tg->cfs_rq[cpu]
+  };
+  size_t fair_group_slot(int group, int cpu) const {
+    return static_cast<size_t>(group) * rqs_.size() + static_cast<size_t>(cpu);
+  }
   // cpu_util_update_eff() from `group` down, pre-order.
   void cpu_util_update_eff(int group);
   // uclamp_update_active(): a refcounted task leaves and rejoins its rq's
@@ -865,6 +904,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   UclampSystem uclamp_sys_;       // bucket layout and sysctls
   bool uclamp_used_ = false;      // sched_uclamp_used static key
   std::vector<UclampTaskGroup> task_groups_;  // cpu cgroups; [0] = the root group
+  std::vector<uint64_t> fair_group_shares_;   // per cpu cgroup: tg->shares (scaled), 0 without a cpu weight
+  // [group * nr_cpus + cpu]: set for groups with a cpu weight; empty when none has one.
+  std::vector<std::unique_ptr<FairGroupRq>> fair_group_rqs_;
   bool rd_overutilized_ = false;  // rd->overutilized
   bool rd_overloaded_ = false;    // rd->overloaded
   // add_nr_running(): one more entity on rq; a second one overloads the

@@ -93,6 +93,12 @@ struct KernelParams {
     std::string parent;                      // "" = the root group
     std::optional<int64_t> uclamp_min_pct;   // cpu.uclamp.min in 1/100 %, 0..10000; unset = not written
     std::optional<int64_t> uclamp_max_pct;   // cpu.uclamp.max ("max" = 10000)
+    // cpu.shares (cgroup v1; 2..262144) or cpu.weight (v2; 1..10000, 100 =
+    // 1024 shares), at most one: the group gets its own level of the fair
+    // hierarchy (CONFIG_FAIR_GROUP_SCHED). Without either its tasks queue
+    // on the root cfs_rq, as on Pixels (docs/fair_group_sched.md).
+    std::optional<int64_t> cpu_shares;
+    std::optional<int64_t> cpu_weight;
   };
   std::vector<CpuCgroup> cgroups;
 };

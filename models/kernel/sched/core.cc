@@ -174,6 +174,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   rt_period_timer_ = Timer(sim_.queue(), this, tag(Ev::kRtPeriod, 0), kTierTick);
   setup_uclamp();
   setup_task_groups();
+  setup_fair_groups();
   sim_.set_instant_end_hook(this);
 }
 
@@ -352,7 +353,7 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   p.cpu = 0;
   while (!p.cpus_allowed[p.cpu]) ++p.cpu;
   p.wake_cpu = p.cpu;
-  p.se.cfs_rq = &rq(p.cpu).cfs;
+  set_task_rq(p, p.cpu);
   max_allowed_cap_.push_back(0);
   for (int c = 0; c < nr_cpus(); ++c)
     if (p.cpus_allowed[c]) max_allowed_cap_.back() = std::max(max_allowed_cap_.back(), rqs_[c]->capacity);
@@ -362,7 +363,9 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   lb_detached_.reserve(tasks_.size());
   // Every CPU's fair timeline has room for every task: enqueueing never
   // allocates (the hot loop does not allocate).
-  for (auto& rq : rqs_) rq->cfs.timeline.reserve(tasks_.size());
+  for (auto& rq : rqs_) rq->cfs.timeline.reserve(tasks_.size() + fair_group_rqs_.size());
+  for (auto& g : fair_group_rqs_)
+    if (g) g->cfs.timeline.reserve(tasks_.size() + fair_group_rqs_.size());
   return p;
 }
 
@@ -433,7 +436,7 @@ void Kernel::on_event(uint64_t t) {
       p.recent_used_cpu = p.cpu;
       int cpu = select_task_rq(p, kWfFork);
       p.cpu = p.wake_cpu = cpu;
-      p.se.cfs_rq = &rqs_[cpu]->cfs;
+      set_task_rq(p, cpu);
       Rq& rq = *rqs_[cpu];
       update_rq_clock(rq);
       class_of(p).task_fork(p);
@@ -443,7 +446,7 @@ void Kernel::on_event(uint64_t t) {
       // the cfs_rq's load_avg is not, so the share nearly always exceeds the
       // cap: the task starts at half the spare capacity. 6.12 uses se_weight().
       if (p.sched_class == SchedClassId::kFair)
-        post_init_entity_util_avg(p.se.avg, rq.cfs.avg,
+        post_init_entity_util_avg(p.se.avg, p.se.cfs_rq->avg,
                                   version_.post_init_scale_load ? p.se.weight << kSchedFixedpointShift : p.se.weight,
                                   rq.capacity);
       else
@@ -586,7 +589,7 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
     update_load_avg_blocked_se(rq(p.cpu).cfs.avg.last_update_time, p.se.avg, p.se.weight);
     p.se.avg.last_update_time = rq(cpu).cfs.avg.last_update_time;
   }
-  p.se.cfs_rq = &rq(cpu).cfs;
+  set_task_rq(p, cpu);
   p.cpu = cpu;
 }
 

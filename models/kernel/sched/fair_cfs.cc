@@ -159,7 +159,7 @@ void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
   fair_util_est_enqueue(rq, p);
   // enqueue_task_fair() (6.1): the iowait boost request, after util_est.
   if (p.in_iowait) k_.cpufreq_update_util(rq, kSchedCpufreqIowait);
-  fair_update_load_avg(k_, rq, &p.se, kUpdateTg | kDoAttach);
+  fair_update_load_avg(k_, rq, rq.cfs, &p.se, kUpdateTg | kDoAttach);
   cfs.load_weight += p.se.weight;
   ++cfs.nr_running;
   ++cfs.h_nr_running;
@@ -174,7 +174,7 @@ bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
   CfsRq& cfs = rq.cfs;
   fair_util_est_dequeue(rq, p);
   update_curr(rq);
-  fair_update_load_avg(k_, rq, &p.se, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
+  fair_update_load_avg(k_, rq, rq.cfs, &p.se, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
   clear_buddies(cfs, p.se);
   if (&p.se != cfs.curr) dequeue_from_tree(cfs, p);
   p.se.on_rq = false;
@@ -264,7 +264,7 @@ void CfsClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
   if (prev.se.on_rq) {
     update_curr(rq);
     enqueue_in_tree(cfs, prev);
-    fair_update_load_avg(k_, rq, &prev.se, 0);
+    fair_update_load_avg(k_, rq, rq.cfs, &prev.se, 0);
   }
   cfs.curr = nullptr;
 }
@@ -273,7 +273,7 @@ void CfsClass::set_next_task(Rq& rq, Task& p, bool first) {
   CfsRq& cfs = rq.cfs;
   if (p.se.on_rq) {
     dequeue_from_tree(cfs, p);
-    fair_update_load_avg(k_, rq, &p.se, kUpdateTg);
+    fair_update_load_avg(k_, rq, rq.cfs, &p.se, kUpdateTg);
   }
   p.se.exec_start = k_.clock().count();
   cfs.curr = &p.se;
@@ -289,7 +289,7 @@ void CfsClass::set_next_task(Rq& rq, Task& p, bool first) {
 void CfsClass::task_tick(Rq& rq, Task& curr) {
   CfsRq& cfs = rq.cfs;
   update_curr(rq);
-  fair_update_load_avg(k_, rq, &curr.se, kUpdateTg);
+  fair_update_load_avg(k_, rq, rq.cfs, &curr.se, kUpdateTg);
   update_misfit_status(k_, rq, &curr);
   if (cfs.nr_running <= 1) return;
   int64_t ideal_runtime = sched_slice(cfs, curr);

@@ -1,8 +1,11 @@
 // The fair class as EEVDF, following kernel/sched/fair.c of Linux 6.12
 // (6.6 behaviour by feature switches; 6.18's slice protection where the
 // version says protect_slice: read in a 6.18.y stable tree, so the parts of
-// the 6.19 NEXT_BUDDY rework backported there are not modelled). Single-level cfs_rq: every task
-// in the root cpu cgroup (docs/fair_group_sched.md), no bandwidth control; PELT in fair_pelt.cc.
+// the 6.19 NEXT_BUDDY rework backported there are not modelled). With
+// CONFIG_FAIR_GROUP_SCHED the class walks the group hierarchy (6.12 with
+// weighted cpu cgroups, fair_group.cc): for_each_sched_entity() loops
+// follow se->parent, which is null for every task in the root group. No
+// bandwidth control; PELT in fair_pelt.cc.
 //
 // From 6.8 the kernel keeps queued entities in an augmented rbtree sorted
 // by deadline; run-queues here hold a handful of tasks, so the "tree" is a
@@ -11,10 +14,10 @@
 // the right). 6.6's tree is sorted by vruntime and its pick depends on the
 // tree's shape where deadlines tie: for version 6.6 the entities are also
 // kept in a real red-black tree of that shape (vruntime_tree.h), and
-// pick_eevdf() searches it as 6.6 does. (The model has no group
-// scheduling; 6.6's pick_next_task_fair() with CONFIG_FAIR_GROUP_SCHED, as
-// GKI builds it, picks with curr still in place, as modelled -- without
-// it, prev would go back into the tree before the pick.)
+// pick_eevdf() searches it as 6.6 does. (Groups are not modelled on 6.6;
+// 6.6's pick_next_task_fair() with CONFIG_FAIR_GROUP_SCHED, as GKI builds
+// it, picks with curr still in place, as modelled -- without it, prev
+// would go back into the tree before the pick.)
 #include <algorithm>
 #include <iterator>
 
@@ -93,14 +96,26 @@ class EevdfClass final : public FairClassBase {
   Task* pick_task(Rq& rq) override;
   void put_prev_task(Rq& rq, Task& prev, Task* next) override;
   void set_next_task(Rq& rq, Task& p, bool first) override;
+  // task_tick_fair(): entity_tick() at every level.
   void task_tick(Rq& rq, Task& curr) override {
-    update_curr(rq);  // entity_tick()
-    fair_update_load_avg(k_, rq, &curr.se, kUpdateTg);
+    for (SE* se = &curr.se; se; se = se->parent) {
+      CfsRq& cfs = *se->cfs_rq;
+      update_curr(rq, cfs);
+      fair_update_load_avg(k_, rq, cfs, se, kUpdateTg);
+      update_cfs_group(rq, *se);
+    }
     update_misfit_status(k_, rq, &curr);
   }
   void migrate_task_rq(Task& p, int new_cpu) override { fair_migrate_task_pelt(k_, p); }
-  bool entity_eligible(const Rq& rq, const Task& p) const override { return entity_eligible(rq.cfs, p.se); }
-  void update_curr(Rq& rq) override;
+  bool entity_eligible(const Rq& rq, const Task& p) const override { return entity_eligible(*p.se.cfs_rq, p.se); }
+  // update_curr_fair(): the running task's own cfs_rq only; the levels
+  // above are charged when a walk reaches them.
+  void update_curr(Rq& rq) override {
+    SE* curr = rq.cfs.curr;
+    if (!curr) return;
+    while (curr->my_q && curr->my_q->curr) curr = curr->my_q->curr;
+    update_curr(rq, *curr->cfs_rq);
+  }
   void switched_to(Rq& rq, Task& p) override;
 
  private:
@@ -128,18 +143,69 @@ class EevdfClass final : public FairClassBase {
   SE* pick_first_entity(const CfsRq& cfs) const;
   SE* pick_eevdf(CfsRq& cfs, PickWhy* why);
   SE* pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why);
-  SE* pick_next_entity(Rq& rq);
+  SE* pick_next_entity(Rq& rq, CfsRq& cfs);
   // --log debug: the pick with every candidate's lag and deadline.
-  void explain_pick(const Rq& rq, const char* what, const SE* picked, PickWhy why) const;
+  void explain_pick(const Rq& rq, const CfsRq& cfs, const char* what, const SE* picked, PickWhy why) const;
+  // Who an entity is in logs and decision counts: a task's comm-pid, a
+  // group entity's cgroup.
+  std::string entity_name(const SE& se) const {
+    return se.task ? fmt::format("{}-{}", se.task->comm, se.task->pid)
+                   : fmt::format("cgroup:{}", k_.task_group_name(se.my_q->tg));
+  }
+  void update_curr(Rq& rq, CfsRq& cfs);
   bool update_deadline(SE& se);
   void update_entity_lag(CfsRq& cfs, SE& se);
   void place_entity(CfsRq& cfs, SE& se, int flags);
-  void enqueue_entity(Rq& rq, SE& se, int flags);
-  bool dequeue_entity(Rq& rq, SE& se, int flags);
-  // dequeue_entities(): the entity and the task counts of its cfs_rq;
-  // false when the task stays queued, delayed.
+  void enqueue_entity(Rq& rq, CfsRq& cfs, SE& se, int flags);
+  bool dequeue_entity(Rq& rq, CfsRq& cfs, SE& se, int flags);
+  // dequeue_entities(): the entity and, while their cfs_rqs empty, its
+  // ancestors, with the task counts of every level; false when the task
+  // stays queued, delayed.
   bool dequeue_entities(Rq& rq, SE& se, int flags);
   void requeue_delayed_entity(Rq& rq, SE& se);
+  void update_ancestors(Rq& rq, SE* se, int64_t slice, int h_nr_running, int idle_h_nr_running, int h_nr_delayed);
+  void put_prev_entity(Rq& rq, CfsRq& cfs, SE& se);
+  void set_next_entity(Rq& rq, CfsRq& cfs, SE& se, bool first);
+  // set_delayed() / clear_delayed(): a task's flag and the h_nr_delayed
+  // of every level above it; a group entity's flag alone ("delayed se of
+  // cfs_rq have no tasks queued on them").
+  static void set_delayed(SE& se) {
+    se.sched_delayed = true;
+    if (se.my_q) return;
+    for (SE* e = &se; e; e = e->parent) ++e->cfs_rq->h_nr_delayed;
+  }
+  static void clear_delayed(SE& se) {
+    se.sched_delayed = false;
+    if (se.my_q) return;
+    for (SE* e = &se; e; e = e->parent) --e->cfs_rq->h_nr_delayed;
+  }
+  // se_is_idle(): a SCHED_IDLE task (no cpu.idle groups are modelled).
+  static bool se_is_idle(const SE& se) { return se.task && se.task->policy == Policy::kIdle; }
+  // set_next_buddy(): the entity and its ancestors become their cfs_rqs'
+  // next buddies, up to an idle one.
+  static void set_next_buddy(SE* se) {
+    for (; se; se = se->parent) {
+      if (!se->on_rq || se_is_idle(*se)) return;
+      se->cfs_rq->next = se;
+    }
+  }
+  // clear_buddies() / __clear_buddies_next() (6.6+: only the next buddy):
+  // up the hierarchy while each level's next is the entity's ancestor.
+  static void clear_buddies(CfsRq& cfs, SE& se) {
+    if (cfs.next != &se) return;
+    cfs.next = nullptr;
+    for (SE* e = se.parent; e && e->cfs_rq->next == e; e = e->parent) e->cfs_rq->next = nullptr;
+  }
+  // se_update_runnable(): a group entity's runnable_weight.
+  static void se_update_runnable(SE& se) {
+    if (se.my_q) se.runnable_weight = static_cast<uint32_t>(se.my_q->h_nr_running - se.my_q->h_nr_delayed);
+  }
+  // update_cfs_group() with calc_group_shares() on one CPU, where the
+  // group's load is all on this cfs_rq (tg_weight == load): the group's
+  // shares, or MIN_SHARES for a group whose load has decayed to nothing.
+  void update_cfs_group(Rq& rq, SE& se);
+  // reweight_entity(): a new weight, lag and relative deadline rescaled.
+  void reweight_entity(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight);
   bool do_preempt_short(const CfsRq& cfs, const SE& pse, const SE& se) const;
   // 6.17+ slice protection (se->vprot).
   bool protect_mode() const { return k_.protect_slice_semantics(); }
@@ -148,6 +214,9 @@ class EevdfClass final : public FairClassBase {
   void set_protect_slice(CfsRq& cfs, SE& se);
   void update_protect_slice(CfsRq& cfs, SE& se);
   bool did_preempt_short(const CfsRq& cfs, const SE& curr) const;
+  // Set by put_prev_task()'s partial switch: the task whose entities it
+  // already set as curr at every level.
+  const Task* next_levels_set_ = nullptr;
 };
 
 // The sums behind V: the tree's sum((v - v0) * w) and sum(w), plus curr's
@@ -311,14 +380,14 @@ SE* EevdfClass::pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why) {
   return best;
 }
 
-void EevdfClass::explain_pick(const Rq& rq, const char* what, const SE* picked, PickWhy why) const {
-  const CfsRq& cfs = rq.cfs;
+void EevdfClass::explain_pick(const Rq& rq, const CfsRq& cfs, const char* what, const SE* picked,
+                              PickWhy why) const {
   const int64_t v = avg_vruntime(cfs);
   fmt::memory_buffer out;
   auto entity = [&](const SE& se, bool is_curr) {
-    fmt::format_to(std::back_inserter(out), "{}{}-{}{} lag {:+.1f} dl {:+.1f}{}", out.size() ? ", " : "",
-                   se.task->comm, se.task->pid, is_curr ? " (curr)" : "", (v - se.vruntime) / 1e3,
-                   (se.deadline - v) / 1e3, entity_eligible(cfs, se) ? "" : " ineligible");
+    fmt::format_to(std::back_inserter(out), "{}{}{} lag {:+.1f} dl {:+.1f}{}", out.size() ? ", " : "",
+                   entity_name(se), is_curr ? " (curr)" : "", (v - se.vruntime) / 1e3, (se.deadline - v) / 1e3,
+                   entity_eligible(cfs, se) ? "" : " ineligible");
   };
   if (cfs.curr && cfs.curr->on_rq) entity(*cfs.curr, true);
   for (const SE* t : cfs.timeline) entity(*t, false);
@@ -342,8 +411,9 @@ void EevdfClass::explain_pick(const Rq& rq, const char* what, const SE* picked, 
     fmt::format_to(std::back_inserter(tree), "; 6.6 tree by vruntime: ");
     walk(walk, cfs.vruntime_tree.root());
   }
-  SL_DEBUG("{:.6f} cpu{} {} -> {}-{}: {} [vs V, virtual us: {}{}]", k_.clock().to_s(), rq.cpu, what,
-           picked->task->comm, picked->task->pid, pick_why_text(why), fmt::to_string(out), fmt::to_string(tree));
+  SL_DEBUG("{:.6f} cpu{} {}{} -> {}: {} [vs V, virtual us: {}{}]", k_.clock().to_s(), rq.cpu, what,
+           cfs.se ? fmt::format(" in cgroup:{}", k_.task_group_name(cfs.tg)) : std::string(), entity_name(*picked),
+           pick_why_text(why), fmt::to_string(out), fmt::to_string(tree));
 }
 
 // update_deadline(): once vruntime passes the deadline, request a new
@@ -355,9 +425,9 @@ bool EevdfClass::update_deadline(SE& se) {
   return true;
 }
 
-// update_curr(): charge the running entity its runtime in virtual time.
-void EevdfClass::update_curr(Rq& rq) {
-  CfsRq& cfs = rq.cfs;
+// update_curr(): charge the running entity of this cfs_rq its runtime in
+// virtual time (a group entity at its own weight).
+void EevdfClass::update_curr(Rq& rq, CfsRq& cfs) {
   SE* curr = cfs.curr;
   if (!curr) return;
   int64_t now = k_.clock().count();
@@ -368,7 +438,7 @@ void EevdfClass::update_curr(Rq& rq) {
   curr->vruntime += vdelta(*curr, delta);
   bool resched = update_deadline(*curr);
   update_min_vruntime(cfs);
-  k_.fair_server_account(rq, delta);
+  if (!curr->my_q) k_.fair_server_account(rq, delta);
   if (cfs.nr_running == 1) return;
   // 6.17+: once the protected slice is used, every update asks for a pick.
   if (resched || (protect_mode() ? !protect_slice(*curr) : did_preempt_short(cfs, *curr))) {
@@ -414,14 +484,15 @@ void EevdfClass::place_entity(CfsRq& cfs, SE& se, int flags) {
   se.deadline = se.vruntime + vslice;
 }
 
-void EevdfClass::enqueue_entity(Rq& rq, SE& se, int flags) {
-  CfsRq& cfs = rq.cfs;
+void EevdfClass::enqueue_entity(Rq& rq, CfsRq& cfs, SE& se, int flags) {
   bool is_curr = cfs.curr == &se;
   // The current entity is placed before update_curr() so its own runtime
   // does not move V under it.
   if (is_curr) place_entity(cfs, se, flags);
-  update_curr(rq);
-  fair_update_load_avg(k_, rq, &se, kUpdateTg | kDoAttach);
+  update_curr(rq, cfs);
+  fair_update_load_avg(k_, rq, cfs, &se, kUpdateTg | kDoAttach);
+  se_update_runnable(se);
+  update_cfs_group(rq, se);  // a group entity is reweighted before it is placed
   if (!is_curr) place_entity(cfs, se, flags);
   cfs.load_weight += se.weight;
   ++cfs.nr_running;  // account_entity_enqueue()
@@ -432,10 +503,10 @@ void EevdfClass::enqueue_entity(Rq& rq, SE& se, int flags) {
   se.on_rq = true;
 }
 
-// requeue_delayed_entity(): a delayed (blocked but still queued) task is
-// woken; with DELAY_ZERO positive lag is dropped and the task re-placed.
+// requeue_delayed_entity(): a delayed (blocked but still queued) entity is
+// woken; with DELAY_ZERO positive lag is dropped and it is re-placed.
 void EevdfClass::requeue_delayed_entity(Rq& rq, SE& se) {
-  CfsRq& cfs = rq.cfs;
+  CfsRq& cfs = *se.cfs_rq;
   if (feat(SchedFeat::kDelayZero)) {
     update_entity_lag(cfs, se);
     if (se.vlag > 0) {
@@ -447,11 +518,13 @@ void EevdfClass::requeue_delayed_entity(Rq& rq, SE& se) {
       ++cfs.nr_running;
     }
   }
-  fair_update_load_avg(k_, rq, &se, 0);
-  se.sched_delayed = false;  // clear_delayed()
-  --cfs.h_nr_delayed;
+  fair_update_load_avg(k_, rq, cfs, &se, 0);
+  clear_delayed(se);
 }
 
+// enqueue_task_fair(): the task, then each ancestor not yet queued (a
+// group entity takes the smallest slice queued below it, and is placed as
+// a wake-up); then the queued ancestors' signals and counts.
 void EevdfClass::enqueue_task(Rq& rq, Task& p, int flags) {
   if (!(p.se.sched_delayed && (flags & (kEnqueueRestore | kEnqueueMigrated)))) fair_util_est_enqueue(rq, p);
   if (flags & kEnqueueDelayed) {
@@ -465,32 +538,66 @@ void EevdfClass::enqueue_task(Rq& rq, Task& p, int flags) {
     if (p.se.sched_delayed) requeue_delayed_entity(rq, p.se);
     return;
   }
-  enqueue_entity(rq, p.se, flags);
-  CfsRq& cfs = rq.cfs;
-  ++cfs.h_nr_running;
-  if (p.policy == Policy::kIdle) ++cfs.idle_h_nr_running;
-  if (p.se.sched_delayed) ++cfs.h_nr_delayed;  // back from a change, still delayed
+  const int idle_h_nr_running = p.policy == Policy::kIdle ? 1 : 0;
+  // Back from a change, still delayed (a wake-up requeues it instead).
+  const int h_nr_delayed = !(flags & kEnqueueWakeup) && p.se.sched_delayed ? 1 : 0;
+  int64_t slice = 0;
+  SE* se = &p.se;
+  for (; se; se = se->parent) {
+    if (se->on_rq) {
+      if (se->sched_delayed) requeue_delayed_entity(rq, *se);
+      break;
+    }
+    CfsRq& cfs = *se->cfs_rq;
+    if (slice) {
+      se->slice = slice;
+      se->custom_slice = true;
+    }
+    enqueue_entity(rq, cfs, *se, flags);
+    if (se->parent) slice = cfs_rq_min_slice(cfs, nullptr);
+    ++cfs.h_nr_running;
+    cfs.idle_h_nr_running += idle_h_nr_running;
+    cfs.h_nr_delayed += h_nr_delayed;
+    flags = kEnqueueWakeup;
+  }
+  if (se) update_ancestors(rq, se, slice, 1, idle_h_nr_running, h_nr_delayed);
+}
+
+// The second walk of enqueue_task_fair() and dequeue_entities(): the
+// ancestors that stay queued take their cfs_rq's new state (PELT, runnable
+// weight, group weight, smallest slice) and the change in task counts.
+void EevdfClass::update_ancestors(Rq& rq, SE* se, int64_t slice, int h_nr_running, int idle_h_nr_running,
+                                  int h_nr_delayed) {
+  for (; se; se = se->parent) {
+    CfsRq& cfs = *se->cfs_rq;
+    fair_update_load_avg(k_, rq, cfs, se, kUpdateTg);
+    se_update_runnable(*se);
+    update_cfs_group(rq, *se);
+    se->slice = slice;
+    slice = cfs_rq_min_slice(cfs, nullptr);
+    cfs.h_nr_running += h_nr_running;
+    cfs.idle_h_nr_running += idle_h_nr_running;
+    cfs.h_nr_delayed += h_nr_delayed;
+  }
 }
 
 // dequeue_entity(): with DELAY_DEQUEUE a sleeping entity that is not
 // eligible (negative lag) stays queued, "delayed", so it cannot shed its
 // debt by sleeping; it leaves when picked or when its lag is paid.
-bool EevdfClass::dequeue_entity(Rq& rq, SE& se, int flags) {
-  CfsRq& cfs = rq.cfs;
+bool EevdfClass::dequeue_entity(Rq& rq, CfsRq& cfs, SE& se, int flags) {
   bool sleep = flags & kDequeueSleep;
-  update_curr(rq);
+  update_curr(rq, cfs);
+  clear_buddies(cfs, se);
   if (!(flags & kDequeueDelayed)) {
     bool delay = sleep && !(flags & kDequeueSpecial);
     if (feat(SchedFeat::kDelayDequeue) && delay && !entity_eligible(cfs, se)) {
-      if (cfs.next == &se) cfs.next = nullptr;
-      fair_update_load_avg(k_, rq, &se, 0);
-      se.sched_delayed = true;  // set_delayed()
-      ++cfs.h_nr_delayed;
+      fair_update_load_avg(k_, rq, cfs, &se, 0);
+      set_delayed(se);
       return false;
     }
   }
-  fair_update_load_avg(k_, rq, &se, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
-  clear_buddies(cfs, se);
+  fair_update_load_avg(k_, rq, cfs, &se, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
+  se_update_runnable(se);
   update_entity_lag(cfs, se);
   if (feat(SchedFeat::kPlaceRelDeadline) && !sleep) {
     se.deadline -= se.vruntime;
@@ -500,28 +607,55 @@ bool EevdfClass::dequeue_entity(Rq& rq, SE& se, int flags) {
   se.on_rq = false;
   cfs.load_weight -= se.weight;
   --cfs.nr_running;  // account_entity_dequeue()
+  update_cfs_group(rq, se);
   // Advance min_vruntime unless the entity comes straight back
   // (DEQUEUE_SAVE without DEQUEUE_MOVE).
   if ((flags & (kDequeueSave | kDequeueMove)) != kDequeueSave) update_min_vruntime(cfs);
   if (flags & kDequeueDelayed) {
     // finish_delayed_dequeue_entity()
-    se.sched_delayed = false;  // clear_delayed()
-    --cfs.h_nr_delayed;
+    clear_delayed(se);
     if (feat(SchedFeat::kDelayZero) && se.vlag > 0) se.vlag = 0;
   }
   return true;
 }
 
-bool EevdfClass::dequeue_entities(Rq& rq, SE& se, int flags) {
-  const Task& p = *se.task;
-  // A delayed task leaving for a change (DEQUEUE_SAVE) or a migration stays
-  // delayed; it leaves the count of delayed entities until it is back.
-  const bool delayed_leaves = se.sched_delayed && !(flags & (kDequeueSleep | kDequeueDelayed));
-  if (!dequeue_entity(rq, se, flags)) return false;
-  CfsRq& cfs = rq.cfs;
-  --cfs.h_nr_running;
-  if (p.policy == Policy::kIdle) --cfs.idle_h_nr_running;
-  if (delayed_leaves) --cfs.h_nr_delayed;
+bool EevdfClass::dequeue_entities(Rq& rq, SE& entity, int flags) {
+  Task* const p = entity.my_q ? nullptr : entity.task;
+  int h_nr_running = 0, idle_h_nr_running = 0, h_nr_delayed = 0;
+  int64_t slice = 0;
+  const bool task_sleep = flags & kDequeueSleep;
+  if (p) {
+    h_nr_running = 1;
+    idle_h_nr_running = p->policy == Policy::kIdle ? 1 : 0;
+    // A delayed task leaving for a change (DEQUEUE_SAVE) or a migration
+    // stays delayed; it leaves the counts of delayed tasks until it is back.
+    if (!(flags & (kDequeueSleep | kDequeueDelayed))) h_nr_delayed = entity.sched_delayed ? 1 : 0;
+  } else {
+    slice = cfs_rq_min_slice(*entity.my_q, nullptr);
+  }
+  SE* se = &entity;
+  while (se) {
+    CfsRq& cfs = *se->cfs_rq;
+    if (!dequeue_entity(rq, cfs, *se, flags)) {
+      if (p && se == &p->se) return false;
+      break;  // a group entity stays queued, delayed; the second walk starts at it
+    }
+    cfs.h_nr_running -= h_nr_running;
+    cfs.idle_h_nr_running -= idle_h_nr_running;
+    cfs.h_nr_delayed -= h_nr_delayed;
+    // Don't dequeue the parent if it has other entities besides this one.
+    if (cfs.load_weight) {
+      if (se->parent) slice = cfs_rq_min_slice(cfs, nullptr);
+      se = se->parent;
+      // Bias the pick to this group: p slept within its slice.
+      if (task_sleep && se) set_next_buddy(se);
+      break;
+    }
+    flags |= kDequeueSleep;
+    flags &= ~(kDequeueDelayed | kDequeueSpecial);
+    se = se->parent;
+  }
+  if (se) update_ancestors(rq, se, slice, -h_nr_running, -idle_h_nr_running, -h_nr_delayed);
   return true;
 }
 
@@ -549,10 +683,10 @@ bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
 
 // pick_next_entity(): the next buddy if eligible (under PICK_BUDDY from
 // 6.12, NEXT_BUDDY before), else EEVDF; a delayed entity that comes up is
-// dequeued for good instead (and the pick retried). 6.17+ takes the buddy
-// inside pick_eevdf() (protect_slice()).
-SE* EevdfClass::pick_next_entity(Rq& rq) {
-  CfsRq& cfs = rq.cfs;
+// dequeued for good instead (and the pick retried): a task then blocks, a
+// group entity just leaves. 6.17+ takes the buddy inside pick_eevdf()
+// (protect_slice()).
+SE* EevdfClass::pick_next_entity(Rq& rq, CfsRq& cfs) {
   PickWhy why;
   SE* se;
   const bool buddy_pick = feat(k_.pick_buddy_switch() ? SchedFeat::kPickBuddy : SchedFeat::kNextBuddy);
@@ -564,62 +698,160 @@ SE* EevdfClass::pick_next_entity(Rq& rq) {
   }
   if (se && cfs.nr_running > 1) {
     if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
-      explain_pick(rq, "pick_eevdf", se, why);
-    k_.count_decision(Kernel::Decision::kPick, se->task->group,
+      explain_pick(rq, cfs, "pick_eevdf", se, why);
+    // (The counts keep the group name by reference: a cgroup's name lives
+    // as long as the kernel.)
+    k_.count_decision(Kernel::Decision::kPick, se->task ? se->task->group : k_.task_group_name(se->my_q->tg),
                       se->sched_delayed ? "a delayed entity (DELAY_DEQUEUE) came up: dequeued for good, pick again"
                                         : pick_why_text(why));
   }
   if (se && se->sched_delayed) {
-    Task& p = *se->task;
-    SL_DEBUG("{:.6f} cpu{} {}-{} is delayed (DELAY_DEQUEUE): dequeued now, pick again", k_.clock().to_s(), rq.cpu,
-             p.comm, p.pid);
+    SL_DEBUG("{:.6f} cpu{} {} is delayed (DELAY_DEQUEUE): dequeued now, pick again", k_.clock().to_s(), rq.cpu,
+             entity_name(*se));
+    Task* const p = se->my_q ? nullptr : se->task;
     dequeue_entities(rq, *se, kDequeueSleep | kDequeueDelayed);
-    k_.block_task(rq, p);
+    if (p) k_.block_task(rq, *p);
     return nullptr;
   }
   return se;
 }
 
+// pick_task_fair(): down the hierarchy from the root, each level's pick;
+// a delayed entity dequeued on the way starts it again.
 Task* EevdfClass::pick_task(Rq& rq) {
-  CfsRq& cfs = rq.cfs;
   for (;;) {
-    if (!cfs.nr_running) return nullptr;
-    if (cfs.curr && cfs.curr->on_rq) update_curr(rq);
-    if (SE* se = pick_next_entity(rq)) return se->task;
+    CfsRq* cfs = &rq.cfs;
+    if (!cfs->nr_running) return nullptr;
+    SE* se;
+    do {
+      if (cfs->curr && cfs->curr->on_rq) update_curr(rq, *cfs);
+      se = pick_next_entity(rq, *cfs);
+      if (!se) break;
+      cfs = se->my_q;
+    } while (cfs);
+    if (se) return se->task;
   }
 }
 
 // put_prev_entity(): the outgoing entity goes back into the tree if queued.
-void EevdfClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
-  CfsRq& cfs = rq.cfs;
-  SE& se = prev.se;
+void EevdfClass::put_prev_entity(Rq& rq, CfsRq& cfs, SE& se) {
   if (se.on_rq) {
-    update_curr(rq);
+    update_curr(rq, cfs);
     enqueue_in_tree(cfs, se);
-    fair_update_load_avg(k_, rq, &se, 0);
+    fair_update_load_avg(k_, rq, cfs, &se, 0);
   }
   cfs.curr = nullptr;
 }
 
 // set_next_entity(): curr leaves the tree; its deadline is stashed in vlag
 // (the RUN_TO_PARITY marker).
-void EevdfClass::set_next_task(Rq& rq, Task& p, bool first) {
-  CfsRq& cfs = rq.cfs;
-  SE& se = p.se;
+void EevdfClass::set_next_entity(Rq& rq, CfsRq& cfs, SE& se, bool first) {
   clear_buddies(cfs, se);
   if (se.on_rq) {
     dequeue_from_tree(cfs, se);
-    fair_update_load_avg(k_, rq, &se, kUpdateTg);
+    fair_update_load_avg(k_, rq, cfs, &se, kUpdateTg);
     if (!protect_mode()) se.vlag = se.deadline;
   }
   if (protect_mode() && first) set_protect_slice(cfs, se);
   se.exec_start = k_.clock().count();
   cfs.curr = &se;
   se.prev_sum_exec_runtime = se.sum_exec_runtime;
+}
+
+// put_prev_task_fair(), or -- prev and next both fair, next another task,
+// and groups in play -- pick_next_task_fair()'s partial switch: put and
+// set only the levels below the cfs_rq the two hierarchies share, then
+// the entities they have there. Ancestors common to both are left alone
+// (their tree place, PELT and RUN_TO_PARITY stash). set_next_task() then
+// has only __set_next_task_fair() left to do.
+void EevdfClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
+  if (!prev.se.parent && !(next && next->se.parent)) {  // both in the root group: one level
+    put_prev_entity(rq, *prev.se.cfs_rq, prev.se);
+    return;
+  }
+  if (next && next != &prev && next->sched_class == SchedClassId::kFair && (prev.se.depth || next->se.depth)) {
+    SE* se = &next->se;
+    SE* pse = &prev.se;
+    CfsRq* cfs;
+    while ((cfs = se->cfs_rq) != pse->cfs_rq) {  // !is_same_group()
+      const int se_depth = se->depth, pse_depth = pse->depth;
+      if (se_depth <= pse_depth) {
+        put_prev_entity(rq, *pse->cfs_rq, *pse);
+        pse = pse->parent;
+      }
+      if (se_depth >= pse_depth) {
+        set_next_entity(rq, *se->cfs_rq, *se, true);
+        se = se->parent;
+      }
+    }
+    put_prev_entity(rq, *cfs, *pse);
+    set_next_entity(rq, *cfs, *se, true);
+    next_levels_set_ = next;
+    return;
+  }
+  for (SE* se = &prev.se; se; se = se->parent) put_prev_entity(rq, *se->cfs_rq, *se);
+}
+
+// set_next_task_fair(): set_next_entity() at every level (unless
+// put_prev_task() switched them), then __set_next_task_fair().
+void EevdfClass::set_next_task(Rq& rq, Task& p, bool first) {
+  if (next_levels_set_ == &p)
+    next_levels_set_ = nullptr;
+  else
+    for (SE* se = &p.se; se; se = se->parent) set_next_entity(rq, *se->cfs_rq, *se, first);
   // __set_next_task_fair(): a queued task picked moves to the head of
   // cfs_tasks (the list is most recently used first).
-  if (se.on_rq) k_.cfs_tasks_move_to_head(p);
+  if (p.se.on_rq) k_.cfs_tasks_move_to_head(p);
   if (first) update_misfit_status(k_, rq, &p);
+}
+
+void EevdfClass::update_cfs_group(Rq& rq, SE& se) {
+  CfsRq* gcfs = se.my_q;
+  // "When a group becomes empty, preserve its weight" (DELAY_DEQUEUE).
+  if (!gcfs || !gcfs->load_weight) return;
+  // calc_group_shares(): tg_shares * load / tg_weight, where on one CPU
+  // tg_weight == load: the group's shares. Shares here are whole
+  // multiples of 1024 (cpu.shares and cpu.weight give no finer), so the
+  // scaled-down weight compares as the kernel's scaled one does.
+  const uint64_t weight = std::max<uint64_t>(k_.fair_group_shares(gcfs->tg) >> kSchedFixedpointShift, 2);
+  if (se.weight != weight) reweight_entity(rq, *se.cfs_rq, se, weight);
+}
+
+// reweight_entity() with reweight_eevdf() (6.12.19): a queued entity keeps
+// its lag (clamped as entity_lag() does) and its virtual deadline's
+// distance from V, both scaled by old/new weight; a dequeued one its vlag.
+void EevdfClass::reweight_entity(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight) {
+  const bool is_curr = cfs.curr == &se;
+  const int64_t old_weight = static_cast<int64_t>(se.weight);
+  const auto rescale = [&](int64_t v) {  // div_s64(v * old_weight, weight)
+    return static_cast<int64_t>(static_cast<__int128>(v) * old_weight / static_cast<int64_t>(weight));
+  };
+  int64_t avruntime = 0;
+  if (se.on_rq) {
+    update_curr(rq, cfs);  // commit outstanding execution time
+    avruntime = avg_vruntime(cfs);
+    if (!is_curr) dequeue_from_tree(cfs, se);
+    cfs.load_weight -= se.weight;
+  }
+  dequeue_load_avg(cfs.avg, se.avg, se.weight);
+  if (se.on_rq) {
+    if (avruntime != se.vruntime) {
+      const int64_t limit = vdelta(se, std::max<int64_t>(2 * se.slice, k_.tick_nsec().count()));
+      se.vruntime = avruntime - rescale(std::clamp(avruntime - se.vruntime, -limit, limit));
+    }
+    se.deadline = avruntime + rescale(se.deadline - avruntime);
+  } else {
+    se.vlag = rescale(se.vlag);
+  }
+  se.weight = weight;
+  se.inv_weight = 0xFFFFFFFFu / static_cast<uint32_t>(weight);  // __update_inv_weight(): WMULT_CONST / w
+  se.avg.load_avg = se.weight * se.avg.load_sum / get_pelt_divider(se.avg);
+  enqueue_load_avg(cfs.avg, se.avg, se.weight);
+  if (se.on_rq) {
+    cfs.load_weight += se.weight;
+    if (!is_curr) enqueue_in_tree(cfs, se);
+    update_min_vruntime(cfs);
+  }
 }
 
 // cfs_rq_min_slice(): the smallest slice among queued entities (and `also`).
@@ -651,11 +883,11 @@ void EevdfClass::update_protect_slice(CfsRq& cfs, SE& se) {
 // yield_task_fair(): push the deadline one slice out; from 6.17 an
 // eligible yielder gives up the rest of its slice in vruntime too.
 void EevdfClass::yield_task(Rq& rq) {
-  CfsRq& cfs = rq.cfs;
-  SE* curr = cfs.curr;
-  if (!curr || rq.nr_running == 1) return;
+  if (!rq.cfs.curr || rq.nr_running == 1) return;
+  SE* curr = &rq.curr->se;  // at the task's own level only
+  CfsRq& cfs = *curr->cfs_rq;
   clear_buddies(cfs, *curr);
-  update_curr(rq);
+  update_curr(rq, cfs);
   if (protect_mode()) {
     if (entity_eligible(cfs, *curr)) {
       curr->vruntime = curr->deadline;
@@ -685,17 +917,26 @@ bool EevdfClass::did_preempt_short(const CfsRq& cfs, const SE& curr) const {
 void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   Task& curr = *rq.curr;
   if (&curr == &p) return;
-  CfsRq& cfs = rq.cfs;
   // set_next_buddy() never nominates a SCHED_IDLE entity (se_is_idle()).
-  if (feat(SchedFeat::kNextBuddy) && !(wake_flags & kWfFork) && !p.se.sched_delayed && p.policy != Policy::kIdle)
-    cfs.next = &p.se;
+  if (feat(SchedFeat::kNextBuddy) && !(wake_flags & kWfFork) && !p.se.sched_delayed) set_next_buddy(&p.se);
   if (rq.need_resched) return;
   if (!feat(SchedFeat::kWakeupPreemption)) {
     k_.note_why("eevdf: WAKEUP_PREEMPTION is off");
     return;
   }
-  bool curr_idle = curr.policy == Policy::kIdle;
-  bool p_idle = p.policy == Policy::kIdle;
+  // find_matching_se(): compare the two at the level where their
+  // hierarchies meet (siblings on one cfs_rq).
+  SE* se = &curr.se;
+  SE* pse = &p.se;
+  while (se->depth > pse->depth) se = se->parent;
+  while (pse->depth > se->depth) pse = pse->parent;
+  while (se->cfs_rq != pse->cfs_rq) {
+    se = se->parent;
+    pse = pse->parent;
+  }
+  CfsRq& cfs = *se->cfs_rq;
+  bool curr_idle = se_is_idle(*se);
+  bool p_idle = se_is_idle(*pse);
   // A non-idle entity preempts an idle one, never the reverse.
   if (curr_idle && !p_idle) {
     k_.note_why("eevdf: a non-idle task preempts a SCHED_IDLE one");
@@ -711,28 +952,27 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
     k_.note_why("eevdf: a SCHED_BATCH or SCHED_IDLE wakee does not preempt (only SCHED_NORMAL does)");
     return;
   }
-  update_curr(rq);
-  SE& se = curr.se;
+  update_curr(rq, cfs);
   // A shorter-slice waker cancels current's RUN_TO_PARITY protection.
-  if (do_preempt_short(cfs, p.se, se)) {
+  if (do_preempt_short(cfs, *pse, *se)) {
     if (protect_mode()) {
-      if (protect_slice(se)) se.vprot = se.vruntime;  // cancel_protect_slice()
-    } else if (se.vlag == se.deadline) {
-      se.vlag = se.deadline + 1;
+      if (protect_slice(*se)) se->vprot = se->vruntime;  // cancel_protect_slice()
+    } else if (se->vlag == se->deadline) {
+      se->vlag = se->deadline + 1;
     }
   }
   PickWhy why;
   SE* const pick = pick_eevdf(cfs, &why);
   if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
-    explain_pick(rq, "wakeup_preempt: pick_eevdf", pick, why);
-  if (pick == &p.se) {
+    explain_pick(rq, cfs, "wakeup_preempt: pick_eevdf", pick, why);
+  if (pick == pse) {
     k_.note_why("eevdf: the wakee is pick_eevdf()'s choice");
     k_.resched_curr_lazy(rq);
     return;
   }
   // (update_curr() above may have asked for a pick itself: its reason stands.)
   if (!rq.need_resched && !rq.need_resched_lazy) k_.note_why(not_chosen_text(why));
-  if (protect_mode() && feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, se);
+  if (protect_mode() && feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, *se);
 }
 
 // switched_to_fair(): a task that became fair (PI unboost) joins the

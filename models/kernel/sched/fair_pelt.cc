@@ -11,32 +11,63 @@ namespace schedlab {
 // (!delta) return 0;"); the same test here skips the call.
 static inline bool pelt_unit_elapsed(uint64_t now, const SchedAvg& sa) { return now - sa.last_update_time >= 1024; }
 
-bool fair_update_cfs_rq_load_avg(Rq& rq) {
-  // update_cfs_rq_load_avg(): removed load first, then the sums.
-  const uint64_t now = rq.pelt.rq_clock_pelt();
-  const CfsRq& cfs = rq.cfs;
-  if (!rq.cfs.removed.nr && !pelt_unit_elapsed(now, rq.cfs.avg)) return false;
-  return update_cfs_rq_load_avg(now, rq.cfs.avg, rq.cfs.removed, cfs.load_weight,
+// update_cfs_rq_load_avg(): removed load first, then the sums.
+static bool update_cfs_rq(CfsRq& cfs, uint64_t now) {
+  if (!cfs.removed.nr && !pelt_unit_elapsed(now, cfs.avg)) return false;
+  return update_cfs_rq_load_avg(now, cfs.avg, cfs.removed, cfs.load_weight,
                                 static_cast<uint64_t>(cfs.h_nr_running - cfs.h_nr_delayed), cfs.curr != nullptr);
 }
 
-void fair_update_load_avg(Kernel& k, Rq& rq, SchedEntity* se, int flags) {
+bool fair_update_cfs_rq_load_avg(Rq& rq) { return update_cfs_rq(rq.cfs, rq.pelt.rq_clock_pelt()); }
+
+// add_tg_cfs_propagate(): load attached to or detached from a group's
+// cfs_rq is to reach its group entity (nothing above the root).
+static void add_tg_cfs_propagate(CfsRq& cfs, int64_t runnable_sum) {
+  if (!cfs.se) return;
+  cfs.propagate = true;
+  cfs.prop_runnable_sum += runnable_sum;
+}
+
+// propagate_entity_load_avg(): a group entity takes on what changed in
+// its own cfs_rq, and passes it on to the cfs_rq it is queued on.
+static bool propagate_entity_load_avg(CfsRq& cfs, SchedEntity& se) {
+  CfsRq& gcfs = *se.my_q;
+  if (!gcfs.propagate) return false;
+  gcfs.propagate = false;
+  add_tg_cfs_propagate(cfs, gcfs.prop_runnable_sum);
+  update_tg_cfs_util(cfs.avg, se.avg, gcfs.avg);
+  update_tg_cfs_runnable(cfs.avg, se.avg, gcfs.avg);
+  update_tg_cfs_load(cfs.avg, se.avg, gcfs.avg, gcfs.prop_runnable_sum, se.weight, gcfs.load_weight);
+  return true;
+}
+
+void fair_update_load_avg(Kernel& k, Rq& rq, CfsRq& cfs, SchedEntity* se, int flags) {
   const uint64_t now = rq.pelt.rq_clock_pelt();
-  CfsRq& cfs = rq.cfs;
   if (se && se->avg.last_update_time && !(flags & kSkipAgeLoad) && pelt_unit_elapsed(now, se->avg)) {
-    uint64_t runnable = se->sched_delayed ? 0 : (se->on_rq ? 1 : 0);
+    // se_runnable(): a group entity is as runnable as its queued tasks.
+    const uint64_t runnable = se->sched_delayed ? 0 : se->my_q ? se->runnable_weight : (se->on_rq ? 1 : 0);
     update_load_avg_se(now, se->avg, se->weight, se->on_rq, runnable, cfs.curr == se);
   }
-  bool decayed = fair_update_cfs_rq_load_avg(rq);
+  bool decayed = update_cfs_rq(cfs, now);
+  if (se && se->my_q) decayed |= propagate_entity_load_avg(cfs, *se);
   if (se && !se->avg.last_update_time && (flags & kDoAttach)) {
-    attach_entity_load_avg(rq.cfs.avg, se->avg, se->weight);
+    attach_entity_load_avg(cfs.avg, se->avg, se->weight);
+    add_tg_cfs_propagate(cfs, static_cast<int64_t>(se->avg.load_sum));
     decayed = true;
   } else if (se && (flags & kDoDetach)) {
-    detach_entity_load_avg(rq.cfs.avg, se->avg, se->weight);
+    detach_entity_load_avg(cfs.avg, se->avg, se->weight);
+    add_tg_cfs_propagate(cfs, -static_cast<int64_t>(se->avg.load_sum));
     se->avg.last_update_time = 0;
     decayed = true;
   }
-  if (decayed) k.cpufreq_update_util(rq, 0);
+  // cfs_rq_util_change(): only the root cfs_rq's signals drive cpufreq.
+  if (decayed && &cfs == &rq.cfs) k.cpufreq_update_util(rq, 0);
+}
+
+// propagate_entity_cfs_rq(): after an attach or detach outside the
+// enqueue and dequeue walks, every ancestor takes it on.
+static void propagate_entity_cfs_rq(Kernel& k, Rq& rq, SchedEntity& se) {
+  for (SchedEntity* e = se.parent; e; e = e->parent) fair_update_load_avg(k, rq, *e->cfs_rq, e, kUpdateTg);
 }
 
 void fair_util_est_enqueue(Rq& rq, Task& p) { util_est_enqueue(rq.cfs.avg, p.se.avg); }
@@ -83,17 +114,23 @@ void fair_migrate_task_pelt(Kernel& k, Task& p) {
 
 void FairClassBase::switched_from(Rq& rq, Task& p) {
   if (!p.se.avg.last_update_time) return;  // never attached (a fork or wake-up not enqueued yet)
-  fair_update_load_avg(k_, rq, &p.se, 0);
-  detach_entity_load_avg(rq.cfs.avg, p.se.avg, p.se.weight);
-  k_.cpufreq_update_util(rq, 0);  // cfs_rq_util_change()
+  CfsRq& cfs = *p.se.cfs_rq;
+  fair_update_load_avg(k_, rq, cfs, &p.se, 0);
+  detach_entity_load_avg(cfs.avg, p.se.avg, p.se.weight);
+  add_tg_cfs_propagate(cfs, -static_cast<int64_t>(p.se.avg.load_sum));
+  if (&cfs == &rq.cfs) k_.cpufreq_update_util(rq, 0);  // cfs_rq_util_change()
+  propagate_entity_cfs_rq(k_, rq, p.se);
 }
 
 // ATTACH_AGE_LOAD (a sched feature, on by default; not a model option):
 // the signals decay over the time spent outside the class.
 void FairClassBase::attach_task_cfs_rq(Rq& rq, Task& p) {
-  fair_update_load_avg(k_, rq, &p.se, 0);
-  attach_entity_load_avg(rq.cfs.avg, p.se.avg, p.se.weight);
-  k_.cpufreq_update_util(rq, 0);  // cfs_rq_util_change()
+  CfsRq& cfs = *p.se.cfs_rq;
+  fair_update_load_avg(k_, rq, cfs, &p.se, 0);
+  attach_entity_load_avg(cfs.avg, p.se.avg, p.se.weight);
+  add_tg_cfs_propagate(cfs, static_cast<int64_t>(p.se.avg.load_sum));
+  if (&cfs == &rq.cfs) k_.cpufreq_update_util(rq, 0);  // cfs_rq_util_change()
+  propagate_entity_cfs_rq(k_, rq, p.se);
 }
 
 // 6.12 (6.10+): no misfit on the biggest CPU p may use. 6.1 and 6.6 only

@@ -1,6 +1,6 @@
 // The PELT glue of the fair class (kernel/sched/fair.c 6.12
 // update_load_avg() and its call sites, util_est), shared by the EEVDF and
-// CFS classes. Root cfs_rq only (no task groups).
+// CFS classes, per cfs_rq of the group hierarchy (fair_group.cc).
 #pragma once
 
 #include "models/kernel/kernel.h"
@@ -11,9 +11,10 @@ namespace schedlab {
 enum : int { kUpdateTg = 0x1, kSkipAgeLoad = 0x2, kDoAttach = 0x4, kDoDetach = 0x8 };
 
 // update_load_avg(cfs_rq, se, flags): age the entity (if any) and the
-// cfs_rq to the rq's PELT clock, attach/detach, and kick cpufreq when the
-// cfs_rq's averages changed (cfs_rq_util_change()).
-void fair_update_load_avg(Kernel& k, Rq& rq, SchedEntity* se, int flags);
+// cfs_rq to the rq's PELT clock, take on a group entity's propagated
+// changes, attach/detach, and kick cpufreq when the root cfs_rq's averages
+// changed (cfs_rq_util_change()).
+void fair_update_load_avg(Kernel& k, Rq& rq, CfsRq& cfs, SchedEntity* se, int flags);
 // update_cfs_rq_load_avg() of the root cfs_rq alone (no entity, no cpufreq
 // kick): true when its averages changed.
 bool fair_update_cfs_rq_load_avg(Rq& rq);

@@ -357,6 +357,84 @@ void detach_entity_load_avg(SchedAvg& cfs, const SchedAvg& se, uint64_t se_weigh
   cfs.runnable_sum = max_u32(cfs.runnable_sum, cfs.runnable_avg * kPeltMinDivider);
 }
 
+namespace {
+
+// add_positive(): *var += val, clamped at 0 when a negative val would wrap
+// var's (unsigned) type.
+template <typename T>
+inline void add_positive(T& var, int64_t val) {
+  T res = static_cast<T>(static_cast<int64_t>(var) + val);
+  if (val < 0 && res > var) res = 0;
+  var = res;
+}
+
+}  // namespace
+
+namespace {
+
+// update_tg_cfs_util() and update_tg_cfs_runnable() are one rule on two
+// signals: the group entity takes its cfs_rq's average (its sum rebuilt
+// at the parent's position in the period, truncated to 32 bits), and the
+// parent cfs_rq moves by the same deltas, its sum kept consistent.
+template <typename Sum>
+void propagate_signal(uint64_t& cfs_avg, Sum& cfs_sum, uint64_t& se_avg, Sum& se_sum, uint64_t gcfs_avg,
+                      uint32_t divider) {
+  const int64_t delta_avg = static_cast<int64_t>(gcfs_avg) - static_cast<int64_t>(se_avg);
+  if (!delta_avg) return;
+  se_avg = gcfs_avg;
+  const uint32_t new_sum = static_cast<uint32_t>(se_avg * divider);
+  const int64_t delta_sum = static_cast<int64_t>(new_sum) - static_cast<int64_t>(se_sum);
+  se_sum = new_sum;
+  add_positive(cfs_avg, delta_avg);
+  add_positive(cfs_sum, delta_sum);
+  cfs_sum = max_u32(cfs_sum, cfs_avg * kPeltMinDivider);
+}
+
+}  // namespace
+
+// The parent's period_contrib serves for the entity too (same clock).
+void update_tg_cfs_util(SchedAvg& cfs, SchedAvg& se, const SchedAvg& gcfs) {
+  propagate_signal(cfs.util_avg, cfs.util_sum, se.util_avg, se.util_sum, gcfs.util_avg, get_pelt_divider(cfs));
+}
+
+void update_tg_cfs_runnable(SchedAvg& cfs, SchedAvg& se, const SchedAvg& gcfs) {
+  propagate_signal(cfs.runnable_avg, cfs.runnable_sum, se.runnable_avg, se.runnable_sum, gcfs.runnable_avg,
+                   get_pelt_divider(cfs));
+}
+
+void update_tg_cfs_load(SchedAvg& cfs, SchedAvg& se, const SchedAvg& gcfs, int64_t& prop_runnable_sum,
+                        uint64_t se_weight, uint64_t gcfs_load_weight) {
+  int64_t runnable_sum = prop_runnable_sum;
+  if (!runnable_sum) return;
+  prop_runnable_sum = 0;
+  const uint32_t divider = get_pelt_divider(cfs);
+  if (runnable_sum >= 0) {
+    // Attached runnable time, clipped: until the CPU is saturated running
+    // equals runnable.
+    runnable_sum += static_cast<int64_t>(se.load_sum);
+    runnable_sum = std::min<int64_t>(runnable_sum, divider);
+  } else {
+    // Detached: estimate the group's unweighted runnable sum as if all its
+    // tasks were equally runnable, never above the entity's.
+    uint64_t load_sum = 0;
+    if (gcfs_load_weight) load_sum = gcfs.load_sum / gcfs_load_weight;
+    runnable_sum = static_cast<int64_t>(std::min(se.load_sum, load_sum));
+  }
+  // Not below the running sum (util_sum is scaled by 1024).
+  const int64_t running_sum = static_cast<int64_t>(se.util_sum >> kSchedCapacityShift);
+  runnable_sum = std::max(runnable_sum, running_sum);
+  const uint64_t load_sum = se_weight * static_cast<uint64_t>(runnable_sum);
+  const uint64_t load_avg = load_sum / divider;
+  const int64_t delta_avg = static_cast<int64_t>(load_avg) - static_cast<int64_t>(se.load_avg);
+  if (!delta_avg) return;
+  const int64_t delta_sum = static_cast<int64_t>(load_sum) - static_cast<int64_t>(se_weight * se.load_sum);
+  se.load_sum = static_cast<uint64_t>(runnable_sum);
+  se.load_avg = load_avg;
+  add_positive(cfs.load_avg, delta_avg);
+  add_positive(cfs.load_sum, delta_sum);
+  cfs.load_sum = max_u32(cfs.load_sum, cfs.load_avg * kPeltMinDivider);
+}
+
 void remove_entity_load_avg(RemovedLoad& removed, const SchedAvg& se) {
   ++removed.nr;
   removed.util_avg += se.util_avg;

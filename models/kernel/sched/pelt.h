@@ -352,6 +352,18 @@ bool apply_removed_load(SchedAvg& cfs, RemovedLoad& removed);
 bool update_cfs_rq_load_avg(uint64_t now, SchedAvg& cfs, RemovedLoad& removed, uint64_t load_weight,
                             uint64_t nr_runnable, bool curr_running);
 
+// Propagation of a group cfs_rq's averages to the group entity standing
+// for it and from there into the parent cfs_rq (6.12 fair.c
+// update_tg_cfs_util(), update_tg_cfs_runnable(), update_tg_cfs_load();
+// propagate_entity_load_avg() calls them in this order). `cfs` is the
+// parent cfs_rq's avg, `se` the group entity's, `gcfs` its own cfs_rq's.
+void update_tg_cfs_util(SchedAvg& cfs, SchedAvg& se, const SchedAvg& gcfs);
+void update_tg_cfs_runnable(SchedAvg& cfs, SchedAvg& se, const SchedAvg& gcfs);
+// prop_runnable_sum is the group cfs_rq's pending sum (cleared here when
+// nonzero); se_weight and gcfs_load_weight are scale_load_down()ed.
+void update_tg_cfs_load(SchedAvg& cfs, SchedAvg& se, const SchedAvg& gcfs, int64_t& prop_runnable_sum,
+                        uint64_t se_weight, uint64_t gcfs_load_weight);
+
 // init_entity_runnable_average(): a new task starts with full load
 // (load_avg = its weight) and no utilisation.
 void init_entity_runnable_average(SchedAvg& se, uint64_t se_weight, bool is_task = true);

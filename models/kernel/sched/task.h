@@ -56,9 +56,18 @@ struct SchedEntity {
   VruntimeTreeNode tree;         // 6.6's run_node and min_deadline (CfsRq::vruntime_tree)
   SchedAvg avg;                  // PELT (se->avg)
   // se->cfs_rq: the cfs_rq it is (to be) queued on, set by set_task_rq()
-  // (Kernel::set_task_cpu()); task: task_of(), the task it schedules.
+  // (Kernel::set_task_cpu()); task: task_of(), the task it schedules, null
+  // for a group entity. parent: the group entity above (null on the root
+  // cfs_rq); my_q: a group entity's own cfs_rq (entity_is_task() = !my_q);
+  // depth: 0 on the root cfs_rq.
   CfsRq* cfs_rq = nullptr;
   Task* task = nullptr;
+  SchedEntity* parent = nullptr;
+  CfsRq* my_q = nullptr;
+  int depth = 0;
+  // A group entity's runnable_weight (se_update_runnable()): its cfs_rq's
+  // h_nr_running - h_nr_delayed, PELT's runnable input for it.
+  uint32_t runnable_weight = 0;
 };
 
 // struct sched_rt_entity.
