@@ -260,3 +260,32 @@ TEST_CASE("YAML: cpu_weight and cpu_shares on cgroups", "[config][cgroup]") {
     CHECK(s.kernel.cgroups[1].cpu_shares == 52);
   }
 }
+
+TEST_CASE("a task moving between weighted groups at run time takes its share with it", "[fair][cgroup]") {
+  // task_change_group_fair(): z runs 0.5 s of CPU in A (a quarter of the
+  // CPU beside x, while y has B's half: 2 s), then moves itself to B. From
+  // then on A's half is x's, and y and z share B's.
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = Time::s(4);
+  p.kernel.cgroups = {weighted("A", 100), weighted("B", 100)};
+  EventSpec to_b;
+  to_b.kind = EventSpec::Kind::kCgroup;
+  to_b.name = "B";
+  TaskSpec z = in_group(task("z", {}), "A");
+  z.phases.clear();
+  PhaseSpec first, rest;
+  first.loop = 1;
+  first.events = {ev_run(Time::ms(500)), to_b};
+  rest.loop = -1;
+  rest.events = {ev_run(Time::s(1000))};
+  z.phases = {first, rest};
+  p.tasks = {in_group(hog("x"), "A"), in_group(hog("y"), "B"), z};
+  System sys(p, 1);
+  sys.run();
+  const RunResult r = sys.result();
+  CHECK(std::abs(cpu_s(r, "x") - 1.5) <= 0.012);
+  CHECK(std::abs(cpu_s(r, "y") - 1.5) <= 0.012);
+  CHECK(std::abs(cpu_s(r, "z") - 1.0) <= 0.012);
+  const Task& zt = find_task(sys.kernel(), "z");
+  CHECK(zt.se.parent == sys.kernel().task_group_cfs_rq(2, 0).se);  // B's entity
+}

@@ -282,9 +282,18 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool fair_groups_active() const { return !fair_group_rqs_.empty(); }
   const std::string& task_group_name(int group) const { return task_groups_[static_cast<size_t>(group)].name; }
   // set_task_rq(): p's entity joins its group's cfs_rq on `cpu`, under
-  // that group's entity there.
+  // that group's entity there. set_task_rq_fair() (6.12 fair.c,
+  // CONFIG_FAIR_GROUP_SCHED, ATTACH_AGE_LOAD) first: fair signals still
+  // stamped with a cfs_rq's clock -- another class's task that was fair,
+  // or started outside it -- decay to the old cfs_rq's last update and
+  // take the new one's stamp. A fair task changing CPU or group was
+  // unstamped already (migrate_task_rq_fair(), task_change_group_fair()).
   void set_task_rq(Task& p, int cpu) {
     CfsRq& cfs = task_group_cfs_rq(p.task_group, cpu);
+    if (params_.fair_group_sched && p.se.avg.last_update_time && p.se.cfs_rq) {
+      update_load_avg_blocked_se(p.se.cfs_rq->avg.last_update_time, p.se.avg, p.se.weight);
+      p.se.avg.last_update_time = cfs.avg.last_update_time;
+    }
     p.se.cfs_rq = &cfs;
     p.se.parent = cfs.se;
     p.se.depth = cfs.se ? cfs.se->depth + 1 : 0;

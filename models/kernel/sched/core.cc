@@ -580,15 +580,6 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
   p.wake_cpu = cpu;  // __set_task_cpu()
   if (p.cpu == cpu) return;
   for (auto* o : observers_) o->on_migrate(now(), p, p.cpu, cpu);
-  // set_task_rq() -> set_task_rq_fair() (6.12 fair.c, CONFIG_FAIR_GROUP_SCHED,
-  // ATTACH_AGE_LOAD): fair signals still stamped with a cfs_rq's clock --
-  // another class's task that was fair, or started outside it -- decay to
-  // the old cfs_rq's last update and take the new one's stamp. A fair task
-  // was unstamped by migrate_task_rq_fair() (attached afresh).
-  if (params_.fair_group_sched && p.se.avg.last_update_time) {
-    update_load_avg_blocked_se(rq(p.cpu).cfs.avg.last_update_time, p.se.avg, p.se.weight);
-    p.se.avg.last_update_time = rq(cpu).cfs.avg.last_update_time;
-  }
   set_task_rq(p, cpu);
   p.cpu = cpu;
 }

@@ -23,6 +23,10 @@ class FairClassBase : public SchedClass {
   // leave the cfs_rq (caught up first); its last_update_time stays, so
   // they age across its time in the other class when it comes back.
   void switched_from(Rq& rq, Task& p) override;
+  // task_change_group_fair(): p's signals leave the old group's cfs_rq
+  // (propagated up), p joins the new one unstamped and attaches there
+  // (propagated up).
+  void task_change_group(Rq& rq, Task& p) override;
   // prio_changed_fair(): a queued task whose priority (nice) changed
   // preempts if it is now the better pick; the running one yields the CPU
   // when its priority dropped.

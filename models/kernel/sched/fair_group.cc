@@ -30,6 +30,8 @@ constexpr int64_t kCgroupWeightDfl = 100;
 
 }  // namespace
 
+void SchedClass::task_change_group(Rq& rq, Task& p) { k_.set_task_rq(p, p.cpu); }
+
 void Kernel::setup_fair_groups() {
   fair_group_shares_.assign(task_groups_.size(), 0);
   bool any = false;

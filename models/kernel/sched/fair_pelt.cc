@@ -122,6 +122,13 @@ void FairClassBase::switched_from(Rq& rq, Task& p) {
   propagate_entity_cfs_rq(k_, rq, p.se);
 }
 
+void FairClassBase::task_change_group(Rq& rq, Task& p) {
+  switched_from(rq, p);  // detach_task_cfs_rq()
+  p.se.avg.last_update_time = 0;
+  k_.set_task_rq(p, p.cpu);
+  attach_task_cfs_rq(rq, p);
+}
+
 // ATTACH_AGE_LOAD (a sched feature, on by default; not a model option):
 // the signals decay over the time spent outside the class.
 void FairClassBase::attach_task_cfs_rq(Rq& rq, Task& p) {

@@ -71,6 +71,10 @@ class SchedClass {
   // p moves to new_cpu on wake-up (migrate_task_rq), before set_task_cpu().
   virtual void migrate_task_rq(Task& p, int new_cpu) {}
   // p leaves this class (switched_from), after it joined its new one.
+  // task_change_group(): p, dequeued and put, joins the cpu cgroup its
+  // task_group now names (sched_change_group(): only the fair class has
+  // the hook; the others just move the entity, Kernel::set_task_rq()).
+  virtual void task_change_group(Rq& rq, Task& p);
   virtual void switched_from(Rq& rq, Task& p) {}
   virtual void switched_to(Rq& rq, Task& p) {}
   virtual void prio_changed(Rq& rq, Task& p, int old_prio) {}

@@ -133,13 +133,9 @@ void Kernel::sched_move_task(Task& p, int group) {
     p.task_group = group;
     return;
   }
-  if (fair_groups_active() && (fair_group_shares(p.task_group) || fair_group_shares(group)))
-    throw ModelError(fmt::format("task {}: moving a task into or out of a cpu cgroup with a cpu weight ('{}' -> '{}') "
-                                 "while it runs is not modelled yet (task_change_group_fair()); start it there",
-                                 p.comm, task_groups_[static_cast<size_t>(p.task_group)].name,
-                                 task_groups_[static_cast<size_t>(group)].name));
   const SchedChange c = sched_change_begin(p, true, false);  // DEQUEUE_SAVE | DEQUEUE_MOVE
   p.task_group = group;                                // sched_change_group()
+  if (fair_groups_active()) class_of(p).task_change_group(*c.rq, p);
   sched_change_end(p, c, 0);
   // "The running task may have joined a throttled group": resched.
   if (c.running) resched_curr(*c.rq);
