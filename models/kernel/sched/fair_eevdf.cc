@@ -202,8 +202,11 @@ class EevdfClass final : public FairClassBase {
   }
   // update_cfs_group() with calc_group_shares() on one CPU, where the
   // group's load is all on this cfs_rq (tg_weight == load): the group's
-  // shares, or MIN_SHARES for a group whose load has decayed to nothing.
-  void update_cfs_group(Rq& rq, SE& se);
+  // shares. Nothing for a task (inline: the walks call it per level).
+  void update_cfs_group(Rq& rq, SE& se) {
+    if (se.my_q) update_group_weight(rq, se);
+  }
+  void update_group_weight(Rq& rq, SE& se);
   // reweight_entity(): a new weight, lag and relative deadline rescaled.
   void reweight_entity(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight);
   bool do_preempt_short(const CfsRq& cfs, const SE& pse, const SE& se) const;
@@ -805,10 +808,10 @@ void EevdfClass::set_next_task(Rq& rq, Task& p, bool first) {
   if (first) update_misfit_status(k_, rq, &p);
 }
 
-void EevdfClass::update_cfs_group(Rq& rq, SE& se) {
+void EevdfClass::update_group_weight(Rq& rq, SE& se) {
   CfsRq* gcfs = se.my_q;
   // "When a group becomes empty, preserve its weight" (DELAY_DEQUEUE).
-  if (!gcfs || !gcfs->load_weight) return;
+  if (!gcfs->load_weight) return;
   // calc_group_shares(): tg_shares * load / tg_weight, where on one CPU
   // tg_weight == load: the group's shares. Shares here are whole
   // multiples of 1024 (cpu.shares and cpu.weight give no finer), so the
