@@ -289,3 +289,64 @@ TEST_CASE("a task moving between weighted groups at run time takes its share wit
   const Task& zt = find_task(sys.kernel(), "z");
   CHECK(zt.se.parent == sys.kernel().task_group_cfs_rq(2, 0).se);  // B's entity
 }
+
+TEST_CASE("the fair server's pick puts and sets every level, the fair class's own pick only the changed ones",
+          "[fair][cgroup]") {
+  // A FIFO hog that runs 1 s and sleeps 0.5 s starves group A's two hogs:
+  // the deferred fair server serves them (put_prev_set_next_task(): A's
+  // entity is set again, prev_sum_exec_runtime taken, at each switch
+  // between a1 and a2); while the FIFO task sleeps, pick_next_task_fair() switches
+  // within A and leaves A's entity alone.
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = Time::s(3);
+  p.kernel.cgroups = {weighted("A", 100)};
+  p.tasks = {task("rt", {ev_run(Time::s(1)), ev_sleep(Time::ms(500))}, Policy::kFifo, 10),
+             in_group(hog("a1"), "A"), in_group(hog("a2"), "A")};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  struct Probe : SchedObserver {
+    Kernel* k = nullptr;
+    int server_refreshed = 0, server_stale = 0, class_refreshed = 0, class_stale = 0;
+    void on_switch(Time t, int cpu, const Task& prev, TaskState, const Task& next) override {
+      if (prev.comm[0] != 'a' || next.comm[0] != 'a') return;
+      const Rq& rq = k->rq(cpu);
+      const SchedEntity& group = *next.se.parent;
+      const bool refreshed = group.prev_sum_exec_runtime == group.sum_exec_runtime;  // set_next_entity() ran
+      (rq.fair_server_picked ? (refreshed ? server_refreshed : server_stale)
+                             : (refreshed ? class_refreshed : class_stale))++;
+    }
+  } probe;
+  probe.k = &k;
+  sys.add_observer(&probe);
+  sys.run();
+  INFO("server: " << probe.server_refreshed << " refreshed, " << probe.server_stale << " stale; class: "
+                  << probe.class_refreshed << " refreshed, " << probe.class_stale << " stale");
+  CHECK(probe.server_refreshed > 0);
+  CHECK(probe.server_stale == 0);
+  CHECK(probe.class_stale > 0);
+  CHECK(probe.class_refreshed == 0);
+}
+
+TEST_CASE("a move between two groups without a cpu weight changes no signal", "[fair][cgroup][pelt]") {
+  // Both queue on the root cfs_rq (the model's Pixel placement), so the
+  // move is a no-op for PELT whether or not another group is weighted.
+  std::vector<uint64_t> util;
+  for (bool move : {false, true}) {
+    ScenarioParams p = exact_scenario("6.12", 250);
+    p.duration = Time::ms(200);
+    KernelParams::CpuCgroup u1, u2;
+    u1.name = "U1";
+    u2.name = "U2";
+    p.kernel.cgroups = {u1, u2, weighted("W", 100)};
+    EventSpec to_u2;
+    to_u2.kind = EventSpec::Kind::kCgroup;
+    to_u2.name = "U2";
+    TaskSpec m = in_group(task("m", {ev_run(Time::ms(3)), ev_sleep(Time::ms(5))}), "U1");
+    if (move) m.phases[0].events.push_back(to_u2);
+    p.tasks = {m, in_group(task("w", {ev_run(Time::ms(2)), ev_sleep(Time::ms(7))}), "W")};
+    System sys(p, 1);
+    sys.kernel().run_until(Time::ms(200));
+    util.push_back(sys.kernel().rq(0).cfs.avg.util_avg);
+  }
+  CHECK(util[0] == util[1]);
+}

@@ -189,6 +189,10 @@ struct Rq {
   // pull_rt_task()) see an idle-class curr where 6.12 sees the stop
   // task's prio 0.
   bool stopper_ran = false;
+  // The last pick was the fair server's (the deadline class, off
+  // __pick_next_task()'s fair fast path): put_prev_set_next_task() then
+  // puts and sets every level, not pick_next_task_fair()'s partial switch.
+  bool fair_server_picked = false;
   // is_idle_task(rq->curr): the idle task runs, and not as the stand-in
   // for the stopper.
   bool idle_task_runs() const { return curr->is_idle_task && !stopper_ran; }

@@ -1029,9 +1029,13 @@ std::vector<DecisionCount> Kernel::decision_counts() const {
 }
 
 Task* Kernel::pick_next_task(Rq& rq) {
+  rq.fair_server_picked = false;
   // The fair server runs above RT (it is a deadline entity) while active.
   if (rq.fair_server.running) {
-    if (Task* p = classes_[static_cast<size_t>(SchedClassId::kFair)]->pick_task(rq)) return p;
+    if (Task* p = classes_[static_cast<size_t>(SchedClassId::kFair)]->pick_task(rq)) {
+      rq.fair_server_picked = true;
+      return p;
+    }
     if (!fair_server_lazy_stop_ || rq.cfs.nr_running > 0) {
       rq.fair_server.running = false;  // nothing to serve: the server yields
     } else if (rq.nr_running != 0 || rq.curr->sched_class < SchedClassId::kFair) {
@@ -1117,6 +1121,7 @@ void Kernel::schedule(Rq& rq) {
   // after the switch, so a resched they raise stands.
   rq.need_resched = rq.need_resched_lazy = false;
   if (next != &prev) {
+    if (fair_fast_path) rq.fair_server_picked = false;  // pick_next_task_fair() picked, not the server
     class_of(prev).put_prev_task(rq, prev, next);
     if (sync_in_set_next_idle && next->is_idle_task)  // 6.18 set_next_task_idle()
       update_idle_rq_clock_pelt(rq);

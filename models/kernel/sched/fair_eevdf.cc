@@ -599,7 +599,9 @@ bool EevdfClass::dequeue_entity(Rq& rq, CfsRq& cfs, SE& se, int flags) {
       return false;
     }
   }
-  fair_update_load_avg(k_, rq, cfs, &se, kUpdateTg | ((flags & kDequeueMigrating) ? kDoDetach : 0));
+  // DO_DETACH for a migrating task only, not for the group entities its
+  // walk empties.
+  fair_update_load_avg(k_, rq, cfs, &se, kUpdateTg | ((flags & kDequeueMigrating) && !se.my_q ? kDoDetach : 0));
   se_update_runnable(se);
   update_entity_lag(cfs, se);
   if (feat(SchedFeat::kPlaceRelDeadline) && !sleep) {
@@ -762,7 +764,9 @@ void EevdfClass::set_next_entity(Rq& rq, CfsRq& cfs, SE& se, bool first) {
 }
 
 // put_prev_task_fair(), or -- prev and next both fair, next another task,
-// and groups in play -- pick_next_task_fair()'s partial switch: put and
+// groups in play, and the fair class's own pick (not the fair server's,
+// whose put_prev_set_next_task() walks every level) --
+// pick_next_task_fair()'s partial switch: put and
 // set only the levels below the cfs_rq the two hierarchies share, then
 // the entities they have there. Ancestors common to both are left alone
 // (their tree place, PELT and RUN_TO_PARITY stash). set_next_task() then
@@ -772,7 +776,7 @@ void EevdfClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
     put_prev_entity(rq, *prev.se.cfs_rq, prev.se);
     return;
   }
-  if (next && next != &prev && next->sched_class == SchedClassId::kFair && (prev.se.depth || next->se.depth)) {
+  if (next && next != &prev && next->sched_class == SchedClassId::kFair && !rq.fair_server_picked) {
     SE* se = &next->se;
     SE* pse = &prev.se;
     CfsRq* cfs;

@@ -72,9 +72,10 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
       p.se.vlag = static_cast<int64_t>(static_cast<__int128>(p.se.vlag) * static_cast<int64_t>(old_weight) /
                                        static_cast<int64_t>(new_weight));
       const bool attached = p.se.avg.last_update_time != 0 && p.state != TaskState::kNew;
-      if (attached) dequeue_load_avg(rq.cfs.avg, p.se.avg, old_weight);
+      SchedAvg& cfs_avg = p.se.cfs_rq->avg;  // cfs_rq_of(se): the task's group's
+      if (attached) dequeue_load_avg(cfs_avg, p.se.avg, old_weight);
       p.se.avg.load_avg = new_weight * p.se.avg.load_sum / get_pelt_divider(p.se.avg);
-      if (attached) enqueue_load_avg(rq.cfs.avg, p.se.avg, new_weight);
+      if (attached) enqueue_load_avg(cfs_avg, p.se.avg, new_weight);
     }
     p.se.weight = new_weight;
     p.se.inv_weight = policy == Policy::kIdle ? kWmultIdlePrio : nice_to_wmult(nice);

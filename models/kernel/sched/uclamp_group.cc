@@ -134,8 +134,12 @@ void Kernel::sched_move_task(Task& p, int group) {
     return;
   }
   const SchedChange c = sched_change_begin(p, true, false);  // DEQUEUE_SAVE | DEQUEUE_MOVE
-  p.task_group = group;                                // sched_change_group()
-  if (fair_groups_active()) class_of(p).task_change_group(*c.rq, p);
+  // sched_change_group(). A group with no cpu weight is the root's level
+  // in the model, so a move between two of them changes no cfs_rq.
+  const bool new_cfs_rq =
+      fair_groups_active() && &task_group_cfs_rq(p.task_group, p.cpu) != &task_group_cfs_rq(group, p.cpu);
+  p.task_group = group;
+  if (new_cfs_rq) class_of(p).task_change_group(*c.rq, p);
   sched_change_end(p, c, 0);
   // "The running task may have joined a throttled group": resched.
   if (c.running) resched_curr(*c.rq);
