@@ -26,7 +26,12 @@ ScenarioParams toy_groups(std::vector<KernelParams::CpuCgroup> groups) {
 
 KernelParams::CpuCgroup group(const std::string& name, std::optional<int64_t> min_pct = std::nullopt,
                               std::optional<int64_t> max_pct = std::nullopt, const std::string& parent = "") {
-  return {name, parent, min_pct, max_pct};
+  KernelParams::CpuCgroup c;
+  c.name = name;
+  c.parent = parent;
+  c.uclamp_min_pct = min_pct;
+  c.uclamp_max_pct = max_pct;
+  return c;
 }
 
 EventSpec ev_cgroup(const std::string& name) {
