@@ -25,6 +25,13 @@ inline EventSpec ev_lock(const std::string& m) { EventSpec e; e.kind = EventSpec
 inline EventSpec ev_unlock(const std::string& m) { EventSpec e; e.kind = EventSpec::Kind::kUnlock; e.name = m; return e; }
 inline EventSpec ev_suspend() { EventSpec e; e.kind = EventSpec::Kind::kSuspend; return e; }
 inline EventSpec ev_resume(const std::string& task) { EventSpec e; e.kind = EventSpec::Kind::kResume; e.name = task; return e; }
+// The task moves itself to cpu cgroup `name` (cgroup.procs write).
+inline EventSpec ev_cgroup(const std::string& name) {
+  EventSpec e;
+  e.kind = EventSpec::Kind::kCgroup;
+  e.name = name;
+  return e;
+}
 inline EventSpec ev_timer(const std::string& ref, Time period) {
   EventSpec e; e.kind = EventSpec::Kind::kTimer; e.name = ref; e.duration = period; return e;
 }

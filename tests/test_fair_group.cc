@@ -28,6 +28,17 @@ TaskSpec in_group(TaskSpec t, const std::string& group) {
 
 double cpu_s(const RunResult& r, const std::string& comm) { return metrics_of(r, comm).cpu_time.to_s(); }
 
+// One CPU, group A (cpu.weight 100) and one periodic task t, in A or in
+// the root group: the PELT comparisons' pair of runs.
+ScenarioParams periodic_task_in(bool in_group_a, Time run, Time sleep, Time duration) {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.kernel.cgroups = {weighted("A", 100)};
+  p.tasks = {task("t", {ev_run(run), ev_sleep(sleep)})};
+  if (in_group_a) p.tasks[0].cgroup = "A";
+  p.duration = duration;
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("T1: two groups of equal weight split the CPU, whatever their task counts", "[fair][cgroup]") {
@@ -186,12 +197,7 @@ TEST_CASE("PELT: a group's tasks reach the root's signals through its entity", "
   // carries it to the group entity and the root at once, as if the task
   // were on the root itself.
   for (bool grouped : {false, true}) {
-    ScenarioParams p = exact_scenario("6.12", 250);
-    p.kernel.cgroups = {weighted("A", 100)};
-    p.tasks = {task("t", {ev_run(Time::ms(4)), ev_sleep(Time::ms(12))})};
-    if (grouped) p.tasks[0].cgroup = "A";
-    p.duration = Time::s(2);
-    System sys(p, 1);
+    System sys(periodic_task_in(grouped, Time::ms(4), Time::ms(12), Time::s(2)), 1);
     Kernel& k = sys.kernel();
     const Rq& rq = k.rq(0);
     k.run_until(Time::us(1));
@@ -214,12 +220,7 @@ TEST_CASE("PELT: with a group, the root's util follows the flat run's within a f
   // accumulates as the task's does; the root sums it.
   std::vector<uint64_t> flat, grouped;
   for (bool in_group_a : {false, true}) {
-    ScenarioParams p = exact_scenario("6.12", 250);
-    p.kernel.cgroups = {weighted("A", 100)};
-    p.tasks = {task("t", {ev_run(Time::ms(3)), ev_sleep(Time::ms(7))})};
-    if (in_group_a) p.tasks[0].cgroup = "A";
-    p.duration = Time::s(1);
-    System sys(p, 1);
+    System sys(periodic_task_in(in_group_a, Time::ms(3), Time::ms(7), Time::s(1)), 1);
     Kernel& k = sys.kernel();
     for (int ms = 100; ms <= 1000; ms += 100) {
       k.run_until(Time::ms(ms));
@@ -268,14 +269,11 @@ TEST_CASE("a task moving between weighted groups at run time takes its share wit
   ScenarioParams p = exact_scenario("6.12", 250);
   p.duration = Time::s(4);
   p.kernel.cgroups = {weighted("A", 100), weighted("B", 100)};
-  EventSpec to_b;
-  to_b.kind = EventSpec::Kind::kCgroup;
-  to_b.name = "B";
   TaskSpec z = in_group(task("z", {}), "A");
   z.phases.clear();
   PhaseSpec first, rest;
   first.loop = 1;
-  first.events = {ev_run(Time::ms(500)), to_b};
+  first.events = {ev_run(Time::ms(500)), ev_cgroup("B")};
   rest.loop = -1;
   rest.events = {ev_run(Time::s(1000))};
   z.phases = {first, rest};
@@ -338,11 +336,8 @@ TEST_CASE("a move between two groups without a cpu weight changes no signal", "[
     u1.name = "U1";
     u2.name = "U2";
     p.kernel.cgroups = {u1, u2, weighted("W", 100)};
-    EventSpec to_u2;
-    to_u2.kind = EventSpec::Kind::kCgroup;
-    to_u2.name = "U2";
     TaskSpec m = in_group(task("m", {ev_run(Time::ms(3)), ev_sleep(Time::ms(5))}), "U1");
-    if (move) m.phases[0].events.push_back(to_u2);
+    if (move) m.phases[0].events.push_back(ev_cgroup("U2"));
     p.tasks = {m, in_group(task("w", {ev_run(Time::ms(2)), ev_sleep(Time::ms(7))}), "W")};
     System sys(p, 1);
     sys.kernel().run_until(Time::ms(200));

@@ -34,13 +34,6 @@ KernelParams::CpuCgroup group(const std::string& name, std::optional<int64_t> mi
   return c;
 }
 
-EventSpec ev_cgroup(const std::string& name) {
-  EventSpec e;
-  e.kind = EventSpec::Kind::kCgroup;
-  e.name = name;
-  return e;
-}
-
 EventSpec ev_cpu_uclamp(const std::string& name, std::optional<uint32_t> min_pct, std::optional<uint32_t> max_pct) {
   EventSpec e;
   e.kind = EventSpec::Kind::kCpuUclamp;

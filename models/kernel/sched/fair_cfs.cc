@@ -43,6 +43,12 @@ class CfsClass final : public FairClassBase {
     return a->se.tree_seq < b->se.tree_seq;
   }
   static bool entity_before(const Task& a, const Task& b) { return a.se.vruntime - b.se.vruntime < 0; }
+  // clear_buddies() (6.1): the entity stops being any of the three buddies.
+  static void clear_buddies(CfsRq& cfs, const SchedEntity& se) {
+    if (cfs.next == &se) cfs.next = nullptr;
+    if (cfs.last == &se) cfs.last = nullptr;
+    if (cfs.skip == &se) cfs.skip = nullptr;
+  }
   // The cfs_rq holds entities; 6.1 is modelled without groups, so each is a task.
   static Task* task_of(SchedEntity* se) { return se ? se->task : nullptr; }
   static Task* first_entity(const CfsRq& cfs) {

@@ -1,6 +1,8 @@
 // What the two fair classes (EEVDF, fair_eevdf.cc; legacy CFS,
 // fair_cfs.cc) share: placement and balancing across CPUs (fair_smp.cc),
-// the virtual-time scaling, feature switches and buddies.
+// the virtual-time scaling and feature switches. (Buddies are each
+// class's own: 6.1 has next, last and skip; EEVDF only next, up the group
+// hierarchy.)
 #pragma once
 
 #include "models/kernel/kernel.h"
@@ -48,11 +50,6 @@ class FairClassBase : public SchedClass {
   // attach_task_cfs_rq() -> attach_entity_cfs_rq() of switched_to_fair():
   // aged to now (ATTACH_AGE_LOAD), then added to the cfs_rq.
   void attach_task_cfs_rq(Rq& rq, Task& p);
-  static void clear_buddies(CfsRq& cfs, const SchedEntity& se) {
-    if (cfs.next == &se) cfs.next = nullptr;
-    if (cfs.last == &se) cfs.last = nullptr;
-    if (cfs.skip == &se) cfs.skip = nullptr;
-  }
 };
 
 }  // namespace schedlab

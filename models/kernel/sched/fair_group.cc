@@ -35,10 +35,9 @@ void SchedClass::task_change_group(Rq& rq, Task& p) { k_.set_task_rq(p, p.cpu); 
 void Kernel::setup_fair_groups() {
   fair_group_shares_.assign(task_groups_.size(), 0);
   bool any = false;
-  for (size_t i = 0; i < params_.cgroups.size(); ++i) {
-    const KernelParams::CpuCgroup& c = params_.cgroups[i];
-    const size_t g = i + 1;  // setup_task_groups() made them in this order after the root
+  for (const KernelParams::CpuCgroup& c : params_.cgroups) {
     if (!c.cpu_shares && !c.cpu_weight) continue;
+    const size_t g = static_cast<size_t>(find_task_group(c.name));
     if (c.cpu_shares && c.cpu_weight)
       throw ModelError(fmt::format("cpu cgroup '{}': give cpu_shares (cgroup v1) or cpu_weight (v2), not both", c.name));
     int64_t shares;
