@@ -1,7 +1,7 @@
-// Group scheduling (CONFIG_FAIR_GROUP_SCHED) on one CPU, Linux 6.12
-// fair.c: cpu cgroups with a cpu weight as levels of the EEVDF hierarchy.
-// The schedules are worked by hand from 6.12.19 in docs/fair_group_sched.md
-// ("Concrete test scenarios", T1-T3).
+// Group scheduling (CONFIG_FAIR_GROUP_SCHED), Linux 6.12 fair.c: cpu
+// cgroups with a cpu weight as levels of the EEVDF hierarchy, their shares
+// spread over the CPUs by load. The schedules are worked by hand from
+// 6.12.19 in docs/fair_group_sched.md ("Concrete test scenarios", T1-T5).
 #include <catch2/catch.hpp>
 
 #include "models/errors.h"
@@ -167,10 +167,6 @@ TEST_CASE("cpu weights are refused where the model does not follow the kernel ye
   ScenarioParams p = exact_scenario("6.12", 1000);
   p.kernel.cgroups = {weighted("A", 100)};
   p.tasks = {in_group(hog("a"), "A")};
-  SECTION("more than one CPU") {
-    p.platform.cpus = 2;
-    CHECK_THROWS_AS(System(p, 1), ModelError);
-  }
   SECTION("another kernel version") {
     p.kernel.version = "6.6";
     CHECK_THROWS_AS(System(p, 1), ModelError);
@@ -344,4 +340,134 @@ TEST_CASE("a move between two groups without a cpu weight changes no signal", "[
     util.push_back(sys.kernel().rq(0).cfs.avg.util_avg);
   }
   CHECK(util[0] == util[1]);
+}
+
+TEST_CASE("T4: a group's shares on a CPU follow its part of the group's load", "[fair][cgroup][smp]") {
+  // Two CPUs, HZ=250. G (1024 shares) holds g0 on cpu0 and g1 on cpu1;
+  // the root task r0 shares cpu0. G's load is about 1023 on each CPU, so
+  // calc_group_shares() on cpu0 gives 1048576 * 1024 / (2046 - 1023 + 1024),
+  // a weight of 512: cpu0 splits r0 : G = 1024 : 512.
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::s(10);
+  p.kernel.cgroups = {weighted("G", 100)};
+  const int g = 1;
+  SECTION("G on both CPUs") {
+    p.tasks = {on_cpus(hog("r0"), {0}), on_cpus(in_group(hog("g0"), "G"), {0}), on_cpus(in_group(hog("g1"), "G"), {1})};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::s(2));
+    const CfsRq& g_cpu0 = k.task_group_cfs_rq(g, 0);
+    const CfsRq& g_cpu1 = k.task_group_cfs_rq(g, 1);
+    CHECK(g_cpu0.avg.load_avg >= 1015);
+    CHECK(g_cpu1.avg.load_avg >= 1015);
+    // tg->load_avg is the sum of what each cfs_rq last published.
+    CHECK(k.fair_group_load_avg(g) ==
+          static_cast<int64_t>(g_cpu0.tg_load_avg_contrib + g_cpu1.tg_load_avg_contrib));
+    CHECK(std::abs(k.fair_group_load_avg(g) - 2046) <= 16);
+    CHECK(g_cpu0.se->weight >= 510);
+    CHECK(g_cpu0.se->weight <= 514);
+    // Alone on cpu1, G's entity there has the same weight: the shares are
+    // split by load, not by competition.
+    CHECK(g_cpu1.se->weight == g_cpu0.se->weight);
+    sys.run();
+    const RunResult r = sys.result();
+    CHECK(std::abs(cpu_s(r, "r0") - 10.0 * 2 / 3) <= 0.067);
+    CHECK(std::abs(cpu_s(r, "g0") - 10.0 / 3) <= 0.034);
+    CHECK(std::abs(cpu_s(r, "g1") - 10.0) <= 0.001);
+  }
+  SECTION("control: G on cpu0 only gets all its shares there") {
+    p.tasks = {on_cpus(hog("r0"), {0}), on_cpus(in_group(hog("g0"), "G"), {0})};
+    System sys(p, 1);
+    sys.run();
+    const RunResult r = sys.result();
+    CHECK(sys.kernel().task_group_cfs_rq(g, 0).se->weight == 1024);
+    CHECK(std::abs(cpu_s(r, "r0") - 5.0) <= 0.008);
+    CHECK(std::abs(cpu_s(r, "g0") - 5.0) <= 0.008);
+  }
+}
+
+TEST_CASE("T5: task_h_load() is a group task's share of its group entity's load", "[fair][cgroup][pelt]") {
+  // One CPU, G holds four hogs; after 2 s PELT is saturated: the root and
+  // G's entity carry about 1024, G's cfs_rq about 4 x 1023. h_load(G) =
+  // 1024 * 1023 / 1025, each task's 1023 * that / (4093 + 1): about 255.
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = Time::s(3);
+  p.kernel.cgroups = {weighted("G", 100)};
+  p.tasks = {in_group(hogs("g", 4), "G"), hog("r")};
+  p.tasks[1].delay = Time::s(10);  // created, never started within the run
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::s(2) + Time::ms(1));
+  Task& t = find_task(k, "g-0");
+  const Rq& rq = k.rq(0);
+  const CfsRq& gcfs = k.task_group_cfs_rq(1, 0);
+  const uint64_t h_load = k.task_h_load(t);
+  CHECK(h_load >= 253);
+  CHECK(h_load <= 257);
+  // The walk down: the root's h_load, then G's as its entity's share.
+  CHECK(rq.cfs.h_load == rq.cfs.avg.load_avg);
+  CHECK(gcfs.h_load == rq.cfs.h_load * gcfs.se->avg.load_avg / (rq.cfs.avg.load_avg + 1));
+  CHECK(h_load == t.se.avg.load_avg * gcfs.h_load / (gcfs.avg.load_avg + 1));
+}
+
+TEST_CASE("a group spread over eight CPUs: one task per CPU, an eighth of the shares each", "[fair][cgroup][smp]") {
+  // Eight hogs of one group, woken on cpu0: the balancer's walks find
+  // them under the group entities (rq->cfs_tasks) and spread them. Each
+  // CPU then holds an eighth of G's load: shares 1048576 * 1024 /
+  // (8 * 1023 - 1023 + 1024) give each entity a weight of about 128.
+  ScenarioParams p = exact_scenario("6.12", 250, 8);
+  p.duration = Time::s(2);
+  p.kernel.cgroups = {weighted("G", 100)};
+  p.tasks = {in_group(hogs("g", 8), "G")};
+  System sys(p, 1);
+  sys.run();
+  Kernel& k = sys.kernel();
+  for (int cpu = 0; cpu < 8; ++cpu) {
+    INFO("cpu" << cpu);
+    const CfsRq& gcfs = k.task_group_cfs_rq(1, cpu);
+    CHECK(k.rq(cpu).cfs.h_nr_running == 1);
+    CHECK(gcfs.h_nr_running == 1);
+    CHECK(gcfs.se->weight >= 126);
+    CHECK(gcfs.se->weight <= 130);
+  }
+  const RunResult r = sys.result();
+  for (int i = 0; i < 8; ++i) CHECK(cpu_s(r, "g-" + std::to_string(i)) >= 1.9);
+}
+
+TEST_CASE("blocked load: a group idle on a CPU decays there, then leaves the leaf list", "[fair][cgroup][pelt][smp]") {
+  // g (in G, on cpu1) runs 200 ms and sleeps; r keeps cpu0 busy, so the
+  // nohz idle balance updates cpu1's blocked load while it has some.
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::s(4);
+  p.kernel.cgroups = {weighted("G", 100)};
+  TaskSpec w = on_cpus(task("w", {ev_run(Time::ms(1)), ev_sleep(Time::s(100))}), {1});
+  w.delay = Time::s(3);
+  p.tasks = {on_cpus(hog("r"), {0}),
+             on_cpus(in_group(task("g", {ev_run(Time::ms(200)), ev_sleep(Time::s(100))}), "G"), {1}), w};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(199));
+  const CfsRq& gcfs = k.task_group_cfs_rq(1, 1);
+  CHECK(gcfs.on_list);
+  CHECK(k.rq(1).cfs.nr_children_on_list == 1);
+  CHECK(k.fair_group_load_avg(1) > 0);
+  k.run_until(Time::ms(2900));
+  // The averages reached zero, and with them tg->load_avg (more than a
+  // 64th changed) and the CPU's blocked-load flag; the sums have not (a
+  // sum under one divider averages to 0), so cfs_rq_is_decayed() keeps
+  // the cfs_rq on the list, and nothing updates it any more.
+  CHECK(gcfs.avg.load_avg == 0);
+  CHECK(gcfs.avg.util_avg == 0);
+  CHECK(gcfs.se->avg.util_avg == 0);
+  CHECK(k.rq(1).cfs.avg.util_avg == 0);
+  CHECK(k.fair_group_load_avg(1) == 0);
+  CHECK_FALSE(k.rq(1).has_blocked_load);
+  CHECK(gcfs.avg.util_sum > 0);
+  CHECK(gcfs.on_list);
+  // w's run leaves blocked load on cpu1 again; the next update decays G's
+  // sums to zero over the second since, and drops its cfs_rq.
+  k.run_until(Time::s(4));
+  CHECK(gcfs.avg.util_sum == 0);
+  CHECK_FALSE(gcfs.on_list);
+  CHECK(k.rq(1).cfs.nr_children_on_list == 0);
 }

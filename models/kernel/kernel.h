@@ -71,7 +71,7 @@ struct CfsRq {
   int64_t min_vruntime = 0;
   int64_t avg_vruntime = 0;     // sum over timeline of (vruntime - min_vruntime) * weight
   int64_t avg_load = 0;         // sum over timeline of weight
-  uint64_t load_weight = 0;     // cfs_rq->load: every on_rq entity, curr included
+  uint64_t load_weight = 0;     // cfs_rq->load.weight (scaled by 1024): every on_rq entity, curr included
   int nr_running = 0;           // on_rq entities (curr and delayed included)
   int h_nr_running = 0;         // on_rq tasks at or below this level (delayed included)
   int h_nr_delayed = 0;         // sched_delayed tasks at or below this level
@@ -86,6 +86,7 @@ struct CfsRq {
   // last ran) and that jiffy (last_h_load_update).
   uint64_t h_load = 0;
   int64_t last_h_load_update = -1;
+  SchedEntity* h_load_next = nullptr;  // update_cfs_rq_h_load()'s way back down
   // A group's cfs_rq on one CPU (fair_group.cc): its task group, the group
   // entity that stands for it one level up (tg->se[cpu], null on the
   // root), and PELT propagation to that entity (cfs_rq->propagate,
@@ -94,6 +95,17 @@ struct CfsRq {
   SchedEntity* se = nullptr;
   bool propagate = false;
   int64_t prop_runnable_sum = 0;
+  // The leaf list (rq->leaf_cfs_rq_list) as membership: on_list, and how
+  // many of its child groups' cfs_rqs are on it (child_cfs_rq_on_list();
+  // a child is on the list only while its parent is).
+  bool on_list = false;
+  int nr_children_on_list = 0;
+  // update_tg_load_avg(): the load_avg this cfs_rq last added to its
+  // group's tg->load_avg, and when (sched_clock, ns).
+  uint64_t tg_load_avg_contrib = 0;
+  uint64_t last_update_tg_load_avg = 0;
+  // The group entity's cfs_rq one level up (null for the root).
+  CfsRq* parent_cfs_rq() const { return se ? se->cfs_rq : nullptr; }
 };
 
 // RT run-queue (struct rt_rq): a FIFO per priority and a bitmap.
@@ -284,6 +296,26 @@ class Kernel : public InstantEndHook, public EventHandler {
   // group with no cpu weight) and whether any group has one.
   uint64_t fair_group_shares(int group) const { return fair_group_shares_[static_cast<size_t>(group)]; }
   bool fair_groups_active() const { return !fair_group_rqs_.empty(); }
+  // calc_group_shares() (6.12 fair.c): the weight (scaled) of the entity
+  // standing for gcfs's group on its CPU: the group's shares times this
+  // CPU's part of the group's load (tg->load_avg with this cfs_rq's
+  // contribution brought up to date), clamped to [MIN_SHARES, shares].
+  uint64_t calc_group_shares(const CfsRq& gcfs) const;
+  // tg->load_avg of `group`.
+  int64_t fair_group_load_avg(int group) const { return fair_group_load_avg_[static_cast<size_t>(group)]; }
+  // update_tg_load_avg(): tg->load_avg follows this cfs_rq's load_avg, at
+  // most once per ms of sched_clock and only by more than 1/64 of what it
+  // last added. Nothing for the root.
+  void update_tg_load_avg(CfsRq& cfs);
+  // list_add_leaf_cfs_rq(): cfs and every ancestor join the leaf list
+  // (the kernel's enqueue walk ends with the branch connected).
+  void list_add_leaf_cfs_rq(CfsRq& cfs);
+  // __update_blocked_fair() (CONFIG_FAIR_GROUP_SCHED): the cfs_rqs of the
+  // leaf list, children before parents, each decayed and its group entity
+  // updated (unless skip_blocked_update()), dropped from the list once
+  // fully decayed; `done` cleared while one still has blocked load. True
+  // when the root's averages changed.
+  bool update_blocked_fair(Rq& rq, bool& done);
   const std::string& task_group_name(int group) const { return task_groups_[static_cast<size_t>(group)].name; }
   // set_task_rq(): p's entity joins its group's cfs_rq on `cpu`, under
   // that group's entity there. set_task_rq_fair() (6.12 fair.c,
@@ -517,22 +549,21 @@ class Kernel : public InstantEndHook, public EventHandler {
     return schedlab::util_fits_cpu(util, uclamp_min, uclamp_max, capacity_of(rq), rq.capacity, rq.capacity,
                                    uclamp_used_);
   }
-  // task_h_load() (6.12 fair.c): with CONFIG_FAIR_GROUP_SCHED and every
-  // task in the root group, p's load_avg scaled by its cfs_rq's h_load over
-  // that cfs_rq's load_avg + 1, h_load being the root's load_avg as
-  // update_cfs_rq_h_load() took it at most once a jiffy: just under
+  // task_h_load() (6.12 fair.c, CONFIG_FAIR_GROUP_SCHED): p's load_avg
+  // scaled by its cfs_rq's h_load over that cfs_rq's load_avg + 1, h_load
+  // being the root's load_avg as update_cfs_rq_h_load() took it at most
+  // once a jiffy, passed down each level as the group entity's share of
+  // its parent's (so with every task in the root group: just under
   // load_avg while the root's load is what the jiffy first read, above or
-  // below it once that load has moved. Without it, p's load_avg.
+  // below it once that load has moved). Without it, p's load_avg.
   uint64_t task_h_load(const Task& p) {
     if (!params_.fair_group_sched) return p.se.avg.load_avg;
-    Rq& rq = *rqs_[static_cast<size_t>(p.cpu)];  // task_cfs_rq(p): where p is or was last queued
-    const int64_t now_jiffies = jiffies();
-    if (rq.cfs.last_h_load_update != now_jiffies) {
-      rq.cfs.h_load = rq.cfs.avg.load_avg;
-      rq.cfs.last_h_load_update = now_jiffies;
-    }
-    return p.se.avg.load_avg * rq.cfs.h_load / (rq.cfs.avg.load_avg + 1);
+    // task_cfs_rq(p): where p is or was last queued.
+    CfsRq& cfs = p.se.cfs_rq ? *p.se.cfs_rq : rqs_[static_cast<size_t>(p.cpu)]->cfs;
+    update_cfs_rq_h_load(cfs);
+    return p.se.avg.load_avg * cfs.h_load / (cfs.avg.load_avg + 1);
   }
+  void update_cfs_rq_h_load(CfsRq& cfs);
   // task_fits_cpu(): p's util_est and clamps fit rq's CPU fully.
   bool task_fits_cpu(const Task& p, const Rq& rq) const {
     return util_fits_cpu(task_util_est(p.se.avg), uclamp_eff_value(p, kUclampMin), uclamp_eff_value(p, kUclampMax),
@@ -918,6 +949,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool uclamp_used_ = false;      // sched_uclamp_used static key
   std::vector<UclampTaskGroup> task_groups_;  // cpu cgroups; [0] = the root group
   std::vector<uint64_t> fair_group_shares_;   // per cpu cgroup: tg->shares (scaled), 0 without a cpu weight
+  std::vector<int64_t> fair_group_load_avg_;  // per cpu cgroup: tg->load_avg (sum of its cfs_rqs' contributions)
   // [group * nr_cpus + cpu]: set for groups with a cpu weight; empty when none has one.
   std::vector<std::unique_ptr<FairGroupRq>> fair_group_rqs_;
   bool rd_overutilized_ = false;  // rd->overutilized

@@ -105,7 +105,7 @@ int64_t CfsClass::sched_period(int nr) const {
 // min_granularity (BASE_SLICE).
 int64_t CfsClass::sched_slice(const CfsRq& cfs, const Task& p) const {
   int64_t slice = sched_period(cfs.nr_running + (p.se.on_rq ? 0 : 1));
-  uint64_t load = cfs.load_weight + (p.se.on_rq ? 0 : p.se.weight);
+  uint64_t load = scale_load_down(cfs.load_weight + (p.se.on_rq ? 0 : p.se.scaled_weight()));
   slice = static_cast<int64_t>(calc_delta(static_cast<uint64_t>(slice), p.se.weight, load, 0));
   return std::max(slice, k_.min_granularity_ns());
 }
@@ -166,7 +166,7 @@ void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
   // enqueue_task_fair() (6.1): the iowait boost request, after util_est.
   if (p.in_iowait) k_.cpufreq_update_util(rq, kSchedCpufreqIowait);
   fair_update_load_avg(k_, rq, rq.cfs, &p.se, kUpdateTg | kDoAttach);
-  cfs.load_weight += p.se.weight;
+  cfs.load_weight += p.se.scaled_weight();
   ++cfs.nr_running;
   ++cfs.h_nr_running;
   if (p.policy == Policy::kIdle) ++cfs.idle_h_nr_running;
@@ -184,7 +184,7 @@ bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
   clear_buddies(cfs, p.se);
   if (&p.se != cfs.curr) dequeue_from_tree(cfs, p);
   p.se.on_rq = false;
-  cfs.load_weight -= p.se.weight;
+  cfs.load_weight -= p.se.scaled_weight();
   --cfs.nr_running;
   --cfs.h_nr_running;
   if (p.policy == Policy::kIdle) --cfs.idle_h_nr_running;

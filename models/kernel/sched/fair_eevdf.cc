@@ -200,9 +200,10 @@ class EevdfClass final : public FairClassBase {
   static void se_update_runnable(SE& se) {
     if (se.my_q) se.runnable_weight = static_cast<uint32_t>(se.my_q->h_nr_running - se.my_q->h_nr_delayed);
   }
-  // update_cfs_group() with calc_group_shares() on one CPU, where the
-  // group's load is all on this cfs_rq (tg_weight == load): the group's
-  // shares. Nothing for a task (inline: the walks call it per level).
+  // update_cfs_group(): a group entity's weight follows its group's
+  // shares and the share of the group's load on this CPU
+  // (calc_group_shares()). Nothing for a task (inline: the walks call it
+  // per level).
   void update_cfs_group(Rq& rq, SE& se) {
     if (se.my_q) update_group_weight(rq, se);
   }
@@ -497,13 +498,14 @@ void EevdfClass::enqueue_entity(Rq& rq, CfsRq& cfs, SE& se, int flags) {
   se_update_runnable(se);
   update_cfs_group(rq, se);  // a group entity is reweighted before it is placed
   if (!is_curr) place_entity(cfs, se, flags);
-  cfs.load_weight += se.weight;
+  cfs.load_weight += se.scaled_weight();
   ++cfs.nr_running;  // account_entity_enqueue()
   // "Entity has migrated, no longer consider this task hot": the balancer's
   // task_hot() sees it cold until it runs here.
   if (flags & kEnqueueMigrated) se.exec_start = 0;
   if (!is_curr) enqueue_in_tree(cfs, se);
   se.on_rq = true;
+  if (cfs.nr_running == 1 && !cfs.on_list) k_.list_add_leaf_cfs_rq(cfs);
 }
 
 // requeue_delayed_entity(): a delayed (blocked but still queued) entity is
@@ -610,7 +612,7 @@ bool EevdfClass::dequeue_entity(Rq& rq, CfsRq& cfs, SE& se, int flags) {
   }
   if (&se != cfs.curr) dequeue_from_tree(cfs, se);
   se.on_rq = false;
-  cfs.load_weight -= se.weight;
+  cfs.load_weight -= se.scaled_weight();
   --cfs.nr_running;  // account_entity_dequeue()
   update_cfs_group(rq, se);
   // Advance min_vruntime unless the entity comes straight back
@@ -816,20 +818,19 @@ void EevdfClass::update_group_weight(Rq& rq, SE& se) {
   CfsRq* gcfs = se.my_q;
   // "When a group becomes empty, preserve its weight" (DELAY_DEQUEUE).
   if (!gcfs->load_weight) return;
-  // calc_group_shares(): tg_shares * load / tg_weight, where on one CPU
-  // tg_weight == load: the group's shares. Shares here are whole
-  // multiples of 1024 (cpu.shares and cpu.weight give no finer), so the
-  // scaled-down weight compares as the kernel's scaled one does.
-  const uint64_t weight = std::max<uint64_t>(k_.fair_group_shares(gcfs->tg) >> kSchedFixedpointShift, 2);
-  if (se.weight != weight) reweight_entity(rq, *se.cfs_rq, se, weight);
+  const uint64_t shares = k_.calc_group_shares(*gcfs);
+  if (se.group_weight_scaled != shares) reweight_entity(rq, *se.cfs_rq, se, shares);
 }
 
-// reweight_entity() with reweight_eevdf() (6.12.19): a queued entity keeps
-// its lag (clamped as entity_lag() does) and its virtual deadline's
-// distance from V, both scaled by old/new weight; a dequeued one its vlag.
+// reweight_entity() with reweight_eevdf() (6.12.19), for a group entity
+// (`weight` scaled, as calc_group_shares() gives it): a queued entity
+// keeps its lag (clamped as entity_lag() does) and its virtual deadline's
+// distance from V, both scaled by old/new weight at full resolution; a
+// dequeued one its vlag. The scale_load_down()ed weight and its inverse
+// (__update_inv_weight(): WMULT_CONST / w) serve vruntime and PELT.
 void EevdfClass::reweight_entity(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight) {
   const bool is_curr = cfs.curr == &se;
-  const int64_t old_weight = static_cast<int64_t>(se.weight);
+  const int64_t old_weight = static_cast<int64_t>(se.group_weight_scaled);
   const auto rescale = [&](int64_t v) {  // div_s64(v * old_weight, weight)
     return static_cast<int64_t>(static_cast<__int128>(v) * old_weight / static_cast<int64_t>(weight));
   };
@@ -838,7 +839,7 @@ void EevdfClass::reweight_entity(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight) {
     update_curr(rq, cfs);  // commit outstanding execution time
     avruntime = avg_vruntime(cfs);
     if (!is_curr) dequeue_from_tree(cfs, se);
-    cfs.load_weight -= se.weight;
+    cfs.load_weight -= se.group_weight_scaled;
   }
   dequeue_load_avg(cfs.avg, se.avg, se.weight);
   if (se.on_rq) {
@@ -850,12 +851,13 @@ void EevdfClass::reweight_entity(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight) {
   } else {
     se.vlag = rescale(se.vlag);
   }
-  se.weight = weight;
-  se.inv_weight = 0xFFFFFFFFu / static_cast<uint32_t>(weight);  // __update_inv_weight(): WMULT_CONST / w
+  se.group_weight_scaled = weight;
+  se.weight = scale_load_down(weight);
+  se.inv_weight = 0xFFFFFFFFu / static_cast<uint32_t>(se.weight);
   se.avg.load_avg = se.weight * se.avg.load_sum / get_pelt_divider(se.avg);
   enqueue_load_avg(cfs.avg, se.avg, se.weight);
   if (se.on_rq) {
-    cfs.load_weight += se.weight;
+    cfs.load_weight += se.group_weight_scaled;
     if (!is_curr) enqueue_in_tree(cfs, se);
     update_min_vruntime(cfs);
   }

@@ -4,16 +4,19 @@
 // cpu_weight_write_u64()). A cpu cgroup with a cpu weight gets a cfs_rq
 // and a group entity on every CPU; the EEVDF class walks entities up and
 // down the hierarchy (fair_eevdf.cc), PELT propagates up it
-// (fair_pelt.cc). docs/fair_group_sched.md is the plan; this is its stage
-// 2: group weights are the groups' shares, which is exactly what
-// calc_group_shares() gives on one CPU (a group's load is all on that
-// CPU), so groups need a one-CPU platform until stage 3 models the shares
-// across CPUs. 6.12 only (6.1's CFS, 6.6's vruntime tree and 6.18 are not
-// studied with groups yet).
+// (fair_pelt.cc). docs/fair_group_sched.md is the plan; this file holds
+// its stages 2-4: the groups and their entities, a group entity's weight
+// from the group's load spread over the CPUs (calc_group_shares(),
+// update_tg_load_avg()), the leaf list and the blocked-load updates of
+// group cfs_rqs (__update_blocked_fair()), and the hierarchical load the
+// balancer weighs tasks by (update_cfs_rq_h_load()). 6.12 only (6.1's CFS,
+// 6.6's vruntime tree and 6.18 are not studied with groups yet). Not
+// modelled: CFS bandwidth (cpu.max), cpu.idle, autogroup.
 #include <fmt/format.h>
 
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
+#include "models/kernel/sched/fair_pelt.h"
 #include "models/kernel/sched/pelt.h"
 #include "models/kernel/sched/weights.h"
 
@@ -78,11 +81,7 @@ void Kernel::setup_fair_groups() {
     throw ModelError(fmt::format("cpu cgroups with a cpu weight are modelled on kernel 6.12 only (this scenario runs "
                                  "{}; docs/fair_group_sched.md)",
                                  version_.name));
-  if (nr_cpus() != 1)
-    throw ModelError(fmt::format("cpu cgroups with a cpu weight need a one-CPU platform for now (this one has {}): "
-                                 "the group shares across CPUs (calc_group_shares()) are not modelled yet "
-                                 "(docs/fair_group_sched.md, stage 3)",
-                                 nr_cpus()));
+  fair_group_load_avg_.assign(task_groups_.size(), 0);
   // alloc_fair_sched_group() + init_tg_cfs_entry(), parents first
   // (setup_task_groups() made a parent before its children).
   fair_group_rqs_.resize(task_groups_.size() * rqs_.size());
@@ -101,6 +100,7 @@ void Kernel::setup_fair_groups() {
       // init_tg_cfs_entry(): NICE_0_LOAD until the first update_cfs_group();
       // the inverse computed as __update_inv_weight() does (WMULT_CONST / w).
       se.weight = kNice0Load;
+      se.group_weight_scaled = kNice0Load << kSchedFixedpointShift;
       se.inv_weight = 0xFFFFFFFFu / static_cast<uint32_t>(se.weight);
       // init_entity_runnable_average(): a group entity starts with no load;
       // online_fair_sched_group() attaches it at once (attach_entity_cfs_rq():
@@ -108,10 +108,108 @@ void Kernel::setup_fair_groups() {
       // first enqueue does not attach it again.
       init_entity_runnable_average(se.avg, se.weight, false);
       const uint64_t now = rqs_[static_cast<size_t>(cpu)]->pelt.rq_clock_pelt();
-      update_load_avg_cfs_rq(now, parent_cfs.avg, parent_cfs.load_weight, 0, false);
+      update_load_avg_cfs_rq(now, parent_cfs.avg, scale_load_down(parent_cfs.load_weight), 0, false);
       attach_entity_load_avg(parent_cfs.avg, se.avg, se.weight);
+      list_add_leaf_cfs_rq(parent_cfs);  // propagate_entity_cfs_rq()
       fair_group_rqs_[fair_group_slot(static_cast<int>(g), cpu)] = std::move(grq);
     }
+  }
+}
+
+uint64_t Kernel::calc_group_shares(const CfsRq& gcfs) const {
+  const int64_t tg_shares = static_cast<int64_t>(fair_group_shares_[static_cast<size_t>(gcfs.tg)]);
+  const int64_t load = static_cast<int64_t>(std::max(scale_load_down(gcfs.load_weight), gcfs.avg.load_avg));
+  // "Ensure tg_weight >= load": this cfs_rq's part of tg->load_avg as of
+  // now, not as last published.
+  const int64_t tg_weight =
+      fair_group_load_avg_[static_cast<size_t>(gcfs.tg)] - static_cast<int64_t>(gcfs.tg_load_avg_contrib) + load;
+  int64_t shares = tg_shares * load;
+  if (tg_weight) shares /= tg_weight;
+  // MIN_SHARES unscaled: the floor of a CPU holding none of the group's load.
+  return static_cast<uint64_t>(std::clamp(shares, kMinShares, tg_shares));
+}
+
+void Kernel::update_tg_load_avg(CfsRq& cfs) {
+  if (!cfs.se) return;  // the root group's load_avg is never read
+  // Once per ms of sched_clock_cpu() at most ("for migration heavy
+  // workloads"; the model's clocks are one).
+  const uint64_t now_ns = static_cast<uint64_t>(now().count()) + kRqClockAtZeroNs;
+  if (now_ns - cfs.last_update_tg_load_avg < 1000000) return;
+  const int64_t delta = static_cast<int64_t>(cfs.avg.load_avg) - static_cast<int64_t>(cfs.tg_load_avg_contrib);
+  if (static_cast<uint64_t>(std::abs(delta)) > cfs.tg_load_avg_contrib / 64) {
+    fair_group_load_avg_[static_cast<size_t>(cfs.tg)] += delta;
+    cfs.tg_load_avg_contrib = cfs.avg.load_avg;
+    cfs.last_update_tg_load_avg = now_ns;
+  }
+}
+
+void Kernel::list_add_leaf_cfs_rq(CfsRq& cfs) {
+  for (CfsRq* q = &cfs; q && !q->on_list; q = q->parent_cfs_rq()) {
+    q->on_list = true;
+    if (CfsRq* parent = q->parent_cfs_rq()) ++parent->nr_children_on_list;
+  }
+}
+
+bool Kernel::update_blocked_fair(Rq& rq, bool& done) {
+  const auto has_blocked = [](const CfsRq& c) { return c.avg.load_avg || c.avg.util_avg; };  // cfs_rq_has_blocked()
+  if (!fair_groups_active()) {
+    // Every task in the root group: the root cfs_rq alone, always (a fully
+    // decayed root off the kernel's leaf list gives the same values).
+    const bool decayed = fair_update_cfs_rq_load_avg(rq);
+    if (has_blocked(rq.cfs)) done = false;
+    return decayed;
+  }
+  const uint64_t now = rq.pelt.rq_clock_pelt();
+  bool decayed = false;
+  const auto visit = [&](CfsRq& c) {
+    if (fair_update_cfs_rq(c, now)) {
+      update_tg_load_avg(c);
+      if (&c == &rq.cfs) decayed = true;
+    }
+    // Pending load changes go to the parent, unless the group entity has
+    // nothing left to decay and nothing to take on (skip_blocked_update()).
+    if (SchedEntity* se = c.se; se && (se->avg.load_avg || se->avg.util_avg || c.propagate))
+      fair_update_load_avg(*this, rq, *se->cfs_rq, se, kUpdateTg);
+    // cfs_rq_is_decayed(): "don't let fully decayed cfs_rqs linger".
+    const SchedAvg& a = c.avg;
+    if (!c.load_weight && !a.load_sum && !a.util_sum && !a.runnable_sum && !c.nr_children_on_list) {
+      c.on_list = false;
+      if (CfsRq* parent = c.parent_cfs_rq()) --parent->nr_children_on_list;
+    }
+    if (has_blocked(c)) done = false;
+  };
+  // Bottom up: a child group's index is above its parent's
+  // (setup_task_groups()), and the root comes last. Siblings go in index
+  // order, not the list's; their updates touch disjoint state.
+  for (size_t g = task_groups_.size() - 1; g >= 1; --g)
+    if (FairGroupRq* grq = fair_group_rqs_[fair_group_slot(static_cast<int>(g), rq.cpu)].get(); grq && grq->cfs.on_list)
+      visit(grq->cfs);
+  if (rq.cfs.on_list) visit(rq.cfs);
+  return decayed;
+}
+
+void Kernel::update_cfs_rq_h_load(CfsRq& cfs) {
+  const int64_t now_jiffies = jiffies();
+  if (cfs.last_h_load_update == now_jiffies) return;
+  // Up to the first level already done this jiffy (or the root), leaving
+  // the way back down in h_load_next.
+  CfsRq* q = &cfs;
+  cfs.h_load_next = nullptr;
+  SchedEntity* se = cfs.se;
+  for (; se; se = se->parent) {
+    q = se->cfs_rq;
+    q->h_load_next = se;
+    if (q->last_h_load_update == now_jiffies) break;
+  }
+  if (!se) {
+    q->h_load = q->avg.load_avg;
+    q->last_h_load_update = now_jiffies;
+  }
+  while ((se = q->h_load_next)) {
+    const uint64_t load = q->h_load * se->avg.load_avg / (q->avg.load_avg + 1);
+    q = se->my_q;
+    q->h_load = load;
+    q->last_h_load_update = now_jiffies;
   }
 }
 

@@ -11,15 +11,6 @@ namespace schedlab {
 // (!delta) return 0;"); the same test here skips the call.
 static inline bool pelt_unit_elapsed(uint64_t now, const SchedAvg& sa) { return now - sa.last_update_time >= 1024; }
 
-// update_cfs_rq_load_avg(): removed load first, then the sums.
-static bool update_cfs_rq(CfsRq& cfs, uint64_t now) {
-  if (!cfs.removed.nr && !pelt_unit_elapsed(now, cfs.avg)) return false;
-  return update_cfs_rq_load_avg(now, cfs.avg, cfs.removed, cfs.load_weight,
-                                static_cast<uint64_t>(cfs.h_nr_running - cfs.h_nr_delayed), cfs.curr != nullptr);
-}
-
-bool fair_update_cfs_rq_load_avg(Rq& rq) { return update_cfs_rq(rq.cfs, rq.pelt.rq_clock_pelt()); }
-
 // add_tg_cfs_propagate(): load attached to or detached from a group's
 // cfs_rq is to reach its group entity (nothing above the root).
 static void add_tg_cfs_propagate(CfsRq& cfs, int64_t runnable_sum) {
@@ -27,6 +18,19 @@ static void add_tg_cfs_propagate(CfsRq& cfs, int64_t runnable_sum) {
   cfs.propagate = true;
   cfs.prop_runnable_sum += runnable_sum;
 }
+
+// update_cfs_rq_load_avg(): removed load first, then the sums. Removed
+// runnable (the unweighted load) also estimates the load_sum the group
+// entity is to lose: -(removed_runnable * divider) >> SCHED_CAPACITY_SHIFT.
+bool fair_update_cfs_rq(CfsRq& cfs, uint64_t now) {
+  if (!cfs.removed.nr && !pelt_unit_elapsed(now, cfs.avg)) return false;
+  if (cfs.removed.nr && cfs.se)
+    add_tg_cfs_propagate(cfs, -static_cast<int64_t>(cfs.removed.runnable_avg * get_pelt_divider(cfs.avg)) >> 10);
+  return update_cfs_rq_load_avg(now, cfs.avg, cfs.removed, scale_load_down(cfs.load_weight),
+                                static_cast<uint64_t>(cfs.h_nr_running - cfs.h_nr_delayed), cfs.curr != nullptr);
+}
+
+bool fair_update_cfs_rq_load_avg(Rq& rq) { return fair_update_cfs_rq(rq.cfs, rq.pelt.rq_clock_pelt()); }
 
 // propagate_entity_load_avg(): a group entity takes on what changed in
 // its own cfs_rq, and passes it on to the cfs_rq it is queued on.
@@ -37,7 +41,7 @@ static bool propagate_entity_load_avg(CfsRq& cfs, SchedEntity& se) {
   add_tg_cfs_propagate(cfs, gcfs.prop_runnable_sum);
   update_tg_cfs_util(cfs.avg, se.avg, gcfs.avg);
   update_tg_cfs_runnable(cfs.avg, se.avg, gcfs.avg);
-  update_tg_cfs_load(cfs.avg, se.avg, gcfs.avg, gcfs.prop_runnable_sum, se.weight, gcfs.load_weight);
+  update_tg_cfs_load(cfs.avg, se.avg, gcfs.avg, gcfs.prop_runnable_sum, se.weight, scale_load_down(gcfs.load_weight));
   return true;
 }
 
@@ -48,25 +52,30 @@ void fair_update_load_avg(Kernel& k, Rq& rq, CfsRq& cfs, SchedEntity* se, int fl
     const uint64_t runnable = se->sched_delayed ? 0 : se->my_q ? se->runnable_weight : (se->on_rq ? 1 : 0);
     update_load_avg_se(now, se->avg, se->weight, se->on_rq, runnable, cfs.curr == se);
   }
-  bool decayed = update_cfs_rq(cfs, now);
+  bool decayed = fair_update_cfs_rq(cfs, now);
   if (se && se->my_q) decayed |= propagate_entity_load_avg(cfs, *se);
+  bool update_tg = decayed && (flags & kUpdateTg);
   if (se && !se->avg.last_update_time && (flags & kDoAttach)) {
     attach_entity_load_avg(cfs.avg, se->avg, se->weight);
     add_tg_cfs_propagate(cfs, static_cast<int64_t>(se->avg.load_sum));
-    decayed = true;
+    decayed = update_tg = true;
   } else if (se && (flags & kDoDetach)) {
     detach_entity_load_avg(cfs.avg, se->avg, se->weight);
     add_tg_cfs_propagate(cfs, -static_cast<int64_t>(se->avg.load_sum));
     se->avg.last_update_time = 0;
-    decayed = true;
+    decayed = update_tg = true;
   }
   // cfs_rq_util_change(): only the root cfs_rq's signals drive cpufreq.
   if (decayed && &cfs == &rq.cfs) k.cpufreq_update_util(rq, 0);
+  if (update_tg && cfs.se) k.update_tg_load_avg(cfs);
 }
 
 // propagate_entity_cfs_rq(): after an attach or detach outside the
 // enqueue and dequeue walks, every ancestor takes it on.
+// Every cfs_rq on the way joins the leaf list, so that the blocked-load
+// updates decay what it took on.
 static void propagate_entity_cfs_rq(Kernel& k, Rq& rq, SchedEntity& se) {
+  if (!se.cfs_rq->on_list) k.list_add_leaf_cfs_rq(*se.cfs_rq);
   for (SchedEntity* e = se.parent; e; e = e->parent) fair_update_load_avg(k, rq, *e->cfs_rq, e, kUpdateTg);
 }
 
@@ -91,24 +100,26 @@ void fair_util_est_update(const Kernel& k, Rq& rq, Task& p, bool task_sleep) {
 // source CPU runs anything: the kernel limits the estimate's cost to the
 // case where the source clock is most likely stale. No CFS bandwidth
 // here, so no throttled PELT time to take off.
-static void migrate_se_pelt_lag(Kernel& k, const Rq& src, Task& p) {
+static void migrate_se_pelt_lag(Kernel& k, const Rq& src, const CfsRq& cfs, Task& p) {
   const SchedAvg& a = p.se.avg;
   if (a.load_sum == 0 && a.util_sum == 0 && a.runnable_sum == 0) return;  // load_avg_is_decayed()
   if (!src.idle_task_runs()) return;  // is_idle_task(rq->curr)
   const uint64_t sched_clock_now = static_cast<uint64_t>(k.now().count()) + Kernel::kRqClockAtZeroNs;
-  update_load_avg_blocked_se(src.pelt.idle_lag_now(sched_clock_now, src.cfs.avg.last_update_time), p.se.avg,
+  update_load_avg_blocked_se(src.pelt.idle_lag_now(sched_clock_now, cfs.avg.last_update_time), p.se.avg,
                              p.se.weight);
 }
 
 // migrate_task_rq_fair()'s PELT part for a waking task (6.1-6.18): aged to
-// the old cfs_rq's last update and removed from it (remove_entity_load_avg(),
-// the removed sums as of that update), then aged over the idle lag, then
-// attached on the new rq (last_update_time = 0).
+// its old cfs_rq's last update and removed from it (remove_entity_load_avg(),
+// the removed sums as of that update; with groups, the group's cfs_rq on
+// the old CPU), then aged over the idle lag, then attached on the new rq
+// (last_update_time = 0).
 void fair_migrate_task_pelt(Kernel& k, Task& p) {
   Rq& old = k.rq(p.cpu);
-  update_load_avg_blocked_se(old.cfs.avg.last_update_time, p.se.avg, p.se.weight);
-  remove_entity_load_avg(old.cfs.removed, p.se.avg);
-  migrate_se_pelt_lag(k, old, p);
+  CfsRq& cfs = p.se.cfs_rq ? *p.se.cfs_rq : old.cfs;
+  update_load_avg_blocked_se(cfs.avg.last_update_time, p.se.avg, p.se.weight);
+  remove_entity_load_avg(cfs.removed, p.se.avg);
+  migrate_se_pelt_lag(k, old, cfs, p);
   p.se.avg.last_update_time = 0;  // attach on the new rq
 }
 
@@ -119,6 +130,7 @@ void FairClassBase::switched_from(Rq& rq, Task& p) {
   detach_entity_load_avg(cfs.avg, p.se.avg, p.se.weight);
   add_tg_cfs_propagate(cfs, -static_cast<int64_t>(p.se.avg.load_sum));
   if (&cfs == &rq.cfs) k_.cpufreq_update_util(rq, 0);  // cfs_rq_util_change()
+  if (cfs.se) k_.update_tg_load_avg(cfs);
   propagate_entity_cfs_rq(k_, rq, p.se);
 }
 
@@ -137,6 +149,7 @@ void FairClassBase::attach_task_cfs_rq(Rq& rq, Task& p) {
   attach_entity_load_avg(cfs.avg, p.se.avg, p.se.weight);
   add_tg_cfs_propagate(cfs, static_cast<int64_t>(p.se.avg.load_sum));
   if (&cfs == &rq.cfs) k_.cpufreq_update_util(rq, 0);  // cfs_rq_util_change()
+  if (cfs.se) k_.update_tg_load_avg(cfs);
   propagate_entity_cfs_rq(k_, rq, p.se);
 }
 

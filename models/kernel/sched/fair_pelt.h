@@ -15,8 +15,10 @@ enum : int { kUpdateTg = 0x1, kSkipAgeLoad = 0x2, kDoAttach = 0x4, kDoDetach = 0
 // changes, attach/detach, and kick cpufreq when the root cfs_rq's averages
 // changed (cfs_rq_util_change()).
 void fair_update_load_avg(Kernel& k, Rq& rq, CfsRq& cfs, SchedEntity* se, int flags);
-// update_cfs_rq_load_avg() of the root cfs_rq alone (no entity, no cpufreq
-// kick): true when its averages changed.
+// update_cfs_rq_load_avg() of one cfs_rq (no entity, no cpufreq kick) to
+// the PELT time `now`: true when its averages changed.
+bool fair_update_cfs_rq(CfsRq& cfs, uint64_t now);
+// The same for a CPU's root cfs_rq.
 bool fair_update_cfs_rq_load_avg(Rq& rq);
 
 // enqueue_task_fair()/dequeue_task_fair() util_est bookkeeping.

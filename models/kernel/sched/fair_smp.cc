@@ -93,6 +93,20 @@
 
 namespace schedlab {
 namespace {
+// rq->cfs_tasks as the model keeps it: every fair task queued at or below
+// `cfs` (delayed ones too), found through the group entities, except the
+// running one (each level's curr is out of its timeline; a curr group
+// entity's own queue is walked). Callers order them by cfs_tasks_seq.
+template <class F>
+void for_each_queued_task(const CfsRq& cfs, F&& f) {
+  for (SchedEntity* se : cfs.timeline) {
+    if (se->task)
+      f(*se->task);
+    else
+      for_each_queued_task(*se->my_q, f);
+  }
+  if (cfs.curr && cfs.curr->my_q) for_each_queued_task(*cfs.curr->my_q, f);
+}
 // sd->imbalance_pct of the MC level (sd_init(): 117 for non-SMT levels).
 constexpr uint64_t kImbalancePct = 117;
 // sysctl_sched_migration_cost: a task that ran this recently is cache hot.
@@ -492,7 +506,7 @@ bool Kernel::can_migrate_task(const Task& p, int dst_cpu, bool ignore_hot, bool 
   if (p.sched_class != SchedClassId::kFair) return false;
   if (ignore_hot) return true;
   if (p.policy == Policy::kIdle) return true;  // task_hot(): a SCHED_IDLE task is never cache hot
-  const CfsRq& cfs = rqs_[static_cast<size_t>(p.cpu)]->cfs;
+  const CfsRq& cfs = *p.se.cfs_rq;  // cfs_rq_of(&p->se)
   if (features_(SchedFeat::kCacheHotBuddy) && rqs_[static_cast<size_t>(dst_cpu)]->nr_running > 0 &&
       (cfs.next == &p.se || cfs.last == &p.se))
     return false;
@@ -843,14 +857,15 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       const bool migrate_load = type == Migrate::kLoad;
       auto clears = [&](const Task& p) { return lb_may_consider(p, dst.cpu, migrate_load) && allowed(p, dst.cpu); };
       all_pinned = !(src.curr->sched_class == SchedClassId::kFair && !src.curr->is_idle_task && clears(*src.curr));
-      for (const SchedEntity* se : src.cfs.timeline)
-        if (all_pinned && clears(*se->task)) all_pinned = false;
+      for_each_queued_task(src.cfs, [&](const Task& t) {
+        if (all_pinned && clears(t)) all_pinned = false;
+      });
     }
     // The walk: src's fair tasks, tail of cfs_tasks first. The running
     // one is on the list too (the model keeps it out of the timeline):
     // can_migrate_task() refuses it, which moves it to the head.
     lb_walk_.clear();
-    for (SchedEntity* se : src.cfs.timeline) lb_walk_.push_back(se->task);
+    for_each_queued_task(src.cfs, [&](Task& t) { lb_walk_.push_back(&t); });
     if (src.curr->sched_class == SchedClassId::kFair && !src.curr->is_idle_task && src.curr->se.on_rq)
       lb_walk_.push_back(src.curr);
     std::sort(lb_walk_.begin(), lb_walk_.end(),
@@ -996,9 +1011,10 @@ bool Kernel::active_balance(Rq& src, int dst_cpu) {
   src.stopper_ran = true;
   switch_to(src, p, *src.idle, TaskState::kRunning);
   Task* victim = nullptr;
-  for (SchedEntity* se : src.cfs.timeline)  // the preempted task is back in it
-    if (Task* t = se->task; (!victim || t->se.cfs_tasks_seq < victim->se.cfs_tasks_seq) && can_migrate_task(*t, dst_cpu, true, true))
-      victim = t;
+  for_each_queued_task(src.cfs, [&](Task& t) {  // the preempted task is queued again
+    if ((!victim || t.se.cfs_tasks_seq < victim->se.cfs_tasks_seq) && can_migrate_task(t, dst_cpu, true, true))
+      victim = &t;
+  });
   if (victim) {
     SL_DEBUG("{:.6f} active balance: {}-{} cpu{} -> cpu{}", now().to_s(), victim->comm, victim->pid, src.cpu,
              dst_cpu);
@@ -1096,9 +1112,10 @@ void Kernel::sched_balance_update_blocked_averages(Rq& rq) {
   // __update_blocked_fair().
   const bool rt_running = !rq.curr->is_idle_task && rq.curr->sched_class == SchedClassId::kRt;
   bool decayed = update_rt_rq_load_avg(rq.pelt.rq_clock_pelt(), rq.avg_rt, rt_running);
-  decayed |= fair_update_cfs_rq_load_avg(rq);
+  bool done = !rq.avg_rt.util_avg;  // others_have_blocked()
+  decayed |= update_blocked_fair(rq, done);
   // update_blocked_load_status(): done once every signal reached zero.
-  if (!rq.avg_rt.util_avg && !rq.cfs.avg.load_avg && !rq.cfs.avg.util_avg) rq.has_blocked_load = false;
+  if (done) rq.has_blocked_load = false;
   if (decayed) cpufreq_update_util(rq, 0);
 }
 

@@ -68,6 +68,11 @@ struct SchedEntity {
   // A group entity's runnable_weight (se_update_runnable()): its cfs_rq's
   // h_nr_running - h_nr_delayed, PELT's runnable input for it.
   uint32_t runnable_weight = 0;
+  // A group entity's load.weight at full resolution (scaled by 1024, as
+  // calc_group_shares() computes it; `weight` is its scale_load_down()).
+  // A task's is always weight << 10 (scaled_weight()).
+  uint64_t group_weight_scaled = 0;
+  uint64_t scaled_weight() const { return my_q ? group_weight_scaled : weight << 10; }
 };
 
 // struct sched_rt_entity.

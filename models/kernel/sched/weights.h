@@ -2,6 +2,7 @@
 // (kernel/sched/core.c sched_prio_to_weight/_wmult; fair.c __calc_delta).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace schedlab {
@@ -20,6 +21,10 @@ uint32_t nice_to_wmult(int nice);    // sched_prio_to_wmult[nice + 20]
 // kernel's to the nanosecond (including its rounding down).
 // lw_inv_weight == 0 means "derive it": WMULT_CONST / lw_weight.
 uint64_t calc_delta(uint64_t delta, uint64_t weight, uint64_t lw_weight, uint32_t lw_inv_weight);
+
+// scale_load_down(): a load.weight kept at full resolution (x1024) as the
+// kernel's arithmetic sees it, never below 2 while nonzero.
+inline uint64_t scale_load_down(uint64_t w) { return w ? std::max<uint64_t>(2, w >> 10) : 0; }
 
 // calc_delta_fair(): delta scaled to virtual time for an entity of `weight`.
 inline uint64_t calc_delta_fair(uint64_t delta, uint64_t weight, uint32_t inv_weight) {
