@@ -47,9 +47,8 @@ class FairClassBase : public SchedClass {
   // tests the full-resolution weight against NICE_0_LOAD: a group entity
   // whose shares round down to 1024 still goes through __calc_delta().
   static int64_t vdelta(const SchedEntity& se, int64_t delta) {
-    if (se.my_q && se.group_weight_scaled != kNice0Load << 10) [[unlikely]]
-      return static_cast<int64_t>(calc_delta(static_cast<uint64_t>(delta), kNice0Load, se.weight, se.inv_weight));
-    return static_cast<int64_t>(calc_delta_fair(static_cast<uint64_t>(delta), se.weight, se.inv_weight));
+    if (se.weight == kNice0Load && (!se.my_q || se.group_weight_scaled == kNice0Load << 10)) return delta;
+    return static_cast<int64_t>(calc_delta(static_cast<uint64_t>(delta), kNice0Load, se.weight, se.inv_weight));
   }
   // attach_task_cfs_rq() -> attach_entity_cfs_rq() of switched_to_fair():
   // aged to now (ATTACH_AGE_LOAD), then added to the cfs_rq.

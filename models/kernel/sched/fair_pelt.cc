@@ -22,7 +22,7 @@ static void add_tg_cfs_propagate(CfsRq& cfs, int64_t runnable_sum) {
 // update_cfs_rq_load_avg(): removed load first, then the sums. Removed
 // runnable (the unweighted load) also estimates the load_sum the group
 // entity is to lose: -(removed_runnable * divider) >> SCHED_CAPACITY_SHIFT.
-bool fair_update_cfs_rq(CfsRq& cfs, uint64_t now) {
+static inline bool update_cfs_rq(CfsRq& cfs, uint64_t now) {
   if (!cfs.removed.nr && !pelt_unit_elapsed(now, cfs.avg)) return false;
   if (cfs.removed.nr && cfs.se)
     add_tg_cfs_propagate(cfs, -static_cast<int64_t>(cfs.removed.runnable_avg * get_pelt_divider(cfs.avg)) >> 10);
@@ -30,7 +30,9 @@ bool fair_update_cfs_rq(CfsRq& cfs, uint64_t now) {
                                 static_cast<uint64_t>(cfs.h_nr_running - cfs.h_nr_delayed), cfs.curr != nullptr);
 }
 
-bool fair_update_cfs_rq_load_avg(Rq& rq) { return fair_update_cfs_rq(rq.cfs, rq.pelt.rq_clock_pelt()); }
+bool fair_update_cfs_rq(CfsRq& cfs, uint64_t now) { return update_cfs_rq(cfs, now); }
+
+bool fair_update_cfs_rq_load_avg(Rq& rq) { return update_cfs_rq(rq.cfs, rq.pelt.rq_clock_pelt()); }
 
 // propagate_entity_load_avg(): a group entity takes on what changed in
 // its own cfs_rq, and passes it on to the cfs_rq it is queued on.
@@ -52,7 +54,7 @@ void fair_update_load_avg(Kernel& k, Rq& rq, CfsRq& cfs, SchedEntity* se, int fl
     const uint64_t runnable = se->sched_delayed ? 0 : se->my_q ? se->runnable_weight : (se->on_rq ? 1 : 0);
     update_load_avg_se(now, se->avg, se->weight, se->on_rq, runnable, cfs.curr == se);
   }
-  bool decayed = fair_update_cfs_rq(cfs, now);
+  bool decayed = update_cfs_rq(cfs, now);
   if (se && se->my_q) decayed |= propagate_entity_load_avg(cfs, *se);
   bool update_tg = decayed && (flags & kUpdateTg);
   if (se && !se->avg.last_update_time && (flags & kDoAttach)) {
