@@ -56,3 +56,38 @@ TEST_CASE("Every shipped scenario, once warm, runs without allocating", "[alloc]
     CHECK(counted >= 1);
   }
 }
+
+TEST_CASE("Groups on eight CPUs, once warm, run without allocating", "[alloc][cgroup]") {
+  // cgroups_gs101's aosp_groups placement: the leaf-list walks, the
+  // balancer's descent through group entities and the shares run in the
+  // hot loop too.
+  ScenarioParams p = load_scenario_file(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/ui_gs101.yaml");
+  for (const char* name : {"top-app", "system", "background"}) {
+    KernelParams::CpuCgroup c;
+    c.name = name;
+    c.cpu_shares = 1024;
+    p.kernel.cgroups.push_back(c);
+  }
+  for (TaskSpec& t : p.tasks) {
+    if (t.name == "ui_thread" || t.name == "render_thread" || t.name == "app_worker" || t.name == "db")
+      t.cgroup = "top-app";
+    else if (t.name == "sysserver" || t.name == "binder" || t.name == "input")
+      t.cgroup = "system";
+    else if (t.name == "bg_sync" || t.name == "bg_hog")
+      t.cgroup = "background";
+  }
+  const Time warm = Time::s(6), measured = Time::s(2);
+  p.duration = warm + measured + Time::s(1);
+  p.warmup = p.duration;
+  System sys(p, 1);
+  sys.kernel().run_until(warm);
+  const uint64_t events_before = sys.kernel().sim().events_dispatched();
+  uint64_t allocations = 0;
+  {
+    AllocationCounter counter;
+    sys.kernel().run_until(warm + measured);
+    allocations = counter.count();
+  }
+  CHECK(sys.kernel().sim().events_dispatched() > events_before);
+  CHECK(allocations == 0);
+}
