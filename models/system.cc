@@ -224,7 +224,7 @@ System::System(const ScenarioParams& params, uint64_t seed) : impl_(std::make_un
       if (spec.slice) s.kernel->set_custom_slice(t, *spec.slice);
       if (spec.timer_slack) s.kernel->set_timer_slack(t, *spec.timer_slack);
       s.kernel->set_task_uclamp(t, spec.uclamp_min, spec.uclamp_max);
-      s.kernel->sched_move_task(t, cpu_cgroup_index(*s.kernel, spec.cgroup));
+      s.kernel->sched_move_task(t, s.kernel->cpu_cgroup_index(spec.cgroup));
       auto body = std::make_unique<RtAppBody>(*s.world, spec, t);
       s.world->register_body(comm, body.get());
       s.kernel->set_body(t, body.get());

@@ -248,6 +248,26 @@ TEST_CASE("YAML: cpu_weight and cpu_shares on cgroups", "[config][cgroup]") {
                              std::string(kOneTask));
     CHECK_THAT(e.message(), Catch::Contains("fair_group_sched"));
   }
+  SECTION("device threads join a cgroup: a binder pool and a display thread") {
+    const std::string yaml = head +
+                             "cgroups:\n  - {name: A, cpu_weight: 100}\n"
+                             "binder_procs:\n  - {name: svc, threads: 2, cgroup: A}\n"
+                             "devices:\n  - {name: d, model: display, ui_thread: {comm: ui, cgroup: A}}\n" +
+                             kOneTask;
+    ScenarioParams s = load_scenario_yaml(yaml, "test.yaml");
+    REQUIRE(s.binder_procs.size() == 1);
+    CHECK(s.binder_procs[0].cgroup == "A");
+    s.duration = Time::ms(5);
+    System sys(s, 1);
+    Kernel& k = sys.kernel();
+    const int a = k.find_task_group("A");
+    CHECK(find_task(k, "binder:svc_1").task_group == a);
+    CHECK(find_task(k, "binder:svc_2").task_group == a);
+    CHECK(find_task(k, "ui").task_group == a);
+    CHECK(find_task(k, "RenderThread").task_group == 0);
+    ConfigError e = error_of(head + "binder_procs:\n  - {name: svc, cgroup: nope}\n" + kOneTask);
+    CHECK(e.key_path() == "binder_procs[0].cgroup");
+  }
   SECTION("read into the parameters") {
     ScenarioParams s = load_scenario_yaml(head + "cgroups:\n  - {name: A, cpu_weight: 200}\n  - {name: B, cpu_shares: 52}\n" +
                                               kOneTask,

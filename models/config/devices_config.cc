@@ -158,7 +158,7 @@ KthreadWorkerParams load_kthread_worker(const YamlDoc& doc, const YAML::Node& no
 }
 
 BinderProcParams load_binder_proc(const YamlDoc& doc, const YAML::Node& node, const std::string& path, int cpus,
-                                  std::vector<std::string>& seen) {
+                                  std::vector<std::string>& seen, const KernelParams& kernel) {
   MapReader r(doc, node, path, binder_proc_params());
   BinderProcParams b;
   b.name = unique_name(doc, r, seen, "binder process");
@@ -166,6 +166,7 @@ BinderProcParams load_binder_proc(const YamlDoc& doc, const YAML::Node& node, co
   if (auto n = r.find("nice")) b.nice = static_cast<int>(as_int(doc, *n, r.path("nice"), -20, 19));
   if (auto n = r.find("min_nice")) b.min_nice = static_cast<int>(as_int(doc, *n, r.path("min_nice"), -20, 19));
   if (auto n = r.find("cpus")) b.cpus = load_cpu_list(doc, *n, r.path("cpus"), cpus);
+  load_task_cgroup(doc, r, kernel, b.cgroup);
   r.read("android", b.android);
   r.read("inherit_rt", b.inherit_rt);
   if (auto n = r.find("min_policy")) {
@@ -403,7 +404,7 @@ void load_devices(const YamlDoc& doc, const MapReader& top, ScenarioParams& s) {
   if (auto n = top.find("binder_procs")) {
     const YAML::Node& list = sequence(doc, *n, "binder_procs", "binder_procs");
     for (size_t i = 0; i < list.size(); ++i)
-      s.binder_procs.push_back(load_binder_proc(doc, list[i], index_path("binder_procs", i), cpus, bseen));
+      s.binder_procs.push_back(load_binder_proc(doc, list[i], index_path("binder_procs", i), cpus, bseen, s.kernel));
   }
   auto n = top.find("devices");
   if (!n) return;
@@ -722,6 +723,7 @@ const std::vector<ParamDecl>& binder_proc_params() {
          "its node's min_priority: the highest nice a synchronous transaction runs at (libbinder's default 0; "
          "unused with an RT min_policy)"},
         {"cpus", "list of int, or \"0-3,6\"", "all CPUs", "the threads' affinity"},
+        {"cgroup", "a cgroups[] name, or /", "/", "the cpu cgroup its threads run in"},
         {"android", "bool", "false",
          "the Android Common Kernel's priority rules (binder_transaction_priority()): policy and RT priority "
          "pass too, set before the thread's wake-up"},

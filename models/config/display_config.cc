@@ -22,11 +22,12 @@ double as_frequency_hz(const YamlDoc& doc, const YAML::Node& node, const std::st
 }
 
 DisplayThreadParams load_thread(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
-                                DisplayThreadParams t, int cpus) {
+                                DisplayThreadParams t, int cpus, const KernelParams& kernel) {
   MapReader r(doc, node, path, display_thread_params());
   load_thread_comm(r, t.comm);
   load_thread_policy(r, t.policy, t.nice, t.rt_priority, "thread");
   if (auto n = r.find("cpus")) t.cpus = load_cpu_list(doc, *n, r.path("cpus"), cpus);
+  load_task_cgroup(doc, r, kernel, t.cgroup);
   return t;
 }
 
@@ -60,10 +61,10 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   if (auto n = r.find("idle_frame_interval"))
     p.idle_frame_interval = load_distribution(doc, *n, r.path("idle_frame_interval"));
   r.read("layer", p.layer);
-  if (auto n = r.find("ui_thread")) p.ui_thread = load_thread(doc, *n, r.path("ui_thread"), p.ui_thread, cpus);
+  if (auto n = r.find("ui_thread")) p.ui_thread = load_thread(doc, *n, r.path("ui_thread"), p.ui_thread, cpus, s.kernel);
   if (auto n = r.find("render_thread"))
-    p.render_thread = load_thread(doc, *n, r.path("render_thread"), p.render_thread, cpus);
-  if (auto n = r.find("sf_thread")) p.sf_thread = load_thread(doc, *n, r.path("sf_thread"), p.sf_thread, cpus);
+    p.render_thread = load_thread(doc, *n, r.path("render_thread"), p.render_thread, cpus, s.kernel);
+  if (auto n = r.find("sf_thread")) p.sf_thread = load_thread(doc, *n, r.path("sf_thread"), p.sf_thread, cpus, s.kernel);
   if (auto n = r.find("ui_cost")) p.ui_cost = load_distribution(doc, *n, r.path("ui_cost"));
   if (auto n = r.find("first_ui_cost")) p.first_ui_cost = load_distribution(doc, *n, r.path("first_ui_cost"));
   if (auto n = r.find("render_cost")) p.render_cost = load_distribution(doc, *n, r.path("render_cost"));
@@ -81,9 +82,9 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   keys_need({"timer_dispatch_thread", "app_event_thread", "timer_dispatch_cost", "app_event_cost"}, p.vsync_threads,
             "vsync_threads: true");
   if (auto n = r.find("timer_dispatch_thread"))
-    p.timer_dispatch_thread = load_thread(doc, *n, r.path("timer_dispatch_thread"), p.timer_dispatch_thread, cpus);
+    p.timer_dispatch_thread = load_thread(doc, *n, r.path("timer_dispatch_thread"), p.timer_dispatch_thread, cpus, s.kernel);
   if (auto n = r.find("app_event_thread"))
-    p.app_event_thread = load_thread(doc, *n, r.path("app_event_thread"), p.app_event_thread, cpus);
+    p.app_event_thread = load_thread(doc, *n, r.path("app_event_thread"), p.app_event_thread, cpus, s.kernel);
   r.read("timer_dispatch_cost", p.timer_dispatch_cost, Bound::kNonNegative);
   r.read("app_event_cost", p.app_event_cost, Bound::kNonNegative);
   if (r.has("vsync_request_binder")) {
@@ -113,12 +114,12 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
       fail(doc, *n, r.path("touch_report_rate"), "expected a report rate in 1Hz..10000Hz, e.g. 120Hz");
   }
   if (auto n = r.find("touch_irq_thread"))
-    p.touch_irq_thread = load_thread(doc, *n, r.path("touch_irq_thread"), p.touch_irq_thread, cpus);
+    p.touch_irq_thread = load_thread(doc, *n, r.path("touch_irq_thread"), p.touch_irq_thread, cpus, s.kernel);
   if (auto n = r.find("input_reader_thread"))
-    p.input_reader_thread = load_thread(doc, *n, r.path("input_reader_thread"), p.input_reader_thread, cpus);
+    p.input_reader_thread = load_thread(doc, *n, r.path("input_reader_thread"), p.input_reader_thread, cpus, s.kernel);
   if (auto n = r.find("input_dispatcher_thread"))
     p.input_dispatcher_thread =
-        load_thread(doc, *n, r.path("input_dispatcher_thread"), p.input_dispatcher_thread, cpus);
+        load_thread(doc, *n, r.path("input_dispatcher_thread"), p.input_dispatcher_thread, cpus, s.kernel);
   r.read("touch_irq_cost", p.touch_irq_cost, Bound::kNonNegative);
   r.read("input_reader_cost", p.input_reader_cost, Bound::kNonNegative);
   r.read("input_dispatcher_cost", p.input_dispatcher_cost, Bound::kNonNegative);
@@ -147,7 +148,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   if (!is_none("inject_binder"))
     keys_need({"inject_binder"}, injected, "input_source: injected (or set inject_binder: none)");
   if (auto n = r.find("injector_thread"))
-    p.injector_thread = load_thread(doc, *n, r.path("injector_thread"), p.injector_thread, cpus);
+    p.injector_thread = load_thread(doc, *n, r.path("injector_thread"), p.injector_thread, cpus, s.kernel);
   if (r.has("inject_binder") && !is_none("inject_binder"))
     p.inject_binder = ref_name(doc, r, "inject_binder", call_targets(s).binder_procs, "binder process");
   r.read("inject_step_delay", p.inject_step_delay, Bound::kNonNegative);
@@ -183,6 +184,7 @@ const std::vector<ParamDecl>& display_thread_params() {
       {"nice", "int -20..19", "see display", "fair policies"},
       {"priority", "int 1..99", "see display", "SCHED_FIFO / SCHED_RR"},
       {"cpus", "CPU list", "all", "affinity"},
+      {"cgroup", "a cgroups[] name, or /", "/", "the cpu cgroup it runs in"},
   };
   return decls;
 }

@@ -90,6 +90,7 @@ struct DisplayThreadParams {
   int nice = 0;                // fair policies
   int rt_priority = 0;         // SCHED_FIFO / SCHED_RR: 1..99
   std::vector<int> cpus;       // affinity; empty = every CPU
+  std::string cgroup;          // the cpu cgroup it runs in ("" = the root)
 };
 
 // The display pipeline of one app layer (models/devices/display.h): vsync,
@@ -113,9 +114,9 @@ struct DisplayParams {
   // while no animation runs. Unset: none.
   std::optional<Distribution> idle_frame_interval;
   std::string layer = "NotificationShade";  // FrameEvent::layer
-  DisplayThreadParams ui_thread{"ndroid.systemui", Policy::kNormal, -10, 0, {}};
-  DisplayThreadParams render_thread{"RenderThread", Policy::kNormal, -10, 0, {}};
-  DisplayThreadParams sf_thread{"surfaceflinger", Policy::kFifo, 0, 2, {}};
+  DisplayThreadParams ui_thread{"ndroid.systemui", Policy::kNormal, -10, 0, {}, {}};
+  DisplayThreadParams render_thread{"RenderThread", Policy::kNormal, -10, 0, {}, {}};
+  DisplayThreadParams sf_thread{"surfaceflinger", Policy::kFifo, 0, 2, {}, {}};
   // Per-frame work (CPU: capacity time at 1024 and f_max).
   Distribution ui_cost{Distribution::Kind::kLognormal, Time::us(2500), {}, {}, 0.3};
   std::optional<Distribution> first_ui_cost;  // the first frame of each animation (unset: ui_cost)
@@ -144,8 +145,8 @@ struct DisplayParams {
   // SurfaceFlinger's vsync delivery threads (models/devices/display.h):
   // off, the vsync timers wake the UI thread and SurfaceFlinger directly.
   bool vsync_threads = false;
-  DisplayThreadParams timer_dispatch_thread{"TimerDispatch", Policy::kFifo, 0, 2, {}};  // Scheduler/Timer.cpp
-  DisplayThreadParams app_event_thread{"app", Policy::kFifo, 0, 2, {}};                 // Scheduler/EventThread.cpp
+  DisplayThreadParams timer_dispatch_thread{"TimerDispatch", Policy::kFifo, 0, 2, {}, {}};  // Scheduler/Timer.cpp
+  DisplayThreadParams app_event_thread{"app", Policy::kFifo, 0, 2, {}, {}};                 // Scheduler/EventThread.cpp
   Time timer_dispatch_cost = Time::us(10);  // CPU work per TimerDispatch wake-up (capacity 1024, f_max); an assumption
   Time app_event_cost = Time::us(20);       // CPU work per app EventThread round (a vsync dispatched or
                                             // suppressed, a request taken); an assumption
@@ -166,10 +167,10 @@ struct DisplayParams {
   double touch_report_hz = 120;  // an assumption (the panel's report rate while touched)
   // request_threaded_irq(): SCHED_FIFO 50 (setup_irq_thread(): sched_set_fifo());
   // affinity: touch_irq_cpu when cpus is empty (the IRQ's effective affinity).
-  DisplayThreadParams touch_irq_thread{"irq/touch", Policy::kFifo, 0, 50, {}};
+  DisplayThreadParams touch_irq_thread{"irq/touch", Policy::kFifo, 0, 50, {}, {}};
   // inputflinger's InputThread: ANDROID_PRIORITY_URGENT_DISPLAY (nice -8).
-  DisplayThreadParams input_reader_thread{"InputReader", Policy::kNormal, -8, 0, {}};
-  DisplayThreadParams input_dispatcher_thread{"InputDispatcher", Policy::kNormal, -8, 0, {}};
+  DisplayThreadParams input_reader_thread{"InputReader", Policy::kNormal, -8, 0, {}, {}};
+  DisplayThreadParams input_dispatcher_thread{"InputDispatcher", Policy::kNormal, -8, 0, {}, {}};
   // CPU work (capacity 1024, f_max) per round; assumptions.
   Time touch_irq_cost = Time::us(50);          // the threaded handler: read the controller, input_sync()
   Time input_reader_cost = Time::us(100);      // EventHub::getEvents() + InputReader's mappers, per round
@@ -193,7 +194,7 @@ struct DisplayParams {
   InputSource input_source = InputSource::kTouch;
   // The test's thread (androidx.test's InstrumentationThread, "Instr: ..."
   // in the app's process: a plain thread at nice 0).
-  DisplayThreadParams injector_thread{"instrumentation", Policy::kNormal, 0, 0, {}};
+  DisplayThreadParams injector_thread{"instrumentation", Policy::kNormal, 0, 0, {}, {}};
   // The binder process (binder_procs) whose pool runs
   // InputManagerService.injectInputEvent() (system_server's); "": the
   // test's thread queues the event itself.

@@ -1146,6 +1146,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   if (display_rpm_) sf_body_->rpm = std::make_unique<RpmCall>(*pm_);
   auto make = [&](const DisplayThreadParams& t, TaskBody* body) -> Task* {
     Task& p = k_.create_task(t.comm, t.comm, t.policy, t.nice, t.rt_priority, t.cpus, false);
+    if (!t.cgroup.empty()) k_.sched_move_task(p, k_.cpu_cgroup_index(t.cgroup));
     k_.set_body(p, body);
     k_.start_task_at(p, k_.now());
     return &p;

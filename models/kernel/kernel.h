@@ -284,6 +284,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // cpu cgroups (CONFIG_UCLAMP_TASK_GROUP; uclamp.h). find_task_group():
   // the index of the group called `name` ("/" = the root, 0), or -1.
   int find_task_group(std::string_view name) const;
+  // The same for a name a scenario gives ("" = the root); a ModelError
+  // if there is no such group.
+  int cpu_cgroup_index(const std::string& name) const;
   // CONFIG_FAIR_GROUP_SCHED's hierarchy (fair_group.cc): the cfs_rq a task
   // of `group` queues on at `cpu` (tg->cfs_rq[cpu]; the root's for a group
   // with no cpu weight), and the entity standing for a group there

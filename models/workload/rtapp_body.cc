@@ -10,15 +10,9 @@
 
 namespace schedlab {
 
-int cpu_cgroup_index(const Kernel& k, const std::string& name) {
-  const int g = k.find_task_group(name.empty() ? "/" : name);
-  if (g < 0) throw ModelError(fmt::format("no cpu cgroup '{}'", name));
-  return g;
-}
-
 RtMutex& RtAppWorld::mutex(const std::string& name) {
   auto& m = mutexes_[name];
-  if (!m) m = std::make_unique<RtMutex>(name, pi_);
+  if (!m) m = std::make_unique<RtMutex>(name, pi_, k_.tasks().size());  // a waiter per task at most
   return *m;
 }
 
@@ -59,7 +53,7 @@ RtAppBody::RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task)
         case EventSpec::Kind::kUnlock: o.mutex = &world.mutex(e.name); break;
         case EventSpec::Kind::kWait: o.mutex = &world.mutex(e.mutex); break;
         case EventSpec::Kind::kCgroup:
-        case EventSpec::Kind::kCpuUclamp: o.task_group = cpu_cgroup_index(world.kernel(), e.name); break;
+        case EventSpec::Kind::kCpuUclamp: o.task_group = world.kernel().cpu_cgroup_index(e.name); break;
         default: break;
       }
     }

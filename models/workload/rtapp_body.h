@@ -61,9 +61,6 @@ class RtAppWorld {
   std::map<std::string, RtAppBody*> by_name_;
 };
 
-// The index of cpu cgroup `name` ("" or "/" = the root), or ModelError.
-int cpu_cgroup_index(const Kernel& k, const std::string& name);
-
 class RtAppBody final : public TaskBody, public EventHandler, public BinderClient {
  public:
   RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task);

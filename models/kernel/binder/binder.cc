@@ -196,6 +196,7 @@ BinderProc::BinderProc(Kernel& k, const BinderProcParams& params, Time start) : 
   for (int i = 0; i < params_.threads; ++i) {
     Task& t = k.create_task(params_.thread_name(i), group, Policy::kNormal, params_.nice, 0, params_.cpus,
                             false);
+    if (!params_.cgroup.empty()) k.sched_move_task(t, k.cpu_cgroup_index(params_.cgroup));
     threads_.push_back(std::make_unique<BinderThread>(*this, t));
     k.set_body(t, threads_.back().get());
     k.start_task_at(t, start);

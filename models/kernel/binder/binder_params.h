@@ -21,6 +21,7 @@ struct BinderProcParams {
   bool inherit_rt = false;             // FLAT_BINDER_FLAG_INHERIT_RT (android only)
   Policy min_policy = Policy::kNormal;  // node->sched_policy (android only; RT with min_rt_priority)
   int min_rt_priority = 0;             // node->min_priority for an RT min_policy, 1..99
+  std::string cgroup;                  // the cpu cgroup its threads run in ("" = the root)
 
   // Looper thread i's name and the pool's task group: libbinder names its
   // threads binder:PID_N, N counting from 1 (the process name stands for PID).

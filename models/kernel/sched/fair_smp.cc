@@ -349,11 +349,13 @@ int Kernel::select_idle_capacity(Task& p, int target) {
 }
 
 // sync_entity_load_avg() (fair.c): a sleeping task's signals decayed to the
-// last update of its CPU's cfs_rq, so that placement weighs what the task
-// still contributes there rather than what it had when it went to sleep.
+// last update of its cfs_rq (cfs_rq_of(se): its group's on its CPU), so
+// that placement weighs what the task still contributes there rather than
+// what it had when it went to sleep.
 void Kernel::sync_entity_load_avg(Task& p) {
   if (p.se.avg.last_update_time == 0) return;  // not attached: no waking fair task is
-  update_load_avg_blocked_se(rqs_[p.cpu]->cfs.avg.last_update_time, p.se.avg, p.se.weight);
+  const CfsRq& cfs = p.se.cfs_rq ? *p.se.cfs_rq : rqs_[p.cpu]->cfs;
+  update_load_avg_blocked_se(cfs.avg.last_update_time, p.se.avg, p.se.weight);
 }
 
 // select_idle_sibling(): target if idle (and fitting), else prev, else prev

@@ -22,7 +22,11 @@ struct Task;
 
 class RtMutex {
  public:
-  RtMutex(std::string name, bool pi) : name_(std::move(name)), pi_(pi) {}
+  // `max_waiters`: room for every task that may ever wait (the wait list
+  // then never grows in the hot loop).
+  RtMutex(std::string name, bool pi, size_t max_waiters = 0) : name_(std::move(name)), pi_(pi) {
+    waiters_.reserve(max_waiters);
+  }
   const std::string& name() const { return name_; }
   Task* owner() const { return owner_; }
 

@@ -60,6 +60,12 @@ void Kernel::setup_task_groups() {
   }
 }
 
+int Kernel::cpu_cgroup_index(const std::string& name) const {
+  const int g = find_task_group(name.empty() ? "/" : name);
+  if (g < 0) throw ModelError(fmt::format("no cpu cgroup '{}'", name));
+  return g;
+}
+
 int Kernel::find_task_group(std::string_view name) const {
   for (size_t g = 0; g < task_groups_.size(); ++g)
     if (task_groups_[g].name == name) return static_cast<int>(g);
