@@ -4,6 +4,7 @@
 // 6.12.19 in docs/fair_group_sched.md ("Concrete test scenarios", T1-T5).
 #include <catch2/catch.hpp>
 
+#include "models/config/config.h"
 #include "models/errors.h"
 #include "config_test_util.h"
 #include "sched_test_util.h"
@@ -490,4 +491,34 @@ TEST_CASE("blocked load: a group idle on a CPU decays there, then leaves the lea
   CHECK(gcfs.avg.util_sum == 0);
   CHECK_FALSE(gcfs.on_list);
   CHECK(k.rq(1).cfs.nr_children_on_list == 0);
+}
+
+// The shipped what-if (configs/overlays/aosp_cpu_cgroups.yaml): stock
+// AOSP's placement of the pm_wq scenario's threads, devices' threads
+// included; kworkers and the FIFO threads stay in the root group.
+TEST_CASE("the stock AOSP cpu cgroups overlay places the pm_wq scenario's threads", "[fair][cgroup][config]") {
+  const ScenarioParams p = load_scenario_with_overlays(
+      std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/shade_swipe.yaml",
+      load_overlay_file(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/overlays/aosp_cpu_cgroups.yaml"), "what-if");
+  CHECK(p.warnings.empty());
+  ScenarioParams q = p;
+  q.duration = Time::ms(50);
+  System sys(q, 1);
+  Kernel& k = sys.kernel();
+  const auto group_of = [&](const std::string& comm) { return k.task_group_name(find_task(k, comm).task_group); };
+  CHECK(group_of("ndroid.systemui") == "top-app");
+  CHECK(group_of("RenderThread") == "top-app");
+  CHECK(group_of("app_worker-0") == "top-app");
+  CHECK(group_of("binder:surfaceflinger_1") == "foreground");
+  CHECK(group_of("instrumentation") == "foreground");
+  CHECK(group_of("binder:system_server_4") == "system");
+  CHECK(group_of("InputDispatcher") == "system");
+  CHECK(group_of("sysserver-5") == "system");
+  CHECK(group_of("bg_hog") == "background");
+  CHECK(group_of("surfaceflinger") == "/");
+  CHECK(group_of("audio_hal") == "/");
+  CHECK(group_of("gpu-worker") == "/");
+  sys.run();
+  for (const auto& t : k.tasks())
+    if (t->comm.rfind("kworker", 0) == 0) CHECK(k.task_group_name(t->task_group) == "/");
 }
