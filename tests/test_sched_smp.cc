@@ -764,3 +764,26 @@ TEST_CASE("a migrating RT task's fair signals age with CONFIG_FAIR_GROUP_SCHED",
     }
   }
 }
+
+TEST_CASE("an exited task's signals leave its cfs_rq at the next update (task_dead_fair)", "[pelt][fair]") {
+  // t runs 50 ms and exits; h runs 1 ms every 5 ms on the same CPU, so t
+  // ends past 60 ms. At
+  // t's exit remove_entity_load_avg() queues t's util for removal, and
+  // h's next wake-up updates the cfs_rq: the root then carries h's util
+  // only, not t's as blocked load decaying over the next ~100 ms.
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.duration = Time::ms(100);
+  TaskSpec t_spec = phased_task("t", {{1, {ev_run(Time::ms(50))}}});
+  t_spec.loop = 1;  // then exit
+  p.tasks = {t_spec, task("h", {ev_sleep(Time::ms(5)), ev_run(Time::ms(1)), ev_sleep(Time::ms(4))})};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(80));
+  const Rq& rq = k.rq(0);
+  const Task& t = find_task(k, "t");
+  const Task& h = find_task(k, "h");
+  REQUIRE(t.state == TaskState::kDead);
+  CHECK(t.se.avg.util_avg > 300);  // what the root would still hold
+  CHECK(rq.cfs.removed.nr == 0);   // applied by h's enqueue since
+  CHECK(rq.cfs.avg.util_avg <= h.se.avg.util_avg + 2);
+}

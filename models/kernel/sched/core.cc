@@ -1209,7 +1209,10 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
     next.progress_since = &rq.seg_start;
     next.switched_in = rq.seg_start;
   }
-  if (prev.state == TaskState::kDead) prev.act = Task::Act::kExited;
+  if (prev.state == TaskState::kDead) {
+    prev.act = Task::Act::kExited;
+    class_of(prev).task_dead(prev);  // finish_task_switch()
+  }
 }
 
 // The idle entry of a switch to the idle task (do_idle() and the nohz

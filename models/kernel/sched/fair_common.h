@@ -25,6 +25,10 @@ class FairClassBase : public SchedClass {
   // leave the cfs_rq (caught up first); its last_update_time stays, so
   // they age across its time in the other class when it comes back.
   void switched_from(Rq& rq, Task& p) override;
+  // task_dead_fair(): an exited task's signals leave its cfs_rq
+  // (remove_entity_load_avg()) at that cfs_rq's next update, instead of
+  // decaying there as blocked load.
+  void task_dead(Task& p) override;
   // task_change_group_fair(): p's signals leave the old group's cfs_rq
   // (propagated up), p joins the new one unstamped and attaches there
   // (propagated up).

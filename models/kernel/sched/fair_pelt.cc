@@ -125,6 +125,13 @@ void fair_migrate_task_pelt(Kernel& k, Task& p) {
   p.se.avg.last_update_time = 0;  // attach on the new rq
 }
 
+void FairClassBase::task_dead(Task& p) {
+  if (!p.se.avg.last_update_time || !p.se.cfs_rq) return;  // never attached
+  CfsRq& cfs = *p.se.cfs_rq;
+  update_load_avg_blocked_se(cfs.avg.last_update_time, p.se.avg, p.se.weight);  // sync_entity_load_avg()
+  remove_entity_load_avg(cfs.removed, p.se.avg);
+}
+
 void FairClassBase::switched_from(Rq& rq, Task& p) {
   if (!p.se.avg.last_update_time) return;  // never attached (a fork or wake-up not enqueued yet)
   CfsRq& cfs = *p.se.cfs_rq;

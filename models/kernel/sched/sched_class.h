@@ -76,6 +76,9 @@ class SchedClass {
   // the hook; the others just move the entity, Kernel::set_task_rq()).
   virtual void task_change_group(Rq& rq, Task& p);
   virtual void switched_from(Rq& rq, Task& p) {}
+  // task_dead(): p exited; called from finish_task_switch() after the
+  // switch away from it.
+  virtual void task_dead(Task& p) {}
   virtual void switched_to(Rq& rq, Task& p) {}
   virtual void prio_changed(Rq& rq, Task& p, int old_prio) {}
   // entity_eligible() of queued task p on its cfs_rq (lag >= 0); classes
