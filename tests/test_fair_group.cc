@@ -470,7 +470,7 @@ TEST_CASE("blocked load: a group idle on a CPU decays there, then leaves the lea
   k.run_until(Time::ms(199));
   const CfsRq& gcfs = k.task_group_cfs_rq(1, 1);
   CHECK(gcfs.on_list);
-  CHECK(k.rq(1).cfs.nr_children_on_list == 1);
+  CHECK(k.rq(1).cfs.leaf_node.prev == &gcfs.leaf_node);  // listed just before its parent, the root
   CHECK(k.fair_group_load_avg(1) > 0);
   k.run_until(Time::ms(2900));
   // The averages reached zero, and with them tg->load_avg (more than a
@@ -490,7 +490,6 @@ TEST_CASE("blocked load: a group idle on a CPU decays there, then leaves the lea
   k.run_until(Time::s(4));
   CHECK(gcfs.avg.util_sum == 0);
   CHECK_FALSE(gcfs.on_list);
-  CHECK(k.rq(1).cfs.nr_children_on_list == 0);
 }
 
 // The shipped what-if (configs/overlays/aosp_cpu_cgroups.yaml): stock
@@ -521,4 +520,31 @@ TEST_CASE("the stock AOSP cpu cgroups overlay places the pm_wq scenario's thread
   sys.run();
   for (const auto& t : k.tasks())
     if (t->comm.rfind("kworker", 0) == 0) CHECK(k.task_group_name(t->task_group) == "/");
+}
+
+TEST_CASE("the leaf list keeps the kernel's order: a new branch grows at its head", "[fair][cgroup][pelt][smp]") {
+  // list_add_leaf_cfs_rq(): x's group X joins before the root at t=0.
+  // P, whose only child C is empty, decays off the list at one of cpu0's
+  // blocked-load updates (the balance softirq's) once the load_sum of 1
+  // that C's empty entity was attached with has decayed (a few hundred
+  // ms). When c wakes in C at 600 ms, C's parent P is not
+  // listed, so C goes to the list's head (tmp_alone_branch), and P then
+  // goes just before the root: C, X, P, root -- C and P are not
+  // neighbours, as in 6.12.
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::ms(610);
+  p.kernel.cgroups = {weighted("X", 100), weighted("P", 100), weighted("C", 100, "P")};
+  TaskSpec c = on_cpus(in_group(task("c", {ev_run(Time::ms(1)), ev_sleep(Time::s(100))}), "C"), {0});
+  c.delay = Time::ms(600);
+  p.tasks = {on_cpus(in_group(hog("x"), "X"), {0}), c};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(599));
+  CHECK_FALSE(k.task_group_cfs_rq(2, 0).on_list);  // P decayed off
+  k.run_until(Time::ms(600) + Time::us(500));
+  std::vector<std::string> order;
+  const Rq& rq = k.rq(0);
+  for (const LeafListNode* n = rq.leaf_cfs_rq_list.next; n != &rq.leaf_cfs_rq_list; n = n->next)
+    order.push_back(k.task_group_name(n->owner->tg));
+  CHECK(order == std::vector<std::string>{"C", "X", "P", "/"});
 }

@@ -57,6 +57,15 @@ enum EventTier : int {
   kTierWake = 30,
 };
 
+struct CfsRq;
+// A node of a CPU's leaf list (rq->leaf_cfs_rq_list, a circular list_head;
+// the head's owner is null).
+struct LeafListNode {
+  LeafListNode* prev = nullptr;
+  LeafListNode* next = nullptr;
+  CfsRq* owner = nullptr;
+};
+
 // Fair run-queue (struct cfs_rq). Every task is in the root cpu cgroup
 // today, so each CPU has one, Rq::cfs, whose entities are tasks; it holds
 // SchedEntity pointers, and counts entities apart from tasks (nr_running
@@ -95,11 +104,9 @@ struct CfsRq {
   SchedEntity* se = nullptr;
   bool propagate = false;
   int64_t prop_runnable_sum = 0;
-  // The leaf list (rq->leaf_cfs_rq_list) as membership: on_list, and how
-  // many of its child groups' cfs_rqs are on it (child_cfs_rq_on_list();
-  // a child is on the list only while its parent is).
+  // Its place on the CPU's leaf list (cfs_rq->leaf_cfs_rq_list, on_list).
+  LeafListNode leaf_node;
   bool on_list = false;
-  int nr_children_on_list = 0;
   // update_tg_load_avg(): the load_avg this cfs_rq last added to its
   // group's tg->load_avg, and when (sched_clock, ns).
   uint64_t tg_load_avg_contrib = 0;
@@ -145,6 +152,11 @@ enum : unsigned { kNohzBalanceKick = 0x1, kNohzStatsKick = 0x2, kNohzNextKick = 
 
 struct Rq {
   int cpu = 0;
+  // rq->leaf_cfs_rq_list (CONFIG_FAIR_GROUP_SCHED): the cfs_rqs with load
+  // to decay, children before their parents, and tmp_alone_branch, where
+  // a branch whose parent is not listed yet grows (fair_group.cc).
+  LeafListNode leaf_cfs_rq_list;
+  LeafListNode* tmp_alone_branch = nullptr;
   // Hardware seen by the scheduler.
   uint32_t capacity = 1024;        // arch_scale_cpu_capacity()
   // rq->cpu_capacity, capacity_of(): what RT pressure leaves to CFS
@@ -310,9 +322,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   // most once per ms of sched_clock and only by more than 1/64 of what it
   // last added. Nothing for the root.
   void update_tg_load_avg(CfsRq& cfs);
-  // list_add_leaf_cfs_rq(): cfs and every ancestor join the leaf list
-  // (the kernel's enqueue walk ends with the branch connected).
-  void list_add_leaf_cfs_rq(CfsRq& cfs);
+  // list_add_leaf_cfs_rq() (6.12 fair.c): cfs joins rq's leaf list just
+  // before its parent if that is listed, at the tail for the root, else
+  // at tmp_alone_branch (the enqueue walk adds the parents next). True
+  // when the branch is connected.
+  bool list_add_leaf_cfs_rq(Rq& rq, CfsRq& cfs);
   // __update_blocked_fair() (CONFIG_FAIR_GROUP_SCHED): the cfs_rqs of the
   // leaf list, children before parents, each decayed and its group entity
   // updated (unless skip_blocked_update()), dropped from the list once

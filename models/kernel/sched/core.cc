@@ -111,6 +111,10 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   for (int c = 0; c < nr_cpus; ++c) {
     auto rq = std::make_unique<Rq>();
     rq->cpu = c;
+    // INIT_LIST_HEAD(&rq->leaf_cfs_rq_list); tmp_alone_branch at its head.
+    rq->leaf_cfs_rq_list.prev = rq->leaf_cfs_rq_list.next = &rq->leaf_cfs_rq_list;
+    rq->tmp_alone_branch = &rq->leaf_cfs_rq_list;
+    rq->cfs.leaf_node.owner = &rq->cfs;
     rq->range_hrtimers.reserve(128);
     rq->cpuidle.hrtimers.reserve(64);  // the CPU's hrtimer base, whatever the cpuidle setting
     rq->pelt.start_at(kRqClockAtZeroNs);

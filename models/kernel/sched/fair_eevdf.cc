@@ -505,7 +505,7 @@ void EevdfClass::enqueue_entity(Rq& rq, CfsRq& cfs, SE& se, int flags) {
   if (flags & kEnqueueMigrated) se.exec_start = 0;
   if (!is_curr) enqueue_in_tree(cfs, se);
   se.on_rq = true;
-  if (cfs.nr_running == 1 && !cfs.on_list) k_.list_add_leaf_cfs_rq(cfs);
+  if (cfs.nr_running == 1 && !cfs.on_list) k_.list_add_leaf_cfs_rq(rq, cfs);  // listed already: nothing to do
 }
 
 // requeue_delayed_entity(): a delayed (blocked but still queued) entity is

@@ -110,7 +110,10 @@ void Kernel::setup_fair_groups() {
       const uint64_t now = rqs_[static_cast<size_t>(cpu)]->pelt.rq_clock_pelt();
       update_load_avg_cfs_rq(now, parent_cfs.avg, scale_load_down(parent_cfs.load_weight), 0, false);
       attach_entity_load_avg(parent_cfs.avg, se.avg, se.weight);
-      list_add_leaf_cfs_rq(parent_cfs);  // propagate_entity_cfs_rq()
+      grq->cfs.leaf_node.owner = &grq->cfs;
+      // propagate_entity_cfs_rq(): the parent's cfs_rq and its ancestors'
+      // join the leaf list.
+      for (CfsRq* q = &parent_cfs; q; q = q->parent_cfs_rq()) list_add_leaf_cfs_rq(*rqs_[static_cast<size_t>(cpu)], *q);
       fair_group_rqs_[fair_group_slot(static_cast<int>(g), cpu)] = std::move(grq);
     }
   }
@@ -143,12 +146,64 @@ void Kernel::update_tg_load_avg(CfsRq& cfs) {
   }
 }
 
-void Kernel::list_add_leaf_cfs_rq(CfsRq& cfs) {
-  for (CfsRq* q = &cfs; q && !q->on_list; q = q->parent_cfs_rq()) {
-    q->on_list = true;
-    if (CfsRq* parent = q->parent_cfs_rq()) ++parent->nr_children_on_list;
-  }
+namespace {
+// list_add_rcu() / list_add_tail_rcu() / list_del_rcu() of <linux/list.h>.
+void list_insert_between(LeafListNode* node, LeafListNode* prev, LeafListNode* next) {
+  next->prev = node;
+  node->next = next;
+  node->prev = prev;
+  prev->next = node;
 }
+void list_add(LeafListNode* node, LeafListNode* head) { list_insert_between(node, head, head->next); }
+void list_add_tail(LeafListNode* node, LeafListNode* head) { list_insert_between(node, head->prev, head); }
+void list_del(LeafListNode* node) {
+  node->prev->next = node->next;
+  node->next->prev = node->prev;
+  node->prev = node->next = nullptr;
+}
+}  // namespace
+
+// The parent's cfs_rq on this CPU is tg->parent->cfs_rq[cpu], the cfs_rq
+// the group's entity is queued on (the root's for a top-level group; none
+// for the root).
+bool Kernel::list_add_leaf_cfs_rq(Rq& rq, CfsRq& cfs) {
+  if (cfs.on_list) return rq.tmp_alone_branch == &rq.leaf_cfs_rq_list;
+  cfs.on_list = true;
+  CfsRq* const parent = cfs.parent_cfs_rq();
+  if (parent && parent->on_list) {
+    // Just before the parent; the branch is connected.
+    list_add_tail(&cfs.leaf_node, &parent->leaf_node);
+    rq.tmp_alone_branch = &rq.leaf_cfs_rq_list;
+    return true;
+  }
+  if (!parent) {
+    // The root: at the tail.
+    list_add_tail(&cfs.leaf_node, &rq.leaf_cfs_rq_list);
+    rq.tmp_alone_branch = &rq.leaf_cfs_rq_list;
+    return true;
+  }
+  // The parent is not listed yet: it will go after this one.
+  list_add(&cfs.leaf_node, rq.tmp_alone_branch);
+  rq.tmp_alone_branch = &cfs.leaf_node;
+  return false;
+}
+
+namespace {
+void list_del_leaf_cfs_rq(Rq& rq, CfsRq& cfs) {
+  if (!cfs.on_list) return;
+  if (rq.tmp_alone_branch == &cfs.leaf_node) rq.tmp_alone_branch = cfs.leaf_node.prev;
+  list_del(&cfs.leaf_node);
+  cfs.on_list = false;
+}
+
+// child_cfs_rq_on_list(): children are added just before their parent and
+// removed bottom up, so only the entry before cfs is looked at.
+bool child_cfs_rq_on_list(const Rq& rq, const CfsRq& cfs) {
+  const LeafListNode* prev = cfs.on_list ? cfs.leaf_node.prev : rq.tmp_alone_branch;
+  if (prev == &rq.leaf_cfs_rq_list) return false;
+  return prev->owner->parent_cfs_rq() == &cfs;
+}
+}  // namespace
 
 bool Kernel::update_blocked_fair(Rq& rq, bool& done) {
   const auto has_blocked = [](const CfsRq& c) { return c.avg.load_avg || c.avg.util_avg; };  // cfs_rq_has_blocked()
@@ -172,19 +227,14 @@ bool Kernel::update_blocked_fair(Rq& rq, bool& done) {
       fair_update_load_avg(*this, rq, *se->cfs_rq, se, kUpdateTg);
     // cfs_rq_is_decayed(): "don't let fully decayed cfs_rqs linger".
     const SchedAvg& a = c.avg;
-    if (!c.load_weight && !a.load_sum && !a.util_sum && !a.runnable_sum && !c.nr_children_on_list) {
-      c.on_list = false;
-      if (CfsRq* parent = c.parent_cfs_rq()) --parent->nr_children_on_list;
-    }
+    if (!c.load_weight && !a.load_sum && !a.util_sum && !a.runnable_sum && !child_cfs_rq_on_list(rq, c))
+      list_del_leaf_cfs_rq(rq, c);
     if (has_blocked(c)) done = false;
   };
-  // Bottom up: a child group's index is above its parent's
-  // (setup_task_groups()), and the root comes last. Siblings go in index
-  // order, not the list's; their updates touch disjoint state.
-  for (size_t g = task_groups_.size() - 1; g >= 1; --g)
-    if (FairGroupRq* grq = fair_group_rqs_[fair_group_slot(static_cast<int>(g), rq.cpu)].get(); grq && grq->cfs.on_list)
-      visit(grq->cfs);
-  if (rq.cfs.on_list) visit(rq.cfs);
+  // for_each_leaf_cfs_rq_safe(): bottom up, in the list's order.
+  for (LeafListNode *node = rq.leaf_cfs_rq_list.next, *next = node->next; node != &rq.leaf_cfs_rq_list;
+       node = next, next = node->next)
+    visit(*node->owner);
   return decayed;
 }
 

@@ -77,8 +77,11 @@ void fair_update_load_avg(Kernel& k, Rq& rq, CfsRq& cfs, SchedEntity* se, int fl
 // Every cfs_rq on the way joins the leaf list, so that the blocked-load
 // updates decay what it took on.
 static void propagate_entity_cfs_rq(Kernel& k, Rq& rq, SchedEntity& se) {
-  if (!se.cfs_rq->on_list) k.list_add_leaf_cfs_rq(*se.cfs_rq);
-  for (SchedEntity* e = se.parent; e; e = e->parent) fair_update_load_avg(k, rq, *e->cfs_rq, e, kUpdateTg);
+  k.list_add_leaf_cfs_rq(rq, *se.cfs_rq);
+  for (SchedEntity* e = se.parent; e; e = e->parent) {
+    fair_update_load_avg(k, rq, *e->cfs_rq, e, kUpdateTg);
+    k.list_add_leaf_cfs_rq(rq, *e->cfs_rq);
+  }
 }
 
 void fair_util_est_enqueue(Rq& rq, Task& p) { util_est_enqueue(rq.cfs.avg, p.se.avg); }
