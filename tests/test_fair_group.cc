@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/config/config.h"
+#include "models/kernel/sched/fair_pelt.h"
 #include "models/errors.h"
 #include "config_test_util.h"
 #include "sched_test_util.h"
@@ -547,4 +548,37 @@ TEST_CASE("the leaf list keeps the kernel's order: a new branch grows at its hea
   for (const LeafListNode* n = rq.leaf_cfs_rq_list.next; n != &rq.leaf_cfs_rq_list; n = n->next)
     order.push_back(k.task_group_name(n->owner->tg));
   CHECK(order == std::vector<std::string>{"C", "X", "P", "/"});
+}
+
+TEST_CASE("a grouped task leaving its CPU on wake-up is removed from its group's cfs_rq there", "[fair][cgroup][pelt][smp]") {
+  // migrate_task_rq_fair() -> remove_entity_load_avg(): the removed sums
+  // go to cfs_rq_of(se), G's cfs_rq on the old CPU, not the root's; its
+  // next update subtracts them and asks G's entity to lose an estimated
+  // load_sum, -(removed runnable_avg * divider) >> 10 (add_tg_cfs_propagate()).
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.duration = Time::ms(100);
+  p.kernel.cgroups = {weighted("G", 100)};
+  p.tasks = {on_cpus(in_group(task("g", {ev_run(Time::ms(20)), ev_sleep(Time::s(100))}), "G"), {0})};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(30));
+  Task& g = find_task(k, "g");
+  CfsRq& gcfs = k.task_group_cfs_rq(1, 0);
+  REQUIRE(g.se.cfs_rq == &gcfs);
+  REQUIRE(g.se.avg.util_avg > 300);
+  fair_migrate_task_pelt(k, g);
+  CHECK(gcfs.removed.nr == 1);
+  // Removed as of G's last update there; then the task alone decays on
+  // over cpu0's idle time (migrate_se_pelt_lag()).
+  CHECK(gcfs.removed.util_avg > g.se.avg.util_avg);
+  CHECK(gcfs.removed.runnable_avg > 0);
+  CHECK(k.rq(0).cfs.removed.nr == 0);
+  CHECK(g.se.avg.last_update_time == 0);  // attached afresh wherever it wakes
+  const int64_t expected_prop =
+      gcfs.prop_runnable_sum + ((-static_cast<int64_t>(gcfs.removed.runnable_avg * get_pelt_divider(gcfs.avg))) >> 10);
+  const uint64_t util_before = gcfs.avg.util_avg, removed_util = gcfs.removed.util_avg;
+  CHECK(fair_update_cfs_rq(gcfs, gcfs.avg.last_update_time));  // removed only, no time passes
+  CHECK(gcfs.avg.util_avg == util_before - std::min(util_before, removed_util));
+  CHECK(gcfs.propagate);
+  CHECK(gcfs.prop_runnable_sum == expected_prop);
 }
