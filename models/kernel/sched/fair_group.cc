@@ -112,7 +112,10 @@ void Kernel::setup_fair_groups() {
       attach_entity_load_avg(parent_cfs.avg, se.avg, se.weight);
       grq->cfs.leaf_node.owner = &grq->cfs;
       // propagate_entity_cfs_rq(): the parent's cfs_rq and its ancestors'
-      // join the leaf list.
+      // join the leaf list. Its updates up the levels are left out: the
+      // empty entity's load_sum of 1 propagates as a load_avg of 0
+      // (update_tg_cfs_load() stops at a zero delta), so they change no
+      // value; only the root's cpufreq kick at t=0 is missing.
       for (CfsRq* q = &parent_cfs; q; q = q->parent_cfs_rq()) list_add_leaf_cfs_rq(*rqs_[static_cast<size_t>(cpu)], *q);
       fair_group_rqs_[fair_group_slot(static_cast<int>(g), cpu)] = std::move(grq);
     }
