@@ -58,24 +58,16 @@ TEST_CASE("Every shipped scenario, once warm, runs without allocating", "[alloc]
 }
 
 TEST_CASE("Groups on eight CPUs, once warm, run without allocating", "[alloc][cgroup]") {
-  // cgroups_gs101's aosp_groups placement: the leaf-list walks, the
-  // balancer's descent through group entities and the shares run in the
-  // hot loop too.
-  ScenarioParams p = load_scenario_file(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/ui_gs101.yaml");
-  for (const char* name : {"top-app", "system", "background"}) {
-    KernelParams::CpuCgroup c;
-    c.name = name;
-    c.cpu_shares = 1024;
-    p.kernel.cgroups.push_back(c);
-  }
-  for (TaskSpec& t : p.tasks) {
-    if (t.name == "ui_thread" || t.name == "render_thread" || t.name == "app_worker" || t.name == "db")
-      t.cgroup = "top-app";
-    else if (t.name == "sysserver" || t.name == "binder" || t.name == "input")
-      t.cgroup = "system";
-    else if (t.name == "bg_sync" || t.name == "bg_hog")
-      t.cgroup = "background";
-  }
+  // configs/experiments/cgroups_gs101.yaml's aosp_groups variant: the
+  // leaf-list walks, the balancer's descent through group entities and
+  // the shares run in the hot loop too.
+  const ExperimentSpec e =
+      load_experiment_file(std::string(SCHEDLAB_SOURCE_DIR) + "/configs/experiments/cgroups_gs101.yaml");
+  const auto v = std::find_if(e.variants.begin(), e.variants.end(),
+                              [](const VariantSpec& x) { return x.name == "aosp_groups"; });
+  REQUIRE(v != e.variants.end());
+  ScenarioParams p = load_scenario_with_overlays(e.scenario, v->overlays, v->name);
+  REQUIRE(p.kernel.cgroups.size() == 3);
   const Time warm = Time::s(6), measured = Time::s(2);
   p.duration = warm + measured + Time::s(1);
   p.warmup = p.duration;

@@ -213,7 +213,7 @@ bool Kernel::update_blocked_fair(Rq& rq, bool& done) {
   if (!fair_groups_active()) {
     // Every task in the root group: the root cfs_rq alone, always (a fully
     // decayed root off the kernel's leaf list gives the same values).
-    const bool decayed = fair_update_cfs_rq_load_avg(rq);
+    const bool decayed = fair_update_cfs_rq(rq.cfs, rq.pelt.rq_clock_pelt());
     if (has_blocked(rq.cfs)) done = false;
     return decayed;
   }

@@ -32,8 +32,6 @@ static inline bool update_cfs_rq(CfsRq& cfs, uint64_t now) {
 
 bool fair_update_cfs_rq(CfsRq& cfs, uint64_t now) { return update_cfs_rq(cfs, now); }
 
-bool fair_update_cfs_rq_load_avg(Rq& rq) { return update_cfs_rq(rq.cfs, rq.pelt.rq_clock_pelt()); }
-
 // propagate_entity_load_avg(): a group entity takes on what changed in
 // its own cfs_rq, and passes it on to the cfs_rq it is queued on.
 static bool propagate_entity_load_avg(CfsRq& cfs, SchedEntity& se) {

@@ -18,8 +18,6 @@ void fair_update_load_avg(Kernel& k, Rq& rq, CfsRq& cfs, SchedEntity* se, int fl
 // update_cfs_rq_load_avg() of one cfs_rq (no entity, no cpufreq kick) to
 // the PELT time `now`: true when its averages changed.
 bool fair_update_cfs_rq(CfsRq& cfs, uint64_t now);
-// The same for a CPU's root cfs_rq.
-bool fair_update_cfs_rq_load_avg(Rq& rq);
 
 // enqueue_task_fair()/dequeue_task_fair() util_est bookkeeping.
 void fair_util_est_enqueue(Rq& rq, Task& p);
