@@ -115,6 +115,14 @@ struct CfsRq {
   CfsRq* parent_cfs_rq() const { return se ? se->cfs_rq : nullptr; }
 };
 
+// se joins `cfs` (set_task_rq(), init_tg_cfs_entry()): its cfs_rq, the
+// group entity above it, its depth.
+inline void set_entity_cfs_rq(SchedEntity& se, CfsRq& cfs) {
+  se.cfs_rq = &cfs;
+  se.parent = cfs.se;
+  se.depth = cfs.se ? cfs.se->depth + 1 : 0;
+}
+
 // RT run-queue (struct rt_rq): a FIFO per priority and a bitmap.
 struct RtRq {
   std::array<std::vector<Task*>, kMaxRtPrio> queue;
@@ -347,9 +355,7 @@ class Kernel : public InstantEndHook, public EventHandler {
       update_load_avg_blocked_se(p.se.cfs_rq->avg.last_update_time, p.se.avg, p.se.weight);
       p.se.avg.last_update_time = cfs.avg.last_update_time;
     }
-    p.se.cfs_rq = &cfs;
-    p.se.parent = cfs.se;
-    p.se.depth = cfs.se ? cfs.se->depth + 1 : 0;
+    set_entity_cfs_rq(p.se, cfs);
   }
   const std::vector<UclampTaskGroup>& task_groups() const { return task_groups_; }
   // cpu_cgroup_attach() -> sched_move_task(): p joins group `group` (a
@@ -575,8 +581,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // below it once that load has moved). Without it, p's load_avg.
   uint64_t task_h_load(const Task& p) {
     if (!params_.fair_group_sched) return p.se.avg.load_avg;
-    // task_cfs_rq(p): where p is or was last queued.
-    CfsRq& cfs = p.se.cfs_rq ? *p.se.cfs_rq : rqs_[static_cast<size_t>(p.cpu)]->cfs;
+    CfsRq& cfs = *p.se.cfs_rq;  // task_cfs_rq(p): where p is or was last queued
     update_cfs_rq_h_load(cfs);
     return p.se.avg.load_avg * cfs.h_load / (cfs.avg.load_avg + 1);
   }

@@ -128,6 +128,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     idle->state = TaskState::kRunning;
     idle->on_cpu = true;
     idle->cpu = c;
+    set_entity_cfs_rq(idle->se, rq->cfs);  // init_idle() -> __set_task_cpu() -> set_task_rq()
     rq->idle = rq->curr = idle.get();
     rq->work_timer = Timer(sim_.queue(), this, tag(Ev::kWorkDone, c), kTierWorkDone);
     rq->tick_timer = Timer(sim_.queue(), this, tag(Ev::kTick, c), kTierTick);

@@ -94,9 +94,7 @@ void Kernel::setup_fair_groups() {
       grq->cfs.se = &grq->se;
       SchedEntity& se = grq->se;
       se.my_q = &grq->cfs;
-      se.cfs_rq = &parent_cfs;
-      se.parent = parent_cfs.se;
-      se.depth = parent_cfs.se ? parent_cfs.se->depth + 1 : 0;
+      set_entity_cfs_rq(se, parent_cfs);
       // init_tg_cfs_entry(): NICE_0_LOAD until the first update_cfs_group();
       // the inverse computed as __update_inv_weight() does (WMULT_CONST / w).
       se.weight = kNice0Load;

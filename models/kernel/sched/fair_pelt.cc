@@ -71,9 +71,9 @@ void fair_update_load_avg(Kernel& k, Rq& rq, CfsRq& cfs, SchedEntity* se, int fl
 }
 
 // propagate_entity_cfs_rq(): after an attach or detach outside the
-// enqueue and dequeue walks, every ancestor takes it on.
-// Every cfs_rq on the way joins the leaf list, so that the blocked-load
-// updates decay what it took on.
+// enqueue and dequeue walks, every ancestor takes it on, and every cfs_rq
+// on the way joins the leaf list, so that the blocked-load updates decay
+// what it took on.
 static void propagate_entity_cfs_rq(Kernel& k, Rq& rq, SchedEntity& se) {
   k.list_add_leaf_cfs_rq(rq, *se.cfs_rq);
   for (SchedEntity* e = se.parent; e; e = e->parent) {
@@ -117,20 +117,23 @@ static void migrate_se_pelt_lag(Kernel& k, const Rq& src, const CfsRq& cfs, Task
 // the removed sums as of that update; with groups, the group's cfs_rq on
 // the old CPU), then aged over the idle lag, then attached on the new rq
 // (last_update_time = 0).
-void fair_migrate_task_pelt(Kernel& k, Task& p) {
-  Rq& old = k.rq(p.cpu);
-  CfsRq& cfs = p.se.cfs_rq ? *p.se.cfs_rq : old.cfs;
+// remove_entity_load_avg(se) of fair.c: p aged to its cfs_rq's last update
+// (sync_entity_load_avg()), then queued for removal from that cfs_rq.
+static const CfsRq& remove_task_load_avg(Task& p) {
+  CfsRq& cfs = *p.se.cfs_rq;
   update_load_avg_blocked_se(cfs.avg.last_update_time, p.se.avg, p.se.weight);
   remove_entity_load_avg(cfs.removed, p.se.avg);
-  migrate_se_pelt_lag(k, old, cfs, p);
+  return cfs;
+}
+
+void fair_migrate_task_pelt(Kernel& k, Task& p) {
+  const CfsRq& cfs = remove_task_load_avg(p);
+  migrate_se_pelt_lag(k, k.rq(p.cpu), cfs, p);
   p.se.avg.last_update_time = 0;  // attach on the new rq
 }
 
 void FairClassBase::task_dead(Task& p) {
-  if (!p.se.avg.last_update_time || !p.se.cfs_rq) return;  // never attached
-  CfsRq& cfs = *p.se.cfs_rq;
-  update_load_avg_blocked_se(cfs.avg.last_update_time, p.se.avg, p.se.weight);  // sync_entity_load_avg()
-  remove_entity_load_avg(cfs.removed, p.se.avg);
+  if (p.se.avg.last_update_time) remove_task_load_avg(p);  // else never attached
 }
 
 void FairClassBase::switched_from(Rq& rq, Task& p) {

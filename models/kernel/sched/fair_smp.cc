@@ -354,8 +354,7 @@ int Kernel::select_idle_capacity(Task& p, int target) {
 // what it had when it went to sleep.
 void Kernel::sync_entity_load_avg(Task& p) {
   if (p.se.avg.last_update_time == 0) return;  // not attached: no waking fair task is
-  const CfsRq& cfs = p.se.cfs_rq ? *p.se.cfs_rq : rqs_[p.cpu]->cfs;
-  update_load_avg_blocked_se(cfs.avg.last_update_time, p.se.avg, p.se.weight);
+  update_load_avg_blocked_se(p.se.cfs_rq->avg.last_update_time, p.se.avg, p.se.weight);
 }
 
 // select_idle_sibling(): target if idle (and fitting), else prev, else prev
