@@ -20,29 +20,30 @@ namespace {
 // Entities with a name, vruntime and deadline (all in the test's units).
 struct Entities {
   std::vector<std::unique_ptr<Task>> tasks;
-  Task& add(const std::string& name, int64_t vruntime, int64_t deadline) {
+  SchedEntity& add(const std::string& name, int64_t vruntime, int64_t deadline) {
     auto t = std::make_unique<Task>();
     t->comm = name;
+    t->se.task = t.get();
     t->se.vruntime = vruntime;
     t->se.deadline = deadline;
     tasks.push_back(std::move(t));
-    return *tasks.back();
+    return tasks.back()->se;
   }
 };
 
 // Pre-order: name, colour (r/b), then the left and right subtrees ("." for
 // none).
-std::string shape(const Task* t) {
+std::string shape(const SchedEntity* t) {
   if (!t) return ".";
-  return "(" + t->comm + (t->se.tree.red ? "r " : "b ") + shape(t->se.tree.child[0]) + " " +
-         shape(t->se.tree.child[1]) + ")";
+  return "(" + t->task->comm + (t->tree.red ? "r " : "b ") + shape(t->tree.child[0]) + " " +
+         shape(t->tree.child[1]) + ")";
 }
 
 // Eligible: vruntime at most V (the test's stand-in for entity_eligible()).
-Task* pick(const VruntimeTree& tree, Task* curr, int64_t v) {
+SchedEntity* pick(const VruntimeTree& tree, SchedEntity* curr, int64_t v) {
   bool saw = false;
   return tree.pick_eevdf(
-      curr, [](const void* ctx, const Task& t) { return t.se.vruntime <= *static_cast<const int64_t*>(ctx); }, &v,
+      curr, [](const void* ctx, const SchedEntity& t) { return t.vruntime <= *static_cast<const int64_t*>(ctx); }, &v,
       &saw);
 }
 
@@ -65,7 +66,7 @@ TEST_CASE("insertions in vruntime order give the red-black shapes of lib/rbtree.
   ties.insert(f.add("b", 4, 100));
   ties.insert(f.add("c", 4, 100));
   CHECK(shape(ties.root()) == "(bb (ar . .) (cr . .))");
-  CHECK(ties.leftmost()->comm == "a");
+  CHECK(ties.leftmost()->task->comm == "a");
 }
 
 // Erasing a node with two children splices in its in-order successor,
@@ -73,9 +74,9 @@ TEST_CASE("insertions in vruntime order give the red-black shapes of lib/rbtree.
 TEST_CASE("erasures splice in the in-order successor and rebalance as lib/rbtree.c", "[fair][eevdf][rbtree]") {
   Entities e;
   VruntimeTree tree;
-  std::vector<Task*> t;
+  std::vector<SchedEntity*> t;
   for (int i = 1; i <= 7; ++i) t.push_back(&e.add(std::to_string(i), i, 100));
-  for (Task* p : t) tree.insert(*p);
+  for (SchedEntity* p : t) tree.insert(*p);
   // (2b (1b) (4r (3b) (6b (5r) (7r)))): erase 4 -> successor 5 (leftmost of
   // 6's subtree, a red leaf: no rebalance) takes 4's place and colour.
   tree.erase(*t[3]);
@@ -94,18 +95,18 @@ TEST_CASE("the tree keeps its rules and every subtree's earliest deadline throug
   Entities e;
   for (int i = 0; i < 64; ++i) e.add(std::to_string(i), 0, 0);
   VruntimeTree tree;
-  std::vector<Task*> in, out;
-  for (auto& t : e.tasks) out.push_back(t.get());
+  std::vector<SchedEntity*> in, out;
+  for (auto& t : e.tasks) out.push_back(&t->se);
   for (int step = 0; step < 20000; ++step) {
     const bool insert = in.empty() || (!out.empty() && rng() % 2 == 0);
-    std::vector<Task*>& from = insert ? out : in;
+    std::vector<SchedEntity*>& from = insert ? out : in;
     const size_t i = rng() % from.size();
-    Task* t = from[i];
+    SchedEntity* t = from[i];
     from[i] = from.back();
     from.pop_back();
     if (insert) {
-      t->se.vruntime = static_cast<int64_t>(rng() % 16);  // many equal vruntimes
-      t->se.deadline = static_cast<int64_t>(rng() % 1000);
+      t->vruntime = static_cast<int64_t>(rng() % 16);  // many equal vruntimes
+      t->deadline = static_cast<int64_t>(rng() % 1000);
       tree.insert(*t);
       in.push_back(t);
     } else {
@@ -120,15 +121,15 @@ TEST_CASE("the tree keeps its rules and every subtree's earliest deadline throug
 TEST_CASE("6.6's tree search keeps curr on a tie with the nodes it visits, not with a left subtree",
           "[fair][eevdf][rbtree]") {
   Entities e;
-  Task& curr = e.add("curr", 15, 10);
+  SchedEntity& curr = e.add("curr", 15, 10);
   {
     // Root Y (v=20, d=10) with left X (v=10, d=30): the search visits Y,
     // whose deadline ties curr's -> curr.
     VruntimeTree tree;
     tree.insert(e.add("Y", 20, 10));
     tree.insert(e.add("X", 10, 30));
-    CHECK(pick(tree, &curr, 20)->comm == "curr");
-    CHECK(pick(tree, nullptr, 20)->comm == "Y");
+    CHECK(pick(tree, &curr, 20)->task->comm == "curr");
+    CHECK(pick(tree, nullptr, 20)->task->comm == "Y");
   }
   {
     // Root Y (v=20, d=20) with left X (v=10, d=10): X's subtree is
@@ -136,13 +137,13 @@ TEST_CASE("6.6's tree search keeps curr on a tie with the nodes it visits, not w
     VruntimeTree tree;
     tree.insert(e.add("Y", 20, 20));
     tree.insert(e.add("X", 10, 10));
-    CHECK(pick(tree, &curr, 20)->comm == "X");
+    CHECK(pick(tree, &curr, 20)->task->comm == "X");
     // Y not eligible: the search goes left and visits X itself, a node on
     // its path, whose tie keeps curr (eligible at V=16).
-    CHECK(pick(tree, &curr, 16)->comm == "curr");
+    CHECK(pick(tree, &curr, 16)->task->comm == "curr");
     // Nothing queued is eligible: curr (eligible itself), or nothing.
-    Task& early = e.add("early curr", 4, 40);
-    CHECK(pick(tree, &early, 5)->comm == "early curr");
+    SchedEntity& early = e.add("early curr", 4, 40);
+    CHECK(pick(tree, &early, 5)->task->comm == "early curr");
     CHECK(pick(tree, nullptr, 5) == nullptr);
   }
   {
@@ -151,6 +152,6 @@ TEST_CASE("6.6's tree search keeps curr on a tie with the nodes it visits, not w
     VruntimeTree tree;
     tree.insert(e.add("A", 1, 10));
     tree.insert(e.add("B", 2, 10));
-    CHECK(pick(tree, nullptr, 5)->comm == "A");
+    CHECK(pick(tree, nullptr, 5)->task->comm == "A");
   }
 }

@@ -282,14 +282,14 @@ void EevdfClass::enqueue_in_tree(CfsRq& cfs, SE& se) {
   se.tree_seq = ++cfs.tree_seq;
   se.in_tree = true;
   cfs.timeline.push_back(&se);
-  if (k_.pick_vruntime_tree()) cfs.vruntime_tree.insert(*se.task);
+  if (k_.pick_vruntime_tree()) cfs.vruntime_tree.insert(se);
 }
 
 void EevdfClass::dequeue_from_tree(CfsRq& cfs, SE& se) {
   auto it = std::find(cfs.timeline.begin(), cfs.timeline.end(), &se);
   if (it == cfs.timeline.end()) return;
   cfs.timeline.erase(it);
-  if (k_.pick_vruntime_tree()) cfs.vruntime_tree.erase(*se.task);
+  if (k_.pick_vruntime_tree()) cfs.vruntime_tree.erase(se);
   se.in_tree = false;
   avg_vruntime_sub(cfs, se);
 }
@@ -363,18 +363,16 @@ SE* EevdfClass::pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why) {
     const EevdfClass* self;
     const CfsRq* cfs;
   } ctx{this, &cfs};
-  auto eligible = [](const void* c, const Task& t) {
+  auto eligible = [](const void* c, const SE& se) {
     const Ctx& x = *static_cast<const Ctx*>(c);
-    return x.self->entity_eligible(*x.cfs, t.se);
+    return x.self->entity_eligible(*x.cfs, se);
   };
   bool saw_eligible = false;
-  Task* const best_task = cfs.vruntime_tree.pick_eevdf(curr ? curr->task : nullptr, eligible, &ctx, &saw_eligible);
-  if (!best_task) {
+  SE* const best = cfs.vruntime_tree.pick_eevdf(curr, eligible, &ctx, &saw_eligible);
+  if (!best) {
     *why = PickWhy::kNoneEligible;
-    Task* const leftmost = cfs.vruntime_tree.leftmost();
-    return leftmost ? &leftmost->se : nullptr;
+    return cfs.vruntime_tree.leftmost();
   }
-  SE* const best = &best_task->se;
   if (cfs.nr_running == 1)
     *why = PickWhy::kOnly;
   else if (best == curr)
@@ -400,16 +398,16 @@ void EevdfClass::explain_pick(const Rq& rq, const CfsRq& cfs, const char* what, 
   // followed by hand.
   fmt::memory_buffer tree;
   if (k_.pick_vruntime_tree()) {
-    auto walk = [&](auto& self, const Task* t) -> void {
-      if (!t) {
+    auto walk = [&](auto& self, const SE* se) -> void {
+      if (!se) {
         fmt::format_to(std::back_inserter(tree), ".");
         return;
       }
-      fmt::format_to(std::back_inserter(tree), "({}-{} min_dl {:+.1f} ", t->comm, t->pid,
-                     (t->se.tree.min_deadline - v) / 1e3);
-      self(self, t->se.tree.child[0]);
+      fmt::format_to(std::back_inserter(tree), "({} min_dl {:+.1f} ", entity_name(*se),
+                     (se->tree.min_deadline - v) / 1e3);
+      self(self, se->tree.child[0]);
       fmt::format_to(std::back_inserter(tree), " ");
-      self(self, t->se.tree.child[1]);
+      self(self, se->tree.child[1]);
       fmt::format_to(std::back_inserter(tree), ")");
     };
     fmt::format_to(std::back_inserter(tree), "; 6.6 tree by vruntime: ");

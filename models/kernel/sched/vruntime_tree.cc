@@ -7,33 +7,33 @@
 namespace schedlab {
 namespace {
 
-VruntimeTreeNode& node(Task* t) { return t->se.tree; }
-const VruntimeTreeNode& node(const Task* t) { return t->se.tree; }
-bool is_red(const Task* t) { return t && node(t).red; }
+VruntimeTreeNode& node(SchedEntity* t) { return t->tree; }
+const VruntimeTreeNode& node(const SchedEntity* t) { return t->tree; }
+bool is_red(const SchedEntity* t) { return t && node(t).red; }
 
 // 6.6's entity_before(): vruntime order, wrapping as the kernel's s64
 // difference does.
-bool entity_before(const Task& a, const Task& b) { return a.se.vruntime - b.se.vruntime < 0; }
+bool entity_before(const SchedEntity& a, const SchedEntity& b) { return a.vruntime - b.vruntime < 0; }
 
 // min_deadline_update(): the earliest deadline of the node and its
 // children's subtrees (the kernel's deadline_gt() compares by s64
 // difference too).
-void update_min_deadline(Task* t) {
-  int64_t m = t->se.deadline;
-  for (const Task* c : node(t).child)
+void update_min_deadline(SchedEntity* t) {
+  int64_t m = t->deadline;
+  for (const SchedEntity* c : node(t).child)
     if (c && m - node(c).min_deadline > 0) m = node(c).min_deadline;
   node(t).min_deadline = m;
 }
 
 }  // namespace
 
-Task* VruntimeTree::leftmost() const {
-  Task* t = root_;
+SchedEntity* VruntimeTree::leftmost() const {
+  SchedEntity* t = root_;
   while (t && node(t).child[0]) t = node(t).child[0];
   return t;
 }
 
-void VruntimeTree::replace_child(Task* parent, Task* old_child, Task* new_child) {
+void VruntimeTree::replace_child(SchedEntity* parent, SchedEntity* old_child, SchedEntity* new_child) {
   if (!parent)
     root_ = new_child;
   else
@@ -44,9 +44,9 @@ void VruntimeTree::replace_child(Task* parent, Task* old_child, Task* new_child)
 // place, and x becomes its child on side `dir`. The two nodes whose
 // subtrees changed get their min_deadline again (the augment_rotate
 // callback).
-void VruntimeTree::rotate(Task* x, int dir) {
-  Task* y = node(x).child[1 - dir];
-  Task* inner = node(y).child[dir];
+void VruntimeTree::rotate(SchedEntity* x, int dir) {
+  SchedEntity* y = node(x).child[1 - dir];
+  SchedEntity* inner = node(y).child[dir];
   node(x).child[1 - dir] = inner;
   if (inner) node(inner).parent = x;
   node(y).parent = node(x).parent;
@@ -57,40 +57,40 @@ void VruntimeTree::rotate(Task* x, int dir) {
   update_min_deadline(y);
 }
 
-void VruntimeTree::insert(Task& p) {
-  VruntimeTreeNode& n = node(&p);
+void VruntimeTree::insert(SchedEntity& se) {
+  VruntimeTreeNode& n = node(&se);
   n = VruntimeTreeNode{};
   n.red = true;
-  n.min_deadline = p.se.deadline;
-  Task* parent = nullptr;
-  Task** link = &root_;
+  n.min_deadline = se.deadline;
+  SchedEntity* parent = nullptr;
+  SchedEntity** link = &root_;
   while (*link) {
     parent = *link;
-    link = &node(parent).child[entity_before(p, *parent) ? 0 : 1];
+    link = &node(parent).child[entity_before(se, *parent) ? 0 : 1];
   }
   n.parent = parent;
-  *link = &p;
+  *link = &se;
   // The new leaf's deadline reaches every ancestor's min_deadline
   // (augment->propagate(parent, NULL) before the rebalancing).
-  for (Task* a = parent; a; a = node(a).parent) update_min_deadline(a);
-  insert_fixup(&p);
+  for (SchedEntity* a = parent; a; a = node(a).parent) update_min_deadline(a);
+  insert_fixup(&se);
 }
 
 // __rb_insert(): a red leaf under a red parent. A red uncle: recolour and
 // carry the problem two levels up. A black (or no) uncle: at most two
 // rotations end it -- the first turns an inner grandchild into an outer
 // one.
-void VruntimeTree::insert_fixup(Task* t) {
+void VruntimeTree::insert_fixup(SchedEntity* t) {
   for (;;) {
-    Task* parent = node(t).parent;
+    SchedEntity* parent = node(t).parent;
     if (!parent) {
       node(t).red = false;  // the root is black
       return;
     }
     if (!node(parent).red) return;
-    Task* gparent = node(parent).parent;  // a red node is never the root
+    SchedEntity* gparent = node(parent).parent;  // a red node is never the root
     const int side = node(gparent).child[0] == parent ? 0 : 1;
-    Task* uncle = node(gparent).child[1 - side];
+    SchedEntity* uncle = node(gparent).child[1 - side];
     if (is_red(uncle)) {
       node(parent).red = false;
       node(uncle).red = false;
@@ -116,15 +116,15 @@ void VruntimeTree::insert_fixup(Task* t) {
 // taking the successor's old place. Removing a black node without a red
 // child to recolour leaves one subtree a black node short: rebalanced from
 // that subtree's parent.
-void VruntimeTree::erase(Task& p) {
-  VruntimeTreeNode& n = node(&p);
-  Task* left = n.child[0];
-  Task* right = n.child[1];
-  Task* rebalance = nullptr;
-  Task* changed_from = nullptr;  // the lowest node whose subtree lost p
+void VruntimeTree::erase(SchedEntity& se) {
+  VruntimeTreeNode& n = node(&se);
+  SchedEntity* left = n.child[0];
+  SchedEntity* right = n.child[1];
+  SchedEntity* rebalance = nullptr;
+  SchedEntity* changed_from = nullptr;  // the lowest node whose subtree lost se
   if (!left || !right) {
-    Task* only = left ? left : right;
-    replace_child(n.parent, &p, only);
+    SchedEntity* only = left ? left : right;
+    replace_child(n.parent, &se, only);
     if (only) {
       // A lone child is a red leaf under a black node: it takes the
       // node's place and colour.
@@ -135,9 +135,9 @@ void VruntimeTree::erase(Task& p) {
     }
     changed_from = n.parent;
   } else {
-    Task* successor = right;
-    Task* parent = right;
-    Task* child2;  // the successor's right child, moving up
+    SchedEntity* successor = right;
+    SchedEntity* parent = right;
+    SchedEntity* child2;  // the successor's right child, moving up
     if (!node(successor).child[0]) {
       child2 = node(successor).child[1];
     } else {
@@ -152,7 +152,7 @@ void VruntimeTree::erase(Task& p) {
     }
     node(successor).child[0] = left;
     node(left).parent = successor;
-    replace_child(n.parent, &p, successor);
+    replace_child(n.parent, &se, successor);
     const bool successor_was_red = node(successor).red;
     node(successor).parent = n.parent;
     node(successor).red = n.red;
@@ -164,7 +164,7 @@ void VruntimeTree::erase(Task& p) {
     }
     changed_from = parent;
   }
-  for (Task* a = changed_from; a; a = node(a).parent) update_min_deadline(a);
+  for (SchedEntity* a = changed_from; a; a = node(a).parent) update_min_deadline(a);
   n = VruntimeTreeNode{};
   if (rebalance) erase_fixup(rebalance);
 }
@@ -177,22 +177,22 @@ void VruntimeTree::erase(Task& p) {
 // near child is red, its far one black: a rotation at the sibling makes the
 // far child red. Case 4: the far child is red: a rotation at the parent
 // ends it, the sibling taking the parent's colour.
-void VruntimeTree::erase_fixup(Task* parent) {
-  Task* t = nullptr;
+void VruntimeTree::erase_fixup(SchedEntity* parent) {
+  SchedEntity* t = nullptr;
   for (;;) {
     // t is parent's left child unless it is its right one (t starts as the
     // empty place: the side with no child, when the other has one).
     const int side = t != node(parent).child[1] ? 0 : 1;
-    Task* sibling = node(parent).child[1 - side];
+    SchedEntity* sibling = node(parent).child[1 - side];
     if (node(sibling).red) {  // case 1
       rotate(parent, side);
       node(sibling).red = false;
       node(parent).red = true;
       sibling = node(parent).child[1 - side];
     }
-    Task* far = node(sibling).child[1 - side];
+    SchedEntity* far = node(sibling).child[1 - side];
     if (!is_red(far)) {
-      Task* near = node(sibling).child[side];
+      SchedEntity* near = node(sibling).child[side];
       if (!is_red(near)) {  // case 2
         node(sibling).red = true;
         if (node(parent).red) {
@@ -229,28 +229,28 @@ void VruntimeTree::erase_fixup(Task* parent) {
 // its left subtree or at the node itself, else goes right. A remembered
 // subtree whose min_deadline is not later than the choice's deadline wins:
 // the first node going down it whose deadline is its subtree's minimum.
-Task* VruntimeTree::pick_eevdf(Task* curr, EligibleFn eligible, const void* ctx, bool* saw_eligible) const {
-  Task* best = curr;
-  Task* best_left = nullptr;
+SchedEntity* VruntimeTree::pick_eevdf(SchedEntity* curr, EligibleFn eligible, const void* ctx, bool* saw_eligible) const {
+  SchedEntity* best = curr;
+  SchedEntity* best_left = nullptr;
   *saw_eligible = false;
-  for (Task* t = root_; t;) {
+  for (SchedEntity* t = root_; t;) {
     if (!eligible(ctx, *t)) {
       t = node(t).child[0];
       continue;
     }
     *saw_eligible = true;
-    if (!best || best->se.deadline - t->se.deadline > 0) best = t;
-    if (Task* left = node(t).child[0]) {
+    if (!best || best->deadline - t->deadline > 0) best = t;
+    if (SchedEntity* left = node(t).child[0]) {
       if (!best_left || node(best_left).min_deadline - node(left).min_deadline > 0) best_left = left;
       if (node(left).min_deadline == node(t).min_deadline) break;
     }
-    if (t->se.deadline == node(t).min_deadline) break;
+    if (t->deadline == node(t).min_deadline) break;
     t = node(t).child[1];
   }
-  if (!best_left || node(best_left).min_deadline - best->se.deadline > 0) return best;
-  for (Task* t = best_left; t;) {
-    if (t->se.deadline == node(t).min_deadline) return t;
-    Task* left = node(t).child[0];
+  if (!best_left || node(best_left).min_deadline - best->deadline > 0) return best;
+  for (SchedEntity* t = best_left; t;) {
+    if (t->deadline == node(t).min_deadline) return t;
+    SchedEntity* left = node(t).child[0];
     t = left && node(left).min_deadline == node(t).min_deadline ? left : node(t).child[1];
   }
   return nullptr;
@@ -259,15 +259,15 @@ Task* VruntimeTree::pick_eevdf(Task* curr, EligibleFn eligible, const void* ctx,
 namespace {
 
 // Black height of t's subtree, or -1 when a rule is broken below t.
-long check_subtree(const Task* t, const Task* parent, long* count) {
+long check_subtree(const SchedEntity* t, const SchedEntity* parent, long* count) {
   if (!t) return 1;
   const VruntimeTreeNode& n = node(t);
   if (n.parent != parent) return -1;
   if (n.red && (is_red(n.child[0]) || is_red(n.child[1]))) return -1;
   if (n.child[0] && entity_before(*t, *n.child[0])) return -1;
   if (n.child[1] && entity_before(*n.child[1], *t)) return -1;
-  int64_t m = t->se.deadline;
-  for (const Task* c : n.child)
+  int64_t m = t->deadline;
+  for (const SchedEntity* c : n.child)
     if (c && node(c).min_deadline - m < 0) m = node(c).min_deadline;
   if (m != n.min_deadline) return -1;
   const long l = check_subtree(n.child[0], t, count);
@@ -285,8 +285,8 @@ long VruntimeTree::check() const {
   if (check_subtree(root_, nullptr, &count) < 0) return -1;
   // In-order: vruntimes never decrease (a parent-child check misses a
   // deeper violation).
-  const Task* prev = nullptr;
-  const Task* t = leftmost();
+  const SchedEntity* prev = nullptr;
+  const SchedEntity* t = leftmost();
   while (t) {
     if (prev && entity_before(*t, *prev)) return -1;
     prev = t;
@@ -295,7 +295,7 @@ long VruntimeTree::check() const {
       t = node(t).child[1];
       while (node(t).child[0]) t = node(t).child[0];
     } else {
-      const Task* c = t;
+      const SchedEntity* c = t;
       t = node(t).parent;
       while (t && node(t).child[1] == c) {
         c = t;

@@ -23,35 +23,35 @@
 
 namespace schedlab {
 
-struct Task;
+struct SchedEntity;
 
 // struct rb_node plus the augmented value, embedded in SchedEntity.
 struct VruntimeTreeNode {
-  Task* parent = nullptr;
-  Task* child[2] = {nullptr, nullptr};  // [0] rb_left, [1] rb_right
+  SchedEntity* parent = nullptr;
+  SchedEntity* child[2] = {nullptr, nullptr};  // [0] rb_left, [1] rb_right
   bool red = false;
   int64_t min_deadline = 0;  // se->min_deadline: min of the subtree's deadlines
 };
 
 class VruntimeTree {
  public:
-  Task* root() const { return root_; }
+  SchedEntity* root() const { return root_; }
   bool empty() const { return root_ == nullptr; }
   // rb_first_cached(): the smallest vruntime (the first inserted of equals).
-  Task* leftmost() const;
+  SchedEntity* leftmost() const;
   // __enqueue_entity(): se->min_deadline = se->deadline, then
   // rb_add_augmented_cached(..., __entity_less, &min_deadline_cb).
-  void insert(Task& p);
+  void insert(SchedEntity& se);
   // __dequeue_entity(): rb_erase_augmented_cached().
-  void erase(Task& p);
+  void erase(SchedEntity& se);
 
   // __pick_eevdf()'s search (6.6): `curr` is the first choice (null when
   // it is not queued or not eligible); `eligible` is entity_eligible() on
   // the cfs_rq. Returns the choice, null only when nothing is eligible
   // (rounding; 6.6's pick_eevdf() then takes leftmost()). Sets
   // *saw_eligible when some queued entity was eligible.
-  using EligibleFn = bool (*)(const void* ctx, const Task& t);
-  Task* pick_eevdf(Task* curr, EligibleFn eligible, const void* ctx, bool* saw_eligible) const;
+  using EligibleFn = bool (*)(const void* ctx, const SchedEntity& se);
+  SchedEntity* pick_eevdf(SchedEntity* curr, EligibleFn eligible, const void* ctx, bool* saw_eligible) const;
 
   // For tests: checks the red-black rules (root black, no red node with a
   // red child, equal black height), the parent links, the in-order
@@ -60,11 +60,11 @@ class VruntimeTree {
   long check() const;
 
  private:
-  void rotate(Task* x, int dir);  // dir 0: left rotation (x's right child rises), 1: right
-  void replace_child(Task* parent, Task* old_child, Task* new_child);
-  void insert_fixup(Task* node);
-  void erase_fixup(Task* parent);
-  Task* root_ = nullptr;
+  void rotate(SchedEntity* x, int dir);  // dir 0: left rotation (x's right child rises), 1: right
+  void replace_child(SchedEntity* parent, SchedEntity* old_child, SchedEntity* new_child);
+  void insert_fixup(SchedEntity* node);
+  void erase_fixup(SchedEntity* parent);
+  SchedEntity* root_ = nullptr;
 };
 
 }  // namespace schedlab
