@@ -6,6 +6,7 @@
 
 #include "models/config/config.h"
 #include "models/kernel/sched/fair_pelt.h"
+#include "models/kernel/sched/weights.h"
 #include "models/errors.h"
 #include "config_test_util.h"
 #include "sched_test_util.h"
@@ -43,8 +44,24 @@ ScenarioParams periodic_task_in(bool in_group_a, Time run, Time sleep, Time dura
 
 }  // namespace
 
+// T1, on 6.12.19 and on 6.6.63. 6.12: the root alternates A and B in 3 ms
+// turns (a group entity's deadline is a full slice: above the task it is
+// enqueued as a wake-up); inside B the tasks take 2 ms slices after their
+// half-slice first deadline. 6.6: its pick keeps curr on a deadline tie
+// (pick_eevdf() replaces its choice only with a strictly earlier
+// deadline) and a new task's first deadline is a whole slice. Worked by
+// hand (virtual ms; every weight 1024, so virtual = real time at each
+// level): at 0, A(v0 d3) and B(v0 d3) tie and the tree search takes A, the
+// node inserted first. At 3, A(v3 d6) is ineligible (V 1.5): B; in B the
+// three tasks tie at d3 and the tree (b2 over b1, b3) yields its left
+// subtree's b1. At 6, B(v3 d6, curr) ties A(v3 d6): curr B stays; in B, b1
+// (v3) is ineligible (V 1): b2. At 9, B(v6) is ineligible (V 4.5): A.
+// At 12, A(v6 d9, curr) ties B(v6 d9): A stays. At 15, A(v9) is
+// ineligible: B, where only b3 (v0) is eligible (V 2). At 18 B (curr)
+// and b3 (curr) keep their ties; at 21 B (v12) is ineligible: A.
 TEST_CASE("T1: two groups of equal weight split the CPU, whatever their task counts", "[fair][cgroup]") {
-  ScenarioParams p = exact_scenario("6.12", 1000);
+  const std::string version = GENERATE(as<std::string>(), "6.12", "6.6");
+  ScenarioParams p = exact_scenario(version, 1000);
   p.kernel.base_slice = Time::ms(3);
   p.kernel.cgroups = {weighted("A", 100), weighted("B", 100)};
   p.tasks = {in_group(hog("a"), "A"), in_group(hog("b1"), "B"), in_group(hog("b2"), "B"), in_group(hog("b3"), "B")};
@@ -54,13 +71,14 @@ TEST_CASE("T1: two groups of equal weight split the CPU, whatever their task cou
     SwitchLog log;
     sys.add_observer(&log);
     sys.run();
-    // The root alternates A and B in 3 ms turns (a group entity's deadline
-    // is a full slice: above the task it is enqueued as a wake-up); inside
-    // B the tasks take 2 ms slices after their half-slice first deadline.
-    const std::vector<std::pair<int64_t, std::string>> want = {
-        {0, "a"}, {3000000, "b1"}, {5000000, "b2"}, {6000000, "a"}, {9000000, "b3"},
-        {11000000, "b2"}, {12000000, "a"}, {15000000, "b1"}, {18000000, "a"}};
-    CHECK(log.runs_until(Time::ms(20)) == want);
+    const std::vector<std::pair<int64_t, std::string>> want =
+        version == "6.12"
+            ? std::vector<std::pair<int64_t, std::string>>{{0, "a"},         {3000000, "b1"},  {5000000, "b2"},
+                                                           {6000000, "a"},   {9000000, "b3"},  {11000000, "b2"},
+                                                           {12000000, "a"},  {15000000, "b1"}, {18000000, "a"}}
+            : std::vector<std::pair<int64_t, std::string>>{
+                  {0, "a"}, {3000000, "b1"}, {6000000, "b2"}, {9000000, "a"}, {15000000, "b3"}, {21000000, "a"}};
+    CHECK(log.runs_until(Time::ms(version == "6.12" ? 20 : 21)) == want);
   }
   SECTION("10 s: A's one task gets half, B's three share the other half") {
     p.kernel.hz = 250;
@@ -170,7 +188,12 @@ TEST_CASE("cpu weights are refused where the model does not follow the kernel ye
   p.kernel.cgroups = {weighted("A", 100)};
   p.tasks = {in_group(hog("a"), "A")};
   SECTION("another kernel version") {
+    p.kernel.version = GENERATE(as<std::string>(), "6.1", "6.18");
+    CHECK_THROWS_AS(System(p, 1), ModelError);
+  }
+  SECTION("6.6 with 6.12's delayed dequeue switched on") {
     p.kernel.version = "6.6";
+    p.kernel.features["DELAY_DEQUEUE"] = true;
     CHECK_THROWS_AS(System(p, 1), ModelError);
   }
   SECTION("without CONFIG_FAIR_GROUP_SCHED") {
@@ -406,6 +429,74 @@ TEST_CASE("T4: a group's shares on a CPU follow its part of the group's load", "
     CHECK(std::abs(cpu_s(r, "r0") - 5.0) <= 0.008);
     CHECK(std::abs(cpu_s(r, "g0") - 5.0) <= 0.008);
   }
+}
+
+// update_cfs_group() when a group's last task on a CPU sleeps: 6.12 keeps
+// the group entity's weight ("preserve its weight"), 6.6.63 reweights it
+// from the group's blocked load at once. G holds a hog g0 on cpu0 and g1
+// on cpu1 (4 ms of every 10): queued, G's entity on cpu1 has about
+// 1024 * 1024 / (1023 + 1024) = 512; empty, calc_group_shares() sees only
+// the blocked load (about 400): about 1024 * 400 / (1023 + 400) = 290.
+TEST_CASE("an emptied group entity keeps its weight on 6.12 and is reweighted on 6.6", "[fair][cgroup][smp]") {
+  const std::string version = GENERATE(as<std::string>(), "6.6", "6.12");
+  ScenarioParams p = exact_scenario(version, 250, 2);
+  p.kernel.cgroups = {weighted("G", 100)};
+  p.tasks = {on_cpus(in_group(hog("g0"), "G"), {0}),
+             on_cpus(in_group(task("g1", {ev_run(Time::ms(4)), ev_sleep(Time::ms(6))}), "G"), {1})};
+  p.duration = Time::s(3);
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  const CfsRq& g_cpu1 = k.task_group_cfs_rq(1, 1);
+  k.run_until(Time::us(2003900));  // g1 runs, 100 us before its sleep
+  REQUIRE(g_cpu1.load_weight > 0);
+  const uint64_t queued_weight = g_cpu1.se->group_weight_scaled;
+  CHECK(std::abs(static_cast<int64_t>(scale_load_down(queued_weight)) - 512) <= 8);
+  k.run_until(Time::us(2004050));  // g1 slept at 2.004 s
+  REQUIRE(g_cpu1.load_weight == 0);
+  const uint64_t empty_shares = k.calc_group_shares(g_cpu1);
+  CHECK(scale_load_down(empty_shares) < 400);
+  if (version == "6.6") {
+    CHECK(g_cpu1.se->group_weight_scaled == empty_shares);
+    // The entity's load follows its new weight: cpu1's root load falls.
+    CHECK(g_cpu1.se->avg.load_avg < 400);
+  } else {
+    CHECK(g_cpu1.se->group_weight_scaled == queued_weight);
+  }
+}
+
+// update_tg_load_avg(): 6.12 republishes a CPU's part of tg->load_avg at
+// most once per ms; 6.6.63 has no rate limit. g runs 0.5 ms of every
+// 3.5 ms: its group's load (about 150) decays past 1/64 over each sleep,
+// so both publish at about every wake-up; when the 0.5 ms run crosses a
+// 1024 us PELT period boundary the load grows past 1/64 again, and 6.6
+// publishes at the sleep, 0.5 ms later, where 6.12 waits.
+TEST_CASE("tg->load_avg: published once per ms at most on 6.12, at every 1/64 change on 6.6", "[fair][cgroup][pelt]") {
+  const std::string version = GENERATE(as<std::string>(), "6.6", "6.12");
+  ScenarioParams p = exact_scenario(version, 250);
+  p.kernel.cgroups = {weighted("G", 100)};
+  p.tasks = {in_group(task("g", {ev_run(Time::us(500)), ev_sleep(Time::ms(3))}), "G")};
+  p.duration = Time::s(3);
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  const CfsRq& g_cfs = k.task_group_cfs_rq(1, 0);
+  k.run_until(Time::s(1));
+  int64_t last_change = -1, min_gap = INT64_MAX;
+  int changes = 0;
+  uint64_t contrib = g_cfs.tg_load_avg_contrib;
+  for (int64_t t = 1000000000; t < 2000000000; t += 10000) {
+    k.run_until(Time::ns(t));
+    if (g_cfs.tg_load_avg_contrib == contrib) continue;
+    contrib = g_cfs.tg_load_avg_contrib;
+    ++changes;
+    if (last_change >= 0) min_gap = std::min(min_gap, t - last_change);
+    last_change = t;
+  }
+  CHECK(k.fair_group_load_avg(1) == static_cast<int64_t>(contrib));
+  CHECK(changes >= 150);  // 285 periods
+  if (version == "6.6")
+    CHECK(min_gap == 500000);
+  else
+    CHECK(min_gap >= 1000000);
 }
 
 TEST_CASE("T5: task_h_load() is a group task's share of its group entity's load", "[fair][cgroup][pelt]") {

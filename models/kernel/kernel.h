@@ -754,6 +754,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool protect_slice_semantics() const { return version_.protect_slice; }
   bool pick_buddy_switch() const { return version_.pick_buddy; }
   bool pick_vruntime_tree() const { return version_.pick_vruntime_tree; }
+  const KernelVersionInfo& version_info() const { return version_; }
   SchedClass& class_of(const Task& p) { return *classes_[static_cast<size_t>(p.sched_class)]; }
 
   // --- used by the scheduling classes

@@ -14,8 +14,8 @@
 // the right). 6.6's tree is sorted by vruntime and its pick depends on the
 // tree's shape where deadlines tie: for version 6.6 the entities are also
 // kept in a real red-black tree of that shape (vruntime_tree.h), and
-// pick_eevdf() searches it as 6.6 does. (Groups are not modelled on 6.6;
-// 6.6's pick_next_task_fair() with CONFIG_FAIR_GROUP_SCHED, as GKI builds
+// pick_eevdf() searches it as 6.6 does (group entities are nodes like
+// tasks). (6.6's pick_next_task_fair() with CONFIG_FAIR_GROUP_SCHED, as GKI builds
 // it, picks with curr still in place, as modelled -- without it, prev
 // would go back into the tree before the pick.)
 #include <algorithm>
@@ -215,6 +215,9 @@ class EevdfClass final : public FairClassBase {
   bool protect_mode() const { return k_.protect_slice_semantics(); }
   static bool protect_slice(const SE& se) { return se.vruntime - se.vprot < 0; }
   int64_t cfs_rq_min_slice(const CfsRq& cfs, const SE* also) const;
+  // A group entity takes the smallest slice queued below it (6.12+, with
+  // custom slices); 6.6's group entities keep the base slice.
+  bool slices_up() const { return k_.version_info().custom_slice; }
   void set_protect_slice(CfsRq& cfs, SE& se);
   void update_protect_slice(CfsRq& cfs, SE& se);
   bool did_preempt_short(const CfsRq& cfs, const SE& curr) const;
@@ -276,7 +279,8 @@ void EevdfClass::update_min_vruntime(CfsRq& cfs) {
   }
 }
 
-// 6.6's tree holds tasks only: group scheduling is not modelled on 6.6.
+// __enqueue_entity() / __dequeue_entity(): the deadline-ordered timeline,
+// and on 6.6 its vruntime tree too.
 void EevdfClass::enqueue_in_tree(CfsRq& cfs, SE& se) {
   avg_vruntime_add(cfs, se);
   se.tree_seq = ++cfs.tree_seq;
@@ -557,7 +561,7 @@ void EevdfClass::enqueue_task(Rq& rq, Task& p, int flags) {
       se->custom_slice = true;
     }
     enqueue_entity(rq, cfs, *se, flags);
-    if (se->parent) slice = cfs_rq_min_slice(cfs, nullptr);
+    if (se->parent && slices_up()) slice = cfs_rq_min_slice(cfs, nullptr);
     ++cfs.h_nr_running;
     cfs.idle_h_nr_running += idle_h_nr_running;
     cfs.h_nr_delayed += h_nr_delayed;
@@ -576,8 +580,10 @@ void EevdfClass::update_ancestors(Rq& rq, SE* se, int64_t slice, int h_nr_runnin
     fair_update_load_avg(k_, rq, cfs, se, kUpdateTg);
     se_update_runnable(*se);
     update_cfs_group(rq, *se);
-    se->slice = slice;
-    slice = cfs_rq_min_slice(cfs, nullptr);
+    if (slices_up()) {
+      se->slice = slice;
+      slice = cfs_rq_min_slice(cfs, nullptr);
+    }
     cfs.h_nr_running += h_nr_running;
     cfs.idle_h_nr_running += idle_h_nr_running;
     cfs.h_nr_delayed += h_nr_delayed;
@@ -635,7 +641,7 @@ bool EevdfClass::dequeue_entities(Rq& rq, SE& entity, int flags) {
     // A delayed task leaving for a change (DEQUEUE_SAVE) or a migration
     // stays delayed; it leaves the counts of delayed tasks until it is back.
     if (!(flags & (kDequeueSleep | kDequeueDelayed))) h_nr_delayed = entity.sched_delayed ? 1 : 0;
-  } else {
+  } else if (slices_up()) {
     slice = cfs_rq_min_slice(*entity.my_q, nullptr);
   }
   SE* se = &entity;
@@ -650,7 +656,7 @@ bool EevdfClass::dequeue_entities(Rq& rq, SE& entity, int flags) {
     cfs.h_nr_delayed -= h_nr_delayed;
     // Don't dequeue the parent if it has other entities besides this one.
     if (cfs.load_weight) {
-      if (se->parent) slice = cfs_rq_min_slice(cfs, nullptr);
+      if (se->parent && slices_up()) slice = cfs_rq_min_slice(cfs, nullptr);
       se = se->parent;
       // Bias the pick to this group: p slept within its slice.
       if (task_sleep && se) set_next_buddy(se);
@@ -800,12 +806,22 @@ void EevdfClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
 }
 
 // set_next_task_fair(): set_next_entity() at every level (unless
-// put_prev_task() switched them), then __set_next_task_fair().
+// put_prev_task() switched them; bottom-up, or on 6.6 after a pick from
+// another class top-down, as its pick_next_task_fair() does), then
+// __set_next_task_fair().
 void EevdfClass::set_next_task(Rq& rq, Task& p, bool first) {
-  if (next_levels_set_ == &p)
+  if (next_levels_set_ == &p) {
     next_levels_set_ = nullptr;
-  else
+  } else if (first && p.se.parent && k_.version_info().pick_sets_levels_top_down) {
+    // 6.6's simple path: each level's entity set on the way down.
+    auto set_down = [&](auto& self, SE& se) -> void {
+      if (se.parent) self(self, *se.parent);
+      set_next_entity(rq, *se.cfs_rq, se, true);
+    };
+    set_down(set_down, p.se);
+  } else {
     for (SE* se = &p.se; se; se = se->parent) set_next_entity(rq, *se->cfs_rq, *se, first);
+  }
   // __set_next_task_fair(): a queued task picked moves to the head of
   // cfs_tasks (the list is most recently used first).
   if (p.se.on_rq) k_.cfs_tasks_move_to_head(p);
@@ -814,8 +830,9 @@ void EevdfClass::set_next_task(Rq& rq, Task& p, bool first) {
 
 void EevdfClass::update_group_weight(Rq& rq, SE& se) {
   CfsRq* gcfs = se.my_q;
-  // "When a group becomes empty, preserve its weight" (DELAY_DEQUEUE).
-  if (!gcfs->load_weight) return;
+  // "When a group becomes empty, preserve its weight" (DELAY_DEQUEUE;
+  // 6.12+). 6.6 reweights it from the group's blocked load.
+  if (!gcfs->load_weight && k_.version_info().group_keeps_weight_when_empty) return;
   const uint64_t shares = k_.calc_group_shares(*gcfs);
   if (se.group_weight_scaled != shares) reweight_entity(rq, *se.cfs_rq, se, shares);
 }

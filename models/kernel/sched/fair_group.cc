@@ -9,9 +9,12 @@
 // from the group's load spread over the CPUs (calc_group_shares(),
 // update_tg_load_avg()), the leaf list and the blocked-load updates of
 // group cfs_rqs (__update_blocked_fair()), and the hierarchical load the
-// balancer weighs tasks by (update_cfs_rq_h_load()). 6.12 only (6.1's CFS,
-// 6.6's vruntime tree and 6.18 are not studied with groups yet). Not
-// modelled: CFS bandwidth (cpu.max), cpu.idle, autogroup.
+// balancer weighs tasks by (update_cfs_rq_h_load()). 6.12, and 6.6.63
+// with its differences (KernelVersionInfo: an emptied group entity
+// reweighted, tg->load_avg published without a rate limit, the levels set
+// top-down after a pick from another class); 6.1's CFS and 6.18 are not
+// studied with groups yet. Not modelled: CFS bandwidth (cpu.max),
+// cpu.idle, autogroup.
 #include <fmt/format.h>
 
 #include "models/errors.h"
@@ -77,9 +80,17 @@ void Kernel::setup_fair_groups() {
   if (!params_.fair_group_sched)
     throw ModelError("cpu cgroups with cpu_weight or cpu_shares need kernel.fair_group_sched: true "
                      "(CONFIG_FAIR_GROUP_SCHED)");
-  if (version_.name != "6.12")
-    throw ModelError(fmt::format("cpu cgroups with a cpu weight are modelled on kernel 6.12 only (this scenario runs "
-                                 "{}; docs/fair_group_sched.md)",
+  if (version_.name != "6.6" && version_.name != "6.12")
+    throw ModelError(fmt::format("cpu cgroups with a cpu weight are modelled on kernels 6.6 and 6.12 (this scenario "
+                                 "runs {}; docs/fair_group_sched.md)",
+                                 version_.name));
+  // 6.6 reweights an emptied group entity (update_cfs_group()): with
+  // 6.12's delayed dequeue switched on as a what-if, a delayed group entity
+  // would be reweighted while still queued, which no kernel does.
+  if (!version_.group_keeps_weight_when_empty && features_(SchedFeat::kDelayDequeue))
+    throw ModelError(fmt::format("cpu cgroups with a cpu weight and DELAY_DEQUEUE on kernel {}: no kernel has both "
+                                 "(6.6's update_cfs_group() reweights an emptied group; 6.12's keeps its weight for "
+                                 "delayed dequeue); turn DELAY_DEQUEUE off or run 6.12",
                                  version_.name));
   fair_group_load_avg_.assign(task_groups_.size(), 0);
   // alloc_fair_sched_group() + init_tg_cfs_entry(), parents first
@@ -136,14 +147,15 @@ uint64_t Kernel::calc_group_shares(const CfsRq& gcfs) const {
 void Kernel::update_tg_load_avg(CfsRq& cfs) {
   if (!cfs.se) return;  // the root group's load_avg is never read
   // Once per ms of sched_clock_cpu() at most ("for migration heavy
-  // workloads"; the model's clocks are one).
+  // workloads"; the model's clocks are one). 6.6 has no rate limit.
   const uint64_t now_ns = static_cast<uint64_t>(now().count()) + kRqClockAtZeroNs;
-  if (now_ns - cfs.last_update_tg_load_avg < 1000000) return;
+  const bool ratelimit = version_.tg_load_avg_ratelimit;
+  if (ratelimit && now_ns - cfs.last_update_tg_load_avg < 1000000) return;
   const int64_t delta = static_cast<int64_t>(cfs.avg.load_avg) - static_cast<int64_t>(cfs.tg_load_avg_contrib);
   if (static_cast<uint64_t>(std::abs(delta)) > cfs.tg_load_avg_contrib / 64) {
     fair_group_load_avg_[static_cast<size_t>(cfs.tg)] += delta;
     cfs.tg_load_avg_contrib = cfs.avg.load_avg;
-    cfs.last_update_tg_load_avg = now_ns;
+    if (ratelimit) cfs.last_update_tg_load_avg = now_ns;
   }
 }
 

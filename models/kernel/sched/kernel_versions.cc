@@ -173,6 +173,9 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.lb_misfit_tie_later_wins = true;
     info.repick_moves_to_cfs_tasks_head = true;
     info.post_init_scale_load = true;
+    info.group_keeps_weight_when_empty = false;
+    info.tg_load_avg_ratelimit = false;
+    info.pick_sets_levels_top_down = true;
     info.sugov_limits = v6_1 ? SugovLimitsRule::kV6_1 : SugovLimitsRule::kV6_6;
     info.defaults = v6_1 ? cfs_6_1() : eevdf_6_6();
     info.pick_vruntime_tree = !v6_1;

@@ -134,6 +134,22 @@ struct KernelVersionInfo {
   // scale_load()ed, against the cfs_rq's unscaled load_avg: a new task
   // starts at half the CPU's spare capacity. 6.12.19 uses se_weight().
   bool post_init_scale_load = false;
+  // Group scheduling (docs/fair_group_sched.md, "Groups on 6.6"): 6.12's
+  // update_cfs_group() keeps the weight of a group entity whose cfs_rq
+  // emptied ("preserve its weight", for DELAY_DEQUEUE); 6.6.63's
+  // reweights it from the group's blocked load, so its parent's load falls
+  // at the dequeue.
+  bool group_keeps_weight_when_empty = true;
+  // update_tg_load_avg() publishes at most once per ms of sched_clock
+  // ("sched/fair: Ratelimit update to tg->load_avg", after 6.6; no 6.6.y
+  // to 6.6.87 has it): 6.6 publishes on every crossing of 1/64.
+  bool tg_load_avg_ratelimit = true;
+  // 6.6's pick_next_task_fair() with a prev of another class (its
+  // "simple" path) sets each level's entity on the way down; 6.12's
+  // set_next_task_fair() sets them bottom-up. Only the order of the levels'
+  // PELT updates differs (a child's pending propagation reaches its parent
+  // one update later top-down).
+  bool pick_sets_levels_top_down = false;
   // schedutil's need_freq_update after a limits change (sugov_limits()):
   // 6.1.166 and 6.6.63 set it, so the next update bypasses the raw-frequency
   // cache (6.1 then commits only a changed frequency, 6.6 recommits even an
