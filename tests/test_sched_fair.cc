@@ -208,21 +208,58 @@ TEST_CASE("RUN_TO_PARITY and PREEMPT_SHORT change who runs as in 6.12", "[fair][
   CHECK(run(true, true) == Time::us(10500));
 }
 
-// 6.18 (slice protection since 6.17): A's protection at pick ends at its
-// deadline (all queued slices are 3 ms). D's arrival fails to preempt but
-// shrinks it to the smallest queued slice: vprot = min(5, 3.5 + 0.5) = 4.0,
-// reached at the 11 ms tick, where pick_eevdf() chooses D. With
-// PREEMPT_SHORT, D cancels the protection outright and runs at 10.5 ms.
-TEST_CASE("6.18 protects current only up to the smallest queued slice", "[fair][eevdf]") {
+// 6.18.35 (slice protection since 6.17; check_preempt_wakeup_fair() by
+// actions): a forked task never preempts by EEVDF order. C (forked at 5,
+// placed at V = 2.5 with d = 4) waits: A (picked at 4, v2 d5) is
+// protected up to its deadline (all queued slices are 3 ms) and runs to
+// the 7 ms tick (v5: a new deadline 8); then C, the earliest eligible
+// deadline (V 3.17; B v2 d5, C v2.5 d4), to the 9 ms tick (v4.5, d7.5);
+// then B, the only eligible one (V 3.83). D forks at 10.5 (V 4.33, d =
+// 4.58). Without PREEMPT_SHORT, the fork returns before any pick: B keeps
+// its protection to its deadline at the 12 ms tick, where D (d 4.58,
+// eligible at V 4.71) is picked. With PREEMPT_SHORT, the shorter-slice D is
+// judged by a pick without B's protection: D's deadline is the earliest
+// eligible, so it runs at 10.5 ms.
+TEST_CASE("6.18: a forked task waits out the protected slice, a shorter-slice wakee is judged without it", "[fair][eevdf]") {
   auto run = [](bool preempt_short) {
     SwitchLog log = run_abcd("6.18", {{"PREEMPT_SHORT", preempt_short}});
     return std::make_pair(log.first_run("D"), log.runs_until(Time::ms(10)));
   };
   std::vector<std::pair<int64_t, std::string>> same_until_10 = {
-      {0, "A"}, {2000000, "B"}, {4000000, "A"}, {5000000, "C"}, {7000000, "B"}, {10000000, "A"}};
+      {0, "A"}, {2000000, "B"}, {4000000, "A"}, {7000000, "C"}, {9000000, "B"}};
   CHECK(run(false).second == same_until_10);
-  CHECK(run(false).first == Time::ms(11));
+  CHECK(run(true).second == same_until_10);
+  CHECK(run(false).first == Time::ms(12));
   CHECK(run(true).first == Time::us(10500));
+}
+
+// 6.18.35, a wake-up that is not a fork: D (slice 0.5 ms) forks at 0
+// beside A and B, runs nothing and sleeps 8.5 ms. A and B alternate as
+// above (A 0, B 2, A 4 to 7, then B, picked at v2 d5 and protected to its
+// deadline). D wakes at 8.5: B (v3.5) is eligible (V 4.25), D lands at
+// v4.25 with d 4.75. Without PREEMPT_SHORT the pick keeps protected B, and
+// update_protect_slice() shrinks B's protection to the smallest queued
+// slice: vprot = min(5, 3.5 + 0.5) = 4, reached at the 9 ms tick, where D
+// (eligible at V 4.42, d 4.75 before B's 5) is picked; unshrunk, B would
+// run to 10. With PREEMPT_SHORT the pick ignores B's protection and D, the
+// earliest eligible deadline, preempts at once.
+TEST_CASE("6.18: a waking shorter-slice task shrinks current's protection to its slice", "[fair][eevdf]") {
+  auto first_d = [](bool preempt_short) {
+    ScenarioParams p = exact_scenario("6.18");
+    p.kernel.base_slice = Time::ms(3);
+    p.kernel.features = {{"PREEMPT_SHORT", preempt_short}};
+    TaskSpec d = task("D", {ev_sleep(Time::us(8500)), ev_run(Time::ms(10))});
+    d.slice = Time::us(500);
+    p.tasks = {hog("A"), hog("B"), d};
+    p.duration = Time::ms(14);
+    System sys(p, 1);
+    SwitchLog log;
+    sys.add_observer(&log);
+    sys.run();
+    return log.first_run("D", Time::ms(1));
+  };
+  CHECK(first_d(false) == Time::ms(9));
+  CHECK(first_d(true) == Time::us(8500));
 }
 
 // B starts first and runs 1.8 ms of work, then sleeps 5 ms. At t=1.8 B has

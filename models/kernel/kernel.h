@@ -515,6 +515,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // The rq clocks at simulated time 0 (RqPeltClock::start_at()): one PELT
   // period, so no attach ever sees PELT time 0.
   static constexpr uint64_t kRqClockAtZeroNs = uint64_t{1} << 20;
+  // sysctl_sched_migration_cost: a task that ran this recently is cache
+  // hot (task_hot()); also newidle's and preempt_sync()'s threshold.
+  static constexpr int64_t kMigrationCostNs = 500000;
   // update_rq_clock(): bring the rq's clocks (PELT included) to now. The
   // idle task standing in for the active-balance stopper is not idle.
   void update_rq_clock(Rq& rq) {

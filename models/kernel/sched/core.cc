@@ -716,7 +716,11 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   const bool wake_list = remote && (llc_id_[static_cast<size_t>(from_cpu)] != llc_id_[static_cast<size_t>(cpu)] ||
                                     (rqs_[cpu]->nr_running == 0 && !rqs_[cpu]->stopper_ran));
   if (wake_list) delay += params_.ipi_latency;
-  p.ttwu_wake_flags = static_cast<uint64_t>(wake_flags | (migrated ? kEnqueueMigrated << 8 : 0));
+  // try_to_wake_up()'s flags reach the enqueue and wakeup_preempt(): WF_TTWU,
+  // and WF_RQ_SELECTED when the class chose the CPU (select_task_rq(): more
+  // than one allowed CPU; read by 6.18's preempt_sync()).
+  const int ttwu_flags = wake_flags | kWfTtwu | (p.nr_cpus_allowed > 1 ? kWfRqSelected : 0);
+  p.ttwu_wake_flags = static_cast<uint64_t>(ttwu_flags | (migrated ? kEnqueueMigrated << 8 : 0));
   // A wake-list entry completes on the target; a direct remote enqueue is
   // the waking CPU's work (so its resched is an IPI).
   p.ttwu_enqueue_cpu = remote && !wake_list ? from_cpu : cpu;

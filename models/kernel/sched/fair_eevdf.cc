@@ -141,7 +141,9 @@ class EevdfClass final : public FairClassBase {
   void enqueue_in_tree(CfsRq& cfs, SE& se);   // __enqueue_entity
   void dequeue_from_tree(CfsRq& cfs, SE& se); // __dequeue_entity
   SE* pick_first_entity(const CfsRq& cfs) const;
-  SE* pick_eevdf(CfsRq& cfs, PickWhy* why);
+  // `protect` false (6.18's wake-up for a shorter-slice wakee): curr's
+  // protected slice does not keep it.
+  SE* pick_eevdf(CfsRq& cfs, PickWhy* why, bool protect = true);
   SE* pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why);
   SE* pick_next_entity(Rq& rq, CfsRq& cfs);
   // --log debug: the pick with every candidate's lag and deadline.
@@ -210,16 +212,27 @@ class EevdfClass final : public FairClassBase {
   void update_group_weight(Rq& rq, SE& se);
   // reweight_entity(): a new weight, lag and relative deadline rescaled.
   void reweight_entity(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight);
+  void reweight_entity_by_place(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight);
+  static void set_group_weight(SE& se, uint64_t weight);
   bool do_preempt_short(const CfsRq& cfs, const SE& pse, const SE& se) const;
   // 6.17+ slice protection (se->vprot).
   bool protect_mode() const { return k_.protect_slice_semantics(); }
   static bool protect_slice(const SE& se) { return se.vruntime - se.vprot < 0; }
   int64_t cfs_rq_min_slice(const CfsRq& cfs, const SE* also) const;
+  int64_t cfs_rq_max_slice(const CfsRq& cfs) const;
+  // The service a lag may stand for (entity_lag()'s limit, before
+  // calc_delta_fair()).
+  int64_t lag_span(const CfsRq& cfs, const SE& se) const;
   // A group entity takes the smallest slice queued below it (6.12+, with
   // custom slices); 6.6's group entities keep the base slice.
   bool slices_up() const { return k_.version_info().custom_slice; }
   void set_protect_slice(CfsRq& cfs, SE& se);
   void update_protect_slice(CfsRq& cfs, SE& se);
+  static void cancel_protect_slice(SE& se) {
+    if (protect_slice(se)) se.vprot = se.vruntime;
+  }
+  static void find_matching_se(SE*& se, SE*& pse);
+  void wakeup_preempt_by_action(Rq& rq, Task& p, int wake_flags);
   bool did_preempt_short(const CfsRq& cfs, const SE& curr) const;
   // Set by put_prev_task()'s partial switch: the task whose entities it
   // already set as curr at every level.
@@ -306,7 +319,7 @@ SE* EevdfClass::pick_first_entity(const CfsRq& cfs) const {
 }
 
 // pick_eevdf(): the eligible entity with the earliest virtual deadline.
-SE* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why) {
+SE* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why, bool protect) {
   if (k_.pick_vruntime_tree()) return pick_eevdf_vruntime_tree(cfs, why);
   SE* curr = cfs.curr;
   SE* first = pick_first_entity(cfs);
@@ -325,7 +338,7 @@ SE* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why) {
   // deadline stashed in vlag at pick is unchanged); from 6.17 until the
   // protected vruntime (always on: without RUN_TO_PARITY vprot covers a
   // base slice).
-  if (curr && (protect_mode() ? protect_slice(*curr)
+  if (curr && (protect_mode() ? protect && protect_slice(*curr)
                               : feat(SchedFeat::kRunToParity) && curr->vlag == curr->deadline)) {
     *why = protect_mode() ? PickWhy::kProtected : PickWhy::kRunToParity;
     return curr;
@@ -457,11 +470,17 @@ void EevdfClass::update_curr(Rq& rq, CfsRq& cfs) {
 }
 
 // update_entity_lag(): vlag = V - v, clamped to what a slice (or a tick)
-// of service could explain.
+// of service could explain: twice the entity's slice, at least a tick;
+// 6.18.35 the cfs_rq's largest slice plus a tick.
 void EevdfClass::update_entity_lag(CfsRq& cfs, SE& se) {
   int64_t vlag = avg_vruntime(cfs) - se.vruntime;
-  int64_t limit = vdelta(se, std::max<int64_t>(2 * se.slice, k_.tick_nsec().count()));
+  int64_t limit = vdelta(se, lag_span(cfs, se));
   se.vlag = std::clamp(vlag, -limit, limit);
+}
+
+int64_t EevdfClass::lag_span(const CfsRq& cfs, const SE& se) const {
+  if (k_.version_info().lag_clamp_max_slice) return cfs_rq_max_slice(cfs) + k_.tick_nsec().count();
+  return std::max<int64_t>(2 * se.slice, k_.tick_nsec().count());
 }
 
 // place_entity(): put a (re)joining entity at V minus its preserved lag,
@@ -841,14 +860,12 @@ void EevdfClass::update_group_weight(Rq& rq, SE& se) {
 // (`weight` scaled, as calc_group_shares() gives it): a queued entity
 // keeps its lag (clamped as entity_lag() does) and its virtual deadline's
 // distance from V, both scaled by old/new weight at full resolution; a
-// dequeued one its vlag. The scale_load_down()ed weight and its inverse
-// (__update_inv_weight(): WMULT_CONST / w) serve vruntime and PELT.
+// dequeued one its vlag. 6.18.35 re-places instead (below).
 void EevdfClass::reweight_entity(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight) {
+  if (k_.version_info().reweight_by_place) return reweight_entity_by_place(rq, cfs, se, weight);
   const bool is_curr = cfs.curr == &se;
   const int64_t old_weight = static_cast<int64_t>(se.group_weight_scaled);
-  const auto rescale = [&](int64_t v) {  // div_s64(v * old_weight, weight)
-    return static_cast<int64_t>(static_cast<__int128>(v) * old_weight / static_cast<int64_t>(weight));
-  };
+  const auto rescale = [&](int64_t v) { return rescale_by_weight(v, old_weight, weight); };
   int64_t avruntime = 0;
   if (se.on_rq) {
     update_curr(rq, cfs);  // commit outstanding execution time
@@ -859,23 +876,82 @@ void EevdfClass::reweight_entity(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight) {
   dequeue_load_avg(cfs.avg, se.avg, se.weight);
   if (se.on_rq) {
     if (avruntime != se.vruntime) {
-      const int64_t limit = vdelta(se, std::max<int64_t>(2 * se.slice, k_.tick_nsec().count()));
+      const int64_t limit = vdelta(se, lag_span(cfs, se));
       se.vruntime = avruntime - rescale(std::clamp(avruntime - se.vruntime, -limit, limit));
     }
     se.deadline = avruntime + rescale(se.deadline - avruntime);
   } else {
     se.vlag = rescale(se.vlag);
   }
-  se.group_weight_scaled = weight;
-  se.weight = scale_load_down(weight);
-  se.inv_weight = 0xFFFFFFFFu / static_cast<uint32_t>(se.weight);
-  se.avg.load_avg = se.weight * se.avg.load_sum / get_pelt_divider(se.avg);
+  set_group_weight(se, weight);
   enqueue_load_avg(cfs.avg, se.avg, se.weight);
   if (se.on_rq) {
     cfs.load_weight += se.group_weight_scaled;
     if (!is_curr) enqueue_in_tree(cfs, se);
     update_min_vruntime(cfs);
   }
+}
+
+// update_load_set() and the PELT load at the new weight: the
+// scale_load_down()ed weight and its inverse (__update_inv_weight():
+// WMULT_CONST / w) serve vruntime and PELT.
+void EevdfClass::set_group_weight(SE& se, uint64_t weight) {
+  se.group_weight_scaled = weight;
+  se.weight = scale_load_down(weight);
+  se.inv_weight = 0xFFFFFFFFu / static_cast<uint32_t>(se.weight);
+  se.avg.load_avg = se.weight * se.avg.load_sum / get_pelt_divider(se.avg);
+}
+
+// reweight_entity() of 6.18.35: a queued entity's lag is clamped
+// (update_entity_lag()) and its deadline -- and, running within its
+// protected slice, its vprot -- made relative to its vruntime; it leaves
+// the queue's sums (nr_running too); vlag and the relative values scale
+// by old/new weight; place_entity() puts it back around the queue's V as
+// a re-joining entity with that lag. (Running, it is counted in V and
+// twice in place_entity()'s lag inflation, at its new weight: as the
+// kernel does.) A dequeued entity's vlag, and its deadline if relative,
+// scale the same way.
+void EevdfClass::reweight_entity_by_place(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight) {
+  const bool is_curr = cfs.curr == &se;
+  const int64_t old_weight = static_cast<int64_t>(se.group_weight_scaled);
+  bool rel_vprot = false;
+  int64_t vprot = 0;
+  if (se.on_rq) {
+    update_curr(rq, cfs);
+    update_entity_lag(cfs, se);
+    se.deadline -= se.vruntime;
+    se.rel_deadline = true;
+    if (is_curr && protect_slice(se)) {
+      vprot = se.vprot - se.vruntime;
+      rel_vprot = true;
+    }
+    --cfs.nr_running;
+    if (!is_curr) dequeue_from_tree(cfs, se);
+    cfs.load_weight -= se.group_weight_scaled;
+  }
+  dequeue_load_avg(cfs.avg, se.avg, se.weight);
+  se.vlag = rescale_by_weight(se.vlag, old_weight, weight);
+  if (se.rel_deadline) se.deadline = rescale_by_weight(se.deadline, old_weight, weight);
+  if (rel_vprot) vprot = rescale_by_weight(vprot, old_weight, weight);
+  set_group_weight(se, weight);
+  enqueue_load_avg(cfs.avg, se.avg, se.weight);
+  if (se.on_rq) {
+    place_entity(cfs, se, 0);
+    if (rel_vprot) se.vprot = se.vruntime + vprot;
+    cfs.load_weight += se.group_weight_scaled;
+    if (!is_curr) enqueue_in_tree(cfs, se);
+    ++cfs.nr_running;
+  }
+}
+
+// cfs_rq_max_slice() (6.18): the largest slice among queued entities, curr
+// included. (6.18.35's tree augment can keep a stale max for a re-inserted
+// node; with equal slices, the default, the values agree. Not emulated.)
+int64_t EevdfClass::cfs_rq_max_slice(const CfsRq& cfs) const {
+  int64_t slice = 0;
+  if (cfs.curr && cfs.curr->on_rq) slice = cfs.curr->slice;
+  for (const SE* t : cfs.timeline) slice = std::max(slice, t->slice);
+  return slice;
 }
 
 // cfs_rq_min_slice(): the smallest slice among queued entities (and `also`).
@@ -897,11 +973,12 @@ void EevdfClass::set_protect_slice(CfsRq& cfs, SE& se) {
   se.vprot = vprot;
 }
 
-// update_protect_slice(): a waking task with a shorter slice shrinks the
-// protection of current to that slice.
+// update_protect_slice() (6.18.35): a waking task with a shorter slice
+// shrinks the protection of current to that slice. (No test of the slice
+// against current's own: with equal slices the minimum keeps vprot.)
 void EevdfClass::update_protect_slice(CfsRq& cfs, SE& se) {
   int64_t slice = cfs_rq_min_slice(cfs, nullptr);
-  if (slice != se.slice) se.vprot = std::min(se.vprot, se.vruntime + vdelta(se, slice));
+  se.vprot = std::min(se.vprot, se.vruntime + vdelta(se, slice));
 }
 
 // yield_task_fair(): push the deadline one slice out; from 6.17 an
@@ -939,6 +1016,7 @@ bool EevdfClass::did_preempt_short(const CfsRq& cfs, const SE& curr) const {
 
 // check_preempt_wakeup_fair().
 void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
+  if (k_.version_info().wakeup_preempt_actions) return wakeup_preempt_by_action(rq, p, wake_flags);
   Task& curr = *rq.curr;
   if (&curr == &p) return;
   // set_next_buddy() never nominates a SCHED_IDLE entity (se_is_idle()).
@@ -952,12 +1030,7 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   // hierarchies meet (siblings on one cfs_rq).
   SE* se = &curr.se;
   SE* pse = &p.se;
-  while (se->depth > pse->depth) se = se->parent;
-  while (pse->depth > se->depth) pse = pse->parent;
-  while (se->cfs_rq != pse->cfs_rq) {
-    se = se->parent;
-    pse = pse->parent;
-  }
+  find_matching_se(se, pse);
   CfsRq& cfs = *se->cfs_rq;
   bool curr_idle = se_is_idle(*se);
   bool p_idle = se_is_idle(*pse);
@@ -980,7 +1053,7 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   // A shorter-slice waker cancels current's RUN_TO_PARITY protection.
   if (do_preempt_short(cfs, *pse, *se)) {
     if (protect_mode()) {
-      if (protect_slice(*se)) se->vprot = se->vruntime;  // cancel_protect_slice()
+      cancel_protect_slice(*se);
     } else if (se->vlag == se->deadline) {
       se->vlag = se->deadline + 1;
     }
@@ -997,6 +1070,105 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   // (update_curr() above may have asked for a pick itself: its reason stands.)
   if (!rq.need_resched && !rq.need_resched_lazy) k_.note_why(not_chosen_text(why));
   if (protect_mode() && feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, *se);
+}
+
+// find_matching_se(): the two entities of curr's and p's hierarchies that
+// are siblings on one cfs_rq.
+void EevdfClass::find_matching_se(SE*& se, SE*& pse) {
+  while (se->depth > pse->depth) se = se->parent;
+  while (pse->depth > se->depth) pse = pse->parent;
+  while (se->cfs_rq != pse->cfs_rq) {
+    se = se->parent;
+    pse = pse->parent;
+  }
+}
+
+// check_preempt_wakeup_fair() of 6.18.35, by preempt_wakeup_action: a
+// non-idle wakee over an idle curr preempts and cancels curr's protected
+// slice; a shorter-slice wakee is judged by a pick that ignores the
+// protection (cancelled only if the wakee wins); otherwise a forked or
+// delayed wakee does not preempt, NEXT_BUDDY (off by default) nominates
+// the wakee's matched level unless the current buddy's deadline is
+// earlier, and then WF_SYNC preempts by preempt_sync() alone; the pick is
+// pick_next_entity(): a delayed winner is dequeued and the pick repeated.
+void EevdfClass::wakeup_preempt_by_action(Rq& rq, Task& p, int wake_flags) {
+  Task& curr = *rq.curr;
+  if (&curr == &p) return;
+  if (rq.need_resched) return;
+  if (!feat(SchedFeat::kWakeupPreemption)) {
+    k_.note_why("eevdf: WAKEUP_PREEMPTION is off");
+    return;
+  }
+  SE* se = &curr.se;
+  SE* pse = &p.se;
+  find_matching_se(se, pse);
+  const bool curr_idle = se_is_idle(*se);
+  const bool p_idle = se_is_idle(*pse);
+  if (curr_idle && !p_idle) {
+    k_.note_why("eevdf: a non-idle task preempts a SCHED_IDLE one (its protected slice cancelled)");
+    cancel_protect_slice(*se);
+    k_.resched_curr_lazy(rq);
+    return;
+  }
+  if (curr_idle != p_idle) {
+    k_.note_why("eevdf: a SCHED_IDLE wakee does not preempt");
+    return;
+  }
+  if (p.policy != Policy::kNormal) {
+    k_.note_why("eevdf: a SCHED_BATCH or SCHED_IDLE wakee does not preempt (only SCHED_NORMAL does)");
+    return;
+  }
+  CfsRq& cfs = *se->cfs_rq;
+  update_curr(rq, cfs);
+  const bool shorter = feat(SchedFeat::kPreemptShort) && pse->slice < se->slice;
+  if (!shorter) {
+    if ((wake_flags & kWfFork) || pse->sched_delayed) {
+      k_.note_why((wake_flags & kWfFork) ? "eevdf: a forked task does not preempt by EEVDF order (6.18)"
+                                         : "eevdf: a delayed wakee does not preempt");
+      return;
+    }
+    if (feat(SchedFeat::kNextBuddy) && !(cfs.next && entity_before(*cfs.next, *pse))) {  // set_preempt_buddy()
+      set_next_buddy(pse);
+      if (wake_flags & kWfSync) {
+        // preempt_sync(): the waker is expected to sleep; it keeps the CPU
+        // for sysctl_sched_migration_cost (a quarter if the wake-up chose
+        // this CPU) unless the wakee's deadline is earlier.
+        int64_t threshold = Kernel::kMigrationCostNs;
+        if (wake_flags & kWfRqSelected) threshold >>= 2;
+        const int64_t ran = std::max<int64_t>(0, k_.clock().count() - se->exec_start);
+        if (entity_before(*pse, *se) && ran >= threshold) {
+          k_.note_why("eevdf: NEXT_BUDDY, WF_SYNC: the wakee's deadline is earlier and the waker ran its share");
+          k_.resched_curr_lazy(rq);
+        } else {
+          k_.note_why("eevdf: NEXT_BUDDY, WF_SYNC: the waker keeps the CPU for now (preempt_sync())");
+        }
+        return;
+      }
+    }
+  }
+  for (;;) {
+    PickWhy why;
+    SE* const pick = pick_eevdf(cfs, &why, !shorter);
+    if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
+      explain_pick(rq, cfs, "wakeup_preempt: pick_next_entity", pick, why);
+    if (pick == pse) {
+      k_.note_why(shorter ? "eevdf: PREEMPT_SHORT: the shorter-slice wakee is the pick without curr's protection"
+                          : "eevdf: the wakee is pick_eevdf()'s choice");
+      if (shorter) cancel_protect_slice(*se);
+      k_.resched_curr_lazy(rq);
+      return;
+    }
+    if (!pick->sched_delayed) {
+      if (!rq.need_resched && !rq.need_resched_lazy) k_.note_why(not_chosen_text(why));
+      break;
+    }
+    // pick_next_entity(): a delayed winner leaves for good; pick again.
+    Task* const delayed_task = pick->my_q ? nullptr : pick->task;
+    dequeue_entities(rq, *pick, kDequeueSleep | kDequeueDelayed);
+    if (delayed_task) k_.block_task(rq, *delayed_task);
+    if (!cfs.nr_running) return;
+  }
+  if (feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, *se);
 }
 
 // switched_to_fair(): a task that became fair (PI unboost) joins the

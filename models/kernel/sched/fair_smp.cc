@@ -109,8 +109,6 @@ void for_each_queued_task(const CfsRq& cfs, F&& f) {
 }
 // sd->imbalance_pct of the MC level (sd_init(): 117 for non-SMT levels).
 constexpr uint64_t kImbalancePct = 117;
-// sysctl_sched_migration_cost: a task that ran this recently is cache hot.
-constexpr int64_t kMigrationCostNs = 500000;
 // sysctl_sched_nr_migrate (SCHED_NR_MIGRATE_BREAK without PREEMPT_RT):
 // detach_tasks() looks at no more tasks than this in one pass.
 constexpr int kSchedNrMigrate = 32;
@@ -288,7 +286,10 @@ int Kernel::wake_affine(Task& p, int this_cpu, int prev_cpu, bool sync) {
     note_why(cpu_idle(prev_cpu) ? "WA_IDLE: both idle: prev" : "WA_IDLE: this CPU is idle");
     return cpu_idle(prev_cpu) ? prev_cpu : this_cpu;
   }
-  if (sync && rqs_[this_cpu]->nr_running == 1) {
+  // 6.18 leaves the waker CPU's delayed tasks out of the count.
+  const Rq& this_rq = *rqs_[this_cpu];
+  const int delayed = version_.wake_affine_sync_skips_delayed ? this_rq.cfs.h_nr_delayed : 0;
+  if (sync && this_rq.nr_running - delayed == 1) {
     note_why("WA_IDLE: a sync wake-up, the waker alone on this CPU");
     return this_cpu;
   }

@@ -66,6 +66,29 @@ struct KernelVersionInfo {
   // balance, a task that is not eligible on its cfs_rq stays put when dst
   // has fair tasks queued (PLACE_LAG on).
   bool lb_ineligible_stays = false;
+  // 6.18.35's EEVDF, from fixes 6.18.y took through stable (none is in
+  // 6.12.19; checked in 6.18.35's fair.c):
+  // - "sched/fair: Fix lag clamp": a lag is clamped to the cfs_rq's largest
+  //   queued slice plus a tick (cfs_rq_max_slice()), not to twice the
+  //   entity's own slice (at least a tick).
+  bool lag_clamp_max_slice = false;
+  // - reweight_entity() re-places a queued entity (place_entity()) with
+  //   its clamped lag and its deadline (and protected slice) relative to
+  //   its vruntime, all scaled by old/new weight, instead of
+  //   reweight_eevdf()'s V-relative rescaling; a dequeued entity's relative
+  //   deadline (DEQUEUE_SAVE) scales too.
+  bool reweight_by_place = false;
+  // - check_preempt_wakeup_fair() by actions: a shorter-slice wakee is
+  //   judged by a pick without current's protection, which is cancelled
+  //   only if the wakee wins; a forked or delayed wakee does not preempt by
+  //   EEVDF order; the pick is pick_next_entity() (a delayed winner is
+  //   dequeued, and the pick repeated); NEXT_BUDDY nominates only the
+  //   matched level, after the checks, with WF_SYNC's preempt_sync().
+  bool wakeup_preempt_actions = false;
+  // - wake_affine_idle(): a sync wake-up stays on the waker's CPU when the
+  //   waker is its only task not counting delayed ones ("Fix
+  //   wake_affine_idle() with delayed dequeue").
+  bool wake_affine_sync_skips_delayed = false;
   // 6.8+ ("sched/fair: Simplify util_est", "sched/pelt: Avoid
   // underestimation of task utilization", UTIL_EST_FASTUP dropped): a
   // task's util_est is one EWMA, and a task that waited for the CPU keeps

@@ -31,7 +31,7 @@ enum : int {
 };
 
 // wake flags (WF_*).
-enum : int { kWfTtwu = 0x08, kWfFork = 0x04, kWfSync = 0x10 };
+enum : int { kWfTtwu = 0x08, kWfFork = 0x04, kWfSync = 0x10, kWfRqSelected = 0x80 };
 
 class SchedClass {
  public:

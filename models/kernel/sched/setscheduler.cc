@@ -69,8 +69,11 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
       // reweight_task_fair() -> reweight_entity() on a dequeued entity:
       // lag_i = w_i * vlag, so vlag scales by old/new; PELT: the blocked or
       // queued load leaves and re-enters the cfs_rq's sums at the new weight.
-      p.se.vlag = static_cast<int64_t>(static_cast<__int128>(p.se.vlag) * static_cast<int64_t>(old_weight) /
-                                       static_cast<int64_t>(new_weight));
+      // 6.18.35: a relative deadline (the task was dequeued with
+      // DEQUEUE_SAVE under PLACE_REL_DEADLINE) scales the same way.
+      p.se.vlag = rescale_by_weight(p.se.vlag, static_cast<int64_t>(old_weight), new_weight);
+      if (version_.reweight_by_place && p.se.rel_deadline)
+        p.se.deadline = rescale_by_weight(p.se.deadline, static_cast<int64_t>(old_weight), new_weight);
       const bool attached = p.se.avg.last_update_time != 0 && p.state != TaskState::kNew;
       SchedAvg& cfs_avg = p.se.cfs_rq->avg;  // cfs_rq_of(se): the task's group's
       if (attached) dequeue_load_avg(cfs_avg, p.se.avg, old_weight);

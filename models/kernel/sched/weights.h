@@ -32,4 +32,11 @@ inline uint64_t calc_delta_fair(uint64_t delta, uint64_t weight, uint32_t inv_we
   return calc_delta(delta, kNice0Load, weight, inv_weight);
 }
 
+// div_s64(v * old_weight, new_weight): a virtual-time quantity (vlag, a
+// relative deadline) rescaled for a new weight, so the service it stands
+// for (v * w) is kept (reweight_entity()).
+inline int64_t rescale_by_weight(int64_t v, int64_t old_weight, uint64_t new_weight) {
+  return static_cast<int64_t>(static_cast<__int128>(v) * old_weight / static_cast<int64_t>(new_weight));
+}
+
 }  // namespace schedlab
