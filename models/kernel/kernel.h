@@ -315,6 +315,9 @@ class Kernel : public InstantEndHook, public EventHandler {
     FairGroupRq* g = fair_group_rqs_.empty() ? nullptr : fair_group_rqs_[fair_group_slot(group, cpu)].get();
     return g ? g->cfs : rqs_[static_cast<size_t>(cpu)]->cfs;
   }
+  const CfsRq& task_group_cfs_rq(int group, int cpu) const {
+    return const_cast<Kernel*>(this)->task_group_cfs_rq(group, cpu);
+  }
   // tg->shares of `group` (scaled by 1024, as the kernel keeps it; 0 for a
   // group with no cpu weight) and whether any group has one.
   uint64_t fair_group_shares(int group) const { return fair_group_shares_[static_cast<size_t>(group)]; }

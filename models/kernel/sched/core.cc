@@ -294,9 +294,10 @@ void Kernel::setup_tunables() {
   else if (params_.tunable_scaling == "log") factor = 1 + (31 - __builtin_clz(static_cast<unsigned>(cpus)));
   else if (params_.tunable_scaling != "none")
     throw ModelError(fmt::format("tunable_scaling '{}' unknown (valid: none, log, linear)", params_.tunable_scaling));
-  // Normalised defaults: sysctl_sched_base_slice 0.75 ms (6.6+); legacy
-  // sched_latency 6 ms, min_granularity 0.75 ms, wakeup_granularity 1 ms.
-  base_slice_ = params_.base_slice.value_or(Time::us(750)).count() * factor;
+  // Normalised defaults: sysctl_sched_base_slice 0.75 ms (6.6 to 6.16; 0.70
+  // ms from 6.17); legacy sched_latency 6 ms, min_granularity 0.75 ms,
+  // wakeup_granularity 1 ms.
+  base_slice_ = params_.base_slice.value_or(Time::ns(version_.base_slice_ns)).count() * factor;
   sched_latency_ = params_.sched_latency.value_or(Time::ms(6)).count() * factor;
   min_granularity_ = params_.min_granularity.value_or(Time::us(750)).count() * factor;
   wakeup_granularity_ = params_.wakeup_granularity.value_or(Time::ms(1)).count() * factor;
@@ -718,8 +719,10 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   if (wake_list) delay += params_.ipi_latency;
   // try_to_wake_up()'s flags reach the enqueue and wakeup_preempt(): WF_TTWU,
   // and WF_RQ_SELECTED when the class chose the CPU (select_task_rq(): more
-  // than one allowed CPU; read by 6.18's preempt_sync()).
-  const int ttwu_flags = wake_flags | kWfTtwu | (p.nr_cpus_allowed > 1 ? kWfRqSelected : 0);
+  // than one allowed CPU), with the caller's (WF_SYNC); through the wake
+  // list only whether it migrated (sched_ttwu_pending():
+  // p->sched_remote_wakeup). (6.18's wakeup_preempt() reads WF_SYNC.)
+  const int ttwu_flags = wake_list ? 0 : wake_flags | kWfTtwu | (p.nr_cpus_allowed > 1 ? kWfRqSelected : 0);
   p.ttwu_wake_flags = static_cast<uint64_t>(ttwu_flags | (migrated ? kEnqueueMigrated << 8 : 0));
   // A wake-list entry completes on the target; a direct remote enqueue is
   // the waking CPU's work (so its resched is an IPI).

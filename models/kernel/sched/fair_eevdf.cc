@@ -1,9 +1,9 @@
 // The fair class as EEVDF, following kernel/sched/fair.c of Linux 6.12
-// (6.6 behaviour by feature switches; 6.18's slice protection where the
-// version says protect_slice: read in a 6.18.y stable tree, so the parts of
-// the 6.19 NEXT_BUDDY rework backported there are not modelled). With
-// CONFIG_FAIR_GROUP_SCHED the class walks the group hierarchy (6.12 with
-// weighted cpu cgroups, fair_group.cc): for_each_sched_entity() loops
+// (6.6 behaviour by feature switches; 6.18.35's slice protection, lag
+// clamp, reweight by placement and wake-up preemption by actions -- with
+// the NEXT_BUDDY rework its stable tree took -- where KernelVersionInfo
+// says so). With CONFIG_FAIR_GROUP_SCHED the class walks the group
+// hierarchy (weighted cpu cgroups, fair_group.cc): for_each_sched_entity() loops
 // follow se->parent, which is null for every task in the root group. No
 // bandwidth control; PELT in fair_pelt.cc.
 //
@@ -660,7 +660,7 @@ bool EevdfClass::dequeue_entities(Rq& rq, SE& entity, int flags) {
     // A delayed task leaving for a change (DEQUEUE_SAVE) or a migration
     // stays delayed; it leaves the counts of delayed tasks until it is back.
     if (!(flags & (kDequeueSleep | kDequeueDelayed))) h_nr_delayed = entity.sched_delayed ? 1 : 0;
-  } else if (slices_up()) {
+  } else if (slices_up() && !k_.version_info().delayed_group_slice_fix) {
     slice = cfs_rq_min_slice(*entity.my_q, nullptr);
   }
   SE* se = &entity;
@@ -668,7 +668,10 @@ bool EevdfClass::dequeue_entities(Rq& rq, SE& entity, int flags) {
     CfsRq& cfs = *se->cfs_rq;
     if (!dequeue_entity(rq, cfs, *se, flags)) {
       if (p && se == &p->se) return false;
-      break;  // a group entity stays queued, delayed; the second walk starts at it
+      // A group entity stays queued, delayed; the second walk starts at it
+      // (6.18: with its own level's smallest slice).
+      if (slices_up() && k_.version_info().delayed_group_slice_fix) slice = cfs_rq_min_slice(cfs, nullptr);
+      break;
     }
     cfs.h_nr_running -= h_nr_running;
     cfs.idle_h_nr_running -= idle_h_nr_running;
@@ -946,7 +949,8 @@ void EevdfClass::reweight_entity_by_place(Rq& rq, CfsRq& cfs, SE& se, uint64_t w
 
 // cfs_rq_max_slice() (6.18): the largest slice among queued entities, curr
 // included. (6.18.35's tree augment can keep a stale max for a re-inserted
-// node; with equal slices, the default, the values agree. Not emulated.)
+// node, fixed after 6.18.35; the model keeps the true max. Not emulated:
+// with every slice the base one they cannot differ.)
 int64_t EevdfClass::cfs_rq_max_slice(const CfsRq& cfs) const {
   int64_t slice = 0;
   if (cfs.curr && cfs.curr->on_rq) slice = cfs.curr->slice;
@@ -964,9 +968,9 @@ int64_t EevdfClass::cfs_rq_min_slice(const CfsRq& cfs, const SE* also) const {
 
 // set_protect_slice() (6.17): protect current up to its deadline, or for
 // the smallest queued slice if that is shorter (without RUN_TO_PARITY: one
-// normalised base slice, 0.75 ms).
+// normalised base slice: 0.70 ms on 6.18).
 void EevdfClass::set_protect_slice(CfsRq& cfs, SE& se) {
-  int64_t slice = feat(SchedFeat::kRunToParity) ? cfs_rq_min_slice(cfs, &se) : 750000;
+  int64_t slice = feat(SchedFeat::kRunToParity) ? cfs_rq_min_slice(cfs, &se) : k_.version_info().base_slice_ns;
   slice = std::min(slice, se.slice);
   int64_t vprot = se.deadline;
   if (slice != se.slice) vprot = std::min(vprot, se.vruntime + vdelta(se, slice));
@@ -1014,7 +1018,7 @@ bool EevdfClass::did_preempt_short(const CfsRq& cfs, const SE& curr) const {
   return !entity_eligible(cfs, curr);
 }
 
-// check_preempt_wakeup_fair().
+// check_preempt_wakeup_fair() to 6.12 (6.18: wakeup_preempt_by_action()).
 void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   if (k_.version_info().wakeup_preempt_actions) return wakeup_preempt_by_action(rq, p, wake_flags);
   Task& curr = *rq.curr;
@@ -1051,13 +1055,7 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   }
   update_curr(rq, cfs);
   // A shorter-slice waker cancels current's RUN_TO_PARITY protection.
-  if (do_preempt_short(cfs, *pse, *se)) {
-    if (protect_mode()) {
-      cancel_protect_slice(*se);
-    } else if (se->vlag == se->deadline) {
-      se->vlag = se->deadline + 1;
-    }
-  }
+  if (do_preempt_short(cfs, *pse, *se) && se->vlag == se->deadline) se->vlag = se->deadline + 1;
   PickWhy why;
   SE* const pick = pick_eevdf(cfs, &why);
   if (sim_log_debug.load(std::memory_order_relaxed)) [[unlikely]]
@@ -1069,7 +1067,6 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   }
   // (update_curr() above may have asked for a pick itself: its reason stands.)
   if (!rq.need_resched && !rq.need_resched_lazy) k_.note_why(not_chosen_text(why));
-  if (protect_mode() && feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, *se);
 }
 
 // find_matching_se(): the two entities of curr's and p's hierarchies that
@@ -1132,7 +1129,9 @@ void EevdfClass::wakeup_preempt_by_action(Rq& rq, Task& p, int wake_flags) {
       if (wake_flags & kWfSync) {
         // preempt_sync(): the waker is expected to sleep; it keeps the CPU
         // for sysctl_sched_migration_cost (a quarter if the wake-up chose
-        // this CPU) unless the wakee's deadline is earlier.
+        // this CPU) unless the wakee's deadline is earlier. As in 6.18.35,
+        // the time run is measured from exec_start, which update_curr()
+        // above has just set to now: the waker always keeps the CPU.
         int64_t threshold = Kernel::kMigrationCostNs;
         if (wake_flags & kWfRqSelected) threshold >>= 2;
         const int64_t ran = std::max<int64_t>(0, k_.clock().count() - se->exec_start);

@@ -12,9 +12,11 @@
 // balancer weighs tasks by (update_cfs_rq_h_load()). 6.12, and 6.6.63
 // with its differences (KernelVersionInfo: an emptied group entity
 // reweighted, tg->load_avg published without a rate limit, the levels set
-// top-down after a pick from another class); 6.1's CFS and 6.18 are not
-// studied with groups yet. Not modelled: CFS bandwidth (cpu.max),
-// cpu.idle, autogroup.
+// top-down after a pick from another class), and 6.18.35 with its own (a
+// delayed group entity's slice, the leaf list waiting for a zero
+// tg->load_avg contribution, the balancer's eligibility test on the
+// task's group cfs_rq at dst); 6.1's CFS is not studied with groups. Not
+// modelled: CFS bandwidth (cpu.max), cpu.idle, autogroup.
 #include <fmt/format.h>
 
 #include "models/errors.h"
@@ -80,9 +82,9 @@ void Kernel::setup_fair_groups() {
   if (!params_.fair_group_sched)
     throw ModelError("cpu cgroups with cpu_weight or cpu_shares need kernel.fair_group_sched: true "
                      "(CONFIG_FAIR_GROUP_SCHED)");
-  if (version_.name != "6.6" && version_.name != "6.12")
-    throw ModelError(fmt::format("cpu cgroups with a cpu weight are modelled on kernels 6.6 and 6.12 (this scenario "
-                                 "runs {}; docs/fair_group_sched.md)",
+  if (!version_.eevdf)
+    throw ModelError(fmt::format("cpu cgroups with a cpu weight are modelled on the EEVDF kernels 6.6, 6.12 and 6.18 "
+                                 "(this scenario runs {}, CFS; docs/fair_group_sched.md)",
                                  version_.name));
   // 6.6 reweights an emptied group entity (update_cfs_group()): with
   // 6.12's delayed dequeue switched on as a what-if, a delayed group entity
@@ -238,9 +240,11 @@ bool Kernel::update_blocked_fair(Rq& rq, bool& done) {
     // nothing left to decay and nothing to take on (skip_blocked_update()).
     if (SchedEntity* se = c.se; se && (se->avg.load_avg || se->avg.util_avg || c.propagate))
       fair_update_load_avg(*this, rq, *se->cfs_rq, se, kUpdateTg);
-    // cfs_rq_is_decayed(): "don't let fully decayed cfs_rqs linger".
+    // cfs_rq_is_decayed(): "don't let fully decayed cfs_rqs linger"; 6.18
+    // waits until the cfs_rq's part of tg->load_avg is 0 as well.
     const SchedAvg& a = c.avg;
-    if (!c.load_weight && !a.load_sum && !a.util_sum && !a.runnable_sum && !child_cfs_rq_on_list(rq, c))
+    if (!c.load_weight && !a.load_sum && !a.util_sum && !a.runnable_sum && !child_cfs_rq_on_list(rq, c) &&
+        !(version_.decayed_needs_zero_tg_contrib && c.tg_load_avg_contrib))
       list_del_leaf_cfs_rq(rq, c);
     if (has_blocked(c)) done = false;
   };

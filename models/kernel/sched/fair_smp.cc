@@ -487,10 +487,11 @@ int Kernel::select_task_rq_fair(Task& p, int prev_cpu, int wake_flags) {
 // versions have them).
 bool Kernel::lb_may_consider(const Task& p, int dst_cpu, bool migrate_load) const {
   if (version_.lb_counts_runnable && p.se.sched_delayed && !migrate_load) return false;
-  // task_is_ineligible_on_dst_cpu(), skipped once the domain failed a pass.
+  // task_is_ineligible_on_dst_cpu(), skipped once the domain failed a pass:
+  // dst's queue is the task's group's cfs_rq there (tg->cfs_rq[dst]).
   const Rq& dst = *rqs_[static_cast<size_t>(dst_cpu)];
   if (version_.lb_ineligible_stays && dst.sd_nr_balance_failed == 0 && features_(SchedFeat::kPlaceLag) &&
-      dst.cfs.nr_running > 0 && p.sched_class == SchedClassId::kFair &&
+      task_group_cfs_rq(p.task_group, dst_cpu).nr_running > 0 && p.sched_class == SchedClassId::kFair &&
       !classes_[static_cast<size_t>(SchedClassId::kFair)]->entity_eligible(*rqs_[static_cast<size_t>(p.cpu)], p))
     return false;
   return true;

@@ -204,10 +204,13 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.protect_slice = true;
     info.lb_counts_runnable = true;
     info.lb_ineligible_stays = true;
+    info.base_slice_ns = 700000;
     info.lag_clamp_max_slice = true;
     info.reweight_by_place = true;
     info.wakeup_preempt_actions = true;
     info.wake_affine_sync_skips_delayed = true;
+    info.delayed_group_slice_fix = true;
+    info.decayed_needs_zero_tg_contrib = true;
     info.sugov_limits = SugovLimitsRule::kV6_18;
     info.util_est_capacity_check = false;
     info.util_est_dequeue_skips_delayed = true;

@@ -30,6 +30,10 @@ struct KernelVersionInfo {
   bool uclamp_inc_before_enqueue = false;
   bool rt_throttling = true;   // def_rt_bandwidth throttling (removed in 6.12 without RT_GROUP_SCHED)
   bool custom_slice = false;   // sched_attr.sched_runtime sets the fair slice (6.12+)
+  // normalized_sysctl_sched_base_slice: 0.75 ms to 6.16; 0.70 ms from 6.17
+  // ("so a 1000 Hz tick does not give a task an extra tick"; 6.18.35's
+  // fair.c).
+  int64_t base_slice_ns = 750000;
   // pick_next_entity() takes cfs_rq->next under PICK_BUDDY (6.12's delayed
   // dequeue series; 6.12.19 has it); before, NEXT_BUDDY gated the pick too.
   bool pick_buddy = false;
@@ -89,6 +93,14 @@ struct KernelVersionInfo {
   //   waker is its only task not counting delayed ones ("Fix
   //   wake_affine_idle() with delayed dequeue").
   bool wake_affine_sync_skips_delayed = false;
+  // With cpu cgroups (6.18.35): dequeue_entities() stopped by a delayed
+  // group entity gives it the smallest slice of its own level ("Fix
+  // se->slice being set to U64_MAX", after 6.12.19, which hands it 0 or
+  // the dequeued group's empty minimum); and a group cfs_rq leaves the leaf
+  // list only once its part of tg->load_avg is 0 ("Fix unfairness caused
+  // by stalled tg_load_avg_contrib").
+  bool delayed_group_slice_fix = false;
+  bool decayed_needs_zero_tg_contrib = false;
   // 6.8+ ("sched/fair: Simplify util_est", "sched/pelt: Avoid
   // underestimation of task utilization", UTIL_EST_FASTUP dropped): a
   // task's util_est is one EWMA, and a task that waited for the CPU keeps
