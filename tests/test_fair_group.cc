@@ -306,6 +306,67 @@ TEST_CASE("YAML: cpu_weight and cpu_shares on cgroups", "[config][cgroup]") {
   }
 }
 
+// A run-time write of cpu.weight (cpu_weight_write_u64() ->
+// sched_group_set_shares()): A and B (cpu.weight 100 each) split the CPU
+// until 5 s, when root task w writes B's cpu.weight 300 (3072 shares) --
+// or cpu.shares 3072, the same -- and B's queued entity is reweighted at
+// once: a gets 2.5 + 5/4 s, b 2.5 + 15/4 s of the 10. The write's own
+// instant costs nothing.
+TEST_CASE("a run-time cpu.weight or cpu.shares write reweights the group at once", "[fair][cgroup]") {
+  const bool as_shares = GENERATE(false, true);
+  const std::string version = GENERATE(as<std::string>(), "6.6", "6.12", "6.18");
+  ScenarioParams p = exact_scenario(version, 250);
+  p.duration = Time::s(10);
+  p.kernel.cgroups = {weighted("A", 100), weighted("B", 100)};
+  EventSpec write;
+  write.kind = EventSpec::Kind::kCpuWeight;
+  write.name = "B";
+  write.cpu_weight = as_shares ? 3072 : 300;
+  write.cpu_weight_is_shares = as_shares;
+  p.tasks = {in_group(hog("a"), "A"), in_group(hog("b"), "B"),
+             task("w", {ev_sleep(Time::s(5)), write, ev_sleep(Time::s(100))})};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::s(5) - Time::ms(1));
+  CHECK(k.fair_group_shares(2) == uint64_t{1024} << 10);
+  k.run_until(Time::s(5) + Time::ms(10));  // w runs within a tick of its wake-up
+  CHECK(k.fair_group_shares(2) == uint64_t{3072} << 10);
+  CHECK(k.task_group_cfs_rq(2, 0).se->weight == 3072);  // on one CPU, the whole shares
+  sys.run();
+  const RunResult r = sys.result();
+  CHECK(std::abs(cpu_s(r, "a") - 3.75) <= 0.01);
+  CHECK(std::abs(cpu_s(r, "b") - 6.25) <= 0.01);
+}
+
+TEST_CASE("YAML: the cpu_weight event", "[config][cgroup]") {
+  const std::string head = "kernel: {version: \"6.12\"}\nplatform: {cpus: 1}\n"
+                           "cgroups:\n  - {name: A, cpu_weight: 100}\n  - {name: plain}\n";
+  const auto with_event = [&](const std::string& event) {
+    return head + "tasks:\n  - {name: t, events: [{cpu_weight: " + event + "}]}\n";
+  };
+  SECTION("read: weight or shares") {
+    ScenarioParams s = load_scenario_yaml(with_event("{group: A, weight: 250}"), "test.yaml");
+    const EventSpec& e = s.tasks[0].phases[0].events[0];
+    CHECK(e.kind == EventSpec::Kind::kCpuWeight);
+    CHECK(e.name == "A");
+    CHECK(e.cpu_weight == 250);
+    CHECK_FALSE(e.cpu_weight_is_shares);
+    ScenarioParams v1 = load_scenario_yaml(with_event("{group: A, shares: 52}"), "test.yaml");
+    CHECK(v1.tasks[0].phases[0].events[0].cpu_weight_is_shares);
+  }
+  SECTION("a group that is not a level of the fair hierarchy") {
+    ConfigError e = error_of(with_event("{group: plain, weight: 100}"));
+    CHECK(e.key_path() == "tasks[0].events[0].cpu_weight.group");
+    CHECK_THAT(e.message(), Catch::Contains("A"));
+  }
+  SECTION("both, neither, out of range") {
+    CHECK_THAT(error_of(with_event("{group: A, weight: 100, shares: 1024}")).message(), Catch::Contains("one of them"));
+    CHECK_THAT(error_of(with_event("{group: A}")).message(), Catch::Contains("one of them"));
+    CHECK(error_of(with_event("{group: A, weight: 10001}")).key_path() == "tasks[0].events[0].cpu_weight.weight");
+    CHECK(error_of(with_event("{group: A, shares: 1}")).key_path() == "tasks[0].events[0].cpu_weight.shares");
+  }
+}
+
 TEST_CASE("a task moving between weighted groups at run time takes its share with it", "[fair][cgroup]") {
   // task_change_group_fair(): z runs 0.5 s of CPU in A (a quarter of the
   // CPU beside x, while y has B's half: 2 s), then moves itself to B. From

@@ -96,6 +96,15 @@ const std::vector<ParamDecl>& cpu_uclamp_event_params() {
   return decls;
 }
 
+const std::vector<ParamDecl>& cpu_weight_event_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"group", "a cgroup with cpu_weight or cpu_shares", "required", "whose file is written"},
+      {"weight", "integer 1..10000", "-", "written to cpu.weight (cgroup v2; 100 = 1024 shares)"},
+      {"shares", "integer 2..262144", "-", "written to cpu.shares (cgroup v1), instead of weight"},
+  };
+  return decls;
+}
+
 void load_cgroups(const YamlDoc& doc, const MapReader& top, ScenarioParams& s) {
   auto n = top.find("cgroups");
   if (!n) return;
@@ -182,6 +191,32 @@ EventSpec load_cpu_uclamp_event(const YamlDoc& doc, const YAML::Node& node, cons
   if (auto v = r.find("min")) e.uclamp_min = static_cast<uint32_t>(as_uclamp_percent(doc, *v, r.path("min")));
   if (auto v = r.find("max")) e.uclamp_max = static_cast<uint32_t>(as_uclamp_percent(doc, *v, r.path("max")));
   if (!e.uclamp_min && !e.uclamp_max) r.fail_here(fmt::format("expected 'min', 'max' or both ({})", kPercentType));
+  return e;
+}
+
+// `cpu_weight: {group: NAME, weight: W}` or `{group: NAME, shares: S}`:
+// only a group that is a level of the fair hierarchy (one with a cpu
+// weight in cgroups[]) has the file in the model.
+EventSpec load_cpu_weight_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                                const KernelParams& k) {
+  MapReader r(doc, node, path, cpu_weight_event_params());
+  r.require("group");
+  std::vector<std::string> weighted;
+  for (const auto& c : k.cgroups)
+    if (c.cpu_weight || c.cpu_shares) weighted.push_back(c.name);
+  if (weighted.empty())
+    fail(doc, node, path, "a cpu_weight event needs a cgroup with cpu_weight or cpu_shares in cgroups[] (a level of "
+                          "the fair hierarchy)");
+  EventSpec e;
+  e.kind = EventSpec::Kind::kCpuWeight;
+  e.name = ref_name(doc, r, "group", weighted, "cgroup with a cpu weight");
+  if (r.has("weight") == r.has("shares")) r.fail_here("expected 'weight' (cpu.weight) or 'shares' (cpu.shares), one of them");
+  if (r.has("weight")) {
+    r.read("weight", e.cpu_weight, 1, 10000);
+  } else {
+    r.read("shares", e.cpu_weight, 2, int64_t{1} << 18);
+    e.cpu_weight_is_shares = true;
+  }
   return e;
 }
 

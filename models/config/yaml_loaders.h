@@ -75,6 +75,9 @@ EventSpec load_cpu_uclamp_event(const YamlDoc& doc, const YAML::Node& node, cons
                                 const KernelParams& k);
 const std::vector<ParamDecl>& cgroup_params();            // cgroups[]
 const std::vector<ParamDecl>& cpu_uclamp_event_params();  // cpu_uclamp event
+EventSpec load_cpu_weight_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                                const KernelParams& k);
+const std::vector<ParamDecl>& cpu_weight_event_params();  // cpu_weight event
 
 void load_pm_runtime(const YamlDoc& doc, const MapReader& top, ScenarioParams& s);
 EventSpec load_rpm_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const CallTargets* targets);

@@ -372,6 +372,13 @@ class Kernel : public InstantEndHook, public EventHandler {
   // its descendants follow (cpu_util_update_eff()), and their runnable
   // tasks are refcounted again at once. ModelError without uclamp.
   void cpu_uclamp_write(int group, UclampId id, int64_t percent_x100);
+  // cpu_weight_write_u64() / cpu_shares_write_u64() (core.c): a run-time
+  // write of a weighted group's cpu.weight (1..10000) or cpu.shares, through
+  // sched_group_set_shares() (fair_group.cc). ModelError for a group that is
+  // not a level of the fair hierarchy, or a value the kernel refuses.
+  void cpu_weight_write(int group, int64_t weight);
+  void cpu_shares_write(int group, int64_t shares);
+  void sched_group_set_shares(int group, int64_t shares);
   void set_body(Task& p, TaskBody* body) { p.body = body; }
   // wake_up_new_task() at time `at`.
   void start_task_at(Task& p, Time at);

@@ -53,7 +53,8 @@ RtAppBody::RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task)
         case EventSpec::Kind::kUnlock: o.mutex = &world.mutex(e.name); break;
         case EventSpec::Kind::kWait: o.mutex = &world.mutex(e.mutex); break;
         case EventSpec::Kind::kCgroup:
-        case EventSpec::Kind::kCpuUclamp: o.task_group = world.kernel().cpu_cgroup_index(e.name); break;
+        case EventSpec::Kind::kCpuUclamp:
+        case EventSpec::Kind::kCpuWeight: o.task_group = world.kernel().cpu_cgroup_index(e.name); break;
         default: break;
       }
     }
@@ -286,6 +287,15 @@ Action RtAppBody::next(Task& self) {
         advance();
         if (e.uclamp_min) k.cpu_uclamp_write(group, kUclampMin, *e.uclamp_min);
         if (e.uclamp_max) k.cpu_uclamp_write(group, kUclampMax, *e.uclamp_max);
+        continue;
+      }
+      case EventSpec::Kind::kCpuWeight: {
+        const int group = objects_of_current().task_group;
+        advance();
+        if (e.cpu_weight_is_shares)
+          k.cpu_shares_write(group, e.cpu_weight);
+        else
+          k.cpu_weight_write(group, e.cpu_weight);
         continue;
       }
       case EventSpec::Kind::kSuspend:

@@ -84,7 +84,7 @@ class RtAppBody final : public TaskBody, public EventHandler, public BinderClien
   struct NamedObjects {
     RtAppWorld::SharedTimer* timer = nullptr;
     RtMutex* mutex = nullptr;
-    int task_group = -1;  // kCgroup, kCpuUclamp: the cpu cgroup's index
+    int task_group = -1;  // kCgroup, kCpuUclamp, kCpuWeight: the cpu cgroup's index
     // kResume: the thread named and its instances (name-0, name-1, ...),
     // looked up at the first resume (every body exists by then).
     bool resume_resolved = false;

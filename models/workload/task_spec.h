@@ -69,6 +69,7 @@ struct EventSpec {
     kUclamp,   // sched_setattr() of this task's utilization clamps
     kCgroup,     // this task moves to cpu cgroup `name` (cgroup.procs write)
     kCpuUclamp,  // write cpu.uclamp.min / .max of cpu cgroup `name`
+    kCpuWeight,  // write cpu.weight (cgroup v2) or cpu.shares (v1) of cpu cgroup `name`
   };
   Kind kind = Kind::kRun;
   Time duration;        // run / runtime / sleep; timer period
@@ -78,6 +79,10 @@ struct EventSpec {
   CallSpec call;        // for kCall
   std::optional<uint32_t> uclamp_min;  // for kUclamp: unset = unchanged; for kCpuUclamp:
   std::optional<uint32_t> uclamp_max;  // 1/100 percent (0..10000), unset = not written
+  // kCpuWeight: the value written to cpu.weight (1..10000), or to
+  // cpu.shares (2..262144) when `cpu_weight_is_shares`.
+  int64_t cpu_weight = 0;
+  bool cpu_weight_is_shares = false;
   // kUclamp from an rt-app phase: rt-app's set_thread_param() skips the
   // call when the settings it last applied are these already.
   bool uclamp_if_changed = false;

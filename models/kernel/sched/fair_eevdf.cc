@@ -107,6 +107,12 @@ class EevdfClass final : public FairClassBase {
     update_misfit_status(k_, rq, &curr);
   }
   void migrate_task_rq(Task& p, int new_cpu) override { fair_migrate_task_pelt(k_, p); }
+  void group_shares_changed(Rq& rq, SE& se) override {
+    for (SE* s = &se; s; s = s->parent) {
+      fair_update_load_avg(k_, rq, *s->cfs_rq, s, kUpdateTg);
+      update_cfs_group(rq, *s);
+    }
+  }
   bool entity_eligible(const Rq& rq, const Task& p) const override { return entity_eligible(*p.se.cfs_rq, p.se); }
   // update_curr_fair(): the running task's own cfs_rq only; the levels
   // above are charged when a walk reaches them.

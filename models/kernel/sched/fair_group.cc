@@ -36,9 +36,45 @@ constexpr int64_t kCgroupWeightMin = 1;
 constexpr int64_t kCgroupWeightMax = 10000;
 constexpr int64_t kCgroupWeightDfl = 100;
 
+// sched_weight_from_cgroup(): cpu.weight to shares, rounded to nearest.
+int64_t shares_from_cpu_weight(int64_t weight) { return (weight * 1024 + kCgroupWeightDfl / 2) / kCgroupWeightDfl; }
+
 }  // namespace
 
 void SchedClass::task_change_group(Rq& rq, Task& p) { k_.set_task_rq(p, p.cpu); }
+
+void Kernel::cpu_weight_write(int group, int64_t weight) {
+  if (weight < kCgroupWeightMin || weight > kCgroupWeightMax)
+    throw ModelError(fmt::format("cpu cgroup '{}': cpu.weight {} outside {}..{} (ERANGE)",
+                                 task_groups_[static_cast<size_t>(group)].name, weight, kCgroupWeightMin,
+                                 kCgroupWeightMax));
+  sched_group_set_shares(group, shares_from_cpu_weight(weight));
+}
+
+void Kernel::cpu_shares_write(int group, int64_t shares) { sched_group_set_shares(group, shares); }
+
+// sched_group_set_shares() -> __sched_group_set_shares() (6.12.19; 6.6.63
+// and 6.18.35 the same): the value clamped to MIN_SHARES..MAX_SHARES and
+// scaled; unchanged, nothing. Otherwise tg->shares takes it, and on every
+// CPU the group's entity and its ancestors take their cfs_rqs' state and
+// new weights at once (rq clock brought to now first). An entity whose
+// group is empty there keeps its weight (6.12+'s update_cfs_group()).
+void Kernel::sched_group_set_shares(int group, int64_t shares) {
+  const size_t g = static_cast<size_t>(group);
+  if (g == 0 || g >= fair_group_shares_.size() || !fair_group_shares_[g])
+    throw ModelError(fmt::format("cpu cgroup '{}' has no cpu weight: it is not a level of the fair hierarchy "
+                                 "(give it cpu_weight or cpu_shares in cgroups[])",
+                                 g < task_groups_.size() ? task_groups_[g].name : std::to_string(group)));
+  const uint64_t scaled = static_cast<uint64_t>(std::clamp(shares, kMinShares, kMaxShares)) << kSchedFixedpointShift;
+  if (fair_group_shares_[g] == scaled) return;
+  fair_group_shares_[g] = scaled;
+  SchedClass& fair = *classes_[static_cast<size_t>(SchedClassId::kFair)];
+  for (int cpu = 0; cpu < nr_cpus(); ++cpu) {
+    Rq& rq = *rqs_[static_cast<size_t>(cpu)];
+    update_rq_clock(rq);
+    fair.group_shares_changed(rq, fair_group_rqs_[fair_group_slot(group, cpu)]->se);
+  }
+}
 
 void Kernel::setup_fair_groups() {
   fair_group_shares_.assign(task_groups_.size(), 0);
@@ -54,7 +90,7 @@ void Kernel::setup_fair_groups() {
       if (*c.cpu_weight < kCgroupWeightMin || *c.cpu_weight > kCgroupWeightMax)
         throw ModelError(fmt::format("cpu cgroup '{}': cpu.weight {} outside {}..{} (ERANGE)", c.name, *c.cpu_weight,
                                      kCgroupWeightMin, kCgroupWeightMax));
-      shares = (*c.cpu_weight * 1024 + kCgroupWeightDfl / 2) / kCgroupWeightDfl;
+      shares = shares_from_cpu_weight(*c.cpu_weight);
     } else {
       // __sched_group_set_shares() clamps; a value it would change is
       // refused here so the scenario says what runs.

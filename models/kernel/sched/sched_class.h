@@ -12,6 +12,7 @@ namespace schedlab {
 
 class Kernel;
 struct Rq;
+struct SchedEntity;
 
 // enqueue_task/dequeue_task flags (kernel/sched/sched.h).
 enum : int {
@@ -75,6 +76,9 @@ class SchedClass {
   // task_group now names (sched_change_group(): only the fair class has
   // the hook; the others just move the entity, Kernel::set_task_rq()).
   virtual void task_change_group(Rq& rq, Task& p);
+  // Fair only: __sched_group_set_shares()'s walk from a group entity up
+  // its ancestors (update_load_avg(UPDATE_TG), update_cfs_group()).
+  virtual void group_shares_changed(Rq& rq, SchedEntity& se) {}
   virtual void switched_from(Rq& rq, Task& p) {}
   // task_dead(): p exited; called from finish_task_switch() after the
   // switch away from it.
