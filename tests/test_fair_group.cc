@@ -338,6 +338,33 @@ TEST_CASE("a run-time cpu.weight or cpu.shares write reweights the group at once
   CHECK(std::abs(cpu_s(r, "b") - 6.25) <= 0.01);
 }
 
+// 6.18.35's can_migrate_task() -> task_is_ineligible_on_dst_cpu(): with
+// groups the queue looked at on dst is the task's group's cfs_rq there
+// (tg->cfs_rq[dst]), not dst's root. g0 and g1 (group G) share cpu0, so
+// the running one is ineligible; cpu1 runs r, a root task. G has nothing
+// queued on cpu1: the ineligible task may be considered. With g2 (G) on
+// cpu1 too, it stays.
+TEST_CASE("6.18: the balancer's eligibility test looks at the task's group queue on dst", "[fair][cgroup][smp]") {
+  const bool g_on_dst = GENERATE(false, true);
+  ScenarioParams p = exact_scenario("6.18", 1000, 2);
+  p.kernel.base_slice = Time::ms(3);  // a slice of several ticks: curr's vruntime moves past V while it runs
+  p.kernel.cgroups = {weighted("G", 100)};
+  p.tasks = {on_cpus(in_group(hog("g0"), "G"), {0}), on_cpus(in_group(hog("g1"), "G"), {0}), on_cpus(hog("r"), {1})};
+  if (g_on_dst) p.tasks.push_back(on_cpus(in_group(hog("g2"), "G"), {1}));
+  p.duration = Time::s(1);
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  // A moment when cpu0's running task has run past its share (lag < 0).
+  Time t = Time::ms(500);
+  while (k.fair_entity_eligible(*k.rq(0).curr) && t < Time::ms(600)) k.run_until(t += Time::us(250));
+  Task& running = *k.rq(0).curr;
+  REQUIRE(running.comm.rfind("g", 0) == 0);
+  REQUIRE_FALSE(k.fair_entity_eligible(running));
+  REQUIRE(k.rq(1).sd_nr_balance_failed == 0);
+  REQUIRE(k.rq(1).cfs.nr_running > 0);
+  CHECK(k.lb_may_consider(running, 1, false) == !g_on_dst);
+}
+
 TEST_CASE("YAML: the cpu_weight event", "[config][cgroup]") {
   const std::string head = "kernel: {version: \"6.12\"}\nplatform: {cpus: 1}\n"
                            "cgroups:\n  - {name: A, cpu_weight: 100}\n  - {name: plain}\n";

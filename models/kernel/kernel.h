@@ -657,6 +657,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   // task unless migrating load; 6.18: an ineligible one, see
   // KernelVersionInfo::lb_ineligible_stays).
   bool lb_may_consider(const Task& p, int dst_cpu, bool migrate_load) const;
+  // entity_eligible() of a fair task's entity on its cfs_rq (lag >= 0).
+  bool fair_entity_eligible(const Task& p) const {
+    return classes_[static_cast<size_t>(SchedClassId::kFair)]->entity_eligible(*rqs_[static_cast<size_t>(p.cpu)], p);
+  }
   // The balancer's count of a CPU's fair tasks: cfs.h_nr_running (6.12:
   // delayed tasks too) or cfs.h_nr_runnable (6.14+: without them).
   int lb_h_nr_running(const Rq& rq) const {

@@ -58,7 +58,8 @@ void Kernel::cpu_shares_write(int group, int64_t shares) { sched_group_set_share
 // scaled; unchanged, nothing. Otherwise tg->shares takes it, and on every
 // CPU the group's entity and its ancestors take their cfs_rqs' state and
 // new weights at once (rq clock brought to now first). An entity whose
-// group is empty there keeps its weight (6.12+'s update_cfs_group()).
+// group is empty there keeps its weight (6.12+'s update_cfs_group(); 6.6
+// reweights it from the group's blocked load).
 void Kernel::sched_group_set_shares(int group, int64_t shares) {
   const size_t g = static_cast<size_t>(group);
   if (g == 0 || g >= fair_group_shares_.size() || !fair_group_shares_[g])

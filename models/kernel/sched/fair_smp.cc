@@ -492,7 +492,7 @@ bool Kernel::lb_may_consider(const Task& p, int dst_cpu, bool migrate_load) cons
   const Rq& dst = *rqs_[static_cast<size_t>(dst_cpu)];
   if (version_.lb_ineligible_stays && dst.sd_nr_balance_failed == 0 && features_(SchedFeat::kPlaceLag) &&
       task_group_cfs_rq(p.task_group, dst_cpu).nr_running > 0 && p.sched_class == SchedClassId::kFair &&
-      !classes_[static_cast<size_t>(SchedClassId::kFair)]->entity_eligible(*rqs_[static_cast<size_t>(p.cpu)], p))
+      !fair_entity_eligible(p))
     return false;
   return true;
 }
