@@ -238,6 +238,7 @@ class EevdfClass final : public FairClassBase {
     if (protect_slice(se)) se.vprot = se.vruntime;
   }
   static void find_matching_se(SE*& se, SE*& pse);
+  SE* wakeup_matched_level(Rq& rq, Task& p, SE*& pse);
   void wakeup_preempt_by_action(Rq& rq, Task& p, int wake_flags);
   bool did_preempt_short(const CfsRq& cfs, const SE& curr) const;
   // Set by put_prev_task()'s partial switch: the task whose entities it
@@ -1036,29 +1037,11 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
     k_.note_why("eevdf: WAKEUP_PREEMPTION is off");
     return;
   }
-  // find_matching_se(): compare the two at the level where their
-  // hierarchies meet (siblings on one cfs_rq).
-  SE* se = &curr.se;
+  // Compare the two at the level where their hierarchies meet.
   SE* pse = &p.se;
-  find_matching_se(se, pse);
+  SE* const se = wakeup_matched_level(rq, p, pse);
+  if (!se) return;
   CfsRq& cfs = *se->cfs_rq;
-  bool curr_idle = se_is_idle(*se);
-  bool p_idle = se_is_idle(*pse);
-  // A non-idle entity preempts an idle one, never the reverse.
-  if (curr_idle && !p_idle) {
-    k_.note_why("eevdf: a non-idle task preempts a SCHED_IDLE one");
-    k_.resched_curr_lazy(rq);
-    return;
-  }
-  if (curr_idle != p_idle) {
-    k_.note_why("eevdf: a SCHED_IDLE wakee does not preempt");
-    return;
-  }
-  // BATCH and IDLE tasks do not preempt others.
-  if (p.policy != Policy::kNormal) {
-    k_.note_why("eevdf: a SCHED_BATCH or SCHED_IDLE wakee does not preempt (only SCHED_NORMAL does)");
-    return;
-  }
   update_curr(rq, cfs);
   // A shorter-slice waker cancels current's RUN_TO_PARITY protection.
   if (do_preempt_short(cfs, *pse, *se) && se->vlag == se->deadline) se->vlag = se->deadline + 1;
@@ -1073,6 +1056,37 @@ void EevdfClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
   }
   // (update_curr() above may have asked for a pick itself: its reason stands.)
   if (!rq.need_resched && !rq.need_resched_lazy) k_.note_why(not_chosen_text(why));
+}
+
+// check_preempt_wakeup_fair()'s checks at the level where curr's and p's
+// hierarchies meet (find_matching_se(): *pse becomes p's entity there): a
+// non-idle entity preempts an idle one (6.18 cancels curr's protected
+// slice first), never the reverse, and a BATCH or IDLE task preempts no
+// one. Returns curr's entity at that level, or null when decided.
+SE* EevdfClass::wakeup_matched_level(Rq& rq, Task& p, SE*& pse) {
+  SE* se = &rq.curr->se;
+  find_matching_se(se, pse);
+  const bool curr_idle = se_is_idle(*se);
+  const bool p_idle = se_is_idle(*pse);
+  if (curr_idle && !p_idle) {
+    if (protect_mode()) {
+      k_.note_why("eevdf: a non-idle task preempts a SCHED_IDLE one (its protected slice cancelled)");
+      cancel_protect_slice(*se);
+    } else {
+      k_.note_why("eevdf: a non-idle task preempts a SCHED_IDLE one");
+    }
+    k_.resched_curr_lazy(rq);
+    return nullptr;
+  }
+  if (curr_idle != p_idle) {
+    k_.note_why("eevdf: a SCHED_IDLE wakee does not preempt");
+    return nullptr;
+  }
+  if (p.policy != Policy::kNormal) {
+    k_.note_why("eevdf: a SCHED_BATCH or SCHED_IDLE wakee does not preempt (only SCHED_NORMAL does)");
+    return nullptr;
+  }
+  return se;
 }
 
 // find_matching_se(): the two entities of curr's and p's hierarchies that
@@ -1102,25 +1116,9 @@ void EevdfClass::wakeup_preempt_by_action(Rq& rq, Task& p, int wake_flags) {
     k_.note_why("eevdf: WAKEUP_PREEMPTION is off");
     return;
   }
-  SE* se = &curr.se;
   SE* pse = &p.se;
-  find_matching_se(se, pse);
-  const bool curr_idle = se_is_idle(*se);
-  const bool p_idle = se_is_idle(*pse);
-  if (curr_idle && !p_idle) {
-    k_.note_why("eevdf: a non-idle task preempts a SCHED_IDLE one (its protected slice cancelled)");
-    cancel_protect_slice(*se);
-    k_.resched_curr_lazy(rq);
-    return;
-  }
-  if (curr_idle != p_idle) {
-    k_.note_why("eevdf: a SCHED_IDLE wakee does not preempt");
-    return;
-  }
-  if (p.policy != Policy::kNormal) {
-    k_.note_why("eevdf: a SCHED_BATCH or SCHED_IDLE wakee does not preempt (only SCHED_NORMAL does)");
-    return;
-  }
+  SE* const se = wakeup_matched_level(rq, p, pse);
+  if (!se) return;
   CfsRq& cfs = *se->cfs_rq;
   update_curr(rq, cfs);
   const bool shorter = feat(SchedFeat::kPreemptShort) && pse->slice < se->slice;
