@@ -365,6 +365,29 @@ TEST_CASE("6.18: the balancer's eligibility test looks at the task's group queue
   CHECK(k.lb_may_consider(running, 1, false) == !g_on_dst);
 }
 
+// dequeue_entities() stopped by a delayed group entity: g (group G) sleeps
+// while G's entity is ineligible, so g leaves G's cfs_rq and G's entity
+// stays queued, delayed. The second walk starts at that entity with the
+// slice the first one carried: 6.12.19 hands it 0 (a task's sleep carries
+// none); 6.18.35 ("Fix se->slice being set to U64_MAX") its own level's
+// smallest slice, the base slice (3 ms) of r and of G itself.
+TEST_CASE("a delayed group entity's slice: 0 on 6.12.19, its level's smallest on 6.18", "[fair][cgroup]") {
+  const std::string version = GENERATE(as<std::string>(), "6.12", "6.18");
+  ScenarioParams p = exact_scenario(version, 1000);
+  p.kernel.base_slice = Time::ms(3);
+  p.kernel.cgroups = {weighted("G", 100)};
+  p.tasks = {hog("r"), in_group(task("g", {ev_run(Time::ms(5)), ev_sleep(Time::ms(7))}), "G")};
+  p.duration = Time::s(1);
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  const SchedEntity& gse = *k.task_group_cfs_rq(1, 0).se;
+  Time t = Time::zero();
+  while (!gse.sched_delayed && t < Time::ms(500)) k.run_until(t += Time::us(100));
+  REQUIRE(gse.sched_delayed);
+  CHECK(k.task_group_cfs_rq(1, 0).nr_running == 0);
+  CHECK(gse.slice == (version == "6.12" ? 0 : 3000000));
+}
+
 TEST_CASE("YAML: the cpu_weight event", "[config][cgroup]") {
   const std::string head = "kernel: {version: \"6.12\"}\nplatform: {cpus: 1}\n"
                            "cgroups:\n  - {name: A, cpu_weight: 100}\n  - {name: plain}\n";
