@@ -141,6 +141,15 @@ class SwitchLog : public SchedObserver {
   std::vector<SwitchRecord> log;
 };
 
+// Runs scenario `p` (seed 1) to its end and returns its context switches.
+inline SwitchLog run_logging_switches(const ScenarioParams& p) {
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  sys.run();
+  return log;
+}
+
 // Work item executions as the observer sees them (one record per start,
 // its end filled in).
 struct WorkItemRecord {

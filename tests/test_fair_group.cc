@@ -70,10 +70,7 @@ TEST_CASE("T1: two groups of equal weight split the CPU, whatever their task cou
   p.tasks = {in_group(hog("a"), "A"), in_group(hog("b1"), "B"), in_group(hog("b2"), "B"), in_group(hog("b3"), "B")};
   SECTION("the first 21 ms, step by step") {
     p.duration = Time::ms(21);
-    System sys(p, 1);
-    SwitchLog log;
-    sys.add_observer(&log);
-    sys.run();
+    const SwitchLog log = run_logging_switches(p);
     const std::vector<std::pair<int64_t, std::string>> want =
         version != "6.6"
             ? std::vector<std::pair<int64_t, std::string>>{{0, "a"},         {3000000, "b1"},  {5000000, "b2"},

@@ -70,11 +70,7 @@ std::vector<std::pair<int64_t, std::string>> run_abc(const std::string& version)
   c.delay = Time::ms(5);
   p.tasks = {hog("A"), hog("B"), c};
   p.duration = Time::ms(13);
-  System sys(p, 1);
-  SwitchLog log;
-  sys.add_observer(&log);
-  sys.run();
-  return log.runs_until(Time::ms(13));
+  return run_logging_switches(p).runs_until(Time::ms(13));
 }
 }  // namespace
 
@@ -135,10 +131,7 @@ TEST_CASE("EEVDF 6.6: curr keeps the CPU when a queued task's deadline only ties
   p.kernel.base_slice = Time::ms(3);
   p.tasks = {hog("A"), hog("B"), hog("C")};
   p.duration = Time::ms(22);
-  System sys(p, 1);
-  SwitchLog log;
-  sys.add_observer(&log);
-  sys.run();
+  const SwitchLog log = run_logging_switches(p);
   std::vector<std::pair<int64_t, std::string>> expected = {{0, "A"},        {3000000, "B"},  {6000000, "C"},
                                                            {12000000, "A"}, {15000000, "B"}, {21000000, "C"}};
   CHECK(log.runs_until(Time::ms(22)) == expected);
@@ -161,11 +154,7 @@ TEST_CASE("EEVDF 6.6: a wakee whose deadline only ties curr's does not preempt",
     w.delay = Time::ms(3);
     p.tasks = {hog("A"), w};
     p.duration = Time::ms(8);
-    System sys(p, 1);
-    SwitchLog log;
-    sys.add_observer(&log);
-    sys.run();
-    return log.first_run("W");
+    return run_logging_switches(p).first_run("W");
   };
   CHECK(first_w("6.6") == Time::ms(6));
   CHECK(first_w("6.12") == Time::ms(3));
@@ -191,11 +180,7 @@ SwitchLog run_abcd(const std::string& version, std::map<std::string, bool> featu
   d.slice = Time::us(500);
   p.tasks = {hog("A"), hog("B"), c, d};
   p.duration = Time::ms(14);
-  System sys(p, 1);
-  SwitchLog log;
-  sys.add_observer(&log);
-  sys.run();
-  return log;
+  return run_logging_switches(p);
 }
 }  // namespace
 
@@ -252,11 +237,7 @@ TEST_CASE("6.18: a waking shorter-slice task shrinks current's protection to its
     d.slice = Time::us(500);
     p.tasks = {hog("A"), hog("B"), d};
     p.duration = Time::ms(14);
-    System sys(p, 1);
-    SwitchLog log;
-    sys.add_observer(&log);
-    sys.run();
-    return log.first_run("D", Time::ms(1));
+    return run_logging_switches(p).first_run("D", Time::ms(1));
   };
   CHECK(first_d(false) == Time::ms(9));
   CHECK(first_d(true) == Time::us(8500));

@@ -152,6 +152,7 @@ class EevdfClass final : public FairClassBase {
   SE* pick_eevdf(CfsRq& cfs, PickWhy* why, bool protect = true);
   SE* pick_eevdf_vruntime_tree(CfsRq& cfs, PickWhy* why);
   SE* pick_next_entity(Rq& rq, CfsRq& cfs);
+  void dequeue_delayed_pick(Rq& rq, SE& se);
   // --log debug: the pick with every candidate's lag and deadline.
   void explain_pick(const Rq& rq, const CfsRq& cfs, const char* what, const SE* picked, PickWhy why) const;
   // Who an entity is in logs and decision counts: a task's comm-pid, a
@@ -746,14 +747,20 @@ SE* EevdfClass::pick_next_entity(Rq& rq, CfsRq& cfs) {
                                         : pick_why_text(why));
   }
   if (se && se->sched_delayed) {
-    SL_DEBUG("{:.6f} cpu{} {} is delayed (DELAY_DEQUEUE): dequeued now, pick again", k_.clock().to_s(), rq.cpu,
-             entity_name(*se));
-    Task* const p = se->my_q ? nullptr : se->task;
-    dequeue_entities(rq, *se, kDequeueSleep | kDequeueDelayed);
-    if (p) k_.block_task(rq, *p);
+    dequeue_delayed_pick(rq, *se);
     return nullptr;
   }
   return se;
+}
+
+// pick_next_entity()'s delayed winner: dequeued for good (a task then
+// blocks, a group entity just leaves), so the caller picks again.
+void EevdfClass::dequeue_delayed_pick(Rq& rq, SE& se) {
+  SL_DEBUG("{:.6f} cpu{} {} is delayed (DELAY_DEQUEUE): dequeued now, pick again", k_.clock().to_s(), rq.cpu,
+           entity_name(se));
+  Task* const p = se.my_q ? nullptr : se.task;
+  dequeue_entities(rq, se, kDequeueSleep | kDequeueDelayed);
+  if (p) k_.block_task(rq, *p);
 }
 
 // pick_task_fair(): down the hierarchy from the root, each level's pick;
@@ -1165,10 +1172,7 @@ void EevdfClass::wakeup_preempt_by_action(Rq& rq, Task& p, int wake_flags) {
       if (!rq.need_resched && !rq.need_resched_lazy) k_.note_why(not_chosen_text(why));
       break;
     }
-    // pick_next_entity(): a delayed winner leaves for good; pick again.
-    Task* const delayed_task = pick->my_q ? nullptr : pick->task;
-    dequeue_entities(rq, *pick, kDequeueSleep | kDequeueDelayed);
-    if (delayed_task) k_.block_task(rq, *delayed_task);
+    dequeue_delayed_pick(rq, *pick);  // pick_next_entity()'s
     if (!cfs.nr_running) return;
   }
   if (feat(SchedFeat::kRunToParity)) update_protect_slice(cfs, *se);
