@@ -784,3 +784,72 @@ TEST_CASE("a grouped task leaving its CPU on wake-up is removed from its group's
   CHECK(gcfs.propagate);
   CHECK(gcfs.prop_runnable_sum == expected_prop);
 }
+
+// "sched/fair: Fix unfairness caused by stalled tg_load_avg_contrib"
+// (6.18.35 has it, 6.12.19 does not): a task leaving its CPU within a
+// millisecond of its group cfs_rq's last tg->load_avg update can empty
+// the cfs_rq at once (its removed load is all there was), and publishing
+// that is rate-limited (update_tg_load_avg(), once per ms). 6.12's
+// cfs_rq_is_decayed() then drops the cfs_rq from the leaf list with its
+// old contribution still in tg->load_avg, where nothing updates it again;
+// 6.18's keeps it listed until a later pass has published the zero.
+// g (in G, on cpu0) runs 1 ms in 10 for 100 ms, then 20 ms: its load is
+// rising, so its dequeue at 120 ms (a tick) publishes G's load; at
+// 120.5 ms it is migrated away (remove_entity_load_avg()). The averages
+// removed equal its cfs_rq's (it was alone there), which leaves the sums'
+// remainders below one divider; the case the fix is about is the one
+// where the task's averages round above its cfs_rq's (the two sums decay
+// separately), made here by adding one unit to each removed average: the
+// sums then go to 0 at once.
+TEST_CASE("6.18 keeps a decayed group cfs_rq listed until its part of tg->load_avg is 0, 6.12 drops it stale",
+          "[fair][cgroup][pelt][smp]") {
+  for (auto [version, keeps_listed] : {std::pair{"6.12", false}, {"6.18", true}}) {
+    INFO(version);
+    ScenarioParams p = exact_scenario(version, 250, 2);
+    p.duration = Time::ms(200);
+    p.kernel.cgroups = {weighted("G", 100)};
+    TaskSpec g_spec = phased_task(
+        "g", {{10, {ev_run(Time::ms(1)), ev_sleep(Time::ms(9))}}, {1, {ev_run(Time::ms(20)), ev_sleep(Time::s(100))}}});
+    p.tasks = {on_cpus(in_group(g_spec, "G"), {0})};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    Rq& rq = k.rq(0);
+    CfsRq& gcfs = k.task_group_cfs_rq(1, 0);
+    k.run_until(Time::us(120500));
+    Task& g = find_task(k, "g");
+    REQUIRE(g.state != TaskState::kRunning);
+    const uint64_t sched_clock_ns = static_cast<uint64_t>(k.now().count()) + Kernel::kRqClockAtZeroNs;
+    REQUIRE(sched_clock_ns - gcfs.last_update_tg_load_avg == 500000);  // published at the dequeue
+    const uint64_t contrib = gcfs.tg_load_avg_contrib;
+    REQUIRE(contrib == gcfs.avg.load_avg);
+    REQUIRE(contrib > 0);
+    REQUIRE(k.fair_group_load_avg(1) == static_cast<int64_t>(contrib));
+    fair_migrate_task_pelt(k, g);
+    REQUIRE(gcfs.removed.load_avg == gcfs.avg.load_avg);
+    REQUIRE(gcfs.avg.load_sum > gcfs.avg.load_avg * get_pelt_divider(gcfs.avg));
+    ++gcfs.removed.load_avg;
+    ++gcfs.removed.util_avg;
+    ++gcfs.removed.runnable_avg;
+    const auto update_blocked = [&] {
+      k.update_rq_clock(rq);
+      bool done = true;
+      k.update_blocked_fair(rq, done);
+    };
+    update_blocked();  // within the ms: the zero is not published
+    CHECK(gcfs.avg.load_sum == 0);
+    CHECK(gcfs.avg.util_sum == 0);
+    CHECK(gcfs.avg.runnable_sum == 0);
+    CHECK(gcfs.tg_load_avg_contrib == contrib);
+    CHECK(gcfs.on_list == keeps_listed);
+    k.run_until(Time::us(121500));
+    update_blocked();  // a ms on
+    if (keeps_listed) {
+      CHECK(gcfs.tg_load_avg_contrib == 0);
+      CHECK(k.fair_group_load_avg(1) == 0);
+      CHECK_FALSE(gcfs.on_list);  // published, then found decayed in the same visit
+    } else {
+      CHECK(gcfs.tg_load_avg_contrib == contrib);  // off the list: stale for good
+      CHECK(k.fair_group_load_avg(1) == static_cast<int64_t>(contrib));
+    }
+  }
+}

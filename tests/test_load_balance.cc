@@ -203,6 +203,49 @@ TEST_CASE("6.1 keeps a task misfit on the biggest CPU it may use, 6.12 does not"
   }
 }
 
+// pick_next_task_fair()'s done: label (6.1, 6.6) runs for prev picked
+// again too, so a sched_yield() by the only task on a CPU refreshes
+// update_misfit_status(); 6.12's put_prev_set_next_task() returns early
+// for prev picked again and the misfit load waits for the tick. m (CPUs 0
+// and 2; CPU 2 kept busy by the pinned hog b) runs 30 us of work and
+// yields, 25 times, then sleeps 3 ms: at the little CPU's capacity 256 and
+// top OPP (performance governor) each run takes 120 us, so a cycle is 6 ms
+// from its start at 100 ms: in the cycle of 238 ms m yields at 238.6 ms,
+// between the ticks of 236 and 240 ms (HZ=250), and still runs at 240. Its util, about 128 at a 50% duty, fits CPU 0
+// (128 x 1280 < 256 x 1024) until RT pressure of 156 leaves capacity_of()
+// = 100 (update_group_capacity()): then it does not, and the next look at
+// it records misfit.
+TEST_CASE("on 6.1 and 6.6 a task picked again after sched_yield() refreshes its CPU's misfit load", "[lb][biglittle]") {
+  for (auto [version, refreshed_at_yield] : {std::pair{"6.1", true}, {"6.6", true}, {"6.12", false}}) {
+    INFO(version);
+    ScenarioParams p = toy_one_second();
+    p.platform = toy_big_little("performance");
+    p.kernel.version = version;
+    EventSpec yield;
+    yield.kind = EventSpec::Kind::kYield;
+    TaskSpec m = phased_task("m", {{25, {ev_run(Time::us(30)), yield}}, {1, {ev_sleep(Time::ms(3))}}});
+    m.cpus = {0, 2};
+    m.delay = Time::ms(100);
+    p.tasks = {hog_on("b", {2}), m};
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    Rq& rq = k.rq(0);
+    const Task& mt = find_task(k, "m");
+    k.run_until(Time::us(238599));
+    REQUIRE(rq.curr == &mt);
+    REQUIRE(rq.misfit_task_load == 0);
+    rq.avg_rt.util_avg = 156;
+    k.update_group_capacity(rq);
+    REQUIRE(Kernel::capacity_of(rq) == 100);
+    k.run_until(Time::us(238600));  // m's 5th yield of the cycle: picked again
+    REQUIRE(rq.curr == &mt);
+    CHECK((rq.misfit_task_load > 0) == refreshed_at_yield);
+    k.run_until(Time::ms(240));  // the tick: every version records it
+    REQUIRE(rq.curr == &mt);
+    CHECK(rq.misfit_task_load > 0);
+  }
+}
+
 // A misfit pass that moves nothing: 6.12 neither counts it as a failure
 // nor backs off; 6.1 and 6.6 count it and double the interval, to 512 ms
 // here because m may not run on CPU 3 (LBF_ALL_PINNED). m (CPUs 0 and 2)

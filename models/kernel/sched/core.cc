@@ -8,6 +8,7 @@
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/classes.h"
+#include "models/kernel/sched/fair_pelt.h"
 #include "models/kernel/sched/kernel_versions.h"
 #include "models/kernel/sched/weights.h"
 #include "sim/log.h"
@@ -1139,8 +1140,10 @@ void Kernel::schedule(Rq& rq) {
       update_idle_rq_clock_pelt(rq);
     class_of(*next).set_next_task(rq, *next, true);
     switch_to(rq, prev, *next, prev_state);
-  } else if (version_.repick_moves_to_cfs_tasks_head && next->sched_class == SchedClassId::kFair) {
-    cfs_tasks_move_to_head(*next);  // 6.1/6.6 pick_next_task_fair()'s done: list_move(), prev too
+  } else if (version_.repick_runs_pick_done && next->sched_class == SchedClassId::kFair) {
+    // 6.1/6.6 pick_next_task_fair()'s done: runs for prev picked again too.
+    cfs_tasks_move_to_head(*next);  // list_move() to rq->cfs_tasks' head
+    update_misfit_status(*this, rq, next);
   }
   // The stopper's __schedule() is done: from here on the CPU runs what it
   // picked. The stopper was rq->curr until now, so only here does a CPU

@@ -161,10 +161,12 @@ struct KernelVersionInfo {
   // 6.1 and 6.6 update_sd_pick_busiest(): of two misfit groups with equal
   // misfit_task_load the later one in the scan wins; 6.12 keeps the first.
   bool lb_misfit_tie_later_wins = false;
-  // 6.1 and 6.6 pick_next_task_fair(): the picked task moves to the head of
-  // rq->cfs_tasks even when it is prev picked again; 6.12's
-  // put_prev_set_next_task() returns early then, leaving it in place.
-  bool repick_moves_to_cfs_tasks_head = false;
+  // 6.1 and 6.6 pick_next_task_fair() (6.6.63 fair.c): prev picked again
+  // still goes through its done: label, which moves the task to the head
+  // of rq->cfs_tasks and runs update_misfit_status(); 6.12's
+  // put_prev_set_next_task() returns early then, doing neither (misfit is
+  // then next looked at by the tick).
+  bool repick_runs_pick_done = false;
   // 6.1 and 6.6 post_init_entity_util_avg() multiply by se->load.weight,
   // scale_load()ed, against the cfs_rq's unscaled load_avg: a new task
   // starts at half the CPU's spare capacity. 6.12.19 uses se_weight().
