@@ -933,3 +933,24 @@ TEST_CASE("a woken task is enqueued at the head of cfs_tasks", "[lb]") {
   REQUIRE(at.w_seq > 0);
   CHECK(at.w_seq > at.h_seq);
 }
+
+// One CPU has no sched domain, and 6.12's sched_balance_newidle() has no
+// null-domain test: once two tasks were queued at once (add_nr_running()
+// latches rd->overloaded, which only a balance pass over the root domain
+// clears, and there is none), every newly idle pass sets idle_stamp and
+// updates the blocked averages, with no domain to balance. a and b (5 ms
+// each) start together on the one CPU at HZ=1000 and are done at 10 ms;
+// the CPU is idle until a wakes at 25 ms.
+TEST_CASE("one CPU: a newly idle pass after an overload updates the blocked averages", "[lb][pelt]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 1);
+  p.duration = Time::ms(50);
+  p.tasks = {task("a", {ev_run(Time::ms(5)), ev_sleep(Time::ms(15))}),
+             task("b", {ev_run(Time::ms(5)), ev_sleep(Time::s(100))})};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  Rq& rq = k.rq(0);
+  k.run_until(Time::ms(12));
+  REQUIRE(rq.curr->is_idle_task);
+  CHECK(rq.idle_stamp == Time::ms(10));
+  CHECK(rq.last_blocked_load_update_tick == 10);  // jiffies at 10 ms
+}

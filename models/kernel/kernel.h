@@ -1038,6 +1038,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void nohz_balance_enter_idle(Rq& rq) {
     rq.has_blocked_load = true;
     if (!rq.nohz_tick_stopped) {
+      if (nr_cpus() == 1) return;  // on_null_domain(): not an idle CPU to balance for
       rq.nohz_tick_stopped = true;
       ++nohz_nr_cpus_;
       nohz_needs_update_ = true;

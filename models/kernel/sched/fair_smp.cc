@@ -1048,8 +1048,13 @@ void Kernel::active_balance_cpu_stop(Rq& src) {
 }
 
 bool Kernel::sched_balance_newidle(Rq& rq) {
-  if (nr_cpus() == 1) return false;
   update_misfit_status(*this, rq, nullptr);  // the CPU is leaving its task
+  // One CPU has no sched domain (sd NULL), and 6.12 has no null-domain
+  // test here: once the root domain is overloaded (two tasks queued at
+  // once, ever: only the balancer's pass over the root domain clears it)
+  // every newly idle pass updates the blocked averages, and the domain
+  // loop is empty.
+  const bool has_domain = nr_cpus() > 1;
   const std::string& cpu_name = cpu_names_[static_cast<size_t>(rq.cpu)];
   // A task is already on its way here (6.12: "There is a task waiting to
   // run. No need to search for one."), before idle_stamp is set.
@@ -1060,13 +1065,13 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   rq.idle_stamp = now();
   // update_next_balance() of the domain, applied at "out:": next_balance
   // only moves earlier, to the last periodic balance + the idle interval.
-  rq.next_balance = std::min(rq.next_balance, rq.last_balance + balance_interval(rq, false));
+  if (has_domain) rq.next_balance = std::min(rq.next_balance, rq.last_balance + balance_interval(rq, false));
   // Nothing to pull unless the root domain is overloaded (the latched
   // get_rd_overloaded()), nor when the CPU expects to idle shorter than a
   // balance pass takes (avg_idle < sd->max_newidle_lb_cost; before 5.16
   // the bound was sysctl_sched_migration_cost). The "out:" path still
   // offers the blocked-load update.
-  if (!rd_overloaded_ || rq.avg_idle < rq.max_newidle_lb_cost) {
+  if (!rd_overloaded_ || (has_domain && rq.avg_idle < rq.max_newidle_lb_cost)) {
     SL_DEBUG("{:.6f} newidle balance cpu{} skipped: {}", now().to_s(), rq.cpu,
              !rd_overloaded_ ? "root domain not overloaded" : "avg_idle below max_newidle_lb_cost");
     count_decision(Decision::kBalance, cpu_name,
@@ -1085,7 +1090,9 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
   // model's kernel.overheads.newidle_balance may be 0).
   int moved = 0;
   const uint32_t weight = 1 + rq.newidle_ratio;
-  if (features_(SchedFeat::kNiRandom) && sched_rng(rq) % 1024 > weight) {
+  if (!has_domain) {
+    // for_each_domain() finds none: nothing to balance, no cost measured.
+  } else if (features_(SchedFeat::kNiRandom) && sched_rng(rq) % 1024 > weight) {
     SL_DEBUG("{:.6f} newidle balance cpu{} skipped: NI_RANDOM (ratio {})", now().to_s(), rq.cpu, rq.newidle_ratio);
     count_decision(Decision::kBalance, cpu_name, "newly idle: skipped: NI_RANDOM (recent passes rarely pulled)");
     update_newidle_stats(rq, 0);
