@@ -768,9 +768,6 @@ class Kernel : public InstantEndHook, public EventHandler {
   // the fair server's here: the model has no SCHED_DEADLINE tasks).
   uint64_t cpu_bw_dl(const Rq& rq) const { return rq.fair_server.bw_running ? fair_server_cpu_bw_ : 0; }
   bool rt_throttling_enabled() const { return rt_throttling_; }
-  bool protect_slice_semantics() const { return version_.protect_slice; }
-  bool pick_buddy_switch() const { return version_.pick_buddy; }
-  bool pick_vruntime_tree() const { return version_.pick_vruntime_tree; }
   const KernelVersionInfo& version_info() const { return version_; }
   SchedClass& class_of(const Task& p) { return *classes_[static_cast<size_t>(p.sched_class)]; }
 

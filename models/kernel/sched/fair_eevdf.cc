@@ -223,7 +223,7 @@ class EevdfClass final : public FairClassBase {
   static void set_group_weight(SE& se, uint64_t weight);
   bool do_preempt_short(const CfsRq& cfs, const SE& pse, const SE& se) const;
   // 6.17+ slice protection (se->vprot).
-  bool protect_mode() const { return k_.protect_slice_semantics(); }
+  bool protect_mode() const { return k_.version_info().protect_slice; }
   static bool protect_slice(const SE& se) { return se.vruntime - se.vprot < 0; }
   int64_t cfs_rq_min_slice(const CfsRq& cfs, const SE* also) const;
   int64_t cfs_rq_max_slice(const CfsRq& cfs) const;
@@ -307,14 +307,14 @@ void EevdfClass::enqueue_in_tree(CfsRq& cfs, SE& se) {
   se.tree_seq = ++cfs.tree_seq;
   se.in_tree = true;
   cfs.timeline.push_back(&se);
-  if (k_.pick_vruntime_tree()) cfs.vruntime_tree.insert(se);
+  if (k_.version_info().pick_vruntime_tree) cfs.vruntime_tree.insert(se);
 }
 
 void EevdfClass::dequeue_from_tree(CfsRq& cfs, SE& se) {
   auto it = std::find(cfs.timeline.begin(), cfs.timeline.end(), &se);
   if (it == cfs.timeline.end()) return;
   cfs.timeline.erase(it);
-  if (k_.pick_vruntime_tree()) cfs.vruntime_tree.erase(se);
+  if (k_.version_info().pick_vruntime_tree) cfs.vruntime_tree.erase(se);
   se.in_tree = false;
   avg_vruntime_sub(cfs, se);
 }
@@ -328,7 +328,7 @@ SE* EevdfClass::pick_first_entity(const CfsRq& cfs) const {
 
 // pick_eevdf(): the eligible entity with the earliest virtual deadline.
 SE* EevdfClass::pick_eevdf(CfsRq& cfs, PickWhy* why, bool protect) {
-  if (k_.pick_vruntime_tree()) return pick_eevdf_vruntime_tree(cfs, why);
+  if (k_.version_info().pick_vruntime_tree) return pick_eevdf_vruntime_tree(cfs, why);
   SE* curr = cfs.curr;
   SE* first = pick_first_entity(cfs);
   // Only one entity: no eligibility check needed.
@@ -422,7 +422,7 @@ void EevdfClass::explain_pick(const Rq& rq, const CfsRq& cfs, const char* what, 
   // each node with its subtree's min_deadline, so a tie's winner can be
   // followed by hand.
   fmt::memory_buffer tree;
-  if (k_.pick_vruntime_tree()) {
+  if (k_.version_info().pick_vruntime_tree) {
     auto walk = [&](auto& self, const SE* se) -> void {
       if (!se) {
         fmt::format_to(std::back_inserter(tree), ".");
@@ -730,10 +730,10 @@ bool EevdfClass::dequeue_task(Rq& rq, Task& p, int flags) {
 SE* EevdfClass::pick_next_entity(Rq& rq, CfsRq& cfs) {
   PickWhy why;
   SE* se;
-  const bool buddy_pick = feat(k_.pick_buddy_switch() ? SchedFeat::kPickBuddy : SchedFeat::kNextBuddy);
+  const bool buddy_pick = feat(k_.version_info().pick_buddy ? SchedFeat::kPickBuddy : SchedFeat::kNextBuddy);
   if (!protect_mode() && buddy_pick && cfs.next && entity_eligible(cfs, *cfs.next)) {
     se = cfs.next;
-    why = k_.pick_buddy_switch() ? PickWhy::kPickBuddy : PickWhy::kNextBuddy;
+    why = k_.version_info().pick_buddy ? PickWhy::kPickBuddy : PickWhy::kNextBuddy;
   } else {
     se = pick_eevdf(cfs, &why);
   }
