@@ -1049,11 +1049,12 @@ void Kernel::active_balance_cpu_stop(Rq& src) {
 
 bool Kernel::sched_balance_newidle(Rq& rq) {
   update_misfit_status(*this, rq, nullptr);  // the CPU is leaving its task
-  // One CPU has no sched domain (sd NULL), and 6.12 has no null-domain
-  // test here: once the root domain is overloaded (two tasks queued at
-  // once, ever: only the balancer's pass over the root domain clears it)
-  // every newly idle pass updates the blocked averages, and the domain
-  // loop is empty.
+  // One CPU has no sched domain (sd NULL). 6.6 and 6.12 have no
+  // null-domain test here: once the root domain is overloaded (two tasks
+  // queued at once, ever: only the balancer's pass over the root domain
+  // clears it) every newly idle pass updates the blocked averages, and the
+  // domain loop is empty. 6.1.166 and 6.18.35 go to "out:" after
+  // idle_stamp (below).
   const bool has_domain = nr_cpus() > 1;
   const std::string& cpu_name = cpu_names_[static_cast<size_t>(rq.cpu)];
   // A task is already on its way here (6.12: "There is a task waiting to
@@ -1063,6 +1064,10 @@ bool Kernel::sched_balance_newidle(Rq& rq) {
     return false;
   }
   rq.idle_stamp = now();
+  if (!has_domain && version_.newidle_null_domain_returns) {
+    nohz_newidle_balance(rq);  // out: nothing pulled
+    return false;
+  }
   // update_next_balance() of the domain, applied at "out:": next_balance
   // only moves earlier, to the last periodic balance + the idle interval.
   if (has_domain) rq.next_balance = std::min(rq.next_balance, rq.last_balance + balance_interval(rq, false));

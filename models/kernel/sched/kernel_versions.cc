@@ -172,6 +172,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.lb_misfit_not_a_failure = false;
     info.lb_misfit_tie_later_wins = true;
     info.repick_runs_pick_done = true;
+    info.newidle_null_domain_returns = v6_1;
     info.post_init_scale_load = true;
     info.group_keeps_weight_when_empty = false;
     info.tg_load_avg_ratelimit = false;
@@ -193,6 +194,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.pick_buddy = true;
   } else if (version == "6.18") {
     info.defaults = eevdf_6_18();
+    info.newidle_null_domain_returns = true;
     info.fair_server = true;
     info.dl_server_lazy_stop = true;
     info.dl_server_revised_wakeup = true;

@@ -167,6 +167,12 @@ struct KernelVersionInfo {
   // put_prev_set_next_task() returns early then, doing neither (misfit is
   // then next looked at by the tick).
   bool repick_runs_pick_done = false;
+  // 6.18.35 and 6.1.166 sched_balance_newidle() / newidle_balance(): with
+  // no sched domain (one CPU) the pass goes straight to "out:" ("Small
+  // cleanup to sched_balance_newidle()", with the proportional newidle
+  // series, 6.18.5 and 6.1.16x); 6.6.63 and 6.12.19 have no such test and
+  // update the blocked averages once rd->overloaded is set.
+  bool newidle_null_domain_returns = false;
   // 6.1 and 6.6 post_init_entity_util_avg() multiply by se->load.weight,
   // scale_load()ed, against the cfs_rq's unscaled load_avg: a new task
   // starts at half the CPU's spare capacity. 6.12.19 uses se_weight().
