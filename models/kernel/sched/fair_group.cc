@@ -36,19 +36,21 @@ constexpr int64_t kCgroupWeightMin = 1;
 constexpr int64_t kCgroupWeightMax = 10000;
 constexpr int64_t kCgroupWeightDfl = 100;
 
+// cpu_weight_write_u64(): ERANGE outside 1..10000; then
 // sched_weight_from_cgroup(): cpu.weight to shares, rounded to nearest.
-int64_t shares_from_cpu_weight(int64_t weight) { return (weight * 1024 + kCgroupWeightDfl / 2) / kCgroupWeightDfl; }
+int64_t shares_from_cpu_weight(const std::string& group, int64_t weight) {
+  if (weight < kCgroupWeightMin || weight > kCgroupWeightMax)
+    throw ModelError(fmt::format("cpu cgroup '{}': cpu.weight {} outside {}..{} (ERANGE)", group, weight,
+                                 kCgroupWeightMin, kCgroupWeightMax));
+  return (weight * 1024 + kCgroupWeightDfl / 2) / kCgroupWeightDfl;
+}
 
 }  // namespace
 
 void SchedClass::task_change_group(Rq& rq, Task& p) { k_.set_task_rq(p, p.cpu); }
 
 void Kernel::cpu_weight_write(int group, int64_t weight) {
-  if (weight < kCgroupWeightMin || weight > kCgroupWeightMax)
-    throw ModelError(fmt::format("cpu cgroup '{}': cpu.weight {} outside {}..{} (ERANGE)",
-                                 task_groups_[static_cast<size_t>(group)].name, weight, kCgroupWeightMin,
-                                 kCgroupWeightMax));
-  sched_group_set_shares(group, shares_from_cpu_weight(weight));
+  sched_group_set_shares(group, shares_from_cpu_weight(task_groups_[static_cast<size_t>(group)].name, weight));
 }
 
 void Kernel::cpu_shares_write(int group, int64_t shares) { sched_group_set_shares(group, shares); }
@@ -87,11 +89,7 @@ void Kernel::setup_fair_groups() {
       throw ModelError(fmt::format("cpu cgroup '{}': give cpu_shares (cgroup v1) or cpu_weight (v2), not both", c.name));
     int64_t shares;
     if (c.cpu_weight) {
-      // cpu_weight_write_u64(): ERANGE outside 1..10000; sched_weight_from_cgroup().
-      if (*c.cpu_weight < kCgroupWeightMin || *c.cpu_weight > kCgroupWeightMax)
-        throw ModelError(fmt::format("cpu cgroup '{}': cpu.weight {} outside {}..{} (ERANGE)", c.name, *c.cpu_weight,
-                                     kCgroupWeightMin, kCgroupWeightMax));
-      shares = shares_from_cpu_weight(*c.cpu_weight);
+      shares = shares_from_cpu_weight(c.name, *c.cpu_weight);
     } else {
       // __sched_group_set_shares() clamps; a value it would change is
       // refused here so the scenario says what runs.
