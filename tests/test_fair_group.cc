@@ -44,8 +44,8 @@ ScenarioParams periodic_task_in(bool in_group_a, Time run, Time sleep, Time dura
 
 }  // namespace
 
-// T1, on 6.12.19, 6.18.35 and 6.6.63. 6.12 (and 6.18, whose differences
-// do not arise: the forks come before the first pick, nothing sleeps, the
+// T1, on 6.12.19, 6.18.35, 6.6.63 and (the long run; its steps below)
+// 6.1.166. 6.12 (and 6.18, whose differences do not arise: the forks come before the first pick, nothing sleeps, the
 // protected slice of a group entity ends at its deadline as RUN_TO_PARITY's
 // does): the root alternates A and B in 3 ms
 // turns (a group entity's deadline is a full slice: above the task it is
@@ -63,12 +63,12 @@ ScenarioParams periodic_task_in(bool in_group_a, Time run, Time sleep, Time dura
 // ineligible: B, where only b3 (v0) is eligible (V 2). At 18 B (curr)
 // and b3 (curr) keep their ties; at 21 B (v12) is ineligible: A.
 TEST_CASE("T1: two groups of equal weight split the CPU, whatever their task counts", "[fair][cgroup]") {
-  const std::string version = GENERATE(as<std::string>(), "6.12", "6.6", "6.18");
+  const std::string version = GENERATE(as<std::string>(), "6.12", "6.6", "6.18", "6.1");
   ScenarioParams p = exact_scenario(version, 1000);
   p.kernel.base_slice = Time::ms(3);
   p.kernel.cgroups = {weighted("A", 100), weighted("B", 100)};
   p.tasks = {in_group(hog("a"), "A"), in_group(hog("b1"), "B"), in_group(hog("b2"), "B"), in_group(hog("b3"), "B")};
-  SECTION("the first 21 ms, step by step") {
+  if (version != "6.1") SECTION("the first 21 ms, step by step (6.1's CFS: below)") {
     p.duration = Time::ms(21);
     const SwitchLog log = run_logging_switches(p);
     const std::vector<std::pair<int64_t, std::string>> want =
@@ -102,7 +102,8 @@ TEST_CASE("T1: two groups of equal weight split the CPU, whatever their task cou
 }
 
 TEST_CASE("T2: group weights against a root task, and nested groups", "[fair][cgroup]") {
-  ScenarioParams p = exact_scenario("6.12", 250);
+  const std::string version = GENERATE(as<std::string>(), "6.12", "6.1");
+  ScenarioParams p = exact_scenario(version, 250);
   SECTION("root task : A (cpu.weight 200) : B (cpu.weight 50) = 1024 : 2048 : 512") {
     p.duration = Time::s(10);
     p.kernel.cgroups = {weighted("A", 200), weighted("B", 50)};
@@ -183,14 +184,74 @@ TEST_CASE("T3 control: without groups the task itself is delayed and leaves at t
   CHECK_FALSE(b.on_rq);  // a's new deadline at 4 ms asked for a pick
 }
 
+// 6.1.166's CFS with groups, worked by hand (one CPU: sched_latency 6 ms,
+// min_granularity 0.75 ms, wakeup_granularity 1 ms; every weight 1024, so
+// virtual = real time at each level; ticks every ms). Forks: a.v = 6 (its
+// START_DEBIT vslice through A's entity alone on the root); b1 3, b2 1.5,
+// b3 1 (the period's share through B's level and the root's); the group
+// entities are placed as wake-ups, at max(0, min_vruntime - 3) = 0. At 0
+// A and B tie and A, inserted first, is leftmost. The slices come out of
+// __calc_delta()'s inverse weights a little short: the root's is
+// period(4) x 1024/2048 = 2.999998 ms, B's tasks' 6 x 1/3 x 1/2 = 0.999999
+// ms, so a group goes at the tick that finds 3 ms run and a task of B at
+// every tick. A group entity picked again above a switch between its
+// tasks is not set again, so its slice runs on: B, set at 3, goes at 6
+// after b3, b2, b3. At 3: B (v0) -> b3 (v1, leftmost); at 4 b3 (v2) gives
+// way to b2 (1.5); at 5 b3 (2) is back; at 6 A (v3, in the tree) wins its
+// tie with curr B (v3); at 9 b2 (2.5); at 10 b1 (3: ahead of b3's 3,
+// inserted later); at 11 b3; at 12 A; and so on, every 6 ms.
+TEST_CASE("6.1: T1's groups on CFS, step by step", "[fair][cgroup][cfs]") {
+  ScenarioParams p = exact_scenario("6.1", 1000);
+  p.kernel.cgroups = {weighted("A", 100), weighted("B", 100)};
+  p.tasks = {in_group(hog("a"), "A"), in_group(hog("b1"), "B"), in_group(hog("b2"), "B"), in_group(hog("b3"), "B")};
+  p.duration = Time::ms(25);
+  const SwitchLog log = run_logging_switches(p);
+  const std::vector<std::pair<int64_t, std::string>> want = {
+      {0, "a"},         {3000000, "b3"},  {4000000, "b2"},  {5000000, "b3"},  {6000000, "a"},   {9000000, "b2"},
+      {10000000, "b1"}, {11000000, "b3"}, {12000000, "a"},  {15000000, "b2"}, {16000000, "b1"}, {17000000, "b3"},
+      {18000000, "a"},  {21000000, "b2"}, {22000000, "b1"}, {23000000, "b3"}, {24000000, "a"}};
+  CHECK(log.runs_until(Time::ms(24)) == want);
+}
+
+// 6.1's dequeue_task_fair(): a task that sleeps while its group stays
+// queued makes the group the next buddy, whatever NEXT_BUDDY says, and
+// the root then keeps the group within wakeup_granularity of the leftmost.
+// Worked by hand (one CPU, HZ 100: no tick before 10 ms): forks g1 (v 6),
+// g2 (v 3: a share of the period through G, the root holding G alone) and
+// r (v 3, beside G); G's entity is placed at 0. G -> g2 runs from 0 and
+// sleeps at 3.5 ms: G (v 3.5) is behind r (v 3) by 0.5 ms < 1 ms, so the
+// buddy keeps G and g1 runs; without it r, the leftmost, would. G was
+// picked again above the switch g2 -> g1, so the root's buddy stays until
+// the tick at 10 ms finds G past its 3 ms slice: r.
+TEST_CASE("6.1: a task's sleep makes its group the next buddy", "[fair][cgroup][cfs]") {
+  ScenarioParams p = exact_scenario("6.1", 100);
+  p.kernel.cgroups = {weighted("G", 100)};
+  p.tasks = {in_group(hog("g1"), "G"), in_group(task("g2", {ev_run(Time::us(3500)), ev_sleep(Time::ms(100))}), "G"),
+             hog("r")};
+  p.duration = Time::ms(12);
+  SECTION("the schedule") {
+    const SwitchLog log = run_logging_switches(p);
+    const std::vector<std::pair<int64_t, std::string>> want = {{0, "g2"}, {3500000, "g1"}, {10000000, "r"}};
+    CHECK(log.runs_until(Time::ms(11)) == want);
+  }
+  SECTION("the root's next buddy is G's entity between the sleep and the tick") {
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(3));
+    CHECK(k.rq(0).cfs.next == nullptr);
+    k.run_until(Time::ms(5));
+    REQUIRE(k.rq(0).cfs.next != nullptr);
+    CHECK(k.rq(0).cfs.next->my_q != nullptr);
+    CHECK(k.rq(0).cfs.next == k.rq(0).cfs.curr);
+    k.run_until(Time::ms(11));
+    CHECK(k.rq(0).cfs.next == nullptr);
+  }
+}
+
 TEST_CASE("cpu weights are refused where the model does not follow the kernel yet", "[fair][cgroup]") {
   ScenarioParams p = exact_scenario("6.12", 1000);
   p.kernel.cgroups = {weighted("A", 100)};
   p.tasks = {in_group(hog("a"), "A")};
-  SECTION("another kernel version") {
-    p.kernel.version = "6.1";
-    CHECK_THROWS_AS(System(p, 1), ModelError);
-  }
   SECTION("6.6 with 6.12's delayed dequeue switched on") {
     p.kernel.version = "6.6";
     p.kernel.features["DELAY_DEQUEUE"] = true;
@@ -311,7 +372,7 @@ TEST_CASE("YAML: cpu_weight and cpu_shares on cgroups", "[config][cgroup]") {
 // instant costs nothing.
 TEST_CASE("a run-time cpu.weight or cpu.shares write reweights the group at once", "[fair][cgroup]") {
   const bool as_shares = GENERATE(false, true);
-  const std::string version = GENERATE(as<std::string>(), "6.6", "6.12", "6.18");
+  const std::string version = GENERATE(as<std::string>(), "6.1", "6.6", "6.12", "6.18");
   ScenarioParams p = exact_scenario(version, 250);
   p.duration = Time::s(10);
   p.kernel.cgroups = {weighted("A", 100), weighted("B", 100)};
@@ -417,8 +478,10 @@ TEST_CASE("YAML: the cpu_weight event", "[config][cgroup]") {
 TEST_CASE("a task moving between weighted groups at run time takes its share with it", "[fair][cgroup]") {
   // task_change_group_fair(): z runs 0.5 s of CPU in A (a quarter of the
   // CPU beside x, while y has B's half: 2 s), then moves itself to B. From
-  // then on A's half is x's, and y and z share B's.
-  ScenarioParams p = exact_scenario("6.12", 250);
+  // then on A's half is x's, and y and z share B's. 6.1 also carries z's
+  // vruntime across (relative to A's queue, then to B's).
+  const std::string version = GENERATE(as<std::string>(), "6.12", "6.1");
+  ScenarioParams p = exact_scenario(version, 250);
   p.duration = Time::s(4);
   p.kernel.cgroups = {weighted("A", 100), weighted("B", 100)};
   TaskSpec z = in_group(task("z", {}), "A");
@@ -548,8 +611,8 @@ TEST_CASE("T4: a group's shares on a CPU follow its part of the group's load", "
 // on cpu1 (4 ms of every 10): queued, G's entity on cpu1 has about
 // 1024 * 1024 / (1023 + 1024) = 512; empty, calc_group_shares() sees only
 // the blocked load (about 400): about 1024 * 400 / (1023 + 400) = 290.
-TEST_CASE("an emptied group entity keeps its weight on 6.12 and is reweighted on 6.6", "[fair][cgroup][smp]") {
-  const std::string version = GENERATE(as<std::string>(), "6.6", "6.12");
+TEST_CASE("an emptied group entity keeps its weight on 6.12 and is reweighted on 6.6 and 6.1", "[fair][cgroup][smp]") {
+  const std::string version = GENERATE(as<std::string>(), "6.1", "6.6", "6.12");
   ScenarioParams p = exact_scenario(version, 250, 2);
   p.kernel.cgroups = {weighted("G", 100)};
   p.tasks = {on_cpus(in_group(hog("g0"), "G"), {0}),
@@ -566,7 +629,7 @@ TEST_CASE("an emptied group entity keeps its weight on 6.12 and is reweighted on
   REQUIRE(g_cpu1.load_weight == 0);
   const uint64_t empty_shares = k.calc_group_shares(g_cpu1);
   CHECK(scale_load_down(empty_shares) < 400);
-  if (version == "6.6") {
+  if (version != "6.12") {
     CHECK(g_cpu1.se->group_weight_scaled == empty_shares);
     // The entity's load follows its new weight: cpu1's root load falls.
     CHECK(g_cpu1.se->avg.load_avg < 400);
@@ -581,8 +644,9 @@ TEST_CASE("an emptied group entity keeps its weight on 6.12 and is reweighted on
 // so both publish at about every wake-up; when the 0.5 ms run crosses a
 // 1024 us PELT period boundary the load grows past 1/64 again, and 6.6
 // publishes at the sleep, 0.5 ms later, where 6.12 waits.
-TEST_CASE("tg->load_avg: published once per ms at most on 6.12, at every 1/64 change on 6.6", "[fair][cgroup][pelt]") {
-  const std::string version = GENERATE(as<std::string>(), "6.6", "6.12");
+TEST_CASE("tg->load_avg: published once per ms at most on 6.12, at every 1/64 change on 6.6 and 6.1",
+          "[fair][cgroup][pelt]") {
+  const std::string version = GENERATE(as<std::string>(), "6.1", "6.6", "6.12");
   ScenarioParams p = exact_scenario(version, 250);
   p.kernel.cgroups = {weighted("G", 100)};
   p.tasks = {in_group(task("g", {ev_run(Time::us(500)), ev_sleep(Time::ms(3))}), "G")};
@@ -604,7 +668,7 @@ TEST_CASE("tg->load_avg: published once per ms at most on 6.12, at every 1/64 ch
   }
   CHECK(k.fair_group_load_avg(1) == static_cast<int64_t>(contrib));
   CHECK(changes >= 150);  // 285 periods
-  if (version == "6.6")
+  if (version != "6.12")
     CHECK(min_gap == 500000);
   else
     CHECK(min_gap >= 1000000);
@@ -639,7 +703,8 @@ TEST_CASE("a group spread over eight CPUs: one task per CPU, an eighth of the sh
   // them under the group entities (rq->cfs_tasks) and spread them. Each
   // CPU then holds an eighth of G's load: shares 1048576 * 1024 /
   // (8 * 1023 - 1023 + 1024) give each entity a weight of about 128.
-  ScenarioParams p = exact_scenario("6.12", 250, 8);
+  const std::string version = GENERATE(as<std::string>(), "6.12", "6.1");
+  ScenarioParams p = exact_scenario(version, 250, 8);
   p.duration = Time::s(2);
   p.kernel.cgroups = {weighted("G", 100)};
   p.tasks = {in_group(hogs("g", 8), "G")};

@@ -474,7 +474,7 @@ TEST_CASE("a SCHED_IDLE task never becomes a buddy", "[fair]") {
   }
   SECTION("CFS (6.1), LAST_BUDDY on: a preempted SCHED_IDLE task is not cfs_rq->last") {
     ScenarioParams p = exact_scenario("6.1");
-    // Buddies need nr_running >= sched_latency / min_granularity = 8.
+    // Buddies need nr_running >= sched_nr_latency = 8.
     for (int i = 0; i < 8; ++i) p.tasks.push_back(hog("idle" + std::to_string(i), Policy::kIdle));
     for (TaskSpec& t : p.tasks) t.delay = Time::us(100);
     // N runs 50 us alone and wakes at 0.98 ms among them (not at a tick,
@@ -487,6 +487,46 @@ TEST_CASE("a SCHED_IDLE task never becomes a buddy", "[fair]") {
     REQUIRE(k.rq(0).curr == &find_task(k, "N"));  // a non-idle task preempts a SCHED_IDLE one
     CHECK(k.rq(0).cfs.last == nullptr);
   }
+}
+
+// 6.1's sched_nr_latency is 8 whatever sched_latency says (only a write
+// of debugfs' tunable_scaling recomputes it). Ten hogs on one CPU with
+// sched_latency 12 ms: the period is 10 x min_granularity = 7.5 ms and a
+// slice 0.75 ms, so every 1 ms tick switches; had the period stayed 12 ms
+// (nr_latency 12 / 0.75 = 16) a slice of 1.2 ms would keep a task 2 ticks.
+TEST_CASE("6.1: sched_nr_latency stays 8 when sched_latency is set", "[fair][cfs]") {
+  ScenarioParams p = exact_scenario("6.1", 1000);
+  p.kernel.sched_latency = Time::ms(12);
+  for (int i = 0; i < 10; ++i) p.tasks.push_back(hog("h" + std::to_string(i)));
+  p.duration = Time::ms(40);
+  const auto runs = run_logging_switches(p).runs_until(Time::ms(40));
+  REQUIRE(runs.size() >= 30);
+  for (size_t i = 1; i < runs.size(); ++i) {
+    INFO(runs[i].second << " at " << runs[i].first);
+    CHECK(runs[i].first - runs[i - 1].first == 1000000);
+  }
+}
+
+// 6.1's sched_slice(): a SCHED_IDLE entity among non-idle ones has
+// sysctl_sched_idle_min_granularity (0.75 ms, not scaled by CPU count) as
+// its floor, not min_granularity (0.75 x 4 = 3 ms on 8 CPUs). A hog and a
+// SCHED_IDLE hog share cpu0 of eight: the idle task's share of the period
+// (24 x 3/1027 ms) is below either floor, so it runs until the first tick
+// past 0.75 ms: 1 ms each time it comes up (with the 3 ms floor, 3 ms: the
+// tick that finds min_granularity run and its vruntime far ahead).
+TEST_CASE("6.1: a SCHED_IDLE task's slice floor is sched_idle_min_granularity", "[fair][cfs]") {
+  ScenarioParams p = exact_scenario("6.1", 1000, 8);
+  p.tasks = {on_cpus(hog("h"), {0}), on_cpus(hog("idle", Policy::kIdle), {0})};
+  p.duration = Time::s(3);
+  const auto runs = run_logging_switches(p).runs_until(Time::s(3));
+  int idle_runs = 0;
+  for (size_t i = 0; i + 1 < runs.size(); ++i) {
+    if (runs[i].second != "idle") continue;
+    ++idle_runs;
+    INFO("idle at " << runs[i].first);
+    CHECK(runs[i + 1].first - runs[i].first == 1000000);
+  }
+  CHECK(idle_runs >= 3);
 }
 
 // pick_next_entity() of 6.12.19 takes cfs_rq->next under PICK_BUDDY

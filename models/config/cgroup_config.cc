@@ -80,7 +80,7 @@ const std::vector<ParamDecl>& cgroup_params() {
       {"uclamp_max", kPercentType, "max (not written)", "cpu.uclamp.max: the group's utilization cap (needs kernel.uclamp.enabled)"},
       {"cpu_weight", "integer 1..10000", "not written (no level of its own)",
        "cpu.weight (cgroup v2; 100 = 1024 shares): the group becomes a level of the fair hierarchy "
-       "(CONFIG_FAIR_GROUP_SCHED; the EEVDF kernels 6.6, 6.12 and 6.18, docs/fair_group_sched.md)"},
+       "(CONFIG_FAIR_GROUP_SCHED; kernels 6.1, 6.6, 6.12 and 6.18, docs/fair_group_sched.md)"},
       {"cpu_shares", "integer 2..262144", "not written (no level of its own)",
        "cpu.shares (cgroup v1; 1024 = a nice-0 task's weight); instead of cpu_weight"},
   };

@@ -107,20 +107,11 @@ class EevdfClass final : public FairClassBase {
     update_misfit_status(k_, rq, &curr);
   }
   void migrate_task_rq(Task& p, int new_cpu) override { fair_migrate_task_pelt(k_, p); }
-  void group_shares_changed(Rq& rq, SE& se) override {
-    for (SE* s = &se; s; s = s->parent) {
-      fair_update_load_avg(k_, rq, *s->cfs_rq, s, kUpdateTg);
-      update_cfs_group(rq, *s);
-    }
-  }
   bool entity_eligible(const Rq& rq, const Task& p) const override { return entity_eligible(*p.se.cfs_rq, p.se); }
   // update_curr_fair(): the running task's own cfs_rq only; the levels
   // above are charged when a walk reaches them.
   void update_curr(Rq& rq) override {
-    SE* curr = rq.cfs.curr;
-    if (!curr) return;
-    while (curr->my_q && curr->my_q->curr) curr = curr->my_q->curr;
-    update_curr(rq, *curr->cfs_rq);
+    if (CfsRq* cfs = running_cfs_rq(rq)) update_curr(rq, *cfs);
   }
   void switched_to(Rq& rq, Task& p) override;
 
@@ -155,12 +146,6 @@ class EevdfClass final : public FairClassBase {
   void dequeue_delayed_pick(Rq& rq, SE& se);
   // --log debug: the pick with every candidate's lag and deadline.
   void explain_pick(const Rq& rq, const CfsRq& cfs, const char* what, const SE* picked, PickWhy why) const;
-  // Who an entity is in logs and decision counts: a task's comm-pid, a
-  // group entity's cgroup.
-  std::string entity_name(const SE& se) const {
-    return se.task ? fmt::format("{}-{}", se.task->comm, se.task->pid)
-                   : fmt::format("cgroup:{}", k_.task_group_name(se.my_q->tg));
-  }
   void update_curr(Rq& rq, CfsRq& cfs);
   bool update_deadline(SE& se);
   void update_entity_lag(CfsRq& cfs, SE& se);
@@ -205,22 +190,17 @@ class EevdfClass final : public FairClassBase {
     cfs.next = nullptr;
     for (SE* e = se.parent; e && e->cfs_rq->next == e; e = e->parent) e->cfs_rq->next = nullptr;
   }
-  // se_update_runnable(): a group entity's runnable_weight.
-  static void se_update_runnable(SE& se) {
-    if (se.my_q) se.runnable_weight = static_cast<uint32_t>(se.my_q->h_nr_running - se.my_q->h_nr_delayed);
-  }
   // update_cfs_group(): a group entity's weight follows its group's
   // shares and the share of the group's load on this CPU
   // (calc_group_shares()). Nothing for a task (inline: the walks call it
   // per level).
-  void update_cfs_group(Rq& rq, SE& se) {
+  void update_cfs_group(Rq& rq, SE& se) override {
     if (se.my_q) update_group_weight(rq, se);
   }
   void update_group_weight(Rq& rq, SE& se);
   // reweight_entity(): a new weight, lag and relative deadline rescaled.
   void reweight_entity(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight);
   void reweight_entity_by_place(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight);
-  static void set_group_weight(SE& se, uint64_t weight);
   bool do_preempt_short(const CfsRq& cfs, const SE& pse, const SE& se) const;
   // 6.17+ slice protection (se->vprot).
   bool protect_mode() const { return k_.version_info().protect_slice; }
@@ -238,7 +218,6 @@ class EevdfClass final : public FairClassBase {
   static void cancel_protect_slice(SE& se) {
     if (protect_slice(se)) se.vprot = se.vruntime;
   }
-  static void find_matching_se(SE*& se, SE*& pse);
   SE* wakeup_matched_level(Rq& rq, Task& p, SE*& pse);
   void wakeup_preempt_by_action(Rq& rq, Task& p, int wake_flags);
   bool did_preempt_short(const CfsRq& cfs, const SE& curr) const;
@@ -819,22 +798,9 @@ void EevdfClass::put_prev_task(Rq& rq, Task& prev, Task* next) {
     return;
   }
   if (next && next != &prev && next->sched_class == SchedClassId::kFair && !rq.fair_server_picked) {
-    SE* se = &next->se;
-    SE* pse = &prev.se;
-    CfsRq* cfs;
-    while ((cfs = se->cfs_rq) != pse->cfs_rq) {  // !is_same_group()
-      const int se_depth = se->depth, pse_depth = pse->depth;
-      if (se_depth <= pse_depth) {
-        put_prev_entity(rq, *pse->cfs_rq, *pse);
-        pse = pse->parent;
-      }
-      if (se_depth >= pse_depth) {
-        set_next_entity(rq, *se->cfs_rq, *se, true);
-        se = se->parent;
-      }
-    }
-    put_prev_entity(rq, *cfs, *pse);
-    set_next_entity(rq, *cfs, *se, true);
+    switch_levels(
+        &prev.se, &next->se, [&](CfsRq& cfs, SE& se) { put_prev_entity(rq, cfs, se); },
+        [&](CfsRq& cfs, SE& se) { set_next_entity(rq, cfs, se, true); });
     next_levels_set_ = next;
     return;
   }
@@ -850,11 +816,7 @@ void EevdfClass::set_next_task(Rq& rq, Task& p, bool first) {
     next_levels_set_ = nullptr;
   } else if (first && p.se.parent && k_.version_info().pick_sets_levels_top_down) {
     // 6.6's simple path: each level's entity set on the way down.
-    auto set_down = [&](auto& self, SE& se) -> void {
-      if (se.parent) self(self, *se.parent);
-      set_next_entity(rq, *se.cfs_rq, se, true);
-    };
-    set_down(set_down, p.se);
+    set_levels_top_down(p.se, [&](CfsRq& cfs, SE& se) { set_next_entity(rq, cfs, se, true); });
   } else {
     for (SE* se = &p.se; se; se = se->parent) set_next_entity(rq, *se->cfs_rq, *se, first);
   }
@@ -907,16 +869,6 @@ void EevdfClass::reweight_entity(Rq& rq, CfsRq& cfs, SE& se, uint64_t weight) {
     if (!is_curr) enqueue_in_tree(cfs, se);
     update_min_vruntime(cfs);
   }
-}
-
-// update_load_set() and the PELT load at the new weight: the
-// scale_load_down()ed weight and its inverse (__update_inv_weight():
-// WMULT_CONST / w) serve vruntime and PELT.
-void EevdfClass::set_group_weight(SE& se, uint64_t weight) {
-  se.group_weight_scaled = weight;
-  se.weight = scale_load_down(weight);
-  se.inv_weight = 0xFFFFFFFFu / static_cast<uint32_t>(se.weight);
-  se.avg.load_avg = se.weight * se.avg.load_sum / get_pelt_divider(se.avg);
 }
 
 // reweight_entity() of 6.18.35: a queued entity's lag is clamped
@@ -1094,17 +1046,6 @@ SE* EevdfClass::wakeup_matched_level(Rq& rq, Task& p, SE*& pse) {
     return nullptr;
   }
   return se;
-}
-
-// find_matching_se(): the two entities of curr's and p's hierarchies that
-// are siblings on one cfs_rq.
-void EevdfClass::find_matching_se(SE*& se, SE*& pse) {
-  while (se->depth > pse->depth) se = se->parent;
-  while (pse->depth > se->depth) pse = pse->parent;
-  while (se->cfs_rq != pse->cfs_rq) {
-    se = se->parent;
-    pse = pse->parent;
-  }
 }
 
 // check_preempt_wakeup_fair() of 6.18.35, by preempt_wakeup_action: a

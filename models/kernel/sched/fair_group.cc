@@ -2,8 +2,9 @@
 // kernel/sched/fair.c: alloc_fair_sched_group(), init_tg_cfs_entry(),
 // sched_group_set_shares(); core.c: cpu_shares_write_u64(),
 // cpu_weight_write_u64()). A cpu cgroup with a cpu weight gets a cfs_rq
-// and a group entity on every CPU; the EEVDF class walks entities up and
-// down the hierarchy (fair_eevdf.cc), PELT propagates up it
+// and a group entity on every CPU; the fair class walks entities up and
+// down the hierarchy (EEVDF: fair_eevdf.cc; 6.1's CFS: fair_cfs.cc), PELT
+// propagates up it
 // (fair_pelt.cc). docs/fair_group_sched.md is the plan; this file holds
 // its stages 2-4: the groups and their entities, a group entity's weight
 // from the group's load spread over the CPUs (calc_group_shares(),
@@ -15,7 +16,9 @@
 // top-down after a pick from another class), and 6.18.35 with its own (a
 // delayed group entity's slice, the leaf list waiting for a zero
 // tg->load_avg contribution, the balancer's eligibility test on the
-// task's group cfs_rq at dst); 6.1's CFS is not studied with groups. Not
+// task's group cfs_rq at dst). 6.1.166's group PELT and shares paths are
+// 6.6.63's (function bodies compared) but for update_cfs_group(), which
+// reweights without 6.6's unchanged-weight shortcut (fair_cfs.cc). Not
 // modelled: CFS bandwidth (cpu.max), cpu.idle, autogroup.
 #include <fmt/format.h>
 
@@ -117,10 +120,6 @@ void Kernel::setup_fair_groups() {
   if (!params_.fair_group_sched)
     throw ModelError("cpu cgroups with cpu_weight or cpu_shares need kernel.fair_group_sched: true "
                      "(CONFIG_FAIR_GROUP_SCHED)");
-  if (!version_.eevdf)
-    throw ModelError(fmt::format("cpu cgroups with a cpu weight are modelled on the EEVDF kernels 6.6, 6.12 and 6.18 "
-                                 "(this scenario runs {}, CFS; docs/fair_group_sched.md)",
-                                 version_.name));
   // 6.6 reweights an emptied group entity (update_cfs_group()): with
   // 6.12's delayed dequeue switched on as a what-if, a delayed group entity
   // would be reweighted while still queued, which no kernel does.

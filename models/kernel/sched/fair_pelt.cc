@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace schedlab {
 
 // ___update_load_sum() returns at once, changing nothing, when less than
@@ -145,6 +147,18 @@ void FairClassBase::switched_from(Rq& rq, Task& p) {
   if (&cfs == &rq.cfs) k_.cpufreq_update_util(rq, 0);  // cfs_rq_util_change()
   if (cfs.se) k_.update_tg_load_avg(cfs);
   propagate_entity_cfs_rq(k_, rq, p.se);
+}
+
+void FairClassBase::set_group_weight(SchedEntity& se, uint64_t weight) {
+  se.group_weight_scaled = weight;
+  se.weight = scale_load_down(weight);
+  se.inv_weight = 0xFFFFFFFFu / static_cast<uint32_t>(se.weight);
+  se.avg.load_avg = se.weight * se.avg.load_sum / get_pelt_divider(se.avg);
+}
+
+std::string FairClassBase::entity_name(const SchedEntity& se) const {
+  return se.task ? fmt::format("{}-{}", se.task->comm, se.task->pid)
+                 : fmt::format("cgroup:{}", k_.task_group_name(se.my_q->tg));
 }
 
 void FairClassBase::task_change_group(Rq& rq, Task& p) {
