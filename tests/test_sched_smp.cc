@@ -625,6 +625,78 @@ TEST_CASE("the RT period timer unthrottles other CPUs by IPI from the CPU that s
   CHECK(log.first_run("rt", Time::ms(999)) == Time::ns(1'000'005'001));
 }
 
+// sched_rt_rq_dequeue() (6.1/6.6 rt.c): a throttled rt_rq's tasks leave
+// rq->nr_running, so the CPU its RT hog is throttled on counts as idle
+// (idle_cpu(): rq->idle runs, nr_running 0). rt (FIFO 50) holds CPU 0, f
+// CPU 1; w (1 ms every 10 ms, either CPU) wakes where it last ran, CPU 1,
+// while CPU 0 is RT's. From the 952 ms tick rt is throttled until the
+// period ends at 1 s: w's wake-ups find CPU 0 idle (select_idle_sibling())
+// and run there. The model used to keep rt counted: CPU 0 was never idle
+// and w stayed on CPU 1.
+TEST_CASE("a CPU whose RT tasks are throttled counts as idle", "[smp][rt][throttle]") {
+  const std::string version = GENERATE(as<std::string>(), "6.1", "6.6");
+  ScenarioParams p = exact_scenario(version, 250, 2);
+  p.duration = Time::ms(990);
+  TaskSpec w = task("w", {ev_run(Time::ms(1)), ev_sleep(Time::ms(9))});
+  w.delay = Time::ms(1);
+  p.tasks = {on_cpus(hog("rt", Policy::kFifo, 50), {0}), on_cpus(hog("f"), {1}), w};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(951));
+  REQUIRE_FALSE(k.rq(0).rt.rt_throttled);
+  CHECK(k.rq(0).nr_running >= 1);
+  k.run_until(Time::ms(953));
+  REQUIRE(k.rq(0).rt.rt_throttled);
+  CHECK(k.rq(0).rt.rt_nr_running == 1);
+  CHECK(k.rq(0).nr_running == k.rq(0).cfs.h_nr_running);  // rt is not counted
+  k.run_until(Time::ms(990));
+  int w_on_cpu0_before = 0, w_on_cpu0_throttled = 0;
+  for (const SwitchRecord& r : log.log) {
+    if (r.cpu != 0 || r.next != "w") continue;
+    (r.t < Time::ms(952) ? w_on_cpu0_before : w_on_cpu0_throttled) += 1;
+  }
+  CHECK(w_on_cpu0_before == 0);
+  CHECK(w_on_cpu0_throttled >= 3);
+}
+
+// A class change on a throttled rq moves the task into or out of
+// rq->nr_running, as the classes' own enqueue and dequeue do (6.1/6.6:
+// enqueue_top_rt_rq() returns early while throttled; fair's enqueue adds).
+// rt (FIFO 50) holds CPU 0 and is throttled from 952 ms; o (fair, CPU 0)
+// starts at 953 ms, takes m and runs. r2 (FIFO 60, CPU 1) blocks on m at
+// 960 ms and boosts o into the throttled rt_rq: CPU 0 counts no task, and
+// o, running on, stops at the next tick (update_curr_rt():
+// sched_rt_runtime_exceeded() is true for a throttled rt_rq). At the
+// period's end both RT tasks are counted again: 2, not 3.
+TEST_CASE("a PI boost into a throttled rt_rq takes the owner out of nr_running", "[smp][rt][throttle][pi]") {
+  ScenarioParams p = exact_scenario("6.1", 250, 2);
+  p.duration = Time::ms(1100);
+  TaskSpec o = on_cpus(task("o", {ev_lock("m"), ev_run(Time::ms(20)), ev_unlock("m"), ev_sleep(Time::s(10))}), {0});
+  o.delay = Time::ms(953);
+  TaskSpec r2 = on_cpus(
+      task("r2", {ev_lock("m"), ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::s(10))}, Policy::kFifo, 60), {1});
+  r2.delay = Time::ms(960);
+  p.tasks = {on_cpus(hog("rt", Policy::kFifo, 50), {0}), o, r2};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(958));
+  REQUIRE(k.rq(0).rt.rt_throttled);
+  CHECK(k.rq(0).nr_running == 1);  // o
+  k.run_until(Time::ms(965));
+  REQUIRE(find_task(k, "o").sched_class == SchedClassId::kRt);
+  CHECK(k.rq(0).curr->is_idle_task);
+  CHECK(k.rq(0).rt.rt_nr_running == 2);
+  CHECK(k.rq(0).nr_running == 0);
+  k.run_until(Time::ms(1002));
+  REQUIRE_FALSE(k.rq(0).rt.rt_throttled);
+  CHECK(k.rq(0).nr_running == 2);
+  k.run_until(Time::ms(1100));
+  CHECK(find_task(k, "o").sched_class == SchedClassId::kFair);
+  CHECK(k.rq(0).nr_running == 1);  // o sleeps; rt runs
+}
+
 // rt_mutex_setprio() runs on the waiter's CPU. owner (fair, CPU 1) takes m
 // and runs; rt_c (FIFO 50, CPU 1) preempts it at 1.005 ms (forked from CPU
 // 0: the IPI). rt_hi (FIFO 60, CPU 0) starts at 2 ms, runs 0.1 ms and

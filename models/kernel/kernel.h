@@ -991,16 +991,29 @@ class Kernel : public InstantEndHook, public EventHandler {
   std::vector<std::unique_ptr<FairGroupRq>> fair_group_rqs_;
   bool rd_overutilized_ = false;  // rd->overutilized
   bool rd_overloaded_ = false;    // rd->overloaded
-  // add_nr_running(): one more entity on rq; a second one overloads the
-  // root domain (set_rd_overloaded(rd, 1) when going from < 2 to >= 2).
-  void add_nr_running(Rq& rq) {
-    if (++rq.nr_running == 2) rd_overloaded_ = true;
+  // A throttled rt_rq's tasks are out of rq->nr_running (6.1/6.6 rt.c:
+  // sched_rt_rq_dequeue() took them out; enqueue_top_rt_rq() and
+  // dequeue_top_rt_rq() return early while throttled): they neither join
+  // nor leave it until the period timer puts them back.
+  static bool rt_uncounted(const Rq& rq, const Task& p) {
+    return p.sched_class == SchedClassId::kRt && rq.rt.rt_throttled;
+  }
+  // add_nr_running(): `count` more entities on rq; a second one overloads
+  // the root domain (set_rd_overloaded(rd, 1) when going from < 2 to >= 2).
+  void add_nr_running(Rq& rq, int count = 1) {
+    const int prev_nr = rq.nr_running;
+    rq.nr_running += count;
+    if (prev_nr < 2 && rq.nr_running >= 2) rd_overloaded_ = true;
+  }
+  void add_nr_running(Rq& rq, const Task& p) {
+    if (!rt_uncounted(rq, p)) add_nr_running(rq);
   }
   // sub_nr_running() once p's dequeue is complete. For a fair task, as
   // dequeue_entities() (6.12 fair.c): a CPU left with only SCHED_IDLE
   // tasks that had others before balances at its next tick ("balance
   // early to pull high priority tasks").
   void sub_nr_running(Rq& rq, const Task& p) {
+    if (rt_uncounted(rq, p)) return;
     const bool fair = p.sched_class == SchedClassId::kFair;
     const bool was_sched_idle = fair && rq.nr_running == rq.cfs.idle_h_nr_running + (p.policy == Policy::kIdle ? 1 : 0);
     --rq.nr_running;

@@ -595,7 +595,7 @@ void Kernel::activate_task(Rq& rq, Task& p, int flags) {
   if (version_.uclamp_inc_before_enqueue) uclamp_rq_inc(rq, p, flags);  // 6.18 (see enqueue_task())
   class_enqueue(rq, p, flags);
   p.on_rq = true;
-  add_nr_running(rq);
+  add_nr_running(rq, p);
   // enqueue_task_fair()'s dl_server_start() (in 6.12 its cpufreq kick sees
   // p's util, not yet its clamps).
   fair_server_update_active(rq);
@@ -829,7 +829,7 @@ void Kernel::attach_task(Task& p) {
   update_rq_clock(dst);
   enqueue_task(dst, p, kEnqueueMigrated);
   p.on_rq = true;
-  add_nr_running(dst);
+  add_nr_running(dst, p);
   wakeup_preempt(dst, p, 0);
   event_cpu_ = saved;
 }
@@ -1479,6 +1479,7 @@ void Kernel::rt_period_timer() {
       if (rt.rt_throttled && rt.rt_time < runtime) {
         rt.rt_throttled = false;
         if (rt.rt_nr_running) {
+          add_nr_running(rq, rt.rt_nr_running);  // enqueue_top_rt_rq()
           // sched_rt_rq_enqueue() -> enqueue_top_rt_rq(): "Kick cpufreq",
           // then resched_curr().
           cpufreq_update_util(rq, 0);
@@ -1568,6 +1569,15 @@ void Kernel::rt_mutex_setprio(Task& p, int prio) {
 // priority change goes to prio_changed. They decide preemption.
 void Kernel::check_class_changed(Rq& rq, Task& p, SchedClassId old_class, int old_prio) {
   if (old_class != p.sched_class) {
+    // The change's dequeue and enqueue went through the classes' own
+    // counting: into or out of a throttled rt_rq, a queued task leaves or
+    // joins rq->nr_running.
+    if (p.on_rq && rq.rt.rt_throttled && (old_class == SchedClassId::kRt) != (p.sched_class == SchedClassId::kRt)) {
+      if (p.sched_class == SchedClassId::kRt)
+        --rq.nr_running;
+      else
+        add_nr_running(rq);
+    }
     classes_[static_cast<size_t>(old_class)]->switched_from(rq, p);
     class_of(p).switched_to(rq, p);
   } else if (old_prio != p.prio) {

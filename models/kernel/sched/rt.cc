@@ -129,9 +129,17 @@ class RtClass final : public SchedClass {
     int64_t runtime = kp.rt_runtime.count();
     if (runtime < 0 || !k_.rt_throttling_enabled()) return;  // RUNTIME_INF, or 6.12 without RT_GROUP_SCHED
     rq.rt.rt_time += delta;
+    // sched_rt_runtime_exceeded(): true for a throttled rt_rq, whose curr
+    // (a task boosted into it while running) then stops.
+    if (rq.rt.rt_throttled) {
+      k_.resched_curr(rq);
+      k_.start_rt_bandwidth(rq.cpu);
+      return;
+    }
     if (runtime >= kp.rt_period.count()) return;
-    if (!rq.rt.rt_throttled && rq.rt.rt_time > runtime) {
+    if (rq.rt.rt_time > runtime) {
       rq.rt.rt_throttled = true;
+      rq.nr_running -= rq.rt.rt_nr_running;  // sched_rt_rq_dequeue() -> dequeue_top_rt_rq()
       SL_DEBUG("{:.6f} cpu{} sched: RT throttling activated (rt_time {} > runtime {})", k_.clock().to_s(), rq.cpu,
                rq.rt.rt_time, runtime);
       k_.note_why("RT throttled: the rt_rq used its rt_runtime in this rt_period");
