@@ -529,6 +529,32 @@ TEST_CASE("6.1: a SCHED_IDLE task's slice floor is sched_idle_min_granularity", 
   CHECK(idle_runs >= 3);
 }
 
+// set_user_nice() (binder's nice inheritance) dequeues with DEQUEUE_SAVE
+// alone: on 6.1 the queue's min_vruntime is not advanced, so a queued
+// task's vruntime comes back where it was. a and b share one CPU: b runs
+// 0-3 ms (v 3 -> 6), a from 3 ms; at 4.5 ms a is at v 7.5, b waits at 6,
+// the leftmost, and min_vruntime is 6. With DEQUEUE_MOVE (as
+// __sched_setscheduler() passes) min_vruntime would move to a's 7.5 and b
+// come back 1.5 ms later in virtual time.
+TEST_CASE("set_user_nice() keeps a queued task's place (DEQUEUE_SAVE without DEQUEUE_MOVE)", "[fair][cfs]") {
+  ScenarioParams p = exact_scenario("6.1", 1000);
+  p.tasks = {hog("a"), hog("b")};
+  p.duration = Time::ms(10);
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(4500));
+  Task& a = find_task(k, "a");
+  Task& b = find_task(k, "b");
+  REQUIRE(k.rq(0).curr == &a);
+  const int64_t v = b.se.vruntime, min_v = k.rq(0).cfs.min_vruntime;
+  REQUIRE(v == min_v);
+  k.set_user_nice(b, -5);
+  CHECK(b.nice() == -5);
+  CHECK(b.se.weight == 3121);
+  CHECK(b.se.vruntime == v);
+  CHECK(k.rq(0).cfs.min_vruntime == min_v);
+}
+
 // pick_next_entity() of 6.12.19 takes cfs_rq->next under PICK_BUDDY
 // (features.h: true); NEXT_BUDDY only nominates it at wakeup preemption.
 // 6.6 gated the pick on NEXT_BUDDY itself. W wakes every 1 ms among two

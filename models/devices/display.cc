@@ -1069,7 +1069,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   auto check_thread = [&](const DisplayThreadParams& t, const char* what) {
     if (t.comm.empty() || t.comm.find_first_of(" \t\n") != std::string::npos)
       bad(fmt::format("{}: comm must be non-empty, without blanks", what));
-    const bool rt = t.policy == Policy::kFifo || t.policy == Policy::kRr;
+    const bool rt = is_rt_policy(t.policy);
     if (rt && (t.rt_priority < 1 || t.rt_priority > 99)) bad(fmt::format("{}: priority must be in 1..99", what));
     if (!rt && (t.nice < -20 || t.nice > 19)) bad(fmt::format("{}: nice must be in -20..19", what));
   };

@@ -71,7 +71,7 @@ Gpu::Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed, Kt
   const IrqThreadParams& t = params_.irq_thread;
   if (t.enabled) {
     if (t.cost < Time::zero()) throw ModelError(fmt::format("gpu '{}': irq_thread cost must be >= 0", name_));
-    const bool rt = t.policy == Policy::kFifo || t.policy == Policy::kRr;
+    const bool rt = is_rt_policy(t.policy);
     const std::string comm = t.comm.empty() ? "irq/" + name_ : t.comm;
     irq_task_ = &k.create_task(comm, comm, t.policy, rt ? 0 : t.nice, rt ? t.rt_priority : 0, {params_.irq_cpu}, true);
     k.set_body(*irq_task_, this);

@@ -401,6 +401,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // sched_setattr_nocheck() / __sched_setscheduler() from kernel code: new
   // policy, nice and RT priority (setscheduler.cc). A PI boost is kept.
   void set_scheduler(Task& p, Policy policy, int nice, int rt_priority);
+  // set_user_nice(): a new nice without a policy change (binder's priority
+  // inheritance of a fair caller; setscheduler.cc).
+  void set_user_nice(Task& p, int nice);
   void notify_period_end(const Task& p, Time period_start, Time response, Time period);
   // The hrtimer slack a sleep of p gets (p->timer_slack_ns: 0 for RT tasks).
   Time timer_slack(const Task& p) const;
@@ -894,6 +897,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   };
   // `class_change`: p's scheduling class changes with it (only then is a
   // delayed task fully dequeued first).
+  // set_load_weight() inside a change (setscheduler.cc): p's weight for
+  // `policy` and `nice`, reweighted in the fair class it was in.
+  void set_load_weight(Task& p, SchedClassId old_class, Policy policy, int nice);
   SchedChange sched_change_begin(Task& p, bool move, bool class_change);
   void sched_change_end(Task& p, const SchedChange& c, int extra_flags);
   void check_class_changed(Rq& rq, Task& p, SchedClassId old_class, int old_prio);

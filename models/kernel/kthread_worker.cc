@@ -27,7 +27,7 @@ const char* kthread_follow_name(KthreadFollow f) {
 
 KthreadWorker::KthreadWorker(Kernel& k, const KthreadWorkerParams& params, RunnableTracker& tracker, Time start)
     : WorkExecutor(k), params_(params), tracker_(tracker) {
-  const bool rt = params_.policy == Policy::kFifo || params_.policy == Policy::kRr;
+  const bool rt = is_rt_policy(params_.policy);
   if (params_.name.empty()) throw ModelError("kthread_worker: a worker needs a name");
   if (rt && (params_.rt_priority < 1 || params_.rt_priority > 99))
     throw ModelError(fmt::format("kthread_worker '{}': RT priority {} out of range 1..99", params_.name,
@@ -81,7 +81,7 @@ void KthreadWorker::update_priority() {
   if (params_.follow == KthreadFollow::kNone) return;
   int best = cur_boost_;
   for (const WorkStruct* w : work_list_) best = std::min(best, w->boost_prio);
-  const bool base_rt = params_.policy == Policy::kFifo || params_.policy == Policy::kRr;
+  const bool base_rt = is_rt_policy(params_.policy);
   const int base_prio = base_rt ? rt_priority_to_prio(params_.rt_priority) : nice_to_prio(params_.nice);
   Policy policy = params_.policy;
   int nice = base_rt ? 0 : params_.nice, rt_priority = base_rt ? params_.rt_priority : 0;

@@ -19,6 +19,8 @@ namespace schedlab {
 enum class Policy { kNormal, kBatch, kIdle, kFifo, kRr };
 
 const char* policy_name(Policy p);  // "SCHED_OTHER", "SCHED_FIFO", ...
+// rt_policy() / is_rt_policy() (kernel/sched/sched.h, include/linux/sched/rt.h).
+inline bool is_rt_policy(Policy p) { return p == Policy::kFifo || p == Policy::kRr; }
 
 enum class TimerMode { kAbsolute, kRelative };
 

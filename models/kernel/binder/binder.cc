@@ -10,10 +10,6 @@
 #include "sim/log.h"
 
 namespace schedlab {
-namespace {
-// is_rt_policy() (include/linux/sched/rt.h).
-bool is_rt_policy(Policy p) { return p == Policy::kFifo || p == Policy::kRr; }
-}  // namespace
 
 // One looper thread of the pool: IPCThreadState::joinThreadPool() over
 // binder_thread_read() and BC_REPLY / BC_FREE_BUFFER.
@@ -53,19 +49,20 @@ void BinderThread::set_nice(Task& self, int nice) {
   if (self.nice() == nice) return;
   SL_DEBUG("{:.6f} binder {}: {} nice {} -> {}", proc_.kernel().now().to_s(), proc_.name(), self.comm, self.nice(),
            nice);
-  proc_.kernel().set_scheduler(self, self.policy, nice, 0);
+  proc_.kernel().set_user_nice(self, nice);  // binder_set_nice()
 }
 
 // binder_do_set_priority() with CAP_SYS_NICE: a new policy or any RT
-// priority goes through sched_setscheduler_nocheck() (the nice stays), a
-// fair priority through set_user_nice().
+// priority goes through sched_setscheduler_nocheck() (the nice stays),
+// then a fair priority through set_user_nice().
 void BinderThread::set_priority(Task& self, Policy policy, int prio) {
   if (self.policy == policy && self.normal_prio == prio) return;
   const bool rt = is_rt_policy(policy);
   SL_DEBUG("{:.6f} binder {}: {} prio {} -> {}{}", proc_.kernel().now().to_s(), proc_.name(), self.comm,
            self.normal_prio, prio, rt ? (policy == Policy::kFifo ? " (FIFO)" : " (RR)") : "");
-  proc_.kernel().set_scheduler(self, policy, rt ? self.nice() : prio - kDefaultPrio,
-                               rt ? kMaxRtPrio - 1 - prio : 0);
+  Kernel& k = proc_.kernel();
+  if (policy != self.policy || rt) k.set_scheduler(self, policy, self.nice(), rt ? kMaxRtPrio - 1 - prio : 0);
+  if (!rt) k.set_user_nice(self, prio - kDefaultPrio);
 }
 
 void BinderThread::restore(Task& self, Policy policy, int prio) {

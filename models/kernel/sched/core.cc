@@ -326,7 +326,7 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   p.policy = policy;
   p.static_prio = nice_to_prio(nice);
   p.rt_priority = rt_priority;
-  bool rt = policy == Policy::kFifo || policy == Policy::kRr;
+  bool rt = is_rt_policy(policy);
   p.normal_prio = rt ? rt_priority_to_prio(rt_priority) : p.static_prio;
   p.prio = p.normal_prio;
   p.sched_class = class_for(p);
@@ -396,7 +396,7 @@ Time Kernel::timer_slack(const Task& p) const { return p.timer_slack; }
 // fs/proc/base.c timerslack_ns_write()): ignored for an RT task; 0 means
 // the default.
 void Kernel::set_timer_slack(Task& p, Time slack) {
-  if (p.policy == Policy::kFifo || p.policy == Policy::kRr) return;
+  if (is_rt_policy(p.policy)) return;
   p.timer_slack = slack > Time::zero() ? slack : p.default_timer_slack;
 }
 

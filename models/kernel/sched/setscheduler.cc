@@ -1,5 +1,6 @@
 // __sched_setscheduler() as kernel code calls it (sched_setattr_nocheck(),
-// sched_set_fifo(), set_user_nice()), kernel/sched/syscalls.c, Linux 6.12:
+// sched_set_fifo()), kernel/sched/syscalls.c, Linux 6.12, and
+// set_user_nice():
 // dequeue with DEQUEUE_SAVE | DEQUEUE_MOVE, __setscheduler_params() and
 // set_load_weight() (for a task still in the fair class, reweight_entity()
 // of a dequeued entity: its vlag is rescaled to the new weight, its PELT
@@ -24,8 +25,38 @@
 
 namespace schedlab {
 
+// set_load_weight() with update_load (core.c), before any class change:
+// only the fair class has reweight_task(); a task that is RT now (by
+// policy or a PI boost) just takes the new weight.
+void Kernel::set_load_weight(Task& p, SchedClassId old_class, Policy policy, int nice) {
+  const uint64_t old_weight = p.se.weight;
+  const uint64_t new_weight = policy == Policy::kIdle ? kWeightIdlePrio : nice_to_weight(nice);
+  if (new_weight != old_weight) {
+    // A task that is RT now keeps its vlag and PELT load as they
+    // are (it is detached from the cfs_rq's sums), and attach_entity_load_avg()
+    // rebuilds load_sum at the new weight when it becomes fair again.
+    if (old_class == SchedClassId::kFair) {
+      // reweight_task_fair() -> reweight_entity() on a dequeued entity:
+      // lag_i = w_i * vlag, so vlag scales by old/new; PELT: the blocked or
+      // queued load leaves and re-enters the cfs_rq's sums at the new weight.
+      // 6.18.35: a relative deadline (the task was dequeued with
+      // DEQUEUE_SAVE under PLACE_REL_DEADLINE) scales the same way.
+      p.se.vlag = rescale_by_weight(p.se.vlag, static_cast<int64_t>(old_weight), new_weight);
+      if (version_.reweight_by_place && p.se.rel_deadline)
+        p.se.deadline = rescale_by_weight(p.se.deadline, static_cast<int64_t>(old_weight), new_weight);
+      const bool attached = p.se.avg.last_update_time != 0 && p.state != TaskState::kNew;
+      SchedAvg& cfs_avg = p.se.cfs_rq->avg;  // cfs_rq_of(se): the task's group's
+      if (attached) dequeue_load_avg(cfs_avg, p.se.avg, old_weight);
+      p.se.avg.load_avg = new_weight * p.se.avg.load_sum / get_pelt_divider(p.se.avg);
+      if (attached) enqueue_load_avg(cfs_avg, p.se.avg, new_weight);
+    }
+    p.se.weight = new_weight;
+    p.se.inv_weight = policy == Policy::kIdle ? kWmultIdlePrio : nice_to_wmult(nice);
+  }
+}
+
 void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
-  const bool rt = policy == Policy::kFifo || policy == Policy::kRr;
+  const bool rt = is_rt_policy(policy);
   if (rt && (rt_priority < 1 || rt_priority > 99))
     throw ModelError(fmt::format("set_scheduler({}): RT priority {} out of range 1..99", p.comm, rt_priority));
   if (!rt && (nice < -20 || nice > 19))
@@ -57,32 +88,7 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
     p.timer_slack = Time::zero();
   else if (p.timer_slack == Time::zero())
     p.timer_slack = p.default_timer_slack;
-  const uint64_t old_weight = p.se.weight;
-  const uint64_t new_weight = policy == Policy::kIdle ? kWeightIdlePrio : nice_to_weight(nice);
-  if (new_weight != old_weight) {
-    // set_load_weight() runs before the class changes, and only the fair
-    // class has reweight_task(): a task that is RT now (by policy or a PI
-    // boost) just takes the new weight. Its vlag and PELT load stay as they
-    // are (it is detached from the cfs_rq's sums), and attach_entity_load_avg()
-    // rebuilds load_sum at the new weight when it becomes fair again.
-    if (old_class == SchedClassId::kFair) {
-      // reweight_task_fair() -> reweight_entity() on a dequeued entity:
-      // lag_i = w_i * vlag, so vlag scales by old/new; PELT: the blocked or
-      // queued load leaves and re-enters the cfs_rq's sums at the new weight.
-      // 6.18.35: a relative deadline (the task was dequeued with
-      // DEQUEUE_SAVE under PLACE_REL_DEADLINE) scales the same way.
-      p.se.vlag = rescale_by_weight(p.se.vlag, static_cast<int64_t>(old_weight), new_weight);
-      if (version_.reweight_by_place && p.se.rel_deadline)
-        p.se.deadline = rescale_by_weight(p.se.deadline, static_cast<int64_t>(old_weight), new_weight);
-      const bool attached = p.se.avg.last_update_time != 0 && p.state != TaskState::kNew;
-      SchedAvg& cfs_avg = p.se.cfs_rq->avg;  // cfs_rq_of(se): the task's group's
-      if (attached) dequeue_load_avg(cfs_avg, p.se.avg, old_weight);
-      p.se.avg.load_avg = new_weight * p.se.avg.load_sum / get_pelt_divider(p.se.avg);
-      if (attached) enqueue_load_avg(cfs_avg, p.se.avg, new_weight);
-    }
-    p.se.weight = new_weight;
-    p.se.inv_weight = policy == Policy::kIdle ? kWmultIdlePrio : nice_to_wmult(nice);
-  }
+  set_load_weight(p, old_class, policy, nice);
   if (new_prio != old_prio) {
     for (auto* o : observers_) o->on_prio_change(now(), p, old_prio, new_prio, false);
     SL_DEBUG("{:.6f} setscheduler: {}-{} {} prio {} -> {}", now().to_s(), p.comm, p.pid, policy_name(policy),
@@ -97,6 +103,38 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
   // __sched_setscheduler()'s pi path: a blocked waiter's new priority
   // reaches the owners it boosts.
   if (p.blocked_on) rt_mutex_adjust_pi(*this, p, old_prio);
+}
+
+// set_user_nice() (6.12 syscalls.c; 6.1 core.c the same): an RT or
+// deadline task only records the nice; any other is dequeued with
+// DEQUEUE_SAVE alone -- no DEQUEUE_MOVE, unlike __sched_setscheduler():
+// it keeps its place and its queue's min_vruntime is not advanced --
+// reweighted, given its effective priority (a PI boost stays) and put
+// back; then its class's prio_changed(), whatever became of the priority.
+void Kernel::set_user_nice(Task& p, int nice) {
+  if (nice < -20 || nice > 19)
+    throw ModelError(fmt::format("set_user_nice({}): nice {} out of range -20..19", p.comm, nice));
+  if (p.nice() == nice) return;
+  if (is_rt_policy(p.policy)) {
+    p.static_prio = nice_to_prio(nice);
+    return;
+  }
+  const SchedClassId old_class = p.sched_class;
+  const SchedChange c = sched_change_begin(p, false, false);
+  Rq& rq = *c.rq;
+  p.static_prio = nice_to_prio(nice);
+  set_load_weight(p, old_class, p.policy, nice);
+  const int old_prio = p.prio;
+  p.normal_prio = p.static_prio;
+  if (!rt_prio(p.prio)) p.prio = p.normal_prio;  // effective_prio()
+  if (p.prio != old_prio) {
+    for (auto* o : observers_) o->on_prio_change(now(), p, old_prio, p.prio, false);
+    SL_DEBUG("{:.6f} set_user_nice: {}-{} nice {} (prio {} -> {})", now().to_s(), p.comm, p.pid, nice, old_prio,
+             p.prio);
+  }
+  sched_change_end(p, c, 0);
+  class_of(p).prio_changed(rq, p, old_prio);
+  event_cpu_ = c.saved_event_cpu;
 }
 
 void Kernel::sched_setattr_uclamp(Task& p, std::optional<uint32_t> util_min, std::optional<uint32_t> util_max) {
