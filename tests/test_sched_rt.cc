@@ -106,6 +106,22 @@ TEST_CASE("RT throttling (6.6) leaves fair tasks the rest of each period", "[rt]
 // (6.1.166 and 6.6.63 rt.c; the same function in 6.12). A SCHED_FIFO hog on
 // little CPU 0 is throttled from 950 ms; at the period's end (HZ=300, so no
 // tick falls there) schedutil evaluates CPU 0 at once.
+// sched_rt_runtime_exceeded() (6.1/6.6 rt.c): "don't actually throttle
+// groups that have no runtime assigned" -- with rt_runtime 0 the root
+// rt_rq's time is dropped and RT runs on, unthrottled.
+TEST_CASE("rt_runtime 0 never throttles", "[rt][throttle]") {
+  ScenarioParams p = exact_scenario("6.1", 250);
+  p.kernel.rt_runtime = Time::zero();
+  p.tasks = {hog("rt", Policy::kFifo, 50), hog("f")};
+  p.duration = Time::s(3);
+  System sys(p, 1);
+  sys.run();
+  const RunResult r = sys.result();
+  CHECK(metrics_of(r, "rt").cpu_time >= Time::ms(2999));
+  CHECK(metrics_of(r, "f").cpu_time <= Time::ms(1));
+  CHECK_FALSE(sys.kernel().rq(0).rt.rt_throttled);
+}
+
 TEST_CASE("RT unthrottling kicks cpufreq", "[rt][throttle][cpufreq]") {
   for (const char* version : {"6.1", "6.6"}) {
     INFO(version);

@@ -661,6 +661,33 @@ TEST_CASE("a CPU whose RT tasks are throttled counts as idle", "[smp][rt][thrott
   CHECK(w_on_cpu0_throttled >= 3);
 }
 
+// dequeue_task_rt() brings the running RT task's runtime up to date
+// whichever RT task leaves, so a pull can throttle between ticks. HZ 100:
+// rt (FIFO 50) holds CPU 0 from 0 and has used 950 ms by the 950 ms tick
+// (not more: no throttle there). q (FIFO 40) wakes at 955 ms behind it (CPU
+// 1 runs h, FIFO 60: no lower CPU). h sleeps at 957 ms and CPU 1 pulls q:
+// its dequeue on CPU 0 finds rt_time 957 ms > 950 and throttles, and f (fair,
+// CPU 0) runs from 957 ms, not from the 960 ms tick.
+TEST_CASE("an RT task pulled away updates the running one's runtime: throttling between ticks", "[smp][rt][throttle]") {
+  ScenarioParams p = exact_scenario("6.1", 100, 2);
+  p.duration = Time::ms(990);
+  TaskSpec h = on_cpus(task("h", {ev_run(Time::ms(57)), ev_sleep(Time::s(10))}, Policy::kFifo, 60), {1});
+  h.delay = Time::ms(900);
+  TaskSpec q = task("q", {ev_run(Time::ms(10)), ev_sleep(Time::s(10))}, Policy::kFifo, 40);
+  q.delay = Time::ms(955);
+  p.tasks = {on_cpus(hog("rt", Policy::kFifo, 50), {0}), on_cpus(hog("f"), {0}), h, q};
+  const SwitchLog log = run_logging_switches(p);
+  std::vector<SwitchRecord> cpu0;
+  for (const SwitchRecord& r : log.log)
+    if (r.cpu == 0 && r.t > Time::ms(900)) cpu0.push_back(r);
+  REQUIRE(!cpu0.empty());
+  CHECK(cpu0[0].t == Time::ms(957));
+  CHECK(cpu0[0].prev == "rt");
+  CHECK(cpu0[0].next == "f");
+  CHECK(log.first_run("q") == Time::ms(957));
+  CHECK(log.log.back().cpu == 1);  // q ran on CPU 1
+}
+
 // A class change on a throttled rq moves the task into or out of
 // rq->nr_running, as the classes' own enqueue and dequeue do (6.1/6.6:
 // enqueue_top_rt_rq() returns early while throttled; fair's enqueue adds).

@@ -52,7 +52,7 @@ class RtClass final : public SchedClass {
   }
 
   bool dequeue_task(Rq& rq, Task& p, int flags) override {
-    if (rq.curr == &p) update_curr(rq);
+    update_curr(rq);  // dequeue_task_rt(): the running RT task's, whichever leaves
     if ((flags & (kDequeueSave | kDequeueMove)) == kDequeueSave) {
       const auto& q = rq.rt.queue[p.prio];
       p.rt.saved_pos = static_cast<size_t>(std::find(q.begin(), q.end(), &p) - q.begin());
@@ -137,6 +137,13 @@ class RtClass final : public SchedClass {
       return;
     }
     if (runtime >= kp.rt_period.count()) return;
+    // "Don't actually throttle groups that have no runtime assigned but
+    // accrue some time due to boosting": with rt_runtime 0 the time is
+    // dropped and RT runs on.
+    if (rq.rt.rt_time > runtime && runtime == 0) {
+      rq.rt.rt_time = 0;
+      return;
+    }
     if (rq.rt.rt_time > runtime) {
       rq.rt.rt_throttled = true;
       rq.nr_running -= rq.rt.rt_nr_running;  // sched_rt_rq_dequeue() -> dequeue_top_rt_rq()
