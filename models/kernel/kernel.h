@@ -895,11 +895,11 @@ class Kernel : public InstantEndHook, public EventHandler {
     int saved_event_cpu;
     bool move;  // DEQUEUE_MOVE / ENQUEUE_MOVE: cleared when the effective priority stays
   };
-  // `class_change`: p's scheduling class changes with it (only then is a
-  // delayed task fully dequeued first).
   // set_load_weight() inside a change (setscheduler.cc): p's weight for
   // `policy` and `nice`, reweighted in the fair class it was in.
   void set_load_weight(Task& p, SchedClassId old_class, Policy policy, int nice);
+  // `class_change`: p's scheduling class changes with it (only then is a
+  // delayed task fully dequeued first).
   SchedChange sched_change_begin(Task& p, bool move, bool class_change);
   void sched_change_end(Task& p, const SchedChange& c, int extra_flags);
   void check_class_changed(Rq& rq, Task& p, SchedClassId old_class, int old_prio);

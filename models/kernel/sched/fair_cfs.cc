@@ -105,8 +105,6 @@ class CfsClass final : public FairClassBase {
     if (it != cfs.timeline.end()) cfs.timeline.erase(it);
     se.in_tree = false;
   }
-  // se_is_idle(): a SCHED_IDLE task (cpu.idle groups are not modelled).
-  static bool se_is_idle(const SE& se) { return se.task && !se.my_q && se.task->policy == Policy::kIdle; }
   // sched_idle_cfs_rq(): every queued entity of the level is idle
   // (cfs_rq->idle_nr_running, counted here).
   static bool sched_idle_cfs_rq(const CfsRq& cfs) {
@@ -115,28 +113,11 @@ class CfsClass final : public FairClassBase {
     for (const SE* se : cfs.timeline) idle += se_is_idle(*se) ? 1 : 0;
     return idle == cfs.nr_running;
   }
-  // __clear_buddies_{last,next,skip}(): the buddy goes from the entity's
-  // level and from each level above where the entity's ancestor is it.
-  static void clear_buddy(SE* CfsRq::*buddy, SE* se) {
-    for (; se; se = se->parent) {
-      CfsRq& cfs = *se->cfs_rq;
-      if (cfs.*buddy != se) return;
-      cfs.*buddy = nullptr;
-    }
-  }
   // clear_buddies() (6.1): the entity stops being any of the three buddies.
   static void clear_buddies(CfsRq& cfs, SE& se) {
     if (cfs.last == &se) clear_buddy(&CfsRq::last, &se);
     if (cfs.next == &se) clear_buddy(&CfsRq::next, &se);
     if (cfs.skip == &se) clear_buddy(&CfsRq::skip, &se);
-  }
-  // set_next_buddy() / set_last_buddy(): the entity and its ancestors,
-  // up to a dequeued or idle one (never a SCHED_IDLE entity).
-  static void set_buddy(SE* CfsRq::*buddy, SE* se) {
-    for (; se; se = se->parent) {
-      if (!se->on_rq || se_is_idle(*se)) return;
-      se->cfs_rq->*buddy = se;
-    }
   }
   // set_skip_buddy(): the yielder and every ancestor, unconditionally.
   static void set_skip_buddy(SE* se) {
@@ -568,11 +549,12 @@ void CfsClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
     }
     find_matching_se(se, pse);
     const bool cse_is_idle = se_is_idle(*se), pse_is_idle = se_is_idle(*pse);
-    if (cse_is_idle != pse_is_idle && !cse_is_idle) {
+    if (cse_is_idle && !pse_is_idle) {
+      k_.note_why("cfs: a non-idle entity preempts an idle one");
+    } else if (cse_is_idle != pse_is_idle) {
       k_.note_why("cfs: an idle entity does not preempt a non-idle one");
       return;
-    }
-    if (cse_is_idle == pse_is_idle) {
+    } else {
       update_curr(rq, *se->cfs_rq);
       if (wakeup_preempt_entity(*se, *pse) != 1) {
         k_.note_why("cfs: curr's vruntime is not ahead by more than wakeup_granularity");
@@ -580,8 +562,6 @@ void CfsClass::wakeup_preempt(Rq& rq, Task& p, int wake_flags) {
       }
       k_.note_why("cfs: curr's vruntime is ahead by more than wakeup_granularity");
       if (!next_buddy_marked) set_buddy(&CfsRq::next, pse);
-    } else {
-      k_.note_why("cfs: a non-idle entity preempts an idle one");
     }
   }
   k_.resched_curr(rq);

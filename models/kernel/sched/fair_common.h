@@ -77,6 +77,27 @@ class FairClassBase : public SchedClass {
   static void se_update_runnable(SchedEntity& se) {
     if (se.my_q) se.runnable_weight = static_cast<uint32_t>(se.my_q->h_nr_running - se.my_q->h_nr_delayed);
   }
+  // se_is_idle(): a SCHED_IDLE task (a group entity has no task; cpu.idle
+  // groups are not modelled).
+  static bool se_is_idle(const SchedEntity& se) { return se.task && se.task->policy == Policy::kIdle; }
+  // set_next_buddy() / set_last_buddy(): the entity and its ancestors
+  // become their cfs_rqs' buddy, up to a dequeued or idle one (never a
+  // SCHED_IDLE entity).
+  static void set_buddy(SchedEntity* CfsRq::*buddy, SchedEntity* se) {
+    for (; se; se = se->parent) {
+      if (!se->on_rq || se_is_idle(*se)) return;
+      se->cfs_rq->*buddy = se;
+    }
+  }
+  // __clear_buddies_{next,last,skip}(): the buddy goes from the entity's
+  // level and from each level above where the entity's ancestor is it.
+  static void clear_buddy(SchedEntity* CfsRq::*buddy, SchedEntity* se) {
+    for (; se; se = se->parent) {
+      CfsRq& cfs = *se->cfs_rq;
+      if (cfs.*buddy != se) return;
+      cfs.*buddy = nullptr;
+    }
+  }
   // find_matching_se(): the two entities of curr's and p's hierarchies that
   // are siblings on one cfs_rq.
   static void find_matching_se(SchedEntity*& se, SchedEntity*& pse) {

@@ -173,22 +173,10 @@ class EevdfClass final : public FairClassBase {
     if (se.my_q) return;
     for (SE* e = &se; e; e = e->parent) --e->cfs_rq->h_nr_delayed;
   }
-  // se_is_idle(): a SCHED_IDLE task (no cpu.idle groups are modelled).
-  static bool se_is_idle(const SE& se) { return se.task && se.task->policy == Policy::kIdle; }
-  // set_next_buddy(): the entity and its ancestors become their cfs_rqs'
-  // next buddies, up to an idle one.
-  static void set_next_buddy(SE* se) {
-    for (; se; se = se->parent) {
-      if (!se->on_rq || se_is_idle(*se)) return;
-      se->cfs_rq->next = se;
-    }
-  }
-  // clear_buddies() / __clear_buddies_next() (6.6+: only the next buddy):
-  // up the hierarchy while each level's next is the entity's ancestor.
+  static void set_next_buddy(SE* se) { set_buddy(&CfsRq::next, se); }
+  // clear_buddies() / __clear_buddies_next() (6.6+: only the next buddy).
   static void clear_buddies(CfsRq& cfs, SE& se) {
-    if (cfs.next != &se) return;
-    cfs.next = nullptr;
-    for (SE* e = se.parent; e && e->cfs_rq->next == e; e = e->parent) e->cfs_rq->next = nullptr;
+    if (cfs.next == &se) clear_buddy(&CfsRq::next, &se);
   }
   // update_cfs_group(): a group entity's weight follows its group's
   // shares and the share of the group's load on this CPU

@@ -137,14 +137,14 @@ class RtClass final : public SchedClass {
       return;
     }
     if (runtime >= kp.rt_period.count()) return;
-    // "Don't actually throttle groups that have no runtime assigned but
-    // accrue some time due to boosting": with rt_runtime 0 the time is
-    // dropped and RT runs on.
-    if (rq.rt.rt_time > runtime && runtime == 0) {
-      rq.rt.rt_time = 0;
-      return;
-    }
     if (rq.rt.rt_time > runtime) {
+      // "Don't actually throttle groups that have no runtime assigned but
+      // accrue some time due to boosting": with rt_runtime 0 the time is
+      // dropped and RT runs on.
+      if (runtime == 0) {
+        rq.rt.rt_time = 0;
+        return;
+      }
       rq.rt.rt_throttled = true;
       rq.nr_running -= rq.rt.rt_nr_running;  // sched_rt_rq_dequeue() -> dequeue_top_rt_rq()
       SL_DEBUG("{:.6f} cpu{} sched: RT throttling activated (rt_time {} > runtime {})", k_.clock().to_s(), rq.cpu,

@@ -32,9 +32,9 @@ void Kernel::set_load_weight(Task& p, SchedClassId old_class, Policy policy, int
   const uint64_t old_weight = p.se.weight;
   const uint64_t new_weight = policy == Policy::kIdle ? kWeightIdlePrio : nice_to_weight(nice);
   if (new_weight != old_weight) {
-    // A task that is RT now keeps its vlag and PELT load as they
-    // are (it is detached from the cfs_rq's sums), and attach_entity_load_avg()
-    // rebuilds load_sum at the new weight when it becomes fair again.
+    // (An RT task's vlag and PELT load stay: it is detached from the
+    // cfs_rq's sums, and attach_entity_load_avg() rebuilds load_sum at the
+    // new weight when it becomes fair again.)
     if (old_class == SchedClassId::kFair) {
       // reweight_task_fair() -> reweight_entity() on a dequeued entity:
       // lag_i = w_i * vlag, so vlag scales by old/new; PELT: the blocked or
