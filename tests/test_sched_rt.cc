@@ -193,6 +193,50 @@ TEST_CASE("the RT period timer (6.6) restarted within its last period keeps its 
   CHECK(k.rt_period_timer_expiry().count() == 4'000'000'001);
 }
 
+// do_sched_rt_period_timer() (6.1/6.6 rt.c) reschedules a CPU with RT
+// tasks queued but no RT time (sched_rt_rq_enqueue()'s resched_curr() is
+// unconditional), and __pick_next_task()'s slow path then puts the running
+// RT task (put_prev_task_rt(): the RT PELT signal updated) and sets it
+// again (set_next_task_rt(first)). HZ 100, rt (FIFO 50) from 5 ms: run 1 ms,
+// sleep 1998.5 ms, run 1 ms. Its first enqueue starts the timer for
+// 5 ms + 1 ns, which finds rt running with no RT time yet: a __schedule()
+// that picks rt again. The period gives the 1 ms back at 1.005000001 s and
+// stops (RT idle) with its expiry forwarded to 2.005000001 s; the wake-up
+// at 2.0045 s keeps that expiry. No tick comes between (2.000 s is before
+// the wake-up, 2.010 s after the expiry), so at 2.005000001 s rt runs with
+// rt_time still 0: a second __schedule(), which picks rt again and brings
+// its RT signal up to 2.005 s (set_next_task_rt() had last updated it at
+// the wake-up). The model used to leave both CPUs' schedules alone.
+TEST_CASE("the RT period timer reschedules a CPU with RT queued but no RT time (6.1/6.6)", "[rt][throttle][pelt]") {
+  const std::string version = GENERATE(as<std::string>(), "6.1", "6.6");
+  ScenarioParams p = exact_scenario(version, 100);
+  p.duration = Time::ms(2100);
+  TaskSpec rt = task("rt", {ev_run(Time::ms(1)), ev_sleep(Time::us(1'998'500))}, Policy::kFifo, 50);
+  rt.delay = Time::ms(5);
+  p.tasks = {rt};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  const Rq& rq = k.rq(0);
+  k.run_until(Time::ms(5));
+  const uint64_t before_first = rq.sched_count;
+  k.run_until(Time::us(5'500));
+  CHECK(rq.sched_count == before_first + 1);  // 5 ms + 1 ns: rt picked again
+  k.run_until(Time::us(2'004'900));
+  CHECK(rq.rt.rt_time == 0);
+  REQUIRE(k.rt_period_timer_armed());
+  CHECK(k.rt_period_timer_expiry().count() == 2'005'000'001);
+  const uint64_t before_second = rq.sched_count;
+  const uint64_t signal_at_wakeup = rq.avg_rt.last_update_time;
+  k.run_until(Time::us(2'005'200));
+  CHECK(rq.sched_count == before_second + 1);
+  CHECK(rq.curr->comm == "rt");
+  // put_prev_task_rt() at 2.005000001 s, 0.5 ms of PELT clock after the
+  // wake-up's update (last_update_time moves in whole 1024 ns steps).
+  const uint64_t moved = rq.avg_rt.last_update_time - signal_at_wakeup;
+  CHECK(moved > 500'000 - 1024);
+  CHECK(moved < 500'000 + 1024);
+}
+
 // 6.12 removed that throttling; the deferred fair server starts when fair
 // tasks have been starved until the zero-laxity point (period 1 s - 50 ms),
 // runs them 50 ms, then runs them first thing each following period:

@@ -1140,10 +1140,15 @@ void Kernel::schedule(Rq& rq) {
       update_idle_rq_clock_pelt(rq);
     class_of(*next).set_next_task(rq, *next, true);
     switch_to(rq, prev, *next, prev_state);
-  } else if (version_.repick_runs_pick_done && next->sched_class == SchedClassId::kFair) {
+  } else if (version_.repick_is_a_full_pick && next->sched_class == SchedClassId::kFair) {
     // 6.1/6.6 pick_next_task_fair()'s done: runs for prev picked again too.
     cfs_tasks_move_to_head(*next);  // list_move() to rq->cfs_tasks' head
     update_misfit_status(*this, rq, next);
+  } else if (version_.repick_is_a_full_pick && next->sched_class == SchedClassId::kRt) {
+    // 6.1/6.6: put_prev_task_balance() put prev before pick_next_task_rt()
+    // set it again as first; the balance callback below runs.
+    class_of(prev).put_prev_task(rq, prev, next);
+    class_of(*next).set_next_task(rq, *next, true);
   }
   // The stopper's __schedule() is done: from here on the CPU runs what it
   // picked. The stopper was rq->curr until now, so only here does a CPU
@@ -1159,12 +1164,14 @@ void Kernel::schedule(Rq& rq) {
   }
   // The rq's balance callbacks (RT push) run once the switch is done.
   // Only set_next_task_rt(first) queues one (rt_queue_push_tasks(), 6.12
-  // rt.c), i.e. only when this pick switched to an RT task, and only with
-  // pushable RT tasks (has_pushable_tasks()). A fair or idle
-  // pick (the fair server's, a throttled rt_rq's) or the same task picked
-  // again queues none: a push there would find the queued RT task above
-  // curr and only ask for the pick that just chose curr again.
-  if (next != &prev && next->sched_class == SchedClassId::kRt && rq.rt.nr_pushable > 0)
+  // rt.c), i.e. only when this pick switched to an RT task (on 6.1/6.6
+  // also when it picked an RT prev again), and only with pushable RT
+  // tasks (has_pushable_tasks()). A fair or idle pick (the fair server's,
+  // a throttled rt_rq's) queues none: a push there would find the queued
+  // RT task above curr and only ask for the pick that just chose curr
+  // again.
+  const bool set_rt_first = next != &prev || version_.repick_is_a_full_pick;
+  if (set_rt_first && next->sched_class == SchedClassId::kRt && rq.rt.nr_pushable > 0)
     classes_[static_cast<size_t>(SchedClassId::kRt)]->balance_callback(rq);
   if (next != &prev)
     SL_DEBUG("{:.6f} cpu{} schedule: {}-{} -> {}-{} (prev_state {})", now().to_s(), rq.cpu, prev.comm, prev.pid,
@@ -1454,7 +1461,8 @@ void Kernel::start_rt_bandwidth(int rq_cpu) {
 // sched_rt_period_timer() -> do_sched_rt_period_timer() (6.1/6.6 rt.c):
 // each CPU with RT runtime used or RT tasks queued gets one period's
 // runtime back, and a throttled rt_rq with runtime left is unthrottled;
-// others are not touched. The timer forwards by one period, unless no
+// one with RT tasks queued but no RT time is rescheduled (its running RT
+// task is picked again); others are not touched. The timer forwards by one period, unless no
 // CPU used RT runtime or has RT tasks (idle): then it stops until the next
 // start_rt_bandwidth(). It runs on the timer's CPU: unthrottling another
 // CPU reschedules it by IPI. hrtimer_forward_now() first moves the expiry
@@ -1489,6 +1497,11 @@ void Kernel::rt_period_timer() {
       if (rt.rt_time > 0 || rt.rt_nr_running) idle = false;
     } else {
       idle = false;  // RT tasks queued
+      // enqueue = 1 -> sched_rt_rq_enqueue(): the rt_rq is already queued
+      // (enqueue_top_rt_rq() returns at rt_queued: no count, no cpufreq
+      // kick), but its resched_curr() is unconditional. A throttled rt_rq
+      // always has RT time, so it is never here.
+      resched_curr(rq);
     }
   }
   if (idle)

@@ -171,7 +171,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.misfit_skips_biggest_allowed = false;
     info.lb_misfit_not_a_failure = false;
     info.lb_misfit_tie_later_wins = true;
-    info.repick_runs_pick_done = true;
+    info.repick_is_a_full_pick = true;
     info.newidle_null_domain_returns = v6_1;
     info.post_init_scale_load = true;
     info.group_keeps_weight_when_empty = false;

@@ -161,12 +161,17 @@ struct KernelVersionInfo {
   // 6.1 and 6.6 update_sd_pick_busiest(): of two misfit groups with equal
   // misfit_task_load the later one in the scan wins; 6.12 keeps the first.
   bool lb_misfit_tie_later_wins = false;
-  // 6.1 and 6.6 pick_next_task_fair() (6.6.63 fair.c): prev picked again
-  // still goes through its done: label, which moves the task to the head
-  // of rq->cfs_tasks and runs update_misfit_status(); 6.12's
-  // put_prev_set_next_task() returns early then, doing neither (misfit is
-  // then next looked at by the tick).
-  bool repick_runs_pick_done = false;
+  // 6.1 and 6.6 (6.6.63 core.c, fair.c, rt.c): prev picked again is a
+  // pick like any other. pick_next_task_fair() still goes through its
+  // done: label, which moves the task to the head of rq->cfs_tasks and
+  // runs update_misfit_status(); an RT prev goes through
+  // __pick_next_task()'s slow path, put_prev_task_balance() putting it
+  // (put_prev_task_rt(): runtime and RT PELT updated) and
+  // pick_next_task_rt() setting it again (set_next_task_rt(first), which
+  // queues the push of the rq's pushable tasks). 6.12's
+  // put_prev_set_next_task() returns early then, doing none of it (misfit
+  // is then next looked at by the tick).
+  bool repick_is_a_full_pick = false;
   // 6.18.35 and 6.1.166 sched_balance_newidle() / newidle_balance(): with
   // no sched domain (one CPU) the pass goes straight to "out:" ("Small
   // cleanup to sched_balance_newidle()", with the proportional newidle
