@@ -918,3 +918,125 @@ TEST_CASE("6.18 keeps a decayed group cfs_rq listed until its part of tg->load_a
     }
   }
 }
+
+// cpu.idle (sched_group_set_idle(), 6.12 fair.c; the same in 6.6.63 and
+// 6.18.35): the group's entity weighs WEIGHT_IDLEPRIO (its shares are 3,
+// and a group alone on its CPU gets them all: calc_group_shares() gives
+// tg_shares) and is idle to se_is_idle(), so on one CPU the group's only
+// task h, nice 0, runs exactly as a SCHED_IDLE h in the root group would:
+// a waking root task w preempts it at once (check_preempt_wakeup_fair():
+// an idle current loses to a non-idle wakee where their hierarchies meet).
+// w runs 1 ms every 3 ms. (A group of the same weight without cpu.idle
+// is ineligible whenever w wakes, its vruntime running 341 times faster,
+// so w waits no more there either: on one CPU the weight does most of
+// it. What only the idle mark does is in the placement test below.)
+TEST_CASE("cpu.idle: a group's only task runs as a SCHED_IDLE task would", "[fair][cgroup]") {
+  const std::string version = GENERATE(as<std::string>(), "6.6", "6.12", "6.18");
+  INFO(version);
+  const auto run = [&](const std::string& how) {
+    ScenarioParams p = exact_scenario(version, 250);
+    p.duration = Time::ms(300);
+    TaskSpec h = hog("h");
+    if (how == "sched_idle") {
+      h = hog("h", Policy::kIdle);
+    } else {
+      KernelParams::CpuCgroup g;
+      g.name = "bg";
+      if (how == "cpu_idle")
+        g.cpu_idle = true;
+      else
+        g.cpu_shares = 3;  // the same weight, not idle
+      p.kernel.cgroups = {g};
+      h.cgroup = "bg";
+    }
+    TaskSpec w = task("w", {ev_run(Time::ms(1)), ev_sleep(Time::ms(2))});
+    w.delay = Time::us(100);
+    p.tasks = {h, w};
+    System sys(p, 1);
+    SwitchLog log;
+    sys.add_observer(&log);
+    sys.run();
+    CHECK(sys.kernel().rq(0).cfs.idle_h_nr_running == (how == "shares" ? 0 : 1));
+    return std::make_pair(log, metrics_of(sys.result(), "w").wakeup_latency.count_at_least(1));
+  };
+  const auto [idle_task, idle_task_waits] = run("sched_idle");
+  const auto [idle_group, idle_group_waits] = run("cpu_idle");
+  const auto [light_group, light_group_waits] = run("shares");
+  CHECK(idle_group.log == idle_task.log);
+  CHECK(idle_group_waits == 0);  // every wake-up of w preempts h at once
+  CHECK(idle_task_waits == 0);
+  CHECK(light_group_waits == 0);
+}
+
+// The group's tasks count as idle on their CPU (idle_h_nr_running from the
+// idle level up), so a CPU running only them is idle to wake-up placement
+// (sched_idle_cpu()): the SCHED_IDLE placement test (test_sched_smp.cc)
+// with bg a nice-0 hog in a cpu.idle group, on the EEVDF kernels and 6.1.
+// With the same weight but no cpu.idle, CPU 0 is busy and w never goes
+// there.
+TEST_CASE("cpu.idle: a CPU running only an idle group's tasks is idle to wake-up placement", "[fair][cgroup][smp]") {
+  const std::string version = GENERATE(as<std::string>(), "6.1", "6.6", "6.12", "6.18");
+  INFO(version);
+  ScenarioParams p = exact_scenario(version, 1000, 2);
+  p.duration = Time::ms(100);
+  KernelParams::CpuCgroup g;
+  g.name = "bg";
+  g.cpu_idle = true;
+  p.kernel.cgroups = {g};
+  TaskSpec fair = on_cpus(hog("fair"), {1});
+  fair.delay = Time::us(500);
+  p.tasks = {in_group(on_cpus(hog("bg"), {0}), "bg"), task("w", {ev_run(Time::ms(1)), ev_sleep(Time::ms(5))}), fair};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(3));
+  CHECK(k.rq(0).cfs.idle_h_nr_running == 1);
+  CHECK(k.sched_idle_cpu(0));
+  k.run_until(p.duration);
+  int on_cpu0 = 0, elsewhere = 0;
+  for (const auto& r : log.log)
+    if (r.next == "w") ++(r.cpu == 0 ? on_cpu0 : elsewhere);
+  CHECK(elsewhere == 1);  // the first run, on CPU 1
+  CHECK(on_cpu0 >= 14);
+  // Control: the same weight without cpu.idle.
+  g.cpu_idle = false;
+  g.cpu_shares = 3;
+  p.kernel.cgroups = {g};
+  const SwitchLog light = run_logging_switches(p);
+  int light_on_cpu0 = 0, light_elsewhere = 0;
+  for (const auto& r : light.log)
+    if (r.next == "w") ++(r.cpu == 0 ? light_on_cpu0 : light_elsewhere);
+  CHECK(light_on_cpu0 == 0);  // CPU 0 is busy to select_idle_sibling()
+  CHECK(light_elsewhere >= 14);
+}
+
+TEST_CASE("YAML: cpu_idle on cgroups", "[config][cgroup]") {
+  const std::string head = "kernel: {version: \"6.12\"}\nplatform: {cpus: 1}\n";
+  SECTION("read into the parameters") {
+    ScenarioParams s = load_scenario_yaml(head + "cgroups:\n  - {name: bg, cpu_idle: true}\n" + kOneTask, "test.yaml");
+    REQUIRE(s.kernel.cgroups.size() == 1);
+    CHECK(s.kernel.cgroups[0].cpu_idle);
+    CHECK(s.kernel.cgroups[0].fair_level());
+  }
+  SECTION("with a cpu weight") {
+    ConfigError e = error_of(head + "cgroups:\n  - {name: bg, cpu_idle: true, cpu_weight: 100}\n" + kOneTask);
+    CHECK(e.key_path() == "cgroups[0].cpu_weight");
+    CHECK_THAT(e.message(), Catch::Contains("EINVAL"));
+  }
+  SECTION("not a boolean") {
+    CHECK(error_of(head + "cgroups:\n  - {name: bg, cpu_idle: 2}\n" + kOneTask).key_path() == "cgroups[0].cpu_idle");
+  }
+  SECTION("without CONFIG_FAIR_GROUP_SCHED") {
+    ConfigError e = error_of("kernel: {version: \"6.12\", fair_group_sched: false}\ncgroups:\n"
+                             "  - {name: bg, cpu_idle: true}\n" +
+                             std::string(kOneTask));
+    CHECK_THAT(e.message(), Catch::Contains("fair_group_sched"));
+  }
+  SECTION("a cpu_weight event on an idle group") {
+    ConfigError e = error_of(head + "cgroups:\n  - {name: bg, cpu_idle: true}\n  - {name: A, cpu_weight: 100}\n" +
+                             "tasks:\n  - {name: t, events: [{cpu_weight: {group: bg, weight: 100}}]}\n");
+    CHECK(e.key_path() == "tasks[0].events[0].cpu_weight.group");
+    CHECK_THAT(e.message(), Catch::Contains("idle"));
+  }
+}

@@ -83,6 +83,10 @@ const std::vector<ParamDecl>& cgroup_params() {
        "(CONFIG_FAIR_GROUP_SCHED; kernels 6.1, 6.6, 6.12 and 6.18, docs/fair_group_sched.md)"},
       {"cpu_shares", "integer 2..262144", "not written (no level of its own)",
        "cpu.shares (cgroup v1; 1024 = a nice-0 task's weight); instead of cpu_weight"},
+      {"cpu_idle", "boolean", "false (not written)",
+       "cpu.idle: the group is a level whose entity is idle (weight WEIGHT_IDLEPRIO, 3 shares; preempted by "
+       "any wake-up from outside it, never a buddy) and whose tasks count as SCHED_IDLE ones to placement and "
+       "balancing; instead of cpu_weight and cpu_shares"},
   };
   return decls;
 }
@@ -138,6 +142,18 @@ void load_cgroups(const YamlDoc& doc, const MapReader& top, ScenarioParams& s) {
     if (r.has("cpu_weight") && r.has("cpu_shares"))
       fail(doc, *r.find("cpu_shares"), r.path("cpu_shares"),
            "give cpu_weight (cgroup v2) or cpu_shares (v1), not both");
+    if (r.has("cpu_idle")) {
+      r.read("cpu_idle", c.cpu_idle);
+      if (c.cpu_idle && !s.kernel.fair_group_sched)
+        fail(doc, *r.find("cpu_idle"), r.path("cpu_idle"),
+             "cpu_idle needs CONFIG_FAIR_GROUP_SCHED: set 'kernel: {fair_group_sched: true}'");
+      if (c.cpu_idle && (r.has("cpu_weight") || r.has("cpu_shares"))) {
+        const char* key = r.has("cpu_weight") ? "cpu_weight" : "cpu_shares";
+        fail(doc, *r.find(key), r.path(key),
+             "an idle group's weight is WEIGHT_IDLEPRIO and the kernel refuses cpu.weight and cpu.shares writes to "
+             "it (EINVAL): give cpu_idle or a cpu weight, not both");
+      }
+    }
     if (r.has("cpu_weight") || r.has("cpu_shares")) {
       const YAML::Node& v = *r.find(r.has("cpu_weight") ? "cpu_weight" : "cpu_shares");
       const std::string key = r.has("cpu_weight") ? "cpu_weight" : "cpu_shares";
@@ -201,6 +217,13 @@ EventSpec load_cpu_weight_event(const YamlDoc& doc, const YAML::Node& node, cons
                                 const KernelParams& k) {
   MapReader r(doc, node, path, cpu_weight_event_params());
   r.require("group");
+  if (auto g = r.find("group"); g && g->IsScalar())
+    for (const auto& c : k.cgroups)
+      if (c.cpu_idle && c.name == g->Scalar())
+        fail(doc, *g, r.path("group"),
+             fmt::format("cgroup '{}' is idle (cpu_idle: true): the kernel refuses cpu.weight and cpu.shares writes "
+                         "to an idle group (EINVAL)",
+                         c.name));
   std::vector<std::string> weighted;
   for (const auto& c : k.cgroups)
     if (c.cpu_weight || c.cpu_shares) weighted.push_back(c.name);

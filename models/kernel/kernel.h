@@ -84,7 +84,8 @@ struct CfsRq {
   int nr_running = 0;           // on_rq entities (curr and delayed included)
   int h_nr_running = 0;         // on_rq tasks at or below this level (delayed included)
   int h_nr_delayed = 0;         // sched_delayed tasks at or below this level
-  int idle_h_nr_running = 0;    // SCHED_IDLE tasks on_rq at or below this level (delayed included)
+  int idle_h_nr_running = 0;    // idle tasks on_rq at or below this level (delayed included): SCHED_IDLE or below an idle level
+  bool idle = false;            // cfs_rq->idle: the level of a cpu.idle group (cfs_rq_is_idle())
   SchedEntity* next = nullptr;  // buddies
   SchedEntity* last = nullptr;
   SchedEntity* skip = nullptr;
@@ -1018,10 +1019,19 @@ class Kernel : public InstantEndHook, public EventHandler {
   // dequeue_entities() (6.12 fair.c): a CPU left with only SCHED_IDLE
   // tasks that had others before balances at its next tick ("balance
   // early to pull high priority tasks").
+  // Whether a queued fair task counts in its CPU's idle_h_nr_running:
+  // SCHED_IDLE, or queued below a cpu.idle level (enqueue_task_fair()'s
+  // walk counts it as idle from the first idle cfs_rq up).
+  static bool task_h_idle(const Task& p) {
+    if (p.policy == Policy::kIdle) return true;
+    for (const SchedEntity* se = &p.se; se; se = se->parent)
+      if (se->cfs_rq && se->cfs_rq->idle) return true;
+    return false;
+  }
   void sub_nr_running(Rq& rq, const Task& p) {
     if (rt_uncounted(rq, p)) return;
     const bool fair = p.sched_class == SchedClassId::kFair;
-    const bool was_sched_idle = fair && rq.nr_running == rq.cfs.idle_h_nr_running + (p.policy == Policy::kIdle ? 1 : 0);
+    const bool was_sched_idle = fair && rq.nr_running == rq.cfs.idle_h_nr_running + (task_h_idle(p) ? 1 : 0);
     --rq.nr_running;
     if (fair && !was_sched_idle && sched_idle_rq(rq)) rq.next_balance = jiffies();
   }

@@ -99,6 +99,12 @@ struct KernelParams {
     // on the root cfs_rq, as on Pixels (docs/fair_group_sched.md).
     std::optional<int64_t> cpu_shares;
     std::optional<int64_t> cpu_weight;
+    // cpu.idle = 1 (sched_group_set_idle(), 6.12 fair.c): the group is a
+    // level whose entity is idle (se_is_idle()) at WEIGHT_IDLEPRIO shares;
+    // the kernel refuses cpu.weight writes to it, so not with the above.
+    bool cpu_idle = false;
+    // Whether the group is a level of the fair hierarchy in the model.
+    bool fair_level() const { return cpu_shares || cpu_weight || cpu_idle; }
   };
   std::vector<CpuCgroup> cgroups;
 };

@@ -260,13 +260,15 @@ void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
   fair_util_est_enqueue(rq, p);
   // The iowait boost request, after util_est.
   if (p.in_iowait) k_.cpufreq_update_util(rq, kSchedCpufreqIowait);
-  const int idle_h_nr_running = p.policy == Policy::kIdle ? 1 : 0;
+  // Counted idle from a cpu.idle level up (cfs_rq_is_idle()).
+  int idle_h_nr_running = p.policy == Policy::kIdle ? 1 : 0;
   SE* se = &p.se;
   for (; se && !se->on_rq; se = se->parent) {
     CfsRq& cfs = *se->cfs_rq;
     enqueue_entity(rq, cfs, *se, flags);
     ++cfs.h_nr_running;
     cfs.idle_h_nr_running += idle_h_nr_running;
+    if (cfs.idle) idle_h_nr_running = 1;
     flags = kEnqueueWakeup;
   }
   for (; se; se = se->parent) {
@@ -276,6 +278,7 @@ void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
     update_cfs_group(rq, *se);
     ++cfs.h_nr_running;
     cfs.idle_h_nr_running += idle_h_nr_running;
+    if (cfs.idle) idle_h_nr_running = 1;
   }
 }
 
@@ -308,7 +311,7 @@ void CfsClass::dequeue_entity(Rq& rq, CfsRq& cfs, SE& se, int flags) {
 // dequeue's PELT update.
 bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
   const bool task_sleep = flags & kDequeueSleep;
-  const int idle_h_nr_running = p.policy == Policy::kIdle ? 1 : 0;
+  int idle_h_nr_running = p.policy == Policy::kIdle ? 1 : 0;
   fair_util_est_dequeue(rq, p);
   SE* se = &p.se;
   while (se) {
@@ -316,6 +319,7 @@ bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
     dequeue_entity(rq, cfs, *se, flags);
     --cfs.h_nr_running;
     cfs.idle_h_nr_running -= idle_h_nr_running;
+    if (cfs.idle) idle_h_nr_running = 1;
     se = se->parent;
     if (cfs.load_weight) {
       if (task_sleep && se) set_buddy(&CfsRq::next, se);
@@ -330,6 +334,7 @@ bool CfsClass::dequeue_task(Rq& rq, Task& p, int flags) {
     update_cfs_group(rq, *se);
     --cfs.h_nr_running;
     cfs.idle_h_nr_running -= idle_h_nr_running;
+    if (cfs.idle) idle_h_nr_running = 1;
   }
   fair_util_est_update(k_, rq, p, task_sleep);
   return true;

@@ -77,9 +77,11 @@ class FairClassBase : public SchedClass {
   static void se_update_runnable(SchedEntity& se) {
     if (se.my_q) se.runnable_weight = static_cast<uint32_t>(se.my_q->h_nr_running - se.my_q->h_nr_delayed);
   }
-  // se_is_idle(): a SCHED_IDLE task (a group entity has no task; cpu.idle
-  // groups are not modelled).
-  static bool se_is_idle(const SchedEntity& se) { return se.task && se.task->policy == Policy::kIdle; }
+  // se_is_idle(): a SCHED_IDLE task, or the entity of a cpu.idle group
+  // (cfs_rq_is_idle() of its group cfs_rq).
+  static bool se_is_idle(const SchedEntity& se) {
+    return se.task ? se.task->policy == Policy::kIdle : se.my_q && se.my_q->idle;
+  }
   // set_next_buddy() / set_last_buddy(): the entity and its ancestors
   // become their cfs_rqs' buddy, up to a dequeued or idle one (never a
   // SCHED_IDLE entity).

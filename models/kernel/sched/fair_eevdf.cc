@@ -539,7 +539,7 @@ void EevdfClass::enqueue_task(Rq& rq, Task& p, int flags) {
     if (p.se.sched_delayed) requeue_delayed_entity(rq, p.se);
     return;
   }
-  const int idle_h_nr_running = p.policy == Policy::kIdle ? 1 : 0;
+  int idle_h_nr_running = p.policy == Policy::kIdle ? 1 : 0;
   // Back from a change, still delayed (a wake-up requeues it instead).
   const int h_nr_delayed = !(flags & kEnqueueWakeup) && p.se.sched_delayed ? 1 : 0;
   int64_t slice = 0;
@@ -559,6 +559,7 @@ void EevdfClass::enqueue_task(Rq& rq, Task& p, int flags) {
     ++cfs.h_nr_running;
     cfs.idle_h_nr_running += idle_h_nr_running;
     cfs.h_nr_delayed += h_nr_delayed;
+    if (cfs.idle) idle_h_nr_running = 1;  // counted idle from a cpu.idle level up
     flags = kEnqueueWakeup;
   }
   if (se) update_ancestors(rq, se, slice, 1, idle_h_nr_running, h_nr_delayed);
@@ -581,6 +582,7 @@ void EevdfClass::update_ancestors(Rq& rq, SE* se, int64_t slice, int h_nr_runnin
     cfs.h_nr_running += h_nr_running;
     cfs.idle_h_nr_running += idle_h_nr_running;
     cfs.h_nr_delayed += h_nr_delayed;
+    if (cfs.idle) idle_h_nr_running = h_nr_running;
   }
 }
 
@@ -651,6 +653,7 @@ bool EevdfClass::dequeue_entities(Rq& rq, SE& entity, int flags) {
     cfs.h_nr_running -= h_nr_running;
     cfs.idle_h_nr_running -= idle_h_nr_running;
     cfs.h_nr_delayed -= h_nr_delayed;
+    if (cfs.idle) idle_h_nr_running = h_nr_running;
     // Don't dequeue the parent if it has other entities besides this one.
     if (cfs.load_weight) {
       if (se->parent && slices_up()) slice = cfs_rq_min_slice(cfs, nullptr);

@@ -18,8 +18,12 @@
 // tg->load_avg contribution, the balancer's eligibility test on the
 // task's group cfs_rq at dst). 6.1.166's group PELT and shares paths are
 // 6.6.63's (function bodies compared) but for update_cfs_group(), which
-// reweights without 6.6's unchanged-weight shortcut (fair_cfs.cc). Not
-// modelled: CFS bandwidth (cpu.max), cpu.idle, autogroup.
+// reweights without 6.6's unchanged-weight shortcut (fair_cfs.cc). A
+// cpu.idle group (sched_group_set_idle(), the same in all four) is a level
+// at WEIGHT_IDLEPRIO shares whose cfs_rqs are idle, set from the start;
+// the class walks count its tasks idle (idle_h_nr_running) and
+// se_is_idle() treats its entities as SCHED_IDLE. Not modelled: CFS
+// bandwidth (cpu.max), cpu.idle writes during a run, autogroup.
 #include <fmt/format.h>
 
 #include "models/errors.h"
@@ -71,6 +75,11 @@ void Kernel::sched_group_set_shares(int group, int64_t shares) {
     throw ModelError(fmt::format("cpu cgroup '{}' has no cpu weight: it is not a level of the fair hierarchy "
                                  "(give it cpu_weight or cpu_shares in cgroups[])",
                                  g < task_groups_.size() ? task_groups_[g].name : std::to_string(group)));
+  // sched_group_set_shares(): -EINVAL for an idle group.
+  if (fair_group_rqs_[fair_group_slot(group, 0)]->cfs.idle)
+    throw ModelError(fmt::format("cpu cgroup '{}' is idle (cpu.idle 1): the kernel refuses its cpu.weight and "
+                                 "cpu.shares writes (EINVAL)",
+                                 task_groups_[g].name));
   const uint64_t scaled = static_cast<uint64_t>(std::clamp(shares, kMinShares, kMaxShares)) << kSchedFixedpointShift;
   if (fair_group_shares_[g] == scaled) return;
   fair_group_shares_[g] = scaled;
@@ -85,13 +94,22 @@ void Kernel::sched_group_set_shares(int group, int64_t shares) {
 void Kernel::setup_fair_groups() {
   fair_group_shares_.assign(task_groups_.size(), 0);
   bool any = false;
+  std::vector<bool> idle(task_groups_.size(), false);
   for (const KernelParams::CpuCgroup& c : params_.cgroups) {
-    if (!c.cpu_shares && !c.cpu_weight) continue;
+    if (!c.fair_level()) continue;
     const size_t g = static_cast<size_t>(find_task_group(c.name));
     if (c.cpu_shares && c.cpu_weight)
       throw ModelError(fmt::format("cpu cgroup '{}': give cpu_shares (cgroup v1) or cpu_weight (v2), not both", c.name));
+    if (c.cpu_idle && (c.cpu_shares || c.cpu_weight))
+      throw ModelError(fmt::format("cpu cgroup '{}': an idle group's weight is WEIGHT_IDLEPRIO (cpu.idle); "
+                                   "give cpu_idle or a cpu weight, not both",
+                                   c.name));
     int64_t shares;
-    if (c.cpu_weight) {
+    if (c.cpu_idle) {
+      // sched_group_set_idle(): "Idle groups have minimum weight."
+      shares = static_cast<int64_t>(kWeightIdlePrio);
+      idle[g] = true;
+    } else if (c.cpu_weight) {
       shares = shares_from_cpu_weight(c.name, *c.cpu_weight);
     } else {
       // __sched_group_set_shares() clamps; a value it would change is
@@ -139,6 +157,7 @@ void Kernel::setup_fair_groups() {
       CfsRq& parent_cfs = task_group_cfs_rq(task_groups_[g].parent, cpu);
       grq->cfs.tg = static_cast<int>(g);
       grq->cfs.se = &grq->se;
+      grq->cfs.idle = idle[g];  // cfs_rq->idle, as sched_group_set_idle() sets it
       SchedEntity& se = grq->se;
       se.my_q = &grq->cfs;
       set_entity_cfs_rq(se, parent_cfs);
