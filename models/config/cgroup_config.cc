@@ -61,6 +61,15 @@ std::vector<std::string> group_names(const KernelParams& k) {
   return names;
 }
 
+// The cgroups that are levels of the fair hierarchy (a cpu weight or
+// cpu.idle): the only ones with cpu.weight / cpu.idle files in the model.
+std::vector<std::string> fair_levels(const KernelParams& k) {
+  std::vector<std::string> names;
+  for (const auto& c : k.cgroups)
+    if (c.fair_level()) names.push_back(c.name);
+  return names;
+}
+
 void require_uclamp(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const KernelParams& k,
                     std::string_view what) {
   if (!k.uclamp)
@@ -102,9 +111,20 @@ const std::vector<ParamDecl>& cpu_uclamp_event_params() {
 
 const std::vector<ParamDecl>& cpu_weight_event_params() {
   static const std::vector<ParamDecl> decls = {
-      {"group", "a cgroup with cpu_weight or cpu_shares", "required", "whose file is written"},
+      {"group", "a cgroup with cpu_weight, cpu_shares or cpu_idle", "required",
+       "whose file is written (not while it is idle: the kernel's EINVAL, an error at run time)"},
       {"weight", "integer 1..10000", "-", "written to cpu.weight (cgroup v2; 100 = 1024 shares)"},
       {"shares", "integer 2..262144", "-", "written to cpu.shares (cgroup v1), instead of weight"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& cpu_idle_event_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"group", "a cgroup with cpu_weight, cpu_shares or cpu_idle", "required", "whose cpu.idle is written"},
+      {"idle", "boolean", "required",
+       "the value written: true makes the group idle at WEIGHT_IDLEPRIO; false makes it a plain level at 1024 "
+       "shares (cpu.weight 100), whatever its weight was before"},
   };
   return decls;
 }
@@ -217,19 +237,10 @@ EventSpec load_cpu_weight_event(const YamlDoc& doc, const YAML::Node& node, cons
                                 const KernelParams& k) {
   MapReader r(doc, node, path, cpu_weight_event_params());
   r.require("group");
-  if (auto g = r.find("group"); g && g->IsScalar())
-    for (const auto& c : k.cgroups)
-      if (c.cpu_idle && c.name == g->Scalar())
-        fail(doc, *g, r.path("group"),
-             fmt::format("cgroup '{}' is idle (cpu_idle: true): the kernel refuses cpu.weight and cpu.shares writes "
-                         "to an idle group (EINVAL)",
-                         c.name));
-  std::vector<std::string> weighted;
-  for (const auto& c : k.cgroups)
-    if (c.cpu_weight || c.cpu_shares) weighted.push_back(c.name);
+  const std::vector<std::string> weighted = fair_levels(k);
   if (weighted.empty())
-    fail(doc, node, path, "a cpu_weight event needs a cgroup with cpu_weight or cpu_shares in cgroups[] (a level of "
-                          "the fair hierarchy)");
+    fail(doc, node, path, "a cpu_weight event needs a cgroup with cpu_weight, cpu_shares or cpu_idle in cgroups[] "
+                          "(a level of the fair hierarchy)");
   EventSpec e;
   e.kind = EventSpec::Kind::kCpuWeight;
   e.name = ref_name(doc, r, "group", weighted, "cgroup with a cpu weight");
@@ -240,6 +251,24 @@ EventSpec load_cpu_weight_event(const YamlDoc& doc, const YAML::Node& node, cons
     r.read("shares", e.cpu_weight, 2, int64_t{1} << 18);
     e.cpu_weight_is_shares = true;
   }
+  return e;
+}
+
+// `cpu_idle: {group: NAME, idle: BOOL}`: only a group that is a level of
+// the fair hierarchy has the file in the model.
+EventSpec load_cpu_idle_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                              const KernelParams& k) {
+  MapReader r(doc, node, path, cpu_idle_event_params());
+  r.require("group");
+  r.require("idle");
+  const std::vector<std::string> levels = fair_levels(k);
+  if (levels.empty())
+    fail(doc, node, path, "a cpu_idle event needs a cgroup with cpu_weight, cpu_shares or cpu_idle in cgroups[] (a "
+                          "level of the fair hierarchy)");
+  EventSpec e;
+  e.kind = EventSpec::Kind::kCpuIdle;
+  e.name = ref_name(doc, r, "group", levels, "cgroup with a cpu weight");
+  r.read("idle", e.cpu_idle);
   return e;
 }
 

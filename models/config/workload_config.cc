@@ -21,7 +21,7 @@ constexpr Time kMinSlice = Time::us(100);  // the kernel clamps sched_runtime to
 constexpr Time kMaxSlice = Time::ms(100);
 
 // What an event's value must be.
-enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kCall, kRpm, kUclamp, kCgroup, kCpuUclamp, kCpuWeight };
+enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kCall, kRpm, kUclamp, kCgroup, kCpuUclamp, kCpuWeight, kCpuIdle };
 
 struct EventKind {
   std::string name;
@@ -49,6 +49,7 @@ const std::vector<EventKind>& event_kinds() {
       {"cgroup", Kind::kCgroup, Arg::kCgroup},
       {"cpu_uclamp", Kind::kCpuUclamp, Arg::kCpuUclamp},
       {"cpu_weight", Kind::kCpuWeight, Arg::kCpuWeight},
+      {"cpu_idle", Kind::kCpuIdle, Arg::kCpuIdle},
   };
   return kinds;
 }
@@ -173,6 +174,7 @@ EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Nod
     case Arg::kCgroup: e = load_cgroup_event(ctx.doc, value, path, ctx.kernel); break;
     case Arg::kCpuUclamp: e = load_cpu_uclamp_event(ctx.doc, value, path, ctx.kernel); break;
     case Arg::kCpuWeight: e = load_cpu_weight_event(ctx.doc, value, path, ctx.kernel); break;
+    case Arg::kCpuIdle: e = load_cpu_idle_event(ctx.doc, value, path, ctx.kernel); break;
   }
   return e;
 }
@@ -562,6 +564,8 @@ const std::vector<ParamDecl>& event_params() {
        "write a cpu cgroup's cpu.uclamp.min / .max (as a power HAL does; needs kernel.uclamp.enabled)"},
       {"cpu_weight", "map (see cpu_weight)", "-",
        "write a weighted cpu cgroup's cpu.weight or cpu.shares at run time (sched_group_set_shares())"},
+      {"cpu_idle", "map (see cpu_idle)", "-",
+       "write a cpu cgroup's cpu.idle at run time (sched_group_set_idle())"},
       {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work)"},
       {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker"},
       {"submit_job", "map (see submit_job)", "-", "push a GPU job to a DRM scheduler entity (the submit ioctl)"},

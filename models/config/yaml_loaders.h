@@ -78,6 +78,9 @@ const std::vector<ParamDecl>& cpu_uclamp_event_params();  // cpu_uclamp event
 EventSpec load_cpu_weight_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
                                 const KernelParams& k);
 const std::vector<ParamDecl>& cpu_weight_event_params();  // cpu_weight event
+EventSpec load_cpu_idle_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                              const KernelParams& k);
+const std::vector<ParamDecl>& cpu_idle_event_params();  // cpu_idle event
 
 void load_pm_runtime(const YamlDoc& doc, const MapReader& top, ScenarioParams& s);
 EventSpec load_rpm_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const CallTargets* targets);

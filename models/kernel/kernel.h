@@ -376,10 +376,14 @@ class Kernel : public InstantEndHook, public EventHandler {
   // cpu_weight_write_u64() / cpu_shares_write_u64() (core.c): a run-time
   // write of a weighted group's cpu.weight (1..10000) or cpu.shares, through
   // sched_group_set_shares() (fair_group.cc). ModelError for a group that is
-  // not a level of the fair hierarchy, or a value the kernel refuses.
+  // not a level of the fair hierarchy, or a value the kernel refuses
+  // (an idle group's: EINVAL).
   void cpu_weight_write(int group, int64_t weight);
   void cpu_shares_write(int group, int64_t shares);
   void sched_group_set_shares(int group, int64_t shares);
+  // sched_group_set_idle() (6.12 fair.c): a run-time write of a group
+  // level's cpu.idle; ModelError for a group that is not a level.
+  void sched_group_set_idle(int group, bool idle);
   void set_body(Task& p, TaskBody* body) { p.body = body; }
   // wake_up_new_task() at time `at`.
   void start_task_at(Task& p, Time at);
@@ -881,6 +885,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   size_t fair_group_slot(int group, int cpu) const {
     return static_cast<size_t>(group) * rqs_.size() + static_cast<size_t>(cpu);
   }
+  // ModelError unless `group` is a level of the fair hierarchy.
+  void require_fair_level(int group) const;
+  // __sched_group_set_shares() for an unscaled, in-range value.
+  void set_group_shares(int group, int64_t shares);
   // cpu_util_update_eff() from `group` down, pre-order.
   void cpu_util_update_eff(int group);
   // uclamp_update_active(): a refcounted task leaves and rejoins its rq's

@@ -54,7 +54,8 @@ RtAppBody::RtAppBody(RtAppWorld& world, const TaskSpec& spec, Task& task)
         case EventSpec::Kind::kWait: o.mutex = &world.mutex(e.mutex); break;
         case EventSpec::Kind::kCgroup:
         case EventSpec::Kind::kCpuUclamp:
-        case EventSpec::Kind::kCpuWeight: o.task_group = world.kernel().cpu_cgroup_index(e.name); break;
+        case EventSpec::Kind::kCpuWeight:
+        case EventSpec::Kind::kCpuIdle: o.task_group = world.kernel().cpu_cgroup_index(e.name); break;
         default: break;
       }
     }
@@ -292,10 +293,18 @@ Action RtAppBody::next(Task& self) {
       case EventSpec::Kind::kCpuWeight: {
         const int group = objects_of_current().task_group;
         advance();
-        if (e.cpu_weight_is_shares)
-          k.cpu_shares_write(group, e.cpu_weight);
-        else
-          k.cpu_weight_write(group, e.cpu_weight);
+        at_event(e, [&] {
+          if (e.cpu_weight_is_shares)
+            k.cpu_shares_write(group, e.cpu_weight);
+          else
+            k.cpu_weight_write(group, e.cpu_weight);
+        });
+        continue;
+      }
+      case EventSpec::Kind::kCpuIdle: {
+        const int group = objects_of_current().task_group;
+        advance();
+        k.sched_group_set_idle(group, e.cpu_idle);
         continue;
       }
       case EventSpec::Kind::kSuspend:

@@ -72,6 +72,7 @@ struct EventSpec {
     kCgroup,     // this task moves to cpu cgroup `name` (cgroup.procs write)
     kCpuUclamp,  // write cpu.uclamp.min / .max of cpu cgroup `name`
     kCpuWeight,  // write cpu.weight (cgroup v2) or cpu.shares (v1) of cpu cgroup `name`
+    kCpuIdle,    // write cpu.idle of cpu cgroup `name`
   };
   Kind kind = Kind::kRun;
   Time duration;        // run / runtime / sleep; timer period
@@ -85,6 +86,7 @@ struct EventSpec {
   // cpu.shares (2..262144) when `cpu_weight_is_shares`.
   int64_t cpu_weight = 0;
   bool cpu_weight_is_shares = false;
+  bool cpu_idle = false;  // kCpuIdle: the value written to cpu.idle
   // kUclamp from an rt-app phase: rt-app's set_thread_param() skips the
   // call when the settings it last applied are these already.
   bool uclamp_if_changed = false;

@@ -22,8 +22,9 @@
 // cpu.idle group (sched_group_set_idle(), the same in all four) is a level
 // at WEIGHT_IDLEPRIO shares whose cfs_rqs are idle, set from the start;
 // the class walks count its tasks idle (idle_h_nr_running) and
-// se_is_idle() treats its entities as SCHED_IDLE. Not modelled: CFS
-// bandwidth (cpu.max), cpu.idle writes during a run, autogroup.
+// se_is_idle() treats its entities as SCHED_IDLE; a write during a run
+// is sched_group_set_idle(). Not modelled: CFS bandwidth (cpu.max),
+// autogroup.
 #include <fmt/format.h>
 
 #include "models/errors.h"
@@ -70,17 +71,27 @@ void Kernel::cpu_shares_write(int group, int64_t shares) { sched_group_set_share
 // group is empty there keeps its weight (6.12+'s update_cfs_group(); 6.6
 // reweights it from the group's blocked load).
 void Kernel::sched_group_set_shares(int group, int64_t shares) {
-  const size_t g = static_cast<size_t>(group);
-  if (g == 0 || g >= fair_group_shares_.size() || !fair_group_shares_[g])
-    throw ModelError(fmt::format("cpu cgroup '{}' has no cpu weight: it is not a level of the fair hierarchy "
-                                 "(give it cpu_weight or cpu_shares in cgroups[])",
-                                 g < task_groups_.size() ? task_groups_[g].name : std::to_string(group)));
+  require_fair_level(group);
   // sched_group_set_shares(): -EINVAL for an idle group.
   if (fair_group_rqs_[fair_group_slot(group, 0)]->cfs.idle)
     throw ModelError(fmt::format("cpu cgroup '{}' is idle (cpu.idle 1): the kernel refuses its cpu.weight and "
                                  "cpu.shares writes (EINVAL)",
-                                 task_groups_[g].name));
-  const uint64_t scaled = static_cast<uint64_t>(std::clamp(shares, kMinShares, kMaxShares)) << kSchedFixedpointShift;
+                                 task_groups_[static_cast<size_t>(group)].name));
+  set_group_shares(group, std::clamp(shares, kMinShares, kMaxShares));
+}
+
+void Kernel::require_fair_level(int group) const {
+  const size_t g = static_cast<size_t>(group);
+  if (g == 0 || g >= fair_group_shares_.size() || !fair_group_shares_[g])
+    throw ModelError(fmt::format("cpu cgroup '{}' has no cpu weight: it is not a level of the fair hierarchy "
+                                 "(give it cpu_weight, cpu_shares or cpu_idle in cgroups[])",
+                                 g < task_groups_.size() ? task_groups_[g].name : std::to_string(group)));
+}
+
+// __sched_group_set_shares() past its clamp.
+void Kernel::set_group_shares(int group, int64_t shares) {
+  const size_t g = static_cast<size_t>(group);
+  const uint64_t scaled = static_cast<uint64_t>(shares) << kSchedFixedpointShift;
   if (fair_group_shares_[g] == scaled) return;
   fair_group_shares_[g] = scaled;
   SchedClass& fair = *classes_[static_cast<size_t>(SchedClassId::kFair)];
@@ -89,6 +100,30 @@ void Kernel::sched_group_set_shares(int group, int64_t shares) {
     update_rq_clock(rq);
     fair.group_shares_changed(rq, fair_group_rqs_[fair_group_slot(group, cpu)]->se);
   }
+}
+
+// sched_group_set_idle() (6.12.19; 6.1.166, 6.6.63 and 6.18.35 the same):
+// unchanged, nothing. Otherwise on every CPU the group's cfs_rq takes the
+// mark, and its tasks there move into (or out of) idle_h_nr_running on
+// each queued level above it, up to the first idle one (which counts them
+// already); the parent's idle_nr_running follows by itself in the model
+// (sched_idle_cfs_rq() counts idle entities). Then the group's weight:
+// WEIGHT_IDLEPRIO when idle, NICE_0_LOAD when not (whatever cpu.weight
+// said before), through __sched_group_set_shares().
+void Kernel::sched_group_set_idle(int group, bool idle) {
+  require_fair_level(group);
+  if (fair_group_rqs_[fair_group_slot(group, 0)]->cfs.idle == idle) return;
+  for (int cpu = 0; cpu < nr_cpus(); ++cpu) {
+    FairGroupRq& grq = *fair_group_rqs_[fair_group_slot(group, cpu)];
+    grq.cfs.idle = idle;
+    int delta = grq.cfs.h_nr_running - grq.cfs.idle_h_nr_running;
+    if (!idle) delta = -delta;
+    for (SchedEntity* se = &grq.se; se && se->on_rq; se = se->parent) {
+      se->cfs_rq->idle_h_nr_running += delta;
+      if (se->cfs_rq->idle) break;  // accounted at that level and above
+    }
+  }
+  set_group_shares(group, idle ? static_cast<int64_t>(kWeightIdlePrio) : static_cast<int64_t>(kNice0Load));
 }
 
 void Kernel::setup_fair_groups() {
