@@ -886,3 +886,36 @@ TEST_CASE("an exited task's signals leave its cfs_rq at the next update (task_de
   CHECK(rq.cfs.removed.nr == 0);   // applied by h's enqueue since
   CHECK(rq.cfs.avg.util_avg <= h.se.avg.util_avg + 2);
 }
+
+// RT overload by version: 6.1/6.6 update_rt_migration() puts a CPU in
+// rd->rto_mask only with two or more RT tasks queued, one allowed
+// elsewhere; 6.7+ with any pushable task (the model's 6.12 is run with
+// 6.6's RT throttling instead of the fair server to show it). sf (FIFO 50, either CPU) holds CPU 0 and is throttled
+// from the 952 ms tick: queued alone and pushable there while f (fair,
+// CPU 0) runs. q (FIFO 60, CPU 1) runs 1 ms every 5 ms; each time it
+// sleeps CPU 1 pulls (its RT priority drops). On 6.1/6.6 no CPU is
+// overloaded and the pull does nothing; with 6.12's rule CPU 0 is, and its
+// push IPI finds sf above f and reschedules CPU 0 for nothing (f picked
+// again: throttled sf cannot run).
+TEST_CASE("a throttled CPU's lone RT task makes it RT overloaded from 6.12 only", "[smp][rt][throttle]") {
+  const std::string version = GENERATE(as<std::string>(), "6.1", "6.6", "6.12");
+  INFO(version);
+  ScenarioParams p = exact_scenario(version, 250, 2);
+  p.duration = Time::ms(999);
+  p.kernel.rt_throttling = true;  // 6.12: 6.6's RT bandwidth in place of the fair server
+  p.kernel.fair_server = false;
+  TaskSpec q = on_cpus(task("q", {ev_run(Time::ms(1)), ev_sleep(Time::ms(4))}, Policy::kFifo, 60), {1});
+  p.tasks = {hog("sf", Policy::kFifo, 50), on_cpus(hog("f"), {0}), q};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(953));
+  REQUIRE(k.rq(0).rt.rt_throttled);
+  REQUIRE(find_task(k, "sf").cpu == 0);
+  const uint64_t before = k.rq(0).sched_count;
+  k.run_until(Time::ms(999));
+  CHECK(find_task(k, "sf").cpu == 0);
+  if (version == "6.12")
+    CHECK(k.rq(0).sched_count >= before + 9);  // a push IPI after each of q's sleeps
+  else
+    CHECK(k.rq(0).sched_count == before);
+}

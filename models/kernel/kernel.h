@@ -132,6 +132,9 @@ struct RtRq {
   // Tasks in rt.pushable_tasks: nonzero is has_pushable_tasks(), the CPU
   // "RT overloaded" (in rd->rto_mask, 6.12).
   int nr_pushable = 0;
+  // rt_nr_migratory (6.1/6.6): queued RT tasks, curr included, allowed on
+  // more than one CPU; with two or more queued the CPU is RT overloaded.
+  int rt_nr_migratory = 0;
   int64_t rt_time = 0;       // runtime used in this rt_period
   bool rt_throttled = false;
 };

@@ -1499,8 +1499,11 @@ void Kernel::rt_period_timer() {
       idle = false;  // RT tasks queued
       // enqueue = 1 -> sched_rt_rq_enqueue(): the rt_rq is already queued
       // (enqueue_top_rt_rq() returns at rt_queued: no count, no cpufreq
-      // kick), but its resched_curr() is unconditional. A throttled rt_rq
-      // always has RT time, so it is never here.
+      // kick), but its resched_curr() is unconditional -- in the
+      // !CONFIG_RT_GROUP_SCHED build, GKI's (gki_defconfig does not set
+      // it); RT_GROUP_SCHED's version reschedules only for a queued RT
+      // priority above curr's. A throttled rt_rq always has RT time, so it
+      // is never here.
       resched_curr(rq);
     }
   }

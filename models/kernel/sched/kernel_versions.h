@@ -172,6 +172,13 @@ struct KernelVersionInfo {
   // put_prev_set_next_task() returns early then, doing none of it (misfit
   // is then next looked at by the tick).
   bool repick_is_a_full_pick = false;
+  // 6.1 and 6.6 update_rt_migration() (6.6.63 rt.c): a CPU is RT
+  // overloaded (rt_rq->overloaded, in rd->rto_mask) while it has an RT
+  // task allowed elsewhere among two or more queued (running included).
+  // 6.7's "sched/rt: Make rt_rq->pushable_tasks updates drive rto_mask"
+  // made it "has a pushable task" (6.12.19): a throttled rt_rq's lone
+  // queued task counts there, not on 6.1/6.6.
+  bool rt_overload_by_migratory = false;
   // 6.18.35 and 6.1.166 sched_balance_newidle() / newidle_balance(): with
   // no sched domain (one CPU) the pass goes straight to "out:" ("Small
   // cleanup to sched_balance_newidle()", with the proportional newidle

@@ -45,6 +45,7 @@ class RtClass final : public SchedClass {
       q.push_back(&p);
     rq.rt.bitmap.set(p.prio);
     ++rq.rt.rt_nr_running;
+    if (p.nr_cpus_allowed > 1) ++rq.rt.rt_nr_migratory;  // inc_rt_migration()
     p.rt.on_rq = true;
     if (rq.curr != &p && p.nr_cpus_allowed > 1) enqueue_pushable(rq, p);
     k_.start_rt_bandwidth(rq.cpu);  // inc_rt_group()
@@ -258,6 +259,12 @@ class RtClass final : public SchedClass {
   }
 
  private:
+  // rt_rq->overloaded: the CPU is in rd->rto_mask (rt_overloaded()'s
+  // count, the push loop's walk); by version (KernelVersionInfo).
+  bool rt_overloaded(const Rq& rq) const {
+    if (k_.version_info().rt_overload_by_migratory) return rq.rt.rt_nr_running > 1 && rq.rt.rt_nr_migratory > 0;
+    return rq.rt.nr_pushable > 0;
+  }
   // rt_rq->highest_prio.curr: the best queued RT priority, or
   // MAX_RT_PRIO-1 ("no RT") when none, as cpupri sees it.
   static int rq_highest_prio(const Rq& rq) {
@@ -338,6 +345,7 @@ class RtClass final : public SchedClass {
   // where nothing changes between the search and the move); false when
   // none moved. A pushable task above curr asks for a reschedule instead.
   bool push_rt_task(Rq& rq) {
+    if (!rt_overloaded(rq)) return false;
     Task* p = first_pushable(rq);
     if (!p) return false;
     if (p->prio < rq.curr->prio) {
@@ -363,8 +371,8 @@ class RtClass final : public SchedClass {
   // CPU's best RT priority so far and does not preempt where it waits.
   void pull_rt_task(Rq& this_rq) {
     int rto_count = 0;
-    for (int c = 0; c < k_.nr_cpus(); ++c) rto_count += k_.rq(c).rt.nr_pushable > 0;
-    if (rto_count == 0 || (rto_count == 1 && this_rq.rt.nr_pushable > 0)) return;
+    for (int c = 0; c < k_.nr_cpus(); ++c) rto_count += rt_overloaded(k_.rq(c));
+    if (rto_count == 0 || (rto_count == 1 && rt_overloaded(this_rq))) return;
     if (k_.features()(SchedFeat::kRtPushIpi)) {
       tell_cpu_to_push();
       return;
@@ -372,7 +380,7 @@ class RtClass final : public SchedClass {
     bool resched = false;
     for (int c = 0; c < k_.nr_cpus(); ++c) {
       Rq& src = k_.rq(c);
-      if (c == this_rq.cpu || src.rt.nr_pushable == 0) continue;
+      if (c == this_rq.cpu || !rt_overloaded(src)) continue;
       Task* p = first_pushable(src, this_rq.cpu);
       if (!p || p->prio >= rq_highest_prio(this_rq)) continue;
       if (p->prio < src.curr->prio) continue;  // woken there, it will preempt there
@@ -397,7 +405,7 @@ class RtClass final : public SchedClass {
   int rto_next_cpu() {
     for (;;) {
       for (int c = rto_cpu_ + 1; c < k_.nr_cpus(); ++c)
-        if (k_.rq(c).rt.nr_pushable > 0) return rto_cpu_ = c;
+        if (rt_overloaded(k_.rq(c))) return rto_cpu_ = c;
       rto_cpu_ = -1;
       if (rto_loop_ == rto_loop_next_) return -1;
       rto_loop_ = rto_loop_next_;
@@ -419,6 +427,7 @@ class RtClass final : public SchedClass {
     q.erase(it);
     if (q.empty()) rq.rt.bitmap.reset(p.prio);
     --rq.rt.rt_nr_running;
+    if (p.nr_cpus_allowed > 1) --rq.rt.rt_nr_migratory;  // dec_rt_migration()
     p.rt.on_rq = false;
     dequeue_pushable(rq, p);
   }
