@@ -919,3 +919,37 @@ TEST_CASE("a throttled CPU's lone RT task makes it RT overloaded from 6.12 only"
   else
     CHECK(k.rq(0).sched_count == before);
 }
+
+// 6.1/6.6 have no SM_IDLE: an idle CPU rescheduled with nothing queued
+// picks again through pick_next_task_fair()'s idle: label, so it runs
+// newidle_balance() (which stamps rq->idle_stamp); 6.12 goes back to idle
+// without a pick. CPU 0 runs a (FIFO 50, CPU 0) with b (FIFO 40, CPUs 0-1)
+// queued behind it; CPU 1's h (FIFO 70) never lets b go. Both are
+// throttled from the 952 ms tick, CPU 0 idles, and b, queued and
+// migratory, keeps CPU 0 RT overloaded (by 6.1/6.6's rule and 6.12's):
+// each sleep of q (FIFO 60, CPU 2; 1 ms every 5 ms) pulls, the push IPI
+// finds b above CPU 0's idle task and reschedules it. (6.12 runs here
+// with 6.6's throttling instead of the fair server.)
+TEST_CASE("an idle CPU rescheduled with nothing queued balances as newly idle on 6.1/6.6 only", "[smp][rt][fair]") {
+  const std::string version = GENERATE(as<std::string>(), "6.1", "6.6", "6.12");
+  INFO(version);
+  ScenarioParams p = exact_scenario(version, 250, 3);
+  p.duration = Time::ms(999);
+  p.kernel.rt_throttling = true;
+  p.kernel.fair_server = false;
+  TaskSpec q = on_cpus(task("q", {ev_run(Time::ms(1)), ev_sleep(Time::ms(4))}, Policy::kFifo, 60), {2});
+  p.tasks = {on_cpus(hog("a", Policy::kFifo, 50), {0}), on_cpus(hog("b", Policy::kFifo, 40), {0, 1}),
+             on_cpus(hog("h", Policy::kFifo, 70), {1}), q};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(960));
+  REQUIRE(k.rq(0).rt.rt_throttled);
+  REQUIRE(find_task(k, "b").cpu == 0);
+  REQUIRE(k.rq(0).curr->is_idle_task);
+  k.run_until(Time::ms(990));
+  CHECK(k.rq(0).curr->is_idle_task);
+  if (version == "6.12")
+    CHECK(k.rq(0).idle_stamp < Time::ms(955));  // the switch to idle at the throttling, only
+  else
+    CHECK(k.rq(0).idle_stamp > Time::ms(980));  // a newidle pass at each of q's sleeps
+}

@@ -1105,6 +1105,12 @@ void Kernel::schedule(Rq& rq) {
   // to run.
   for (SchedClassId id : {SchedClassId::kRt, SchedClassId::kFair})
     if (id >= balance_prev.sched_class && classes_[static_cast<size_t>(id)]->balance(rq, balance_prev)) break;
+  // 6.1/6.6 have no SM_IDLE: schedule_idle() is __schedule(SM_NONE), so an
+  // idle CPU rescheduled with nothing queued still picks, through
+  // pick_next_task_fair()'s idle: label and its newidle_balance() (6.6.63
+  // core.c, fair.c). 6.12+ goes back to idle without a pick.
+  if (version_.repick_is_a_full_pick && balance_prev.is_idle_task && rq.nr_running == 0)
+    classes_[static_cast<size_t>(SchedClassId::kFair)]->balance(rq, balance_prev);
   int fair_queued = rq.cfs.nr_running;
   Task* next = pick_next_task(rq);
   // pick_next_task_fair(): a fair pick that comes back empty although fair
@@ -1122,7 +1128,9 @@ void Kernel::schedule(Rq& rq) {
   // which passes no rq_flags, and pick_next_task_fair() returns before
   // the test; the clock then syncs, with no lost idle time, at the idle
   // rq's next update_rq_clock() (update_rq_clock_pelt()). An idle CPU
-  // that picks idle again does not pick at all (__schedule()'s SM_IDLE).
+  // that picks idle again does not pick at all (6.12+ __schedule()'s
+  // SM_IDLE); 6.1/6.6 pick (their newidle pass ran above) and sync, which
+  // changes nothing on an idle rq whose clock is synced already.
   // 6.18 syncs in set_next_task_idle() instead (below).
   const bool sync_in_set_next_idle = version_.idle_pelt_sync_in_set_next_idle;
   if (!sync_in_set_next_idle && fair_fast_path && next->is_idle_task && next != &prev)
