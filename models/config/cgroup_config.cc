@@ -61,13 +61,21 @@ std::vector<std::string> group_names(const KernelParams& k) {
   return names;
 }
 
-// The cgroups that are levels of the fair hierarchy (a cpu weight or
-// cpu.idle): the only ones with cpu.weight / cpu.idle files in the model.
-std::vector<std::string> fair_levels(const KernelParams& k) {
-  std::vector<std::string> names;
+// An event's `group`: a cgroup that is a level of the fair hierarchy (a
+// cpu weight or cpu.idle), the only ones with cpu.weight / cpu.idle files
+// in the model.
+std::string fair_level_group(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                             const MapReader& r, const KernelParams& k, std::string_view event) {
+  r.require("group");
+  std::vector<std::string> levels;
   for (const auto& c : k.cgroups)
-    if (c.fair_level()) names.push_back(c.name);
-  return names;
+    if (c.fair_level()) levels.push_back(c.name);
+  if (levels.empty())
+    fail(doc, node, path,
+         fmt::format("a {} event needs a cgroup with cpu_weight, cpu_shares or cpu_idle in cgroups[] (a level of "
+                     "the fair hierarchy)",
+                     event));
+  return ref_name(doc, r, "group", levels, "cgroup with a cpu weight");
 }
 
 void require_uclamp(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const KernelParams& k,
@@ -236,14 +244,9 @@ EventSpec load_cpu_uclamp_event(const YamlDoc& doc, const YAML::Node& node, cons
 EventSpec load_cpu_weight_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
                                 const KernelParams& k) {
   MapReader r(doc, node, path, cpu_weight_event_params());
-  r.require("group");
-  const std::vector<std::string> weighted = fair_levels(k);
-  if (weighted.empty())
-    fail(doc, node, path, "a cpu_weight event needs a cgroup with cpu_weight, cpu_shares or cpu_idle in cgroups[] "
-                          "(a level of the fair hierarchy)");
   EventSpec e;
   e.kind = EventSpec::Kind::kCpuWeight;
-  e.name = ref_name(doc, r, "group", weighted, "cgroup with a cpu weight");
+  e.name = fair_level_group(doc, node, path, r, k, "cpu_weight");
   if (r.has("weight") == r.has("shares")) r.fail_here("expected 'weight' (cpu.weight) or 'shares' (cpu.shares), one of them");
   if (r.has("weight")) {
     r.read("weight", e.cpu_weight, 1, 10000);
@@ -259,15 +262,10 @@ EventSpec load_cpu_weight_event(const YamlDoc& doc, const YAML::Node& node, cons
 EventSpec load_cpu_idle_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
                               const KernelParams& k) {
   MapReader r(doc, node, path, cpu_idle_event_params());
-  r.require("group");
-  r.require("idle");
-  const std::vector<std::string> levels = fair_levels(k);
-  if (levels.empty())
-    fail(doc, node, path, "a cpu_idle event needs a cgroup with cpu_weight, cpu_shares or cpu_idle in cgroups[] (a "
-                          "level of the fair hierarchy)");
   EventSpec e;
   e.kind = EventSpec::Kind::kCpuIdle;
-  e.name = ref_name(doc, r, "group", levels, "cgroup with a cpu weight");
+  e.name = fair_level_group(doc, node, path, r, k, "cpu_idle");
+  r.require("idle");
   r.read("idle", e.cpu_idle);
   return e;
 }

@@ -890,6 +890,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   }
   // ModelError unless `group` is a level of the fair hierarchy.
   void require_fair_level(int group) const;
+  // tg_is_idle(): a level's cpu.idle (its cfs_rqs carry the mark).
+  bool tg_is_idle(int group) const { return fair_group_rqs_[fair_group_slot(group, 0)]->cfs.idle; }
   // __sched_group_set_shares() for an unscaled, in-range value.
   void set_group_shares(int group, int64_t shares);
   // cpu_util_update_eff() from `group` down, pre-order.
@@ -1027,9 +1029,6 @@ class Kernel : public InstantEndHook, public EventHandler {
     if (!rt_uncounted(rq, p)) add_nr_running(rq);
   }
   // sub_nr_running() once p's dequeue is complete. For a fair task, as
-  // dequeue_entities() (6.12 fair.c): a CPU left with only SCHED_IDLE
-  // tasks that had others before balances at its next tick ("balance
-  // early to pull high priority tasks").
   // Whether a queued fair task counts in its CPU's idle_h_nr_running:
   // SCHED_IDLE, or queued below a cpu.idle level (enqueue_task_fair()'s
   // walk counts it as idle from the first idle cfs_rq up).
@@ -1039,6 +1038,9 @@ class Kernel : public InstantEndHook, public EventHandler {
       if (se->cfs_rq && se->cfs_rq->idle) return true;
     return false;
   }
+  // dequeue_entities() (6.12 fair.c): a CPU left with only SCHED_IDLE
+  // tasks that had others before balances at its next tick ("balance
+  // early to pull high priority tasks").
   void sub_nr_running(Rq& rq, const Task& p) {
     if (rt_uncounted(rq, p)) return;
     const bool fair = p.sched_class == SchedClassId::kFair;

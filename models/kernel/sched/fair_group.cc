@@ -73,7 +73,7 @@ void Kernel::cpu_shares_write(int group, int64_t shares) { sched_group_set_share
 void Kernel::sched_group_set_shares(int group, int64_t shares) {
   require_fair_level(group);
   // sched_group_set_shares(): -EINVAL for an idle group.
-  if (fair_group_rqs_[fair_group_slot(group, 0)]->cfs.idle)
+  if (tg_is_idle(group))
     throw ModelError(fmt::format("cpu cgroup '{}' is idle (cpu.idle 1): the kernel refuses its cpu.weight and "
                                  "cpu.shares writes (EINVAL)",
                                  task_groups_[static_cast<size_t>(group)].name));
@@ -112,7 +112,7 @@ void Kernel::set_group_shares(int group, int64_t shares) {
 // said before), through __sched_group_set_shares().
 void Kernel::sched_group_set_idle(int group, bool idle) {
   require_fair_level(group);
-  if (fair_group_rqs_[fair_group_slot(group, 0)]->cfs.idle == idle) return;
+  if (tg_is_idle(group) == idle) return;
   for (int cpu = 0; cpu < nr_cpus(); ++cpu) {
     FairGroupRq& grq = *fair_group_rqs_[fair_group_slot(group, cpu)];
     grq.cfs.idle = idle;
