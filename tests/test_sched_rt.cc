@@ -718,12 +718,16 @@ TEST_CASE("an equal-priority RT wakee pinned to the CPU makes the migratable cur
 }
 
 // Where a CPU going idle syncs its PELT clock (update_idle_rq_clock_pelt()):
-// 6.12.19 only on pick_next_task_fair()'s path, which a switch from an RT
-// task does not take; 6.18.35 in set_next_task_idle(), on every switch to
-// idle. A FIFO task runs 1 ms and sleeps: at 1.5 ms (no event since) the
-// 6.18 rq's last idle sync is the switch at 1 ms, the 6.12 rq's is older.
-TEST_CASE("6.18 syncs the PELT clock of a CPU going idle from an RT task, 6.12 does not", "[pelt][clock][rt]") {
-  for (const char* version : {"6.12", "6.18"}) {
+// 6.6.63 and 6.12.19 only on pick_next_task_fair()'s path with rq_flags,
+// which a switch from an RT task does not take; 6.18.35 in
+// set_next_task_idle(), on every switch to idle; 6.1.166 after the idle:
+// label's "if (rf)", so also in the rf-less pick of a switch from RT. A
+// FIFO task runs 1 ms and sleeps: at 1.5 ms (no event since) the 6.1 and
+// 6.18 rqs' last idle sync is the switch at 1 ms, the 6.6 and 6.12 rqs'
+// is older.
+TEST_CASE("6.1 and 6.18 sync the PELT clock of a CPU going idle from an RT task, 6.6 and 6.12 do not",
+          "[pelt][clock][rt]") {
+  for (const char* version : {"6.1", "6.6", "6.12", "6.18"}) {
     CAPTURE(version);
     ScenarioParams p = exact_scenario(version);
     p.tasks = {task("r", {ev_run(Time::ms(1)), ev_sleep(Time::ms(10))}, Policy::kFifo, 10)};
@@ -734,7 +738,8 @@ TEST_CASE("6.18 syncs the PELT clock of a CPU going idle from an RT task, 6.12 d
     const Rq& rq = k.rq(0);
     REQUIRE(rq.idle_task_runs());
     const uint64_t switch_at = Kernel::kRqClockAtZeroNs + 1000000;
-    if (std::string(version) == "6.18")
+    const std::string v = version;
+    if (v == "6.1" || v == "6.18")
       CHECK(rq.pelt.clock_idle == switch_at);
     else
       CHECK(rq.pelt.clock_idle < switch_at);

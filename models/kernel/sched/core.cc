@@ -1126,7 +1126,8 @@ void Kernel::schedule(Rq& rq) {
   // newidle balance. Only on the fast path: a switch to idle from an RT,
   // deadline or stop prev picks fair through __pick_next_task_fair(),
   // which passes no rq_flags, and pick_next_task_fair() returns before
-  // the test; the clock then syncs, with no lost idle time, at the idle
+  // the test (6.6/6.12; 6.1 syncs there too, after prev's put, below);
+  // the clock then syncs, with no lost idle time, at the idle
   // rq's next update_rq_clock() (update_rq_clock_pelt()). An idle CPU
   // that picks idle again does not pick at all (6.12+ __schedule()'s
   // SM_IDLE); 6.1/6.6 pick (their newidle pass ran above) and sync, which
@@ -1135,6 +1136,10 @@ void Kernel::schedule(Rq& rq) {
   const bool sync_in_set_next_idle = version_.idle_pelt_sync_in_set_next_idle;
   if (!sync_in_set_next_idle && fair_fast_path && next->is_idle_task && next != &prev)
     update_idle_rq_clock_pelt(rq);
+  // Off the fast path, where the sync comes after prev's put: 6.18's
+  // set_next_task_idle(), 6.1's rf-less pick_next_task_fair().
+  const bool sync_after_put =
+      sync_in_set_next_idle || (version_.idle_pelt_sync_without_rf && !fair_fast_path);
   // clear_tsk_need_resched(prev) comes after the pick (6.1, 6.12 and 6.18
   // __schedule()): a reschedule raised while balancing for this pick (a
   // pulled task's wakeup_preempt()) is answered by the pick itself and
@@ -1144,8 +1149,7 @@ void Kernel::schedule(Rq& rq) {
   if (next != &prev) {
     if (fair_fast_path) rq.fair_server_picked = false;  // pick_next_task_fair() picked, not the server
     class_of(prev).put_prev_task(rq, prev, next);
-    if (sync_in_set_next_idle && next->is_idle_task)  // 6.18 set_next_task_idle()
-      update_idle_rq_clock_pelt(rq);
+    if (sync_after_put && next->is_idle_task) update_idle_rq_clock_pelt(rq);
     class_of(*next).set_next_task(rq, *next, true);
     switch_to(rq, prev, *next, prev_state);
   } else if (version_.repick_is_a_full_pick && next->sched_class == SchedClassId::kFair) {
@@ -1165,8 +1169,9 @@ void Kernel::schedule(Rq& rq) {
   if (rq.stopper_ran) {
     rq.stopper_ran = false;
     if (next == &prev) {
-      // The stop -> idle switch: 6.18's set_next_task_idle() syncs.
-      if (sync_in_set_next_idle) update_idle_rq_clock_pelt(rq);
+      // The stop -> idle switch: 6.18's set_next_task_idle() syncs, and
+      // 6.1's rf-less pick_next_task_fair().
+      if (sync_after_put) update_idle_rq_clock_pelt(rq);
       enter_idle(rq);
     }
   }

@@ -186,6 +186,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
       info.eevdf = false;
       info.runnable_boost = false;
       info.lb_busy_dst_evens_task_count = true;
+      info.idle_pelt_sync_without_rf = true;
     }
   } else if (version == "6.12") {
     info.defaults = eevdf_6_12();

@@ -131,6 +131,12 @@ struct KernelVersionInfo {
   // set_next_task_idle(), so every switch to the idle task (from an RT or
   // stop task too), after prev's put_prev_task().
   bool idle_pelt_sync_in_set_next_idle = false;
+  // 6.1.166's pick_next_task_fair() runs update_idle_rq_clock_pelt() after
+  // its "idle:" label's "if (rf)" block, so also when called without
+  // rq_flags: __pick_next_task_fair() on a switch to idle from an RT or
+  // stop prev syncs there too, after prev's put_prev_task() (the class
+  // walk put prev first). 6.6.63 and 6.12.19 return before it without rf.
+  bool idle_pelt_sync_without_rf = false;
   // genpd's cpu_power_down_ok() (drivers/pmdomain/governor.c) also checks
   // the CPU latency PM QoS (cpu_latency_qos_limit(), the CPUs' resume
   // latency) against a cluster state's power on + off latency: 6.18.35
