@@ -8,8 +8,9 @@
 // that sleeps while its group stays queued makes the group the next buddy,
 // the slice is the period's share through every level, and wake-up
 // preemption compares the two hierarchies where they meet. Without weighted
-// groups every se->parent is null and the walks are one level. No CFS
-// bandwidth, no cpu.idle groups.
+// groups every se->parent is null and the walks are one level. cpu.idle
+// groups count as SCHED_IDLE entities (se_is_idle(), idle_h_nr_running,
+// fair_group.cc). No CFS bandwidth.
 //
 // 6.1 keeps the timeline in an rbtree ordered by vruntime; queues here hold
 // a handful of entities, so it is a vector scanned linearly, with the
