@@ -749,3 +749,29 @@ TEST_CASE("EAS charges every candidate the task's util_est", "[biglittle][eas]")
   CHECK(big >= 15);
   CHECK(little == 0);
 }
+
+// Schedutil's headroom is added once on every version, also on the shared
+// policies' fast path (no uclamp). A task with 5.3 ms of work (capacity
+// 1024 at f_max) every 16 ms on a big CPU (1000 / 2000 MHz, capacity
+// 1024; at 1000 MHz it runs 10.6 ms): its invariant util swings between
+// about 319 and 358 at 1000 MHz (PELT over the period; util_est holds the
+// peak), so 1.25 x 358 = 447 stays below the 1000 MHz OPP's 512, and even
+// after a run at 2000 MHz (5.3 ms, peak 379: 474) it asks for 1000 MHz
+// again. Once warmed up the CPU never leaves 1000 MHz. (Had 6.1's path,
+// which adds the headroom in get_next_freq(), been fed 6.12's util with
+// its headroom already in, 1.5625 x 358 = 559 would ask for 2000 MHz.)
+TEST_CASE("the shared policies' schedutil adds the 25% headroom once on every version", "[biglittle][cpufreq]") {
+  const std::string version = GENERATE("6.1", "6.6", "6.12", "6.18");
+  CAPTURE(version);
+  ScenarioParams p = toy();
+  p.kernel.version = version;
+  p.duration = Time::s(2);
+  p.warmup = Time::ms(500);
+  TaskSpec t = task("t", {ev_run(Time::us(5300)), ev_timer("t", Time::ms(16))});
+  t.cpus = {2};
+  p.tasks = {t};
+  RunResult r = run_result(p);
+  CHECK(busy_at(r, 2, 1) == Time::zero());
+  CHECK(busy_at(r, 2, 0) > Time::ms(900));  // 10.6 ms of every 16 ms over 1.5 s: about 994 ms
+  check_conservation(r);
+}

@@ -484,14 +484,18 @@ TEST_CASE("a clamp change leaves an RT task's place in its list", "[uclamp][rt]"
 }
 
 // The same boosted task on 6.18, whose core.c enqueue_task() counts the
-// clamps before the class's enqueue: the wake-up's cpufreq kick already
-// sees uclamp_min 700 and asks for 2000 MHz, so every run is 4 ms at
-// 2000 MHz. From 200 ms to 1 s: the 49 whole runs (212 ... 980 ms) give
-// 196 ms and the one that starts at 996 ms 4 ms; the one before 212 ms
-// ends at 200 ms.
-TEST_CASE("6.18 counts a waking task's uclamp_min before the enqueue's cpufreq kick", "[uclamp][cpufreq]") {
+// clamps before the class's enqueue, as 6.1's and 6.6's did: the wake-up's
+// cpufreq kick already sees uclamp_min 700 and asks for 2000 MHz (6.18:
+// max(700, 1.25 x util); 6.1/6.6: 1.25 x 700 = 875 -> 1709 MHz), so every
+// run is 4 ms at 2000 MHz. From 200 ms to 1 s: the 49 whole runs (212 ...
+// 980 ms) give 196 ms and the one that starts at 996 ms 4 ms; the one
+// before 212 ms ends at 200 ms.
+TEST_CASE("6.1, 6.6 and 6.18 count a waking task's uclamp_min before the enqueue's cpufreq kick",
+          "[uclamp][cpufreq]") {
+  const std::string version = GENERATE("6.1", "6.6", "6.18");
+  CAPTURE(version);
   ScenarioParams p = toy_uclamp();
-  p.kernel.version = "6.18";
+  p.kernel.version = version;
   p.duration = Time::s(1);
   p.warmup = Time::ms(200);
   TaskSpec t = task("t", {ev_run(Time::ms(4)), ev_timer("t", Time::ms(16))});
@@ -501,5 +505,60 @@ TEST_CASE("6.18 counts a waking task's uclamp_min before the enqueue's cpufreq k
   RunResult r = run_result(p);
   CHECK(busy_at(r, 2, 0) == Time::zero());
   CHECK(busy_at(r, 2, 1) == Time::ms(200));
+  check_conservation(r);
+}
+
+// Where schedutil adds its 25% headroom. A hog capped at uclamp_max 450 on
+// a big CPU (1000 / 2000 MHz, capacity 1024): 6.12 and 6.18 cap the util
+// with its headroom (sugov_effective_cpu_perf(): min(1.25 x util, 450) =
+// 450 -> 2000 x 450 / 1024 = 878 MHz -> 1000 MHz), so it runs at 1000 MHz
+// throughout; 6.1 and 6.6 clamp first and add the headroom after
+// (get_next_freq(): 1.25 x 450 = 562 -> 1097 MHz -> 2000 MHz), which they
+// ask for as soon as the hog's util passes 410 (at 1000 MHz its util
+// tends to 512, 80% of it within about 75 ms), long before the window
+// opens at 200 ms.
+TEST_CASE("6.1 and 6.6 add schedutil's headroom after the uclamp clamp, 6.12 and 6.18 before", "[uclamp][cpufreq]") {
+  const std::string version = GENERATE("6.1", "6.6", "6.12", "6.18");
+  CAPTURE(version);
+  ScenarioParams p = toy_uclamp();
+  p.kernel.version = version;
+  p.duration = Time::s(1);
+  p.warmup = Time::ms(200);
+  TaskSpec h = hog("h");
+  h.cpus = {2};
+  h.uclamp_max = 450;
+  p.tasks = {h};
+  RunResult r = run_result(p);
+  const bool headroom_after_clamp = version == "6.1" || version == "6.6";
+  CHECK(busy_at(r, 2, headroom_after_clamp ? 1 : 0) == r.elapsed());
+  check_conservation(r);
+}
+
+// The same with a boost: a 1 ms task every 16 ms (util about 64 at 2000
+// MHz, 128 at 1000 MHz) with uclamp_min 450. 6.12 / 6.18: max(450, 1.25 x
+// util) = 450 -> 1000 MHz, each run 2 ms; 6.1 / 6.6: 1.25 x max(util,
+// 450) = 562 -> 2000 MHz, each run 1 ms. The rq's clamp is counted before
+// the wake-up's kick on all but 6.12, and 6.12's run starts at 1000 MHz
+// anyway. From 200 ms to 1 s, 50 runs (the timer's phase puts the first
+// at 212 ms, the last at 996 ms, all inside the window).
+TEST_CASE("a uclamp_min boost gets schedutil's headroom on 6.1 and 6.6 only", "[uclamp][cpufreq]") {
+  const std::string version = GENERATE("6.1", "6.6", "6.12", "6.18");
+  CAPTURE(version);
+  ScenarioParams p = toy_uclamp();
+  p.kernel.version = version;
+  p.duration = Time::s(1);
+  p.warmup = Time::ms(200);
+  TaskSpec t = task("t", {ev_run(Time::ms(1)), ev_timer("t", Time::ms(16))});
+  t.cpus = {2};
+  t.uclamp_min = 450;
+  p.tasks = {t};
+  RunResult r = run_result(p);
+  if (version == "6.1" || version == "6.6") {
+    CHECK(busy_at(r, 2, 1) == Time::ms(50));
+    CHECK(busy_at(r, 2, 0) == Time::zero());
+  } else {
+    CHECK(busy_at(r, 2, 0) == Time::ms(100));
+    CHECK(busy_at(r, 2, 1) == Time::zero());
+  }
   check_conservation(r);
 }

@@ -159,6 +159,15 @@ struct GovernorParams {
   // sched_uclamp_used static key: once any uclamp is set, CpuUtil::uclamp_*
   // matter and a runnable RT task no longer forces max by itself.
   bool uclamp_used = false;
+  // Where the 25% DVFS headroom goes (kernel versions 6.1 and 6.6, checked
+  // in 6.1.166 and 6.6.63, before 6.8's "sched/cpufreq: Rework schedutil
+  // governor performance estimation"): sugov_get_util() clamps util by the
+  // rq's uclamp and adds the DL bandwidth (effective_cpu_util_pre_6_8()),
+  // the iowait boost is clamped too, and get_next_freq() adds the headroom
+  // to the result: a uclamp_min or uclamp_max value gets 1.25 x itself.
+  // false (6.12, 6.18): sugov_effective_cpu_perf(), where the clamps bound
+  // the util with its headroom already added.
+  bool headroom_after_clamp = false;
   // CPUFREQ_NEED_UPDATE_LIMITS driver flag (e.g. intel_pstate passive).
   bool need_update_limits = false;
   // policy->fast_switch_enabled: only changes whether sugov_limits() clamps
@@ -225,6 +234,19 @@ class CpufreqGovernor {
 // uclamp is unused).
 uint64_t effective_cpu_util(const CpuUtil& cpu, uint64_t capacity, bool uclamp_used,
                             uint64_t* min, uint64_t* max);
+
+// effective_cpu_util(FREQUENCY_UTIL, p = NULL) of 6.1.166 / 6.6.63 (core.c):
+// the RT-runnable and IRQ shortcuts to capacity, cfs + rt clamped by the
+// rq's uclamp (uclamp_rq_util_with()), capacity once DL util would fill
+// the CPU, the IRQ scaling, then the DL bandwidth added; at most capacity.
+uint64_t effective_cpu_util_pre_6_8(const CpuUtil& cpu, uint64_t capacity, bool uclamp_used);
+
+// uclamp_rq_util_with(rq, util, NULL): the rq's clamps; an inverted pair
+// (min >= max) gives min.
+constexpr uint64_t uclamp_rq_util_with(uint64_t util, uint64_t rq_min, uint64_t rq_max) {
+  if (rq_min >= rq_max) return rq_min;
+  return util < rq_min ? rq_min : (util > rq_max ? rq_max : util);
+}
 
 // sugov_effective_cpu_perf(): max(min, min(map_util_perf(actual), max)).
 constexpr uint64_t sugov_effective_cpu_perf(uint64_t actual, uint64_t min, uint64_t max) {
@@ -299,12 +321,21 @@ class SchedutilGovernor final : public CpufreqGovernor {
       // get_util() -> effective_cpu_util() with irq = util_dl = 0 and
       // uclamp unused: floor = capacity if RT is runnable else the DL
       // bandwidth, cap = capacity (<= 1024), util = min(cfs + rt, capacity).
-      const uint64_t min = x.rt_runnable ? std::max(max_cap, x.bw_dl) : x.bw_dl;
       uint64_t u = x.util_cfs + x.util_rt;
       if (u > max_cap) u = max_cap;
-      if (u < boost) u = boost;
-      s.bw_min = min;
-      s.util = sugov_effective_cpu_perf(u, min, max_cap);
+      if (params_.headroom_after_clamp) {
+        // 6.1/6.6: capacity with RT runnable, else util plus the DL
+        // bandwidth; no headroom yet (get_next_freq() adds it).
+        if (x.rt_runnable) u = max_cap;
+        if (u < max_cap) u = std::min(max_cap, u + x.bw_dl);
+        s.bw_min = x.bw_dl;
+        s.util = u < boost ? boost : u;
+      } else {
+        const uint64_t min = x.rt_runnable ? std::max(max_cap, x.bw_dl) : x.bw_dl;
+        if (u < boost) u = boost;
+        s.bw_min = min;
+        s.util = sugov_effective_cpu_perf(u, min, max_cap);
+      }
       if (s.util > util) util = s.util;
     }
     const uint64_t next_f = get_next_freq(util, max_cap);
@@ -319,6 +350,7 @@ class SchedutilGovernor final : public CpufreqGovernor {
   Time cpu_last_update(size_t cpu) const { return cpus_.at(cpu).last_update; }  // sg_cpu->last_update
   uint64_t cpu_bw_min(size_t cpu) const { return cpus_.at(cpu).bw_min; }  // sg_cpu->bw_min (the util floor)
   uint64_t raw_freq() const { return cached_raw_freq_; }  // the last map_util_freq(), before the OPP lookup
+  bool headroom_after_clamp() const { return params_.headroom_after_clamp; }  // 6.1/6.6: util has no headroom yet
 
  protected:
   std::optional<uint64_t> limits(Time now) override;

@@ -186,6 +186,21 @@ uint64_t effective_cpu_util(const CpuUtil& cpu, uint64_t scale, bool uclamp_used
   return std::min(scale, util);
 }
 
+uint64_t effective_cpu_util_pre_6_8(const CpuUtil& cpu, uint64_t scale, bool uclamp_used) {
+  if (!uclamp_used && cpu.rt_runnable) return scale;
+  const uint64_t irq = cpu.util_irq;
+  if (irq >= scale) return scale;
+  uint64_t util = cpu.util_cfs + cpu.util_rt;
+  if (uclamp_used) util = uclamp_rq_util_with(util, cpu.uclamp_min, cpu.uclamp_max);
+  if (util + cpu.util_dl >= scale) return scale;
+  if (irq) {  // scale_irq_capacity(), then the IRQ time itself
+    util = util * (scale - irq) / scale;
+    util += irq;
+  }
+  util += cpu.bw_dl;
+  return std::min(scale, util);
+}
+
 Time cpufreq_policy_transition_delay(Time transition_latency, TransitionDelayRule rule) {
   const int64_t latency_us = transition_latency.count() / 1000;  // / NSEC_PER_USEC
   if (latency_us <= 0) return Time::us(1000);                    // USEC_PER_MSEC (LATENCY_MULTIPLIER before 6.10)
@@ -282,14 +297,16 @@ bool SchedutilGovernor::update_next_freq(Time now, uint64_t next_freq) {
 // (map_util_perf) in get_util(). So next_freq = ref_freq * util / max,
 // then cpufreq_driver_resolve_freq() = __resolve_freq(RELATION_LE): the
 // lowest (efficient, if the EM marked any) table frequency >= that.
-// Kernel versions 6.1 and 6.6 run this 6.12 form too. Theirs (6.1.166,
-// 6.6.63) adds the headroom here, to the frequency ((ref + ref/4) x util /
-// max), after sugov_get_util() clamped util by uclamp and added the DL
-// bandwidth: the same OPP up to truncation without uclamp_max and
-// SCHED_DEADLINE (the shipped 6.1 scenarios); not modelled beyond that.
+// 6.1.166 and 6.6.63 (headroom_after_clamp) add the headroom here, to the
+// clamped util, and take cpuinfo.max_freq (or cur without frequency
+// invariance) as the reference: there is no arch_scale_freq_ref() yet.
+// Without uclamp and SCHED_DEADLINE the two give the same frequency.
 uint64_t SchedutilGovernor::get_next_freq(uint64_t util, uint64_t max_cap) {
   uint64_t ref;
-  if (params_.ref_freq_khz)
+  if (params_.headroom_after_clamp) {
+    ref = params_.freq_invariant ? policy_.cpuinfo_max_khz() : policy_.cur_khz;
+    util = map_util_perf(util);
+  } else if (params_.ref_freq_khz)
     ref = params_.ref_freq_khz;  // arch_scale_freq_ref()
   else if (params_.freq_invariant)
     ref = policy_.cpuinfo_max_khz();
@@ -302,7 +319,17 @@ uint64_t SchedutilGovernor::get_next_freq(uint64_t util, uint64_t max_cap) {
 }
 
 // sugov_get_util(). Simplification: no sched_ext (scx_cpuperf_target).
+// 6.1/6.6 (headroom_after_clamp): the clamped util without headroom, then
+// sugov_iowait_apply()'s boost, clamped by the rq's uclamp too; the DL
+// rate-limit bypass compares against sg_cpu->bw_dl.
 void SchedutilGovernor::get_util(SgCpu& sg, const CpuUtil& in, uint64_t boost) {
+  if (params_.headroom_after_clamp) {
+    sg.util = effective_cpu_util_pre_6_8(in, policy_.cpu_capacity, params_.uclamp_used);
+    sg.bw_min = in.bw_dl;
+    if (boost && params_.uclamp_used) boost = uclamp_rq_util_with(boost, in.uclamp_min, in.uclamp_max);
+    sg.util = std::max(sg.util, boost);
+    return;
+  }
   uint64_t min = 0, max = 0;
   uint64_t util = effective_cpu_util(in, policy_.cpu_capacity, params_.uclamp_used, &min, &max);
   util = std::max(util, boost);

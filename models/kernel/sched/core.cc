@@ -271,7 +271,8 @@ void Kernel::class_enqueue(Rq& rq, Task& p, int flags) {
 
 // 6.12's core.c enqueue_task() counts p's clamps after the class enqueue
 // (so its cpufreq kicks, dl_server_start()'s among them, do not see them);
-// 6.18's counts them first ("Can be before ->enqueue_task()").
+// 6.18's counts them first ("Can be before ->enqueue_task()"), as 6.1's
+// and 6.6's did.
 void Kernel::enqueue_task(Rq& rq, Task& p, int flags) {
   if (version_.uclamp_inc_before_enqueue) uclamp_rq_inc(rq, p, flags);
   class_enqueue(rq, p, flags);
@@ -592,7 +593,7 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
 }
 
 void Kernel::activate_task(Rq& rq, Task& p, int flags) {
-  if (version_.uclamp_inc_before_enqueue) uclamp_rq_inc(rq, p, flags);  // 6.18 (see enqueue_task())
+  if (version_.uclamp_inc_before_enqueue) uclamp_rq_inc(rq, p, flags);  // 6.1/6.6/6.18 (see enqueue_task())
   class_enqueue(rq, p, flags);
   p.on_rq = true;
   add_nr_running(rq, p);

@@ -57,6 +57,7 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     gp.rate_limit = c.rate_limit;
     gp.transition_delay = version_.transition_delay;
     gp.limits_rule = version_.sugov_limits;
+    gp.headroom_after_clamp = version_.sugov_headroom_after_clamp;
     gp.tick = tick_nsec_;
     gp.userspace_setspeed_khz = c.userspace_freq_khz;
     try {
@@ -150,6 +151,14 @@ void Kernel::explain_schedutil(const FreqDomain& d, uint64_t khz) const {
     if (d.sugov->cpu_util(j) > d.sugov->cpu_util(busiest)) busiest = j;
   const uint64_t util = d.sugov->cpu_util(busiest);
   const uint64_t floor = d.sugov->cpu_bw_min(busiest);
+  if (d.sugov->headroom_after_clamp()) {
+    // 6.1/6.6: sg_cpu->util is clamped util (+ DL bandwidth); the 25% is
+    // added in get_next_freq().
+    SL_DEBUG("{:.6f} schedutil {}: cpu{} asks the most, util {} of capacity {} (clamped by uclamp if used, + DL bandwidth); "
+             "+ 25% headroom x f_max / capacity = {} kHz -> the lowest OPP at or above: {} kHz",
+             now().to_s(), d.name, d.cpus[busiest], util, d.capacity, d.sugov->raw_freq(), khz);
+    return;
+  }
   if (floor > 0 && floor < d.capacity && util == floor) {
     // sugov_effective_cpu_perf(): the floor, not util + headroom, decided.
     const uint64_t bw = cpu_bw_dl(*d.rqs[busiest]);

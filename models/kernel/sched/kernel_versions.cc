@@ -172,6 +172,8 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.lb_misfit_not_a_failure = false;
     info.lb_misfit_tie_later_wins = true;
     info.repick_is_a_full_pick = true;
+    info.uclamp_inc_before_enqueue = true;
+    info.sugov_headroom_after_clamp = true;
     info.rt_overload_by_migratory = true;
     info.newidle_null_domain_returns = v6_1;
     info.post_init_scale_load = true;

@@ -24,10 +24,15 @@ struct KernelVersionInfo {
   // wake-up rule to the deferred server and leaves the starved mode at a
   // new period; the servers are set up at boot (sched_init_dl_servers()).
   bool dl_server_revised_wakeup = false;
-  // 6.18 (checked in 6.18.35's core.c enqueue_task()): uclamp_rq_inc() runs
-  // before the class's enqueue_task(), so the enqueue's cpufreq kicks see
-  // the task's clamps; 6.12.19 counts them after.
+  // core.c enqueue_task(): uclamp_rq_inc() runs before the class's
+  // enqueue_task(), so the enqueue's cpufreq kicks (and the wake-up's
+  // overutilized check) see the task's clamps: 6.1.166, 6.6.63 and
+  // 6.18.35; 6.12.19 counts them after.
   bool uclamp_inc_before_enqueue = false;
+  // schedutil's performance estimate before 6.8 (6.1.166, 6.6.63): util
+  // clamped by uclamp plus the DL bandwidth, the 25% headroom added in
+  // get_next_freq() (GovernorParams::headroom_after_clamp).
+  bool sugov_headroom_after_clamp = false;
   bool rt_throttling = true;   // def_rt_bandwidth throttling (removed in 6.12 without RT_GROUP_SCHED)
   bool custom_slice = false;   // sched_attr.sched_runtime sets the fair slice (6.12+)
   // normalized_sysctl_sched_base_slice: 0.75 ms to 6.16; 0.70 ms from 6.17
