@@ -150,7 +150,6 @@ void Kernel::explain_schedutil(const FreqDomain& d, uint64_t khz) const {
   for (size_t j = 1; j < d.cpus.size(); ++j)
     if (d.sugov->cpu_util(j) > d.sugov->cpu_util(busiest)) busiest = j;
   const uint64_t util = d.sugov->cpu_util(busiest);
-  const uint64_t floor = d.sugov->cpu_bw_min(busiest);
   if (d.sugov->headroom_after_clamp()) {
     // 6.1/6.6: sg_cpu->util is clamped util (+ DL bandwidth); the 25% is
     // added in get_next_freq().
@@ -159,6 +158,7 @@ void Kernel::explain_schedutil(const FreqDomain& d, uint64_t khz) const {
              now().to_s(), d.name, d.cpus[busiest], util, d.capacity, d.sugov->raw_freq(), khz);
     return;
   }
+  const uint64_t floor = d.sugov->cpu_bw_min(busiest);  // sugov_effective_cpu_perf()'s min
   if (floor > 0 && floor < d.capacity && util == floor) {
     // sugov_effective_cpu_perf(): the floor, not util + headroom, decided.
     const uint64_t bw = cpu_bw_dl(*d.rqs[busiest]);
