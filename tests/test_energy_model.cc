@@ -187,3 +187,36 @@ TEST_CASE("the energy model refuses what the kernel refuses to register", "[ener
   CHECK_THROWS_AS(EnergyModel(toy_opps(), 0), std::invalid_argument);
   CHECK_THROWS_AS(EnergyModel(std::vector<Opp>{}, 1024, 650), std::invalid_argument);
 }
+
+// 6.1.166 / 6.6.63 em_compute_costs(): cost = fmax * power / freq, and
+// em_cpu_energy(): map_util_perf(max_util) capped at the allowed capacity,
+// freq = fmax * max_util / capacity, the first state at or above it, energy
+// = cost * sum_util / capacity (uW).
+TEST_CASE("the 6.1/6.6 energy estimate: cost by frequency, headroom in em_cpu_energy()", "[energy]") {
+  const auto opps = toy_opps();
+  const EnergyModel em(opps, 1024);
+  // 2e6 * 100000 / 1e6 = 200000; 2e6 * 400000 / 2e6 = 400000.
+  CHECK(em.states()[0].cost_v6_1 == 200000);
+  CHECK(em.states()[1].cost_v6_1 == 400000);
+  // 300 -> 375 -> 2e6 * 375 / 1024 = 732421 kHz -> 1 GHz: 200000 * 500 /
+  // 1024 = 97656 uW (100 mW busy 500/512 of the time).
+  CHECK(em.cpu_energy_v6_1(300, 500, 1024) == 97656);
+  // 410 -> 512 -> exactly 1 GHz; 411 -> 513 -> 1001953 kHz -> 2 GHz:
+  // 400000 * 500 / 1024 = 195312.
+  CHECK(em.cpu_energy_v6_1(410, 500, 1024) == 97656);
+  CHECK(em.cpu_energy_v6_1(411, 500, 1024) == 195312);
+  // Capped at 512 after the headroom: 600 -> 750 -> 512 -> 1 GHz.
+  CHECK(em.cpu_energy_v6_1(600, 500, 512) == 97656);
+  CHECK(em.cpu_energy_v6_1(600, 0, 1024) == 0);
+  // Capacity 250: the cost does not depend on it; 100 -> 125 -> 1 GHz:
+  // 200000 * 100 / 250 = 80000 uW (the 6.12 form's 800000 in 0.1 uW).
+  const EnergyModel little(opps, 250);
+  CHECK(little.cpu_energy_v6_1(100, 100, 250) == 80000);
+  // Inefficiency by the old cost: 1 / 1.5 / 2 GHz at 200 / 600 / 700 mW
+  // cost 400000, 800000, 700000: the 1.5 GHz state is skipped; 480 -> 600
+  // -> 1171875 kHz -> 2 GHz: 700000 * 1024 / 1024.
+  const std::vector<Opp> three{{1000000, 0, 200.0}, {1500000, 0, 600.0}, {2000000, 0, 700.0}};
+  const EnergyModel em3(three, 1024);
+  CHECK(em3.states()[1].inefficient_v6_1);
+  CHECK(em3.cpu_energy_v6_1(480, 1024, 1024) == 700000);
+}

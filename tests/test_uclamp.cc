@@ -562,3 +562,40 @@ TEST_CASE("a uclamp_min boost gets schedutil's headroom on 6.1 and 6.6 only", "[
   }
   check_conservation(r);
 }
+
+// Where EAS adds the headroom to a capped task's pd (6.1.166 / 6.6.63
+// compute_energy() -> em_cpu_energy(); 6.12 eenv_pd_max_util() ->
+// sugov_effective_cpu_perf()). Two clusters of the same core (dmips 1024):
+// "mid" 500 / 1000 MHz (capacity 512) at 100 / 600 mW, "big" 1000 / 2000
+// MHz (capacity 1024) at 400 / 1600 mW, so energy per cycle (P / f; the
+// cost over the capacity comes to the same ratio in both kernels' forms)
+// is 0.2 / 0.6 mW/MHz on mid and 0.4 / 0.8 on big. A task of 3.5 ms (at
+// big's top speed) every 16 ms, capped at uclamp_max 220: its util_est is
+// about 230-245 wherever it runs (14 ms of every 16 on mid at 500 MHz, 7
+// on big at 1000 MHz). 6.12 / 6.18 price mid at min(1.25 x util, 220) =
+// 220 <= 256, mid's 500 MHz performance: 0.2 against big's 0.4 (220 ->
+// 1000 MHz), so the task stays on mid. 6.1 / 6.6 clamp first and add the
+// headroom after: 1.25 x 220 = 275 > 256 prices mid at 1000 MHz, 0.6
+// against big's 0.4, so EAS puts the task on big (275 -> 537 MHz, still
+// 1000 MHz there). The cap keeps both clusters fitting and the root domain
+// never overutilized, so every wake-up is EAS's.
+TEST_CASE("6.1 and 6.6 price a capped task's pd at 1.25 x its cap in EAS, 6.12 and 6.18 at the cap", "[uclamp][eas]") {
+  const std::string version = GENERATE("6.1", "6.6", "6.12", "6.18");
+  CAPTURE(version);
+  ScenarioParams p = toy_uclamp();
+  p.kernel.version = version;
+  p.duration = Time::s(2);
+  ClusterParams& mid = p.platform.clusters[0];
+  mid.name = "mid";
+  mid.capacity_dmips_mhz = 1024;
+  mid.opps = {{500000, 600000, 100.0}, {1000000, 800000, 600.0}};
+  ClusterParams& big = p.platform.clusters[1];
+  big.opps = {{1000000, 700000, 400.0}, {2000000, 1000000, 1600.0}};
+  TaskSpec t = task("capped", {ev_run(Time::us(3500)), ev_timer("capped", Time::ms(16))});
+  t.uclamp_max = 220;
+  p.tasks = {t};
+  std::vector<int> cpus = cpus_of(run_logged<SwitchLog>(p), "capped", Time::ms(500));
+  REQUIRE(cpus.size() > 80);
+  const bool headroom_after_clamp = version == "6.1" || version == "6.6";
+  CHECK(std::all_of(cpus.begin(), cpus.end(), [&](int c) { return headroom_after_clamp ? c >= 2 : c < 2; }));
+}

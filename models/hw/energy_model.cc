@@ -112,6 +112,18 @@ EnergyModel::EnergyModel(std::span<const Opp> opps, uint64_t cpu_capacity,
       prev_cost = ps.cost;
     }
   }
+  // 6.1.166 / 6.6.63 em_compute_costs(): cost = fmax * power / freq, the
+  // same walk from the top state down.
+  uint64_t prev_cost_v6_1 = std::numeric_limits<uint64_t>::max();
+  for (size_t i = states_.size(); i-- > 0;) {
+    PerfState& ps = states_[i];
+    ps.cost_v6_1 = fmax * ps.power_uw / ps.freq_khz;
+    if (ps.cost_v6_1 >= prev_cost_v6_1) {
+      ps.inefficient_v6_1 = true;
+    } else {
+      prev_cost_v6_1 = ps.cost_v6_1;
+    }
+  }
 }
 
 std::optional<size_t> EnergyModel::state_index(uint64_t freq_khz) const {
@@ -138,6 +150,23 @@ uint64_t EnergyModel::cpu_energy(uint64_t max_util, uint64_t sum_util, uint64_t 
   max_util = std::min(max_util, allowed_cpu_cap);
   const size_t i = efficient_state(max_util);
   return states_[i].cost * sum_util;
+}
+
+// em_cpu_energy() (include/linux/energy_model.h, 6.1.166 / 6.6.63).
+uint64_t EnergyModel::cpu_energy_v6_1(uint64_t max_util, uint64_t sum_util, uint64_t allowed_cpu_cap) const {
+  if (sum_util == 0) return 0;
+  max_util = std::min(map_util_perf(max_util), allowed_cpu_cap);
+  const uint64_t fmax = states_.back().freq_khz;
+  const uint64_t freq = map_util_freq(max_util, fmax, cpu_capacity_);
+  size_t i = 0;
+  for (; i < states_.size(); ++i) {
+    if (states_[i].freq_khz >= freq) {
+      if (skip_inefficiencies_ && states_[i].inefficient_v6_1) continue;
+      break;
+    }
+  }
+  if (i == states_.size()) i = states_.size() - 1;
+  return states_[i].cost_v6_1 * sum_util / cpu_capacity_;
 }
 
 // eenv_pd_max_util() for one CPU with only CFS util: effective_cpu_util()

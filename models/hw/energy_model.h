@@ -20,18 +20,15 @@
 //     allowed capacity and picks the state. The 25% headroom moved to the
 //     caller, fair.c eenv_pd_max_util() -> sugov_effective_cpu_perf()
 //     (map_util_perf). compute_energy() below reproduces that caller.
-//   * Kernel versions 6.1 and 6.6 (the old forms: checked in 6.1.166 and
-//     6.6.63) are computed with these 6.12 forms too. Without uclamp and
-//     SCHED_DEADLINE (the 6.1 scenarios shipped) they differ only in
-//     integer truncation: the state picked from 1.25 x util by frequency
-//     rather than by performance, and cost x sum_util / capacity rather
-//     than cost x sum_util, can part at an OPP boundary or a near tie
-//     between two candidates' energy deltas (on gs101's A55 the truncated
-//     performance makes 6.12's cost up to 2.4% higher, relative to the
-//     other clusters, than the old one, at 300 MHz; no OPP choice moves).
-//     With uclamp the old form adds the headroom after the clamp (a
-//     capped pd prices 1.25 x the cap, a boosted one 1.25 x the boost),
-//     as 6.1's and 6.6's schedutil does (modelled there); here it is not.
+//   * Kernel versions 6.1 and 6.6 (checked in 6.1.166 and 6.6.63) use the
+//     old forms, cpu_energy_v6_1() with cost_v6_1: the state picked from
+//     1.25 x util by frequency rather than by performance, and
+//     cost x sum_util / capacity rather than cost x sum_util. Without
+//     uclamp the two differ only in truncation (on gs101's A55 6.12's
+//     truncated performance makes its cost up to 2.4% higher, relative to
+//     the other clusters, at 300 MHz); with uclamp the old caller clamps
+//     first and the headroom comes after (a capped pd prices 1.25 x the
+//     cap, a boosted one 1.25 x the boost).
 //
 // Pure and immutable after construction.
 #pragma once
@@ -56,6 +53,10 @@ struct PerfState {
   uint64_t performance = 0;  // .performance = capacity * freq / max_freq (truncated)
   uint64_t cost = 0;         // .cost = power * 10 / performance (truncated)
   bool inefficient = false;  // EM_PERF_STATE_INEFFICIENT
+  // 6.1.166 / 6.6.63 em_compute_costs(): .cost = fmax * power / freq
+  // (div64_u64), and the inefficiency mark by that cost.
+  uint64_t cost_v6_1 = 0;
+  bool inefficient_v6_1 = false;
 };
 
 class EnergyModel {
@@ -94,6 +95,15 @@ class EnergyModel {
   // The result is an average power over the scheduling period in units of
   // 0.1 uW (cost carries the x10): em_energy_to_uw() converts.
   uint64_t cpu_energy(uint64_t max_util, uint64_t sum_util, uint64_t allowed_cpu_cap) const;
+
+  // em_cpu_energy() of 6.1.166 / 6.6.63: the headroom here,
+  //   max_util = min(map_util_perf(max_util), allowed_cpu_cap),
+  //   freq = map_util_freq(max_util, fmax, capacity),
+  //   the first state at or above freq (em_pd_get_efficient_state() by
+  //   frequency, skipping states inefficient by the old cost; else the top),
+  //   energy = cost_v6_1 * sum_util / capacity (64-bit em_estimate_energy()).
+  // In uW-scaled units of its own: compare only with other v6_1 values.
+  uint64_t cpu_energy_v6_1(uint64_t max_util, uint64_t sum_util, uint64_t allowed_cpu_cap) const;
 
   // The state EAS assumes the domain runs at for a CPU utilisation `util`
   // (6.12 pipeline for plain CFS util, no RT/DL/IRQ/uclamp):

@@ -162,7 +162,8 @@ uint64_t Kernel::cpu_util(int cpu, const Task* p, int dst_cpu, bool boost) const
 // estimate is 6.12's compute_energy(): RT utilization counts in both the
 // frequency and the busy time (effective_cpu_util()), a runnable RT task
 // prices the pd at its top OPP while uclamp is unused, and p adds the same
-// busy time, task_util_est(p), wherever it goes.
+// busy time, task_util_est(p), wherever it goes. 6.1 and 6.6 price it in
+// their own form (KernelVersionInfo::em_energy_v6_1).
 int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
   if (!energy_enabled_) return -1;  // no perf domains: rd->pd is NULL
   int target = prev_cpu;
@@ -213,7 +214,7 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
     // util: RT utilization added, and (min, max) the performance floor and
     // cap (the DL bandwidth or the rq's clamps; the whole capacity while an
     // RT task is runnable and uclamp is unused).
-    auto effective = [&](size_t i, uint64_t util_cfs, uint64_t* lo, uint64_t* hi) {
+    auto inputs = [&](size_t i, uint64_t util_cfs) {
       const Rq& rq = *rqs_[d.cpus[i]];
       CpuUtil u;
       u.util_cfs = util_cfs;
@@ -222,7 +223,10 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
       u.bw_dl = cpu_bw_dl(rq);
       u.uclamp_min = rq.uclamp.get(kUclampMin);
       u.uclamp_max = rq.uclamp.get(kUclampMax);
-      return effective_cpu_util(u, rq.capacity, uclamp_used_, lo, hi);
+      return u;
+    };
+    auto effective = [&](size_t i, uint64_t util_cfs, uint64_t* lo, uint64_t* hi) {
+      return effective_cpu_util(inputs(i, util_cfs), rqs_[d.cpus[i]]->capacity, uclamp_used_, lo, hi);
     };
     // eenv_pd_busy_time(): the pd's busy time without p, once per pd.
     uint64_t pd_busy = 0;
@@ -235,6 +239,23 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
     // (eenv_task_busy_time(): the same for every candidate CPU).
     auto energy_with = [&](int dst) {
       uint64_t max_util = 0;
+      const uint64_t busy = dst >= 0 ? std::min(pd_cap, pd_busy + task_busy) : pd_busy;
+      if (version_.em_energy_v6_1) {
+        // 6.1/6.6: each CPU's effective_cpu_util(FREQUENCY_UTIL, p on dst):
+        // clamped (uclamp_rq_util_with(): on dst p's clamps too, alone when
+        // dst's rq is idle), no headroom; em_cpu_energy() adds it.
+        for (size_t i = 0; i < n; ++i) {
+          const Rq& rq = *rqs_[d.cpus[i]];
+          CpuUtil u = inputs(i, cpu_util(d.cpus[i], &p, dst, true));
+          if (uclamp_used_ && d.cpus[i] == dst) {
+            const bool idle = rq.uclamp.is_idle();
+            u.uclamp_min = idle ? p_util_min : std::max<uint64_t>(u.uclamp_min, p_util_min);
+            u.uclamp_max = idle ? p_util_max : std::max<uint64_t>(u.uclamp_max, p_util_max);
+          }
+          max_util = std::max(max_util, effective_cpu_util_pre_6_8(u, rq.capacity, uclamp_used_));
+        }
+        return d.em->cpu_energy_v6_1(std::min(max_util, cpu_cap), busy, cpu_cap);
+      }
       for (size_t i = 0; i < n; ++i) {
         const Rq& rq = *rqs_[d.cpus[i]];
         uint64_t lo = 0, hi = 0;
@@ -245,7 +266,6 @@ int Kernel::find_energy_efficient_cpu(Task& p, int prev_cpu) {
         }
         max_util = std::max(max_util, sugov_effective_cpu_perf(eff, lo, hi));
       }
-      const uint64_t busy = dst >= 0 ? std::min(pd_cap, pd_busy + task_busy) : pd_busy;
       return d.em->cpu_energy(std::min(max_util, cpu_cap), busy, cpu_cap);
     };
     uint64_t base = energy_with(-1);

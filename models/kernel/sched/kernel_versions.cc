@@ -174,6 +174,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.repick_is_a_full_pick = true;
     info.uclamp_inc_before_enqueue = true;
     info.sugov_headroom_after_clamp = true;
+    info.em_energy_v6_1 = true;
     info.rt_overload_by_migratory = true;
     info.newidle_null_domain_returns = v6_1;
     info.post_init_scale_load = true;

@@ -33,6 +33,12 @@ struct KernelVersionInfo {
   // clamped by uclamp plus the DL bandwidth, the 25% headroom added in
   // get_next_freq() (GovernorParams::headroom_after_clamp).
   bool sugov_headroom_after_clamp = false;
+  // EAS's energy estimate before 6.9 (6.1.166, 6.6.63): eenv_pd_max_util()
+  // takes effective_cpu_util(FREQUENCY_UTIL, p on dst) (clamped, no
+  // headroom) and em_cpu_energy() adds the headroom, picks the state by
+  // frequency and prices it with em_compute_costs()' fmax * power / freq
+  // cost over the capacity (EnergyModel::cpu_energy_v6_1()).
+  bool em_energy_v6_1 = false;
   bool rt_throttling = true;   // def_rt_bandwidth throttling (removed in 6.12 without RT_GROUP_SCHED)
   bool custom_slice = false;   // sched_attr.sched_runtime sets the fair slice (6.12+)
   // normalized_sysctl_sched_base_slice: 0.75 ms to 6.16; 0.70 ms from 6.17
