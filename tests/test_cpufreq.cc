@@ -499,3 +499,25 @@ TEST_CASE("a governor refuses a malformed policy", "[cpufreq]") {
   const std::vector<CpuUtil> one{cfs(1)};
   CHECK_THROWS_AS(g->update_util(0, one, 0_us), std::invalid_argument);  // needs 2 entries
 }
+
+TEST_CASE("6.1 and 6.6 mark cpufreq's inefficient OPPs by their own EM cost", "[cpufreq][schedutil]") {
+  // 1 GHz 100 mW, 2 GHz 200.05 mW, capacity 1024 (performance 512, 1024).
+  // 6.12's em_compute_costs(): cost = power (uW) x 10 / performance:
+  // 1000000 / 512 = 1953 and 2000500 / 1024 = 1953, so 1 GHz costs no less
+  // than 2 GHz and is inefficient. 6.1's and 6.6's: cost = fmax x power /
+  // freq = 200000 and 200050, so it is not.
+  const std::vector<Opp> opps{{1000000, 0, 100.0}, {2000000, 0, 200.05}};
+  const EnergyModel em(opps, 1024);
+  REQUIRE(em.states()[0].cost == 1953);
+  REQUIRE(em.states()[1].cost == 1953);
+  REQUIRE(em.states()[0].cost_v6_1 == 200000);
+  REQUIRE(em.states()[1].cost_v6_1 == 200050);
+  auto v6_12 = CpufreqPolicy::from_opps(opps, 1, 1024, &em);
+  auto v6_1 = CpufreqPolicy::from_opps(opps, 1, 1024, &em, /*em_costs_v6_1=*/true);
+  CHECK(v6_12.inefficient == std::vector<bool>{true, false});
+  CHECK(v6_1.inefficient == std::vector<bool>{false, false});
+  // util 300 -> 375 -> 2000000 x 375 / 1024 = 732421 kHz: 1 GHz is the
+  // lowest OPP at or above it, skipped where it is inefficient.
+  CHECK(update1(*started("schedutil", v6_12), cfs(300), 0_us) == 2000000u);
+  CHECK(update1(*started("schedutil", v6_1), cfs(300), 0_us) == 1000000u);
+}

@@ -775,3 +775,32 @@ TEST_CASE("the shared policies' schedutil adds the 25% headroom once on every ve
   CHECK(busy_at(r, 2, 0) > Time::ms(900));  // 10.6 ms of every 16 ms over 1.5 s: about 994 ms
   check_conservation(r);
 }
+
+// Which OPPs schedutil skips as inefficient follows the version's EM cost
+// (test_cpufreq.cc works the figures): with the big cluster at 1000 MHz
+// 100 mW and 2000 MHz 200.05 mW, 6.12's cost marks 1000 MHz inefficient
+// and 6.1's does not. A 1 ms task every 16 ms pinned to a big CPU asks for
+// far less than 1000 MHz; 6.12 and 6.18 resolve that to 2000 MHz (each run
+// 1 ms), 6.1 and 6.6 to 1000 MHz (each run 2 ms). From 200 ms to 1 s the
+// timer's phase puts 50 runs in the window.
+TEST_CASE("schedutil skips the OPPs the version's energy model marks inefficient", "[biglittle][cpufreq]") {
+  const std::string version = GENERATE("6.1", "6.6", "6.12", "6.18");
+  CAPTURE(version);
+  ScenarioParams p = toy();
+  p.kernel.version = version;
+  p.duration = Time::s(1);
+  p.warmup = Time::ms(200);
+  p.platform.clusters[1].opps = {{1000000, 700000, 100.0}, {2000000, 1000000, 200.05}};
+  TaskSpec t = task("t", {ev_run(Time::ms(1)), ev_timer("t", Time::ms(16))});
+  t.cpus = {2};
+  p.tasks = {t};
+  RunResult r = run_result(p);
+  if (version == "6.1" || version == "6.6") {
+    CHECK(busy_at(r, 2, 0) == Time::ms(100));
+    CHECK(busy_at(r, 2, 1) == Time::zero());
+  } else {
+    CHECK(busy_at(r, 2, 0) == Time::zero());
+    CHECK(busy_at(r, 2, 1) == Time::ms(50));
+  }
+  check_conservation(r);
+}

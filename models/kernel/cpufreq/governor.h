@@ -92,9 +92,11 @@ struct CpufreqPolicy {
 
   // Builds a policy over an OPP table. With `em`, the EM's inefficient
   // states become CPUFREQ_INEFFICIENT_FREQ entries, as
-  // em_cpufreq_update_efficiencies() does (only if em->skip_inefficiencies()).
+  // em_cpufreq_update_efficiencies() does (only if em->skip_inefficiencies());
+  // `em_costs_v6_1`: the states 6.1's and 6.6's em_compute_costs() mark
+  // (PerfState::inefficient_v6_1, by fmax x power / f) instead of 6.12's.
   static CpufreqPolicy from_opps(std::span<const Opp> opps, size_t nr_cpus, uint64_t cpu_capacity,
-                                 const EnergyModel* em = nullptr);
+                                 const EnergyModel* em = nullptr, bool em_costs_v6_1 = false);
 
   uint64_t cpuinfo_min_khz() const { return freq_table_khz.front(); }
   uint64_t cpuinfo_max_khz() const { return freq_table_khz.back(); }

@@ -23,7 +23,7 @@ bool is_low(CpufreqRelation r) { return r == CpufreqRelation::L || r == CpufreqR
 // ---- CpufreqPolicy ---------------------------------------------------------
 
 CpufreqPolicy CpufreqPolicy::from_opps(std::span<const Opp> opps, size_t nr_cpus, uint64_t cpu_capacity,
-                                       const EnergyModel* em) {
+                                       const EnergyModel* em, bool em_costs_v6_1) {
   validate_opp_table(opps);
   CpufreqPolicy p;
   p.nr_cpus = nr_cpus;
@@ -35,7 +35,9 @@ CpufreqPolicy CpufreqPolicy::from_opps(std::span<const Opp> opps, size_t nr_cpus
     p.inefficient.assign(p.freq_table_khz.size(), false);
     for (size_t i = 0; i < p.freq_table_khz.size(); ++i) {
       auto s = em->state_index(p.freq_table_khz[i]);
-      if (s && em->states()[*s].inefficient) p.inefficient[i] = true;
+      if (!s) continue;
+      const PerfState& ps = em->states()[*s];
+      if (em_costs_v6_1 ? ps.inefficient_v6_1 : ps.inefficient) p.inefficient[i] = true;
     }
   }
   return p;

@@ -65,7 +65,8 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     } catch (const std::invalid_argument& e) {
       throw ModelError(fmt::format("cluster {}: {}", c.name, e.what()));
     }
-    CpufreqPolicy policy = CpufreqPolicy::from_opps(c.opps, d.cpus.size(), d.capacity, d.em.get());
+    CpufreqPolicy policy =
+        CpufreqPolicy::from_opps(c.opps, d.cpus.size(), d.capacity, d.em.get(), version_.em_energy_v6_1);
     policy.transition_latency = c.transition_latency;  // cpuinfo.transition_latency
     d.cur_khz = d.governor->start(policy, Time::zero());
     d.utils.resize(d.cpus.size());

@@ -37,7 +37,9 @@ struct KernelVersionInfo {
   // takes effective_cpu_util(FREQUENCY_UTIL, p on dst) (clamped, no
   // headroom) and em_cpu_energy() adds the headroom, picks the state by
   // frequency and prices it with em_compute_costs()' fmax * power / freq
-  // cost over the capacity (EnergyModel::cpu_energy_v6_1()).
+  // cost over the capacity (EnergyModel::cpu_energy_v6_1()). That cost
+  // also decides which OPPs em_cpufreq_update_efficiencies() marks
+  // inefficient for schedutil (CpufreqPolicy::from_opps()).
   bool em_energy_v6_1 = false;
   bool rt_throttling = true;   // def_rt_bandwidth throttling (removed in 6.12 without RT_GROUP_SCHED)
   bool custom_slice = false;   // sched_attr.sched_runtime sets the fair slice (6.12+)
