@@ -42,6 +42,34 @@ TEST_CASE("the preemption model decides when a kernel thread gives way", "[core]
   CHECK(first_w(PreemptModel::kLazy, false) == Time::us(1500));
 }
 
+// Under PREEMPT_LAZY two kernel-thread hogs (one 100 ms chunk of kernel
+// code each: no cond_resched() boundary) share a CPU at HZ 250 on 6.18.
+// K1 runs first (K2, forked, does not preempt); the tick at 4 ms finds
+// its slice (0.70 ms) over and raises only NEED_RESCHED_LAZY, which
+// sched_tick() turns into a real reschedule at the next tick, 8 ms, before
+// task_tick(). K2 then runs until the tick after the one that ends its
+// slice: 16 ms. User-space hogs return to user space from the 4 ms tick
+// and switch there.
+TEST_CASE("a kernel thread's lazy reschedule raised by a tick waits for the next tick", "[core][preempt]") {
+  auto switches = [](bool kernel_thread) {
+    ScenarioParams p = exact_scenario("6.18", 250);
+    p.kernel.preempt = PreemptModel::kLazy;
+    p.duration = Time::ms(20);
+    std::vector<TaskSpec> ts;
+    for (const char* name : {"K1", "K2"}) {
+      TaskSpec t = hog(name);
+      t.phases[0].events = {ev_run(Time::ms(100))};
+      t.kernel_thread = kernel_thread;
+      ts.push_back(t);
+    }
+    p.tasks = ts;
+    return run_logging_switches(p).runs_until(Time::ms(17));
+  };
+  using Runs = std::vector<std::pair<int64_t, std::string>>;
+  CHECK(switches(true) == Runs{{0, "K1"}, {8000000, "K2"}, {16000000, "K1"}});
+  CHECK(switches(false) == Runs{{0, "K1"}, {4000000, "K2"}, {8000000, "K1"}, {12000000, "K2"}, {16000000, "K1"}});
+}
+
 TEST_CASE("wake-up cost and context-switch cost show in the metrics", "[core][overheads]") {
   ScenarioParams p = exact_scenario("6.12", 250);
   p.kernel.wakeup_cost = Time::us(2);

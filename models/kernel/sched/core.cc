@@ -1429,6 +1429,14 @@ void Kernel::scheduler_tick(Rq& rq) {
     return;
   }
   const bool before = rq.need_resched || rq.need_resched_lazy;
+  // sched_tick() (6.18.35): a lazy reschedule already pending becomes a
+  // real one before task_tick(); one that this tick's task_tick() raises
+  // waits for the next tick (a kernel thread's: a user task's tick
+  // returns to user space and reschedules, resched_curr_lazy()).
+  if (rq.need_resched_lazy) {
+    rq.need_resched_lazy = false;
+    rq.need_resched = true;
+  }
   why_ = nullptr;
   class_of(curr).task_tick(rq, curr);
   // task_tick_fair() ends with check_update_overutilized_status().
@@ -1440,11 +1448,6 @@ void Kernel::scheduler_tick(Rq& rq) {
     count_decision(Decision::kTick, curr.group, why);
   }
   sched_balance_trigger(rq);
-  // The tick turns a pending lazy reschedule into a real one.
-  if (rq.need_resched_lazy) {
-    rq.need_resched_lazy = false;
-    rq.need_resched = true;
-  }
   if (rq.need_resched) mark_resched(rq.cpu);
   arm_tick(rq);
 }
