@@ -344,6 +344,28 @@ inline void check_conservation(const RunResult& r, const PlatformParams* platfor
   }
 }
 
+// `p` on kernel `version`, measured from `warmup` to `duration`.
+inline ScenarioParams on_kernel(ScenarioParams p, const std::string& version, Time duration,
+                                Time warmup = Time::zero()) {
+  p.kernel.version = version;
+  p.duration = duration;
+  p.warmup = warmup;
+  return p;
+}
+
+// A task with `work` (at capacity 1024, f_max) every 16 ms, pinned to `cpu`.
+inline TaskSpec every_16ms_on(const std::string& name, Time work, int cpu) {
+  TaskSpec t = task(name, {ev_run(work), ev_timer(name, Time::ms(16))});
+  t.cpus = {cpu};
+  return t;
+}
+
+// The kernels whose schedutil and EAS keep the pre-6.8 forms (the headroom
+// after the uclamp clamp; 6.1's energy-model cost): 6.1 and 6.6. Spelled
+// out rather than read from the model's version table, so that a wrong
+// flag there fails the tests.
+inline bool has_v6_1_forms(const std::string& version) { return version == "6.1" || version == "6.6"; }
+
 // Busy time of `cpu` at its cluster's OPP number `opp` (lowest first).
 inline Time busy_at(const RunResult& r, int cpu, size_t opp) {
   return r.cpus[static_cast<size_t>(cpu)].busy_at_opp[opp];

@@ -763,13 +763,8 @@ TEST_CASE("EAS charges every candidate the task's util_est", "[biglittle][eas]")
 TEST_CASE("the shared policies' schedutil adds the 25% headroom once on every version", "[biglittle][cpufreq]") {
   const std::string version = GENERATE("6.1", "6.6", "6.12", "6.18");
   CAPTURE(version);
-  ScenarioParams p = toy();
-  p.kernel.version = version;
-  p.duration = Time::s(2);
-  p.warmup = Time::ms(500);
-  TaskSpec t = task("t", {ev_run(Time::us(5300)), ev_timer("t", Time::ms(16))});
-  t.cpus = {2};
-  p.tasks = {t};
+  ScenarioParams p = on_kernel(toy(), version, Time::s(2), Time::ms(500));
+  p.tasks = {every_16ms_on("t", Time::us(5300), 2)};
   RunResult r = run_result(p);
   CHECK(busy_at(r, 2, 1) == Time::zero());
   CHECK(busy_at(r, 2, 0) > Time::ms(900));  // 10.6 ms of every 16 ms over 1.5 s: about 994 ms
@@ -786,16 +781,11 @@ TEST_CASE("the shared policies' schedutil adds the 25% headroom once on every ve
 TEST_CASE("schedutil skips the OPPs the version's energy model marks inefficient", "[biglittle][cpufreq]") {
   const std::string version = GENERATE("6.1", "6.6", "6.12", "6.18");
   CAPTURE(version);
-  ScenarioParams p = toy();
-  p.kernel.version = version;
-  p.duration = Time::s(1);
-  p.warmup = Time::ms(200);
+  ScenarioParams p = on_kernel(toy(), version, Time::s(1), Time::ms(200));
   p.platform.clusters[1].opps = {{1000000, 700000, 100.0}, {2000000, 1000000, 200.05}};
-  TaskSpec t = task("t", {ev_run(Time::ms(1)), ev_timer("t", Time::ms(16))});
-  t.cpus = {2};
-  p.tasks = {t};
+  p.tasks = {every_16ms_on("t", Time::ms(1), 2)};
   RunResult r = run_result(p);
-  if (version == "6.1" || version == "6.6") {
+  if (has_v6_1_forms(version)) {
     CHECK(busy_at(r, 2, 0) == Time::ms(100));
     CHECK(busy_at(r, 2, 1) == Time::zero());
   } else {

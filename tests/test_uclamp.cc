@@ -494,12 +494,8 @@ TEST_CASE("6.1, 6.6 and 6.18 count a waking task's uclamp_min before the enqueue
           "[uclamp][cpufreq]") {
   const std::string version = GENERATE("6.1", "6.6", "6.18");
   CAPTURE(version);
-  ScenarioParams p = toy_uclamp();
-  p.kernel.version = version;
-  p.duration = Time::s(1);
-  p.warmup = Time::ms(200);
-  TaskSpec t = task("t", {ev_run(Time::ms(4)), ev_timer("t", Time::ms(16))});
-  t.cpus = {2};
+  ScenarioParams p = on_kernel(toy_uclamp(), version, Time::s(1), Time::ms(200));
+  TaskSpec t = every_16ms_on("t", Time::ms(4), 2);
   t.uclamp_min = 700;
   p.tasks = {t};
   RunResult r = run_result(p);
@@ -520,17 +516,13 @@ TEST_CASE("6.1, 6.6 and 6.18 count a waking task's uclamp_min before the enqueue
 TEST_CASE("6.1 and 6.6 add schedutil's headroom after the uclamp clamp, 6.12 and 6.18 before", "[uclamp][cpufreq]") {
   const std::string version = GENERATE("6.1", "6.6", "6.12", "6.18");
   CAPTURE(version);
-  ScenarioParams p = toy_uclamp();
-  p.kernel.version = version;
-  p.duration = Time::s(1);
-  p.warmup = Time::ms(200);
+  ScenarioParams p = on_kernel(toy_uclamp(), version, Time::s(1), Time::ms(200));
   TaskSpec h = hog("h");
   h.cpus = {2};
   h.uclamp_max = 450;
   p.tasks = {h};
   RunResult r = run_result(p);
-  const bool headroom_after_clamp = version == "6.1" || version == "6.6";
-  CHECK(busy_at(r, 2, headroom_after_clamp ? 1 : 0) == r.elapsed());
+  CHECK(busy_at(r, 2, has_v6_1_forms(version) ? 1 : 0) == r.elapsed());
   check_conservation(r);
 }
 
@@ -544,16 +536,12 @@ TEST_CASE("6.1 and 6.6 add schedutil's headroom after the uclamp clamp, 6.12 and
 TEST_CASE("a uclamp_min boost gets schedutil's headroom on 6.1 and 6.6 only", "[uclamp][cpufreq]") {
   const std::string version = GENERATE("6.1", "6.6", "6.12", "6.18");
   CAPTURE(version);
-  ScenarioParams p = toy_uclamp();
-  p.kernel.version = version;
-  p.duration = Time::s(1);
-  p.warmup = Time::ms(200);
-  TaskSpec t = task("t", {ev_run(Time::ms(1)), ev_timer("t", Time::ms(16))});
-  t.cpus = {2};
+  ScenarioParams p = on_kernel(toy_uclamp(), version, Time::s(1), Time::ms(200));
+  TaskSpec t = every_16ms_on("t", Time::ms(1), 2);
   t.uclamp_min = 450;
   p.tasks = {t};
   RunResult r = run_result(p);
-  if (version == "6.1" || version == "6.6") {
+  if (has_v6_1_forms(version)) {
     CHECK(busy_at(r, 2, 1) == Time::ms(50));
     CHECK(busy_at(r, 2, 0) == Time::zero());
   } else {
@@ -582,9 +570,7 @@ TEST_CASE("a uclamp_min boost gets schedutil's headroom on 6.1 and 6.6 only", "[
 TEST_CASE("6.1 and 6.6 price a capped task's pd at 1.25 x its cap in EAS, 6.12 and 6.18 at the cap", "[uclamp][eas]") {
   const std::string version = GENERATE("6.1", "6.6", "6.12", "6.18");
   CAPTURE(version);
-  ScenarioParams p = toy_uclamp();
-  p.kernel.version = version;
-  p.duration = Time::s(2);
+  ScenarioParams p = on_kernel(toy_uclamp(), version, Time::s(2));
   ClusterParams& mid = p.platform.clusters[0];
   mid.name = "mid";
   mid.capacity_dmips_mhz = 1024;
@@ -596,6 +582,5 @@ TEST_CASE("6.1 and 6.6 price a capped task's pd at 1.25 x its cap in EAS, 6.12 a
   p.tasks = {t};
   std::vector<int> cpus = cpus_of(run_logged<SwitchLog>(p), "capped", Time::ms(500));
   REQUIRE(cpus.size() > 80);
-  const bool headroom_after_clamp = version == "6.1" || version == "6.6";
-  CHECK(std::all_of(cpus.begin(), cpus.end(), [&](int c) { return headroom_after_clamp ? c >= 2 : c < 2; }));
+  CHECK(std::all_of(cpus.begin(), cpus.end(), [&](int c) { return has_v6_1_forms(version) ? c >= 2 : c < 2; }));
 }

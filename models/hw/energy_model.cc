@@ -98,31 +98,21 @@ EnergyModel::EnergyModel(std::span<const Opp> opps, uint64_t cpu_capacity,
   }
 
   // em_compute_costs() (non-artificial EM): from the top state down,
-  //   cost = power * 10 / performance;
+  //   cost = power * 10 / performance (6.12), or fmax * power / freq
+  //   (6.1.166 / 6.6.63: cost_v6_1);
   //   a state is inefficient when its cost >= the cost of the cheapest
   //   state above it (prev_cost starts at ULONG_MAX, so the top state is
   //   always efficient).
   uint64_t prev_cost = std::numeric_limits<uint64_t>::max();
+  uint64_t prev_cost_v6_1 = prev_cost;
   for (size_t i = states_.size(); i-- > 0;) {
     PerfState& ps = states_[i];
     ps.cost = ps.power_uw * 10 / ps.performance;
-    if (ps.cost >= prev_cost) {
-      ps.inefficient = true;
-    } else {
-      prev_cost = ps.cost;
-    }
-  }
-  // 6.1.166 / 6.6.63 em_compute_costs(): cost = fmax * power / freq, the
-  // same walk from the top state down.
-  uint64_t prev_cost_v6_1 = std::numeric_limits<uint64_t>::max();
-  for (size_t i = states_.size(); i-- > 0;) {
-    PerfState& ps = states_[i];
     ps.cost_v6_1 = fmax * ps.power_uw / ps.freq_khz;
-    if (ps.cost_v6_1 >= prev_cost_v6_1) {
-      ps.inefficient_v6_1 = true;
-    } else {
-      prev_cost_v6_1 = ps.cost_v6_1;
-    }
+    ps.inefficient = ps.cost >= prev_cost;
+    if (!ps.inefficient) prev_cost = ps.cost;
+    ps.inefficient_v6_1 = ps.cost_v6_1 >= prev_cost_v6_1;
+    if (!ps.inefficient_v6_1) prev_cost_v6_1 = ps.cost_v6_1;
   }
 }
 
@@ -157,16 +147,21 @@ uint64_t EnergyModel::cpu_energy_v6_1(uint64_t max_util, uint64_t sum_util, uint
   if (sum_util == 0) return 0;
   max_util = std::min(map_util_perf(max_util), allowed_cpu_cap);
   const uint64_t fmax = states_.back().freq_khz;
-  const uint64_t freq = map_util_freq(max_util, fmax, cpu_capacity_);
-  size_t i = 0;
-  for (; i < states_.size(); ++i) {
-    if (states_[i].freq_khz >= freq) {
-      if (skip_inefficiencies_ && states_[i].inefficient_v6_1) continue;
-      break;
+  const size_t i = efficient_state_by_freq_v6_1(map_util_freq(max_util, fmax, cpu_capacity_));
+  return states_[i].cost_v6_1 * sum_util / cpu_capacity_;
+}
+
+// em_pd_get_efficient_state() of 6.1.166 / 6.6.63: by frequency, skipping
+// states inefficient by the old cost.
+size_t EnergyModel::efficient_state_by_freq_v6_1(uint64_t freq_khz) const {
+  for (size_t i = 0; i < states_.size(); ++i) {
+    const PerfState& ps = states_[i];
+    if (ps.freq_khz >= freq_khz) {
+      if (skip_inefficiencies_ && ps.inefficient_v6_1) continue;
+      return i;
     }
   }
-  if (i == states_.size()) i = states_.size() - 1;
-  return states_[i].cost_v6_1 * sum_util / cpu_capacity_;
+  return states_.size() - 1;
 }
 
 // eenv_pd_max_util() for one CPU with only CFS util: effective_cpu_util()

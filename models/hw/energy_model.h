@@ -104,6 +104,8 @@ class EnergyModel {
   //   energy = cost_v6_1 * sum_util / capacity (64-bit em_estimate_energy()).
   // In uW-scaled units of its own: compare only with other v6_1 values.
   uint64_t cpu_energy_v6_1(uint64_t max_util, uint64_t sum_util, uint64_t allowed_cpu_cap) const;
+  // The state em_cpu_energy() of 6.1 / 6.6 takes for a frequency.
+  size_t efficient_state_by_freq_v6_1(uint64_t freq_khz) const;
 
   // The state EAS assumes the domain runs at for a CPU utilisation `util`
   // (6.12 pipeline for plain CFS util, no RT/DL/IRQ/uclamp):
