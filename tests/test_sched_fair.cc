@@ -680,3 +680,47 @@ tasks:
   CHECK(flipped == 8 + 3 * 3 + 2);
 }
 
+
+// 6.18.35 keeps a running entity's slice protection (vprot) in a union
+// with its lag (vlag): a renice of the running task (sched_change:
+// dequeue with DEQUEUE_SAVE, which writes the lag, re-enqueue,
+// set_next_task(first = false), which does not protect again) leaves the
+// lag where protect_slice() looks. Two hogs with 5 ms custom slices, HZ
+// 1000: A 0-3 ms (half a slice first), B 3-6, A 6-11, B 11-16, then A
+// from 16 ms with v = 8 ms, B's v, and its deadline (13 ms) as its
+// protection, ineligible as soon as it runs. Reniced (0 -> -1) at 18.5
+// ms, its lag (V - v = 9.25 - 10.5 = -1.25 ms; -1.0 ms at the new
+// weight) becomes its vprot, below its vruntime, so the tick at 19 ms
+// reschedules and EEVDF picks B. 6.12
+// stashes the new deadline as RUN_TO_PARITY's marker in set_next_entity()
+// whatever `first` says, so A keeps the CPU past its old 21 ms, as it does
+// without the renice.
+TEST_CASE("6.18: a running task reniced loses its slice protection, 6.12 keeps RUN_TO_PARITY", "[fair][eevdf]") {
+  const std::string version = GENERATE("6.12", "6.18");
+  const bool renice = GENERATE(false, true);
+  CAPTURE(version, renice);
+  ScenarioParams p = exact_scenario(version, 1000);
+  p.duration = Time::ms(30);
+  TaskSpec a = hog("A");
+  a.slice = Time::ms(5);
+  TaskSpec b = hog("B");
+  b.slice = Time::ms(5);
+  p.tasks = {a, b};
+  System sys(p, 1);
+  SwitchLog log;
+  sys.add_observer(&log);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(18500));
+  Task& running = *k.rq(0).curr;
+  REQUIRE(running.comm == "A");
+  REQUIRE(log.first_run("A", Time::ms(16)) == Time::ms(16));
+  if (renice) k.set_user_nice(running, -1);
+  k.run_until(Time::ms(30));
+  const Time b_back = log.first_run("B", Time::ms(16));
+  if (version == "6.18" && renice)
+    CHECK(b_back == Time::ms(19));
+  else if (renice)
+    CHECK(b_back > Time::ms(21));
+  else
+    CHECK(b_back == Time::ms(21));
+}
