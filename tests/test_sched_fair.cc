@@ -724,3 +724,49 @@ TEST_CASE("6.18: a running task reniced loses its slice protection, 6.12 keeps R
   else
     CHECK(b_back == Time::ms(21));
 }
+
+// update_entity_lag()'s clamp: 6.12 bounds a leaving entity's lag by twice
+// its own slice (at least a tick), 6.18.35 by the queue's largest slice
+// plus a tick. One CPU at HZ 1000, base slice 3 ms, WAKEUP_PREEMPTION off
+// (the waiting is the tick's alone): L (nice 19, custom slice 20 ms, a
+// hog) runs from 0; X (nice 0, 3 ms slice) forks 1 us later and, at each
+// pick, runs 20 us and sleeps 1 ms. L keeps the CPU through its first
+// slice (a new task's half: 10 ms, seen used at the 11 ms tick) while X
+// waits: V - v_X = 15 x (10.999 ms x 1024/15) / 1039 = 10.84 ms, less the
+// 20 us X runs (x 1 - 1024/1039). X leaves with that lag: 6.12 clamps it
+// to 2 x 3 = 6 ms, 6.18 keeps it (limit 20 + 1 = 21 ms). Woken at 12.02
+// ms with its lag, X waits through L's next 20 ms slice (to the 32 ms
+// tick) and gains about 19.7 ms more: at its second sleep 6.18 clamps the
+// lag to exactly 21 ms, 6.12 to 6 ms again. (A nice 0 entity's virtual
+// and real time agree: the limits are exact.) One slice of waiting never
+// reaches the 6.18 bound; the lag carried over a sleep does.
+TEST_CASE("a leaving entity's lag is clamped: 2 x its slice on 6.12, the queue's largest slice + a tick on 6.18",
+          "[fair][eevdf]") {
+  auto vlags = [](const std::string& version) {
+    ScenarioParams p = exact_scenario(version);
+    p.kernel.base_slice = Time::ms(3);
+    p.kernel.features = {{"WAKEUP_PREEMPTION", false}};
+    TaskSpec l = hog("L", Policy::kNormal, 19);
+    l.slice = Time::ms(20);
+    TaskSpec x = task("X", {ev_run(Time::us(20)), ev_sleep(Time::ms(1))});
+    x.delay = Time::us(1);
+    p.tasks = {l, x};
+    p.duration = Time::ms(50);
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    const Task& xt = find_task(k, "X");
+    std::vector<int64_t> lags;
+    for (Time at : {Time::us(11500), Time::us(32500)}) {  // X asleep after its first and second runs
+      k.run_until(at);
+      CAPTURE(version, at);
+      REQUIRE(xt.state == TaskState::kInterruptible);
+      lags.push_back(xt.se.vlag);
+    }
+    return lags;
+  };
+  CHECK(vlags("6.12") == std::vector<int64_t>{6000000, 6000000});
+  const std::vector<int64_t> v618 = vlags("6.18");
+  CHECK(v618[0] > 10830000);  // 10.84 ms: over 6.12's 6 ms, under 21 ms: unclamped
+  CHECK(v618[0] < 10850000);
+  CHECK(v618[1] == 21000000);
+}
