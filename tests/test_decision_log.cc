@@ -323,3 +323,39 @@ TEST_CASE("decision log: a sleep run inside its slack says which interrupt ran i
         "0.001050 cpu0 hrtimer: b's timer (soft expiry 0.001020) runs in another hrtimer's interrupt, 20 us before "
         "its hard expiry 0.001070");
 }
+
+// wake_affine_idle()'s sync rule: a WF_SYNC wake-up (a binder call's) goes
+// to the waker's CPU when the waker is alone there, whatever the loads.
+// Two CPUs, no overheads: the pool thread waits on CPU 1 from 0; H hogs
+// CPU 1 from 100 us; D and then C (both on CPU 0) start at 200 us. D runs
+// 1.8 ms and sleeps with lag -0.9 ms: ineligible, so it stays queued
+// (DELAY_DEQUEUE) when C calls at 2 ms. 6.12 counts D in CPU 0's
+// nr_running (2), so WA_WEIGHT decides (and keeps the thread on CPU 1);
+// 6.18.35 leaves delayed tasks out of the count (1). Without D, C starts
+// at 2 ms and 6.12 takes the rule too.
+TEST_CASE("decision log: a sync wake-up goes to the waker's CPU when the waker is alone; 6.18 skips delayed tasks",
+          "[log][smp]") {
+  auto wake_affine_line = [](const std::string& version, bool delayed_neighbour) {
+    const std::string yaml = "kernel: {version: \"" + version +
+                             "\", hz: 1000, base_slice: 3ms,"
+                             " overheads: {context_switch: 0us, wakeup: 0us, ipi: 0us}}\n"
+                             "platform: {cpus: 2}\nduration: 6ms\nbinder_procs:\n  - {name: svc, threads: 1}\n"
+                             "tasks:\n  - {name: H, cpus: [1], delay: 100us, events: [{run: 1000s}]}\n" +
+                             (delayed_neighbour
+                                  ? "  - {name: D, cpus: [0], delay: 200us, events: [{run: 1800us}, {sleep: 1s}]}\n"
+                                  : "") +
+                             "  - {name: C, cpus: [0], delay: " + (delayed_neighbour ? "200us" : "2ms") +
+                             ", events: [{binder_call: {proc: svc, work: 300us}}, {sleep: 1s}]}\n";
+    const auto lines = grep(decision_log(load_scenario_yaml(yaml, "wake_affine_sync.yaml")), "wake_affine");
+    REQUIRE(lines.size() == 1);
+    return lines[0];
+  };
+  const std::string sync_rule =
+      "this cpu0, prev cpu1 -> target cpu0 (WA_IDLE: a sync wake-up, the waker alone on this CPU)";
+  CHECK(wake_affine_line("6.12", true) ==
+        "0.002000 wake_affine binder:svc_1-4: this cpu0, prev cpu1 -> target cpu1 (WA_WEIGHT: the loads with the "
+        "task moved)");
+  CHECK(wake_affine_line("6.18", true) == "0.002000 wake_affine binder:svc_1-4: " + sync_rule);
+  CHECK(wake_affine_line("6.12", false) == "0.002000 wake_affine binder:svc_1-3: " + sync_rule);
+  CHECK(wake_affine_line("6.18", false) == "0.002000 wake_affine binder:svc_1-3: " + sync_rule);
+}
