@@ -391,10 +391,14 @@ TEST_CASE("kworkers report under their pool attributes and not their pool id", "
   unbound_one.name = "u1";
   unbound_one.flags = kWqUnbound;
   unbound_one.cpumask = {1};
-  ScenarioParams p = wq_scenario(2, {bound_hp, unbound_hp, unbound_one});
+  WorkqueueParams bound_rt;  // WQ_RTPRI without WQ_UNBOUND: a FIFO pool per CPU, one group
+  bound_rt.name = "brt";
+  bound_rt.flags = kWqRtpri;
+  bound_rt.rt_priority = 2;
+  ScenarioParams p = wq_scenario(2, {bound_hp, unbound_hp, unbound_one, bound_rt});
   p.tasks = {queuer({ev_queue_work("hp", "a", Time::us(100)), ev_queue_work("uhp", "b", Time::us(100)),
                      ev_queue_work("events", "c", Time::us(100)), ev_queue_work("events_unbound", "d", Time::us(100)),
-                     ev_queue_work("u1", "e", Time::us(100))})};
+                     ev_queue_work("u1", "e", Time::us(100)), ev_queue_work("brt", "f", Time::us(100))})};
   System sys(p, 1);
   sys.run();
   std::map<std::string, std::string> group_of;
@@ -404,7 +408,10 @@ TEST_CASE("kworkers report under their pool attributes and not their pool id", "
   CHECK(group_of.at("kworker/0:0") == "kworkers/percpu");
   CHECK(group_of.at("kworker/u8:0") == "kworkers/unbound-nice-20");
   CHECK(group_of.at("kworker/u9:0") == "kworkers/unbound-nice0-cpus1");  // u1's, allocated with the scenario
-  CHECK(group_of.at("kworker/u10:0") == "kworkers/unbound-nice0");       // events_unbound's, at its first use
+  CHECK(group_of.at("kworker/u12:0") == "kworkers/unbound-nice0");  // events_unbound's, at its first use (u10, u11: brt's)
+  // brt's pool on each CPU: one group, not "kworkers/percpu", and names of its own.
+  CHECK(group_of.at("kworker/0:0R") == "kworkers/brt-fifo2");
+  CHECK(group_of.at("kworker/1:0R") == "kworkers/brt-fifo2");
 }
 
 // kick_pool() (6.12): an idle worker of a non-strict unbound pool whose

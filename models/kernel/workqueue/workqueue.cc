@@ -310,8 +310,11 @@ Workqueue& WorkqueueSystem::alloc_workqueue(const WorkqueueParams& in) {
 // like with like across variants. "kworkers/percpu" (per-CPU normal
 // pools), "kworkers/percpu-H" (highpri), "kworkers/unbound-nice0",
 // "kworkers/unbound-nice-20", with "-cpus0-3" for a pool not on every
-// CPU, and "kworkers/WQ-fifoP" for a WQ_RTPRI workqueue's own pool.
+// CPU, and "kworkers/WQ-fifoP" for a WQ_RTPRI workqueue's own pools (a
+// bound one's per-CPU pools together, with no CPU suffix).
 std::string WorkqueueSystem::pool_group(const WorkerPool& pool) const {
+  if (pool.dedicated && pool.bound())
+    return fmt::format("kworkers/{}-fifo{}", pool.dedicated->name(), pool.rt_priority);
   if (pool.bound()) return pool.nice < 0 ? "kworkers/percpu-H" : "kworkers/percpu";
   std::string g = pool.dedicated ? fmt::format("kworkers/{}-fifo{}", pool.dedicated->name(), pool.rt_priority)
                                  : fmt::format("kworkers/unbound-nice{}", pool.nice);
@@ -340,8 +343,11 @@ Worker& WorkqueueSystem::create_worker(WorkerPool& pool) {
   while (static_cast<size_t>(id) < pool.ids.size() && pool.ids[static_cast<size_t>(id)]) ++id;
   if (static_cast<size_t>(id) >= pool.ids.size()) pool.ids.resize(static_cast<size_t>(id) + 1, false);
   pool.ids[static_cast<size_t>(id)] = true;
-  // format_worker_id().
-  std::string comm = pool.bound() ? fmt::format("kworker/{}:{}{}", pool.cpu, id, pool.nice < 0 ? "H" : "")
+  // format_worker_id(). A bound WQ_RTPRI pool (the proposal; no kernel
+  // name) takes an "R" where a highpri one has its "H", so its workers do
+  // not share names with the CPU's normal kworkers.
+  const char* const suffix = pool.dedicated ? "R" : pool.nice < 0 ? "H" : "";
+  std::string comm = pool.bound() ? fmt::format("kworker/{}:{}{}", pool.cpu, id, suffix)
                                   : fmt::format("kworker/u{}:{}", pool.id, id);
   auto worker = std::make_unique<Worker>(*this, pool, id);
   Task& t = k_.create_task(comm, pool_group(pool), pool.policy, pool.policy == Policy::kFifo ? 0 : pool.nice,
