@@ -745,3 +745,28 @@ TEST_CASE("6.1 and 6.18 sync the PELT clock of a CPU going idle from an RT task,
       CHECK(rq.pelt.clock_idle < switch_at);
   }
 }
+
+// switched_to_rt(): a running fair task made RT (a setscheduler, a PI
+// boost) closes the CPU's RT signal up to now as not running; its RT
+// running time counts from the change. One CPU at HZ 250: a fair hog runs
+// from 0, nothing RT before; at 100 ms it becomes SCHED_FIFO 10. By the
+// 104 ms tick avg_rt has 4 ms of running behind it: util_avg about 1024 x
+// (1 - y^4) = 84 (y^32 = 1/2). Without the close the whole 104 ms since
+// the signal's last update counted as RT running (about 1024 x (1 -
+// y^104) = 918).
+TEST_CASE("a running task made RT starts the CPU's RT signal at the change, not at its last update", "[pelt][rt]") {
+  for (const std::string version : {"6.1", "6.12", "6.18"}) {
+    CAPTURE(version);
+    ScenarioParams p = exact_scenario(version, 250);
+    p.tasks = {hog("H")};
+    p.duration = Time::ms(200);
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::ms(100));
+    REQUIRE(k.rq(0).avg_rt.util_avg == 0);
+    k.set_scheduler(find_task(k, "H"), Policy::kFifo, 0, 10);
+    k.run_until(Time::us(104500));
+    CHECK(k.rq(0).avg_rt.util_avg >= 80);
+    CHECK(k.rq(0).avg_rt.util_avg <= 90);
+  }
+}

@@ -160,9 +160,15 @@ class RtClass final : public SchedClass {
   // preempts a lower-priority current; queued behind a higher one on an
   // overloaded rq, it is pushed (rt_queue_push_tasks(); the kernel runs
   // the push as a balance callback before the class change returns, here
-  // at once).
+  // at once). The running task itself only closes the RT signal's time so
+  // far as not running (its set_next_task(first = false) does not): its
+  // RT running time counts from now (6.1-6.18 alike).
   void switched_to(Rq& rq, Task& p) override {
-    if (rq.curr == &p || !p.rt.on_rq) return;
+    if (rq.curr == &p) {
+      update_rt_rq_load_avg(rq.pelt.rq_clock_pelt(), rq.avg_rt, false);
+      return;
+    }
+    if (!p.rt.on_rq) return;
     if (p.prio < rq.curr->prio) k_.resched_curr(rq);
     if (p.nr_cpus_allowed > 1 && rq.rt.nr_pushable > 0 && k_.nr_cpus() > 1) push_rt_tasks(rq);
   }
