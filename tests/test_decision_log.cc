@@ -333,7 +333,7 @@ TEST_CASE("decision log: a sleep run inside its slack says which interrupt ran i
 // nr_running (2), so WA_WEIGHT decides (and keeps the thread on CPU 1);
 // 6.18.35 leaves delayed tasks out of the count (1). Without D, C starts
 // at 2 ms and 6.12 takes the rule too.
-TEST_CASE("decision log: a sync wake-up goes to the waker's CPU when the waker is alone; 6.18 skips delayed tasks",
+TEST_CASE("decision log: a sync wake-up goes to the waker's CPU when the waker is alone, and 6.18 skips delayed tasks",
           "[log][smp]") {
   auto wake_affine_line = [](const std::string& version, bool delayed_neighbour) {
     const std::string yaml = "kernel: {version: \"" + version +
