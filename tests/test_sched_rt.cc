@@ -770,3 +770,24 @@ TEST_CASE("a running task made RT starts the CPU's RT signal at the change, not 
     CHECK(k.rq(0).avg_rt.util_avg <= 90);
   }
 }
+
+// prio_changed_rt() on an SMP kernel with one CPU: a running RT task whose
+// priority drops finds nothing to pull and keeps the CPU without a
+// reschedule while nothing queued beats it (the unconditional reschedule
+// is the !CONFIG_SMP branch, which GKI does not build); a queued task
+// that now beats it does get the CPU.
+TEST_CASE("one CPU: a running RT task whose priority drops is not rescheduled unless a queued task beats it",
+          "[rt]") {
+  ScenarioParams p = exact_scenario("6.12", 250);
+  p.tasks = {hog("A", Policy::kFifo, 50), hog("B", Policy::kFifo, 40)};
+  p.duration = Time::ms(10);
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(1));
+  Task& a = find_task(k, "A");
+  REQUIRE(k.rq(0).curr == &a);
+  k.set_scheduler(a, Policy::kFifo, 0, 45);  // still above B
+  CHECK_FALSE(k.rq(0).need_resched);
+  k.set_scheduler(a, Policy::kFifo, 0, 30);  // now below B
+  CHECK(k.rq(0).need_resched);
+}

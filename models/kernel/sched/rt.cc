@@ -184,17 +184,13 @@ class RtClass final : public SchedClass {
   // prio_changed_rt(): a running task whose priority drops pulls
   // higher-priority work waiting elsewhere (rt_queue_pull_task(); the
   // kernel runs the pull as a balance callback before the change returns,
-  // here at once; on one CPU it reschedules instead), and reschedules if a
-  // queued task now beats it.
+  // here at once), and reschedules if a queued task now beats it. (The
+  // unconditional reschedule of a drop is the !CONFIG_SMP branch: an SMP
+  // kernel on one CPU only finds nothing to pull.)
   void prio_changed(Rq& rq, Task& p, int old_prio) override {
     if (!p.rt.on_rq) return;
     if (rq.curr == &p) {
-      if (old_prio < p.prio) {
-        if (k_.nr_cpus() > 1)
-          pull_rt_task(rq);
-        else
-          k_.resched_curr(rq);
-      }
+      if (old_prio < p.prio && k_.nr_cpus() > 1) pull_rt_task(rq);
       if (highest_prio(rq) < p.prio) k_.resched_curr(rq);
     } else if (p.prio < rq.curr->prio) {
       k_.resched_curr(rq);
