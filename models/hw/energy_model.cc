@@ -122,16 +122,21 @@ std::optional<size_t> EnergyModel::state_index(uint64_t freq_khz) const {
   return std::nullopt;
 }
 
-// em_pd_get_efficient_state().
-size_t EnergyModel::efficient_state(uint64_t max_util) const {
+// em_pd_get_efficient_state()'s walk: the first state whose `key` reaches
+// `at_least`, past the ones `inefficient` marks when they are skipped;
+// else the top state.
+size_t EnergyModel::first_state_reaching(uint64_t at_least, uint64_t PerfState::*key,
+                                         bool PerfState::*inefficient) const {
   for (size_t i = 0; i < states_.size(); ++i) {
     const PerfState& ps = states_[i];
-    if (ps.performance >= max_util) {
-      if (skip_inefficiencies_ && ps.inefficient) continue;
-      return i;
-    }
+    if (ps.*key >= at_least && !(skip_inefficiencies_ && ps.*inefficient)) return i;
   }
   return states_.size() - 1;
+}
+
+// em_pd_get_efficient_state() (6.12: by performance).
+size_t EnergyModel::efficient_state(uint64_t max_util) const {
+  return first_state_reaching(max_util, &PerfState::performance, &PerfState::inefficient);
 }
 
 // em_cpu_energy() (include/linux/energy_model.h, 6.12).
@@ -154,14 +159,7 @@ uint64_t EnergyModel::cpu_energy_v6_1(uint64_t max_util, uint64_t sum_util, uint
 // em_pd_get_efficient_state() of 6.1.166 / 6.6.63: by frequency, skipping
 // states inefficient by the old cost.
 size_t EnergyModel::efficient_state_by_freq_v6_1(uint64_t freq_khz) const {
-  for (size_t i = 0; i < states_.size(); ++i) {
-    const PerfState& ps = states_[i];
-    if (ps.freq_khz >= freq_khz) {
-      if (skip_inefficiencies_ && ps.inefficient_v6_1) continue;
-      return i;
-    }
-  }
-  return states_.size() - 1;
+  return first_state_reaching(freq_khz, &PerfState::freq_khz, &PerfState::inefficient_v6_1);
 }
 
 // eenv_pd_max_util() for one CPU with only CFS util: effective_cpu_util()

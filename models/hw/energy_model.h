@@ -131,6 +131,7 @@ class EnergyModel {
   double power_mw(size_t state) const { return static_cast<double>(states_.at(state).power_uw) / 1000.0; }
 
  private:
+  size_t first_state_reaching(uint64_t at_least, uint64_t PerfState::*key, bool PerfState::*inefficient) const;
   std::vector<PerfState> states_;
   uint64_t cpu_capacity_ = 0;
   bool skip_inefficiencies_ = true;

@@ -149,7 +149,6 @@ class EevdfClass final : public FairClassBase {
   void update_curr(Rq& rq, CfsRq& cfs);
   bool update_deadline(SE& se);
   void update_entity_lag(CfsRq& cfs, SE& se);
-  void vlag_written(SE& se) const;
   void place_entity(CfsRq& cfs, SE& se, int flags);
   void enqueue_entity(Rq& rq, CfsRq& cfs, SE& se, int flags);
   bool dequeue_entity(Rq& rq, CfsRq& cfs, SE& se, int flags);
@@ -451,23 +450,7 @@ void EevdfClass::update_curr(Rq& rq, CfsRq& cfs) {
 void EevdfClass::update_entity_lag(CfsRq& cfs, SE& se) {
   int64_t vlag = avg_vruntime(cfs) - se.vruntime;
   int64_t limit = vdelta(se, lag_span(cfs, se));
-  se.vlag = std::clamp(vlag, -limit, limit);
-  vlag_written(se);
-}
-
-// 6.17+ (6.18.35 include/linux/sched.h): vlag and vprot share a union in
-// struct sched_entity, so a lag written for the running entity (a
-// sched_change's dequeue and reweight, reweight_entity(), a delayed
-// requeue) is what protect_slice() reads afterwards:
-// set_next_entity(first = false) does not set the protection again, and
-// the next update_curr() with company reschedules. Every lag write is
-// mirrored (a fresh pick sets vprot anew; vlag is always written before
-// it is read, so the other direction is never seen). (The kernel compares
-// that lag with an absolute vruntime counted from zero_vruntime's
-// -(1 << 20), the model from 0: they can differ only in a queue's first
-// couple of milliseconds.)
-void EevdfClass::vlag_written(SE& se) const {
-  if (protect_mode()) se.vprot = se.vlag;
+  se.set_vlag(std::clamp(vlag, -limit, limit), protect_mode());
 }
 
 int64_t EevdfClass::lag_span(const CfsRq& cfs, const SE& se) const {
@@ -530,8 +513,7 @@ void EevdfClass::requeue_delayed_entity(Rq& rq, SE& se) {
     if (se.vlag > 0) {
       --cfs.nr_running;
       if (&se != cfs.curr) dequeue_from_tree(cfs, se);
-      se.vlag = 0;
-      vlag_written(se);
+      se.set_vlag(0, protect_mode());
       place_entity(cfs, se, 0);
       if (&se != cfs.curr) enqueue_in_tree(cfs, se);
       ++cfs.nr_running;
@@ -639,10 +621,7 @@ bool EevdfClass::dequeue_entity(Rq& rq, CfsRq& cfs, SE& se, int flags) {
   if (flags & kDequeueDelayed) {
     // finish_delayed_dequeue_entity()
     clear_delayed(se);
-    if (feat(SchedFeat::kDelayZero) && se.vlag > 0) {
-      se.vlag = 0;
-      vlag_written(se);
-    }
+    if (feat(SchedFeat::kDelayZero) && se.vlag > 0) se.set_vlag(0, protect_mode());
   }
   return true;
 }
@@ -911,8 +890,7 @@ void EevdfClass::reweight_entity_by_place(Rq& rq, CfsRq& cfs, SE& se, uint64_t w
     cfs.load_weight -= se.group_weight_scaled;
   }
   dequeue_load_avg(cfs.avg, se.avg, se.weight);
-  se.vlag = rescale_by_weight(se.vlag, old_weight, weight);
-  vlag_written(se);
+  se.set_vlag(rescale_by_weight(se.vlag, old_weight, weight), protect_mode());
   if (se.rel_deadline) se.deadline = rescale_by_weight(se.deadline, old_weight, weight);
   if (rel_vprot) vprot = rescale_by_weight(vprot, old_weight, weight);
   set_group_weight(se, weight);

@@ -41,10 +41,8 @@ void Kernel::set_load_weight(Task& p, SchedClassId old_class, Policy policy, int
       // queued load leaves and re-enters the cfs_rq's sums at the new weight.
       // 6.18.35: a relative deadline (the task was dequeued with
       // DEQUEUE_SAVE under PLACE_REL_DEADLINE) scales the same way.
-      p.se.vlag = rescale_by_weight(p.se.vlag, static_cast<int64_t>(old_weight), new_weight);
-      // 6.17+: vlag shares its union with vprot, which a running task's
-      // set_next_task(first = false) leaves as this (EevdfClass::vlag_written()).
-      if (version_.protect_slice) p.se.vprot = p.se.vlag;
+      p.se.set_vlag(rescale_by_weight(p.se.vlag, static_cast<int64_t>(old_weight), new_weight),
+                    version_.protect_slice);
       if (version_.reweight_by_place && p.se.rel_deadline)
         p.se.deadline = rescale_by_weight(p.se.deadline, static_cast<int64_t>(old_weight), new_weight);
       const bool attached = p.se.avg.last_update_time != 0 && p.state != TaskState::kNew;

@@ -42,6 +42,21 @@ struct SchedEntity {
   int64_t deadline = 0;
   int64_t vlag = 0;              // also stashes the deadline at pick (RUN_TO_PARITY, <= 6.16)
   int64_t vprot = 0;             // 6.17+: vruntime up to which current is protected
+  // Writes the lag. 6.17+ (6.18.35 include/linux/sched.h) keeps vlag and
+  // vprot in one union, so a lag written for the running entity (a
+  // sched_change's dequeue and reweight, reweight_entity(), a delayed
+  // requeue) is what protect_slice() reads afterwards:
+  // set_next_entity(first = false) does not set the protection again, and
+  // the next update_curr() with company reschedules. Every lag write goes
+  // through here (a fresh pick sets vprot anew; vlag is always written
+  // before it is read, so the other direction is never seen). (The kernel
+  // compares that lag with an absolute vruntime counted from
+  // zero_vruntime's -(1 << 20), the model from 0: they can differ only in
+  // a queue's first couple of milliseconds.)
+  void set_vlag(int64_t lag, bool shares_vprot) {
+    vlag = lag;
+    if (shares_vprot) vprot = lag;
+  }
   int64_t slice = 0;
   int64_t sum_exec_runtime = 0;
   int64_t prev_sum_exec_runtime = 0;

@@ -313,12 +313,10 @@ Workqueue& WorkqueueSystem::alloc_workqueue(const WorkqueueParams& in) {
 // CPU, and "kworkers/WQ-fifoP" for a WQ_RTPRI workqueue's own pools (a
 // bound one's per-CPU pools together, with no CPU suffix).
 std::string WorkqueueSystem::pool_group(const WorkerPool& pool) const {
-  if (pool.dedicated && pool.bound())
-    return fmt::format("kworkers/{}-fifo{}", pool.dedicated->name(), pool.rt_priority);
-  if (pool.bound()) return pool.nice < 0 ? "kworkers/percpu-H" : "kworkers/percpu";
+  if (pool.bound() && !pool.dedicated) return pool.nice < 0 ? "kworkers/percpu-H" : "kworkers/percpu";
   std::string g = pool.dedicated ? fmt::format("kworkers/{}-fifo{}", pool.dedicated->name(), pool.rt_priority)
                                  : fmt::format("kworkers/unbound-nice{}", pool.nice);
-  if (pool.allowed_cpus.size() != static_cast<size_t>(nr_cpus_)) {
+  if (!pool.bound() && pool.allowed_cpus.size() != static_cast<size_t>(nr_cpus_)) {
     // "-cpus0-3,6": runs of consecutive CPUs.
     std::string cpus;
     const auto& c = pool.allowed_cpus;
