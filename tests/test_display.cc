@@ -1601,6 +1601,33 @@ TEST_CASE("display: the GPU's retire worker drops RenderThread's reference, not 
   CHECK(suspending->task->comm.rfind("kworker/2:", 0) == 0);
 }
 
+// drm/msm signals a job's fence in the retire work, not in the job
+// interrupt: msm_gpu_retire() only records the completed seqno, and
+// retire_submits()' dma_fence_is_signaled() signals it (msm_fence_ops has
+// no enable_signaling). Frame 14's job ends at W14 + 8.05 ms (as above);
+// a FIFO 3 task holds the worker's CPU 2 from W14 + 8 ms for 300 us, so
+// the FIFO 1 worker runs at W14 + 8.3 ms: the buffer is ready (the frame's
+// app end) then, and the reference dropped 10 us later. (Before, the
+// interrupt signalled it: app end W14 + 8.05 ms.)
+TEST_CASE("display: drm/msm's fence is signalled by the retire worker, not the job interrupt",
+          "[display][pm_runtime]") {
+  DisplayParams dp = fixed_params();
+  dp.gpu_rpm = "gpu";
+  RpmRig r(dp);
+  install_msm_gpu(r);
+  r.add_fifo_hog(W(14) + Time::ms(8), Time::us(300));
+  r.build(r.pm.get());
+  r.run(W(14) + Time::us(8400));
+  CHECK(r.pm->device("gpu")->last_busy() == W(14) + Time::us(8310));
+  r.run(Time::ms(300));
+  REQUIRE(r.log.frames.count(14));
+  CHECK(r.log.frames.at(14).app_end == W(14) + Time::us(8300));
+  // Frame 15 (the GPU resumed: UI 2 ms, RenderThread 3 ms, GPU 2 ms): the
+  // worker runs at once, so its buffer is ready at the interrupt.
+  REQUIRE(r.log.frames.count(15));
+  CHECK(r.log.frames.at(15).app_end == W(15) + Time::ms(7));
+}
+
 // drm/msm devfreq: when the last active job retires, the idle work is
 // queued on the retire worker after idle_work_delay (5 us each); the next
 // job cancels it first. Frames are 8.33 ms apart and each job retires

@@ -612,8 +612,8 @@ const std::vector<ParamDecl>& gpu_params() {
                           {"irq_thread", "map (see irq_thread)", "none",
                            "the job interrupt's handler is threaded (request_threaded_irq())"},
                           {"retire_worker", "kthread_worker name", "none",
-                           "the driver retires jobs (runtime PM put) in this kthread_worker's retire work "
-                           "(drm/msm gpu-worker); none: in the interrupt's context"},
+                           "the driver signals the jobs' fences and retires them (runtime PM put) in this "
+                           "kthread_worker's retire work (drm/msm gpu-worker); none: both in the interrupt's context"},
                           {"retire_cost", "duration", duration_text(d.retire_cost),
                            "CPU work per retire-work run (capacity 1024, f_max)"},
                           {"idle_work_delay", "duration", "0 (none)",

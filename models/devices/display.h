@@ -35,7 +35,8 @@
 //    scheduler's run_job work on that workqueue takes the reference
 //    (msm_gpu_submit(): pm_runtime_get_sync(), the resume in the kworker),
 //    runs run_job_cost and hands the job to the Gpu (SubmitFn). The
-//    buffer is latchable when its GPU work completed (gpu_job_done()); the
+//    buffer is latchable when its fence is signalled (gpu_job_done(): in
+//    the job interrupt, or drm/msm's retire work, models/devices/gpu.h); the
 //    GPU driver calls pm_runtime_put_autosuspend(gpu_rpm) when it retires
 //    the job (gpu_job_retired(): in the job interrupt's context, or on the
 //    GPU's retire kthread_worker, models/devices/gpu.h).

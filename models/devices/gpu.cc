@@ -97,22 +97,35 @@ Action Gpu::next(Task& self) {
 }
 
 void Gpu::complete(const Job& j, QueueContext ctx) {
-  j.owner->gpu_job_done(j.cookie, ctx);
   if (!retire_worker_) {
+    j.owner->gpu_job_done(j.cookie, ctx);
     --active_jobs_;
     j.owner->gpu_job_retired(j.cookie, ctx);
     return;
   }
-  // msm_gpu_retire(): the interrupt carries no priority to the worker.
+  // msm_gpu_retire(): the interrupt only records the ring's completed
+  // seqno (msm_update_fence()) and queues the retire work; it carries no
+  // priority to the worker. The fence is signalled there, not here.
   retire_pending_.push_back(j);
   retire_worker_->queue_work(retire_work_, ctx, nullptr);
 }
 
-// retire_worker() -> retire_submits(): the work's cost, then every job
-// signalled by then retires (retire_submit()) in the worker's context.
+// retire_worker() -> retire_submits() (drm/msm, 6.12): for each completed
+// submit, dma_fence_is_signaled(hw_fence) signals the fence (msm_fence_ops
+// has .signaled and no .enable_signaling, so nothing signals it earlier:
+// the DRM scheduler's finished fence, the buffer's acquire fence, waits
+// for this), then retire_submit() in the worker's context. Simplified: the
+// fences of every job whose interrupt came before the work started are
+// signalled first, then the work's cost, then they retire (the kernel
+// takes signal and retire job by job); a job that ended on the GPU but
+// whose interrupt is still pending waits for the next run (the kernel's
+// msm_fence_completed() also reads the ring's memptrs).
 Action Gpu::step(WorkExec& x) {
-  if (x.step == 0 && params_.retire_cost > Time::zero()) return Action::run(params_.retire_cost.count());
-  retire_batch_.swap(retire_pending_);
+  if (x.step == 0) {
+    retire_batch_.swap(retire_pending_);
+    for (const Job& j : retire_batch_) j.owner->gpu_job_done(j.cookie, x.context());
+    if (params_.retire_cost > Time::zero()) return Action::run(params_.retire_cost.count());
+  }
   for (const Job& j : retire_batch_) {
     j.owner->gpu_job_retired(j.cookie, x.context());
     // retire_submit(): the last active job -> msm_devfreq_idle().

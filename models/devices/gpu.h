@@ -12,15 +12,18 @@
 //
 // Retirement: after the job-done callback (the fence signalled), the
 // driver retires the job -- its bookkeeping, and for its owner the runtime
-// PM put (GpuClient::gpu_job_retired()). Without `retire_worker` that
-// happens in the same interrupt (or IRQ thread) context, as panfrost's
+// PM put (GpuClient::gpu_job_retired()). Without `retire_worker` both
+// happen in the same interrupt (or IRQ thread) context, as panfrost's
 // threaded handler does (panfrost_job_handle_done(), 6.12). With it, the
-// interrupt queues the retire work on that kthread_worker, as drm/msm does
-// (msm_gpu_retire(): kthread_queue_work(gpu->worker, &gpu->retire_work);
-// retire_worker() -> retire_submits() -> retire_submit():
-// pm_runtime_put_autosuspend(), drivers/gpu/drm/msm/msm_gpu.c, 6.12): the
-// work runs `retire_cost` and then retires every job whose interrupt came
-// before it got there (one work item: queued again while pending, nothing).
+// interrupt only queues the retire work on that kthread_worker, and the
+// fence is signalled there too, as drm/msm does (msm_gpu_retire():
+// msm_update_fence() records the seqno, kthread_queue_work(gpu->worker,
+// &gpu->retire_work); retire_worker() -> retire_submits():
+// dma_fence_is_signaled(submit->hw_fence) signals, then retire_submit():
+// pm_runtime_put_autosuspend(), drivers/gpu/drm/msm/msm_gpu.c and
+// msm_fence.c, 6.12): the work signals every job whose interrupt came
+// before it got there, runs `retire_cost` and retires them (one work item:
+// queued again while pending, nothing).
 // With `idle_work_delay`, the retirement that leaves no job active also
 // arms drm/msm devfreq's idle timer (msm_devfreq_idle():
 // msm_hrtimer_queue_work(&df->idle_work, 1 ms), an unpinned hrtimer on the
@@ -56,7 +59,8 @@ struct Task;
 class GpuClient {
  public:
   virtual ~GpuClient() = default;
-  // The job `cookie` ended; runs in interrupt context (ctx.task == nullptr).
+  // The job `cookie` ended, its fence signalled: in interrupt context
+  // (ctx.task == nullptr), the IRQ thread's, or the retire worker's.
   virtual void gpu_job_done(uint64_t cookie, QueueContext irq) = 0;
   // The driver retired the job (after gpu_job_done()): in the same context,
   // or on the GPU's retire kthread_worker (ctx.task is its thread).
