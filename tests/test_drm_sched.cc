@@ -533,3 +533,17 @@ TEST_CASE("the RK3588 panthor scenario loads and measures push_job -> run_job", 
   for (const auto& [id, j] : log.jobs)
     if (j.run > Time::zero()) CHECK(j.run >= j.pushed);
 }
+
+// 6.1 and 6.6 run the DRM scheduler in a kthread per scheduler
+// (drm_sched_main(), SCHED_FIFO 1); the model has 6.8's work items only, so
+// a drm_sched device (or a display's gpu_submit_wq) on those kernels is an
+// error at the device's line, not a silent 6.8+ run.
+TEST_CASE("a DRM scheduler on a kernel before 6.8 is an error naming the kthread design", "[drm][config]") {
+  for (const char* v : {"6.1", "6.6"}) {
+    const std::string err = load_error(std::string("kernel: {version: \"") + v + "\"}\n" + kYaml);
+    CHECK_THAT(err, Catch::Contains("x.yaml:13:") && Catch::Contains("devices[1].gpu") &&
+                        Catch::Contains("drm_sched_main()") && Catch::Contains(std::string("kernel ") + v));
+  }
+  CHECK(load_error(std::string("kernel: {version: \"6.12\"}\n") + kYaml).empty());
+  CHECK(load_error(std::string("kernel: {version: \"6.18\"}\n") + kYaml).empty());
+}

@@ -314,6 +314,7 @@ DrmSchedParams load_drm(const MapReader& r, const std::string& name, const std::
   const YamlDoc& doc = r.doc();
   DrmSchedParams d;
   r.require("gpu");
+  require_drm_sched_workqueues(r, "gpu", s.kernel.version);
   d.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
   // The workqueues (system ones included) and kthread_workers declared so far.
   CallTargets declared = call_targets(s);

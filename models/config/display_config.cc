@@ -163,6 +163,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   if (r.has("gpu_submit_wq")) {
     if (p.gpu.empty()) fail(doc, *r.find("gpu_submit_wq"), r.path("gpu_submit_wq"), "gpu_submit_wq needs gpu: NAME");
     p.gpu_submit_wq = ref_name(doc, r, "gpu_submit_wq", call_targets(s).workqueues, "workqueue");
+    require_drm_sched_workqueues(r, "gpu_submit_wq", s.kernel.version);
   }
   r.read("run_job_cost", p.run_job_cost, Bound::kNonNegative);
   std::vector<std::string> rpm;

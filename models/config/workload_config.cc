@@ -349,15 +349,6 @@ std::vector<int> load_cpu_list(const YamlDoc& doc, const YAML::Node& node, const
 
 namespace {
 
-// "6.12" -> 612, so versions compare as numbers ("6.6" < "6.12").
-int version_number(const std::string& version) {
-  int major = 0, minor = 0;
-  auto dot = version.find('.');
-  std::from_chars(version.data(), version.data() + version.size(), major);
-  if (dot != std::string::npos) std::from_chars(version.data() + dot + 1, version.data() + version.size(), minor);
-  return major * 100 + minor;
-}
-
 void load_slice(const TaskContext& ctx, const MapReader& r, TaskSpec& t) {
   auto n = r.find("slice");
   if (!n) return;

@@ -245,4 +245,21 @@ void MapReader::read_choice(std::string_view key, std::string& out, const std::v
   if (auto n = find(key)) out = as_choice(doc_, *n, path(key), choices);
 }
 
+int version_number(const std::string& version) {
+  int major = 0, minor = 0;
+  auto dot = version.find('.');
+  std::from_chars(version.data(), version.data() + version.size(), major);
+  if (dot != std::string::npos) std::from_chars(version.data() + dot + 1, version.data() + version.size(), minor);
+  return major * 100 + minor;
+}
+
+void require_drm_sched_workqueues(const MapReader& r, const std::string& key, const std::string& kernel_version) {
+  if (version_number(kernel_version) >= 608) return;
+  fail(r.doc(), *r.find(key), r.path(key),
+       fmt::format("kernel {} runs the DRM GPU scheduler in a kthread per scheduler (drm_sched_main(), SCHED_FIFO "
+                   "1), which is not modelled: the model's run_job and free_job work items are 6.8's design "
+                   "(kernel.version 6.12 or 6.18)",
+                   kernel_version));
+}
+
 }  // namespace schedlab::config

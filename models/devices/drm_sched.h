@@ -4,9 +4,11 @@
 // the run_job work, which selects, pops, counts credits and stamps
 // drm_run_job before ops->run_job()). Simplified against 7.x: 7.x orders
 // the entities of a scheduler by a CFS-like vruntime in one run queue
-// (sched_rq.c), frees every finished job in one free_job run and renames
-// the tracepoints; panthor has one entity per scheduler, so selection is
-// trivial there and the model keeps 6.18's FIFO selector and names.
+// (sched_rq.c) and frees every finished job in one free_job run; panthor
+// has one entity per scheduler, so selection is trivial there and the
+// model keeps 6.18's FIFO selector. The tracepoints keep 6.12's names
+// (drm_sched_job, drm_run_job, drm_sched_process_job), which 6.18 renamed
+// drm_sched_job_queue, drm_sched_job_run and drm_sched_job_done.
 //
 //  - entities (userspace queues) hold jobs in push order;
 //    drm_sched_entity_push_job() stamps submit_ts and, when the entity's
