@@ -107,6 +107,41 @@ TEST_CASE("a binder thread takes the caller nice within the node minimum and goe
   CHECK((thread.ttwu_wake_flags & kWfSync) == 0);
 }
 
+// Mainline binder_new_node() keeps the node's min_priority in a u8
+// (flags & FLAT_BINDER_FLAG_PRIORITY_MASK): libbinder's nice -2 arrives
+// as 254, above every nice. Process nice 5: A (nice 3) calls at 1 ms and
+// keeps its own 3 (3 < 254), not -2; D (nice -10) one-way at 2 ms changes
+// nothing (5 > 254 is false), the thread runs at 5. The ACK takes the
+// value signed: A's call runs at -2 there.
+TEST_CASE("mainline binder stores a negative node minimum as a u8, which raises nothing", "[binder]") {
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.duration = Time::ms(5);
+  p.binder_procs = {binder_proc("svc", 1, 5, -2)};
+  auto caller = [](const std::string& name, int nice, Time delay, bool oneway) {
+    TaskSpec t = task(name, {ev_binder("svc", Time::us(200), oneway), ev_sleep(Time::s(1))}, Policy::kNormal, nice);
+    t.delay = delay;
+    return t;
+  };
+  p.tasks = {caller("A", 3, Time::ms(1), false), caller("D", -10, Time::ms(2), true)};
+  SECTION("mainline") {
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    Task& thread = find_task(k, "binder:svc_1");
+    for (const auto& [us, nice] : std::vector<std::pair<int64_t, int>>{{1100, 3}, {1500, 5}, {2100, 5}}) {
+      k.run_until(Time::us(us));
+      INFO("at " << us << " us");
+      CHECK(thread.nice() == nice);
+    }
+  }
+  SECTION("the Android Common Kernel") {
+    p.binder_procs[0].android = true;
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    k.run_until(Time::us(1100));
+    CHECK(find_task(k, "binder:svc_1").nice() == -2);
+  }
+}
+
 TEST_CASE("binder picks the newest waiting thread and queues a call that finds none on the process", "[binder]") {
   SECTION("the newest waiter serves (proc->waiting_threads is LIFO)") {
     // One CPU: threads 1 and 2 go to wait in fork order, so 2 is the list

@@ -721,8 +721,9 @@ const std::vector<ParamDecl>& binder_proc_params() {
         {"nice", "int -20..19", std::to_string(d.nice),
          "the process's nice (proc->default_priority): its threads' nice while they wait for work"},
         {"min_nice", "int -20..19", std::to_string(d.min_nice),
-         "its node's min_priority: the highest nice a synchronous transaction runs at (libbinder's default 0; "
-         "unused with an RT min_policy)"},
+         "its node's min_priority: the highest nice a synchronous transaction runs at (0: background "
+         "scheduling disabled, as system_server; libbinder's default 19; mainline stores it as a u8, so a "
+         "negative value raises nothing there; unused with an RT min_policy)"},
         {"cpus", "list of int, or \"0-3,6\"", "all CPUs", "the threads' affinity"},
         {"cgroup", "a cgroups[] name, or /", "/", "the cpu cgroup its threads run in"},
         {"android", "bool", "false",

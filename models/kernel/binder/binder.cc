@@ -160,7 +160,11 @@ Action BinderThread::next(Task& self) {
     if (proc_.params_.android) {
       transaction_priority(t);  // unless the caller applied it at hand-over
     } else {
-      const int min_nice = proc_.params_.min_nice;
+      // binder_new_node(): node->min_priority is a u8 (flags &
+      // FLAT_BINDER_FLAG_PRIORITY_MASK), so a negative nice is stored as
+      // 256 + nice, above every nice: a synchronous call then takes the
+      // caller's nice and a one-way call changes nothing (6.12.19, 6.18).
+      const int min_nice = proc_.params_.min_nice & 0xff;
       saved_prio_ = kDefaultPrio + self.nice();
       if (sync && t.priority < min_nice)
         set_nice(self, t.priority);

@@ -13,7 +13,11 @@ struct BinderProcParams {
   std::string name;       // the server process; its threads are binder:NAME_1 .. binder:NAME_N
   int threads = 1;        // binder looper threads in its pool: the grown pool, max_threads + those that joined (binder.h)
   int nice = 0;           // proc->default_priority: the nice of the process at open()
-  int min_nice = 0;       // its node's min_priority (flat_binder_object priority bits; libbinder's default 0)
+  // Its node's min_priority (flat_binder_object priority bits): 0 is a
+  // process that disabled background scheduling (system_server does);
+  // libbinder's default is 19. Mainline stores it as a u8, so a negative
+  // value raises nothing there (binder.cc); the ACK takes it signed.
+  int min_nice = 0;
   std::vector<int> cpus;  // the threads' affinity; empty = all CPUs
   // The Android Common Kernel's priority rules (binder_transaction_priority())
   // instead of mainline's nice-only rule, with its node flags.
