@@ -16,8 +16,8 @@
 // cpu.uclamp.min / cpu.uclamp.max (percent); a group's effective clamps are
 // its requests capped by its parent's effective ones, and a task outside
 // the root group has its request clamped into its group's effective range.
-// The model's cpu cgroups carry only that: no CONFIG_FAIR_GROUP_SCHED
-// (cpu.weight / cpu.shares, group scheduling entities), no bandwidth.
+// The groups' fair side (cpu.weight, cpu.idle, group entities) is
+// fair_group.cc's (docs/fair_group_sched.md); no CFS bandwidth.
 #pragma once
 
 #include <array>

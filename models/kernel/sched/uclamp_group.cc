@@ -9,8 +9,8 @@
 // Simplifications: a group's tasks are visited in creation order (the
 // kernel's css_task_iter follows the order tasks joined the cgroup); the
 // order only matters to a bucket's max aggregation of tasks refcounted
-// again at the same instant. No CONFIG_FAIR_GROUP_SCHED: moving a task
-// changes its clamps only.
+// again at the same instant. Moving a task also moves its fair entity
+// (task_change_group(), fair_group.cc).
 #include <fmt/format.h>
 
 #include "models/errors.h"
