@@ -38,6 +38,14 @@ class NiceLog : public SchedObserver {
   std::vector<std::pair<int64_t, std::string>> seen;
 };
 
+// A fair caller of "svc" at `nice`, from `delay`: one 200 us call, then
+// asleep.
+TaskSpec svc_caller(const std::string& name, int nice, Time delay, bool oneway) {
+  TaskSpec t = task(name, {ev_binder("svc", Time::us(200), oneway), ev_sleep(Time::s(1))}, Policy::kNormal, nice);
+  t.delay = delay;
+  return t;
+}
+
 // A System run for 5 ms with a SwitchLog watching from the start.
 struct Watched {
   explicit Watched(const ScenarioParams& p) : sys(p, 1) {
@@ -86,13 +94,8 @@ TEST_CASE("a binder thread takes the caller nice within the node minimum and goe
   ScenarioParams p = exact_scenario("6.12", 1000);
   p.duration = Time::ms(5);
   p.binder_procs = {binder_proc("svc", 1, 5, 0)};
-  auto caller = [](const std::string& name, int nice, Time delay, bool oneway) {
-    TaskSpec t = task(name, {ev_binder("svc", Time::us(200), oneway), ev_sleep(Time::s(1))}, Policy::kNormal, nice);
-    t.delay = delay;
-    return t;
-  };
-  p.tasks = {caller("A", -10, Time::ms(1), false), caller("B", 10, Time::ms(2), false),
-             caller("D", -10, Time::ms(3), true)};
+  p.tasks = {svc_caller("A", -10, Time::ms(1), false), svc_caller("B", 10, Time::ms(2), false),
+             svc_caller("D", -10, Time::ms(3), true)};
   System sys(p, 1);
   Kernel& k = sys.kernel();
   Task& thread = find_task(k, "binder:svc_1");
@@ -117,12 +120,7 @@ TEST_CASE("mainline binder stores a negative node minimum as a u8, which raises 
   ScenarioParams p = exact_scenario("6.12", 1000);
   p.duration = Time::ms(5);
   p.binder_procs = {binder_proc("svc", 1, 5, -2)};
-  auto caller = [](const std::string& name, int nice, Time delay, bool oneway) {
-    TaskSpec t = task(name, {ev_binder("svc", Time::us(200), oneway), ev_sleep(Time::s(1))}, Policy::kNormal, nice);
-    t.delay = delay;
-    return t;
-  };
-  p.tasks = {caller("A", 3, Time::ms(1), false), caller("D", -10, Time::ms(2), true)};
+  p.tasks = {svc_caller("A", 3, Time::ms(1), false), svc_caller("D", -10, Time::ms(2), true)};
   SECTION("mainline") {
     System sys(p, 1);
     Kernel& k = sys.kernel();

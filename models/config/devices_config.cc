@@ -265,6 +265,15 @@ Distribution load_distribution(const YamlDoc& doc, const YAML::Node& node, const
   return d;
 }
 
+void require_drm_sched_workqueues(const MapReader& r, const std::string& key, const std::string& kernel_version) {
+  if (version_number(kernel_version) >= 608) return;
+  fail(r.doc(), *r.find(key), r.path(key),
+       fmt::format("kernel {} runs the DRM GPU scheduler in a kthread per scheduler (drm_sched_main(), SCHED_FIFO "
+                   "1), which is not modelled: the model's run_job and free_job work items are 6.8's design "
+                   "(kernel.version 6.12 or 6.18)",
+                   kernel_version));
+}
+
 namespace {
 
 // The device model registry: each model's declarations (load_devices() calls its loader).

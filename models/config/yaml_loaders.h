@@ -62,6 +62,12 @@ inline constexpr const char* kThreadPolicyChoices = "SCHED_OTHER | SCHED_BATCH |
 // experiment's overlay can make a nice task SCHED_FIFO by setting nice: 0.
 int load_nice(const MapReader& r, const YAML::Node& node, Policy policy, std::string_view what);
 // display_config.cc: a `model: display` device; gpus are the scenario's gpu devices.
+// The DRM GPU scheduler's workqueue design (run_job and free_job work items
+// on submit_wq: drm_sched_init(), sched_main.c) is 6.8's; 6.1 and 6.6 run
+// one kthread per scheduler (drm_sched_main(), SCHED_FIFO 1 by
+// sched_set_fifo_low()), which the model does not have. Fails at `key`
+// of `r` on a kernel before 6.8.
+void require_drm_sched_workqueues(const MapReader& r, const std::string& key, const std::string& kernel_version);
 DisplayParams load_display(const MapReader& r, const std::vector<std::string>& gpus, const ScenarioParams& s);
 const std::vector<ParamDecl>& display_params();         // devices[] (model: display)
 const std::vector<ParamDecl>& display_thread_params();  // ui_thread / render_thread / sf_thread

@@ -103,11 +103,4 @@ class MapReader {
 // "6.12" -> 612, so kernel versions compare as numbers ("6.6" < "6.12").
 int version_number(const std::string& version);
 
-// The DRM GPU scheduler's workqueue design (run_job and free_job work items
-// on submit_wq: drm_sched_init(), sched_main.c) is 6.8's; 6.1 and 6.6 run
-// one kthread per scheduler (drm_sched_main(), SCHED_FIFO 1 by
-// sched_set_fifo_low()), which the model does not have. Fails at `key`
-// of `r` on a kernel before 6.8.
-void require_drm_sched_workqueues(const MapReader& r, const std::string& key, const std::string& kernel_version);
-
 }  // namespace schedlab::config
