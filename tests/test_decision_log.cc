@@ -359,3 +359,38 @@ TEST_CASE("decision log: a sync wake-up goes to the waker's CPU when the waker i
   CHECK(wake_affine_line("6.12", false) == "0.002000 wake_affine binder:svc_1-3: " + sync_rule);
   CHECK(wake_affine_line("6.18", false) == "0.002000 wake_affine binder:svc_1-3: " + sync_rule);
 }
+
+// balance_fair(): 6.12 and 6.18 ask sched_fair_runnable() (fair entities
+// queued), 6.1 and 6.6 rq->nr_running. A waker on cpu1 queues the FIFO R
+// on cpu0 at 2 ms; its resched IPI takes 10 us, and the fair A blocks at
+// 2.005 ms first: with only R queued, 6.12 and 6.18 still run the newly
+// idle pass (6.18's NI_RANDOM throw skips its domain), 6.6 does not. (On
+// 6.1, CFS runs the hogs on another grid and R is woken after A blocks.)
+TEST_CASE("decision log: a fair task leaving only an RT task queued balances as newly idle on 6.12+", "[log][smp]") {
+  auto newidle_at_block = [](const std::string& version) {
+    const std::string yaml = "kernel: {version: \"" + version +
+                             "\", hz: 1000, overheads: {context_switch: 0us, wakeup: 0us, ipi: 10us}}\n"
+                             "platform: {cpus: 2}\nduration: 5ms\ntasks:\n"
+                             "  - {name: H1, cpus: [1], events: [{run: 1000s}]}\n"
+                             "  - {name: H2, cpus: [1], events: [{run: 1000s}]}\n"
+                             "  - {name: A, cpus: [0], events: [{run: 2005us}, {sleep: 1s}]}\n"
+                             "  - {name: R, cpus: [0], policy: SCHED_FIFO, priority: 5, events: [{suspend: {}}, "
+                             "{run: 100us}]}\n"
+                             "  - {name: W, cpus: [1], policy: SCHED_FIFO, priority: 10, delay: 2ms, events: "
+                             "[{resume: R}, {sleep: 1s}]}\n";
+    const auto lines = grep(decision_log(load_scenario_yaml(yaml, "balance_fair.yaml")), "0.002005");
+    REQUIRE(grep(lines, "cpu0 schedule: A-3 -> R-4").size() == 1);
+    std::vector<std::string> newidle;
+    for (const auto& l : lines)
+      if (l.find("newly idle") != std::string::npos || l.find("newidle balance cpu0") != std::string::npos)
+        newidle.push_back(l);
+    return newidle;
+  };
+  CHECK(newidle_at_block("6.6").empty());
+  const auto v612 = newidle_at_block("6.12");
+  REQUIRE(v612.size() == 1);
+  CHECK(v612[0].find("balance cpu0 (newly idle): nothing moved, no imbalance") != std::string::npos);
+  const auto v618 = newidle_at_block("6.18");
+  REQUIRE(v618.size() == 1);
+  CHECK(v618[0].find("skipped: NI_RANDOM") != std::string::npos);
+}

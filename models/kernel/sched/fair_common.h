@@ -19,9 +19,10 @@ class FairClassBase : public SchedClass {
   int select_task_rq(Task& p, int prev_cpu, int wake_flags) override {
     return k_.select_task_rq_fair(p, prev_cpu, wake_flags);
   }
-  // balance_fair(): a CPU about to run out of work looks for some.
+  // balance_fair(): a CPU about to run out of fair work looks for some
+  // (6.12+: sched_fair_runnable(); 6.1/6.6: any queued task stops it).
   bool balance(Rq& rq, Task& prev) override {
-    if (rq.nr_running) return true;
+    if (k_.version_info().balance_fair_tests_fair_queue ? rq.cfs.nr_running > 0 : rq.nr_running > 0) return true;
     return k_.sched_balance_newidle(rq);
   }
   // switched_from_fair() -> detach_entity_cfs_rq(): the task's PELT signals

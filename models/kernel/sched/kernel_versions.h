@@ -204,6 +204,12 @@ struct KernelVersionInfo {
   // series, 6.18.5 and 6.1.16x); 6.6.63 and 6.12.19 have no such test and
   // update the blocked averages once rd->overloaded is set.
   bool newidle_null_domain_returns = false;
+  // balance_fair()'s test for "work here already": 6.12.19 and 6.18.35
+  // ask sched_fair_runnable() (cfs.nr_running / nr_queued > 0: fair
+  // entities, delayed ones included), so a fair prev leaving with only RT
+  // tasks queued still runs sched_balance_newidle(); 6.1.166 and 6.6.63
+  // test rq->nr_running, any class, and skip it.
+  bool balance_fair_tests_fair_queue = true;
   // 6.1 and 6.6 post_init_entity_util_avg() multiply by se->load.weight,
   // scale_load()ed, against the cfs_rq's unscaled load_avg: a new task
   // starts at half the CPU's spare capacity. 6.12.19 uses se_weight().
