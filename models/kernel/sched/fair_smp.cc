@@ -1250,16 +1250,19 @@ void Kernel::nohz_newidle_balance(Rq& rq) {
   nohz_idle_balance(rq.cpu, kNohzStatsKick);
 }
 
-// sched_balance_trigger() from a busy CPU's tick: the periodic balance
-// softirq when due, then nohz_balancer_kick().
+// sched_balance_trigger() from a CPU's tick (6.12): raise the periodic
+// balance softirq when due, then nohz_balancer_kick(), in the tick; the
+// softirq runs at the interrupt's exit, after the kick decision, so the
+// kick sees the run-queue before this CPU's own balance pulls.
 void Kernel::sched_balance_trigger(Rq& rq) {
   if (nr_cpus() == 1) return;
-  if (jiffies() >= rq.next_balance) {
+  const bool softirq_raised = jiffies() >= rq.next_balance;
+  nohz_balancer_kick(rq);
+  if (softirq_raised) {
     // sched_balance_softirq(): this CPU's blocked averages, then the balance.
     sched_balance_update_blocked_averages(rq);
     sched_balance_domains(rq, false);
   }
-  nohz_balancer_kick(rq);
 }
 
 // nohz_balancer_kick() (6.12): ask an idle CPU with its tick stopped to
