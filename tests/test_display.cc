@@ -1532,6 +1532,62 @@ TEST_CASE("display: with drm/msm's submit path the GPU resumes in the run_job kw
 }
 
 namespace {
+// The starts of work items on one workqueue, in order, with their times.
+class WqStarts : public SchedObserver {
+ public:
+  explicit WqStarts(std::string wq) : wq_(std::move(wq)) {}
+  void on_work_item(Time t, const WorkItemEvent& e) override {
+    if (e.phase == WorkItemEvent::Phase::kStart && e.workqueue == wq_) starts.push_back({t, std::string(e.work)});
+  }
+  struct Start {
+    Time t;
+    std::string work;
+  };
+  std::vector<Start> starts;
+
+ private:
+  std::string wq_;
+};
+}  // namespace
+
+// The DRM scheduler's items on drm/msm's submit workqueue per job (6.12
+// sched_main.c): run_job runs the job and queues itself again
+// (drm_sched_run_job_queue()), an empty run that selects nothing and stops;
+// the job's fence (here in the interrupt: no retire worker) queues free_job
+// (drm_sched_job_done()), which frees it (free_job_cost, 5 us) and queues
+// run_job again, another empty run. Frame 14 as above: run_job at W14 +
+// 5.05 ms (after the resume, 1.06 ms) ends at W14 + 6.11 ms, the empty
+// run follows at once; the GPU is done at W14 + 8.11 ms.
+TEST_CASE("display: drm/msm's submit workqueue runs run_job, an empty run_job, free_job and another per job",
+          "[display][drm]") {
+  DisplayParams dp = fixed_params();
+  dp.gpu_rpm = "gpu";
+  dp.gpu_submit_wq = "gpu-ring";
+  RpmRig r(dp);
+  WorkqueueParams wp;
+  wp.name = "gpu-ring";
+  wp.flags = kWqOrdered | kWqUnbound | kWqMemReclaim;
+  Workqueue& ring = r.wqs->alloc_workqueue(wp);
+  WqStarts log("gpu-ring");
+  r.k->add_observer(&log);
+  r.build(r.pm.get(), r.wqs.get(), &ring);
+  r.run(W(14) + Time::ms(9));
+  REQUIRE(log.starts.size() == 4);
+  CHECK(log.starts[0].work == "drm_sched_run_job_work");
+  CHECK(log.starts[0].t == W(14) + Time::us(5050));
+  CHECK(log.starts[1].work == "drm_sched_run_job_work");
+  CHECK(log.starts[1].t == W(14) + Time::us(6110));
+  CHECK(log.starts[2].work == "drm_sched_free_job_work");
+  CHECK(log.starts[2].t == W(14) + Time::us(8110));
+  CHECK(log.starts[3].work == "drm_sched_run_job_work");
+  CHECK(log.starts[3].t == W(14) + Time::us(8115));
+  // Four items for each of the 24 frames.
+  r.run(Time::ms(1500));
+  CHECK(r.disp->frames_started() == 24);
+  CHECK(log.starts.size() == 4 * 24);
+}
+
+namespace {
 // drm/msm's retire kthread_worker "gpu-worker" (SCHED_FIFO 1, pinned to
 // CPU 2 here) and the rig's GPU retiring jobs there (10 us per run), with
 // devfreq's idle work (5 us) after `idle_delay` when it is non-zero.

@@ -166,6 +166,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
     require_drm_sched_workqueues(r, "gpu_submit_wq", s.kernel.version);
   }
   r.read("run_job_cost", p.run_job_cost, Bound::kNonNegative);
+  r.read("free_job_cost", p.free_job_cost, Bound::kNonNegative);
   std::vector<std::string> rpm;
   for (const auto& d : s.pm_runtime.devices) rpm.push_back(d.name);
   for (auto [key, out] : {std::pair{"gpu_rpm", &p.gpu_rpm}, {"ui_rpm", &p.ui_rpm}, {"display_rpm", &p.display_rpm},
@@ -240,6 +241,8 @@ const std::vector<ParamDecl>& display_params() {
          "drm/msm: the DRM scheduler's run_job work there takes gpu_rpm (get_sync) and starts the job; "
          "none: RenderThread does"},
         {"run_job_cost", "duration", duration_text(d.run_job_cost), "run_job CPU work per job (capacity 1024, f_max)"},
+        {"free_job_cost", "duration", duration_text(d.free_job_cost),
+         "free_job CPU work per job on gpu_submit_wq, after its fence (capacity 1024, f_max)"},
         {"ui_rpm", "pm_runtime device, or none", "none", "UI thread get_sync / put_autosuspend around its work"},
         {"display_rpm", "pm_runtime device, or none", "none", "SurfaceFlinger get_sync / put_autosuspend around its commit"},
         {"touch_rpm", "pm_runtime device, or none", "none",

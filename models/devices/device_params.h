@@ -134,6 +134,7 @@ struct DisplayParams {
   // pushes the job. "": RenderThread takes it and submits itself.
   std::string gpu_submit_wq;
   Time run_job_cost = Time::us(10);  // CPU work of run_job per job (capacity 1024, f_max); an assumption
+  Time free_job_cost = Time::us(5);  // CPU work of free_job per job (msm_job_free()); an assumption
   std::string ui_rpm;          // UI thread get_sync / put_autosuspend around its work
   std::string display_rpm;     // SurfaceFlinger get_sync / put_autosuspend around its commit
   // The touch that starts each animation: its interrupt path takes an async

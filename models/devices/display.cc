@@ -448,7 +448,8 @@ class DisplayPipeline::SfBody final : public Body {
 // ------------------------------------------------- the GPU driver's run_job
 
 // drm_sched_run_job_work() -> msm_job_run() -> msm_gpu_submit() (drm/msm,
-// 6.12): one job per run, the work queued again while jobs remain. The
+// 6.12): one job per run, the work queued again after it ran one (an
+// empty run, which selects nothing, is not requeued: sched_main.c). The
 // submit takes the GPU's runtime-PM reference with pm_runtime_get_sync()
 // in the worker (resuming the GPU there, or sleeping in D while another
 // context resumes it), runs run_job_cost and rings the doorbell. Simplified:
@@ -479,7 +480,7 @@ class DisplayPipeline::SubmitFn final : public WorkFn {
           const Frame& f = d_.frames_[static_cast<size_t>(frame_)];
           d_.gpu_->run(d_, d_.gpu_cookie(frame_), f.gpu_time);
           phase_ = Phase::kStart;
-          if (!d_.submit_queue_.empty()) d_.queue_run_job(x.context());
+          d_.queue_run_job(x.context());  // drm_sched_run_job_queue()
           return Action::exit();
         }
       }
@@ -491,6 +492,28 @@ class DisplayPipeline::SubmitFn final : public WorkFn {
   DisplayPipeline& d_;
   Phase phase_ = Phase::kStart;
   int frame_ = -1;
+};
+
+// drm_sched_free_job_work() (6.12): the job's fence signalled,
+// drm_sched_job_done() queued this on the submit workqueue; it frees the
+// first finished job (ops->free_job(), msm_job_free(): free_job_cost),
+// queues itself again while another has finished (drm_sched_run_free_queue())
+// and queues run_job (drm_sched_run_job_queue()).
+class DisplayPipeline::FreeJobFn final : public WorkFn {
+ public:
+  explicit FreeJobFn(DisplayPipeline& d) : d_(d) {}
+  Action step(WorkExec& x) override {
+    if (x.step == 0 && d_.jobs_to_free_ > 0) {
+      --d_.jobs_to_free_;
+      if (d_.params_.free_job_cost > Time::zero()) return Action::run(d_.params_.free_job_cost.count());
+    }
+    if (d_.jobs_to_free_ > 0) d_.wqs_->queue_work(*d_.submit_wq_, d_.free_work_, x.context());
+    d_.queue_run_job(x.context());
+    return Action::exit();
+  }
+
+ private:
+  DisplayPipeline& d_;
 };
 
 // ------------------------------------------------- vsync delivery threads
@@ -1066,6 +1089,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   if (!params_.gpu_submit_wq.empty() && (!gpu_ || !wqs_ || !submit_wq_))
     bad(fmt::format("gpu_submit_wq '{}' needs a gpu and that workqueue", params_.gpu_submit_wq));
   if (params_.run_job_cost < Time::zero()) bad("run_job_cost must be >= 0");
+  if (params_.free_job_cost < Time::zero()) bad("free_job_cost must be >= 0");
   auto check_thread = [&](const DisplayThreadParams& t, const char* what) {
     if (t.comm.empty() || t.comm.find_first_of(" \t\n") != std::string::npos)
       bad(fmt::format("{}: comm must be non-empty, without blanks", what));
@@ -1142,6 +1166,8 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     submit_fn_ = std::make_unique<SubmitFn>(*this);
     if (gpu_rpm_) submit_fn_->rpm = std::make_unique<RpmCall>(*pm_);
     submit_work_.fn = submit_fn_.get();
+    free_fn_ = std::make_unique<FreeJobFn>(*this);
+    free_work_.fn = free_fn_.get();
   }
   if (display_rpm_) sf_body_->rpm = std::make_unique<RpmCall>(*pm_);
   auto make = [&](const DisplayThreadParams& t, TaskBody* body) -> Task* {
@@ -1353,13 +1379,19 @@ uint64_t DisplayPipeline::gpu_cookie(int frame) const {
   return static_cast<uint64_t>(frame) | (static_cast<uint64_t>(frames_[static_cast<size_t>(frame)].gen) << 16);
 }
 
-void DisplayPipeline::gpu_job_done(uint64_t cookie, QueueContext /*irq*/) {
+void DisplayPipeline::gpu_job_done(uint64_t cookie, QueueContext ctx) {
   const int i = static_cast<int>(cookie & 0xffff);
   Frame& f = frames_[static_cast<size_t>(i)];
   if (f.gen != static_cast<uint32_t>(cookie >> 16) || !f.gpu_pending)
     throw ModelError(fmt::format("display '{}': stale GPU completion", name_));
   f.gpu_pending = false;
   f.gpu_done = k_.now();
+  // drm_sched_job_done(): the finished fence signalled, free_job queued
+  // (__drm_sched_run_free_queue()).
+  if (submit_wq_) {
+    ++jobs_to_free_;
+    wqs_->queue_work(*submit_wq_, free_work_, ctx);
+  }
 }
 
 // The driver retires the frame's job: it drops the runtime PM reference

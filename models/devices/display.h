@@ -34,7 +34,10 @@
 //    gpu_submit_wq (drm/msm) RenderThread only pushes the job: the DRM
 //    scheduler's run_job work on that workqueue takes the reference
 //    (msm_gpu_submit(): pm_runtime_get_sync(), the resume in the kworker),
-//    runs run_job_cost and hands the job to the Gpu (SubmitFn). The
+//    runs run_job_cost and hands the job to the Gpu (SubmitFn), then queues
+//    itself again (an empty run when nothing is pushed); the job's fence
+//    queues free_job there (free_job_cost, FreeJobFn), which queues
+//    run_job again (an empty run). The
 //    buffer is latchable when its fence is signalled (gpu_job_done(): in
 //    the job interrupt, or drm/msm's retire work, models/devices/gpu.h); the
 //    GPU driver calls pm_runtime_put_autosuspend(gpu_rpm) when it retires
@@ -351,6 +354,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   class InjectorBody;
   class InjectHook;
   class SubmitFn;
+  class FreeJobFn;
   // An app vsync on its way to the UI thread.
   struct AppVsync {
     bool set = false;
@@ -450,6 +454,9 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   CallSpec request_call_;       // its one-way call
   std::unique_ptr<SubmitFn> submit_fn_;
   WorkStruct submit_work_{"drm_sched_run_job_work"};
+  std::unique_ptr<FreeJobFn> free_fn_;
+  WorkStruct free_work_{"drm_sched_free_job_work"};
+  int jobs_to_free_ = 0;             // signalled jobs free_job has not freed yet
   Fifo<int> submit_queue_;           // frames pushed, not yet run_job'd
   RngStream rng_;
   RngStream idle_rng_;          // idle_frame_interval draws (own stream: costs keep theirs)
