@@ -1490,6 +1490,24 @@ TEST_CASE("display: the first frame after a gap resumes the GPU in RenderThread 
   CHECK(r.disp->frames_dropped() == 2);
 }
 
+namespace {
+// The display of fixed_params() on drm/msm's submit path: RenderThread's
+// get_sync on "gpu" moves to the run_job work of "gpu-ring".
+DisplayParams msm_submit_params() {
+  DisplayParams dp = fixed_params();
+  dp.gpu_rpm = "gpu";
+  dp.gpu_submit_wq = "gpu-ring";
+  return dp;
+}
+// "gpu-ring" as drm_sched_init() allocates it: alloc_ordered_workqueue(WQ_MEM_RECLAIM).
+Workqueue& add_msm_ring(RpmRig& r) {
+  WorkqueueParams wp;
+  wp.name = "gpu-ring";
+  wp.flags = kWqOrdered | kWqUnbound | kWqMemReclaim;
+  return r.wqs->alloc_workqueue(wp);
+}
+}  // namespace
+
 // drm/msm's submit path (gpu_submit_wq): RenderThread only pushes the job;
 // the DRM scheduler's run_job work, on an ordered unbound workqueue, takes
 // the GPU's reference with get_sync -- resuming the GPU in the kworker
@@ -1501,14 +1519,8 @@ TEST_CASE("display: the first frame after a gap resumes the GPU in RenderThread 
 // the GPU runs from W14 + 6.11 ms and is done at W14 + 8.11 ms.
 TEST_CASE("display: with drm/msm's submit path the GPU resumes in the run_job kworker, not RenderThread",
           "[display][pm_runtime]") {
-  DisplayParams dp = fixed_params();
-  dp.gpu_rpm = "gpu";
-  dp.gpu_submit_wq = "gpu-ring";
-  RpmRig r(dp);
-  WorkqueueParams wp;
-  wp.name = "gpu-ring";
-  wp.flags = kWqOrdered | kWqUnbound | kWqMemReclaim;  // drm_sched_init(): alloc_ordered_workqueue(WQ_MEM_RECLAIM)
-  Workqueue& ring = r.wqs->alloc_workqueue(wp);
+  RpmRig r(msm_submit_params());
+  Workqueue& ring = add_msm_ring(r);
   RpmLog rpm;
   r.k->add_observer(&rpm);
   r.build(r.pm.get(), r.wqs.get(), &ring);
@@ -1560,14 +1572,8 @@ class WqStarts : public SchedObserver {
 // run follows at once; the GPU is done at W14 + 8.11 ms.
 TEST_CASE("display: drm/msm's submit workqueue runs run_job, an empty run_job, free_job and another per job",
           "[display][drm]") {
-  DisplayParams dp = fixed_params();
-  dp.gpu_rpm = "gpu";
-  dp.gpu_submit_wq = "gpu-ring";
-  RpmRig r(dp);
-  WorkqueueParams wp;
-  wp.name = "gpu-ring";
-  wp.flags = kWqOrdered | kWqUnbound | kWqMemReclaim;
-  Workqueue& ring = r.wqs->alloc_workqueue(wp);
+  RpmRig r(msm_submit_params());
+  Workqueue& ring = add_msm_ring(r);
   WqStarts log("gpu-ring");
   r.k->add_observer(&log);
   r.build(r.pm.get(), r.wqs.get(), &ring);
