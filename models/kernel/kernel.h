@@ -236,6 +236,10 @@ struct Rq {
   // nohz_flags(cpu): kNohzStatsKick | kNohzBalanceKick | kNohzNextKick of
   // a kick whose IPI is on its way (non-zero exactly while it is).
   unsigned ilb_flags = 0;
+  // NOHZ_NEWILB_KICK: nohz_newidle_balance() asked this CPU, going idle,
+  // to update the idle CPUs' blocked load from do_idle()
+  // (nohz_run_idle_balance()); a kick IPI reaching it first clears it.
+  bool newilb_kick = false;
   // rq->nohz_tick_stopped: in nohz.idle_cpus_mask, from the tick stopping
   // in idle until this CPU's first busy tick.
   bool nohz_tick_stopped = false;
@@ -1099,6 +1103,10 @@ class Kernel : public InstantEndHook, public EventHandler {
   // nohz_newidle_balance(): a CPU going idle runs the stats update itself
   // when one is due (NOHZ_NEWILB_KICK, run before it enters idle).
   void nohz_newidle_balance(Rq& rq);
+  // nohz_run_idle_balance(): at do_idle()'s start, the update
+  // nohz_newidle_balance() asked for, unless a kick is pending (its
+  // softirq does the same) or the CPU is to reschedule.
+  void nohz_run_idle_balance(Rq& rq);
   bool nohz_has_blocked_ = false;  // nohz.has_blocked
   int64_t nohz_next_blocked_ = 0;  // nohz.next_blocked (jiffies)
   int64_t nohz_next_balance_ = 0;  // nohz.next_balance (jiffies)

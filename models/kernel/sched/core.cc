@@ -529,6 +529,7 @@ void Kernel::on_event(uint64_t t) {
       if (irq_waits_for_idle_exit(ilb, ilb.ilb_kick)) break;
       const unsigned flags = ilb.ilb_flags;
       ilb.ilb_flags = 0;
+      ilb.newilb_kick = false;  // nohz_csd_func() clears NOHZ_NEWILB_KICK too
       // nohz_csd_func(): only a CPU still idle runs the balance softirq.
       if (cpu_idle(ilb.cpu)) nohz_idle_balance(ilb.cpu, flags);
       break;
@@ -1255,6 +1256,7 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
 // idle entry, tick_nohz_idle_enter()).
 void Kernel::enter_idle(Rq& rq) {
   if (!rq.cpuidle.gov) {
+    nohz_run_idle_balance(rq);  // do_idle()'s start
     // cpuidle_not_available(): tick_nohz_idle_stop_tick() on every pass,
     // which counts ts->idle_calls.
     ++rq.idle_calls;

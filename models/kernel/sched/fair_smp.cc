@@ -1244,10 +1244,19 @@ void Kernel::nohz_idle_balance(int this_cpu, unsigned flags) {
   if (has_blocked_load) nohz_has_blocked_ = true;
 }
 
+// nohz_newidle_balance() (6.1-6.18 alike): only flags the CPU; do_idle()
+// runs the update (nohz_run_idle_balance()), with this CPU idle, so it
+// covers this CPU too when its tick was stopped before.
 void Kernel::nohz_newidle_balance(Rq& rq) {
   if (rq.avg_idle < kMigrationCostNs) return;
   if (!nohz_has_blocked_ || jiffies() < nohz_next_blocked_) return;
-  nohz_idle_balance(rq.cpu, kNohzStatsKick);
+  rq.newilb_kick = true;
+}
+
+void Kernel::nohz_run_idle_balance(Rq& rq) {
+  if (!rq.newilb_kick) return;
+  rq.newilb_kick = false;
+  if (rq.ilb_flags == 0 && !rq.need_resched) nohz_idle_balance(rq.cpu, kNohzStatsKick);
 }
 
 // sched_balance_trigger() from a CPU's tick (6.12): raise the periodic

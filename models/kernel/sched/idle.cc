@@ -40,6 +40,8 @@ std::unique_ptr<SchedClass> make_idle_class(Kernel& k) { return std::make_unique
 // cpuidle_idle_call() (kernel/sched/idle.c) for an idle CPU with nothing to
 // run (the caller checked need_resched()).
 void Kernel::do_idle(Rq& rq) {
+  // do_idle()'s start (once per entry: the flag is cleared the first time).
+  nohz_run_idle_balance(rq);
   CpuidleDevice& dev = rq.cpuidle;
   // CPUs boot inside the idle loop: the recorder takes them to be in state
   // 0 until told otherwise; the governor's first run is outside any state.
