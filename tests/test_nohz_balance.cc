@@ -202,3 +202,28 @@ TEST_CASE("a measured newidle cost is kept as the domain's maximum and decays 1%
     CHECK(rq.max_idle_balance_cost == 500000);  // max(migration cost, 253 us)
   }
 }
+
+// nohz_newidle_balance() only sets NOHZ_NEWILB_KICK; do_idle()'s
+// nohz_run_idle_balance() runs the blocked-load update with the CPU idle,
+// so a CPU still in nohz.idle_cpus_mask (no busy tick since its tick
+// stopped) updates its own blocked load too (6.12 fair.c, idle.c). A on
+// cpu0 wakes 100 us after each 2 ms boundary and runs 300 us, never across
+// a jiffy, so cpu0 keeps its nohz state; B left blocked load on cpu1.
+// Nothing else updates cpu0's blocked averages: no CPU is busy at a tick.
+TEST_CASE("a newly idle CPU updates its own blocked load at do_idle()", "[nohz][newidle]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  TaskSpec a = task("A", {ev_run(Time::us(300)), ev_timer("a", Time::ms(2))});
+  a.cpus = {0};
+  a.delay = Time::us(2100);
+  TaskSpec b = task("B", {ev_run(Time::ms(3)), ev_sleep(Time::s(1000))});
+  b.cpus = {1};
+  p.tasks = {a, b};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(200));
+  const Rq& rq0 = k.rq(0);
+  REQUIRE(rq0.nohz_tick_stopped);
+  // The last update at an A sleep after nohz.next_blocked (every 32 ms).
+  CHECK(rq0.last_blocked_load_update_tick > 150);
+  CHECK(k.rq(1).last_blocked_load_update_tick == rq0.last_blocked_load_update_tick);
+}
