@@ -394,3 +394,27 @@ TEST_CASE("decision log: a fair task leaving only an RT task queued balances as 
   REQUIRE(v618.size() == 1);
   CHECK(v618[0].find("skipped: NI_RANDOM") != std::string::npos);
 }
+
+// sched_balance_trigger() (6.12): the tick raises the balance softirq and
+// then calls nohz_balancer_kick(); the softirq's pass runs at the
+// interrupt's exit. So at a tick that does both, the kick is decided on the
+// run-queue as it was before this CPU's own balance. Two hogs pinned to
+// cpu0 of 4 (HZ 250): cpu0 kicks at jiffies 1, 3, 7, 15, 31 (the idle
+// CPUs find every task pinned and double their interval from 1 jiffy, and
+// nohz.next_balance follows them); its own busy balance is first due at
+// jiffy 15 (4 ms x busy factor 16 = 16 jiffies, one less when busy): both
+// at jiffy 15, 60 ms.
+TEST_CASE("decision log: a tick decides the nohz kick before its own periodic balance runs", "[log][nohz]") {
+  const std::string yaml =
+      "kernel: {version: \"6.12\", hz: 250}\nplatform: {cpus: 4}\nduration: 100ms\ntasks:\n"
+      "  - {name: a, cpus: [0], events: [{run: 1000s}]}\n"
+      "  - {name: b, cpus: [0], events: [{run: 1000s}]}\n";
+  const auto lines = grep(decision_log(load_scenario_yaml(yaml, "kick_order.yaml")), "0.060000");
+  std::vector<std::string> cpu0_balancing;
+  for (const auto& l : lines)
+    if (l.find("cpu0 tick: nohz kick") != std::string::npos || l.find("balance cpu0 (busy)") != std::string::npos)
+      cpu0_balancing.push_back(l);
+  REQUIRE(cpu0_balancing.size() == 2);
+  CHECK(cpu0_balancing[0] == "0.060000 cpu0 tick: nohz kick to cpu1: balance stats");
+  CHECK(cpu0_balancing[1] == "0.060000 balance cpu0 (busy): nothing moved, no CPU with a task to pull");
+}

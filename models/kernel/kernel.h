@@ -636,7 +636,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool wake_wide(const Task& current, const Task& p) const;
   // sched_balance_newidle(): rq is about to go idle; pull. True if it did.
   bool sched_balance_newidle(Rq& rq);
-  // From a busy CPU's tick: its periodic balance when due, then nohz_balancer_kick().
+  // From a busy CPU's tick: nohz_balancer_kick(), then its periodic balance when due.
   void sched_balance_trigger(Rq& rq);
   // cpu_util(cpu, p, dst_cpu, boost): the CPU's CFS util if p ran on
   // dst_cpu; `boost` raises util_avg to runnable_avg (kernels with runnable

@@ -1313,6 +1313,9 @@ void Kernel::kick_ilb(int this_cpu, unsigned flags) {
     // find_new_ilb() stops at the first; nothing new for it: nothing to do.
     if ((other->ilb_flags & flags) == flags) return;
     const bool ipi_in_flight = other->ilb_flags != 0;
+    SL_DEBUG("{:.6f} cpu{} tick: nohz kick to cpu{}:{}{}{}{}", now().to_s(), this_cpu, other->cpu,
+             flags & kNohzBalanceKick ? " balance" : "", flags & kNohzStatsKick ? " stats" : "",
+             flags & kNohzNextKick ? " next_balance" : "", ipi_in_flight ? " (joins the IPI in flight)" : "");
     other->ilb_flags |= flags;
     if (ipi_in_flight) return;
     other->ilb_kick.arm(now() + params_.ipi_latency);
