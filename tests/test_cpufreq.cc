@@ -375,6 +375,13 @@ TEST_CASE("schedutil keeps a single CPU's frequency until that CPU has been idle
     CHECK(update1(*g, cfs(100, 0), 1_ms) == std::nullopt);  // no idle since: hold
     CHECK(update1(*g, cfs(100, 1), 2_ms) == 500000u);       // idled once: lower
   }
+  SECTION("a CPU capped by uclamp_max lowers at once") {
+    auto g = started("schedutil", x1_policy(1), p);
+    CHECK(update1(*g, cfs(800, 0), 0_ms) == 2802000u);
+    CpuUtil capped = cfs(100, 0);
+    capped.uclamp_capped = true;                           // uclamp_rq_is_capped()
+    CHECK(update1(*g, capped, 1_ms) == 500000u);           // no idle since, but capped
+  }
   SECTION("without NO_HZ_COMMON it lowers at once") {
     p.nohz_hold_freq = false;
     auto g = started("schedutil", x1_policy(1), p);

@@ -157,6 +157,35 @@ TEST_CASE("uclamp_max caps schedutil's frequency", "[uclamp][cpufreq]") {
   }
 }
 
+// uclamp_rq_is_capped() (sched.h, 6.12): cpu_util_cfs() + cpu_util_rt()
+// against the rq's uclamp_max, without 6.12's runnable boost (which
+// schedutil's frequency request adds). The hog capped at 300 is running
+// on CPU 2; its rq's signals are then set by hand: util 200 with
+// runnable 400 reads 200 (not capped) where the boosted value, 400, would
+// be; util 250 plus 50 of RT reaches the cap.
+TEST_CASE("uclamp_rq_is_capped() reads the CPU's util without the runnable boost", "[uclamp][cpufreq]") {
+  ScenarioParams p = toy_uclamp();
+  TaskSpec h = hog("h");
+  h.cpus = {2};
+  h.uclamp_max = 300;
+  p.tasks = {h};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::ms(10));
+  Rq& rq = k.rq(2);
+  REQUIRE(rq.uclamp.get(kUclampMax) == 300);
+  rq.cfs.avg.util_avg = 200;
+  rq.cfs.avg.runnable_avg = 400;
+  rq.cfs.avg.util_est = UtilEst{};
+  rq.avg_rt.util_avg = 0;
+  REQUIRE(k.cpu_util_cfs_boost(rq) == 400);
+  CHECK_FALSE(k.uclamp_rq_is_capped(rq));
+  rq.cfs.avg.util_avg = 250;
+  rq.avg_rt.util_avg = 50;
+  CHECK(k.uclamp_rq_is_capped(rq));
+  CHECK_FALSE(k.uclamp_rq_is_capped(k.rq(3)));  // idle: uclamp_max 1024
+}
+
 // A 25% task pinned to a big CPU (4 ms of work every 16 ms) runs at
 // 1000 MHz (util ~256 x 1.25 = 320 -> 2000 x 320/1024 = 625 MHz -> the
 // lowest OPP), taking 8 ms a period. Boosted to 700 it asks max(700, 320) =

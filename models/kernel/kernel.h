@@ -579,6 +579,13 @@ class Kernel : public InstantEndHook, public EventHandler {
   // --- uclamp (uclamp.h; core.c, fair.c, rt.c of 6.12)
   // uclamp_is_used(): the sched_uclamp_used static key.
   bool uclamp_is_used() const { return uclamp_used_; }
+  // uclamp_rq_is_capped() (sched.h, 6.1-6.18): rq's cfs util (cpu_util_cfs(),
+  // no runnable boost) plus its RT util at or above a uclamp_max below 1024.
+  bool uclamp_rq_is_capped(const Rq& rq) const {
+    if (!uclamp_used_) return false;
+    const uint64_t max_util = rq.uclamp.get(kUclampMax);
+    return max_util != kSchedCapacityScale && cpu_util_cfs(rq) + rq.avg_rt.util_avg >= max_util;
+  }
   const UclampSystem& uclamp_system() const { return uclamp_sys_; }
   // uclamp_eff_value(): the refcounted effective value while p is runnable,
   // else its request limited by the system default.

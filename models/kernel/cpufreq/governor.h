@@ -130,6 +130,10 @@ struct CpuUtil {
   bool rt_runnable = false;  // rt_rq_is_runnable(&rq->rt): an RT task is queued
   uint64_t uclamp_min = 0;     // rq->uclamp[UCLAMP_MIN]; read only when uclamp is used
   uint64_t uclamp_max = 1024;  // rq->uclamp[UCLAMP_MAX]; read only when uclamp is used
+  // uclamp_rq_is_capped(): uclamp in use and the rq's cpu_util_cfs() +
+  // cpu_util_rt() (without the runnable boost) at or above a uclamp_max
+  // below 1024. The kernel computes it; sugov_hold_freq() reads it.
+  bool uclamp_capped = false;
   // tick_nohz_get_idle_calls_cpu(): a counter the simulator increments at
   // each idle pass that stops the tick or finds it stopped (every idle
   // entry without cpuidle; not a pass whose governor keeps the tick).

@@ -378,13 +378,11 @@ uint64_t SchedutilGovernor::iowait_apply(SgCpu& sg, Time now, uint64_t max_cap) 
   return (sg.iowait_boost * max_cap) >> kCapacityShift;
 }
 
-// sugov_hold_freq() (CONFIG_NO_HZ_COMMON). Simplification:
-// uclamp_rq_is_capped() uses util_cfs (with boost) + util_rt where the kernel
-// uses cpu_util_cfs() + cpu_util_rt().
+// sugov_hold_freq() (CONFIG_NO_HZ_COMMON): a CPU capped by uclamp_max
+// always follows its util (uclamp_rq_is_capped(), from the kernel side).
 bool SchedutilGovernor::hold_freq(SgCpu& sg, const CpuUtil& in) {
   if (!params_.nohz_hold_freq) return false;
-  if (params_.uclamp_used && in.uclamp_max != kCapacityScale && in.util_cfs + in.util_rt >= in.uclamp_max)
-    return false;
+  if (in.uclamp_capped) return false;
   const bool ret = in.idle_calls == sg.saved_idle_calls;
   sg.saved_idle_calls = in.idle_calls;
   return ret;

@@ -218,6 +218,7 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
     u.idle_calls = r.idle_calls;
     u.uclamp_min = r.uclamp.get(kUclampMin);  // read by the governor only when uclamp is used
     u.uclamp_max = r.uclamp.get(kUclampMax);
+    u.uclamp_capped = uclamp_rq_is_capped(r);
   }
   const std::span<const CpuUtil> span(utils, n);
   auto next = sugov ? sugov->update_util_checked_by_caller(rq.domain_pos, span, now(), flags)
