@@ -213,9 +213,9 @@ System::System(const ScenarioParams& params, uint64_t seed) : impl_(std::make_un
   s.power = make_power_model(s.params.platform);
   s.recorder = std::make_unique<MetricsRecorder>(s.kernel->nr_cpus(), s.params.warmup, s.power.get());
   s.kernel->add_observer(s.recorder.get());
-  // The frequencies the governors started at (power:cpu_frequency at t=0).
+  // The frequencies the governors started at (counted as no change).
   for (const auto& d : s.kernel->freq_domains())
-    for (int c : d.cpus) s.recorder->on_cpu_frequency(Time::zero(), c, d.cur_khz);
+    for (int c : d.cpus) s.recorder->set_initial_frequency(c, d.cur_khz);
   for (const TaskSpec& spec : s.params.tasks) {
     for (int i = 0; i < spec.instances; ++i) {
       const std::string comm = spec.thread_name(i);

@@ -268,6 +268,10 @@ TEST_CASE("the energy of a hand-computed schedule", "[biglittle][energy]") {
   CHECK(r.cpus[3].energy_mj() == 0.0);
   CHECK(r.total_energy_mj() == Approx(1016.128));
   CHECK(r.avg_power_mw() == Approx(1016.128));
+  // The performance governor never changes an OPP; the one each CPU
+  // starts at (t = 0, inside this window without warm-up) is not a change.
+  REQUIRE(p.warmup == Time::zero());
+  for (const auto& c : r.cpus) CHECK(c.frequency_changes == 0);
 }
 
 // The task starts small (on a little CPU, by EAS) and then becomes a hog:

@@ -233,7 +233,6 @@ void DrmGpuScheduler::push_job(DrmEntity& entity, Time gpu_time, const Task& sub
   job->id = next_id_++;
   job->entity = entity.name;
   job->submitter = &submitter;
-  job->submitter_prio = submitter.normal_prio;
   job->gpu_time = gpu_time;
   job->pushed = k_.now();  // sched_job->submit_ts
   emit(DrmJobEvent::Phase::kPush, *job, QueueContext{&submitter, submitter.cpu});  // trace_drm_sched_job

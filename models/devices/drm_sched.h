@@ -97,7 +97,6 @@ struct DrmJob {
   uint64_t id = 0;
   std::string_view entity;
   const Task* submitter = nullptr;
-  int submitter_prio = 1000;
   Time gpu_time;          // <= 0: the GPU draws one
   Time pushed, run;
   bool on_gpu = false;    // ops->run_job() handed it to the GPU

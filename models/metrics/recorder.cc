@@ -125,6 +125,16 @@ void MetricsRecorder::on_cpu_idle(Time t, int cpu, int state) {
 void MetricsRecorder::on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) {
   observe(t);
   if (!power_) return;
+  switch_opp(t, cpu, freq_khz);
+  if (in_window(t)) ++cpus_[static_cast<size_t>(cpu)].m.frequency_changes;
+}
+
+void MetricsRecorder::set_initial_frequency(int cpu, uint64_t freq_khz) {
+  observe(Time::zero());
+  if (power_) switch_opp(Time::zero(), cpu, freq_khz);
+}
+
+void MetricsRecorder::switch_opp(Time t, int cpu, uint64_t freq_khz) {
   close_cpu_interval(static_cast<size_t>(cpu), t);
   CpuTrack& c = cpus_[static_cast<size_t>(cpu)];
   // The cluster's static power at the old OPP up to t (a no-op for the
@@ -133,7 +143,6 @@ void MetricsRecorder::on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) {
   const auto& opps = power_->cpus[static_cast<size_t>(cpu)].opp_khz;
   for (size_t i = 0; i < opps.size(); ++i)
     if (opps[i] == freq_khz) c.opp = i;
-  if (in_window(t)) ++c.m.frequency_changes;
 }
 
 MetricsRecorder::TaskTrack& MetricsRecorder::track_slow(const Task& p) {

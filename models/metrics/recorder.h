@@ -66,6 +66,8 @@ class MetricsRecorder final : public SchedObserver {
   void on_migrate(Time t, const Task& p, int from_cpu, int to_cpu) override;
   void on_period_end(Time t, const Task& p, Time period_start, Time response, Time period) override;
   void on_cpu_frequency(Time t, int cpu, uint64_t freq_khz) override;
+  // The OPP a CPU starts at (t = 0): not a frequency change.
+  void set_initial_frequency(int cpu, uint64_t freq_khz);
   void on_cpu_idle(Time t, int cpu, int state) override;
   void on_work_item(Time t, const WorkItemEvent& e) override;
   void on_drm_job(Time t, const DrmJobEvent& e) override;
@@ -102,6 +104,8 @@ class MetricsRecorder final : public SchedObserver {
     Time entry_end;
   };
   void close_cpu_interval(size_t cpu, Time t);
+  // Energy and time up to t at the old OPP, then cpu's OPP index for freq_khz.
+  void switch_opp(Time t, int cpu, uint64_t freq_khz);
   // Power of `cpu` in idle state `state` (>= 0) at OPP `opp`.
   double idle_state_power(size_t cpu, int state, size_t opp) const;
   // A cluster's static power: how many of its CPUs are in a cluster idle
