@@ -455,7 +455,10 @@ void EevdfClass::update_entity_lag(CfsRq& cfs, SE& se) {
 
 int64_t EevdfClass::lag_span(const CfsRq& cfs, const SE& se) const {
   if (k_.version_info().lag_clamp_max_slice) return cfs_rq_max_slice(cfs) + k_.tick_nsec().count();
-  return std::max<int64_t>(2 * se.slice, k_.tick_nsec().count());
+  // Saturates where the kernel's u64 wraps: only the empty-queue sentinel
+  // slice of a two-deep group dequeue gets here (README, known gaps).
+  const int64_t twice = se.slice > INT64_MAX / 2 ? INT64_MAX : 2 * se.slice;
+  return std::max<int64_t>(twice, k_.tick_nsec().count());
 }
 
 // place_entity(): put a (re)joining entity at V minus its preserved lag,
