@@ -203,6 +203,23 @@ std::string build_error(const DisplayParams& dp) {
   return "";
 }
 
+// Frames from..to each shown one vsync late behind their predecessor:
+// Buffer Stuffing, on time by the moved deadline, not janky.
+void check_stuffed(FrameLog& log, uint64_t from, uint64_t to) {
+  for (uint64_t k = from; k <= to; ++k) {
+    INFO("frame " << k);
+    REQUIRE(log.frames.count(k) == 1);
+    const FrameEvent& f = log.frames[k];
+    CHECK_FALSE(f.dropped);
+    CHECK(f.present == P(static_cast<int64_t>(k) + 1));
+    CHECK(log.emitted_at[k] == f.present);
+    CHECK(f.buffer_stuffing);
+    CHECK_FALSE(f.app_missed);
+    CHECK_FALSE(f.sf_missed);
+    CHECK_FALSE(f.janky);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("display: vsync and callback times follow the duration model", "[display]") {
@@ -274,17 +291,75 @@ TEST_CASE("display: a frame with fixed costs has hand-computed wake times, app e
   CHECK(r.gpu->jobs_done() == 12);
 }
 
-TEST_CASE("display: a late app frame is app-missed, not sf-missed, and presented a vsync later", "[display]") {
+TEST_CASE("display: a late app frame is app-missed and stuffs the queue: the next ones are shown a vsync late",
+          "[display]") {
   // The first frame of the animation (k = 14) costs the UI thread 10 ms:
   // UI 100999996 -> 110999996, RenderThread -> 113999996, GPU -> 115999996
   // > app deadline P14 - sf = 109333329. SF's first callback is the one
-  // after queueBuffer, S15 = 117666662: frame 14 is ready, frame 15 (UI
+  // after queueBuffer, S15 = 117666662: frame 14 is latched and presented
+  // at P15, 8.3 ms late, finished late: App Deadline Missed. Frame 15 (UI
   // 110999996 -> 112999996, RenderThread 113999996 -> 116999996, GPU ->
-  // 118999996) is not, so 14 is latched and presented at P15. At S16 both
-  // 15 (late too: 118999996 > 117666662) and 16 (GPU done 124666662) are
-  // ready: 15 is dropped, 16 presented on time at P16.
+  // 118999996) and every later one is ready by its own SF wake-up, but with
+  // backpressure SF applies one buffer per frame: k is latched at S(k+1)
+  // and shown at P(k+1). FrameTimeline: the previous buffer was latched at
+  // S(k) = k's deadline, so the queue was stuffed and the deadline moves to
+  // S(k) + period, which k meets: Buffer Stuffing only, not janky.
   DisplayParams dp = fixed_params();
   dp.first_ui_cost = fixed(Time::ms(10));
+  Rig r(dp);
+  r.build();
+  r.run(Time::ms(400));
+  REQUIRE(r.log.frames.count(14) == 1);
+  const FrameEvent& a = r.log.frames[14];
+  CHECK(a.app_end == Time::ns(115999996));
+  CHECK(a.app_missed);
+  CHECK_FALSE(a.buffer_stuffing);  // the layer's first latch
+  CHECK(a.janky);
+  CHECK(a.present == P(15));
+  REQUIRE(r.log.frames.count(15) == 1);
+  CHECK(r.log.frames[15].app_end == Time::ns(118999996));
+  CHECK(r.log.frames[15].app_end > r.log.frames[15].app_deadline);  // late by its own deadline
+  check_stuffed(r.log, 15, 25);
+  CHECK(r.disp->app_missed() == 1);
+  CHECK(r.disp->frames_dropped() == 0);
+  CHECK(r.disp->frames_presented() == 12);
+}
+
+TEST_CASE("display: FrameTimeline counts a frame presented on time as no jank, however late it finished",
+          "[display]") {
+  // Frame 14's UI work takes 3.5 ms: UI W14 -> +3.5 ms, RenderThread ->
+  // +6.5, GPU -> +8.5 ms = S14 + 0.17 ms, after its deadline S14 = P14 -
+  // sf. A SCHED_FIFO 3 task holds SF's CPU from S14 - 0.5 ms for 1 ms, so
+  // SF latches at S14 + 0.5 ms, when the buffer is ready, and its commit
+  // ends at S14 + 2 ms, before P14: presented on time, so FrameTimeline
+  // gives no jank (presentDelta within 2 ms; LateFinish alone is not one).
+  DisplayParams dp = fixed_params();
+  dp.first_ui_cost = fixed(Time::us(3500));
+  Rig r(dp);
+  r.build();
+  r.add_fifo_hog(S(14) - Time::us(500), Time::ms(1));
+  r.run(Time::ms(400));
+  REQUIRE(r.log.frames.count(14) == 1);
+  const FrameEvent& f = r.log.frames[14];
+  CHECK(f.app_end == W(14) + Time::us(8500));
+  CHECK(f.app_end > f.app_deadline);
+  CHECK(f.sf_end == S(14) + Time::us(2000));
+  CHECK(f.present == P(14));
+  CHECK_FALSE(f.app_missed);
+  CHECK_FALSE(f.buffer_stuffing);
+  CHECK_FALSE(f.janky);
+  CHECK(r.disp->app_missed() == 0);
+}
+
+TEST_CASE("display: without backpressure a late frame is dropped when the next one is ready too", "[display]") {
+  // backpressure: false, the pre-BLAST BufferQueue consumer. Frame 14 as
+  // above, presented at P15. At S16 both 15 (late too: 118999996 >
+  // 117666662) and 16 (GPU done 124666662) are ready: 15 is dropped
+  // (FrameTimeline's Dropped, not App Deadline Missed), 16 presented on
+  // time at P16.
+  DisplayParams dp = fixed_params();
+  dp.first_ui_cost = fixed(Time::ms(10));
+  dp.backpressure = false;
   Rig r(dp);
   r.build();
   r.run(Time::ms(400));
@@ -304,7 +379,8 @@ TEST_CASE("display: a late app frame is app-missed, not sf-missed, and presented
   const FrameEvent& b = r.log.frames[15];
   CHECK(b.vsync == W(15));  // started 1.67 ms late: less than a period, not retargeted
   CHECK(b.app_end == Time::ns(118999996));
-  CHECK(b.app_missed);
+  CHECK_FALSE(b.app_missed);
+  CHECK_FALSE(b.janky);
   CHECK(b.dropped);
   CHECK(r.log.emitted_at[15] == S(16));
 
@@ -318,7 +394,7 @@ TEST_CASE("display: a late app frame is app-missed, not sf-missed, and presented
     INFO("frame " << k);
     CHECK(r.log.frames[k].present == P(static_cast<int64_t>(k)));
   }
-  CHECK(r.disp->app_missed() == 2);
+  CHECK(r.disp->app_missed() == 1);
   CHECK(r.disp->sf_missed() == 0);
   CHECK(r.disp->frames_dropped() == 1);
   CHECK(r.disp->frames_presented() == 11);
@@ -340,9 +416,19 @@ TEST_CASE("display: a frame started a period or more after its vsync skips to th
   CHECK(r.log.frames[16].expected_present == P(16));
   CHECK(r.log.frames[16].app_deadline == P(16) - Time::ns(kSf));
   // UI W14 + 20 -> 22 ms, synced when RenderThread has drawn 14 (W14 + 23
-  // ms), drawn until W14 + 26 ms, GPU until W14 + 28 ms.
+  // ms), drawn until W14 + 26 ms, GPU until W14 + 28 ms: after its
+  // deadline S16. Frame 14 (GPU done W14 + 25 ms = S16 + 1 ns) missed S16
+  // and is latched at S17, presented at P17; 16 waits for S18 and P18.
+  // FrameTimeline: 14's latch (S17) came after 16's deadline, so the
+  // queue was stuffed and 16's deadline moves to S17 + period = S18, which
+  // it meets: Buffer Stuffing, not App Deadline Missed.
+  CHECK(r.log.frames[14].present == P(17));
+  CHECK(r.log.frames[14].app_missed);
   CHECK(r.log.frames[16].app_end == W(14) + Time::ms(28));
-  CHECK(r.log.frames[16].app_missed);
+  CHECK(r.log.frames[16].app_end > r.log.frames[16].app_deadline);
+  CHECK(r.log.frames[16].present == P(18));
+  CHECK(r.log.frames[16].buffer_stuffing);
+  CHECK_FALSE(r.log.frames[16].app_missed);
   CHECK(r.disp->frames_started() == 11);
 }
 
@@ -352,8 +438,10 @@ TEST_CASE("display: SurfaceFlinger delayed by a higher-priority FIFO task is sf-
   // (FIFO 2) handles its S16 callback at 135499995 (its S17 callback would
   // be dropped as pending), latches frame 16 (frame 17 is early for P16),
   // commits at 136999995 > P16: frame 16 is sf-missed, app on time, shown
-  // at P17. The next SF callback is S18 (P17 is taken): 17 and 18 are
-  // ready, 17 is dropped and 18 presented at P18.
+  // at P17. The next SF callback is S18 (P17 is taken): SF applies one
+  // buffer per frame, so 17 is shown at P18, 18 at P19 and so on: each
+  // behind its predecessor's latch (after its own deadline), on time by
+  // the moved deadline: Buffer Stuffing, no jank.
   Rig r(fixed_params());
   r.build();
   r.add_fifo_hog(S(16) - Time::us(500), Time::ms(10));
@@ -366,16 +454,11 @@ TEST_CASE("display: SurfaceFlinger delayed by a higher-priority FIFO task is sf-
   CHECK(a.sf_deadline == P(16));
   CHECK(a.expected_present == P(16));
   CHECK(a.present == P(17));
-  REQUIRE(r.log.frames.count(17) == 1);
-  CHECK(r.log.frames[17].dropped);
-  CHECK_FALSE(r.log.frames[17].app_missed);
-  CHECK_FALSE(r.log.frames[17].sf_missed);
-  REQUIRE(r.log.frames.count(18) == 1);
-  CHECK(r.log.frames[18].present == P(18));
-  CHECK_FALSE(r.log.frames[18].sf_missed);
+  CHECK(a.janky);
+  check_stuffed(r.log, 17, 25);
   CHECK(r.disp->sf_missed() == 1);
   CHECK(r.disp->app_missed() == 0);
-  CHECK(r.disp->frames_dropped() == 1);
+  CHECK(r.disp->frames_dropped() == 0);
 }
 
 TEST_CASE("display: RenderThread waits in dequeueBuffer while every buffer is in use", "[display]") {
@@ -402,7 +485,9 @@ TEST_CASE("display: RenderThread waits in dequeueBuffer while every buffer is in
 TEST_CASE("display: a large SurfaceFlinger cost makes every frame sf-missed, not app-missed", "[display]") {
   // SF 7 ms + commit 0.5 ms from S_k = P_k - 7.333 ms ends after P_k; the
   // frame is shown at P_{k+1}. SF then skips S_{k+1} (P_{k+1} is taken)
-  // and latches at S_{k+2}, dropping k+1: every other frame is dropped.
+  // and latches the next frame at S_{k+2}: one frame every other vsync,
+  // none dropped; the app, a buffer short, falls behind (Choreographer
+  // skips frames 22 and 24).
   DisplayParams dp = fixed_params();
   dp.sf_cost = fixed(Time::ms(7));
   Rig r(dp);
@@ -412,9 +497,17 @@ TEST_CASE("display: a large SurfaceFlinger cost makes every frame sf-missed, not
   CHECK(r.log.frames[14].sf_missed);
   CHECK_FALSE(r.log.frames[14].app_missed);
   CHECK(r.log.frames[14].present == P(15));
-  CHECK(r.log.frames[15].dropped);
+  CHECK(r.log.frames[15].present == P(17));
   CHECK(r.log.frames[16].sf_missed);
-  CHECK(r.log.frames[16].present == P(17));
+  CHECK(r.log.frames[16].present == P(19));
+  for (const auto& [k, f] : r.log.frames) {
+    INFO("frame " << k);
+    CHECK(f.sf_missed);
+    CHECK(f.janky);
+    CHECK_FALSE(f.dropped);
+  }
+  CHECK(r.log.frames.count(22) == 0);
+  CHECK(r.disp->frames_dropped() == 0);
   CHECK(r.disp->app_missed() == 0);
   CHECK(r.disp->sf_skipped() > 0);
   CHECK(r.disp->sf_missed() == r.disp->frames_presented());
@@ -702,7 +795,7 @@ TEST_CASE("display: a redraw message does not wake a UI thread waiting in postAn
   Rig r(dp);
   r.add_ui_cpu_hog(Time::zero(), Time::ms(50), 1);
   r.build();
-  r.run(Time::ms(60));
+  r.run(Time::ms(80));  // frame 3 reaches the screen by then
   Task* ui = &r.disp->ui_task();
   int woken_in_sync_wait = 0, woken_before = 0;
   for (const auto& w : r.log.wakes) {
@@ -1480,14 +1573,16 @@ TEST_CASE("display: the first frame after a gap resumes the GPU in RenderThread 
   CHECK(r.pm->device("dpu")->usage_count() == 0);
   // The resumes make the first frame of each window late: GPU done at
   // W14 + 6.05 ms + 1.05 ms (GPU resume) + 2 ms > P14 - sf = W14 + 8.33 ms;
-  // it is still unlatched when frame 15 is ready at S15, and dropped.
+  // it misses S14, is latched at S15 and shown at P15; the rest of the
+  // window is a vsync late behind it (Buffer Stuffing).
   REQUIRE(r.log.frames.count(14) == 1);
   CHECK(r.log.frames[14].app_end == W(14) + Time::us(9100));
   CHECK(r.log.frames[14].app_missed);
-  CHECK(r.log.frames[14].dropped);
+  CHECK(r.log.frames[14].present == P(15));
+  CHECK(r.log.frames[15].buffer_stuffing);
   CHECK(r.disp->frames_started() == 24);
-  CHECK(r.disp->frames_presented() + r.disp->frames_dropped() == 24);
-  CHECK(r.disp->frames_dropped() == 2);
+  CHECK(r.disp->frames_presented() == 24);
+  CHECK(r.disp->frames_dropped() == 0);
 }
 
 namespace {

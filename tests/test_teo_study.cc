@@ -128,7 +128,7 @@ TEST_CASE("fps and jank % come from a layer's presented and missed frames", "[te
     CHECK(*pooled_metric_value({r, r2}, *fps) == Approx(280.0 / 4.0));   // (180 + 100) / (2 + 2) s
     CHECK(*pooled_metric_value({r, r2}, *jank) == Approx(100.0 * 15.0 / 300.0));
   }
-  SECTION("the recorder counts a frame that missed both deadlines once") {
+  SECTION("the recorder sums FrameTimeline's verdicts: a frame that missed both deadlines is janky once") {
     RpmFrameRecorder rec(Time::zero());
     FrameEvent e;
     e.layer = "feed";
@@ -136,10 +136,13 @@ TEST_CASE("fps and jank % come from a layer's presented and missed frames", "[te
     e.app_end = Time::ms(20);
     e.app_missed = true;
     e.sf_missed = true;
+    e.janky = true;
     rec.on_frame(Time::ms(30), e);
     e.sf_missed = false;
     rec.on_frame(Time::ms(40), e);
     e.app_missed = false;
+    e.janky = false;
+    e.buffer_stuffing = true;  // Buffer Stuffing alone: not janky
     rec.on_frame(Time::ms(50), e);
     RunResult out;
     rec.fill(out, Time::ms(60));
@@ -148,6 +151,7 @@ TEST_CASE("fps and jank % come from a layer's presented and missed frames", "[te
     CHECK(out.frames[0].janky == 2);
     CHECK(out.frames[0].app_missed == 2);
     CHECK(out.frames[0].sf_missed == 1);
+    CHECK(out.frames[0].buffer_stuffing == 1);
   }
 }
 

@@ -315,7 +315,7 @@ void FtraceWriter::on_frame(Time t, const FrameEvent& e) {
   ctx.task = current(0);
   const std::string layer = sanitize_comm(std::string(e.layer));
   for (auto [what, v] : {std::pair{"app_deadline_missed", e.app_missed}, {"sf_deadline_missed", e.sf_missed},
-                         {"dropped", e.dropped}}) {
+                         {"buffer_stuffing", e.buffer_stuffing}, {"dropped", e.dropped}}) {
     line_prefix(ctx, t, "tracing_mark_write");
     fmt::format_to(std::back_inserter(buf_), "C|0|{} {}|{}\n", layer, what, v ? 1 : 0);
   }

@@ -343,10 +343,11 @@ const std::vector<MetricField>& metric_fields(MetricScope scope) {
       {"frames", MetricUnit::kPerRun, "frames presented or dropped per run"},
       {"app_missed", MetricUnit::kPerRun, "FrameTimeline App Deadline Missed per run"},
       {"sf_missed", MetricUnit::kPerRun, "FrameTimeline SurfaceFlinger deadline missed per run"},
+      {"buffer_stuffing", MetricUnit::kPerRun, "FrameTimeline Buffer Stuffing (late behind the previous buffer) per run"},
       {"dropped", MetricUnit::kPerRun, "frames dropped (a newer buffer replaced them) per run"},
       {"app_missed_pct", MetricUnit::kPercent, "app-missed frames, % of frames"},
-      {"janky", MetricUnit::kPerRun, "frames app-missed or SurfaceFlinger-missed per run"},
-      {"jank_pct", MetricUnit::kPercent, "janky frames (app or SF deadline missed), % of frames"},
+      {"janky", MetricUnit::kPerRun, "janky frames per run (FrameTimeline jank TimeStats counts: not Buffer Stuffing alone)"},
+      {"jank_pct", MetricUnit::kPercent, "janky frames, % of frames"},
       {"fps", MetricUnit::kFraction, "presented frames (frames - dropped) per second of the window"},
   };
   switch (scope) {
@@ -652,6 +653,7 @@ std::optional<PooledMetric> PooledMetric::of(std::span<const RunResult> runs, co
                                               : name.field == "app_missed" ? f.app_missed
                                               : name.field == "sf_missed"  ? f.sf_missed
                                               : name.field == "dropped"    ? f.dropped
+                                              : name.field == "buffer_stuffing" ? f.buffer_stuffing
                                                                            : f.janky);
         }
       }

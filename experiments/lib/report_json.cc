@@ -190,6 +190,7 @@ void write_run(JsonWriter& w, size_t index, const RunResult& r) {
       w.field("frames", f.frames);
       w.field("app_missed", f.app_missed);
       w.field("sf_missed", f.sf_missed);
+      w.field("buffer_stuffing", f.buffer_stuffing);
       w.field("janky", f.janky);
       w.field("dropped", f.dropped);
     });

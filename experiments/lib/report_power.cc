@@ -262,17 +262,19 @@ std::string render_frame_table(const RunSet& set) {
     for (const auto& f : r.frames) {
       FrameMetrics& m = layers[f.layer];
       m.frames += f.frames, m.app_missed += f.app_missed, m.sf_missed += f.sf_missed, m.dropped += f.dropped;
-      m.janky += f.janky;
+      m.buffer_stuffing += f.buffer_stuffing, m.janky += f.janky;
     }
   if (layers.empty()) return "";
   const double n = static_cast<double>(set.runs.size());
   TextTable t;
   t.add_column("FrameTimeline layer", true);
-  for (const char* h : {"frames/run", "app missed/run", "SF missed/run", "dropped/run", "jank %"}) t.add_column(h);
+  for (const char* h : {"frames/run", "app missed/run", "SF missed/run", "stuffed/run", "dropped/run", "jank %"})
+    t.add_column(h);
   for (const auto& [name, m] : layers)
     t.add_row({name, fmt::format("{:.1f}", static_cast<double>(m.frames) / n),
                fmt::format("{:.2f}", static_cast<double>(m.app_missed) / n),
                fmt::format("{:.2f}", static_cast<double>(m.sf_missed) / n),
+               fmt::format("{:.2f}", static_cast<double>(m.buffer_stuffing) / n),
                fmt::format("{:.2f}", static_cast<double>(m.dropped) / n),
                m.frames ? fmt::format("{:.2f}", 100.0 * static_cast<double>(m.janky) / static_cast<double>(m.frames))
                         : "n/a"});

@@ -98,6 +98,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
          "vsync_request_cost needs vsync_request_binder: NAME");
   r.read("vsync_request_cost", p.vsync_request_cost, Bound::kNonNegative);
   r.read("buffers", p.buffers, 2, 8);
+  r.read("backpressure", p.backpressure);
   r.read("touch_irq_cpu", p.touch_irq_cpu, 0, cpus - 1);
   r.read("input_threads", p.input_threads);
   if (p.input_threads && !p.vsync_threads)
@@ -235,6 +236,9 @@ const std::vector<ParamDecl>& display_params() {
         {"sf_cost", "duration, or map", "lognormal 1.5ms", "SurfaceFlinger composition CPU work"},
         {"commit_cost", "duration, or map", "lognormal 300us", "the display commit's CPU work"},
         {"buffers", "int 2..8", std::to_string(d.buffers), "BufferQueue buffers of the layer"},
+        {"backpressure", "bool", d.backpressure ? "true" : "false",
+         "SurfaceFlinger applies one buffer of the layer per frame (BLASTBufferQueue's eEnableBackpressure, Android "
+         "12+): a late buffer is shown a vsync late; false: the newest due buffer is latched and older ones dropped"},
         {"gpu", "device name", "none", "gpu device rendering the frames (none: buffers ready at queueBuffer)"},
         {"gpu_rpm", "pm_runtime device, or none", "none", "RenderThread get_sync before submitting; put when the GPU retires the job"},
         {"gpu_submit_wq", "workqueue name", "none",

@@ -125,6 +125,12 @@ struct DisplayParams {
   Distribution sf_cost{Distribution::Kind::kLognormal, Time::us(1500), {}, {}, 0.3};
   Distribution commit_cost{Distribution::Kind::kLognormal, Time::us(300), {}, {}, 0.3};
   int buffers = 3;             // the layer's buffer count (BufferQueue slots in use)
+  // layer_state_t::eEnableBackpressure, which BLASTBufferQueue sets on every
+  // app surface since Android 12: SurfaceFlinger applies at most one buffer
+  // of the layer per frame, so a late buffer is shown a vsync late and the
+  // next one waits ("buffer stuffing"). false: the pre-BLAST BufferQueue
+  // consumer, which latches the newest due buffer and drops older ones.
+  bool backpressure = true;
   std::string gpu;             // Gpu device rendering the frames; "" = none (buffers ready at queueBuffer)
   // Runtime PM devices (pm_runtime.devices names); "" = none.
   std::string gpu_rpm;         // RenderThread get_sync before submitting; put_autosuspend when the GPU retires the job

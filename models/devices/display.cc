@@ -408,8 +408,12 @@ class DisplayPipeline::SfBody final : public Body {
 
  private:
   enum class Phase : uint8_t { kIdle, kLatch, kComposite, kRpmGet, kCommit };
-  // Latches the ready, due buffers at the head of the queue; the newest is
-  // kept, the others are dropped. False if none was ready.
+  // Latches the head of the queue if it is ready and due: with backpressure
+  // (SurfaceFlinger::transactionReadyBufferCheck(): a layer that already
+  // has a buffer in this flush keeps the next one queued) that one only;
+  // without it, every ready, due buffer at the head, the newest kept and
+  // the others dropped (BufferQueueConsumer::acquireBuffer()). False if
+  // none was ready.
   bool latch(Task& self) {
     const int64_t period = d_.period_;
     int newest = -1;
@@ -428,6 +432,7 @@ class DisplayPipeline::SfBody final : public Body {
         ++replaced;
       }
       newest = i;
+      if (d_.params_.backpressure) break;
     }
     if (newest < 0) return false;
     // Buffers released: the dropped ones and the one on screen until now.
@@ -435,7 +440,11 @@ class DisplayPipeline::SfBody final : public Body {
     d_.on_screen_ = true;
     if (d_.rt_body_->waiting_buffer() && d_.free_buffers() > 0) d_.wake(*d_.rt_task_, &self);
     latched_ = newest;
-    d_.frames_[newest].stage = Frame::Stage::kLatched;
+    Frame& f = d_.frames_[newest];
+    f.stage = Frame::Stage::kLatched;
+    // Layer::setPresentState() hands the frame the layer's previous latch
+    // time, then updateLastLatchTime() records this one.
+    f.last_latch = std::exchange(d_.last_latch_, d_.k_.now());
     return true;
   }
   Phase phase_ = Phase::kIdle;
@@ -1357,13 +1366,13 @@ void DisplayPipeline::emit(const Frame& f, bool dropped) {
   e.app_end = app_end;
   e.app_deadline = f.app_deadline;
   e.expected_present = f.expected_present;
-  e.app_missed = app_end > f.app_deadline;
   e.dropped = dropped;
   if (!dropped) {
     e.present = f.present;
     e.sf_end = f.sf_end;
     e.sf_deadline = f.sf_deadline;
     e.sf_missed = f.sf_end > f.sf_deadline;
+    classify_jank(f, app_end, e);
   }
   if (dropped) ++dropped_;
   else ++presented_;
@@ -1373,6 +1382,38 @@ void DisplayPipeline::emit(const Frame& f, bool dropped) {
            dropped ? "dropped" : "presented", app_end.to_s(), f.app_deadline.to_s(), e.app_missed ? ", app missed" : "",
            e.sf_missed ? ", sf missed" : "");
   for (auto* o : k_.observers()) o->on_frame(k_.now(), e);
+}
+
+// SurfaceFrame::classifyJankLocked() (FrameTimeline.cpp, Android 14) for a
+// presented frame; a dropped one is JankType::Dropped, none of these.
+// Present within presentThreshold (2 ms) of the expected present: no jank,
+// however late the app finished. Presented late: if the layer's previous
+// buffer was latched at or after this frame's deadline, the queue was
+// stuffed (BufferStuffing) and the deadline moves to one period after that
+// latch. A late finish is App Deadline Missed; an on-time one takes the
+// display frame's jank (the model's sf_missed, SurfaceFlinger's own
+// deadline), else SurfaceFlinger Scheduling / Prediction Error, unless the
+// frame was only stuffed. Janky counts the reasons TimeStats counts
+// (kValidJankyReason): not BufferStuffing, Dropped or Unknown. Simplified:
+// the display frame's own classification is sf_missed (SF's commit ended
+// after its expected present; the model's DisplayHAL is never late).
+void DisplayPipeline::classify_jank(const Frame& f, Time app_end, FrameEvent& e) const {
+  constexpr Time kPresentThreshold = Time::ms(2);  // JankClassificationThresholds
+  const Time present_delta = f.present - f.expected_present;
+  bool late_finish = app_end > f.app_deadline;  // deadlineThreshold 0
+  if (present_delta <= kPresentThreshold && present_delta >= -kPresentThreshold) return;  // OnTimePresent
+  if (present_delta < Time::zero()) {
+    // EarlyPresent: SurfaceFlinger Scheduling or Prediction Error when the
+    // app finished in time, Unknown (not janky) when it did not.
+    e.janky = !late_finish;
+    return;
+  }
+  if (f.last_latch > Time::zero() && f.app_deadline <= f.last_latch) {
+    e.buffer_stuffing = true;
+    late_finish = app_end >= f.last_latch + period();
+  }
+  e.app_missed = late_finish;
+  e.janky = late_finish || e.sf_missed || !e.buffer_stuffing;
 }
 
 uint64_t DisplayPipeline::gpu_cookie(int frame) const {

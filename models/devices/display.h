@@ -375,6 +375,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
     Time gpu_time;              // drawn at submit
     bool gpu_pending = false;
     Time sf_end, sf_deadline, present;
+    Time last_latch;            // the layer's previous latch (0: none), FrameTimeline's mLastLatchTime
   };
 
 
@@ -387,6 +388,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   void free_frame(int i);
   int free_buffers() const { return params_.buffers - buffers_in_use_; }
   void emit(const Frame& f, bool dropped);
+  void classify_jank(const Frame& f, Time app_end, FrameEvent& e) const;  // FrameTimeline's, for a presented frame
   void wake(Task& p, const Task* waker);
   uint64_t gpu_cookie(int frame) const;  // frame index and reuse count
   void queue_run_job(QueueContext ctx);  // gpu_submit_wq's run_job work
@@ -571,6 +573,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   bool sf_pending_ = false;
   int64_t sf_pending_k_ = 0;
   Time last_present_ = Time::ns(-1);
+  Time last_latch_;             // when SF last latched a buffer of the layer (0: never)
   int buffers_in_use_ = 0;      // dequeued + queued + on screen
   bool on_screen_ = false;      // a buffer is held for the screen
 

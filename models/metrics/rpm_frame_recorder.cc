@@ -64,8 +64,9 @@ void RpmFrameRecorder::on_frame(Time t, const FrameEvent& e) {
   ++f.frames;
   f.app_missed += e.app_missed;
   f.sf_missed += e.sf_missed;
+  f.buffer_stuffing += e.buffer_stuffing;
   f.dropped += e.dropped;
-  f.janky += e.app_missed || e.sf_missed;
+  f.janky += e.janky;
   f.app_time.add((e.app_end - e.vsync).count());
   if (!e.dropped) f.present_delay.add(std::max<int64_t>(0, (e.present - e.expected_present).count()));
 }

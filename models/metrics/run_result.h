@@ -118,8 +118,9 @@ struct FrameMetrics {
   uint64_t frames = 0;       // presented or dropped
   uint64_t app_missed = 0;   // App Deadline Missed
   uint64_t sf_missed = 0;    // SurfaceFlinger deadline missed
+  uint64_t buffer_stuffing = 0;  // presented late behind the layer's previous buffer
   uint64_t dropped = 0;
-  uint64_t janky = 0;        // app_missed or sf_missed (each frame once)
+  uint64_t janky = 0;        // a jank type TimeStats counts (FrameEvent::janky; each frame once)
   Samples app_time;          // vsync -> app work done (ns)
   Samples present_delay;     // expected present -> actual present (ns, >= 0)
 };

@@ -101,8 +101,11 @@ struct FrameEvent {
   Time expected_present;
   Time sf_end;                // SurfaceFlinger's composition for it ended
   Time sf_deadline;
-  bool app_missed = false;    // "App Deadline Missed"
-  bool sf_missed = false;     // "SurfaceFlinger CPU Deadline Missed" (or GPU)
+  // FrameTimeline's jank classification (SurfaceFrame::classifyJankLocked()).
+  bool app_missed = false;    // "App Deadline Missed": presented late, finished late
+  bool sf_missed = false;     // "SurfaceFlinger CPU Deadline Missed" (or GPU): the display frame's
+  bool buffer_stuffing = false;  // "Buffer Stuffing": presented late behind the layer's previous buffer
+  bool janky = false;         // a jank type TimeStats counts (not Buffer Stuffing, Dropped or Unknown)
   bool dropped = false;       // never presented (a newer buffer replaced it)
 };
 
