@@ -678,6 +678,26 @@ TEST_CASE("a get_sync finding the device resuming waits for the task resuming it
   CHECK(rig.dev("gpu").usage_count() == 2);
 }
 
+TEST_CASE("the resume's wake_up_all() wakes the newest waiter first, as the kernel's wait queue does",
+          "[pm_runtime]") {
+  // Two CPUs. A resumes the gpu on CPU 0 (1 ms of callback CPU work); B
+  // (CPU 1) calls get_sync at 200 us and C (CPU 1, FIFO, after B sleeps)
+  // at 300 us: both find RESUMING and sleep. A ends the callback at
+  // 1000 us: prepare_to_wait() put C at the head, so C is woken before B.
+  RpmDeviceParams gpu = device("gpu");
+  gpu.resume_cost = Time::ms(1);
+  Rig rig({gpu}, 2);
+  rig.add("A", {call("gpu", RpmApi::kGetSync)}, Policy::kNormal, 0, {0});
+  rig.add("B", {until(Time::us(200)), call("gpu", RpmApi::kGetSync)}, Policy::kNormal, 0, {1});
+  rig.add("C", {until(Time::us(300)), call("gpu", RpmApi::kGetSync)}, Policy::kFifo, 10, {1});
+  rig.run_until(Time::ms(10));
+  std::vector<std::string> by_a;
+  for (const auto& w : rig.log.wakings)
+    if (w.find(" by A") != std::string::npos) by_a.push_back(w);
+  CHECK(by_a == V{"1000 C by A", "1000 B by A"});
+  CHECK(rig.log.sleeps.size() == 2);
+}
+
 TEST_CASE("usage counts never go negative: a put on a zero count returns -EINVAL and does nothing", "[pm_runtime]") {
   RpmDeviceParams gpu = device("gpu");
   gpu.autosuspend_delay = Time::ms(10);

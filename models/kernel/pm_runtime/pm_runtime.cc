@@ -253,7 +253,11 @@ struct PmRuntime::Impl {
     if (owner.wqs_.queue_work(owner.pm_wq_, st(dev).work, c.qctx())) ++dev.works_queued_;
   }
 
-  // wake_up_all(&dev->power.wait_queue), from the context finishing a transition.
+  // wake_up_all(&dev->power.wait_queue), from the context finishing a
+  // transition. prepare_to_wait() adds each waiter at the list's head
+  // (__add_wait_queue(), include/linux/wait.h 6.12) and __wake_up_common()
+  // walks from the head: the newest waiter is woken first. The queue keeps
+  // arrival order, so it is walked backwards.
   void wake_up_all(Ctx& c, RpmDevice& dev) {
     auto& q = st(dev).wait_queue;
     if (q.empty()) return;
@@ -261,7 +265,8 @@ struct PmRuntime::Impl {
     int cpu = c.cpu();
     // Waking cannot re-enter the model (no task body runs inside
     // try_to_wake_up()), so the queue is stable while it is walked.
-    for (Ctx* w : q) {
+    for (auto it = q.rbegin(); it != q.rend(); ++it) {
+      Ctx* w = *it;
       w->waiting_on = nullptr;
       w->woken_at = now();
       w->waker = waker;
