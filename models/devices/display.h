@@ -49,20 +49,36 @@
 //    is dropped (dispatchFrame keeps the first). At its wake-up for target P,
 //    SF skips the frame if the display already has a frame presenting at or
 //    after P (backpressure: FrameTarget::isFramePending()); else it latches
-//    the queued buffers in queue order while each is ready (GPU done;
-//    latch-unsignaled off, assumption) and not early (SurfaceFlinger::
-//    frameIsEarly(): expected present >= P + period / 2); the last one is
-//    latched, the others are dropped. It runs sf_cost, then [display_rpm:
+//    the head of the queue if it is ready (GPU done; latch-unsignaled off,
+//    assumption: AOSP 14/15 default to AutoSingleLayer) and not early
+//    (SurfaceFlinger::frameIsEarly(): expected present >= P + period / 2):
+//    one buffer per frame, as BLAST's backpressure makes it
+//    (layer_state_t::eEnableBackpressure; `backpressure: false`: every
+//    ready, due buffer, the last one latched, the others dropped). It runs sf_cost, then [display_rpm:
 //    get_sync] commit_cost [put_autosuspend] (the DRM atomic commit).
 //    The frame is presented at the first vsync >= max(P, commit end).
 //    Unlatched buffers keep SF waking every vsync.
 //  - FrameTimeline (fn/services/surfaceflinger/FrameTimeline/FrameTimeline.cpp):
 //    app_deadline = expected present - sf_duration (the SF wake-up for it);
-//    app_end = max(queueBuffer, GPU completion); app missed if app_end >
-//    app_deadline. SF missed if the commit that presented the frame ended
-//    after that SF frame's expected present. A frame replaced before being
-//    latched is dropped. SchedObserver::on_frame() gets each frame when it is
-//    presented (at the present vsync) or dropped (at the latch).
+//    app_end = max(queueBuffer, GPU completion). SF missed if the commit
+//    that presented the frame ended after that SF frame's expected present.
+//    SurfaceFrame::classifyJankLocked() then gives the verdict
+//    (DisplayPipeline::classify_jank()): no jank within 2 ms of the
+//    expected present; late, App Deadline Missed if app_end > app_deadline,
+//    with Buffer Stuffing moving the deadline to the layer's previous latch
+//    + one period when that latch came at or after it. A frame replaced
+//    before being latched (no backpressure) is dropped. SchedObserver::
+//    on_frame() gets each frame when it is presented (at the present vsync)
+//    or dropped (at the latch).
+//    Not modelled (session 53's review): Choreographer's late-frame
+//    retarget keeps the latest vsync's frame timeline (Android 15's
+//    FrameData.update() takes the first whose deadline leaves
+//    app_duration, a vsync later; Android 13 clears the vsync id, leaving
+//    the frame without a verdict; 14 not checked); the skip test reads the
+//    last composite's present, where FrameTargeter reads the one two
+//    frames back once sf_duration exceeds a period and waits up to 1 ms on
+//    its fence; no buffer release fences (the GPU may start on a buffer
+//    still on screen).
 //
 // Threads (created here with Kernel::create_task, started at construction):
 // the UI thread and RenderThread at SCHED_OTHER nice -10 (THREAD_PRIORITY_

@@ -80,6 +80,11 @@
 //   * teo_update(): when the tick_hits path is taken the v6.6 code leaves the
 //     recent_idx slot holding an already-decremented bin index (it can be
 //     decremented again NR_RECENT updates later); here the slot is cleared.
+//     In the kernel the u32 count can wrap below 0, after which the recent-
+//     intercepts search (2 * recent_sum > idx_recent_sum) never picks the
+//     shallower state on a two-state CPU until enough intercepts land there;
+//     the model does not reproduce that (session 53 review: the path chose
+//     WFI 7 times in ~11,300 Geekbench selections, 5 in ~8,400 JetNews).
 //   * Times are ns in int64_t; KTIME_MAX / U64_MAX = INT64_MAX.
 //   * teo's util-awareness takes cpu_utilized as an input.
 #include "models/kernel/cpuidle/governor.h"

@@ -54,7 +54,11 @@ void Kernel::do_idle(Rq& rq) {
   //   sleep length = the next hrtimer on this CPU (with the tick stopped).
   // Simplified: every timer is an hrtimer (the timer wheel's "a timer
   // within a tick keeps the tick" rule of tick_nohz_next_event() and the
-  // do_timer duty's max_deferment are not modelled).
+  // do_timer duty's max_deferment are not modelled), and nothing else keeps
+  // the tick: tick_nohz_next_event()'s rcu_needs_cpu(), arch_needs_cpu(),
+  // irq_work_needs_cpu() and a pending timer softirq (which cap the sleep
+  // length at one tick and keep it running) are taken as false, as on a
+  // CPU whose RCU callbacks are offloaded (GKI has CONFIG_RCU_NOCB_CPU).
   const Time t0 = now();
   const Time next_timer = next_hrtimer(rq.cpu);
   Time next_event = next_timer;

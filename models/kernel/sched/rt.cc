@@ -14,9 +14,10 @@
 // CPU's capacity must reach the task's min(uclamp_min, uclamp_max), which
 // for an RT task is sched_util_clamp_min_rt_default (1024) unless set, so
 // RT tasks seek the biggest CPUs; without CONFIG_UCLAMP_TASK every CPU
-// fits. Simplified: the distribute rotation of find_lowest_rq() is its own
-// per CPU (the kernel's distribute_cpu_mask_prev is shared with other
-// cpumask_any_and_distribute() users, none modelled); pushes and pulls
+// fits. The distribute rotation of find_lowest_rq() is the CPU's
+// distribute_cpu_mask_prev, shared with the other
+// cpumask_any_and_distribute() user modelled (the workqueue's kick_pool()),
+// as in the kernel. Simplified: pushes and pulls
 // happen at once under the model's serial locking, so
 // find_lock_lowest_rq()'s retries never fire. The README lists these.
 #include <algorithm>
@@ -267,8 +268,9 @@ class RtClass final : public SchedClass {
     if (k_.version_info().rt_overload_by_migratory) return rq.rt.rt_nr_running > 1 && rq.rt.rt_nr_migratory > 0;
     return rq.rt.nr_pushable > 0;
   }
-  // rt_rq->highest_prio.curr: the best queued RT priority, or
-  // MAX_RT_PRIO-1 ("no RT") when none, as cpupri sees it.
+  // rt_rq->highest_prio.curr: the best queued RT priority, or MAX_RT_PRIO
+  // when none (the kernel's init_rt_rq() uses MAX_RT_PRIO-1; no RT task
+  // here has priority 99, so the two compare alike).
   static int rq_highest_prio(const Rq& rq) {
     return rq.rt.rt_nr_running ? highest_prio(rq) : kMaxRtPrio;
   }

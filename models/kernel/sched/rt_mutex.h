@@ -4,7 +4,10 @@
 // equals); the owner runs at the priority of
 // its top waiter while that is higher than its own, transitively along a
 // chain of blocked owners. With PI off the mutex is a plain futex: FIFO
-// waiters, no boosting.
+// waiters, no boosting. Simplified: the kernel's futex hash bucket queues
+// waiters by their normal priority (futex_q plist: RT waiters ahead of
+// fair ones, FIFO among equals), so an RT waiter on a non-PI mutex is
+// woken first there; here arrival order decides.
 //
 // Unlock releases the mutex and wakes its top waiter, which takes it when
 // it runs, unless a task of strictly higher priority took it meanwhile

@@ -34,7 +34,11 @@
 //    of workers (the driver's "two threads").
 //
 // Simplifications (named so a reader can weigh them): no rescuers
-// (WQ_MEM_RECLAIM) or mayday timer; no CPU hotplug; no BH workqueues; no
+// (WQ_MEM_RECLAIM) or mayday timer; no flush_work(), cancel_work_sync() or
+// mod_delayed_work(); a created worker starts when create_worker_delay
+// ends, before the manager runs again (6.12's manager, woken by kthreadd,
+// attaches and wakes it), and kthreadd's own wait for a CPU is not in the
+// delay; no CPU hotplug; no BH workqueues; no
 // automatic CPU_INTENSIVE detection (wq_cpu_intensive_thresh_us); the
 // idle cull runs in the idle timer rather than a work item on
 // system_unbound_wq; a delayed
