@@ -176,8 +176,11 @@ struct GovernorParams {
   bool headroom_after_clamp = false;
   // CPUFREQ_NEED_UPDATE_LIMITS driver flag (e.g. intel_pstate passive).
   bool need_update_limits = false;
-  // policy->fast_switch_enabled: only changes whether sugov_limits() clamps
-  // cur at once (slow path) or leaves it to the next update (fast switch).
+  // policy->fast_switch_enabled: here it only changes whether
+  // sugov_limits() clamps cur at once (slow path) or leaves it to the next
+  // update (fast switch). Every policy is treated as fast-switch: the slow
+  // path's sugov:N kthread (below, SchedutilGovernor::commit()) is not
+  // modelled, and no platform sets this flag.
   bool fast_switch = true;
   // userspace: a scaling_setspeed write right after start; 0 = keep policy->cur.
   uint64_t userspace_setspeed_khz = 0;
