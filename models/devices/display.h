@@ -48,14 +48,16 @@
 //    SF wake-up; a callback arriving while the previous one is still pending
 //    is dropped (dispatchFrame keeps the first). At its wake-up for target P,
 //    SF skips the frame if the display already has a frame presenting at or
-//    after P (backpressure: FrameTarget::isFramePending()); else it latches
-//    the head of the queue if it is ready (GPU done; latch-unsignaled off,
-//    assumption: AOSP 14/15 default to AutoSingleLayer) and not early
-//    (SurfaceFlinger::frameIsEarly(): expected present >= P + period / 2):
-//    one buffer per frame, as BLAST's backpressure makes it
-//    (layer_state_t::eEnableBackpressure; `backpressure: false`: every
-//    ready, due buffer, the last one latched, the others dropped). It runs sf_cost, then [display_rpm:
-//    get_sync] commit_cost [put_autosuspend] (the DRM atomic commit).
+//    after P (the pending present fence: FrameTarget::isFramePending());
+//    else it latches the head of the queue if it is ready (GPU done;
+//    latch-unsignaled off, assumption: AOSP 14/15 default to
+//    AutoSingleLayer) and not early (SurfaceFlinger::frameIsEarly():
+//    expected present >= P + period / 2): one buffer per frame, as the
+//    layer's BLAST backpressure makes it (layer_state_t::
+//    eEnableBackpressure; `backpressure: false`: every ready, due buffer,
+//    the last one latched, the others dropped). It runs sf_cost, then
+//    [display_rpm: get_sync] commit_cost [put_autosuspend] (the DRM atomic
+//    commit).
 //    The frame is presented at the first vsync >= max(P, commit end).
 //    Unlatched buffers keep SF waking every vsync.
 //  - FrameTimeline (fn/services/surfaceflinger/FrameTimeline/FrameTimeline.cpp):
