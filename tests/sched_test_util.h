@@ -211,6 +211,14 @@ inline ScenarioParams gs101_scenario(const std::string& rest) {
   return load_scenario_yaml(yaml, "gs101_test.yaml");
 }
 
+// For tests whose hand-computed timelines are about something else on a
+// slow-switch platform (gs101, rk3588): schedutil's switches apply at once,
+// as with a fast-switch driver, so no sugov:N kthread runs or sleeps in
+// them (its own test: test_sched_biglittle.cc).
+inline void with_fast_switch(ScenarioParams& p) {
+  for (ClusterParams& c : p.platform.clusters) c.fast_switch = true;
+}
+
 // Runs `p` to its end and returns what it measured.
 inline RunResult run_result(const ScenarioParams& p, uint64_t seed = 1) {
   System sys(p, seed);

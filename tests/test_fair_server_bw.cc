@@ -73,6 +73,7 @@ tasks:
   - {name: t, cpus: [0], events: [{run: 50us}, {sleep: 10ms}]}
 )");
   p.kernel.fair_server = server;
+  with_fast_switch(p);  // the floor decides the OPP; the slow path would only delay it
   const RunResult r = run_result(p);
   const Time busy = r.cpus[0].busy;
   REQUIRE(busy > Time::zero());

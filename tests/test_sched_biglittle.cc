@@ -699,6 +699,86 @@ TEST_CASE("an RT task's dequeue re-evaluates schedutil at once", "[biglittle][cp
   CHECK(k.freq_domains()[0].cur_khz == 500000);
 }
 
+// schedutil's slow path (6.12 cpufreq_schedutil.c; a cpufreq-dt policy):
+// the decision wakes the little policy's sugov:0 SCHED_DEADLINE kthread on
+// CPU 0 (the irq_work of the deciding CPU), which does the driver's work
+// (10 us of work: 40 us at capacity 256 and 1 GHz, 80 us at 500 MHz) and
+// sleeps the transition latency (100 us) before raising the clock, after
+// lowering it. A FIFO task on CPU 0 runs 500 us of work (2 ms at 1 GHz),
+// sleeps 5 ms and runs again.
+//   t = 0: it starts: schedutil asks the top OPP, where the policy already
+//     is: sugov:0 wakes, finds nothing to switch and sleeps at once.
+//   t = 2000 us: it blocks; its dequeue asks 500 MHz: sugov:0 wakes on the
+//     now idle CPU 0 and runs its 40 us; the clock drops at 2040 us, then
+//     it sleeps 100 us for the voltage and goes back to sleep at 2140 us.
+//   t = 7000 us: it wakes; schedutil asks 1 GHz (a runnable RT task):
+//     sugov:0 (deadline class) runs first and sleeps 100 us for the
+//     voltage; the FIFO task runs at 500 MHz until 7100 us (12.5 us of its
+//     work), is preempted by sugov:0's 80 us, and runs the rest (487.5 us
+//     of work, 1950 us at 1 GHz) from 7180 us: done at 9130 us.
+// With a fast-switch driver the clock follows at once and no kthread exists.
+TEST_CASE("schedutil's slow path switches through the sugov:N deadline kthread", "[biglittle][cpufreq][rt]") {
+  ScenarioParams p = toy();
+  p.duration = Time::ms(12);
+  p.tasks = {on_cpus(task("rt", {ev_run(Time::us(500)), ev_sleep(Time::ms(5))}, Policy::kFifo, 50), {0})};
+  SECTION("slow path") {
+    ClusterParams& little = p.platform.clusters[0];
+    little.fast_switch = false;
+    little.slow_switch_work = Time::us(10);
+    little.transition_latency = Time::us(100);
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    Task& sugov = find_task(k, "sugov:0");
+    Task& rt = find_task(k, "rt");
+    CHECK(sugov.policy == Policy::kDeadline);
+    CHECK(sugov.sched_class == SchedClassId::kDeadline);
+    auto khz = [&] { return k.freq_domains()[0].cur_khz; };
+    k.run_until(Time::us(1999));
+    CHECK(khz() == 1000000);
+    CHECK(sugov.se.sum_exec_runtime == 0);
+    k.run_until(Time::us(2039));
+    CHECK(k.rq(0).curr == &sugov);
+    CHECK(khz() == 1000000);  // the old frequency until the driver is through
+    k.run_until(Time::us(2041));
+    CHECK(khz() == 500000);
+    CHECK(sugov.state == TaskState::kUninterruptible);  // the voltage ramp
+    CHECK(sugov.se.sum_exec_runtime == 40000);
+    k.run_until(Time::us(7050));
+    CHECK(khz() == 500000);
+    CHECK(k.rq(0).curr == &rt);
+    CHECK(sugov.state == TaskState::kUninterruptible);
+    k.run_until(Time::us(7150));
+    CHECK(k.rq(0).curr == &sugov);  // above SCHED_FIFO
+    CHECK(khz() == 500000);
+    k.run_until(Time::us(7181));
+    CHECK(khz() == 1000000);
+    CHECK(k.rq(0).curr == &rt);
+    CHECK(sugov.se.sum_exec_runtime == 120000);
+    k.run_until(Time::us(9129));
+    CHECK(k.rq(0).curr == &rt);
+    k.run_until(Time::us(9131));
+    CHECK(rt.state == TaskState::kInterruptible);
+    CHECK(rt.se.sum_exec_runtime == 2000000 + 100000 + 1950000);
+  }
+  SECTION("slow path: the kthread's time adds up") {
+    p.platform.clusters[0].fast_switch = false;
+    p.platform.clusters[0].slow_switch_work = Time::us(10);
+    p.platform.clusters[0].transition_latency = Time::us(100);
+    const RunResult r = run_result(p);
+    check_conservation(r, &p.platform);
+    const auto it = std::find_if(r.tasks.begin(), r.tasks.end(), [](const auto& t) { return t.name == "sugov:0"; });
+    REQUIRE(it != r.tasks.end());
+    CHECK(it->cpu_time == Time::us(160));  // 40 us down at 2 ms, 80 us up at 7.1 ms, 40 us down at 9.13 ms
+  }
+  SECTION("fast switch") {
+    System sys(p, 1);
+    Kernel& k = sys.kernel();
+    for (const auto& t : k.tasks()) CHECK(t->policy != Policy::kDeadline);
+    k.run_until(Time::us(2001));
+    CHECK(k.freq_domains()[0].cur_khz == 500000);
+  }
+}
+
 // compute_energy() through effective_cpu_util() (6.12 fair.c): a runnable
 // RT task (uclamp unused) prices its cluster at the top OPP. The toy
 // platform's little OPPs here are 500 / 1000 MHz at 600 / 1200 mV

@@ -54,7 +54,9 @@ struct Watched {
   FirstWake wake;
 };
 Watched run_watched(const std::string& yaml) {
-  System sys(load_scenario_yaml(yaml, "slack_test.yaml"), 1);
+  ScenarioParams p = load_scenario_yaml(yaml, "slack_test.yaml");
+  with_fast_switch(p);
+  System sys(p, 1);
   Watched w;
   sys.add_observer(&w.work);
   sys.add_observer(&w.wake);

@@ -40,6 +40,7 @@ const char* policy_short_name(Policy p) {
     case Policy::kIdle: return "IDLE";
     case Policy::kFifo: return "FIFO";
     case Policy::kRr: return "RR";
+    case Policy::kDeadline: return "DL";
   }
   return "?";
 }
@@ -51,11 +52,13 @@ std::string policy_prio_label(Policy p, int nice, int rt_priority) {
     case Policy::kFifo:
     case Policy::kRr: return fmt::format("{} {}", policy_short_name(p), rt_priority);
     case Policy::kIdle: return "IDLE";
+    case Policy::kDeadline: return "DL";
     default: return fmt::format("{} n{}", policy_short_name(p), nice);
   }
 }
 
 int kernel_prio(Policy p, int nice, int rt_priority) {
+  if (p == Policy::kDeadline) return -1;  // MAX_DL_PRIO - 1
   if (p == Policy::kFifo || p == Policy::kRr) return 99 - rt_priority;
   return 120 + nice;
 }

@@ -250,6 +250,8 @@ ClusterParams load_cluster(const YamlDoc& doc, const YAML::Node& node, const std
   r.read("bill_idle_transitions", c.bill_idle_transitions);
   r.read("transition_latency", c.transition_latency, Bound::kNonNegative);
   r.read("rate_limit", c.rate_limit, Bound::kNonNegative);
+  r.read("fast_switch", c.fast_switch);
+  r.read("slow_switch_work", c.slow_switch_work, Bound::kNonNegative);
   r.read_choice("cpufreq_governor", c.cpufreq_governor, governor_names());
   c.opps = load_opps(doc, *r.find("opps"), r.path("opps"), c.dynamic_power_coefficient);
   // Static and idle power per OPP: on every OPP or on none
@@ -531,6 +533,12 @@ const std::vector<ParamDecl>& platform_cluster_params() {
         {"rate_limit", "duration", "from transition_latency",
          "schedutil rate_limit_us; default cpufreq_policy_transition_delay_us() of the kernel version: "
          "1.5 x latency (6.12+), latency x 1000 up to 10ms (6.1, 6.6), 1ms without a latency"},
+        {"fast_switch", "bool", "true",
+         "the cpufreq driver switches from the scheduler hook (.fast_switch: qcom-cpufreq-hw, scmi-cpufreq); "
+         "false (cpufreq-dt): schedutil's sugov:N SCHED_DEADLINE kthread switches, preempting what runs on CPU N"},
+        {"slow_switch_work", "duration", duration_text(d.slow_switch_work),
+         "CPU work of one sugov:N switch (capacity-ns: at capacity 1024 and f_max); the driver also sleeps "
+         "transition_latency (before raising the clock, after lowering it)"},
         {"cpufreq_governor", "schedutil | performance | powersave | userspace", d.cpufreq_governor,
          "cpufreq governor of the domain"},
         {"userspace_freq", "frequency", "-", "fixed frequency for the userspace governor; must be an OPP"},

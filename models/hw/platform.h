@@ -61,6 +61,13 @@ struct ClusterParams {
   int cpu_map_cluster = -1;            // the device tree's cpu-map clusterN holding these CPUs;
                                        // -1 = one cpu-map cluster per frequency domain (its index)
   Time transition_latency = Time::zero();  // clock-latency-ns of the OPPs (cpuinfo.transition_latency)
+  // The cpufreq driver has .fast_switch (policy->fast_switch_enabled:
+  // Qualcomm cpufreq-hw, SCMI). false (cpufreq-dt): schedutil switches
+  // through its sugov:N kthread (models/kernel/cpufreq/sugov_kthread.h),
+  // which does `slow_switch_work` of CPU work per switch and sleeps
+  // transition_latency in the driver.
+  bool fast_switch = true;
+  Time slow_switch_work = Time::us(5);  // assumption: no measurement at hand
 };
 
 // Which CPUs share the last-level cache, as the kernel's cacheinfo finds it

@@ -21,6 +21,7 @@
 #include "models/hw/energy_model.h"
 #include "models/hw/platform.h"
 #include "models/kernel/cpufreq/governor.h"
+#include "models/kernel/cpufreq/sugov_kthread.h"
 #include "models/kernel/cpuidle/cpuidle.h"
 #include "models/kernel/decisions.h"
 #include "models/kernel/kernel_params.h"
@@ -139,6 +140,14 @@ struct RtRq {
   bool rt_throttled = false;
 };
 
+// DL run-queue (struct dl_rq) of SCHED_DEADLINE tasks (the sugov:N
+// kthreads), earliest deadline first; the fair server is kept apart
+// (FairServerState) and compared with the first at the pick.
+struct DlRq {
+  Task* first = nullptr;  // rb_first_cached(&dl_rq->root), then by `next`
+  int dl_nr_running = 0;
+};
+
 // The fair deadline server (6.12 kernel/sched/deadline.c dl_server in
 // deferred mode), reduced to its states; see fair_server.cc.
 struct FairServerState {
@@ -252,6 +261,7 @@ struct Rq {
   Task* idle = nullptr;
   CfsRq cfs;
   RtRq rt;
+  DlRq dl;
   FairServerState fair_server;
   int nr_running = 0;
   int ttwu_pending = 0;             // rq->ttwu_pending: wake-ups queued for this CPU, not yet enqueued
@@ -272,6 +282,10 @@ struct Rq {
   Timer server_timer;
   Timer server_inactive_timer;     // the fair server's inactive_timer (zero-lag time), an hrtimer here
   Timer irq_work;                  // the root domain's rto_push_work queued on this CPU (RT_PUSH_IPI)
+  // schedutil's irq_work (sugov_irq_work()) raised on this CPU for the
+  // slow-switch frequency domains in the mask (bit = domain index).
+  Timer sugov_irq_work;
+  uint64_t sugov_irq_work_domains = 0;
   Timer resched_ipi;               // delivers a remote resched after ipi_latency
   // rq->active_balance / push_cpu: a stopper woken by another CPU's balance
   // pass (stop_one_cpu_nowait()) is on its way while active_balance_stop is
@@ -535,6 +549,10 @@ class Kernel : public InstantEndHook, public EventHandler {
     std::vector<CpuUtil> utils;  // scratch for cpufreq_update_util(), one per CPU
     std::vector<const Rq*> rqs;  // the run-queues of `cpus`, in the same order
     SchedutilGovernor* sugov = nullptr;  // `governor` when it is schedutil (called directly)
+    // schedutil's slow path (the driver has no fast switch): the policy's
+    // sugov:N kthread and sg_policy->work_in_progress.
+    std::unique_ptr<SugovKthread> sugov_kthread;
+    bool work_in_progress = false;
   };
   const std::vector<FreqDomain>& freq_domains() const { return domains_; }
   // The rq clocks at simulated time 0 (RqPeltClock::start_at()): one PELT
@@ -866,7 +884,7 @@ class Kernel : public InstantEndHook, public EventHandler {
  private:
   enum class Ev : uint8_t {
     kWorkDone, kTick, kRtPeriod, kStart, kWakeStart, kWakeDeferred, kTtwuDone, kResched, kServer, kIlb, kIdleStep, kClockEvent,
-    kIrqWork, kServerInactive, kActiveBalance
+    kIrqWork, kServerInactive, kActiveBalance, kSugovIrqWork
   };
   static uint64_t tag(Ev e, uint64_t arg) { return (static_cast<uint64_t>(e) << 56) | arg; }
 
@@ -978,6 +996,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void walk_soft_expired_hrtimers(Rq& rq, Time at, HrtimerIrq irq, const Timer* expired);  // at >= range_min_soft
 
   friend class FairServer;
+  friend class SugovKthread;
 
   KernelParams params_;
   SchedFeatures features_;
@@ -1123,6 +1142,13 @@ class Kernel : public InstantEndHook, public EventHandler {
   void setup_platform(const PlatformParams& platform);
   void setup_uclamp();
   void set_domain_freq(FreqDomain& d, uint64_t khz);
+  void setup_sugov_kthreads(const PlatformParams& platform);
+  // schedutil decided `khz` for d: the driver switches now (fast switch)
+  // or the sugov:N kthread will (sugov_deferred_update()).
+  void cpufreq_commit(FreqDomain& d, uint64_t khz);
+  // sugov_irq_work() on this CPU: queue the kthread_work of every domain
+  // that raised it here.
+  void sugov_irq_work(Rq& rq);
   void explain_schedutil(const FreqDomain& d, uint64_t khz) const;
   Timer rt_period_timer_;
   bool rt_period_active_ = false;  // rt_b->rt_period_active

@@ -16,7 +16,9 @@
 
 namespace schedlab {
 
-enum class Policy { kNormal, kBatch, kIdle, kFifo, kRr };
+// kDeadline: only kernel threads the model creates (schedutil's sugov:N);
+// no workload can ask for it (rt-app's SCHED_DEADLINE is refused).
+enum class Policy { kNormal, kBatch, kIdle, kFifo, kRr, kDeadline };
 
 const char* policy_name(Policy p);  // "SCHED_OTHER", "SCHED_FIFO", ...
 // rt_policy() / is_rt_policy() (kernel/sched/sched.h, include/linux/sched/rt.h).

@@ -176,11 +176,12 @@ struct GovernorParams {
   bool headroom_after_clamp = false;
   // CPUFREQ_NEED_UPDATE_LIMITS driver flag (e.g. intel_pstate passive).
   bool need_update_limits = false;
-  // policy->fast_switch_enabled: here it only changes whether
-  // sugov_limits() clamps cur at once (slow path) or leaves it to the next
-  // update (fast switch). Every policy is treated as fast-switch: the slow
-  // path's sugov:N kthread (below, SchedutilGovernor::commit()) is not
-  // modelled, and no platform sets this flag.
+  // policy->fast_switch_enabled (the driver has .fast_switch: Qualcomm
+  // cpufreq-hw, SCMI; cpufreq-dt has none): schedutil's decision applies
+  // in the scheduler hook (cpufreq_driver_fast_switch()). false: the slow
+  // path, where commit() only records next_freq and the Kernel's sugov:N
+  // kthread applies it later (slow_switch()); sugov_limits() clamps cur at
+  // once.
   bool fast_switch = true;
   // userspace: a scaling_setspeed write right after start; 0 = keep policy->cur.
   uint64_t userspace_setspeed_khz = 0;
@@ -354,6 +355,11 @@ class SchedutilGovernor final : public CpufreqGovernor {
 
   Time rate_limit() const { return freq_update_delay_; }  // freq_update_delay_ns
   uint64_t next_freq() const { return next_freq_; }       // sg_policy->next_freq
+  bool fast_switch() const { return params_.fast_switch; }  // policy->fast_switch_enabled
+  // The slow path's sugov_work() -> __cpufreq_driver_target(next_freq,
+  // RELATION_L): the frequency the driver switches to, or nothing when it
+  // already runs there.
+  std::optional<uint64_t> slow_switch(uint64_t khz) { return driver_target(khz, CpufreqRelation::L); }
   uint64_t iowait_boost(size_t cpu) const { return cpus_.at(cpu).iowait_boost; }
   uint64_t cpu_util(size_t cpu) const { return cpus_.at(cpu).util; }  // sg_cpu->util after the last evaluation
   Time cpu_last_update(size_t cpu) const { return cpus_.at(cpu).last_update; }  // sg_cpu->last_update

@@ -400,15 +400,13 @@ void SchedutilGovernor::ignore_dl_rate_limit(const SgCpu& sg, uint64_t cpu_bw_dl
 }
 
 // The driver applies the request: cpufreq_driver_fast_switch() (clamp to
-// min/max; the driver picks the table frequency) or, on the slow path,
-// sugov_work() -> __cpufreq_driver_target(RELATION_L).
-// Simplification: both are immediate here. On the slow path (cpufreq-dt,
-// which has no fast_switch: RK3588, gs101 as mainline describes it) the
-// kernel raises an irq_work that wakes the sugov:N SCHED_DEADLINE kthread,
-// which preempts whatever runs there (RT tasks too) and calls the driver;
-// the CPUs run at the old frequency until the driver's switch ends. None
-// of that is modelled (README, known gaps).
+// min/max; the driver picks the table frequency) at once. On the slow path
+// (sugov_deferred_update()) nothing changes here: the caller raises the
+// irq_work that wakes the sugov:N kthread (Kernel::sugov_deferred_update()),
+// which reads next_freq and calls slow_switch(); the returned value only
+// says that next_freq changed.
 std::optional<uint64_t> SchedutilGovernor::commit(uint64_t next_freq) {
+  if (!params_.fast_switch) return next_freq;
   const uint64_t f = policy_.resolve_freq(next_freq, CpufreqRelation::L);
   policy_.cur_khz = f;
   return f;

@@ -61,6 +61,7 @@ const char* policy_name(Policy p) {
     case Policy::kIdle: return "SCHED_IDLE";
     case Policy::kFifo: return "SCHED_FIFO";
     case Policy::kRr: return "SCHED_RR";
+    case Policy::kDeadline: return "SCHED_DEADLINE";
   }
   return "?";
 }
@@ -104,6 +105,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   // TICK_NSEC = (NSEC_PER_SEC + HZ/2) / HZ (include/linux/jiffies.h).
   tick_nsec_ = Time::ns((1000000000LL + params.hz / 2) / params.hz);
 
+  classes_[static_cast<size_t>(SchedClassId::kDeadline)] = make_dl_class(*this);
   classes_[static_cast<size_t>(SchedClassId::kRt)] = make_rt_class(*this);
   classes_[static_cast<size_t>(SchedClassId::kFair)] = version_.eevdf ? make_eevdf_class(*this) : make_cfs_class(*this);
   classes_[static_cast<size_t>(SchedClassId::kIdle)] = make_idle_class(*this);
@@ -137,6 +139,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
     rq->server_inactive_timer = Timer(sim_.queue(), this, tag(Ev::kServerInactive, c), kTierTick);
     rq->resched_ipi = Timer(sim_.queue(), this, tag(Ev::kResched, c), kTierWake);
     rq->irq_work = Timer(sim_.queue(), this, tag(Ev::kIrqWork, c), kTierWake);
+    rq->sugov_irq_work = Timer(sim_.queue(), this, tag(Ev::kSugovIrqWork, c), kTierWake);
     rq->ilb_kick = Timer(sim_.queue(), this, tag(Ev::kIlb, c), kTierWake);
     rq->ttwu_done = Timer(sim_.queue(), this, tag(Ev::kTtwuDone, c), kTierWake);
     rq->active_balance_stop = Timer(sim_.queue(), this, tag(Ev::kActiveBalance, c), kTierWake);
@@ -181,6 +184,7 @@ Kernel::Kernel(const KernelParams& params, const PlatformParams& platform) : par
   setup_uclamp();
   setup_task_groups();
   setup_fair_groups();
+  setup_sugov_kthreads(platform);
   sim_.set_instant_end_hook(this);
 }
 
@@ -248,7 +252,8 @@ void Kernel::uclamp_rq_inc(Rq& rq, Task& p, int flags) {
   // Fair and RT have uclamp_enabled; a task whose dequeue is delayed is
   // not runnable to uclamp, unless this is its ENQUEUE_DELAYED wake-up
   // (6.18 counts the clamps before the class enqueue clears sched_delayed).
-  if (!uclamp_used_ || (p.se.sched_delayed && !(flags & kEnqueueDelayed))) return;
+  if (!uclamp_used_ || p.sched_class == SchedClassId::kDeadline || (p.se.sched_delayed && !(flags & kEnqueueDelayed)))
+    return;
   for (const UclampId id : kUclampIds) {
     schedlab::uclamp_rq_inc_id(uclamp_sys_, rq.uclamp, id, uclamp_tg_restrict(p, id), p.uclamp[id]);
   }
@@ -256,7 +261,7 @@ void Kernel::uclamp_rq_inc(Rq& rq, Task& p, int flags) {
 }
 
 void Kernel::uclamp_rq_dec(Rq& rq, Task& p) {
-  if (!uclamp_used_ || p.se.sched_delayed) return;
+  if (!uclamp_used_ || p.sched_class == SchedClassId::kDeadline || p.se.sched_delayed) return;
   for (const UclampId id : kUclampIds) {
     schedlab::uclamp_rq_dec_id(uclamp_sys_, rq.uclamp, id, p.uclamp[id]);
   }
@@ -312,6 +317,7 @@ void Kernel::setup_tunables() {
 }
 
 SchedClassId Kernel::class_for(const Task& p) const {
+  if (dl_prio(p.prio)) return SchedClassId::kDeadline;
   return rt_prio(p.prio) ? SchedClassId::kRt : SchedClassId::kFair;
 }
 
@@ -327,8 +333,9 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   p.policy = policy;
   p.static_prio = nice_to_prio(nice);
   p.rt_priority = rt_priority;
-  bool rt = is_rt_policy(policy);
-  p.normal_prio = rt ? rt_priority_to_prio(rt_priority) : p.static_prio;
+  const bool dl = policy == Policy::kDeadline;
+  bool rt = is_rt_policy(policy) || dl;  // rt_or_dl_task() for the timer slack
+  p.normal_prio = dl ? kDlPrio : rt ? rt_priority_to_prio(rt_priority) : p.static_prio;
   p.prio = p.normal_prio;
   p.sched_class = class_for(p);
   // Forked with init_task's slack (kernel.overheads.timer_slack); an RT
@@ -549,6 +556,13 @@ void Kernel::on_event(uint64_t t) {
       if (irq_waits_for_idle_exit(rq, rq.irq_work)) break;
       update_rq_clock(rq);
       classes_[static_cast<size_t>(SchedClassId::kRt)]->irq_work(rq);
+      break;
+    }
+    case Ev::kSugovIrqWork: {
+      event_cpu_ = static_cast<int>(arg);
+      Rq& rq = *rqs_[arg];
+      if (irq_waits_for_idle_exit(rq, rq.sugov_irq_work)) break;
+      sugov_irq_work(rq);
       break;
     }
     case Ev::kClockEvent:
@@ -1045,7 +1059,11 @@ std::vector<DecisionCount> Kernel::decision_counts() const {
 
 Task* Kernel::pick_next_task(Rq& rq) {
   rq.fair_server_picked = false;
-  // The fair server runs above RT (it is a deadline entity) while active.
+  // pick_task_dl(): the earliest deadline among the DL tasks and the fair
+  // server (a DL entity too, above RT while it runs); on equal deadlines
+  // the server, whose entity was queued first.
+  Task* const dl_first = rq.dl.first;
+  if (dl_first && (!rq.fair_server.running || dl_first->dl.deadline < rq.fair_server.deadline)) return dl_first;
   if (rq.fair_server.running) {
     if (Task* p = classes_[static_cast<size_t>(SchedClassId::kFair)]->pick_task(rq)) {
       rq.fair_server_picked = true;
@@ -1061,6 +1079,7 @@ Task* Kernel::pick_next_task(Rq& rq) {
       fair_server_stop(rq);
     }
   }
+  if (dl_first) return dl_first;  // the server had nothing to serve
   // __pick_next_task()'s fast path: with no RT task queued only the fair
   // class can have one (pick_task_rt() would return NULL), and
   // pick_task_idle() is rq->idle.
@@ -1105,7 +1124,7 @@ void Kernel::schedule(Rq& rq) {
   // put_prev_task_balance() / prev_balance(): from prev's class down, a
   // class may pull work; the walk stops at the first class with something
   // to run.
-  for (SchedClassId id : {SchedClassId::kRt, SchedClassId::kFair})
+  for (SchedClassId id : {SchedClassId::kDeadline, SchedClassId::kRt, SchedClassId::kFair})
     if (id >= balance_prev.sched_class && classes_[static_cast<size_t>(id)]->balance(rq, balance_prev)) break;
   // 6.1/6.6 have no SM_IDLE: schedule_idle() is __schedule(SM_NONE), so an
   // idle CPU rescheduled with nothing queued still picks, through

@@ -60,6 +60,7 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     gp.headroom_after_clamp = version_.sugov_headroom_after_clamp;
     gp.tick = tick_nsec_;
     gp.userspace_setspeed_khz = c.userspace_freq_khz;
+    gp.fast_switch = c.fast_switch;
     try {
       d.governor = make_governor(c.cpufreq_governor, gp);
     } catch (const std::invalid_argument& e) {
@@ -73,6 +74,7 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     d.sugov = dynamic_cast<SchedutilGovernor*>(d.governor.get());
     domains_.push_back(std::move(d));
   }
+  if (domains_.size() > 64) throw ModelError(fmt::format("{} frequency domains: at most 64 are supported", domains_.size()));
   rd_max_cpu_capacity_ = 0;  // build_sched_domains(): the largest cpu_capacity_orig
   for (size_t i = 0; i < domains_.size(); ++i) {
     FreqDomain& d = domains_[i];
@@ -104,6 +106,17 @@ void Kernel::setup_platform(const PlatformParams& platform) {
   std::sort(perf_domain_order_.begin(), perf_domain_order_.end(), [&](size_t a, size_t b) {
     return domains_[a].cpus.front() > domains_[b].cpus.front();
   });
+}
+
+// sugov_init() -> sugov_kthread_create() for a policy without fast switch
+// (schedutil only: the other governors switch from process context, at
+// once here). After the task groups and uclamp are set up: the kthreads
+// are tasks like any other, in the root group.
+void Kernel::setup_sugov_kthreads(const PlatformParams& platform) {
+  for (size_t i = 0; i < domains_.size(); ++i)
+    if (domains_[i].sugov && !domains_[i].sugov->fast_switch())
+      domains_[i].sugov_kthread = std::make_unique<SugovKthread>(*this, i, platform.clusters[i].slow_switch_work,
+                                                                 platform.clusters[i].transition_latency);
 }
 
 // update_rq_clock() is inline in kernel.h.
@@ -198,7 +211,7 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
     if (next) {
       if (sim_log_debug.load(std::memory_order_relaxed) && *next != d.cur_khz) [[unlikely]]
         explain_schedutil(d, *next);
-      set_domain_freq(d, *next);
+      cpufreq_commit(d, *next);
     }
     return;
   }
@@ -225,7 +238,37 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
                     : d.governor->update_util(rq.domain_pos, span, now(), flags);
   if (next && sugov && sim_log_debug.load(std::memory_order_relaxed) && *next != d.cur_khz) [[unlikely]]
     explain_schedutil(d, *next);
-  if (next) set_domain_freq(d, *next);
+  if (!next) return;
+  if (sugov)
+    cpufreq_commit(d, *next);
+  else
+    set_domain_freq(d, *next);
+}
+
+void Kernel::cpufreq_commit(FreqDomain& d, uint64_t khz) {
+  if (!d.sugov_kthread) {
+    set_domain_freq(d, khz);  // cpufreq_driver_fast_switch()
+    return;
+  }
+  // sugov_deferred_update(): one irq_work per switch under way. It runs
+  // on this CPU as soon as the scheduler code that called the hook is
+  // done (arm64's irq_work self-IPI).
+  if (d.work_in_progress) return;
+  d.work_in_progress = true;
+  const int cpu = event_cpu_ >= 0 ? event_cpu_ : d.cpus.front();
+  Rq& rq = *rqs_[static_cast<size_t>(cpu)];
+  rq.sugov_irq_work_domains |= uint64_t{1} << static_cast<size_t>(&d - domains_.data());
+  if (!rq.sugov_irq_work.armed()) rq.sugov_irq_work.arm(now());
+}
+
+void Kernel::sugov_irq_work(Rq& rq) {
+  uint64_t pending = rq.sugov_irq_work_domains;
+  rq.sugov_irq_work_domains = 0;
+  while (pending) {
+    const int i = __builtin_ctzll(pending);
+    pending &= pending - 1;
+    domains_[static_cast<size_t>(i)].sugov_kthread->queue_work(rq.cpu);
+  }
 }
 
 }  // namespace schedlab

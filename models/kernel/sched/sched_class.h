@@ -1,7 +1,7 @@
 // The scheduling-class interface, mirroring struct sched_class
 // (kernel/sched/sched.h, 6.12). Names are the kernel's so a reader can hold
 // a class next to fair.c or rt.c. Classes are walked in a fixed order
-// (for_each_class): rt > fair > idle.
+// (for_each_class): deadline > rt > fair > idle.
 #pragma once
 
 #include <cstdint>

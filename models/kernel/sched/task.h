@@ -29,6 +29,9 @@ inline constexpr int kDefaultPrio = 120;
 inline constexpr int nice_to_prio(int nice) { return kDefaultPrio + nice; }
 inline constexpr int rt_priority_to_prio(int rt_priority) { return kMaxRtPrio - 1 - rt_priority; }
 inline constexpr bool rt_prio(int prio) { return prio < kMaxRtPrio; }
+// SCHED_DEADLINE tasks all have prio MAX_DL_PRIO-1 = -1 (dl_prio()).
+inline constexpr int kDlPrio = -1;
+inline constexpr bool dl_prio(int prio) { return prio < 0; }
 
 // cpumask_t: a fixed-size bitset (tests a bit without the indirection and
 // bit arithmetic of std::vector<bool>; placement loops test it per CPU).
@@ -103,6 +106,20 @@ struct SchedRtEntity {
   uint64_t pushable_seq = 0;
 };
 
+// struct sched_dl_entity, for the only SCHED_DEADLINE tasks modelled:
+// schedutil's sugov:N kthreads, whose SCHED_FLAG_SUGOV makes them
+// "special" (dl_entity_is_special(), 6.12 deadline.c): their runtime is
+// never charged or throttled and their bandwidth is not accounted, so
+// they only order by deadline (models/kernel/sched/deadline.cc).
+struct SchedDlEntity {
+  Time dl_runtime;   // sched_attr.sched_runtime
+  Time dl_deadline;  // sched_attr.sched_deadline (relative)
+  Time dl_period;    // sched_attr.sched_period
+  Time deadline;     // absolute deadline of the current instance
+  bool on_rq = false;
+  Task* next = nullptr;  // the rq's deadline-ordered list (the kernel's rb-tree)
+};
+
 enum class SchedClassId : uint8_t { kStop, kDeadline, kRt, kFair, kIdle };
 
 // The CPU every task is forked on (its parent's; an assumption: what the
@@ -139,6 +156,7 @@ struct Task {
 
   SchedEntity se;
   SchedRtEntity rt;
+  SchedDlEntity dl;
   // uclamp (CONFIG_UCLAMP_TASK): p->uclamp_req[] as requested (or the
   // defaults), p->uclamp[] the effective values refcounted on its rq while
   // runnable. Indexed by UclampId.
