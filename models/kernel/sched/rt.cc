@@ -288,9 +288,10 @@ class RtClass final : public SchedClass {
     int lowest = -1, lowest_fitting = -1;
     for (int c = 0; c < n; ++c) {
       if (!p.cpus_allowed[c]) continue;
-      // A CPU whose fair server is on its DL run-queue is CPUPRI_HIGHER
-      // (inc_dl_deadline()): above every RT priority.
-      if (k_.rq(c).fair_server.running) continue;
+      // A CPU whose fair server or a DL task (a sugov:N kthread) is on its
+      // DL run-queue is CPUPRI_HIGHER (inc_dl_deadline()): above every RT
+      // priority.
+      if (k_.rq(c).fair_server.running || k_.rq(c).dl.dl_nr_running > 0) continue;
       int level = rq_highest_prio(k_.rq(c));
       if (level <= p.prio) continue;  // not lower than p
       lowest = std::max(lowest, level);
