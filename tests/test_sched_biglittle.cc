@@ -878,3 +878,38 @@ TEST_CASE("schedutil skips the OPPs the version's energy model marks inefficient
   }
   check_conservation(r);
 }
+
+// An RT task queued behind schedutil's kthread is pushed away (6.12 rt.c):
+// task_woken_rt() pushes when the CPU runs a DL task too (dl_task(curr)).
+// (find_lowest_rq()'s CPUPRI_HIGHER for a CPU whose DL run-queue holds a
+// task does not decide here: the task's own CPU is excluded anyway, its
+// own queued priority being no lower.) On the toy platform's slow
+// little policy: a fair task on CPU 0 (100 us of work at t = 0 and 20.4
+// ms; schedutil's last change at t = 0) and a FIFO task pinned there at
+// 21 ms, whose dequeue at 21.4 ms lets schedutil ask 500 MHz (util 85 x
+// 1.25 of 256): sugov:0 runs the driver's 1 ms of work (4 ms at capacity
+// 256) from 21.4 ms. A FIFO task allowed on CPUs 0-1 is forked at 22 ms:
+// placed on CPU 0 (select_task_rq_rt() only avoids an RT curr), it is
+// pushed to the idle CPU 1 at once instead of waiting 3.4 ms there.
+TEST_CASE("an RT task woken behind the sugov kthread is pushed to a lower CPU", "[biglittle][cpufreq][rt]") {
+  ScenarioParams p = toy();
+  p.duration = Time::ms(30);
+  p.platform.clusters[0].fast_switch = false;
+  p.platform.clusters[0].slow_switch_work = Time::ms(1);
+  auto fifo = [](const std::string& name, std::vector<int> cpus, Time delay) {
+    TaskSpec t = on_cpus(task(name, {ev_run(Time::us(100)), ev_sleep(Time::ms(100))}, Policy::kFifo, 10), cpus);
+    t.delay = delay;
+    return t;
+  };
+  p.tasks = {on_cpus(task("f", {ev_run(Time::us(100)), ev_sleep(Time::ms(20))}), {0}),
+             fifo("trigger", {0}, Time::ms(21)), fifo("rt", {0, 1}, Time::ms(22))};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(21999));
+  REQUIRE(k.rq(0).curr == &find_task(k, "sugov:0"));
+  REQUIRE(k.freq_domains()[0].cur_khz == 1000000);
+  k.run_until(Time::us(22001));
+  CHECK(find_task(k, "rt").cpu == 1);
+  CHECK(k.rq(1).curr == &find_task(k, "rt"));
+  CHECK(k.rq(0).curr == &find_task(k, "sugov:0"));
+}

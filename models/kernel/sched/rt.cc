@@ -231,10 +231,12 @@ class RtClass final : public SchedClass {
     return cpu;
   }
 
-  // task_woken_rt(): a woken task that cannot preempt here is pushed.
+  // task_woken_rt(): a woken task that cannot preempt here is pushed:
+  // behind an RT task of equal or higher priority or a DL task.
   void task_woken(Rq& rq, Task& p) override {
     const Task& curr = *rq.curr;
-    if (!p.on_cpu && !rq.need_resched && p.nr_cpus_allowed > 1 && curr.sched_class == SchedClassId::kRt &&
+    const bool rt_or_dl = curr.sched_class == SchedClassId::kRt || curr.sched_class == SchedClassId::kDeadline;
+    if (!p.on_cpu && !rq.need_resched && p.nr_cpus_allowed > 1 && rt_or_dl &&
         (curr.nr_cpus_allowed < 2 || curr.prio <= p.prio))
       push_rt_tasks(rq);
   }

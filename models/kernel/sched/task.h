@@ -28,10 +28,11 @@ inline constexpr int kMaxRtPrio = 100;
 inline constexpr int kDefaultPrio = 120;
 inline constexpr int nice_to_prio(int nice) { return kDefaultPrio + nice; }
 inline constexpr int rt_priority_to_prio(int rt_priority) { return kMaxRtPrio - 1 - rt_priority; }
-inline constexpr bool rt_prio(int prio) { return prio < kMaxRtPrio; }
-// SCHED_DEADLINE tasks all have prio MAX_DL_PRIO-1 = -1 (dl_prio()).
+// SCHED_DEADLINE tasks all have prio MAX_DL_PRIO-1 = -1 (dl_prio());
+// rt_prio() leaves them out (6.12 include/linux/sched/rt.h).
 inline constexpr int kDlPrio = -1;
 inline constexpr bool dl_prio(int prio) { return prio < 0; }
+inline constexpr bool rt_prio(int prio) { return prio < kMaxRtPrio && prio >= 0; }
 
 // cpumask_t: a fixed-size bitset (tests a bit without the indirection and
 // bit arithmetic of std::vector<bool>; placement loops test it per CPU).
