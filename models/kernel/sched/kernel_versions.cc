@@ -176,6 +176,7 @@ std::optional<KernelVersionInfo> kernel_version_info(std::string_view version) {
     info.sugov_headroom_after_clamp = true;
     info.em_energy_v6_1 = true;
     info.rt_overload_by_migratory = true;
+    info.rt_task_counts_dl = true;
     info.newidle_null_domain_returns = v6_1;
     info.balance_fair_tests_fair_queue = false;
     info.post_init_scale_load = true;

@@ -198,6 +198,11 @@ struct KernelVersionInfo {
   // made it "has a pushable task" (6.12.19): a throttled rt_rq's lone
   // queued task counts there, not on 6.1/6.6.
   bool rt_overload_by_migratory = false;
+  // 6.1 and 6.6 rt_prio() is prio < MAX_RT_PRIO, so rt_task() is true of
+  // a DL task too: select_task_rq_rt() moves a woken RT task off a CPU
+  // running one (the sugov:N kthread). 6.11's "sched/rt: Clean up usage
+  // of rt_task()" made rt_prio() exclude DL (6.12.19 rt.h).
+  bool rt_task_counts_dl = false;
   // 6.18.35 and 6.1.166 sched_balance_newidle() / newidle_balance(): with
   // no sched domain (one CPU) the pass goes straight to "out:" ("Small
   // cleanup to sched_balance_newidle()", with the proportional newidle

@@ -211,7 +211,10 @@ class RtClass final : public SchedClass {
     // select_task_rq() falls back to the first allowed CPU.
     int cpu = prev_cpu;
     const Task& curr = *k_.rq(cpu).curr;
-    bool test = curr.sched_class == SchedClassId::kRt && (curr.nr_cpus_allowed < 2 || curr.prio <= p.prio);
+    // rt_task(curr): an RT task, or on 6.1/6.6 a DL one too.
+    const bool curr_rt = curr.sched_class == SchedClassId::kRt ||
+                         (curr.sched_class == SchedClassId::kDeadline && k_.version_info().rt_task_counts_dl);
+    bool test = curr_rt && (curr.nr_cpus_allowed < 2 || curr.prio <= p.prio);
     k_.note_why("rt: prev runs no pinned RT task nor one of equal or higher priority, and fits: stays");
     if (test || !k_.rt_task_fits_capacity(p, cpu)) {
       int target = find_lowest_rq(p, this_cpu_or(cpu));
