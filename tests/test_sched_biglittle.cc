@@ -721,11 +721,14 @@ TEST_CASE("schedutil's slow path switches through the sugov:N deadline kthread",
   ScenarioParams p = toy();
   p.duration = Time::ms(12);
   p.tasks = {on_cpus(task("rt", {ev_run(Time::us(500)), ev_sleep(Time::ms(5))}, Policy::kFifo, 50), {0})};
-  SECTION("slow path") {
+  auto slow_little = [&p] {
     ClusterParams& little = p.platform.clusters[0];
     little.fast_switch = false;
     little.slow_switch_work = Time::us(10);
     little.transition_latency = Time::us(100);
+  };
+  SECTION("slow path") {
+    slow_little();
     System sys(p, 1);
     Kernel& k = sys.kernel();
     Task& sugov = find_task(k, "sugov:0");
@@ -761,9 +764,7 @@ TEST_CASE("schedutil's slow path switches through the sugov:N deadline kthread",
     CHECK(rt.se.sum_exec_runtime == 2000000 + 100000 + 1950000);
   }
   SECTION("slow path: the kthread's time adds up") {
-    p.platform.clusters[0].fast_switch = false;
-    p.platform.clusters[0].slow_switch_work = Time::us(10);
-    p.platform.clusters[0].transition_latency = Time::us(100);
+    slow_little();
     const RunResult r = run_result(p);
     check_conservation(r, &p.platform);
     const auto it = std::find_if(r.tasks.begin(), r.tasks.end(), [](const auto& t) { return t.name == "sugov:0"; });

@@ -1143,7 +1143,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   void setup_uclamp();
   void set_domain_freq(FreqDomain& d, uint64_t khz);
   void setup_sugov_kthreads(const PlatformParams& platform);
-  // schedutil decided `khz` for d: the driver switches now (fast switch)
+  // d's governor decided `khz` in the scheduler hook: the driver switches
+  // now (fast switch, every governor but a slow-path schedutil)
   // or the sugov:N kthread will (sugov_deferred_update()).
   void cpufreq_commit(FreqDomain& d, uint64_t khz);
   // sugov_irq_work() on this CPU: queue the kthread_work of every domain

@@ -71,10 +71,8 @@ Action SugovKthread::next(Task&) {
         going_up_ = f > d.cur_khz;
         SL_DEBUG("{:.6f} {}: sugov_work() {} -> {} kHz", k_.now().to_s(), task_->comm, d.cur_khz, f);
         if (going_up_ && wait_ > Time::zero()) return wait_then(Step::kWaitBeforeSwitch);
-        step_ = Step::kSwitch;
-        if (work_ > Time::zero()) return Action::run(work_.count());
-        continue;
       }
+        [[fallthrough]];  // the driver's work, at once or after the voltage wait
       case Step::kWaitBeforeSwitch:
         step_ = Step::kSwitch;
         if (work_ > Time::zero()) return Action::run(work_.count());

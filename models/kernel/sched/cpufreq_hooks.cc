@@ -238,11 +238,7 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
                     : d.governor->update_util(rq.domain_pos, span, now(), flags);
   if (next && sugov && sim_log_debug.load(std::memory_order_relaxed) && *next != d.cur_khz) [[unlikely]]
     explain_schedutil(d, *next);
-  if (!next) return;
-  if (sugov)
-    cpufreq_commit(d, *next);
-  else
-    set_domain_freq(d, *next);
+  if (next) cpufreq_commit(d, *next);
 }
 
 void Kernel::cpufreq_commit(FreqDomain& d, uint64_t khz) {
