@@ -880,21 +880,22 @@ TEST_CASE("schedutil skips the OPPs the version's energy model marks inefficient
   check_conservation(r);
 }
 
-// An RT task queued behind schedutil's kthread is pushed away (6.12 rt.c):
-// task_woken_rt() pushes when the CPU runs a DL task too (dl_task(curr)).
-// (find_lowest_rq()'s CPUPRI_HIGHER for a CPU whose DL run-queue holds a
-// task does not decide here: the task's own CPU is excluded anyway, its
-// own queued priority being no lower.) On the toy platform's slow
-// little policy: a fair task on CPU 0 (100 us of work at t = 0 and 20.4
-// ms; schedutil's last change at t = 0) and a FIFO task pinned there at
-// 21 ms, whose dequeue at 21.4 ms lets schedutil ask 500 MHz (util 85 x
-// 1.25 of 256): sugov:0 runs the driver's 1 ms of work (4 ms at capacity
-// 256) from 21.4 ms. A FIFO task allowed on CPUs 0-1 is forked at 22 ms:
-// placed on CPU 0 (select_task_rq_rt() only avoids an RT curr), it is
-// pushed to the idle CPU 1 at once instead of waiting 3.4 ms there.
-TEST_CASE("an RT task woken behind the sugov kthread is pushed to a lower CPU", "[biglittle][cpufreq][rt]") {
-  ScenarioParams p = toy();
-  p.duration = Time::ms(30);
+// An RT task woken behind schedutil's kthread does not wait for it. On
+// the toy platform's slow little policy: a fair task on CPU 0 (100 us of
+// work at t = 0 and 20.4 ms; schedutil's last change at t = 0) and a FIFO
+// task pinned there at 21 ms, whose dequeue at 21.4 ms lets schedutil ask
+// 500 MHz (util 85 x 1.25 of 256): sugov:0 runs the driver's 1 ms of work
+// (4 ms at capacity 256) from 21.4 ms. A FIFO task allowed on CPUs 0-1,
+// last on CPU 0, wakes at 22 ms and runs on the idle CPU 1 at once instead
+// of waiting 3.4 ms on CPU 0. 6.12 (rt.c): select_task_rq_rt() only avoids
+// an RT curr, so the task is placed on CPU 0 and task_woken_rt() pushes it
+// (dl_task(curr)). 6.1: select_task_rq_rt()'s rt_task(curr) counts the DL
+// kthread, so find_lowest_rq() places it (the decision counts tell the two
+// paths apart).
+TEST_CASE("an RT task woken behind the sugov kthread goes to a lower CPU", "[biglittle][cpufreq][rt]") {
+  const std::string version = GENERATE("6.1", "6.12");
+  CAPTURE(version);
+  ScenarioParams p = on_kernel(toy(), version, Time::ms(30));
   p.platform.clusters[0].fast_switch = false;
   p.platform.clusters[0].slow_switch_work = Time::ms(1);
   auto fifo = [](const std::string& name, std::vector<int> cpus, Time delay) {
@@ -902,10 +903,17 @@ TEST_CASE("an RT task woken behind the sugov kthread is pushed to a lower CPU", 
     t.delay = delay;
     return t;
   };
+  // rt forks at 1 ms on the idle CPU 0 and at once waits on its timer: its
+  // wake-up at 22 ms is a try_to_wake_up() from CPU 0.
+  TaskSpec rt = on_cpus(task("rt", {ev_timer("rt", Time::ms(21)), ev_run(Time::us(100)), ev_sleep(Time::ms(100))},
+                             Policy::kFifo, 10),
+                        {0, 1});
+  rt.delay = Time::ms(1);
   p.tasks = {on_cpus(task("f", {ev_run(Time::us(100)), ev_sleep(Time::ms(20))}), {0}),
-             fifo("trigger", {0}, Time::ms(21)), fifo("rt", {0, 1}, Time::ms(22))};
+             fifo("trigger", {0}, Time::ms(21)), rt};
   System sys(p, 1);
   Kernel& k = sys.kernel();
+  k.start_decision_counts();
   k.run_until(Time::us(21999));
   REQUIRE(k.rq(0).curr == &find_task(k, "sugov:0"));
   REQUIRE(k.freq_domains()[0].cur_khz == 1000000);
@@ -913,4 +921,56 @@ TEST_CASE("an RT task woken behind the sugov kthread is pushed to a lower CPU", 
   CHECK(find_task(k, "rt").cpu == 1);
   CHECK(k.rq(1).curr == &find_task(k, "rt"));
   CHECK(k.rq(0).curr == &find_task(k, "sugov:0"));
+  // How rt's wake-up was placed: on 6.1 find_lowest_rq() chose CPU 1; on
+  // 6.12 it stayed on CPU 0 and the push moved it.
+  const std::string placed = version == "6.1" ? "rt: prev runs a pinned RT task or one of equal or higher priority: "
+                                                "find_lowest_rq() (cpupri)"
+                                              : "rt: prev runs no pinned RT task nor one of equal or higher priority, "
+                                                "and fits: stays";
+  uint64_t placements = 0;
+  for (const DecisionCount& d : k.decision_counts())
+    if (d.kind == "placement" && d.group == "rt") placements += d.reason == placed ? d.count : 100;
+  CHECK(placements == 1);
+}
+
+// The lowest mask a push picks from leaves out a CPU whose DL run-queue
+// holds a task (6.12 cpupri.c: that CPU is CPUPRI_HIGHER, in no RT level's
+// mask), even when its queued RT level equals the lowest one found. Toy
+// platform, the big policy slow: sugov:2 runs the driver's work on CPU 2
+// from about 21.4 ms (set up as in the test above: a fair task and a FIFO
+// trigger pinned there). FIFO 5 tasks pinned to CPUs 2 and 3 arrive at
+// 21.9 ms: one queued behind the kthread, one running on the idle CPU 3;
+// both CPUs are at RT level FIFO 5. FIFO 50 p, allowed on CPUs 0, 2 and 3,
+// runs on CPU 0 from 10 ms; at 22 ms a FIFO 90 task pinned to CPU 0
+// preempts it and CPU 0 pushes p: to CPU 3, where it preempts the FIFO 5
+// task at once, not to CPU 2, where it would wait for the kthread.
+TEST_CASE("a pushed RT task skips a CPU whose DL run-queue holds the sugov kthread", "[biglittle][cpufreq][rt]") {
+  const std::string version = GENERATE("6.1", "6.12");
+  CAPTURE(version);
+  ScenarioParams p = on_kernel(toy(), version, Time::ms(30));
+  p.platform.clusters[1].fast_switch = false;
+  p.platform.clusters[1].slow_switch_work = Time::ms(1);
+  auto fifo = [](const std::string& name, int prio, std::vector<int> cpus, Time delay, Time work) {
+    TaskSpec t = on_cpus(task(name, {ev_run(work), ev_sleep(Time::ms(100))}, Policy::kFifo, prio), cpus);
+    t.delay = delay;
+    return t;
+  };
+  p.tasks = {on_cpus(task("f", {ev_run(Time::us(100)), ev_sleep(Time::ms(20))}), {2}),
+             fifo("trigger", 10, {2}, Time::ms(21), Time::us(100)),
+             fifo("low2", 5, {2}, Time::us(21900), Time::ms(100)),
+             fifo("low3", 5, {3}, Time::us(21900), Time::ms(100)),
+             fifo("p", 50, {0, 2, 3}, Time::ms(10), Time::ms(100)),
+             fifo("hi", 90, {0}, Time::ms(22), Time::ms(100))};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(21999));
+  REQUIRE(k.rq(2).curr == &find_task(k, "sugov:2"));
+  REQUIRE(k.rq(2).rt.rt_nr_running == 1);  // low2, queued behind it
+  REQUIRE(k.rq(3).curr == &find_task(k, "low3"));
+  REQUIRE(k.rq(0).curr == &find_task(k, "p"));
+  k.run_until(Time::us(22001));
+  CHECK(k.rq(0).curr == &find_task(k, "hi"));
+  CHECK(find_task(k, "p").cpu == 3);
+  CHECK(k.rq(3).curr == &find_task(k, "p"));
+  CHECK(k.rq(2).curr == &find_task(k, "sugov:2"));
 }

@@ -1182,6 +1182,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   // detach_tasks()'s walk of the busiest CPU's tasks and env->tasks (sized
   // with the task set: no allocation while balancing).
   std::vector<Task*> lb_walk_, lb_detached_;
+  // The RT priorities some task has had as its normal priority (a PI or
+  // binder boost lends one of these): each CPU's FIFO at such a priority
+  // has room for every task, so an RT enqueue never allocates.
+  std::bitset<kMaxRtPrio> rt_prios_in_use_;
+  void reserve_rt_queue(int prio);
   void mark_resched(int cpu) { resched_mask_[static_cast<size_t>(cpu) >> 6] |= 1ULL << (cpu & 63); }
 };
 

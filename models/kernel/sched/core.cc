@@ -381,7 +381,16 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   for (auto& rq : rqs_) rq->cfs.timeline.reserve(tasks_.size() + fair_group_rqs_.size());
   for (auto& g : fair_group_rqs_)
     if (g) g->cfs.timeline.reserve(tasks_.size() + fair_group_rqs_.size());
+  // One more task: every FIFO in use needs room for it.
+  for (int prio = 0; prio < kMaxRtPrio; ++prio)
+    if (rt_prios_in_use_[static_cast<size_t>(prio)] || prio == p.normal_prio) reserve_rt_queue(prio);
   return p;
+}
+
+void Kernel::reserve_rt_queue(int prio) {
+  if (!rt_prio(prio)) return;
+  rt_prios_in_use_.set(static_cast<size_t>(prio));
+  for (auto& rq : rqs_) rq->rt.queue[static_cast<size_t>(prio)].reserve(tasks_.size());
 }
 
 void Kernel::set_custom_slice(Task& p, Time slice) {

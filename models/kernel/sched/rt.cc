@@ -279,6 +279,18 @@ class RtClass final : public SchedClass {
   static int rq_highest_prio(const Rq& rq) {
     return rq.rt.rt_nr_running ? highest_prio(rq) : kMaxRtPrio;
   }
+  // The CPU's cpupri level as cpupri_find() reads it (6.12 cpupri.c): a CPU
+  // whose fair server or a DL task (a sugov:N kthread) is on its DL
+  // run-queue is CPUPRI_HIGHER (inc_dl_deadline()), above every RT
+  // priority: in no level's mask, so never in the lowest mask either.
+  int cpupri_level(int c) const {
+    const Rq& rq = k_.rq(c);
+    if (rq.fair_server.running || rq.dl.dl_nr_running > 0) return kCpupriHigher;
+    return rq_highest_prio(rq);
+  }
+  // Below every RT priority (prio 0 is the highest), so no task's prio is
+  // lower than it.
+  static constexpr int kCpupriHigher = -1;
   // find_lowest_rq() (6.12 rt.c): the lowest_mask is the allowed CPUs at
   // the lowest cpupri level below p (cpupri_find(); on asymmetric systems
   // cpupri_find_fitness() takes the lowest level with a CPU that fits p,
@@ -293,11 +305,7 @@ class RtClass final : public SchedClass {
     int lowest = -1, lowest_fitting = -1;
     for (int c = 0; c < n; ++c) {
       if (!p.cpus_allowed[c]) continue;
-      // A CPU whose fair server or a DL task (a sugov:N kthread) is on its
-      // DL run-queue is CPUPRI_HIGHER (inc_dl_deadline()): above every RT
-      // priority.
-      if (k_.rq(c).fair_server.running || k_.rq(c).dl.dl_nr_running > 0) continue;
-      int level = rq_highest_prio(k_.rq(c));
+      int level = cpupri_level(c);
       if (level <= p.prio) continue;  // not lower than p
       lowest = std::max(lowest, level);
       if (k_.rt_task_fits_capacity(p, c)) lowest_fitting = std::max(lowest_fitting, level);
@@ -306,7 +314,7 @@ class RtClass final : public SchedClass {
     const bool fitting = lowest_fitting >= 0;
     if (fitting) lowest = lowest_fitting;
     auto in_lowest_mask = [&](int c) {
-      return p.cpus_allowed[c] && rq_highest_prio(k_.rq(c)) == lowest && (!fitting || k_.rt_task_fits_capacity(p, c));
+      return p.cpus_allowed[c] && cpupri_level(c) == lowest && (!fitting || k_.rt_task_fits_capacity(p, c));
     };
     if (in_lowest_mask(p.cpu)) return p.cpu;
     const int preferred = in_lowest_mask(this_cpu) ? this_cpu : -1;

@@ -84,6 +84,7 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
   p.static_prio = new_static;
   p.rt_priority = new_rt_priority;
   p.normal_prio = new_normal;
+  if (rt) reserve_rt_queue(new_normal);
   // RT tasks have no timer slack; leaving RT restores the default.
   if (rt)
     p.timer_slack = Time::zero();
