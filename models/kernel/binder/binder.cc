@@ -238,6 +238,8 @@ void BinderProc::transact(Task& caller, const CallSpec& call, BinderClient* clie
   t.priority = caller.nice();  // task_nice(current)
   // ACK: a synchronous call from a fair or RT caller carries its policy
   // and normal_prio (not a PI boost); otherwise the process's default.
+  // (binder_supported_policy() refuses SCHED_DEADLINE callers too; no
+  // workload task can be one: the loaders refuse the policy.)
   if (client && caller.policy != Policy::kIdle) {
     t.policy = caller.policy;
     t.prio = caller.normal_prio;
