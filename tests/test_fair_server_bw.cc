@@ -232,6 +232,39 @@ TEST_CASE("RT placement skips a CPU whose fair server is queued (6.18: an idle C
   }
 }
 
+// A CPU whose fair server is queued is in no RT level's mask, so a push
+// never picks it even when its queued RT level equals the lowest one
+// found (6.12 cpupri.c). Three CPUs, RT throttling off, the server at
+// 5 ms every 100 ms: on CPU 1 a FIFO 5 hog starves fair f, so the
+// server's zero-laxity timer queues it at 95 ms and f runs to 100 ms; a
+// FIFO 5 hog on CPU 2; FIFO 50 p, allowed everywhere, runs on CPU 0. At
+// 97 ms a FIFO 90 task pinned to CPU 0 preempts p, which CPU 0 pushes:
+// CPUs 1 and 2 are both at RT level FIFO 5, but CPU 1 is CPUPRI_HIGHER, so
+// p goes to CPU 2 and runs at once instead of waiting behind f to 100 ms.
+TEST_CASE("a pushed RT task skips a CPU whose fair server is queued", "[fair_server][rt]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 3);
+  p.duration = Time::ms(110);
+  p.kernel.rt_runtime = Time::ns(-1);
+  p.kernel.fair_server_runtime = Time::ms(5);
+  p.kernel.fair_server_period = Time::ms(100);
+  TaskSpec hi = on_cpus(hog("hi", Policy::kFifo, 90), {0});
+  hi.delay = Time::ms(97);
+  p.tasks = {hog("p", Policy::kFifo, 50), on_cpus(hog("low1", Policy::kFifo, 5), {1}), on_cpus(hog("f"), {1}),
+             on_cpus(hog("low2", Policy::kFifo, 5), {2}), hi};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  k.run_until(Time::us(96900));
+  REQUIRE(k.rq(1).fair_server.running);
+  REQUIRE(k.rq(1).curr == &find_task(k, "f"));
+  REQUIRE(k.rq(2).curr == &find_task(k, "low2"));
+  REQUIRE(k.rq(0).curr == &find_task(k, "p"));
+  k.run_until(Time::us(97100));
+  CHECK(k.rq(0).curr == &find_task(k, "hi"));
+  CHECK(find_task(k, "p").cpu == 2);
+  CHECK(k.rq(2).curr == &find_task(k, "p"));
+  CHECK(k.rq(1).curr == &find_task(k, "f"));
+}
+
 // 6.12's dequeue_entities() stops the server when the CPU's last fair task
 // leaves, DEQUEUE_SAVE included, and the change's enqueue starts it again
 // with update_dl_entity()'s CBS check. One CPU: a FIFO hog and a fair hog
