@@ -39,7 +39,16 @@
 // restores the saved policy and priority (mainline restores first); the
 // return to waiting restores the process's default. The server's threads are
 // assumed to hold CAP_SYS_NICE (system_server, audioserver and the HALs
-// do), so no RLIMIT_RTPRIO/RLIMIT_NICE cap applies.
+// do), so no RLIMIT_RTPRIO/RLIMIT_NICE cap applies. The node minimum is
+// compared with the priority after the INHERIT_RT demotion, as in
+// android16-6.12 (and the android14-6.1 and android12-5.10 trees read in
+// session 55); an older ACK snapshot (aosp-mirror/kernel_common 000eb69e)
+// and the original RT-inheritance patch compare it with the caller's
+// priority, so a FIFO caller without INHERIT_RT never meets an RT node
+// minimum there. Not modelled: the replier's return to user space between
+// BC_REPLY and its next read (it takes queued work in the same step; see
+// the root README's known gaps); the process default priority is always
+// SCHED_NORMAL at its nice; vendor hooks (android_vh_binder_*).
 //
 // Nested transactions: a server thread serving a transaction may call
 // another process (a CallSpec's `nested`: system_server calling a HAL);
