@@ -320,6 +320,43 @@ TEST_CASE("binder on the Android common kernel passes RT priority by the node's 
   }
 }
 
+// The reply's ioctl returns to user space before the looper reads more
+// work, so a task the reply woke, or the restore left above the thread,
+// runs before the thread takes a queued transaction (whose priority it
+// gets only then). One CPU, ACK with INHERIT_RT, one svc thread: FIFO 10
+// C1 calls at 1 ms (100 us of work), then runs 200 us; FIFO 20 C2 calls at
+// 1.05 ms, preempting the thread (FIFO 10, C1's), and its transaction
+// waits on the process. At 1.1 ms the reply wakes C1 and the thread
+// drops to nice 0 below it: C1 runs its 200 us first, and only at 1.3 ms
+// does the thread take C2's transaction, at FIFO 20, replying at 1.4 ms.
+// (Taking the work before returning to user space, it would have run
+// C2's at FIFO 20 from 1.1 ms and C1 would have waited to 1.2 ms.)
+TEST_CASE("a binder thread returns to user space after a reply before it takes queued work", "[binder]") {
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.duration = Time::ms(3);
+  BinderProcParams svc = binder_proc("svc", 1);
+  svc.android = true;
+  svc.inherit_rt = true;
+  p.binder_procs = {svc};
+  TaskSpec c1 =
+      task("C1", {ev_binder("svc", Time::us(100)), ev_run(Time::us(200)), ev_sleep(Time::s(1))}, Policy::kFifo, 10);
+  c1.delay = Time::ms(1);
+  TaskSpec c2 = task("C2", {ev_binder("svc", Time::us(100)), ev_sleep(Time::s(1))}, Policy::kFifo, 20);
+  c2.delay = Time::us(1050);
+  p.tasks = {c1, c2};
+  System sys(p, 1);
+  NiceLog log;
+  sys.add_observer(&log);
+  sys.run();
+  std::vector<std::pair<int64_t, std::string>> from_1ms;
+  for (const auto& s : log.seen)
+    if (s.first >= 1'000'000) from_1ms.push_back(s);
+  const std::vector<std::pair<int64_t, std::string>> expected = {
+      {1'000'000, "C1@0"}, {1'000'000, "binder:svc_1@0"}, {1'050'000, "C2@0"}, {1'050'000, "binder:svc_1@0"},
+      {1'100'000, "C1@0"}, {1'300'000, "binder:svc_1@0"}, {1'400'000, "C2@0"}, {1'400'000, "binder:svc_1@0"}};
+  CHECK(from_1ms == expected);
+}
+
 TEST_CASE("on the Android common kernel a binder thread wakes up at the caller's RT priority", "[binder]") {
   // Two CPUs: the thread is pinned to CPU 1, where a fair hog runs; a FIFO
   // caller on CPU 0 calls at 1 ms. The ACK sets the thread's priority
@@ -504,14 +541,17 @@ TEST_CASE("a one-way nested binder call does not hold up the reply", "[binder]")
   // after 200 us and replies after its 100 us more, at 1.3 ms; the HAL's
   // thread, woken at nice 0 (one-way takes the node's minimum), runs its
   // 300 us after C's 1 ms: C (nice -10) wakes with the earlier deadline,
-  // and its 0.75 ms slice is not used up at the 2 ms tick.
+  // and its 0.75 ms slice is not used up at the 2 ms tick. svc's thread,
+  // preempted by C on its way back to user space after the reply, is
+  // picked first at 2.3 ms and at once blocks for more work.
   System sys(chain_scenario(true, Time::ms(1)), 1);
   NiceLog log;
   sys.add_observer(&log);
   sys.kernel().run_until(Time::ms(5));
-  REQUIRE(log.seen.size() >= 6);
+  REQUIRE(log.seen.size() >= 7);
   CHECK(log.seen[4] == std::make_pair(int64_t{1300000}, std::string("C@-10")));
-  CHECK(log.seen[5] == std::make_pair(int64_t{2300000}, std::string("binder:hal_1@0")));
+  CHECK(log.seen[5] == std::make_pair(int64_t{2300000}, std::string("binder:svc_1@0")));
+  CHECK(log.seen[6] == std::make_pair(int64_t{2300000}, std::string("binder:hal_1@0")));
 }
 
 TEST_CASE("nested binder calls load from YAML and a call back into the chain is refused", "[binder][config]") {

@@ -19,6 +19,11 @@ struct Action {
     kBlock,    // sleep in `state` until someone wakes the task
     kYield,    // sched_yield()
     kExit,
+    // Return to user space (exit_to_user_mode_loop(), 6.12
+    // kernel/entry/common.c): with TIF_NEED_RESCHED or _LAZY set the task
+    // calls schedule() there and resumes (next() again) once picked;
+    // otherwise the body goes straight on.
+    kReturnToUser,
   };
   Kind kind = Kind::kExit;
   int64_t work = 0;
@@ -32,6 +37,7 @@ struct Action {
   // io_schedule(): an uninterruptible sleep waiting for I/O.
   static Action io_wait() { Action a = block(TaskState::kUninterruptible); a.iowait = true; return a; }
   static Action yield() { Action a; a.kind = Kind::kYield; return a; }
+  static Action return_to_user() { Action a; a.kind = Kind::kReturnToUser; return a; }
   static Action exit() { return Action{}; }
 };
 

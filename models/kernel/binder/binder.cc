@@ -136,6 +136,14 @@ Action BinderThread::next(Task& self) {
         if (!proc_.params_.android) restore(self, saved_policy_, saved_prio_);
         cur_.client->binder_reply(self);
         if (proc_.params_.android) restore(self, saved_policy_, saved_prio_);
+        // The BC_REPLY ioctl returns to user space (libbinder's
+        // sendReply() waits only for BR_TRANSACTION_COMPLETE) before the
+        // looper's next ioctl reads more work: a caller the reply woke, or
+        // any task the restore left above this thread, runs first, and
+        // the next transaction's priority is set only when this thread
+        // takes it. (A preemptible kernel could switch even earlier, at
+        // the restore's unlock; the order of what follows is the same.)
+        return Action::return_to_user();
       } else {
         proc_.free_async_buffer(self);  // BC_FREE_BUFFER of the one-way buffer
       }

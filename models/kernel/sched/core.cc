@@ -1412,6 +1412,15 @@ void Kernel::advance_current(Rq& rq) {
         p.act = Task::Act::kExited;
         p.state = TaskState::kDead;
         return;
+      case Action::Kind::kReturnToUser:
+        if (!rq.need_resched && !rq.need_resched_lazy) continue;
+        // Preempted at the boundary: a run of no work left, so that
+        // continue_current() asks the body again once p is picked (at
+        // once if it is picked again in this pass).
+        rq.at_preempt_point = true;
+        p.act = Task::Act::kRun;
+        p.work_left = 0;
+        return;
     }
   }
 }
