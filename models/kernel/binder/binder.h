@@ -45,10 +45,10 @@
 // session 55); an older ACK snapshot (aosp-mirror/kernel_common 000eb69e)
 // and the original RT-inheritance patch compare it with the caller's
 // priority, so a FIFO caller without INHERIT_RT never meets an RT node
-// minimum there. Not modelled: the replier's return to user space between
-// BC_REPLY and its next read (it takes queued work in the same step; see
-// the root README's known gaps); the process default priority is always
-// SCHED_NORMAL at its nice; vendor hooks (android_vh_binder_*).
+// minimum there. After BC_REPLY the thread returns to user space (a
+// preemption point) before its next read takes queued work. Not modelled:
+// a process default priority other than SCHED_NORMAL at its nice; vendor
+// hooks (android_vh_binder_*).
 //
 // Nested transactions: a server thread serving a transaction may call
 // another process (a CallSpec's `nested`: system_server calling a HAL);
