@@ -247,6 +247,35 @@ TEST_CASE("panthor's tick is queued only when the GPU has no job left", "[drm]")
   CHECK(log.jobs.at(2).done == group[1].ended);
 }
 
+// A job handed to the GPU while the group is idle and its tick stopped
+// resumes the tick (queue_run_job() -> sched_resume_tick(), 6.18.35):
+// one job at 0 and one pushed 5 ms later. The first job's idle event and
+// tick (queued at 1.022 ms) leave the group idle with its tick stopped, so
+// handing the second job to the GPU queues tick_work at once, and its own
+// idle event queues a third tick after it ends. (The first job finds the
+// group not yet idle: the model starts it resident and busy.)
+TEST_CASE("panthor's submit resumes the tick of an idle group", "[drm]") {
+  ScenarioParams p = panthor_chain_scenario();
+  p.tasks = {on_cpus(task("vk_submit",
+                          {ev_submit("vk", Time::zero()), ev_sleep(Time::ms(5)), ev_submit("vk", Time::zero()),
+                           ev_sleep(Time::s(10))},
+                          Policy::kFifo, 1),
+                     {0})};
+  System sys(p, 1);
+  DrmLog log;
+  WorkLog works;
+  sys.add_observer(&log);
+  sys.add_observer(&works);
+  sys.run();
+  REQUIRE(log.jobs.size() == 2);
+  const auto tick = works.ending_with(":tick_work");
+  REQUIRE(tick.size() == 3);
+  CHECK(tick[0].queued == Time::us(1022));
+  CHECK(tick[1].queued == log.jobs.at(2).hw);
+  CHECK(tick[1].queued > Time::ms(5));
+  CHECK(tick[2].queued > log.jobs.at(2).hw + Time::ms(1));  // the second job's idle event
+}
+
 // A fence-work run handles the events raised before it started
 // (process_fw_events_work()'s atomic_xchg()): with two GPU slots, job 1
 // ends at 1.012 ms with job 2 still running, job 2 at 1.017 ms, during the

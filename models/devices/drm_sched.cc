@@ -35,6 +35,14 @@ class DrmGpuScheduler::RunJobFn final : public WorkFn {
       }
       case 2:
         if (job_) {
+          // queue_run_job(): the queue has work again; an idle group whose
+          // tick was stopped resumes it (sched_resume_tick()) before the
+          // doorbell.
+          if (s_.chain_ && s_.group_idle_ && s_.tick_stopped_ && s_.params_.idle_tick_cost > Time::zero()) {
+            s_.tick_stopped_ = false;
+            s_.wqs_->queue_work(*s_.fence_wq_, s_.work_tick_, x.context());
+          }
+          s_.group_idle_ = false;
           s_.emit(DrmJobEvent::Phase::kHw, *job_, x.context());
           job_->on_gpu = true;
           s_.gpu_.run(s_, job_->id, job_->gpu_time);
@@ -105,6 +113,7 @@ class DrmGpuScheduler::FenceFn final : public WorkFn {
     // (csg_slot_process_idle_event_locked(): tick_work, no delay), then
     // CSG_SYNC_UPDATE (csg_slot_sync_update_locked(): the group's work,
     // then the scheduler's).
+    if (idle_) s_.group_idle_ = true;
     if (idle_ && p.idle_tick_cost > Time::zero()) s_.wqs_->queue_work(*s_.fence_wq_, s_.work_tick_, ctx);
     if (sync_update_) {
       if (p.signal_work_cost > Time::zero())
@@ -125,17 +134,19 @@ class DrmGpuScheduler::FenceFn final : public WorkFn {
 // the fences of every job the GPU finished (the group's sync objects).
 class DrmGpuScheduler::ChainFn final : public WorkFn {
  public:
-  ChainFn(DrmGpuScheduler& s, Time cost, bool signals) : s_(s), cost_(cost), signals_(signals) {}
+  ChainFn(DrmGpuScheduler& s, Time cost, bool signals, bool tick = false)
+      : s_(s), cost_(cost), signals_(signals), tick_(tick) {}
   Action step(WorkExec& x) override {
     if (x.step == 0) return Action::run(cost_.count());
     if (signals_) s_.signal_done_jobs(x.context());
+    if (tick_) s_.tick_stopped_ = true;  // tick_ctx_update_resched_target(): stop_tick
     return Action::exit();
   }
 
  private:
   DrmGpuScheduler& s_;
   Time cost_;
-  bool signals_;
+  bool signals_, tick_;
 };
 
 DrmGpuScheduler::DrmGpuScheduler(Kernel& k, std::string name, const DrmSchedParams& params, Gpu& gpu,
@@ -154,7 +165,7 @@ DrmGpuScheduler::DrmGpuScheduler(Kernel& k, std::string name, const DrmSchedPara
       fence_fn_(std::make_unique<FenceFn>(*this)),
       signal_fn_(std::make_unique<ChainFn>(*this, params.signal_work_cost, true)),
       sync_update_fn_(std::make_unique<ChainFn>(*this, params.sync_update_work_cost, false)),
-      tick_fn_(std::make_unique<ChainFn>(*this, params.idle_tick_cost, false)),
+      tick_fn_(std::make_unique<ChainFn>(*this, params.idle_tick_cost, false, true)),
       work_run_job_(name_ + ":drm_sched_run_job_work", run_fn_.get()),
       work_free_job_(name_ + ":drm_sched_free_job_work", free_fn_.get()),
       work_fence_(name_ + ":fence_work", fence_fn_.get()),

@@ -49,7 +49,13 @@
 //    firmware's acknowledgement, tick_ctx_init(), the runtime PM put
 //    and devfreq idle when every group is idle are not modelled), and
 //    the global idle event (GLB_IDLE, after the firmware's 800 us
-//    hysteresis) is not modelled; panthor's sched->lock, which the
+//    hysteresis) is not modelled (nor the interrupt and fw-events run the
+//    firmware's acknowledgement of each tick's status request raises).
+//    A job handed to the GPU while the group is idle and the tick stopped
+//    resumes the tick (queue_run_job() -> sched_resume_tick(), 6.18.35,
+//    upstream 99820b4b7e50): tick_work is queued with no delay, as when
+//    the device has a free CSG slot (one group here); the first job's
+//    group_schedule_locked() tick is not modelled; panthor's sched->lock, which the
 //    fw-events, tick and sync-update works and queue_run_job() all take,
 //    is not modelled either: those works may run at once on two kworkers
 //    where panthor serialises them (submits and job interrupts rarely
@@ -165,6 +171,13 @@ class DrmGpuScheduler final : public GpuClient {
   bool chain_ = false;              // panthor's chain configured (any of its costs > 0)
   bool idle_event_ = false;         // CSG_IDLE raised, not yet taken by a fence-work run
   bool sync_update_event_ = false;  // CSG_SYNC_UPDATE raised, not yet taken
+  // panthor's tick state (one group, resident): the group's queue marked
+  // idle by a fence-work run's CSG_IDLE (group->idle_queues), cleared when
+  // a job is handed to the GPU; and the tick stopped (resched_target ==
+  // U64_MAX: at init, and after every tick, whose tick_ctx keeps
+  // stop_tick with a single group).
+  bool group_idle_ = false;
+  bool tick_stopped_ = true;
   Fifo<std::unique_ptr<DrmJob>> pending_list_;  // handed to the GPU, in order (sched->pending_list)
   std::vector<std::unique_ptr<DrmJob>> free_jobs_;  // freed jobs, reused by push_job()
   int credit_count_ = 0;
