@@ -172,13 +172,10 @@ struct ChainRun {
   DrmLog log;
   WorkLog works;
 };
-// The submitter pushes a job per entry of `gpu_times` (0: the GPU's 1 ms).
-ChainRun run_panthor_chain(const std::vector<Time>& gpu_times, int gpu_slots = 1) {
+// The submitter runs `events`.
+ChainRun run_panthor_chain_events(const std::vector<EventSpec>& events, int gpu_slots = 1) {
   ScenarioParams p = panthor_chain_scenario();
   std::get<GpuParams>(p.devices[0].params).slots = gpu_slots;
-  std::vector<EventSpec> events;
-  for (Time t : gpu_times) events.push_back(ev_submit("vk", t));
-  events.push_back(ev_sleep(Time::s(10)));
   p.tasks = {on_cpus(task("vk_submit", events, Policy::kFifo, 1), {0})};
   System sys(p, 1);
   ChainRun r;
@@ -186,6 +183,13 @@ ChainRun run_panthor_chain(const std::vector<Time>& gpu_times, int gpu_slots = 1
   sys.add_observer(&r.works);
   sys.run();
   return r;
+}
+// The submitter pushes a job per entry of `gpu_times` (0: the GPU's 1 ms).
+ChainRun run_panthor_chain(const std::vector<Time>& gpu_times, int gpu_slots = 1) {
+  std::vector<EventSpec> events;
+  for (Time t : gpu_times) events.push_back(ev_submit("vk", t));
+  events.push_back(ev_sleep(Time::s(10)));
+  return run_panthor_chain_events(events, gpu_slots);
 }
 }  // namespace
 
@@ -255,20 +259,11 @@ TEST_CASE("panthor's tick is queued only when the GPU has no job left", "[drm]")
 // idle event queues a third tick after it ends. (The first job finds the
 // group not yet idle: the model starts it resident and busy.)
 TEST_CASE("panthor's submit resumes the tick of an idle group", "[drm]") {
-  ScenarioParams p = panthor_chain_scenario();
-  p.tasks = {on_cpus(task("vk_submit",
-                          {ev_submit("vk", Time::zero()), ev_sleep(Time::ms(5)), ev_submit("vk", Time::zero()),
-                           ev_sleep(Time::s(10))},
-                          Policy::kFifo, 1),
-                     {0})};
-  System sys(p, 1);
-  DrmLog log;
-  WorkLog works;
-  sys.add_observer(&log);
-  sys.add_observer(&works);
-  sys.run();
+  const ChainRun r = run_panthor_chain_events({ev_submit("vk", Time::zero()), ev_sleep(Time::ms(5)),
+                                               ev_submit("vk", Time::zero()), ev_sleep(Time::s(10))});
+  const DrmLog& log = r.log;
   REQUIRE(log.jobs.size() == 2);
-  const auto tick = works.ending_with(":tick_work");
+  const auto tick = r.works.ending_with(":tick_work");
   REQUIRE(tick.size() == 3);
   CHECK(tick[0].queued == Time::us(1022));
   CHECK(tick[1].queued == log.jobs.at(2).hw);
