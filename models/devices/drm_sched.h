@@ -55,9 +55,10 @@
 //    resumes the tick (queue_run_job() -> sched_resume_tick(), 6.18.35,
 //    upstream 99820b4b7e50): tick_work is queued with no delay, as when
 //    the device has a free CSG slot (one group here); the first job's
-//    group_schedule_locked() tick is not modelled; panthor's sched->lock, which the
-//    fw-events, tick and sync-update works and queue_run_job() all take,
-//    is not modelled either: those works may run at once on two kworkers
+//    group_schedule_locked() tick is not modelled; panthor's sched->lock,
+//    which the fw-events and tick works, the scheduler's sync_upd_work and
+//    queue_run_job() take (the group's group_sync_upd_work takes only its
+//    queues' fence locks), is not modelled either: those works may run at once on two kworkers
 //    where panthor serialises them (submits and job interrupts rarely
 //    overlap in the shipped scenario; heavier GPU load would see it);
 //  - drm_sched_free_job_work(): free the first finished job, requeue itself
