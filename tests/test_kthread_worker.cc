@@ -155,3 +155,25 @@ TEST_CASE("a kthread_worker raised to nice -5 gets the CPU share of its new weig
   CHECK(share == Approx(3121.0 / 4145.0).margin(0.01));
   CHECK(find_task(sys.kernel(), "drm_kw").nice() == -5);  // still running the work
 }
+
+TEST_CASE("a queuer of an already pending work still raises the following worker", "[kthread_worker]") {
+  // Three CPUs. A nice-0 task (CPU 2) queues a (1 ms) and b at t=0; a
+  // FIFO 30 task (CPU 1) queues b again at 0.5 ms, while a runs and b is
+  // pending: nothing is queued, but the worker now follows FIFO 30, so b
+  // starts at 1 ms at FIFO 30 (a ran at the worker's own nice 0).
+  ScenarioParams p = kw_scenario(KthreadFollow::kFifo);
+  p.platform.cpus = 3;
+  TaskSpec low = task("low", {ev_kqueue("drm_kw", "a", Time::ms(1)), ev_kqueue("drm_kw", "b", Time::ms(1)),
+                              ev_sleep(Time::s(10))});
+  low.cpus = {2};
+  TaskSpec hi = task("hi", {ev_kqueue("drm_kw", "b", Time::ms(1)), ev_sleep(Time::s(10))}, Policy::kFifo, 30);
+  hi.cpus = {1};
+  hi.delay = Time::us(500);
+  p.tasks = {low, hi};
+  KLog log = run_logged<KLog>(p);
+  REQUIRE(log.starts.size() == 2);
+  CHECK(log.starts[0].policy == Policy::kNormal);
+  CHECK(log.starts[1].started == Time::ms(1));
+  CHECK(log.starts[1].policy == Policy::kFifo);
+  CHECK(log.starts[1].rt_priority == 30);
+}

@@ -59,7 +59,16 @@ void KthreadWorker::emit(WorkItemEvent::Phase phase, const WorkStruct& w, Time s
 bool KthreadWorker::queue_work(WorkStruct& work, QueueContext ctx) { return queue_work(work, ctx, ctx.task); }
 
 bool KthreadWorker::queue_work(WorkStruct& work, QueueContext ctx, const Task* on_behalf_of) {
-  if (work.pending) return false;  // queuing_blocked(): already pending
+  if (work.pending) {
+    // queuing_blocked(): already pending, nothing is queued; the follower
+    // still counts this queuer among the pending work's (the header's
+    // assumption: the best priority among the queuers of pending works).
+    if (on_behalf_of && on_behalf_of->normal_prio < work.boost_prio) {
+      work.boost_prio = on_behalf_of->normal_prio;
+      update_priority();
+    }
+    return false;
+  }
   work.pending = true;
   work.requested = work.queued = k_.now();
   work.queue_cpu = ctx.cpu;

@@ -98,17 +98,23 @@ void DeviceCalls::call(Task& self, const CallSpec& c) {
     case CallSpec::Op::kQueueWork:
     case CallSpec::Op::kKthreadQueueWork: {
       WorkStruct& w = item(c.work);
+      auto kthread_worker = [&]() -> KthreadWorker& {
+        auto it = kthread_workers_.find(c.target);
+        if (it == kthread_workers_.end()) throw ModelError(check(c));
+        return *it->second;
+      };
       if (w.pending) {
         ++already_pending_;
+        // Nothing is queued; a following kthread_worker still counts the
+        // queuer (kthread_worker.h).
+        if (c.op == CallSpec::Op::kKthreadQueueWork) kthread_worker().queue_work(w, ctx);
         return;
       }
       w.payload.clear();
       if (c.cost > Time::zero()) w.payload.push_back({WorkStep::Kind::kRun, c.cost});
       if (c.sleep > Time::zero()) w.payload.push_back({WorkStep::Kind::kSleep, c.sleep});
       if (c.op == CallSpec::Op::kKthreadQueueWork) {
-        auto it = kthread_workers_.find(c.target);
-        if (it == kthread_workers_.end()) throw ModelError(check(c));
-        it->second->queue_work(w, ctx);
+        kthread_worker().queue_work(w, ctx);
         return;
       }
       Workqueue* wq = wqs_ ? wqs_->find(c.target) : nullptr;
