@@ -3,6 +3,7 @@
 // create_worker free, fixed costs: select 2 us, run_job 10 us).
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <map>
 
 #include "models/devices/drm_sched.h"
@@ -171,16 +172,21 @@ ScenarioParams panthor_chain_scenario() {
 struct ChainRun {
   DrmLog log;
   WorkLog works;
+  SwitchLog switches;
 };
-// The submitter runs `events`.
-ChainRun run_panthor_chain_events(const std::vector<EventSpec>& events, int gpu_slots = 1) {
+// The submitter runs `events`; `gpu` adjusts the GPU's parameters.
+ChainRun run_panthor_chain_events(const std::vector<EventSpec>& events, int gpu_slots = 1,
+                                  const std::function<void(GpuParams&)>& gpu = {}) {
   ScenarioParams p = panthor_chain_scenario();
-  std::get<GpuParams>(p.devices[0].params).slots = gpu_slots;
+  GpuParams& g = std::get<GpuParams>(p.devices[0].params);
+  g.slots = gpu_slots;
+  if (gpu) gpu(g);
   p.tasks = {on_cpus(task("vk_submit", events, Policy::kFifo, 1), {0})};
   System sys(p, 1);
   ChainRun r;
   sys.add_observer(&r.log);
   sys.add_observer(&r.works);
+  sys.add_observer(&r.switches);
   sys.run();
   return r;
 }
@@ -269,6 +275,64 @@ TEST_CASE("panthor's submit resumes the tick of an idle group", "[drm]") {
   CHECK(tick[1].queued == log.jobs.at(2).hw);
   CHECK(tick[1].queued > Time::ms(5));
   CHECK(tick[2].queued > log.jobs.at(2).hw + Time::ms(1));  // the second job's idle event
+}
+
+// tick_work() asks the firmware for the group's status and waits for the
+// acknowledgement (tick_ctx_init() -> csgs_upd_ctx_apply_locked() ->
+// panthor_fw_wait_acks(), 6.18). One job, as in the chain test above: the
+// tick starts at 1.022 ms on CPU 1's kworker. With the firmware answering
+// in 5 us, within the 10 us poll, the worker spins until 1.027 and then
+// does its 20 us of work: it ends at 1.047, 5 us later than without the
+// request, and never sleeps. The acknowledgement raises the job interrupt
+// (no latency here), whose handler queues the fw-events work a second
+// time at 1.027 ms; that run finds no CSG event and costs
+// fw_ack_events_cost (2 us) only.
+TEST_CASE("panthor's tick polls for the firmware's acknowledgement of its status request", "[drm]") {
+  const ChainRun r =
+      run_panthor_chain_events({ev_submit("vk", Time::zero()), ev_sleep(Time::s(10))}, 1,
+                               [](GpuParams& g) { g.fw_ack_latency = Time::us(5); });
+  const auto fence = r.works.ending_with(":fence_work"), tick = r.works.ending_with(":tick_work");
+  REQUIRE(tick.size() == 1);
+  CHECK(tick[0].started == Time::us(1022));
+  CHECK(tick[0].ended == Time::us(1047));
+  REQUIRE(fence.size() == 2);
+  CHECK(fence[1].queued == Time::us(1027));
+  CHECK(fence[1].ended - fence[1].started == Time::us(2));
+  for (const auto& s : r.switches.log) CHECK_FALSE((s.prev == tick[0].worker && s.prev_state == 'D'));
+  CHECK(r.log.jobs.at(1).done == Time::us(1030));  // the fence path is unchanged
+}
+
+// A firmware slower than the poll (30 us): the tick spins 10 us, then
+// sleeps in D until the acknowledgement's interrupt wakes it: the threaded
+// handler (irq/gpu, SCHED_FIFO 50 on CPU 0, 3 us) wakes fw->req_waitqueue
+// 3 us after the acknowledgement, and the
+// tick's worker does its 20 us there. The handler also queues the
+// fw-events work then. (The job's own interrupt goes through the thread
+// too, so everything starts 3 us later than in the test above: the tick
+// at 1.025, its acknowledgement at 1.055, the wake-up at 1.058 and its end
+// at 1.078.)
+TEST_CASE("panthor's tick sleeps until the acknowledgement's interrupt when the firmware is slower than the poll",
+          "[drm]") {
+  const ChainRun r = run_panthor_chain_events({ev_submit("vk", Time::zero()), ev_sleep(Time::s(10))}, 1,
+                                              [](GpuParams& g) {
+                                                g.fw_ack_latency = Time::us(30);
+                                                g.irq_thread.enabled = true;
+                                                g.irq_thread.cost = Time::us(3);
+                                              });
+  const auto fence = r.works.ending_with(":fence_work"), tick = r.works.ending_with(":tick_work");
+  REQUIRE(tick.size() == 1);
+  REQUIRE(fence.size() == 2);
+  CHECK(fence[0].started == Time::us(1015));
+  CHECK(tick[0].started == Time::us(1025));
+  const Time ack = Time::us(1055), woken = Time::us(1058);
+  bool slept = false;
+  for (const auto& s : r.switches.log)
+    if (s.prev == tick[0].worker && s.t == tick[0].started + Time::us(10)) slept = s.prev_state == 'D';
+  CHECK(slept);
+  CHECK(r.switches.first_run(tick[0].worker, ack) == woken);
+  CHECK(tick[0].ended == Time::us(1078));
+  CHECK(fence[1].queued == woken);
+  CHECK(fence[1].ended - fence[1].started == Time::us(2));
 }
 
 // A fence-work run handles the events raised before it started

@@ -298,6 +298,7 @@ GpuParams load_gpu(const MapReader& r, int cpus, const ScenarioParams& s) {
   if (auto n = r.find("service_time")) g.service_time = load_distribution(r.doc(), *n, r.path("service_time"));
   r.read("irq_cpu", g.irq_cpu, 0, cpus - 1);
   r.read("irq_latency", g.irq_latency, Bound::kNonNegative);
+  r.read("fw_ack_latency", g.fw_ack_latency, Bound::kNonNegative);
   if (auto n = r.find("irq_thread")) {
     MapReader t(r.doc(), *n, r.path("irq_thread"), irq_thread_params());
     IrqThreadParams& p = g.irq_thread;
@@ -372,6 +373,7 @@ DrmSchedParams load_drm(const MapReader& r, const std::string& name, const std::
   r.read("run_job_cost", d.run_job_cost);
   r.read("free_job_cost", d.free_job_cost);
   r.read("fence_cost", d.fence_cost);
+  r.read("fw_ack_events_cost", d.fw_ack_events_cost, Bound::kNonNegative);
   for (auto [key, cost] : {std::pair<const char*, Time*>{"signal_work_cost", &d.signal_work_cost},
                            {"sync_update_work_cost", &d.sync_update_work_cost},
                            {"idle_tick_cost", &d.idle_tick_cost}}) {
@@ -621,6 +623,10 @@ const std::vector<ParamDecl>& gpu_params() {
                           {"irq_latency", "duration", duration_text(d.irq_latency), "job end -> interrupt handler"},
                           {"irq_thread", "map (see irq_thread)", "none",
                            "the job interrupt's handler is threaded (request_threaded_irq())"},
+                          {"fw_ack_latency", "duration", "0 (requests not modelled)",
+                           "CSF firmware (panthor): a driver request rung on a CSG doorbell -> its "
+                           "acknowledgement, which raises the job interrupt (panthor's tick asks for the "
+                           "group's status and waits for it)"},
                           {"retire_worker", "kthread_worker name", "none",
                            "the driver signals the jobs' fences and retires them (runtime PM put) in this "
                            "kthread_worker's retire work (drm/msm gpu-worker); none: both in the interrupt's context"},
@@ -676,6 +682,9 @@ const std::vector<ParamDecl>& drm_sched_params() {
                  {"free_job_cost", "duration", duration_text(d.free_job_cost), "CPU work of ops->free_job() (assumption)"},
                  {"fence_cost", "duration", duration_text(d.fence_cost),
                   "CPU work of the fence work (with fence_wq) (assumption)"},
+                 {"fw_ack_events_cost", "duration", duration_text(d.fw_ack_events_cost),
+                  "panthor: CPU work of a fw-events run that finds only a firmware acknowledgement (the gpu's "
+                  "fw_ack_latency) (assumption)"},
                  {"signal_work_cost", "duration", "0 (the fence work signals)",
                   "panthor: CPU work of group_sync_upd_work, queued by the fence work, which signals the fences"},
                  {"sync_update_work_cost", "duration", "0 (none)",

@@ -57,6 +57,10 @@ struct GpuParams {
   // delay (msm: 1 ms); a job starting first cancels it. 0: none.
   Time idle_work_delay;
   Time idle_work_cost = Time::us(5);  // CPU work per idle-work run (capacity 1024, f_max); an assumption
+  // CSF firmware (panthor): a request the driver rings a CSG doorbell for
+  // -> the firmware's acknowledgement, which raises the job interrupt
+  // (csg_iface ack_irq_mask = ~0). 0: requests are not modelled.
+  Time fw_ack_latency;
 };
 
 // Where a DRM scheduler runs its run_job / free_job work.
@@ -81,6 +85,9 @@ struct DrmSchedParams {
   Time signal_work_cost;       // the group's sync-update work signals the done fences (else the fence work does)
   Time sync_update_work_cost;  // the scheduler-level sync-update work, queued beside it
   Time idle_tick_cost;         // the tick work, queued when the GPU went idle (no job left on it)
+  // A fw-events run that finds only a request's acknowledgement (no CSG
+  // event to handle: sched_process_csg_irq_locked() returns early).
+  Time fw_ack_events_cost = Time::us(2);
 };
 
 // A thread the display pipeline creates (models/devices/display.h).

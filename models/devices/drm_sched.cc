@@ -101,8 +101,11 @@ class DrmGpuScheduler::FenceFn final : public WorkFn {
       // this run's; one raised while it runs queues the work again.
       idle_ = s_.idle_event_;
       sync_update_ = s_.sync_update_event_;
-      s_.idle_event_ = s_.sync_update_event_ = false;
-      return Action::run(p.fence_cost.count());
+      const bool ack_only = s_.fw_ack_event_ && !idle_ && !sync_update_;
+      s_.idle_event_ = s_.sync_update_event_ = s_.fw_ack_event_ = false;
+      // A run that finds only a request's acknowledgement: no CSG event
+      // (sched_process_csg_irq_locked() returns once req == ack).
+      return Action::run((ack_only ? p.fw_ack_events_cost : p.fence_cost).count());
     }
     const QueueContext ctx = x.context();
     if (!s_.chain_) {
@@ -134,19 +137,69 @@ class DrmGpuScheduler::FenceFn final : public WorkFn {
 // the fences of every job the GPU finished (the group's sync objects).
 class DrmGpuScheduler::ChainFn final : public WorkFn {
  public:
-  ChainFn(DrmGpuScheduler& s, Time cost, bool signals, bool tick = false)
-      : s_(s), cost_(cost), signals_(signals), tick_(tick) {}
+  ChainFn(DrmGpuScheduler& s, Time cost, bool signals) : s_(s), cost_(cost), signals_(signals) {}
   Action step(WorkExec& x) override {
     if (x.step == 0) return Action::run(cost_.count());
     if (signals_) s_.signal_done_jobs(x.context());
-    if (tick_) s_.tick_stopped_ = true;  // tick_ctx_update_resched_target(): stop_tick
     return Action::exit();
   }
 
  private:
   DrmGpuScheduler& s_;
   Time cost_;
-  bool signals_, tick_;
+  bool signals_;
+};
+
+// panthor's tick_work() (panthor_sched.c, 6.18). With firmware requests
+// modelled (the GPU's fw_ack_latency), tick_ctx_init() first asks the
+// firmware for the resident group's status (CSG_STATUS_UPDATE through
+// csgs_upd_ctx_apply_locked()) and waits for the acknowledgement:
+// panthor_fw_wait_acks() polls for up to 10 us
+// (read_poll_timeout_atomic(), no delay between reads), then sleeps in
+// wait_event_timeout() (TASK_UNINTERRUPTIBLE) until the job interrupt's
+// handler wakes fw->req_waitqueue. The acknowledgement's interrupt also
+// queues the fw-events work (gpu_fw_ack()). Then the tick's CPU work
+// (idle_tick_cost); tick_ctx_apply() asks the firmware nothing with one
+// resident group whose priority does not change. The tick then stops
+// (tick_ctx_update_resched_target(): stop_tick with a single group).
+class DrmGpuScheduler::TickFn final : public WorkFn {
+ public:
+  explicit TickFn(DrmGpuScheduler& s) : s_(s) {}
+  Action step(WorkExec& x) override {
+    const Time now = s_.k_.now();
+    switch (phase_) {
+      case Phase::kStart:
+        if (s_.gpu_.fw_requests()) {
+          ack_at_ = s_.gpu_.fw_request(s_, kStatusRequest);
+          phase_ = Phase::kPolled;
+          return Action::run_until(std::min(ack_at_, now + kAckPollTimeout));
+        }
+        break;
+      case Phase::kPolled:
+        if (now < ack_at_) {
+          phase_ = Phase::kWork;
+          s_.ack_waiter_ = &x.worker();
+          return Action::block(TaskState::kUninterruptible);
+        }
+        break;
+      case Phase::kWork:
+        break;
+      case Phase::kDone:
+        phase_ = Phase::kStart;
+        s_.tick_stopped_ = true;
+        return Action::exit();
+    }
+    phase_ = Phase::kDone;
+    return Action::run(s_.params_.idle_tick_cost.count());
+  }
+  static constexpr uint64_t kStatusRequest = 0;  // the request's cookie
+
+ private:
+  static constexpr Time kAckPollTimeout = Time::us(10);
+  enum class Phase : uint8_t { kStart, kPolled, kWork, kDone };
+  DrmGpuScheduler& s_;
+  Phase phase_ = Phase::kStart;
+  Time ack_at_;
 };
 
 DrmGpuScheduler::DrmGpuScheduler(Kernel& k, std::string name, const DrmSchedParams& params, Gpu& gpu,
@@ -165,7 +218,7 @@ DrmGpuScheduler::DrmGpuScheduler(Kernel& k, std::string name, const DrmSchedPara
       fence_fn_(std::make_unique<FenceFn>(*this)),
       signal_fn_(std::make_unique<ChainFn>(*this, params.signal_work_cost, true)),
       sync_update_fn_(std::make_unique<ChainFn>(*this, params.sync_update_work_cost, false)),
-      tick_fn_(std::make_unique<ChainFn>(*this, params.idle_tick_cost, false, true)),
+      tick_fn_(std::make_unique<TickFn>(*this)),
       work_run_job_(name_ + ":drm_sched_run_job_work", run_fn_.get()),
       work_free_job_(name_ + ":drm_sched_free_job_work", free_fn_.get()),
       work_fence_(name_ + ":fence_work", fence_fn_.get()),
@@ -286,6 +339,21 @@ void DrmGpuScheduler::gpu_job_done(uint64_t cookie, QueueContext irq) {
     return;
   }
   signal_done_jobs(irq);
+}
+
+// panthor_job_irq_handler() for a request's acknowledgement:
+// wake_up_all(&fw->req_waitqueue) (the tick waiting in
+// panthor_fw_wait_acks()), then panthor_sched_report_fw_events(): the
+// CSG's bit, and the fw-events work queued.
+void DrmGpuScheduler::gpu_fw_ack(uint64_t cookie, QueueContext irq) {
+  (void)cookie;
+  if (ack_waiter_) {
+    Task* waiter = ack_waiter_;
+    ack_waiter_ = nullptr;
+    k_.try_to_wake_up(*waiter, irq.task, irq.cpu);
+  }
+  fw_ack_event_ = true;
+  wqs_->queue_work(*fence_wq_, work_fence_, irq);
 }
 
 void DrmGpuScheduler::signal_done_jobs(QueueContext ctx) {

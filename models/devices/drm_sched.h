@@ -44,13 +44,16 @@
 //    device but here per drm_sched (one panthor queue): two schedulers
 //    on one device would run them twice where panthor coalesces them
 //    (the shipped scenario has one); tick_work is queued, not
-//    mod_delayed_work()'d to the back of the queue; the tick is
-//    CPU work only (its CSG status requests and the wait for the
-//    firmware's acknowledgement, tick_ctx_init(), the runtime PM put
-//    and devfreq idle when every group is idle are not modelled), and
-//    the global idle event (GLB_IDLE, after the firmware's 800 us
-//    hysteresis) is not modelled (nor the interrupt and fw-events run the
-//    firmware's acknowledgement of each tick's status request raises).
+//    mod_delayed_work()'d to the back of the queue; with the GPU's
+//    `fw_ack_latency` set, the tick asks the firmware for the group's
+//    status (tick_ctx_init(): CSG_STATUS_UPDATE) and waits for the
+//    acknowledgement (polling 10 us, then asleep until the interrupt's
+//    handler wakes it), and the acknowledgement's interrupt costs an IRQ
+//    thread run and a fw-events run that finds no event
+//    (`fw_ack_events_cost`); without it the tick is CPU work only. The
+//    tick's runtime PM put and devfreq idle when every group is idle are
+//    not modelled, nor the global idle event (GLB_IDLE, after the
+//    firmware's 800 us hysteresis).
 //    A job handed to the GPU while the group is idle and the tick stopped
 //    resumes the tick (queue_run_job() -> sched_resume_tick(), 6.18.35,
 //    upstream 99820b4b7e50): tick_work is queued with no delay, as when
@@ -133,6 +136,7 @@ class DrmGpuScheduler final : public GpuClient {
   void push_job(DrmEntity& entity, Time gpu_time, const Task& submitter);
 
   void gpu_job_done(uint64_t cookie, QueueContext irq) override;
+  void gpu_fw_ack(uint64_t cookie, QueueContext irq) override;
 
   // Introspection.
   int credit_count() const { return credit_count_; }
@@ -144,6 +148,7 @@ class DrmGpuScheduler final : public GpuClient {
   class FreeJobFn;
   class FenceFn;
   class ChainFn;
+  class TickFn;
   void run_job_queue(QueueContext ctx);   // drm_sched_run_job_queue()
   void free_job_queue(QueueContext ctx);  // __drm_sched_run_free_queue()
   void queue(WorkStruct& w, QueueContext ctx, const Task* on_behalf_of);
@@ -166,12 +171,15 @@ class DrmGpuScheduler final : public GpuClient {
   std::unique_ptr<RunJobFn> run_fn_;
   std::unique_ptr<FreeJobFn> free_fn_;
   std::unique_ptr<FenceFn> fence_fn_;
-  std::unique_ptr<ChainFn> signal_fn_, sync_update_fn_, tick_fn_;
+  std::unique_ptr<ChainFn> signal_fn_, sync_update_fn_;
+  std::unique_ptr<TickFn> tick_fn_;
   WorkStruct work_run_job_, work_free_job_, work_fence_;
   WorkStruct work_signal_, work_sync_update_, work_tick_;  // panthor's chain (optional)
   bool chain_ = false;              // panthor's chain configured (any of its costs > 0)
   bool idle_event_ = false;         // CSG_IDLE raised, not yet taken by a fence-work run
   bool sync_update_event_ = false;  // CSG_SYNC_UPDATE raised, not yet taken
+  bool fw_ack_event_ = false;       // a request's acknowledgement raised the interrupt, not yet taken
+  Task* ack_waiter_ = nullptr;      // the tick's worker asleep in panthor_fw_wait_acks()
   // panthor's tick state (one group, resident): the group's queue marked
   // idle by a fence-work run's CSG_IDLE (group->idle_queues), cleared when
   // a job is handed to the GPU; and the tick stopped (resched_target ==

@@ -44,6 +44,7 @@ Time Distribution::sample(RngStream& rng) const {
 // Event tags: slot index for a job end; kIrqTag for an interrupt delivery.
 static constexpr uint64_t kIrqTag = 1ULL << 40;
 static constexpr uint64_t kIdleTag = 1ULL << 41;  // devfreq's idle timer
+static constexpr uint64_t kFwAckTag = 1ULL << 42; // the firmware acknowledges a request
 
 Gpu::Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed, KthreadWorker* retire_worker)
     : k_(k), name_(std::move(name)), params_(params), rng_(seed, "gpu." + name_), retire_worker_(retire_worker) {
@@ -56,6 +57,7 @@ Gpu::Gpu(Kernel& k, std::string name, const GpuParams& params, uint64_t seed, Kt
   if (params_.retire_cost < Time::zero()) throw ModelError(fmt::format("gpu '{}': retire_cost must be >= 0", name_));
   if (params_.idle_work_delay < Time::zero() || params_.idle_work_cost < Time::zero())
     throw ModelError(fmt::format("gpu '{}': idle_work_delay and idle_work_cost must be >= 0", name_));
+  if (params_.fw_ack_latency < Time::zero()) throw ModelError(fmt::format("gpu '{}': fw_ack_latency must be >= 0", name_));
   if (params_.idle_work_delay > Time::zero() && !retire_worker_)
     throw ModelError(fmt::format("gpu '{}': idle_work_delay needs a retire_worker", name_));
   idle_timer_ = Timer(k.sim().queue(), this, kIdleTag, kTierTimer);
@@ -97,6 +99,10 @@ Action Gpu::next(Task& self) {
 }
 
 void Gpu::complete(const Job& j, QueueContext ctx) {
+  if (j.fw_ack) {
+    j.owner->gpu_fw_ack(j.cookie, ctx);
+    return;
+  }
   if (!retire_worker_) {
     j.owner->gpu_job_done(j.cookie, ctx);
     --active_jobs_;
@@ -155,6 +161,21 @@ void Gpu::run(GpuClient& owner, uint64_t cookie, Time service) {
   waiting_.push_back(j);
 }
 
+Time Gpu::fw_request(GpuClient& owner, uint64_t cookie) {
+  if (!fw_requests()) throw ModelError(fmt::format("gpu '{}': a firmware request needs fw_ack_latency > 0", name_));
+  Job j{&owner, cookie, Time::zero(), true};
+  fw_requests_.push_back(j);
+  const Time ack = k_.now() + params_.fw_ack_latency;
+  k_.sim().post(ack, kTierTimer, this, kFwAckTag);
+  return ack;
+}
+
+void Gpu::raise_irq(const Job& j) {
+  irq_queue_.push_back(j);
+  // One-shot: interrupts are delivered in the order raised (same latency).
+  k_.sim().post_in(params_.irq_latency, kTierTimer, this, kIrqTag);
+}
+
 void Gpu::start(size_t i, const Job& job) {
   Slot& s = slots_[i];
   s.busy = true;
@@ -169,6 +190,12 @@ void Gpu::on_event(uint64_t tag) {
     // interrupt runs the CPU's other soft-expired timers too).
     k_.hrtimer_interrupt(idle_timer_cpu_);
     retire_worker_->queue_work(idle_work_, QueueContext{nullptr, idle_timer_cpu_}, nullptr);
+    return;
+  }
+  if (tag == kFwAckTag) {
+    const Job j = fw_requests_.front();
+    fw_requests_.pop_front();
+    raise_irq(j);
     return;
   }
   if (tag == kIrqTag) {
@@ -200,9 +227,7 @@ void Gpu::on_event(uint64_t tag) {
     waiting_.pop_front();
     start(tag, next);
   }
-  irq_queue_.push_back(j);
-  // One-shot: interrupts are delivered in job-end order (same latency).
-  k_.sim().post_in(params_.irq_latency, kTierTimer, this, kIrqTag);
+  raise_irq(j);
 }
 
 }  // namespace schedlab

@@ -34,6 +34,16 @@
 // already queued is not cancelled (kthread_cancel_work_sync()), and the
 // devfreq boost work after a long idle is not modelled.
 //
+// Firmware requests (`fw_ack_latency` > 0; CSF GPUs, panthor): a driver
+// request rung on a CSG doorbell (panthor_fw_ring_csg_doorbells()) is
+// acknowledged by the firmware `fw_ack_latency` later, and the
+// acknowledgement raises the job interrupt like a job end (panthor sets
+// every CSG's ack_irq_mask to ~0, panthor_sched.c csg_slot_prog_locked(),
+// 6.18): delivered `irq_latency` later, in order with the jobs', it calls
+// back the requester (GpuClient::gpu_fw_ack()) in the interrupt's or the
+// IRQ thread's context. The firmware's own time to answer is an
+// assumption (no public figure).
+//
 // Not modelled: GPU frequency (devfreq), power states, preemption between
 // jobs, the firmware's own scheduling (panthor's CSF groups): a job's
 // service time is all the GPU does to it.
@@ -68,6 +78,12 @@ class GpuClient {
     (void)cookie;
     (void)ctx;
   }
+  // The firmware acknowledged request `cookie` (Gpu::fw_request()): the
+  // job interrupt's handler, in interrupt or IRQ thread context.
+  virtual void gpu_fw_ack(uint64_t cookie, QueueContext irq) {
+    (void)cookie;
+    (void)irq;
+  }
 };
 
 class KthreadWorker;
@@ -80,6 +96,11 @@ class Gpu final : public EventHandler, public TaskBody, private WorkFn {
   const std::string& name() const { return name_; }
   // Hands a job over; service <= 0 draws one from the distribution.
   void run(GpuClient& owner, uint64_t cookie, Time service);
+  // Rings a request for the firmware; returns when its acknowledgement is
+  // written (now + fw_ack_latency), which raises the job interrupt.
+  // Needs fw_ack_latency > 0 (fw_requests()).
+  Time fw_request(GpuClient& owner, uint64_t cookie);
+  bool fw_requests() const { return params_.fw_ack_latency > Time::zero(); }
   int busy_slots() const;
   uint64_t jobs_done() const { return done_; }
   Time busy_time() const { return busy_; }  // summed over slots
@@ -92,6 +113,7 @@ class Gpu final : public EventHandler, public TaskBody, private WorkFn {
     GpuClient* owner = nullptr;
     uint64_t cookie = 0;
     Time service;
+    bool fw_ack = false;  // a firmware request's acknowledgement, not a job end
   };
   struct Slot {
     bool busy = false;
@@ -110,6 +132,8 @@ class Gpu final : public EventHandler, public TaskBody, private WorkFn {
   std::vector<Slot> slots_;
   Fifo<Job> waiting_;
   Fifo<Job> irq_queue_;  // ended, interrupt not yet delivered
+  Fifo<Job> fw_requests_;  // rung, not yet acknowledged (one latency: in order)
+  void raise_irq(const Job& j);
   // Threaded handler: its task, the jobs whose interrupt came since its
   // last run (IRQTF_RUNTHREAD set while any), the ones its run handles.
   Task* irq_task_ = nullptr;
