@@ -357,6 +357,53 @@ TEST_CASE("a binder thread returns to user space after a reply before it takes q
   CHECK(from_1ms == expected);
 }
 
+// One CPU, ACK, a node whose minimum is SCHED_FIFO 10 (a one-way call
+// runs at it). C (FIFO 20) makes two one-way calls of 1 ms at 1 ms and
+// sleeps: the first goes to the waiting thread, the second waits on
+// node->async_todo. M (FIFO 5) wakes at 1.5 ms behind the thread. At 2 ms
+// the thread frees the first buffer (the second moves to proc->todo) and
+// binder_thread_read() restores the process default (SCHED_NORMAL) before
+// it looks at proc->todo. Under preempt=full the restore's unlock is a
+// preemption point: M runs 2 -> 4 ms, then the thread takes the second
+// call (FIFO 10 again) 4 -> 5 ms. Under preempt=none the thread goes on in
+// the kernel, takes the second call at FIFO 10 and returns to user space
+// still above M: the second call runs 2 -> 3 ms, M 3 -> 5 ms.
+TEST_CASE("a preemptible kernel switches at a binder thread's restore before it takes queued one-way work",
+          "[binder]") {
+  const bool full = GENERATE(true, false);
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.kernel.preempt = full ? PreemptModel::kFull : PreemptModel::kNone;
+  p.duration = Time::ms(6);
+  BinderProcParams svc = binder_proc("svc", 1);
+  svc.android = true;
+  svc.min_policy = Policy::kFifo;
+  svc.min_rt_priority = 10;
+  p.binder_procs = {svc};
+  TaskSpec c = task("C", {ev_binder("svc", Time::ms(1), true), ev_binder("svc", Time::ms(1), true),
+                          ev_sleep(Time::s(1))},
+                    Policy::kFifo, 20);
+  c.delay = Time::ms(1);
+  TaskSpec m = task("M", {ev_run(Time::ms(2)), ev_sleep(Time::s(1))}, Policy::kFifo, 5);
+  m.delay = Time::us(1500);
+  p.tasks = {c, m};
+  SwitchLog log = run_logging_switches(p);
+  const std::vector<std::pair<int64_t, std::string>> from_1ms = [&] {
+    std::vector<std::pair<int64_t, std::string>> v;
+    for (const auto& r : log.runs_until(Time::ms(6)))
+      if (r.first >= 1'000'000) v.push_back(r);
+    return v;
+  }();
+  const std::vector<std::pair<int64_t, std::string>> expected =
+      full ? std::vector<std::pair<int64_t, std::string>>{{1'000'000, "C"},
+                                                          {1'000'000, "binder:svc_1"},
+                                                          {2'000'000, "M"},
+                                                          {4'000'000, "binder:svc_1"},
+                                                          {5'000'000, "idle"}}
+           : std::vector<std::pair<int64_t, std::string>>{
+                 {1'000'000, "C"}, {1'000'000, "binder:svc_1"}, {3'000'000, "M"}, {5'000'000, "idle"}};
+  CHECK(from_1ms == expected);
+}
+
 TEST_CASE("on the Android common kernel a binder thread wakes up at the caller's RT priority", "[binder]") {
   // Two CPUs: the thread is pinned to CPU 1, where a fair hog runs; a FIFO
   // caller on CPU 0 calls at 1 ms. The ACK sets the thread's priority

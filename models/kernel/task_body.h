@@ -24,6 +24,13 @@ struct Action {
     // calls schedule() there and resumes (next() again) once picked;
     // otherwise the body goes straight on.
     kReturnToUser,
+    // preempt_enable() in kernel code (a spin_unlock(), the end of
+    // __sched_setscheduler() or set_user_nice()), after the body changed
+    // priorities or woke a task: under PREEMPT_FULL, or PREEMPT_LAZY with
+    // TIF_NEED_RESCHED (not _LAZY), a pending reschedule is taken here and
+    // the task resumes (next() again) once picked; under PREEMPT_NONE and
+    // VOLUNTARY, or with nothing pending, the body goes straight on.
+    kPreemptPoint,
   };
   Kind kind = Kind::kExit;
   int64_t work = 0;
@@ -38,6 +45,7 @@ struct Action {
   static Action io_wait() { Action a = block(TaskState::kUninterruptible); a.iowait = true; return a; }
   static Action yield() { Action a; a.kind = Kind::kYield; return a; }
   static Action return_to_user() { Action a; a.kind = Kind::kReturnToUser; return a; }
+  static Action preempt_point() { Action a; a.kind = Kind::kPreemptPoint; return a; }
   static Action exit() { return Action{}; }
 };
 

@@ -43,6 +43,9 @@ class BinderThread final : public TaskBody, public BinderClient {
   // transaction at a time (no call back into the chain hands it another).
   Policy saved_policy_ = Policy::kNormal;
   int saved_prio_ = kDefaultPrio;
+  // binder_thread_read() restored the process's default priority and
+  // passed the restore's preemption point; it takes proc->todo's work next.
+  bool read_restored_ = false;
 };
 
 void BinderThread::set_nice(Task& self, int nice) {
@@ -145,17 +148,34 @@ Action BinderThread::next(Task& self) {
         // the restore's unlock; the order of what follows is the same.)
         return Action::return_to_user();
       } else {
-        proc_.free_async_buffer(self);  // BC_FREE_BUFFER of the one-way buffer
+        // BC_FREE_BUFFER of the one-way buffer (libbinder's looper sends it
+        // with its next read, in the same ioctl): binder_free_buf() may
+        // wake a thread, and its binder_inner_proc_unlock() is a
+        // preemption point.
+        proc_.free_async_buffer(self);
+        return Action::preempt_point();
       }
     }
     // binder_thread_read(): own work first; else wait for process work at
     // the process's nice, taking proc->todo's first if there is one.
     BinderProc::Transaction t;
     if (!todo_.empty()) {
+      read_restored_ = false;
       t = todo_.front();
       todo_.pop_front();
     } else {
-      restore(self, Policy::kNormal, kDefaultPrio + proc_.params_.nice);  // proc->default_priority
+      if (!read_restored_ && !proc_.todo_.empty()) {
+        // The restore lowers the thread's priority before it looks at
+        // proc->todo; a preemptible kernel switches at its unlock (a
+        // lowered fair priority reschedules the CPU, prio_changed_fair()),
+        // so a task it left above this thread runs first, and work queued
+        // meanwhile may go to another thread.
+        restore(self, Policy::kNormal, kDefaultPrio + proc_.params_.nice);  // proc->default_priority
+        read_restored_ = true;
+        return Action::preempt_point();
+      }
+      if (!read_restored_) restore(self, Policy::kNormal, kDefaultPrio + proc_.params_.nice);
+      read_restored_ = false;
       if (proc_.todo_.empty()) {
         proc_.waiting_.push_back(this);  // list_add(): the newest waiter is the head
         return Action::block(TaskState::kInterruptible);

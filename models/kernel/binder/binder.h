@@ -46,7 +46,12 @@
 // and the original RT-inheritance patch compare it with the caller's
 // priority, so a FIFO caller without INHERIT_RT never meets an RT node
 // minimum there. After BC_REPLY the thread returns to user space (a
-// preemption point) before its next read takes queued work. Not modelled:
+// preemption point) before its next read takes queued work; under a
+// preemptible kernel (preempt=full, or lazy with TIF_NEED_RESCHED) the
+// one-way path's BC_FREE_BUFFER (its wake-up's unlock) and the read's
+// restore to the process default (the setscheduler's or set_user_nice()'s
+// unlock) are preemption points too, before the thread looks at
+// proc->todo. Not modelled:
 // a process default priority other than SCHED_NORMAL at its nice; vendor
 // hooks (android_vh_binder_*).
 //

@@ -1413,7 +1413,11 @@ void Kernel::advance_current(Rq& rq) {
         p.state = TaskState::kDead;
         return;
       case Action::Kind::kReturnToUser:
-        if (!rq.need_resched && !rq.need_resched_lazy) continue;
+      case Action::Kind::kPreemptPoint:
+        if (a.kind == Action::Kind::kReturnToUser ? !rq.need_resched && !rq.need_resched_lazy
+                                                  : !rq.need_resched || params_.preempt == PreemptModel::kNone ||
+                                                        params_.preempt == PreemptModel::kVoluntary)
+          continue;
         // Preempted at the boundary: a run of no work left, so that
         // continue_current() asks the body again once p is picked (at
         // once if it is picked again in this pass).
