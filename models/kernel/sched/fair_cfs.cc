@@ -217,7 +217,16 @@ void CfsClass::place_entity(const Rq& rq, CfsRq& cfs, SE& se, bool initial) {
 
 // task_fork_fair(): placed on the target CPU's cfs_rq of the task's group
 // (the model has no parent task), then made relative to min_vruntime for
-// the enqueue.
+// the enqueue. Simplified: 6.1 places the child on the fork CPU
+// (sched_cgroup_fork() sets it to smp_processor_id() first), so
+// START_DEBIT's sched_vslice() counts that CPU's h_nr_running and group
+// weights, and the child carries the offset to the CPU
+// wake_up_new_task() picks; here the vslice is the target CPU's. Only the
+// tasks a scenario starts are forked, so this shapes the first slices of
+// a run, inside its warm-up. (Group entities likewise start at vruntime
+// 0 beside min_vruntime 0, where 6.1 starts min_vruntime at -(1 << 20)
+// and a cgroup made before the workload has a stale vruntime behind it:
+// a group's first wake-up may get less sleeper credit than either.)
 void CfsClass::task_fork(Task& p) {
   CfsRq& cfs = *p.se.cfs_rq;
   p.se.vruntime = 0;
