@@ -404,6 +404,38 @@ TEST_CASE("a preemptible kernel switches at a binder thread's restore before it 
   CHECK(from_1ms == expected);
 }
 
+// The same set-up with C's second one-way call at 2.5 ms, after the
+// thread's restore: under preempt=full the thread is preempted at the
+// restore (2 ms) before it joins proc->waiting_threads, so the call finds
+// no waiting thread and goes on proc->todo; M runs 2 -> 4 ms (C's call at
+// 2.5 costs no time) and the thread then takes the call, 4 -> 5 ms.
+// Without the preemption point the thread would have been waiting and
+// been handed the call at FIFO 10, preempting M at 2.5 ms.
+TEST_CASE("a binder thread preempted at its restore is not a waiting thread", "[binder]") {
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.duration = Time::ms(6);
+  BinderProcParams svc = binder_proc("svc", 1);
+  svc.android = true;
+  svc.min_policy = Policy::kFifo;
+  svc.min_rt_priority = 10;
+  p.binder_procs = {svc};
+  TaskSpec c = task("C", {ev_binder("svc", Time::ms(1), true), ev_sleep(Time::us(1500)),
+                          ev_binder("svc", Time::ms(1), true), ev_sleep(Time::s(1))},
+                    Policy::kFifo, 20);
+  c.delay = Time::ms(1);
+  TaskSpec m = task("M", {ev_run(Time::ms(2)), ev_sleep(Time::s(1))}, Policy::kFifo, 5);
+  m.delay = Time::us(1500);
+  p.tasks = {c, m};
+  SwitchLog log = run_logging_switches(p);
+  std::vector<std::pair<int64_t, std::string>> from_1ms;
+  for (const auto& r : log.runs_until(Time::ms(6)))
+    if (r.first >= 1'000'000) from_1ms.push_back(r);
+  const std::vector<std::pair<int64_t, std::string>> expected = {
+      {1'000'000, "C"}, {1'000'000, "binder:svc_1"}, {2'000'000, "M"}, {2'500'000, "C"},
+      {2'500'000, "M"}, {4'000'000, "binder:svc_1"}, {5'000'000, "idle"}};
+  CHECK(from_1ms == expected);
+}
+
 TEST_CASE("on the Android common kernel a binder thread wakes up at the caller's RT priority", "[binder]") {
   // Two CPUs: the thread is pinned to CPU 1, where a fair hog runs; a FIFO
   // caller on CPU 0 calls at 1 ms. The ACK sets the thread's priority

@@ -281,7 +281,7 @@ TEST_CASE("panthor's submit resumes the tick of an idle group", "[drm]") {
 // acknowledgement (tick_ctx_init() -> csgs_upd_ctx_apply_locked() ->
 // panthor_fw_wait_acks(), 6.18). One job, as in the chain test above: the
 // tick starts at 1.022 ms on CPU 1's kworker. With the firmware answering
-// in 5 us, within the 10 us poll, the worker spins until 1.027 and then
+// in 5 us, within the poll, the worker spins until 1.027 and then
 // does its 20 us of work: it ends at 1.047, 5 us later than without the
 // request, and never sleeps. The acknowledgement raises the job interrupt
 // (no latency here), whose handler queues the fw-events work a second
@@ -302,20 +302,20 @@ TEST_CASE("panthor's tick polls for the firmware's acknowledgement of its status
   CHECK(r.log.jobs.at(1).done == Time::us(1030));  // the fence path is unchanged
 }
 
-// A firmware slower than the poll (30 us): the tick spins 10 us, then
-// sleeps in D until the acknowledgement's interrupt wakes it: the threaded
-// handler (irq/gpu, SCHED_FIFO 50 on CPU 0, 3 us) wakes fw->req_waitqueue
-// 3 us after the acknowledgement, and the
-// tick's worker does its 20 us there. The handler also queues the
-// fw-events work then. (The job's own interrupt goes through the thread
-// too, so everything starts 3 us later than in the test above: the tick
-// at 1.025, its acknowledgement at 1.055, the wake-up at 1.058 and its end
-// at 1.078.)
+// A firmware slower than the poll (2 ms against the 1 ms default of
+// fw_ack_poll, 6.18's 10,000 reads): the tick spins 1 ms, then sleeps in D
+// until the acknowledgement's interrupt wakes it: the threaded handler
+// (irq/gpu, SCHED_FIFO 50 on CPU 0, 3 us) wakes fw->req_waitqueue 3 us
+// after the acknowledgement, and the tick's worker does its 20 us there.
+// The handler also queues the fw-events work then. (The job's own
+// interrupt goes through the thread too, so everything starts 3 us later
+// than in the test above: the tick at 1.025 ms, its sleep at 2.025, the
+// acknowledgement at 3.025, the wake-up at 3.028 and its end at 3.048.)
 TEST_CASE("panthor's tick sleeps until the acknowledgement's interrupt when the firmware is slower than the poll",
           "[drm]") {
   const ChainRun r = run_panthor_chain_events({ev_submit("vk", Time::zero()), ev_sleep(Time::s(10))}, 1,
                                               [](GpuParams& g) {
-                                                g.fw_ack_latency = Time::us(30);
+                                                g.fw_ack_latency = Time::ms(2);
                                                 g.irq_thread.enabled = true;
                                                 g.irq_thread.cost = Time::us(3);
                                               });
@@ -324,13 +324,13 @@ TEST_CASE("panthor's tick sleeps until the acknowledgement's interrupt when the 
   REQUIRE(fence.size() == 2);
   CHECK(fence[0].started == Time::us(1015));
   CHECK(tick[0].started == Time::us(1025));
-  const Time ack = Time::us(1055), woken = Time::us(1058);
+  const Time ack = Time::us(3025), woken = Time::us(3028);
   bool slept = false;
   for (const auto& s : r.switches.log)
-    if (s.prev == tick[0].worker && s.t == tick[0].started + Time::us(10)) slept = s.prev_state == 'D';
+    if (s.prev == tick[0].worker && s.t == Time::us(2025)) slept = s.prev_state == 'D';
   CHECK(slept);
   CHECK(r.switches.first_run(tick[0].worker, ack) == woken);
-  CHECK(tick[0].ended == Time::us(1078));
+  CHECK(tick[0].ended == Time::us(3048));
   CHECK(fence[1].queued == woken);
   CHECK(fence[1].ended - fence[1].started == Time::us(2));
 }

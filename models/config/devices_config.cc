@@ -374,6 +374,7 @@ DrmSchedParams load_drm(const MapReader& r, const std::string& name, const std::
   r.read("free_job_cost", d.free_job_cost);
   r.read("fence_cost", d.fence_cost);
   r.read("fw_ack_events_cost", d.fw_ack_events_cost, Bound::kNonNegative);
+  r.read("fw_ack_poll", d.fw_ack_poll, Bound::kNonNegative);
   for (auto [key, cost] : {std::pair<const char*, Time*>{"signal_work_cost", &d.signal_work_cost},
                            {"sync_update_work_cost", &d.sync_update_work_cost},
                            {"idle_tick_cost", &d.idle_tick_cost}}) {
@@ -685,6 +686,9 @@ const std::vector<ParamDecl>& drm_sched_params() {
                  {"fw_ack_events_cost", "duration", duration_text(d.fw_ack_events_cost),
                   "panthor: CPU work of a fw-events run that finds only a firmware acknowledgement (the gpu's "
                   "fw_ack_latency) (assumption)"},
+                 {"fw_ack_poll", "duration", duration_text(d.fw_ack_poll),
+                  "panthor: how long the tick busy-polls for the firmware's acknowledgement before it sleeps "
+                  "(6.18: 10,000 uncached reads) (assumption)"},
                  {"signal_work_cost", "duration", "0 (the fence work signals)",
                   "panthor: CPU work of group_sync_upd_work, queued by the fence work, which signals the fences"},
                  {"sync_update_work_cost", "duration", "0 (none)",

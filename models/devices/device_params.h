@@ -88,6 +88,11 @@ struct DrmSchedParams {
   // A fw-events run that finds only a request's acknowledgement (no CSG
   // event to handle: sched_process_csg_irq_locked() returns early).
   Time fw_ack_events_cost = Time::us(2);
+  // panthor_fw_wait_acks()'s busy poll before it sleeps: 6.18's
+  // read_poll_timeout_atomic(..., 0, 10, ...) counts 10 us as 10,000
+  // passes (poll_timeout_us_atomic() reads no clock), each an uncached
+  // read of the firmware interface; its length in time is this.
+  Time fw_ack_poll = Time::ms(1);
 };
 
 // A thread the display pipeline creates (models/devices/display.h).

@@ -154,10 +154,15 @@ class DrmGpuScheduler::ChainFn final : public WorkFn {
 // modelled (the GPU's fw_ack_latency), tick_ctx_init() first asks the
 // firmware for the resident group's status (CSG_STATUS_UPDATE through
 // csgs_upd_ctx_apply_locked()) and waits for the acknowledgement:
-// panthor_fw_wait_acks() polls for up to 10 us
-// (read_poll_timeout_atomic(), no delay between reads), then sleeps in
-// wait_event_timeout() (TASK_UNINTERRUPTIBLE) until the job interrupt's
-// handler wakes fw->req_waitqueue. The acknowledgement's interrupt also
+// panthor_fw_wait_acks() polls (read_poll_timeout_atomic() with no delay
+// and a 10 us timeout, which 6.18 counts as 10,000 reads: `fw_ack_poll`
+// of time), then sleeps in wait_event_timeout() (TASK_UNINTERRUPTIBLE)
+// until the job interrupt's handler wakes fw->req_waitqueue. Simplified:
+// the poll's budget is wall time here, so a preemption during it uses it
+// up (the kernel's count stops), and the handler's wake-up comes at the
+// end of the IRQ thread's cost (the kernel's wake_up_all() is its first
+// step); every job interrupt's spurious wake-up of the waitqueue is left
+// out. The acknowledgement's interrupt also
 // queues the fw-events work (gpu_fw_ack()). Then the tick's CPU work
 // (idle_tick_cost); tick_ctx_apply() asks the firmware nothing with one
 // resident group whose priority does not change. The tick then stops
@@ -172,7 +177,7 @@ class DrmGpuScheduler::TickFn final : public WorkFn {
         if (s_.gpu_.fw_requests()) {
           ack_at_ = s_.gpu_.fw_request(s_, kStatusRequest);
           phase_ = Phase::kPolled;
-          return Action::run_until(std::min(ack_at_, now + kAckPollTimeout));
+          return Action::run_until(std::min(ack_at_, now + s_.params_.fw_ack_poll));
         }
         break;
       case Phase::kPolled:
@@ -195,7 +200,6 @@ class DrmGpuScheduler::TickFn final : public WorkFn {
   static constexpr uint64_t kStatusRequest = 0;  // the request's cookie
 
  private:
-  static constexpr Time kAckPollTimeout = Time::us(10);
   enum class Phase : uint8_t { kStart, kPolled, kWork, kDone };
   DrmGpuScheduler& s_;
   Phase phase_ = Phase::kStart;

@@ -47,8 +47,10 @@
 //    mod_delayed_work()'d to the back of the queue; with the GPU's
 //    `fw_ack_latency` set, the tick asks the firmware for the group's
 //    status (tick_ctx_init(): CSG_STATUS_UPDATE) and waits for the
-//    acknowledgement (polling 10 us, then asleep until the interrupt's
-//    handler wakes it), and the acknowledgement's interrupt costs an IRQ
+//    acknowledgement (polling `fw_ack_poll`, 6.18's 10,000 reads, then
+//    asleep until the interrupt's handler wakes it; all under
+//    sched->lock, which the fw-events work then waits for in the kernel,
+//    not here), and the acknowledgement's interrupt costs an IRQ
 //    thread run and a fw-events run that finds no event
 //    (`fw_ack_events_cost`); without it the tick is CPU work only. The
 //    tick's runtime PM put and devfreq idle when every group is idle are

@@ -29,7 +29,12 @@ struct Action {
     // priorities or woke a task: under PREEMPT_FULL, or PREEMPT_LAZY with
     // TIF_NEED_RESCHED (not _LAZY), a pending reschedule is taken here and
     // the task resumes (next() again) once picked; under PREEMPT_NONE and
-    // VOLUNTARY, or with nothing pending, the body goes straight on.
+    // VOLUNTARY, with nothing pending, or with the resched IPI of a remote
+    // CPU still in flight, the body goes straight on. Simplified: under
+    // PREEMPT_LAZY a wake-up this task makes on its own CPU from a syscall
+    // is a full resched in the model (Kernel::resched_curr_lazy() upgrades
+    // a local wake-up of a user task, right for an interrupt, not for a
+    // syscall), where 6.13+ sets only the lazy flag.
     kPreemptPoint,
   };
   Kind kind = Kind::kExit;

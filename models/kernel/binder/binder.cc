@@ -127,7 +127,15 @@ Action BinderThread::next(Task& self) {
     if (step_ != Step::kIdle) {
       if (step_ != Step::kHeld) {
         step_ = Step::kHeld;
-        if (cur_.on_done) cur_.on_done->binder_work_done(self);
+        if (cur_.on_done) {
+          cur_.on_done->binder_work_done(self);
+          // The hook's wake-up is a syscall in user space (a futex or
+          // eventfd wake): its return to user space is a preemption point
+          // before the thread's next binder ioctl (BC_REPLY or
+          // BC_FREE_BUFFER), so a task it woke above this thread runs
+          // before the reply or the one-way buffer's hand-off.
+          return Action::return_to_user();
+        }
       }
       if (cur_.on_done && cur_.on_done->binder_hold(self)) return Action::block(TaskState::kInterruptible);
       step_ = Step::kIdle;
@@ -164,17 +172,18 @@ Action BinderThread::next(Task& self) {
       t = todo_.front();
       todo_.pop_front();
     } else {
-      if (!read_restored_ && !proc_.todo_.empty()) {
+      if (!read_restored_) {
         // The restore lowers the thread's priority before it looks at
-        // proc->todo; a preemptible kernel switches at its unlock (a
-        // lowered fair priority reschedules the CPU, prio_changed_fair()),
-        // so a task it left above this thread runs first, and work queued
-        // meanwhile may go to another thread.
+        // proc->todo or joins proc->waiting_threads
+        // (binder_wait_for_work()); a preemptible kernel switches at its
+        // unlock (a lowered fair priority reschedules the CPU,
+        // prio_changed_fair()), so a task it left above this thread runs
+        // first, and work queued meanwhile goes to proc->todo or another
+        // waiting thread, not to this one.
         restore(self, Policy::kNormal, kDefaultPrio + proc_.params_.nice);  // proc->default_priority
         read_restored_ = true;
         return Action::preempt_point();
       }
-      if (!read_restored_) restore(self, Policy::kNormal, kDefaultPrio + proc_.params_.nice);
       read_restored_ = false;
       if (proc_.todo_.empty()) {
         proc_.waiting_.push_back(this);  // list_add(): the newest waiter is the head

@@ -1414,9 +1414,14 @@ void Kernel::advance_current(Rq& rq) {
         return;
       case Action::Kind::kReturnToUser:
       case Action::Kind::kPreemptPoint:
-        if (a.kind == Action::Kind::kReturnToUser ? !rq.need_resched && !rq.need_resched_lazy
-                                                  : !rq.need_resched || params_.preempt == PreemptModel::kNone ||
-                                                        params_.preempt == PreemptModel::kVoluntary)
+        // Return to user space reads TIF_NEED_RESCHED(_LAZY) itself;
+        // preempt_enable() reads the need-resched bit of the preempt count,
+        // which a remote CPU's resched reaches only with its IPI
+        // (scheduler_ipi() folds it in).
+        if (a.kind == Action::Kind::kReturnToUser
+                ? !rq.need_resched && !rq.need_resched_lazy
+                : !rq.need_resched || rq.resched_ipi.armed() || params_.preempt == PreemptModel::kNone ||
+                      params_.preempt == PreemptModel::kVoluntary)
           continue;
         // Preempted at the boundary: a run of no work left, so that
         // continue_current() asks the body again once p is picked (at
