@@ -357,6 +357,33 @@ TEST_CASE("a binder thread returns to user space after a reply before it takes q
   CHECK(from_1ms == expected);
 }
 
+namespace {
+// One CPU, ACK, "svc" with one thread and a SCHED_FIFO 10 node minimum; C
+// (FIFO 20) runs `c_events` from 1 ms, M (FIFO 5) runs 2 ms from 1.5 ms.
+// Returns who was switched in from 1 ms to 6 ms.
+std::vector<std::pair<int64_t, std::string>> fifo10_node_runs(PreemptModel preempt,
+                                                              std::vector<EventSpec> c_events) {
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.kernel.preempt = preempt;
+  p.duration = Time::ms(6);
+  BinderProcParams svc = binder_proc("svc", 1);
+  svc.android = true;
+  svc.min_policy = Policy::kFifo;
+  svc.min_rt_priority = 10;
+  p.binder_procs = {svc};
+  TaskSpec c = task("C", std::move(c_events), Policy::kFifo, 20);
+  c.delay = Time::ms(1);
+  TaskSpec m = task("M", {ev_run(Time::ms(2)), ev_sleep(Time::s(1))}, Policy::kFifo, 5);
+  m.delay = Time::us(1500);
+  p.tasks = {c, m};
+  SwitchLog log = run_logging_switches(p);
+  std::vector<std::pair<int64_t, std::string>> v;
+  for (const auto& r : log.runs_until(Time::ms(6)))
+    if (r.first >= 1'000'000) v.push_back(r);
+  return v;
+}
+}  // namespace
+
 // One CPU, ACK, a node whose minimum is SCHED_FIFO 10 (a one-way call
 // runs at it). C (FIFO 20) makes two one-way calls of 1 ms at 1 ms and
 // sleeps: the first goes to the waiting thread, the second waits on
@@ -371,28 +398,9 @@ TEST_CASE("a binder thread returns to user space after a reply before it takes q
 TEST_CASE("a preemptible kernel switches at a binder thread's restore before it takes queued one-way work",
           "[binder]") {
   const bool full = GENERATE(true, false);
-  ScenarioParams p = exact_scenario("6.12", 1000);
-  p.kernel.preempt = full ? PreemptModel::kFull : PreemptModel::kNone;
-  p.duration = Time::ms(6);
-  BinderProcParams svc = binder_proc("svc", 1);
-  svc.android = true;
-  svc.min_policy = Policy::kFifo;
-  svc.min_rt_priority = 10;
-  p.binder_procs = {svc};
-  TaskSpec c = task("C", {ev_binder("svc", Time::ms(1), true), ev_binder("svc", Time::ms(1), true),
-                          ev_sleep(Time::s(1))},
-                    Policy::kFifo, 20);
-  c.delay = Time::ms(1);
-  TaskSpec m = task("M", {ev_run(Time::ms(2)), ev_sleep(Time::s(1))}, Policy::kFifo, 5);
-  m.delay = Time::us(1500);
-  p.tasks = {c, m};
-  SwitchLog log = run_logging_switches(p);
-  const std::vector<std::pair<int64_t, std::string>> from_1ms = [&] {
-    std::vector<std::pair<int64_t, std::string>> v;
-    for (const auto& r : log.runs_until(Time::ms(6)))
-      if (r.first >= 1'000'000) v.push_back(r);
-    return v;
-  }();
+  const auto from_1ms =
+      fifo10_node_runs(full ? PreemptModel::kFull : PreemptModel::kNone,
+                       {ev_binder("svc", Time::ms(1), true), ev_binder("svc", Time::ms(1), true), ev_sleep(Time::s(1))});
   const std::vector<std::pair<int64_t, std::string>> expected =
       full ? std::vector<std::pair<int64_t, std::string>>{{1'000'000, "C"},
                                                           {1'000'000, "binder:svc_1"},
@@ -412,24 +420,8 @@ TEST_CASE("a preemptible kernel switches at a binder thread's restore before it 
 // Without the preemption point the thread would have been waiting and
 // been handed the call at FIFO 10, preempting M at 2.5 ms.
 TEST_CASE("a binder thread preempted at its restore is not a waiting thread", "[binder]") {
-  ScenarioParams p = exact_scenario("6.12", 1000);
-  p.duration = Time::ms(6);
-  BinderProcParams svc = binder_proc("svc", 1);
-  svc.android = true;
-  svc.min_policy = Policy::kFifo;
-  svc.min_rt_priority = 10;
-  p.binder_procs = {svc};
-  TaskSpec c = task("C", {ev_binder("svc", Time::ms(1), true), ev_sleep(Time::us(1500)),
-                          ev_binder("svc", Time::ms(1), true), ev_sleep(Time::s(1))},
-                    Policy::kFifo, 20);
-  c.delay = Time::ms(1);
-  TaskSpec m = task("M", {ev_run(Time::ms(2)), ev_sleep(Time::s(1))}, Policy::kFifo, 5);
-  m.delay = Time::us(1500);
-  p.tasks = {c, m};
-  SwitchLog log = run_logging_switches(p);
-  std::vector<std::pair<int64_t, std::string>> from_1ms;
-  for (const auto& r : log.runs_until(Time::ms(6)))
-    if (r.first >= 1'000'000) from_1ms.push_back(r);
+  const auto from_1ms = fifo10_node_runs(PreemptModel::kFull, {ev_binder("svc", Time::ms(1), true), ev_sleep(Time::us(1500)),
+                                                               ev_binder("svc", Time::ms(1), true), ev_sleep(Time::s(1))});
   const std::vector<std::pair<int64_t, std::string>> expected = {
       {1'000'000, "C"}, {1'000'000, "binder:svc_1"}, {2'000'000, "M"}, {2'500'000, "C"},
       {2'500'000, "M"}, {4'000'000, "binder:svc_1"}, {5'000'000, "idle"}};
