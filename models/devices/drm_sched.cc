@@ -38,7 +38,8 @@ class DrmGpuScheduler::RunJobFn final : public WorkFn {
           // queue_run_job(): the queue has work again; an idle group whose
           // tick was stopped resumes it (sched_resume_tick()) before the
           // doorbell.
-          if (s_.chain_ && s_.group_idle_ && s_.tick_stopped_ && s_.params_.idle_tick_cost > Time::zero()) {
+          // (group_idle_ is only ever set by panthor's chain.)
+          if (s_.group_idle_ && s_.tick_stopped_ && s_.params_.idle_tick_cost > Time::zero()) {
             s_.tick_stopped_ = false;
             s_.wqs_->queue_work(*s_.fence_wq_, s_.work_tick_, x.context());
           }
@@ -162,10 +163,10 @@ class DrmGpuScheduler::ChainFn final : public WorkFn {
 // up (the kernel's count stops), and the handler's wake-up comes at the
 // end of the IRQ thread's cost (the kernel's wake_up_all() is its first
 // step); every job interrupt's spurious wake-up of the waitqueue is left
-// out. The acknowledgement's interrupt also
-// queues the fw-events work (gpu_fw_ack()). Then the tick's CPU work
-// (idle_tick_cost); tick_ctx_apply() asks the firmware nothing with one
-// resident group whose priority does not change. The tick then stops
+// out. The acknowledgement's interrupt also queues the fw-events work
+// (gpu_fw_ack()). Then the tick's CPU work (idle_tick_cost);
+// tick_ctx_apply() asks the firmware nothing with one resident group whose
+// priority does not change. The tick then stops
 // (tick_ctx_update_resched_target(): stop_tick with a single group).
 class DrmGpuScheduler::TickFn final : public WorkFn {
  public:

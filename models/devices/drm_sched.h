@@ -48,9 +48,8 @@
 //    `fw_ack_latency` set, the tick asks the firmware for the group's
 //    status (tick_ctx_init(): CSG_STATUS_UPDATE) and waits for the
 //    acknowledgement (polling `fw_ack_poll`, 6.18's 10,000 reads, then
-//    asleep until the interrupt's handler wakes it; all under
-//    sched->lock, which the fw-events work then waits for in the kernel,
-//    not here), and the acknowledgement's interrupt costs an IRQ
+//    asleep until the interrupt's handler wakes it), and the
+//    acknowledgement's interrupt costs an IRQ
 //    thread run and a fw-events run that finds no event
 //    (`fw_ack_events_cost`); without it the tick is CPU work only. The
 //    tick's runtime PM put and devfreq idle when every group is idle are
@@ -61,9 +60,10 @@
 //    upstream 99820b4b7e50): tick_work is queued with no delay, as when
 //    the device has a free CSG slot (one group here); the first job's
 //    group_schedule_locked() tick is not modelled; panthor's sched->lock,
-//    which the fw-events and tick works, the scheduler's sync_upd_work and
-//    queue_run_job() take (the group's group_sync_upd_work takes only its
-//    queues' fence locks), is not modelled either: those works may run at once on two kworkers
+//    which the fw-events and tick works (the tick across its firmware
+//    wait), the scheduler's sync_upd_work and queue_run_job() take (the
+//    group's group_sync_upd_work takes only its queues' fence locks), is
+//    not modelled either: those works may run at once on two kworkers
 //    where panthor serialises them (submits and job interrupts rarely
 //    overlap in the shipped scenario; heavier GPU load would see it);
 //  - drm_sched_free_job_work(): free the first finished job, requeue itself

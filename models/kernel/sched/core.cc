@@ -1413,16 +1413,18 @@ void Kernel::advance_current(Rq& rq) {
         p.state = TaskState::kDead;
         return;
       case Action::Kind::kReturnToUser:
-      case Action::Kind::kPreemptPoint:
+      case Action::Kind::kPreemptPoint: {
         // Return to user space reads TIF_NEED_RESCHED(_LAZY) itself;
         // preempt_enable() reads the need-resched bit of the preempt count,
         // which a remote CPU's resched reaches only with its IPI
-        // (scheduler_ipi() folds it in).
-        if (a.kind == Action::Kind::kReturnToUser
-                ? !rq.need_resched && !rq.need_resched_lazy
-                : !rq.need_resched || rq.resched_ipi.armed() || params_.preempt == PreemptModel::kNone ||
-                      params_.preempt == PreemptModel::kVoluntary)
-          continue;
+        // (scheduler_ipi() folds it in), and only a preemptible kernel
+        // schedules there.
+        const bool kernel_preemptible =
+            params_.preempt == PreemptModel::kFull || params_.preempt == PreemptModel::kLazy;
+        const bool schedules = a.kind == Action::Kind::kReturnToUser
+                                   ? rq.need_resched || rq.need_resched_lazy
+                                   : rq.need_resched && !rq.resched_ipi.armed() && kernel_preemptible;
+        if (!schedules) continue;
         // Preempted at the boundary: a run of no work left, so that
         // continue_current() asks the body again once p is picked (at
         // once if it is picked again in this pass).
@@ -1430,6 +1432,7 @@ void Kernel::advance_current(Rq& rq) {
         p.act = Task::Act::kRun;
         p.work_left = 0;
         return;
+      }
     }
   }
 }
