@@ -183,6 +183,9 @@ void System::Impl::build_exec_contexts() {
     Workqueue* submit_wq = nullptr;
     if (!p->gpu_submit_wq.empty() && !(submit_wq = workqueues->find(p->gpu_submit_wq)))
       throw ModelError(fmt::format("display '{}': unknown workqueue '{}'", d.name, p->gpu_submit_wq));
+    Workqueue* commit_wq = nullptr;
+    if (!p->commit_wq.empty() && !(commit_wq = workqueues->find(p->commit_wq)))
+      throw ModelError(fmt::format("display '{}': unknown workqueue '{}'", d.name, p->commit_wq));
     auto binder = [&](const std::string& name) -> BinderProc* {
       if (name.empty()) return nullptr;
       if (BinderProc* b = calls->binder_proc(name)) return b;
@@ -192,7 +195,7 @@ void System::Impl::build_exec_contexts() {
     BinderProc* inject_binder = binder(p->inject_binder);
     frame_recorder();
     displays.push_back(std::make_unique<DisplayPipeline>(k, d.name, *p, gpu, pm_runtime.get(), seed, workqueues.get(),
-                                                         submit_wq, request_binder, inject_binder));
+                                                         submit_wq, request_binder, inject_binder, commit_wq));
   }
   world->set_calls(calls.get());
   for (const TaskSpec& t : params.tasks)

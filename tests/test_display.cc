@@ -162,9 +162,10 @@ struct Rig {
     params = dp;
   }
   void build(PmRuntime* pm = nullptr, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr,
-             BinderProc* request_binder = nullptr, BinderProc* inject_binder = nullptr) {
+             BinderProc* request_binder = nullptr, BinderProc* inject_binder = nullptr,
+             Workqueue* commit_wq = nullptr) {
     disp = std::make_unique<DisplayPipeline>(*k, "display", params, params.gpu.empty() ? nullptr : gpu.get(), pm, 1,
-                                             wqs, submit_wq, request_binder, inject_binder);
+                                             wqs, submit_wq, request_binder, inject_binder, commit_wq);
   }
   void run(Time until) { k->run_until(until); }
   // A SCHED_FIFO 3 task on SurfaceFlinger's CPU (2) that runs `work` once, from `at`.
@@ -1474,8 +1475,9 @@ namespace {
 // Runtime PM: devices "gpu", "ui_gpu" and "dpu" with 100 ms autosuspend
 // and a 1 ms resume wait (the hardware powering up).
 struct RpmRig : Rig {
-  explicit RpmRig(const DisplayParams& dp) : RpmRig(dp, exact_scenario("6.12", 1000, 3)) {}
-  RpmRig(const DisplayParams& dp, ScenarioParams scenario) : Rig(dp, std::move(scenario)) {
+  explicit RpmRig(const DisplayParams& dp, bool dpu_active = false)
+      : RpmRig(dp, exact_scenario("6.12", 1000, 3), dpu_active) {}
+  RpmRig(const DisplayParams& dp, ScenarioParams scenario, bool dpu_active = false) : Rig(dp, std::move(scenario)) {
     k->add_observer(&tracker);
     wqs = std::make_unique<WorkqueueSystem>(*k, sp.platform, sp.workqueue, tracker);
     WorkqueueParams wp;
@@ -1488,6 +1490,7 @@ struct RpmRig : Rig {
       RpmDeviceParams d;
       d.name = n;
       d.resume_wait = Time::ms(1);
+      d.start_active = dpu_active && d.name == "dpu";
       pp.devices.push_back(d);
     }
     pm = std::make_unique<PmRuntime>(*k, *wqs, *pm_wq, pp, tracker);
@@ -1815,6 +1818,149 @@ TEST_CASE("display: drm/msm's devfreq idle work runs on the retire worker unless
 
 // A Gpu naming a retire worker must be given one, and its devfreq idle
 // work needs one.
+namespace {
+// drm/msm's nonblocking commit (commit_wq): fixed_params() with
+// SurfaceFlinger's ioctl at 200 us and commit_tail() on events_unbound,
+// the "dpu" device taken and put there, the CRTC holding its reference.
+DisplayParams msm_commit_params() {
+  DisplayParams dp = fixed_params();
+  dp.display_rpm = "dpu";
+  dp.commit_wq = "events_unbound";
+  dp.commit_ioctl_cost = Time::us(200);
+  dp.crtc_holds_display_rpm = true;
+  return dp;
+}
+// Work items' starts and ends on one workqueue.
+class WqItems : public SchedObserver {
+ public:
+  explicit WqItems(std::string wq) : wq_(std::move(wq)) {}
+  void on_work_item(Time t, const WorkItemEvent& e) override {
+    if (e.workqueue != wq_) return;
+    if (e.phase == WorkItemEvent::Phase::kStart) starts.push_back({t, e.worker});
+    if (e.phase == WorkItemEvent::Phase::kEnd) ends.push_back({t, e.worker});
+  }
+  struct Item {
+    Time t;
+    const Task* worker;
+  };
+  std::vector<Item> starts, ends;
+
+ private:
+  std::string wq_;
+};
+}  // namespace
+
+// The nonblocking commit, frame 14 on: SF wakes at S_k, runs 1 ms and its
+// 200 us ioctl (the previous commit flipped at P_{k-1}, before S_k, and
+// its earliest present time, P_{k-1}, is past), which queues commit_work
+// at S_k + 1.2 ms; a kworker of the unbound pool starts it there (the
+// window's first commit finds one idle worker, which creates a second
+// first: create_worker_delay, 50 us), its get_sync only counts (the
+// CRTC's reference keeps the DPU active), its 500 us kickoff ends 5.63 ms
+// before P_k, so the flush latches at P_k; the display interrupt at P_k
+// wakes the worker (no waker), which signals the present fence (P_k),
+// puts the DPU and returns. SF's CPU time per frame is 1.2 ms, not 1.5.
+TEST_CASE("display: drm/msm's nonblocking commit runs commit_tail in an unbound kworker until the flip",
+          "[display][drm][pm_runtime]") {
+  RpmRig r(msm_commit_params(), /*dpu_active=*/true);
+  WqItems items("events_unbound");
+  r.k->add_observer(&items);
+  RpmLog rpm;
+  r.k->add_observer(&rpm);
+  r.build(r.pm.get(), r.wqs.get(), nullptr, nullptr, nullptr, r.wqs->find("events_unbound"));
+  r.run(Time::ms(400));
+  REQUIRE(r.log.frames.size() == 12);
+  for (int64_t k = 14; k <= 25; ++k) {
+    INFO("frame " << k);
+    const FrameEvent& f = r.log.frames[static_cast<uint64_t>(k)];
+    CHECK(f.sf_end == S(k) + Time::us(1200));
+    CHECK(f.present == P(k));
+    CHECK(r.log.emitted_at[static_cast<uint64_t>(k)] == P(k));
+    CHECK_FALSE(f.sf_missed);
+    CHECK_FALSE(f.app_missed);
+  }
+  REQUIRE(items.starts.size() == 12);
+  REQUIRE(items.ends.size() == 12);
+  for (size_t i = 0; i < 12; ++i) {
+    const int64_t k = 14 + static_cast<int64_t>(i);
+    INFO("commit " << k);
+    CHECK(items.starts[i].t == S(k) + Time::us(i == 0 ? 1250 : 1200));
+    CHECK(items.ends[i].t == P(k));
+    REQUIRE(items.starts[i].worker);
+    CHECK(items.starts[i].worker->comm.rfind("kworker/u", 0) == 0);
+  }
+  // Each worker was woken at P_k by the interrupt (no waker).
+  int irq_wakes = 0;
+  for (const auto& w : r.log.wakes)
+    if (w.task.rfind("kworker/u", 0) == 0 && w.waker == nullptr && (w.t.count() % kPeriod) == 0) ++irq_wakes;
+  CHECK(irq_wakes == 12);
+  // The DPU never changed state; the CRTC still holds it.
+  CHECK(std::none_of(rpm.log.begin(), rpm.log.end(), [](const RpmLog::Status& st) { return st.device == "dpu"; }));
+  CHECK(r.pm->device("dpu")->usage_count() == 1);
+  CHECK(r.disp->sf_task().se.sum_exec_runtime == 12 * 1200000);
+}
+
+// SF's work duration longer than a period (10 ms at 120 Hz): the app's
+// callbacks move 1.67 ms earlier, so the window's frames are 15 .. 26.
+// Frame 15: SF wakes at P_15 - 10 ms, runs 1 ms, then sleeps until its
+// earliest present time P_14 ("wait for earliest present time"), then its
+// ioctl (200 us). Frame k + 1: SF wakes at P_k - 1.67 ms and is done
+// composing at P_k - 0.67 ms, while commit k has not flipped: a
+// nonblocking ioctl would get -EBUSY, so SF (the composer) waits in S
+// until commit k's worker, woken by the interrupt at P_k, signals its
+// flip_done; then the ioctl, and commit k + 1 kicks off at P_k + 0.7 ms
+// and latches at P_{k+1}. Every frame is presented at its vsync.
+TEST_CASE("display: the composer waits for the previous commit's flip and its earliest present time",
+          "[display][drm]") {
+  DisplayParams dp = msm_commit_params();
+  dp.sf_duration = Time::ms(10);
+  RpmRig r(dp, /*dpu_active=*/true);
+  WqItems items("events_unbound");
+  r.k->add_observer(&items);
+  r.build(r.pm.get(), r.wqs.get(), nullptr, nullptr, nullptr, r.wqs->find("events_unbound"));
+  r.run(Time::ms(400));
+  REQUIRE(r.log.frames.size() == 12);
+  for (int64_t k = 15; k <= 26; ++k) {
+    INFO("frame " << k);
+    CHECK(r.log.frames[static_cast<uint64_t>(k)].present == P(k));
+    CHECK(r.log.frames[static_cast<uint64_t>(k)].sf_end == P(k - 1) + Time::us(200));
+  }
+  REQUIRE(items.starts.size() == 12);
+  REQUIRE(items.ends.size() == 12);
+  for (size_t i = 0; i < 12; ++i) {
+    const int64_t k = 15 + static_cast<int64_t>(i);
+    INFO("commit " << k);
+    CHECK(items.starts[i].t == P(k - 1) + Time::us(i == 0 ? 250 : 200));
+    CHECK(items.ends[i].t == P(k));
+  }
+  // SF: one timer wake-up at P_14 (its earliest present time), then woken
+  // by a kworker at each P_k, k = 15 .. 25 (the flip it waited for).
+  std::vector<Time> by_worker;
+  int timer_wakes_at_p14 = 0;
+  for (const auto& w : r.log.wakes) {
+    if (w.task != "surfaceflinger") continue;
+    if (w.waker && w.waker->comm.rfind("kworker/u", 0) == 0) by_worker.push_back(w.t);
+    if (!w.waker && w.t == P(14)) ++timer_wakes_at_p14;
+  }
+  CHECK(timer_wakes_at_p14 == 1);
+  REQUIRE(by_worker.size() == 11);
+  for (size_t i = 0; i < by_worker.size(); ++i) CHECK(by_worker[i] == P(15 + static_cast<int64_t>(i)));
+}
+
+TEST_CASE("display: a commit workqueue needs workqueues, and the CRTC's reference an active display device",
+          "[display]") {
+  DisplayParams dp = msm_commit_params();
+  dp.display_rpm.clear();
+  RpmRig r(dp, true);
+  CHECK_THROWS_WITH(r.build(r.pm.get(), r.wqs.get(), nullptr, nullptr, nullptr, r.wqs->find("events_unbound")),
+                    Catch::Contains("crtc_holds_display_rpm needs display_rpm"));
+  RpmRig r2(msm_commit_params(), true);
+  CHECK_THROWS_WITH(r2.build(r2.pm.get()), Catch::Contains("commit_wq 'events_unbound' needs that workqueue"));
+  RpmRig r3(msm_commit_params(), false);
+  CHECK_THROWS_WITH(r3.build(r3.pm.get(), r3.wqs.get(), nullptr, nullptr, nullptr, r3.wqs->find("events_unbound")),
+                    Catch::Contains("crtc_holds_display_rpm needs runtime PM device 'dpu' to start active"));
+}
+
 TEST_CASE("display: a GPU whose retire worker is missing is an error", "[display]") {
   ScenarioParams sp = exact_scenario("6.12", 1000, 1);
   Kernel k(sp.kernel, sp.platform);

@@ -173,6 +173,12 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   for (auto [key, out] : {std::pair{"gpu_rpm", &p.gpu_rpm}, {"ui_rpm", &p.ui_rpm}, {"display_rpm", &p.display_rpm},
                           {"touch_rpm", &p.touch_rpm}})
     if (r.has(key)) *out = is_none(key) ? "" : ref_name(doc, r, key, rpm, "runtime PM device");
+  if (r.has("commit_wq")) p.commit_wq = ref_name(doc, r, "commit_wq", call_targets(s).workqueues, "workqueue");
+  keys_need({"commit_ioctl_cost"}, !p.commit_wq.empty(), "commit_wq: NAME");
+  r.read("commit_ioctl_cost", p.commit_ioctl_cost, Bound::kNonNegative);
+  keys_need({"crtc_holds_display_rpm"}, !p.display_rpm.empty(), "display_rpm: NAME");
+  r.read("crtc_holds_display_rpm", p.crtc_holds_display_rpm);
+  r.read("display_irq_cpu", p.display_irq_cpu, 0, cpus - 1);
   if (injected && !p.touch_rpm.empty())
     fail(doc, *r.find("touch_rpm"), r.path("touch_rpm"),
          "touch_rpm needs input_source: touch (injected events never reach the kernel's input handlers); "
@@ -248,7 +254,22 @@ const std::vector<ParamDecl>& display_params() {
         {"free_job_cost", "duration", duration_text(d.free_job_cost),
          "free_job CPU work per job on gpu_submit_wq, after its fence (capacity 1024, f_max)"},
         {"ui_rpm", "pm_runtime device, or none", "none", "UI thread get_sync / put_autosuspend around its work"},
-        {"display_rpm", "pm_runtime device, or none", "none", "SurfaceFlinger get_sync / put_autosuspend around its commit"},
+        {"display_rpm", "pm_runtime device, or none", "none",
+         "SurfaceFlinger get_sync / put_autosuspend around its commit; with commit_wq, the commit worker's get_sync / "
+         "put_sync"},
+        {"commit_wq", "workqueue name", "none",
+         "drm/msm's nonblocking atomic commit: SurfaceFlinger (the composer) waits for the previous commit's flip "
+         "and its earliest present time, then its ioctl (commit_ioctl_cost) queues commit_tail() there "
+         "(events_unbound: system_unbound_wq), which takes display_rpm (get_sync), runs commit_cost, sleeps until "
+         "the flush latches at the next vsync, signals the present fence and puts display_rpm (put_sync); none: "
+         "SurfaceFlinger commits itself"},
+        {"commit_ioctl_cost", "duration", duration_text(d.commit_ioctl_cost),
+         "SurfaceFlinger's part of a commit_wq commit: atomic check, prepare_planes, swap (capacity 1024, f_max)"},
+        {"crtc_holds_display_rpm", "bool", "false",
+         "dpu_crtc_enable(): the active CRTC holds a display_rpm reference from the start (the screen stays on; the "
+         "device must start active), so each commit's get/put only counts"},
+        {"display_irq_cpu", "int", std::to_string(d.display_irq_cpu),
+         "CPU taking the display interrupt (vblank) that ends a commit_wq worker's flush wait"},
         {"touch_rpm", "pm_runtime device, or none", "none",
          "touch down (each animation's start): pm_runtime_get() from the interrupt; put_autosuspend at its end"},
         {"touch_irq_cpu", "int", std::to_string(d.touch_irq_cpu), "CPU taking the touch interrupt"},

@@ -154,7 +154,24 @@ struct DisplayParams {
   Time run_job_cost = Time::us(10);  // CPU work of run_job per job (capacity 1024, f_max); an assumption
   Time free_job_cost = Time::us(5);  // CPU work of free_job per job (msm_job_free()); an assumption
   std::string ui_rpm;          // UI thread get_sync / put_autosuspend around its work
-  std::string display_rpm;     // SurfaceFlinger get_sync / put_autosuspend around its commit
+  std::string display_rpm;     // SurfaceFlinger get_sync / put_autosuspend around its commit (see commit_wq)
+  // drm/msm's nonblocking atomic commit (drm_atomic_helper_commit() with
+  // DRM_MODE_ATOMIC_NONBLOCK, 6.12; display.cc, CommitFn): SurfaceFlinger
+  // (standing for the composer) waits for the previous commit's flip_done
+  // and its earliest present time, then its ioctl runs commit_ioctl_cost
+  // and queues commit_tail() on this workqueue (system_unbound_wq is
+  // "events_unbound"), whose worker takes display_rpm with get_sync
+  // (dpu_kms_enable_commit()), runs commit_cost, sleeps until the flush
+  // latches at the next vsync, signals the present fence and drops
+  // display_rpm with put_sync (dpu_kms_disable_commit()). "": SurfaceFlinger
+  // commits itself (display_rpm get_sync, commit_cost, put_autosuspend).
+  std::string commit_wq;
+  Time commit_ioctl_cost = Time::us(100);  // SF's part (atomic check, prepare_planes, swap, queue); an assumption
+  // dpu_crtc_enable(): the active CRTC holds a display_rpm reference
+  // (taken at start, never dropped: the screen stays on), so each
+  // commit's get/put only counts.
+  bool crtc_holds_display_rpm = false;
+  int display_irq_cpu = 0;     // the display controller's interrupt (vblank); an assumption
   // The touch that starts each animation: its interrupt path takes an async
   // reference (pm_runtime_get(): the hardware powers up on pm_wq while the
   // app prepares its first frame) and drops it (put_autosuspend) when the

@@ -20,8 +20,13 @@ namespace {
 // Event tags.
 enum : uint64_t {
   kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4, kTagWindowRequest = 5, kTagDispatch = 6,
-  kTagTouchReport = 7, kTagInject = 8
+  kTagTouchReport = 7, kTagInject = 8, kTagFlip = 9, kTagSfEarliest = 10
 };
+
+// commit_wq: nonblocking commits in flight at once: the newest (not yet
+// flipped: a later nonblocking ioctl would get -EBUSY, so SF waits) and
+// the previous one's worker finishing after its flip.
+constexpr size_t kCommitSlots = 2;
 
 // VsyncSchedule::createDispatch() (Android 14): callbacks due within this
 // of the timer's intended wake-up run in the same expiry
@@ -31,6 +36,16 @@ constexpr Time kGroupDispatchWithin = Time::us(500);
 
 int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// A pm_runtime_*() call in progress in `self` (nullptr / inactive: none):
+// true while it has not returned, with the action the body returns in *out.
+bool rpm_call_busy(RpmCall* rpm, Task& self, Action* out) {
+  if (!rpm || !rpm->active()) return false;
+  Action a = rpm->step(self);
+  if (a.kind == Action::Kind::kExit) return false;
+  *out = a;
+  return true;
+}
 
 }  // namespace
 
@@ -49,13 +64,7 @@ class DisplayPipeline::Body : public TaskBody {
     if (dev) rpm->begin(*dev, RpmApi::kGetSync);
   }
   // True while the call is in progress: the body returns *out.
-  bool rpm_busy(Task& self, Action* out) {
-    if (!rpm || !rpm->active()) return false;
-    Action a = rpm->step(self);
-    if (a.kind == Action::Kind::kExit) return false;
-    *out = a;
-    return true;
-  }
+  bool rpm_busy(Task& self, Action* out) { return rpm_call_busy(rpm.get(), self, out); }
   DisplayPipeline& d_;
 };
 
@@ -366,9 +375,61 @@ class DisplayPipeline::SfBody final : public Body {
           return Action::run(d_.params_.sf_cost.sample(d_.rng_).count());
         }
         case Phase::kComposite:
+          if (d_.commit_wq_) {
+            phase_ = Phase::kPresentWait;
+            continue;
+          }
           rpm_get(d_.display_rpm_);
           phase_ = Phase::kRpmGet;
           continue;
+        case Phase::kPresentWait: {
+          // commit_wq: the display commit, as HWComposer::
+          // presentAndGetReleaseFences() makes it. The composer does not
+          // get ahead of the kernel: stall_checks() refuses a nonblocking
+          // commit while the CRTC's latest one has not flipped (-EBUSY),
+          // so it waits for that commit's flip_done first (an ASSUMPTION;
+          // Qualcomm's downstream SDE driver waits in the ioctl itself).
+          // With the previous present fence signalled, SF then sleeps until
+          // its earliest present time, the vsync ahead of the target
+          // ("wait for earliest present time"; hwcMinWorkDuration 0), so the
+          // flush latches at the target, not earlier.
+          if (d_.commit_unflipped()) {
+            d_.sf_waits_flip_ = true;
+            return Action::block(TaskState::kInterruptible);
+          }
+          d_.sf_waits_flip_ = false;
+          const Time earliest = target_ - d_.period();
+          if (d_.k_.now() < earliest) {
+            if (!d_.sf_earliest_timer_.armed()) {
+              d_.sf_earliest_cpu_ = self.cpu;
+              d_.k_.hrtimer_start_range(d_.sf_earliest_timer_, earliest, d_.k_.timer_slack(self), self.cpu,
+                                        &self.comm, &self.group);
+            }
+            return Action::block(TaskState::kInterruptible);
+          }
+          // drm_mode_atomic_ioctl() with DRM_MODE_ATOMIC_NONBLOCK:
+          // atomic_check, setup_commit, prepare_planes and swap_state
+          // here; commit_tail() goes to commit_wq (drm_atomic_helper_commit()).
+          phase_ = Phase::kIoctl;
+          if (d_.params_.commit_ioctl_cost > Time::zero()) return Action::run(d_.params_.commit_ioctl_cost.count());
+          continue;
+        }
+        case Phase::kIoctl: {
+          const Time now = d_.k_.now();
+          d_.queue_commit(self, latched_, target_);
+          // The frame's vsync is known once the worker has flushed; until
+          // then SF's next frame sees the earliest it can be
+          // (commit_kicked_off() sets the real one).
+          d_.last_present_ = d_.vsync_time(ceil_div(now.count(), d_.period_));
+          if (latched_ >= 0) {
+            Frame& f = d_.frames_[latched_];
+            f.sf_end = now;
+            f.sf_deadline = target_;
+            latched_ = -1;
+          }
+          composite_done(self);
+          continue;
+        }
         case Phase::kRpmGet:
           if (rpm_busy(self, &a)) return a;
           phase_ = Phase::kCommit;
@@ -389,17 +450,7 @@ class DisplayPipeline::SfBody final : public Body {
             if (!d_.present_timer_.armed()) d_.present_timer_.arm(d_.frames_[d_.presenting_.front()].present);
             latched_ = -1;
           }
-          if (d_.input_sync_ == InputSync::kCommitting) {
-            // updateInputFlinger() at the end of composite(): the windows
-            // are reported and the WindowManager thread waiting for them
-            // goes on (simplified: SF's main thread wakes it; the report
-            // goes through SF's BackgroundExecutor thread and a one-way
-            // binder call into system_server).
-            d_.input_sync_ = InputSync::kNone;
-            d_.wake(*d_.input_sync_waiter_, &self);
-          }
-          if (!d_.queue_.empty()) d_.request_sf(self.cpu);
-          phase_ = Phase::kIdle;
+          composite_done(self);
           continue;
         }
       }
@@ -407,7 +458,21 @@ class DisplayPipeline::SfBody final : public Body {
   }
 
  private:
-  enum class Phase : uint8_t { kIdle, kLatch, kComposite, kRpmGet, kCommit };
+  enum class Phase : uint8_t { kIdle, kLatch, kComposite, kRpmGet, kCommit, kPresentWait, kIoctl };
+  // The end of composite(), the display commit made.
+  void composite_done(Task& self) {
+    if (d_.input_sync_ == InputSync::kCommitting) {
+      // updateInputFlinger() at the end of composite(): the windows
+      // are reported and the WindowManager thread waiting for them
+      // goes on (simplified: SF's main thread wakes it; the report
+      // goes through SF's BackgroundExecutor thread and a one-way
+      // binder call into system_server).
+      d_.input_sync_ = InputSync::kNone;
+      d_.wake(*d_.input_sync_waiter_, &self);
+    }
+    if (!d_.queue_.empty()) d_.request_sf(self.cpu);
+    phase_ = Phase::kIdle;
+  }
   // Latches the head of the queue if it is ready and due: with backpressure
   // (SurfaceFlinger::transactionReadyBufferCheck(): a layer that already
   // has a buffer in this flush keeps the next one queued) that one only;
@@ -477,14 +542,13 @@ class DisplayPipeline::SubmitFn final : public WorkFn {
           if (d_.gpu_rpm_) rpm->begin(*d_.gpu_rpm_, RpmApi::kGetSync);
           phase_ = Phase::kRpmGet;
           continue;
-        case Phase::kRpmGet:
-          if (rpm && rpm->active()) {
-            Action a = rpm->step(x.worker());
-            if (a.kind != Action::Kind::kExit) return a;
-          }
+        case Phase::kRpmGet: {
+          Action a;
+          if (rpm_call_busy(rpm.get(), x.worker(), &a)) return a;
           phase_ = Phase::kRunJob;
           if (d_.params_.run_job_cost > Time::zero()) return Action::run(d_.params_.run_job_cost.count());
           continue;
+        }
         case Phase::kRunJob: {
           const Frame& f = d_.frames_[static_cast<size_t>(frame_)];
           d_.gpu_->run(d_, d_.gpu_cookie(frame_), f.gpu_time);
@@ -524,6 +588,139 @@ class DisplayPipeline::FreeJobFn final : public WorkFn {
  private:
   DisplayPipeline& d_;
 };
+
+// ------------------------------------------ drm/msm's nonblocking commit
+
+// commit_tail() on a commit_wq worker (drm_atomic_helper.c commit_work(),
+// msm_atomic_commit_tail(), drm/msm 6.12, DPU):
+// drm_atomic_helper_wait_for_dependencies() waits (D) until the CRTC's
+// previous commit is hw_done and flipped (drm_crtc_commit_wait()); then
+// kms->funcs->enable_commit() (dpu_kms_enable_commit():
+// pm_runtime_get_sync() of the DPU); the plane and flush writes
+// (commit_cost, flush_commit(): the kickoff); wait_flush() sleeps (D) until
+// the flush latches, the first vsync at or after the kickoff, whose
+// interrupt (vblank, on display_irq_cpu) wakes the worker;
+// complete_commit() sends the CRTC's event (_dpu_crtc_complete_flip()):
+// flip_done and the present fence, stamped with the latest vblank (a
+// worker more than a period late reports a later one);
+// disable_commit() (pm_runtime_put_sync()); hw_done, which releases the
+// next commit.
+// Simplified: video mode (command-mode panels end the flush wait at the
+// panel's ctl_start / pp_done instead); the acquire fences are signalled
+// (SF latched ready buffers and composes nothing on the GPU); the work
+// after the flip, the CRTC locks and the vblank get/put cost nothing; the
+// encoder's own DPU reference (usage 2 -> 3 -> 2 rather than 1 -> 2 -> 1:
+// counting only either way), its 58 ms idle work (cancelled at each
+// kickoff, re-queued on the "msm" ordered workqueue at frame done), the
+// vblank interrupt's enable / disable work on "msm" and the SCHED_FIFO 50
+// crtc_event:N kthread woken at each frame done are not modelled.
+class DisplayPipeline::CommitFn final : public WorkFn {
+ public:
+  CommitFn(DisplayPipeline& d, Commit& c) : d_(d), c_(c) {}
+  std::unique_ptr<RpmCall> rpm;  // set when display_rpm is
+  Action step(WorkExec& x) override {
+    Action a;
+    for (;;) {
+      switch (phase_) {
+        case Phase::kDependencies: {
+          const Commit* prev = c_.seq > 0 ? d_.commit_in_flight(c_.seq - 1) : nullptr;
+          if (waits(prev && !prev->hw_done, x, &a)) return a;
+          if (rpm) rpm->begin(*d_.display_rpm_, RpmApi::kGetSync);
+          phase_ = Phase::kRpmGet;
+          continue;
+        }
+        case Phase::kRpmGet:
+          if (rpm_call_busy(rpm.get(), x.worker(), &a)) return a;
+          phase_ = Phase::kKickoff;
+          return Action::run(d_.params_.commit_cost.sample(d_.rng_).count());
+        case Phase::kKickoff:
+          d_.commit_kicked_off(c_);
+          phase_ = Phase::kWaitFlush;
+          continue;
+        case Phase::kWaitFlush:
+          if (waits(!c_.latched, x, &a)) return a;
+          d_.commit_flipped(c_, x.worker());
+          if (rpm) rpm->begin(*d_.display_rpm_, RpmApi::kPutSync);
+          phase_ = Phase::kRpmPut;
+          continue;
+        case Phase::kRpmPut:
+          if (rpm_call_busy(rpm.get(), x.worker(), &a)) return a;
+          phase_ = Phase::kDependencies;
+          d_.commit_hw_done(c_, x.worker());
+          return Action::exit();
+      }
+    }
+  }
+
+ private:
+  enum class Phase : uint8_t { kDependencies, kRpmGet, kKickoff, kWaitFlush, kRpmPut };
+  // An uninterruptible wait (wait_for_completion(), wait_event()) while
+  // `pending`: the worker sleeps in D, the commit records it as its waiter.
+  bool waits(bool pending, WorkExec& x, Action* out) {
+    c_.waiter = pending ? &x.worker() : nullptr;
+    if (pending) *out = Action::block(TaskState::kUninterruptible);
+    return pending;
+  }
+  DisplayPipeline& d_;
+  Commit& c_;
+  Phase phase_ = Phase::kDependencies;
+};
+
+DisplayPipeline::Commit* DisplayPipeline::commit_in_flight(uint64_t seq) {
+  Commit& c = commits_[seq % commits_.size()];
+  return c.in_use && c.seq == seq ? &c : nullptr;
+}
+
+DisplayPipeline::Commit* DisplayPipeline::commit_unflipped() {
+  if (commit_seq_ == 0) return nullptr;
+  Commit* c = commit_in_flight(commit_seq_ - 1);
+  return c && !c->flipped ? c : nullptr;
+}
+
+void DisplayPipeline::queue_commit(Task& sf, int frame, Time target) {
+  Commit& c = commits_[commit_seq_ % commits_.size()];
+  if (c.in_use)
+    throw ModelError(fmt::format("display '{}': more than {} display commits in flight at {}", name_, commits_.size(),
+                                 format_time(k_.now())));
+  c.in_use = true;
+  c.seq = commit_seq_++;
+  c.frame = frame;
+  c.target = target;
+  c.flip = Time::max();
+  c.latched = c.flipped = c.hw_done = false;
+  c.waiter = nullptr;
+  wqs_->queue_work(*commit_wq_, c.work, QueueContext{&sf, sf.cpu});
+}
+
+void DisplayPipeline::commit_kicked_off(Commit& c) {
+  // The flush latches at the first vsync at or after its write.
+  c.flip = vsync_time(ceil_div(k_.now().count(), period_));
+  if (c.seq + 1 == commit_seq_) last_present_ = c.flip;  // SF's latest commit: its present's vsync
+  // One commit at a time is flushed and not yet latched (the next waits
+  // for this one's hw_done before its own flush).
+  flipping_seq_ = c.seq;
+  flip_timer_.arm(c.flip);
+}
+
+void DisplayPipeline::commit_flipped(Commit& c, Task& worker) {
+  c.flipped = true;
+  if (c.frame >= 0) {
+    // The present fence, stamped with the latest vblank.
+    Frame& f = frames_[static_cast<size_t>(c.frame)];
+    f.present = vsync_time(floor_div(k_.now().count(), period_));
+    emit(f, false);
+    free_frame(c.frame);
+    c.frame = -1;
+  }
+  if (sf_waits_flip_ && c.seq + 1 == commit_seq_) wake(*sf_task_, &worker);
+}
+
+void DisplayPipeline::commit_hw_done(Commit& c, Task& worker) {
+  c.hw_done = true;
+  if (Commit* next = commit_in_flight(c.seq + 1); next && next->waiter) wake(*next->waiter, &worker);
+  c.in_use = false;
+  c.waiter = nullptr;
+}
 
 // ------------------------------------------------- vsync delivery threads
 
@@ -1061,7 +1258,7 @@ void DisplayPipeline::sf_deliver(const Task* waker, int cpu) {
 
 DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
                                  uint64_t seed, WorkqueueSystem* wqs, Workqueue* submit_wq,
-                                 BinderProc* request_binder, BinderProc* inject_binder)
+                                 BinderProc* request_binder, BinderProc* inject_binder, Workqueue* commit_wq)
     : k_(k),
       name_(std::move(name)),
       params_(params),
@@ -1071,6 +1268,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
       submit_wq_(submit_wq),
       request_binder_(request_binder),
       inject_binder_(inject_binder),
+      commit_wq_(commit_wq),
       rng_(seed, "display." + name_),
       idle_rng_(seed, "display." + name_ + ".idle_frames") {
   auto bad = [&](const std::string& why) { throw ModelError(fmt::format("display '{}': {}", name_, why)); };
@@ -1097,6 +1295,11 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   if (!params_.gpu_rpm.empty() && !gpu_) bad("gpu_rpm needs a gpu");
   if (!params_.gpu_submit_wq.empty() && (!gpu_ || !wqs_ || !submit_wq_))
     bad(fmt::format("gpu_submit_wq '{}' needs a gpu and that workqueue", params_.gpu_submit_wq));
+  if (!params_.commit_wq.empty() && (!wqs_ || !commit_wq_))
+    bad(fmt::format("commit_wq '{}' needs that workqueue", params_.commit_wq));
+  if (params_.commit_ioctl_cost < Time::zero()) bad("commit_ioctl_cost must be >= 0");
+  if (params_.display_irq_cpu < 0 || params_.display_irq_cpu >= k_.nr_cpus())
+    bad(fmt::format("display_irq_cpu {} does not exist", params_.display_irq_cpu));
   if (params_.run_job_cost < Time::zero()) bad("run_job_cost must be >= 0");
   if (params_.free_job_cost < Time::zero()) bad("free_job_cost must be >= 0");
   auto check_thread = [&](const DisplayThreadParams& t, const char* what) {
@@ -1178,7 +1381,26 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     free_fn_ = std::make_unique<FreeJobFn>(*this);
     free_work_.fn = free_fn_.get();
   }
-  if (display_rpm_) sf_body_->rpm = std::make_unique<RpmCall>(*pm_);
+  if (commit_wq_) {
+    commits_.resize(kCommitSlots);
+    for (Commit& c : commits_) {
+      c.fn = std::make_unique<CommitFn>(*this, c);
+      if (display_rpm_) c.fn->rpm = std::make_unique<RpmCall>(*pm_);
+      c.work.fn = c.fn.get();
+    }
+  } else if (display_rpm_) {
+    sf_body_->rpm = std::make_unique<RpmCall>(*pm_);
+  }
+  if (params_.crtc_holds_display_rpm && !display_rpm_) bad("crtc_holds_display_rpm needs display_rpm");
+  if (params_.crtc_holds_display_rpm && display_rpm_) {
+    // dpu_crtc_enable()'s get_sync, made by the modeset commit that lit
+    // the screen before the run: the device is active, the get only counts.
+    if (display_rpm_->status() != RpmStatus::kActive)
+      bad(fmt::format("crtc_holds_display_rpm needs runtime PM device '{}' to start active (start_active: true): "
+                      "the screen is on when the run starts",
+                      display_rpm_->name()));
+    pm_->call_nosleep(*display_rpm_, RpmApi::kGet, QueueContext{nullptr, params_.display_irq_cpu});
+  }
   auto make = [&](const DisplayThreadParams& t, TaskBody* body) -> Task* {
     Task& p = k_.create_task(t.comm, t.comm, t.policy, t.nice, t.rt_priority, t.cpus, false);
     if (!t.cgroup.empty()) k_.sched_move_task(p, k_.cpu_cgroup_index(t.cgroup));
@@ -1213,6 +1435,8 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   app_timer_ = Timer(q, this, kTagApp, kTierTimer);
   sf_timer_ = Timer(q, this, kTagSf, kTierTimer);
   present_timer_ = Timer(q, this, kTagPresent, kTierTimer);
+  flip_timer_ = Timer(q, this, kTagFlip, kTierTimer);
+  sf_earliest_timer_ = Timer(q, this, kTagSfEarliest, kTierTimer);
   idle_frame_timer_ = Timer(q, this, kTagIdleFrame, kTierTimer);
   touch_timer_ = Timer(q, this, kTagTouch, kTierTimer);
   window_request_timer_ = Timer(q, this, kTagWindowRequest, kTierTimer);
@@ -1525,6 +1749,21 @@ void DisplayPipeline::on_event(uint64_t tag) {
       ui_asks_for_vsync();
       ++next_window_;
       arm_window_request();
+      break;
+    case kTagFlip: {
+      // commit_wq: the flushed commit's vsync: the display interrupt
+      // (vblank: the flush latched) wakes its worker in wait_flush().
+      if (k_.irq_waits_for_idle_exit(k_.rq(params_.display_irq_cpu), flip_timer_)) break;
+      Commit* c = commit_in_flight(flipping_seq_);
+      if (!c) break;
+      c->latched = true;
+      if (c->waiter) wake_from(*c->waiter, nullptr, params_.display_irq_cpu);
+      break;
+    }
+    case kTagSfEarliest:
+      // SF's sleep until its earliest present time ends (its hrtimer).
+      k_.hrtimer_interrupt(sf_earliest_cpu_, &sf_earliest_timer_);
+      wake_from(*sf_task_, nullptr, sf_earliest_cpu_);
       break;
     case kTagPresent: {
       // The present fence: the head frame reached the screen.

@@ -59,6 +59,13 @@
 //    [display_rpm: get_sync] commit_cost [put_autosuspend] (the DRM atomic
 //    commit).
 //    The frame is presented at the first vsync >= max(P, commit end).
+//    With commit_wq (drm/msm's nonblocking commit, display.cc CommitFn)
+//    SF instead waits for the previous commit's flip_done and for its
+//    earliest present time (P - period), runs commit_ioctl_cost and queues
+//    commit_tail() on that workqueue; its worker takes display_rpm
+//    (get_sync), runs commit_cost, sleeps until the flush latches at the
+//    next vsync, signals the present fence there (stamped with the latest
+//    vblank) and puts display_rpm (put_sync).
 //    Unlatched buffers keep SF waking every vsync.
 //  - FrameTimeline (fn/services/surfaceflinger/FrameTimeline/FrameTimeline.cpp):
 //    app_deadline = expected present - sf_duration (the SF wake-up for it);
@@ -302,11 +309,13 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   // gpu: the device params.gpu names (nullptr when it is empty); pm: the
   // runtime PM model (nullptr: none; then no *_rpm may be named).
   // wqs / submit_wq: the workqueue params.gpu_submit_wq names (nullptr
-  // when it is empty). request_binder: the process params.vsync_request_binder
-  // names (nullptr when it is empty); inject_binder: params.inject_binder's.
+  // when it is empty); commit_wq: params.commit_wq's. request_binder: the
+  // process params.vsync_request_binder names (nullptr when it is empty);
+  // inject_binder: params.inject_binder's.
   DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
                   uint64_t seed, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr,
-                  BinderProc* request_binder = nullptr, BinderProc* inject_binder = nullptr);
+                  BinderProc* request_binder = nullptr, BinderProc* inject_binder = nullptr,
+                  Workqueue* commit_wq = nullptr);
   ~DisplayPipeline() override;
   DisplayPipeline(const DisplayPipeline&) = delete;
   DisplayPipeline& operator=(const DisplayPipeline&) = delete;
@@ -373,6 +382,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   class InjectHook;
   class SubmitFn;
   class FreeJobFn;
+  class CommitFn;
   // An app vsync on its way to the UI thread.
   struct AppVsync {
     bool set = false;
@@ -477,6 +487,36 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   std::unique_ptr<FreeJobFn> free_fn_;
   WorkStruct free_work_{"drm_sched_free_job_work"};
   int jobs_to_free_ = 0;             // signalled jobs free_job has not freed yet
+  // commit_wq: the nonblocking commits in flight, each with its own
+  // commit_work (struct drm_atomic_state's), in a fixed ring of slots by
+  // sequence number (SF's next commit takes slot commit_seq_ % size).
+  struct Commit {
+    bool in_use = false;
+    uint64_t seq = 0;
+    int frame = -1;              // the latched frame it presents; -1: none (an input-sync composite)
+    Time target;                 // SF's target vsync
+    Time flip = Time::max();     // the vsync its flush latches at (known at kickoff)
+    bool latched = false;        // that vsync's interrupt ended the worker's wait_flush()
+    bool flipped = false;        // flip_done: complete_commit() sent the event (and the present fence)
+    bool hw_done = false;        // drm_atomic_helper_commit_hw_done()
+    Task* waiter = nullptr;      // its worker, in D (its flush, or the previous commit)
+    WorkStruct work{"commit_work"};
+    std::unique_ptr<CommitFn> fn;
+  };
+  Workqueue* commit_wq_ = nullptr;
+  std::vector<Commit> commits_;
+  uint64_t commit_seq_ = 0;          // the next commit's sequence number
+  uint64_t flipping_seq_ = 0;        // the kicked-off commit flip_timer_ is armed for
+  bool sf_waits_flip_ = false;       // SF (the composer) waits for the latest commit's flip_done
+  int sf_earliest_cpu_ = 0;          // the CPU whose hrtimer base holds sf_earliest_timer_
+  Commit* commit_in_flight(uint64_t seq);
+  // The latest commit, if it has not flipped yet (a nonblocking ioctl
+  // would get -EBUSY).
+  Commit* commit_unflipped();
+  void queue_commit(Task& sf, int frame, Time target);  // the ioctl's end: commit_work queued
+  void commit_kicked_off(Commit& c);                     // the flush is written: its vsync is known
+  void commit_flipped(Commit& c, Task& worker);          // complete_commit(): flip_done, the present fence
+  void commit_hw_done(Commit& c, Task& worker);          // hw_done; the worker returns
   Fifo<int> submit_queue_;           // frames pushed, not yet run_job'd
   RngStream rng_;
   RngStream idle_rng_;          // idle_frame_interval draws (own stream: costs keep theirs)
@@ -571,7 +611,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   bool sf_dispatching_ = false;  // SF's callback expired, its message not yet posted
   int64_t sf_dispatch_k_ = 0;
   Timer app_timer_, sf_timer_, present_timer_, idle_frame_timer_, touch_timer_, window_request_timer_,
-      dispatch_timer_, touch_report_timer_, inject_timer_;
+      dispatch_timer_, touch_report_timer_, inject_timer_, flip_timer_, sf_earliest_timer_;
 
   std::vector<Frame> frames_;
   std::vector<int> free_frames_;
