@@ -186,6 +186,9 @@ void System::Impl::build_exec_contexts() {
     Workqueue* commit_wq = nullptr;
     if (!p->commit_wq.empty() && !(commit_wq = workqueues->find(p->commit_wq)))
       throw ModelError(fmt::format("display '{}': unknown workqueue '{}'", d.name, p->commit_wq));
+    KthreadWorker* commit_worker = nullptr;
+    if (!p->commit_worker.empty() && !(commit_worker = find_worker(p->commit_worker)))
+      throw ModelError(fmt::format("display '{}': unknown kthread_worker '{}'", d.name, p->commit_worker));
     auto binder = [&](const std::string& name) -> BinderProc* {
       if (name.empty()) return nullptr;
       if (BinderProc* b = calls->binder_proc(name)) return b;
@@ -195,7 +198,8 @@ void System::Impl::build_exec_contexts() {
     BinderProc* inject_binder = binder(p->inject_binder);
     frame_recorder();
     displays.push_back(std::make_unique<DisplayPipeline>(k, d.name, *p, gpu, pm_runtime.get(), seed, workqueues.get(),
-                                                         submit_wq, request_binder, inject_binder, commit_wq));
+                                                         submit_wq, request_binder, inject_binder, commit_wq,
+                                                         commit_worker));
   }
   world->set_calls(calls.get());
   for (const TaskSpec& t : params.tasks)

@@ -1848,6 +1848,26 @@ class WqItems : public SchedObserver {
  private:
   std::string wq_;
 };
+// SF's work duration at 10 ms (frames 15 .. 26): every frame presented at
+// its vsync, SF's ioctl done 200 us after the previous vsync, where its
+// commit starts (50 us later for the first `created` ones: a kworker
+// created first) and ends at the frame's vsync.
+void check_pipelined_commits(Rig& r, const WqItems& items, size_t created) {
+  REQUIRE(r.log.frames.size() == 12);
+  for (int64_t k = 15; k <= 26; ++k) {
+    INFO("frame " << k);
+    CHECK(r.log.frames[static_cast<uint64_t>(k)].present == P(k));
+    CHECK(r.log.frames[static_cast<uint64_t>(k)].sf_end == P(k - 1) + Time::us(200));
+  }
+  REQUIRE(items.starts.size() == 12);
+  REQUIRE(items.ends.size() == 12);
+  for (size_t i = 0; i < 12; ++i) {
+    const int64_t k = 15 + static_cast<int64_t>(i);
+    INFO("commit " << k);
+    CHECK(items.starts[i].t == P(k - 1) + Time::us(i < created ? 250 : 200));
+    CHECK(items.ends[i].t == P(k));
+  }
+}
 }  // namespace
 
 // The nonblocking commit, frame 14 on: SF wakes at S_k, runs 1 ms and its
@@ -1919,20 +1939,7 @@ TEST_CASE("display: the composer waits for the previous commit's flip and its ea
   r.k->add_observer(&items);
   r.build(r.pm.get(), r.wqs.get(), nullptr, nullptr, nullptr, r.wqs->find("events_unbound"));
   r.run(Time::ms(400));
-  REQUIRE(r.log.frames.size() == 12);
-  for (int64_t k = 15; k <= 26; ++k) {
-    INFO("frame " << k);
-    CHECK(r.log.frames[static_cast<uint64_t>(k)].present == P(k));
-    CHECK(r.log.frames[static_cast<uint64_t>(k)].sf_end == P(k - 1) + Time::us(200));
-  }
-  REQUIRE(items.starts.size() == 12);
-  REQUIRE(items.ends.size() == 12);
-  for (size_t i = 0; i < 12; ++i) {
-    const int64_t k = 15 + static_cast<int64_t>(i);
-    INFO("commit " << k);
-    CHECK(items.starts[i].t == P(k - 1) + Time::us(i == 0 ? 250 : 200));
-    CHECK(items.ends[i].t == P(k));
-  }
+  check_pipelined_commits(r, items, 1);
   // SF: one timer wake-up at P_14 (its earliest present time), then woken
   // by a kworker at each P_k, k = 15 .. 25 (the flip it waited for).
   std::vector<Time> by_worker;
@@ -1947,6 +1954,43 @@ TEST_CASE("display: the composer waits for the previous commit's flip and its ea
   for (size_t i = 0; i < by_worker.size(); ++i) CHECK(by_worker[i] == P(15 + static_cast<int64_t>(i)));
 }
 
+// Qualcomm's downstream SDE driver (commit_worker): the same frames as
+// above (SF's work duration 10 ms), the commits on a SCHED_FIFO 16
+// kthread_worker (crtc_commit:0, on CPU 0 with the UI thread, which it
+// preempts). SF's ioctl waits until commit k is done: its worker, woken by
+// the interrupt at P_k, signals the flip, puts the DPU and ends the
+// commit (commit_destroy()), waking SF; the ioctl's 200 us, then the
+// kthread, idle, starts commit k + 1 at P_k + 0.2 ms at once (no kworker
+// to create), which latches at P_{k+1}. Frame 15 as before: SF sleeps
+// until its earliest present time P_14.
+TEST_CASE("display: downstream SDE's commit runs on a FIFO kthread_worker and SF waits for the previous commit",
+          "[display][drm]") {
+  DisplayParams dp = msm_commit_params();
+  dp.sf_duration = Time::ms(10);
+  dp.commit_wq.clear();
+  dp.commit_worker = "crtc_commit:0";
+  RpmRig r(dp, /*dpu_active=*/true);
+  KthreadWorkerParams wp;
+  wp.name = "crtc_commit:0";
+  wp.policy = Policy::kFifo;
+  wp.rt_priority = 16;
+  wp.cpus = {0};
+  KthreadWorker commit_thread(*r.k, wp, r.tracker);
+  WqItems items("crtc_commit:0");
+  r.k->add_observer(&items);
+  r.disp = std::make_unique<DisplayPipeline>(*r.k, "display", r.params, r.gpu.get(), r.pm.get(), 1, r.wqs.get(),
+                                             nullptr, nullptr, nullptr, nullptr, &commit_thread);
+  r.run(Time::ms(400));
+  check_pipelined_commits(r, items, 0);
+  for (const auto& start : items.starts) CHECK(start.worker == &commit_thread.task());
+  std::vector<Time> by_commit_thread;
+  for (const auto& w : r.log.wakes)
+    if (w.task == "surfaceflinger" && w.waker == &commit_thread.task()) by_commit_thread.push_back(w.t);
+  REQUIRE(by_commit_thread.size() == 11);
+  for (size_t i = 0; i < by_commit_thread.size(); ++i) CHECK(by_commit_thread[i] == P(15 + static_cast<int64_t>(i)));
+  r.disp.reset();  // before the kthread_worker its commits run on
+}
+
 TEST_CASE("display: a commit workqueue needs workqueues, and the CRTC's reference an active display device",
           "[display]") {
   DisplayParams dp = msm_commit_params();
@@ -1956,6 +2000,11 @@ TEST_CASE("display: a commit workqueue needs workqueues, and the CRTC's referenc
                     Catch::Contains("crtc_holds_display_rpm needs display_rpm"));
   RpmRig r2(msm_commit_params(), true);
   CHECK_THROWS_WITH(r2.build(r2.pm.get()), Catch::Contains("commit_wq 'events_unbound' needs that workqueue"));
+  DisplayParams both = msm_commit_params();
+  both.commit_worker = "crtc_commit:0";
+  RpmRig r4(both, true);
+  CHECK_THROWS_WITH(r4.build(r4.pm.get(), r4.wqs.get(), nullptr, nullptr, nullptr, r4.wqs->find("events_unbound")),
+                    Catch::Contains("commit_worker 'crtc_commit:0' needs that kthread_worker"));
   RpmRig r3(msm_commit_params(), false);
   CHECK_THROWS_WITH(r3.build(r3.pm.get(), r3.wqs.get(), nullptr, nullptr, nullptr, r3.wqs->find("events_unbound")),
                     Catch::Contains("crtc_holds_display_rpm needs runtime PM device 'dpu' to start active"));

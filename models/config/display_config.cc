@@ -173,8 +173,14 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   for (auto [key, out] : {std::pair{"gpu_rpm", &p.gpu_rpm}, {"ui_rpm", &p.ui_rpm}, {"display_rpm", &p.display_rpm},
                           {"touch_rpm", &p.touch_rpm}})
     if (r.has(key)) *out = is_none(key) ? "" : ref_name(doc, r, key, rpm, "runtime PM device");
-  if (r.has("commit_wq")) p.commit_wq = ref_name(doc, r, "commit_wq", call_targets(s).workqueues, "workqueue");
-  keys_need({"commit_ioctl_cost"}, !p.commit_wq.empty(), "commit_wq: NAME");
+  if (r.has("commit_wq") && !is_none("commit_wq"))
+    p.commit_wq = ref_name(doc, r, "commit_wq", call_targets(s).workqueues, "workqueue");
+  if (r.has("commit_worker") && !is_none("commit_worker"))
+    p.commit_worker = ref_name(doc, r, "commit_worker", call_targets(s).kthread_workers, "kthread_worker");
+  if (!p.commit_wq.empty() && !p.commit_worker.empty())
+    fail(doc, *r.find("commit_worker"), r.path("commit_worker"),
+         "give commit_wq (mainline drm/msm) or commit_worker (downstream SDE), not both; set the other to none");
+  keys_need({"commit_ioctl_cost"}, !p.commit_wq.empty() || !p.commit_worker.empty(), "commit_wq or commit_worker");
   r.read("commit_ioctl_cost", p.commit_ioctl_cost, Bound::kNonNegative);
   keys_need({"crtc_holds_display_rpm"}, !p.display_rpm.empty(), "display_rpm: NAME");
   r.read("crtc_holds_display_rpm", p.crtc_holds_display_rpm);
@@ -257,14 +263,18 @@ const std::vector<ParamDecl>& display_params() {
         {"display_rpm", "pm_runtime device, or none", "none",
          "SurfaceFlinger get_sync / put_autosuspend around its commit; with commit_wq, the commit worker's get_sync / "
          "put_sync"},
-        {"commit_wq", "workqueue name", "none",
+        {"commit_wq", "workqueue name, or none", "none",
          "drm/msm's nonblocking atomic commit: SurfaceFlinger (the composer) waits for the previous commit's flip "
          "and its earliest present time, then its ioctl (commit_ioctl_cost) queues commit_tail() there "
          "(events_unbound: system_unbound_wq), which takes display_rpm (get_sync), runs commit_cost, sleeps until "
          "the flush latches at the next vsync, signals the present fence and puts display_rpm (put_sync); none: "
          "SurfaceFlinger commits itself"},
+        {"commit_worker", "kthread_worker name, or none", "none",
+         "Qualcomm's downstream SDE: the commit_wq steps run on this kthread_worker (crtc_commit:N, SCHED_FIFO 16) "
+         "and SurfaceFlinger's ioctl waits until the previous commit is done; give one of commit_wq and "
+         "commit_worker"},
         {"commit_ioctl_cost", "duration", duration_text(d.commit_ioctl_cost),
-         "SurfaceFlinger's part of a commit_wq commit: atomic check, prepare_planes, swap (capacity 1024, f_max)"},
+         "SurfaceFlinger's part of a nonblocking commit: atomic check, prepare_planes, swap (capacity 1024, f_max)"},
         {"crtc_holds_display_rpm", "bool", "false",
          "dpu_crtc_enable(): the active CRTC holds a display_rpm reference from the start (the screen stays on; the "
          "device must start active), so each commit's get/put only counts"},

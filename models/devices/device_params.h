@@ -166,6 +166,12 @@ struct DisplayParams {
   // display_rpm with put_sync (dpu_kms_disable_commit()). "": SurfaceFlinger
   // commits itself (display_rpm get_sync, commit_cost, put_autosuspend).
   std::string commit_wq;
+  // Qualcomm's downstream SDE driver (msm_atomic_commit(), techpack
+  // display-drivers): the commit runs on this kthread_worker instead (its
+  // crtc_commit:N, SCHED_FIFO 16), the same steps; the ioctl waits until
+  // the CRTC's previous commit is done (not just flipped). Give one of
+  // commit_wq and commit_worker.
+  std::string commit_worker;
   Time commit_ioctl_cost = Time::us(100);  // SF's part (atomic check, prepare_planes, swap, queue); an assumption
   // dpu_crtc_enable(): the active CRTC holds a display_rpm reference
   // (taken at start, never dropped: the screen stays on), so each

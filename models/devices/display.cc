@@ -9,6 +9,7 @@
 
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
+#include "models/kernel/kthread_worker.h"
 #include "models/kernel/pm_runtime/pm_runtime.h"
 #include "models/kernel/workqueue/workqueue.h"
 #include "sim/log.h"
@@ -375,7 +376,7 @@ class DisplayPipeline::SfBody final : public Body {
           return Action::run(d_.params_.sf_cost.sample(d_.rng_).count());
         }
         case Phase::kComposite:
-          if (d_.commit_wq_) {
+          if (d_.nonblocking_commit()) {
             phase_ = Phase::kPresentWait;
             continue;
           }
@@ -383,21 +384,25 @@ class DisplayPipeline::SfBody final : public Body {
           phase_ = Phase::kRpmGet;
           continue;
         case Phase::kPresentWait: {
-          // commit_wq: the display commit, as HWComposer::
-          // presentAndGetReleaseFences() makes it. The composer does not
-          // get ahead of the kernel: stall_checks() refuses a nonblocking
-          // commit while the CRTC's latest one has not flipped (-EBUSY),
-          // so it waits for that commit's flip_done first (an ASSUMPTION;
-          // Qualcomm's downstream SDE driver waits in the ioctl itself).
-          // With the previous present fence signalled, SF then sleeps until
-          // its earliest present time, the vsync ahead of the target
-          // ("wait for earliest present time"; hwcMinWorkDuration 0), so the
-          // flush latches at the target, not earlier.
-          if (d_.commit_unflipped()) {
-            d_.sf_waits_flip_ = true;
+          // commit_wq / commit_worker: the display commit, as HWComposer::
+          // presentAndGetReleaseFences() makes it. With commit_wq (mainline)
+          // the composer does not get ahead of the kernel: stall_checks()
+          // refuses a nonblocking commit while the CRTC's latest one has
+          // not flipped (-EBUSY), so it waits for that commit's flip_done
+          // first (an ASSUMPTION). With commit_worker (Qualcomm's
+          // downstream SDE) the ioctl itself sleeps until the CRTC's
+          // previous commit is done (msm_atomic_commit()'s wait on
+          // pending_crtcs, cleared by commit_destroy()); the model makes
+          // that wait before the ioctl's CPU work. With the previous present
+          // fence signalled, SF then sleeps until its earliest present time,
+          // the vsync ahead of the target ("wait for earliest present
+          // time"; hwcMinWorkDuration 0), so the flush latches at the
+          // target, not earlier.
+          if (d_.commit_blocks_sf()) {
+            d_.sf_waits_commit_ = true;
             return Action::block(TaskState::kInterruptible);
           }
-          d_.sf_waits_flip_ = false;
+          d_.sf_waits_commit_ = false;
           const Time earliest = target_ - d_.period();
           if (d_.k_.now() < earliest) {
             if (!d_.sf_earliest_timer_.armed()) {
@@ -671,10 +676,10 @@ DisplayPipeline::Commit* DisplayPipeline::commit_in_flight(uint64_t seq) {
   return c.in_use && c.seq == seq ? &c : nullptr;
 }
 
-DisplayPipeline::Commit* DisplayPipeline::commit_unflipped() {
-  if (commit_seq_ == 0) return nullptr;
-  Commit* c = commit_in_flight(commit_seq_ - 1);
-  return c && !c->flipped ? c : nullptr;
+bool DisplayPipeline::commit_blocks_sf() {
+  if (commit_seq_ == 0) return false;
+  const Commit* c = commit_in_flight(commit_seq_ - 1);
+  return c && (commit_worker_ || !c->flipped);
 }
 
 void DisplayPipeline::queue_commit(Task& sf, int frame, Time target) {
@@ -689,7 +694,10 @@ void DisplayPipeline::queue_commit(Task& sf, int frame, Time target) {
   c.flip = Time::max();
   c.latched = c.flipped = c.hw_done = false;
   c.waiter = nullptr;
-  wqs_->queue_work(*commit_wq_, c.work, QueueContext{&sf, sf.cpu});
+  if (commit_worker_)
+    commit_worker_->queue_work(c.work, QueueContext{&sf, sf.cpu});  // msm_atomic_commit_dispatch()
+  else
+    wqs_->queue_work(*commit_wq_, c.work, QueueContext{&sf, sf.cpu});
 }
 
 void DisplayPipeline::commit_kicked_off(Commit& c) {
@@ -712,7 +720,7 @@ void DisplayPipeline::commit_flipped(Commit& c, Task& worker) {
     free_frame(c.frame);
     c.frame = -1;
   }
-  if (sf_waits_flip_ && c.seq + 1 == commit_seq_) wake(*sf_task_, &worker);
+  if (sf_waits_commit_ && !commit_worker_ && c.seq + 1 == commit_seq_) wake(*sf_task_, &worker);
 }
 
 void DisplayPipeline::commit_hw_done(Commit& c, Task& worker) {
@@ -720,6 +728,7 @@ void DisplayPipeline::commit_hw_done(Commit& c, Task& worker) {
   if (Commit* next = commit_in_flight(c.seq + 1); next && next->waiter) wake(*next->waiter, &worker);
   c.in_use = false;
   c.waiter = nullptr;
+  if (sf_waits_commit_ && commit_worker_ && c.seq + 1 == commit_seq_) wake(*sf_task_, &worker);  // commit_destroy()
 }
 
 // ------------------------------------------------- vsync delivery threads
@@ -1258,7 +1267,8 @@ void DisplayPipeline::sf_deliver(const Task* waker, int cpu) {
 
 DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
                                  uint64_t seed, WorkqueueSystem* wqs, Workqueue* submit_wq,
-                                 BinderProc* request_binder, BinderProc* inject_binder, Workqueue* commit_wq)
+                                 BinderProc* request_binder, BinderProc* inject_binder, Workqueue* commit_wq,
+                                 KthreadWorker* commit_worker)
     : k_(k),
       name_(std::move(name)),
       params_(params),
@@ -1269,6 +1279,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
       request_binder_(request_binder),
       inject_binder_(inject_binder),
       commit_wq_(commit_wq),
+      commit_worker_(commit_worker),
       rng_(seed, "display." + name_),
       idle_rng_(seed, "display." + name_ + ".idle_frames") {
   auto bad = [&](const std::string& why) { throw ModelError(fmt::format("display '{}': {}", name_, why)); };
@@ -1297,6 +1308,9 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     bad(fmt::format("gpu_submit_wq '{}' needs a gpu and that workqueue", params_.gpu_submit_wq));
   if (!params_.commit_wq.empty() && (!wqs_ || !commit_wq_))
     bad(fmt::format("commit_wq '{}' needs that workqueue", params_.commit_wq));
+  if (!params_.commit_worker.empty() && !commit_worker_)
+    bad(fmt::format("commit_worker '{}' needs that kthread_worker", params_.commit_worker));
+  if (commit_wq_ && commit_worker_) bad("give commit_wq or commit_worker, not both");
   if (params_.commit_ioctl_cost < Time::zero()) bad("commit_ioctl_cost must be >= 0");
   if (params_.display_irq_cpu < 0 || params_.display_irq_cpu >= k_.nr_cpus())
     bad(fmt::format("display_irq_cpu {} does not exist", params_.display_irq_cpu));
@@ -1381,7 +1395,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     free_fn_ = std::make_unique<FreeJobFn>(*this);
     free_work_.fn = free_fn_.get();
   }
-  if (commit_wq_) {
+  if (nonblocking_commit()) {
     commits_.resize(kCommitSlots);
     for (Commit& c : commits_) {
       c.fn = std::make_unique<CommitFn>(*this, c);

@@ -297,6 +297,7 @@
 namespace schedlab {
 
 class Kernel;
+class KthreadWorker;
 class PmRuntime;
 class Workqueue;
 class WorkqueueSystem;
@@ -309,13 +310,14 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   // gpu: the device params.gpu names (nullptr when it is empty); pm: the
   // runtime PM model (nullptr: none; then no *_rpm may be named).
   // wqs / submit_wq: the workqueue params.gpu_submit_wq names (nullptr
-  // when it is empty); commit_wq: params.commit_wq's. request_binder: the
+  // when it is empty); commit_wq / commit_worker: params.commit_wq's /
+  // params.commit_worker's. request_binder: the
   // process params.vsync_request_binder names (nullptr when it is empty);
   // inject_binder: params.inject_binder's.
   DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
                   uint64_t seed, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr,
                   BinderProc* request_binder = nullptr, BinderProc* inject_binder = nullptr,
-                  Workqueue* commit_wq = nullptr);
+                  Workqueue* commit_wq = nullptr, KthreadWorker* commit_worker = nullptr);
   ~DisplayPipeline() override;
   DisplayPipeline(const DisplayPipeline&) = delete;
   DisplayPipeline& operator=(const DisplayPipeline&) = delete;
@@ -504,15 +506,18 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
     std::unique_ptr<CommitFn> fn;
   };
   Workqueue* commit_wq_ = nullptr;
+  KthreadWorker* commit_worker_ = nullptr;
+  bool nonblocking_commit() const { return commit_wq_ || commit_worker_; }
   std::vector<Commit> commits_;
   uint64_t commit_seq_ = 0;          // the next commit's sequence number
   uint64_t flipping_seq_ = 0;        // the kicked-off commit flip_timer_ is armed for
-  bool sf_waits_flip_ = false;       // SF (the composer) waits for the latest commit's flip_done
+  bool sf_waits_commit_ = false;     // SF (the composer) waits for the latest commit (its flip, or with commit_worker its end)
   int sf_earliest_cpu_ = 0;          // the CPU whose hrtimer base holds sf_earliest_timer_
   Commit* commit_in_flight(uint64_t seq);
-  // The latest commit, if it has not flipped yet (a nonblocking ioctl
-  // would get -EBUSY).
-  Commit* commit_unflipped();
+  // SF's next commit must wait for the latest one: commit_wq, until it
+  // flips (a nonblocking ioctl would get -EBUSY); commit_worker, until it
+  // is done (SDE's ioctl waits for it).
+  bool commit_blocks_sf();
   void queue_commit(Task& sf, int frame, Time target);  // the ioctl's end: commit_work queued
   void commit_kicked_off(Commit& c);                     // the flush is written: its vsync is known
   void commit_flipped(Commit& c, Task& worker);          // complete_commit(): flip_done, the present fence
