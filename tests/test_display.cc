@@ -1956,38 +1956,64 @@ TEST_CASE("display: the composer waits for the previous commit's flip and its ea
 
 // Qualcomm's downstream SDE driver (commit_worker): the same frames as
 // above (SF's work duration 10 ms), the commits on a SCHED_FIFO 16
-// kthread_worker (crtc_commit:0, on CPU 0 with the UI thread, which it
-// preempts). SF's ioctl waits until commit k is done: its worker, woken by
-// the interrupt at P_k, signals the flip, puts the DPU and ends the
-// commit (commit_destroy()), waking SF; the ioctl's 200 us, then the
-// kthread, idle, starts commit k + 1 at P_k + 0.2 ms at once (no kworker
-// to create), which latches at P_{k+1}. Frame 15 as before: SF sleeps
-// until its earliest present time P_14.
-TEST_CASE("display: downstream SDE's commit runs on a FIFO kthread_worker and SF waits for the previous commit",
+// kthread_worker (crtc_commit:0) on a fourth CPU, 3. SF sleeps until its earliest present time P_k, as before,
+// then runs the ioctl's 200 us (the check and prepare_planes come before
+// its wait for the previous commit), whose wait finds commit k done: its
+// thread, woken by the interrupt at P_k, signalled the flip, put the DPU
+// and ended the commit (commit_destroy()) at once. Commit k + 1 is queued
+// at P_k + 0.2 ms, and the idle kthread starts it at once (no kworker to
+// create); it latches at P_{k+1}. With a SCHED_FIFO 50 task holding CPU
+// 3 from P_20 - 0.1 ms for 1 ms, commit 20's thread, woken at P_20, runs
+// only at P_20 + 0.9 ms: frame 20's fence is still stamped P_20 (the
+// latest vblank), but SF's ioctl for frame 21, done with its CPU work at
+// P_20 + 0.2 ms, waits (S) until the commit thread ends commit 20 and
+// wakes it at P_20 + 0.9 ms, where commit 21 starts; kicked off 0.5 ms
+// later, it still latches at P_21.
+TEST_CASE("display: downstream SDE's commit runs on a FIFO kthread_worker after SF's earliest present time",
           "[display][drm]") {
   DisplayParams dp = msm_commit_params();
   dp.sf_duration = Time::ms(10);
   dp.commit_wq.clear();
   dp.commit_worker = "crtc_commit:0";
-  RpmRig r(dp, /*dpu_active=*/true);
+  RpmRig r(dp, exact_scenario("6.12", 1000, 4), /*dpu_active=*/true);
   KthreadWorkerParams wp;
   wp.name = "crtc_commit:0";
   wp.policy = Policy::kFifo;
   wp.rt_priority = 16;
-  wp.cpus = {0};
+  wp.cpus = {3};
   KthreadWorker commit_thread(*r.k, wp, r.tracker);
   WqItems items("crtc_commit:0");
   r.k->add_observer(&items);
   r.disp = std::make_unique<DisplayPipeline>(*r.k, "display", r.params, r.gpu.get(), r.pm.get(), 1, r.wqs.get(),
                                              nullptr, nullptr, nullptr, nullptr, &commit_thread);
+  const bool hog = GENERATE(false, true);
+  OneShot hog_body(Time::ms(1));
+  if (hog) {
+    Task& h = r.k->create_task("hog", "hog", Policy::kFifo, 0, 50, {3}, false);
+    r.k->set_body(h, &hog_body);
+    r.k->start_task_at(h, P(20) - Time::us(100));
+  }
   r.run(Time::ms(400));
-  check_pipelined_commits(r, items, 0);
-  for (const auto& start : items.starts) CHECK(start.worker == &commit_thread.task());
-  std::vector<Time> by_commit_thread;
-  for (const auto& w : r.log.wakes)
-    if (w.task == "surfaceflinger" && w.waker == &commit_thread.task()) by_commit_thread.push_back(w.t);
-  REQUIRE(by_commit_thread.size() == 11);
-  for (size_t i = 0; i < by_commit_thread.size(); ++i) CHECK(by_commit_thread[i] == P(15 + static_cast<int64_t>(i)));
+  INFO((hog ? "with" : "without") << " the FIFO 50 task");
+  REQUIRE(r.log.frames.size() == 12);
+  for (int64_t k = 15; k <= 26; ++k) CHECK(r.log.frames[static_cast<uint64_t>(k)].present == P(k));
+  REQUIRE(items.starts.size() == 12);
+  for (size_t i = 0; i < 12; ++i) {
+    const int64_t k = 15 + static_cast<int64_t>(i);
+    CHECK(items.starts[i].worker == &commit_thread.task());
+    CHECK(items.starts[i].t == P(k - 1) + Time::us(hog && k == 21 ? 900 : 200));
+  }
+  // SF: woken by its earliest-present timer at each P_k, k = 14 .. 25;
+  // by the commit thread only when its ioctl had to wait.
+  std::vector<Time> sf_timer_wakes, by_commit_thread;
+  for (const auto& w : r.log.wakes) {
+    if (w.task != "surfaceflinger") continue;
+    if (w.waker == &commit_thread.task()) by_commit_thread.push_back(w.t);
+    if (!w.waker && w.t.count() % kPeriod == 0) sf_timer_wakes.push_back(w.t);
+  }
+  REQUIRE(sf_timer_wakes.size() == 12);
+  for (size_t i = 0; i < sf_timer_wakes.size(); ++i) CHECK(sf_timer_wakes[i] == P(14 + static_cast<int64_t>(i)));
+  CHECK(by_commit_thread == (hog ? std::vector<Time>{P(20) + Time::us(900)} : std::vector<Time>{}));
   r.disp.reset();  // before the kthread_worker its commits run on
 }
 

@@ -261,8 +261,8 @@ const std::vector<ParamDecl>& display_params() {
          "free_job CPU work per job on gpu_submit_wq, after its fence (capacity 1024, f_max)"},
         {"ui_rpm", "pm_runtime device, or none", "none", "UI thread get_sync / put_autosuspend around its work"},
         {"display_rpm", "pm_runtime device, or none", "none",
-         "SurfaceFlinger get_sync / put_autosuspend around its commit; with commit_wq, the commit worker's get_sync / "
-         "put_sync"},
+         "SurfaceFlinger get_sync / put_autosuspend around its commit; with commit_wq or commit_worker, the commit's "
+         "get_sync / put_sync"},
         {"commit_wq", "workqueue name, or none", "none",
          "drm/msm's nonblocking atomic commit: SurfaceFlinger (the composer) waits for the previous commit's flip "
          "and its earliest present time, then its ioctl (commit_ioctl_cost) queues commit_tail() there "
@@ -270,16 +270,17 @@ const std::vector<ParamDecl>& display_params() {
          "the flush latches at the next vsync, signals the present fence and puts display_rpm (put_sync); none: "
          "SurfaceFlinger commits itself"},
         {"commit_worker", "kthread_worker name, or none", "none",
-         "Qualcomm's downstream SDE: the commit_wq steps run on this kthread_worker (crtc_commit:N, SCHED_FIFO 16) "
-         "and SurfaceFlinger's ioctl waits until the previous commit is done; give one of commit_wq and "
-         "commit_worker"},
+         "Qualcomm's downstream SDE: the commit_wq steps run on this kthread_worker (SDE's crtc_commit:<id>, "
+         "SCHED_FIFO 16 in its kthread_workers entry) and SurfaceFlinger's ioctl, after its CPU work, waits until "
+         "the previous commit is done; give one of commit_wq and commit_worker"},
         {"commit_ioctl_cost", "duration", duration_text(d.commit_ioctl_cost),
          "SurfaceFlinger's part of a nonblocking commit: atomic check, prepare_planes, swap (capacity 1024, f_max)"},
         {"crtc_holds_display_rpm", "bool", "false",
-         "dpu_crtc_enable(): the active CRTC holds a display_rpm reference from the start (the screen stays on; the "
-         "device must start active), so each commit's get/put only counts"},
+         "the display_rpm reference held while the screen is on (mainline DPU: the active CRTC's, dpu_crtc_enable(); "
+         "SDE: the encoder's, a video-mode panel keeping it), taken at the start (the device must start active), so "
+         "each commit's get/put only counts"},
         {"display_irq_cpu", "int", std::to_string(d.display_irq_cpu),
-         "CPU taking the display interrupt (vblank) that ends a commit_wq worker's flush wait"},
+         "CPU taking the display interrupt (vblank) that ends a commit's flush wait (commit_wq or commit_worker)"},
         {"touch_rpm", "pm_runtime device, or none", "none",
          "touch down (each animation's start): pm_runtime_get() from the interrupt; put_autosuspend at its end"},
         {"touch_irq_cpu", "int", std::to_string(d.touch_irq_cpu), "CPU taking the touch interrupt"},

@@ -24,9 +24,10 @@ enum : uint64_t {
   kTagTouchReport = 7, kTagInject = 8, kTagFlip = 9, kTagSfEarliest = 10
 };
 
-// commit_wq: nonblocking commits in flight at once: the newest (not yet
-// flipped: a later nonblocking ioctl would get -EBUSY, so SF waits) and
-// the previous one's worker finishing after its flip.
+// commit_wq / commit_worker: nonblocking commits in flight at once: the
+// newest (not yet flipped: a later nonblocking ioctl would get -EBUSY, so
+// SF waits; with commit_worker SF's ioctl waits until it is done) and the
+// previous one's worker finishing after its flip.
 constexpr size_t kCommitSlots = 2;
 
 // VsyncSchedule::createDispatch() (Android 14): callbacks due within this
@@ -389,16 +390,16 @@ class DisplayPipeline::SfBody final : public Body {
           // the composer does not get ahead of the kernel: stall_checks()
           // refuses a nonblocking commit while the CRTC's latest one has
           // not flipped (-EBUSY), so it waits for that commit's flip_done
-          // first (an ASSUMPTION). With commit_worker (Qualcomm's
-          // downstream SDE) the ioctl itself sleeps until the CRTC's
-          // previous commit is done (msm_atomic_commit()'s wait on
-          // pending_crtcs, cleared by commit_destroy()); the model makes
-          // that wait before the ioctl's CPU work. With the previous present
-          // fence signalled, SF then sleeps until its earliest present time,
-          // the vsync ahead of the target ("wait for earliest present
-          // time"; hwcMinWorkDuration 0), so the flush latches at the
-          // target, not earlier.
-          if (d_.commit_blocks_sf()) {
+          // first (an ASSUMPTION). With the previous present fence
+          // signalled, SF then sleeps until its earliest present time, the
+          // vsync ahead of the target ("wait for earliest present time";
+          // hwcMinWorkDuration 0), so the flush latches at the target, not
+          // earlier. (SF sleeps until its earliest present time before it
+          // calls the composer; both waits end at the later of the two
+          // times either way, and the flip's wake-up usually comes last.)
+          // With commit_worker (Qualcomm's downstream SDE) the ioctl
+          // itself waits for the previous commit (kSdeWait).
+          if (!d_.commit_worker_ && d_.commit_blocks_sf()) {
             d_.sf_waits_commit_ = true;
             return Action::block(TaskState::kInterruptible);
           }
@@ -415,10 +416,25 @@ class DisplayPipeline::SfBody final : public Body {
           // drm_mode_atomic_ioctl() with DRM_MODE_ATOMIC_NONBLOCK:
           // atomic_check, setup_commit, prepare_planes and swap_state
           // here; commit_tail() goes to commit_wq (drm_atomic_helper_commit()).
-          phase_ = Phase::kIoctl;
+          // SDE's msm_atomic_commit(): the check and prepare_planes, then
+          // the wait for the previous commit (kSdeWait); swap_state,
+          // prepare_fence and the dispatch to commit_worker after it cost
+          // nothing here.
+          phase_ = d_.commit_worker_ ? Phase::kSdeWait : Phase::kIoctl;
           if (d_.params_.commit_ioctl_cost > Time::zero()) return Action::run(d_.params_.commit_ioctl_cost.count());
           continue;
         }
+        case Phase::kSdeWait:
+          // msm_atomic_commit()'s wait (S) until the CRTC's pending_crtcs
+          // bit clears: commit_destroy(), the last step of the previous
+          // commit's complete_commit() on commit_worker.
+          if (d_.commit_blocks_sf()) {
+            d_.sf_waits_commit_ = true;
+            return Action::block(TaskState::kInterruptible);
+          }
+          d_.sf_waits_commit_ = false;
+          phase_ = Phase::kIoctl;
+          continue;
         case Phase::kIoctl: {
           const Time now = d_.k_.now();
           d_.queue_commit(self, latched_, target_);
@@ -463,7 +479,7 @@ class DisplayPipeline::SfBody final : public Body {
   }
 
  private:
-  enum class Phase : uint8_t { kIdle, kLatch, kComposite, kRpmGet, kCommit, kPresentWait, kIoctl };
+  enum class Phase : uint8_t { kIdle, kLatch, kComposite, kRpmGet, kCommit, kPresentWait, kSdeWait, kIoctl };
   // The end of composite(), the display commit made.
   void composite_done(Task& self) {
     if (d_.input_sync_ == InputSync::kCommitting) {
@@ -610,6 +626,14 @@ class DisplayPipeline::FreeJobFn final : public WorkFn {
 // worker more than a period late reports a later one);
 // disable_commit() (pm_runtime_put_sync()); hw_done, which releases the
 // next commit.
+// With commit_worker (Qualcomm's downstream SDE, msm_atomic.c
+// complete_commit() on the crtc_commit:<id> kthread_worker) the same
+// steps: sde_kms_prepare_commit()'s get, the kickoff,
+// msm_atomic_wait_for_commit_done() until the vsync, the complete_commit()
+// put_sync, then commit_destroy(), which lets SF's next ioctl go on; SDE
+// signals the present (retire) fence from work the vblank interrupt queues
+// on its crtc_event:<id> thread, which the model folds into the commit's
+// wake-up.
 // Simplified: video mode (command-mode panels end the flush wait at the
 // panel's ctl_start / pp_done instead); the acquire fences are signalled
 // (SF latched ready buffers and composes nothing on the GPU); the work
