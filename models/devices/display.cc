@@ -437,7 +437,7 @@ class DisplayPipeline::SfBody final : public Body {
           continue;
         case Phase::kIoctl: {
           const Time now = d_.k_.now();
-          d_.queue_commit(self, latched_, target_);
+          d_.queue_commit(self, latched_);
           // The frame's vsync is known once the worker has flushed; until
           // then SF's next frame sees the earliest it can be
           // (commit_kicked_off() sets the real one).
@@ -706,7 +706,7 @@ bool DisplayPipeline::commit_blocks_sf() {
   return c && (commit_worker_ || !c->flipped);
 }
 
-void DisplayPipeline::queue_commit(Task& sf, int frame, Time target) {
+void DisplayPipeline::queue_commit(Task& sf, int frame) {
   Commit& c = commits_[commit_seq_ % commits_.size()];
   if (c.in_use)
     throw ModelError(fmt::format("display '{}': more than {} display commits in flight at {}", name_, commits_.size(),
@@ -714,7 +714,6 @@ void DisplayPipeline::queue_commit(Task& sf, int frame, Time target) {
   c.in_use = true;
   c.seq = commit_seq_++;
   c.frame = frame;
-  c.target = target;
   c.flip = Time::max();
   c.latched = c.flipped = c.hw_done = false;
   c.waiter = nullptr;

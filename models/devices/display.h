@@ -496,7 +496,6 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
     bool in_use = false;
     uint64_t seq = 0;
     int frame = -1;              // the latched frame it presents; -1: none (an input-sync composite)
-    Time target;                 // SF's target vsync
     Time flip = Time::max();     // the vsync its flush latches at (known at kickoff)
     bool latched = false;        // that vsync's interrupt ended the worker's wait_flush()
     bool flipped = false;        // flip_done: complete_commit() sent the event (and the present fence)
@@ -518,7 +517,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   // flips (a nonblocking ioctl would get -EBUSY); commit_worker, until it
   // is done (SDE's ioctl waits for it).
   bool commit_blocks_sf();
-  void queue_commit(Task& sf, int frame, Time target);  // the ioctl's end: commit_work queued
+  void queue_commit(Task& sf, int frame);  // the ioctl's end: commit_work queued
   void commit_kicked_off(Commit& c);                     // the flush is written: its vsync is known
   void commit_flipped(Commit& c, Task& worker);          // complete_commit(): flip_done, the present fence
   void commit_hw_done(Commit& c, Task& worker);          // hw_done; the worker returns
