@@ -180,12 +180,13 @@ void System::Impl::build_exec_contexts() {
     Gpu* gpu = nullptr;
     if (!p->gpu.empty() && !(gpu = find_gpu(p->gpu)))
       throw ModelError(fmt::format("display '{}': unknown gpu '{}'", d.name, p->gpu));
-    Workqueue* submit_wq = nullptr;
-    if (!p->gpu_submit_wq.empty() && !(submit_wq = workqueues->find(p->gpu_submit_wq)))
-      throw ModelError(fmt::format("display '{}': unknown workqueue '{}'", d.name, p->gpu_submit_wq));
-    Workqueue* commit_wq = nullptr;
-    if (!p->commit_wq.empty() && !(commit_wq = workqueues->find(p->commit_wq)))
-      throw ModelError(fmt::format("display '{}': unknown workqueue '{}'", d.name, p->commit_wq));
+    auto workqueue = [&](const std::string& name) -> Workqueue* {
+      if (name.empty()) return nullptr;
+      if (Workqueue* wq = workqueues->find(name)) return wq;
+      throw ModelError(fmt::format("display '{}': unknown workqueue '{}'", d.name, name));
+    };
+    Workqueue* submit_wq = workqueue(p->gpu_submit_wq);
+    Workqueue* commit_wq = workqueue(p->commit_wq);
     KthreadWorker* commit_worker = nullptr;
     if (!p->commit_worker.empty() && !(commit_worker = find_worker(p->commit_worker)))
       throw ModelError(fmt::format("display '{}': unknown kthread_worker '{}'", d.name, p->commit_worker));

@@ -399,11 +399,7 @@ class DisplayPipeline::SfBody final : public Body {
           // times either way, and the flip's wake-up usually comes last.)
           // With commit_worker (Qualcomm's downstream SDE) the ioctl
           // itself waits for the previous commit (kSdeWait).
-          if (!d_.commit_worker_ && d_.commit_blocks_sf()) {
-            d_.sf_waits_commit_ = true;
-            return Action::block(TaskState::kInterruptible);
-          }
-          d_.sf_waits_commit_ = false;
+          if (!d_.commit_worker_ && waits_for_commit(&a)) return a;
           const Time earliest = target_ - d_.period();
           if (d_.k_.now() < earliest) {
             if (!d_.sf_earliest_timer_.armed()) {
@@ -428,11 +424,7 @@ class DisplayPipeline::SfBody final : public Body {
           // msm_atomic_commit()'s wait (S) until the CRTC's pending_crtcs
           // bit clears: commit_destroy(), the last step of the previous
           // commit's complete_commit() on commit_worker.
-          if (d_.commit_blocks_sf()) {
-            d_.sf_waits_commit_ = true;
-            return Action::block(TaskState::kInterruptible);
-          }
-          d_.sf_waits_commit_ = false;
+          if (waits_for_commit(&a)) return a;
           phase_ = Phase::kIoctl;
           continue;
         case Phase::kIoctl: {
@@ -480,6 +472,14 @@ class DisplayPipeline::SfBody final : public Body {
 
  private:
   enum class Phase : uint8_t { kIdle, kLatch, kComposite, kRpmGet, kCommit, kPresentWait, kSdeWait, kIoctl };
+  // SF sleeps (S) while its next commit must wait for the latest one
+  // (commit_blocks_sf()); the commit's worker wakes it
+  // (wake_sf_if_unblocked()).
+  bool waits_for_commit(Action* out) {
+    d_.sf_waits_commit_ = d_.commit_blocks_sf();
+    if (d_.sf_waits_commit_) *out = Action::block(TaskState::kInterruptible);
+    return d_.sf_waits_commit_;
+  }
   // The end of composite(), the display commit made.
   void composite_done(Task& self) {
     if (d_.input_sync_ == InputSync::kCommitting) {
@@ -653,7 +653,7 @@ class DisplayPipeline::CommitFn final : public WorkFn {
       switch (phase_) {
         case Phase::kDependencies: {
           const Commit* prev = c_.seq > 0 ? d_.commit_in_flight(c_.seq - 1) : nullptr;
-          if (waits(prev && !prev->hw_done, x, &a)) return a;
+          if (waits(prev != nullptr, x, &a)) return a;  // in flight until its hw_done
           if (rpm) rpm->begin(*d_.display_rpm_, RpmApi::kGetSync);
           phase_ = Phase::kRpmGet;
           continue;
@@ -714,8 +714,7 @@ void DisplayPipeline::queue_commit(Task& sf, int frame) {
   c.in_use = true;
   c.seq = commit_seq_++;
   c.frame = frame;
-  c.flip = Time::max();
-  c.latched = c.flipped = c.hw_done = false;
+  c.latched = c.flipped = false;
   c.waiter = nullptr;
   if (commit_worker_)
     commit_worker_->queue_work(c.work, QueueContext{&sf, sf.cpu});  // msm_atomic_commit_dispatch()
@@ -725,12 +724,12 @@ void DisplayPipeline::queue_commit(Task& sf, int frame) {
 
 void DisplayPipeline::commit_kicked_off(Commit& c) {
   // The flush latches at the first vsync at or after its write.
-  c.flip = vsync_time(ceil_div(k_.now().count(), period_));
-  if (c.seq + 1 == commit_seq_) last_present_ = c.flip;  // SF's latest commit: its present's vsync
+  const Time flip = vsync_time(ceil_div(k_.now().count(), period_));
+  if (c.seq + 1 == commit_seq_) last_present_ = flip;  // SF's latest commit: its present's vsync
   // One commit at a time is flushed and not yet latched (the next waits
   // for this one's hw_done before its own flush).
   flipping_seq_ = c.seq;
-  flip_timer_.arm(c.flip);
+  flip_timer_.arm(flip);
 }
 
 void DisplayPipeline::commit_flipped(Commit& c, Task& worker) {
@@ -743,15 +742,20 @@ void DisplayPipeline::commit_flipped(Commit& c, Task& worker) {
     free_frame(c.frame);
     c.frame = -1;
   }
-  if (sf_waits_commit_ && !commit_worker_ && c.seq + 1 == commit_seq_) wake(*sf_task_, &worker);
+  wake_sf_if_unblocked(worker);
 }
 
 void DisplayPipeline::commit_hw_done(Commit& c, Task& worker) {
-  c.hw_done = true;
   if (Commit* next = commit_in_flight(c.seq + 1); next && next->waiter) wake(*next->waiter, &worker);
-  c.in_use = false;
+  c.in_use = false;  // hw_done (and SDE's commit_destroy())
   c.waiter = nullptr;
-  if (sf_waits_commit_ && commit_worker_ && c.seq + 1 == commit_seq_) wake(*sf_task_, &worker);  // commit_destroy()
+  wake_sf_if_unblocked(worker);
+}
+
+void DisplayPipeline::wake_sf_if_unblocked(Task& worker) {
+  if (!sf_waits_commit_ || commit_blocks_sf()) return;
+  sf_waits_commit_ = false;
+  wake(*sf_task_, &worker);
 }
 
 // ------------------------------------------------- vsync delivery threads

@@ -496,10 +496,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
     bool in_use = false;
     uint64_t seq = 0;
     int frame = -1;              // the latched frame it presents; -1: none (an input-sync composite)
-    Time flip = Time::max();     // the vsync its flush latches at (known at kickoff)
-    bool latched = false;        // that vsync's interrupt ended the worker's wait_flush()
+    bool latched = false;        // its flush's vsync interrupt ended the worker's wait_flush()
     bool flipped = false;        // flip_done: complete_commit() sent the event (and the present fence)
-    bool hw_done = false;        // drm_atomic_helper_commit_hw_done()
     Task* waiter = nullptr;      // its worker, in D (its flush, or the previous commit)
     WorkStruct work{"commit_work"};
     std::unique_ptr<CommitFn> fn;
@@ -510,7 +508,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   std::vector<Commit> commits_;
   uint64_t commit_seq_ = 0;          // the next commit's sequence number
   uint64_t flipping_seq_ = 0;        // the kicked-off commit flip_timer_ is armed for
-  bool sf_waits_commit_ = false;     // SF (the composer) waits for the latest commit (its flip, or with commit_worker its end)
+  bool sf_waits_commit_ = false;     // SF (the composer) sleeps until commit_blocks_sf() turns false
   int sf_earliest_cpu_ = 0;          // the CPU whose hrtimer base holds sf_earliest_timer_
   Commit* commit_in_flight(uint64_t seq);
   // SF's next commit must wait for the latest one: commit_wq, until it
@@ -520,7 +518,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   void queue_commit(Task& sf, int frame);  // the ioctl's end: commit_work queued
   void commit_kicked_off(Commit& c);                     // the flush is written: its vsync is known
   void commit_flipped(Commit& c, Task& worker);          // complete_commit(): flip_done, the present fence
-  void commit_hw_done(Commit& c, Task& worker);          // hw_done; the worker returns
+  void commit_hw_done(Commit& c, Task& worker);          // hw_done: the commit leaves the ring; the worker returns
+  void wake_sf_if_unblocked(Task& worker);               // the commit's worker wakes SF when it may go on
   Fifo<int> submit_queue_;           // frames pushed, not yet run_job'd
   RngStream rng_;
   RngStream idle_rng_;          // idle_frame_interval draws (own stream: costs keep theirs)
