@@ -1642,18 +1642,22 @@ TEST_CASE("display: with drm/msm's submit path the GPU resumes in the run_job kw
 }
 
 namespace {
-// The starts of work items on one workqueue, in order, with their times.
-class WqStarts : public SchedObserver {
+// The starts and ends of work items on one workqueue (or kthread_worker),
+// in order, with their times, names and workers.
+class WqItems : public SchedObserver {
  public:
-  explicit WqStarts(std::string wq) : wq_(std::move(wq)) {}
+  explicit WqItems(std::string wq) : wq_(std::move(wq)) {}
   void on_work_item(Time t, const WorkItemEvent& e) override {
-    if (e.phase == WorkItemEvent::Phase::kStart && e.workqueue == wq_) starts.push_back({t, std::string(e.work)});
+    if (e.workqueue != wq_) return;
+    if (e.phase == WorkItemEvent::Phase::kStart) starts.push_back({t, std::string(e.work), e.worker});
+    if (e.phase == WorkItemEvent::Phase::kEnd) ends.push_back({t, std::string(e.work), e.worker});
   }
-  struct Start {
+  struct Item {
     Time t;
     std::string work;
+    const Task* worker;
   };
-  std::vector<Start> starts;
+  std::vector<Item> starts, ends;
 
  private:
   std::string wq_;
@@ -1672,7 +1676,7 @@ TEST_CASE("display: drm/msm's submit workqueue runs run_job, an empty run_job, f
           "[display][drm]") {
   RpmRig r(msm_submit_params());
   Workqueue& ring = add_msm_ring(r);
-  WqStarts log("gpu-ring");
+  WqItems log("gpu-ring");
   r.k->add_observer(&log);
   r.build(r.pm.get(), r.wqs.get(), &ring);
   r.run(W(14) + Time::ms(9));
@@ -1830,24 +1834,6 @@ DisplayParams msm_commit_params() {
   dp.crtc_holds_display_rpm = true;
   return dp;
 }
-// Work items' starts and ends on one workqueue.
-class WqItems : public SchedObserver {
- public:
-  explicit WqItems(std::string wq) : wq_(std::move(wq)) {}
-  void on_work_item(Time t, const WorkItemEvent& e) override {
-    if (e.workqueue != wq_) return;
-    if (e.phase == WorkItemEvent::Phase::kStart) starts.push_back({t, e.worker});
-    if (e.phase == WorkItemEvent::Phase::kEnd) ends.push_back({t, e.worker});
-  }
-  struct Item {
-    Time t;
-    const Task* worker;
-  };
-  std::vector<Item> starts, ends;
-
- private:
-  std::string wq_;
-};
 // SF's work duration at 10 ms (frames 15 .. 26): every frame presented at
 // its vsync, SF's ioctl done 200 us after the previous vsync, where its
 // commit starts (50 us later for the first `created` ones: a kworker
