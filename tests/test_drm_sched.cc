@@ -206,9 +206,11 @@ ChainRun run_panthor_chain(const std::vector<Time>& gpu_times, int gpu_slots = 1
 // next from the unbound pool's worklist (1.022 -> 1.042 ms); the first
 // queue_work() woke the pool's idle kworker, on CPU 0, which runs the
 // group's work at once (1.022 -> 1.030 ms): the fence signals at 1.030 ms,
-// 8 us after the single-item model's 1.022. That kworker then runs the
-// scheduler's sync update (1.030 -> 1.033) and the free_job work the
-// signal queued (1.033 -> 1.038).
+// 8 us after the single-item model's 1.022. That kworker then starts the
+// scheduler's sync update at 1.030, which needs sched->lock, held by the
+// running tick: it spins until the tick's unlock at 1.042 and ends at
+// 1.045. The tick's kworker takes the free_job work the signal queued
+// (1.042 -> 1.047).
 TEST_CASE("panthor's post-interrupt chain: fw events, then tick, group and scheduler sync updates", "[drm]") {
   const ChainRun r = run_panthor_chain({Time::zero()});
   const DrmLog& log = r.log;
@@ -225,7 +227,6 @@ TEST_CASE("panthor's post-interrupt chain: fw events, then tick, group and sched
   for (const auto* w : {&tick[0], &group[0], &sched_upd[0]}) CHECK(w->queued == Time::us(1022));
   CHECK(tick[0].ended - tick[0].started == Time::us(20));
   CHECK(group[0].ended - group[0].started == Time::us(8));
-  CHECK(sched_upd[0].ended - sched_upd[0].started == Time::us(3));
   CHECK(log.jobs.at(1).done == group[0].ended);
   CHECK(log.jobs.at(1).done == Time::us(1030));
   CHECK(tick[0].worker == fence[0].worker);
@@ -233,7 +234,14 @@ TEST_CASE("panthor's post-interrupt chain: fw events, then tick, group and sched
   CHECK(tick[0].cpu == 1);
   CHECK(sched_upd[0].worker == group[0].worker);
   CHECK(sched_upd[0].started == Time::us(1030));
-  CHECK(log.jobs.at(1).freed == Time::us(1038));
+  CHECK(tick[0].ended == Time::us(1042));
+  CHECK(sched_upd[0].ended == Time::us(1045));  // spun 1.030 -> 1.042, then 3 us
+  for (const auto& sw : r.switches.log)  // CPU 0 stays busy while it spins
+    CHECK_FALSE((sw.cpu == 0 && sw.t > Time::us(1030) && sw.t < Time::us(1045)));
+  const auto free = works.ending_with(":drm_sched_free_job_work");
+  REQUIRE(free.size() == 1);
+  CHECK(free[0].worker == tick[0].worker);
+  CHECK(log.jobs.at(1).freed == Time::us(1047));
 }
 
 // Two jobs pushed together run back to back on the GPU (1 ms each): the
@@ -286,7 +294,10 @@ TEST_CASE("panthor's submit resumes the tick of an idle group", "[drm]") {
 // request, and never sleeps. The acknowledgement raises the job interrupt
 // (no latency here), whose handler queues the fw-events work a second
 // time at 1.027 ms; that run finds no CSG event and costs
-// fw_ack_events_cost (2 us) only.
+// fw_ack_events_cost (2 us) only. Both kworkers are busy then (the tick,
+// and the scheduler's sync update spinning on sched->lock from 1.030), so
+// it starts when the tick ends at 1.047, and spins in its turn while the
+// sync update holds the lock (1.047 -> 1.050): it ends at 1.052.
 TEST_CASE("panthor's tick polls for the firmware's acknowledgement of its status request", "[drm]") {
   const ChainRun r =
       run_panthor_chain_events({ev_submit("vk", Time::zero()), ev_sleep(Time::s(10))}, 1,
@@ -297,7 +308,8 @@ TEST_CASE("panthor's tick polls for the firmware's acknowledgement of its status
   CHECK(tick[0].ended == Time::us(1047));
   REQUIRE(fence.size() == 2);
   CHECK(fence[1].queued == Time::us(1027));
-  CHECK(fence[1].ended - fence[1].started == Time::us(2));
+  CHECK(fence[1].started == Time::us(1047));
+  CHECK(fence[1].ended == Time::us(1052));
   for (const auto& s : r.switches.log) CHECK_FALSE((s.prev == tick[0].worker && s.prev_state == 'D'));
   CHECK(r.log.jobs.at(1).done == Time::us(1030));  // the fence path is unchanged
 }
@@ -311,6 +323,12 @@ TEST_CASE("panthor's tick polls for the firmware's acknowledgement of its status
 // interrupt goes through the thread too, so everything starts 3 us later
 // than in the test above: the tick at 1.025 ms, its sleep at 2.025, the
 // acknowledgement at 3.025, the wake-up at 3.028 and its end at 3.048.)
+// sched->lock: the scheduler's sync update (CPU 0, from 1.033) spins while
+// the tick polls, sleeps in D when the tick does (2.025), and is woken by
+// the tick's unlock at 3.048; the acknowledgement's fw-events run (CPU 1,
+// from 3.028) spins on the running tick meanwhile, so it takes the lock
+// first (3.048 -> 3.050); the woken sync update finds it taken, sets
+// HANDOFF, spins, and gets it at 3.050 (3.050 -> 3.053).
 TEST_CASE("panthor's tick sleeps until the acknowledgement's interrupt when the firmware is slower than the poll",
           "[drm]") {
   const ChainRun r = run_panthor_chain_events({ev_submit("vk", Time::zero()), ev_sleep(Time::s(10))}, 1,
@@ -332,7 +350,16 @@ TEST_CASE("panthor's tick sleeps until the acknowledgement's interrupt when the 
   CHECK(r.switches.first_run(tick[0].worker, ack) == woken);
   CHECK(tick[0].ended == Time::us(3048));
   CHECK(fence[1].queued == woken);
-  CHECK(fence[1].ended - fence[1].started == Time::us(2));
+  CHECK(fence[1].started == woken);
+  CHECK(fence[1].ended == Time::us(3050));
+  const auto sched_upd = r.works.ending_with(":sync_upd_work");
+  REQUIRE(sched_upd.size() == 1);
+  CHECK(sched_upd[0].started == Time::us(1033));
+  bool upd_slept = false;
+  for (const auto& s : r.switches.log)
+    if (s.prev == sched_upd[0].worker && s.t == Time::us(2025)) upd_slept = s.prev_state == 'D';
+  CHECK(upd_slept);
+  CHECK(sched_upd[0].ended == Time::us(3053));
 }
 
 // A fence-work run handles the events raised before it started

@@ -8,20 +8,27 @@
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
 #include "models/kernel/kthread_worker.h"
+#include "models/kernel/sched/kernel_mutex.h"
 #include "models/kernel/workqueue/workqueue.h"
 #include "sim/log.h"
 
 namespace schedlab {
 
-// drm_sched_run_job_work().
+// drm_sched_run_job_work(). With panthor's chain, ops->run_job() is
+// queue_run_job(), which does its work under sched->lock: the model holds
+// the lock across all of run_job_cost (the ring write and the doorbell;
+// the runtime PM get before it is not modelled) and releases it after the
+// tick's resume and the doorbell.
 class DrmGpuScheduler::RunJobFn final : public WorkFn {
  public:
   explicit RunJobFn(DrmGpuScheduler& s) : s_(s) {}
   Action step(WorkExec& x) override {
-    switch (x.step) {
-      case 0:
-        return Action::run(s_.params_.select_cost.count());
-      case 1: {
+    if (x.step == 0) {
+      phase_ = Phase::kSelect;
+      return Action::run(s_.params_.select_cost.count());
+    }
+    switch (phase_) {
+      case Phase::kSelect: {
         // Find an entity with a ready job the hardware has room for.
         DrmEntity* e = s_.select_entity();
         if (!e) return Action::exit();  // no more work (or no credits: free_job requeues run_job)
@@ -31,33 +38,39 @@ class DrmGpuScheduler::RunJobFn final : public WorkFn {
         job_ = job.get();
         s_.pending_list_.push_back(std::move(job));  // drm_sched_job_begin()
         s_.emit(DrmJobEvent::Phase::kRun, *job_, x.context());  // trace_drm_run_job
-        return Action::run(s_.params_.run_job_cost.count());  // ops->run_job()
+        phase_ = Phase::kLock;
+        [[fallthrough]];
       }
-      case 2:
-        if (job_) {
-          // queue_run_job(): the queue has work again; an idle group whose
-          // tick was stopped resumes it (sched_resume_tick()) before the
-          // doorbell.
-          // (group_idle_ is only ever set by panthor's chain.)
-          if (s_.group_idle_ && s_.tick_stopped_ && s_.params_.idle_tick_cost > Time::zero()) {
-            s_.tick_stopped_ = false;
-            s_.wqs_->queue_work(*s_.fence_wq_, s_.work_tick_, x.context());
-          }
-          s_.group_idle_ = false;
-          s_.emit(DrmJobEvent::Phase::kHw, *job_, x.context());
-          job_->on_gpu = true;
-          s_.gpu_.run(s_, job_->id, job_->gpu_time);
-          job_ = nullptr;
+      case Phase::kLock:
+        if (s_.sched_lock_)
+          if (auto wait = s_.sched_lock_->lock_step(x.worker())) return *wait;
+        phase_ = Phase::kRan;
+        return Action::run(s_.params_.run_job_cost.count());  // ops->run_job()
+      case Phase::kRan:
+        // queue_run_job(): the queue has work again; an idle group whose
+        // tick was stopped resumes it (sched_resume_tick()) before the
+        // doorbell.
+        // (group_idle_ is only ever set by panthor's chain.)
+        if (s_.group_idle_ && s_.tick_stopped_ && s_.params_.idle_tick_cost > Time::zero()) {
+          s_.tick_stopped_ = false;
+          s_.wqs_->queue_work(*s_.fence_wq_, s_.work_tick_, x.context());
         }
+        s_.group_idle_ = false;
+        s_.emit(DrmJobEvent::Phase::kHw, *job_, x.context());
+        job_->on_gpu = true;
+        s_.gpu_.run(s_, job_->id, job_->gpu_time);
+        job_ = nullptr;
+        if (s_.sched_lock_) s_.sched_lock_->unlock(x.worker());
         s_.run_job_queue(x.context());  // requeue: more jobs may be ready
         return Action::exit();
-      default:
-        return Action::exit();
     }
+    return Action::exit();
   }
 
  private:
+  enum class Phase : uint8_t { kSelect, kLock, kRan };
   DrmGpuScheduler& s_;
+  Phase phase_ = Phase::kSelect;
   DrmJob* job_ = nullptr;
 };
 
@@ -102,13 +115,23 @@ class DrmGpuScheduler::FenceFn final : public WorkFn {
       // this run's; one raised while it runs queues the work again.
       idle_ = s_.idle_event_;
       sync_update_ = s_.sync_update_event_;
-      const bool ack_only = s_.fw_ack_event_ && !idle_ && !sync_update_;
+      ack_only_ = s_.fw_ack_event_ && !idle_ && !sync_update_;
       s_.idle_event_ = s_.sync_update_event_ = s_.fw_ack_event_ = false;
-      // A run that finds only a request's acknowledgement: no CSG event
-      // (sched_process_csg_irq_locked() returns once req == ack).
-      return Action::run((ack_only ? p.fw_ack_events_cost : p.fence_cost).count());
+      phase_ = Phase::kLock;
     }
     const QueueContext ctx = x.context();
+    switch (phase_) {
+      case Phase::kLock:
+        // Then mutex_lock(&sched->lock) (panthor's chain).
+        if (s_.sched_lock_)
+          if (auto wait = s_.sched_lock_->lock_step(x.worker())) return *wait;
+        phase_ = Phase::kRan;
+        // A run that finds only a request's acknowledgement: no CSG event
+        // (sched_process_csg_irq_locked() returns once req == ack).
+        return Action::run((ack_only_ ? p.fw_ack_events_cost : p.fence_cost).count());
+      case Phase::kRan:
+        break;
+    }
     if (!s_.chain_) {
       s_.signal_done_jobs(ctx);
       return Action::exit();
@@ -126,29 +149,43 @@ class DrmGpuScheduler::FenceFn final : public WorkFn {
         s_.signal_done_jobs(ctx);
       if (p.sync_update_work_cost > Time::zero()) s_.wqs_->queue_work(*s_.fence_wq_, s_.work_sync_update_, ctx);
     }
+    if (s_.sched_lock_) s_.sched_lock_->unlock(x.worker());
     return Action::exit();
   }
 
  private:
+  enum class Phase : uint8_t { kLock, kRan };
   DrmGpuScheduler& s_;
-  bool idle_ = false, sync_update_ = false;  // the events this run took
+  Phase phase_ = Phase::kLock;
+  bool idle_ = false, sync_update_ = false, ack_only_ = false;  // the events this run took
 };
 
 // An item of panthor's chain: its CPU work, then, for group_sync_upd_work(),
 // the fences of every job the GPU finished (the group's sync objects).
+// The scheduler's sync_upd_work() does its work under sched->lock; the
+// group's takes only its queues' fence locks.
 class DrmGpuScheduler::ChainFn final : public WorkFn {
  public:
-  ChainFn(DrmGpuScheduler& s, Time cost, bool signals) : s_(s), cost_(cost), signals_(signals) {}
+  ChainFn(DrmGpuScheduler& s, Time cost, bool signals, bool takes_sched_lock)
+      : s_(s), cost_(cost), signals_(signals), takes_sched_lock_(takes_sched_lock) {}
   Action step(WorkExec& x) override {
-    if (x.step == 0) return Action::run(cost_.count());
+    if (x.step == 0) locked_ = false;
+    if (!locked_) {
+      if (takes_sched_lock_ && s_.sched_lock_)
+        if (auto wait = s_.sched_lock_->lock_step(x.worker())) return *wait;
+      locked_ = true;
+      return Action::run(cost_.count());
+    }
     if (signals_) s_.signal_done_jobs(x.context());
+    if (takes_sched_lock_ && s_.sched_lock_) s_.sched_lock_->unlock(x.worker());
     return Action::exit();
   }
 
  private:
   DrmGpuScheduler& s_;
   Time cost_;
-  bool signals_;
+  bool signals_, takes_sched_lock_;
+  bool locked_ = false;  // past mutex_lock() (or no lock to take): the cost runs
 };
 
 // panthor's tick_work() (panthor_sched.c, 6.18). With firmware requests
@@ -173,7 +210,15 @@ class DrmGpuScheduler::TickFn final : public WorkFn {
   explicit TickFn(DrmGpuScheduler& s) : s_(s) {}
   Action step(WorkExec& x) override {
     const Time now = s_.k_.now();
+    if (x.step == 0) phase_ = Phase::kLock;
     switch (phase_) {
+      case Phase::kLock:
+        // mutex_lock(&sched->lock), held to the end (the runtime PM get
+        // before it is not modelled).
+        if (s_.sched_lock_)
+          if (auto wait = s_.sched_lock_->lock_step(x.worker())) return *wait;
+        phase_ = Phase::kStart;
+        [[fallthrough]];
       case Phase::kStart:
         if (s_.gpu_.fw_requests()) {
           ack_at_ = s_.gpu_.fw_request(s_, kStatusRequest);
@@ -191,8 +236,8 @@ class DrmGpuScheduler::TickFn final : public WorkFn {
       case Phase::kWork:
         break;
       case Phase::kDone:
-        phase_ = Phase::kStart;
         s_.tick_stopped_ = true;
+        if (s_.sched_lock_) s_.sched_lock_->unlock(x.worker());
         return Action::exit();
     }
     phase_ = Phase::kDone;
@@ -201,9 +246,9 @@ class DrmGpuScheduler::TickFn final : public WorkFn {
   static constexpr uint64_t kStatusRequest = 0;  // the request's cookie
 
  private:
-  enum class Phase : uint8_t { kStart, kPolled, kWork, kDone };
+  enum class Phase : uint8_t { kLock, kStart, kPolled, kWork, kDone };
   DrmGpuScheduler& s_;
-  Phase phase_ = Phase::kStart;
+  Phase phase_ = Phase::kLock;
   Time ack_at_;
 };
 
@@ -221,8 +266,8 @@ DrmGpuScheduler::DrmGpuScheduler(Kernel& k, std::string name, const DrmSchedPara
       run_fn_(std::make_unique<RunJobFn>(*this)),
       free_fn_(std::make_unique<FreeJobFn>(*this)),
       fence_fn_(std::make_unique<FenceFn>(*this)),
-      signal_fn_(std::make_unique<ChainFn>(*this, params.signal_work_cost, true)),
-      sync_update_fn_(std::make_unique<ChainFn>(*this, params.sync_update_work_cost, false)),
+      signal_fn_(std::make_unique<ChainFn>(*this, params.signal_work_cost, true, false)),
+      sync_update_fn_(std::make_unique<ChainFn>(*this, params.sync_update_work_cost, false, true)),
       tick_fn_(std::make_unique<TickFn>(*this)),
       work_run_job_(name_ + ":drm_sched_run_job_work", run_fn_.get()),
       work_free_job_(name_ + ":drm_sched_free_job_work", free_fn_.get()),
@@ -234,6 +279,7 @@ DrmGpuScheduler::DrmGpuScheduler(Kernel& k, std::string name, const DrmSchedPara
   chain_ = params_.signal_work_cost > Time::zero() || params_.sync_update_work_cost > Time::zero() ||
            params_.idle_tick_cost > Time::zero();
   if (chain_ && !fence_wq_) bad("signal_work_cost, sync_update_work_cost and idle_tick_cost need a fence_wq");
+  if (chain_) sched_lock_ = std::make_unique<KernelMutex>(k_, name_ + ":sched->lock");
   if (params_.path == DrmSubmitPath::kWorkqueue && (!submit_wq_ || !wqs_)) bad("no submit workqueue");
   if (params_.path == DrmSubmitPath::kKthreadWorker && !worker_) bad("no kthread_worker");
   if (params_.credit_limit < 1) bad("credit_limit must be >= 1");

@@ -59,13 +59,15 @@
 //    resumes the tick (queue_run_job() -> sched_resume_tick(), 6.18.35,
 //    upstream 99820b4b7e50): tick_work is queued with no delay, as when
 //    the device has a free CSG slot (one group here); the first job's
-//    group_schedule_locked() tick is not modelled; panthor's sched->lock,
-//    which the fw-events and tick works (the tick across its firmware
-//    wait), the scheduler's sync_upd_work and queue_run_job() take (the
-//    group's group_sync_upd_work takes only its queues' fence locks), is
-//    not modelled either: those works may run at once on two kworkers
-//    where panthor serialises them (submits and job interrupts rarely
-//    overlap in the shipped scenario; heavier GPU load would see it);
+//    group_schedule_locked() tick is not modelled.
+//    panthor's sched->lock, a struct mutex (KernelMutex: optimistic
+//    spinning while its owner runs, else a D sleep), serialises the
+//    chain: the fw-events work takes it after taking its events, the
+//    tick for its whole run (across the firmware request, the poll and
+//    the sleep until the acknowledgement), the scheduler's sync_upd_work
+//    for its cost, and queue_run_job() for all of run_job_cost (released
+//    after the tick's resume and the doorbell); the group's
+//    group_sync_upd_work takes only its queues' fence locks, not it;
 //  - drm_sched_free_job_work(): free the first finished job, requeue itself
 //    if the next one is finished too, and requeue run_job.
 //
@@ -100,6 +102,7 @@
 namespace schedlab {
 
 class Kernel;
+class KernelMutex;
 class KthreadWorker;
 class Workqueue;
 class WorkqueueSystem;
@@ -175,6 +178,9 @@ class DrmGpuScheduler final : public GpuClient {
   std::unique_ptr<FenceFn> fence_fn_;
   std::unique_ptr<ChainFn> signal_fn_, sync_update_fn_;
   std::unique_ptr<TickFn> tick_fn_;
+  // panthor's sched->lock (struct mutex), with the chain: the fw-events,
+  // tick and scheduler sync-update works and queue_run_job() take it.
+  std::unique_ptr<KernelMutex> sched_lock_;
   WorkStruct work_run_job_, work_free_job_, work_fence_;
   WorkStruct work_signal_, work_sync_update_, work_tick_;  // panthor's chain (optional)
   bool chain_ = false;              // panthor's chain configured (any of its costs > 0)

@@ -37,6 +37,8 @@
 
 namespace schedlab {
 
+class KernelMutex;
+
 // Event priority tiers within one instant (lower runs first).
 enum EventTier : int {
   // A task's work finishing "at" t happened before anything else at t: the
@@ -278,6 +280,7 @@ struct Rq {
   uint32_t rate = 1u << 20;        // work per ns, fixed point 2^20 = capacity 1024 at f_max
   Timer work_timer;
   bool work_rearmed = false;       // arm_work_timer() ran during this __schedule()
+  bool in_schedule = false;        // inside Kernel::schedule() of this rq
   Timer tick_timer;
   Timer server_timer;
   Timer server_inactive_timer;     // the fair server's inactive_timer (zero-lag time), an hrtimer here
@@ -728,6 +731,15 @@ class Kernel : public InstantEndHook, public EventHandler {
   // get_sd_balance_interval() of rq's (single) domain, in jiffies.
   int64_t balance_interval(const Rq& rq, bool busy) const;
 
+  // --- struct mutex (kernel_mutex.h): the kernel tells each registered
+  // mutex when a task that spins on it, or owns it with spinners, leaves
+  // its CPU.
+  void register_kernel_mutex(KernelMutex* m) { kernel_mutexes_.push_back(m); }
+  void unregister_kernel_mutex(KernelMutex* m) { std::erase(kernel_mutexes_, m); }
+  // A busy-wait of p (a kRunWall action: a mutex spin) ends now: at once
+  // if p runs, else when it runs again.
+  void end_busy_wait(Task& p);
+
   // --- run
   void run_until(Time end) { sim_.run_until(end); }
 
@@ -954,6 +966,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void schedule(Rq& rq);
   Task* pick_next_task(Rq& rq);
   void switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state);
+  void mutex_spin_switched_out(Task& prev);  // prev.mutex_spin_watch: tell the mutexes
   void enter_idle(Rq& rq);
   // Work accounting of curr's current action.
   void account_progress(Rq& rq);
@@ -1024,6 +1037,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   std::array<std::unique_ptr<SchedClass>, 5> classes_;  // indexed by SchedClassId
   std::vector<SchedObserver*> observers_;
   std::vector<SchedObserver*> util_observers_;  // those of observers_ that want on_cpu_util()
+  std::vector<KernelMutex*> kernel_mutexes_;    // register_kernel_mutex()
   std::vector<FreqDomain> domains_;
   bool asym_capacity_ = false;
   // struct root_domain of 6.12 (one root domain spans every CPU): the flags

@@ -36,6 +36,12 @@ struct Action {
     // a local wake-up of a user task, right for an interrupt, not for a
     // syscall), where 6.13+ sets only the lazy flag.
     kPreemptPoint,
+    // schedule() in TASK_RUNNING (schedule_preempt_disabled() in a
+    // mutex's spin fail path): with TIF_NEED_RESCHED set the task is
+    // switched out at once, whatever the preemption model and before any
+    // resched IPI arrives, and resumes (next() again) once picked;
+    // otherwise the body goes straight on.
+    kSchedule,
   };
   Kind kind = Kind::kExit;
   int64_t work = 0;
@@ -51,6 +57,7 @@ struct Action {
   static Action yield() { Action a; a.kind = Kind::kYield; return a; }
   static Action return_to_user() { Action a; a.kind = Kind::kReturnToUser; return a; }
   static Action preempt_point() { Action a; a.kind = Kind::kPreemptPoint; return a; }
+  static Action schedule() { Action a; a.kind = Kind::kSchedule; return a; }
   static Action exit() { return Action{}; }
 };
 

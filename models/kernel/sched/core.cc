@@ -9,6 +9,7 @@
 #include "models/kernel/kernel.h"
 #include "models/kernel/sched/classes.h"
 #include "models/kernel/sched/fair_pelt.h"
+#include "models/kernel/sched/kernel_mutex.h"
 #include "models/kernel/sched/kernel_versions.h"
 #include "models/kernel/sched/weights.h"
 #include "sim/log.h"
@@ -927,6 +928,9 @@ void Kernel::resched_curr(Rq& rq) {
   }
   if (rq.need_resched) return;
   rq.need_resched = true;
+  // TIF_NEED_RESCHED is set before the IPI: a mutex spinner polling it
+  // leaves its spin now (mutex_spin_on_owner()).
+  if (rq.curr->mutex_spinning_on) [[unlikely]] rq.curr->mutex_spinning_on->spinner_need_resched(*rq.curr);
   if (by_ipi && (!rq.curr->is_idle_task || !rq.cpuidle.gov)) rq.resched_ipi.arm(now() + params_.ipi_latency);
 }
 
@@ -1107,6 +1111,7 @@ void Kernel::schedule(Rq& rq) {
   int saved = event_cpu_;
   event_cpu_ = rq.cpu;
   Task& prev = *rq.curr;
+  rq.in_schedule = true;
   ++rq.sched_count;
   update_rq_clock(rq);
   account_progress(rq);
@@ -1223,6 +1228,7 @@ void Kernel::schedule(Rq& rq) {
     SL_DEBUG("{:.6f} cpu{} schedule: {}-{} picked again (no switch)", now().to_s(), rq.cpu, prev.comm, prev.pid);
   continue_current(rq);
   if (!rq.work_rearmed) rq.work_timer.cancel();
+  rq.in_schedule = false;
   event_cpu_ = saved;
 }
 
@@ -1247,6 +1253,7 @@ void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {
   prev.on_cpu = false;
   next.on_cpu = true;
   rq.curr = &next;
+  if (prev.mutex_spin_watch) [[unlikely]] mutex_spin_switched_out(prev);
   // Work counter: prev's progress was accounted by schedule().
   prev.progress_rate = nullptr;
   prev.progress_since = nullptr;
@@ -1299,6 +1306,25 @@ void Kernel::enter_idle(Rq& rq) {
 }
 
 // ---------------------------------------------------------------- execution
+
+void Kernel::end_busy_wait(Task& p) {
+  if (p.act != Task::Act::kRunWall || p.wall_end <= now()) return;
+  p.wall_end = now();
+  Rq& rq = *rqs_[static_cast<size_t>(p.cpu)];
+  // Off its CPU, or inside its CPU's __schedule(): continue_current()
+  // finds the wait over when p runs (the schedule() in progress owns
+  // the CPU's work timer).
+  if (!p.on_cpu || rq.in_schedule) return;
+  account_progress(rq);
+  arm_work_timer(rq);  // fires now: on_work_done() asks the body again
+}
+
+void Kernel::mutex_spin_switched_out(Task& prev) {
+  prev.mutex_spin_watch = false;
+  for (KernelMutex* m : kernel_mutexes_) m->switched_out(prev);
+  for (KernelMutex* m : kernel_mutexes_)
+    if (m->watches(prev)) prev.mutex_spin_watch = true;
+}
 
 void Kernel::account_progress(Rq& rq) {
   Task& p = *rq.curr;
@@ -1413,16 +1439,18 @@ void Kernel::advance_current(Rq& rq) {
         p.state = TaskState::kDead;
         return;
       case Action::Kind::kReturnToUser:
-      case Action::Kind::kPreemptPoint: {
+      case Action::Kind::kPreemptPoint:
+      case Action::Kind::kSchedule: {
         // Return to user space reads TIF_NEED_RESCHED(_LAZY) itself;
         // preempt_enable() reads the need-resched bit of the preempt count,
         // which a remote CPU's resched reaches only with its IPI
         // (scheduler_ipi() folds it in), and only a preemptible kernel
-        // schedules there.
+        // schedules there; an explicit schedule() reads TIF_NEED_RESCHED.
         const bool kernel_preemptible =
             params_.preempt == PreemptModel::kFull || params_.preempt == PreemptModel::kLazy;
-        const bool schedules = a.kind == Action::Kind::kReturnToUser
-                                   ? rq.need_resched || rq.need_resched_lazy
+        const bool schedules = a.kind == Action::Kind::kReturnToUser ? rq.need_resched || rq.need_resched_lazy
+                               : a.kind == Action::Kind::kSchedule
+                                   ? rq.need_resched
                                    : rq.need_resched && !rq.resched_ipi.armed() && kernel_preemptible;
         if (!schedules) continue;
         // Preempted at the boundary: a run of no work left, so that
@@ -1487,6 +1515,7 @@ void Kernel::scheduler_tick(Rq& rq) {
   if (rq.need_resched_lazy) {
     rq.need_resched_lazy = false;
     rq.need_resched = true;
+    if (curr.mutex_spinning_on) [[unlikely]] curr.mutex_spinning_on->spinner_need_resched(curr);
   }
   why_ = nullptr;
   class_of(curr).task_tick(rq, curr);

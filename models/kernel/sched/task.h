@@ -17,6 +17,7 @@
 namespace schedlab {
 
 class TaskBody;
+class KernelMutex;
 class RtMutex;
 struct CfsRq;
 struct Task;
@@ -168,6 +169,14 @@ struct Task {
   // Priority inheritance: mutexes held and the one blocked on.
   std::vector<RtMutex*> held_mutexes;
   RtMutex* blocked_on = nullptr;
+  // struct mutex (KernelMutex): the mutex p spins on, if any (a
+  // need_resched() set on its CPU ends the spin); how its last spin ended,
+  // for the lock attempt's next step (KernelMutex::SpinEnd); and whether
+  // p's switch-out concerns a mutex (p spins, or owns one while others
+  // spin; cleared lazily at the switch-out).
+  KernelMutex* mutex_spinning_on = nullptr;
+  uint8_t mutex_spin_end = 0;
+  bool mutex_spin_watch = false;
 
   TaskBody* body = nullptr;       // what the task does (behaviour)
   uint32_t index = 0;             // position in the system's task table
