@@ -83,6 +83,14 @@ class Fifo {
     pop_front();
     return v;
   }
+  // Removes the i-th element from the front (i < size()), keeping the
+  // order of the others (list_del_init() of a queued entry).
+  void remove_at(size_t i) {
+    assert(i < size_);
+    for (; i + 1 < size_; ++i) (*this)[i] = std::move((*this)[i + 1]);
+    slots_[slot(size_ - 1)] = T{};
+    --size_;
+  }
   // Room for n elements without growing.
   void reserve(size_t n) {
     if (n > slots_.size()) regrow(n);

@@ -950,6 +950,28 @@ TEST_CASE("Fifo indexes, iterates, reserves and clears in FIFO order", "[event_q
   CHECK(*owned[7] == 8);
 }
 
+TEST_CASE("Fifo removes an element from the middle of a wrapped ring, keeping the order", "[event_queue]") {
+  Fifo<int> q;
+  q.reserve(5);
+  for (int i = 0; i < 3; ++i) q.push_back(i);
+  q.pop_front();
+  q.pop_front();
+  for (int i = 3; i < 7; ++i) q.push_back(i);  // 2 3 4 5 6, head at slot 2: the ring wraps
+  auto items = [&q] {
+    std::vector<int> v;
+    for (int x : q) v.push_back(x);
+    return v;
+  };
+  q.remove_at(1);                              // 3
+  CHECK(items() == std::vector<int>{2, 4, 5, 6});
+  q.remove_at(3);                              // the back
+  q.remove_at(0);                              // the front
+  CHECK(items() == std::vector<int>{4, 5});
+  q.push_back(7);
+  CHECK(q.back() == 7);
+  CHECK(q.size() == 3);
+}
+
 TEST_CASE("run_until refuses an event armed before the current time", "[simulator]") {
   // Time never runs backwards: an event in the past is a model bug, and
   // the loop says so instead of moving the clock back.

@@ -540,10 +540,9 @@ EventSpec load_call_event(const YamlDoc& doc, const YAML::Node& node, const std:
   if (c.work.empty()) fail(doc, *r.find("work"), r.path("work"), "expected a work item name");
   r.read("cost", c.cost);
   r.read("sleep", c.sleep);
-  if (op == CallSpec::Op::kQueueWork) {
-    r.read("delay", c.delay);
-    r.read("cpu", c.cpu, 0, platform_cpus - 1);
-  }
+  r.read("delay", c.delay);
+  if (op == CallSpec::Op::kQueueWork) r.read("cpu", c.cpu, 0, platform_cpus - 1);
+  if (op == CallSpec::Op::kKthreadQueueWork) r.read("mod", c.mod);
   return e;
 }
 
@@ -727,9 +726,11 @@ const std::vector<ParamDecl>& queue_work_params() {
 const std::vector<ParamDecl>& kthread_queue_work_params() {
   static const std::vector<ParamDecl> decls = {
       {"worker", "kthread_worker name", "required", "declared under kthread_workers"},
-      {"work", "string", "required", "the work item; a pending item is not queued again"},
+      {"work", "string", "required", "the work item; a pending item is not queued again (unless mod)"},
       {"cost", "duration", "0", "CPU work of the item"},
       {"sleep", "duration", "0", "then an uninterruptible sleep inside the item"},
+      {"delay", "duration", "0", "kthread_queue_delayed_work(): queued when this timer_list expires (rounded up to jiffies and to the timer wheel's bucket)"},
+      {"mod", "bool", "false", "kthread_mod_delayed_work(): a pending item is taken back and queued again with this delay (an idle timer re-armed)"},
   };
   return decls;
 }

@@ -56,31 +56,131 @@ void KthreadWorker::emit(WorkItemEvent::Phase phase, const WorkStruct& w, Time s
   for (auto* o : k_.observers()) o->on_work_item(k_.now(), e);
 }
 
+// A delayed work's timer_list (kthread_delayed_work_timer_fn()).
+struct KthreadWorker::DelayedTimer final : public EventHandler {
+  KthreadWorker* worker = nullptr;
+  WorkStruct* work = nullptr;
+  int cpu = 0;  // the CPU whose timer wheel holds it
+  Timer timer;
+  void on_event(uint64_t) override { worker->delayed_timer_fired(*this); }
+};
+
+KthreadWorker::~KthreadWorker() = default;
+
 bool KthreadWorker::queue_work(WorkStruct& work, QueueContext ctx) { return queue_work(work, ctx, ctx.task); }
 
-bool KthreadWorker::queue_work(WorkStruct& work, QueueContext ctx, const Task* on_behalf_of) {
-  if (work.pending) {
-    // queuing_blocked(): already pending, nothing is queued; the follower
-    // still counts this queuer among the pending work's (the header's
-    // assumption: the best priority among the queuers of pending works).
-    if (on_behalf_of && on_behalf_of->normal_prio < work.boost_prio) {
-      work.boost_prio = on_behalf_of->normal_prio;
-      update_priority();
-    }
-    return false;
+// queuing_blocked(): pending (queued or its timer armed) or being
+// cancelled; nothing is queued. The follower still counts a pending
+// work's new queuer (the header's assumption: the best priority among the
+// queuers of pending works).
+bool KthreadWorker::queuing_blocked(WorkStruct& work, const Task* on_behalf_of) {
+  if (!work.pending && !work.canceling) return false;
+  if (work.pending && on_behalf_of && on_behalf_of->normal_prio < work.boost_prio) {
+    work.boost_prio = on_behalf_of->normal_prio;
+    update_priority();
   }
+  return true;
+}
+
+bool KthreadWorker::queue_work(WorkStruct& work, QueueContext ctx, const Task* on_behalf_of) {
+  if (queuing_blocked(work, on_behalf_of)) return false;
+  queue_delayed(work, ctx, Time::zero(), on_behalf_of);
+  return true;
+}
+
+bool KthreadWorker::queue_delayed_work(WorkStruct& work, QueueContext ctx, Time delay, const Task* on_behalf_of) {
+  if (queuing_blocked(work, on_behalf_of)) return false;
+  queue_delayed(work, ctx, delay, on_behalf_of);
+  return true;
+}
+
+bool KthreadWorker::mod_delayed_work(WorkStruct& work, QueueContext ctx, Time delay, const Task* on_behalf_of) {
+  // Another command cancelling it wins: the count of queued works stays.
+  if (work.canceling) return true;
+  const bool was_pending = cancel_pending(work);
+  queue_delayed(work, ctx, delay, on_behalf_of);
+  return was_pending;
+}
+
+// __kthread_queue_delayed_work(): pending from now; no delay inserts at
+// once, otherwise add_timer() on the queuing CPU.
+void KthreadWorker::queue_delayed(WorkStruct& work, QueueContext ctx, Time delay, const Task* on_behalf_of) {
   work.pending = true;
-  work.requested = work.queued = k_.now();
+  work.requested = k_.now();
+  work.boost_prio = on_behalf_of ? on_behalf_of->normal_prio : kNoBoost;
+  if (delay <= Time::zero()) {
+    insert_work(work, ctx);
+    return;
+  }
+  DelayedTimer* d = nullptr;
+  for (auto& t : timers_)
+    if (t->work == &work) d = t.get();
+  if (!d) {
+    timers_.push_back(std::make_unique<DelayedTimer>());
+    d = timers_.back().get();
+    d->worker = this;
+    d->work = &work;
+    d->timer = Timer(k_.sim().queue(), d, 0, kTierTimerSoftirq);
+  }
+  d->cpu = ctx.cpu >= 0 ? ctx.cpu : task_->cpu;
+  work.timer_armed = true;
+  k_.hrtimer_start(d->timer, k_.timer_list_fire_time(delay), d->cpu);
+}
+
+void KthreadWorker::delayed_timer_fired(DelayedTimer& d) {
+  // A timer_list runs from its CPU's tick (an hrtimer interrupt there).
+  k_.hrtimer_interrupt(d.cpu);
+  d.work->timer_armed = false;
+  insert_work(*d.work, QueueContext{nullptr, d.cpu});
+}
+
+// kthread_insert_work(): on the work list; the worker is woken unless it
+// is executing a work (it will find this one when that returns).
+void KthreadWorker::insert_work(WorkStruct& work, QueueContext ctx) {
+  work.queued = k_.now();
   work.queue_cpu = ctx.cpu;
   work.req_cpu = -1;
-  work.boost_prio = on_behalf_of ? on_behalf_of->normal_prio : kNoBoost;
   work_list_.push_back(&work);
   emit(WorkItemEvent::Phase::kQueue, work);
   update_priority();
-  // kthread_insert_work(): wake the worker unless it is executing a work
-  // (it will find this one when that returns).
   if (!current_) k_.try_to_wake_up(*task_, ctx.task, ctx.cpu >= 0 ? ctx.cpu : task_->cpu);
+}
+
+// kthread_cancel_delayed_work_timer() (del_timer_sync()), then
+// __kthread_cancel_work(): off the work list. Whether it was pending.
+bool KthreadWorker::cancel_pending(WorkStruct& work) {
+  if (!work.pending) return false;
+  if (work.timer_armed) {
+    for (auto& t : timers_)
+      if (t->work == &work) k_.hrtimer_cancel(t->timer);
+    work.timer_armed = false;
+  } else {
+    for (size_t i = 0; i < work_list_.size(); ++i)
+      if (work_list_[i] == &work) {
+        work_list_.remove_at(i);
+        break;
+      }
+  }
+  work.pending = false;
+  update_priority();  // its queuer's priority no longer counts
   return true;
+}
+
+std::optional<Action> KthreadWorker::cancel_delayed_work_sync_step(Task& self, WorkStruct& work, bool* was_pending) {
+  for (auto it = flush_waiters_.begin(); it != flush_waiters_.end(); ++it) {
+    if (it->first != &self) continue;
+    if (it->second) return Action::block(TaskState::kUninterruptible);  // not woken by the flush yet
+    flush_waiters_.erase(it);
+    --work.canceling;
+    return std::nullopt;
+  }
+  const bool pending = cancel_pending(work);
+  if (was_pending) *was_pending = pending;
+  if (current_ != &work) return std::nullopt;
+  // kthread_flush_work(): queuing blocked while the execution runs on.
+  ++work.canceling;
+  flush_waiters_.emplace_back(&self, &work);
+  return Action::block(TaskState::kUninterruptible);
 }
 
 // The following policy: the best priority among the queuers of pending
@@ -126,6 +226,13 @@ Action KthreadWorker::next(Task& self) {
       emit(WorkItemEvent::Phase::kEnd, w, cur_started_, cur_wait_);
       w.running_on = nullptr;
       current_ = nullptr;
+      // The flush work queued at the list's head by a
+      // kthread_cancel_delayed_work_sync() completes: its caller wakes.
+      for (auto& [waiter, flushed] : flush_waiters_)
+        if (flushed == &w) {
+          flushed = nullptr;
+          k_.try_to_wake_up(*waiter, task_, task_->cpu);
+        }
       cur_boost_ = kNoBoost;
       update_priority();
       continue;

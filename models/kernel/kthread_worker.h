@@ -22,10 +22,27 @@
 // never goes below its own policy. Changes go through
 // Kernel::set_scheduler() (a sched_setattr_nocheck()); a queuer's priority
 // is its normal priority at queue time (PI boosts are not inherited).
-// Delayed kthread works and kthread_flush_work() are not modelled.
+//
+// Delayed works (kthread.c, 6.12): kthread_queue_delayed_work() arms the
+// work's timer_list (add_timer() on the queuing CPU: it runs from that
+// CPU's tick, rounded to jiffies and the wheel's bucket, as
+// Kernel::timer_list_fire_time()) and the work is pending from then; the
+// timer's kthread_delayed_work_timer_fn() inserts it in the work list,
+// waking the worker if it is not executing a work. A zero delay inserts
+// at once. kthread_mod_delayed_work() takes a pending work back (its timer
+// deleted, or off the work list) and queues it again with the new delay
+// (a display driver's idle timer re-armed at each frame);
+// kthread_cancel_delayed_work_sync() takes it back and, if it is
+// executing, sleeps (D) until that execution returns
+// (kthread_flush_work()), queuing being blocked meanwhile
+// (work->canceling). Simplified: the timer stays on its CPU (6.12's timer
+// migration may expire it on another while this one idles).
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/kernel/workqueue/runnable_tracker.h"
@@ -44,6 +61,7 @@ class KthreadWorker final : public TaskBody, public WorkExecutor {
  public:
   // kthread_create_worker(): creates the thread (started at `start`).
   KthreadWorker(Kernel& k, const KthreadWorkerParams& params, RunnableTracker& tracker, Time start = Time::zero());
+  ~KthreadWorker() override;
   const std::string& name() const { return params_.name; }
   const KthreadWorkerParams& params() const { return params_; }
   Task& task() { return *task_; }
@@ -55,9 +73,26 @@ class KthreadWorker final : public TaskBody, public WorkExecutor {
   bool queue_work(WorkStruct& work, QueueContext ctx);
   bool queue_work(WorkStruct& work, QueueContext ctx, const Task* on_behalf_of);
 
+  // kthread_queue_delayed_work(): false if the work was already pending.
+  bool queue_delayed_work(WorkStruct& work, QueueContext ctx, Time delay, const Task* on_behalf_of);
+  // kthread_mod_delayed_work(): true if the work was pending (and is
+  // queued again with `delay`), false if it was idle and is queued.
+  bool mod_delayed_work(WorkStruct& work, QueueContext ctx, Time delay, const Task* on_behalf_of);
+  // kthread_cancel_delayed_work_sync() from `self`'s body, one step at a
+  // time: std::nullopt once the work is neither pending nor executing
+  // (the first step cancels it); otherwise the sleep to return, after
+  // which the body calls it again. `was_pending` is set at the first step.
+  std::optional<Action> cancel_delayed_work_sync_step(Task& self, WorkStruct& work, bool* was_pending = nullptr);
+
   Action next(Task& self) override;  // kthread_worker_fn()
 
  private:
+  struct DelayedTimer;
+  bool queuing_blocked(WorkStruct& work, const Task* on_behalf_of);
+  void insert_work(WorkStruct& work, QueueContext ctx);  // kthread_insert_work()
+  void queue_delayed(WorkStruct& work, QueueContext ctx, Time delay, const Task* on_behalf_of);
+  bool cancel_pending(WorkStruct& work);                 // its timer, then __kthread_cancel_work()
+  void delayed_timer_fired(DelayedTimer& d);
   void update_priority();  // the following policy (see above)
   void emit(WorkItemEvent::Phase phase, const WorkStruct& w, Time started = Time::zero(),
             Time wait = Time::zero());
@@ -67,6 +102,11 @@ class KthreadWorker final : public TaskBody, public WorkExecutor {
   WorkStruct* current_ = nullptr;
   Time cur_queued_, cur_started_, cur_wait_;
   int cur_boost_ = 1000;
+  std::vector<std::unique_ptr<DelayedTimer>> timers_;  // one per delayed work, kept for its next use
+  // kthread_cancel_delayed_work_sync() callers asleep until the current
+  // execution of their work returns (its flush work); the work is reset
+  // to nullptr when that execution returns and the caller is woken.
+  std::vector<std::pair<Task*, WorkStruct*>> flush_waiters_;
 };
 
 }  // namespace schedlab

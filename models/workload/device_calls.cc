@@ -103,7 +103,7 @@ void DeviceCalls::call(Task& self, const CallSpec& c) {
         if (it == kthread_workers_.end()) throw ModelError(check(c));
         return *it->second;
       };
-      if (w.pending) {
+      if (w.pending && !c.mod) {
         ++already_pending_;
         // Nothing is queued; a following kthread_worker still counts the
         // queuer (kthread_worker.h).
@@ -114,7 +114,13 @@ void DeviceCalls::call(Task& self, const CallSpec& c) {
       if (c.cost > Time::zero()) w.payload.push_back({WorkStep::Kind::kRun, c.cost});
       if (c.sleep > Time::zero()) w.payload.push_back({WorkStep::Kind::kSleep, c.sleep});
       if (c.op == CallSpec::Op::kKthreadQueueWork) {
-        kthread_worker().queue_work(w, ctx);
+        KthreadWorker& kw = kthread_worker();
+        if (c.mod)
+          kw.mod_delayed_work(w, ctx, c.delay, &self);
+        else if (c.delay > Time::zero())
+          kw.queue_delayed_work(w, ctx, c.delay, &self);
+        else
+          kw.queue_work(w, ctx);
         return;
       }
       Workqueue* wq = wqs_ ? wqs_->find(c.target) : nullptr;

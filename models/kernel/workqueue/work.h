@@ -81,6 +81,7 @@ struct WorkStruct {
   const void* running_on = nullptr;    // the worker executing it now, if any
   void* pwq = nullptr;                 // workqueue: the pool_workqueue it is queued on
   int boost_prio = 1000;               // kthread_worker priority following: the queuer's priority
+  int canceling = 0;                   // kthread_cancel_delayed_work_sync() in progress: queuing blocked
   uint64_t executions = 0;
 };
 
