@@ -246,7 +246,7 @@ namespace {
 // kthread_cancel_delayed_work_sync()'s return.
 struct CancelRig {
   struct Call {
-    enum Kind { kQueue, kQueueDelayed, kCancelSync } kind;
+    enum Kind { kQueue, kQueueDelayed, kMod, kCancelSync } kind;
     Time at, delay;
   };
   class Body final : public TaskBody, public EventHandler {
@@ -267,6 +267,9 @@ struct CancelRig {
             break;
           case Call::kQueueDelayed:
             queued.push_back(r_.kw->queue_delayed_work(r_.work, ctx, c.delay, &self));
+            break;
+          case Call::kMod:
+            queued.push_back(r_.kw->mod_delayed_work(r_.work, ctx, c.delay, &self));
             break;
           case Call::kCancelSync:
             if (auto wait = r_.kw->cancel_delayed_work_sync_step(self, r_.work, &was_pending)) return *wait;
@@ -375,4 +378,35 @@ TEST_CASE("kthread_queue_work's delay and mod load from YAML", "[kthread_worker]
              Catch::Contains("x.yaml:") && Catch::Contains("kthread_queue_work.mod: expected true or false, got 'maybe'"));
   CHECK_THAT(error("delay: 58ms", "delay: soon"), Catch::Contains("kthread_queue_work.delay"));
   CHECK_THAT(error("delay: 58ms", "delay: 58ms, cpu: 1"), Catch::Contains("unknown key 'cpu'"));
+}
+
+// kthread_mod_delayed_work()'s return and an executing work: the work runs
+// 0 -> 2 ms; mod at 1 ms (delay 0) finds it executing, not pending
+// (false), and queues it again behind itself; mod at 1.5 ms (jiffy 1,
+// 3 ms) finds it queued (true), takes it off the list and arms its timer:
+// the bucket after jiffy 4, 5 ms. It runs twice: at 0 and at 5 ms.
+TEST_CASE("kthread_mod_delayed_work says whether the work was pending, and queues an executing work again",
+          "[kthread_worker]") {
+  using C = CancelRig::Call;
+  CancelRig r({C{C::kQueue, Time::zero(), Time::zero()}, C{C::kMod, Time::ms(1), Time::zero()},
+               C{C::kMod, Time::us(1500), Time::ms(3)}});
+  r.k->run_until(Time::ms(20));
+  CHECK(r.body->queued == std::vector<bool>{true, false, true});
+  REQUIRE(r.log.starts.size() == 2);
+  CHECK(r.log.starts[0].started == Time::zero());
+  CHECK(r.log.starts[1].started == Time::ms(5));
+}
+
+// A kthread_work belongs to one worker (kthread_queue_work()'s
+// WARN_ON_ONCE(work->worker != worker)): the model refuses a second.
+TEST_CASE("a kthread work queued on two kthread_workers is a model error naming both", "[kthread_worker]") {
+  using C = CancelRig::Call;
+  CancelRig r({C{C::kQueueDelayed, Time::zero(), Time::ms(3)}});
+  KthreadWorkerParams kp;
+  kp.name = "kw2";
+  KthreadWorker kw2(*r.k, kp, r.tracker);
+  r.k->run_until(Time::ms(1));
+  Task& any = *r.k->tasks().front();
+  CHECK_THROWS_WITH(kw2.mod_delayed_work(r.work, QueueContext{&any, 0}, Time::ms(1), nullptr),
+                    Catch::Contains("work 'w' queued on kthread_worker 'kw' and on 'kw2'"));
 }

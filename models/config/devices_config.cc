@@ -730,7 +730,7 @@ const std::vector<ParamDecl>& kthread_queue_work_params() {
       {"cost", "duration", "0", "CPU work of the item"},
       {"sleep", "duration", "0", "then an uninterruptible sleep inside the item"},
       {"delay", "duration", "0", "kthread_queue_delayed_work(): queued when this timer_list expires (rounded up to jiffies and to the timer wheel's bucket)"},
-      {"mod", "bool", "false", "kthread_mod_delayed_work(): a pending item is taken back and queued again with this delay (an idle timer re-armed)"},
+      {"mod", "bool", "false", "kthread_mod_delayed_work(): the item is queued with this delay whether or not it was pending (a pending one is taken back first: an idle timer re-armed; with delay 0 a queued one moves to the list's tail; an executing one is queued again)"},
   };
   return decls;
 }

@@ -83,23 +83,40 @@ bool KthreadWorker::queuing_blocked(WorkStruct& work, const Task* on_behalf_of) 
 }
 
 bool KthreadWorker::queue_work(WorkStruct& work, QueueContext ctx, const Task* on_behalf_of) {
+  claim(work);
   if (queuing_blocked(work, on_behalf_of)) return false;
   queue_delayed(work, ctx, Time::zero(), on_behalf_of);
   return true;
 }
 
 bool KthreadWorker::queue_delayed_work(WorkStruct& work, QueueContext ctx, Time delay, const Task* on_behalf_of) {
+  claim(work);
   if (queuing_blocked(work, on_behalf_of)) return false;
   queue_delayed(work, ctx, delay, on_behalf_of);
   return true;
 }
 
 bool KthreadWorker::mod_delayed_work(WorkStruct& work, QueueContext ctx, Time delay, const Task* on_behalf_of) {
+  claim(work);
   // Another command cancelling it wins: the count of queued works stays.
   if (work.canceling) return true;
-  const bool was_pending = cancel_pending(work);
+  // Taken back and queued again under the worker's lock: the following
+  // priority is evaluated once, after both.
+  const bool was_pending = cancel_pending(work, /*update=*/false);
   queue_delayed(work, ctx, delay, on_behalf_of);
+  update_priority();
   return was_pending;
+}
+
+// A kthread_work is used with one worker (kthread_queue_work()'s
+// WARN_ON_ONCE(work->worker != worker)).
+void KthreadWorker::claim(WorkStruct& work) {
+  if (!work.kthread_worker) work.kthread_worker = this;
+  if (work.kthread_worker != this)
+    throw ModelError(fmt::format("work '{}' queued on kthread_worker '{}' and on '{}': a kthread_work belongs to one "
+                                 "worker (give each its own work name)",
+                                 work.name, static_cast<const KthreadWorker*>(work.kthread_worker)->name(),
+                                 params_.name));
 }
 
 // __kthread_queue_delayed_work(): pending from now; no delay inserts at
@@ -148,7 +165,7 @@ void KthreadWorker::insert_work(WorkStruct& work, QueueContext ctx) {
 
 // kthread_cancel_delayed_work_timer() (del_timer_sync()), then
 // __kthread_cancel_work(): off the work list. Whether it was pending.
-bool KthreadWorker::cancel_pending(WorkStruct& work) {
+bool KthreadWorker::cancel_pending(WorkStruct& work, bool update) {
   if (!work.pending) return false;
   if (work.timer_armed) {
     for (auto& t : timers_)
@@ -162,7 +179,7 @@ bool KthreadWorker::cancel_pending(WorkStruct& work) {
       }
   }
   work.pending = false;
-  update_priority();  // its queuer's priority no longer counts
+  if (update) update_priority();  // its queuer's priority no longer counts
   return true;
 }
 
@@ -174,6 +191,7 @@ std::optional<Action> KthreadWorker::cancel_delayed_work_sync_step(Task& self, W
     --work.canceling;
     return std::nullopt;
   }
+  claim(work);
   const bool pending = cancel_pending(work);
   if (was_pending) *was_pending = pending;
   if (current_ != &work) return std::nullopt;

@@ -35,8 +35,15 @@
 // kthread_cancel_delayed_work_sync() takes it back and, if it is
 // executing, sleeps (D) until that execution returns
 // (kthread_flush_work()), queuing being blocked meanwhile
-// (work->canceling). Simplified: the timer stays on its CPU (6.12's timer
-// migration may expire it on another while this one idles).
+// (work->canceling); it is woken when that execution returns (the
+// kernel's flush work, queued at the list's head, completes then). A
+// kthread_work belongs to one worker (a second is a model error).
+// Simplified: the timer stays on its CPU (6.12's timer migration may
+// expire it on another while this one idles). The following policy and
+// delayed works (an assumption, as the policy is): a work whose timer is
+// armed raises the worker only once its timer inserts it; one taken back
+// (mod, cancel) stops counting at once; a mod'ed work carries the
+// priority of the task that mod'ed it.
 #pragma once
 
 #include <memory>
@@ -73,10 +80,13 @@ class KthreadWorker final : public TaskBody, public WorkExecutor {
   bool queue_work(WorkStruct& work, QueueContext ctx);
   bool queue_work(WorkStruct& work, QueueContext ctx, const Task* on_behalf_of);
 
-  // kthread_queue_delayed_work(): false if the work was already pending.
+  // kthread_queue_delayed_work(): false if the work was already pending
+  // or is being cancelled.
   bool queue_delayed_work(WorkStruct& work, QueueContext ctx, Time delay, const Task* on_behalf_of);
   // kthread_mod_delayed_work(): true if the work was pending (and is
-  // queued again with `delay`), false if it was idle and is queued.
+  // queued again with `delay`), false if it was idle (or executing, not
+  // pending) and is queued; true without queuing while a cancel_sync is
+  // in progress.
   bool mod_delayed_work(WorkStruct& work, QueueContext ctx, Time delay, const Task* on_behalf_of);
   // kthread_cancel_delayed_work_sync() from `self`'s body, one step at a
   // time: std::nullopt once the work is neither pending nor executing
@@ -91,7 +101,8 @@ class KthreadWorker final : public TaskBody, public WorkExecutor {
   bool queuing_blocked(WorkStruct& work, const Task* on_behalf_of);
   void insert_work(WorkStruct& work, QueueContext ctx);  // kthread_insert_work()
   void queue_delayed(WorkStruct& work, QueueContext ctx, Time delay, const Task* on_behalf_of);
-  bool cancel_pending(WorkStruct& work);                 // its timer, then __kthread_cancel_work()
+  bool cancel_pending(WorkStruct& work, bool update = true);  // its timer, then __kthread_cancel_work()
+  void claim(WorkStruct& work);  // the work's worker is this one (else a ModelError)
   void delayed_timer_fired(DelayedTimer& d);
   void update_priority();  // the following policy (see above)
   void emit(WorkItemEvent::Phase phase, const WorkStruct& w, Time started = Time::zero(),

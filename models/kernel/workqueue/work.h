@@ -82,6 +82,7 @@ struct WorkStruct {
   void* pwq = nullptr;                 // workqueue: the pool_workqueue it is queued on
   int boost_prio = 1000;               // kthread_worker priority following: the queuer's priority
   int canceling = 0;                   // kthread_cancel_delayed_work_sync() in progress: queuing blocked
+  const void* kthread_worker = nullptr;  // the kthread_worker it belongs to (work->worker), once queued
   uint64_t executions = 0;
 };
 
