@@ -1477,7 +1477,9 @@ namespace {
 struct RpmRig : Rig {
   explicit RpmRig(const DisplayParams& dp, bool dpu_active = false)
       : RpmRig(dp, exact_scenario("6.12", 1000, 3), dpu_active) {}
-  RpmRig(const DisplayParams& dp, ScenarioParams scenario, bool dpu_active = false) : Rig(dp, std::move(scenario)) {
+  // dpu_autosuspend false: drm/msm's display (DPU or SDE) has none.
+  RpmRig(const DisplayParams& dp, ScenarioParams scenario, bool dpu_active = false, bool dpu_autosuspend = true)
+      : Rig(dp, std::move(scenario)) {
     k->add_observer(&tracker);
     wqs = std::make_unique<WorkqueueSystem>(*k, sp.platform, sp.workqueue, tracker);
     WorkqueueParams wp;
@@ -1491,6 +1493,7 @@ struct RpmRig : Rig {
       d.name = n;
       d.resume_wait = Time::ms(1);
       d.start_active = dpu_active && d.name == "dpu";
+      d.use_autosuspend = dpu_autosuspend || d.name != "dpu";
       pp.devices.push_back(d);
     }
     pm = std::make_unique<PmRuntime>(*k, *wqs, *pm_wq, pp, tracker);
@@ -1940,6 +1943,30 @@ TEST_CASE("display: the composer waits for the previous commit's flip and its ea
   for (size_t i = 0; i < by_worker.size(); ++i) CHECK(by_worker[i] == P(15 + static_cast<int64_t>(i)));
 }
 
+namespace {
+// SDE's commit thread (crtc_commit:0, SCHED_FIFO 16 on CPU 3) on a 4-CPU
+// RpmRig, and the pipeline committing on it (SF's work duration 10 ms).
+DisplayParams sde_params() {
+  DisplayParams dp = msm_commit_params();
+  dp.sf_duration = Time::ms(10);
+  dp.commit_wq.clear();
+  dp.commit_worker = "crtc_commit:0";
+  return dp;
+}
+std::unique_ptr<KthreadWorker> sde_commit_thread(RpmRig& r) {
+  KthreadWorkerParams wp;
+  wp.name = "crtc_commit:0";
+  wp.policy = Policy::kFifo;
+  wp.rt_priority = 16;
+  wp.cpus = {3};
+  return std::make_unique<KthreadWorker>(*r.k, wp, r.tracker);
+}
+void build_sde(RpmRig& r, KthreadWorker& commit_thread) {
+  r.disp = std::make_unique<DisplayPipeline>(*r.k, "display", r.params, r.gpu.get(), r.pm.get(), 1, r.wqs.get(),
+                                             nullptr, nullptr, nullptr, nullptr, &commit_thread);
+}
+}  // namespace
+
 // Qualcomm's downstream SDE driver (commit_worker): the same frames as
 // above (SF's work duration 10 ms), the commits on a SCHED_FIFO 16
 // kthread_worker (crtc_commit:0) on a fourth CPU, 3. SF sleeps until its earliest present time P_k, as before,
@@ -1957,21 +1984,12 @@ TEST_CASE("display: the composer waits for the previous commit's flip and its ea
 // later, it still latches at P_21.
 TEST_CASE("display: downstream SDE's commit runs on a FIFO kthread_worker after SF's earliest present time",
           "[display][drm]") {
-  DisplayParams dp = msm_commit_params();
-  dp.sf_duration = Time::ms(10);
-  dp.commit_wq.clear();
-  dp.commit_worker = "crtc_commit:0";
-  RpmRig r(dp, exact_scenario("6.12", 1000, 4), /*dpu_active=*/true);
-  KthreadWorkerParams wp;
-  wp.name = "crtc_commit:0";
-  wp.policy = Policy::kFifo;
-  wp.rt_priority = 16;
-  wp.cpus = {3};
-  KthreadWorker commit_thread(*r.k, wp, r.tracker);
+  RpmRig r(sde_params(), exact_scenario("6.12", 1000, 4), /*dpu_active=*/true);
+  const auto thread = sde_commit_thread(r);
+  KthreadWorker& commit_thread = *thread;
   WqItems items("crtc_commit:0");
   r.k->add_observer(&items);
-  r.disp = std::make_unique<DisplayPipeline>(*r.k, "display", r.params, r.gpu.get(), r.pm.get(), 1, r.wqs.get(),
-                                             nullptr, nullptr, nullptr, nullptr, &commit_thread);
+  build_sde(r, commit_thread);
   const bool hog = GENERATE(false, true);
   OneShot hog_body(Time::ms(1));
   if (hog) {
@@ -2001,6 +2019,58 @@ TEST_CASE("display: downstream SDE's commit runs on a FIFO kthread_worker after 
   for (size_t i = 0; i < sf_timer_wakes.size(); ++i) CHECK(sf_timer_wakes[i] == P(14 + static_cast<int64_t>(i)));
   CHECK(by_commit_thread == (hog ? std::vector<Time>{P(20) + Time::us(900)} : std::vector<Time>{}));
   r.disp.reset();  // before the kthread_worker its commits run on
+}
+
+// SDE's idle power collapse of a command-mode panel (idle_pc_delay 58 ms,
+// idle_pc_cost 20 us), the frames of the test above. At the start the
+// encoder is ON (its reference, the screen just lit) with its off work
+// armed: 58 jiffies at HZ=1000 from jiffy 0 expire in the bucket after,
+// 59 ms, when no commit is in flight: the off work runs on crtc_commit:0
+// (20 us), and its put_sync suspends the DPU there (suspending at 59.02 ms,
+// suspended after its 50 us callback; the DPU has no autosuspend). Frame
+// 15's commit (P_14 + 0.2 ms) resumes it in the commit thread (get_sync:
+// 50 us of callback and resume_wait 1 ms, in D) and kicks off 1.05 ms
+// later than the others, still before P_15; every kickoff re-arms the off
+// work 58 ms ahead (kthread_mod_delayed_work()), so it next runs 58 ms
+// after the last one (frame 26's at P_25 + 0.7 ms, jiffy 209: the bucket
+// after 267, 268 ms) and suspends the DPU again. Every frame is still
+// presented at its vsync.
+TEST_CASE("display: SDE's command-mode idle power collapse suspends the display in the commit thread",
+          "[display][drm][pm_runtime]") {
+  DisplayParams dp = sde_params();
+  dp.crtc_holds_display_rpm = false;
+  dp.idle_pc_delay = Time::ms(58);
+  dp.idle_pc_cost = Time::us(20);
+  RpmRig r(dp, exact_scenario("6.12", 1000, 4), /*dpu_active=*/true, /*dpu_autosuspend=*/false);
+  const auto thread = sde_commit_thread(r);
+  KthreadWorker& commit_thread = *thread;
+  WqItems items("crtc_commit:0");
+  r.k->add_observer(&items);
+  RpmLog rpm;
+  r.k->add_observer(&rpm);
+  build_sde(r, commit_thread);
+  r.run(Time::ms(400));
+  REQUIRE(r.log.frames.size() == 12);
+  for (int64_t k = 15; k <= 26; ++k) CHECK(r.log.frames[static_cast<uint64_t>(k)].present == P(k));
+  std::vector<std::pair<Time, int>> dpu;
+  for (const auto& st : rpm.log)
+    if (st.device == "dpu") {
+      dpu.emplace_back(st.t, st.status);
+      CHECK(st.task == &commit_thread.task());
+    }
+  const Time first_commit = P(14) + Time::us(200);
+  CHECK(dpu == std::vector<std::pair<Time, int>>{{Time::us(59020), 3},
+                                                 {Time::us(59070), 2},
+                                                 {first_commit, 1},
+                                                 {first_commit + Time::us(1050), 0},
+                                                 {Time::us(268020), 3},
+                                                 {Time::us(268070), 2}});
+  // The off work ran twice (at 59 and 268 ms), between the 12 commits.
+  size_t off_runs = 0;
+  for (const auto& st : items.starts) off_runs += st.work == "sde_encoder_off_work";
+  CHECK(off_runs == 2);
+  CHECK(r.pm->device("dpu")->usage_count() == 0);
+  r.disp.reset();  // before the kthread_worker its works run on
 }
 
 TEST_CASE("display: a commit workqueue needs workqueues, and the CRTC's reference an active display device",

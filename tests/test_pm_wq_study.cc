@@ -520,3 +520,56 @@ TEST_CASE("the touch what-if drives the shade swipe through the input path, not 
   CHECK(log.reader_by_irq == log.reader);
   CHECK(log.poll == 0);
 }
+
+// The command-mode SDE what-if (configs/overlays/qcom_sde_cmd_mode_idle_pc.yaml):
+// between the swipes' frames the display power-collapses 58 ms after the
+// last kickoff, in the commit thread, and the next commit resumes it
+// there: the display suspends and resumes, MDSS never, and pm_wq runs the
+// GPU's items only (none of the display's).
+TEST_CASE("The command-mode SDE what-if suspends the display in its commit thread, not on pm_wq", "[pm_wq_study]") {
+  const std::string root = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/";
+  std::vector<Overlay> o = load_overlay_file(root + "overlays/qcom_sde_cmd_mode_idle_pc.yaml");
+  o.push_back({"duration", "4s", {}});
+  ScenarioParams p = load_scenario_with_overlays(root + "scenarios/shade_swipe.yaml", o);
+  const RunResult r = simulate_run(p, 7, {}, nullptr);
+  for (const CpuMetrics& c : r.cpus) CHECK(c.busy + c.idle == r.elapsed());
+  for (const RpmDeviceMetrics& d : r.rpm_devices) {
+    INFO(d.name);
+    if (d.name == "display") {
+      CHECK(d.suspends >= 2);  // an idle gap after each swipe at least
+      CHECK(d.resumes >= 2);
+    }
+    if (d.name == "mdss") CHECK(d.suspends == 0);
+  }
+  // The commits ran on crtc_commit:0, with the off work between them.
+  const WorkQueueMetrics* commit = nullptr;
+  for (const WorkQueueMetrics& w : r.workqueues)
+    if (w.name == "crtc_commit:0") commit = &w;
+  REQUIRE(commit);
+  CHECK(commit->items >= r.frames[0].frames);
+}
+
+TEST_CASE("A display's SDE idle power collapse loads from YAML, only with commit_worker and display_rpm",
+          "[pm_wq_study][config]") {
+  const std::string sections =
+      "kthread_workers:\n  - {name: commit, policy: SCHED_FIFO, priority: 16}\n"
+      "pm_runtime:\n  devices:\n    - {name: dpu, use_autosuspend: false, start_active: true}\n";
+  const DisplayParams d = loaded_display(
+      sections, "  - {name: shade, model: display, commit_worker: commit, display_rpm: dpu,\n"
+                "     idle_pc_delay: 58ms, idle_pc_cost: 50us}\n");
+  CHECK(d.idle_pc_delay == Time::ms(58));
+  CHECK(d.idle_pc_cost == Time::us(50));
+  check_display_error(sections, "  - {name: shade, model: display, display_rpm: dpu, idle_pc_delay: 58ms}\n",
+                      "devices[0].idle_pc_delay", "needs commit_worker (downstream SDE) and display_rpm");
+  check_display_error(sections,
+                      "  - {name: shade, model: display, commit_worker: commit, display_rpm: dpu,\n"
+                      "     crtc_holds_display_rpm: true, idle_pc_delay: 58ms}\n",
+                      "devices[0].idle_pc_delay", "needs crtc_holds_display_rpm: false");
+  check_display_error(sections,
+                      "  - {name: shade, model: display, commit_worker: commit, display_rpm: dpu,\n"
+                      "     idle_pc_delay: -1ms}\n",
+                      "devices[0].idle_pc_delay", ">= 0");
+  check_display_error(sections,
+                      "  - {name: shade, model: display, commit_worker: commit, display_rpm: dpu, idle_pc_cost: 5us}\n",
+                      "devices[0].idle_pc_cost", "needs idle_pc_delay > 0");
+}

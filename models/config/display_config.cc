@@ -184,6 +184,16 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("commit_ioctl_cost", p.commit_ioctl_cost, Bound::kNonNegative);
   keys_need({"crtc_holds_display_rpm"}, !p.display_rpm.empty(), "display_rpm: NAME");
   r.read("crtc_holds_display_rpm", p.crtc_holds_display_rpm);
+  keys_need({"idle_pc_delay", "idle_pc_cost"}, !p.commit_worker.empty() && !p.display_rpm.empty(),
+            "commit_worker (downstream SDE) and display_rpm");
+  r.read("idle_pc_delay", p.idle_pc_delay, Bound::kNonNegative);
+  r.read("idle_pc_cost", p.idle_pc_cost, Bound::kNonNegative);
+  if (p.idle_pc_cost > Time::zero() && p.idle_pc_delay <= Time::zero())
+    fail(doc, *r.find("idle_pc_cost"), r.path("idle_pc_cost"), "idle_pc_cost needs idle_pc_delay > 0");
+  if (p.idle_pc_delay > Time::zero() && p.crtc_holds_display_rpm)
+    fail(doc, *r.find("idle_pc_delay"), r.path("idle_pc_delay"),
+         "idle_pc_delay needs crtc_holds_display_rpm: false (a held reference would keep the display resumed; "
+         "SDE's encoder holds its own)");
   r.read("display_irq_cpu", p.display_irq_cpu, 0, cpus - 1);
   if (injected && !p.touch_rpm.empty())
     fail(doc, *r.find("touch_rpm"), r.path("touch_rpm"),
@@ -279,6 +289,12 @@ const std::vector<ParamDecl>& display_params() {
          "the display_rpm reference held while the screen is on (mainline DPU: the active CRTC's, dpu_crtc_enable(); "
          "SDE: the encoder's, a video-mode panel keeping it), taken at the start (the device must start active), so "
          "each commit's get/put only counts"},
+        {"idle_pc_delay", "duration", "0 (none)",
+         "downstream SDE, command-mode panel (commit_worker, display_rpm): the encoder holds display_rpm from a "
+         "kickoff; each kickoff re-arms its off work on commit_worker this long ahead "
+         "(kthread_mod_delayed_work(); SDE's IDLE_POWERCOLLAPSE_DURATION is 58ms), which drops the reference "
+         "(put_sync: the display suspends there if nothing else holds it)"},
+        {"idle_pc_cost", "duration", "0", "the off work's CPU work before its put_sync (capacity 1024, f_max)"},
         {"display_irq_cpu", "int", std::to_string(d.display_irq_cpu),
          "CPU taking the display interrupt (vblank) that ends a commit's flush wait (commit_wq or commit_worker)"},
         {"touch_rpm", "pm_runtime device, or none", "none",

@@ -177,6 +177,17 @@ struct DisplayParams {
   // (taken at start, never dropped: the screen stays on), so each
   // commit's get/put only counts.
   bool crtc_holds_display_rpm = false;
+  // Downstream SDE's idle power collapse of a command-mode panel
+  // (sde_encoder.c, with commit_worker): the encoder holds a display_rpm
+  // reference from a kickoff (rc_state ON), and each kickoff re-arms its
+  // off work on commit_worker (kthread_mod_delayed_work(), this delay:
+  // IDLE_POWERCOLLAPSE_DURATION, 58 ms); the off work runs idle_pc_cost
+  // and drops the reference with put_sync, which suspends the display
+  // there when nothing else holds it; the next commit's get_sync resumes
+  // it in the commit thread. 0: no idle power collapse (a video-mode
+  // panel, whose off work only turns its interrupts off).
+  Time idle_pc_delay;
+  Time idle_pc_cost;
   int display_irq_cpu = 0;     // the display controller's interrupt (vblank); an assumption
   // The touch that starts each animation: its interrupt path takes an async
   // reference (pm_runtime_get(): the hardware powers up on pm_wq while the

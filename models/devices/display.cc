@@ -663,6 +663,9 @@ class DisplayPipeline::CommitFn final : public WorkFn {
           phase_ = Phase::kKickoff;
           return Action::run(d_.params_.commit_cost.sample(d_.rng_).count());
         case Phase::kKickoff:
+          // sde_encoder_prepare_for_kickoff(): the encoder's resource
+          // control, then the kickoff.
+          if (d_.idle_off_fn_) d_.encoder_kickoff(x.context());
           d_.commit_kicked_off(c_);
           phase_ = Phase::kWaitFlush;
           continue;
@@ -694,6 +697,58 @@ class DisplayPipeline::CommitFn final : public WorkFn {
   Commit& c_;
   Phase phase_ = Phase::kDependencies;
 };
+
+// SDE's encoder off work (sde_encoder_off_work() ->
+// _sde_encoder_rc_idle(), sde_encoder.c, CLO display-drivers), on
+// commit_worker idle_pc_delay after the last kickoff: with a commit still
+// in flight it re-arms itself and returns; otherwise, for a command-mode
+// panel, idle_pc_cost (clocks, interrupts, the RSC vote) and the
+// encoder's pm_runtime_put_sync(): the display's ->runtime_suspend() runs
+// here, in the commit thread, when nothing else holds it. Simplified: the
+// off work's kthread_flush_worker() of crtc_event:<id> (not modelled)
+// and the vblank reference SurfaceFlinger's hardware vsync would hold
+// (SF turns it off between resyncs) are left out.
+class DisplayPipeline::IdleOffFn final : public WorkFn {
+ public:
+  explicit IdleOffFn(DisplayPipeline& d) : d_(d), rpm(*d.pm_) {}
+  Action step(WorkExec& x) override {
+    Action a;
+    if (x.step == 0) {
+      putting_ = false;
+      const bool in_flight = std::any_of(d_.commits_.begin(), d_.commits_.end(), [](const Commit& c) { return c.in_use; });
+      if (in_flight) {
+        d_.commit_worker_->mod_delayed_work(d_.idle_off_work_, x.context(), d_.params_.idle_pc_delay, nullptr);
+        return Action::exit();
+      }
+      if (!d_.encoder_on_) return Action::exit();
+      if (d_.params_.idle_pc_cost > Time::zero()) return Action::run(d_.params_.idle_pc_cost.count());
+    }
+    if (!putting_) {
+      putting_ = true;
+      d_.encoder_on_ = false;  // rc_state IDLE
+      rpm.begin(*d_.display_rpm_, RpmApi::kPutSync);
+    }
+    if (rpm_call_busy(&rpm, x.worker(), &a)) return a;
+    return Action::exit();
+  }
+
+ private:
+  DisplayPipeline& d_;
+  RpmCall rpm;
+  bool putting_ = false;
+};
+
+// _sde_encoder_update_rc() at a kickoff (SDE_ENC_RC_EVENT_KICKOFF): an
+// idle encoder takes display_rpm again (pm_runtime_resume_and_get(): the
+// commit's own get resumed the display already, so it only counts); then
+// the off work is pushed idle_pc_delay ahead (kthread_mod_delayed_work()).
+void DisplayPipeline::encoder_kickoff(QueueContext ctx) {
+  if (!encoder_on_) {
+    pm_->call_nosleep(*display_rpm_, RpmApi::kGet, ctx);
+    encoder_on_ = true;
+  }
+  commit_worker_->mod_delayed_work(idle_off_work_, ctx, params_.idle_pc_delay, nullptr);
+}
 
 DisplayPipeline::Commit* DisplayPipeline::commit_in_flight(uint64_t seq) {
   Commit& c = commits_[seq % commits_.size()];
@@ -1441,6 +1496,24 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
                       "the screen is on when the run starts",
                       display_rpm_->name()));
     pm_->call_nosleep(*display_rpm_, RpmApi::kGet, QueueContext{nullptr, params_.display_irq_cpu});
+  }
+  if (params_.idle_pc_delay > Time::zero()) {
+    if (!commit_worker_ || !display_rpm_) bad("idle_pc_delay needs commit_worker and display_rpm");
+    if (params_.crtc_holds_display_rpm) bad("idle_pc_delay needs crtc_holds_display_rpm: false");
+    if (display_rpm_->status() != RpmStatus::kActive)
+      bad(fmt::format("idle_pc_delay needs runtime PM device '{}' to start active (start_active: true): the "
+                      "screen is on when the run starts",
+                      display_rpm_->name()));
+    // The screen was lit and has just shown a frame: the encoder is ON
+    // with its reference, its off work armed.
+    const QueueContext irq{nullptr, params_.display_irq_cpu};
+    pm_->call_nosleep(*display_rpm_, RpmApi::kGet, irq);
+    encoder_on_ = true;
+    idle_off_fn_ = std::make_unique<IdleOffFn>(*this);
+    idle_off_work_.fn = idle_off_fn_.get();
+    commit_worker_->queue_delayed_work(idle_off_work_, irq, params_.idle_pc_delay, nullptr);
+  } else if (params_.idle_pc_cost > Time::zero()) {
+    bad("idle_pc_cost needs idle_pc_delay");
   }
   auto make = [&](const DisplayThreadParams& t, TaskBody* body) -> Task* {
     Task& p = k_.create_task(t.comm, t.comm, t.policy, t.nice, t.rt_priority, t.cpus, false);

@@ -520,6 +520,13 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   void commit_flipped(Commit& c, Task& worker);          // complete_commit(): flip_done, the present fence
   void commit_hw_done(Commit& c, Task& worker);          // hw_done: the commit leaves the ring; the worker returns
   void wake_sf_if_unblocked(Task& worker);               // the commit's worker wakes SF when it may go on
+  // SDE's encoder resource control (idle_pc_delay): at a kickoff, the
+  // encoder's display_rpm reference (rc_state ON) and the off work re-armed.
+  class IdleOffFn;
+  void encoder_kickoff(QueueContext ctx);
+  bool encoder_on_ = false;          // rc_state ON: the encoder holds display_rpm
+  WorkStruct idle_off_work_{"sde_encoder_off_work"};
+  std::unique_ptr<IdleOffFn> idle_off_fn_;
   Fifo<int> submit_queue_;           // frames pushed, not yet run_job'd
   RngStream rng_;
   RngStream idle_rng_;          // idle_frame_interval draws (own stream: costs keep theirs)
