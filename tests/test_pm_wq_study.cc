@@ -533,6 +533,13 @@ TEST_CASE("The command-mode SDE what-if suspends the display in its commit threa
   ScenarioParams p = load_scenario_with_overlays(root + "scenarios/shade_swipe.yaml", o);
   const RunResult r = simulate_run(p, 7, {}, nullptr);
   for (const CpuMetrics& c : r.cpus) CHECK(c.busy + c.idle == r.elapsed());
+  // pm_wq ran the GPU's suspends (its autosuspend timer's items) only.
+  const WorkQueueMetrics* pm = nullptr;
+  for (const WorkQueueMetrics& w : r.workqueues)
+    if (w.name == "pm") pm = &w;
+  REQUIRE(pm);
+  for (const RpmDeviceMetrics& d : r.rpm_devices)
+    if (d.name == "gpu") CHECK(pm->items == d.suspends);
   for (const RpmDeviceMetrics& d : r.rpm_devices) {
     INFO(d.name);
     if (d.name == "display") {

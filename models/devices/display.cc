@@ -699,15 +699,28 @@ class DisplayPipeline::CommitFn final : public WorkFn {
 };
 
 // SDE's encoder off work (sde_encoder_off_work() ->
+// sde_encoder_resource_control(SDE_ENC_RC_EVENT_ENTER_IDLE) ->
 // _sde_encoder_rc_idle(), sde_encoder.c, CLO display-drivers), on
-// commit_worker idle_pc_delay after the last kickoff: with a commit still
-// in flight it re-arms itself and returns; otherwise, for a command-mode
-// panel, idle_pc_cost (clocks, interrupts, the RSC vote) and the
-// encoder's pm_runtime_put_sync(): the display's ->runtime_suspend() runs
-// here, in the commit thread, when nothing else holds it. Simplified: the
-// off work's kthread_flush_worker() of crtc_event:<id> (not modelled)
-// and the vblank reference SurfaceFlinger's hardware vsync would hold
-// (SF turns it off between resyncs) are left out.
+// commit_worker idle_pc_delay after the last kickoff. The kernel re-arms
+// it if a frame is kicked off and not done; the commits run on the same
+// worker, so none is mid-kickoff when it runs here (a commit queued
+// behind it finds the display suspended and resumes it, as in the
+// kernel). For a command-mode panel: idle_pc_cost (clocks, interrupts,
+// the RSC vote) and the encoder's pm_runtime_put_sync(): the display's
+// ->runtime_suspend() runs here, in the commit thread, when nothing else
+// holds it. Simplified: the off work's kthread_flush_worker() of
+// crtc_event:<id> (not modelled); the vblank reference: after a long
+// pause SurfaceFlinger's hardware-vsync resync enables vblank, which
+// resumes the display in crtc_event:<id> a vsync or two before the next
+// commit and holds it while hardware vsync stays on (here the commit
+// resumes it); the early wake-up of the input handler and the perf HAL,
+// which resume it in crtc_commit before a commit (injected input reaches
+// neither); the idle exit's own work beyond the display's resume
+// callback (DSI clocks, PHY and PLL, interrupts, RSC); the CPU PM QoS
+// resume-latency requests SDE holds while the encoder is on (they keep
+// those CPUs out of deep idle states); a video-mode panel's off work
+// (interrupts and pm_qos off), which runs with idle_pc_delay 0 in the
+// kernel and not here.
 class DisplayPipeline::IdleOffFn final : public WorkFn {
  public:
   explicit IdleOffFn(DisplayPipeline& d) : d_(d), rpm(*d.pm_) {}
@@ -715,11 +728,6 @@ class DisplayPipeline::IdleOffFn final : public WorkFn {
     Action a;
     if (x.step == 0) {
       putting_ = false;
-      const bool in_flight = std::any_of(d_.commits_.begin(), d_.commits_.end(), [](const Commit& c) { return c.in_use; });
-      if (in_flight) {
-        d_.commit_worker_->mod_delayed_work(d_.idle_off_work_, x.context(), d_.params_.idle_pc_delay, nullptr);
-        return Action::exit();
-      }
       if (!d_.encoder_on_) return Action::exit();
       if (d_.params_.idle_pc_cost > Time::zero()) return Action::run(d_.params_.idle_pc_cost.count());
     }
@@ -738,12 +746,17 @@ class DisplayPipeline::IdleOffFn final : public WorkFn {
   bool putting_ = false;
 };
 
-// _sde_encoder_update_rc() at a kickoff (SDE_ENC_RC_EVENT_KICKOFF): an
-// idle encoder takes display_rpm again (pm_runtime_resume_and_get(): the
-// commit's own get resumed the display already, so it only counts); then
-// the off work is pushed idle_pc_delay ahead (kthread_mod_delayed_work()).
+// sde_encoder_resource_control(SDE_ENC_RC_EVENT_KICKOFF) ->
+// _sde_encoder_rc_kickoff(): an idle encoder takes display_rpm again
+// (_sde_encoder_resource_control_helper(): pm_runtime_resume_and_get();
+// the commit's own get in sde_kms_prepare_commit() resumed the display
+// already, so it only counts); then sde_encoder_rc_restart_delayed()
+// pushes the off work idle_pc_delay ahead (kthread_mod_delayed_work()).
 void DisplayPipeline::encoder_kickoff(QueueContext ctx) {
   if (!encoder_on_) {
+    if (display_rpm_->status() != RpmStatus::kActive)
+      throw ModelError(fmt::format("display '{}': the encoder's get at a kickoff found '{}' not active", name_,
+                                   display_rpm_->name()));
     pm_->call_nosleep(*display_rpm_, RpmApi::kGet, ctx);
     encoder_on_ = true;
   }
