@@ -264,6 +264,93 @@ TEST_CASE("delayed work is queued when its timer fires, and a pending item is no
   CHECK(sys.device_calls()->already_pending() == 1);
 }
 
+EventSpec ev_mod_work(const std::string& wq, const std::string& work, Time cost, Time delay, int cpu = -1) {
+  EventSpec e = ev_queue_work(wq, work, cost, Time::zero(), cpu, delay);
+  e.call.mod = true;
+  return e;
+}
+
+// mod_delayed_work() re-arms a pending delayed item (an idle timer pushed
+// back): at HZ=250, 3 ms from jiffy 0 runs in bucket 2 (8 ms); mod'ed
+// again at 5 ms (jiffy 1), it runs in bucket 3 (12 ms), once.
+TEST_CASE("mod_delayed_work pushes a pending delayed item's timer back", "[workqueue]") {
+  ScenarioParams p = wq_scenario(2, {});
+  p.tasks = {queuer({ev_mod_work("events", "d", Time::us(100), Time::ms(3)), ev_sleep(Time::ms(5)),
+                     ev_mod_work("events", "d", Time::us(100), Time::ms(3))})};
+  WorkLog log = run_logged<WorkLog>(p);
+  REQUIRE(log.items.size() == 1);
+  CHECK(log.items[0].queued == Time::ms(12));
+  CHECK(log.items[0].started == Time::ms(12));
+}
+
+// Taken back off a queue (try_to_grab_pending()): an ordered workqueue
+// runs "busy" (5 ms) from 0; "a", queued at 1 ms, waits on the pwq's
+// inactive list (max_active 1); "b", queued on CPU 0's per-CPU pool
+// behind "busy0" there, waits active on its worklist. Both are mod'ed at
+// 2 ms with 3 ms (jiffy 0: bucket 2, 8 ms): each leaves its queue and is
+// queued again at 8 ms (without the take-back a pending item would stay
+// queued from 1 ms and the mod do nothing); each runs once. Nothing
+// leaks: items queued on both queues at 20 ms run at once (c, then d:
+// their kworkers share CPU 0).
+TEST_CASE("mod_delayed_work takes a queued item back, from the inactive list or the worklist", "[workqueue]") {
+  WorkqueueParams ordered;
+  ordered.name = "ord";
+  ordered.flags = kWqUnbound | kWqOrdered;
+  ScenarioParams p = wq_scenario(2, {ordered});
+  TaskSpec q = queuer({ev_queue_work("ord", "busy", Time::ms(5)), ev_queue_work("events", "busy0", Time::ms(5), Time::zero(), 0),
+                       ev_sleep(Time::ms(1)), ev_queue_work("ord", "a", Time::us(100)),
+                       ev_queue_work("events", "b", Time::us(100), Time::zero(), 0), ev_sleep(Time::ms(1)),
+                       ev_mod_work("ord", "a", Time::us(100), Time::ms(3)),
+                       ev_mod_work("events", "b", Time::us(100), Time::ms(3), 0), ev_sleep(Time::ms(18)),
+                       ev_queue_work("ord", "c", Time::us(100)),
+                       ev_queue_work("events", "d", Time::us(100), Time::zero(), 0)});
+  q.cpus = {1};
+  p.tasks = {q};
+  WorkLog log = run_logged<WorkLog>(p);
+  CHECK(log.first("busy").started == Time::zero());
+  CHECK(log.first("a").queued == Time::ms(8));
+  CHECK(log.first("a").started >= Time::ms(8));
+  CHECK(log.first("b").queued == Time::ms(8));
+  CHECK(log.first("b").started >= Time::ms(8));
+  int runs = 0;
+  for (const WorkItemRecord& i : log.items) runs += i.work == "a" || i.work == "b";
+  CHECK(runs == 2);
+  CHECK(log.first("c").queued == Time::ms(20));
+  CHECK(log.first("c").started == Time::ms(20));
+  CHECK(log.first("d").started <= Time::us(20100));  // at once, or after c if their kworkers share a CPU
+}
+
+// An item queued again while it runs (its worker asleep in it: CPU 0's
+// pool runs X 0 -> 0.1 ms, then X sleeps 2 ms in D) waits on that
+// worker's scheduled list once another worker picks it up (non-reentrancy,
+// assign_work()); mod at 1.5 ms takes it back from there (3 ms: bucket 2,
+// 8 ms). X runs twice (at 0 and 8 ms), not three times.
+TEST_CASE("mod_delayed_work takes back an item waiting behind its own execution", "[workqueue]") {
+  ScenarioParams p = wq_scenario(2, {});
+  TaskSpec q = queuer({ev_queue_work("events", "x", Time::us(100), Time::ms(2), 0), ev_sleep(Time::ms(1)),
+                       ev_queue_work("events", "x", Time::us(100), Time::ms(2), 0), ev_sleep(Time::us(500)),
+                       ev_mod_work("events", "x", Time::us(100), Time::ms(3), 0)});
+  q.cpus = {1};
+  p.tasks = {q};
+  WorkLog log = run_logged<WorkLog>(p);
+  std::vector<Time> starts;
+  for (const WorkItemRecord& i : log.items)
+    if (i.work == "x") starts.push_back(i.started);
+  CHECK(starts == std::vector<Time>{Time::zero(), Time::ms(8)});
+}
+
+TEST_CASE("a work name queued both as a work_struct and as a kthread_work is a model error", "[workqueue]") {
+  ScenarioParams p = wq_scenario(1, {});
+  KthreadWorkerParams kw;
+  kw.name = "kw";
+  p.kthread_workers = {kw};
+  EventSpec k = ev_call(CallSpec::Op::kKthreadQueueWork, "kw");
+  k.call.work = "x";
+  k.call.cost = Time::us(10);
+  p.tasks = {queuer({ev_queue_work("events", "x", Time::us(10)), ev_sleep(Time::ms(1)), k})};
+  CHECK_THROWS_WITH(run_logged<WorkLog>(p), Catch::Contains("work 'x' is queued with both queue_work and kthread_queue_work"));
+}
+
 // calc_wheel_index() (6.12 kernel/time/timer.c): a timer_list's timeout is
 // rounded up to jiffies, and its expiry up to the next bucket of its level
 // (1 jiffy below 63 jiffies, 8 below 504, ...), run by that jiffy's tick.

@@ -542,7 +542,7 @@ EventSpec load_call_event(const YamlDoc& doc, const YAML::Node& node, const std:
   r.read("sleep", c.sleep);
   r.read("delay", c.delay);
   if (op == CallSpec::Op::kQueueWork) r.read("cpu", c.cpu, 0, platform_cpus - 1);
-  if (op == CallSpec::Op::kKthreadQueueWork) r.read("mod", c.mod);
+  r.read("mod", c.mod);
   return e;
 }
 
@@ -714,10 +714,11 @@ const std::vector<ParamDecl>& distribution_params() {
 const std::vector<ParamDecl>& queue_work_params() {
   static const std::vector<ParamDecl> decls = {
       {"wq", "workqueue name", "required", "declared under workqueues, or a system workqueue (events, ...)"},
-      {"work", "string", "required", "the work item; a pending item is not queued again"},
+      {"work", "string", "required", "the work item; a pending item is not queued again (unless mod)"},
       {"cost", "duration", "0", "CPU work of the item"},
       {"sleep", "duration", "0", "then an uninterruptible sleep inside the item"},
       {"delay", "duration", "0", "queue_delayed_work(): queued when this timer_list expires (rounded up to jiffies and to the timer wheel's bucket)"},
+      {"mod", "bool", "false", "mod_delayed_work(): the item is queued with this delay whether or not it was pending (a pending one is taken back first, off its timer or its queue; an executing one is queued again)"},
       {"cpu", "int", "- (WORK_CPU_UNBOUND)", "queue_work_on() CPU"},
   };
   return decls;

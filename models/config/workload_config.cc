@@ -557,7 +557,7 @@ const std::vector<ParamDecl>& event_params() {
        "write a weighted cpu cgroup's cpu.weight or cpu.shares at run time (sched_group_set_shares())"},
       {"cpu_idle", "map (see cpu_idle)", "-",
        "write a cpu cgroup's cpu.idle at run time (sched_group_set_idle())"},
-      {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work)"},
+      {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work / mod_delayed_work)"},
       {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker (kthread_queue_work / kthread_queue_delayed_work / kthread_mod_delayed_work)"},
       {"submit_job", "map (see submit_job)", "-", "push a GPU job to a DRM scheduler entity (the submit ioctl)"},
       {"rpm", "map (see rpm)", "-", "a pm_runtime_*() call on a device (get_sync may sleep in D)"},

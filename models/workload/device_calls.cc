@@ -98,6 +98,12 @@ void DeviceCalls::call(Task& self, const CallSpec& c) {
     case CallSpec::Op::kQueueWork:
     case CallSpec::Op::kKthreadQueueWork: {
       WorkStruct& w = item(c.work);
+      // A work item is a work_struct or a kthread_work, not both.
+      if ((c.op == CallSpec::Op::kQueueWork && w.kthread_worker) ||
+          (c.op == CallSpec::Op::kKthreadQueueWork && w.pwq))
+        throw ModelError(fmt::format("work '{}' is queued with both queue_work and kthread_queue_work: give each its "
+                                     "own work name",
+                                     c.work));
       auto kthread_worker = [&]() -> KthreadWorker& {
         auto it = kthread_workers_.find(c.target);
         if (it == kthread_workers_.end()) throw ModelError(check(c));
@@ -127,7 +133,9 @@ void DeviceCalls::call(Task& self, const CallSpec& c) {
       if (!wq) throw ModelError(check(c));
       if (c.cpu >= k_.nr_cpus())
         throw ModelError(fmt::format("queue_work: CPU {} does not exist (the platform has {})", c.cpu, k_.nr_cpus()));
-      if (c.delay > Time::zero())
+      if (c.mod)
+        wqs_->mod_delayed_work(*wq, w, ctx, c.delay, c.cpu);
+      else if (c.delay > Time::zero())
         wqs_->queue_delayed_work(*wq, w, ctx, c.delay, c.cpu);
       else
         wqs_->queue_work(*wq, w, ctx, c.cpu);

@@ -39,7 +39,7 @@ struct CallSpec {
   Time cost;            // the work item's CPU work (capacity time); binder_call: the server thread's
   Time sleep;           // then an uninterruptible sleep inside the item
   Time delay;           // queue_work / kthread_queue_work: the delayed variant's delay
-  bool mod = false;     // kthread_queue_work: kthread_mod_delayed_work()
+  bool mod = false;     // queue_work / kthread_queue_work: (kthread_)mod_delayed_work()
   int cpu = -1;         // queue_work: queue_work_on() CPU; -1 = WORK_CPU_UNBOUND
   Time gpu_time;        // submit_job: the job's GPU time; 0 = the GPU's distribution
   RpmApi rpm = RpmApi::kGetSync;  // rpm: which pm_runtime_*() call (target = the device)

@@ -434,6 +434,47 @@ bool WorkqueueSystem::queue_delayed_work(Workqueue& wq, WorkStruct& work, QueueC
   return true;
 }
 
+bool WorkqueueSystem::mod_delayed_work(Workqueue& wq, WorkStruct& work, QueueContext ctx, Time delay, int cpu) {
+  const bool was_pending = grab_pending(work, ctx);
+  queue_delayed_work(wq, work, ctx, delay, cpu);
+  return was_pending;
+}
+
+// try_to_grab_pending() (6.12 workqueue.c): a pending item waits for its
+// timer (deleted), or is queued: on its pwq's inactive list (removed; it
+// holds no nr_active slot) or on its pool's worklist (removed, and its
+// slot freed: pwq_dec_nr_in_flight() -> pwq_dec_nr_active(), which may
+// activate the next inactive item).
+bool WorkqueueSystem::grab_pending(WorkStruct& work, QueueContext ctx) {
+  if (!work.pending) return false;
+  work.pending = false;
+  if (work.timer_armed) {
+    if (auto it = delayed_by_work_.find(&work); it != delayed_by_work_.end()) k_.hrtimer_cancel(it->second->timer);
+    work.timer_armed = false;
+    return true;
+  }
+  auto* pwq = static_cast<PoolWorkqueue*>(work.pwq);
+  auto remove = [&work](Fifo<WorkStruct*>& list) {
+    for (size_t i = 0; i < list.size(); ++i)
+      if (list[i] == &work) {
+        list.remove_at(i);
+        return true;
+      }
+    return false;
+  };
+  if (remove(pwq->inactive_works)) return true;
+  // Active: on the pool's worklist, or already assigned to a worker's
+  // scheduled list (assign_work(): behind that worker's execution of it).
+  bool found = remove(pwq->pool->worklist);
+  for (size_t i = 0; !found && i < workers_.size(); ++i)
+    if (workers_[i]->pool_ == pwq->pool) found = remove(workers_[i]->scheduled_);
+  if (!found)
+    throw ModelError(fmt::format("work '{}' is pending on workqueue '{}' but on none of its queues", work.name,
+                                 pwq->wq->name()));
+  pwq_dec_nr_active(*pwq, ctx);
+  return true;
+}
+
 // delayed_work_timer_fn(): the timer interrupt queues the work.
 void WorkqueueSystem::delayed_timer_fired(Delayed& d) {
   // A timer_list runs from its CPU's tick (an hrtimer): on a tick-stopped

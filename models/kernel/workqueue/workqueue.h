@@ -34,8 +34,11 @@
 //    of workers (the driver's "two threads").
 //
 // Simplifications (named so a reader can weigh them): no rescuers
-// (WQ_MEM_RECLAIM) or mayday timer; no flush_work(), cancel_work_sync() or
-// mod_delayed_work(); a created worker starts when create_worker_delay
+// (WQ_MEM_RECLAIM) or mayday timer; no flush_work() or cancel_work_sync()
+// (mod_delayed_work() is modelled: a pending item taken back as
+// try_to_grab_pending() does, an active one freeing its nr_active slot;
+// cancel_delayed_work() would be the same take-back without the
+// re-queue); a created worker starts when create_worker_delay
 // ends, before the manager runs again (6.12's manager, woken by kthreadd,
 // attaches and wakes it), and kthreadd's own wait for a CPU is not in the
 // delay; no CPU hotplug; no BH workqueues; no
@@ -190,6 +193,11 @@ class WorkqueueSystem {
   // when its timer fires (at once for delay 0).
   bool queue_delayed_work(Workqueue& wq, WorkStruct& work, QueueContext ctx, Time delay,
                           int cpu = kWorkCpuUnbound);
+  // mod_delayed_work_on(): a pending item is taken back
+  // (try_to_grab_pending(): its timer deleted, or off its pool's worklist
+  // or its pwq's inactive list) and queued again with `delay`; true if it
+  // was pending. An executing item is queued again.
+  bool mod_delayed_work(Workqueue& wq, WorkStruct& work, QueueContext ctx, Time delay, int cpu = kWorkCpuUnbound);
 
   // --- introspection (tests, reports)
   const std::vector<std::unique_ptr<WorkerPool>>& pools() const { return pools_; }
@@ -228,6 +236,7 @@ class WorkqueueSystem {
   void emit(WorkItemEvent::Phase phase, const WorkStruct& work, const Workqueue& wq, const Task* worker, int cpu,
             Time started = Time::zero(), Time wait = Time::zero());
   void delayed_timer_fired(Delayed& d);
+  bool grab_pending(WorkStruct& work, QueueContext ctx);  // try_to_grab_pending()
 
   Kernel& k_;
   WorkqueueSubsysParams params_;
