@@ -91,6 +91,16 @@ class Fifo {
     slots_[slot(size_ - 1)] = T{};
     --size_;
   }
+  // Removes the first element equal to v, keeping the order of the
+  // others; whether there was one.
+  bool remove(const T& v) {
+    for (size_t i = 0; i < size_; ++i)
+      if ((*this)[i] == v) {
+        remove_at(i);
+        return true;
+      }
+    return false;
+  }
   // Room for n elements without growing.
   void reserve(size_t n) {
     if (n > slots_.size()) regrow(n);

@@ -970,6 +970,9 @@ TEST_CASE("Fifo removes an element from the middle of a wrapped ring, keeping th
   q.push_back(7);
   CHECK(q.back() == 7);
   CHECK(q.size() == 3);
+  CHECK(q.remove(5));        // by value: the first equal element
+  CHECK_FALSE(q.remove(5));  // none left
+  CHECK(items() == std::vector<int>{4, 7});
 }
 
 TEST_CASE("run_until refuses an event armed before the current time", "[simulator]") {

@@ -42,8 +42,7 @@ class DrmGpuScheduler::RunJobFn final : public WorkFn {
         [[fallthrough]];
       }
       case Phase::kLock:
-        if (s_.sched_lock_)
-          if (auto wait = s_.sched_lock_->lock_step(x.worker())) return *wait;
+        if (auto wait = s_.sched_lock(x)) return *wait;
         phase_ = Phase::kRan;
         return Action::run(s_.params_.run_job_cost.count());  // ops->run_job()
       case Phase::kRan:
@@ -60,7 +59,7 @@ class DrmGpuScheduler::RunJobFn final : public WorkFn {
         job_->on_gpu = true;
         s_.gpu_.run(s_, job_->id, job_->gpu_time);
         job_ = nullptr;
-        if (s_.sched_lock_) s_.sched_lock_->unlock(x.worker());
+        s_.sched_unlock(x);
         s_.run_job_queue(x.context());  // requeue: more jobs may be ready
         return Action::exit();
     }
@@ -123,8 +122,7 @@ class DrmGpuScheduler::FenceFn final : public WorkFn {
     switch (phase_) {
       case Phase::kLock:
         // Then mutex_lock(&sched->lock) (panthor's chain).
-        if (s_.sched_lock_)
-          if (auto wait = s_.sched_lock_->lock_step(x.worker())) return *wait;
+        if (auto wait = s_.sched_lock(x)) return *wait;
         phase_ = Phase::kRan;
         // A run that finds only a request's acknowledgement: no CSG event
         // (sched_process_csg_irq_locked() returns once req == ack).
@@ -149,7 +147,7 @@ class DrmGpuScheduler::FenceFn final : public WorkFn {
         s_.signal_done_jobs(ctx);
       if (p.sync_update_work_cost > Time::zero()) s_.wqs_->queue_work(*s_.fence_wq_, s_.work_sync_update_, ctx);
     }
-    if (s_.sched_lock_) s_.sched_lock_->unlock(x.worker());
+    s_.sched_unlock(x);
     return Action::exit();
   }
 
@@ -171,13 +169,13 @@ class DrmGpuScheduler::ChainFn final : public WorkFn {
   Action step(WorkExec& x) override {
     if (x.step == 0) locked_ = false;
     if (!locked_) {
-      if (takes_sched_lock_ && s_.sched_lock_)
-        if (auto wait = s_.sched_lock_->lock_step(x.worker())) return *wait;
+      if (takes_sched_lock_)
+        if (auto wait = s_.sched_lock(x)) return *wait;
       locked_ = true;
       return Action::run(cost_.count());
     }
     if (signals_) s_.signal_done_jobs(x.context());
-    if (takes_sched_lock_ && s_.sched_lock_) s_.sched_lock_->unlock(x.worker());
+    if (takes_sched_lock_) s_.sched_unlock(x);
     return Action::exit();
   }
 
@@ -215,8 +213,7 @@ class DrmGpuScheduler::TickFn final : public WorkFn {
       case Phase::kLock:
         // mutex_lock(&sched->lock), held to the end (the runtime PM get
         // before it is not modelled).
-        if (s_.sched_lock_)
-          if (auto wait = s_.sched_lock_->lock_step(x.worker())) return *wait;
+        if (auto wait = s_.sched_lock(x)) return *wait;
         phase_ = Phase::kStart;
         [[fallthrough]];
       case Phase::kStart:
@@ -237,7 +234,7 @@ class DrmGpuScheduler::TickFn final : public WorkFn {
         break;
       case Phase::kDone:
         s_.tick_stopped_ = true;
-        if (s_.sched_lock_) s_.sched_lock_->unlock(x.worker());
+        s_.sched_unlock(x);
         return Action::exit();
     }
     phase_ = Phase::kDone;
@@ -328,6 +325,14 @@ void DrmGpuScheduler::queue(WorkStruct& w, QueueContext ctx, const Task* on_beha
     worker_->queue_work(w, ctx, on_behalf_of);
   else
     wqs_->queue_work(*submit_wq_, w, ctx);
+}
+
+std::optional<Action> DrmGpuScheduler::sched_lock(WorkExec& x) {
+  return sched_lock_ ? sched_lock_->lock_step(x.worker()) : std::nullopt;
+}
+
+void DrmGpuScheduler::sched_unlock(WorkExec& x) {
+  if (sched_lock_) sched_lock_->unlock(x.worker());
 }
 
 void DrmGpuScheduler::run_job_queue(QueueContext ctx) { queue(work_run_job_, ctx, best_queued_submitter()); }

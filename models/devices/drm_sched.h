@@ -91,6 +91,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,10 @@ class DrmGpuScheduler final : public GpuClient {
   class FenceFn;
   class ChainFn;
   class TickFn;
+  // mutex_lock(&sched->lock) stepped from a work (nullopt: held, or no
+  // lock without panthor's chain) and mutex_unlock().
+  std::optional<Action> sched_lock(WorkExec& x);
+  void sched_unlock(WorkExec& x);
   void run_job_queue(QueueContext ctx);   // drm_sched_run_job_queue()
   void free_job_queue(QueueContext ctx);  // __drm_sched_run_free_queue()
   void queue(WorkStruct& w, QueueContext ctx, const Task* on_behalf_of);

@@ -129,9 +129,7 @@ void KthreadWorker::queue_delayed(WorkStruct& work, QueueContext ctx, Time delay
     insert_work(work, ctx);
     return;
   }
-  DelayedTimer* d = nullptr;
-  for (auto& t : timers_)
-    if (t->work == &work) d = t.get();
+  DelayedTimer* d = timer_of(work);
   if (!d) {
     timers_.push_back(std::make_unique<DelayedTimer>());
     d = timers_.back().get();
@@ -142,6 +140,12 @@ void KthreadWorker::queue_delayed(WorkStruct& work, QueueContext ctx, Time delay
   d->cpu = ctx.cpu >= 0 ? ctx.cpu : task_->cpu;
   work.timer_armed = true;
   k_.hrtimer_start(d->timer, k_.timer_list_fire_time(delay), d->cpu);
+}
+
+KthreadWorker::DelayedTimer* KthreadWorker::timer_of(const WorkStruct& work) {
+  for (auto& t : timers_)
+    if (t->work == &work) return t.get();
+  return nullptr;
 }
 
 void KthreadWorker::delayed_timer_fired(DelayedTimer& d) {
@@ -168,15 +172,10 @@ void KthreadWorker::insert_work(WorkStruct& work, QueueContext ctx) {
 bool KthreadWorker::cancel_pending(WorkStruct& work, bool update) {
   if (!work.pending) return false;
   if (work.timer_armed) {
-    for (auto& t : timers_)
-      if (t->work == &work) k_.hrtimer_cancel(t->timer);
+    k_.hrtimer_cancel(timer_of(work)->timer);
     work.timer_armed = false;
   } else {
-    for (size_t i = 0; i < work_list_.size(); ++i)
-      if (work_list_[i] == &work) {
-        work_list_.remove_at(i);
-        break;
-      }
+    work_list_.remove(&work);
   }
   work.pending = false;
   if (update) update_priority();  // its queuer's priority no longer counts

@@ -104,6 +104,7 @@ class KthreadWorker final : public TaskBody, public WorkExecutor {
   bool cancel_pending(WorkStruct& work, bool update = true);  // its timer, then __kthread_cancel_work()
   void claim(WorkStruct& work);  // the work's worker is this one (else a ModelError)
   void delayed_timer_fired(DelayedTimer& d);
+  DelayedTimer* timer_of(const WorkStruct& work);  // its timer, once it was ever delayed
   void update_priority();  // the following policy (see above)
   void emit(WorkItemEvent::Phase phase, const WorkStruct& w, Time started = Time::zero(),
             Time wait = Time::zero());

@@ -454,20 +454,12 @@ bool WorkqueueSystem::grab_pending(WorkStruct& work, QueueContext ctx) {
     return true;
   }
   auto* pwq = static_cast<PoolWorkqueue*>(work.pwq);
-  auto remove = [&work](Fifo<WorkStruct*>& list) {
-    for (size_t i = 0; i < list.size(); ++i)
-      if (list[i] == &work) {
-        list.remove_at(i);
-        return true;
-      }
-    return false;
-  };
-  if (remove(pwq->inactive_works)) return true;
+  if (pwq->inactive_works.remove(&work)) return true;
   // Active: on the pool's worklist, or already assigned to a worker's
   // scheduled list (assign_work(): behind that worker's execution of it).
-  bool found = remove(pwq->pool->worklist);
+  bool found = pwq->pool->worklist.remove(&work);
   for (size_t i = 0; !found && i < workers_.size(); ++i)
-    if (workers_[i]->pool_ == pwq->pool) found = remove(workers_[i]->scheduled_);
+    if (workers_[i]->pool_ == pwq->pool) found = workers_[i]->scheduled_.remove(&work);
   if (!found)
     throw ModelError(fmt::format("work '{}' is pending on workqueue '{}' but on none of its queues", work.name,
                                  pwq->wq->name()));
