@@ -30,4 +30,17 @@ inline ConfigError error_of(const std::string& yaml) {
   throw std::logic_error("unreachable");
 }
 
+// The error of `yaml` (loaded as x.yaml) with the first `from` replaced
+// by `to`; "no error" if that loads.
+inline std::string error_when_replaced(const std::string& yaml, const std::string& from, const std::string& to) {
+  std::string y = yaml;
+  y.replace(y.find(from), from.size(), to);
+  try {
+    load_scenario_yaml(y, "x.yaml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 }  // namespace schedlab::testing

@@ -10,6 +10,7 @@
 #include "models/kernel/kernel.h"
 #include "models/kernel/kthread_worker.h"
 #include "models/kernel/workqueue/runnable_tracker.h"
+#include "config_test_util.h"
 #include "sched_test_util.h"
 
 using namespace schedlab;
@@ -364,16 +365,7 @@ TEST_CASE("kthread_queue_work's delay and mod load from YAML", "[kthread_worker]
   const CallSpec& c = p.tasks[0].phases[0].events[0].call;
   CHECK(c.delay == Time::ms(58));
   CHECK(c.mod);
-  auto error = [&](const std::string& from, const std::string& to) -> std::string {
-    std::string y = yaml;
-    y.replace(y.find(from), from.size(), to);
-    try {
-      load_scenario_yaml(y, "x.yaml");
-    } catch (const ConfigError& e) {
-      return e.what();
-    }
-    return "no error";
-  };
+  auto error = [&](const std::string& from, const std::string& to) { return error_when_replaced(yaml, from, to); };
   CHECK_THAT(error("mod: true", "mod: maybe"),
              Catch::Contains("x.yaml:") && Catch::Contains("kthread_queue_work.mod: expected true or false, got 'maybe'"));
   CHECK_THAT(error("delay: 58ms", "delay: soon"), Catch::Contains("kthread_queue_work.delay"));

@@ -11,6 +11,7 @@
 #include "models/errors.h"
 #include "models/kernel/workqueue/workqueue.h"
 #include "models/workload/device_calls.h"
+#include "config_test_util.h"
 #include "sched_test_util.h"
 
 using namespace schedlab;
@@ -532,4 +533,178 @@ TEST_CASE("kick_pool wakes an unbound worker that left its pod from a pod CPU", 
   CHECK(w1.cpu >= 2);
   CHECK(w2.cpu <= 1);
   CHECK(w2.started == Time::ms(3));
+}
+
+// ------------------------------------------- cancel_work(_sync), flush_work
+
+EventSpec ev_work_call(CallSpec::Op op, const std::string& work, bool flag = false) {
+  EventSpec e = ev_call(op, "");
+  e.call.work = work;
+  (op == CallSpec::Op::kCancelWork ? e.call.sync : e.call.delayed) = flag;
+  return e;
+}
+
+// Where the caller resumed: the time it queued `marker` (a 10 us item on
+// CPU 1's per-CPU pool) right after the call.
+EventSpec ev_marker(const std::string& marker) { return ev_queue_work("events", marker, Time::us(10), Time::zero(), 1); }
+
+// cancel_work_sync() (6.12 __cancel_work_sync()): X runs on CPU 0 from 0,
+// 100 us of work then 2 ms asleep in D, returning at 2.1 ms. The canceller
+// (FIFO, CPU 1) calls at 1 ms: nothing is pending, so it sleeps (D) until
+// the execution returns and resumes at 2.1 ms. Meanwhile queuing X is
+// refused (the item is disabled: a second task's queue_work at 1.5 ms
+// does nothing); at 3 ms it is queued and runs again.
+TEST_CASE("cancel_work_sync waits for the execution in progress and refuses queuing meanwhile", "[workqueue][cancel]") {
+  ScenarioParams p = wq_scenario(2, {});
+  TaskSpec q = queuer({ev_queue_work("events", "x", Time::us(100), Time::ms(2), 0), ev_sleep(Time::ms(1)),
+                       ev_work_call(CallSpec::Op::kCancelWork, "x", true), ev_marker("after")});
+  q.cpus = {1};
+  TaskSpec other = task("other",
+                        {ev_sleep(Time::us(1500)), ev_queue_work("events", "x", Time::us(100), Time::zero(), 0),
+                         ev_sleep(Time::us(1500)), ev_queue_work("events", "x", Time::us(100), Time::zero(), 0),
+                         ev_sleep(Time::s(10))},
+                        Policy::kFifo, 40);
+  other.cpus = {1};
+  p.tasks = {q, other};
+  WorkLog log = run_logged<WorkLog>(p);
+  CHECK(log.first("after").queued == Time::us(2100));
+  std::vector<Time> starts;
+  for (const WorkItemRecord& i : log.items)
+    if (i.work == "x") starts.push_back(i.started);
+  CHECK(starts == std::vector<Time>{Time::zero(), Time::ms(3)});
+}
+
+// cancel_work() takes a pending delayed item back (its timer deleted: X,
+// queued with 3 ms at 0, never runs) and does not wait; cancel_work_sync()
+// of an item queued behind a busy ordered workqueue (inactive) takes it
+// back and returns at once (nothing executes it).
+TEST_CASE("cancel_work takes pending items back without waiting", "[workqueue][cancel]") {
+  WorkqueueParams ordered;
+  ordered.name = "ord";
+  ordered.flags = kWqUnbound | kWqOrdered;
+  ScenarioParams p = wq_scenario(2, {ordered});
+  TaskSpec q = queuer({ev_queue_work("events", "x", Time::us(100), Time::zero(), 0, Time::ms(3)),
+                       ev_queue_work("ord", "busy", Time::ms(5)), ev_queue_work("ord", "a", Time::us(100)),
+                       ev_sleep(Time::ms(1)), ev_work_call(CallSpec::Op::kCancelWork, "x"),
+                       ev_work_call(CallSpec::Op::kCancelWork, "a", true), ev_marker("after")});
+  q.cpus = {1};
+  p.tasks = {q};
+  WorkLog log = run_logged<WorkLog>(p);
+  CHECK(log.first("after").queued == Time::ms(1));
+  for (const WorkItemRecord& i : log.items) {
+    CHECK(i.work != "x");
+    CHECK(i.work != "a");
+  }
+}
+
+// flush_work() (start_flush_work()): "a" waits on an ordered workqueue's
+// inactive list behind "busy" (0 -> 5 ms) and runs 5 -> 5.1 ms; flushed at
+// 2 ms, the caller resumes when that execution returns, 5.1 ms. A delayed
+// item waiting for its timer is not waited for: flushing "d" (3 ms from
+// 6 ms: jiffy 1, bucket 3, 12 ms) returns at once; flush_delayed_work() of
+// "e" (same timer) queues it at once on the flusher's CPU (CPU 1's pool,
+// behind the 10 us marker) and waits for it: 6.01 -> 6.11 ms.
+TEST_CASE("flush_work waits for the queued execution, and flush_delayed_work runs an armed item now", "[workqueue][flush]") {
+  WorkqueueParams ordered;
+  ordered.name = "ord";
+  ordered.flags = kWqUnbound | kWqOrdered;
+  ScenarioParams p = wq_scenario(2, {ordered});
+  TaskSpec q = queuer({ev_queue_work("ord", "busy", Time::ms(5)), ev_queue_work("ord", "a", Time::us(100)),
+                       ev_sleep(Time::ms(2)), ev_work_call(CallSpec::Op::kFlushWork, "a"), ev_marker("after_a"),
+                       ev_sleep(Time::us(900)),  // to 6 ms
+                       ev_queue_work("events", "d", Time::us(100), Time::zero(), -1, Time::ms(3)),
+                       ev_queue_work("events", "e", Time::us(100), Time::zero(), -1, Time::ms(3)),
+                       ev_work_call(CallSpec::Op::kFlushWork, "d"), ev_marker("after_d"),
+                       ev_work_call(CallSpec::Op::kFlushWork, "e", true), ev_marker("after_e")});
+  q.cpus = {1};
+  p.tasks = {q};
+  WorkLog log = run_logged<WorkLog>(p);
+  CHECK(log.first("a").ended == Time::us(5100));
+  CHECK(log.first("after_a").queued == Time::us(5100));
+  CHECK(log.first("after_d").queued == Time::ms(6));
+  CHECK(log.first("d").queued == Time::ms(12));
+  CHECK(log.first("e").queued == Time::ms(6));
+  CHECK(log.first("e").cpu == 1);
+  CHECK(log.first("e").started == Time::us(6010));  // behind after_d on the same worker
+  CHECK(log.first("e").ended == Time::us(6110));
+  CHECK(log.first("after_e").queued == Time::us(6110));
+}
+
+// A flush whose queued instance is taken back (6.12 try_to_grab_pending()
+// leaves the flush's barrier where insert_wq_barrier() linked it): "a"
+// waits on an ordered workqueue's inactive list behind "busy" (0 -> 5 ms);
+// the flusher (from 1 ms) waits for a's execution; at 2 ms another task
+// cancels "a" (or mod_delayed_work()s it 20 ms ahead). The barrier moves
+// to the pool's worklist (move_linked_works()) and runs when busy's
+// worker finishes, 5 ms: the flusher resumes then, not when (if ever) "a"
+// runs again.
+TEST_CASE("a flush whose item is taken back is completed by its barrier", "[workqueue][flush]") {
+  WorkqueueParams ordered;
+  ordered.name = "ord";
+  ordered.flags = kWqUnbound | kWqOrdered;
+  ScenarioParams p = wq_scenario(2, {ordered});
+  const bool mod = GENERATE(false, true);
+  INFO((mod ? "mod_delayed_work" : "cancel_work"));
+  TaskSpec f = queuer({ev_queue_work("ord", "busy", Time::ms(5)), ev_queue_work("ord", "a", Time::us(100)),
+                       ev_sleep(Time::ms(1)), ev_work_call(CallSpec::Op::kFlushWork, "a"), ev_marker("after")});
+  f.cpus = {1};
+  TaskSpec other = task("other",
+                        {ev_sleep(Time::ms(2)),
+                         mod ? ev_mod_work("ord", "a", Time::us(100), Time::ms(20)) : ev_work_call(CallSpec::Op::kCancelWork, "a"),
+                         ev_sleep(Time::s(10))},
+                        Policy::kFifo, 40);
+  other.cpus = {1};
+  p.tasks = {f, other};
+  WorkLog log = run_logged<WorkLog>(p);
+  CHECK(log.first("busy").ended == Time::ms(5));
+  CHECK(log.first("wq_barrier").started == Time::ms(5));
+  CHECK(log.first("after").queued == Time::ms(5));
+  int a_runs = 0;
+  for (const WorkItemRecord& i : log.items) a_runs += i.work == "a";
+  CHECK(a_runs == (mod ? 1 : 0));
+}
+
+// The YAML events, their errors, and a kthread_work cancelled through
+// them: "k" runs on kw 0 -> 2 ms (its work sleeps 2 ms in D); the
+// canceller calls cancel_work sync at 1 ms and resumes at 2 ms
+// (kthread_cancel_delayed_work_sync()).
+TEST_CASE("cancel_work and flush_work load from YAML and check their work item", "[workqueue][cancel][config]") {
+  const std::string yaml =
+      "name: s\nduration: 20ms\nkernel: {version: '6.12'}\nplatform: {cpus: 2}\nkthread_workers:\n  - {name: kw}\n"
+      "tasks:\n  - name: t\n    policy: SCHED_FIFO\n    priority: 50\n    cpus: [1]\n    loop: 1\n    events:\n"
+      "      - queue_work: {wq: events, work: w, cost: 10us}\n"
+      "      - kthread_queue_work: {worker: kw, work: k, sleep: 2ms}\n"
+      "      - sleep: 1ms\n"
+      "      - cancel_work: {work: k, sync: true}\n"
+      "      - queue_work: {wq: events_unbound, work: after, cost: 10us}\n"
+      "      - flush_work: {work: w, delayed: true}\n"
+      "      - cancel_work: {work: w}\n";
+  const ScenarioParams p = load_scenario_yaml(yaml, "x.yaml");
+  const auto& ev = p.tasks[0].phases[0].events;
+  CHECK(ev[3].call.op == CallSpec::Op::kCancelWork);
+  CHECK(ev[3].call.sync);
+  CHECK(ev[3].call.work == "k");
+  CHECK(ev[5].call.op == CallSpec::Op::kFlushWork);
+  CHECK(ev[5].call.delayed);
+  CHECK_FALSE(ev[6].call.sync);
+  auto error = [&](const std::string& from, const std::string& to) { return error_when_replaced(yaml, from, to); };
+  CHECK_THAT(error("cancel_work: {work: w}", "cancel_work: {work: ww}"),
+             Catch::Contains("x.yaml:20:22: tasks[0].events[6].cancel_work:") &&
+                 Catch::Contains("cancel_work names work item 'ww', which no queue_work or kthread_queue_work event "
+                                 "queues (work items: w, k, after); did you mean 'w'?"));
+  CHECK_THAT(error("{work: k, sync: true}", "{work: k}"),
+             Catch::Contains("'k' is a kthread_work (kthread_queue_work), which has only "
+                             "kthread_cancel_(delayed_)work_sync(): write sync: true"));
+  CHECK_THAT(error("flush_work: {work: w,", "flush_work: {work: k,"),
+             Catch::Contains("kthread_flush_work() is not modelled"));
+  CHECK_THAT(error("cancel_work: {work: w}", "cancel_work: {work: w, wq: events}"), Catch::Contains("unknown key 'wq'"));
+  CHECK_THAT(error("sync: true", "sync: yes please"), Catch::Contains("cancel_work.sync: expected true or false"));
+
+  System sys(p, 1);
+  WorkLog log;
+  sys.add_observer(&log);
+  sys.run();
+  CHECK(log.first("k").started == Time::zero());
+  CHECK(log.first("k").ended == Time::ms(2));
+  CHECK(log.first("after").queued == Time::ms(2));
 }

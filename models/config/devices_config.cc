@@ -479,6 +479,9 @@ const CallKind& call_kind(CallSpec::Op op) {
        "kthread_worker"},
       {CallSpec::Op::kSubmitJob, &submit_job_params, "entity", &CallTargets::entities, "entity"},
       {CallSpec::Op::kBinderCall, &binder_call_params, "proc", &CallTargets::binder_procs, "binder process"},
+      // The kernel calls take the work item only.
+      {CallSpec::Op::kCancelWork, &cancel_work_params, nullptr, nullptr, "work item"},
+      {CallSpec::Op::kFlushWork, &flush_work_params, nullptr, nullptr, "work item"},
   };
   return *std::find_if(std::begin(kinds), std::end(kinds), [&](const CallKind& k) { return k.op == op; });
 }
@@ -493,6 +496,14 @@ EventSpec load_call_event(const YamlDoc& doc, const YAML::Node& node, const std:
   e.kind = EventSpec::Kind::kCall;
   CallSpec& c = e.call;
   c.op = op;
+  if (op == CallSpec::Op::kCancelWork || op == CallSpec::Op::kFlushWork) {
+    // Which work item: check_cross_task_refs() checks that an event queues it.
+    r.require("work");
+    c.work = as_string(doc, *r.find("work"), r.path("work"));
+    if (c.work.empty()) fail(doc, *r.find("work"), r.path("work"), "expected a work item name");
+    r.read(op == CallSpec::Op::kCancelWork ? "sync" : "delayed", op == CallSpec::Op::kCancelWork ? c.sync : c.delayed);
+    return e;
+  }
   r.require(kind.target_key);
   if (targets)
     c.target = ref_name(doc, r, kind.target_key, targets->*kind.targets, kind.what);
@@ -736,6 +747,28 @@ const std::vector<ParamDecl>& kthread_queue_work_params() {
   return decls;
 }
 
+const std::vector<ParamDecl>& cancel_work_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"work", "string", "required", "the work item (queued by a queue_work or kthread_queue_work event)"},
+      {"sync", "bool", "false",
+       "cancel_(delayed_)work_sync(): also wait (D) until an execution in progress returns, queuing refused "
+       "meanwhile; false = cancel_(delayed_)work(), which only takes a pending item back (its timer deleted or off "
+       "its queue). A kthread_work has only the sync form (kthread_cancel_(delayed_)work_sync())"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& flush_work_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"work", "string", "required", "the work item (queued by a queue_work event; not a kthread_work)"},
+      {"delayed", "bool", "false",
+       "flush_delayed_work(): an item waiting for its delay is queued at once and waited for; false = "
+       "flush_work(), which waits (D) for the queued item's execution, else the one in progress, and not for a "
+       "timer"},
+  };
+  return decls;
+}
+
 const std::vector<ParamDecl>& binder_proc_params() {
   static const std::vector<ParamDecl> decls = [] {
     const BinderProcParams d;
@@ -803,6 +836,8 @@ std::vector<ParamSection> devices_schema() {
       {"kthread_queue_work", "value of a kthread_queue_work event", &kthread_queue_work_params()},
       {"submit_job", "value of a submit_job event", &submit_job_params()},
       {"binder_call", "value of a binder_call event", &binder_call_params()},
+      {"cancel_work", "value of a cancel_work event", &cancel_work_params()},
+      {"flush_work", "value of a flush_work event", &flush_work_params()},
   };
 }
 

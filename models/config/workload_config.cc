@@ -45,6 +45,8 @@ const std::vector<EventKind>& event_kinds() {
       {"submit_job", Kind::kCall, Arg::kCall, CallSpec::Op::kSubmitJob},
       {"rpm", Kind::kCall, Arg::kRpm},
       {"binder_call", Kind::kCall, Arg::kCall, CallSpec::Op::kBinderCall},
+      {"cancel_work", Kind::kCall, Arg::kCall, CallSpec::Op::kCancelWork},
+      {"flush_work", Kind::kCall, Arg::kCall, CallSpec::Op::kFlushWork},
       {"uclamp", Kind::kUclamp, Arg::kUclamp},
       {"cgroup", Kind::kCgroup, Arg::kCgroup},
       {"cpu_uclamp", Kind::kCpuUclamp, Arg::kCpuUclamp},
@@ -72,10 +74,12 @@ const EventKind* find_event_kind(std::string_view name) {
 // `timer`'s period (a warning if another use gives another period).
 struct EventRef {
   EventSpec::Kind kind;
-  std::string name;
+  std::string name;  // kCall: the work item of a work call
   Time period;  // kTimer
   YAML::Node node;
   std::string path;
+  CallSpec::Op op = {};  // kCall
+  bool sync = false;     // kCall: cancel_work's sync
 };
 
 // What reading one task needs to know beyond its own YAML.
@@ -168,7 +172,10 @@ EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Nod
       e.name = non_empty_name(ctx.doc, value, path, "a task");
       ctx.refs.push_back({e.kind, e.name, Time::zero(), value, path});
       break;
-    case Arg::kCall: e = load_call_event(ctx.doc, value, path, k.op, ctx.targets, ctx.platform.cpus); break;
+    case Arg::kCall:
+      e = load_call_event(ctx.doc, value, path, k.op, ctx.targets, ctx.platform.cpus);
+      if (!e.call.work.empty()) ctx.refs.push_back({e.kind, e.call.work, Time::zero(), value, path, k.op, e.call.sync});
+      break;
     case Arg::kRpm: e = load_rpm_event(ctx.doc, value, path, ctx.targets); break;
     case Arg::kUclamp: e = load_uclamp_event(ctx, value, path); break;
     case Arg::kCgroup: e = load_cgroup_event(ctx.doc, value, path, ctx.kernel); break;
@@ -461,6 +468,38 @@ void check_cross_task_refs(const YamlDoc& doc, const YAML::Node& node, const std
            fmt::format("resume names unknown task '{}' (tasks: {}){}", ref.name, join(names),
                        guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
     }
+  // cancel_work / flush_work name a work item some event queues, of a
+  // kind that has the call.
+  for (const EventRef& ref : refs) {
+    if (ref.kind != Kind::kCall || (ref.op != CallSpec::Op::kCancelWork && ref.op != CallSpec::Op::kFlushWork))
+      continue;
+    const char* call = ref.op == CallSpec::Op::kCancelWork ? "cancel_work" : "flush_work";
+    std::vector<std::string> queued;  // work items queued by events
+    bool wq = false, kthread = false;
+    for (const EventRef& o : refs) {
+      if (o.kind != Kind::kCall) continue;
+      if (o.op != CallSpec::Op::kQueueWork && o.op != CallSpec::Op::kKthreadQueueWork) continue;
+      if (std::find(queued.begin(), queued.end(), o.name) == queued.end()) queued.push_back(o.name);
+      if (o.name == ref.name) (o.op == CallSpec::Op::kQueueWork ? wq : kthread) = true;
+    }
+    if (!wq && !kthread) {
+      std::string guess = closest_name(ref.name, queued);
+      fail(doc, ref.node, ref.path,
+           fmt::format("{} names work item '{}', which no queue_work or kthread_queue_work event queues (work items: "
+                       "{}){}",
+                       call, ref.name, queued.empty() ? "none" : join(queued),
+                       guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
+    }
+    if (kthread && ref.op == CallSpec::Op::kFlushWork)
+      fail(doc, ref.node, ref.path,
+           fmt::format("flush_work: '{}' is a kthread_work (kthread_queue_work); kthread_flush_work() is not modelled",
+                       ref.name));
+    if (kthread && ref.op == CallSpec::Op::kCancelWork && !ref.sync)
+      fail(doc, ref.node, ref.path,
+           fmt::format("cancel_work: '{}' is a kthread_work (kthread_queue_work), which has only "
+                       "kthread_cancel_(delayed_)work_sync(): write sync: true",
+                       ref.name));
+  }
   // Likely mistakes that still run (rt-app runs them too): warned once each.
   std::vector<std::string> warned;
   auto once = [&](const std::string& key) {
@@ -559,6 +598,8 @@ const std::vector<ParamDecl>& event_params() {
        "write a cpu cgroup's cpu.idle at run time (sched_group_set_idle())"},
       {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work / mod_delayed_work)"},
       {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker (kthread_queue_work / kthread_queue_delayed_work / kthread_mod_delayed_work)"},
+      {"cancel_work", "map (see cancel_work)", "-", "take a queued work item back (cancel_(delayed_)work), or also wait for its execution (cancel_(delayed_)work_sync, kthread_cancel_(delayed_)work_sync)"},
+      {"flush_work", "map (see flush_work)", "-", "wait for a work item's execution (flush_work / flush_delayed_work)"},
       {"submit_job", "map (see submit_job)", "-", "push a GPU job to a DRM scheduler entity (the submit ioctl)"},
       {"rpm", "map (see rpm)", "-", "a pm_runtime_*() call on a device (get_sync may sleep in D)"},
       {"binder_call", "map (see binder_call)", "-",

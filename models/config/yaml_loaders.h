@@ -108,6 +108,8 @@ const std::vector<ParamDecl>& irq_thread_params();         // devices[].irq_thre
 const std::vector<ParamDecl>& queue_work_params();         // queue_work event
 const std::vector<ParamDecl>& kthread_queue_work_params(); // kthread_queue_work event
 const std::vector<ParamDecl>& submit_job_params();         // submit_job event
+const std::vector<ParamDecl>& cancel_work_params();        // cancel_work event
+const std::vector<ParamDecl>& flush_work_params();         // flush_work event
 const std::vector<ParamDecl>& binder_proc_params();        // binder_procs[]
 const std::vector<ParamDecl>& binder_call_params();        // binder_call event
 std::vector<ParamSection> devices_schema();

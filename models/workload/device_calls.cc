@@ -49,6 +49,8 @@ RpmDevice* DeviceCalls::rpm_device(const std::string& name) { return pm_ ? pm_->
 
 bool DeviceCalls::may_sleep(const CallSpec& c) {
   if (c.op == CallSpec::Op::kBinderCall) return !c.oneway;
+  if (c.op == CallSpec::Op::kCancelWork) return c.sync;
+  if (c.op == CallSpec::Op::kFlushWork) return true;
   if (c.op != CallSpec::Op::kRpm) return false;
   switch (c.rpm) {
     case RpmApi::kGetSync:
@@ -88,6 +90,9 @@ std::string DeviceCalls::check(const CallSpec& c) {
       if (binder_procs_.count(c.target)) return "";
       return fmt::format("binder_call: unknown binder process '{}' (binder_procs: {})", c.target,
                          keys_of(binder_procs_));
+    case CallSpec::Op::kCancelWork:
+    case CallSpec::Op::kFlushWork:
+      return "";  // the work item only (the loader checks that an event queues it)
   }
   return "unknown call";
 }
@@ -162,7 +167,32 @@ void DeviceCalls::call(Task& self, const CallSpec& c) {
       p->transact(self, c, nullptr);
       return;
     }
+    case CallSpec::Op::kCancelWork: {
+      if (c.sync) throw ModelError("cancel_work: cancel_work_sync() sleeps: the task body steps it");
+      WorkStruct& w = item(c.work);
+      if (w.kthread_worker)
+        throw ModelError(fmt::format("cancel_work: '{}' is a kthread_work, which has only "
+                                     "kthread_cancel_(delayed_)work_sync() (sync: true)",
+                                     c.work));
+      if (w.pwq || w.timer_armed) wqs_->cancel_work(w, ctx);  // else never queued: nothing pending
+      return;
+    }
+    case CallSpec::Op::kFlushWork:
+      throw ModelError("flush_work sleeps: the task body steps it");
   }
+}
+
+std::optional<Action> DeviceCalls::work_wait_step(Task& self, const CallSpec& c) {
+  WorkStruct& w = item(c.work);
+  if (w.kthread_worker) {
+    if (c.op == CallSpec::Op::kFlushWork)
+      throw ModelError(fmt::format("flush_work: '{}' is a kthread_work (kthread_flush_work() is not modelled)", c.work));
+    for (auto& [name, kw] : kthread_workers_)
+      if (kw == w.kthread_worker) return kw->cancel_delayed_work_sync_step(self, w);
+  }
+  if (!wqs_ || (!w.pwq && !w.timer_armed)) return std::nullopt;  // never queued: neither pending nor executing
+  if (c.op == CallSpec::Op::kCancelWork) return wqs_->cancel_work_sync_step(self, w);
+  return wqs_->flush_work_step(self, w, c.delayed);
 }
 
 }  // namespace schedlab

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,11 @@ class DeviceCalls {
   std::string check(const CallSpec& c);
   // Performs the call in the context of `self` (the running task, on its CPU).
   void call(Task& self, const CallSpec& c);
+  // cancel_work with sync, flush_work: the caller's next step
+  // (cancel_work_sync() and friends, models/kernel/workqueue/workqueue.h,
+  // kthread_worker.h): std::nullopt once the call returns, else the sleep
+  // to take, after which the body calls it again.
+  std::optional<Action> work_wait_step(Task& self, const CallSpec& c);
 
   // Counters for reports and tests: calls that found their work item pending.
   uint64_t already_pending() const { return already_pending_; }

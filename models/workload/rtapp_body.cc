@@ -346,6 +346,17 @@ Action RtAppBody::next(Task& self) {
           waiting_ = Wait::kBinderReply;
           return Action::block(TaskState::kInterruptible);
         }
+        if (e.call.op == CallSpec::Op::kCancelWork || e.call.op == CallSpec::Op::kFlushWork) {
+          // cancel_work_sync(), flush_work(): may sleep (D) until the
+          // item's execution returns; a plain cancel_work() does not.
+          if (DeviceCalls::may_sleep(e.call)) {
+            if (auto sleep = calls.work_wait_step(self, e.call)) return *sleep;
+          } else {
+            calls.call(self, e.call);
+          }
+          advance();
+          continue;
+        }
         if (DeviceCalls::may_sleep(e.call)) {
           // pm_runtime_get_sync() and friends run callbacks and may sleep
           // in D: stepped until the call returns.

@@ -30,16 +30,19 @@ enum class TimerMode { kAbsolute, kRelative };
 // chosen by name (models/workload/device_calls.h): queue a work item on a
 // workqueue or kthread_worker, push a job to a DRM scheduler entity, call
 // the runtime PM of a device (pm_runtime_get_sync() and friends), make a
-// binder transaction to a server process.
+// binder transaction to a server process; cancel or flush a work item
+// queued by such events.
 struct CallSpec {
-  enum class Op { kQueueWork, kKthreadQueueWork, kSubmitJob, kRpm, kBinderCall };
+  enum class Op { kQueueWork, kKthreadQueueWork, kSubmitJob, kRpm, kBinderCall, kCancelWork, kFlushWork };
   Op op = Op::kQueueWork;
-  std::string target;   // workqueue, kthread_worker, DRM entity, device or binder process name
+  std::string target;   // workqueue, kthread_worker, DRM entity, device or binder process name (none: cancel, flush)
   std::string work;     // work item name (its identity: a pending item is not queued twice)
   Time cost;            // the work item's CPU work (capacity time); binder_call: the server thread's
   Time sleep;           // then an uninterruptible sleep inside the item
   Time delay;           // queue_work / kthread_queue_work: the delayed variant's delay
   bool mod = false;     // queue_work / kthread_queue_work: (kthread_)mod_delayed_work()
+  bool sync = false;    // cancel_work: cancel_(delayed_)work_sync() (kthread works: the only form)
+  bool delayed = false;  // flush_work: flush_delayed_work() (an armed timer's item queued at once)
   int cpu = -1;         // queue_work: queue_work_on() CPU; -1 = WORK_CPU_UNBOUND
   Time gpu_time;        // submit_job: the job's GPU time; 0 = the GPU's distribution
   RpmApi rpm = RpmApi::kGetSync;  // rpm: which pm_runtime_*() call (target = the device)

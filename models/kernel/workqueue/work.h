@@ -81,8 +81,9 @@ struct WorkStruct {
   const void* running_on = nullptr;    // the worker executing it now, if any
   void* pwq = nullptr;                 // workqueue: the pool_workqueue it is queued on
   int boost_prio = 1000;               // kthread_worker priority following: the queuer's priority
-  int canceling = 0;                   // kthread_cancel_delayed_work_sync() in progress: queuing blocked
+  int canceling = 0;                   // (kthread_)cancel_(delayed_)work_sync() in progress: queuing blocked (the disable count)
   const void* kthread_worker = nullptr;  // the kthread_worker it belongs to (work->worker), once queued
+  bool wq_barrier = false;             // a workqueue flush's barrier (insert_wq_barrier()): no nr_active slot
   uint64_t executions = 0;
 };
 

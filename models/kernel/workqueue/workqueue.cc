@@ -396,7 +396,9 @@ void WorkqueueSystem::emit(WorkItemEvent::Phase phase, const WorkStruct& work, c
 }
 
 bool WorkqueueSystem::queue_work(Workqueue& wq, WorkStruct& work, QueueContext ctx, int cpu) {
-  if (work.pending) return false;  // test_and_set_bit(WORK_STRUCT_PENDING_BIT)
+  // test_and_set_bit(WORK_STRUCT_PENDING_BIT), then
+  // clear_pending_if_disabled(): a cancel_work_sync() in progress.
+  if (work.pending || work.canceling) return false;
   work.pending = true;
   work.requested = k_.now();
   __queue_work(wq, work, ctx, cpu);
@@ -404,7 +406,7 @@ bool WorkqueueSystem::queue_work(Workqueue& wq, WorkStruct& work, QueueContext c
 }
 
 bool WorkqueueSystem::queue_delayed_work(Workqueue& wq, WorkStruct& work, QueueContext ctx, Time delay, int cpu) {
-  if (work.pending) return false;
+  if (work.pending || work.canceling) return false;
   work.pending = true;
   work.requested = k_.now();
   if (delay <= Time::zero()) {  // __queue_delayed_work(): no delay, queue at once
@@ -436,8 +438,74 @@ bool WorkqueueSystem::queue_delayed_work(Workqueue& wq, WorkStruct& work, QueueC
 
 bool WorkqueueSystem::mod_delayed_work(Workqueue& wq, WorkStruct& work, QueueContext ctx, Time delay, int cpu) {
   const bool was_pending = grab_pending(work, ctx);
-  queue_delayed_work(wq, work, ctx, delay, cpu);
+  queue_delayed_work(wq, work, ctx, delay, cpu);  // nothing while a cancel_work_sync() disables it
   return was_pending;
+}
+
+bool WorkqueueSystem::cancel_work(WorkStruct& work, QueueContext ctx) { return grab_pending(work, ctx); }
+
+// __cancel_work_sync(): __cancel_work() with WORK_CANCEL_DISABLE, then
+// __flush_work() (start_flush_work() finds the worker executing the item:
+// its barrier goes to the head of that worker's scheduled list), then
+// enable_work().
+std::optional<Action> WorkqueueSystem::cancel_work_sync_step(Task& self, WorkStruct& work, bool* was_pending) {
+  for (auto it = flush_waiters_.begin(); it != flush_waiters_.end(); ++it) {
+    if (it->task != &self) continue;
+    if (!it->done) return Action::block(TaskState::kUninterruptible);
+    if (it->canceling) --it->work->canceling;  // enable_work()
+    flush_waiters_.erase(it);
+    return std::nullopt;
+  }
+  const bool pending = grab_pending(work, QueueContext{&self, self.cpu});
+  if (was_pending) *was_pending = pending;
+  return wait_step(self, work, work.executions + (work.running_on ? 1 : 0), true);
+}
+
+// flush_work(): start_flush_work() inserts the barrier after the queued
+// instance (on its pool's worklist or its pwq's inactive list, linked so
+// it moves with it) or, when none is queued, at the head of the executing
+// worker's scheduled list; an item waiting for its delayed timer is not
+// queued (no pwq): only an execution in progress is waited for.
+// flush_delayed_work() first deletes the timer and queues the item at once
+// (__queue_work() on the delayed work's CPU).
+std::optional<Action> WorkqueueSystem::flush_work_step(Task& self, WorkStruct& work, bool delayed, bool* waited) {
+  for (auto it = flush_waiters_.begin(); it != flush_waiters_.end(); ++it) {
+    if (it->task != &self) continue;
+    if (!it->done) return Action::block(TaskState::kUninterruptible);
+    flush_waiters_.erase(it);
+    return std::nullopt;
+  }
+  if (delayed && work.timer_armed) {
+    Delayed& d = *delayed_by_work_.at(&work);
+    k_.hrtimer_cancel(d.timer);
+    work.timer_armed = false;
+    __queue_work(*d.wq, work, QueueContext{&self, self.cpu}, d.req_cpu);
+  }
+  const bool queued = work.pending && !work.timer_armed;
+  const uint64_t until = work.executions + (work.running_on ? 1 : 0) + (queued ? 1 : 0);
+  if (waited) *waited = until > work.executions;
+  return wait_step(self, work, until, false);
+}
+
+std::optional<Action> WorkqueueSystem::wait_step(Task& self, WorkStruct& work, uint64_t until, bool canceling) {
+  if (work.executions >= until) return std::nullopt;
+  if (const Worker* w = worker_of(self); w && w->current_ == &work)
+    throw ModelError(fmt::format("work '{}' waits for its own execution to end (cancel_work_sync() / flush_work() "
+                                 "from its own function deadlocks)",
+                                 work.name));
+  if (canceling) ++work.canceling;  // work_offqd_disable(): queuing refused until enable_work()
+  flush_waiters_.push_back({&self, &work, until, canceling, false});
+  return Action::block(TaskState::kUninterruptible);
+}
+
+// The barrier after the item runs on the item's worker right after it
+// returns (wq_barrier_func(): complete()): its waiters wake.
+void WorkqueueSystem::complete_flushes(WorkStruct& work, Task& worker) {
+  for (FlushWaiter& f : flush_waiters_)
+    if (f.work == &work && !f.done && work.executions >= f.until) {
+      f.done = true;
+      k_.try_to_wake_up(*f.task, &worker, worker.cpu);
+    }
 }
 
 // try_to_grab_pending() (6.12 workqueue.c): a pending item waits for its
@@ -454,17 +522,67 @@ bool WorkqueueSystem::grab_pending(WorkStruct& work, QueueContext ctx) {
     return true;
   }
   auto* pwq = static_cast<PoolWorkqueue*>(work.pwq);
-  if (pwq->inactive_works.remove(&work)) return true;
+  auto index_in = [&](const Fifo<WorkStruct*>& list) {
+    for (size_t i = 0; i < list.size(); ++i)
+      if (list[i] == &work) return i;
+    return list.size();
+  };
+  if (const size_t i = index_in(pwq->inactive_works); i < pwq->inactive_works.size()) {
+    pwq->inactive_works.remove_at(i);
+    // move_linked_works(): a flush's barrier goes to the worklist.
+    if (WorkStruct* barrier = unlink_barrier(work)) pwq->pool->worklist.push_back(barrier);
+    return true;
+  }
   // Active: on the pool's worklist, or already assigned to a worker's
   // scheduled list (assign_work(): behind that worker's execution of it).
-  bool found = pwq->pool->worklist.remove(&work);
-  for (size_t i = 0; !found && i < workers_.size(); ++i)
-    if (workers_[i]->pool_ == pwq->pool) found = workers_[i]->scheduled_.remove(&work);
-  if (!found)
+  Fifo<WorkStruct*>* list = &pwq->pool->worklist;
+  size_t at = index_in(*list);
+  for (size_t w = 0; at == list->size() && w < workers_.size(); ++w)
+    if (workers_[w]->pool_ == pwq->pool) {
+      list = &workers_[w]->scheduled_;
+      at = index_in(*list);
+    }
+  if (at == list->size())
     throw ModelError(fmt::format("work '{}' is pending on workqueue '{}' but on none of its queues", work.name,
                                  pwq->wq->name()));
+  if (WorkStruct* barrier = unlink_barrier(work))
+    (*list)[at] = barrier;  // the barrier linked behind it stays in its place
+  else
+    list->remove_at(at);
   pwq_dec_nr_active(*pwq, ctx);
   return true;
+}
+
+WorkStruct* WorkqueueSystem::unlink_barrier(WorkStruct& work) {
+  // Flushes waiting for the queued instance count one execution beyond
+  // the one in progress, if any.
+  const uint64_t queued_instance = work.executions + (work.running_on ? 1 : 0) + 1;
+  WorkStruct* barrier = nullptr;
+  for (FlushWaiter& f : flush_waiters_) {
+    if (f.work != &work || f.done || f.until != queued_instance) continue;
+    if (!barrier) {
+      for (const auto& b : barriers_)
+        if (!b->pending && !b->running_on && std::none_of(flush_waiters_.begin(), flush_waiters_.end(),
+                                                         [&](const FlushWaiter& o) { return o.work == b.get(); })) {
+          barrier = b.get();
+          break;
+        }
+      if (!barrier) {
+        barriers_.push_back(std::make_unique<WorkStruct>("wq_barrier"));
+        barrier = barriers_.back().get();
+        barrier->wq_barrier = true;
+      }
+      barrier->pending = true;
+      barrier->pwq = work.pwq;
+      barrier->queued = work.queued;
+      barrier->requested = work.requested;
+      barrier->req_cpu = work.req_cpu;
+      barrier->queue_cpu = work.queue_cpu;
+    }
+    f.work = barrier;
+    f.until = barrier->executions + 1;
+  }
+  return barrier;
 }
 
 // delayed_work_timer_fn(): the timer interrupt queues the work.
@@ -723,7 +841,9 @@ void Worker::finish_work() {
   w.running_on = nullptr;
   current_ = nullptr;
   current_pwq_ = nullptr;
-  sys_.pwq_dec_nr_active(*pwq, QueueContext{task_, task_->cpu});  // pwq_dec_nr_in_flight()
+  // pwq_dec_nr_in_flight(); a barrier holds no nr_active slot (WORK_STRUCT_INACTIVE).
+  if (!w.wq_barrier) sys_.pwq_dec_nr_active(*pwq, QueueContext{task_, task_->cpu});
+  if (!sys_.flush_waiters_.empty()) sys_.complete_flushes(w, *task_);
 }
 
 // assign_work(): take the first work of the worklist; if another worker

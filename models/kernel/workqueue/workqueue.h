@@ -33,12 +33,34 @@
 //    the workqueue gets dedicated pools and an optional cap on their number
 //    of workers (the driver's "two threads").
 //
+//  - taking work back and waiting for it: mod_delayed_work(),
+//    cancel_work() / cancel_delayed_work() (a pending item taken back as
+//    try_to_grab_pending() does: its timer deleted, or off its pwq's
+//    inactive list, its pool's worklist or a worker's scheduled list, an
+//    active one freeing its nr_active slot), cancel_work_sync() /
+//    cancel_delayed_work_sync() (the same with the item disabled, so
+//    queue_work() returns false, then a wait, D, for the execution in
+//    progress) and flush_work() / flush_delayed_work() (a wait for the
+//    end of the queued instance, else of the one executing; the delayed
+//    form first queues an armed item at once). The kernel's flush is a
+//    barrier work inserted after the item (or at the head of the
+//    executing worker's scheduled list), completed by the worker that
+//    runs it, which is the item's worker, right after the item returns:
+//    the model wakes the waiter there, from that worker. An item taken
+//    back (cancel, mod) while a flush waits for its queued instance
+//    leaves the barrier where it was linked (on the worklist or a
+//    worker's scheduled list; from the inactive list it moves to the
+//    worklist, move_linked_works()): then the barrier is an item of its
+//    own ("wq_barrier", no nr_active slot) whose run wakes the waiter.
+//    Simplified: the wake comes before the item's worker reaches its
+//    cond_resched() (the kernel's barrier runs after it); an item
+//    executing on two workqueues at once wakes its flusher at the first
+//    return (the kernel waits for the run on the pool it started last).
+//
 // Simplifications (named so a reader can weigh them): no rescuers
-// (WQ_MEM_RECLAIM) or mayday timer; no flush_work() or cancel_work_sync()
-// (mod_delayed_work() is modelled: a pending item taken back as
-// try_to_grab_pending() does, an active one freeing its nr_active slot;
-// cancel_delayed_work() would be the same take-back without the
-// re-queue); a created worker starts when create_worker_delay
+// (WQ_MEM_RECLAIM) or mayday timer; no flush_workqueue() or
+// drain_workqueue(); no disable_work() / enable_work() as calls of their
+// own (cancel_work_sync()'s disable is modelled); a created worker starts when create_worker_delay
 // ends, before the manager runs again (6.12's manager, woken by kthreadd,
 // attaches and wakes it), and kthreadd's own wait for a CPU is not in the
 // delay; no CPU hotplug; no BH workqueues; no
@@ -52,6 +74,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -198,6 +221,21 @@ class WorkqueueSystem {
   // or its pwq's inactive list) and queued again with `delay`; true if it
   // was pending. An executing item is queued again.
   bool mod_delayed_work(Workqueue& wq, WorkStruct& work, QueueContext ctx, Time delay, int cpu = kWorkCpuUnbound);
+  // cancel_work() / cancel_delayed_work(): a pending item is taken back
+  // (as mod_delayed_work() does); true if it was pending. An executing
+  // item runs on.
+  bool cancel_work(WorkStruct& work, QueueContext ctx);
+  // cancel_work_sync() / cancel_delayed_work_sync() from `self`'s body, one
+  // step at a time: std::nullopt once the item is neither pending nor
+  // executing (the first step cancels it and disables queuing); otherwise
+  // the sleep to return (D), after which the body calls it again.
+  // `was_pending` is set at the first step.
+  std::optional<Action> cancel_work_sync_step(Task& self, WorkStruct& work, bool* was_pending = nullptr);
+  // flush_work() (`delayed`: flush_delayed_work(), an armed timer deleted
+  // and the item queued at once on its CPU) from `self`'s body, stepped
+  // the same way. `waited` (flush_work()'s return) is set at the first
+  // step.
+  std::optional<Action> flush_work_step(Task& self, WorkStruct& work, bool delayed, bool* waited = nullptr);
 
   // --- introspection (tests, reports)
   const std::vector<std::unique_ptr<WorkerPool>>& pools() const { return pools_; }
@@ -237,6 +275,21 @@ class WorkqueueSystem {
             Time started = Time::zero(), Time wait = Time::zero());
   void delayed_timer_fired(Delayed& d);
   bool grab_pending(WorkStruct& work, QueueContext ctx);  // try_to_grab_pending()
+  // A caller of cancel_work_sync() / flush_work() asleep until `work` has
+  // completed `until` executions (its barrier work has run).
+  struct FlushWaiter {
+    Task* task;
+    WorkStruct* work;
+    uint64_t until;
+    bool canceling;  // cancel_work_sync(): the item's queuing is disabled meanwhile
+    bool done;
+  };
+  std::optional<Action> wait_step(Task& self, WorkStruct& work, uint64_t until, bool canceling);
+  void complete_flushes(WorkStruct& work, Task& worker);  // after an execution returned
+  // The queued instance of `work` is being taken back: the barrier of each
+  // flush waiting for it stays where it was linked (a barrier item that
+  // wakes those waiters when a worker runs it), or nullptr if none waits.
+  WorkStruct* unlink_barrier(WorkStruct& work);
 
   Kernel& k_;
   WorkqueueSubsysParams params_;
@@ -251,6 +304,8 @@ class WorkqueueSystem {
   std::vector<Worker*> worker_by_task_;  // Task::index -> worker
   std::vector<std::unique_ptr<Delayed>> delayed_;
   std::map<const WorkStruct*, Delayed*> delayed_by_work_;
+  std::vector<FlushWaiter> flush_waiters_;
+  std::vector<std::unique_ptr<WorkStruct>> barriers_;  // barrier items, reused once run
 };
 
 }  // namespace schedlab
