@@ -185,22 +185,27 @@ void System::Impl::build_exec_contexts() {
       if (Workqueue* wq = workqueues->find(name)) return wq;
       throw ModelError(fmt::format("display '{}': unknown workqueue '{}'", d.name, name));
     };
-    Workqueue* submit_wq = workqueue(p->gpu_submit_wq);
-    Workqueue* commit_wq = workqueue(p->commit_wq);
-    KthreadWorker* commit_worker = nullptr;
-    if (!p->commit_worker.empty() && !(commit_worker = find_worker(p->commit_worker)))
-      throw ModelError(fmt::format("display '{}': unknown kthread_worker '{}'", d.name, p->commit_worker));
+    auto kthread_worker = [&](const std::string& name) -> KthreadWorker* {
+      if (name.empty()) return nullptr;
+      if (KthreadWorker* w = find_worker(name)) return w;
+      throw ModelError(fmt::format("display '{}': unknown kthread_worker '{}'", d.name, name));
+    };
     auto binder = [&](const std::string& name) -> BinderProc* {
       if (name.empty()) return nullptr;
       if (BinderProc* b = calls->binder_proc(name)) return b;
       throw ModelError(fmt::format("display '{}': unknown binder process '{}'", d.name, name));
     };
-    BinderProc* request_binder = binder(p->vsync_request_binder);
-    BinderProc* inject_binder = binder(p->inject_binder);
+    DisplayLinks links;
+    links.wqs = workqueues.get();
+    links.submit_wq = workqueue(p->gpu_submit_wq);
+    links.commit_wq = workqueue(p->commit_wq);
+    links.commit_worker = kthread_worker(p->commit_worker);
+    links.frame_event_worker = kthread_worker(p->frame_event_worker);
+    links.encoder_wq = workqueue(p->encoder_wq);
+    links.request_binder = binder(p->vsync_request_binder);
+    links.inject_binder = binder(p->inject_binder);
     frame_recorder();
-    displays.push_back(std::make_unique<DisplayPipeline>(k, d.name, *p, gpu, pm_runtime.get(), seed, workqueues.get(),
-                                                         submit_wq, request_binder, inject_binder, commit_wq,
-                                                         commit_worker));
+    displays.push_back(std::make_unique<DisplayPipeline>(k, d.name, *p, gpu, pm_runtime.get(), seed, links));
   }
   world->set_calls(calls.get());
   for (const TaskSpec& t : params.tasks)

@@ -164,8 +164,14 @@ struct Rig {
   void build(PmRuntime* pm = nullptr, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr,
              BinderProc* request_binder = nullptr, BinderProc* inject_binder = nullptr,
              Workqueue* commit_wq = nullptr) {
+    DisplayLinks links;
+    links.wqs = wqs;
+    links.submit_wq = submit_wq;
+    links.commit_wq = commit_wq;
+    links.request_binder = request_binder;
+    links.inject_binder = inject_binder;
     disp = std::make_unique<DisplayPipeline>(*k, "display", params, params.gpu.empty() ? nullptr : gpu.get(), pm, 1,
-                                             wqs, submit_wq, request_binder, inject_binder, commit_wq);
+                                             links);
   }
   void run(Time until) { k->run_until(until); }
   // A SCHED_FIFO 3 task on SurfaceFlinger's CPU (2) that runs `work` once, from `at`.
@@ -1962,8 +1968,10 @@ std::unique_ptr<KthreadWorker> sde_commit_thread(RpmRig& r) {
   return std::make_unique<KthreadWorker>(*r.k, wp, r.tracker);
 }
 void build_sde(RpmRig& r, KthreadWorker& commit_thread) {
-  r.disp = std::make_unique<DisplayPipeline>(*r.k, "display", r.params, r.gpu.get(), r.pm.get(), 1, r.wqs.get(),
-                                             nullptr, nullptr, nullptr, nullptr, &commit_thread);
+  DisplayLinks links;
+  links.wqs = r.wqs.get();
+  links.commit_worker = &commit_thread;
+  r.disp = std::make_unique<DisplayPipeline>(*r.k, "display", r.params, r.gpu.get(), r.pm.get(), 1, links);
 }
 }  // namespace
 
@@ -2173,4 +2181,94 @@ TEST_CASE("display: touch reports missed during an idle exit merge into the late
   // ..., 150.0 ms. The one due at 100.1 ms merged into the late one.
   CHECK(r.disp->touch_reports() == 1 + 499);
   CHECK(r.k->now() == Time::ms(150));
+}
+
+namespace {
+// Mainline DPU's frame events and encoder idle work on the nonblocking
+// commit's rig: crtc_event:0 (SCHED_FIFO 50, on CPU 2 with SF) and the
+// ordered "msm" workqueue.
+DisplayParams dpu_event_params() {
+  DisplayParams dp = msm_commit_params();
+  dp.frame_event_worker = "crtc_event:0";
+  dp.encoder_wq = "msm";
+  return dp;
+}
+std::unique_ptr<KthreadWorker> crtc_event_thread(RpmRig& r) {
+  KthreadWorkerParams wp;
+  wp.name = "crtc_event:0";
+  wp.policy = Policy::kFifo;
+  wp.rt_priority = 50;
+  wp.cpus = {2};
+  return std::make_unique<KthreadWorker>(*r.k, wp, r.tracker);
+}
+void build_dpu(RpmRig& r, KthreadWorker& events) {
+  WorkqueueParams msm;
+  msm.name = "msm";
+  msm.flags = kWqUnbound | kWqOrdered;
+  DisplayLinks links;
+  links.wqs = r.wqs.get();
+  links.commit_wq = r.wqs->find("events_unbound");
+  links.frame_event_worker = &events;
+  links.encoder_wq = &r.wqs->alloc_workqueue(msm);
+  r.disp = std::make_unique<DisplayPipeline>(*r.k, "display", r.params, r.gpu.get(), r.pm.get(), 1, links);
+}
+}  // namespace
+
+// DPU's frame events and encoder idle work (dpu_encoder.c, dpu_crtc.c,
+// 6.12), the frames of the nonblocking commit's test (14 .. 25, each
+// latched at P_k). Each frame done (the vblank interrupt at P_k) queues a
+// frame event on crtc_event:0, which runs at once on CPU 2 (SF's CPU,
+// idle then; FIFO 50), 5 us. The encoder starts IDLE (the screen static)
+// with nothing armed; every kickoff cancels the off work the previous
+// frame done queued, so it runs on the "msm" workqueue only after the
+// last frame: 58 jiffies at HZ=1000 from P_25 (jiffy 208) expire in the
+// bucket after, 267 ms, and it turns the interrupts off (5 us).
+// With a 1 ms timeout and a 2 ms off work, the off work queued at each
+// frame done (jiffy of P_k + 2: 118, 126, 135, ... ms) is executing when
+// the next commit reaches its kickoff (P_k + 2.7 ms), whose
+// cancel_delayed_work_sync() sleeps until it returns: the commit's worker
+// is woken by the off work's; kicked off later, every frame is still
+// latched at its vsync.
+TEST_CASE("display: DPU's frame events run on crtc_event, and a kickoff cancels the encoder's off work",
+          "[display][drm]") {
+  DisplayParams dp = dpu_event_params();
+  const bool slow_off = GENERATE(false, true);
+  if (slow_off) {
+    dp.encoder_idle_timeout = Time::ms(1);
+    dp.encoder_off_cost = Time::ms(2);
+  }
+  INFO((slow_off ? "a 2 ms off work 1 ms after each frame" : "the defaults"));
+  RpmRig r(dp, /*dpu_active=*/true);
+  const auto thread = crtc_event_thread(r);
+  WqItems events("crtc_event:0"), msm("msm");
+  r.k->add_observer(&events);
+  r.k->add_observer(&msm);
+  build_dpu(r, *thread);
+  r.run(Time::ms(400));
+  REQUIRE(r.log.frames.size() == 12);
+  for (int64_t k = 14; k <= 25; ++k) CHECK(r.log.frames[static_cast<uint64_t>(k)].present == P(k));
+  REQUIRE(events.starts.size() == 12);
+  for (size_t i = 0; i < 12; ++i) {
+    CHECK(events.starts[i].t == P(14 + static_cast<int64_t>(i)));
+    CHECK(events.starts[i].worker == &thread->task());
+    CHECK(events.ends[i].t == events.starts[i].t + Time::us(5));
+  }
+  std::vector<Time> off_starts;
+  for (const auto& it : msm.starts) off_starts.push_back(it.t);
+  if (!slow_off) {
+    CHECK(off_starts == std::vector<Time>{Time::ms(267)});
+    CHECK(msm.ends.back().t == Time::ms(267) + Time::us(5));
+  } else {
+    std::vector<Time> expected;
+    for (int64_t k = 14; k <= 25; ++k) expected.push_back(Time::ms(P(k).count() / 1000000 + 2));
+    CHECK(off_starts == expected);
+    // Commits 15 .. 25 each waited for the off work executing at their
+    // kickoff: woken at its end by its worker.
+    std::vector<Time> waits;
+    for (const auto& w : r.log.wakes)
+      if (w.waker && w.waker->comm.rfind("kworker/u", 0) == 0 && w.task.rfind("kworker/u", 0) == 0) waits.push_back(w.t);
+    REQUIRE(waits.size() == 11);
+    for (size_t i = 0; i < waits.size(); ++i) CHECK(waits[i] == msm.ends[i].t);
+  }
+  r.disp.reset();  // before the kthread_worker its works run on
 }

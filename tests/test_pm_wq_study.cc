@@ -580,3 +580,68 @@ TEST_CASE("A display's SDE idle power collapse loads from YAML, only with commit
                       "  - {name: shade, model: display, commit_worker: commit, display_rpm: dpu, idle_pc_cost: 5us}\n",
                       "devices[0].idle_pc_cost", "needs idle_pc_delay > 0");
 }
+
+// The DPU what-if (configs/overlays/dpu_frame_events_idle_work.yaml): every
+// latched commit queues a frame event on crtc_event:0 (at least one per
+// frame presented, less the last if the window ends between its flush
+// and its event; the input syncs' composites are commits too), which
+// stays SCHED_FIFO 50; the encoder's off work runs on the
+// "msm" workqueue after each pause between frames (the swipes' gaps), never
+// on pm_wq, which still runs the GPU's items only.
+TEST_CASE("The DPU what-if runs a frame event per commit on crtc_event and the encoder's off work on msm",
+          "[pm_wq_study]") {
+  const std::string root = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/";
+  std::vector<Overlay> o = load_overlay_file(root + "overlays/dpu_frame_events_idle_work.yaml");
+  o.push_back({"duration", "4s", {}});
+  ScenarioParams p = load_scenario_with_overlays(root + "scenarios/shade_swipe.yaml", o);
+  const RunResult r = simulate_run(p, 7, {}, nullptr);
+  for (const CpuMetrics& c : r.cpus) CHECK(c.busy + c.idle == r.elapsed());
+  const WorkQueueMetrics *pm = nullptr, *events = nullptr, *msm = nullptr, *commits = nullptr;
+  for (const WorkQueueMetrics& w : r.workqueues) {
+    if (w.name == "pm") pm = &w;
+    if (w.name == "crtc_event:0") events = &w;
+    if (w.name == "msm") msm = &w;
+    if (w.name == "events_unbound") commits = &w;
+  }
+  REQUIRE(pm);
+  REQUIRE(events);
+  REQUIRE(msm);
+  REQUIRE(commits);
+  for (const RpmDeviceMetrics& d : r.rpm_devices)
+    if (d.name == "gpu") CHECK(pm->items == d.suspends);
+  CHECK(events->items >= r.frames[0].frames - 1);
+  CHECK(events->items <= commits->items);  // the input syncs' composites are commits too
+  CHECK(msm->items >= 2);                    // after each swipe's frames at least
+  CHECK(msm->items < r.frames[0].frames / 4);  // cancelled by every kickoff that comes in time
+  for (const TaskMetrics& t : r.tasks)
+    if (t.name == "crtc_event:0") CHECK(t.policy == Policy::kFifo);
+}
+
+TEST_CASE("A display's frame event thread and DPU encoder idle work load from YAML, with their conditions",
+          "[pm_wq_study][config]") {
+  const std::string sections =
+      "workqueues:\n  - {name: msm, ordered: true}\n"
+      "kthread_workers:\n  - {name: ev, policy: SCHED_FIFO, priority: 50}\n"
+      "pm_runtime:\n  devices:\n    - {name: dpu, use_autosuspend: false, start_active: true}\n";
+  const DisplayParams d = loaded_display(
+      sections, "  - {name: shade, model: display, commit_wq: events_unbound, frame_event_worker: ev,\n"
+                "     frame_event_cost: 7us, encoder_wq: msm, encoder_idle_timeout: 30ms, encoder_off_cost: 3us}\n");
+  CHECK(d.frame_event_worker == "ev");
+  CHECK(d.frame_event_cost == Time::us(7));
+  CHECK(d.encoder_wq == "msm");
+  CHECK(d.encoder_idle_timeout == Time::ms(30));
+  CHECK(d.encoder_off_cost == Time::us(3));
+  check_display_error(sections, "  - {name: shade, model: display, frame_event_worker: ev}\n",
+                      "devices[0].frame_event_worker", "needs commit_wq or commit_worker");
+  check_display_error(sections, "  - {name: shade, model: display, commit_wq: events_unbound, encoder_wq: msm}\n",
+                      "devices[0].encoder_wq", "needs commit_wq and frame_event_worker");
+  check_display_error(sections,
+                      "  - {name: shade, model: display, commit_wq: events_unbound, frame_event_worker: evv}\n",
+                      "devices[0].frame_event_worker", "'evv'");
+  check_display_error(sections,
+                      "  - {name: shade, model: display, commit_wq: events_unbound, frame_event_worker: ev,\n"
+                      "     encoder_wq: msm, encoder_idle_timeout: 0ms}\n",
+                      "devices[0].encoder_idle_timeout", "> 0");
+  check_display_error(sections, "  - {name: shade, model: display, encoder_off_cost: 3us}\n",
+                      "devices[0].encoder_off_cost", "needs encoder_wq");
+}

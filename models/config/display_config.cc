@@ -194,6 +194,23 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
     fail(doc, *r.find("idle_pc_delay"), r.path("idle_pc_delay"),
          "idle_pc_delay needs crtc_holds_display_rpm: false (a held reference would keep the display resumed; "
          "SDE's encoder holds its own)");
+  const bool nonblocking = !p.commit_wq.empty() || !p.commit_worker.empty();
+  if (r.has("frame_event_worker") && !is_none("frame_event_worker"))
+    p.frame_event_worker =
+        ref_name(doc, r, "frame_event_worker", call_targets(s).kthread_workers, "kthread_worker");
+  if (!p.frame_event_worker.empty() && !nonblocking)
+    fail(doc, *r.find("frame_event_worker"), r.path("frame_event_worker"),
+         "frame_event_worker needs commit_wq or commit_worker (the frame events of the driver's commits)");
+  keys_need({"frame_event_cost"}, !p.frame_event_worker.empty(), "frame_event_worker");
+  r.read("frame_event_cost", p.frame_event_cost, Bound::kNonNegative);
+  if (r.has("encoder_wq") && !is_none("encoder_wq"))
+    p.encoder_wq = ref_name(doc, r, "encoder_wq", call_targets(s).workqueues, "workqueue");
+  if (!p.encoder_wq.empty() && (p.commit_wq.empty() || p.frame_event_worker.empty()))
+    fail(doc, *r.find("encoder_wq"), r.path("encoder_wq"),
+         "encoder_wq (mainline DPU's encoder idle work) needs commit_wq and frame_event_worker");
+  keys_need({"encoder_idle_timeout", "encoder_off_cost"}, !p.encoder_wq.empty(), "encoder_wq");
+  r.read("encoder_idle_timeout", p.encoder_idle_timeout, Bound::kPositive);
+  r.read("encoder_off_cost", p.encoder_off_cost, Bound::kNonNegative);
   r.read("display_irq_cpu", p.display_irq_cpu, 0, cpus - 1);
   if (injected && !p.touch_rpm.empty())
     fail(doc, *r.find("touch_rpm"), r.path("touch_rpm"),
@@ -295,6 +312,21 @@ const std::vector<ParamDecl>& display_params() {
          "(kthread_mod_delayed_work(); SDE's IDLE_POWERCOLLAPSE_DURATION is 58ms), which drops the reference "
          "(put_sync: the display suspends there if nothing else holds it)"},
         {"idle_pc_cost", "duration", "0", "the off work's CPU work before its put_sync (capacity 1024, f_max)"},
+        {"frame_event_worker", "kthread_worker name, or none", "none",
+         "the CRTC's frame event thread (crtc_event:<id>; mainline sched_set_fifo(): SCHED_FIFO 50, SDE: 16, in its "
+         "kthread_workers entry): each frame done (the flush latched) queues one of the CRTC's 4 frame events "
+         "there (needs commit_wq or commit_worker)"},
+        {"frame_event_cost", "duration", duration_text(d.frame_event_cost),
+         "CPU work of a frame event (dpu_crtc_frame_event_work(); capacity 1024, f_max)"},
+        {"encoder_wq", "workqueue name, or none", "none",
+         "mainline DPU's encoder idle work (has_idle_pc, video mode; needs commit_wq and frame_event_worker): a "
+         "frame done with at most one frame pending queues the off work on this workqueue (the ordered \"msm\" "
+         "one) encoder_idle_timeout ahead; each kickoff cancels it (cancel_delayed_work_sync() in the commit "
+         "worker); the off work turns the encoder's interrupts off"},
+        {"encoder_idle_timeout", "duration > 0", duration_text(d.encoder_idle_timeout),
+         "the off work's delay (IDLE_TIMEOUT, dpu_encoder.h)"},
+        {"encoder_off_cost", "duration", duration_text(d.encoder_off_cost),
+         "CPU work of the off work (_dpu_encoder_irq_disable(); capacity 1024, f_max)"},
         {"display_irq_cpu", "int", std::to_string(d.display_irq_cpu),
          "CPU taking the display interrupt (vblank) that ends a commit's flush wait (commit_wq or commit_worker)"},
         {"touch_rpm", "pm_runtime device, or none", "none",

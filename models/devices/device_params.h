@@ -188,6 +188,26 @@ struct DisplayParams {
   // panel, whose off work only turns its interrupts off).
   Time idle_pc_delay;
   Time idle_pc_cost;
+  // The CRTC's frame event thread (crtc_event:<id>: mainline msm_kms.c
+  // creates it with kthread_create_worker() and sched_set_fifo(), SCHED_FIFO
+  // 50; SDE's is SCHED_FIFO 16): each frame done (the flush latched, in the
+  // display interrupt) queues one of the CRTC's 4 frame events on it
+  // (dpu_crtc_frame_event_cb(): kthread_queue_work(); none free: the event
+  // is dropped), whose work (dpu_crtc_frame_event_work()) retires the frame
+  // (frame_pending) in frame_event_cost. "": none.
+  std::string frame_event_worker;
+  Time frame_event_cost = Time::us(5);  // an assumption (bookkeeping; the bandwidth release is off by default)
+  // Mainline DPU's encoder idle work (dpu_encoder.c resource control, 6.12;
+  // with commit_wq, catalogs with has_idle_pc, video mode): a frame done
+  // with at most one frame pending queues the encoder's off work on this
+  // workqueue (priv->wq, the ordered "msm" workqueue) encoder_idle_timeout
+  // ahead (queue_delayed_work(): not re-armed while pending); each kickoff
+  // cancels it in the commit worker (cancel_delayed_work_sync(): a wait if
+  // it is executing); the off work turns the encoder's interrupts off
+  // (encoder_off_cost; rc_state IDLE), the next kickoff on again. "": none.
+  std::string encoder_wq;
+  Time encoder_idle_timeout = Time::ms(58);  // IDLE_TIMEOUT (dpu_encoder.h)
+  Time encoder_off_cost = Time::us(5);       // an assumption (_dpu_encoder_irq_disable())
   int display_irq_cpu = 0;     // the display controller's interrupt (vblank); an assumption
   // The touch that starts each animation: its interrupt path takes an async
   // reference (pm_runtime_get(): the hardware powers up on pm_wq while the

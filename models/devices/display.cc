@@ -639,10 +639,12 @@ class DisplayPipeline::FreeJobFn final : public WorkFn {
 // (SF latched ready buffers and composes nothing on the GPU); the work
 // after the flip, the CRTC locks and the vblank get/put cost nothing; the
 // encoder's own DPU reference (usage 2 -> 3 -> 2 rather than 1 -> 2 -> 1:
-// counting only either way), its 58 ms idle work (cancelled at each
-// kickoff, re-queued on the "msm" ordered workqueue at frame done), the
-// vblank interrupt's enable / disable work on "msm" and the SCHED_FIFO 50
-// crtc_event:N kthread woken at each frame done are not modelled.
+// counting only either way), the vblank interrupt's enable / disable work
+// on "msm" and the frame done timeout timer each kickoff arms are not
+// modelled. Optional (frame_event_worker, encoder_wq): the frame events on
+// the SCHED_FIFO 50 crtc_event:<id> thread and the encoder's 58 ms idle
+// work (cancelled at each kickoff, queued on the ordered "msm" workqueue
+// at frame done).
 class DisplayPipeline::CommitFn final : public WorkFn {
  public:
   CommitFn(DisplayPipeline& d, Commit& c) : d_(d), c_(c) {}
@@ -663,6 +665,14 @@ class DisplayPipeline::CommitFn final : public WorkFn {
           phase_ = Phase::kKickoff;
           return Action::run(d_.params_.commit_cost.sample(d_.rng_).count());
         case Phase::kKickoff:
+          // dpu_encoder_prepare_for_kickoff(): resource control KICKOFF
+          // cancels the off work, waiting (D) if it is executing; an IDLE
+          // encoder's interrupts go on again (_dpu_encoder_irq_enable(),
+          // not charged: a few register writes).
+          if (d_.encoder_off_fn_) {
+            if (auto wait = d_.wqs_->cancel_work_sync_step(x.worker(), d_.encoder_off_work_)) return *wait;
+            d_.dpu_rc_on_ = true;
+          }
           // sde_encoder_prepare_for_kickoff(): the encoder's resource
           // control, then the kickoff.
           if (d_.idle_off_fn_) d_.encoder_kickoff(x.context());
@@ -746,6 +756,76 @@ class DisplayPipeline::IdleOffFn final : public WorkFn {
   bool putting_ = false;
 };
 
+// dpu_crtc_frame_event_work() (dpu_crtc.c, 6.12) on the CRTC's
+// crtc_event:<id>: the frame leaves frame_pending (a frame event with none
+// pending is ignored), then the bandwidth release (which returns at once
+// in video mode, where dpu_crtc_enable() holds a bandwidth reference, and
+// needs debugfs's enable_bw_release anyway) and frame_done_comp, which
+// nobody waits for but a CRTC being disabled: the bookkeeping costs
+// frame_event_cost. With the 4 events all queued (the thread 4 frames
+// behind) a frame done's event is dropped, and frame_pending stays one too
+// high from then on, as in the kernel.
+class DisplayPipeline::FrameEventFn final : public WorkFn {
+ public:
+  explicit FrameEventFn(DisplayPipeline& d) : d_(d) {}
+  Action step(WorkExec& x) override {
+    if (x.step == 0) {
+      if (d_.frame_pending_ > 0) --d_.frame_pending_;
+      if (d_.params_.frame_event_cost > Time::zero()) return Action::run(d_.params_.frame_event_cost.count());
+    }
+    return Action::exit();
+  }
+
+ private:
+  DisplayPipeline& d_;
+};
+
+// dpu_encoder_off_work() -> dpu_encoder_resource_control(ENTER_IDLE)
+// (dpu_encoder.c, 6.12): only from rc_state ON and with no frame kicked
+// off (a stale timer), a video-mode encoder turns its interrupts off
+// (_dpu_encoder_irq_disable(): encoder_off_cost) and goes IDLE. Not
+// modelled: a command-mode panel's _dpu_encoder_resource_disable(), whose
+// pm_runtime_put_sync() only drops a count while the CRTC holds the DPU
+// (dpu_crtc_enable()).
+class DisplayPipeline::EncoderOffFn final : public WorkFn {
+ public:
+  explicit EncoderOffFn(DisplayPipeline& d) : d_(d) {}
+  Action step(WorkExec& x) override {
+    if (x.step == 0) {
+      if (!d_.dpu_rc_on_ || d_.frame_busy_) return Action::exit();
+      d_.dpu_rc_on_ = false;
+      if (d_.params_.encoder_off_cost > Time::zero()) return Action::run(d_.params_.encoder_off_cost.count());
+    }
+    return Action::exit();
+  }
+
+ private:
+  DisplayPipeline& d_;
+};
+
+// dpu_encoder_frame_done_callback() from the vblank interrupt that
+// latched a kicked-off frame (with none kicked off, the callback is
+// suppressed): resource control FRAME_DONE queues the off work unless
+// another frame is pending (dpu_crtc_frame_pending() > 1; queue_delayed_work()
+// leaves an armed one as it is), then dpu_crtc_frame_event_cb() queues the
+// next free frame event on crtc_event:<id> (none free: "event overflow",
+// dropped). The kernel's callback runs at every vblank and returns when
+// nothing is busy; the model's flush latches at the first vsync after its
+// kickoff, so the latching vblank is the only one that finds a frame.
+void DisplayPipeline::frame_done(int irq_cpu) {
+  if (!frame_busy_) return;
+  frame_busy_ = false;
+  const QueueContext irq{nullptr, irq_cpu};
+  if (encoder_off_fn_ && dpu_rc_on_ && frame_pending_ <= 1)
+    wqs_->queue_delayed_work(*encoder_wq_, encoder_off_work_, irq, params_.encoder_idle_timeout);
+  if (frame_event_worker_) {
+    WorkStruct& ev = frame_events_[next_frame_event_];
+    if (ev.pending || ev.running_on) return;  // all 4 in use: they are taken and freed in turn
+    next_frame_event_ = (next_frame_event_ + 1) % frame_events_.size();
+    frame_event_worker_->queue_work(ev, irq, nullptr);
+  }
+}
+
 // sde_encoder_resource_control(SDE_ENC_RC_EVENT_KICKOFF) ->
 // _sde_encoder_rc_kickoff(): an idle encoder takes display_rpm again
 // (_sde_encoder_resource_control_helper(): pm_runtime_resume_and_get();
@@ -791,6 +871,8 @@ void DisplayPipeline::queue_commit(Task& sf, int frame) {
 }
 
 void DisplayPipeline::commit_kicked_off(Commit& c) {
+  ++frame_pending_;    // dpu_crtc_commit_kickoff()
+  frame_busy_ = true;  // dpu_encoder_kickoff(): frame_busy_mask
   // The flush latches at the first vsync at or after its write.
   const Time flip = vsync_time(ceil_div(k_.now().count(), period_));
   if (c.seq + 1 == commit_seq_) last_present_ = flip;  // SF's latest commit: its present's vsync
@@ -1361,20 +1443,20 @@ void DisplayPipeline::sf_deliver(const Task* waker, int cpu) {
 // ---------------------------------------------------------------- pipeline
 
 DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
-                                 uint64_t seed, WorkqueueSystem* wqs, Workqueue* submit_wq,
-                                 BinderProc* request_binder, BinderProc* inject_binder, Workqueue* commit_wq,
-                                 KthreadWorker* commit_worker)
+                                 uint64_t seed, const DisplayLinks& links)
     : k_(k),
       name_(std::move(name)),
       params_(params),
       gpu_(gpu),
       pm_(pm),
-      wqs_(wqs),
-      submit_wq_(submit_wq),
-      request_binder_(request_binder),
-      inject_binder_(inject_binder),
-      commit_wq_(commit_wq),
-      commit_worker_(commit_worker),
+      wqs_(links.wqs),
+      submit_wq_(links.submit_wq),
+      request_binder_(links.request_binder),
+      inject_binder_(links.inject_binder),
+      commit_wq_(links.commit_wq),
+      commit_worker_(links.commit_worker),
+      frame_event_worker_(links.frame_event_worker),
+      encoder_wq_(links.encoder_wq),
       rng_(seed, "display." + name_),
       idle_rng_(seed, "display." + name_ + ".idle_frames") {
   auto bad = [&](const std::string& why) { throw ModelError(fmt::format("display '{}': {}", name_, why)); };
@@ -1527,6 +1609,28 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     commit_worker_->queue_delayed_work(idle_off_work_, irq, params_.idle_pc_delay, nullptr);
   } else if (params_.idle_pc_cost > Time::zero()) {
     bad("idle_pc_cost needs idle_pc_delay");
+  }
+  if (frame_event_worker_) {
+    if (!nonblocking_commit()) bad("frame_event_worker needs commit_wq or commit_worker");
+    if (params_.frame_event_cost < Time::zero()) bad("frame_event_cost must be >= 0");
+    frame_event_fn_ = std::make_unique<FrameEventFn>(*this);
+    constexpr size_t kFrameEvents = 4;  // DPU_CRTC_FRAME_EVENT_SIZE (dpu_crtc.h)
+    frame_events_.reserve(kFrameEvents);
+    for (size_t i = 0; i < kFrameEvents; ++i) {
+      frame_events_.emplace_back("dpu_crtc_frame_event_work");
+      frame_events_.back().fn = frame_event_fn_.get();
+    }
+  }
+  if (encoder_wq_) {
+    if (!commit_wq_) bad("encoder_wq needs commit_wq (mainline DPU)");
+    if (!frame_event_worker_) bad("encoder_wq needs frame_event_worker (its frame events retire the pending frames)");
+    if (params_.encoder_idle_timeout <= Time::zero() || params_.encoder_off_cost < Time::zero())
+      bad("encoder_idle_timeout must be > 0 and encoder_off_cost >= 0");
+    encoder_off_fn_ = std::make_unique<EncoderOffFn>(*this);
+    encoder_off_work_.fn = encoder_off_fn_.get();
+    // The screen has been static for longer than the timeout: the
+    // encoder is IDLE, nothing armed; the first kickoff turns it ON.
+    dpu_rc_on_ = false;
   }
   auto make = [&](const DisplayThreadParams& t, TaskBody* body) -> Task* {
     Task& p = k_.create_task(t.comm, t.comm, t.policy, t.nice, t.rt_priority, t.cpus, false);
@@ -1885,6 +1989,9 @@ void DisplayPipeline::on_event(uint64_t tag) {
       if (!c) break;
       c->latched = true;
       if (c->waiter) wake_from(*c->waiter, nullptr, params_.display_irq_cpu);
+      // dpu_encoder_phys_vid_vblank_irq(): the commit's waiter first, then
+      // the frame done callback.
+      frame_done(params_.display_irq_cpu);
       break;
     }
     case kTagSfEarliest:

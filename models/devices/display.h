@@ -305,19 +305,25 @@ class RpmCall;
 class RpmDevice;
 struct Task;
 
+// The kernel objects and processes a display's params name, resolved by
+// the System; each nullptr when its name is empty.
+struct DisplayLinks {
+  WorkqueueSystem* wqs = nullptr;
+  Workqueue* submit_wq = nullptr;               // gpu_submit_wq
+  Workqueue* commit_wq = nullptr;               // commit_wq
+  KthreadWorker* commit_worker = nullptr;       // commit_worker
+  KthreadWorker* frame_event_worker = nullptr;  // frame_event_worker
+  Workqueue* encoder_wq = nullptr;              // encoder_wq
+  BinderProc* request_binder = nullptr;         // vsync_request_binder
+  BinderProc* inject_binder = nullptr;          // inject_binder
+};
+
 class DisplayPipeline final : public GpuClient, public EventHandler, public BinderWorkHook {
  public:
   // gpu: the device params.gpu names (nullptr when it is empty); pm: the
   // runtime PM model (nullptr: none; then no *_rpm may be named).
-  // wqs / submit_wq: the workqueue params.gpu_submit_wq names (nullptr
-  // when it is empty); commit_wq / commit_worker: params.commit_wq's /
-  // params.commit_worker's. request_binder: the
-  // process params.vsync_request_binder names (nullptr when it is empty);
-  // inject_binder: params.inject_binder's.
   DisplayPipeline(Kernel& k, std::string name, const DisplayParams& params, Gpu* gpu, PmRuntime* pm,
-                  uint64_t seed, WorkqueueSystem* wqs = nullptr, Workqueue* submit_wq = nullptr,
-                  BinderProc* request_binder = nullptr, BinderProc* inject_binder = nullptr,
-                  Workqueue* commit_wq = nullptr, KthreadWorker* commit_worker = nullptr);
+                  uint64_t seed, const DisplayLinks& links = {});
   ~DisplayPipeline() override;
   DisplayPipeline(const DisplayPipeline&) = delete;
   DisplayPipeline& operator=(const DisplayPipeline&) = delete;
@@ -527,6 +533,21 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   bool encoder_on_ = false;          // rc_state ON: the encoder holds display_rpm
   WorkStruct idle_off_work_{"sde_encoder_off_work"};
   std::unique_ptr<IdleOffFn> idle_off_fn_;
+  // Frame events (frame_event_worker) and mainline DPU's encoder idle work
+  // (encoder_wq): see DisplayParams.
+  class FrameEventFn;
+  class EncoderOffFn;
+  void frame_done(int irq_cpu);  // dpu_encoder_frame_done_callback(), in the display interrupt
+  KthreadWorker* frame_event_worker_ = nullptr;
+  Workqueue* encoder_wq_ = nullptr;
+  std::unique_ptr<FrameEventFn> frame_event_fn_;
+  std::vector<WorkStruct> frame_events_;  // the CRTC's DPU_CRTC_FRAME_EVENT_SIZE events, taken in turn
+  size_t next_frame_event_ = 0;
+  int frame_pending_ = 0;            // dpu_crtc->frame_pending: kicked off, not yet retired by a frame event
+  bool frame_busy_ = false;          // frame_busy_mask: kicked off, its flush not yet latched
+  bool dpu_rc_on_ = true;            // DPU rc_state ON (interrupts on); false: IDLE
+  std::unique_ptr<EncoderOffFn> encoder_off_fn_;
+  WorkStruct encoder_off_work_{"dpu_encoder_off_work"};
   Fifo<int> submit_queue_;           // frames pushed, not yet run_job'd
   RngStream rng_;
   RngStream idle_rng_;          // idle_frame_interval draws (own stream: costs keep theirs)
