@@ -91,6 +91,13 @@ class Fifo {
     slots_[slot(size_ - 1)] = T{};
     --size_;
   }
+  // Inserts v before the i-th element from the front (i <= size()),
+  // keeping the order of the others (list_add_tail() before an entry).
+  void insert_at(size_t i, T v) {
+    assert(i <= size_);
+    push_back(std::move(v));
+    for (size_t k = size_ - 1; k > i; --k) std::swap((*this)[k], (*this)[k - 1]);
+  }
   // Removes the first element equal to v, keeping the order of the
   // others; whether there was one.
   bool remove(const T& v) {

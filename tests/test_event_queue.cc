@@ -973,6 +973,12 @@ TEST_CASE("Fifo removes an element from the middle of a wrapped ring, keeping th
   CHECK(q.remove(5));        // by value: the first equal element
   CHECK_FALSE(q.remove(5));  // none left
   CHECK(items() == std::vector<int>{4, 7});
+  // Insertion before an element, at the front and at the back (a flush
+  // work after the queued work, or at the list's head).
+  q.insert_at(1, 8);
+  q.insert_at(0, 9);
+  q.insert_at(q.size(), 10);
+  CHECK(items() == std::vector<int>{9, 4, 8, 7, 10});
 }
 
 TEST_CASE("run_until refuses an event armed before the current time", "[simulator]") {

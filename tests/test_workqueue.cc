@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "experiments/lib/runner.h"
 #include "models/errors.h"
 #include "models/kernel/workqueue/workqueue.h"
 #include "models/workload/device_calls.h"
@@ -678,7 +679,8 @@ TEST_CASE("cancel_work and flush_work load from YAML and check their work item",
       "      - cancel_work: {work: k, sync: true}\n"
       "      - queue_work: {wq: events_unbound, work: after, cost: 10us}\n"
       "      - flush_work: {work: w, delayed: true}\n"
-      "      - cancel_work: {work: w}\n";
+      "      - cancel_work: {work: w}\n"
+      "      - flush_work: {work: k}\n";
   const ScenarioParams p = load_scenario_yaml(yaml, "x.yaml");
   const auto& ev = p.tasks[0].phases[0].events;
   CHECK(ev[3].call.op == CallSpec::Op::kCancelWork);
@@ -687,6 +689,7 @@ TEST_CASE("cancel_work and flush_work load from YAML and check their work item",
   CHECK(ev[5].call.op == CallSpec::Op::kFlushWork);
   CHECK(ev[5].call.delayed);
   CHECK_FALSE(ev[6].call.sync);
+  CHECK(ev[7].call.op == CallSpec::Op::kFlushWork);  // kthread_flush_work(): k is idle by then, a no-op
   auto error = [&](const std::string& from, const std::string& to) { return error_when_replaced(yaml, from, to); };
   CHECK_THAT(error("cancel_work: {work: w}", "cancel_work: {work: ww}"),
              Catch::Contains("x.yaml:20:22: tasks[0].events[6].cancel_work:") &&
@@ -696,7 +699,8 @@ TEST_CASE("cancel_work and flush_work load from YAML and check their work item",
              Catch::Contains("'k' is a kthread_work (kthread_queue_work), which has only "
                              "kthread_cancel_(delayed_)work_sync(): write sync: true"));
   CHECK_THAT(error("flush_work: {work: w,", "flush_work: {work: k,"),
-             Catch::Contains("kthread_flush_work() is not modelled"));
+             Catch::Contains("'k' is a kthread_work (kthread_queue_work), which has kthread_flush_work() only (no "
+                             "delayed form): drop delayed"));
   CHECK_THAT(error("cancel_work: {work: w}", "cancel_work: {work: w, wq: events}"), Catch::Contains("unknown key 'wq'"));
   CHECK_THAT(error("sync: true", "sync: yes please"), Catch::Contains("cancel_work.sync: expected true or false"));
 
@@ -707,4 +711,67 @@ TEST_CASE("cancel_work and flush_work load from YAML and check their work item",
   CHECK(log.first("k").started == Time::zero());
   CHECK(log.first("k").ended == Time::ms(2));
   CHECK(log.first("after").queued == Time::ms(2));
+}
+
+EventSpec ev_kthread_work(const std::string& work, Time cost, Time sleep = Time::zero(), Time delay = Time::zero()) {
+  EventSpec e = ev_call(CallSpec::Op::kKthreadQueueWork, "kw");
+  e.call.work = work;
+  e.call.cost = cost;
+  e.call.sleep = sleep;
+  e.call.delay = delay;
+  return e;
+}
+
+// kthread_flush_work() (6.12 kthread.c) on kw (CPU 0): k1 executes 0 ->
+// 2 ms (asleep in D), k2 and k5 wait behind it. Flushing k2 at 1 ms
+// inserts the flush work right after k2, before k5: k2 runs 2 -> 2.1 ms,
+// then the flush work wakes the caller at 2.1 ms, then k5 runs (100 us).
+// k3 is queued at 2.1 ms behind k5, k6 behind k3; the caller sleeps
+// 0.2 ms, so k3 executes 2.2 -> 3.2 ms (asleep in D) when it is flushed
+// at 2.3 ms: the flush work goes to the list's head, before k6, and the
+// caller resumes at 3.2 ms. Flushing k1, neither queued nor executing,
+// returns at once. The flush works are traced but not counted as kw's
+// items. A delayed work whose timer is armed is a model error (the
+// kernel's caller would never return).
+TEST_CASE("kthread_flush_work waits for the queued or executing work through its flush work", "[kthread_worker][flush]") {
+  ScenarioParams p = wq_scenario(2, {});
+  KthreadWorkerParams kw;
+  kw.name = "kw";
+  kw.cpus = {0};
+  p.kthread_workers = {kw};
+  TaskSpec q = queuer({ev_kthread_work("k1", Time::zero(), Time::ms(2)), ev_kthread_work("k2", Time::us(100)),
+                       ev_kthread_work("k5", Time::us(100)), ev_sleep(Time::ms(1)),
+                       ev_work_call(CallSpec::Op::kFlushWork, "k2"), ev_marker("after_k2"),
+                       ev_kthread_work("k3", Time::zero(), Time::ms(1)), ev_kthread_work("k6", Time::us(100)),
+                       ev_sleep(Time::us(200)), ev_work_call(CallSpec::Op::kFlushWork, "k3"), ev_marker("after_k3"),
+                       ev_work_call(CallSpec::Op::kFlushWork, "k1"), ev_marker("after_k1")});
+  q.cpus = {1};
+  p.tasks = {q};
+  p.duration = Time::ms(20);
+  WorkLog log = run_logged<WorkLog>(p);
+  CHECK(log.first("k2").started == Time::ms(2));
+  CHECK(log.first("k2").ended == Time::us(2100));
+  CHECK(log.first("after_k2").queued == Time::us(2100));
+  CHECK(log.first("k5").started == Time::us(2100));
+  CHECK(log.first("k3").started == Time::us(2200));
+  CHECK(log.first("k3").ended == Time::us(3200));
+  CHECK(log.first("after_k3").queued == Time::us(3200));
+  CHECK(log.first("k6").started == Time::us(3200));
+  CHECK(log.first("after_k1").queued == Time::us(3200));
+  int flushes = 0;
+  for (const WorkItemRecord& i : log.items) flushes += i.work == "kthread_flush_work";
+  CHECK(flushes == 2);
+  const RunResult r = simulate_run(p, 1, {}, nullptr);
+  bool found = false;
+  for (const WorkQueueMetrics& w : r.workqueues)
+    if (w.name == "kw") {
+      found = true;
+      CHECK(w.items == 5);  // k1, k2, k5, k3, k6
+    }
+  CHECK(found);
+
+  TaskSpec d = queuer({ev_kthread_work("k4", Time::us(10), Time::zero(), Time::ms(3)),
+                       ev_work_call(CallSpec::Op::kFlushWork, "k4")});
+  p.tasks = {d};
+  CHECK_THROWS_WITH(run_logged<WorkLog>(p), Catch::Contains("kthread_flush_work() of 'k4' while its delayed timer is armed"));
 }

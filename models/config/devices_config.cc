@@ -760,11 +760,12 @@ const std::vector<ParamDecl>& cancel_work_params() {
 
 const std::vector<ParamDecl>& flush_work_params() {
   static const std::vector<ParamDecl> decls = {
-      {"work", "string", "required", "the work item (queued by a queue_work event; not a kthread_work)"},
+      {"work", "string", "required", "the work item (queued by a queue_work or kthread_queue_work event)"},
       {"delayed", "bool", "false",
        "flush_delayed_work(): an item waiting for its delay is queued at once and waited for; false = "
        "flush_work(), which waits (D) for the queued item's execution, else the one in progress, and not for a "
-       "timer"},
+       "timer (kthread_flush_work() of a kthread_work: the same, and a model error while its delay runs: the "
+       "kernel's flush would never return)"},
   };
   return decls;
 }

@@ -79,7 +79,7 @@ struct EventRef {
   YAML::Node node;
   std::string path;
   CallSpec::Op op = {};  // kCall
-  bool sync = false;     // kCall: cancel_work's sync
+  bool flag = false;     // kCall: cancel_work's sync, flush_work's delayed
 };
 
 // What reading one task needs to know beyond its own YAML.
@@ -174,7 +174,9 @@ EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Nod
       break;
     case Arg::kCall:
       e = load_call_event(ctx.doc, value, path, k.op, ctx.targets, ctx.platform.cpus);
-      if (!e.call.work.empty()) ctx.refs.push_back({e.kind, e.call.work, Time::zero(), value, path, k.op, e.call.sync});
+      if (!e.call.work.empty())
+        ctx.refs.push_back({e.kind, e.call.work, Time::zero(), value, path, k.op,
+                            k.op == CallSpec::Op::kFlushWork ? e.call.delayed : e.call.sync});
       break;
     case Arg::kRpm: e = load_rpm_event(ctx.doc, value, path, ctx.targets); break;
     case Arg::kUclamp: e = load_uclamp_event(ctx, value, path); break;
@@ -490,11 +492,12 @@ void check_cross_task_refs(const YamlDoc& doc, const YAML::Node& node, const std
                        call, ref.name, queued.empty() ? "none" : join(queued),
                        guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
     }
-    if (kthread && ref.op == CallSpec::Op::kFlushWork)
+    if (kthread && ref.op == CallSpec::Op::kFlushWork && ref.flag)
       fail(doc, ref.node, ref.path,
-           fmt::format("flush_work: '{}' is a kthread_work (kthread_queue_work); kthread_flush_work() is not modelled",
+           fmt::format("flush_work: '{}' is a kthread_work (kthread_queue_work), which has kthread_flush_work() "
+                       "only (no delayed form): drop delayed",
                        ref.name));
-    if (kthread && ref.op == CallSpec::Op::kCancelWork && !ref.sync)
+    if (kthread && ref.op == CallSpec::Op::kCancelWork && !ref.flag)
       fail(doc, ref.node, ref.path,
            fmt::format("cancel_work: '{}' is a kthread_work (kthread_queue_work), which has only "
                        "kthread_cancel_(delayed_)work_sync(): write sync: true",
@@ -599,7 +602,7 @@ const std::vector<ParamDecl>& event_params() {
       {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work / mod_delayed_work)"},
       {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker (kthread_queue_work / kthread_queue_delayed_work / kthread_mod_delayed_work)"},
       {"cancel_work", "map (see cancel_work)", "-", "take a queued work item back (cancel_(delayed_)work), or also wait for its execution (cancel_(delayed_)work_sync, kthread_cancel_(delayed_)work_sync)"},
-      {"flush_work", "map (see flush_work)", "-", "wait for a work item's execution (flush_work / flush_delayed_work)"},
+      {"flush_work", "map (see flush_work)", "-", "wait for a work item's execution (flush_work / flush_delayed_work / kthread_flush_work)"},
       {"submit_job", "map (see submit_job)", "-", "push a GPU job to a DRM scheduler entity (the submit ioctl)"},
       {"rpm", "map (see rpm)", "-", "a pm_runtime_*() call on a device (get_sync may sleep in D)"},
       {"binder_call", "map (see binder_call)", "-",

@@ -53,6 +53,7 @@ void KthreadWorker::emit(WorkItemEvent::Phase phase, const WorkStruct& w, Time s
   e.queued = phase == WorkItemEvent::Phase::kQueue ? w.queued : cur_queued_;
   e.started = started;
   e.runnable_wait = wait;
+  e.flush_barrier = w.flush_barrier;
   for (auto* o : k_.observers()) o->on_work_item(k_.now(), e);
 }
 
@@ -200,6 +201,49 @@ std::optional<Action> KthreadWorker::cancel_delayed_work_sync_step(Task& self, W
   return Action::block(TaskState::kUninterruptible);
 }
 
+std::optional<Action> KthreadWorker::flush_work_step(Task& self, WorkStruct& work) {
+  for (const auto& f : flush_works_) {
+    if (f->waiter != &self) continue;
+    if (!f->done) return Action::block(TaskState::kUninterruptible);
+    f->waiter = nullptr;
+    return std::nullopt;
+  }
+  if (work.kthread_worker != this) return std::nullopt;  // never queued: work->worker is NULL
+  size_t at = 0;
+  if (work.pending) {
+    if (work.timer_armed)
+      throw ModelError(fmt::format("kthread_flush_work() of '{}' while its delayed timer is armed: 6.12 inserts the "
+                                   "flush work on the worker's delayed list, which no one runs, so the caller never "
+                                   "returns (cancel it or let the timer fire first)",
+                                   work.name));
+    while (work_list_[at] != &work) ++at;
+    ++at;  // right after the work (kthread_insert_work(..., work->node.next))
+  } else if (current_ != &work) {
+    return std::nullopt;  // neither queued nor executing: noop
+  }
+  FlushWork* f = nullptr;
+  for (const auto& c : flush_works_)
+    if (!c->waiter && !c->work.pending && !c->work.running_on) f = c.get();
+  if (!f) {
+    flush_works_.push_back(std::make_unique<FlushWork>());
+    f = flush_works_.back().get();
+    f->work.flush_barrier = true;
+    f->work.kthread_worker = this;
+  }
+  f->waiter = &self;
+  f->done = false;
+  WorkStruct& fw = f->work;
+  fw.pending = true;
+  fw.queued = fw.requested = k_.now();
+  fw.queue_cpu = self.cpu;
+  fw.req_cpu = -1;
+  fw.boost_prio = kNoBoost;
+  work_list_.insert_at(at, &fw);
+  emit(WorkItemEvent::Phase::kQueue, fw);
+  if (!current_) k_.try_to_wake_up(*task_, &self, self.cpu);
+  return Action::block(TaskState::kUninterruptible);
+}
+
 // The following policy: the best priority among the queuers of pending
 // works and of the running one, capped by the variant, never below the
 // worker's own policy.
@@ -250,6 +294,13 @@ Action KthreadWorker::next(Task& self) {
           flushed = nullptr;
           k_.try_to_wake_up(*waiter, task_, task_->cpu);
         }
+      // kthread_flush_work_fn(): complete() wakes the flush's caller.
+      if (w.flush_barrier)
+        for (const auto& f : flush_works_)
+          if (&f->work == &w && f->waiter) {
+            f->done = true;
+            k_.try_to_wake_up(*f->waiter, task_, task_->cpu);
+          }
       cur_boost_ = kNoBoost;
       update_priority();
       continue;

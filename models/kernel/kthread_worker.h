@@ -36,14 +36,19 @@
 // executing, sleeps (D) until that execution returns
 // (kthread_flush_work()), queuing being blocked meanwhile
 // (work->canceling); it is woken when that execution returns (the
-// kernel's flush work, queued at the list's head, completes then). A
+// kernel's flush work, queued at the list's head, completes then).
+// kthread_flush_work() itself inserts a flush work (a "kthread_flush_work"
+// item the worker runs, at no cost) right after the queued work, or at
+// the list's head while the work executes, and sleeps (D) until it runs;
+// a work taken back meanwhile leaves the flush work in its place. A
 // kthread_work belongs to one worker (a second is a model error).
 // Simplified: the timer stays on its CPU (6.12's timer migration may
 // expire it on another while this one idles). The following policy and
 // delayed works (an assumption, as the policy is): a work whose timer is
 // armed raises the worker only once its timer inserts it; one taken back
 // (mod, cancel) stops counting at once; a mod'ed work carries the
-// priority of the task that mod'ed it.
+// priority of the task that mod'ed it; a kthread_flush_work()'s flush work
+// carries none (its caller only waits).
 #pragma once
 
 #include <memory>
@@ -93,6 +98,13 @@ class KthreadWorker final : public TaskBody, public WorkExecutor {
   // (the first step cancels it); otherwise the sleep to return, after
   // which the body calls it again. `was_pending` is set at the first step.
   std::optional<Action> cancel_delayed_work_sync_step(Task& self, WorkStruct& work, bool* was_pending = nullptr);
+  // kthread_flush_work() from `self`'s body, stepped the same way: a
+  // flush work inserted right after the queued work, or at the list's
+  // head while the work executes, whose run by the worker wakes `self`;
+  // nothing to wait for otherwise. A delayed work waiting for its timer is
+  // a model error: 6.12 puts the flush on the delayed list, where no one
+  // runs it, and the caller never returns.
+  std::optional<Action> flush_work_step(Task& self, WorkStruct& work);
 
   Action next(Task& self) override;  // kthread_worker_fn()
 
@@ -119,6 +131,13 @@ class KthreadWorker final : public TaskBody, public WorkExecutor {
   // execution of their work returns (its flush work); the work is reset
   // to nullptr when that execution returns and the caller is woken.
   std::vector<std::pair<Task*, WorkStruct*>> flush_waiters_;
+  // kthread_flush_work()'s flush works, each with its caller; reused once run.
+  struct FlushWork {
+    WorkStruct work{"kthread_flush_work"};
+    Task* waiter = nullptr;
+    bool done = false;
+  };
+  std::vector<std::unique_ptr<FlushWork>> flush_works_;
 };
 
 }  // namespace schedlab

@@ -229,10 +229,11 @@ void MetricsRecorder::on_period_end(Time t, const Task& p, Time period_start, Ti
   if (response > period) ++tr.m.deadline_misses;
 }
 
-// Work items count when they end inside the window.
+// Work items count when they end inside the window; a flush's own work
+// does not (its "CPU wait" is its caller's wait for the flushed item).
 void MetricsRecorder::on_work_item(Time t, const WorkItemEvent& e) {
   observe(t);
-  if (e.phase != WorkItemEvent::Phase::kEnd || !in_window(t)) return;
+  if (e.phase != WorkItemEvent::Phase::kEnd || !in_window(t) || e.flush_barrier) return;
   auto it = workqueues_.find(e.workqueue);
   if (it == workqueues_.end()) it = workqueues_.emplace(std::string(e.workqueue), WorkQueueMetrics{}).first;
   WorkQueueMetrics& m = it->second;

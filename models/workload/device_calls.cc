@@ -185,10 +185,9 @@ void DeviceCalls::call(Task& self, const CallSpec& c) {
 std::optional<Action> DeviceCalls::work_wait_step(Task& self, const CallSpec& c) {
   WorkStruct& w = item(c.work);
   if (w.kthread_worker) {
-    if (c.op == CallSpec::Op::kFlushWork)
-      throw ModelError(fmt::format("flush_work: '{}' is a kthread_work (kthread_flush_work() is not modelled)", c.work));
     for (auto& [name, kw] : kthread_workers_)
-      if (kw == w.kthread_worker) return kw->cancel_delayed_work_sync_step(self, w);
+      if (kw == w.kthread_worker)
+        return c.op == CallSpec::Op::kFlushWork ? kw->flush_work_step(self, w) : kw->cancel_delayed_work_sync_step(self, w);
   }
   if (!wqs_ || (!w.pwq && !w.timer_armed)) return std::nullopt;  // never queued: neither pending nor executing
   if (c.op == CallSpec::Op::kCancelWork) return wqs_->cancel_work_sync_step(self, w);

@@ -33,6 +33,9 @@ struct WorkItemEvent {
   Time queued;                 // when it became pending ("CPU wait" starts here)
   Time started;                // execution start (kStart, kEnd)
   Time runnable_wait;          // the part of [queued, started) its worker was runnable but not running
+  // A flush's own work (a workqueue barrier, kthread_flush_work()'s):
+  // traced as the kernel traces it, not counted among the queue's items.
+  bool flush_barrier = false;
 };
 
 // The context a call runs in: the running task (nullptr in an interrupt or

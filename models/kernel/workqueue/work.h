@@ -83,7 +83,7 @@ struct WorkStruct {
   int boost_prio = 1000;               // kthread_worker priority following: the queuer's priority
   int canceling = 0;                   // (kthread_)cancel_(delayed_)work_sync() in progress: queuing blocked (the disable count)
   const void* kthread_worker = nullptr;  // the kthread_worker it belongs to (work->worker), once queued
-  bool wq_barrier = false;             // a workqueue flush's barrier (insert_wq_barrier()): no nr_active slot
+  bool flush_barrier = false;          // a flush's own work (insert_wq_barrier(): no nr_active slot; kthread_flush_work())
   uint64_t executions = 0;
 };
 

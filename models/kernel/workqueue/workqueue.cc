@@ -392,6 +392,7 @@ void WorkqueueSystem::emit(WorkItemEvent::Phase phase, const WorkStruct& work, c
   e.queued = work.queued;
   e.started = started;
   e.runnable_wait = wait;
+  e.flush_barrier = work.flush_barrier;
   for (auto* o : k_.observers()) o->on_work_item(k_.now(), e);
 }
 
@@ -570,7 +571,7 @@ WorkStruct* WorkqueueSystem::unlink_barrier(WorkStruct& work) {
       if (!barrier) {
         barriers_.push_back(std::make_unique<WorkStruct>("wq_barrier"));
         barrier = barriers_.back().get();
-        barrier->wq_barrier = true;
+        barrier->flush_barrier = true;
       }
       barrier->pending = true;
       barrier->pwq = work.pwq;
@@ -842,7 +843,7 @@ void Worker::finish_work() {
   current_ = nullptr;
   current_pwq_ = nullptr;
   // pwq_dec_nr_in_flight(); a barrier holds no nr_active slot (WORK_STRUCT_INACTIVE).
-  if (!w.wq_barrier) sys_.pwq_dec_nr_active(*pwq, QueueContext{task_, task_->cpu});
+  if (!w.flush_barrier) sys_.pwq_dec_nr_active(*pwq, QueueContext{task_, task_->cpu});
   if (!sys_.flush_waiters_.empty()) sys_.complete_flushes(w, *task_);
 }
 
