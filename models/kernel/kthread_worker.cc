@@ -216,7 +216,10 @@ std::optional<Action> KthreadWorker::flush_work_step(Task& self, WorkStruct& wor
                                    "flush work on the worker's delayed list, which no one runs, so the caller never "
                                    "returns (cancel it or let the timer fire first)",
                                    work.name));
-    while (work_list_[at] != &work) ++at;
+    while (at < work_list_.size() && work_list_[at] != &work) ++at;
+    if (at == work_list_.size())
+      throw ModelError(fmt::format("kthread_work '{}' is pending on '{}' but not on its work list", work.name,
+                                   params_.name));
     ++at;  // right after the work (kthread_insert_work(..., work->node.next))
   } else if (current_ != &work) {
     return std::nullopt;  // neither queued nor executing: noop

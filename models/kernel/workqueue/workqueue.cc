@@ -450,13 +450,7 @@ bool WorkqueueSystem::cancel_work(WorkStruct& work, QueueContext ctx) { return g
 // its barrier goes to the head of that worker's scheduled list), then
 // enable_work().
 std::optional<Action> WorkqueueSystem::cancel_work_sync_step(Task& self, WorkStruct& work, bool* was_pending) {
-  for (auto it = flush_waiters_.begin(); it != flush_waiters_.end(); ++it) {
-    if (it->task != &self) continue;
-    if (!it->done) return Action::block(TaskState::kUninterruptible);
-    if (it->canceling) --it->work->canceling;  // enable_work()
-    flush_waiters_.erase(it);
-    return std::nullopt;
-  }
+  if (std::optional<Action> next; waiting(self, &next)) return next;
   const bool pending = grab_pending(work, QueueContext{&self, self.cpu});
   if (was_pending) *was_pending = pending;
   return wait_step(self, work, work.executions + (work.running_on ? 1 : 0), true);
@@ -470,12 +464,7 @@ std::optional<Action> WorkqueueSystem::cancel_work_sync_step(Task& self, WorkStr
 // flush_delayed_work() first deletes the timer and queues the item at once
 // (__queue_work() on the delayed work's CPU).
 std::optional<Action> WorkqueueSystem::flush_work_step(Task& self, WorkStruct& work, bool delayed, bool* waited) {
-  for (auto it = flush_waiters_.begin(); it != flush_waiters_.end(); ++it) {
-    if (it->task != &self) continue;
-    if (!it->done) return Action::block(TaskState::kUninterruptible);
-    flush_waiters_.erase(it);
-    return std::nullopt;
-  }
+  if (std::optional<Action> next; waiting(self, &next)) return next;
   if (delayed && work.timer_armed) {
     Delayed& d = *delayed_by_work_.at(&work);
     k_.hrtimer_cancel(d.timer);
@@ -486,6 +475,23 @@ std::optional<Action> WorkqueueSystem::flush_work_step(Task& self, WorkStruct& w
   const uint64_t until = work.executions + (work.running_on ? 1 : 0) + (queued ? 1 : 0);
   if (waited) *waited = until > work.executions;
   return wait_step(self, work, until, false);
+}
+
+// A caller already waiting calls again: still asleep until its barrier
+// ran, then its wait ends (a cancel's enable_work()).
+bool WorkqueueSystem::waiting(Task& self, std::optional<Action>* next) {
+  for (auto it = flush_waiters_.begin(); it != flush_waiters_.end(); ++it) {
+    if (it->task != &self) continue;
+    if (!it->done) {
+      *next = Action::block(TaskState::kUninterruptible);
+    } else {
+      if (it->canceling) --it->work->canceling;  // enable_work()
+      flush_waiters_.erase(it);
+      *next = std::nullopt;
+    }
+    return true;
+  }
+  return false;
 }
 
 std::optional<Action> WorkqueueSystem::wait_step(Task& self, WorkStruct& work, uint64_t until, bool canceling) {

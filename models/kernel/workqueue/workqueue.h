@@ -285,6 +285,8 @@ class WorkqueueSystem {
     bool done;
   };
   std::optional<Action> wait_step(Task& self, WorkStruct& work, uint64_t until, bool canceling);
+  // Whether `self` is a caller already waiting; if so, *next is its step.
+  bool waiting(Task& self, std::optional<Action>* next);
   void complete_flushes(WorkStruct& work, Task& worker);  // after an execution returned
   // The queued instance of `work` is being taken back: the barrier of each
   // flush waiting for it stays where it was linked (a barrier item that
