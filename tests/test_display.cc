@@ -1959,14 +1959,16 @@ DisplayParams sde_params() {
   dp.commit_worker = "crtc_commit:0";
   return dp;
 }
-std::unique_ptr<KthreadWorker> sde_commit_thread(RpmRig& r) {
+// A SCHED_FIFO kthread_worker of the rig, pinned to one CPU.
+std::unique_ptr<KthreadWorker> fifo_kthread(RpmRig& r, const std::string& name, int rt_priority, int cpu) {
   KthreadWorkerParams wp;
-  wp.name = "crtc_commit:0";
+  wp.name = name;
   wp.policy = Policy::kFifo;
-  wp.rt_priority = 16;
-  wp.cpus = {3};
+  wp.rt_priority = rt_priority;
+  wp.cpus = {cpu};
   return std::make_unique<KthreadWorker>(*r.k, wp, r.tracker);
 }
+std::unique_ptr<KthreadWorker> sde_commit_thread(RpmRig& r) { return fifo_kthread(r, "crtc_commit:0", 16, 3); }
 void build_sde(RpmRig& r, KthreadWorker& commit_thread) {
   DisplayLinks links;
   links.wqs = r.wqs.get();
@@ -2193,14 +2195,7 @@ DisplayParams dpu_event_params() {
   dp.encoder_wq = "msm";
   return dp;
 }
-std::unique_ptr<KthreadWorker> crtc_event_thread(RpmRig& r) {
-  KthreadWorkerParams wp;
-  wp.name = "crtc_event:0";
-  wp.policy = Policy::kFifo;
-  wp.rt_priority = 50;
-  wp.cpus = {2};
-  return std::make_unique<KthreadWorker>(*r.k, wp, r.tracker);
-}
+std::unique_ptr<KthreadWorker> crtc_event_thread(RpmRig& r) { return fifo_kthread(r, "crtc_event:0", 50, 2); }
 void build_dpu(RpmRig& r, KthreadWorker& events) {
   WorkqueueParams msm;
   msm.name = "msm";

@@ -39,6 +39,7 @@ struct Seen {
 class KLog : public SchedObserver {
  public:
   void on_work_item(Time t, const WorkItemEvent& e) override {
+    if (e.flush_barrier) return;  // a flush's own work
     if (e.phase == WorkItemEvent::Phase::kStart)
       starts.push_back({e.worker->policy, e.worker->nice(), e.worker->rt_priority, e.queued, e.started, Time::zero(),
                         std::string(e.work)});

@@ -501,7 +501,10 @@ EventSpec load_call_event(const YamlDoc& doc, const YAML::Node& node, const std:
     r.require("work");
     c.work = as_string(doc, *r.find("work"), r.path("work"));
     if (c.work.empty()) fail(doc, *r.find("work"), r.path("work"), "expected a work item name");
-    r.read(op == CallSpec::Op::kCancelWork ? "sync" : "delayed", op == CallSpec::Op::kCancelWork ? c.sync : c.delayed);
+    if (op == CallSpec::Op::kCancelWork)
+      r.read("sync", c.sync);
+    else
+      r.read("delayed", c.delayed);
     return e;
   }
   r.require(kind.target_key);

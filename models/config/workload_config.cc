@@ -472,19 +472,19 @@ void check_cross_task_refs(const YamlDoc& doc, const YAML::Node& node, const std
     }
   // cancel_work / flush_work name a work item some event queues, of a
   // kind that has the call.
+  std::vector<std::string> queued, kthread_works;  // work items queued by events; those by kthread_queue_work
+  for (const EventRef& o : refs) {
+    if (o.kind != Kind::kCall || (o.op != CallSpec::Op::kQueueWork && o.op != CallSpec::Op::kKthreadQueueWork))
+      continue;
+    if (std::find(queued.begin(), queued.end(), o.name) == queued.end()) queued.push_back(o.name);
+    if (o.op == CallSpec::Op::kKthreadQueueWork) kthread_works.push_back(o.name);
+  }
   for (const EventRef& ref : refs) {
     if (ref.kind != Kind::kCall || (ref.op != CallSpec::Op::kCancelWork && ref.op != CallSpec::Op::kFlushWork))
       continue;
     const char* call = ref.op == CallSpec::Op::kCancelWork ? "cancel_work" : "flush_work";
-    std::vector<std::string> queued;  // work items queued by events
-    bool wq = false, kthread = false;
-    for (const EventRef& o : refs) {
-      if (o.kind != Kind::kCall) continue;
-      if (o.op != CallSpec::Op::kQueueWork && o.op != CallSpec::Op::kKthreadQueueWork) continue;
-      if (std::find(queued.begin(), queued.end(), o.name) == queued.end()) queued.push_back(o.name);
-      if (o.name == ref.name) (o.op == CallSpec::Op::kQueueWork ? wq : kthread) = true;
-    }
-    if (!wq && !kthread) {
+    const bool kthread = std::find(kthread_works.begin(), kthread_works.end(), ref.name) != kthread_works.end();
+    if (std::find(queued.begin(), queued.end(), ref.name) == queued.end()) {
       std::string guess = closest_name(ref.name, queued);
       fail(doc, ref.node, ref.path,
            fmt::format("{} names work item '{}', which no queue_work or kthread_queue_work event queues (work items: "

@@ -1627,10 +1627,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     if (params_.encoder_idle_timeout <= Time::zero() || params_.encoder_off_cost < Time::zero())
       bad("encoder_idle_timeout must be > 0 and encoder_off_cost >= 0");
     encoder_off_fn_ = std::make_unique<EncoderOffFn>(*this);
-    encoder_off_work_.fn = encoder_off_fn_.get();
-    // The screen has been static for longer than the timeout: the
-    // encoder is IDLE, nothing armed; the first kickoff turns it ON.
-    dpu_rc_on_ = false;
+    encoder_off_work_.fn = encoder_off_fn_.get();  // IDLE until the first kickoff
   }
   auto make = [&](const DisplayThreadParams& t, TaskBody* body) -> Task* {
     Task& p = k_.create_task(t.comm, t.comm, t.policy, t.nice, t.rt_priority, t.cpus, false);

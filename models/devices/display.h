@@ -545,7 +545,9 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   size_t next_frame_event_ = 0;
   int frame_pending_ = 0;            // dpu_crtc->frame_pending: kicked off, not yet retired by a frame event
   bool frame_busy_ = false;          // frame_busy_mask: kicked off, its flush not yet latched
-  bool dpu_rc_on_ = true;            // DPU rc_state ON (interrupts on); false: IDLE
+  // DPU rc_state ON (interrupts on); false: IDLE, as it starts (the screen
+  // static for longer than the timeout, nothing armed).
+  bool dpu_rc_on_ = false;
   std::unique_ptr<EncoderOffFn> encoder_off_fn_;
   WorkStruct encoder_off_work_{"dpu_encoder_off_work"};
   Fifo<int> submit_queue_;           // frames pushed, not yet run_job'd

@@ -184,30 +184,19 @@ bool KthreadWorker::cancel_pending(WorkStruct& work, bool update) {
 }
 
 std::optional<Action> KthreadWorker::cancel_delayed_work_sync_step(Task& self, WorkStruct& work, bool* was_pending) {
-  for (auto it = flush_waiters_.begin(); it != flush_waiters_.end(); ++it) {
-    if (it->first != &self) continue;
-    if (it->second) return Action::block(TaskState::kUninterruptible);  // not woken by the flush yet
-    flush_waiters_.erase(it);
-    --work.canceling;
-    return std::nullopt;
-  }
+  if (std::optional<Action> next; flush_waiting(self, &next)) return next;
   claim(work);
   const bool pending = cancel_pending(work);
   if (was_pending) *was_pending = pending;
   if (current_ != &work) return std::nullopt;
-  // kthread_flush_work(): queuing blocked while the execution runs on.
+  // __kthread_cancel_work_sync(): kthread_flush_work() of the executing
+  // work, queuing blocked meanwhile.
   ++work.canceling;
-  flush_waiters_.emplace_back(&self, &work);
-  return Action::block(TaskState::kUninterruptible);
+  return insert_flush(self, 0, &work);
 }
 
 std::optional<Action> KthreadWorker::flush_work_step(Task& self, WorkStruct& work) {
-  for (const auto& f : flush_works_) {
-    if (f->waiter != &self) continue;
-    if (!f->done) return Action::block(TaskState::kUninterruptible);
-    f->waiter = nullptr;
-    return std::nullopt;
-  }
+  if (std::optional<Action> next; flush_waiting(self, &next)) return next;
   if (work.kthread_worker != this) return std::nullopt;  // never queued: work->worker is NULL
   size_t at = 0;
   if (work.pending) {
@@ -224,6 +213,29 @@ std::optional<Action> KthreadWorker::flush_work_step(Task& self, WorkStruct& wor
   } else if (current_ != &work) {
     return std::nullopt;  // neither queued nor executing: noop
   }
+  return insert_flush(self, at, nullptr);
+}
+
+bool KthreadWorker::flush_waiting(Task& self, std::optional<Action>* next) {
+  for (const auto& f : flush_works_) {
+    if (f->waiter != &self) continue;
+    if (!f->done) {
+      *next = Action::block(TaskState::kUninterruptible);
+    } else {
+      if (f->canceling) --f->canceling->canceling;  // the cancel's queuing block ends
+      f->waiter = nullptr;
+      f->canceling = nullptr;
+      *next = std::nullopt;
+    }
+    return true;
+  }
+  return false;
+}
+
+// kthread_flush_work()'s kthread_insert_work() of its flush work at `at`
+// in the work list (the worker woken unless it is executing a work);
+// the caller sleeps (D) until the worker runs it.
+Action KthreadWorker::insert_flush(Task& self, size_t at, WorkStruct* canceling) {
   FlushWork* f = nullptr;
   for (const auto& c : flush_works_)
     if (!c->waiter && !c->work.pending && !c->work.running_on) f = c.get();
@@ -234,6 +246,7 @@ std::optional<Action> KthreadWorker::flush_work_step(Task& self, WorkStruct& wor
     f->work.kthread_worker = this;
   }
   f->waiter = &self;
+  f->canceling = canceling;
   f->done = false;
   WorkStruct& fw = f->work;
   fw.pending = true;
@@ -292,11 +305,6 @@ Action KthreadWorker::next(Task& self) {
       current_ = nullptr;
       // The flush work queued at the list's head by a
       // kthread_cancel_delayed_work_sync() completes: its caller wakes.
-      for (auto& [waiter, flushed] : flush_waiters_)
-        if (flushed == &w) {
-          flushed = nullptr;
-          k_.try_to_wake_up(*waiter, task_, task_->cpu);
-        }
       // kthread_flush_work_fn(): complete() wakes the flush's caller.
       if (w.flush_barrier)
         for (const auto& f : flush_works_)

@@ -34,9 +34,8 @@
 // (a display driver's idle timer re-armed at each frame);
 // kthread_cancel_delayed_work_sync() takes it back and, if it is
 // executing, sleeps (D) until that execution returns
-// (kthread_flush_work()), queuing being blocked meanwhile
-// (work->canceling); it is woken when that execution returns (the
-// kernel's flush work, queued at the list's head, completes then).
+// (kthread_flush_work(): its flush work at the list's head), queuing being
+// blocked meanwhile (work->canceling).
 // kthread_flush_work() itself inserts a flush work (a "kthread_flush_work"
 // item the worker runs, at no cost) right after the queued work, or at
 // the list's head while the work executes, and sleeps (D) until it runs;
@@ -127,16 +126,16 @@ class KthreadWorker final : public TaskBody, public WorkExecutor {
   Time cur_queued_, cur_started_, cur_wait_;
   int cur_boost_ = 1000;
   std::vector<std::unique_ptr<DelayedTimer>> timers_;  // one per delayed work, kept for its next use
-  // kthread_cancel_delayed_work_sync() callers asleep until the current
-  // execution of their work returns (its flush work); the work is reset
-  // to nullptr when that execution returns and the caller is woken.
-  std::vector<std::pair<Task*, WorkStruct*>> flush_waiters_;
-  // kthread_flush_work()'s flush works, each with its caller; reused once run.
+  // kthread_flush_work()'s flush works (also a cancel_sync's), each with
+  // its caller; reused once run.
   struct FlushWork {
     WorkStruct work{"kthread_flush_work"};
     Task* waiter = nullptr;
+    WorkStruct* canceling = nullptr;  // a cancel_sync's work, whose queuing is blocked until the wait ends
     bool done = false;
   };
+  bool flush_waiting(Task& self, std::optional<Action>* next);  // `self` already waits: *next is its step
+  Action insert_flush(Task& self, size_t at, WorkStruct* canceling);
   std::vector<std::unique_ptr<FlushWork>> flush_works_;
 };
 
