@@ -581,17 +581,17 @@ TEST_CASE("A display's SDE idle power collapse loads from YAML, only with commit
                       "devices[0].idle_pc_cost", "needs idle_pc_delay > 0");
 }
 
-// The DPU what-if (configs/overlays/dpu_frame_events_idle_work.yaml): every
-// latched commit queues a frame event on crtc_event:0 (at least one per
-// frame presented, less the last if the window ends between its flush
-// and its event; the input syncs' composites are commits too), which
-// stays SCHED_FIFO 50; the encoder's off work runs on the
-// "msm" workqueue after each pause between frames (the swipes' gaps), never
-// on pm_wq, which still runs the GPU's items only.
-TEST_CASE("The DPU what-if runs a frame event per commit on crtc_event and the encoder's off work on msm",
+// The scenario's DPU contexts (mainline drm/msm 6.12): every latched commit
+// queues a frame event on crtc_event:0 (at least one per frame presented,
+// less the last if the window ends between its flush and its event; the
+// input syncs' composites are commits too), which stays SCHED_FIFO 50; the
+// encoder's off work runs on the "msm" workqueue after each pause between
+// frames (the swipes' gaps), never on pm_wq, which still runs the GPU's
+// items only.
+TEST_CASE("The shade scenario runs a frame event per commit on crtc_event and the encoder's off work on msm",
           "[pm_wq_study]") {
   const std::string root = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/";
-  std::vector<Overlay> o = load_overlay_file(root + "overlays/dpu_frame_events_idle_work.yaml");
+  std::vector<Overlay> o;
   o.push_back({"duration", "4s", {}});
   ScenarioParams p = load_scenario_with_overlays(root + "scenarios/shade_swipe.yaml", o);
   const RunResult r = simulate_run(p, 7, {}, nullptr);
