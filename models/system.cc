@@ -202,6 +202,7 @@ void System::Impl::build_exec_contexts() {
     links.commit_worker = kthread_worker(p->commit_worker);
     links.frame_event_worker = kthread_worker(p->frame_event_worker);
     links.encoder_wq = workqueue(p->encoder_wq);
+    links.vblank_wq = workqueue(p->vblank_wq);
     links.request_binder = binder(p->vsync_request_binder);
     links.inject_binder = binder(p->inject_binder);
     frame_recorder();

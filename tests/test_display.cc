@@ -2196,15 +2196,21 @@ DisplayParams dpu_event_params() {
   return dp;
 }
 std::unique_ptr<KthreadWorker> crtc_event_thread(RpmRig& r) { return fifo_kthread(r, "crtc_event:0", 50, 2); }
-void build_dpu(RpmRig& r, KthreadWorker& events) {
+// With `events`: the frame events there and the encoder's idle work on
+// "msm"; with `vblank`: the vblank enable / disable works on "msm" too.
+void build_dpu(RpmRig& r, KthreadWorker* events, bool vblank = false) {
   WorkqueueParams msm;
   msm.name = "msm";
   msm.flags = kWqUnbound | kWqOrdered;
   DisplayLinks links;
   links.wqs = r.wqs.get();
   links.commit_wq = r.wqs->find("events_unbound");
-  links.frame_event_worker = &events;
-  links.encoder_wq = &r.wqs->alloc_workqueue(msm);
+  Workqueue& wq = r.wqs->alloc_workqueue(msm);
+  if (events) {
+    links.frame_event_worker = events;
+    links.encoder_wq = &wq;
+  }
+  if (vblank) links.vblank_wq = &wq;
   r.disp = std::make_unique<DisplayPipeline>(*r.k, "display", r.params, r.gpu.get(), r.pm.get(), 1, links);
 }
 }  // namespace
@@ -2238,7 +2244,7 @@ TEST_CASE("display: DPU's frame events run on crtc_event, and a kickoff cancels 
   WqItems events("crtc_event:0"), msm("msm");
   r.k->add_observer(&events);
   r.k->add_observer(&msm);
-  build_dpu(r, *thread);
+  build_dpu(r, thread.get());
   r.run(Time::ms(400));
   REQUIRE(r.log.frames.size() == 12);
   for (int64_t k = 14; k <= 25; ++k) CHECK(r.log.frames[static_cast<uint64_t>(k)].present == P(k));
@@ -2265,5 +2271,74 @@ TEST_CASE("display: DPU's frame events run on crtc_event, and a kickoff cancels 
     REQUIRE(waits.size() == 11);
     for (size_t i = 0; i < waits.size(); ++i) CHECK(waits[i] == msm.ends[i].t);
   }
+  r.disp.reset();  // before the kthread_worker its works run on
+}
+
+// drm/msm's vblank interrupt control (msm_atomic.c, msm_kms.c,
+// drm_vblank.c, 6.12), the frames of the nonblocking commit's test (14 ..
+// 25, each latched at P_k): each commit_tail() takes a vblank reference
+// before its flush and drops it once latched. Vblank starts off, so commit
+// 14's get, after its 500 us of writes, queues the enable on "msm"; the
+// unbound pool's idle kworker it wakes is the pool's last idle one, so it
+// creates another first (create_worker_delay, 50 us) and starts the work
+// 550 us after the commit. Commits 15 .. 25 each get theirs before the
+// vblank interrupt one period after the previous put, which so finds a
+// reference and leaves vblank on; after commit 25's put (at P_25) the
+// interrupt at P_26 finds none and queues the disable, which an idle
+// kworker runs at once. Two items on "msm", 5 us each. With the encoder's
+// idle work on "msm" too (DPU's frame events, a 2 ms off work 1 ms after
+// each frame done), commits 15 .. 25 take their reference and then wait
+// at the kickoff for the executing off work (P_k + 2 .. + 4 ms), coming
+// back to the kickoff once it returns: still one reference each, and the
+// same two vblank items (the last off work ends before P_26).
+TEST_CASE("display: drm/msm turns vblank on at a burst's first commit and off at the vblank after its last",
+          "[display][drm]") {
+  DisplayParams dp = msm_commit_params();
+  dp.vblank_wq = "msm";
+  const bool with_off_work = GENERATE(false, true);
+  if (with_off_work) {
+    dp.frame_event_worker = "crtc_event:0";
+    dp.encoder_wq = "msm";
+    dp.encoder_idle_timeout = Time::ms(1);
+    dp.encoder_off_cost = Time::ms(2);
+  }
+  INFO((with_off_work ? "with the encoder's 2 ms off work on msm" : "vblank works alone"));
+  RpmRig r(dp, /*dpu_active=*/true);
+  WqItems msm("msm"), commits("events_unbound");
+  r.k->add_observer(&msm);
+  r.k->add_observer(&commits);
+  std::unique_ptr<KthreadWorker> events;
+  if (with_off_work) events = crtc_event_thread(r);
+  build_dpu(r, events.get(), /*vblank=*/true);
+  r.run(Time::ms(400));
+  std::vector<WqItems::Item> vblank, vblank_ends;
+  for (const auto& it : msm.starts)
+    if (it.work == "vblank_ctrl_worker") vblank.push_back(it);
+  for (const auto& it : msm.ends)
+    if (it.work == "vblank_ctrl_worker") vblank_ends.push_back(it);
+  if (with_off_work) {
+    CHECK(msm.starts.size() == 2 + 12);  // and an off work after each frame
+    // Commits 15 .. 25 each waited for an executing off work: woken by
+    // its worker when it returned.
+    std::vector<Time> kworker_wakes, waited_ends;
+    for (const auto& w : r.log.wakes)
+      if (w.waker && w.waker->comm.rfind("kworker/u", 0) == 0 && w.task.rfind("kworker/u", 0) == 0)
+        kworker_wakes.push_back(w.t);
+    for (const auto& it : msm.ends)
+      if (it.work == "dpu_encoder_off_work" &&
+          std::find(kworker_wakes.begin(), kworker_wakes.end(), it.t) != kworker_wakes.end())
+        waited_ends.push_back(it.t);
+    CHECK(waited_ends.size() == 11);
+  } else {
+    CHECK(msm.starts.size() == 2);
+  }
+  REQUIRE(r.log.frames.size() == 12);
+  for (int64_t k = 14; k <= 25; ++k) CHECK(r.log.frames[static_cast<uint64_t>(k)].present == P(k));
+  REQUIRE(commits.starts.size() == 12);
+  REQUIRE(vblank.size() == 2);
+  REQUIRE(vblank_ends.size() == 2);
+  CHECK(vblank[0].t == commits.starts[0].t + Time::us(550));
+  CHECK(vblank[1].t == P(26));
+  for (size_t i = 0; i < 2; ++i) CHECK(vblank_ends[i].t == vblank[i].t + Time::us(5));
   r.disp.reset();  // before the kthread_worker its works run on
 }

@@ -635,6 +635,18 @@ TEST_CASE("A display's frame event thread and DPU encoder idle work load from YA
                       "devices[0].frame_event_worker", "needs commit_wq or commit_worker");
   check_display_error(sections, "  - {name: shade, model: display, commit_wq: events_unbound, encoder_wq: msm}\n",
                       "devices[0].encoder_wq", "needs commit_wq and frame_event_worker");
+  {
+    const DisplayParams v = loaded_display(
+        sections, "  - {name: shade, model: display, commit_wq: events_unbound, vblank_wq: msm, vblank_work_cost: 9us}\n");
+    CHECK(v.vblank_wq == "msm");
+    CHECK(v.vblank_work_cost == Time::us(9));
+  }
+  check_display_error(sections, "  - {name: shade, model: display, vblank_wq: msm}\n", "devices[0].vblank_wq",
+                      "needs commit_wq");
+  check_display_error(sections, "  - {name: shade, model: display, commit_wq: events_unbound, vblank_wq: msn}\n",
+                      "devices[0].vblank_wq", "'msn'");
+  check_display_error(sections, "  - {name: shade, model: display, commit_wq: events_unbound, vblank_work_cost: 9us}\n",
+                      "devices[0].vblank_work_cost", "vblank_wq");
   check_display_error(sections,
                       "  - {name: shade, model: display, commit_wq: events_unbound, frame_event_worker: evv}\n",
                       "devices[0].frame_event_worker", "'evv'");

@@ -211,6 +211,13 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   keys_need({"encoder_idle_timeout", "encoder_off_cost"}, !p.encoder_wq.empty(), "encoder_wq");
   r.read("encoder_idle_timeout", p.encoder_idle_timeout, Bound::kPositive);
   r.read("encoder_off_cost", p.encoder_off_cost, Bound::kNonNegative);
+  if (r.has("vblank_wq") && !is_none("vblank_wq"))
+    p.vblank_wq = ref_name(doc, r, "vblank_wq", call_targets(s).workqueues, "workqueue");
+  if (!p.vblank_wq.empty() && p.commit_wq.empty())
+    fail(doc, *r.find("vblank_wq"), r.path("vblank_wq"),
+         "vblank_wq (drm/msm's vblank enable / disable work) needs commit_wq (mainline drm/msm's commit_tail())");
+  keys_need({"vblank_work_cost"}, !p.vblank_wq.empty(), "vblank_wq");
+  r.read("vblank_work_cost", p.vblank_work_cost, Bound::kNonNegative);
   r.read("display_irq_cpu", p.display_irq_cpu, 0, cpus - 1);
   if (injected && !p.touch_rpm.empty())
     fail(doc, *r.find("touch_rpm"), r.path("touch_rpm"),
@@ -327,6 +334,13 @@ const std::vector<ParamDecl>& display_params() {
          "the off work's delay (IDLE_TIMEOUT, dpu_encoder.h)"},
         {"encoder_off_cost", "duration", duration_text(d.encoder_off_cost),
          "CPU work of the off work (_dpu_encoder_irq_disable(); capacity 1024, f_max)"},
+        {"vblank_wq", "workqueue name, or none", "none",
+         "drm/msm's vblank interrupt control (needs commit_wq): commit_tail() holds a vblank reference from its "
+         "flush to the latch; the get that finds vblank off, and the first vblank interrupt with no reference "
+         "(vblank_disable_immediate), each queue an enable / disable work on this workqueue (priv->wq, the ordered "
+         "\"msm\" one)"},
+        {"vblank_work_cost", "duration", duration_text(d.vblank_work_cost),
+         "CPU work of a vblank enable / disable work (vblank_ctrl_worker(); capacity 1024, f_max)"},
         {"display_irq_cpu", "int", std::to_string(d.display_irq_cpu),
          "CPU taking the display interrupt (vblank) that ends a commit's flush wait (commit_wq or commit_worker)"},
         {"touch_rpm", "pm_runtime device, or none", "none",

@@ -208,6 +208,21 @@ struct DisplayParams {
   std::string encoder_wq;
   Time encoder_idle_timeout = Time::ms(58);  // IDLE_TIMEOUT (dpu_encoder.h)
   Time encoder_off_cost = Time::us(5);       // an assumption (_dpu_encoder_irq_disable())
+  // drm/msm's vblank interrupt control (msm_kms.c vblank_ctrl_queue_work(),
+  // drm_vblank.c, 6.12; with commit_wq): commit_tail() holds a vblank
+  // reference from its flush to the end of wait_flush()
+  // (msm_atomic_commit_tail(): vblank_get() / vblank_put()). The get that
+  // finds vblank off turns it on (drm_vblank_enable() ->
+  // msm_crtc_enable_vblank()), the first vblank interrupt that finds no
+  // reference turns it off (DPU sets vblank_disable_immediate:
+  // drm_handle_vblank() -> vblank_disable_fn()): an isolated commit, or a
+  // vsync missed inside a burst, costs an enable and a disable. Each
+  // switch queues a freshly allocated work item on this workqueue
+  // (priv->wq, the ordered "msm" workqueue), whose work
+  // (vblank_ctrl_worker() -> dpu_kms_enable_vblank() / _disable_vblank():
+  // the encoders' vblank refcounts) costs vblank_work_cost. "": none.
+  std::string vblank_wq;
+  Time vblank_work_cost = Time::us(5);       // an assumption (a mutex, a refcount, kfree(); the callback only at 0)
   int display_irq_cpu = 0;     // the display controller's interrupt (vblank); an assumption
   // The touch that starts each animation: its interrupt path takes an async
   // reference (pm_runtime_get(): the hardware powers up on pm_wq while the

@@ -21,7 +21,7 @@ namespace {
 // Event tags.
 enum : uint64_t {
   kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4, kTagWindowRequest = 5, kTagDispatch = 6,
-  kTagTouchReport = 7, kTagInject = 8, kTagFlip = 9, kTagSfEarliest = 10
+  kTagTouchReport = 7, kTagInject = 8, kTagFlip = 9, kTagSfEarliest = 10, kTagVblank = 11
 };
 
 // commit_wq / commit_worker: nonblocking commits in flight at once: the
@@ -639,12 +639,13 @@ class DisplayPipeline::FreeJobFn final : public WorkFn {
 // (SF latched ready buffers and composes nothing on the GPU); the work
 // after the flip, the CRTC locks and the vblank get/put cost nothing; the
 // encoder's own DPU reference (usage 2 -> 3 -> 2 rather than 1 -> 2 -> 1:
-// counting only either way), the vblank interrupt's enable / disable work
-// on "msm" and the frame done timeout timer each kickoff arms are not
-// modelled. Optional (frame_event_worker, encoder_wq): the frame events on
-// the SCHED_FIFO 50 crtc_event:<id> thread and the encoder's 58 ms idle
-// work (cancelled at each kickoff, queued on the ordered "msm" workqueue
-// at frame done).
+// counting only either way) and the frame done timeout timer each kickoff
+// arms are not modelled. Optional (frame_event_worker, encoder_wq,
+// vblank_wq): the frame events on the SCHED_FIFO 50 crtc_event:<id>
+// thread, the encoder's 58 ms idle work (cancelled at each kickoff, queued
+// on the ordered "msm" workqueue at frame done), and the vblank reference
+// from the flush to the end of wait_flush() whose switches queue the
+// vblank interrupt's enable / disable work on "msm".
 class DisplayPipeline::CommitFn final : public WorkFn {
  public:
   CommitFn(DisplayPipeline& d, Commit& c) : d_(d), c_(c) {}
@@ -665,6 +666,12 @@ class DisplayPipeline::CommitFn final : public WorkFn {
           phase_ = Phase::kKickoff;
           return Action::run(d_.params_.commit_cost.sample(d_.rng_).count());
         case Phase::kKickoff:
+          // vblank_get() before the flush (msm_atomic_commit_tail()); once:
+          // a wait below re-enters this phase.
+          if (d_.vblank_wq_ && !vblank_held_) {
+            vblank_held_ = true;
+            d_.vblank_get(x.context());
+          }
           // dpu_encoder_prepare_for_kickoff(): resource control KICKOFF
           // cancels the off work, waiting (D) if it is executing; an IDLE
           // encoder's interrupts go on again (_dpu_encoder_irq_enable(),
@@ -681,6 +688,10 @@ class DisplayPipeline::CommitFn final : public WorkFn {
           continue;
         case Phase::kWaitFlush:
           if (waits(!c_.latched, x, &a)) return a;
+          if (vblank_held_) {  // vblank_put(), then complete_commit()
+            vblank_held_ = false;
+            d_.vblank_put();
+          }
           d_.commit_flipped(c_, x.worker());
           if (rpm) rpm->begin(*d_.display_rpm_, RpmApi::kPutSync);
           phase_ = Phase::kRpmPut;
@@ -706,6 +717,7 @@ class DisplayPipeline::CommitFn final : public WorkFn {
   DisplayPipeline& d_;
   Commit& c_;
   Phase phase_ = Phase::kDependencies;
+  bool vblank_held_ = false;  // this commit's vblank reference (vblank_wq)
 };
 
 // SDE's encoder off work (sde_encoder_off_work() ->
@@ -802,6 +814,64 @@ class DisplayPipeline::EncoderOffFn final : public WorkFn {
  private:
   DisplayPipeline& d_;
 };
+
+// vblank_ctrl_worker() (msm_kms.c, 6.12) on priv->wq: the enable or
+// disable reaches the DPU (dpu_kms_enable_vblank() / _disable_vblank() ->
+// dpu_crtc_vblank() -> each encoder's vblank refcount under its mutex;
+// the interrupt callback is registered or removed only when nothing else
+// holds it, which during a burst the encoder's resource control does):
+// vblank_work_cost, then the item is freed.
+class DisplayPipeline::VblankCtrlFn final : public WorkFn {
+ public:
+  explicit VblankCtrlFn(const DisplayPipeline& d) : d_(d) {}
+  Action step(WorkExec& x) override {
+    if (x.step == 0 && d_.params_.vblank_work_cost > Time::zero())
+      return Action::run(d_.params_.vblank_work_cost.count());
+    return Action::exit();
+  }
+
+ private:
+  const DisplayPipeline& d_;
+};
+
+// drm_crtc_vblank_get() (drm_vblank.c, 6.12): the reference that finds
+// vblank off turns it on, drm_vblank_enable() -> __enable_vblank() ->
+// msm_crtc_enable_vblank(), which queues the enable on "msm".
+void DisplayPipeline::vblank_get(QueueContext ctx) {
+  if (vblank_refcount_++ > 0 || vblank_enabled_) return;
+  vblank_enabled_ = true;
+  queue_vblank_ctrl(true, ctx);
+}
+
+// drm_crtc_vblank_put(): with vblank_disable_immediate the last put arms
+// nothing; the next vblank interrupt that finds no reference turns vblank
+// off (drm_handle_vblank()): the interrupt one period after the latching
+// one (kTagVblank; the latching interrupt runs drm_handle_vblank() before
+// it wakes the commit's worker, so it always finds the reference). The
+// encoder's vblank interrupt is still on then (its resource control holds
+// it for IDLE_TIMEOUT after a frame). So an isolated commit, or a vsync
+// missed inside a burst, costs a disable and an enable. The model's
+// display interrupt otherwise fires only at latching vsyncs: this one is
+// new with vblank_wq (on a phone it fires, with or without the work, at
+// every vsync while the encoder's interrupts are on).
+void DisplayPipeline::vblank_put() {
+  if (--vblank_refcount_ > 0) return;
+  vblank_timer_.arm(vsync_time(floor_div(k_.now().count(), period_) + 1));
+}
+
+// vblank_ctrl_queue_work(): a kzalloc()'d item on priv->wq per switch,
+// never coalesced (an enable and a disable can both be pending).
+void DisplayPipeline::queue_vblank_ctrl(bool enable, QueueContext ctx) {
+  WorkStruct* item = nullptr;
+  for (WorkStruct& w : vblank_works_)
+    if (!w.pending && !w.running_on) {
+      item = &w;
+      break;
+    }
+  if (!item) item = &vblank_works_.emplace_back("vblank_ctrl_worker");  // a starved "msm" kworker: rare
+  item->fn = enable ? static_cast<WorkFn*>(vblank_on_fn_.get()) : vblank_off_fn_.get();
+  wqs_->queue_work(*vblank_wq_, *item, ctx);
+}
 
 // dpu_encoder_frame_done_callback() from the vblank interrupt that
 // latched a kicked-off frame (with none kicked off, the callback is
@@ -1457,6 +1527,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
       commit_worker_(links.commit_worker),
       frame_event_worker_(links.frame_event_worker),
       encoder_wq_(links.encoder_wq),
+      vblank_wq_(links.vblank_wq),
       rng_(seed, "display." + name_),
       idle_rng_(seed, "display." + name_ + ".idle_frames") {
   auto bad = [&](const std::string& why) { throw ModelError(fmt::format("display '{}': {}", name_, why)); };
@@ -1629,6 +1700,15 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     encoder_off_fn_ = std::make_unique<EncoderOffFn>(*this);
     encoder_off_work_.fn = encoder_off_fn_.get();  // IDLE until the first kickoff
   }
+  if (vblank_wq_) {
+    if (!commit_wq_) bad("vblank_wq needs commit_wq (mainline drm/msm's commit_tail() holds the vblank reference)");
+    if (params_.vblank_work_cost < Time::zero()) bad("vblank_work_cost must be >= 0");
+    vblank_on_fn_ = std::make_unique<VblankCtrlFn>(*this);
+    vblank_off_fn_ = std::make_unique<VblankCtrlFn>(*this);
+    // At most one switch per vsync or commit: a few items cover any
+    // backlog but a starved "msm" kworker's.
+    for (int i = 0; i < 4; ++i) vblank_works_.emplace_back("vblank_ctrl_worker");
+  }
   auto make = [&](const DisplayThreadParams& t, TaskBody* body) -> Task* {
     Task& p = k_.create_task(t.comm, t.comm, t.policy, t.nice, t.rt_priority, t.cpus, false);
     if (!t.cgroup.empty()) k_.sched_move_task(p, k_.cpu_cgroup_index(t.cgroup));
@@ -1664,6 +1744,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   sf_timer_ = Timer(q, this, kTagSf, kTierTimer);
   present_timer_ = Timer(q, this, kTagPresent, kTierTimer);
   flip_timer_ = Timer(q, this, kTagFlip, kTierTimer);
+  vblank_timer_ = Timer(q, this, kTagVblank, kTierTimer);
   sf_earliest_timer_ = Timer(q, this, kTagSfEarliest, kTierTimer);
   idle_frame_timer_ = Timer(q, this, kTagIdleFrame, kTierTimer);
   touch_timer_ = Timer(q, this, kTagTouch, kTierTimer);
@@ -1991,6 +2072,16 @@ void DisplayPipeline::on_event(uint64_t tag) {
       frame_done(params_.display_irq_cpu);
       break;
     }
+    case kTagVblank:
+      // The vblank interrupt after the last put (vblank_put()): with no
+      // reference, drm_handle_vblank() turns vblank off
+      // (vblank_disable_fn() -> msm_crtc_disable_vblank()).
+      if (k_.irq_waits_for_idle_exit(k_.rq(params_.display_irq_cpu), vblank_timer_)) break;
+      if (vblank_refcount_ == 0 && vblank_enabled_) {
+        vblank_enabled_ = false;
+        queue_vblank_ctrl(false, QueueContext{nullptr, params_.display_irq_cpu});
+      }
+      break;
     case kTagSfEarliest:
       // SF's sleep until its earliest present time ends (its hrtimer).
       k_.hrtimer_interrupt(sf_earliest_cpu_, &sf_earliest_timer_);

@@ -284,6 +284,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <deque>
 #include <vector>
 
 #include "models/devices/device_params.h"
@@ -314,6 +315,7 @@ struct DisplayLinks {
   KthreadWorker* commit_worker = nullptr;       // commit_worker
   KthreadWorker* frame_event_worker = nullptr;  // frame_event_worker
   Workqueue* encoder_wq = nullptr;              // encoder_wq
+  Workqueue* vblank_wq = nullptr;               // vblank_wq
   BinderProc* request_binder = nullptr;         // vsync_request_binder
   BinderProc* inject_binder = nullptr;          // inject_binder
 };
@@ -550,6 +552,19 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   bool dpu_rc_on_ = false;
   std::unique_ptr<EncoderOffFn> encoder_off_fn_;
   WorkStruct encoder_off_work_{"dpu_encoder_off_work"};
+  // drm/msm's vblank interrupt control (vblank_wq): see DisplayParams.
+  class VblankCtrlFn;
+  void vblank_get(QueueContext ctx);  // drm_crtc_vblank_get() in commit_tail()
+  void vblank_put();                  // drm_crtc_vblank_put() after wait_flush()
+  void queue_vblank_ctrl(bool enable, QueueContext ctx);
+  Workqueue* vblank_wq_ = nullptr;
+  std::unique_ptr<VblankCtrlFn> vblank_on_fn_, vblank_off_fn_;
+  // kzalloc()'d per switch in the kernel: a pool here, grown (stable
+  // addresses) only if every item is queued or running.
+  std::deque<WorkStruct> vblank_works_;
+  int vblank_refcount_ = 0;          // drm_vblank_crtc.refcount
+  bool vblank_enabled_ = false;      // drm_vblank_crtc.enabled (off as the run starts: no reference)
+  Timer vblank_timer_;               // the first vblank interrupt after the last put
   Fifo<int> submit_queue_;           // frames pushed, not yet run_job'd
   RngStream rng_;
   RngStream idle_rng_;          // idle_frame_interval draws (own stream: costs keep theirs)
