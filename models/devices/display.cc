@@ -868,8 +868,12 @@ void DisplayPipeline::queue_vblank_ctrl(bool enable, QueueContext ctx) {
       item = &w;
       break;
     }
-  if (!item) item = &vblank_works_.emplace_back("vblank_ctrl_worker");  // a starved "msm" kworker: rare
-  item->fn = enable ? static_cast<WorkFn*>(vblank_on_fn_.get()) : vblank_off_fn_.get();
+  if (!item) {  // a starved "msm" kworker: rare
+    item = &vblank_works_.emplace_back("vblank_ctrl_worker");
+    item->fn = vblank_ctrl_fn_.get();
+  }
+  SL_DEBUG("{:.6f} display {}: vblank {}: vblank_ctrl_worker queued on {}", k_.now().to_s(), name_,
+           enable ? "on" : "off", vblank_wq_->name());
   wqs_->queue_work(*vblank_wq_, *item, ctx);
 }
 
@@ -1703,11 +1707,10 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   if (vblank_wq_) {
     if (!commit_wq_) bad("vblank_wq needs commit_wq (mainline drm/msm's commit_tail() holds the vblank reference)");
     if (params_.vblank_work_cost < Time::zero()) bad("vblank_work_cost must be >= 0");
-    vblank_on_fn_ = std::make_unique<VblankCtrlFn>(*this);
-    vblank_off_fn_ = std::make_unique<VblankCtrlFn>(*this);
+    vblank_ctrl_fn_ = std::make_unique<VblankCtrlFn>(*this);  // the same work either way
     // At most one switch per vsync or commit: a few items cover any
     // backlog but a starved "msm" kworker's.
-    for (int i = 0; i < 4; ++i) vblank_works_.emplace_back("vblank_ctrl_worker");
+    for (int i = 0; i < 4; ++i) vblank_works_.emplace_back("vblank_ctrl_worker").fn = vblank_ctrl_fn_.get();
   }
   auto make = [&](const DisplayThreadParams& t, TaskBody* body) -> Task* {
     Task& p = k_.create_task(t.comm, t.comm, t.policy, t.nice, t.rt_priority, t.cpus, false);

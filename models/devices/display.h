@@ -558,7 +558,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   void vblank_put();                  // drm_crtc_vblank_put() after wait_flush()
   void queue_vblank_ctrl(bool enable, QueueContext ctx);
   Workqueue* vblank_wq_ = nullptr;
-  std::unique_ptr<VblankCtrlFn> vblank_on_fn_, vblank_off_fn_;
+  std::unique_ptr<VblankCtrlFn> vblank_ctrl_fn_;
   // kzalloc()'d per switch in the kernel: a pool here, grown (stable
   // addresses) only if every item is queued or running.
   std::deque<WorkStruct> vblank_works_;
