@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <string_view>
 
 #include "models/devices/display.h"
 #include "models/devices/gpu.h"
@@ -1667,6 +1668,13 @@ class WqItems : public SchedObserver {
     const Task* worker;
   };
   std::vector<Item> starts, ends;
+  // The items of one work function, in order.
+  static std::vector<Item> named(const std::vector<Item>& items, std::string_view work) {
+    std::vector<Item> out;
+    for (const Item& it : items)
+      if (it.work == work) out.push_back(it);
+    return out;
+  }
 
  private:
   std::string wq_;
@@ -2293,12 +2301,10 @@ TEST_CASE("display: DPU's frame events run on crtc_event, and a kickoff cancels 
 // same two vblank items (the last off work ends before P_26).
 TEST_CASE("display: drm/msm turns vblank on at a burst's first commit and off at the vblank after its last",
           "[display][drm]") {
-  DisplayParams dp = msm_commit_params();
-  dp.vblank_wq = "msm";
   const bool with_off_work = GENERATE(false, true);
+  DisplayParams dp = with_off_work ? dpu_event_params() : msm_commit_params();
+  dp.vblank_wq = "msm";
   if (with_off_work) {
-    dp.frame_event_worker = "crtc_event:0";
-    dp.encoder_wq = "msm";
     dp.encoder_idle_timeout = Time::ms(1);
     dp.encoder_off_cost = Time::ms(2);
   }
@@ -2311,11 +2317,8 @@ TEST_CASE("display: drm/msm turns vblank on at a burst's first commit and off at
   if (with_off_work) events = crtc_event_thread(r);
   build_dpu(r, events.get(), /*vblank=*/true);
   r.run(Time::ms(400));
-  std::vector<WqItems::Item> vblank, vblank_ends;
-  for (const auto& it : msm.starts)
-    if (it.work == "vblank_ctrl_worker") vblank.push_back(it);
-  for (const auto& it : msm.ends)
-    if (it.work == "vblank_ctrl_worker") vblank_ends.push_back(it);
+  const auto vblank = WqItems::named(msm.starts, "vblank_ctrl_worker");
+  const auto vblank_ends = WqItems::named(msm.ends, "vblank_ctrl_worker");
   if (with_off_work) {
     CHECK(msm.starts.size() == 2 + 12);  // and an off work after each frame
     // Commits 15 .. 25 each waited for an executing off work: woken by
@@ -2324,9 +2327,8 @@ TEST_CASE("display: drm/msm turns vblank on at a burst's first commit and off at
     for (const auto& w : r.log.wakes)
       if (w.waker && w.waker->comm.rfind("kworker/u", 0) == 0 && w.task.rfind("kworker/u", 0) == 0)
         kworker_wakes.push_back(w.t);
-    for (const auto& it : msm.ends)
-      if (it.work == "dpu_encoder_off_work" &&
-          std::find(kworker_wakes.begin(), kworker_wakes.end(), it.t) != kworker_wakes.end())
+    for (const auto& it : WqItems::named(msm.ends, "dpu_encoder_off_work"))
+      if (std::find(kworker_wakes.begin(), kworker_wakes.end(), it.t) != kworker_wakes.end())
         waited_ends.push_back(it.t);
     CHECK(waited_ends.size() == 11);
   } else {

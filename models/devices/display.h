@@ -282,9 +282,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
-#include <deque>
 #include <vector>
 
 #include "models/devices/device_params.h"
