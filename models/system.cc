@@ -205,6 +205,7 @@ void System::Impl::build_exec_contexts() {
     links.vblank_wq = workqueue(p->vblank_wq);
     links.request_binder = binder(p->vsync_request_binder);
     links.inject_binder = binder(p->inject_binder);
+    links.hw_vsync_binder = binder(p->hw_vsync_binder);
     frame_recorder();
     displays.push_back(std::make_unique<DisplayPipeline>(k, d.name, *p, gpu, pm_runtime.get(), seed, links));
   }

@@ -171,6 +171,7 @@ struct Rig {
     links.commit_wq = commit_wq;
     links.request_binder = request_binder;
     links.inject_binder = inject_binder;
+    links.hw_vsync_binder = hw_vsync_binder;
     disp = std::make_unique<DisplayPipeline>(*k, "display", params, params.gpu.empty() ? nullptr : gpu.get(), pm, 1,
                                              links);
   }
@@ -198,6 +199,7 @@ struct Rig {
   std::unique_ptr<DisplayPipeline> disp;
   FrameLog log;
   std::unique_ptr<OneShot> hog_body;
+  BinderProc* hw_vsync_binder = nullptr;  // build(): the display's hw_vsync_binder
 };
 
 // The ModelError building a 4-CPU rig's display with dp throws ("" if none).
@@ -933,6 +935,63 @@ TEST_CASE("display: the UI thread's vsync requests go through SurfaceFlinger's b
       CHECK(r.log.frames.count(17) == 1);
     }
   }
+}
+
+// hw_vsync_resync (Scheduler::resync(), AOSP 14 / 15): the first window
+// opens at 1000 ms, more than 750 ms after SF started (mLastResyncTime 0),
+// so the UI thread's request there turns hardware vsync on: it posts the
+// switch to SF's main thread (woken by the UI thread at 1000 ms, idle on
+// CPU 2), which runs 30 us and has the composer register its first vblank
+// wait, for the next vblank, P121 (P120 = 999.99996 ms). Each vblank event
+// wakes the composer's thread (FIFO 1, CPU 3; no waker: the interrupt),
+// which registers the next wait and runs 20 us, then calls SF: directly,
+// or by a one-way call to SF's hwbinder pool (one thread on CPU 3, FIFO 2
+// by its node's minimum: HidlComposer::registerCallback()), 10 us more.
+// The 6th sample (P126) disables: SF's main thread, idle again, is woken
+// by the caller (20 or 30 us after P126) and turns the composer's vsync
+// off; the wait already queued still delivers P127's event (7 events, 6
+// samples). The window's later requests come within 750 ms of the
+// previous one: no resync; window 1 (2100 ms) comes a second after window
+// 0's last one and resyncs again.
+TEST_CASE("display: a vsync request after 750 ms without one turns hardware vsync on for six vblank events",
+          "[display]") {
+  const bool binder = GENERATE(false, true);
+  INFO((binder ? "onVsync() through SF's hwbinder pool" : "the sample with no thread of its own"));
+  DisplayParams dp = vsync_thread_params();
+  dp.start_delay = Time::ms(1000);
+  dp.hw_vsync_resync = true;
+  dp.hw_vsync_thread.cpus = {3};
+  BinderProcParams bp;
+  bp.name = "surfaceflinger_hw";
+  bp.cpus = {3};
+  bp.android = true;
+  bp.min_policy = Policy::kFifo;
+  bp.min_rt_priority = 2;
+  if (binder) dp.hw_vsync_binder = bp.name;
+  Rig r(dp, 4);
+  BinderProc sf_hw(*r.k, bp);
+  if (binder) r.hw_vsync_binder = &sf_hw;
+  r.build();
+  r.run(Time::ms(1400));
+  Task* hwc = r.disp->hwc_event_task();
+  REQUIRE(hwc);
+  CHECK(hwc->policy == Policy::kFifo);
+  CHECK(hwc->rt_priority == 1);
+  std::vector<Time> events;
+  for (int64_t k = 121; k <= 127; ++k) events.push_back(P(k));
+  CHECK(wakes_by(r.log, hwc, nullptr) == events);
+  CHECK(r.disp->hw_vsync_resyncs() == 1);
+  CHECK(r.disp->hwc_vsync_events() == 7);
+  CHECK(r.disp->hw_vsync_samples() == 6);
+  Task* sf = &r.disp->sf_task();
+  CHECK(wakes_by(r.log, sf, &r.disp->ui_task()) == std::vector<Time>{Time::ms(1000)});
+  Task* sampler = binder ? &sf_hw.thread_task(0) : hwc;
+  CHECK(wakes_by(r.log, sf, sampler) == std::vector<Time>{P(126) + Time::us(binder ? 30 : 20)});
+  CHECK(sf_hw.transactions() == (binder ? 7u : 0u));
+  r.run(Time::ms(2300));
+  CHECK(r.disp->hw_vsync_resyncs() == 2);
+  CHECK(r.disp->hwc_vsync_events() == 14);
+  CHECK(r.disp->hw_vsync_samples() == 12);
 }
 
 // input_threads: the touch path on its own CPU (3). Window 0 is touched
@@ -2343,4 +2402,44 @@ TEST_CASE("display: drm/msm turns vblank on at a burst's first commit and off at
   CHECK(vblank[1].t == P(26));
   for (size_t i = 0; i < 2; ++i) CHECK(vblank_ends[i].t == vblank[i].t + Time::us(5));
   r.disp.reset();  // before the kthread_worker its works run on
+}
+
+// The composer's vblank waits (hw_vsync_resync) hold vblank references
+// too: with the window at 1000 ms, the resync's first wait, registered by
+// SF's main thread at 1000.03 ms, turns vblank on (the enable queued on
+// "msm" then, before any commit, and started 50 us later: the unbound
+// pool's last idle kworker creates another first), and the waits the composer's thread
+// registers at P121 .. P126 keep it on; the window's commits (12 frames,
+// each latched at its vsync, the first at P122) find it on, so the burst
+// still costs one enable and one disable, the latter at the vblank after
+// the last commit's put.
+TEST_CASE("display: the composer's hardware-vsync waits turn vblank on before the burst's first commit",
+          "[display][drm]") {
+  DisplayParams dp = msm_commit_params();
+  dp.vsync_threads = true;
+  dp.timer_dispatch_thread.cpus = {2};
+  dp.app_event_thread.cpus = {0};
+  dp.start_delay = Time::ms(1000);
+  dp.vblank_wq = "msm";
+  dp.hw_vsync_resync = true;
+  RpmRig r(dp, /*dpu_active=*/true);
+  WqItems msm("msm"), commits("events_unbound");
+  r.k->add_observer(&msm);
+  r.k->add_observer(&commits);
+  build_dpu(r, nullptr, /*vblank=*/true);
+  r.run(Time::ms(1400));
+  CHECK(r.disp->hw_vsync_resyncs() == 1);
+  CHECK(r.disp->hwc_vsync_events() == 7);
+  REQUIRE(r.log.frames.size() == 12);
+  const int64_t first = static_cast<int64_t>(r.log.frames.begin()->first);
+  const int64_t last = static_cast<int64_t>(r.log.frames.rbegin()->first);
+  CHECK(first == 122);
+  CHECK(last == 133);
+  for (int64_t k = first; k <= last; ++k) CHECK(r.log.frames[static_cast<uint64_t>(k)].present == P(k));
+  const auto vblank = WqItems::named(msm.starts, "vblank_ctrl_worker");
+  REQUIRE(vblank.size() == 2);
+  REQUIRE_FALSE(commits.starts.empty());
+  CHECK(vblank[0].t == Time::ms(1000) + Time::us(30 + 50));
+  CHECK(vblank[0].t < commits.starts[0].t);
+  CHECK(vblank[1].t == P(last + 1));
 }

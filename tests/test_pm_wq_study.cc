@@ -660,3 +660,54 @@ TEST_CASE("A display's frame event thread and DPU encoder idle work load from YA
   check_display_error(sections, "  - {name: shade, model: display, encoder_off_cost: 3us}\n",
                       "devices[0].encoder_off_cost", "needs encoder_wq");
 }
+
+TEST_CASE("A display's hardware-vsync resync loads from YAML, with its conditions", "[pm_wq_study][config]") {
+  const std::string sections = "binder_procs:\n  - {name: sf_hw, threads: 1}\n";
+  const DisplayParams d = loaded_display(
+      sections, "  - {name: shade, model: display, vsync_threads: true, hw_vsync_resync: true,\n"
+                "     hw_vsync_ignore_delay: 500ms, hw_vsync_samples: 4, hw_vsync_event_cost: 7us,\n"
+                "     hw_vsync_thread: {comm: vsync, priority: 2}, hw_vsync_binder: sf_hw,\n"
+                "     hw_vsync_callback_cost: 3us, hw_vsync_toggle_cost: 40us}\n");
+  CHECK(d.hw_vsync_resync);
+  CHECK(d.hw_vsync_ignore_delay == Time::ms(500));
+  CHECK(d.hw_vsync_samples == 4);
+  CHECK(d.hw_vsync_event_cost == Time::us(7));
+  CHECK(d.hw_vsync_thread.comm == "vsync");
+  CHECK(d.hw_vsync_thread.policy == Policy::kFifo);
+  CHECK(d.hw_vsync_thread.rt_priority == 2);
+  CHECK(d.hw_vsync_binder == "sf_hw");
+  CHECK(d.hw_vsync_callback_cost == Time::us(3));
+  CHECK(d.hw_vsync_toggle_cost == Time::us(40));
+  {
+    // The defaults: Qualcomm's composer thread, AOSP's constants.
+    const DisplayParams v =
+        loaded_display(sections, "  - {name: shade, model: display, vsync_threads: true, hw_vsync_resync: true}\n");
+    CHECK(v.hw_vsync_thread.comm == "SDM_EventThread");
+    CHECK(v.hw_vsync_thread.rt_priority == 1);
+    CHECK(v.hw_vsync_samples == 6);
+    CHECK(v.hw_vsync_ignore_delay == Time::ms(750));
+    CHECK(v.hw_vsync_binder.empty());
+    // Switched off by an overlay: the binder named none.
+    const DisplayParams off = loaded_display(
+        sections, "  - {name: shade, model: display, hw_vsync_resync: false, hw_vsync_binder: none}\n");
+    CHECK_FALSE(off.hw_vsync_resync);
+  }
+  check_display_error(sections, "  - {name: shade, model: display, hw_vsync_resync: true}\n",
+                      "devices[0].hw_vsync_resync", "needs vsync_threads: true");
+  check_display_error(sections, "  - {name: shade, model: display, vsync_threads: true, hw_vsync_samples: 4}\n",
+                      "devices[0].hw_vsync_samples", "needs hw_vsync_resync: true");
+  check_display_error(sections, "  - {name: shade, model: display, vsync_threads: true, hw_vsync_binder: sf_hw}\n",
+                      "devices[0].hw_vsync_binder", "needs hw_vsync_resync: true (or set hw_vsync_binder: none)");
+  check_display_error(sections,
+                      "  - {name: shade, model: display, vsync_threads: true, hw_vsync_resync: true,\n"
+                      "     hw_vsync_binder: sf_hwx}\n",
+                      "devices[0].hw_vsync_binder", "'sf_hwx'");
+  check_display_error(sections,
+                      "  - {name: shade, model: display, vsync_threads: true, hw_vsync_resync: true,\n"
+                      "     hw_vsync_callback_cost: 3us}\n",
+                      "devices[0].hw_vsync_callback_cost", "needs hw_vsync_binder");
+  check_display_error(sections,
+                      "  - {name: shade, model: display, vsync_threads: true, hw_vsync_resync: true,\n"
+                      "     hw_vsync_samples: 0}\n",
+                      "devices[0].hw_vsync_samples", "1..1000");
+}

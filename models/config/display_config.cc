@@ -78,6 +78,10 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
     for (const char* key : keys)
       if (r.has(key)) fail(doc, *r.find(key), r.path(key), fmt::format("{} needs {}", key, need));
   };
+  auto is_none = [&](const char* key) {
+    const auto n = r.find(key);
+    return n && n->IsScalar() && n->Scalar() == "none";
+  };
   r.read("vsync_threads", p.vsync_threads);
   keys_need({"timer_dispatch_thread", "app_event_thread", "timer_dispatch_cost", "app_event_cost"}, p.vsync_threads,
             "vsync_threads: true");
@@ -97,6 +101,27 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
     fail(doc, *r.find("vsync_request_cost"), r.path("vsync_request_cost"),
          "vsync_request_cost needs vsync_request_binder: NAME");
   r.read("vsync_request_cost", p.vsync_request_cost, Bound::kNonNegative);
+  r.read("hw_vsync_resync", p.hw_vsync_resync);
+  if (p.hw_vsync_resync && !p.vsync_threads)
+    fail(doc, *r.find("hw_vsync_resync"), r.path("hw_vsync_resync"),
+         "hw_vsync_resync needs vsync_threads: true (the resync comes with the app's vsync requests)");
+  keys_need({"hw_vsync_ignore_delay", "hw_vsync_samples", "hw_vsync_thread", "hw_vsync_event_cost",
+             "hw_vsync_callback_cost", "hw_vsync_toggle_cost"},
+            p.hw_vsync_resync, "hw_vsync_resync: true");
+  if (!is_none("hw_vsync_binder"))
+    keys_need({"hw_vsync_binder"}, p.hw_vsync_resync, "hw_vsync_resync: true (or set hw_vsync_binder: none)");
+  r.read("hw_vsync_ignore_delay", p.hw_vsync_ignore_delay, Bound::kNonNegative);
+  r.read("hw_vsync_samples", p.hw_vsync_samples, 1, 1000);
+  if (auto n = r.find("hw_vsync_thread"))
+    p.hw_vsync_thread = load_thread(doc, *n, r.path("hw_vsync_thread"), p.hw_vsync_thread, cpus, s.kernel);
+  r.read("hw_vsync_event_cost", p.hw_vsync_event_cost, Bound::kNonNegative);
+  if (r.has("hw_vsync_binder") && !is_none("hw_vsync_binder"))
+    p.hw_vsync_binder = ref_name(doc, r, "hw_vsync_binder", call_targets(s).binder_procs, "binder process");
+  if (r.has("hw_vsync_callback_cost") && p.hw_vsync_binder.empty())
+    fail(doc, *r.find("hw_vsync_callback_cost"), r.path("hw_vsync_callback_cost"),
+         "hw_vsync_callback_cost needs hw_vsync_binder: NAME");
+  r.read("hw_vsync_callback_cost", p.hw_vsync_callback_cost, Bound::kNonNegative);
+  r.read("hw_vsync_toggle_cost", p.hw_vsync_toggle_cost, Bound::kNonNegative);
   r.read("buffers", p.buffers, 2, 8);
   r.read("backpressure", p.backpressure);
   r.read("touch_irq_cpu", p.touch_irq_cpu, 0, cpus - 1);
@@ -139,10 +164,6 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   // Each path's own keys.
   keys_need({"touch_report_rate", "touch_irq_thread", "input_reader_thread", "touch_irq_cost", "input_reader_cost"},
             !injected, "input_source: touch (injected events never reach the kernel's input path)");
-  auto is_none = [&](const char* key) {
-    const auto n = r.find(key);
-    return n && n->IsScalar() && n->Scalar() == "none";
-  };
   keys_need({"injector_thread", "inject_step_delay", "inject_cost", "inject_server_cost", "inject_duration",
              "inject_sync_input", "inject_sync_cost", "sf_input_sync_cost"},
             injected, "input_source: injected");
@@ -275,6 +296,26 @@ const std::vector<ParamDecl>& display_params() {
          "vsync_threads); none: the UI thread wakes the EventThread itself"},
         {"vsync_request_cost", "duration", duration_text(d.vsync_request_cost),
          "the binder thread's CPU work per request (capacity 1024, f_max)"},
+        {"hw_vsync_resync", "bool", "false",
+         "SurfaceFlinger's hardware-vsync resync (needs vsync_threads): an app vsync request more than "
+         "hw_vsync_ignore_delay after the previous one turns hardware vsync on (SF's main thread calls the "
+         "composer) until hw_vsync_samples vblank events have reached SF; the composer's event thread waits for "
+         "each vblank (a vblank reference with vblank_wq)"},
+        {"hw_vsync_ignore_delay", "duration", duration_text(d.hw_vsync_ignore_delay),
+         "Scheduler::resync()'s kIgnoreDelay"},
+        {"hw_vsync_samples", "int 1..1000", std::to_string(d.hw_vsync_samples),
+         "samples the predictor takes before hardware vsync goes off (kMinimumSamplesForPrediction)"},
+        {"hw_vsync_thread", "map (see display thread)", "SDM_EventThread, SCHED_FIFO 1",
+         "the composer's DRM event thread (Qualcomm's display HAL, hw_events_drm.cpp)"},
+        {"hw_vsync_event_cost", "duration", duration_text(d.hw_vsync_event_cost),
+         "that thread's CPU work per vblank event (capacity 1024, f_max)"},
+        {"hw_vsync_binder", "binder process name, or none", "none",
+         "the composer's one-way onVsync() callback is served by this process's pool (SurfaceFlinger's hwbinder "
+         "pool); none: the sample reaches SF with no thread of its own"},
+        {"hw_vsync_callback_cost", "duration", duration_text(d.hw_vsync_callback_cost),
+         "the pool thread's CPU work per callback (onComposerHalVsync(); capacity 1024, f_max)"},
+        {"hw_vsync_toggle_cost", "duration", duration_text(d.hw_vsync_toggle_cost),
+         "SF main thread's CPU work per hardware-vsync switch (the message, setVsyncEnabled() into the composer)"},
         {"ui_cost", "duration, or map (see service_time)", "lognormal 2.5ms", "UI thread CPU work per frame"},
         {"first_ui_cost", "duration, or map", "ui_cost", "UI work of an animation's first frame"},
         {"render_cost", "duration, or map", "lognormal 2ms", "RenderThread CPU work per frame"},
@@ -342,7 +383,8 @@ const std::vector<ParamDecl>& display_params() {
         {"vblank_work_cost", "duration", duration_text(d.vblank_work_cost),
          "CPU work of a vblank enable / disable work (vblank_ctrl_worker(); capacity 1024, f_max)"},
         {"display_irq_cpu", "int", std::to_string(d.display_irq_cpu),
-         "CPU taking the display interrupt (vblank) that ends a commit's flush wait (commit_wq or commit_worker)"},
+         "CPU taking the display interrupt (vblank) that ends a commit's flush wait (commit_wq or commit_worker) and "
+         "delivers the composer's vblank events (hw_vsync_resync)"},
         {"touch_rpm", "pm_runtime device, or none", "none",
          "touch down (each animation's start): pm_runtime_get() from the interrupt; put_autosuspend at its end"},
         {"touch_irq_cpu", "int", std::to_string(d.touch_irq_cpu), "CPU taking the touch interrupt"},

@@ -244,6 +244,24 @@ struct DisplayParams {
   // Needs vsync_threads.
   std::string vsync_request_binder;
   Time vsync_request_cost = Time::us(10);   // that thread's CPU work per request; an assumption
+  // SurfaceFlinger's hardware-vsync resync (models/devices/display.h,
+  // "Hardware vsync"; needs vsync_threads): a vsync request more than
+  // hw_vsync_ignore_delay after the previous one turns hardware vsync on
+  // until hw_vsync_samples vsyncs have reached SF; the composer's event
+  // thread waits for each vblank (a vblank reference with vblank_wq).
+  bool hw_vsync_resync = false;
+  Time hw_vsync_ignore_delay = Time::ms(750);  // Scheduler::resync(): kIgnoreDelay (AOSP 14, 15)
+  int hw_vsync_samples = 6;                    // VSyncPredictor: kMinimumSamplesForPrediction (AOSP 14, 15)
+  // Qualcomm's display HAL's DRM event thread (sdm hw_events_drm.cpp:
+  // "SDM_EventThread", nice -9, then SCHED_FIFO at the minimum priority).
+  DisplayThreadParams hw_vsync_thread{"SDM_EventThread", Policy::kFifo, 0, 1, {}, {}};
+  Time hw_vsync_event_cost = Time::us(20);     // its work per vblank event; an assumption
+  // The binder process whose pool runs the composer's one-way onVsync()
+  // callback in SF (its hwbinder pool); "": the sample reaches SF with no
+  // thread of its own.
+  std::string hw_vsync_binder;
+  Time hw_vsync_callback_cost = Time::us(10);  // onComposerHalVsync() per callback; an assumption
+  Time hw_vsync_toggle_cost = Time::us(30);    // SF main's setVsyncEnabled() message; an assumption
   // The touch input path (models/devices/display.h, "Input"; needs
   // vsync_threads): while the finger is down (each animation window) the
   // touch controller reports at touch_report_hz; each report's interrupt

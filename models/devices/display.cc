@@ -21,7 +21,8 @@ namespace {
 // Event tags.
 enum : uint64_t {
   kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4, kTagWindowRequest = 5, kTagDispatch = 6,
-  kTagTouchReport = 7, kTagInject = 8, kTagFlip = 9, kTagSfEarliest = 10, kTagVblank = 11
+  kTagTouchReport = 7, kTagInject = 8, kTagFlip = 9, kTagSfEarliest = 10, kTagVblank = 11,
+  kTagHwcVblank = 12
 };
 
 // commit_wq / commit_worker: nonblocking commits in flight at once: the
@@ -339,6 +340,19 @@ class DisplayPipeline::SfBody final : public Body {
     for (;;) {
       switch (phase_) {
         case Phase::kIdle: {
+          if (d_.sf_hwc_message_) {
+            // Scheduler::onHardwareVsyncRequest()'s message:
+            // SurfaceFlinger::requestHardwareVsync() -> HWComposer::
+            // setVsyncEnabled(), a call into the composer that HWComposer
+            // skips when its cached state is already the one asked for.
+            d_.sf_hwc_message_ = false;
+            if (d_.hwc_vsync_enabled_ != d_.hw_vsync_on_) {
+              phase_ = Phase::kHwcVsync;
+              if (d_.params_.hw_vsync_toggle_cost > Time::zero())
+                return Action::run(d_.params_.hw_vsync_toggle_cost.count());
+            }
+            continue;
+          }
           if (!d_.sf_pending_) return Action::block(TaskState::kInterruptible);
           d_.sf_pending_ = false;
           target_ = d_.vsync_time(d_.sf_pending_k_);
@@ -443,6 +457,10 @@ class DisplayPipeline::SfBody final : public Body {
           composite_done(self);
           continue;
         }
+        case Phase::kHwcVsync:
+          phase_ = Phase::kIdle;
+          d_.sf_set_hwc_vsync(self);
+          continue;
         case Phase::kRpmGet:
           if (rpm_busy(self, &a)) return a;
           phase_ = Phase::kCommit;
@@ -471,7 +489,7 @@ class DisplayPipeline::SfBody final : public Body {
   }
 
  private:
-  enum class Phase : uint8_t { kIdle, kLatch, kComposite, kRpmGet, kCommit, kPresentWait, kSdeWait, kIoctl };
+  enum class Phase : uint8_t { kIdle, kLatch, kComposite, kRpmGet, kCommit, kPresentWait, kSdeWait, kIoctl, kHwcVsync };
   // SF sleeps (S) while its next commit must wait for the latest one
   // (commit_blocks_sf()); the commit's worker wakes it
   // (wake_sf_if_unblocked()).
@@ -732,7 +750,8 @@ class DisplayPipeline::CommitFn final : public WorkFn {
 // ->runtime_suspend() runs here, in the commit thread, when nothing else
 // holds it. Simplified: the off work's kthread_flush_worker() of
 // crtc_event:<id> (not modelled); the vblank reference: after a long
-// pause SurfaceFlinger's hardware-vsync resync enables vblank, which
+// pause SurfaceFlinger's hardware-vsync resync enables vblank (SDE's
+// vblank path, not hw_vsync_resync's mainline one), which
 // resumes the display in crtc_event:<id> a vsync or two before the next
 // commit and holds it while hardware vsync stays on (here the commit
 // resumes it); the early wake-up of the input handler and the perf HAL,
@@ -875,6 +894,115 @@ void DisplayPipeline::queue_vblank_ctrl(bool enable, QueueContext ctx) {
   SL_DEBUG("{:.6f} display {}: vblank {}: vblank_ctrl_worker queued on {}", k_.now().to_s(), name_,
            enable ? "on" : "off", vblank_wq_->name());
   wqs_->queue_work(*vblank_wq_, *item, ctx);
+}
+
+// ------------------------------------------------- hardware vsync resync
+
+// Qualcomm's display HAL's DRM event thread (sdm hw_events_drm.cpp,
+// HWEventsDRM::DisplayEventHandler(): poll() on the DRM fd): each vblank
+// event wakes it; HandleVSync() first registers the next wait while the
+// composer's vsync is on (drmWaitVBlank(RELATIVE | EVENT, 1): a vblank
+// reference until that event), then drmHandleEvent() runs the callback
+// (HWCDisplay::VSync() -> onVsync_2_4(), a one-way call into SF). Its
+// round costs hw_vsync_event_cost; events delivered meanwhile wait for
+// the next poll().
+class DisplayPipeline::HwcEventBody final : public TaskBody {
+ public:
+  explicit HwcEventBody(DisplayPipeline& d) : d_(d) {}
+  Action next(Task& self) override {
+    for (;;) {
+      if (running_) {
+        running_ = false;
+        d_.hwc_event_done(self);
+      }
+      if (!d_.hwc_event_) return Action::block(TaskState::kInterruptible);
+      d_.hwc_event_ = false;
+      if (d_.hwc_vsync_enabled_ && !d_.hwc_waiting_) d_.hwc_wait_vblank(QueueContext{&self, self.cpu});
+      running_ = true;
+      if (d_.params_.hw_vsync_event_cost > Time::zero()) return Action::run(d_.params_.hw_vsync_event_cost.count());
+    }
+  }
+
+ private:
+  DisplayPipeline& d_;
+  bool running_ = false;
+};
+
+// SurfaceFlinger's pool thread serving the composer's onVsync():
+// onComposerHalVsync() -> Scheduler::addResyncSample().
+class DisplayPipeline::HwVsyncHook final : public BinderWorkHook {
+ public:
+  explicit HwVsyncHook(DisplayPipeline& d) : d_(d) {}
+  void binder_work_done(Task& server) override { d_.sf_resync_sample(server); }
+
+ private:
+  DisplayPipeline& d_;
+};
+
+// Scheduler::resync() (AOSP 14 and 15), from EventThread::
+// requestNextVsync(): mLastResyncTime is exchanged for now at every call,
+// and only a request more than kIgnoreDelay after the previous one
+// resyncs; VsyncSchedule::enableHardwareVsyncLocked() acts only from
+// Disabled: the predictor's model is reset (resetModel(): its samples
+// cleared) and the request is posted to SF's main thread.
+void DisplayPipeline::scheduler_resync(const Task* waker, int cpu) {
+  const Time now = k_.now();
+  const Time last = std::exchange(last_resync_, now);
+  if (now - last <= params_.hw_vsync_ignore_delay || hw_vsync_on_) return;
+  hw_vsync_on_ = true;
+  hw_vsync_samples_ = 0;
+  ++hw_vsync_resyncs_;
+  post_hw_vsync_request(waker, cpu);
+}
+
+// Scheduler::onHardwareVsyncRequest(): schedule() posts the switch to SF's
+// main thread (MessageQueue::postMessage(): its Looper wakes). Requests
+// posted before it runs are one message here: HWComposer's cached state
+// makes all but the last a no-op.
+void DisplayPipeline::post_hw_vsync_request(const Task* waker, int cpu) {
+  sf_hwc_message_ = true;
+  if (sf_body_->in_looper()) wake_from(*sf_task_, waker, cpu);
+}
+
+// The composer's setVsyncEnabled() (HWCDisplay::SetVsyncEnabled() ->
+// HWEventsDRM::SetEventState(VSYNC)): on registers the first vblank wait,
+// off only clears the flag (an event already queued is still delivered).
+// Simplified: the call's hop into the composer's binder thread is SF
+// main's hw_vsync_toggle_cost, and the wait is registered from its CPU.
+void DisplayPipeline::sf_set_hwc_vsync(Task& sf) {
+  hwc_vsync_enabled_ = hw_vsync_on_;
+  SL_DEBUG("{:.6f} display {}: hardware vsync {}", k_.now().to_s(), name_, hwc_vsync_enabled_ ? "on" : "off");
+  if (hwc_vsync_enabled_ && !hwc_waiting_) hwc_wait_vblank(QueueContext{&sf, sf.cpu});
+}
+
+// drm_wait_vblank_ioctl() with _DRM_VBLANK_EVENT, one vblank ahead
+// (drm_vblank.c, 6.12): drm_vblank_get() (which may turn vblank on,
+// vblank_get()), the event queued with that reference for the next vblank
+// interrupt (kTagHwcVblank), where drm_handle_vblank_events() drops it.
+void DisplayPipeline::hwc_wait_vblank(QueueContext ctx) {
+  hwc_waiting_ = true;
+  if (vblank_wq_) vblank_get(ctx);
+  hwc_vblank_timer_.arm(vsync_time(floor_div(k_.now().count(), period_) + 1));
+}
+
+void DisplayPipeline::hwc_event_done(Task& self) {
+  ++hwc_events_;
+  if (hw_vsync_binder_) hw_vsync_binder_->transact(self, hw_vsync_call_, nullptr, hw_vsync_hook_.get());
+  else sf_resync_sample(self);
+}
+
+// VsyncSchedule::addResyncSample(): only while Enabled; VSyncReactor::
+// addHwVsyncTimestamp() asks for more until the predictor holds
+// kMinimumSamplesForPrediction, then disableHardwareVsync() sets Disabled
+// and posts the switch. A converged predictor in a steady state accepts
+// every present fence (VSyncReactor::addPresentFence()), so nothing else
+// turns hardware vsync on here; the model's vsync is exact.
+void DisplayPipeline::sf_resync_sample(Task& t) {
+  if (!hw_vsync_on_) return;
+  ++hw_vsync_samples_total_;
+  if (++hw_vsync_samples_ < params_.hw_vsync_samples) return;
+  hw_vsync_on_ = false;
+  post_hw_vsync_request(&t, t.cpu);
 }
 
 // dpu_encoder_frame_done_callback() from the vblank interrupt that
@@ -1452,6 +1580,7 @@ void DisplayPipeline::event_thread_done(Task& self, const AppVsync& v, bool sche
 // (mCondition.notify_all()); SingleSuppressCallback -> Single wakes nobody
 // (the callback is still scheduled).
 void DisplayPipeline::request_app_vsync(const Task* waker, int cpu) {
+  if (params_.hw_vsync_resync) scheduler_resync(waker, cpu);  // mCallback.resync(), before the lock
   if (app_request_ == VsyncRequest::kNone) {
     app_request_ = VsyncRequest::kSingle;
     et_requested_ = true;
@@ -1712,6 +1841,22 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     // backlog but a starved "msm" kworker's.
     for (int i = 0; i < 4; ++i) vblank_works_.emplace_back("vblank_ctrl_worker").fn = vblank_ctrl_fn_.get();
   }
+  if (params_.hw_vsync_resync) {
+    if (!params_.vsync_threads) bad("hw_vsync_resync needs vsync_threads (the resync comes with the app's vsync requests)");
+    if (params_.hw_vsync_samples < 1) bad("hw_vsync_samples must be >= 1");
+    if (params_.hw_vsync_ignore_delay < Time::zero() || params_.hw_vsync_event_cost < Time::zero() ||
+        params_.hw_vsync_callback_cost < Time::zero() || params_.hw_vsync_toggle_cost < Time::zero())
+      bad("hw_vsync_ignore_delay and the hw_vsync costs must be >= 0");
+    hw_vsync_binder_ = links.hw_vsync_binder;
+    hw_vsync_call_.op = CallSpec::Op::kBinderCall;
+    hw_vsync_call_.target = params_.hw_vsync_binder;
+    hw_vsync_call_.cost = params_.hw_vsync_callback_cost;
+    hw_vsync_call_.oneway = true;  // IComposerCallback onVsync: oneway (HIDL 2.4 and AIDL)
+    hw_vsync_hook_ = std::make_unique<HwVsyncHook>(*this);
+    hwc_body_ = std::make_unique<HwcEventBody>(*this);
+  } else if (links.hw_vsync_binder) {
+    bad("hw_vsync_binder needs hw_vsync_resync");
+  }
   auto make = [&](const DisplayThreadParams& t, TaskBody* body) -> Task* {
     Task& p = k_.create_task(t.comm, t.comm, t.policy, t.nice, t.rt_priority, t.cpus, false);
     if (!t.cgroup.empty()) k_.sched_move_task(p, k_.cpu_cgroup_index(t.cgroup));
@@ -1728,6 +1873,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     td_task_ = make(params_.timer_dispatch_thread, td_body_.get());
     et_task_ = make(params_.app_event_thread, et_body_.get());
   }
+  if (hwc_body_) hwc_task_ = make(params_.hw_vsync_thread, hwc_body_.get());
   if (params_.input_threads) {
     irq_body_ = std::make_unique<InputBody>(*this, InputRole::kIrqThread);
     reader_body_ = std::make_unique<InputBody>(*this, InputRole::kReader);
@@ -1748,6 +1894,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   present_timer_ = Timer(q, this, kTagPresent, kTierTimer);
   flip_timer_ = Timer(q, this, kTagFlip, kTierTimer);
   vblank_timer_ = Timer(q, this, kTagVblank, kTierTimer);
+  hwc_vblank_timer_ = Timer(q, this, kTagHwcVblank, kTierTimer);
   sf_earliest_timer_ = Timer(q, this, kTagSfEarliest, kTierTimer);
   idle_frame_timer_ = Timer(q, this, kTagIdleFrame, kTierTimer);
   touch_timer_ = Timer(q, this, kTagTouch, kTierTimer);
@@ -2075,6 +2222,16 @@ void DisplayPipeline::on_event(uint64_t tag) {
       frame_done(params_.display_irq_cpu);
       break;
     }
+    case kTagHwcVblank:
+      // The vblank interrupt the composer's event waits for:
+      // drm_handle_vblank_events() drops its reference and sends the event
+      // (drm_send_event_helper(): its thread's poll() wakes).
+      if (k_.irq_waits_for_idle_exit(k_.rq(params_.display_irq_cpu), hwc_vblank_timer_)) break;
+      hwc_waiting_ = false;
+      if (vblank_wq_) vblank_put();
+      hwc_event_ = true;
+      wake_from(*hwc_task_, nullptr, params_.display_irq_cpu);
+      break;
     case kTagVblank:
       // The vblank interrupt after the last put (vblank_put()): with no
       // reference, drm_handle_vblank() turns vblank off

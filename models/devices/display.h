@@ -149,9 +149,40 @@
 // (SurfaceFlinger's) serves it (vsync_request_cost) and wakes the
 // EventThread when it must, at the priority the binder model gives a
 // one-way transaction; without, the UI thread wakes the EventThread
-// itself. Simplified: every EventThread round costs app_event_cost;
-// Scheduler::resync() (hardware vsync after a long pause in requests) is
-// not modelled.
+// itself. Simplified: every EventThread round costs app_event_cost.
+//
+// Hardware vsync (`hw_vsync_resync`; needs vsync_threads): SurfaceFlinger
+// predicts vsync from samples and turns the display's hardware vsync on
+// only to resync (AOSP 14 and 15, Scheduler/Scheduler.cpp,
+// VsyncSchedule.cpp, VSyncReactor.cpp). EventThread::requestNextVsync()
+// calls Scheduler::resync() first: a request more than kIgnoreDelay
+// (750 ms, hw_vsync_ignore_delay) after the previous request (every call
+// resets the clock, which starts at 0 when the run does) turns hardware
+// vsync on if it is off: the predictor's samples are cleared and the
+// switch is posted to SF's main thread (a Looper message: it wakes SF if
+// SF waits in its Looper), which calls the composer's setVsyncEnabled()
+// (hw_vsync_toggle_cost; HWComposer skips a switch to the state it has).
+// The composer (Qualcomm's display HAL, sdm hw_events_drm.cpp) registers
+// a DRM vblank event one vblank ahead (drmWaitVBlank(RELATIVE | EVENT):
+// a vblank reference until the event, which with vblank_wq may turn
+// vblank on, drm_vblank.c 6.12); each event wakes its SDM_EventThread
+// (SCHED_FIFO 1) from the display interrupt, which registers the next
+// wait while its vsync is on, runs hw_vsync_event_cost and calls SF's
+// onVsync() (one-way; with `hw_vsync_binder` a thread of that pool, SF's
+// hwbinder pool, runs onComposerHalVsync(), hw_vsync_callback_cost).
+// The predictor asks for kMinimumSamplesForPrediction samples (6,
+// hw_vsync_samples); the last one turns hardware vsync off (posted to SF's
+// main thread again), and the wait already registered still delivers one
+// more event. The model's vsync is exact, so present fences never
+// disagree with the prediction (VSyncReactor::addPresentFence()) and
+// nothing else turns hardware vsync on. Simplified: the composer's binder
+// thread that serves setVsyncEnabled() is SF's main thread's cost, the
+// wait registered from SF's CPU; EventThread::getLatestVsyncEventData(),
+// which resyncs too, is not called; display power and mode changes (which
+// enable hardware vsync) do not happen; the HIDL composer's callback
+// (onVsync_2_4) is assumed (Qualcomm's newer composers are AIDL, whose
+// callback reaches SF's main binder pool, at SCHED_FIFO 2 by its node's
+// minimum either way).
 // Without vsync_threads (the simple model) the app's callback fires at
 // every vsync of an animation window and for each idle redraw, SF's and
 // the app's callbacks keep separate timers, queued on the woken thread's
@@ -318,6 +349,7 @@ struct DisplayLinks {
   Workqueue* vblank_wq = nullptr;               // vblank_wq
   BinderProc* request_binder = nullptr;         // vsync_request_binder
   BinderProc* inject_binder = nullptr;          // inject_binder
+  BinderProc* hw_vsync_binder = nullptr;        // hw_vsync_binder
 };
 
 class DisplayPipeline final : public GpuClient, public EventHandler, public BinderWorkHook {
@@ -374,6 +406,12 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   uint64_t input_syncs() const { return input_syncs_; }  // inject_sync_input: syncInputTransactions() calls
   // input_threads: doFrame()s of a drag that consumed no input and drew nothing.
   uint64_t input_only_frames() const { return input_only_frames_; }
+  // hw_vsync_resync: resyncs that turned hardware vsync on, vblank events
+  // the composer's thread handled, samples SF took.
+  uint64_t hw_vsync_resyncs() const { return hw_vsync_resyncs_; }
+  uint64_t hwc_vsync_events() const { return hwc_events_; }
+  uint64_t hw_vsync_samples() const { return hw_vsync_samples_total_; }
+  Task* hwc_event_task() { return hwc_task_; }
 
   void gpu_job_done(uint64_t cookie, QueueContext irq) override;
   void gpu_job_retired(uint64_t cookie, QueueContext ctx) override;
@@ -565,6 +603,32 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   int vblank_refcount_ = 0;          // drm_vblank_crtc.refcount
   bool vblank_enabled_ = false;      // drm_vblank_crtc.enabled (off as the run starts: no reference)
   Timer vblank_timer_;               // the first vblank interrupt after the last put
+  // hw_vsync_resync: SurfaceFlinger's side (VsyncSchedule's mHwVsyncState,
+  // VSyncReactor's samples, Scheduler's mLastResyncTime), the message to
+  // its main thread, and the composer's (its vsync flag, the DRM vblank
+  // event it waits for, the event delivered and not yet handled).
+  class HwcEventBody;
+  class HwVsyncHook;
+  void scheduler_resync(const Task* waker, int cpu);  // Scheduler::resync()
+  void post_hw_vsync_request(const Task* waker, int cpu);
+  void sf_set_hwc_vsync(Task& sf);                     // SF main: HWComposer::setVsyncEnabled()
+  void hwc_wait_vblank(QueueContext ctx);              // drmWaitVBlank(RELATIVE | EVENT, 1)
+  void hwc_event_done(Task& self);                     // the callback to SF
+  void sf_resync_sample(Task& t);                      // onComposerHalVsync() -> addResyncSample()
+  bool hw_vsync_on_ = false;         // VsyncSchedule: Enabled
+  int hw_vsync_samples_ = 0;         // samples since the model was reset
+  Time last_resync_;                 // mLastResyncTime (0 as SF starts)
+  bool sf_hwc_message_ = false;      // a hardware-vsync request posted to SF's main thread
+  bool hwc_vsync_enabled_ = false;   // the composer's vsync flag (setVsyncEnabled())
+  bool hwc_waiting_ = false;         // its vblank event queued in the kernel
+  bool hwc_event_ = false;           // delivered, its thread yet to handle it
+  std::unique_ptr<HwcEventBody> hwc_body_;
+  std::unique_ptr<HwVsyncHook> hw_vsync_hook_;
+  Task* hwc_task_ = nullptr;
+  BinderProc* hw_vsync_binder_ = nullptr;
+  CallSpec hw_vsync_call_;
+  Timer hwc_vblank_timer_;           // the vblank interrupt that delivers the composer's event
+  uint64_t hw_vsync_resyncs_ = 0, hwc_events_ = 0, hw_vsync_samples_total_ = 0;
   Fifo<int> submit_queue_;           // frames pushed, not yet run_job'd
   RngStream rng_;
   RngStream idle_rng_;          // idle_frame_interval draws (own stream: costs keep theirs)
