@@ -947,13 +947,19 @@ TEST_CASE("display: the UI thread's vsync requests go through SurfaceFlinger's b
 // which registers the next wait and runs 20 us, then calls SF: directly,
 // or by a one-way call to SF's hwbinder pool (one thread on CPU 3, FIFO 2
 // by its node's minimum: HidlComposer::registerCallback()), 10 us more.
-// The 6th sample (P126) disables: SF's main thread, idle again, is woken
-// by the caller (20 or 30 us after P126) and turns the composer's vsync
-// off; the wait already queued still delivers P127's event (7 events, 6
-// samples). The window's later requests come within 750 ms of the
-// previous one: no resync; window 1 (2100 ms) comes a second after window
-// 0's last one and resyncs again.
-TEST_CASE("display: a vsync request after 750 ms without one turns hardware vsync on for six vblank events",
+// SF composites frame k at P(k-1) + 2.5 ms, its present fence stamped
+// P(k). Sample 1 is P121; frame 122's composite leaves its fence pending;
+// sample 2 is P122; frame 123's composite finds that fence signalled at
+// P122, a timestamp the predictor holds: rejected ("duplicate"), and with
+// fewer than 6 held the predictor starts over (fences ignored from then).
+// Samples P123 .. P128 are the 6: the last disables (SF's main thread,
+// idle again, woken by the caller 20 or 30 us after P128, turns the
+// composer's vsync off), and the wait already registered delivers P129's
+// event, which the composer drops (DisplayBuiltIn::VSync()): 9 events, 8
+// samples, 8 calls. The window's later requests come within 750 ms of
+// the previous one: no resync; window 1 (2100 ms) comes a second after
+// window 0's last one and resyncs again, the same way.
+TEST_CASE("display: a vsync request after 750 ms without one turns hardware vsync on until six samples in a row",
           "[display]") {
   const bool binder = GENERATE(false, true);
   INFO((binder ? "onVsync() through SF's hwbinder pool" : "the sample with no thread of its own"));
@@ -978,20 +984,49 @@ TEST_CASE("display: a vsync request after 750 ms without one turns hardware vsyn
   CHECK(hwc->policy == Policy::kFifo);
   CHECK(hwc->rt_priority == 1);
   std::vector<Time> events;
-  for (int64_t k = 121; k <= 127; ++k) events.push_back(P(k));
+  for (int64_t k = 121; k <= 129; ++k) events.push_back(P(k));
   CHECK(wakes_by(r.log, hwc, nullptr) == events);
   CHECK(r.disp->hw_vsync_resyncs() == 1);
-  CHECK(r.disp->hwc_vsync_events() == 7);
-  CHECK(r.disp->hw_vsync_samples() == 6);
+  CHECK(r.disp->hwc_vsync_events() == 9);
+  CHECK(r.disp->hw_vsync_samples() == 8);
   Task* sf = &r.disp->sf_task();
   CHECK(wakes_by(r.log, sf, &r.disp->ui_task()) == std::vector<Time>{Time::ms(1000)});
   Task* sampler = binder ? &sf_hw.thread_task(0) : hwc;
-  CHECK(wakes_by(r.log, sf, sampler) == std::vector<Time>{P(126) + Time::us(binder ? 30 : 20)});
-  CHECK(sf_hw.transactions() == (binder ? 7u : 0u));
+  CHECK(wakes_by(r.log, sf, sampler) == std::vector<Time>{P(128) + Time::us(binder ? 30 : 20)});
+  CHECK(sf_hw.transactions() == (binder ? 8u : 0u));
   r.run(Time::ms(2300));
   CHECK(r.disp->hw_vsync_resyncs() == 2);
-  CHECK(r.disp->hwc_vsync_events() == 14);
-  CHECK(r.disp->hw_vsync_samples() == 12);
+  CHECK(r.disp->hwc_vsync_events() == 18);
+  CHECK(r.disp->hw_vsync_samples() == 16);
+}
+
+// The resync clears the reactor's mMoreSamplesNeeded (onDisplayModeChanged())
+// before any sample has come: a composite then (addPresentFence()
+// accepted, no samples asked for) disables hardware vsync again. Here a
+// SCHED_FIFO 1 task holds the composer's CPU (3) from 999 to 1029 ms: the
+// P121 event waits there, and frame 122's composite (P121 + 2.5 ms) turns
+// hardware vsync off; when the composer's thread runs, its vsync is off:
+// no new wait, the event dropped. One event, no sample.
+TEST_CASE("display: a composite before the resync's first sample turns hardware vsync off again", "[display]") {
+  DisplayParams dp = vsync_thread_params();
+  dp.start_delay = Time::ms(1000);
+  dp.hw_vsync_resync = true;
+  dp.hw_vsync_thread.cpus = {3};
+  Rig r(dp, 4);
+  r.add_ui_cpu_hog(Time::ms(999), Time::ms(30), 3);
+  r.build();
+  r.run(Time::ms(1400));
+  Task* hwc = r.disp->hwc_event_task();
+  CHECK(wakes_by(r.log, hwc, nullptr) == std::vector<Time>{P(121)});
+  std::vector<Time> hwc_runs;
+  for (const auto& run : r.log.runs)
+    if (run.task == hwc->comm) hwc_runs.push_back(run.t);
+  CHECK(hwc_runs == std::vector<Time>{Time::zero(), Time::ms(1029)});  // its start, then the event
+  CHECK(r.disp->hw_vsync_resyncs() == 1);
+  CHECK(r.disp->hwc_vsync_events() == 1);
+  CHECK(r.disp->hw_vsync_samples() == 0);
+  REQUIRE(r.log.frames.count(122) == 1);
+  CHECK(r.log.frames[122].present == P(122));
 }
 
 // input_threads: the touch path on its own CPU (3). Window 0 is touched
@@ -2408,11 +2443,13 @@ TEST_CASE("display: drm/msm turns vblank on at a burst's first commit and off at
 // too: with the window at 1000 ms, the resync's first wait, registered by
 // SF's main thread at 1000.03 ms, turns vblank on (the enable queued on
 // "msm" then, before any commit, and started 50 us later: the unbound
-// pool's last idle kworker creates another first), and the waits the composer's thread
-// registers at P121 .. P126 keep it on; the window's commits (12 frames,
-// each latched at its vsync, the first at P122) find it on, so the burst
-// still costs one enable and one disable, the latter at the vblank after
-// the last commit's put.
+// pool's last idle kworker creates another first), and the waits the
+// composer's thread registers at P121 .. P128 keep it on (9 events, as in
+// the test above: frame 123's composite finds frame 122's fence, P122,
+// already sampled). The window's commits (12 frames, each latched at its
+// vsync, the first at P122) find it on, so the burst still costs one
+// enable and one disable, the latter at the vblank after the last
+// commit's put.
 TEST_CASE("display: the composer's hardware-vsync waits turn vblank on before the burst's first commit",
           "[display][drm]") {
   DisplayParams dp = msm_commit_params();
@@ -2429,7 +2466,7 @@ TEST_CASE("display: the composer's hardware-vsync waits turn vblank on before th
   build_dpu(r, nullptr, /*vblank=*/true);
   r.run(Time::ms(1400));
   CHECK(r.disp->hw_vsync_resyncs() == 1);
-  CHECK(r.disp->hwc_vsync_events() == 7);
+  CHECK(r.disp->hwc_vsync_events() == 9);
   REQUIRE(r.log.frames.size() == 12);
   const int64_t first = static_cast<int64_t>(r.log.frames.begin()->first);
   const int64_t last = static_cast<int64_t>(r.log.frames.rbegin()->first);

@@ -443,7 +443,8 @@ class DisplayPipeline::SfBody final : public Body {
           continue;
         case Phase::kIoctl: {
           const Time now = d_.k_.now();
-          d_.queue_commit(self, latched_);
+          const uint64_t fence = d_.new_present_fence(-1);  // stamped at the flip
+          d_.queue_commit(self, latched_, fence);
           // The frame's vsync is known once the worker has flushed; until
           // then SF's next frame sees the earliest it can be
           // (commit_kicked_off() sets the real one).
@@ -454,7 +455,7 @@ class DisplayPipeline::SfBody final : public Body {
             f.sf_deadline = target_;
             latched_ = -1;
           }
-          composite_done(self);
+          composite_done(self, fence);
           continue;
         }
         case Phase::kHwcVsync:
@@ -472,6 +473,7 @@ class DisplayPipeline::SfBody final : public Body {
           // Presented at the first vsync at or after the commit's end, and
           // not before the target.
           d_.last_present_ = std::max(target_, d_.vsync_time(ceil_div(now.count(), d_.period_)));
+          const uint64_t fence = d_.new_present_fence(floor_div(d_.last_present_.count(), d_.period_));
           if (latched_ >= 0) {
             Frame& f = d_.frames_[latched_];
             f.sf_end = now;
@@ -481,7 +483,7 @@ class DisplayPipeline::SfBody final : public Body {
             if (!d_.present_timer_.armed()) d_.present_timer_.arm(d_.frames_[d_.presenting_.front()].present);
             latched_ = -1;
           }
-          composite_done(self);
+          composite_done(self, fence);
           continue;
         }
       }
@@ -498,8 +500,10 @@ class DisplayPipeline::SfBody final : public Body {
     if (d_.sf_waits_commit_) *out = Action::block(TaskState::kInterruptible);
     return d_.sf_waits_commit_;
   }
-  // The end of composite(), the display commit made.
-  void composite_done(Task& self) {
+  // The end of composite(), the display commit made (its present fence:
+  // onCompositionPresented() -> Scheduler::addPresentFence()).
+  void composite_done(Task& self, uint64_t fence) {
+    if (d_.params_.hw_vsync_resync) d_.sf_add_present_fence(self, fence);
     if (d_.input_sync_ == InputSync::kCommitting) {
       // updateInputFlinger() at the end of composite(): the windows
       // are reported and the WindowManager thread waiting for them
@@ -942,29 +946,46 @@ class DisplayPipeline::HwVsyncHook final : public BinderWorkHook {
 // Scheduler::resync() (AOSP 14 and 15), from EventThread::
 // requestNextVsync(): mLastResyncTime is exchanged for now at every call,
 // and only a request more than kIgnoreDelay after the previous one
-// resyncs; VsyncSchedule::enableHardwareVsyncLocked() acts only from
-// Disabled: the predictor's model is reset (resetModel(): its samples
-// cleared) and the request is posted to SF's main thread.
+// resyncs: VsyncSchedule::onDisplayModeChanged() with the same mode (no
+// kernel idle timer: VSyncReactor::onDisplayModeChanged() ends any period
+// transition, takes present fences again and clears mMoreSamplesNeeded),
+// then enableHardwareVsync().
 void DisplayPipeline::scheduler_resync(const Task* waker, int cpu) {
   const Time now = k_.now();
   const Time last = std::exchange(last_resync_, now);
-  if (now - last <= params_.hw_vsync_ignore_delay || hw_vsync_on_) return;
+  if (now - last <= params_.hw_vsync_ignore_delay) return;
+  reactor_ignore_fences_ = false;
+  reactor_more_samples_ = false;
+  if (!hw_vsync_on_) ++hw_vsync_resyncs_;
+  hw_vsync_enable(waker, cpu);
+}
+
+// VsyncSchedule::enableHardwareVsyncLocked(): only from Disabled, the
+// predictor's model is reset (resetModel(): its timestamps cleared) and
+// the switch requested; disableHardwareVsync(): from Enabled, requested.
+// Scheduler::onHardwareVsyncRequest() posts each request to SF's main
+// thread (schedule(): MessageQueue::postMessage(), its Looper woken).
+// Requests posted before it runs are one message here: HWComposer's cached
+// state makes all but the last a no-op.
+void DisplayPipeline::hw_vsync_enable(const Task* waker, int cpu) {
+  if (hw_vsync_on_) return;
   hw_vsync_on_ = true;
-  hw_vsync_samples_ = 0;
-  ++hw_vsync_resyncs_;
+  predictor_.clear();
   post_hw_vsync_request(waker, cpu);
 }
 
-// Scheduler::onHardwareVsyncRequest(): schedule() posts the switch to SF's
-// main thread (MessageQueue::postMessage(): its Looper wakes). Requests
-// posted before it runs are one message here: HWComposer's cached state
-// makes all but the last a no-op.
+void DisplayPipeline::hw_vsync_disable(const Task* waker, int cpu) {
+  if (!hw_vsync_on_) return;
+  hw_vsync_on_ = false;
+  post_hw_vsync_request(waker, cpu);
+}
+
 void DisplayPipeline::post_hw_vsync_request(const Task* waker, int cpu) {
   sf_hwc_message_ = true;
   if (sf_body_->in_looper()) wake_from(*sf_task_, waker, cpu);
 }
 
-// The composer's setVsyncEnabled() (HWCDisplay::SetVsyncEnabled() ->
+// The composer's setVsyncEnabled() (DisplayBase::SetVSyncStateLocked() ->
 // HWEventsDRM::SetEventState(VSYNC)): on registers the first vblank wait,
 // off only clears the flag (an event already queued is still delivered).
 // Simplified: the call's hop into the composer's binder thread is SF
@@ -985,24 +1006,111 @@ void DisplayPipeline::hwc_wait_vblank(QueueContext ctx) {
   hwc_vblank_timer_.arm(vsync_time(floor_div(k_.now().count(), period_) + 1));
 }
 
+// drmHandleEvent()'s callback: DisplayBuiltIn::VSync() passes the event
+// on only while the composer's vsync is on (else it drops it:
+// SetVsyncStatus(false)), as onVsync_2_4() with the vblank's timestamp.
 void DisplayPipeline::hwc_event_done(Task& self) {
   ++hwc_events_;
+  if (!hwc_vsync_enabled_) return;
+  hw_vsync_in_flight_.push_back(hwc_event_k_);  // one-way calls to a node run in order
   if (hw_vsync_binder_) hw_vsync_binder_->transact(self, hw_vsync_call_, nullptr, hw_vsync_hook_.get());
   else sf_resync_sample(self);
 }
 
-// VsyncSchedule::addResyncSample(): only while Enabled; VSyncReactor::
-// addHwVsyncTimestamp() asks for more until the predictor holds
-// kMinimumSamplesForPrediction, then disableHardwareVsync() sets Disabled
-// and posts the switch. A converged predictor in a steady state accepts
-// every present fence (VSyncReactor::addPresentFence()), so nothing else
-// turns hardware vsync on here; the model's vsync is exact.
+// onComposerHalVsync() -> VsyncSchedule::addResyncSample(): only while
+// Enabled the reactor takes the sample; it asks for more, or the schedule
+// disables hardware vsync.
 void DisplayPipeline::sf_resync_sample(Task& t) {
+  const int64_t k = hw_vsync_in_flight_.take_front();
   if (!hw_vsync_on_) return;
   ++hw_vsync_samples_total_;
-  if (++hw_vsync_samples_ < params_.hw_vsync_samples) return;
-  hw_vsync_on_ = false;
-  post_hw_vsync_request(&t, t.cpu);
+  if (!reactor_add_hw_sample(k)) hw_vsync_disable(&t, t.cpu);
+}
+
+bool DisplayPipeline::PredictorSamples::contains(int64_t v) const {
+  for (int i = 0; i < size; ++i)
+    if (k[static_cast<size_t>(i)] == v) return true;
+  return false;
+}
+
+void DisplayPipeline::PredictorSamples::push(int64_t v) {
+  k[static_cast<size_t>(next)] = v;
+  next = (next + 1) % static_cast<int>(k.size());
+  if (size < static_cast<int>(k.size())) ++size;
+}
+
+// VSyncPredictor::addVsyncTimestamp() (AOSP 14 and 15) with exact
+// timestamps: validate() rejects a timestamp within 20% of a period of one
+// it holds ("duplicate timestamp"; every timestamp here is in phase); a
+// rejected one clears the timestamps while fewer than
+// kMinimumSamplesForPrediction are held (still learning).
+bool DisplayPipeline::predictor_add(int64_t k) {
+  if (predictor_.contains(k)) {
+    if (predictor_.size < params_.hw_vsync_samples) predictor_.clear();
+    return false;
+  }
+  predictor_.push(k);
+  return true;
+}
+
+// VSyncReactor::addHwVsyncTimestamp(): the sample is added (in a period
+// confirmation, after a rejected present fence, it confirms the period at
+// once: the HIDL 2.4 / AIDL composer reports the vsync period, the same
+// one, periodConfirmed(); so the confirmation is not kept here); the
+// predictor needs more samples until it holds hw_vsync_samples. Present
+// fences are taken again once it has enough.
+bool DisplayPipeline::reactor_add_hw_sample(int64_t k) {
+  predictor_add(k);  // its verdict is not looked at
+  reactor_more_samples_ = predictor_.size < params_.hw_vsync_samples;
+  if (!reactor_more_samples_) reactor_ignore_fences_ = false;
+  return reactor_more_samples_;
+}
+
+uint64_t DisplayPipeline::new_present_fence(int64_t k) {
+  fence_vsync_[composites_ % kFenceSlots] = k;
+  return composites_++;
+}
+
+// Scheduler::addPresentFence() -> VSyncReactor::addPresentFence() at each
+// composite: while fences are ignored, more samples are needed; else the
+// signalled fences among mUnfiredFences and this one go to the predictor
+// (a pending one waits, at most 20), and a rejected one starts a period
+// confirmation (more samples needed, fences ignored and dropped). Then
+// the schedule enables hardware vsync if more samples are needed, else
+// disables it: so a composite between a resync and its first sample turns
+// it off again (the reactor has not asked for samples yet).
+void DisplayPipeline::sf_add_present_fence(Task& sf, uint64_t fence) {
+  const auto signalled = [&](uint64_t f) {
+    const int64_t k = fence_vsync_[f % kFenceSlots];
+    return k >= 0 && vsync_time(k) <= k_.now();
+  };
+  bool need = true;
+  if (!reactor_ignore_fences_) {
+    bool accepted = true;
+    for (size_t i = 0; i < unfired_fences_.size();) {
+      const uint64_t f = unfired_fences_[i];
+      if (!signalled(f)) {
+        ++i;
+        continue;
+      }
+      accepted &= predictor_add(fence_vsync_[f % kFenceSlots]);
+      unfired_fences_.remove_at(i);
+    }
+    if (signalled(fence)) {
+      accepted &= predictor_add(fence_vsync_[fence % kFenceSlots]);
+    } else {
+      if (unfired_fences_.size() == 20) unfired_fences_.pop_front();  // kMaxPendingFences
+      unfired_fences_.push_back(fence);
+    }
+    if (!accepted) {
+      reactor_more_samples_ = true;
+      reactor_ignore_fences_ = true;
+      unfired_fences_.clear();
+    }
+    need = reactor_more_samples_;
+  }
+  if (need) hw_vsync_enable(&sf, sf.cpu);
+  else hw_vsync_disable(&sf, sf.cpu);
 }
 
 // dpu_encoder_frame_done_callback() from the vblank interrupt that
@@ -1056,7 +1164,7 @@ bool DisplayPipeline::commit_blocks_sf() {
   return c && (commit_worker_ || !c->flipped);
 }
 
-void DisplayPipeline::queue_commit(Task& sf, int frame) {
+void DisplayPipeline::queue_commit(Task& sf, int frame, uint64_t fence) {
   Commit& c = commits_[commit_seq_ % commits_.size()];
   if (c.in_use)
     throw ModelError(fmt::format("display '{}': more than {} display commits in flight at {}", name_, commits_.size(),
@@ -1065,6 +1173,7 @@ void DisplayPipeline::queue_commit(Task& sf, int frame) {
   c.seq = commit_seq_++;
   c.frame = frame;
   c.latched = c.flipped = false;
+  c.fence = fence;
   c.waiter = nullptr;
   if (commit_worker_)
     commit_worker_->queue_work(c.work, QueueContext{&sf, sf.cpu});  // msm_atomic_commit_dispatch()
@@ -1086,6 +1195,8 @@ void DisplayPipeline::commit_kicked_off(Commit& c) {
 
 void DisplayPipeline::commit_flipped(Commit& c, Task& worker) {
   c.flipped = true;
+  // The present fence, stamped with the latest vblank.
+  fence_vsync_[c.fence % kFenceSlots] = floor_div(k_.now().count(), period_);
   if (c.frame >= 0) {
     // The present fence, stamped with the latest vblank.
     Frame& f = frames_[static_cast<size_t>(c.frame)];
@@ -1854,6 +1965,8 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     hw_vsync_call_.oneway = true;  // IComposerCallback onVsync: oneway (HIDL 2.4 and AIDL)
     hw_vsync_hook_ = std::make_unique<HwVsyncHook>(*this);
     hwc_body_ = std::make_unique<HwcEventBody>(*this);
+    unfired_fences_.reserve(20);
+    hw_vsync_in_flight_.reserve(8);  // a few events ahead of a starved pool thread
   } else if (links.hw_vsync_binder) {
     bad("hw_vsync_binder needs hw_vsync_resync");
   }
@@ -2230,6 +2343,7 @@ void DisplayPipeline::on_event(uint64_t tag) {
       hwc_waiting_ = false;
       if (vblank_wq_) vblank_put();
       hwc_event_ = true;
+      hwc_event_k_ = floor_div(k_.now().count(), period_);  // the vblank's timestamp
       wake_from(*hwc_task_, nullptr, params_.display_irq_cpu);
       break;
     case kTagVblank:

@@ -170,19 +170,38 @@
 // wait while its vsync is on, runs hw_vsync_event_cost and calls SF's
 // onVsync() (one-way; with `hw_vsync_binder` a thread of that pool, SF's
 // hwbinder pool, runs onComposerHalVsync(), hw_vsync_callback_cost).
-// The predictor asks for kMinimumSamplesForPrediction samples (6,
-// hw_vsync_samples); the last one turns hardware vsync off (posted to SF's
-// main thread again), and the wait already registered still delivers one
-// more event. The model's vsync is exact, so present fences never
-// disagree with the prediction (VSyncReactor::addPresentFence()) and
-// nothing else turns hardware vsync on. Simplified: the composer's binder
-// thread that serves setVsyncEnabled() is SF's main thread's cost, the
-// wait registered from SF's CPU; EventThread::getLatestVsyncEventData(),
-// which resyncs too, is not called; display power and mode changes (which
-// enable hardware vsync) do not happen; the HIDL composer's callback
-// (onVsync_2_4) is assumed (Qualcomm's newer composers are AIDL, whose
-// callback reaches SF's main binder pool, at SCHED_FIFO 2 by its node's
-// minimum either way).
+// SF's vsync model (VSyncReactor, VSyncPredictor) sees exact timestamps
+// here, vsync indices: the resync (the same mode, no kernel idle timer:
+// onDisplayModeChanged()) takes present fences again and asks for no
+// samples; enabling resets the predictor (resetModel()). Each hardware
+// sample is added and asks for more until the predictor holds
+// kMinimumSamplesForPrediction (6, hw_vsync_samples); the last one turns
+// hardware vsync off (posted to SF's main thread again), and the wait
+// already registered still delivers one more event, which the composer
+// drops (DisplayBuiltIn::VSync(): its vsync is off). Each composite adds
+// its present fence (SurfaceFlinger::onCompositionPresented() ->
+// Scheduler::addPresentFence(): pending until its flip, stamped with that
+// vblank); a signalled fence whose vblank the predictor holds already (a
+// sampled one) is rejected as a duplicate, which while learning clears
+// the samples and ignores fences until the predictor has enough again;
+// after every composite the schedule enables hardware vsync if more
+// samples are needed and disables it if not (so a composite before a
+// resync's first sample turns it off again). So a burst's resync takes
+// about 8 samples: the first frame's fence duplicates a sample. In a
+// steady state every fence is accepted and nothing else turns hardware
+// vsync on; the model's vsync is exact, never off phase. Simplified: the
+// composer's binder thread that serves setVsyncEnabled() is SF's main
+// thread's cost, the wait registered from its CPU; onComposerHalVsync()
+// does not wait for SF's mStateLock; a period confirmation ends at its
+// first sample (the composer reports the period, unchanged); EventThread::
+// getLatestVsyncEventData() (Choreographer, on skipped frames: within
+// 750 ms of a request) is not called; display power and mode changes and
+// a kernel idle timer (Qualcomm's display-product.mk does not set
+// ro.surface_flinger.support_kernel_idle_timer) do not happen; an off then on before SF's main
+// thread runs is one switch (HWComposer's cache); the HIDL composer's
+// callback (onVsync_2_4) is assumed (Qualcomm's newer composers are AIDL,
+// whose callback reaches SF's main binder pool, at SCHED_FIFO 2 by its
+// node's minimum either way).
 // Without vsync_threads (the simple model) the app's callback fires at
 // every vsync of an animation window and for each idle redraw, SF's and
 // the app's callbacks keep separate timers, queued on the woken thread's
@@ -312,6 +331,7 @@
 // No allocation per frame: frames live in a fixed pool sized at construction.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -544,6 +564,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
     int frame = -1;              // the latched frame it presents; -1: none (an input-sync composite)
     bool latched = false;        // its flush's vsync interrupt ended the worker's wait_flush()
     bool flipped = false;        // flip_done: complete_commit() sent the event (and the present fence)
+    uint64_t fence = 0;          // its present fence (hw_vsync_resync)
     Task* waiter = nullptr;      // its worker, in D (its flush, or the previous commit)
     WorkStruct work{"commit_work"};
     std::unique_ptr<CommitFn> fn;
@@ -561,7 +582,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   // flips (a nonblocking ioctl would get -EBUSY); commit_worker, until it
   // is done (SDE's ioctl waits for it).
   bool commit_blocks_sf();
-  void queue_commit(Task& sf, int frame);  // the ioctl's end: commit_work queued
+  void queue_commit(Task& sf, int frame, uint64_t fence);  // the ioctl's end: commit_work queued
   void commit_kicked_off(Commit& c);                     // the flush is written: its vsync is known
   void commit_flipped(Commit& c, Task& worker);          // complete_commit(): flip_done, the present fence
   void commit_hw_done(Commit& c, Task& worker);          // hw_done: the commit leaves the ring; the worker returns
@@ -615,13 +636,38 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   void hwc_wait_vblank(QueueContext ctx);              // drmWaitVBlank(RELATIVE | EVENT, 1)
   void hwc_event_done(Task& self);                     // the callback to SF
   void sf_resync_sample(Task& t);                      // onComposerHalVsync() -> addResyncSample()
+  void hw_vsync_enable(const Task* waker, int cpu);    // VsyncSchedule::enableHardwareVsync()
+  void hw_vsync_disable(const Task* waker, int cpu);   // VsyncSchedule::disableHardwareVsync()
+  // SF's vsync model with exact timestamps (vsync indices): VSyncPredictor's
+  // timestamps (kHistorySize 20) and VSyncReactor's state.
+  struct PredictorSamples {
+    std::array<int64_t, 20> k{};
+    int size = 0, next = 0;
+    bool contains(int64_t v) const;
+    void push(int64_t v);
+    void clear() { size = next = 0; }
+  };
+  bool predictor_add(int64_t k);        // VSyncPredictor::addVsyncTimestamp()
+  bool reactor_add_hw_sample(int64_t k);  // VSyncReactor::addHwVsyncTimestamp(): more samples needed
+  // The present fences of SF's composites (hw_vsync_resync), by composite
+  // number: the vsync each was stamped with, -1 while pending.
+  uint64_t new_present_fence(int64_t k);
+  void sf_add_present_fence(Task& sf, uint64_t fence);  // Scheduler::addPresentFence()
   bool hw_vsync_on_ = false;         // VsyncSchedule: Enabled
-  int hw_vsync_samples_ = 0;         // samples since the model was reset
   Time last_resync_;                 // mLastResyncTime (0 as SF starts)
+  PredictorSamples predictor_;
+  bool reactor_more_samples_ = false;   // mMoreSamplesNeeded
+  bool reactor_ignore_fences_ = false;  // mInternalIgnoreFences
+  static constexpr size_t kFenceSlots = 32;
+  std::array<int64_t, kFenceSlots> fence_vsync_{};
+  uint64_t composites_ = 0;
+  Fifo<uint64_t> unfired_fences_;    // mUnfiredFences (kMaxPendingFences 20)
+  Fifo<int64_t> hw_vsync_in_flight_; // onVsync() timestamps on their way to SF's pool, in order
   bool sf_hwc_message_ = false;      // a hardware-vsync request posted to SF's main thread
   bool hwc_vsync_enabled_ = false;   // the composer's vsync flag (setVsyncEnabled())
   bool hwc_waiting_ = false;         // its vblank event queued in the kernel
   bool hwc_event_ = false;           // delivered, its thread yet to handle it
+  int64_t hwc_event_k_ = 0;          // its vblank
   std::unique_ptr<HwcEventBody> hwc_body_;
   std::unique_ptr<HwVsyncHook> hw_vsync_hook_;
   Task* hwc_task_ = nullptr;
