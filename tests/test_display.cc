@@ -947,25 +947,33 @@ TEST_CASE("display: the UI thread's vsync requests go through SurfaceFlinger's b
 // which registers the next wait and runs 20 us, then calls SF: directly,
 // or by a one-way call to SF's hwbinder pool (one thread on CPU 3, FIFO 2
 // by its node's minimum: HidlComposer::registerCallback()), 10 us more.
-// SF composites frame k at P(k-1) + 2.5 ms, its present fence stamped
-// P(k). Sample 1 is P121; frame 122's composite leaves its fence pending;
-// sample 2 is P122; frame 123's composite finds that fence signalled at
-// P122, a timestamp the predictor holds: rejected ("duplicate"), and with
-// fewer than 6 held the predictor starts over (fences ignored from then).
-// Samples P123 .. P128 are the 6: the last disables (SF's main thread,
-// idle again, woken by the caller 20 or 30 us after P128, turns the
-// composer's vsync off), and the wait already registered delivers P129's
-// event, which the composer drops (DisplayBuiltIn::VSync()): 9 events, 8
+// SF's predictor is trained (a slope fitted): the resync starts a period
+// transition, present fences ignored. Samples P121 .. P126 are the 6: the
+// last disables (SF's main thread, idle again, woken by the caller 20 or
+// 30 us after P126, turns the composer's vsync off), and the wait already
+// registered delivers P127's event, which the composer drops
+// (DisplayBuiltIn::VSync()): 7 events, 6 samples, 6 calls.
+// Untrained (SF just started), the resync takes present fences: SF
+// composites frame k at P(k-1) + 2.5 ms, its fence stamped P(k). Sample 1
+// is P121; frame 122's composite leaves its fence pending; sample 2 is
+// P122; frame 123's composite finds that fence signalled at P122, a
+// timestamp the predictor holds: rejected ("duplicate"), and with fewer
+// than 6 held the predictor starts over (fences ignored from then).
+// Samples P123 .. P128 are the 6, P129's event is dropped: 9 events, 8
 // samples, 8 calls. The window's later requests come within 750 ms of
 // the previous one: no resync; window 1 (2100 ms) comes a second after
-// window 0's last one and resyncs again, the same way.
+// window 0's last one and resyncs again, with the predictor trained by
+// window 0: 6 samples, 7 events.
 TEST_CASE("display: a vsync request after 750 ms without one turns hardware vsync on until six samples in a row",
           "[display]") {
   const bool binder = GENERATE(false, true);
+  const bool trained = GENERATE(true, false);
   INFO((binder ? "onVsync() through SF's hwbinder pool" : "the sample with no thread of its own"));
+  INFO((trained ? "a trained predictor" : "SF just started"));
   DisplayParams dp = vsync_thread_params();
   dp.start_delay = Time::ms(1000);
   dp.hw_vsync_resync = true;
+  dp.hw_vsync_predictor_trained = trained;
   dp.hw_vsync_thread.cpus = {3};
   BinderProcParams bp;
   bp.name = "surfaceflinger_hw";
@@ -983,48 +991,64 @@ TEST_CASE("display: a vsync request after 750 ms without one turns hardware vsyn
   REQUIRE(hwc);
   CHECK(hwc->policy == Policy::kFifo);
   CHECK(hwc->rt_priority == 1);
+  const int64_t last_sample = trained ? 126 : 128;
   std::vector<Time> events;
-  for (int64_t k = 121; k <= 129; ++k) events.push_back(P(k));
+  for (int64_t k = 121; k <= last_sample + 1; ++k) events.push_back(P(k));
   CHECK(wakes_by(r.log, hwc, nullptr) == events);
   CHECK(r.disp->hw_vsync_resyncs() == 1);
-  CHECK(r.disp->hwc_vsync_events() == 9);
-  CHECK(r.disp->hw_vsync_samples() == 8);
+  const uint64_t samples = trained ? 6 : 8;
+  CHECK(r.disp->hwc_vsync_events() == samples + 1);
+  CHECK(r.disp->hw_vsync_samples() == samples);
   Task* sf = &r.disp->sf_task();
   CHECK(wakes_by(r.log, sf, &r.disp->ui_task()) == std::vector<Time>{Time::ms(1000)});
   Task* sampler = binder ? &sf_hw.thread_task(0) : hwc;
-  CHECK(wakes_by(r.log, sf, sampler) == std::vector<Time>{P(128) + Time::us(binder ? 30 : 20)});
-  CHECK(sf_hw.transactions() == (binder ? 8u : 0u));
+  CHECK(wakes_by(r.log, sf, sampler) == std::vector<Time>{P(last_sample) + Time::us(binder ? 30 : 20)});
+  CHECK(sf_hw.transactions() == (binder ? samples : 0u));
   r.run(Time::ms(2300));
   CHECK(r.disp->hw_vsync_resyncs() == 2);
-  CHECK(r.disp->hwc_vsync_events() == 18);
-  CHECK(r.disp->hw_vsync_samples() == 16);
+  CHECK(r.disp->hwc_vsync_events() == samples + 1 + 7);
+  CHECK(r.disp->hw_vsync_samples() == samples + 6);
 }
 
-// The resync clears the reactor's mMoreSamplesNeeded (onDisplayModeChanged())
-// before any sample has come: a composite then (addPresentFence()
-// accepted, no samples asked for) disables hardware vsync again. Here a
-// SCHED_FIFO 1 task holds the composer's CPU (3) from 999 to 1029 ms: the
-// P121 event waits there, and frame 122's composite (P121 + 2.5 ms) turns
-// hardware vsync off; when the composer's thread runs, its vsync is off:
-// no new wait, the event dropped. One event, no sample.
-TEST_CASE("display: a composite before the resync's first sample turns hardware vsync off again", "[display]") {
+// SF just started (hw_vsync_predictor_trained: false): the resync clears
+// the reactor's mMoreSamplesNeeded (onDisplayModeChanged()'s same-period
+// branch) before any sample has come, so a composite then
+// (addPresentFence() accepted, no samples asked for) disables hardware
+// vsync again. Here a SCHED_FIFO 1 task holds the composer's CPU (3) from
+// 999 to 1029 ms: the P121 event waits there, and frame 122's composite
+// (P121 + 2.5 ms) turns hardware vsync off; when the composer's thread
+// runs, its vsync is off: no new wait, the event dropped. One event, no
+// sample. Trained, the resync ignores fences and asks for samples: the
+// composer's thread, run at 1029 ms, registers a wait for the next vblank
+// (P124: P123 is at 1025 ms), so the samples are P121, P124 .. P128 and
+// P129's event is dropped.
+TEST_CASE("display: a composer thread held off its CPU misses vblanks, and SF just started turns hardware vsync off",
+          "[display]") {
+  const bool trained = GENERATE(true, false);
+  INFO((trained ? "a trained predictor" : "SF just started"));
   DisplayParams dp = vsync_thread_params();
   dp.start_delay = Time::ms(1000);
   dp.hw_vsync_resync = true;
+  dp.hw_vsync_predictor_trained = trained;
   dp.hw_vsync_thread.cpus = {3};
   Rig r(dp, 4);
   r.add_ui_cpu_hog(Time::ms(999), Time::ms(30), 3);
   r.build();
   r.run(Time::ms(1400));
   Task* hwc = r.disp->hwc_event_task();
-  CHECK(wakes_by(r.log, hwc, nullptr) == std::vector<Time>{P(121)});
+  std::vector<Time> events{P(121)};
+  if (trained)
+    for (int64_t k = 124; k <= 129; ++k) events.push_back(P(k));
+  CHECK(wakes_by(r.log, hwc, nullptr) == events);
   std::vector<Time> hwc_runs;
   for (const auto& run : r.log.runs)
     if (run.task == hwc->comm) hwc_runs.push_back(run.t);
-  CHECK(hwc_runs == std::vector<Time>{Time::zero(), Time::ms(1029)});  // its start, then the event
+  REQUIRE(hwc_runs.size() >= 2);
+  CHECK(hwc_runs[0] == Time::zero());  // its start
+  CHECK(hwc_runs[1] == Time::ms(1029));
   CHECK(r.disp->hw_vsync_resyncs() == 1);
-  CHECK(r.disp->hwc_vsync_events() == 1);
-  CHECK(r.disp->hw_vsync_samples() == 0);
+  CHECK(r.disp->hwc_vsync_events() == (trained ? 7u : 1u));
+  CHECK(r.disp->hw_vsync_samples() == (trained ? 6u : 0u));
   REQUIRE(r.log.frames.count(122) == 1);
   CHECK(r.log.frames[122].present == P(122));
 }
@@ -2444,9 +2468,8 @@ TEST_CASE("display: drm/msm turns vblank on at a burst's first commit and off at
 // SF's main thread at 1000.03 ms, turns vblank on (the enable queued on
 // "msm" then, before any commit, and started 50 us later: the unbound
 // pool's last idle kworker creates another first), and the waits the
-// composer's thread registers at P121 .. P128 keep it on (9 events, as in
-// the test above: frame 123's composite finds frame 122's fence, P122,
-// already sampled). The window's commits (12 frames, each latched at its
+// composer's thread registers at P121 .. P126 keep it on (7 events, as in
+// the test above with a trained predictor). The window's commits (12 frames, each latched at its
 // vsync, the first at P122) find it on, so the burst still costs one
 // enable and one disable, the latter at the vblank after the last
 // commit's put.
@@ -2466,7 +2489,7 @@ TEST_CASE("display: the composer's hardware-vsync waits turn vblank on before th
   build_dpu(r, nullptr, /*vblank=*/true);
   r.run(Time::ms(1400));
   CHECK(r.disp->hw_vsync_resyncs() == 1);
-  CHECK(r.disp->hwc_vsync_events() == 9);
+  CHECK(r.disp->hwc_vsync_events() == 7);
   REQUIRE(r.log.frames.size() == 12);
   const int64_t first = static_cast<int64_t>(r.log.frames.begin()->first);
   const int64_t last = static_cast<int64_t>(r.log.frames.rbegin()->first);

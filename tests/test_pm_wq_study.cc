@@ -666,11 +666,13 @@ TEST_CASE("A display's hardware-vsync resync loads from YAML, with its condition
   const DisplayParams d = loaded_display(
       sections, "  - {name: shade, model: display, vsync_threads: true, hw_vsync_resync: true,\n"
                 "     hw_vsync_ignore_delay: 500ms, hw_vsync_samples: 4, hw_vsync_event_cost: 7us,\n"
+                "     hw_vsync_predictor_trained: false,\n"
                 "     hw_vsync_thread: {comm: vsync, priority: 2}, hw_vsync_binder: sf_hw,\n"
                 "     hw_vsync_callback_cost: 3us, hw_vsync_toggle_cost: 40us}\n");
   CHECK(d.hw_vsync_resync);
   CHECK(d.hw_vsync_ignore_delay == Time::ms(500));
   CHECK(d.hw_vsync_samples == 4);
+  CHECK_FALSE(d.hw_vsync_predictor_trained);
   CHECK(d.hw_vsync_event_cost == Time::us(7));
   CHECK(d.hw_vsync_thread.comm == "vsync");
   CHECK(d.hw_vsync_thread.policy == Policy::kFifo);
@@ -686,6 +688,7 @@ TEST_CASE("A display's hardware-vsync resync loads from YAML, with its condition
     CHECK(v.hw_vsync_thread.rt_priority == 1);
     CHECK(v.hw_vsync_samples == 6);
     CHECK(v.hw_vsync_ignore_delay == Time::ms(750));
+    CHECK(v.hw_vsync_predictor_trained);
     CHECK(v.hw_vsync_binder.empty());
     // Switched off by an overlay: the binder named none.
     const DisplayParams off = loaded_display(

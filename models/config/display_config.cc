@@ -105,13 +105,15 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   if (p.hw_vsync_resync && !p.vsync_threads)
     fail(doc, *r.find("hw_vsync_resync"), r.path("hw_vsync_resync"),
          "hw_vsync_resync needs vsync_threads: true (the resync comes with the app's vsync requests)");
-  keys_need({"hw_vsync_ignore_delay", "hw_vsync_samples", "hw_vsync_thread", "hw_vsync_event_cost",
+  keys_need({"hw_vsync_ignore_delay", "hw_vsync_samples", "hw_vsync_predictor_trained", "hw_vsync_thread",
+             "hw_vsync_event_cost",
              "hw_vsync_callback_cost", "hw_vsync_toggle_cost"},
             p.hw_vsync_resync, "hw_vsync_resync: true");
   if (!is_none("hw_vsync_binder"))
     keys_need({"hw_vsync_binder"}, p.hw_vsync_resync, "hw_vsync_resync: true (or set hw_vsync_binder: none)");
   r.read("hw_vsync_ignore_delay", p.hw_vsync_ignore_delay, Bound::kNonNegative);
   r.read("hw_vsync_samples", p.hw_vsync_samples, 1, 1000);
+  r.read("hw_vsync_predictor_trained", p.hw_vsync_predictor_trained);
   if (auto n = r.find("hw_vsync_thread"))
     p.hw_vsync_thread = load_thread(doc, *n, r.path("hw_vsync_thread"), p.hw_vsync_thread, cpus, s.kernel);
   r.read("hw_vsync_event_cost", p.hw_vsync_event_cost, Bound::kNonNegative);
@@ -305,6 +307,10 @@ const std::vector<ParamDecl>& display_params() {
          "Scheduler::resync()'s kIgnoreDelay"},
         {"hw_vsync_samples", "int 1..1000", std::to_string(d.hw_vsync_samples),
          "samples the predictor takes before hardware vsync goes off (kMinimumSamplesForPrediction)"},
+        {"hw_vsync_predictor_trained", "bool", "true",
+         "SF's predictor has fitted a period (the screen has been on): a resync starts a period transition "
+         "(present fences ignored until hw_vsync_samples samples); false: SF has just started (as after boot), the "
+         "resync takes present fences and a fence of a sampled vblank makes the predictor start over"},
         {"hw_vsync_thread", "map (see display thread)", "SDM_EventThread, SCHED_FIFO 1",
          "the composer's DRM event thread (Qualcomm's display HAL, hw_events_drm.cpp)"},
         {"hw_vsync_event_cost", "duration", duration_text(d.hw_vsync_event_cost),

@@ -252,6 +252,9 @@ struct DisplayParams {
   bool hw_vsync_resync = false;
   Time hw_vsync_ignore_delay = Time::ms(750);  // Scheduler::resync(): kIgnoreDelay (AOSP 14, 15)
   int hw_vsync_samples = 6;                    // VSyncPredictor: kMinimumSamplesForPrediction (AOSP 14, 15)
+  // SF's predictor has fitted a period from samples (the screen has been
+  // on); false: SF has just started and never sampled (as after boot).
+  bool hw_vsync_predictor_trained = true;
   // Qualcomm's display HAL's DRM event thread (sdm hw_events_drm.cpp:
   // "SDM_EventThread", nice -9, then SCHED_FIFO at the minimum priority).
   DisplayThreadParams hw_vsync_thread{"SDM_EventThread", Policy::kFifo, 0, 1, {}, {}};

@@ -946,16 +946,27 @@ class DisplayPipeline::HwVsyncHook final : public BinderWorkHook {
 // Scheduler::resync() (AOSP 14 and 15), from EventThread::
 // requestNextVsync(): mLastResyncTime is exchanged for now at every call,
 // and only a request more than kIgnoreDelay after the previous one
-// resyncs: VsyncSchedule::onDisplayModeChanged() with the same mode (no
-// kernel idle timer: VSyncReactor::onDisplayModeChanged() ends any period
-// transition, takes present fences again and clears mMoreSamplesNeeded),
-// then enableHardwareVsync().
+// resyncs: VsyncSchedule::onDisplayModeChanged() with the active mode,
+// then enableHardwareVsync(). VSyncReactor::onDisplayModeChanged() takes
+// its same-period branch (fences taken again, no samples asked for) only
+// while the predictor's period is the nominal one, which a fitted
+// predictor's never is on a phone (real timestamps are not exact: sdm
+// hands them over in microseconds, the panel drifts): a trained predictor
+// starts a period transition (more samples, fences ignored and dropped).
 void DisplayPipeline::scheduler_resync(const Task* waker, int cpu) {
   const Time now = k_.now();
   const Time last = std::exchange(last_resync_, now);
   if (now - last <= params_.hw_vsync_ignore_delay) return;
-  reactor_ignore_fences_ = false;
-  reactor_more_samples_ = false;
+  if (predictor_trained_) {  // startPeriodTransitionInternal()
+    reactor_mode_transition_ = true;
+    reactor_more_samples_ = true;
+    reactor_ignore_fences_ = true;
+    unfired_fences_.clear();
+  } else {  // endPeriodTransition()
+    reactor_mode_transition_ = false;
+    reactor_ignore_fences_ = false;
+    reactor_more_samples_ = false;
+  }
   if (!hw_vsync_on_) ++hw_vsync_resyncs_;
   hw_vsync_enable(waker, cpu);
 }
@@ -970,7 +981,8 @@ void DisplayPipeline::scheduler_resync(const Task* waker, int cpu) {
 void DisplayPipeline::hw_vsync_enable(const Task* waker, int cpu) {
   if (hw_vsync_on_) return;
   hw_vsync_on_ = true;
-  predictor_.clear();
+  predictor_.clear();  // resetModel(): the nominal period again
+  predictor_trained_ = false;
   post_hw_vsync_request(waker, cpu);
 }
 
@@ -1050,16 +1062,19 @@ bool DisplayPipeline::predictor_add(int64_t k) {
     return false;
   }
   predictor_.push(k);
+  if (predictor_.size >= params_.hw_vsync_samples) predictor_trained_ = true;  // a slope fitted
   return true;
 }
 
 // VSyncReactor::addHwVsyncTimestamp(): the sample is added (in a period
-// confirmation, after a rejected present fence, it confirms the period at
-// once: the HIDL 2.4 / AIDL composer reports the vsync period, the same
-// one, periodConfirmed(); so the confirmation is not kept here); the
-// predictor needs more samples until it holds hw_vsync_samples. Present
-// fences are taken again once it has enough.
+// confirmation it confirms the period at once: the HIDL 2.4 / AIDL
+// composer reports the vsync period, the same one, periodConfirmed();
+// the resync's transition first sets the mode again, setDisplayModePtr(),
+// which clears the timestamps); the predictor needs more samples until it
+// holds hw_vsync_samples. Present fences are taken again once it has
+// enough.
 bool DisplayPipeline::reactor_add_hw_sample(int64_t k) {
+  if (std::exchange(reactor_mode_transition_, false)) predictor_.clear();
   predictor_add(k);  // its verdict is not looked at
   reactor_more_samples_ = predictor_.size < params_.hw_vsync_samples;
   if (!reactor_more_samples_) reactor_ignore_fences_ = false;
@@ -1963,6 +1978,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     hw_vsync_call_.target = params_.hw_vsync_binder;
     hw_vsync_call_.cost = params_.hw_vsync_callback_cost;
     hw_vsync_call_.oneway = true;  // IComposerCallback onVsync: oneway (HIDL 2.4 and AIDL)
+    predictor_trained_ = params_.hw_vsync_predictor_trained;
     hw_vsync_hook_ = std::make_unique<HwVsyncHook>(*this);
     hwc_body_ = std::make_unique<HwcEventBody>(*this);
     unfired_fences_.reserve(20);

@@ -171,37 +171,43 @@
 // onVsync() (one-way; with `hw_vsync_binder` a thread of that pool, SF's
 // hwbinder pool, runs onComposerHalVsync(), hw_vsync_callback_cost).
 // SF's vsync model (VSyncReactor, VSyncPredictor) sees exact timestamps
-// here, vsync indices: the resync (the same mode, no kernel idle timer:
-// onDisplayModeChanged()) takes present fences again and asks for no
-// samples; enabling resets the predictor (resetModel()). Each hardware
-// sample is added and asks for more until the predictor holds
-// kMinimumSamplesForPrediction (6, hw_vsync_samples); the last one turns
-// hardware vsync off (posted to SF's main thread again), and the wait
-// already registered still delivers one more event, which the composer
-// drops (DisplayBuiltIn::VSync(): its vsync is off). Each composite adds
-// its present fence (SurfaceFlinger::onCompositionPresented() ->
-// Scheduler::addPresentFence(): pending until its flip, stamped with that
-// vblank); a signalled fence whose vblank the predictor holds already (a
-// sampled one) is rejected as a duplicate, which while learning clears
-// the samples and ignores fences until the predictor has enough again;
-// after every composite the schedule enables hardware vsync if more
-// samples are needed and disables it if not (so a composite before a
-// resync's first sample turns it off again). So a burst's resync takes
-// about 8 samples: the first frame's fence duplicates a sample. In a
-// steady state every fence is accepted and nothing else turns hardware
-// vsync on; the model's vsync is exact, never off phase. Simplified: the
-// composer's binder thread that serves setVsyncEnabled() is SF's main
-// thread's cost, the wait registered from its CPU; onComposerHalVsync()
-// does not wait for SF's mStateLock; a period confirmation ends at its
-// first sample (the composer reports the period, unchanged); EventThread::
+// here, vsync indices. Enabling resets the predictor (resetModel(): the
+// nominal period, no samples). A resync with a fitted predictor (its
+// period is never exactly the nominal one on a phone: sdm's timestamps
+// are in microseconds, the panel drifts) starts a period transition:
+// present fences are ignored and more samples asked for; the first sample
+// confirms the period (the composer reports it) and the predictor asks
+// for more until it holds kMinimumSamplesForPrediction (6,
+// hw_vsync_samples); the last one turns hardware vsync off (posted to SF's
+// main thread again), and the wait already registered still delivers one
+// more event, which the composer drops (DisplayBuiltIn::VSync(): its
+// vsync is off). So a resync takes 6 samples and 7 events. The run starts
+// with the predictor fitted (`hw_vsync_predictor_trained`; false: SF has
+// just started, as after boot): an unfitted one's resync takes present
+// fences and asks for no samples, and each composite adds its present
+// fence (onCompositionPresented() -> Scheduler::addPresentFence():
+// pending until its flip, stamped with that vblank); a signalled fence
+// whose vblank the predictor holds already (a sampled one) is rejected as
+// a duplicate, which while learning clears the samples and ignores fences
+// until 6 come in a row (a burst: about 8 samples); after every composite
+// the schedule enables hardware vsync if more samples are needed and
+// disables it if not (so a composite before the first sample turns it off
+// again). In a steady state every fence is accepted and nothing else
+// turns hardware vsync on; the model's vsync is exact, never off phase.
+// Simplified: the composer's binder thread that serves setVsyncEnabled()
+// is SF's main thread's cost, the wait registered from its CPU;
+// onComposerHalVsync() does not wait for SF's mStateLock; EventThread::
 // getLatestVsyncEventData() (Choreographer, on skipped frames: within
 // 750 ms of a request) is not called; display power and mode changes and
 // a kernel idle timer (Qualcomm's display-product.mk does not set
-// ro.surface_flinger.support_kernel_idle_timer) do not happen; an off then on before SF's main
-// thread runs is one switch (HWComposer's cache); the HIDL composer's
-// callback (onVsync_2_4) is assumed (Qualcomm's newer composers are AIDL,
-// whose callback reaches SF's main binder pool, at SCHED_FIFO 2 by its
-// node's minimum either way).
+// ro.surface_flinger.support_kernel_idle_timer) do not happen; an on and
+// an off before SF's main thread runs are one switch, or none (AOSP makes
+// both calls, one wait then fires and is dropped), and an off then on
+// within a vblank registers no second wait (sdm's would, and HWComposer
+// would drop its duplicate event); the HIDL composer's callback
+// (onVsync_2_4) is assumed (Qualcomm's newer composers are AIDL, whose
+// callback reaches SF's main binder pool, at SCHED_FIFO 2 by its node's
+// minimum either way).
 // Without vsync_threads (the simple model) the app's callback fires at
 // every vsync of an animation window and for each idle redraw, SF's and
 // the app's callbacks keep separate timers, queued on the woken thread's
@@ -656,6 +662,10 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   bool hw_vsync_on_ = false;         // VsyncSchedule: Enabled
   Time last_resync_;                 // mLastResyncTime (0 as SF starts)
   PredictorSamples predictor_;
+  // A slope fitted (currentPeriod() not the nominal period); as the run
+  // starts, hw_vsync_predictor_trained.
+  bool predictor_trained_ = true;
+  bool reactor_mode_transition_ = false;  // mModePtrTransitioningTo set by a resync
   bool reactor_more_samples_ = false;   // mMoreSamplesNeeded
   bool reactor_ignore_fences_ = false;  // mInternalIgnoreFences
   static constexpr size_t kFenceSlots = 32;
