@@ -1211,11 +1211,11 @@ void DisplayPipeline::commit_kicked_off(Commit& c) {
 void DisplayPipeline::commit_flipped(Commit& c, Task& worker) {
   c.flipped = true;
   // The present fence, stamped with the latest vblank.
-  fence_vsync_[c.fence % kFenceSlots] = floor_div(k_.now().count(), period_);
+  const int64_t vblank = floor_div(k_.now().count(), period_);
+  fence_vsync_[c.fence % kFenceSlots] = vblank;
   if (c.frame >= 0) {
-    // The present fence, stamped with the latest vblank.
     Frame& f = frames_[static_cast<size_t>(c.frame)];
-    f.present = vsync_time(floor_div(k_.now().count(), period_));
+    f.present = vsync_time(vblank);
     emit(f, false);
     free_frame(c.frame);
     c.frame = -1;
