@@ -2463,6 +2463,31 @@ TEST_CASE("display: drm/msm turns vblank on at a burst's first commit and off at
   r.disp.reset();  // before the kthread_worker its works run on
 }
 
+// encoder_vblank_irq: the encoder's vblank interrupt at every vsync while
+// it is registered. The frames of the DPU test (14 .. 25, each latched at
+// P_k): the encoder starts IDLE, commit 14's kickoff (before P14) turns
+// its interrupts on, and the off work 58 jiffies after P25's frame done
+// (267 ms) turns them off: interrupts at P14 .. P32 (266.67 ms), 19, with
+// or without drm's vblank work (on from commit 14's get to P26, inside
+// that). Off, none is counted; the frames are the same either way.
+TEST_CASE("display: the DPU encoder's vblank interrupt fires at every vsync while its interrupts are on",
+          "[display][drm]") {
+  const bool every_vsync = GENERATE(true, false);
+  const bool vblank = GENERATE(false, true);
+  INFO((every_vsync ? "encoder_vblank_irq" : "off") << (vblank ? ", vblank work" : ""));
+  DisplayParams dp = dpu_event_params();
+  dp.encoder_vblank_irq = every_vsync;
+  if (vblank) dp.vblank_wq = "msm";
+  RpmRig r(dp, /*dpu_active=*/true);
+  const auto thread = crtc_event_thread(r);
+  build_dpu(r, thread.get(), vblank);
+  r.run(Time::ms(400));
+  REQUIRE(r.log.frames.size() == 12);
+  for (int64_t k = 14; k <= 25; ++k) CHECK(r.log.frames[static_cast<uint64_t>(k)].present == P(k));
+  CHECK(r.disp->display_irqs() == (every_vsync ? 19u : 0u));
+  r.disp.reset();  // before the kthread_worker its works run on
+}
+
 // The composer's vblank waits (hw_vsync_resync) hold vblank references
 // too: with the window at 1000 ms, the resync's first wait, registered by
 // SF's main thread at 1000.03 ms, turns vblank on (the enable queued on

@@ -650,6 +650,11 @@ TEST_CASE("A display's frame event thread and DPU encoder idle work load from YA
                       "devices[0].vblank_wq", "'msn'");
   check_display_error(sections, "  - {name: shade, model: display, commit_wq: events_unbound, vblank_work_cost: 9us}\n",
                       "devices[0].vblank_work_cost", "vblank_wq");
+  CHECK(loaded_display(sections, "  - {name: shade, model: display, commit_wq: events_unbound, vblank_wq: msm,\n"
+                                 "     encoder_vblank_irq: true}\n")
+            .encoder_vblank_irq);
+  check_display_error(sections, "  - {name: shade, model: display, encoder_vblank_irq: true}\n",
+                      "devices[0].encoder_vblank_irq", "needs encoder_wq or vblank_wq");
   check_display_error(sections,
                       "  - {name: shade, model: display, commit_wq: events_unbound, frame_event_worker: evv}\n",
                       "devices[0].frame_event_worker", "'evv'");

@@ -242,6 +242,10 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   keys_need({"vblank_work_cost"}, !p.vblank_wq.empty(), "vblank_wq");
   r.read("vblank_work_cost", p.vblank_work_cost, Bound::kNonNegative);
   r.read("display_irq_cpu", p.display_irq_cpu, 0, cpus - 1);
+  r.read("encoder_vblank_irq", p.encoder_vblank_irq);
+  if (p.encoder_vblank_irq && p.encoder_wq.empty() && p.vblank_wq.empty())
+    fail(doc, *r.find("encoder_vblank_irq"), r.path("encoder_vblank_irq"),
+         "encoder_vblank_irq needs encoder_wq or vblank_wq (the encoder's interrupt switches)");
   if (injected && !p.touch_rpm.empty())
     fail(doc, *r.find("touch_rpm"), r.path("touch_rpm"),
          "touch_rpm needs input_source: touch (injected events never reach the kernel's input handlers); "
@@ -391,6 +395,10 @@ const std::vector<ParamDecl>& display_params() {
         {"display_irq_cpu", "int", std::to_string(d.display_irq_cpu),
          "CPU taking the display interrupt (vblank) that ends a commit's flush wait (commit_wq or commit_worker) and "
          "delivers the composer's vblank events (hw_vsync_resync)"},
+        {"encoder_vblank_irq", "bool", "false",
+         "the DPU encoder's vblank interrupt fires at every vsync while registered (its interrupts on, or drm's "
+         "vblank on; needs encoder_wq or vblank_wq), waking display_irq_cpu; false: only where a latch, the "
+         "composer's event or the vblank switch-off needs it"},
         {"touch_rpm", "pm_runtime device, or none", "none",
          "touch down (each animation's start): pm_runtime_get() from the interrupt; put_autosuspend at its end"},
         {"touch_irq_cpu", "int", std::to_string(d.touch_irq_cpu), "CPU taking the touch interrupt"},

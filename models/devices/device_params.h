@@ -224,6 +224,13 @@ struct DisplayParams {
   std::string vblank_wq;
   Time vblank_work_cost = Time::us(5);       // an assumption (a mutex, a refcount, kfree(); the callback only at 0)
   int display_irq_cpu = 0;     // the display controller's interrupt (vblank); an assumption
+  // The DPU encoder's vblank interrupt at every vsync while it is
+  // registered (dpu_encoder_phys_vid.c, 6.12: the encoder's interrupts on,
+  // rc_state ON, or drm's vblank on, dpu_encoder_toggle_vblank_for_crtc()):
+  // each wakes display_irq_cpu from idle. Needs encoder_wq or vblank_wq.
+  // Off: the display interrupt fires only where the model hands it work
+  // (a latch, the composer's event, the vblank switch-off).
+  bool encoder_vblank_irq = false;
   // The touch that starts each animation: its interrupt path takes an async
   // reference (pm_runtime_get(): the hardware powers up on pm_wq while the
   // app prepares its first frame) and drops it (put_autosuspend) when the

@@ -22,7 +22,7 @@ namespace {
 enum : uint64_t {
   kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4, kTagWindowRequest = 5, kTagDispatch = 6,
   kTagTouchReport = 7, kTagInject = 8, kTagFlip = 9, kTagSfEarliest = 10, kTagVblank = 11,
-  kTagHwcVblank = 12
+  kTagHwcVblank = 12, kTagVsyncIrq = 13
 };
 
 // commit_wq / commit_worker: nonblocking commits in flight at once: the
@@ -701,6 +701,7 @@ class DisplayPipeline::CommitFn final : public WorkFn {
           if (d_.encoder_off_fn_) {
             if (auto wait = d_.wqs_->cancel_work_sync_step(x.worker(), d_.encoder_off_work_)) return *wait;
             d_.dpu_rc_on_ = true;
+            d_.arm_vsync_irq();
           }
           // sde_encoder_prepare_for_kickoff(): the encoder's resource
           // control, then the kickoff.
@@ -863,6 +864,7 @@ class DisplayPipeline::VblankCtrlFn final : public WorkFn {
 void DisplayPipeline::vblank_get(QueueContext ctx) {
   if (vblank_refcount_++ > 0 || vblank_enabled_) return;
   vblank_enabled_ = true;
+  arm_vsync_irq();
   queue_vblank_ctrl(true, ctx);
 }
 
@@ -880,6 +882,18 @@ void DisplayPipeline::vblank_get(QueueContext ctx) {
 void DisplayPipeline::vblank_put() {
   if (--vblank_refcount_ > 0) return;
   vblank_timer_.arm(vsync_time(floor_div(k_.now().count(), period_) + 1));
+}
+
+// dpu_encoder_phys_vid_vblank_irq() (6.12): the vblank interrupt is
+// registered while the encoder's interrupts are on (resource control ON,
+// _dpu_encoder_irq_enable()) or drm's vblank is
+// (dpu_encoder_toggle_vblank_for_crtc()), a refcount either way, and fires
+// at every vsync meanwhile, frame or not (encoder_vblank_irq). Simplified:
+// registered from the switch (the kickoff, the get that turns vblank on),
+// not from the vblank work's run.
+void DisplayPipeline::arm_vsync_irq() {
+  if (!params_.encoder_vblank_irq || vsync_irq_timer_.armed()) return;
+  vsync_irq_timer_.arm(vsync_time(floor_div(k_.now().count(), period_) + 1));
 }
 
 // vblank_ctrl_queue_work(): a kzalloc()'d item on priv->wq per switch,
@@ -1967,6 +1981,8 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
     // backlog but a starved "msm" kworker's.
     for (int i = 0; i < 4; ++i) vblank_works_.emplace_back("vblank_ctrl_worker").fn = vblank_ctrl_fn_.get();
   }
+  if (params_.encoder_vblank_irq && !encoder_wq_ && !vblank_wq_)
+    bad("encoder_vblank_irq needs encoder_wq or vblank_wq (the encoder's interrupt switches)");
   if (params_.hw_vsync_resync) {
     if (!params_.vsync_threads) bad("hw_vsync_resync needs vsync_threads (the resync comes with the app's vsync requests)");
     if (params_.hw_vsync_samples < 1) bad("hw_vsync_samples must be >= 1");
@@ -2024,6 +2040,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   flip_timer_ = Timer(q, this, kTagFlip, kTierTimer);
   vblank_timer_ = Timer(q, this, kTagVblank, kTierTimer);
   hwc_vblank_timer_ = Timer(q, this, kTagHwcVblank, kTierTimer);
+  vsync_irq_timer_ = Timer(q, this, kTagVsyncIrq, kTierTimer);
   sf_earliest_timer_ = Timer(q, this, kTagSfEarliest, kTierTimer);
   idle_frame_timer_ = Timer(q, this, kTagIdleFrame, kTierTimer);
   touch_timer_ = Timer(q, this, kTagTouch, kTierTimer);
@@ -2351,6 +2368,15 @@ void DisplayPipeline::on_event(uint64_t tag) {
       frame_done(params_.display_irq_cpu);
       break;
     }
+    case kTagVsyncIrq:
+      // The encoder's vblank interrupt, if still registered: it wakes its
+      // CPU (the latch, the composer's event and the switch-off are its
+      // handlers at their vsyncs, kTagFlip, kTagHwcVblank, kTagVblank).
+      if (!vsync_irq_registered()) break;
+      if (k_.irq_waits_for_idle_exit(k_.rq(params_.display_irq_cpu), vsync_irq_timer_)) break;
+      ++display_irqs_;
+      arm_vsync_irq();
+      break;
     case kTagHwcVblank:
       // The vblank interrupt the composer's event waits for:
       // drm_handle_vblank_events() drops its reference and sends the event

@@ -437,6 +437,8 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   uint64_t hw_vsync_resyncs() const { return hw_vsync_resyncs_; }
   uint64_t hwc_vsync_events() const { return hwc_events_; }
   uint64_t hw_vsync_samples() const { return hw_vsync_samples_total_; }
+  // encoder_vblank_irq: the encoder's vblank interrupts taken.
+  uint64_t display_irqs() const { return display_irqs_; }
   Task* hwc_event_task() { return hwc_task_; }
 
   void gpu_job_done(uint64_t cookie, QueueContext irq) override;
@@ -630,6 +632,12 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   int vblank_refcount_ = 0;          // drm_vblank_crtc.refcount
   bool vblank_enabled_ = false;      // drm_vblank_crtc.enabled (off as the run starts: no reference)
   Timer vblank_timer_;               // the first vblank interrupt after the last put
+  // encoder_vblank_irq: the encoder's vblank interrupt at every vsync while
+  // registered (rc_state ON or vblank on).
+  bool vsync_irq_registered() const { return dpu_rc_on_ || vblank_enabled_; }
+  void arm_vsync_irq();
+  Timer vsync_irq_timer_;
+  uint64_t display_irqs_ = 0;
   // hw_vsync_resync: SurfaceFlinger's side (VsyncSchedule's mHwVsyncState,
   // VSyncReactor's samples, Scheduler's mLastResyncTime), the message to
   // its main thread, and the composer's (its vsync flag, the DRM vblank
