@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <sstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -346,6 +347,40 @@ TEST_CASE("compare takes --duration and --warmup for every variant", "[cli]") {
   CHECK(shorter.code == 2);
   CHECK_THAT(shorter.err, Catch::Contains("the --duration (400.000ms) must be longer than the experiment's warmup "
                                           "(500.000ms) (--warmup T sets a shorter one)"));
+}
+
+// Every shipped what-if overlay still applies to the experiments its
+// README uses it with (a scenario change can make an overlay's keys
+// conflict: 74ad64a's encoder_vblank_irq did with the SDE overlays,
+// whose encoder_wq: none leaves it nothing to switch). A new overlay must
+// be added here.
+TEST_CASE("Every shipped overlay applies to its experiments", "[cli][overlay]") {
+  ScratchDir dir("shipped_overlays");
+  const std::string root = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/";
+  const std::map<std::string, std::vector<std::string>> uses = {
+      {"android_background_timer_slack.yaml", {"pm_wq_highpri_a", "pm_wq_highpri_b"}},
+      {"aosp_cpu_cgroups.yaml", {"pm_wq_highpri_a", "pm_wq_highpri_b"}},
+      {"qcom_sde_cmd_mode_idle_pc.yaml", {"pm_wq_highpri_a", "pm_wq_highpri_b"}},
+      {"qcom_sde_display_commit.yaml", {"pm_wq_highpri_a", "pm_wq_highpri_b"}},
+      {"gs101_idle_power_gs201.yaml", {"teo_tick_geekbench", "teo_tick_jetnews"}},
+  };
+  size_t shipped = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(root + "overlays")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++shipped;
+    const std::string name = entry.path().filename().string();
+    INFO(name);
+    REQUIRE(uses.count(name) == 1);
+    for (const std::string& exp : uses.at(name)) {
+      INFO(exp);
+      const Cli r = run_schedlab(dir, "compare " + shell_quote(root + "experiments/" + exp + ".yaml") +
+                                          " --runs 1 --duration 2s --warmup 100ms -q -j 1 --set-file " +
+                                          shell_quote(entry.path().string()));
+      CHECK(r.code == 0);
+      CHECK(r.err.empty());
+    }
+  }
+  CHECK(shipped == uses.size());
 }
 
 TEST_CASE("compare and sweep take overlay files with --set-file", "[cli][overlay]") {
