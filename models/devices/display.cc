@@ -667,7 +667,9 @@ class DisplayPipeline::FreeJobFn final : public WorkFn {
 // thread, the encoder's 58 ms idle work (cancelled at each kickoff, queued
 // on the ordered "msm" workqueue at frame done), and the vblank reference
 // from the flush to the end of wait_flush() whose switches queue the
-// vblank interrupt's enable / disable work on "msm".
+// vblank interrupt's enable / disable work on "msm"; encoder_vblank_irq:
+// the encoder's vblank interrupt at every vsync while it is registered
+// (arm_vsync_irq()).
 class DisplayPipeline::CommitFn final : public WorkFn {
  public:
   CommitFn(DisplayPipeline& d, Commit& c) : d_(d), c_(c) {}
