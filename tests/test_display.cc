@@ -65,11 +65,20 @@ DisplayParams fixed_params() {
 
 // vsync_threads on: TimerDispatch on CPU 2 with SF, the app EventThread on
 // CPU 0 with the UI thread.
-DisplayParams vsync_thread_params() {
-  DisplayParams d = fixed_params();
+DisplayParams with_vsync_threads(DisplayParams d) {
   d.vsync_threads = true;
   d.timer_dispatch_thread.cpus = {2};
   d.app_event_thread.cpus = {0};
+  return d;
+}
+DisplayParams vsync_thread_params() { return with_vsync_threads(fixed_params()); }
+
+// hw_vsync_resync on `d` (with vsync_threads), the first window at 1000 ms.
+DisplayParams hw_vsync_params(DisplayParams d, bool trained = true) {
+  d = with_vsync_threads(d);
+  d.start_delay = Time::ms(1000);
+  d.hw_vsync_resync = true;
+  d.hw_vsync_predictor_trained = trained;
   return d;
 }
 
@@ -970,10 +979,7 @@ TEST_CASE("display: a vsync request after 750 ms without one turns hardware vsyn
   const bool trained = GENERATE(true, false);
   INFO((binder ? "onVsync() through SF's hwbinder pool" : "the sample with no thread of its own"));
   INFO((trained ? "a trained predictor" : "SF just started"));
-  DisplayParams dp = vsync_thread_params();
-  dp.start_delay = Time::ms(1000);
-  dp.hw_vsync_resync = true;
-  dp.hw_vsync_predictor_trained = trained;
+  DisplayParams dp = hw_vsync_params(fixed_params(), trained);
   dp.hw_vsync_thread.cpus = {3};
   BinderProcParams bp;
   bp.name = "surfaceflinger_hw";
@@ -1026,10 +1032,7 @@ TEST_CASE("display: a composer thread held off its CPU misses vblanks, and SF ju
           "[display]") {
   const bool trained = GENERATE(true, false);
   INFO((trained ? "a trained predictor" : "SF just started"));
-  DisplayParams dp = vsync_thread_params();
-  dp.start_delay = Time::ms(1000);
-  dp.hw_vsync_resync = true;
-  dp.hw_vsync_predictor_trained = trained;
+  DisplayParams dp = hw_vsync_params(fixed_params(), trained);
   dp.hw_vsync_thread.cpus = {3};
   Rig r(dp, 4);
   r.add_ui_cpu_hog(Time::ms(999), Time::ms(30), 3);
@@ -2500,13 +2503,8 @@ TEST_CASE("display: the DPU encoder's vblank interrupt fires at every vsync whil
 // commit's put.
 TEST_CASE("display: the composer's hardware-vsync waits turn vblank on before the burst's first commit",
           "[display][drm]") {
-  DisplayParams dp = msm_commit_params();
-  dp.vsync_threads = true;
-  dp.timer_dispatch_thread.cpus = {2};
-  dp.app_event_thread.cpus = {0};
-  dp.start_delay = Time::ms(1000);
+  DisplayParams dp = hw_vsync_params(msm_commit_params());
   dp.vblank_wq = "msm";
-  dp.hw_vsync_resync = true;
   RpmRig r(dp, /*dpu_active=*/true);
   WqItems msm("msm"), commits("events_unbound");
   r.k->add_observer(&msm);

@@ -953,7 +953,7 @@ class DisplayPipeline::HwcEventBody final : public TaskBody {
 class DisplayPipeline::HwVsyncHook final : public BinderWorkHook {
  public:
   explicit HwVsyncHook(DisplayPipeline& d) : d_(d) {}
-  void binder_work_done(Task& server) override { d_.sf_resync_sample(server); }
+  void binder_work_done(Task& server) override { d_.sf_resync_sample(server, d_.hw_vsync_in_flight_.take_front()); }
 
  private:
   DisplayPipeline& d_;
@@ -1040,16 +1040,18 @@ void DisplayPipeline::hwc_wait_vblank(QueueContext ctx) {
 void DisplayPipeline::hwc_event_done(Task& self) {
   ++hwc_events_;
   if (!hwc_vsync_enabled_) return;
+  if (!hw_vsync_binder_) {
+    sf_resync_sample(self, hwc_event_k_);
+    return;
+  }
   hw_vsync_in_flight_.push_back(hwc_event_k_);  // one-way calls to a node run in order
-  if (hw_vsync_binder_) hw_vsync_binder_->transact(self, hw_vsync_call_, nullptr, hw_vsync_hook_.get());
-  else sf_resync_sample(self);
+  hw_vsync_binder_->transact(self, hw_vsync_call_, nullptr, hw_vsync_hook_.get());
 }
 
 // onComposerHalVsync() -> VsyncSchedule::addResyncSample(): only while
 // Enabled the reactor takes the sample; it asks for more, or the schedule
 // disables hardware vsync.
-void DisplayPipeline::sf_resync_sample(Task& t) {
-  const int64_t k = hw_vsync_in_flight_.take_front();
+void DisplayPipeline::sf_resync_sample(Task& t, int64_t k) {
   if (!hw_vsync_on_) return;
   ++hw_vsync_samples_total_;
   if (!reactor_add_hw_sample(k)) hw_vsync_disable(&t, t.cpu);

@@ -649,7 +649,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   void sf_set_hwc_vsync(Task& sf);                     // SF main: HWComposer::setVsyncEnabled()
   void hwc_wait_vblank(QueueContext ctx);              // drmWaitVBlank(RELATIVE | EVENT, 1)
   void hwc_event_done(Task& self);                     // the callback to SF
-  void sf_resync_sample(Task& t);                      // onComposerHalVsync() -> addResyncSample()
+  void sf_resync_sample(Task& t, int64_t k);           // onComposerHalVsync() -> addResyncSample(), vblank k
   void hw_vsync_enable(const Task* waker, int cpu);    // VsyncSchedule::enableHardwareVsync()
   void hw_vsync_disable(const Task* waker, int cpu);   // VsyncSchedule::disableHardwareVsync()
   // SF's vsync model with exact timestamps (vsync indices): VSyncPredictor's
@@ -680,7 +680,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   std::array<int64_t, kFenceSlots> fence_vsync_{};
   uint64_t composites_ = 0;
   Fifo<uint64_t> unfired_fences_;    // mUnfiredFences (kMaxPendingFences 20)
-  Fifo<int64_t> hw_vsync_in_flight_; // onVsync() timestamps on their way to SF's pool, in order
+  Fifo<int64_t> hw_vsync_in_flight_; // hw_vsync_binder: onVsync() timestamps on their way to SF's pool, in order
   bool sf_hwc_message_ = false;      // a hardware-vsync request posted to SF's main thread
   bool hwc_vsync_enabled_ = false;   // the composer's vsync flag (setVsyncEnabled())
   bool hwc_waiting_ = false;         // its vblank event queued in the kernel
