@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/config/config.h"
+#include "models/kernel/cpuidle/governor.h"
 #include "sched_test_util.h"
 
 using namespace schedlab;
@@ -178,7 +179,8 @@ TEST_CASE("the governor's cost delays idle entry and is time outside any idle st
 
 TEST_CASE("idle-state residency plus running time equals the elapsed time on every CPU", "[cpuidle]") {
   const std::string governor =
-      GENERATE("none", "teo", "teo_tick", "teo_tick_rfc", "teo_v6.6", "teo_v6.12", "teo_v6.18", "menu", "menu_v6.18");
+      GENERATE("none", "teo", "teo_tick", "teo_tick_rfc", "teo_v6.6", "teo_v6.12", "teo_v6.18", "menu", "menu_v6.18",
+               "qcom-cpu-lpm");
   ScenarioParams p = idle_scenario(governor, {idle_cluster("little", 2, true), idle_cluster("big", 2, false)});
   p.duration = 1_s;
   p.warmup = 100_ms;
@@ -254,7 +256,7 @@ TEST_CASE("a cluster state is entered only when every CPU of the cluster is idle
   // One cluster of 2 CPUs with a cluster state (min_residency 3 ms + entry
   // 100 us). teo reaches the deepest CPU state once the new tasks' initial
   // utilisation has decayed (about 150 ms); menu at once.
-  const std::string governor = GENERATE("menu", "teo");
+  const std::string governor = GENERATE("menu", "teo", "qcom-cpu-lpm");
   ScenarioParams p = idle_scenario(governor, {idle_cluster("c", 2, true)});
   p.duration = 500_ms;
   TaskSpec long_sleeper = task("long", {ev_run(100_us), ev_sleep(20_ms)});
@@ -860,6 +862,104 @@ TEST_CASE("a wake-list wake-up of a CPU in an idle state enqueues after its exit
   const TaskMetrics& m = metrics_of(r, "sleeper");
   REQUIRE(m.wakeup_latency.size() == 1);
   CHECK(m.wakeup_latency.values()[0] == (running - 1_ms).count());
+}
+
+// ---------------------------------------------------------- qcom-cpu-lpm
+
+namespace {
+// sleeper (CPU 1) runs 10 us and suspends; waker (CPU 0) runs 10 us,
+// resumes it and sleeps 500 us, `cycles` times. CPU 1 has no timer, so its
+// sleep length is unbounded: without a prediction qcom-cpu-lpm takes state
+// 1 (exit latency 250 us, target residency 1 ms) at each idle entry.
+ScenarioParams qcom_ping(int cycles, Time duration) {
+  ScenarioParams p = idle_scenario("qcom-cpu-lpm", {idle_cluster("c", 2, false)});
+  p.duration = duration;
+  EventSpec resume = ev_named(EventSpec::Kind::kResume, "sleeper");
+  p.tasks = {pinned(task("sleeper", {ev_run(10_us), ev_named(EventSpec::Kind::kSuspend)}), 1),
+             pinned(task("waker", {ev_run(10_us), resume, ev_sleep(500_us)}), 0)};
+  p.tasks[1].phases[0].loop = cycles;
+  p.tasks[1].loop = 1;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("qcom-cpu-lpm learns a CPU's short idle periods and stops paying the deep state's exit", "[cpuidle][qcom]") {
+  // CPU 1's idle periods: entered at 10 us, woken at 521 us (the waker's
+  // first resume; the wake-up IPI has no latency), running at 721 us after
+  // state 1's 200 us exit: residency 711 us, history sample 711 - 250 =
+  // 461 us. Then four periods of 501 us (idle 10 us after running, woken
+  // 511 us after the last wake-up) -> samples 251 us. The sixth select, at
+  // 2775 us, has its 5 samples: 461 251 251 251 251, avg 293, stddev 84 <=
+  // 500: predicted 293 us -> WFI, prediction timer at 293 + 100 = 393 us.
+  System sys(qcom_ping(12, 20_ms), 1);
+  IdleLog idle(2);
+  sys.add_observer(&idle);
+  Kernel& k = sys.kernel();
+  auto& gov = dynamic_cast<cpuidle::QcomLpmGovernor&>(*k.rq(1).cpuidle.gov);
+  k.run_until(2776_us);
+  CHECK(gov.predicted_us() == 293);
+  CHECK(gov.pred_type() == cpuidle::QcomLpmGovernor::PredType::kResidencyPattern);
+  CHECK(idle.state[1] == 0);
+  CHECK(k.rq(1).cpuidle.gov_timer.when() == 2775_us + 393_us);
+  // Woken at 3076 us, running at 3077 (WFI): the timer, 91 us from expiry,
+  // is cancelled at the exit (lpm_idle_exit()).
+  k.run_until(3080_us);
+  CHECK_FALSE(k.rq(1).cpuidle.gov_timer.armed());
+  // Next select at 3087 us: sample 302 - 1 = 301 replaces the 461: avg 261
+  // -> WFI, timer at 3087 + 361 = 3448 us; the waker's next resume comes at
+  // 3587 us, so the timer fires first: the CPU leaves WFI at 3449 and, with
+  // no prediction after a timer wake-up, takes state 1.
+  k.run_until(3300_us);
+  CHECK(gov.predicted_us() == 261);
+  CHECK(k.rq(1).cpuidle.gov_timer.when() == 3448_us);
+  k.run_until(3500_us);
+  CHECK(idle.state[1] == 1);
+  CHECK(gov.predicted_us() == 0);
+  sys.run();
+  // The sleeper's wake-up latencies: state 1's 200 us exit five times, WFI's
+  // 1 us, then state 1 again (3587 -> 3787 us). Next select (3797 us): the
+  // 88 us after the timer (338 - 250) merges into the 361 us sample: 449;
+  // samples 301 449 251 251 251, avg 300 -> WFI, woken at 4098 -> 1 us.
+  const RunResult r = sys.result();
+  const Samples& lat = metrics_of(r, "sleeper").wakeup_latency;
+  REQUIRE(lat.size() >= 8);
+  const std::vector<int64_t> expect = {200000, 200000, 200000, 200000, 200000, 1000, 200000, 1000};
+  for (size_t i = 0; i < expect.size(); ++i) CHECK(lat.values()[i] == expect[i]);
+}
+
+TEST_CASE("qcom-cpu-lpm clears every CPU's history after the SoC's full deepest sleep", "[cpuidle][qcom]") {
+  // Two CPUs, each with a task running 100 us every 20 ms (timers): both
+  // CPUs take state 1 (the sleep length, ~20 ms, fits its 1 ms), and with
+  // the cluster state (3 ms + 100 us entry) the last one down powers the
+  // cluster off for ~20 ms. The domain holds every CPU, so each power-on
+  // after a full residency clears every CPU's and the cluster's history
+  // (update_cluster_history()): a CPU then records at most one period before
+  // the next clear, never the five a prediction needs. Without the cluster
+  // state, the histories fill.
+  for (bool cluster : {true, false}) {
+    CAPTURE(cluster);
+    ScenarioParams p = idle_scenario("qcom-cpu-lpm", {idle_cluster("c", 2, cluster)});
+    p.duration = 300_ms;
+    TaskSpec other = pinned(task("b", {ev_run(100_us), ev_sleep(20_ms)}), 1);
+    other.delay = 5_ms;
+    p.tasks = {pinned(task("a", {ev_run(100_us), ev_sleep(20_ms)}), 0), other};
+    System sys(p, 1);
+    ClusterCheck check(sys.kernel(), {0, 1});
+    sys.add_observer(&check);
+    sys.run();
+    CHECK(check.violations == 0);
+    for (int c = 0; c < 2; ++c) {
+      const auto& gov = dynamic_cast<const cpuidle::QcomLpmGovernor&>(*sys.kernel().rq(c).cpuidle.gov);
+      if (cluster)
+        CHECK(gov.nsamp() <= 1);
+      else
+        CHECK(gov.nsamp() == 5);
+    }
+    if (cluster) {
+      CHECK(check.cluster_entries > 20);
+      CHECK(sys.kernel().cpuidle_domain(0).qcom->nsamp() == 0);
+    }
+  }
 }
 
 // ---------------------------------------------------------- static power

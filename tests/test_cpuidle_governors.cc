@@ -302,7 +302,7 @@ TEST_CASE("menu picks the deepest state within the predicted interval and latenc
 }
 
 TEST_CASE("governors come from the registry by name", "[cpuidle]") {
-  CHECK(governor_names().size() == 8);
+  CHECK(governor_names().size() == 9);
   for (auto n : governor_names()) CHECK(make_governor(n)->name() == n);
   try {
     make_governor("ladder");
@@ -617,4 +617,269 @@ TEST_CASE("teo_v6.18 counts a safety-net wakeup as a long sleep", "[cpuidle][teo
     CHECK(g.bin(1).hits == (tick ? 1024u : 0u));
     CHECK(g.short_idles() == (tick ? 0u : 1024u));
   }
+}
+
+// ---------------------------------------------------------------- qcom-cpu-lpm
+
+namespace {
+
+// Platform A's little CPUs (kodiak.dtsi): WFI; little-power-down, entry
+// 549 + exit 901 = exit_latency 1450 us, min-residency 1774 us;
+// little-rail-power-down, 702 + 915 = 1617 us, 4001 us.
+std::vector<IdleState> kodiak_little() { return {{1_us, 1_us}, {1774_us, 1450_us}, {4001_us, 1617_us}}; }
+
+// Platform A's cluster domain (kodiak.dtsi): apss-off, cx-ret, llcc-off as
+// power-off latency / power-on latency / residency.
+std::vector<GenpdState> kodiak_cluster() {
+  return {{2752_us, 3048_us, 6118_us}, {3263_us, 4562_us, 8467_us}, {3638_us, 6562_us, 9826_us}};
+}
+
+// One idle period of the qcom governor: select (sleep length `sleep`), then
+// the wake-up `measured_us` after the state's exit latency (the governor
+// subtracts it again when longer).
+SelectResult qcom_period(QcomLpmGovernor& g, const std::vector<IdleState>& st, Time sleep, int64_t measured_us,
+                         Time now = Time::zero()) {
+  SelectInput in = input(st, sleep, sleep);
+  in.now = now;
+  const SelectResult r = g.select(in);
+  g.reflect({.state = r.state, .residency = Time::us(measured_us) + st[static_cast<size_t>(r.state)].exit_latency});
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("qcom-cpu-lpm takes the deepest state the QoS limit and the sleep length allow", "[cpuidle][qcom]") {
+  const auto st = kodiak_little();
+  QcomLpmGovernor g;
+  SelectInput in = input(st, 10_ms, 4_ms);
+  in.now = 5_ms;
+  // No history: 10 ms fits rail-power-down (4001 us); the tick is stopped,
+  // the sleep length always queried, and the deepest choice passes its
+  // wake-up, now + 10 ms, to the cluster governor.
+  SelectResult r = g.select(in);
+  CHECK(r.state == 2);
+  CHECK(r.stop_tick);
+  CHECK(r.queried_sleep_length);
+  CHECK(r.next_wakeup == 15_ms);
+  CHECK(r.timer == Time::max());
+  // 3 ms: 4001 us does not fit, 1774 us does; not the deepest: no wake-up passed.
+  in.sleep_length = 3_ms;
+  r = g.select(in);
+  CHECK(r.state == 1);
+  CHECK(r.next_wakeup == Time::max());
+  in.sleep_length = 1_ms;
+  CHECK(g.select(in).state == 0);
+  // No timer at all: ktime_add_us(now, KTIME_MAX / 1000) wraps into the
+  // past, which the cluster governor's domain device passes as no wake-up.
+  in.sleep_length = Time::max();
+  r = g.select(in);
+  CHECK(r.state == 2);
+  CHECK(r.next_wakeup < in.now);
+  // A PM QoS limit of 1500 us rules out 1617 us but not 1450 us.
+  in.sleep_length = 10_ms;
+  in.latency_req = 1500_us;
+  CHECK(g.select(in).state == 1);
+  in.latency_req = 1000_us;
+  CHECK(g.select(in).state == 0);
+}
+
+TEST_CASE("qcom-cpu-lpm predicts a tight residency pattern and arms its prediction timer", "[cpuidle][qcom]") {
+  const auto st = kodiak_little();
+  QcomLpmGovernor g;
+  // Five idle periods of 500 us (after the exit latency) in the deepest
+  // state: the first five selects have fewer than 5 samples (the first
+  // none: last_idx -1), so no prediction.
+  for (int i = 0; i < 5; ++i) {
+    const SelectResult r = qcom_period(g, st, 10_ms, 500);
+    CHECK(r.state == 2);
+    CHECK(g.nsamp() == i);
+  }
+  // Select 6 records the fifth sample: 500 x 5, stddev 0 -> predicted 500 us
+  // (< 10 ms and <= 4001 us): 4001 and 1774 us exceed it -> WFI. Timer: 500 +
+  // 100 = 600 us (under the next state's 1774 - 1 us), started as 10000 - 600
+  // > 1773.
+  SelectInput in = input(st, 10_ms, 10_ms);
+  SelectResult r = g.select(in);
+  CHECK(g.nsamp() == 5);
+  for (int i = 0; i < 5; ++i) {
+    CHECK(g.sample_us(i) == 500);
+    CHECK(g.sample_mode(i) == 2);
+  }
+  CHECK(g.predicted_us() == 500);
+  CHECK(g.pred_type() == QcomLpmGovernor::PredType::kResidencyPattern);
+  CHECK(r.state == 0);
+  CHECK(r.timer == 600_us);
+  CHECK(r.next_wakeup == Time::max());
+  // A sleep length of 2 ms: 2000 - 600 = 1400 <= 1773: no timer.
+  in.sleep_length = 2_ms;
+  // (this select records the WFI period never reflected: last_residency is
+  // still the 500 + 1617 us one, less WFI's 1 us exit latency -> 2116)
+  r = g.select(in);
+  CHECK(g.sample_us(0) == 2116);
+  CHECK(g.sample_mode(0) == 0);
+  // Samples 2116, 500 x 4: avg 823, stddev 646 > 500 and 823 < 6 x 646;
+  // without the 2116: 500 x 4, stddev 0 -> 500 again.
+  CHECK(g.predicted_us() == 500);
+  CHECK(r.state == 0);
+  CHECK(r.timer == Time::max());
+}
+
+TEST_CASE("qcom-cpu-lpm's prediction timer voids the next prediction and merges two periods", "[cpuidle][qcom]") {
+  const auto st = kodiak_little();
+  QcomLpmGovernor g;
+  for (int i = 0; i < 5; ++i) qcom_period(g, st, 10_ms, 500);
+  SelectInput in = input(st, 10_ms, 10_ms);
+  SelectResult r = g.select(in);
+  REQUIRE(r.state == 0);
+  REQUIRE(r.timer == 600_us);
+  // The timer fires: the CPU left WFI after 600 us (measured 600 - 1 = 599).
+  g.timer_expired();
+  g.reflect({.state = 0, .residency = 600_us});
+  // Next select: the 599 us sample is recorded (slot 0), then no prediction
+  // (history_invalid): the deepest state for the 10 ms sleep length.
+  r = g.select(in);
+  CHECK(g.sample_us(0) == 599);
+  CHECK(g.predicted_us() == 0);
+  CHECK(r.state == 2);
+  CHECK(r.timer == Time::max());
+  // It sleeps 5000 us more (+ 1617 exit): the next select adds it to the
+  // same sample, 599 + 5000, still slot 0, now under state 2.
+  g.reflect({.state = 2, .residency = 6617_us});
+  r = g.select(in);
+  CHECK(g.sample_us(0) == 5599);
+  CHECK(g.sample_mode(0) == 2);
+  CHECK(g.sample_us(1) == 500);
+  // 5599, 500 x 4: avg 1519.8 -> 1519, stddev 2039 > 500; without 5599:
+  // 500 -> predicted 500 us again.
+  CHECK(g.predicted_us() == 500);
+  CHECK(r.state == 0);
+}
+
+TEST_CASE("qcom-cpu-lpm restricts states with premature exits", "[cpuidle][qcom]") {
+  const auto st = kodiak_little();
+  QcomLpmGovernor g;
+  // Five scattered periods in the deepest state, all under its 4001 us:
+  // 2000 3500 1800 3900 100 us. find_deviation(): avg 2260, stddev 1354;
+  // without 3900: avg 1850, stddev 1205: no pattern. Premature exits: 5 of
+  // 5 in state 2 (>= 3): predicted = 11300 / 5 = 2260 us -> state 2 (4001)
+  // exceeds it, state 1 (1774) does not.
+  for (int64_t us : {2000, 3500, 1800, 3900, 100}) CHECK(qcom_period(g, st, 20_ms, us).state == 2);
+  const SelectResult r = g.select(input(st, 20_ms, 20_ms));
+  CHECK(g.pred_type() == QcomLpmGovernor::PredType::kPrematureExits);
+  CHECK(g.predicted_us() == 2260);
+  CHECK(r.state == 1);
+  // Timer: min(2260 + 100, 4001 - 1) = 2360 us; 20000 - 2360 > 4000.
+  CHECK(r.timer == 2360_us);
+}
+
+TEST_CASE("qcom-cpu-lpm predicts from IPI intervals and enters WFI while an IPI is pending", "[cpuidle][qcom]") {
+  const auto st = kodiak_little();
+  QcomLpmGovernor g;
+  // Residencies all beyond 4001 us, scattered: no pattern (their averages
+  // exceed the deepest target residency anyway), no premature exit.
+  for (int64_t us : {5000, 9000, 4500, 12000, 6000}) qcom_period(g, st, 20_ms, us);
+  SelectInput in = input(st, 20_ms, 20_ms);
+  SECTION("no IPIs: the intervals are zero, stddev 0, but a 0 average predicts nothing") {
+    CHECK(g.select(in).state == 2);
+    CHECK(g.predicted_us() == 0);
+  }
+  SECTION("an IPI every 800 us: predicted 800 us -> WFI") {
+    // The first interval counts from 0 (cpu_idle_resched_ts starts at 0).
+    for (int i = 1; i <= 5; ++i) g.ipi_raised(Time::us(800 * i));
+    const SelectResult r = g.select(in);
+    CHECK(g.pred_type() == QcomLpmGovernor::PredType::kIpiPattern);
+    CHECK(g.predicted_us() == 800);
+    CHECK(r.state == 0);
+    CHECK(r.timer == 900_us);
+  }
+  SECTION("lpm_idle_enter(): WFI instead of a deeper state while an IPI is pending") {
+    CHECK(g.enter_state(2) == 2);
+    g.ipi_raised(1_ms);
+    CHECK(g.ipi_pending());
+    CHECK(g.enter_state(2) == 0);
+    CHECK(g.enter_state(0) == 0);
+    g.ipi_handled();
+    CHECK(g.enter_state(2) == 2);
+  }
+}
+
+TEST_CASE("qcom-cpu-lpm's cluster governor predicts, restricts and is lifted by its timer", "[cpuidle][qcom]") {
+  // Platform A's cluster domain: apss-off 2752 / 3048 / 6118 us, cx-ret
+  // 3263 / 4562 / 8467 us, llcc-off 3638 / 6562 / 9826 us.
+  QcomClusterGovernor c(kodiak_cluster(), 2, /*spans_all_cpus=*/true);
+  // The domain's next wake-up: CPU 1 never chose its deepest state (0):
+  // the earliest, 0, is past and ignored.
+  c.cpu_select(0, 100_ms);
+  CHECK(c.next_wakeup(1_ms) == Time::max());
+  c.cpu_select(1, 50_ms);
+  CHECK(c.next_wakeup(1_ms) == 50_ms);
+  // A CPU with no timer (a wrapped, past wake-up) lifts the whole domain's.
+  c.cpu_select(1, Time::ns(INT64_MIN));
+  CHECK(c.next_wakeup(1_ms) == Time::max());
+  c.cpu_select(1, 50_ms);
+  // Five 7 ms residencies in apss-off (state 0), entered every 8 ms (the
+  // oldest, at 10 ms, is 39 ms old at the last power-on: not stale).
+  Time t = 10_ms;
+  for (int i = 0; i < 5; ++i, t += 8_ms) {
+    const auto pre = c.pre_off(t, 0, Time::max(), false);
+    CHECK(pre.allow);
+    CHECK(pre.start_timer == Time::max());
+    CHECK_FALSE(c.power_on(t + 7_ms, 0));
+  }
+  // After a shallower state: the average, 7000 us, predicted; at or below
+  // llcc-off's 9826 us -> restrict the deepest state.
+  CHECK(c.nsamp() == 5);
+  CHECK(c.predicted());
+  CHECK(c.pred_residency_us() == 7000);
+  CHECK(c.restrict_idx() == 2);
+  // PM QoS below the state's power-on latency: refused.
+  CHECK_FALSE(c.pre_off(t, 1, 4000_us, false).allow);
+  // An IPI pending to one of its CPUs: refused.
+  CHECK_FALSE(c.pre_off(t, 1, Time::max(), true).allow);
+  // genpd picked llcc-off: refused, and the timer armed for its residency +
+  // 100 us; cx-ret is allowed, with the timer at the next deeper state's
+  // residency + 100 us.
+  auto pre = c.pre_off(t, 2, Time::max(), false);
+  CHECK_FALSE(pre.allow);
+  CHECK(pre.start_timer == 9926_us);
+  pre = c.pre_off(t, 1, Time::max(), false);
+  CHECK(pre.allow);
+  CHECK(pre.start_timer == 9926_us);
+  // The timer fires: the restriction is lifted.
+  c.timer_expired();
+  CHECK(c.restrict_idx() == -1);
+  pre = c.pre_off(t, 2, Time::max(), false);
+  CHECK(pre.allow);
+  CHECK(pre.start_timer == Time::max());
+  // A full llcc-off residency of a domain holding every CPU clears all
+  // history (the caller clears every CPU's).
+  CHECK(c.power_on(t + 20_ms, 2));
+  CHECK(c.nsamp() == 0);
+  CHECK_FALSE(c.predicted());
+}
+
+TEST_CASE("qcom-cpu-lpm's cluster governor: premature exits, stale samples", "[cpuidle][qcom]") {
+  QcomClusterGovernor c(kodiak_cluster(), 4, /*spans_all_cpus=*/false);
+  // llcc-off (the deepest) left after 5 ms, 5 times, 8 ms apart: all
+  // premature (< 9826 us): restrict llcc-off, predicted 5000 us.
+  Time t = 1_ms;
+  for (int i = 0; i < 5; ++i, t += 8_ms) {
+    CHECK(c.pre_off(t, 2, Time::max(), false).allow);
+    CHECK_FALSE(c.power_on(t + 5_ms, 2));  // not the whole SoC: nothing cleared
+  }
+  CHECK(c.restrict_idx() == 2);
+  CHECK(c.pred_residency_us() == 5000);
+  // cx-ret entered at 49.5 ms: allowed (below the restriction), the
+  // cluster timer armed for llcc-off's residency + 100 us.
+  const auto pre = c.pre_off(49500_us, 1, Time::max(), false);
+  CHECK(pre.allow);
+  CHECK(pre.start_timer == 9926_us);
+  // Its power-on at 50 ms overwrites the oldest slot; the sample entered at
+  // 9 ms is now 41 ms old (> 40 ms): the count drops to 4, nothing is
+  // predicted -- but the restriction stays (as in the source).
+  c.power_on(50_ms, 1);
+  CHECK(c.nsamp() == 4);
+  CHECK_FALSE(c.predicted());
+  CHECK(c.restrict_idx() == 2);
+  CHECK_FALSE(c.pre_off(51_ms, 2, Time::max(), false).allow);
 }

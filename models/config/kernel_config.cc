@@ -245,7 +245,9 @@ const std::vector<ParamDecl>& cpuidle_params() {
     return std::vector<ParamDecl>{
         {"governor", choices_unit(cpuidle_governor_choices()), d.cpuidle_governor,
          "cpuidle governor (teo: v6.5; teo_tick: + the July 2023 tick fixes; teo_tick_rfc: + the RFC of 1 Aug "
-         "2023; teo_v6.6: as merged in 6.6, with tick statistics; teo_v6.12, teo_v6.18: the 6.12 and 6.18 files; menu: 6.12; menu_v6.18: the 6.18 file); none = no cpuidle: an idle CPU is "
+         "2023; teo_v6.6: as merged in 6.6, with tick statistics; teo_v6.12, teo_v6.18: the 6.12 and 6.18 files; menu: 6.12; menu_v6.18: the 6.18 file; "
+         "qcom-cpu-lpm: Qualcomm's vendor governor of Snapdragon phones, with its cluster governor); none = no cpuidle: an "
+         "idle CPU is "
          "in state 0 at once, with no latency"},
         {"governor_cost", "duration", duration_text(d.cpuidle_governor_cost),
          "assumption: idle-task CPU time of each governor run before the state is entered"},

@@ -267,6 +267,7 @@ struct Rq {
   FairServerState fair_server;
   int nr_running = 0;
   int ttwu_pending = 0;             // rq->ttwu_pending: wake-ups queued for this CPU, not yet enqueued
+  int wake_list_inflight = 0;       // ... of them through its wake list (call_single_queue not yet flushed)
   int nr_iowait = 0;                // rq->nr_iowait: tasks that blocked here in io_schedule(), not yet woken
   // When this CPU is through the try_to_wake_up() calls it has begun (each
   // costs kernel.overheads.wakeup; a later one waits its turn).
@@ -285,6 +286,8 @@ struct Rq {
   Timer server_timer;
   Timer server_inactive_timer;     // the fair server's inactive_timer (zero-lag time), an hrtimer here
   Timer irq_work;                  // the root domain's rto_push_work queued on this CPU (RT_PUSH_IPI)
+  bool irq_work_ipi = false;       // ... by another CPU: its IPI is pending here
+  bool active_balance_ipi = false; // the stopper's wake-up came from another CPU: its IPI is pending here
   // schedutil's irq_work (sugov_irq_work()) raised on this CPU for the
   // slow-switch frequency domains in the mask (bit = domain index).
   Timer sugov_irq_work;
@@ -896,7 +899,7 @@ class Kernel : public InstantEndHook, public EventHandler {
  private:
   enum class Ev : uint8_t {
     kWorkDone, kTick, kRtPeriod, kStart, kWakeStart, kWakeDeferred, kTtwuDone, kResched, kServer, kIlb, kIdleStep, kClockEvent,
-    kIrqWork, kServerInactive, kActiveBalance, kSugovIrqWork
+    kIrqWork, kServerInactive, kActiveBalance, kSugovIrqWork, kIdleGovTimer, kClusterGovTimer, kClusterPowerOn
   };
   static uint64_t tag(Ev e, uint64_t arg) { return (static_cast<uint64_t>(e) << 56) | arg; }
 
@@ -998,7 +1001,19 @@ class Kernel : public InstantEndHook, public EventHandler {
   void idle_wake(Rq& rq, bool tick, bool timer_irq = false);
   void idle_exit_done(Rq& rq);             // exit latency over: cpu_idle -1, reflect
   void idle_step(Rq& rq);                  // Ev::kIdleStep
-  int cpu_power_down_ok(const CpuidleDomain& d);
+  int cpu_power_down_ok(CpuidleDomain& d);
+  // genpd's power-off of d into state k with qcom-cpu-lpm's notifier
+  // (GENPD_NOTIFY_PRE_OFF) on rq's CPU, the last down: k, or -1 if refused.
+  int qcom_cluster_pre_off(CpuidleDomain& d, int k, Rq& rq);
+  void qcom_cluster_power_on(CpuidleDomain& d);  // GENPD_NOTIFY_ON
+  // An IPI sent to `cpu` (trace_ipi_raise) / its handler starting there
+  // (trace_ipi_entry): what qcom-cpu-lpm's IPI history and pending flag see.
+  void ipi_raise(int cpu) {
+    if (auto& g = rqs_[static_cast<size_t>(cpu)]->cpuidle.gov) g->ipi_raised(now());
+  }
+  void ipi_entry(int cpu) {
+    if (auto& g = rqs_[static_cast<size_t>(cpu)]->cpuidle.gov) g->ipi_handled();
+  }
   Time cpu_next_event(int cpu);            // next hrtimer or kept tick (dev->next_hrtimer)
   void emit_cpu_idle(int cpu, int state);
   // `drop_stale`: also drop the base's stale entries (a scan that looks at

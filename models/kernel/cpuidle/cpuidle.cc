@@ -88,6 +88,19 @@ void Kernel::setup_cpuidle(const PlatformParams& platform) {
     domain_of_map[m] = static_cast<int>(idle_domains_.size());
     idle_domains_.push_back(std::move(d));
   }
+  // qcom-cpu-lpm brings its cluster governor to every cluster domain (the
+  // vendor device tree's qcom,lpm-cluster-dev node under each).
+  if (name == "qcom-cpu-lpm") {
+    for (size_t i = 0; i < idle_domains_.size(); ++i) {
+      CpuidleDomain& d = idle_domains_[i];
+      std::vector<cpuidle::GenpdState> gs;
+      for (size_t k = 0; k < d.hw.size(); ++k) gs.push_back({d.hw[k].entry_latency, d.hw[k].exit_latency, d.residency[k]});
+      d.qcom = std::make_unique<cpuidle::QcomClusterGovernor>(std::move(gs), static_cast<int>(d.cpus.size()),
+                                                              static_cast<int>(d.cpus.size()) == nr_cpus());
+      d.qcom_timer = Timer(sim_.queue(), this, tag(Ev::kClusterGovTimer, i), kTierTimer);
+      d.power_on = Timer(sim_.queue(), this, tag(Ev::kClusterPowerOn, i), kTierClockEvent);
+    }
+  }
   for (int c = 0; c < nr_cpus(); ++c) {
     const CpuInfo& info = derived.cpus[static_cast<size_t>(c)];
     const ClusterParams& cl = platform.clusters[static_cast<size_t>(info.cluster)];
@@ -111,6 +124,7 @@ void Kernel::setup_cpuidle(const PlatformParams& platform) {
                      : -1;
     dev.step = Timer(sim_.queue(), this, tag(Ev::kIdleStep, static_cast<uint64_t>(c)), kTierWake);
     dev.clockevent = Timer(sim_.queue(), this, tag(Ev::kClockEvent, static_cast<uint64_t>(c)), kTierClockEvent);
+    dev.gov_timer = Timer(sim_.queue(), this, tag(Ev::kIdleGovTimer, static_cast<uint64_t>(c)), kTierTimer);
     // Boot: the CPU is in the idle loop with its tick running; do_idle()
     // runs at the end of the first instant.
     dev.reported = 0;
@@ -158,6 +172,13 @@ void Kernel::cpuidle_enter_state(Rq& rq) {
     mark_resched(rq.cpu);
     return;
   }
+  // android_vh_cpu_idle_enter: qcom-cpu-lpm's lpm_idle_enter() enters WFI
+  // instead while an IPI to this CPU is pending.
+  if (const int entered = dev.gov->enter_state(dev.state); entered != dev.state) [[unlikely]] {
+    SL_DEBUG("{:.6f} cpu{} idle: an IPI to this CPU is pending: state {} instead of {} (lpm_idle_enter())",
+             now().to_s(), rq.cpu, entered, dev.state);
+    dev.state = entered;
+  }
   dev.phase = CpuidleDevice::Phase::kIn;
   dev.entered = now();
   ++dev.entries;
@@ -176,12 +197,14 @@ void Kernel::cpuidle_enter_state(Rq& rq) {
     // if genpd's governor agrees (cpu_power_down_ok()).
     CpuidleDomain& d = idle_domains_[static_cast<size_t>(dev.domain)];
     if (++d.nr_down == static_cast<int>(d.cpus.size())) {
-      const int k = cpu_power_down_ok(d);
+      int k = cpu_power_down_ok(d);
+      if (k >= 0 && d.qcom) k = qcom_cluster_pre_off(d, k, rq);
       SL_DEBUG("{:.6f} cpu{} idle: the last CPU of its cluster in its deepest state: {}", now().to_s(), rq.cpu,
                k >= 0 ? fmt::format("cluster state {} (cpu_power_down_ok(): its residency fits before every "
                                     "CPU's next event)",
                                     k)
-                      : std::string("the cluster stays on (cpu_power_down_ok(): no state fits before the next event)"));
+                      : std::string("the cluster stays on (cpu_power_down_ok(): no state fits before the next event, "
+                                    "or qcom-cpu-lpm's notifier refused)"));
       if (k >= 0) {
         d.state = k;
         d.entered = now();
@@ -219,6 +242,7 @@ void Kernel::idle_wake(Rq& rq, bool tick, bool timer_irq) {
   dev.clockevent.cancel();
   const IdleStateHw& hw = dev.hw[static_cast<size_t>(dev.state)];
   Time start = max(now(), dev.entered + hw.entry_latency);  // the entry completes first
+  bool powered_on = false;  // this wake-up powers the cluster on
   if (dev.domain >= 0 && dev.state == dev.nr_states() - 1) {
     CpuidleDomain& d = idle_domains_[static_cast<size_t>(dev.domain)];
     --d.nr_down;
@@ -226,7 +250,9 @@ void Kernel::idle_wake(Rq& rq, bool tick, bool timer_irq) {
       // pm_runtime_get_sync(pd_dev): the first CPU up powers the cluster on.
       const IdleStateHw& dh = d.hw[static_cast<size_t>(d.state)];
       d.ready = max(now(), d.entered + dh.entry_latency) + dh.exit_latency;
+      d.state_left = d.state;
       d.state = -1;
+      powered_on = true;
       for (int c : d.cpus)
         if (c != rq.cpu) emit_cpu_idle(c, rqs_[static_cast<size_t>(c)]->cpuidle.nr_states() - 1);
     }
@@ -235,6 +261,13 @@ void Kernel::idle_wake(Rq& rq, bool tick, bool timer_irq) {
   dev.phase = CpuidleDevice::Phase::kExit;
   const Time running_at = start + hw.exit_latency;
   dev.step.arm(running_at);
+  // qcom-cpu-lpm's GENPD_NOTIFY_ON once this CPU, which powered the
+  // cluster on, runs: ahead of the timers due then (its tier is the
+  // clock event's), as interrupts are still off.
+  if (powered_on) {
+    CpuidleDomain& d = idle_domains_[static_cast<size_t>(dev.domain)];
+    if (d.qcom) d.power_on.arm(running_at);
+  }
   // The interrupt is handled once the CPU runs again: cpuidle_enter_state()
   // (6.12 drivers/cpuidle/cpuidle.c) returns from ->enter(), takes
   // time_end, and only then local_irq_enable() lets hrtimer_interrupt() run
@@ -296,6 +329,10 @@ void Kernel::idle_exit_done(Rq& rq) {
   CpuidleDevice& dev = rq.cpuidle;
   dev.phase = CpuidleDevice::Phase::kOff;
   emit_cpu_idle(rq.cpu, -1);
+  // android_vh_cpu_idle_exit: lpm_idle_exit() cancels the prediction timer
+  // unless less than a microsecond is left (ktime_to_us(remaining) <= 0):
+  // an expired one runs its handler once interrupts are on.
+  if (dev.gov_timer.armed() && dev.gov_timer.when() - now() >= Time::us(1)) hrtimer_cancel(dev.gov_timer);
   cpuidle::IdleExit e;
   e.state = dev.state;
   e.residency = now() - dev.entered;
@@ -316,15 +353,48 @@ void Kernel::idle_exit_done(Rq& rq) {
 // next wake-up (6.18: and within the CPU latency PM QoS limit). -1: stay
 // on. The device PM QoS of the domain (_default_power_down_ok()) is not
 // modelled: no device sets one.
-int Kernel::cpu_power_down_ok(const CpuidleDomain& d) {
+int Kernel::cpu_power_down_ok(CpuidleDomain& d) {
   Time wakeup = Time::max();
   for (int c : d.cpus) wakeup = min(wakeup, cpu_next_event(c));
   const Time idle = wakeup == Time::max() ? Time::max() : wakeup - now();
+  int deepest = static_cast<int>(d.hw.size()) - 1;
+  // GENPD_FLAG_MIN_RESIDENCY (set by qcom-cpu-lpm's cluster governor):
+  // _default_power_down_ok() first takes the deepest state that fits before
+  // the domain devices' next wake-up (next_wakeup_allows_state()); none: off
+  // (and cached so). Without a next wake-up (none, or one already past) it
+  // returns its cached verdict unless something changed since: a walk that
+  // found a state changes it, nothing else here does (the PSCI states'
+  // latencies are not measured, no device PM QoS changes). With the
+  // mainline governors the cache always holds the deepest state.
+  if (d.qcom) {
+    bool found = true;
+    if (const Time next = d.qcom->next_wakeup(now()); next != Time::max()) {
+      while (deepest >= 0 && next - now() < d.residency[static_cast<size_t>(deepest)] +
+                                                d.hw[static_cast<size_t>(deepest)].entry_latency)
+        --deepest;
+      if (deepest >= 0) {
+        d.genpd_changed = true;
+      } else {
+        found = false;
+        d.genpd_cached_ok = false;
+        d.genpd_cached_idx = 0;
+      }
+    }
+    if (!found) return -1;
+    if (!d.genpd_changed) {
+      if (!d.genpd_cached_ok) return -1;
+      deepest = d.genpd_cached_idx;
+    } else {
+      d.genpd_changed = false;
+      d.genpd_cached_ok = true;
+      d.genpd_cached_idx = deepest;
+    }
+  }
   if (idle <= Time::zero()) return -1;
   // From the deepest state down, the first whose residency plus power-off
   // latency fits (and, 6.18, whose power-on plus power-off latency is
   // within the CPU latency PM QoS limit).
-  for (int i = static_cast<int>(d.hw.size()) - 1; i >= 0; --i) {
+  for (int i = deepest; i >= 0; --i) {
     const IdleStateHw& hw = d.hw[static_cast<size_t>(i)];
     const bool fits = idle == Time::max() || idle >= d.residency[static_cast<size_t>(i)] + hw.entry_latency;
     const bool qos_ok = !version_.genpd_cpu_latency_qos || hw.entry_latency + hw.exit_latency <= cpuidle_latency_req_;
@@ -340,6 +410,36 @@ Time Kernel::cpu_next_event(int cpu) {
   Time t = next_hrtimer(cpu);
   if (rq.tick_timer.armed()) t = min(t, rq.tick_timer.when());
   return t;
+}
+
+// cluster_power_cb(GENPD_NOTIFY_PRE_OFF) for state k, on rq's CPU (the last
+// of the domain down). Its cluster timer is an hrtimer pinned to that CPU.
+int Kernel::qcom_cluster_pre_off(CpuidleDomain& d, int k, Rq& rq) {
+  bool ipi_pending = false;
+  for (int c : d.cpus) ipi_pending = ipi_pending || rqs_[static_cast<size_t>(c)]->cpuidle.gov->ipi_pending();
+  const cpuidle::QcomClusterGovernor::PreOff r = d.qcom->pre_off(now(), k, cpuidle_latency_req_, ipi_pending);
+  if (r.start_timer != Time::max()) {
+    d.qcom_timer_cpu = rq.cpu;
+    hrtimer_start(d.qcom_timer, now() + r.start_timer, rq.cpu);
+  }
+  SL_DEBUG("{:.6f} cpu{} idle: qcom-cpu-lpm cluster notifier: state {} {}{}", now().to_s(), rq.cpu, k,
+           r.allow         ? "allowed"
+           : ipi_pending ? "refused (an IPI is pending)"
+                         : "refused (PM QoS, or restricted by its prediction)",
+           r.start_timer != Time::max() ? fmt::format(", cluster timer in {:.1f} us", r.start_timer.count() / 1e3) : "");
+  return r.allow ? k : -1;
+}
+
+// cluster_power_cb(GENPD_NOTIFY_ON): the cluster timer is cancelled unless
+// less than a microsecond is left; the history and prediction are updated;
+// after the SoC's deepest sleep every CPU's and cluster's history is cleared.
+void Kernel::qcom_cluster_power_on(CpuidleDomain& d) {
+  if (d.qcom_timer.armed() && d.qcom_timer.when() - now() >= Time::us(1)) hrtimer_cancel(d.qcom_timer);
+  if (!d.qcom->power_on(now(), d.state_left)) return;
+  for (auto& rq : rqs_)
+    if (rq->cpuidle.gov) rq->cpuidle.gov->clear_history();
+  for (CpuidleDomain& other : idle_domains_)
+    if (other.qcom && &other != &d) other.qcom->clear_history();
 }
 
 }  // namespace schedlab

@@ -77,6 +77,22 @@ struct CpuidleDomain {
   Time entered;                           // when it was entered
   Time ready;                             // powered on again (after a wake-up)
   int nr_down = 0;                        // CPUs in their deepest state (pm_runtime-suspended CPU devices)
+  // qcom-cpu-lpm's cluster governor (nullptr with the mainline governors).
+  // Its genpd notifier runs at power-on on the CPU that powered the domain
+  // on, once that CPU runs (psci's pm_runtime_get_sync() after CPU_SUSPEND
+  // returns, interrupts still off: before any timer handler then), for the
+  // state left: the `power_on` event.
+  std::unique_ptr<cpuidle::QcomClusterGovernor> qcom;
+  Timer qcom_timer;                       // its cluster prediction timer (an hrtimer pinned to qcom_timer_cpu)
+  int qcom_timer_cpu = -1;
+  Timer power_on;                         // GENPD_NOTIFY_ON
+  int state_left = -1;                    // the state it left then
+  // genpd's cached verdict (struct genpd_governor_data: max_off_time_changed,
+  // cached_power_down_ok, cached_power_down_state_idx), which
+  // _default_power_down_ok() returns while nothing changed.
+  bool genpd_changed = true;
+  bool genpd_cached_ok = true;
+  int genpd_cached_idx = 0;
 };
 
 // struct cpuidle_device of one CPU plus the idle task's progress.
@@ -105,6 +121,7 @@ struct CpuidleDevice {
   Time entered;              // cpuidle_enter_state() time_start
   Timer step;                // end of the governor's run (kSelect) or of the exit latency (kExit)
   Timer clockevent;          // the local timer programmed for the next hrtimer while in a state
+  Timer gov_timer;           // the governor's own hrtimer (qcom-cpu-lpm's prediction timer)
   std::vector<HrtimerRef> hrtimers;  // this CPU's hrtimer base
   // Statistics (dev->states_usage[].usage summed; tests and debugging).
   uint64_t entries = 0;

@@ -31,6 +31,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/time.h"
 
@@ -62,6 +63,7 @@ struct SelectInput {
   bool tick_stopped = false;             // tick_nohz_tick_stopped()
   bool cpu_utilized = false;             // teo: sched_cpu_util(cpu) > capacity >> 6
   unsigned nr_iowaiters = 0;             // menu: nr_iowait_cpu(cpu)
+  Time now = Time::zero();               // ktime_get() at the select (qcom-cpu-lpm's history times)
 };
 
 struct SelectResult {
@@ -73,6 +75,14 @@ struct SelectResult {
   // estimate; max = none) and why that state (a static string).
   Time predicted = Time::max();
   const char* why = "";
+  // qcom-cpu-lpm only. `timer`: the governor starts an hrtimer pinned to
+  // this CPU that long after the select (its prediction timer; max =
+  // none). `next_wakeup`: when the CPU chose its deepest state, the wake-up
+  // it expects (select time + sleep length), which the cluster governor
+  // takes (update_cluster_select(); max = not passed on; a time in the
+  // past = no wake-up expected).
+  Time timer = Time::max();
+  Time next_wakeup = Time::max();
 };
 
 // What the kernel knows after the wakeup (cpuidle_reflect() time).
@@ -99,6 +109,21 @@ class Governor {
   // entered): no reflect, and dev->last_residency_ns = 0, which only
   // menu_v6.18 reads outside its update.
   virtual void entry_refused() {}
+
+  // Vendor hooks and IPI tracepoints (Android common kernel): only
+  // qcom-cpu-lpm registers them; the others keep these defaults.
+  // trace_android_vh_cpu_idle_enter(&index) at cpuidle_enter_state()'s
+  // start: the state actually entered.
+  virtual int enter_state(int state) { return state; }
+  // trace_ipi_raise (an IPI sent to this CPU) and trace_ipi_entry (its
+  // handler starts on this CPU).
+  virtual void ipi_raised(Time /*now*/) {}
+  virtual void ipi_handled() {}
+  virtual bool ipi_pending() const { return false; }
+  // The hrtimer SelectResult::timer asked for expired.
+  virtual void timer_expired() {}
+  // clear_cpu_predict_history(): the SoC went to its deepest sleep.
+  virtual void clear_history() {}
 };
 
 struct GovernorParams {
@@ -233,10 +258,179 @@ class MenuGovernor final : public Governor {
   int interval_ptr_ = 0;
 };
 
+// ---- qcom-cpu-lpm ---------------------------------------------------------
+
+// Qualcomm's cpuidle governor "qcom-cpu-lpm" (drivers/cpuidle/governors/
+// qcom-lpm.c and qcom-lpm.h, the Snapdragon vendor kernels: la_kernel_qcom,
+// read in the realme GT8 Pro Android 16 source, 2025). Rating 50 beats menu
+// (20) and teo (19): a Snapdragon phone that loads the module runs it.
+// lpm_select(): the deepest enabled state whose exit latency meets the PM
+// QoS limit, whose target residency fits the sleep length, and (once one
+// does, cpu_predict()) whose target residency is within the predicted idle
+// time, if any. The prediction, from five samples of this CPU's past:
+//  1. the residency pattern (find_deviation()): the average of the last
+//     five idle residencies (less exit latency) when they are tight
+//     (standard deviation <= 500 us, or average > 6 sigma with at most the
+//     largest sample dropped), below the sleep length and the deepest
+//     state's target residency;
+//  2. premature exits: 3 of the 5 samples left state j before its target
+//     residency -> their average;
+//  3. the IPI pattern: find_deviation() over the intervals between IPIs
+//     sent to this CPU.
+// A predicted shallow choice with a much longer sleep length arms the
+// prediction timer (start_prediction_timer(): the prediction + 100 us,
+// capped at the next deeper state's residency - 1 us): if it fires the CPU
+// wakes, the next select does not predict, and the two idle periods are
+// merged into one history sample. The tick is always stopped (*stop_tick is
+// left true). lpm_idle_enter() (android_vh_cpu_idle_enter) enters WFI
+// instead while an IPI sent to this CPU is pending; lpm_idle_exit()
+// cancels the prediction timer unless it has expired.
+// Not modelled: WALT's LPM bias (sched_lpm_disallowed_time(): WALT is not
+// modelled), suspend, the sysfs switches (the module starts with
+// sleep_disabled Y, which the vendor's userspace init writes N, as the
+// model takes it; prediction_disabled stays N).
+class QcomLpmGovernor final : public Governor {
+ public:
+  static constexpr int kMaxSamples = 5;             // MAXSAMPLES
+  static constexpr uint64_t kPredTimerAddUs = 100;  // PRED_TIMER_ADD
+  static constexpr unsigned kPredPrematureCnt = 3;  // PRED_PREMATURE_CNT
+  static constexpr uint64_t kPredRefStddevUs = 500; // PRED_REF_STDDEV
+  enum class PredType : uint8_t { kReset, kResidencyPattern, kPrematureExits, kIpiPattern };  // LPM_PRED_*
+
+  QcomLpmGovernor() = default;
+  std::string_view name() const override { return "qcom-cpu-lpm"; }
+  void enable() override;
+  SelectResult select(const SelectInput& in) override;
+  void reflect(const IdleExit& exit) override { last_residency_ns_ = exit.residency.count(); }
+  void entry_refused() override { last_residency_ns_ = 0; }
+  int enter_state(int state) override { return state != 0 && ipi_pending_ ? 0 : state; }
+  void ipi_raised(Time now) override;
+  void ipi_handled() override { ipi_pending_ = false; }
+  bool ipi_pending() const override { return ipi_pending_; }
+  void timer_expired() override { history_invalid_ = true; }  // histtimer_fn()
+  void clear_history() override;
+
+  // Inspection (tests, traces).
+  uint64_t predicted_us() const { return predicted_; }
+  PredType pred_type() const { return pred_type_; }
+  int nsamp() const { return nsamp_; }
+  uint32_t sample_us(int i) const { return resi_.at(static_cast<size_t>(i)); }
+  int sample_mode(int i) const { return mode_.at(static_cast<size_t>(i)); }
+  int last_idx() const { return last_idx_; }
+
+ private:
+  void update_cpu_history(std::span<const IdleState> st);
+  void cpu_predict(std::span<const IdleState> st, uint64_t duration_ns);
+  uint64_t find_deviation(std::span<const IdleState> st, const std::array<uint32_t, kMaxSamples>& samples,
+                          uint64_t duration_ns) const;
+
+  // struct lpm_cpu, struct history_lpm, struct history_ipi
+  int last_idx_ = -1;
+  uint64_t predicted_ = 0;  // us
+  bool history_invalid_ = false;
+  bool htmr_wkup_ = false;
+  PredType pred_type_ = PredType::kReset;
+  bool ipi_pending_ = false;
+  std::array<uint32_t, kMaxSamples> resi_{};  // us
+  std::array<int, kMaxSamples> mode_{};
+  int nsamp_ = 0;
+  int samples_idx_ = 0;
+  std::array<uint32_t, kMaxSamples> ipi_interval_{};  // us
+  int ipi_ptr_ = 0;
+  int64_t last_ipi_ns_ = 0;  // cpu_idle_resched_ts (0 at boot)
+  int64_t last_residency_ns_ = 0;  // dev->last_residency_ns
+};
+
+// The cluster half of qcom-cpu-lpm (drivers/cpuidle/governors/
+// qcom-cluster-lpm.c, same source): one per cluster power domain, a genpd
+// notifier plus GENPD_FLAG_MIN_RESIDENCY.
+//  * Each CPU choosing its deepest state passes its expected wake-up; their
+//    earliest is the domain device's next wake-up (dev_pm_genpd_set_next_
+//    wakeup()), which genpd's governor honours besides its own check
+//    (next_wakeup_allows_state(); a value already past is ignored).
+//  * GENPD_NOTIFY_PRE_OFF (cluster_power_cb()): the power-off is refused
+//    while an IPI is pending to any of its CPUs, when the PM QoS limit is
+//    below the state's power-on latency, or at or below the state the
+//    prediction restricts (restrict_idx); a prediction arms the cluster
+//    timer (the next deeper state's residency + 100 us) that lifts it.
+//  * GENPD_NOTIFY_ON: the residency is recorded (five samples; a timer
+//    wake-up merges two) and the next one predicted (cluster_predict()):
+//    after a shallower state the average of the five (restrict the deepest
+//    if it is within its residency); else 3 premature exits from a state
+//    restrict it. Samples older than 40 ms drop out of the count. After a
+//    full residency in the deepest state of a domain holding every CPU,
+//    every CPU's and cluster's history is cleared.
+// Kept as the source has it: the average of premature exits accumulates
+// over the states it scans; restrict_idx survives a round with no
+// prediction. Not modelled: the cluster bias timer (DT
+// qcom,use-cluster-bias-timer; absent here), the sysfs state switches, the
+// pred_wakeup test of cluster_power_down() (pred_wakeup is always KTIME_MAX
+// in this source).
+struct GenpdState {
+  Time power_off_latency;  // entry-latency-us
+  Time power_on_latency;   // exit-latency-us
+  Time residency;          // min-residency-us
+};
+
+class QcomClusterGovernor {
+ public:
+  static constexpr int kMaxSamples = QcomLpmGovernor::kMaxSamples;
+  static constexpr int64_t kSampleInvalidUs = 40000;  // CLUST_SMPL_INVLD_TIME (DT qcom,sample-invalid-time)
+  static constexpr uint32_t kPredPrematureCnt = 3;    // PRED_PREMATURE_CNT (DT qcom,pred-prem-cnt)
+
+  QcomClusterGovernor(std::vector<GenpdState> states, int nr_cpus, bool spans_all_cpus);
+  // update_cluster_select(): CPU `slot` of the domain chose its deepest state.
+  void cpu_select(int slot, Time next_wakeup) { cpu_next_wakeup_.at(static_cast<size_t>(slot)) = next_wakeup; }
+  // The domain's next wake-up as genpd reads it (update_domain_next_wakeup()):
+  // max when none, or when it is already past.
+  Time next_wakeup(Time now) const;
+  struct PreOff {
+    bool allow = true;
+    Time start_timer = Time::max();  // the cluster timer, relative to now (max: none)
+  };
+  // GENPD_NOTIFY_PRE_OFF for genpd's state `state`.
+  PreOff pre_off(Time now, int state, Time cpus_latency_req, bool ipi_pending);
+  // GENPD_NOTIFY_ON after state `state`: true when every CPU's history is to
+  // be cleared (clear_cpu_predict_history(); this domain's is cleared here).
+  bool power_on(Time now, int state);
+  void timer_expired();  // clusttimer_fn()
+  void clear_history();  // clear_cluster_history()
+
+  // Inspection (tests).
+  int restrict_idx() const { return restrict_idx_; }
+  bool predicted() const { return predicted_; }
+  uint64_t pred_residency_us() const { return pred_residency_; }
+  int nsamp() const { return nsamp_; }
+
+ private:
+  void update_history(Time now, int state);
+  void predict(Time now, int state);
+
+  std::vector<GenpdState> states_;
+  bool spans_all_cpus_;
+  std::vector<Time> cpu_next_wakeup_;
+  struct Sample {
+    uint64_t residency = 0;  // us
+    int mode = -1;
+    int64_t entry_time = 0;  // us
+  };
+  std::array<Sample, kMaxSamples> history_{};
+  int samples_idx_ = 0;
+  int nsamp_ = 0;
+  bool history_invalid_ = false;
+  bool htmr_wkup_ = false;
+  int entry_idx_ = -1;
+  int64_t entry_time_ns_ = 0;
+  int restrict_idx_ = -1;
+  bool predicted_ = false;
+  uint64_t pred_residency_ = 0;  // us
+  bool is_timer_expired_ = false;
+};
+
 // ---- registry -----------------------------------------------------------
 
 // "menu", "menu_v6.18", "teo", "teo_tick", "teo_tick_rfc", "teo_v6.6",
-// "teo_v6.12", "teo_v6.18".
+// "teo_v6.12", "teo_v6.18", "qcom-cpu-lpm".
 std::span<const std::string_view> governor_names();
 // Unknown name -> std::invalid_argument listing the valid names.
 std::unique_ptr<Governor> make_governor(std::string_view name, GovernorParams params = {});

@@ -1007,8 +1007,9 @@ SelectResult MenuGovernor::select(const SelectInput& in) {
 // ================================================================ registry
 
 namespace {
-constexpr std::array<std::string_view, 8> kNames = {"menu",     "menu_v6.18", "teo",       "teo_tick",
-                                                    "teo_tick_rfc", "teo_v6.6", "teo_v6.12", "teo_v6.18"};
+constexpr std::array<std::string_view, 9> kNames = {"menu",      "menu_v6.18", "teo",       "teo_tick",
+                                                    "teo_tick_rfc", "teo_v6.6", "teo_v6.12", "teo_v6.18",
+                                                    "qcom-cpu-lpm"};
 }
 
 std::span<const std::string_view> governor_names() { return kNames; }
@@ -1022,6 +1023,7 @@ std::unique_ptr<Governor> make_governor(std::string_view name, GovernorParams pa
   if (name == "teo_v6.6") return std::make_unique<TeoGovernor>(TeoVersion::kV66, params);
   if (name == "teo_v6.12") return std::make_unique<TeoGovernor>(TeoVersion::kV612, params);
   if (name == "teo_v6.18") return std::make_unique<TeoGovernor>(TeoVersion::kV618, params);
+  if (name == "qcom-cpu-lpm") return std::make_unique<QcomLpmGovernor>();
   std::string msg = "unknown cpuidle governor '";
   msg.append(name).append("'; valid:");
   for (auto n : kNames) msg.append(" ").append(n);

@@ -513,6 +513,11 @@ void Kernel::on_event(uint64_t t) {
         break;
       }
       --rqs_[p.cpu]->ttwu_pending;
+      if (p.wake_ipi) {
+        p.wake_ipi = false;
+        --rqs_[p.cpu]->wake_list_inflight;
+        ipi_entry(p.cpu);
+      }
       event_cpu_ = p.ttwu_enqueue_cpu;
       update_rq_clock(*rqs_[p.cpu]);
       ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
@@ -523,6 +528,7 @@ void Kernel::on_event(uint64_t t) {
       // this instant, or, by a CPU in an idle state, once it is out.
       event_cpu_ = static_cast<int>(arg);
       Rq& rq = *rqs_[arg];
+      ipi_entry(rq.cpu);
       if (rq.cpuidle.gov && rq.curr->is_idle_task) idle_wake(rq, false);
       mark_resched(rq.cpu);
       break;
@@ -544,6 +550,7 @@ void Kernel::on_event(uint64_t t) {
       // The kick IPI reaches the chosen idle CPU, which takes its flags.
       Rq& ilb = *rqs_[arg];
       if (irq_waits_for_idle_exit(ilb, ilb.ilb_kick)) break;
+      ipi_entry(ilb.cpu);
       const unsigned flags = ilb.ilb_flags;
       ilb.ilb_flags = 0;
       ilb.newilb_kick = false;  // nohz_csd_func() clears NOHZ_NEWILB_KICK too
@@ -557,6 +564,10 @@ void Kernel::on_event(uint64_t t) {
       break;
     case Ev::kActiveBalance:
       event_cpu_ = static_cast<int>(arg);
+      if (rqs_[arg]->active_balance_ipi) {
+        rqs_[arg]->active_balance_ipi = false;
+        ipi_entry(static_cast<int>(arg));
+      }
       active_balance_cpu_stop(*rqs_[arg]);
       break;
     case Ev::kIrqWork: {
@@ -564,6 +575,10 @@ void Kernel::on_event(uint64_t t) {
       event_cpu_ = static_cast<int>(arg);
       Rq& rq = *rqs_[arg];
       if (irq_waits_for_idle_exit(rq, rq.irq_work)) break;
+      if (rq.irq_work_ipi) {
+        rq.irq_work_ipi = false;
+        ipi_entry(rq.cpu);
+      }
       update_rq_clock(rq);
       classes_[static_cast<size_t>(SchedClassId::kRt)]->irq_work(rq);
       break;
@@ -575,6 +590,26 @@ void Kernel::on_event(uint64_t t) {
       sugov_irq_work(rq);
       break;
     }
+    case Ev::kIdleGovTimer: {
+      // qcom-cpu-lpm's prediction timer (histtimer_fn()): marks the
+      // history; its interrupt woke the CPU if it idled.
+      event_cpu_ = static_cast<int>(arg);
+      Rq& rq = *rqs_[arg];
+      hrtimer_interrupt(event_cpu_);
+      rq.cpuidle.gov->timer_expired();
+      break;
+    }
+    case Ev::kClusterGovTimer: {
+      // qcom-cpu-lpm's cluster timer (clusttimer_fn()) on the CPU that armed it.
+      CpuidleDomain& d = idle_domains_[arg];
+      event_cpu_ = d.qcom_timer_cpu;
+      hrtimer_interrupt(event_cpu_);
+      d.qcom->timer_expired();
+      break;
+    }
+    case Ev::kClusterPowerOn:
+      qcom_cluster_power_on(idle_domains_[arg]);
+      break;
     case Ev::kClockEvent:
       // The local timer interrupt for the next hrtimer: the CPU wakes; the
       // expired hrtimers' own events follow in this instant. A timer
@@ -756,14 +791,20 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   p.ttwu_enqueue_cpu = remote && !wake_list ? from_cpu : cpu;
   // An IPI with no latency reaches the target now (as at Ev::kWakeDeferred).
   const Time enqueue_at = wake_list && delay == Time::zero() ? wake_list_handled_at(*rqs_[cpu]) : now() + delay;
+  // __smp_call_single_queue(): the IPI goes out only when the target's
+  // queue was empty (one IPI flushes the entries queued behind it).
+  if (wake_list && rqs_[cpu]->wake_list_inflight == 0) ipi_raise(cpu);
   if (enqueue_at > now()) {
     p.wake_pending = true;
+    p.wake_ipi = wake_list;
+    if (wake_list) ++rqs_[cpu]->wake_list_inflight;
     // The kernel's direct enqueue has no window (the waker holds the
     // target's rq lock); the model's, the wake-up cost long, counts as
     // pending so the target is not idle to others meanwhile.
     ++rqs_[cpu]->ttwu_pending;
     sim_.post(enqueue_at, kTierWake, this, tag(Ev::kWakeDeferred, p.index));
   } else {
+    if (wake_list && rqs_[cpu]->wake_list_inflight == 0) ipi_entry(cpu);
     event_cpu_ = p.ttwu_enqueue_cpu;
     update_rq_clock(*rqs_[cpu]);
     ttwu_do_activate(*rqs_[cpu], p, static_cast<int>(p.ttwu_wake_flags), waker);
@@ -823,6 +864,10 @@ Time Kernel::timer_list_fire_time(Time delay) const {
 void Kernel::irq_work_queue_on(int cpu) {
   Rq& rq = *rqs_[static_cast<size_t>(cpu)];
   rq.irq_work.arm(now() + (cpu == event_cpu_ ? Time::zero() : params_.ipi_latency));
+  if (cpu != event_cpu_) {
+    rq.irq_work_ipi = true;
+    ipi_raise(cpu);  // irq_work_queue_on(): arch_send_call_function_single_ipi()
+  }
 }
 
 void Kernel::move_queued_task(Task& p, int dst_cpu) {
@@ -917,6 +962,11 @@ void Kernel::resched_curr(Rq& rq) {
   mark_resched(rq.cpu);
   const bool remote = event_cpu_ >= 0 && event_cpu_ != rq.cpu;
   const bool by_ipi = remote && params_.ipi_latency > Time::zero();
+  // smp_send_reschedule() goes out for a remote CPU whose TIF_NEED_RESCHED
+  // was clear (arm64 has no polling idle); with no IPI latency, or to a CPU
+  // that acts on the flag itself (an awake idle loop), it is handled at once.
+  const bool sends_ipi = remote && !rq.need_resched;
+  if (sends_ipi) ipi_raise(rq.cpu);
   if (rq.cpuidle.gov && rq.curr->is_idle_task) {
     if (remote && rq.cpuidle.phase == CpuidleDevice::Phase::kSelect) rq.cpuidle.need_resched_before_entry = true;
     if (by_ipi && rq.cpuidle.phase == CpuidleDevice::Phase::kIn) {
@@ -926,12 +976,14 @@ void Kernel::resched_curr(Rq& rq) {
       idle_wake(rq, false);
     }
   }
-  if (rq.need_resched) return;
-  rq.need_resched = true;
-  // TIF_NEED_RESCHED is set before the IPI: a mutex spinner polling it
-  // leaves its spin now (mutex_spin_on_owner()).
-  if (rq.curr->mutex_spinning_on) [[unlikely]] rq.curr->mutex_spinning_on->spinner_need_resched(*rq.curr);
-  if (by_ipi && (!rq.curr->is_idle_task || !rq.cpuidle.gov)) rq.resched_ipi.arm(now() + params_.ipi_latency);
+  if (!rq.need_resched) {
+    rq.need_resched = true;
+    // TIF_NEED_RESCHED is set before the IPI: a mutex spinner polling it
+    // leaves its spin now (mutex_spin_on_owner()).
+    if (rq.curr->mutex_spinning_on) [[unlikely]] rq.curr->mutex_spinning_on->spinner_need_resched(*rq.curr);
+    if (by_ipi && (!rq.curr->is_idle_task || !rq.cpuidle.gov)) rq.resched_ipi.arm(now() + params_.ipi_latency);
+  }
+  if (sends_ipi && !rq.resched_ipi.armed()) ipi_entry(rq.cpu);
 }
 
 // resched_curr_lazy() (6.13+ PREEMPT_LAZY): fair-class preemption only sets
@@ -1118,7 +1170,12 @@ void Kernel::schedule(Rq& rq) {
   // The work timer is re-keyed in place if the next task runs a timed
   // action, and cancelled after the switch otherwise.
   rq.work_rearmed = false;
-  rq.resched_ipi.cancel();
+  // A resched IPI still on its way is handled now (the model's schedule()
+  // has already acted on it).
+  if (rq.resched_ipi.armed()) {
+    rq.resched_ipi.cancel();
+    ipi_entry(rq.cpu);
+  }
   update_curr(rq);
   TaskState prev_state = TaskState::kRunning;
   if (!prev.is_idle_task && prev.state != TaskState::kRunning) {

@@ -992,6 +992,10 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
       } else if (wake_delay > Time::zero()) {
         src.push_cpu = dst.cpu;
         src.active_balance_stop.arm(now() + wake_delay);
+        if (src.cpu != balancing_cpu) {
+          src.active_balance_ipi = true;
+          ipi_raise(src.cpu);  // the stopper's wake-up IPI
+        }
         count_pass("active balance: the stopper is woken, ", kind);
       } else {
         const bool stopped = active_balance(src, dst.cpu);
@@ -1319,6 +1323,7 @@ void Kernel::kick_ilb(int this_cpu, unsigned flags) {
     other->ilb_flags |= flags;
     if (ipi_in_flight) return;
     other->ilb_kick.arm(now() + params_.ipi_latency);
+    ipi_raise(other->cpu);  // kick_ilb(): smp_call_function_single_async()
     return;
   }
 }

@@ -74,7 +74,19 @@ void Kernel::do_idle(Rq& rq) {
   const uint64_t util = std::min<uint64_t>(cpu_util_cfs(rq) + rq.avg_rt.util_avg, rq.capacity);
   in.cpu_utilized = util > (rq.capacity >> 6);
   in.nr_iowaiters = static_cast<unsigned>(rq.nr_iowait);  // nr_iowait_cpu()
+  in.now = t0;
   const cpuidle::SelectResult r = dev.gov->select(in);
+  // qcom-cpu-lpm: its prediction timer (histtimer_start(), pinned), and the
+  // expected wake-up of a deepest choice for its cluster governor.
+  if (r.timer != Time::max()) [[unlikely]]
+    hrtimer_start(dev.gov_timer, t0 + r.timer, rq.cpu);
+  if (r.next_wakeup != Time::max() && dev.domain >= 0) [[unlikely]] {
+    CpuidleDomain& d = idle_domains_[static_cast<size_t>(dev.domain)];
+    if (d.qcom) {
+      const auto it = std::find(d.cpus.begin(), d.cpus.end(), rq.cpu);
+      d.qcom->cpu_select(static_cast<int>(it - d.cpus.begin()), r.next_wakeup);
+    }
+  }
   // --why: the state and the tick decision with the rule, so that governor
   // versions line up by outcome.
   if (counting_decisions()) [[unlikely]]

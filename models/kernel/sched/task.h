@@ -206,6 +206,7 @@ struct Task {
   Time accounted_at = Time::ns(-1);
   uint32_t accounted_rate = 0;
   bool wake_pending = false;       // a deferred (wakeup-cost / IPI) enqueue is in flight
+  bool wake_ipi = false;           // ... through the target's wake list (its IPI is pending there)
   bool in_iowait = false;          // p->in_iowait: blocked in io_schedule() until it runs again
   uint64_t ttwu_wake_flags = 0;
   // When its try_to_wake_up() starts, if it waits for its waker's CPU to
