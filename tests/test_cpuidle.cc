@@ -962,6 +962,58 @@ TEST_CASE("qcom-cpu-lpm clears every CPU's history after the SoC's full deepest 
   }
 }
 
+TEST_CASE("WALT's busy hysteresis keeps qcom-cpu-lpm in WFI until it ends", "[cpuidle][qcom]") {
+  // The ping-pong of the learning test with WALT's util hysteresis (8.5 ms,
+  // summed util threshold 15, the stock SM8650 setting of CPUs 0-6): each
+  // sleeper dequeue on CPU 1 (the tasks' util sums far above 15) starts
+  // 8.5 ms of WFI-only there, so no wake-up pays state 1's exit: every
+  // latency is WFI's 1 us. After the waker's last cycle the bias timer ends
+  // the WFI 8.5 ms after the sleeper's last suspend (the CPU runs 1 us
+  // later); the select then has five WFI samples of 501 - 1 = 500 us: the
+  // residency pattern predicts 500 us -> WFI again, with the prediction
+  // timer at 600 us, whose expiry (+ 1 us) leaves no prediction: state 1.
+  ScenarioParams p = qcom_ping(12, 20_ms);
+  p.kernel.walt_util_busy_hyst = {8500_us};
+  System sys(p, 1);
+  IdleLog idle(2);
+  SwitchLog sw;
+  sys.add_observer(&idle);
+  sys.add_observer(&sw);
+  sys.run();
+  const RunResult r = sys.result();
+  const Samples& lat = metrics_of(r, "sleeper").wakeup_latency;
+  REQUIRE(lat.size() == 11);
+  for (int64_t v : lat.values()) CHECK(v == 1000);
+  Time last_sleep = Time::zero();
+  for (const auto& rec : sw.log)
+    if (rec.cpu == 1 && rec.prev == "sleeper") last_sleep = rec.t;
+  std::vector<IdleEvent> cpu1;
+  for (const auto& e : idle.log)
+    if (e.cpu == 1 && e.state >= 0) cpu1.push_back(e);
+  REQUIRE(cpu1.size() >= 2);
+  for (size_t i = 0; i + 1 < cpu1.size(); ++i) CHECK(cpu1[i].state == 0);
+  CHECK(cpu1.back().state == 1);
+  CHECK(cpu1[cpu1.size() - 2].t == last_sleep + 8501_us);
+  CHECK(cpu1.back().t == last_sleep + 8501_us + 601_us);
+}
+
+TEST_CASE("WALT's hysteresis keys: one value or one per CPU, for qcom-cpu-lpm only", "[cpuidle][qcom][config]") {
+  const std::string head = "tasks: [{name: t, events: [{run: 1ms}]}]\nkernel:\n  cpuidle: ";
+  ScenarioParams s = load_scenario_yaml(
+      head + "{governor: qcom-cpu-lpm, walt_util_busy_hyst: [8500us, 2ms], walt_util_busy_hyst_util: [1, 15]}\n",
+      "a.yaml");
+  CHECK(s.kernel.walt_util_busy_hyst == std::vector<Time>{8500_us, 2_ms});
+  CHECK(s.kernel.walt_util_busy_hyst_util == std::vector<uint32_t>{1, 15});
+  CHECK(s.kernel.walt_busy_hyst.empty());
+  // Three values for two CPUs, or a mainline governor: the kernel refuses.
+  ScenarioParams p = qcom_ping(1, 1_ms);
+  p.kernel.walt_util_busy_hyst = {1_ms, 1_ms, 1_ms};
+  CHECK_THROWS_WITH(System(p, 1), Catch::Contains("kernel.cpuidle.walt_util_busy_hyst: 3 values for 2 CPUs"));
+  p.kernel.walt_util_busy_hyst = {1_ms};
+  p.kernel.cpuidle_governor = "menu";
+  CHECK_THROWS_WITH(System(p, 1), Catch::Contains("qcom-cpu-lpm governor only"));
+}
+
 // ---------------------------------------------------------- static power
 
 namespace {

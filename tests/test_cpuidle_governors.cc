@@ -733,7 +733,7 @@ TEST_CASE("qcom-cpu-lpm's prediction timer voids the next prediction and merges 
   REQUIRE(r.state == 0);
   REQUIRE(r.timer == 600_us);
   // The timer fires: the CPU left WFI after 600 us (measured 600 - 1 = 599).
-  g.timer_expired();
+  g.timer_expired(false);
   g.reflect({.state = 0, .residency = 600_us});
   // Next select: the 599 us sample is recorded (slot 0), then no prediction
   // (history_invalid): the deepest state for the 10 ms sleep length.
@@ -882,4 +882,29 @@ TEST_CASE("qcom-cpu-lpm's cluster governor: premature exits, stale samples", "[c
   CHECK_FALSE(c.predicted());
   CHECK(c.restrict_idx() == 2);
   CHECK_FALSE(c.pre_off(51_ms, 2, Time::max(), false).allow);
+}
+
+TEST_CASE("qcom-cpu-lpm enters WFI while WALT's busy hysteresis lasts, with a bias timer", "[cpuidle][qcom]") {
+  const auto st = kodiak_little();
+  QcomLpmGovernor g;
+  SelectInput in = input(st, 10_ms, 10_ms);
+  in.now = 1_ms;
+  in.lpm_bias_until = 4_ms;
+  SelectResult r = g.select(in);
+  CHECK(r.state == 0);
+  CHECK(r.bias_timer == 3_ms);
+  CHECK(r.timer == Time::max());
+  CHECK(r.next_wakeup == Time::max());
+  CHECK(g.last_idx() == 0);
+  // The bias timer's expiry does not mark the history (biastimer_fn() is
+  // empty): the WFI period (3 ms - 1 us exit) is an ordinary sample, and
+  // with the bias over the deepest state follows.
+  g.timer_expired(true);
+  g.reflect({.state = 0, .residency = 3_ms});
+  in.now = 4_ms;
+  r = g.select(in);
+  CHECK(r.state == 2);
+  CHECK(r.bias_timer == Time::max());
+  CHECK(g.sample_us(0) == 2999);
+  CHECK(g.sample_mode(0) == 0);
 }

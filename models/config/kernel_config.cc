@@ -59,6 +59,24 @@ void load_cpuidle(const YamlDoc& doc, const YAML::Node& node, const std::string&
     else
       k.cpuidle_latency_req = as_duration(doc, *n, r.path("latency_req"), Bound::kNonNegative);
   }
+  // A value for every CPU, or one list entry per CPU (the count is checked
+  // against the platform when the kernel is built).
+  auto per_cpu = [&](std::string_view key, auto& out, auto read_one) {
+    const auto n = r.find(key);
+    if (!n) return;
+    out.clear();
+    if (n->IsSequence()) {
+      for (size_t i = 0; i < n->size(); ++i) out.push_back(read_one((*n)[i], index_path(r.path(key), i)));
+      if (out.empty()) fail(doc, *n, r.path(key), "expected a value or a list of one value per CPU, got an empty list");
+    } else {
+      out.push_back(read_one(*n, r.path(key)));
+    }
+  };
+  auto duration = [&](const YAML::Node& n, const std::string& at) { return as_duration(doc, n, at, Bound::kNonNegative); };
+  per_cpu("walt_busy_hyst", k.walt_busy_hyst, duration);
+  per_cpu("walt_util_busy_hyst", k.walt_util_busy_hyst, duration);
+  per_cpu("walt_util_busy_hyst_util", k.walt_util_busy_hyst_util,
+          [&](const YAML::Node& n, const std::string& at) { return static_cast<uint32_t>(as_int(doc, n, at, 0, 1u << 20)); });
 }
 
 void load_uclamp(const YamlDoc& doc, const YAML::Node& node, const std::string& path, KernelParams& k) {
@@ -255,6 +273,15 @@ const std::vector<ParamDecl>& cpuidle_params() {
          "assumption: CPU time of tick_nohz_get_sleep_length(), charged when the governor calls it"},
         {"latency_req", "duration | none", "none",
          "PM QoS CPU latency limit (cpu_latency_qos): deepest allowed exit latency"},
+        {"walt_busy_hyst", "duration, or a list of one per CPU", "none",
+         "qcom-cpu-lpm's WALT LPM bias: sched_busy_hyst_ns of the CPUs in sched_busy_hysteresis_enable_cpus (0 "
+         "elsewhere): WFI for this long after a drop below 3 runnable tasks or a dequeue at util > capacity / 10"},
+        {"walt_util_busy_hyst", "duration, or a list of one per CPU", "none",
+         "qcom-cpu-lpm's WALT LPM bias: sched_util_busy_hyst_cpu_ns of the CPUs in "
+         "sched_util_busy_hysteresis_enable_cpus (0 elsewhere): WFI for this long after a dequeue while the CPUs' "
+         "summed util reaches walt_util_busy_hyst_util"},
+        {"walt_util_busy_hyst_util", "int, or a list of one per CPU", "none (with walt_util_busy_hyst: 15, WALT's default)",
+         "sched_util_busy_hyst_cpu_util: the summed util (PELT standing in for WALT's) that triggers it"},
     };
   }();
   return decls;

@@ -268,6 +268,10 @@ struct Rq {
   int nr_running = 0;
   int ttwu_pending = 0;             // rq->ttwu_pending: wake-ups queued for this CPU, not yet enqueued
   int wake_list_inflight = 0;       // ... of them through its wake list (call_single_queue not yet flushed)
+  // WALT's busy hysteresis (kernel.cpuidle.walt_*): per_cpu(nr) of
+  // sched_avg.c and busy_hyst_end_time.
+  int walt_nr = 0;
+  Time walt_busy_hyst_end = Time::zero();
   int nr_iowait = 0;                // rq->nr_iowait: tasks that blocked here in io_schedule(), not yet woken
   // When this CPU is through the try_to_wake_up() calls it has begun (each
   // costs kernel.overheads.wakeup; a later one waits its turn).
@@ -1006,6 +1010,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   // (GENPD_NOTIFY_PRE_OFF) on rq's CPU, the last down: k, or -1 if refused.
   int qcom_cluster_pre_off(CpuidleDomain& d, int k, Rq& rq);
   void qcom_cluster_power_on(CpuidleDomain& d);  // GENPD_NOTIFY_ON
+  // WALT's sched_update_nr_prod(cpu, enq) on an enqueue (+1) or dequeue
+  // (-1) of rq's CPU, before the class's: update_busy_hyst_end_time().
+  void walt_update_busy_hyst(Rq& rq, int enq);
   // An IPI sent to `cpu` (trace_ipi_raise) / its handler starting there
   // (trace_ipi_entry): what qcom-cpu-lpm's IPI history and pending flag see.
   void ipi_raise(int cpu) {
@@ -1190,6 +1197,11 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool cpuidle_ = false;                   // a cpuidle governor runs on some CPU
   Time cpuidle_latency_req_ = Time::max(); // PM QoS CPU latency limit
   std::vector<CpuidleDomain> idle_domains_;
+  // kernel.cpuidle.walt_*, one per CPU (off: walt_hyst_ false).
+  bool walt_hyst_ = false;
+  std::vector<Time> walt_busy_hyst_;
+  std::vector<Time> walt_util_busy_hyst_;
+  std::vector<uint32_t> walt_util_busy_hyst_util_;
   int event_cpu_ = -1;  // the CPU whose event is being handled (-1: none)
   const char* why_ = nullptr;  // note_why(): read by the debug log and --why only
   bool count_decisions_ = false;

@@ -72,6 +72,20 @@ struct KernelParams {
   Time cpuidle_governor_cost = Time::us(2);  // assumption
   Time cpuidle_sleep_length_cost = Time::us(1);  // assumption
   std::optional<Time> cpuidle_latency_req;   // PM QoS cpu_latency_qos limit; unset = none
+  // WALT's busy hysteresis (Qualcomm's kernel/sched/walt/sched_avg.c,
+  // update_busy_hyst_end_time()), the LPM bias qcom-cpu-lpm asks for with
+  // sched_lpm_disallowed_time(): after a dequeue (or the run-queue falling
+  // below 3 tasks) a CPU stays in WFI for its hysteresis time. Per CPU (one
+  // value = every CPU; empty = off): busy = sched_busy_hyst_ns where
+  // sched_busy_hysteresis_enable_cpus has the CPU (on a drop below 3 tasks,
+  // or a dequeue with util > capacity / 10), util = sched_util_busy_hyst_cpu_ns
+  // where sched_util_busy_hysteresis_enable_cpus has it (a dequeue while the
+  // CPUs' summed util >= sched_util_busy_hyst_cpu_util). WALT's window
+  // util is stood in for by PELT's; the colocation hysteresis (WALT's
+  // related thread groups) is not modelled.
+  std::vector<Time> walt_busy_hyst;
+  std::vector<Time> walt_util_busy_hyst;
+  std::vector<uint32_t> walt_util_busy_hyst_util;
 
   // Utilization clamping (models/kernel/sched/uclamp.h). `uclamp` is
   // CONFIG_UCLAMP_TASK (init/Kconfig default n; arm64 defconfig leaves it

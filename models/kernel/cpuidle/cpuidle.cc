@@ -38,6 +38,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 #include "models/errors.h"
 #include "models/kernel/kernel.h"
@@ -47,6 +48,32 @@ namespace schedlab {
 
 void Kernel::setup_cpuidle(const PlatformParams& platform) {
   const std::string& name = params_.cpuidle_governor;
+  // WALT's busy hysteresis: one value for every CPU or one per CPU.
+  auto per_cpu = [&](const auto& v, auto fallback, const char* key) {
+    using T = typename std::decay_t<decltype(v)>::value_type;
+    std::vector<T> out;
+    if (v.empty()) {
+      out.assign(static_cast<size_t>(nr_cpus()), fallback);
+    } else if (v.size() == 1) {
+      out.assign(static_cast<size_t>(nr_cpus()), v.front());
+    } else if (static_cast<int>(v.size()) == nr_cpus()) {
+      out = v;
+    } else {
+      throw ModelError(fmt::format("kernel.cpuidle.{}: {} values for {} CPUs (give one value, or one per CPU)", key,
+                                   v.size(), nr_cpus()));
+    }
+    return out;
+  };
+  walt_busy_hyst_ = per_cpu(params_.walt_busy_hyst, Time::zero(), "walt_busy_hyst");
+  walt_util_busy_hyst_ = per_cpu(params_.walt_util_busy_hyst, Time::zero(), "walt_util_busy_hyst");
+  walt_util_busy_hyst_util_ = per_cpu(params_.walt_util_busy_hyst_util, uint32_t{15}, "walt_util_busy_hyst_util");
+  for (int c = 0; c < nr_cpus(); ++c)
+    walt_hyst_ = walt_hyst_ || walt_busy_hyst_[static_cast<size_t>(c)] > Time::zero() ||
+                 walt_util_busy_hyst_[static_cast<size_t>(c)] > Time::zero();
+  if (walt_hyst_ && name != "qcom-cpu-lpm")
+    throw ModelError(fmt::format("kernel.cpuidle.walt_busy_hyst / walt_util_busy_hyst: WALT's LPM bias is read by "
+                                 "the qcom-cpu-lpm governor only (governor: {})",
+                                 name));
   if (name == "none") return;
   cpuidle::GovernorParams gp;
   gp.tick = tick_nsec_;
@@ -125,6 +152,8 @@ void Kernel::setup_cpuidle(const PlatformParams& platform) {
     dev.step = Timer(sim_.queue(), this, tag(Ev::kIdleStep, static_cast<uint64_t>(c)), kTierWake);
     dev.clockevent = Timer(sim_.queue(), this, tag(Ev::kClockEvent, static_cast<uint64_t>(c)), kTierClockEvent);
     dev.gov_timer = Timer(sim_.queue(), this, tag(Ev::kIdleGovTimer, static_cast<uint64_t>(c)), kTierTimer);
+    dev.gov_bias_timer =
+        Timer(sim_.queue(), this, tag(Ev::kIdleGovTimer, static_cast<uint64_t>(c) | (uint64_t{1} << 32)), kTierTimer);
     // Boot: the CPU is in the idle loop with its tick running; do_idle()
     // runs at the end of the first instant.
     dev.reported = 0;
@@ -332,7 +361,9 @@ void Kernel::idle_exit_done(Rq& rq) {
   // android_vh_cpu_idle_exit: lpm_idle_exit() cancels the prediction timer
   // unless less than a microsecond is left (ktime_to_us(remaining) <= 0):
   // an expired one runs its handler once interrupts are on.
-  if (dev.gov_timer.armed() && dev.gov_timer.when() - now() >= Time::us(1)) hrtimer_cancel(dev.gov_timer);
+  // biastimer_cancel() likewise for the bias timer.
+  for (Timer* t : {&dev.gov_timer, &dev.gov_bias_timer})
+    if (t->armed() && t->when() - now() >= Time::us(1)) hrtimer_cancel(*t);
   cpuidle::IdleExit e;
   e.state = dev.state;
   e.residency = now() - dev.entered;
@@ -433,6 +464,42 @@ int Kernel::qcom_cluster_pre_off(CpuidleDomain& d, int k, Rq& rq) {
 // cluster_power_cb(GENPD_NOTIFY_ON): the cluster timer is cancelled unless
 // less than a microsecond is left; the history and prediction are updated;
 // after the SoC's deepest sleep every CPU's and cluster's history is cleared.
+// update_busy_hyst_end_time() (WALT sched_avg.c), called from
+// sched_update_nr_prod() before the class's enqueue / dequeue: per_cpu(nr)
+// becomes nr_running + enq; a drop from 3 or more runnable to fewer, or a
+// dequeue with the CPU's util above a tenth of its capacity, starts the
+// busy hysteresis; a dequeue with the CPUs' summed util at or above the
+// CPU's threshold starts the util hysteresis; the longer one sets the end.
+// WALT's window-based util (cumulative_runnable_avg_scaled, the leaving
+// task still counted) is stood in for by PELT's (CFS + RT, capped at the
+// capacity).
+void Kernel::walt_update_busy_hyst(Rq& rq, int enq) {
+  const int prev = rq.walt_nr;
+  rq.walt_nr = rq.nr_running + enq;
+  const size_t c = static_cast<size_t>(rq.cpu);
+  const Time busy = walt_busy_hyst_[c], util_hyst = walt_util_busy_hyst_[c];
+  if (busy == Time::zero() && util_hyst == Time::zero()) return;
+  auto util_of = [this](const Rq& r) {
+    return std::min<uint64_t>(cpu_util_cfs(r) + r.avg_rt.util_avg, r.capacity);
+  };
+  const bool nr_trigger = prev >= 3 && rq.walt_nr < 3;
+  const bool dequeue = enq < 0;
+  const bool load_trigger = dequeue && util_of(rq) * 10 > rq.capacity;
+  bool util_trigger = false;
+  if (dequeue && util_hyst > Time::zero()) {
+    uint64_t total = 0;
+    for (const auto& other : rqs_) {
+      total += util_of(*other);
+      if (total >= walt_util_busy_hyst_util_[c]) {
+        util_trigger = true;
+        break;
+      }
+    }
+  }
+  const Time agg = max((nr_trigger || load_trigger) ? busy : Time::zero(), util_trigger ? util_hyst : Time::zero());
+  if (agg > Time::zero()) rq.walt_busy_hyst_end = now() + agg;
+}
+
 void Kernel::qcom_cluster_power_on(CpuidleDomain& d) {
   if (d.qcom_timer.armed() && d.qcom_timer.when() - now() >= Time::us(1)) hrtimer_cancel(d.qcom_timer);
   if (!d.qcom->power_on(now(), d.state_left)) return;

@@ -122,6 +122,7 @@ struct CpuidleDevice {
   Timer step;                // end of the governor's run (kSelect) or of the exit latency (kExit)
   Timer clockevent;          // the local timer programmed for the next hrtimer while in a state
   Timer gov_timer;           // the governor's own hrtimer (qcom-cpu-lpm's prediction timer)
+  Timer gov_bias_timer;      // ... and its bias timer (WALT's LPM bias)
   std::vector<HrtimerRef> hrtimers;  // this CPU's hrtimer base
   // Statistics (dev->states_usage[].usage summed; tests and debugging).
   uint64_t entries = 0;

@@ -64,6 +64,9 @@ struct SelectInput {
   bool cpu_utilized = false;             // teo: sched_cpu_util(cpu) > capacity >> 6
   unsigned nr_iowaiters = 0;             // menu: nr_iowait_cpu(cpu)
   Time now = Time::zero();               // ktime_get() at the select (qcom-cpu-lpm's history times)
+  // qcom-cpu-lpm: WALT's busy_hyst_end_time of this CPU
+  // (sched_lpm_disallowed_time(): WFI until then); zero = none.
+  Time lpm_bias_until = Time::zero();
 };
 
 struct SelectResult {
@@ -83,6 +86,9 @@ struct SelectResult {
   // past = no wake-up expected).
   Time timer = Time::max();
   Time next_wakeup = Time::max();
+  // qcom-cpu-lpm's bias timer (biastimer_start(), pinned): a WFI chosen for
+  // WALT's LPM bias is left when the bias ends (max = none).
+  Time bias_timer = Time::max();
 };
 
 // What the kernel knows after the wakeup (cpuidle_reflect() time).
@@ -120,8 +126,8 @@ class Governor {
   virtual void ipi_raised(Time /*now*/) {}
   virtual void ipi_handled() {}
   virtual bool ipi_pending() const { return false; }
-  // The hrtimer SelectResult::timer asked for expired.
-  virtual void timer_expired() {}
+  // The hrtimer SelectResult::timer (or ::bias_timer) asked for expired.
+  virtual void timer_expired(bool /*bias*/) {}
   // clear_cpu_predict_history(): the SoC went to its deepest sleep.
   virtual void clear_history() {}
 };
@@ -285,8 +291,11 @@ class MenuGovernor final : public Governor {
 // left true). lpm_idle_enter() (android_vh_cpu_idle_enter) enters WFI
 // instead while an IPI sent to this CPU is pending; lpm_idle_exit()
 // cancels the prediction timer unless it has expired.
-// Not modelled: WALT's LPM bias (sched_lpm_disallowed_time(): WALT is not
-// modelled), suspend, the sysfs switches (the module starts with
+// WALT's LPM bias (lpm_disallowed() -> sched_lpm_disallowed_time()): while
+// the CPU's busy hysteresis lasts (SelectInput::lpm_bias_until, kept by the
+// kernel model from kernel.cpuidle.walt_* keys), WFI, last_idx 0, and the
+// bias timer wakes the CPU when it ends. Not modelled: WALT's reserved CPUs
+// (core control), suspend, the sysfs switches (the module starts with
 // sleep_disabled Y, which the vendor's userspace init writes N, as the
 // model takes it; prediction_disabled stays N).
 class QcomLpmGovernor final : public Governor {
@@ -307,7 +316,11 @@ class QcomLpmGovernor final : public Governor {
   void ipi_raised(Time now) override;
   void ipi_handled() override { ipi_pending_ = false; }
   bool ipi_pending() const override { return ipi_pending_; }
-  void timer_expired() override { history_invalid_ = true; }  // histtimer_fn()
+  // histtimer_fn() marks the history; biastimer_fn() does nothing (its
+  // interrupt only wakes the CPU to select again).
+  void timer_expired(bool bias) override {
+    if (!bias) history_invalid_ = true;
+  }
   void clear_history() override;
 
   // Inspection (tests, traces).

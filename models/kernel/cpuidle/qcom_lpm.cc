@@ -176,10 +176,19 @@ SelectResult QcomLpmGovernor::select(const SelectInput& in) {
   bool predict_started = false;
   const int64_t sleep_ns = in.sleep_length == Time::max() ? INT64_MAX : in.sleep_length.count();
   update_cpu_history(st);
-  // lpm_disallowed(): a negative sleep length (sleep_disabled is N).
+  // lpm_disallowed(): a negative sleep length (sleep_disabled is N), or
+  // WALT's bias (sched_lpm_disallowed_time() returns 0 until the CPU's busy
+  // hysteresis ends): WFI, with the bias timer for the rest.
   if (sleep_ns < 0) {
     r.state = 0;
     r.why = "sleep length negative: WFI (lpm_disallowed())";
+    return r;
+  }
+  if (in.now < in.lpm_bias_until) {
+    last_idx_ = 0;
+    r.state = 0;
+    r.bias_timer = in.lpm_bias_until - in.now;
+    r.why = "WALT busy hysteresis: WFI (sched_lpm_disallowed_time())";
     return r;
   }
   const uint64_t duration_ns = static_cast<uint64_t>(sleep_ns);

@@ -280,6 +280,8 @@ void Kernel::class_enqueue(Rq& rq, Task& p, int flags) {
 // 6.18's counts them first ("Can be before ->enqueue_task()"), as 6.1's
 // and 6.6's did.
 void Kernel::enqueue_task(Rq& rq, Task& p, int flags) {
+  if (walt_hyst_) [[unlikely]]
+    walt_update_busy_hyst(rq, 1);  // android_rvh_enqueue_task
   if (version_.uclamp_inc_before_enqueue) uclamp_rq_inc(rq, p, flags);
   class_enqueue(rq, p, flags);
   fair_server_update_active(rq);  // enqueue_task_fair()'s dl_server_start()
@@ -288,6 +290,8 @@ void Kernel::enqueue_task(Rq& rq, Task& p, int flags) {
 
 bool Kernel::dequeue_task(Rq& rq, Task& p, int flags) {
   uclamp_rq_dec(rq, p);
+  if (walt_hyst_) [[unlikely]]
+    walt_update_busy_hyst(rq, -1);  // android_rvh_dequeue_task
   return class_of(p).dequeue_task(rq, p, flags);
 }
 
@@ -591,12 +595,13 @@ void Kernel::on_event(uint64_t t) {
       break;
     }
     case Ev::kIdleGovTimer: {
-      // qcom-cpu-lpm's prediction timer (histtimer_fn()): marks the
-      // history; its interrupt woke the CPU if it idled.
-      event_cpu_ = static_cast<int>(arg);
-      Rq& rq = *rqs_[arg];
+      // qcom-cpu-lpm's prediction timer (histtimer_fn(): marks the
+      // history) or bias timer (bit 32: nothing); its interrupt woke the
+      // CPU if it idled.
+      event_cpu_ = static_cast<int>(arg & 0xffffffff);
+      Rq& rq = *rqs_[static_cast<size_t>(event_cpu_)];
       hrtimer_interrupt(event_cpu_);
-      rq.cpuidle.gov->timer_expired();
+      rq.cpuidle.gov->timer_expired((arg >> 32) != 0);
       break;
     }
     case Ev::kClusterGovTimer: {

@@ -75,11 +75,14 @@ void Kernel::do_idle(Rq& rq) {
   in.cpu_utilized = util > (rq.capacity >> 6);
   in.nr_iowaiters = static_cast<unsigned>(rq.nr_iowait);  // nr_iowait_cpu()
   in.now = t0;
+  in.lpm_bias_until = rq.walt_busy_hyst_end;
   const cpuidle::SelectResult r = dev.gov->select(in);
   // qcom-cpu-lpm: its prediction timer (histtimer_start(), pinned), and the
   // expected wake-up of a deepest choice for its cluster governor.
   if (r.timer != Time::max()) [[unlikely]]
     hrtimer_start(dev.gov_timer, t0 + r.timer, rq.cpu);
+  if (r.bias_timer != Time::max()) [[unlikely]]
+    hrtimer_start(dev.gov_bias_timer, t0 + r.bias_timer, rq.cpu);
   if (r.next_wakeup != Time::max() && dev.domain >= 0) [[unlikely]] {
     CpuidleDomain& d = idle_domains_[static_cast<size_t>(dev.domain)];
     if (d.qcom) {
