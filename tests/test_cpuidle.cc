@@ -969,9 +969,10 @@ TEST_CASE("WALT's busy hysteresis keeps qcom-cpu-lpm in WFI until it ends", "[cp
   // 8.5 ms of WFI-only there, so no wake-up pays state 1's exit: every
   // latency is WFI's 1 us. After the waker's last cycle the bias timer ends
   // the WFI 8.5 ms after the sleeper's last suspend (the CPU runs 1 us
-  // later); the select then has five WFI samples of 501 - 1 = 500 us: the
-  // residency pattern predicts 500 us -> WFI again, with the prediction
-  // timer at 600 us, whose expiry (+ 1 us) leaves no prediction: state 1.
+  // later); the select then has WFI samples 500 500 500 500 and the bias's
+  // 8500 us: without that largest one the residency pattern predicts
+  // 500 us -> WFI again, with the prediction timer at 600 us, whose expiry
+  // (+ 1 us) leaves no prediction: state 1.
   ScenarioParams p = qcom_ping(12, 20_ms);
   p.kernel.walt_util_busy_hyst = {8500_us};
   System sys(p, 1);
@@ -1005,6 +1006,20 @@ TEST_CASE("WALT's hysteresis keys: one value or one per CPU, for qcom-cpu-lpm on
   CHECK(s.kernel.walt_util_busy_hyst == std::vector<Time>{8500_us, 2_ms});
   CHECK(s.kernel.walt_util_busy_hyst_util == std::vector<uint32_t>{1, 15});
   CHECK(s.kernel.walt_busy_hyst.empty());
+  // WALT's count follows every enqueue, wake-ups included (activate_task()
+  // -> enqueue_task()'s hook): the sleeper's first suspend (10 us, its new
+  // task's util well above a tenth of the capacity) holds CPU 1 in WFI for
+  // the 1 ms busy hysteresis; woken at 521 us it runs from 522 to 532 us.
+  {
+    ScenarioParams q = qcom_ping(3, 5_ms);
+    q.kernel.walt_busy_hyst = {1_ms};
+    System sys(q, 1);
+    sys.kernel().run_until(525_us);
+    CHECK(sys.kernel().rq(1).nr_running == 1);
+    CHECK(sys.kernel().rq(1).walt_nr == 1);
+    sys.kernel().run_until(535_us);
+    CHECK(sys.kernel().rq(1).walt_nr == 0);
+  }
   // Three values for two CPUs, or a mainline governor: the kernel refuses.
   ScenarioParams p = qcom_ping(1, 1_ms);
   p.kernel.walt_util_busy_hyst = {1_ms, 1_ms, 1_ms};

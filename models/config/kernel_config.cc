@@ -72,11 +72,19 @@ void load_cpuidle(const YamlDoc& doc, const YAML::Node& node, const std::string&
       out.push_back(read_one(*n, r.path(key)));
     }
   };
-  auto duration = [&](const YAML::Node& n, const std::string& at) { return as_duration(doc, n, at, Bound::kNonNegative); };
+  // The sysctls' limits: 0..1 s (NSEC_PER_SEC), util 0..1000.
+  auto duration = [&](const YAML::Node& n, const std::string& at) {
+    const Time t = as_duration(doc, n, at, Bound::kNonNegative);
+    if (t > Time::s(1)) fail(doc, n, at, "expected a duration of at most 1s (the sysctl's limit)");
+    return t;
+  };
   per_cpu("walt_busy_hyst", k.walt_busy_hyst, duration);
   per_cpu("walt_util_busy_hyst", k.walt_util_busy_hyst, duration);
   per_cpu("walt_util_busy_hyst_util", k.walt_util_busy_hyst_util,
-          [&](const YAML::Node& n, const std::string& at) { return static_cast<uint32_t>(as_int(doc, n, at, 0, 1u << 20)); });
+          [&](const YAML::Node& n, const std::string& at) { return static_cast<uint32_t>(as_int(doc, n, at, 0, 1000)); });
+  if (!k.walt_util_busy_hyst_util.empty() && k.walt_util_busy_hyst.empty())
+    fail(doc, *r.find("walt_util_busy_hyst_util"), r.path("walt_util_busy_hyst_util"),
+         "has no effect without walt_util_busy_hyst (the hysteresis time)");
 }
 
 void load_uclamp(const YamlDoc& doc, const YAML::Node& node, const std::string& path, KernelParams& k) {
@@ -273,14 +281,14 @@ const std::vector<ParamDecl>& cpuidle_params() {
          "assumption: CPU time of tick_nohz_get_sleep_length(), charged when the governor calls it"},
         {"latency_req", "duration | none", "none",
          "PM QoS CPU latency limit (cpu_latency_qos): deepest allowed exit latency"},
-        {"walt_busy_hyst", "duration, or a list of one per CPU", "none",
+        {"walt_busy_hyst", "duration <= 1s, or a list of one per CPU", "none",
          "qcom-cpu-lpm's WALT LPM bias: sched_busy_hyst_ns of the CPUs in sched_busy_hysteresis_enable_cpus (0 "
          "elsewhere): WFI for this long after a drop below 3 runnable tasks or a dequeue at util > capacity / 10"},
-        {"walt_util_busy_hyst", "duration, or a list of one per CPU", "none",
+        {"walt_util_busy_hyst", "duration <= 1s, or a list of one per CPU", "none",
          "qcom-cpu-lpm's WALT LPM bias: sched_util_busy_hyst_cpu_ns of the CPUs in "
          "sched_util_busy_hysteresis_enable_cpus (0 elsewhere): WFI for this long after a dequeue while the CPUs' "
          "summed util reaches walt_util_busy_hyst_util"},
-        {"walt_util_busy_hyst_util", "int, or a list of one per CPU", "none (with walt_util_busy_hyst: 15, WALT's default)",
+        {"walt_util_busy_hyst_util", "int 0..1000, or a list of one per CPU", "15 (WALT's default)",
          "sched_util_busy_hyst_cpu_util: the summed util (PELT standing in for WALT's) that triggers it"},
     };
   }();

@@ -80,9 +80,10 @@ struct KernelParams {
   // sched_busy_hysteresis_enable_cpus has the CPU (on a drop below 3 tasks,
   // or a dequeue with util > capacity / 10), util = sched_util_busy_hyst_cpu_ns
   // where sched_util_busy_hysteresis_enable_cpus has it (a dequeue while the
-  // CPUs' summed util >= sched_util_busy_hyst_cpu_util). WALT's window
-  // util is stood in for by PELT's; the colocation hysteresis (WALT's
-  // related thread groups) is not modelled.
+  // CPUs' summed util >= sched_util_busy_hyst_cpu_util). WALT's util (the
+  // window demand of the enqueued tasks) is stood in for by PELT's CPU
+  // util; the colocation hysteresis (WALT's related thread groups) is not
+  // modelled.
   std::vector<Time> walt_busy_hyst;
   std::vector<Time> walt_util_busy_hyst;
   std::vector<uint32_t> walt_util_busy_hyst_util;

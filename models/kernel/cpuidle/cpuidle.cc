@@ -470,9 +470,11 @@ int Kernel::qcom_cluster_pre_off(CpuidleDomain& d, int k, Rq& rq) {
 // dequeue with the CPU's util above a tenth of its capacity, starts the
 // busy hysteresis; a dequeue with the CPUs' summed util at or above the
 // CPU's threshold starts the util hysteresis; the longer one sets the end.
-// WALT's window-based util (cumulative_runnable_avg_scaled, the leaving
-// task still counted) is stood in for by PELT's (CFS + RT, capped at the
-// capacity).
+// WALT's cpu_util() is the summed window demand of the CPU's enqueued
+// tasks (cumulative_runnable_avg_scaled, the leaving task still counted;
+// 0 on an idle CPU). It is stood in for by PELT's CPU util (CFS + RT,
+// capped at the capacity), which also keeps blocked tasks' decaying util:
+// a summed threshold (15, 30) is reached a little more often here.
 void Kernel::walt_update_busy_hyst(Rq& rq, int enq) {
   const int prev = rq.walt_nr;
   rq.walt_nr = rq.nr_running + enq;

@@ -658,6 +658,8 @@ void Kernel::set_task_cpu(Task& p, int cpu) {
 }
 
 void Kernel::activate_task(Rq& rq, Task& p, int flags) {
+  if (walt_hyst_) [[unlikely]]
+    walt_update_busy_hyst(rq, 1);  // enqueue_task()'s android_rvh_enqueue_task
   if (version_.uclamp_inc_before_enqueue) uclamp_rq_inc(rq, p, flags);  // 6.1/6.6/6.18 (see enqueue_task())
   class_enqueue(rq, p, flags);
   p.on_rq = true;
