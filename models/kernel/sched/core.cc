@@ -783,8 +783,12 @@ void Kernel::ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags
   // waker's LLC is enqueued directly by the waking CPU, and a preemption
   // it causes reaches that CPU by resched_curr()'s IPI.
   const bool remote = from_cpu >= 0 && from_cpu != cpu;
-  const bool wake_list = remote && (llc_id_[static_cast<size_t>(from_cpu)] != llc_id_[static_cast<size_t>(cpu)] ||
-                                    (rqs_[cpu]->nr_running == 0 && !rqs_[cpu]->stopper_ran));
+  // With TTWU_QUEUE off (Pixel's vendor module clears it at load:
+  // vh_sched_init(), drivers/soc/google/vh/kernel/sched/init.c) every
+  // remote wake-up is a direct enqueue by the waker.
+  const bool wake_list = remote && features_(SchedFeat::kTtwuQueue) &&
+                         (llc_id_[static_cast<size_t>(from_cpu)] != llc_id_[static_cast<size_t>(cpu)] ||
+                          (rqs_[cpu]->nr_running == 0 && !rqs_[cpu]->stopper_ran));
   if (wake_list) delay += params_.ipi_latency;
   // try_to_wake_up()'s flags reach the enqueue and wakeup_preempt(): WF_TTWU,
   // and WF_RQ_SELECTED when the class chose the CPU (select_task_rq(): more

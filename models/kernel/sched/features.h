@@ -35,6 +35,7 @@ enum class SchedFeat : int {
   kRtRuntimeShare,      // borrow RT runtime from other CPUs (off since 5.10; not modelled)
   kNiRandom,            // newidle balance runs with a probability following its success rate (6.18.5+; 6.1.16x)
   kRtPushIpi,           // an RT pull asks overloaded CPUs to push, by IPI, instead of pulling (all versions)
+  kTtwuQueue,           // a remote wake-up goes through the target's wake list and IPI (ttwu_queue_cond(); all versions)
   kCount
 };
 

@@ -25,6 +25,7 @@ static const std::array<FeatureInfo, static_cast<size_t>(SchedFeat::kCount)> kFe
      "is not modelled: RT throttling is per CPU, without do_balance_runtime()'s borrowing"},
     {SchedFeat::kNiRandom, "NI_RANDOM"},
     {SchedFeat::kRtPushIpi, "RT_PUSH_IPI"},
+    {SchedFeat::kTtwuQueue, "TTWU_QUEUE"},
 }};
 
 const std::array<FeatureInfo, static_cast<size_t>(SchedFeat::kCount)>& all_sched_features() { return kFeatures; }
@@ -113,6 +114,7 @@ SchedFeatures cfs_6_1() {
   f.set(SchedFeat::kHrtick, false);
   f.set(SchedFeat::kRtRuntimeShare, false);
   f.set(SchedFeat::kRtPushIpi, true);  // HAVE_RT_PUSH_IPI: CONFIG_IRQ_WORK and SMP
+  f.set(SchedFeat::kTtwuQueue, true);  // CONFIG_SMP, not PREEMPT_RT
   // The stable backport of "sched/fair: Proportional newidle balance"
   // (6.1.16x; on in 6.1.166). 6.6.63 and 6.12.19 predate their trees' one.
   f.set(SchedFeat::kNiRandom, true);
@@ -132,6 +134,7 @@ SchedFeatures eevdf_6_6() {
   f.set(SchedFeat::kHrtick, false);
   f.set(SchedFeat::kRtRuntimeShare, false);
   f.set(SchedFeat::kRtPushIpi, true);  // HAVE_RT_PUSH_IPI: CONFIG_IRQ_WORK and SMP
+  f.set(SchedFeat::kTtwuQueue, true);  // CONFIG_SMP, not PREEMPT_RT
   return f;
 }
 
