@@ -1040,6 +1040,50 @@ TEST_CASE("WALT's hysteresis keys: one value or one per CPU, for qcom-cpu-lpm on
   CHECK_THROWS_WITH(System(p, 1), Catch::Contains("qcom-cpu-lpm governor only"));
 }
 
+TEST_CASE("qcom-cpu-lpm's cluster governor restricts a cluster woken early, and its timer lifts it", "[cpuidle][qcom]") {
+  // CPUs 0-1 share a cluster state (entry 100 us, exit 300 us, residency
+  // 3 ms); CPU 2 (another cluster, no idle states) runs a waker that
+  // resumes the sleeper on CPU 0 about every 2 ms. CPU 1 idles throughout,
+  // so CPU 0 (no timers: state 1) is the last down each time and the
+  // cluster goes off at 20, 2530, 4540, 6550 and 8560 us. Each power-on
+  // (when CPU 0 runs: the wake-up + 300 + 200 us) comes before the 3 ms
+  // residency: 2500, then 2000 us four times. At the fifth (10560 us) the
+  // five samples hold 3 or more premature exits from state 0: restrict it,
+  // predicted (2500 + 4 x 2000) / 5 = 2100 us.
+  ScenarioParams p = idle_scenario("qcom-cpu-lpm", {idle_cluster("c", 2, true), cluster_1024("d", 1, {{1000000, 800000, 0}})});
+  p.duration = 20_ms;
+  EventSpec resume = ev_named(EventSpec::Kind::kResume, "sleeper");
+  p.tasks = {pinned(task("sleeper", {ev_run(10_us), ev_named(EventSpec::Kind::kSuspend)}), 0),
+             pinned(task("waker", {ev_run(10_us), resume, ev_sleep(2_ms)}), 2)};
+  System sys(p, 1);
+  IdleLog idle(3);
+  sys.add_observer(&idle);
+  Kernel& k = sys.kernel();
+  k.run_until(10600_us);
+  auto cluster_entries = [&] {
+    std::vector<int64_t> v;
+    for (const auto& e : idle.log)
+      if (e.cpu == 0 && e.state == 2) v.push_back(e.t.count() / 1000);
+    return v;
+  };
+  CHECK(cluster_entries() == std::vector<int64_t>{20, 2530, 4540, 6550, 8560});
+  const CpuidleDomain& d = k.cpuidle_domain(0);
+  CHECK(d.qcom->restrict_idx() == 0);
+  CHECK(d.qcom->pred_residency_us() == 2100);
+  // At 10570 us the notifier refused the power-off and armed the cluster
+  // timer, 3000 + 100 us, on CPU 0.
+  CHECK(d.qcom_timer_cpu == 0);
+  CHECK(d.qcom_timer.when() == 10570_us + 3100_us);
+  // CPU 0, woken at 12070 us, runs at 12270; idle again at 12280 with the
+  // timer 1390 us ahead: genpd finds no cluster state that fits. The timer
+  // wakes it at 13670 (running at 13870), lifts the restriction, and the
+  // cluster goes off at 13870 us.
+  sys.run();
+  const auto all = cluster_entries();
+  REQUIRE(all.size() >= 6);
+  CHECK(all[5] == 13870);
+}
+
 // ---------------------------------------------------------- static power
 
 namespace {
