@@ -1021,6 +1021,12 @@ class Kernel : public InstantEndHook, public EventHandler {
   void ipi_entry(int cpu) {
     if (auto& g = rqs_[static_cast<size_t>(cpu)]->cpuidle.gov) g->ipi_handled();
   }
+  // ipi_entry() for an IPI whose raise set `pending` (cleared here).
+  void ipi_entry_if(bool& pending, int cpu) {
+    if (!pending) return;
+    pending = false;
+    ipi_entry(cpu);
+  }
   Time cpu_next_event(int cpu);            // next hrtimer or kept tick (dev->next_hrtimer)
   void emit_cpu_idle(int cpu, int state);
   // `drop_stale`: also drop the base's stale entries (a scan that looks at

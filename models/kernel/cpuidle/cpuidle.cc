@@ -149,6 +149,10 @@ void Kernel::setup_cpuidle(const PlatformParams& platform) {
     dev.domain = info.cpu_map_cluster >= 0 && static_cast<size_t>(info.cpu_map_cluster) < domain_of_map.size()
                      ? domain_of_map[static_cast<size_t>(info.cpu_map_cluster)]
                      : -1;
+    if (dev.domain >= 0) {
+      const auto& cpus = idle_domains_[static_cast<size_t>(dev.domain)].cpus;
+      dev.domain_slot = static_cast<int>(std::find(cpus.begin(), cpus.end(), c) - cpus.begin());
+    }
     dev.step = Timer(sim_.queue(), this, tag(Ev::kIdleStep, static_cast<uint64_t>(c)), kTierWake);
     dev.clockevent = Timer(sim_.queue(), this, tag(Ev::kClockEvent, static_cast<uint64_t>(c)), kTierClockEvent);
     dev.gov_timer = Timer(sim_.queue(), this, tag(Ev::kIdleGovTimer, static_cast<uint64_t>(c)), kTierTimer);
@@ -398,20 +402,17 @@ int Kernel::cpu_power_down_ok(CpuidleDomain& d) {
   // latencies are not measured, no device PM QoS changes). With the
   // mainline governors the cache always holds the deepest state.
   if (d.qcom) {
-    bool found = true;
     if (const Time next = d.qcom->next_wakeup(now()); next != Time::max()) {
       while (deepest >= 0 && next - now() < d.residency[static_cast<size_t>(deepest)] +
                                                 d.hw[static_cast<size_t>(deepest)].entry_latency)
         --deepest;
-      if (deepest >= 0) {
-        d.genpd_changed = true;
-      } else {
-        found = false;
+      if (deepest < 0) {
         d.genpd_cached_ok = false;
         d.genpd_cached_idx = 0;
+        return -1;
       }
+      d.genpd_changed = true;
     }
-    if (!found) return -1;
     if (!d.genpd_changed) {
       if (!d.genpd_cached_ok) return -1;
       deepest = d.genpd_cached_idx;
@@ -461,9 +462,6 @@ int Kernel::qcom_cluster_pre_off(CpuidleDomain& d, int k, Rq& rq) {
   return r.allow ? k : -1;
 }
 
-// cluster_power_cb(GENPD_NOTIFY_ON): the cluster timer is cancelled unless
-// less than a microsecond is left; the history and prediction are updated;
-// after the SoC's deepest sleep every CPU's and cluster's history is cleared.
 // update_busy_hyst_end_time() (WALT sched_avg.c), called from
 // sched_update_nr_prod() before the class's enqueue / dequeue: per_cpu(nr)
 // becomes nr_running + enq; a drop from 3 or more runnable to fewer, or a
@@ -502,6 +500,9 @@ void Kernel::walt_update_busy_hyst(Rq& rq, int enq) {
   if (agg > Time::zero()) rq.walt_busy_hyst_end = now() + agg;
 }
 
+// cluster_power_cb(GENPD_NOTIFY_ON): the cluster timer is cancelled unless
+// less than a microsecond is left; the history and prediction are updated;
+// after the SoC's deepest sleep every CPU's and cluster's history is cleared.
 void Kernel::qcom_cluster_power_on(CpuidleDomain& d) {
   if (d.qcom_timer.armed() && d.qcom_timer.when() - now() >= Time::us(1)) hrtimer_cancel(d.qcom_timer);
   if (!d.qcom->power_on(now(), d.state_left)) return;

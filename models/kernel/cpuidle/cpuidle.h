@@ -108,6 +108,7 @@ struct CpuidleDevice {
   std::vector<IdleStateHw> hw;             // the same states, as the hardware takes them
   std::vector<std::string> names;          // the platform's state names (for --log debug)
   int domain = -1;                         // index of its CpuidleDomain, -1: no cluster states
+  int domain_slot = -1;                    // its index in that domain's cpus
   Phase phase = Phase::kOff;
   int state = -1;            // the CPU state selected / entered (drv->states index)
   int reported = -1;         // the cpu_idle state last reported (CPU or cluster numbering)

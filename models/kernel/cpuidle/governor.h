@@ -437,7 +437,8 @@ class QcomClusterGovernor {
   int restrict_idx_ = -1;
   bool predicted_ = false;
   uint64_t pred_residency_ = 0;  // us
-  bool is_timer_expired_ = false;
+  // (The source's is_timer_expired only gates a cancel before a re-arm,
+  // which hrtimer_start() does anyway.)
 };
 
 // ---- registry -----------------------------------------------------------

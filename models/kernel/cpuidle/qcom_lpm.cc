@@ -274,16 +274,14 @@ QcomClusterGovernor::PreOff QcomClusterGovernor::pre_off(Time now, int state, Ti
     r.allow = false;
     return r;
   }
+  // With a prediction that may be wrong, the cluster timer: the residency
+  // of the next deeper state (of this one, at the deepest) + PRED_TIMER_ADD.
+  // (It is armed even when the restriction refuses the state.)
   const int deepest = static_cast<int>(states_.size()) - 1;
-  if ((state == deepest && restrict_idx_ == -1) || !predicted_) {
-    r.allow = restrict_idx_ == -1 || state < restrict_idx_;
-    return r;
+  if (predicted_ && !(state == deepest && restrict_idx_ == -1)) {
+    const Time residency = states_[static_cast<size_t>(state != deepest ? state + 1 : state)].residency;
+    r.start_timer = residency + Time::us(static_cast<int64_t>(QcomLpmGovernor::kPredTimerAddUs));
   }
-  // The cluster timer: the residency of the next deeper state (of this
-  // one, at the deepest) + PRED_TIMER_ADD.
-  const Time residency = states_[static_cast<size_t>(state != deepest ? state + 1 : state)].residency;
-  r.start_timer = residency + Time::us(static_cast<int64_t>(QcomLpmGovernor::kPredTimerAddUs));
-  is_timer_expired_ = false;
   r.allow = restrict_idx_ == -1 || state < restrict_idx_;
   return r;
 }
@@ -295,7 +293,6 @@ void QcomClusterGovernor::timer_expired() {
   predicted_ = false;
   restrict_idx_ = -1;
   pred_residency_ = 0;
-  is_timer_expired_ = true;
 }
 
 // clear_cluster_history().

@@ -517,11 +517,8 @@ void Kernel::on_event(uint64_t t) {
         break;
       }
       --rqs_[p.cpu]->ttwu_pending;
-      if (p.wake_ipi) {
-        p.wake_ipi = false;
-        --rqs_[p.cpu]->wake_list_inflight;
-        ipi_entry(p.cpu);
-      }
+      if (p.wake_ipi) --rqs_[p.cpu]->wake_list_inflight;
+      ipi_entry_if(p.wake_ipi, p.cpu);
       event_cpu_ = p.ttwu_enqueue_cpu;
       update_rq_clock(*rqs_[p.cpu]);
       ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
@@ -568,10 +565,7 @@ void Kernel::on_event(uint64_t t) {
       break;
     case Ev::kActiveBalance:
       event_cpu_ = static_cast<int>(arg);
-      if (rqs_[arg]->active_balance_ipi) {
-        rqs_[arg]->active_balance_ipi = false;
-        ipi_entry(static_cast<int>(arg));
-      }
+      ipi_entry_if(rqs_[arg]->active_balance_ipi, static_cast<int>(arg));
       active_balance_cpu_stop(*rqs_[arg]);
       break;
     case Ev::kIrqWork: {
@@ -579,10 +573,7 @@ void Kernel::on_event(uint64_t t) {
       event_cpu_ = static_cast<int>(arg);
       Rq& rq = *rqs_[arg];
       if (irq_waits_for_idle_exit(rq, rq.irq_work)) break;
-      if (rq.irq_work_ipi) {
-        rq.irq_work_ipi = false;
-        ipi_entry(rq.cpu);
-      }
+      ipi_entry_if(rq.irq_work_ipi, rq.cpu);
       update_rq_clock(rq);
       classes_[static_cast<size_t>(SchedClassId::kRt)]->irq_work(rq);
       break;

@@ -85,10 +85,7 @@ void Kernel::do_idle(Rq& rq) {
     hrtimer_start(dev.gov_bias_timer, t0 + r.bias_timer, rq.cpu);
   if (r.next_wakeup != Time::max() && dev.domain >= 0) [[unlikely]] {
     CpuidleDomain& d = idle_domains_[static_cast<size_t>(dev.domain)];
-    if (d.qcom) {
-      const auto it = std::find(d.cpus.begin(), d.cpus.end(), rq.cpu);
-      d.qcom->cpu_select(static_cast<int>(it - d.cpus.begin()), r.next_wakeup);
-    }
+    if (d.qcom) d.qcom->cpu_select(dev.domain_slot, r.next_wakeup);
   }
   // --why: the state and the tick decision with the rule, so that governor
   // versions line up by outcome.
