@@ -157,6 +157,7 @@ struct WorkItemRecord {
   Policy policy = Policy::kNormal;
   int nice = 0, rt_priority = 0, cpu = -1;
   Time queued, started, ended, wait;
+  Time idle_exit;  // the part of wait on a CPU still leaving idle
 };
 
 class WorkLog : public SchedObserver {
@@ -174,6 +175,7 @@ class WorkLog : public SchedObserver {
       it.queued = e.queued;
       it.started = e.started;
       it.wait = e.runnable_wait;
+      it.idle_exit = e.idle_exit_wait;
       items.push_back(it);
       ++running;
       max_running = std::max(max_running, running);

@@ -875,6 +875,48 @@ TEST_CASE("a wake-list wake-up of a CPU in an idle state enqueues after its exit
   CHECK(m.wakeup_latency.values()[0] == (running - 1_ms).count());
 }
 
+// A work item's runnable wait and the part of it its CPU was leaving idle
+// (RunnableTracker). CPU 1 sits in "off" (exit 200 us) when the queuer on
+// CPU 0 queues a work on CPU 1's bound pool at 1 ms; an RT task pinned to
+// CPU 1 wakes at 1.010 ms, mid-exit. At the exit's end (1.2 ms) the RT task
+// runs first (300 us), then the kworker (1.5 ms). TTWU_QUEUE off: the
+// kworker is on CPU 1's run-queue from 1 ms, runnable 500 us, 200 us of it
+// on the idle CPU. TTWU_QUEUE on: both wake-ups wait on the wake list and
+// are enqueued at 1.2 ms: runnable 300 us, none of it on an idle CPU.
+TEST_CASE("a work item's wait on a CPU leaving idle is the exit's, with TTWU_QUEUE off only", "[cpuidle][workqueue]") {
+  const bool ttwu_queue = GENERATE(true, false);
+  CAPTURE(ttwu_queue);
+  ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 2, false)});
+  p.duration = 10_ms;
+  p.kernel.features["TTWU_QUEUE"] = ttwu_queue;
+  p.workqueue.create_worker_delay = Time::zero();
+  EventSpec queue = ev_call(CallSpec::Op::kQueueWork, "events");
+  queue.call.work = "w";
+  queue.call.cost = 100_us;
+  queue.call.cpu = 1;
+  TaskSpec rt = pinned(task("rt", {ev_run(300_us), ev_sleep(100_ms)}, Policy::kFifo, 50), 1);
+  rt.delay = 1010_us;
+  p.tasks = {pinned(task("queuer", {ev_run(1_ms), queue, ev_sleep(100_ms)}), 0), rt};
+  System sys(p, 1);
+  WorkLog log;
+  sys.add_observer(&log);
+  sys.run();
+  const WorkItemRecord& w = log.first("w");
+  CHECK(w.queued == 1_ms);
+  CHECK(w.started == 1500_us);
+  CHECK(w.wait == (ttwu_queue ? 300_us : 500_us));
+  CHECK(w.idle_exit == (ttwu_queue ? Time::zero() : 200_us));
+  // The metrics carry it per item.
+  const RunResult r = sys.result();
+  const WorkQueueMetrics* events = nullptr;
+  for (const WorkQueueMetrics& m : r.workqueues)
+    if (m.name == "events") events = &m;
+  REQUIRE(events);
+  REQUIRE(events->idle_exit_wait.size() == 1);
+  CHECK(events->idle_exit_wait.values()[0] == (ttwu_queue ? 0 : 200'000));
+  CHECK(events->runnable_wait.values()[0] == (ttwu_queue ? 300'000 : 500'000));
+}
+
 // ---------------------------------------------------------- qcom-cpu-lpm
 
 namespace {

@@ -334,7 +334,7 @@ const std::vector<MetricField>& metric_fields(MetricScope scope) {
   static const std::vector<MetricField> drm =
       sample_fields({"push_to_run"}, "jobs", "jobs run (drm_sched_entity_push_job -> drm_run_job)");
   static const std::vector<MetricField> wq =
-      sample_fields({"cpu_wait", "runnable_wait", "exec"}, "items", "work items executed");
+      sample_fields({"cpu_wait", "runnable_wait", "idle_exit_wait", "exec"}, "items", "work items executed");
   static const std::vector<MetricField> rpm =
       sample_fields({"resume_d_state", "resume_waker_wait", "resume_wait_d_state", "resume_wait_waker_wait",
                      "suspend_d_state", "suspend_waker_wait"},
@@ -602,7 +602,10 @@ ScopeSamples scope_samples(const RunResult& run, const MetricName& name) {
     for (const WorkQueueMetrics& w : run.workqueues) {
       if (w.name != name.object) continue;
       x.found = true;
-      x.samples.append(base == "cpu_wait" ? w.cpu_wait : base == "runnable_wait" ? w.runnable_wait : w.exec);
+      x.samples.append(base == "cpu_wait"         ? w.cpu_wait
+                       : base == "runnable_wait"  ? w.runnable_wait
+                       : base == "idle_exit_wait" ? w.idle_exit_wait
+                                                  : w.exec);
       x.count += w.items;
     }
   } else if (name.scope == MetricScope::kRpm) {

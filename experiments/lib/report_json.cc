@@ -155,6 +155,7 @@ void write_run(JsonWriter& w, size_t index, const RunResult& r) {
       w.field("items", q.items);
       write_us("cpu_wait", q.cpu_wait);
       write_us("runnable_wait", q.runnable_wait);
+      write_us("idle_exit_wait", q.idle_exit_wait);
       write_us("exec", q.exec);
     });
   if (!r.drm_entities.empty())

@@ -159,21 +159,24 @@ std::string render_workqueue_table(const RunSet& set) {
   if (by_name.empty()) return "";
   TextTable t;
   t.add_column("workqueue / kthread_worker", true);
-  for (const char* h : {"items/run", "CPU wait mean (us)", "P99", "max", "worker runnable P99", "exec mean (us)"})
+  for (const char* h : {"items/run", "CPU wait mean (us)", "P99", "max", "worker runnable P99",
+                        "runnable on idle CPU mean", "exec mean (us)"})
     t.add_column(h);
   for (const auto& [name, parts] : by_name) {
-    std::vector<const Samples*> wait, runnable, exec;
+    std::vector<const Samples*> wait, runnable, idle_exit, exec;
     uint64_t items = 0;
     for (const auto* w : parts) {
       wait.push_back(&w->cpu_wait);
       runnable.push_back(&w->runnable_wait);
+      idle_exit.push_back(&w->idle_exit_wait);
       exec.push_back(&w->exec);
       items += w->items;
     }
-    Summary sw = pooled(wait).summarize(), sr = pooled(runnable).summarize(), se = pooled(exec).summarize();
+    Summary sw = pooled(wait).summarize(), sr = pooled(runnable).summarize(), si = pooled(idle_exit).summarize(),
+            se = pooled(exec).summarize();
     t.add_row({name, fmt::format("{:.1f}", static_cast<double>(items) / static_cast<double>(set.runs.size())),
                format_us_cell(sw.mean, sw.count), format_us_cell(sw.p99, sw.count), format_us_cell(sw.max, sw.count),
-               format_us_cell(sr.p99, sr.count), format_us_cell(se.mean, se.count)});
+               format_us_cell(sr.p99, sr.count), format_us_cell(si.mean, si.count), format_us_cell(se.mean, se.count)});
   }
   return t.render();
 }

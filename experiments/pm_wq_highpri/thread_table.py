@@ -22,6 +22,9 @@ import sys
 
 ROWS = [
     ("wq:pm.runnable_wait.mean", "pm_runtime_work CPU wait mean", "us"),
+    # Only where the experiment lists it (the cpuidle what-ifs): the part of
+    # the wait on a CPU still leaving idle, which no priority removes.
+    ("wq:pm.idle_exit_wait.mean", "  of it on a CPU leaving idle", "us"),
     ("wq:pm.runnable_wait.p99", "pm_runtime_work CPU wait P99", "us"),
     ("wq:pm.runnable_wait.max", "pm_runtime_work CPU wait max", "ms"),
     ("wq:pm.runnable_wait.ge_2ms", "pm_runtime_work wait >= 2 ms / run", ""),

@@ -41,7 +41,7 @@ KthreadWorker::KthreadWorker(Kernel& k, const KthreadWorkerParams& params, Runna
   k.start_task_at(*task_, start);
 }
 
-void KthreadWorker::emit(WorkItemEvent::Phase phase, const WorkStruct& w, Time started, Time wait) {
+void KthreadWorker::emit(WorkItemEvent::Phase phase, const WorkStruct& w, Time started, RunnableWait wait) {
   if (k_.observers().empty()) return;
   WorkItemEvent e;
   e.phase = phase;
@@ -52,7 +52,8 @@ void KthreadWorker::emit(WorkItemEvent::Phase phase, const WorkStruct& w, Time s
   e.cpu = phase == WorkItemEvent::Phase::kQueue ? w.queue_cpu : task_->cpu;
   e.queued = phase == WorkItemEvent::Phase::kQueue ? w.queued : cur_queued_;
   e.started = started;
-  e.runnable_wait = wait;
+  e.runnable_wait = wait.runnable;
+  e.idle_exit_wait = wait.on_idle_cpu;
   e.flush_barrier = w.flush_barrier;
   for (auto* o : k_.observers()) o->on_work_item(k_.now(), e);
 }
@@ -325,7 +326,7 @@ Action KthreadWorker::next(Task& self) {
     cur_boost_ = w.boost_prio;
     cur_queued_ = w.queued;
     cur_started_ = k_.now();
-    cur_wait_ = tracker_.runnable_between(*task_, w.queued, cur_started_);
+    cur_wait_ = tracker_.wait_between(*task_, w.queued, cur_started_);
     emit(WorkItemEvent::Phase::kStart, w, cur_started_, cur_wait_);
     begin(w);
   }

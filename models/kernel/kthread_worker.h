@@ -117,13 +117,13 @@ class KthreadWorker final : public TaskBody, public WorkExecutor {
   void delayed_timer_fired(DelayedTimer& d);
   DelayedTimer* timer_of(const WorkStruct& work);  // its timer, once it was ever delayed
   void update_priority();  // the following policy (see above)
-  void emit(WorkItemEvent::Phase phase, const WorkStruct& w, Time started = Time::zero(),
-            Time wait = Time::zero());
+  void emit(WorkItemEvent::Phase phase, const WorkStruct& w, Time started = Time::zero(), RunnableWait wait = {});
   KthreadWorkerParams params_;
   RunnableTracker& tracker_;
   Fifo<WorkStruct*> work_list_;
   WorkStruct* current_ = nullptr;
-  Time cur_queued_, cur_started_, cur_wait_;
+  Time cur_queued_, cur_started_;
+  RunnableWait cur_wait_;
   int cur_boost_ = 1000;
   std::vector<std::unique_ptr<DelayedTimer>> timers_;  // one per delayed work, kept for its next use
   // kthread_flush_work()'s flush works (also a cancel_sync's), each with

@@ -240,6 +240,7 @@ void MetricsRecorder::on_work_item(Time t, const WorkItemEvent& e) {
   m.name = it->first;
   m.cpu_wait.add((e.started - e.queued).count());
   m.runnable_wait.add(e.runnable_wait.count());
+  m.idle_exit_wait.add(e.idle_exit_wait.count());
   m.exec.add((t - e.started).count());
   ++m.items;
 }

@@ -80,6 +80,7 @@ struct WorkQueueMetrics {
   std::string name;
   Samples cpu_wait;       // queued -> execution start (ns)
   Samples runnable_wait;  // the part of cpu_wait its worker was runnable, not running
+  Samples idle_exit_wait;  // the part of runnable_wait its CPU still ran the idle task (leaving an idle state)
   Samples exec;           // execution start -> end
   uint64_t items = 0;
 };

@@ -33,6 +33,7 @@ struct WorkItemEvent {
   Time queued;                 // when it became pending ("CPU wait" starts here)
   Time started;                // execution start (kStart, kEnd)
   Time runnable_wait;          // the part of [queued, started) its worker was runnable but not running
+  Time idle_exit_wait;         // the part of runnable_wait its CPU still ran the idle task (RunnableTracker)
   // A flush's own work (a workqueue barrier, kthread_flush_work()'s):
   // traced as the kernel traces it, not counted among the queue's items.
   bool flush_barrier = false;

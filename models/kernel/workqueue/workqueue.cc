@@ -380,7 +380,7 @@ Worker* WorkqueueSystem::worker_of(const Task& t) const {
 // ----------------------------------------------------------------- queueing
 
 void WorkqueueSystem::emit(WorkItemEvent::Phase phase, const WorkStruct& work, const Workqueue& wq,
-                           const Task* worker, int cpu, Time started, Time wait) {
+                           const Task* worker, int cpu, Time started, RunnableWait wait) {
   if (k_.observers().empty()) return;
   WorkItemEvent e;
   e.phase = phase;
@@ -391,7 +391,8 @@ void WorkqueueSystem::emit(WorkItemEvent::Phase phase, const WorkStruct& work, c
   e.cpu = cpu;
   e.queued = work.queued;
   e.started = started;
-  e.runnable_wait = wait;
+  e.runnable_wait = wait.runnable;
+  e.idle_exit_wait = wait.on_idle_cpu;
   e.flush_barrier = work.flush_barrier;
   for (auto* o : k_.observers()) o->on_work_item(k_.now(), e);
 }
@@ -826,7 +827,7 @@ void Worker::start_work(WorkStruct& w) {
   cur_queued_ = w.queued;
   cur_req_cpu_ = w.req_cpu;
   cur_started_ = k_.now();
-  cur_wait_ = sys_.tracker_.runnable_between(*task_, w.queued, cur_started_);
+  cur_wait_ = sys_.tracker_.wait_between(*task_, w.queued, cur_started_);
   sys_.emit(WorkItemEvent::Phase::kStart, w, *pwq->wq, task_, task_->cpu, cur_started_, cur_wait_);
   begin(w);
 }

@@ -189,7 +189,8 @@ class Worker final : public TaskBody, public WorkExecutor {
   Fifo<WorkStruct*> scheduled_;
   WorkStruct* current_ = nullptr;
   PoolWorkqueue* current_pwq_ = nullptr;
-  Time cur_queued_, cur_started_, cur_wait_;
+  Time cur_queued_, cur_started_;
+  RunnableWait cur_wait_;
   int cur_req_cpu_ = -1;
 };
 
@@ -272,7 +273,7 @@ class WorkqueueSystem {
   void pwq_dec_nr_active(PoolWorkqueue& pwq, QueueContext ctx);
   void idle_worker_timeout(WorkerPool& pool);
   void emit(WorkItemEvent::Phase phase, const WorkStruct& work, const Workqueue& wq, const Task* worker, int cpu,
-            Time started = Time::zero(), Time wait = Time::zero());
+            Time started = Time::zero(), RunnableWait wait = {});
   void delayed_timer_fired(Delayed& d);
   bool grab_pending(WorkStruct& work, QueueContext ctx);  // try_to_grab_pending()
   // A caller of cancel_work_sync() / flush_work() asleep until `work` has
