@@ -427,6 +427,59 @@ TEST_CASE("compare and sweep take overlay files with --set-file", "[cli][overlay
   CHECK_THAT(s.err, Catch::Contains("tiny.yaml:1:1: runs: unknown key 'runs'"));
 }
 
+// --metric adds rows after the file's metrics (or after the defaults of a
+// file without any); a malformed or unknown one fails before any run,
+// with exit code 2 and no output file.
+TEST_CASE("compare --metric adds rows to an experiment's table", "[cli]") {
+  ScratchDir dir("metric_option");
+  const std::string exp = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/experiments/run_to_parity.yaml";
+  auto metric_names = [](const std::string& json) {
+    std::vector<std::string> names;
+    for (size_t at = json.find("\"name\": \""); at != std::string::npos; at = json.find("\"name\": \"", at + 1)) {
+      const size_t from = at + 9, to = json.find('"', from);
+      names.push_back(json.substr(from, to - from));
+    }
+    return names;
+  };
+  const Cli r = run_schedlab(dir, "compare " + shell_quote(exp) + " --runs 2 --duration 300ms --warmup 0s -q " +
+                                      "--metric task:ui_main.wakeup_latency.max --metric task:sensor.wakeup_latency.mean " +
+                                      "--json " + shell_quote((dir / "c.json").string()));
+  REQUIRE(r.code == 0);
+  const std::string json = slurp(dir / "c.json");
+  const size_t from = json.find("\"metrics\""), to = json.find("\"who_pays\"");
+  REQUIRE(from < to);
+  const std::vector<std::string> names = metric_names(json.substr(from, to - from));
+  // run_to_parity.yaml's rows first (cpu:* is two), then the two added.
+  REQUIRE(names.size() == 15);
+  CHECK(names.front() == "task:ui_main.wakeup_latency.mean");
+  CHECK(names[12] == "total.avg_power_mw");
+  CHECK(names[13] == "task:ui_main.wakeup_latency.max");
+  CHECK(names[14] == "task:sensor.wakeup_latency.mean");
+  // A file without `metrics:` keeps its defaults (every group's wake-up
+  // latency and CPU share) and gains the row.
+  const std::string scenario = std::string(SCHEDLAB_SOURCE_DIR) + "/configs/scenarios/mixed_2cpu.yaml";
+  write_text(dir / "e.yaml", "name: e\nscenario: " + scenario + "\nruns: 1\nduration: 300ms\nwarmup: 0s\n"
+                             "variants:\n  - name: a\n  - name: b\n    set: {kernel.hz: 1000}\n");
+  const Cli d = run_schedlab(dir, "compare " + shell_quote((dir / "e.yaml").string()) +
+                                      " -q --metric total.energy_mj --json " + shell_quote((dir / "d.json").string()));
+  REQUIRE(d.code == 0);
+  const std::string dj = slurp(dir / "d.json");
+  CHECK_THAT(dj, Catch::Contains(".cpu_share"));
+  CHECK_THAT(dj, Catch::Contains("\"total.energy_mj\""));
+  // Errors: no run, no file.
+  const Cli bad = run_schedlab(dir, "compare " + shell_quote(exp) + " --metric wq:pm.bogus.mean --json " +
+                                        shell_quote((dir / "bad.json").string()));
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--metric 'wq:pm.bogus.mean': unknown wq field 'bogus.mean'"));
+  CHECK_THAT(bad.err, Catch::Contains("idle_exit_wait.mean"));
+  CHECK_FALSE(std::filesystem::exists(dir / "bad.json"));
+  const Cli unknown = run_schedlab(dir, "compare " + shell_quote(exp) + " --metric task:nosuch.wakeup_latency.mean " +
+                                            "--json " + shell_quote((dir / "unknown.json").string()));
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("--metric: metrics: no task 'nosuch' in the scenario"));
+  CHECK_FALSE(std::filesystem::exists(dir / "unknown.json"));
+}
+
 // Loader warnings reach compare's and sweep's stderr too (once each, even
 // with -q); one about an overlaid value points at the overlay's line.
 TEST_CASE("compare and sweep print the scenarios' warnings at the overlay that caused them", "[cli][overlay]") {

@@ -23,6 +23,7 @@
 #include "experiments/lib/atomic_file.h"
 #include "experiments/lib/compare.h"
 #include "experiments/lib/ftrace_writer.h"
+#include "experiments/lib/metrics.h"
 #include "experiments/lib/sched_map.h"
 #include "experiments/lib/parallel.h"
 #include "experiments/lib/plots.h"
@@ -135,6 +136,7 @@ po::options_description compare_options() {
       ("duration", po::value<std::string>()->value_name("T"), "simulated time per run, with a unit (default: the experiment's)")
       ("warmup", po::value<std::string>()->value_name("T"), "metrics ignore [0, T) (default: the experiment's)")
       ("set-file", po::value<std::vector<std::string>>()->value_name("FILE"), "add the overlays of FILE (a YAML map KEY.PATH: value, as `set:`) to every variant, after the file's own `set:` (a variant's own value or a grid value on the same key path still wins); repeatable")
+      ("metric", po::value<std::vector<std::string>>()->value_name("NAME"), "add a row after the experiment's metrics (a metric name as in its `metrics:`, docs/experiments.md: wq:pm.idle_exit_wait.mean); repeatable")
       ("json", po::value<std::string>()->value_name("FILE"), "write the comparison as JSON (docs/experiments.md)")
       ("csv", po::value<std::string>()->value_name("FILE"), "write the comparison as CSV (docs/experiments.md)")
       ("plot", po::value<std::string>()->value_name("DIR"), "draw latency CDFs and the changes with their intervals as PNG into DIR")
@@ -617,6 +619,17 @@ int compare_command(const std::vector<std::string>& args) {
 
   ExperimentSpec spec = load_config_with(path, [](const std::string& p) { return load_experiment_file(p); });
   add_set_files(vm, spec);
+  // --metric NAME...: rows after the file's own (or after the defaults a
+  // file without `metrics:` gets); a malformed name fails here, an unknown
+  // task or group when the scenario is loaded, both before any run.
+  if (vm.count("metric")) {
+    if (spec.metrics.empty()) spec.metrics = default_compare_metrics(spec.source);
+    for (const std::string& m : vm["metric"].as<std::vector<std::string>>()) {
+      std::string why;
+      if (!parse_metric_name(m, &why)) usage_error(fmt::format("--metric '{}': {}", m, why), "compare");
+      spec.metrics.push_back({m, {"the command line's --metric", 0, 0}});
+    }
+  }
   // --duration / --warmup: overlays after the experiment's own, so they
   // win; the scenario loader checks them (warmup < duration).
   std::optional<Time> duration, warmup;
