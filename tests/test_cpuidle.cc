@@ -878,14 +878,19 @@ TEST_CASE("a wake-list wake-up of a CPU in an idle state enqueues after its exit
 // A work item's runnable wait and the part of it its CPU was leaving idle
 // (RunnableTracker). CPU 1 sits in "off" (exit 200 us) when the queuer on
 // CPU 0 queues a work on CPU 1's bound pool at 1 ms; an RT task pinned to
-// CPU 1 wakes at 1.010 ms, mid-exit. At the exit's end (1.2 ms) the RT task
-// runs first (300 us), then the kworker (1.5 ms). TTWU_QUEUE off: the
-// kworker is on CPU 1's run-queue from 1 ms, runnable 500 us, 200 us of it
-// on the idle CPU. TTWU_QUEUE on: both wake-ups wait on the wake list and
-// are enqueued at 1.2 ms: runnable 300 us, none of it on an idle CPU.
+// CPU 1 starts mid-exit, at 1.010 ms (wake_up_new_task(): enqueued there
+// at once). At the exit's end (1.2 ms) the RT task runs first (300 us),
+// then the kworker (1.5 ms). TTWU_QUEUE off: the kworker is on CPU 1's
+// run-queue from 1 ms, runnable 500 us, 200 us of it on the idle CPU.
+// TTWU_QUEUE on: it waits on the wake list and is enqueued at 1.2 ms:
+// runnable 300 us, none of it on an idle CPU. With the RT task started
+// first (0.990 ms, exit to 1.190 ms) CPU 1 holds a task when the work is
+// queued, so ttwu_queue_cond() enqueues the kworker directly either way:
+// runnable 1.0 -> 1.49 ms, 190 us of it on the idle CPU.
 TEST_CASE("a work item's wait on a CPU leaving idle is the exit's, with TTWU_QUEUE off only", "[cpuidle][workqueue]") {
   const bool ttwu_queue = GENERATE(true, false);
-  CAPTURE(ttwu_queue);
+  const bool rt_first = GENERATE(false, true);
+  CAPTURE(ttwu_queue, rt_first);
   ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 2, false)});
   p.duration = 10_ms;
   p.kernel.features["TTWU_QUEUE"] = ttwu_queue;
@@ -895,17 +900,20 @@ TEST_CASE("a work item's wait on a CPU leaving idle is the exit's, with TTWU_QUE
   queue.call.cost = 100_us;
   queue.call.cpu = 1;
   TaskSpec rt = pinned(task("rt", {ev_run(300_us), ev_sleep(100_ms)}, Policy::kFifo, 50), 1);
-  rt.delay = 1010_us;
+  rt.delay = rt_first ? 990_us : 1010_us;
   p.tasks = {pinned(task("queuer", {ev_run(1_ms), queue, ev_sleep(100_ms)}), 0), rt};
   System sys(p, 1);
   WorkLog log;
   sys.add_observer(&log);
   sys.run();
   const WorkItemRecord& w = log.first("w");
+  const Time started = rt_first ? 1490_us : 1500_us;
+  const Time wait = rt_first ? 490_us : ttwu_queue ? 300_us : 500_us;
+  const Time idle_exit = rt_first ? 190_us : ttwu_queue ? Time::zero() : 200_us;
   CHECK(w.queued == 1_ms);
-  CHECK(w.started == 1500_us);
-  CHECK(w.wait == (ttwu_queue ? 300_us : 500_us));
-  CHECK(w.idle_exit == (ttwu_queue ? Time::zero() : 200_us));
+  CHECK(w.started == started);
+  CHECK(w.wait == wait);
+  CHECK(w.idle_exit == idle_exit);
   // The metrics carry it per item.
   const RunResult r = sys.result();
   const WorkQueueMetrics* events = nullptr;
@@ -913,8 +921,8 @@ TEST_CASE("a work item's wait on a CPU leaving idle is the exit's, with TTWU_QUE
     if (m.name == "events") events = &m;
   REQUIRE(events);
   REQUIRE(events->idle_exit_wait.size() == 1);
-  CHECK(events->idle_exit_wait.values()[0] == (ttwu_queue ? 0 : 200'000));
-  CHECK(events->runnable_wait.values()[0] == (ttwu_queue ? 300'000 : 500'000));
+  CHECK(events->idle_exit_wait.values()[0] == idle_exit.count());
+  CHECK(events->runnable_wait.values()[0] == wait.count());
 }
 
 // ---------------------------------------------------------- qcom-cpu-lpm

@@ -10,6 +10,7 @@
 
 #include "experiments/lib/runner.h"
 #include "models/errors.h"
+#include "models/kernel/workqueue/runnable_tracker.h"
 #include "models/kernel/workqueue/workqueue.h"
 #include "models/workload/device_calls.h"
 #include "config_test_util.h"
@@ -389,6 +390,56 @@ TEST_CASE("the runnable part of a work item's CPU wait is what its worker spent 
   const WorkItemRecord& w = log.first("w");
   CHECK(w.started == Time::ms(2));
   CHECK(w.wait == Time::ms(2));
+}
+
+// RunnableTracker fed by hand (the sched tracepoints it observes), in us:
+// w is woken onto idle CPU 1 at 10; CPU 1 leaves idle for `other` at 30
+// (w now waits behind it); at 50 w is pushed to CPU 2, idle: it waits
+// there for the exit; CPU 2 switches to w at 80. Runnable 10 -> 80 (70),
+// on an idle CPU 10 -> 30 and 50 -> 80 (50). A re-registered task starts
+// over.
+TEST_CASE("RunnableTracker splits a worker's runnable time on idle CPUs, across a migration", "[workqueue]") {
+  Task idle;
+  idle.is_idle_task = true;
+  Task w, other, hog;
+  w.index = 1;
+  other.index = 2;
+  hog.index = 3;
+  RunnableTracker tr;
+  tr.track(w);
+  auto us = [](int64_t v) { return Time::us(v); };
+  tr.on_wakeup(us(10), w, 1);
+  tr.on_wakeup(us(20), other, 1);  // not tracked: ignored
+  tr.on_switch(us(30), 1, idle, TaskState::kRunning, other);
+  tr.on_migrate(us(50), w, 1, 2);
+  tr.on_switch(us(80), 2, idle, TaskState::kRunning, w);
+  RunnableWait all = tr.wait_between(w, us(0), us(100));
+  CHECK(all.runnable == us(70));
+  CHECK(all.on_idle_cpu == us(50));
+  RunnableWait part = tr.wait_between(w, us(20), us(60));  // 20-30 and 50-60 on idle CPUs
+  CHECK(part.runnable == us(40));
+  CHECK(part.on_idle_cpu == us(20));
+  CHECK(tr.runnable_between(w, us(0), us(100)) == us(70));
+  // Preempted on CPU 2 by `hog` at 90, moved to CPU 1 (busy with `other`)
+  // at 95 and run there at 120: runnable, never on an idle CPU.
+  tr.on_switch(us(90), 2, w, TaskState::kRunning, hog);
+  tr.on_migrate(us(95), w, 2, 1);
+  tr.on_switch(us(120), 1, other, TaskState::kInterruptible, w);
+  RunnableWait later = tr.wait_between(w, us(85), us(130));
+  CHECK(later.runnable == us(30));
+  CHECK(later.on_idle_cpu == Time::zero());
+  // A wake-up's own migration (before sched_wakeup, not yet runnable)
+  // changes nothing; the wake-up decides: CPU 2 is idle again.
+  tr.on_switch(us(125), 2, hog, TaskState::kInterruptible, idle);
+  tr.on_switch(us(130), 1, w, TaskState::kInterruptible, idle);
+  tr.on_migrate(us(140), w, 1, 2);
+  tr.on_wakeup(us(140), w, 2);
+  tr.on_switch(us(150), 2, idle, TaskState::kRunning, w);
+  RunnableWait woken = tr.wait_between(w, us(135), us(160));
+  CHECK(woken.runnable == us(10));
+  CHECK(woken.on_idle_cpu == us(10));
+  tr.track(w);
+  CHECK(tr.wait_between(w, us(0), us(200)).runnable == Time::zero());
 }
 
 TEST_CASE("unbound pools are shared by workqueues with the same attributes", "[workqueue]") {

@@ -160,7 +160,7 @@ std::string render_workqueue_table(const RunSet& set) {
   TextTable t;
   t.add_column("workqueue / kthread_worker", true);
   for (const char* h : {"items/run", "CPU wait mean (us)", "P99", "max", "worker runnable P99",
-                        "runnable on idle CPU mean", "exec mean (us)"})
+                        "of it on a CPU leaving idle, mean (us)", "exec mean (us)"})
     t.add_column(h);
   for (const auto& [name, parts] : by_name) {
     std::vector<const Samples*> wait, runnable, idle_exit, exec;

@@ -44,10 +44,18 @@ RunnableWait RunnableTracker::cum_at(const State& s, Time t) const {
 
 void RunnableTracker::set_state(State& s, Time t, bool runnable, int idle_cpu) {
   if (s.runnable == runnable && s.idle_cpu == idle_cpu) return;
-  RunnableWait cum = cum_at(s, t);
   waiting_on_idle_ += (idle_cpu >= 0) - (s.idle_cpu >= 0);
   s.runnable = runnable;
   s.idle_cpu = idle_cpu;
+  // Two changes in one instant (the CPU leaves idle and switches to the
+  // waiter): the later state replaces the earlier, so a wake-up onto an
+  // idle CPU costs the history no more breakpoints than any other.
+  if (Breakpoint& last = s.history.back(); last.t == t) {
+    last.runnable = runnable;
+    last.on_idle_cpu = idle_cpu >= 0;
+    return;
+  }
+  RunnableWait cum = cum_at(s, t);
   if (s.history.size() == kMaxHistory) s.history.pop_front();  // the oldest goes first: the ring never grows past it
   s.history.push_back({t, cum, runnable, idle_cpu >= 0});
 }
@@ -79,11 +87,14 @@ void RunnableTracker::on_switch(Time t, int cpu, const Task& prev, TaskState pre
   }
 }
 
-// A runnable task pulled while it waited for an idle CPU (a balance pass
-// during the exit): from now on it waits where it went.
+// A runnable task moved while it waited (an RT push, a balance pass): from
+// now on it waits where it went, on a CPU still idle (for its IPI and
+// exit) or behind what that CPU runs. A wake-up's own migration comes
+// before its sched_wakeup, while the task is not runnable yet: on_wakeup()
+// decides then.
 void RunnableTracker::on_migrate(Time t, const Task& p, int from_cpu, int to_cpu) {
   State* s = state(p);
-  if (s && s->idle_cpu >= 0) set_state(*s, t, true, cpu_idle(to_cpu) ? to_cpu : -1);
+  if (s && s->runnable && !s->on_cpu) set_state(*s, t, true, cpu_idle(to_cpu) ? to_cpu : -1);
 }
 
 RunnableWait RunnableTracker::wait_between(const Task& p, Time from, Time to) const {

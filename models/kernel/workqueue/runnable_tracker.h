@@ -4,9 +4,11 @@
 // what a higher priority would have removed -- except where its CPU was
 // still idle: a task woken onto an idle CPU is runnable from sched_wakeup
 // until that CPU's idle task switches out (the IPI, the rest of an idle
-// entry and the exit latency; with TTWU_QUEUE the wakee is enqueued only
-// once the CPU is up, so this part is about 0), and no priority shortens
-// that. Observes sched_wakeup and sched_switch for the tasks registered with
+// entry and the exit latency), and no priority shortens that. A remote
+// wake-up through the wake list (TTWU_QUEUE) is enqueued only once the CPU
+// is up, so it adds about 0 here; a direct enqueue onto an idle CPU
+// (TTWU_QUEUE off, a CPU already holding a task while it leaves idle, a
+// new task) or a move onto one counts. Observes sched_wakeup and sched_switch for the tasks registered with
 // it (workqueue workers, kthread_workers) and keeps, per task, the
 // breakpoints of its cumulative runnable time and of the part of it spent on
 // an idle CPU.
