@@ -8,10 +8,11 @@
 // wake-up through the wake list (TTWU_QUEUE) is enqueued only once the CPU
 // is up, so it adds about 0 here; a direct enqueue onto an idle CPU
 // (TTWU_QUEUE off, a CPU already holding a task while it leaves idle, a
-// new task) or a move onto one counts. Observes sched_wakeup and sched_switch for the tasks registered with
-// it (workqueue workers, kthread_workers) and keeps, per task, the
-// breakpoints of its cumulative runnable time and of the part of it spent on
-// an idle CPU.
+// new task) or a move onto one counts. Observes sched_wakeup,
+// sched_switch and sched_migrate_task for the tasks registered with it
+// (workqueue workers, kthread_workers) and keeps, per task, the
+// breakpoints of its cumulative runnable time and of the part of it spent
+// on an idle CPU.
 #pragma once
 
 #include <cstdint>
