@@ -79,6 +79,44 @@ TEST_CASE("an overlay creates a declared key the scenario leaves out", "[overlay
   CHECK(task(p, "hog").cpus == std::vector<int>{1});
 }
 
+TEST_CASE("a map that replaces a map warns at the overlay of each key it drops", "[overlay]") {
+  std::string scenario = kScenario;
+  scenario.replace(scenario.find("  hz: 250\n"), 10, "  hz: 250\n  features: {NI_RANDOM: false, PLACE_LAG: false}\n");
+  scenario.replace(scenario.find("period: 10ms}"), 13, "period: 10ms, mode: relative}");
+  const auto load = [&](std::vector<Overlay> overlays) {
+    return load_scenario_yaml_with_overlays(scenario, "small.yaml", overlays, "variant 'x'");
+  };
+  SECTION("a whole map drops the scenario's other keys, and says so") {
+    const ScenarioParams p = load({at("kernel.features", "{TTWU_QUEUE: false}", 16, 1)});
+    CHECK(p.kernel.features == std::map<std::string, bool>{{"TTWU_QUEUE", false}});
+    REQUIRE(p.warnings.size() == 1);
+    const config::ConfigWarning& w = p.warnings[0];
+    CHECK(w.file == "exp.yaml");
+    CHECK(w.line == 16);
+    CHECK(w.key_path == "kernel.features");
+    CHECK_THAT(w.message, Catch::Contains("dropping its NI_RANDOM, PLACE_LAG"));
+    CHECK_THAT(w.message, Catch::Contains("name it: kernel.features.TTWU_QUEUE"));
+  }
+  SECTION("naming the key keeps the others, without a warning") {
+    const ScenarioParams p = load({at("kernel.features.TTWU_QUEUE", "false")});
+    CHECK(p.kernel.features ==
+          std::map<std::string, bool>{{"NI_RANDOM", false}, {"PLACE_LAG", false}, {"TTWU_QUEUE", false}});
+    CHECK(p.warnings.empty());
+  }
+  SECTION("a map with every key of the one it replaces drops nothing") {
+    CHECK(load({at("kernel.features", "{PLACE_LAG: true, NI_RANDOM: true}")}).warnings.empty());
+    CHECK(load({at("tasks[ui].events[0]", "{run: 3ms}")}).warnings.empty());
+  }
+  SECTION("a map below a list element warns; the element replaced whole does not") {
+    const ScenarioParams p = load({at("tasks[ui].events[1].timer", "{ref: u, period: 5ms}")});
+    REQUIRE(p.warnings.size() == 1);
+    CHECK(p.warnings[0].key_path == "tasks[ui].events[1].timer");
+    CHECK_THAT(p.warnings[0].message, Catch::Contains("whole of 'tasks[0].events[1].timer' of small.yaml"));
+    CHECK_THAT(p.warnings[0].message, Catch::Contains("dropping its mode"));
+    CHECK(load({at("tasks[ui].events[1]", "{sleep: 5ms}")}).warnings.empty());  // a new event: intended
+  }
+}
+
 TEST_CASE("later overlays win over earlier ones on the same path", "[overlay]") {
   const ScenarioParams p = with({at("kernel.hz", "1000"), at("kernel.hz", "100")});
   CHECK(p.kernel.hz == 100);

@@ -100,6 +100,18 @@ YAML::Node parse_value(const Overlay& ov) {
   }
 }
 
+// The keys of map `old_value` that map `new_value` lacks: what replacing the
+// one by the other drops (none unless both are maps).
+std::vector<std::string> dropped_keys(const YAML::Node& old_value, const YAML::Node& new_value) {
+  std::vector<std::string> dropped;
+  if (!old_value.IsDefined() || !old_value.IsMap() || !new_value.IsMap()) return dropped;
+  for (const auto& kv : old_value) {
+    const std::string key = kv.first.as<std::string>();
+    if (!new_value[key].IsDefined()) dropped.push_back(key);
+  }
+  return dropped;
+}
+
 // `prefix` equals `path` or is an ancestor of it ("tasks[0]" of "tasks[0].nice").
 bool is_path_prefix(const std::string& prefix, const std::string& path) {
   if (prefix.empty() || path.size() < prefix.size() || path.compare(0, prefix.size(), prefix) != 0) return false;
@@ -142,7 +154,7 @@ std::vector<PathSegment> parse_key_path(const std::string& path, const SourcePos
   return segments;
 }
 
-std::string apply_overlay(YAML::Node& root, const Overlay& ov) {
+std::string apply_overlay(YAML::Node& root, const Overlay& ov, std::vector<std::string>* dropped) {
   const std::vector<PathSegment> segments = parse_key_path(ov.path, ov.origin);
   YAML::Node cur(root);  // a handle: writes through it change `root`
   std::string canonical, schema;
@@ -164,7 +176,12 @@ std::string apply_overlay(YAML::Node& root, const Overlay& ov) {
 
     if (seg.selectors.empty()) {
       if (last) {
-        cur[seg.key] = parse_value(ov);
+        YAML::Node value = parse_value(ov);
+        // A list element (an event, a task) or the platform is an entity
+        // swapped whole; a map under a key is a set of settings, where a
+        // dropped key is more likely a surprise.
+        if (dropped != nullptr && exists && canonical != "platform") *dropped = dropped_keys(ccur[seg.key], value);
+        cur[seg.key] = value;
         return canonical;
       }
       // A declared (or undeclarable) key the base scenario leaves out: create it.
@@ -229,6 +246,7 @@ std::string inline_platform_file(YAML::Node& root, const Overlay& ov, const std:
 struct OverlaidScenario {
   YAML::Node root;
   std::vector<std::string> canonical;  // each overlay's canonical path (apply_overlay())
+  std::vector<std::vector<std::string>> dropped;  // each overlay's dropped map keys (apply_overlay())
   std::string inlined_platform;        // the platform file copied in, if any
 };
 
@@ -240,6 +258,7 @@ OverlaidScenario apply_overlays(std::string_view text, const std::string& name, 
   if (!out.root.IsMap())
     throw ConfigError(name, 1, 1, "", fmt::format("expected a scenario map, got {}", describe_node(out.root)));
   out.canonical.reserve(overlays.size());
+  out.dropped.reserve(overlays.size());
   // An overlay below `platform` on a platform named or given by file
   // (platform: gs101, platform: {file: ...}) first copies that file's tree
   // into the scenario, so `platform.clusters[big].rate_limit` overlays
@@ -250,7 +269,7 @@ OverlaidScenario apply_overlays(std::string_view text, const std::string& name, 
     if (is_platform_path(ov.path) && ov.path != "platform" && ov.path != "platform.file")
       if (std::string file = inline_platform_file(out.root, ov, name, label); !file.empty())
         out.inlined_platform = file;
-    out.canonical.push_back(apply_overlay(out.root, ov));
+    out.canonical.push_back(apply_overlay(out.root, ov, &out.dropped.emplace_back()));
   }
   return out;
 }
@@ -296,6 +315,20 @@ ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std
                            label.empty() ? "" : ", " + label)};
           break;
         }
+    }
+    // A map value replaces the whole map (overlay.h): say what that drops,
+    // as a user who wanted one key changed (`kernel.features: {X: false}`
+    // over a scenario's other features) would not see it otherwise.
+    for (size_t i = 0; i < overlays.size(); ++i) {
+      if (overlaid.dropped[i].empty()) continue;
+      const Overlay& ov = overlays[i];
+      const YAML::Node value = YAML::Load(ov.value);
+      const std::string one_key = value.size() > 0 ? value.begin()->first.as<std::string>() : "KEY";
+      params.warnings.push_back(
+          {ov.origin.file, ov.origin.line, ov.origin.column, ov.path,
+           fmt::format("this map replaces the whole of '{}' of {}, dropping its {} (to change a key and keep the "
+                       "rest, name it: {}.{})",
+                       canonical[i], name, join(overlaid.dropped[i]), ov.path, one_key)});
     }
     return params;
   } catch (const ConfigError& e) {

@@ -7,7 +7,8 @@
 //                     selector := integer index | the element's `name`
 // e.g. kernel.hz, kernel.features.RUN_TO_PARITY, tasks[ui_main].nice,
 // tasks[0].events[1].timer.period. The value replaces whatever is at the
-// path (a map value replaces the whole map); a missing map key is created
+// path (a map value replaces the whole map, with a warning naming the keys
+// it drops); a missing map key is created
 // when the level declares it (models/config/params.h), otherwise the
 // overlay is an error that lists the valid keys at that level and points
 // at the experiment file's line and column.
@@ -36,8 +37,9 @@ std::vector<PathSegment> parse_key_path(const std::string& path, const SourcePos
 
 // Applies `overlay` to `root` (modified in place). Returns the canonical
 // path of what was set, with list elements by index ("tasks[0].nice"), the
-// spelling the loaders use in their messages.
-std::string apply_overlay(YAML::Node& root, const Overlay& overlay);
+// spelling the loaders use in their messages. When a map value replaces a
+// map, `dropped` (if given) receives the old map's keys the new one lacks.
+std::string apply_overlay(YAML::Node& root, const Overlay& overlay, std::vector<std::string>* dropped = nullptr);
 
 // The typed loader of scenario_config.cc, from an already-parsed tree.
 ScenarioParams load_scenario_node(const YAML::Node& root, const std::string& name);
