@@ -117,6 +117,34 @@ TEST_CASE("a map that replaces a map warns at the overlay of each key it drops",
   }
 }
 
+TEST_CASE("[+] appends an element to a list, or starts a declared list the scenario leaves out", "[overlay]") {
+  const ScenarioParams p = with({at("tasks[+]", "{name: extra, nice: 5, events: [{run: 1ms}, {sleep: 9ms}]}"),
+                                 at("tasks[extra].nice", "6"),  // the new element is selectable by name
+                                 at("workqueues[+]", "{name: io, flags: [WQ_UNBOUND]}")});
+  REQUIRE(p.tasks.size() == 3);
+  CHECK(p.tasks[0].name == "ui");
+  CHECK(p.tasks[1].name == "hog");
+  CHECK(p.tasks[2].name == "extra");
+  CHECK(p.tasks[2].nice == 6);
+  REQUIRE(p.workqueue.workqueues.size() == 1);
+  CHECK(p.workqueue.workqueues[0].name == "io");
+  CHECK(p.warnings.empty());
+
+  SECTION("an error inside the new element is the overlay's, with the element's index") {
+    const ConfigError e = error_of({at("tasks[+]", "{name: extra, nice: 40, events: [{run: 1ms}]}", 12, 3)});
+    CHECK(e.line() == 12);
+    CHECK(e.key_path() == "tasks[+].nice");
+    CHECK_THAT(e.message(), Catch::Contains("40 is out of range"));
+  }
+  SECTION("[+] only ends a path, directly under a key, on a list") {
+    CHECK_THAT(error_of({at("tasks[+].nice", "1")}).message(), Catch::Contains("it must end the path"));
+    CHECK_THAT(error_of({at("tasks[+][0]", "1")}).message(), Catch::Contains("the path's last selector"));
+    CHECK_THAT(error_of({at("tasks[ui].events[0][+]", "{run: 1ms}")}).message(),
+               Catch::Contains("directly under a key (e.g. tasks[+]), not to 'tasks[0].events[0]'"));
+    CHECK_THAT(error_of({at("kernel[+]", "{hz: 100}")}).message(), Catch::Contains("not a list: [+] appends"));
+  }
+}
+
 TEST_CASE("later overlays win over earlier ones on the same path", "[overlay]") {
   const ScenarioParams p = with({at("kernel.hz", "1000"), at("kernel.hz", "100")});
   CHECK(p.kernel.hz == 100);

@@ -66,6 +66,8 @@ std::optional<size_t> as_index(const std::string& s) {
 // The element of `seq` that `selector` names (an index or a `name` value).
 size_t select_element(const Overlay& ov, const YAML::Node& seq, const std::string& selector,
                       const std::string& canonical) {
+  if (selector == "+")
+    fail_at(ov, fmt::format("[+] appends to a list directly under a key (e.g. tasks[+]), not to '{}'", canonical));
   if (!seq.IsSequence())
     fail_at(ov, fmt::format("'{}' is {}, not a list: [{}] selects list elements", canonical, describe_node(seq),
                             selector));
@@ -145,8 +147,13 @@ std::vector<PathSegment> parse_key_path(const std::string& path, const SourcePos
       seg.selectors.push_back(sel);
       i = close + 1;
     }
+    if (auto plus = std::find(seg.selectors.begin(), seg.selectors.end(), "+");
+        plus != seg.selectors.end() && plus != std::prev(seg.selectors.end()))
+      return bad("[+] appends an element: it must be the path's last selector");
     segments.push_back(std::move(seg));
     if (i == path.size()) break;
+    if (segments.back().selectors.size() > 0 && segments.back().selectors.back() == "+")
+      return bad("[+] appends an element: it must end the path (set the whole element)");
     if (path[i] != '.') return bad(fmt::format("unexpected '{}' at character {}", path[i], i + 1));
     ++i;
     if (i == path.size()) return bad("it ends with '.'");
@@ -189,6 +196,16 @@ std::string apply_overlay(YAML::Node& root, const Overlay& ov, std::vector<std::
       YAML::Node next = cur[seg.key];
       cur.reset(next);
       continue;
+    }
+    if (last && seg.selectors == std::vector<std::string>{"+"}) {
+      // Append: a new element at the end of the list (created if the level
+      // declares it and the scenario leaves it out), e.g. a what-if's task.
+      if (!exists) cur[seg.key] = YAML::Node(YAML::NodeType::Sequence);
+      YAML::Node list = cur[seg.key];
+      if (!list.IsSequence())
+        fail_at(ov, fmt::format("'{}' is {}, not a list: [+] appends to lists", canonical, describe_node(list)));
+      list.push_back(parse_value(ov));
+      return index_path(canonical, list.size() - 1);
     }
     if (!exists)
       fail_at(ov, fmt::format("the scenario has no '{}' list to select [{}] from", canonical, seg.selectors[0]));

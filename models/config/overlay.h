@@ -5,8 +5,9 @@
 // Key path grammar:   path     := segment ('.' segment)*
 //                     segment  := key ('[' selector ']')*
 //                     selector := integer index | the element's `name`
+//                                 | '+' (append; only as the path's end)
 // e.g. kernel.hz, kernel.features.RUN_TO_PARITY, tasks[ui_main].nice,
-// tasks[0].events[1].timer.period. The value replaces whatever is at the
+// tasks[0].events[1].timer.period, tasks[+]. The value replaces whatever is at the
 // path (a map value replaces the whole map, with a warning naming the keys
 // it drops); a missing map key is created
 // when the level declares it (models/config/params.h), otherwise the
