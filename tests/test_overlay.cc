@@ -94,8 +94,19 @@ TEST_CASE("a map that replaces a map warns at the overlay of each key it drops",
     CHECK(w.file == "exp.yaml");
     CHECK(w.line == 16);
     CHECK(w.key_path == "kernel.features");
-    CHECK_THAT(w.message, Catch::Contains("dropping its NI_RANDOM, PLACE_LAG"));
+    CHECK_THAT(w.message, Catch::Contains("dropping NI_RANDOM, PLACE_LAG (set there by the scenario or an earlier overlay"));
     CHECK_THAT(w.message, Catch::Contains("name it: kernel.features.TTWU_QUEUE"));
+  }
+  SECTION("the advice names a key the map changes; a null drops every key") {
+    const ScenarioParams p = load({at("kernel.features", "{NI_RANDOM: false, TTWU_QUEUE: false}")});
+    REQUIRE(p.warnings.size() == 1);
+    CHECK_THAT(p.warnings[0].message, Catch::Contains("dropping PLACE_LAG"));
+    CHECK_THAT(p.warnings[0].message, Catch::Contains("name it: kernel.features.TTWU_QUEUE"));
+    const ScenarioParams null = load({at("kernel.features", "~")});
+    REQUIRE(null.warnings.size() == 1);
+    CHECK_THAT(null.warnings[0].message, Catch::Contains("this null replaces the whole of 'kernel.features'"));
+    CHECK_THAT(null.warnings[0].message, Catch::Contains("dropping NI_RANDOM, PLACE_LAG"));
+    CHECK(null.kernel.features.empty());
   }
   SECTION("naming the key keeps the others, without a warning") {
     const ScenarioParams p = load({at("kernel.features.TTWU_QUEUE", "false")});
@@ -111,8 +122,8 @@ TEST_CASE("a map that replaces a map warns at the overlay of each key it drops",
     const ScenarioParams p = load({at("tasks[ui].events[1].timer", "{ref: u, period: 5ms}")});
     REQUIRE(p.warnings.size() == 1);
     CHECK(p.warnings[0].key_path == "tasks[ui].events[1].timer");
-    CHECK_THAT(p.warnings[0].message, Catch::Contains("whole of 'tasks[0].events[1].timer' of small.yaml"));
-    CHECK_THAT(p.warnings[0].message, Catch::Contains("dropping its mode"));
+    CHECK_THAT(p.warnings[0].message, Catch::Contains("whole of 'tasks[0].events[1].timer' on small.yaml"));
+    CHECK_THAT(p.warnings[0].message, Catch::Contains("dropping mode"));
     CHECK(load({at("tasks[ui].events[1]", "{sleep: 5ms}")}).warnings.empty());  // a new event: intended
   }
 }
@@ -135,6 +146,14 @@ TEST_CASE("[+] appends an element to a list, or starts a declared list the scena
     CHECK(e.line() == 12);
     CHECK(e.key_path() == "tasks[+].nice");
     CHECK_THAT(e.message(), Catch::Contains("40 is out of range"));
+  }
+  SECTION("a warning about the new element is the overlay's too") {
+    const ScenarioParams w =
+        with({at("tasks[+]", "{name: extra, events: [{run: 1ms}, {wait: {ref: nocond, mutex: m}}]}", 8, 7)});
+    REQUIRE_FALSE(w.warnings.empty());
+    CHECK(w.warnings[0].file == "exp.yaml");
+    CHECK(w.warnings[0].line == 8);
+    CHECK(w.warnings[0].key_path == "tasks[+].events[1].wait");
   }
   SECTION("[+] only ends a path, directly under a key, on a list") {
     CHECK_THAT(error_of({at("tasks[+].nice", "1")}).message(), Catch::Contains("it must end the path"));
@@ -270,6 +289,23 @@ TEST_CASE("an experiment file names the scenario, variants as overlays, runs and
   CHECK(e.variants[1].overlays[0].origin.line == 12);
   REQUIRE(e.published.size() == 1);
   CHECK(e.published[0].text == "1,867 us");
+
+  SECTION("one set: map may append to a list twice; other key paths stay unique") {
+    const ExperimentSpec two = load_experiment_file(
+        f.path("name: demo\nscenario: small.yaml\nvariants:\n  - name: base\n  - name: more\n    set:\n"
+               "      tasks[+]: {name: x1, events: [{run: 1ms}, {sleep: 9ms}]}\n"
+               "      tasks[+]: {name: x2, events: [{run: 2ms}, {sleep: 8ms}]}\n"));
+    REQUIRE(two.variants[1].overlays.size() == 2);
+    const ScenarioParams p =
+        load_scenario_with_overlays((f.dir / "small.yaml").string(), two.variants[1].overlays, "variant 'more'");
+    REQUIRE(p.tasks.size() == 4);
+    CHECK(p.tasks[2].name == "x1");
+    CHECK(p.tasks[3].name == "x2");
+    const ConfigError dup = experiment_error(
+        f, "name: demo\nscenario: small.yaml\nvariants:\n  - name: a\n  - name: b\n    set:\n      kernel.hz: 100\n"
+           "      kernel.hz: 300\n");
+    CHECK_THAT(dup.message(), Catch::Contains("duplicate key path"));
+  }
 }
 
 TEST_CASE("an experiment file's own mistakes point at their line", "[overlay][experiment]") {

@@ -112,15 +112,20 @@ bool valid_variant_name(const std::string& name) {
 // Calls use(key path, value, origin) for each entry of a `KEY.PATH: value`
 // map (`set:`, `grid:`) in order, once its key is known to be a key path
 // not seen before and well formed (its meaning is checked when applied).
+// With `repeatable_append`, a path ending in [+] may come again (each
+// appends one more element, in order).
 template <typename Use>
-void for_each_key_path(const YamlDoc& doc, const YAML::Node& node, const std::string& path, Use use) {
+void for_each_key_path(const YamlDoc& doc, const YAML::Node& node, const std::string& path, bool repeatable_append,
+                       Use use) {
   std::set<std::string> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
     const YAML::Node key = it->first, value = it->second;
     if (!key.IsScalar()) fail(doc, key, path, fmt::format("keys must be key paths, got {}", describe_node(key)));
     const std::string& key_path = key.Scalar();
     const SourcePos origin = pos_of(doc, key);
-    if (!seen.insert(key_path).second) fail(doc, key, child_path(path, key_path), "duplicate key path");
+    const bool append = key_path.size() >= 3 && key_path.compare(key_path.size() - 3, 3, "[+]") == 0;
+    if (!seen.insert(key_path).second && !(repeatable_append && append))
+      fail(doc, key, child_path(path, key_path), "duplicate key path");
     parse_key_path(key_path, origin);
     use(key_path, value, origin);
   }
@@ -134,8 +139,8 @@ std::vector<Overlay> load_overlay_map(const YamlDoc& doc, const YAML::Node& node
   if (!node.IsMap())
     fail(doc, node, path, fmt::format("expected a map of KEY.PATH: value (e.g. kernel.hz: 1000), got {}",
                                       describe_node(node)));
-  for_each_key_path(doc, node, path, [&](const std::string& key_path, const YAML::Node& value,
-                                         const SourcePos& origin) {
+  for_each_key_path(doc, node, path, /*repeatable_append=*/true, [&](const std::string& key_path,
+                                                                     const YAML::Node& value, const SourcePos& origin) {
     out.push_back({key_path, yaml_flow_text(value), origin});
   });
   return out;
@@ -233,8 +238,8 @@ std::vector<SweepAxis> load_grid(const YamlDoc& doc, const YAML::Node& node, con
     fail(doc, node, path, fmt::format("expected a map of KEY.PATH: [values] or {{from, to, step}}, got {}",
                                       describe_node(node)));
   std::vector<SweepAxis> axes;
-  for_each_key_path(doc, node, path, [&](const std::string& axis_path, const YAML::Node& value,
-                                         const SourcePos& origin) {
+  for_each_key_path(doc, node, path, /*repeatable_append=*/false, [&](const std::string& axis_path,
+                                                                      const YAML::Node& value, const SourcePos& origin) {
     SweepAxis axis;
     axis.path = axis_path;
     axis.origin = origin;

@@ -102,16 +102,27 @@ YAML::Node parse_value(const Overlay& ov) {
   }
 }
 
-// The keys of map `old_value` that map `new_value` lacks: what replacing the
-// one by the other drops (none unless both are maps).
-std::vector<std::string> dropped_keys(const YAML::Node& old_value, const YAML::Node& new_value) {
-  std::vector<std::string> dropped;
-  if (!old_value.IsDefined() || !old_value.IsMap() || !new_value.IsMap()) return dropped;
+// What replacing map `old_value` by `new_value` (a map, or null) drops: the
+// old keys the new value lacks, and a key of the new map worth naming in
+// the advice (one it adds or changes, else its first).
+DroppedKeys dropped_keys(const YAML::Node& old_value, const YAML::Node& new_value) {
+  DroppedKeys out;
+  if (!old_value.IsDefined() || !old_value.IsMap() || !(new_value.IsMap() || new_value.IsNull())) return out;
   for (const auto& kv : old_value) {
     const std::string key = kv.first.as<std::string>();
-    if (!new_value[key].IsDefined()) dropped.push_back(key);
+    if (new_value.IsNull() || !new_value[key].IsDefined()) out.keys.push_back(key);
   }
-  return dropped;
+  if (out.keys.empty() || !new_value.IsMap()) return out;
+  for (const auto& kv : new_value) {
+    const std::string key = kv.first.as<std::string>();
+    if (out.suggested.empty()) out.suggested = key;
+    const YAML::Node old_entry = old_value[key];
+    if (!old_entry.IsDefined() || yaml_flow_text(old_entry) != yaml_flow_text(kv.second)) {
+      out.suggested = key;
+      break;
+    }
+  }
+  return out;
 }
 
 // `prefix` equals `path` or is an ancestor of it ("tasks[0]" of "tasks[0].nice").
@@ -161,7 +172,7 @@ std::vector<PathSegment> parse_key_path(const std::string& path, const SourcePos
   return segments;
 }
 
-std::string apply_overlay(YAML::Node& root, const Overlay& ov, std::vector<std::string>* dropped) {
+std::string apply_overlay(YAML::Node& root, const Overlay& ov, DroppedKeys* dropped) {
   const std::vector<PathSegment> segments = parse_key_path(ov.path, ov.origin);
   YAML::Node cur(root);  // a handle: writes through it change `root`
   std::string canonical, schema;
@@ -263,7 +274,7 @@ std::string inline_platform_file(YAML::Node& root, const Overlay& ov, const std:
 struct OverlaidScenario {
   YAML::Node root;
   std::vector<std::string> canonical;  // each overlay's canonical path (apply_overlay())
-  std::vector<std::vector<std::string>> dropped;  // each overlay's dropped map keys (apply_overlay())
+  std::vector<DroppedKeys> dropped;   // what each overlay's map dropped (apply_overlay())
   std::string inlined_platform;        // the platform file copied in, if any
 };
 
@@ -320,10 +331,11 @@ ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std
   const std::string& inlined_platform = overlaid.inlined_platform;
   try {
     ScenarioParams params = load_scenario_node(root, name);
-    // A warning about an overlaid value (its nodes have no line in the
-    // scenario) is the overlay's, like an error.
+    // A warning about an overlaid value is the overlay's, like an error
+    // (its nodes' marks are positions in the overlay's value text, not
+    // scenario lines: match on the key path alone).
     for (ConfigWarning& w : params.warnings) {
-      if (w.line != 0 || w.file != name) continue;
+      if (w.file != name) continue;
       for (size_t i = overlays.size(); i-- > 0;)
         if (is_path_prefix(canonical[i], w.key_path)) {
           const Overlay& ov = overlays[i];
@@ -337,15 +349,15 @@ ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std
     // as a user who wanted one key changed (`kernel.features: {X: false}`
     // over a scenario's other features) would not see it otherwise.
     for (size_t i = 0; i < overlays.size(); ++i) {
-      if (overlaid.dropped[i].empty()) continue;
+      const DroppedKeys& dropped = overlaid.dropped[i];
+      if (dropped.keys.empty()) continue;
       const Overlay& ov = overlays[i];
-      const YAML::Node value = YAML::Load(ov.value);
-      const std::string one_key = value.size() > 0 ? value.begin()->first.as<std::string>() : "KEY";
       params.warnings.push_back(
           {ov.origin.file, ov.origin.line, ov.origin.column, ov.path,
-           fmt::format("this map replaces the whole of '{}' of {}, dropping its {} (to change a key and keep the "
-                       "rest, name it: {}.{})",
-                       canonical[i], name, join(overlaid.dropped[i]), ov.path, one_key)});
+           fmt::format("this {} replaces the whole of '{}' on {}, dropping {} (set there by the scenario or an "
+                       "earlier overlay; to change a key and keep the rest, name it: {}.{})",
+                       dropped.suggested.empty() ? "null" : "map", canonical[i], name, join(dropped.keys), ov.path,
+                       dropped.suggested.empty() ? "KEY" : dropped.suggested)});
     }
     return params;
   } catch (const ConfigError& e) {

@@ -36,11 +36,17 @@ struct PathSegment {
 // Splits a key path; a malformed path throws ConfigError at `origin`.
 std::vector<PathSegment> parse_key_path(const std::string& path, const SourcePos& origin);
 
+// What an overlay's map (or null) dropped from the map it replaced.
+struct DroppedKeys {
+  std::vector<std::string> keys;  // the old map's keys the new value lacks
+  std::string suggested;          // a key of the new map to name in the advice ("" for null)
+};
+
 // Applies `overlay` to `root` (modified in place). Returns the canonical
 // path of what was set, with list elements by index ("tasks[0].nice"), the
 // spelling the loaders use in their messages. When a map value replaces a
 // map, `dropped` (if given) receives the old map's keys the new one lacks.
-std::string apply_overlay(YAML::Node& root, const Overlay& overlay, std::vector<std::string>* dropped = nullptr);
+std::string apply_overlay(YAML::Node& root, const Overlay& overlay, DroppedKeys* dropped = nullptr);
 
 // The typed loader of scenario_config.cc, from an already-parsed tree.
 ScenarioParams load_scenario_node(const YAML::Node& root, const std::string& name);
