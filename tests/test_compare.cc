@@ -434,6 +434,16 @@ TEST_CASE("start jitter delays each task by a seeded amount below the jitter", "
   }
   CHECK(any_differs);
   CHECK(with_start_jitter(p, Time::zero(), 5).tasks[0].delay == p.tasks[0].delay);
+
+  SECTION("a task with start_jitter: false keeps its start; the others draw as before") {
+    const ScenarioParams q = load_scenario_yaml_with_overlays(
+        slurp(repo_path("configs/scenarios/mixed_2cpu.yaml")), "mixed_2cpu.yaml",
+        {{"tasks[0].start_jitter", "false", {}}, {"tasks[0].delay", "3ms", {}}}, "");
+    REQUIRE_FALSE(q.tasks[0].start_jitter);
+    const ScenarioParams d = with_start_jitter(q, Time::ms(10), 5);
+    CHECK(d.tasks[0].delay == Time::ms(3));
+    for (size_t i = 1; i < q.tasks.size(); ++i) CHECK(d.tasks[i].delay == a.tasks[i].delay);
+  }
 }
 
 TEST_CASE("every wakeup in the wake graph is one of the recorder's wakeup latency samples", "[wakegraph]") {

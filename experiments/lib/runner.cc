@@ -69,6 +69,7 @@ ScenarioParams with_start_jitter(const ScenarioParams& params, Time jitter, uint
   if (jitter <= Time::zero()) return params;
   ScenarioParams p = params;
   for (TaskSpec& t : p.tasks) {
+    if (!t.start_jitter) continue;  // in phase with something the jitter does not move
     RngStream rng(run_seed, "start_jitter/" + t.name);
     t.delay += Time::ns(rng.uniform_int(0, jitter.count() - 1));
   }

@@ -427,6 +427,7 @@ TaskSpec load_task(TaskContext& ctx, const YAML::Node& node, const std::string& 
   load_uclamp(ctx, r, t);
   load_task_cgroup(ctx.doc, r, ctx.kernel, t.cgroup);
   r.read("delay", t.delay, Bound::kNonNegative);
+  r.read("start_jitter", t.start_jitter);
   read_loop(r, t.loop);
   r.read("kernel_thread", t.kernel_thread);
   t.phases = load_phases(ctx, r);
@@ -552,6 +553,9 @@ const std::vector<ParamDecl>& task_params() {
         {"uclamp_max", "int 0..1024", "1024", "utilization cap (sched_attr.sched_util_max; needs kernel.uclamp.enabled)"},
         {"cgroup", "a cgroups[] name, or /", "/", "the cpu cgroup it starts in (its clamps apply: uclamp_tg_restrict())"},
         {"delay", "duration", duration_text(d.delay), "start delay; the task is then forked from CPU 0 (assumption: its parent runs there) and placed by the fork path"},
+        {"start_jitter", "bool", d.start_jitter ? "true" : "false",
+         "false: an experiment's start_jitter leaves its start as it is (a task in phase with a device's "
+         "clock, e.g. the display's animations, which are not jittered)"},
         {"loop", "int, -1 = forever", std::to_string(d.loop), "repeats of the whole phase list"},
         {"kernel_thread", "bool", d.kernel_thread ? "true" : "false",
          "runs in kernel mode (matters for preempt none/voluntary)"},

@@ -127,6 +127,7 @@ struct TaskSpec {
   std::optional<uint32_t> uclamp_max;
   std::string cgroup;            // cpu cgroup it starts in; "" = the root group
   Time delay;                    // start delay
+  bool start_jitter = true;      // an experiment's start_jitter delays it too (false: in phase with a device)
   int64_t loop = -1;             // repeats of the phase list; -1 = forever
   std::vector<PhaseSpec> phases;
   bool kernel_thread = false;    // runs in kernel mode (matters for preempt=none/voluntary)
