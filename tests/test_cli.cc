@@ -366,6 +366,7 @@ TEST_CASE("Every shipped overlay applies to its experiments", "[cli][overlay]") 
       {"cpuidle_qcom_lpm_walt_b.yaml", {"pm_wq_highpri_b"}},
       {"walt_ttwu_queue_off.yaml", {"pm_wq_highpri_a", "pm_wq_highpri_b"}},
       {"pm_wq_other_devices.yaml", {"pm_wq_highpri_a", "pm_wq_highpri_b"}},
+      {"pm_wq_frame_devices.yaml", {"pm_wq_highpri_a", "pm_wq_highpri_b"}},
       {"qcom_sde_cmd_mode_idle_pc.yaml", {"pm_wq_highpri_a", "pm_wq_highpri_b"}},
       {"qcom_sde_display_commit.yaml", {"pm_wq_highpri_a", "pm_wq_highpri_b"}},
       {"gs101_idle_power_gs201.yaml", {"teo_tick_geekbench", "teo_tick_jetnews"}},
