@@ -126,6 +126,13 @@ TEST_CASE("a map that replaces a map warns at the overlay of each key it drops",
     CHECK_THAT(p.warnings[0].message, Catch::Contains("dropping mode"));
     CHECK(load({at("tasks[ui].events[1]", "{sleep: 5ms}")}).warnings.empty());  // a new event: intended
   }
+  SECTION("a platform set whole is a new platform: no warning") {
+    std::string named = scenario;
+    named.replace(named.find("platform: {cpus: 2}"), 19, "platform: {name: two, cpus: 2}");
+    const ScenarioParams p = load_scenario_yaml_with_overlays(named, "small.yaml", {at("platform", "{cpus: 4}")}, "");
+    CHECK(p.platform.cpus == 4);
+    CHECK(p.warnings.empty());
+  }
 }
 
 TEST_CASE("[+] appends an element to a list, or starts a declared list the scenario leaves out", "[overlay]") {
