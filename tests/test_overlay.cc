@@ -94,7 +94,7 @@ TEST_CASE("a map that replaces a map warns at the overlay of each key it drops",
     CHECK(w.file == "exp.yaml");
     CHECK(w.line == 16);
     CHECK(w.key_path == "kernel.features");
-    CHECK_THAT(w.message, Catch::Contains("dropping NI_RANDOM, PLACE_LAG (set there by the scenario or an earlier overlay"));
+    CHECK_THAT(w.message, Catch::Contains("dropping NI_RANDOM, PLACE_LAG (set there by the scenario, its platform file or an earlier overlay"));
     CHECK_THAT(w.message, Catch::Contains("name it: kernel.features.TTWU_QUEUE"));
   }
   SECTION("the advice names a key the map changes; a null drops every key") {
@@ -108,6 +108,28 @@ TEST_CASE("a map that replaces a map warns at the overlay of each key it drops",
     CHECK_THAT(null.warnings[0].message, Catch::Contains("dropping NI_RANDOM, PLACE_LAG"));
     CHECK(null.kernel.features.empty());
   }
+  SECTION("keys a later overlay puts back are not reported; an empty map is a map") {
+    const ScenarioParams back = load({at("kernel.features", "{TTWU_QUEUE: false}"),
+                                      at("kernel.features.NI_RANDOM", "false")});
+    REQUIRE(back.warnings.size() == 1);
+    CHECK_THAT(back.warnings[0].message, Catch::Contains("dropping PLACE_LAG ("));
+    CHECK(load({at("kernel.features", "{TTWU_QUEUE: false}"), at("kernel.features.NI_RANDOM", "false"),
+                at("kernel.features.PLACE_LAG", "false")})
+              .warnings.empty());
+    const ScenarioParams empty = load({at("kernel.features", "{}")});
+    REQUIRE(empty.warnings.size() == 1);
+    CHECK_THAT(empty.warnings[0].message, Catch::Contains("this map replaces"));
+    CHECK_THAT(empty.warnings[0].message, Catch::Contains("name it: kernel.features.KEY"));
+  }
+  SECTION("a map with a non-scalar key is the loader's error, at the overlay") {
+    try {
+      load({at("kernel.features", "{[a]: true}", 5, 3)});
+      FAIL("no ConfigError");
+    } catch (const ConfigError& e) {
+      CHECK(e.file() == "exp.yaml");
+      CHECK(e.line() == 5);
+    }
+  }
   SECTION("naming the key keeps the others, without a warning") {
     const ScenarioParams p = load({at("kernel.features.TTWU_QUEUE", "false")});
     CHECK(p.kernel.features ==
@@ -116,7 +138,7 @@ TEST_CASE("a map that replaces a map warns at the overlay of each key it drops",
   }
   SECTION("a map with every key of the one it replaces drops nothing") {
     CHECK(load({at("kernel.features", "{PLACE_LAG: true, NI_RANDOM: true}")}).warnings.empty());
-    CHECK(load({at("tasks[ui].events[0]", "{run: 3ms}")}).warnings.empty());
+    CHECK(load({at("tasks[ui].events[1].timer", "{ref: u, period: 5ms, mode: absolute}")}).warnings.empty());
   }
   SECTION("a map below a list element warns; the element replaced whole does not") {
     const ScenarioParams p = load({at("tasks[ui].events[1].timer", "{ref: u, period: 5ms}")});

@@ -110,7 +110,7 @@ po::options_description run_options() {
       ("duration", po::value<std::string>()->value_name("T"), "simulated time per run, with a unit: 500ms, 2s (default: the scenario's)")
       ("warmup", po::value<std::string>()->value_name("T"), "metrics ignore [0, T), shorter than the duration (default: the scenario's)")
       ("runs", po::value<std::string>()->value_name("N"), "number of runs, >= 1 (default 1)")
-      ("start-jitter", po::value<std::string>()->value_name("T"), "delay each task's start by a random time in [0, T) drawn from each run's seed, as an experiment's start_jitter, so runs see different phases (default 0: runs differ only where the scenario draws random numbers)")
+      ("start-jitter", po::value<std::string>()->value_name("T"), "delay each task's start (but a task's with start_jitter: false) by a random time in [0, T) drawn from each run's seed, as an experiment's start_jitter, so runs see different phases (default 0: runs differ only where the scenario draws random numbers)")
       ("jobs,j", po::value<std::string>()->value_name("N"), kJobsHelp)
       ("json", po::value<std::string>()->value_name("FILE"), "write the report as JSON (docs/outputs.md)")
       ("csv", po::value<std::string>()->value_name("FILE"), "write the report as CSV (docs/outputs.md)")

@@ -48,7 +48,9 @@ ScenarioInfo scenario_info(const ScenarioParams& params);
 
 // Start jitter: every task spec's start `delay` grows by a random time in
 // [0, jitter), drawn from the run's seed and the task's name (so a variant
-// that adds or drops a task does not move the others). The model itself is
+// that adds or drops a task does not move the others); a spec with
+// `start_jitter: false` keeps its delay (in phase with a device, e.g. the
+// display's animations, which the jitter does not move). The model itself is
 // deterministic: without jitter every run of a scenario is identical, and
 // intervals over runs collapse to points. With it, runs see different
 // phase relations between periodic tasks, as repeated boots of a device do.

@@ -39,7 +39,8 @@ const std::vector<ParamDecl>& common_decls(FileKind kind) {
       {"duration", "duration > 0", "the scenario's", "simulated time per run (an overlay on `duration`)"},
       {"warmup", "duration < duration", "the scenario's", "metrics ignore [0, warmup) (an overlay on `warmup`)"},
       {"start_jitter", "duration", "0",
-       "each run delays each task's start by a random time in [0, start_jitter) drawn from the run's seed"},
+       "each run delays each task's start (but a task's with start_jitter: false) by a random time in "
+       "[0, start_jitter) drawn from the run's seed"},
       {"set", "map KEY.PATH: value", "-", "overlays applied to every variant, before the variant's own"},
       {"variants", "list of variants", "required (>= 2)", "the variants; the first is the baseline (see variants[])"},
       {"metrics", "list of metric names",

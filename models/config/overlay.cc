@@ -108,13 +108,16 @@ YAML::Node parse_value(const Overlay& ov) {
 DroppedKeys dropped_keys(const YAML::Node& old_value, const YAML::Node& new_value) {
   DroppedKeys out;
   if (!old_value.IsDefined() || !old_value.IsMap() || !(new_value.IsMap() || new_value.IsNull())) return out;
+  out.by_null = new_value.IsNull();
   for (const auto& kv : old_value) {
-    const std::string key = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) continue;  // not a key the loaders accept: their error says so
+    const std::string& key = kv.first.Scalar();
     if (new_value.IsNull() || !new_value[key].IsDefined()) out.keys.push_back(key);
   }
   if (out.keys.empty() || !new_value.IsMap()) return out;
   for (const auto& kv : new_value) {
-    const std::string key = kv.first.as<std::string>();
+    if (!kv.first.IsScalar()) continue;
+    const std::string& key = kv.first.Scalar();
     if (out.suggested.empty()) out.suggested = key;
     const YAML::Node old_entry = old_value[key];
     if (!old_entry.IsDefined() || yaml_flow_text(old_entry) != yaml_flow_text(kv.second)) {
@@ -123,6 +126,30 @@ DroppedKeys dropped_keys(const YAML::Node& old_value, const YAML::Node& new_valu
     }
   }
   return out;
+}
+
+// The node at a canonical path (map keys and list indices, as
+// apply_overlay() returns them) in `root`, or an undefined node.
+YAML::Node node_at(const YAML::Node& root, const std::string& canonical) {
+  // Const lookups never insert keys; reset() rebinds the handle (operator=
+  // would assign into the tree it refers to).
+  YAML::Node cur;
+  cur.reset(root);
+  for (const PathSegment& seg : parse_key_path(canonical, SourcePos{})) {
+    const YAML::Node& map = cur;
+    if (!map.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
+    const YAML::Node child = map[seg.key];
+    if (!child.IsDefined()) return YAML::Node(YAML::NodeType::Undefined);
+    cur.reset(child);
+    for (const std::string& index : seg.selectors) {
+      const YAML::Node& seq = cur;
+      const auto k = as_index(index);
+      if (!seq.IsSequence() || !k || *k >= seq.size()) return YAML::Node(YAML::NodeType::Undefined);
+      const YAML::Node element = seq[*k];
+      cur.reset(element);
+    }
+  }
+  return cur;
 }
 
 // `prefix` equals `path` or is an ancestor of it ("tasks[0]" of "tasks[0].nice").
@@ -348,15 +375,21 @@ ScenarioParams load_scenario_yaml_with_overlays(std::string_view text, const std
     // A map value replaces the whole map (overlay.h): say what that drops,
     // as a user who wanted one key changed (`kernel.features: {X: false}`
     // over a scenario's other features) would not see it otherwise.
+    // Keys a later overlay put back are not dropped.
     for (size_t i = 0; i < overlays.size(); ++i) {
       const DroppedKeys& dropped = overlaid.dropped[i];
       if (dropped.keys.empty()) continue;
+      const YAML::Node final_value = node_at(root, canonical[i]);
+      std::vector<std::string> still_dropped;
+      for (const std::string& key : dropped.keys)
+        if (!final_value.IsMap() || !final_value[key].IsDefined()) still_dropped.push_back(key);
+      if (still_dropped.empty()) continue;
       const Overlay& ov = overlays[i];
       params.warnings.push_back(
           {ov.origin.file, ov.origin.line, ov.origin.column, ov.path,
-           fmt::format("this {} replaces the whole of '{}' on {}, dropping {} (set there by the scenario or an "
-                       "earlier overlay; to change a key and keep the rest, name it: {}.{})",
-                       dropped.suggested.empty() ? "null" : "map", canonical[i], name, join(dropped.keys), ov.path,
+           fmt::format("this {} replaces the whole of '{}' on {}, dropping {} (set there by the scenario, its "
+                       "platform file or an earlier overlay; to change a key and keep the rest, name it: {}.{})",
+                       dropped.by_null ? "null" : "map", canonical[i], name, join(still_dropped), ov.path,
                        dropped.suggested.empty() ? "KEY" : dropped.suggested)});
     }
     return params;

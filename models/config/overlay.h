@@ -5,14 +5,16 @@
 // Key path grammar:   path     := segment ('.' segment)*
 //                     segment  := key ('[' selector ']')*
 //                     selector := integer index | the element's `name`
-//                                 | '+' (append; only as the path's end)
+//                                 | '+' (append; only as the path's end,
+//                                   the segment's one selector)
 // e.g. kernel.hz, kernel.features.RUN_TO_PARITY, tasks[ui_main].nice,
-// tasks[0].events[1].timer.period, tasks[+]. The value replaces whatever is at the
-// path (a map value replaces the whole map, with a warning naming the keys
-// it drops); a missing map key is created
-// when the level declares it (models/config/params.h), otherwise the
-// overlay is an error that lists the valid keys at that level and points
-// at the experiment file's line and column.
+// tasks[0].events[1].timer.period, tasks[+]. The value replaces whatever
+// is at the path (a map value replaces the whole map, with a warning
+// naming the keys it drops, except for a list element or the platform set
+// whole); a missing map key is created when the level declares it
+// (models/config/params.h), otherwise the overlay is an error that lists
+// the valid keys at that level and points at the experiment file's line
+// and column.
 //
 // Internal to models/config; experiments/ uses the entry points in config.h.
 #pragma once
@@ -39,7 +41,8 @@ std::vector<PathSegment> parse_key_path(const std::string& path, const SourcePos
 // What an overlay's map (or null) dropped from the map it replaced.
 struct DroppedKeys {
   std::vector<std::string> keys;  // the old map's keys the new value lacks
-  std::string suggested;          // a key of the new map to name in the advice ("" for null)
+  std::string suggested;          // a key of the new map to name in the advice ("" if none)
+  bool by_null = false;           // the new value was null, not a map
 };
 
 // Applies `overlay` to `root` (modified in place). Returns the canonical
