@@ -124,8 +124,7 @@ void for_each_key_path(const YamlDoc& doc, const YAML::Node& node, const std::st
     if (!key.IsScalar()) fail(doc, key, path, fmt::format("keys must be key paths, got {}", describe_node(key)));
     const std::string& key_path = key.Scalar();
     const SourcePos origin = pos_of(doc, key);
-    const bool append = key_path.size() >= 3 && key_path.compare(key_path.size() - 3, 3, "[+]") == 0;
-    if (!seen.insert(key_path).second && !(repeatable_append && append))
+    if (!seen.insert(key_path).second && !(repeatable_append && key_path.ends_with("[+]")))
       fail(doc, key, child_path(path, key_path), "duplicate key path");
     parse_key_path(key_path, origin);
     use(key_path, value, origin);

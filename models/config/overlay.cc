@@ -190,7 +190,7 @@ std::vector<PathSegment> parse_key_path(const std::string& path, const SourcePos
       return bad("[+] appends an element: it must be the path's last selector");
     segments.push_back(std::move(seg));
     if (i == path.size()) break;
-    if (segments.back().selectors.size() > 0 && segments.back().selectors.back() == "+")
+    if (!segments.back().selectors.empty() && segments.back().selectors.back() == "+")
       return bad("[+] appends an element: it must end the path (set the whole element)");
     if (path[i] != '.') return bad(fmt::format("unexpected '{}' at character {}", path[i], i + 1));
     ++i;
