@@ -9,36 +9,12 @@
 
 #include "models/hw/energy_model.h"
 #include "models/kernel/cpufreq/governor.h"
+#include "tests/cpufreq_test_util.h"
 
 using namespace schedlab;
 using namespace schedlab::time_literals;
 
 namespace {
-
-// gs101 cpucl2_opp_table (mainline arch/arm64/boot/dts/exynos/google/gs101.dtsi,
-// torvalds/linux 01272f05aae5), kHz: 500000 851000 984000 1106000 1277000
-// 1426000 1582000 1745000 1826000 2048000 2188000 2252000 2401000 2507000
-// 2630000 2704000 2802000; clock-latency-ns = 500000.
-std::vector<Opp> gs101_x1_opps() {
-  return {{500000, 500000},   {851000, 556250},   {984000, 575000},   {1106000, 606250},
-          {1277000, 631250},  {1426000, 662500},  {1582000, 693750},  {1745000, 731250},
-          {1826000, 750000},  {2048000, 793750},  {2188000, 831250},  {2252000, 850000},
-          {2401000, 887500},  {2507000, 925000},  {2630000, 968750},  {2704000, 1000000},
-          {2802000, 1056250}};
-}
-
-CpufreqPolicy x1_policy(size_t nr_cpus) {
-  auto p = CpufreqPolicy::from_opps(gs101_x1_opps(), nr_cpus, 1024);
-  p.transition_latency = 500_us;  // clock-latency-ns = <500000>
-  return p;
-}
-
-CpuUtil cfs(uint64_t util, uint64_t idle_calls = 0) {
-  CpuUtil u;
-  u.util_cfs = util;
-  u.idle_calls = idle_calls;
-  return u;
-}
 
 std::unique_ptr<CpufreqGovernor> started(std::string_view name, const CpufreqPolicy& policy,
                                           const GovernorParams& params = {}) {
@@ -485,14 +461,14 @@ TEST_CASE("only the userspace governor accepts scaling_setspeed", "[cpufreq]") {
 }
 
 TEST_CASE("an unknown governor name is an error that lists the valid names", "[cpufreq]") {
-  CHECK(governor_names() == std::vector<std::string>{"performance", "powersave", "schedutil", "userspace"});
+  CHECK(governor_names() == std::vector<std::string>{"performance", "powersave", "sched_pixel", "schedutil", "userspace"});
   try {
     make_governor("ondemand", {});
     FAIL("expected std::invalid_argument");
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
     CHECK_THAT(msg, Catch::Contains("ondemand"));
-    for (const char* n : {"performance", "powersave", "schedutil", "userspace"})
+    for (const char* n : {"performance", "powersave", "sched_pixel", "schedutil", "userspace"})
       CHECK_THAT(msg, Catch::Contains(n));
   }
   for (const auto& n : governor_names()) CHECK(make_governor(n, {})->name() == n);

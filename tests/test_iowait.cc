@@ -106,6 +106,32 @@ TEST_CASE("schedutil's iowait boost raises the frequency of a task whose utiliza
   check_conservation(io, &with_io.platform);
 }
 
+// Pixel's vendor hook rvh_set_iowait_pixel_mod() (with sched_pixel) passes
+// the iowait flag only for a task with a uclamp_min boost: the same reader
+// stays at 500 MHz unboosted, and with uclamp_min 1 (too little to move
+// the frequency itself: 1.25 x 1) it gets the boost and reaches 1000 MHz.
+TEST_CASE("sched_pixel boosts I/O waiters only when their uclamp_min is set", "[iowait][cpufreq][sched_pixel]") {
+  for (const bool boosted : {false, true}) {
+    CAPTURE(boosted);
+    ScenarioParams p = reader_scenario(true);
+    ClusterParams& c = p.platform.clusters[0];
+    c.cpufreq_governor = "sched_pixel";
+    c.rate_limit.reset();
+    c.up_rate_limit = Time::us(500);
+    c.down_rate_limit = Time::us(500);
+    if (boosted) {
+      p.kernel.uclamp = true;
+      p.tasks[0].uclamp_min = 1;
+    }
+    const RunResult r = run_result(p);
+    if (boosted)
+      CHECK(busy_at(r, 0, 1) > Time::zero());
+    else
+      CHECK(busy_at(r, 0, 1) == Time::zero());
+    check_conservation(r, &p.platform);
+  }
+}
+
 TEST_CASE("menu of 6.12 counts a CPU's I/O waiters, 6.18's does not", "[iowait][cpuidle]") {
   // which_bucket(): with nr_iowait_cpu() > 0, 6.12's menu uses the upper
   // half of its 12 correction buckets (BUCKETS/2 = 6 on); 6.18's has no

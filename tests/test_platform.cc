@@ -555,6 +555,24 @@ TEST_CASE("Bad platform YAML is refused with file, line, column and what was exp
     CHECK(e.key_path() == "platform.clusters[0].cpufreq_governor");
     CHECK_THAT(e.message(), Catch::Contains("schedutil") && Catch::Contains("userspace"));
   }
+  SECTION("a sched_pixel tunable on another governor's cluster") {
+    ConfigError e = error_of(platform_yaml(cluster_head + "      up_rate_limit: 500us\n      opps: [{freq: 1GHz}]\n"));
+    CHECK(e.line() == 6);
+    CHECK(e.key_path() == "platform.clusters[0].up_rate_limit");
+    CHECK_THAT(e.message(), Catch::Contains("sched_pixel tunable") && Catch::Contains("schedutil"));
+  }
+  SECTION("schedutil's rate_limit on a sched_pixel cluster") {
+    ConfigError e = error_of(platform_yaml(cluster_head + "      cpufreq_governor: sched_pixel\n      rate_limit: 1ms\n"
+                                                          "      opps: [{freq: 1GHz}]\n"));
+    CHECK(e.key_path() == "platform.clusters[0].rate_limit");
+    CHECK_THAT(e.message(), Catch::Contains("up_rate_limit and down_rate_limit"));
+  }
+  SECTION("a util_threshold outside what the vendor node takes") {
+    ConfigError e = error_of(platform_yaml(cluster_head + "      cpufreq_governor: sched_pixel\n      util_threshold: 1300\n"
+                                                          "      opps: [{freq: 1GHz}]\n"));
+    CHECK(e.key_path() == "platform.clusters[0].util_threshold");
+    CHECK_THAT(e.message(), Catch::Contains("1024") && Catch::Contains("1280"));
+  }
   SECTION("a userspace frequency that is not an OPP") {
     ConfigError e = error_of(platform_yaml(cluster_head +
                                            "      cpufreq_governor: userspace\n      userspace_freq: 1.5GHz\n"
@@ -576,6 +594,25 @@ TEST_CASE("Bad platform YAML is refused with file, line, column and what was exp
     CHECK(e.line() == 7);
     CHECK_THAT(e.message(), Catch::Contains("duplicate cluster name 'a'"));
   }
+}
+
+TEST_CASE("sched_pixel's tunables are read per cluster", "[platform][config][sched_pixel]") {
+  const std::string yaml =
+      "platform:\n"
+      "  clusters:\n"
+      "    - name: a\n"
+      "      cpus: 1\n"
+      "      cpufreq_governor: sched_pixel\n"
+      "      up_rate_limit: 500us\n"
+      "      down_rate_limit: 5ms\n"
+      "      down_rate_limit_scale_pow: 2\n"
+      "      util_threshold: 1100\n"
+      "      opps: [{freq: 1GHz}]\n";
+  const ClusterParams c = load_scenario_yaml(yaml + kOneTask, "p.yaml").platform.clusters[0];
+  CHECK(c.up_rate_limit == Time::us(500));
+  CHECK(c.down_rate_limit == Time::ms(5));
+  CHECK(c.down_rate_limit_scale_pow == 2);
+  CHECK(c.util_threshold == 1100);
 }
 
 TEST_CASE("Units are read exactly", "[platform][config]") {

@@ -253,6 +253,23 @@ ClusterParams load_cluster(const YamlDoc& doc, const YAML::Node& node, const std
   r.read("fast_switch", c.fast_switch);
   r.read("slow_switch_work", c.slow_switch_work, Bound::kNonNegative);
   r.read_choice("cpufreq_governor", c.cpufreq_governor, governor_names());
+  r.read("up_rate_limit", c.up_rate_limit, Bound::kNonNegative);
+  r.read("down_rate_limit", c.down_rate_limit, Bound::kNonNegative);
+  // down_rate_limit_scale_pow_store() rejects 0; util_threshold_store()
+  // takes 1024..1280 (vendor procfs_node.c).
+  r.read("down_rate_limit_scale_pow", c.down_rate_limit_scale_pow, 1, 16);
+  r.read("util_threshold", c.util_threshold, 1024, 1280);
+  // A tunable of another governor than the cluster's does nothing: say so.
+  const bool pixel = c.cpufreq_governor == "sched_pixel";
+  for (const char* key : {"up_rate_limit", "down_rate_limit", "down_rate_limit_scale_pow", "util_threshold"})
+    if (!pixel && r.has(key))
+      fail(doc, *r.find(key), r.path(key),
+           fmt::format("'{}' is a sched_pixel tunable, but the cluster's cpufreq_governor is {}; set "
+                       "cpufreq_governor: sched_pixel or drop it",
+                       key, c.cpufreq_governor));
+  if (pixel && r.has("rate_limit"))
+    fail(doc, *r.find("rate_limit"), r.path("rate_limit"),
+         "sched_pixel has no rate_limit (schedutil's); give up_rate_limit and down_rate_limit");
   c.opps = load_opps(doc, *r.find("opps"), r.path("opps"), c.dynamic_power_coefficient);
   // Static and idle power per OPP: on every OPP or on none
   // (validate_platform()'s rules, here with the line).
@@ -535,12 +552,22 @@ const std::vector<ParamDecl>& platform_cluster_params() {
          "1.5 x latency (6.12+), latency x 1000 up to 10ms (6.1, 6.6), 1ms without a latency"},
         {"fast_switch", "bool", "true",
          "the cpufreq driver switches from the scheduler hook (.fast_switch: qcom-cpufreq-hw, scmi-cpufreq); "
-         "false (cpufreq-dt): schedutil's sugov:N SCHED_DEADLINE kthread switches, preempting what runs on CPU N"},
+         "false (cpufreq-dt): the governor's sugov:N kthread switches (schedutil's SCHED_DEADLINE, sched_pixel's "
+         "SCHED_FIFO 50), preempting what runs on its CPU"},
         {"slow_switch_work", "duration", duration_text(d.slow_switch_work),
          "CPU work of one sugov:N switch (capacity-ns: at capacity 1024 and f_max); the driver also sleeps "
          "transition_latency (before raising the clock, after lowering it)"},
-        {"cpufreq_governor", "schedutil | performance | powersave | userspace", d.cpufreq_governor,
-         "cpufreq governor of the domain"},
+        {"cpufreq_governor", "performance | powersave | sched_pixel | schedutil | userspace", d.cpufreq_governor,
+         "cpufreq governor of the domain (sched_pixel: Google's Pixel vendor governor, gs101 5.10)"},
+        {"up_rate_limit", "duration", "as rate_limit",
+         "sched_pixel up_rate_limit_us: a raise waits this long after the last change"},
+        {"down_rate_limit", "duration", "as rate_limit",
+         "sched_pixel down_rate_limit_us: a cut waits this x (f_new / f_cur)^down_rate_limit_scale_pow after the "
+         "last change"},
+        {"down_rate_limit_scale_pow", "int 1..16", std::to_string(d.down_rate_limit_scale_pow),
+         "sched_pixel down_rate_limit_scale_pow"},
+        {"util_threshold", "int 1024..1280", std::to_string(d.util_threshold),
+         "sched_pixel's DVFS headroom x 1024 (/proc/vendor_sched/util_threshold, sched_capacity_margin)"},
         {"userspace_freq", "frequency", "-", "fixed frequency for the userspace governor; must be an OPP"},
         {"opps", "list of OPPs", "required", "operating-points-v2, strictly ascending (see opps[])"},
         {"cpu_idle_states", "list of idle states", "-", "per-CPU idle states, shallow to deep"},

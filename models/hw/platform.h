@@ -52,10 +52,18 @@ struct ClusterParams {
                                                      // ("cluster" = the cpu-map cluster / PSCI cluster power
                                                      // domain: frequency domains sharing a cpu-map cluster
                                                      // must list the same states; see DerivedPlatform)
-  std::string cpufreq_governor = "schedutil";        // schedutil | performance | powersave | userspace
+  std::string cpufreq_governor = "schedutil";        // performance | powersave | sched_pixel | schedutil | userspace
   // schedutil rate_limit_us; nullopt = the kernel version's default from
   // transition_latency (cpufreq_policy_transition_delay(), cpufreq/governor.h)
   std::optional<Time> rate_limit;
+  // sched_pixel tunables (models/kernel/cpufreq/sched_pixel.h): its
+  // up_rate_limit_us / down_rate_limit_us (nullopt = the same default as
+  // rate_limit), down_rate_limit_scale_pow, and the vendor's
+  // util_threshold (sched_capacity_margin, 1024..1280).
+  std::optional<Time> up_rate_limit;
+  std::optional<Time> down_rate_limit;
+  int down_rate_limit_scale_pow = 1;
+  int util_threshold = 1280;
   uint64_t userspace_freq_khz = 0;     // for the userspace governor
   // Added with the platform files (configs/platforms/*.yaml):
   int cpu_map_cluster = -1;            // the device tree's cpu-map clusterN holding these CPUs;

@@ -559,8 +559,8 @@ class Kernel : public InstantEndHook, public EventHandler {
     std::vector<CpuUtil> utils;  // scratch for cpufreq_update_util(), one per CPU
     std::vector<const Rq*> rqs;  // the run-queues of `cpus`, in the same order
     SchedutilGovernor* sugov = nullptr;  // `governor` when it is schedutil (called directly)
-    // schedutil's slow path (the driver has no fast switch): the policy's
-    // sugov:N kthread and sg_policy->work_in_progress.
+    // The slow path of schedutil or sched_pixel (the driver has no fast
+    // switch): the policy's sugov:N kthread and sg_policy->work_in_progress.
     std::unique_ptr<SugovKthread> sugov_kthread;
     bool work_in_progress = false;
   };
@@ -584,6 +584,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   }
   // cpufreq_update_util(): let rq's cpufreq governor re-evaluate.
   void cpufreq_update_util(Rq& rq, unsigned flags);
+  // The flag enqueue_task_fair() passes for a task waking from I/O:
+  // kSchedCpufreqIowait, or 0 (no update) where a vendor hook withholds it.
+  unsigned cpufreq_iowait_flag(const Rq& rq, const Task& p) const;
   // cpu_util_cfs(): the CPU's CFS utilisation (util_avg, util_est), capped at capacity.
   // (cpu_util(cpu, NULL, -1, 0) of 6.12: util_avg, or util_est if larger.)
   uint64_t cpu_util_cfs(const Rq& rq) const {

@@ -185,6 +185,36 @@ struct GovernorParams {
   bool fast_switch = true;
   // userspace: a scaling_setspeed write right after start; 0 = keep policy->cur.
   uint64_t userspace_setspeed_khz = 0;
+  // sched_pixel (Google's vendor governor, sched_pixel.h): up_rate_limit_us
+  // and down_rate_limit_us; nullopt = cpufreq_policy_transition_delay_us()
+  // under `transition_delay`, as its sugov_init() sets both.
+  std::optional<Time> up_rate_limit;
+  std::optional<Time> down_rate_limit;
+  unsigned down_rate_limit_scale_pow = 1;  // >= 1 (its store rejects 0)
+  // sched_pixel: sched_capacity_margin (/proc/vendor_sched/util_threshold),
+  // the DVFS headroom map_util_freq_pixel_mod() multiplies by, / 1024.
+  uint64_t capacity_margin = 1280;
+};
+
+// struct sugov_cpu's iowait-boost state and its three helpers
+// (sugov_iowait_reset(), sugov_iowait_boost(), sugov_iowait_apply()), the
+// same in schedutil and in sched_pixel, which forked cpufreq_schedutil.c.
+struct SugovIowaitState {
+  // IOWAIT_BOOST_MIN = SCHED_CAPACITY_SCALE / 8.
+  static constexpr uint64_t kIowaitBoostMin = 1024 / 8;
+  bool iowait_boost_pending = false;
+  uint64_t iowait_boost = 0;
+  Time last_update = Time::zero();
+
+  // sugov_iowait_reset(): more than a tick since this CPU's last update.
+  bool iowait_reset(Time now, Time tick, bool set_iowait_boost);
+  // sugov_iowait_boost(): start at IOWAIT_BOOST_MIN, double once per
+  // request up to SCHED_CAPACITY_SCALE.
+  void iowait_boost_update(Time now, Time tick, unsigned flags);
+  // sugov_iowait_apply(): halve the boost on every evaluation without a new
+  // request (dropping it below IOWAIT_BOOST_MIN), return it in capacity units
+  // (0 = none).
+  uint64_t iowait_apply(Time now, Time tick, uint64_t max_cap);
 };
 
 class CpufreqGovernor {
@@ -221,6 +251,19 @@ class CpufreqGovernor {
   // other governors (the kernel's store_scaling_setspeed returns -EINVAL).
   virtual std::optional<uint64_t> set_speed(uint64_t khz);
 
+  // The slow path (a driver without .fast_switch, schedutil and
+  // sched_pixel): update_util() only records the request, returned as
+  // requested_khz(), and the policy's kthread applies it later with
+  // slow_switch() (Kernel::cpufreq_commit(), SugovKthread).
+  virtual bool slow_path() const { return false; }
+  virtual uint64_t requested_khz() const { return policy_.cur_khz; }  // sg_policy->next_freq
+  // sugov_work() -> __cpufreq_driver_target(next_freq, RELATION_L): the
+  // frequency the driver switches to, or nothing when it already runs there.
+  std::optional<uint64_t> slow_switch(uint64_t khz) { return driver_target(khz, CpufreqRelation::L); }
+  // static_branch_enable(&sched_uclamp_used) after the governor started
+  // (read by the governors that clamp by uclamp).
+  virtual void set_uclamp_used() {}
+
   // policy->cur as this governor last set it (assumes the driver applies
   // every request).
   uint64_t cur_khz() const { return policy_.cur_khz; }
@@ -231,6 +274,14 @@ class CpufreqGovernor {
   virtual std::optional<uint64_t> limits(Time now) = 0;
   // __cpufreq_driver_target(): resolve, and switch if it differs from cur.
   std::optional<uint64_t> driver_target(uint64_t target_khz, CpufreqRelation relation);
+  // cpufreq_policy_apply_limits(), which the slow path's sugov_limits()
+  // calls: cur clamped into the new limits at once (HE towards max, LE
+  // towards min).
+  std::optional<uint64_t> apply_limits();
+  // update_util()'s argument checks (the kernel's hook cannot get them
+  // wrong; a test can): started, `cpu` inside the policy, one CpuUtil per
+  // CPU. Throws std::logic_error / std::invalid_argument naming the governor.
+  void check_update_util_args(size_t started_cpus, size_t cpu, size_t nr_utils) const;
   void install_policy(const CpufreqPolicy& policy);
 
   CpufreqPolicy policy_;
@@ -269,8 +320,7 @@ constexpr uint64_t sugov_effective_cpu_perf(uint64_t actual, uint64_t min, uint6
 // the trace layer can read its state; create it through make_governor().
 class SchedutilGovernor final : public CpufreqGovernor {
  public:
-  // IOWAIT_BOOST_MIN = SCHED_CAPACITY_SCALE / 8.
-  static constexpr uint64_t kIowaitBoostMin = 1024 / 8;
+  static constexpr uint64_t kIowaitBoostMin = SugovIowaitState::kIowaitBoostMin;
 
   explicit SchedutilGovernor(const GovernorParams& params);
   std::string_view name() const override { return "schedutil"; }
@@ -312,13 +362,12 @@ class SchedutilGovernor final : public CpufreqGovernor {
     uint64_t bw_dl;  // cpu_bw_dl()
   };
   bool shared_fast_path_ok() const { return cpus_.size() > 1 && !params_.uclamp_used; }
-  // static_branch_enable(&sched_uclamp_used) after the governor started.
-  void set_uclamp_used() { params_.uclamp_used = true; }
+  void set_uclamp_used() override { params_.uclamp_used = true; }
   template <typename In>
   std::optional<uint64_t> update_shared_fast(size_t cpu, Time now, unsigned flags, In&& in) {
     // sugov_update_shared().
     SgCpu& sg = cpus_[cpu];
-    iowait_boost_update(sg, now, flags);
+    sg.iowait_boost_update(now, params_.tick, flags);
     sg.last_update = now;
     ignore_dl_rate_limit(sg, in(cpu).bw_dl);
     if (!should_update_freq(now)) return std::nullopt;
@@ -326,7 +375,7 @@ class SchedutilGovernor final : public CpufreqGovernor {
     uint64_t util = 0;
     for (size_t j = 0; j < cpus_.size(); ++j) {
       SgCpu& s = cpus_[j];
-      const uint64_t boost = s.iowait_boost ? iowait_apply(s, now, max_cap) : 0;
+      const uint64_t boost = s.iowait_boost ? s.iowait_apply(now, params_.tick, max_cap) : 0;
       const SharedInput x = in(j);
       // get_util() -> effective_cpu_util() with irq = util_dl = 0 and
       // uclamp unused: floor = capacity if RT is runnable else the DL
@@ -356,10 +405,8 @@ class SchedutilGovernor final : public CpufreqGovernor {
   Time rate_limit() const { return freq_update_delay_; }  // freq_update_delay_ns
   uint64_t next_freq() const { return next_freq_; }       // sg_policy->next_freq
   bool fast_switch() const { return params_.fast_switch; }  // policy->fast_switch_enabled
-  // The slow path's sugov_work() -> __cpufreq_driver_target(next_freq,
-  // RELATION_L): the frequency the driver switches to, or nothing when it
-  // already runs there.
-  std::optional<uint64_t> slow_switch(uint64_t khz) { return driver_target(khz, CpufreqRelation::L); }
+  bool slow_path() const override { return !params_.fast_switch; }
+  uint64_t requested_khz() const override { return next_freq_; }
   uint64_t iowait_boost(size_t cpu) const { return cpus_.at(cpu).iowait_boost; }
   uint64_t cpu_util(size_t cpu) const { return cpus_.at(cpu).util; }  // sg_cpu->util after the last evaluation
   Time cpu_last_update(size_t cpu) const { return cpus_.at(cpu).last_update; }  // sg_cpu->last_update
@@ -371,10 +418,7 @@ class SchedutilGovernor final : public CpufreqGovernor {
   std::optional<uint64_t> limits(Time now) override;
 
  private:
-  struct SgCpu {  // struct sugov_cpu
-    bool iowait_boost_pending = false;
-    uint64_t iowait_boost = 0;
-    Time last_update = Time::zero();
+  struct SgCpu : SugovIowaitState {  // struct sugov_cpu
     uint64_t util = 0;
     uint64_t bw_min = 0;
     uint64_t saved_idle_calls = 0;
@@ -386,9 +430,6 @@ class SchedutilGovernor final : public CpufreqGovernor {
   bool update_next_freq(Time now, uint64_t next_freq);
   uint64_t get_next_freq(uint64_t util, uint64_t max_cap);
   void get_util(SgCpu& sg, const CpuUtil& in, uint64_t boost);
-  bool iowait_reset(SgCpu& sg, Time now, bool set_iowait_boost);
-  void iowait_boost_update(SgCpu& sg, Time now, unsigned flags);
-  uint64_t iowait_apply(SgCpu& sg, Time now, uint64_t max_cap);
   bool hold_freq(SgCpu& sg, const CpuUtil& in);
   void ignore_dl_rate_limit(const SgCpu& sg, uint64_t cpu_bw_dl);
   std::optional<uint64_t> update_single(SgCpu& sg, const CpuUtil& in, Time now, unsigned flags);
@@ -408,7 +449,7 @@ class SchedutilGovernor final : public CpufreqGovernor {
 
 // ---- registry ----------------------------------------------------------------
 
-// The registered names, sorted: performance, powersave, schedutil, userspace.
+// The registered names, sorted: performance, powersave, sched_pixel, schedutil, userspace.
 std::vector<std::string> governor_names();
 
 // Creates the governor called `name`. Unknown name -> std::invalid_argument

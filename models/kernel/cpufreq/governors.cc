@@ -1,4 +1,5 @@
-// cpufreq policy helpers, the four governors and their registry. Each
+// cpufreq policy helpers, the mainline governors and the registry of all
+// (sched_pixel lives in sched_pixel.cc). Each
 // function names the Linux 6.12 function it mirrors; simplifications are
 // marked "Simplification:".
 #include <algorithm>
@@ -7,6 +8,7 @@
 
 #include "models/hw/energy_model.h"
 #include "models/kernel/cpufreq/governor.h"
+#include "models/kernel/cpufreq/sched_pixel.h"
 
 namespace schedlab {
 
@@ -142,6 +144,22 @@ std::optional<uint64_t> CpufreqGovernor::driver_target(uint64_t target_khz, Cpuf
   return f;
 }
 
+void CpufreqGovernor::check_update_util_args(size_t started_cpus, size_t cpu, size_t nr_utils) const {
+  const std::string gov(name());
+  if (started_cpus == 0) throw std::logic_error(gov + ": update_util() before start()");
+  if (cpu >= started_cpus)
+    throw std::invalid_argument(gov + ": CPU index " + std::to_string(cpu) + " outside the policy");
+  if (nr_utils != started_cpus)
+    throw std::invalid_argument(gov + ": need one CpuUtil per CPU of the policy (" + std::to_string(started_cpus) +
+                                "), got " + std::to_string(nr_utils));
+}
+
+std::optional<uint64_t> CpufreqGovernor::apply_limits() {
+  if (policy_.max_khz < policy_.cur_khz) return driver_target(policy_.max_khz, CpufreqRelation::HE);
+  if (policy_.min_khz > policy_.cur_khz) return driver_target(policy_.min_khz, CpufreqRelation::LE);
+  return std::nullopt;
+}
+
 std::optional<uint64_t> CpufreqGovernor::set_limits(uint64_t min_khz, uint64_t max_khz, Time now) {
   if (policy_.freq_table_khz.empty()) throw std::logic_error("cpufreq governor: set_limits() before start()");
   policy_.set_limits(min_khz, max_khz);
@@ -248,12 +266,7 @@ uint64_t SchedutilGovernor::start(const CpufreqPolicy& policy, Time now) {
 // bypasses the rate limit.
 std::optional<uint64_t> SchedutilGovernor::limits(Time) {
   std::optional<uint64_t> changed;
-  if (!params_.fast_switch) {
-    if (policy_.max_khz < policy_.cur_khz)
-      changed = driver_target(policy_.max_khz, CpufreqRelation::HE);
-    else if (policy_.min_khz > policy_.cur_khz)
-      changed = driver_target(policy_.min_khz, CpufreqRelation::LE);
-  }
+  if (!params_.fast_switch) changed = apply_limits();
   limits_changed_ = true;
   return changed;
 }
@@ -339,43 +352,38 @@ void SchedutilGovernor::get_util(SgCpu& sg, const CpuUtil& in, uint64_t boost) {
   sg.util = sugov_effective_cpu_perf(util, min, max);
 }
 
-// sugov_iowait_reset(): more than a tick since this CPU's last update.
-bool SchedutilGovernor::iowait_reset(SgCpu& sg, Time now, bool set_iowait_boost) {
-  if (now - sg.last_update <= params_.tick) return false;
-  sg.iowait_boost = set_iowait_boost ? kIowaitBoostMin : 0;
-  sg.iowait_boost_pending = set_iowait_boost;
+bool SugovIowaitState::iowait_reset(Time now, Time tick, bool set_iowait_boost) {
+  if (now - last_update <= tick) return false;
+  iowait_boost = set_iowait_boost ? kIowaitBoostMin : 0;
+  iowait_boost_pending = set_iowait_boost;
   return true;
 }
 
-// sugov_iowait_boost(): start at IOWAIT_BOOST_MIN, double once per request
-// up to SCHED_CAPACITY_SCALE.
-void SchedutilGovernor::iowait_boost_update(SgCpu& sg, Time now, unsigned flags) {
+void SugovIowaitState::iowait_boost_update(Time now, Time tick, unsigned flags) {
   const bool set_iowait_boost = (flags & kSchedCpufreqIowait) != 0;
-  if (sg.iowait_boost && iowait_reset(sg, now, set_iowait_boost)) return;
+  if (iowait_boost && iowait_reset(now, tick, set_iowait_boost)) return;
   if (!set_iowait_boost) return;
-  if (sg.iowait_boost_pending) return;  // double only once per request
-  sg.iowait_boost_pending = true;
-  if (sg.iowait_boost) {
-    sg.iowait_boost = std::min<uint64_t>(sg.iowait_boost << 1, kCapacityScale);
+  if (iowait_boost_pending) return;  // double only once per request
+  iowait_boost_pending = true;
+  if (iowait_boost) {
+    iowait_boost = std::min<uint64_t>(iowait_boost << 1, kCapacityScale);
     return;
   }
-  sg.iowait_boost = kIowaitBoostMin;
+  iowait_boost = kIowaitBoostMin;
 }
 
-// sugov_iowait_apply(): halve the boost on every evaluation without a new
-// request (dropping it below IOWAIT_BOOST_MIN), return it in capacity units.
-uint64_t SchedutilGovernor::iowait_apply(SgCpu& sg, Time now, uint64_t max_cap) {
-  if (!sg.iowait_boost) return 0;
-  if (iowait_reset(sg, now, false)) return 0;
-  if (!sg.iowait_boost_pending) {
-    sg.iowait_boost >>= 1;
-    if (sg.iowait_boost < kIowaitBoostMin) {
-      sg.iowait_boost = 0;
+uint64_t SugovIowaitState::iowait_apply(Time now, Time tick, uint64_t max_cap) {
+  if (!iowait_boost) return 0;
+  if (iowait_reset(now, tick, false)) return 0;
+  if (!iowait_boost_pending) {
+    iowait_boost >>= 1;
+    if (iowait_boost < kIowaitBoostMin) {
+      iowait_boost = 0;
       return 0;
     }
   }
-  sg.iowait_boost_pending = false;
-  return (sg.iowait_boost * max_cap) >> kCapacityShift;
+  iowait_boost_pending = false;
+  return (iowait_boost * max_cap) >> kCapacityShift;
 }
 
 // sugov_hold_freq() (CONFIG_NO_HZ_COMMON): a CPU capped by uclamp_max
@@ -420,11 +428,11 @@ std::optional<uint64_t> SchedutilGovernor::update_single(SgCpu& sg, const CpuUti
   const uint64_t cached_freq = cached_raw_freq_;
   const uint64_t max_cap = policy_.cpu_capacity;
 
-  iowait_boost_update(sg, now, flags);
+  sg.iowait_boost_update(now, params_.tick, flags);
   sg.last_update = now;
   ignore_dl_rate_limit(sg, in.bw_dl);
   if (!should_update_freq(now)) return std::nullopt;
-  const uint64_t boost = iowait_apply(sg, now, max_cap);
+  const uint64_t boost = sg.iowait_apply(now, params_.tick, max_cap);
   get_util(sg, in, boost);
 
   uint64_t next_f = get_next_freq(sg.util, max_cap);
@@ -443,7 +451,7 @@ std::optional<uint64_t> SchedutilGovernor::update_single(SgCpu& sg, const CpuUti
 std::optional<uint64_t> SchedutilGovernor::update_shared(size_t cpu, std::span<const CpuUtil> utils, Time now,
                                                          unsigned flags) {
   SgCpu& sg = cpus_[cpu];
-  iowait_boost_update(sg, now, flags);
+  sg.iowait_boost_update(now, params_.tick, flags);
   sg.last_update = now;
   ignore_dl_rate_limit(sg, utils[cpu].bw_dl);
   if (!should_update_freq(now)) return std::nullopt;
@@ -451,7 +459,7 @@ std::optional<uint64_t> SchedutilGovernor::update_shared(size_t cpu, std::span<c
   const uint64_t max_cap = policy_.cpu_capacity;
   uint64_t util = 0;
   for (size_t j = 0; j < cpus_.size(); ++j) {
-    const uint64_t boost = iowait_apply(cpus_[j], now, max_cap);
+    const uint64_t boost = cpus_[j].iowait_apply(now, params_.tick, max_cap);
     get_util(cpus_[j], utils[j], boost);
     util = std::max(util, cpus_[j].util);
   }
@@ -462,12 +470,7 @@ std::optional<uint64_t> SchedutilGovernor::update_shared(size_t cpu, std::span<c
 
 std::optional<uint64_t> SchedutilGovernor::update_util(size_t cpu, std::span<const CpuUtil> utils, Time now,
                                                        unsigned flags) {
-  if (cpus_.empty()) throw std::logic_error("schedutil: update_util() before start()");
-  if (cpu >= cpus_.size())
-    throw std::invalid_argument("schedutil: CPU index " + std::to_string(cpu) + " outside the policy");
-  if (utils.size() != cpus_.size())
-    throw std::invalid_argument("schedutil: need one CpuUtil per CPU of the policy (" +
-                                std::to_string(cpus_.size()) + "), got " + std::to_string(utils.size()));
+  check_update_util_args(cpus_.size(), cpu, utils.size());
   // sugov_start(): policy_is_shared() selects the hook.
   if (cpus_.size() > 1) return update_shared(cpu, utils, now, flags);
   return update_single(cpus_[0], utils[0], now, flags);
@@ -559,6 +562,7 @@ std::unique_ptr<CpufreqGovernor> make_one(const GovernorParams& p) {
 constexpr GovernorEntry kGovernors[] = {
     {"performance", &make_one<PerformanceGovernor>},
     {"powersave", &make_one<PowersaveGovernor>},
+    {"sched_pixel", &make_one<SchedPixelGovernor>},
     {"schedutil", &make_one<SchedutilGovernor>},
     {"userspace", &make_one<UserspaceGovernor>},
 };

@@ -1,4 +1,5 @@
-// schedutil's slow path: the sugov:N kthread (see sugov_kthread.h).
+// The slow path of schedutil and sched_pixel: the sugov:N kthread (see
+// sugov_kthread.h).
 #include "models/kernel/cpufreq/sugov_kthread.h"
 
 #include <fmt/format.h>
@@ -16,6 +17,10 @@ namespace schedlab {
 // (select_task_rq_dl()), on CPU N, the policy's first CPU: the start's
 // placement, as select_fallback_rq()'s lowest allowed CPU when its
 // creator's CPU lies outside the policy.
+// sched_pixel's sugov_kthread_create() (vh cpufreq_gov.c) makes it
+// SCHED_FIFO at MAX_USER_RT_PRIO / 2 = 50 instead, bound to the same CPUs:
+// an RT task, placed by select_task_rq_rt() at each wake-up, preempting
+// what runs there below priority 50 and counted in the rq's RT util.
 SugovKthread::SugovKthread(Kernel& k, size_t domain, Time work, Time wait)
     : k_(k),
       domain_(domain),
@@ -24,10 +29,14 @@ SugovKthread::SugovKthread(Kernel& k, size_t domain, Time work, Time wait)
       wait_timer_(k.sim().queue(), this, 0, kTierTimer) {
   const Kernel::FreqDomain& d = k.domains_[domain];
   const std::string comm = fmt::format("sugov:{}", d.cpus.front());
-  task_ = &k.create_task(comm, "sugov", Policy::kDeadline, 0, 0, d.cpus, true);
-  task_->dl.dl_runtime = Time::ms(1);
-  task_->dl.dl_deadline = Time::ms(10);
-  task_->dl.dl_period = Time::ms(10);
+  if (d.governor->name() == "sched_pixel") {
+    task_ = &k.create_task(comm, "sugov", Policy::kFifo, 0, kSchedPixelKthreadPrio, d.cpus, true);
+  } else {
+    task_ = &k.create_task(comm, "sugov", Policy::kDeadline, 0, 0, d.cpus, true);
+    task_->dl.dl_runtime = Time::ms(1);
+    task_->dl.dl_deadline = Time::ms(10);
+    task_->dl.dl_period = Time::ms(10);
+  }
   k.set_body(*task_, this);
 }
 
@@ -64,9 +73,9 @@ Action SugovKthread::next(Task&) {
         // and clears work_in_progress under the update lock.
         pending_ = false;
         d.work_in_progress = false;
-        target_khz_ = d.sugov->next_freq();
+        target_khz_ = d.governor->requested_khz();
         // __cpufreq_driver_target(): nothing to do at the current frequency.
-        const uint64_t f = d.sugov->policy().resolve_freq(target_khz_, CpufreqRelation::L);
+        const uint64_t f = d.governor->policy().resolve_freq(target_khz_, CpufreqRelation::L);
         if (f == d.cur_khz) continue;
         going_up_ = f > d.cur_khz;
         SL_DEBUG("{:.6f} {}: sugov_work() {} -> {} kHz", k_.now().to_s(), task_->comm, d.cur_khz, f);
@@ -79,7 +88,7 @@ Action SugovKthread::next(Task&) {
         continue;
       case Step::kSwitch:
         // The clock is set: every CPU of the policy runs at the new speed.
-        if (auto f = d.sugov->slow_switch(target_khz_)) k_.set_domain_freq(d, *f);
+        if (auto f = d.governor->slow_switch(target_khz_)) k_.set_domain_freq(d, *f);
         if (!going_up_ && wait_ > Time::zero()) return wait_then(Step::kWaitAfterSwitch);
         step_ = Step::kIdle;
         continue;

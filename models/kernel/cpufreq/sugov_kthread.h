@@ -6,7 +6,7 @@
 // the deciding CPU (sugov_deferred_update()); its handler queues the
 // policy's kthread_work (sugov_irq_work()), which wakes the "sugov:N"
 // kthread_worker: SCHED_DEADLINE with SCHED_FLAG_SUGOV (deadline.cc), bound
-// to the policy's CPUs, N its first CPU. sugov_work() takes next_freq,
+// to the policy's CPUs, N its first CPU (sched_pixel's: SCHED_FIFO 50). sugov_work() takes next_freq,
 // clears work_in_progress (a new decision from then on queues the work
 // again) and calls __cpufreq_driver_target(RELATION_L): cpufreq-dt's
 // dev_pm_opp_set_rate(), which raises the voltage before the clock going
@@ -36,6 +36,9 @@ namespace schedlab {
 
 class Kernel;
 struct Task;
+
+// sched_pixel's sugov:N priority: MAX_USER_RT_PRIO / 2.
+inline constexpr int kSchedPixelKthreadPrio = 50;
 
 class SugovKthread final : public TaskBody, public EventHandler {
  public:

@@ -216,7 +216,7 @@ void Kernel::enable_uclamp() {
   // Tasks already queued were not refcounted (their uclamp_se is not
   // active; uclamp_rq_dec_id() skips them), as in the kernel.
   for (FreqDomain& d : domains_)
-    if (d.sugov) d.sugov->set_uclamp_used();
+    d.governor->set_uclamp_used();
 }
 
 void Kernel::uclamp_reset_defaults(Task& p) {

@@ -61,6 +61,10 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     gp.tick = tick_nsec_;
     gp.userspace_setspeed_khz = c.userspace_freq_khz;
     gp.fast_switch = c.fast_switch;
+    gp.up_rate_limit = c.up_rate_limit;
+    gp.down_rate_limit = c.down_rate_limit;
+    gp.down_rate_limit_scale_pow = static_cast<unsigned>(c.down_rate_limit_scale_pow);
+    gp.capacity_margin = static_cast<uint64_t>(c.util_threshold);
     try {
       d.governor = make_governor(c.cpufreq_governor, gp);
     } catch (const std::invalid_argument& e) {
@@ -94,8 +98,11 @@ void Kernel::setup_platform(const PlatformParams& platform) {
   // sched_is_eas_possible() + build_perf_domains() (6.12 topology.c): EAS
   // needs asymmetric capacities, an energy model for every performance
   // domain and schedutil as every policy's governor.
+  // sched_pixel counts as schedutil here: on a Pixel the vendor module's
+  // own energy-aware placement (its rvh_select_task_rq_fair hook) runs
+  // beside it, for which mainline EAS stands in.
   energy_enabled_ = asym_capacity_ && std::all_of(domains_.begin(), domains_.end(), [](const FreqDomain& d) {
-                      return d.em != nullptr && d.sugov != nullptr;
+                      return d.em != nullptr && (d.sugov != nullptr || d.governor->name() == "sched_pixel");
                     });
   // rd->pd: build_perf_domains() walks the CPUs in order and prepends each
   // new domain, so the list starts with the domain of the highest-numbered
@@ -109,14 +116,24 @@ void Kernel::setup_platform(const PlatformParams& platform) {
 }
 
 // sugov_init() -> sugov_kthread_create() for a policy without fast switch
-// (schedutil only: the other governors switch from process context, at
-// once here). After the task groups and uclamp are set up: the kthreads
-// are tasks like any other, in the root group.
+// (schedutil and sched_pixel: the other governors switch from process
+// context, at once here). After the task groups and uclamp are set up: the
+// kthreads are tasks like any other, in the root group.
 void Kernel::setup_sugov_kthreads(const PlatformParams& platform) {
   for (size_t i = 0; i < domains_.size(); ++i)
-    if (domains_[i].sugov && !domains_[i].sugov->fast_switch())
+    if (domains_[i].governor->slow_path())
       domains_[i].sugov_kthread = std::make_unique<SugovKthread>(*this, i, platform.clusters[i].slow_switch_work,
                                                                  platform.clusters[i].transition_latency);
+}
+
+// rvh_set_iowait_pixel_mod() (Pixel's vendor module, with sched_pixel): the
+// iowait flag only for a task with a uclamp_min boost (uclamp_boosted());
+// mainline passes it for every task waking from I/O.
+unsigned Kernel::cpufreq_iowait_flag(const Rq& rq, const Task& p) const {
+  if (rq.domain >= 0 && domains_[static_cast<size_t>(rq.domain)].governor->name() == "sched_pixel" &&
+      !(uclamp_used_ && uclamp_eff_value(p, kUclampMin) > 0))
+    return 0;
+  return kSchedCpufreqIowait;
 }
 
 // update_rq_clock() is inline in kernel.h.

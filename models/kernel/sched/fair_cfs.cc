@@ -269,7 +269,8 @@ void CfsClass::enqueue_task(Rq& rq, Task& p, int flags) {
   if (p.se.on_rq) return;
   fair_util_est_enqueue(rq, p);
   // The iowait boost request, after util_est.
-  if (p.in_iowait) k_.cpufreq_update_util(rq, kSchedCpufreqIowait);
+  if (p.in_iowait)
+    if (const unsigned flag = k_.cpufreq_iowait_flag(rq, p)) k_.cpufreq_update_util(rq, flag);
   // Counted idle from a cpu.idle level up (cfs_rq_is_idle()).
   int idle_h_nr_running = p.policy == Policy::kIdle ? 1 : 0;
   SE* se = &p.se;

@@ -537,7 +537,8 @@ void EevdfClass::enqueue_task(Rq& rq, Task& p, int flags) {
   }
   // enqueue_task_fair(): a task woken from io_schedule() asks schedutil for
   // its iowait boost (the enqueue below may not update cpufreq at all).
-  if (p.in_iowait) k_.cpufreq_update_util(rq, kSchedCpufreqIowait);
+  if (p.in_iowait)
+    if (const unsigned flag = k_.cpufreq_iowait_flag(rq, p)) k_.cpufreq_update_util(rq, flag);
   if (p.se.on_rq) {
     if (p.se.sched_delayed) requeue_delayed_entity(rq, p.se);
     return;
