@@ -371,6 +371,7 @@ TEST_CASE("Every shipped overlay applies to its experiments", "[cli][overlay]") 
       {"qcom_sde_display_commit.yaml", {"pm_wq_highpri_a", "pm_wq_highpri_b"}},
       {"gs101_idle_power_gs201.yaml", {"teo_tick_geekbench", "teo_tick_jetnews"}},
       {"sched_pixel_gs101.yaml", {"teo_tick_geekbench", "teo_tick_jetnews"}},
+      {"adpf_uclamp_jetnews.yaml", {"teo_tick_jetnews"}},
   };
   size_t shipped = 0;
   for (const auto& entry : std::filesystem::directory_iterator(root + "overlays")) {

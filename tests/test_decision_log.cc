@@ -240,6 +240,29 @@ tasks:
         "capacity = 1126875 kHz -> the lowest OPP at or above: 1197000 kHz");
 }
 
+TEST_CASE("decision log: sched_pixel says which CPU, what util and which margin set the frequency", "[log][cpufreq][sched_pixel]") {
+  // The same start as the schedutil case above, under sched_pixel: util 80
+  // of 160; (1803000 x 1280 >> 10) = 2253750, x 80 / 160 = 1126875 kHz ->
+  // 1197 MHz.
+  ScenarioParams p = gs101_scenario(R"(
+duration: 20ms
+kernel: {version: "6.1", hz: 250}
+tasks:
+  - {name: t, cpus: [0], events: [{run: 1ms}, {sleep: 9ms}]}
+)");
+  for (ClusterParams& c : p.platform.clusters) {
+    c.cpufreq_governor = "sched_pixel";
+    c.up_rate_limit = 500_us;
+    c.down_rate_limit = 5_ms;
+  }
+  const auto lines = grep(decision_log(p), "sched_pixel little");
+  REQUIRE(!lines.empty());
+  CHECK(lines[0] ==
+        "0.000000 sched_pixel little: cpu0 asks the most, util 80 of capacity 160 (clamped by uclamp if used); x "
+        "util_threshold / 1024 x f_max / capacity = 1126875 kHz -> the lowest OPP at or above: 1197000 kHz (up after "
+        "500 us, down after 5000 us x (f_new/f_old)^pow since the last change)");
+}
+
 TEST_CASE("run --why counts each decision by kind, group and reason", "[log][why]") {
   // configs/scenarios/eevdf_wakeup.yaml for 10 ms: the sleeper (300 us of
   // work, 2 ms sleeps; first on the CPU at 1 ms) wakes at 3.3, 5.6 and

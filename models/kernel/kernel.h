@@ -38,6 +38,7 @@
 namespace schedlab {
 
 class KernelMutex;
+class SchedPixelGovernor;
 
 // Event priority tiers within one instant (lower runs first).
 enum EventTier : int {
@@ -1196,6 +1197,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   // that raised it here.
   void sugov_irq_work(Rq& rq);
   void explain_schedutil(const FreqDomain& d, uint64_t khz) const;
+  void explain_sched_pixel(const FreqDomain& d, const SchedPixelGovernor& g, uint64_t khz) const;
   Timer rt_period_timer_;
   bool rt_period_active_ = false;  // rt_b->rt_period_active
   int rt_period_cpu_ = 0;          // the CPU whose hrtimer base holds it

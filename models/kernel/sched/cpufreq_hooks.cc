@@ -11,6 +11,7 @@
 
 #include "models/errors.h"
 #include "models/hw/topology.h"
+#include "models/kernel/cpufreq/sched_pixel.h"
 #include "models/kernel/kernel.h"
 #include "sim/log.h"
 
@@ -208,6 +209,20 @@ void Kernel::explain_schedutil(const FreqDomain& d, uint64_t khz) const {
            khz);
 }
 
+// --log debug: why sched_pixel asks for `khz` (sugov_next_freq_shared():
+// the CPU with the largest util / capacity; map_util_freq_pixel_mod():
+// the margin after uclamp; the lowest OPP at or above).
+void Kernel::explain_sched_pixel(const FreqDomain& d, const SchedPixelGovernor& g, uint64_t khz) const {
+  size_t busiest = 0;
+  for (size_t j = 1; j < d.cpus.size(); ++j)
+    if (g.cpu_util(j) > g.cpu_util(busiest)) busiest = j;
+  SL_DEBUG("{:.6f} sched_pixel {}: cpu{} asks the most, util {} of capacity {} (clamped by uclamp if used); x "
+           "util_threshold / 1024 x f_max / capacity = {} kHz -> the lowest OPP at or above: {} kHz (up after {} us, "
+           "down after {} us x (f_new/f_old)^pow since the last change)",
+           now().to_s(), d.name, d.cpus[busiest], g.cpu_util(busiest), d.capacity, g.raw_freq(), khz,
+           g.up_rate_delay().count() / 1000, g.down_rate_delay().count() / 1000);
+}
+
 void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
   if (rq.domain < 0) return;
   FreqDomain& d = domains_[static_cast<size_t>(rq.domain)];
@@ -253,8 +268,12 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
   const std::span<const CpuUtil> span(utils, n);
   auto next = sugov ? sugov->update_util_checked_by_caller(rq.domain_pos, span, now(), flags)
                     : d.governor->update_util(rq.domain_pos, span, now(), flags);
-  if (next && sugov && sim_log_debug.load(std::memory_order_relaxed) && *next != d.cur_khz) [[unlikely]]
-    explain_schedutil(d, *next);
+  if (next && sim_log_debug.load(std::memory_order_relaxed) && *next != d.cur_khz) [[unlikely]] {
+    if (sugov)
+      explain_schedutil(d, *next);
+    else if (const auto* px = dynamic_cast<const SchedPixelGovernor*>(d.governor.get()))
+      explain_sched_pixel(d, *px, *next);
+  }
   if (next) cpufreq_commit(d, *next);
 }
 
