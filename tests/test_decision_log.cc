@@ -260,7 +260,7 @@ tasks:
   CHECK(lines[0] ==
         "0.000000 sched_pixel little: cpu0 asks the most, util 80 of capacity 160 (clamped by uclamp if used); x "
         "util_threshold / 1024 x f_max / capacity = 1126875 kHz -> the lowest OPP at or above: 1197000 kHz (up after "
-        "500 us, down after 5000 us x (f_new/f_old)^pow since the last change)");
+        "500 us, down after 5000 us x (f_new/f_old)^1 since the last change)");
 }
 
 TEST_CASE("run --why counts each decision by kind, group and reason", "[log][why]") {

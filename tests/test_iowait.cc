@@ -108,20 +108,23 @@ TEST_CASE("schedutil's iowait boost raises the frequency of a task whose utiliza
 
 // Pixel's vendor hook rvh_set_iowait_pixel_mod() (with sched_pixel) passes
 // the iowait flag only for a task with a uclamp_min boost: the same reader
-// stays at 500 MHz unboosted, and with uclamp_min 1 (too little to move
-// the frequency itself: 1.25 x 1) it gets the boost and reaches 1000 MHz.
+// stays at 500 MHz unboosted (with uclamp not built in, or built in and in
+// use but its uclamp_min 0), and with uclamp_min 1 (too little to move the
+// frequency itself: 1.25 x 1) it gets the boost and reaches 1000 MHz.
 TEST_CASE("sched_pixel boosts I/O waiters only when their uclamp_min is set", "[iowait][cpufreq][sched_pixel]") {
-  for (const bool boosted : {false, true}) {
-    CAPTURE(boosted);
+  for (const int uclamp_min : {-1, 0, 1}) {  // -1: no uclamp
+    CAPTURE(uclamp_min);
+    const bool boosted = uclamp_min > 0;
     ScenarioParams p = reader_scenario(true);
     ClusterParams& c = p.platform.clusters[0];
     c.cpufreq_governor = "sched_pixel";
     c.rate_limit.reset();
     c.up_rate_limit = Time::us(500);
     c.down_rate_limit = Time::us(500);
-    if (boosted) {
+    if (uclamp_min >= 0) {
       p.kernel.uclamp = true;
-      p.tasks[0].uclamp_min = 1;
+      p.kernel.uclamp_min_rt_default = 0;  // a sysctl write: the static key is on
+      p.tasks[0].uclamp_min = static_cast<uint32_t>(uclamp_min);  // sched_setattr(): on in any case
     }
     const RunResult r = run_result(p);
     if (boosted)

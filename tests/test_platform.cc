@@ -748,6 +748,22 @@ TEST_CASE("validate_platform refuses inconsistent platforms built in code", "[pl
     p.clusters[0].opps = {{2000000, 0, 0}, {1000000, 0, 0}};
     CHECK_THROWS_AS(validate_platform(p), std::invalid_argument);
   }
+  SECTION("sched_pixel tunables out of range, or on another governor") {
+    p.clusters[0].cpufreq_governor = "sched_pixel";
+    CHECK_NOTHROW(validate_platform(p));
+    p.clusters[0].down_rate_limit_scale_pow = -1;  // would loop ~4e9 times per cut as an unsigned
+    CHECK_THROWS_WITH(validate_platform(p), Catch::Contains("down_rate_limit_scale_pow must be 1..16"));
+    p.clusters[0].down_rate_limit_scale_pow = 1;
+    p.clusters[0].util_threshold = -5;
+    CHECK_THROWS_WITH(validate_platform(p), Catch::Contains("util_threshold must be 1024..1280"));
+    p.clusters[0].util_threshold = 1280;
+    p.clusters[0].rate_limit = 1_ms;
+    CHECK_THROWS_WITH(validate_platform(p), Catch::Contains("sched_pixel has no rate_limit"));
+    p.clusters[0].rate_limit.reset();
+    p.clusters[0].cpufreq_governor = "schedutil";
+    p.clusters[0].up_rate_limit = 500_us;
+    CHECK_THROWS_WITH(validate_platform(p), Catch::Contains("sched_pixel tunables"));
+  }
   SECTION("interleaved cpu-map clusters") {
     ClusterParams b = c, d = c;
     b.name = "b";

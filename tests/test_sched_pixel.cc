@@ -188,6 +188,8 @@ TEST_CASE("sched_pixel's slow path switches through a SCHED_FIFO 50 sugov:N kthr
     Task& sugov = find_task(sys.kernel(), "sugov:0");
     CHECK(sugov.policy == Policy::kFifo);
     CHECK(sugov.rt_priority == 50);
+    // Mainline EAS stands in for the vendor module's placement.
+    CHECK(sys.kernel().sched_energy_enabled());
   }
   const RunResult r = run_result(p);
   check_conservation(r, &p.platform);

@@ -559,13 +559,13 @@ const std::vector<ParamDecl>& platform_cluster_params() {
          "transition_latency (before raising the clock, after lowering it)"},
         {"cpufreq_governor", "performance | powersave | sched_pixel | schedutil | userspace", d.cpufreq_governor,
          "cpufreq governor of the domain (sched_pixel: Google's Pixel vendor governor, gs101 5.10)"},
-        {"up_rate_limit", "duration", "as rate_limit",
+        {"up_rate_limit", "duration", "from transition_latency",
          "sched_pixel up_rate_limit_us: a raise waits this long after the last change"},
-        {"down_rate_limit", "duration", "as rate_limit",
-         "sched_pixel down_rate_limit_us: a cut waits this x (f_new / f_cur)^down_rate_limit_scale_pow after the "
-         "last change"},
+        {"down_rate_limit", "duration", "from transition_latency",
+         "sched_pixel down_rate_limit_us: a cut waits this x (f_new / f_old)^down_rate_limit_scale_pow after the "
+         "last change (f_old: the last request)"},
         {"down_rate_limit_scale_pow", "int 1..16", std::to_string(d.down_rate_limit_scale_pow),
-         "sched_pixel down_rate_limit_scale_pow"},
+         "sched_pixel down_rate_limit_scale_pow (the kernel takes any value >= 1; 16 is the model's cap)"},
         {"util_threshold", "int 1024..1280", std::to_string(d.util_threshold),
          "sched_pixel's DVFS headroom x 1024 (/proc/vendor_sched/util_threshold, sched_capacity_margin)"},
         {"userspace_freq", "frequency", "-", "fixed frequency for the userspace governor; must be an OPP"},

@@ -139,6 +139,22 @@ void validate_platform(const PlatformParams& p) {
       invalid(fmt::format("{}: state 0's power given both per OPP (idle_power) and on the state", where));
     if (c.transition_latency < Time::zero()) invalid(fmt::format("{}: transition_latency must be >= 0", where));
     if (c.rate_limit && *c.rate_limit < Time::zero()) invalid(fmt::format("{}: rate_limit must be >= 0", where));
+    // sched_pixel's tunables (models/kernel/cpufreq/sched_pixel.h): the
+    // loader's checks again, for platforms built in code.
+    if (c.cpufreq_governor == "sched_pixel") {
+      if (c.rate_limit) invalid(fmt::format("{}: sched_pixel has no rate_limit; give up_rate_limit and down_rate_limit", where));
+      if ((c.up_rate_limit && *c.up_rate_limit < Time::zero()) || (c.down_rate_limit && *c.down_rate_limit < Time::zero()))
+        invalid(fmt::format("{}: up_rate_limit and down_rate_limit must be >= 0", where));
+      if (c.down_rate_limit_scale_pow < 1 || c.down_rate_limit_scale_pow > 16)
+        invalid(fmt::format("{}: down_rate_limit_scale_pow must be 1..16, got {}", where, c.down_rate_limit_scale_pow));
+      if (c.util_threshold < 1024 || c.util_threshold > 1280)
+        invalid(fmt::format("{}: util_threshold must be 1024..1280 (what /proc/vendor_sched/util_threshold takes), got {}",
+                            where, c.util_threshold));
+    } else if (c.up_rate_limit || c.down_rate_limit || c.down_rate_limit_scale_pow != 1 || c.util_threshold != 1280) {
+      invalid(fmt::format("{}: up_rate_limit, down_rate_limit, down_rate_limit_scale_pow and util_threshold are "
+                          "sched_pixel tunables, but the cluster's governor is {}",
+                          where, c.cpufreq_governor));
+    }
     if (c.cpufreq_governor == "userspace" &&
         std::none_of(c.opps.begin(), c.opps.end(), [&](const Opp& o) { return o.freq_khz == c.userspace_freq_khz; }))
       invalid(fmt::format("{}: userspace frequency {} kHz is not one of its OPPs", where, c.userspace_freq_khz));

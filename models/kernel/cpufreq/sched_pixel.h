@@ -27,6 +27,23 @@
 // busy hold, the lowest table frequency at or above the raw one
 // (cpufreq_driver_resolve_freq(), RELATION_L).
 //
+// What it reads follows the simulated kernel where the vendor module would
+// see the same kernel's signals: cpu_util_cfs() (never 6.5+'s runnable
+// boost, which the vendor's own cpu_util_cfs_group_mod() does not add),
+// the RT util, uclamp, and cpu_bw_dl(), which on 6.12+ includes the fair
+// server's bandwidth (5.10 has none; the teo study runs 6.1). Its default
+// rate limits are the version's cpufreq_policy_transition_delay_us().
+//
+// Mainline EAS stands in for the vendor module's own energy-aware
+// placement (its rvh_select_task_rq_fair hook): on a Pixel,
+// build_perf_domains() disables mainline EAS for any governor but
+// schedutil, and the vendor hook places tasks instead. So with
+// sched_pixel the model keeps EAS (Kernel::setup_platform()), with its
+// side effects: the !overutilized gating of load balancing, and
+// find_energy_efficient_cpu()'s frequency estimate with schedutil's fixed
+// 1.25 headroom where the vendor's em_cpu_energy_pixel_mod() uses
+// util_threshold (the same at the default 1280).
+//
 // Simplified, and why: no vendor-group utilisation caps
 // (cpu_util_cfs_group_mod(): the model has no vendor groups, and with no
 // group capped it is cpu_util_cfs()); no PMU frequency limit (gs101's init
@@ -68,6 +85,7 @@ class SchedPixelGovernor final : public CpufreqGovernor {
   Time up_rate_delay() const { return up_rate_delay_; }      // up_rate_delay_ns
   Time down_rate_delay() const { return down_rate_delay_; }  // down_rate_delay_ns
   Time min_rate_limit() const { return min_rate_limit_; }    // min_rate_limit_ns
+  unsigned down_rate_limit_scale_pow() const { return params_.down_rate_limit_scale_pow; }
   uint64_t next_freq() const { return next_freq_; }          // sg_policy->next_freq
   uint64_t raw_freq() const { return cached_raw_freq_; }     // the last map_util_freq_pixel_mod()
   uint64_t cpu_util(size_t cpu) const { return cpus_.at(cpu).util; }  // util of the last evaluation
