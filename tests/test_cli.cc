@@ -372,6 +372,7 @@ TEST_CASE("Every shipped overlay applies to its experiments", "[cli][overlay]") 
       {"gs101_idle_power_gs201.yaml", {"teo_tick_geekbench", "teo_tick_jetnews"}},
       {"sched_pixel_gs101.yaml", {"teo_tick_geekbench", "teo_tick_jetnews"}},
       {"adpf_uclamp_jetnews.yaml", {"teo_tick_jetnews"}},
+      {"adpf_pid_jetnews.yaml", {"teo_tick_jetnews"}},
       {"android_uclamp_gs101.yaml", {"teo_tick_geekbench", "teo_tick_jetnews"}},
   };
   size_t shipped = 0;

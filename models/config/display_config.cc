@@ -31,6 +31,48 @@ DisplayThreadParams load_thread(const YamlDoc& doc, const YAML::Node& node, cons
   return t;
 }
 
+// A PID gain: a number >= 0 (the power HAL's AdpfConfig doubles).
+double read_gain(const MapReader& r, const char* key, double value) {
+  const auto n = r.find(key);
+  if (!n) return value;
+  try {
+    value = n->as<double>();
+  } catch (const YAML::Exception&) {
+    fail(r.doc(), *n, r.path(key), fmt::format("expected a number >= 0, got {}", describe_node(*n)));
+  }
+  if (!(value >= 0) || value > 1e6) fail(r.doc(), *n, r.path(key), "expected a number in 0..1000000");
+  return value;
+}
+
+AdpfParams load_adpf(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const KernelParams& kernel) {
+  MapReader r(doc, node, path, display_adpf_params());
+  if (!kernel.uclamp)
+    r.fail_here("ADPF writes the threads' uclamp_min: it needs kernel.uclamp.enabled: true (CONFIG_UCLAMP_TASK)");
+  AdpfParams a;
+  int v = static_cast<int>(a.uclamp_init);
+  r.read("uclamp_init", v, 0, 1024);
+  a.uclamp_init = static_cast<uint32_t>(v);
+  v = static_cast<int>(a.uclamp_high);
+  r.read("uclamp_high", v, 0, 1024);
+  a.uclamp_high = static_cast<uint32_t>(v);
+  v = static_cast<int>(a.uclamp_low);
+  r.read("uclamp_low", v, 0, 1024);
+  a.uclamp_low = static_cast<uint32_t>(v);
+  if (a.uclamp_low > a.uclamp_high)
+    fail(doc, *r.find(r.has("uclamp_low") ? "uclamp_low" : "uclamp_high"),
+         r.path(r.has("uclamp_low") ? "uclamp_low" : "uclamp_high"),
+         fmt::format("uclamp_low {} is above uclamp_high {}", a.uclamp_low, a.uclamp_high));
+  a.p_over = read_gain(r, "pid_p_over", a.p_over);
+  a.p_under = read_gain(r, "pid_p_under", a.p_under);
+  a.d_over = read_gain(r, "pid_d_over", a.d_over);
+  a.d_under = read_gain(r, "pid_d_under", a.d_under);
+  r.read("reporting_rate_limit", a.reporting_rate_limit, Bound::kNonNegative);
+  a.stale_time_factor = read_gain(r, "stale_time_factor", a.stale_time_factor);
+  if (!(a.stale_time_factor > 0)) fail(doc, *r.find("stale_time_factor"), r.path("stale_time_factor"), "must be > 0");
+  r.read("target_cpu_percent", a.target_cpu_percent, 1, 100);
+  return a;
+}
+
 }  // namespace
 
 DisplayParams load_display(const MapReader& r, const std::vector<std::string>& gpus, const ScenarioParams& s) {
@@ -183,6 +225,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   keys_need({"inject_sync_cost", "sf_input_sync_cost"}, p.inject_sync_input, "inject_sync_input: true");
   r.read("inject_sync_cost", p.inject_sync_cost, Bound::kNonNegative);
   r.read("sf_input_sync_cost", p.sf_input_sync_cost, Bound::kNonNegative);
+  if (auto n = r.find("adpf")) p.adpf = load_adpf(doc, *n, r.path("adpf"), s.kernel);
   if (r.has("gpu")) p.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
   if (r.has("gpu_submit_wq")) {
     if (p.gpu.empty()) fail(doc, *r.find("gpu_submit_wq"), r.path("gpu_submit_wq"), "gpu_submit_wq needs gpu: NAME");
@@ -461,8 +504,36 @@ const std::vector<ParamDecl>& display_params() {
          "(an assumption)"},
         {"sf_input_sync_cost", "duration", duration_text(d.sf_input_sync_cost),
          "SurfaceFlinger's main thread CPU work committing an input sync's transaction (an assumption)"},
+        {"adpf", "map (see display adpf)", "none",
+         "HWUI's ADPF hint session: the Pixel power HAL's PID moves the UI thread's and RenderThread's uclamp_min "
+         "from each frame's work duration (needs kernel.uclamp.enabled)"},
     });
     return v;
+  }();
+  return decls;
+}
+
+const std::vector<ParamDecl>& display_adpf_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const AdpfParams d;
+    const auto num = [](double x) { return fmt::format("{:g}", x); };
+    return std::vector<ParamDecl>{
+        {"uclamp_init", "int 0..1024", std::to_string(d.uclamp_init),
+         "UclampMin_Init: the threads' uclamp_min when the session starts (defaults: the Pixel 6's REFRESH_90FPS "
+         "profile, Android 13)"},
+        {"uclamp_high", "int 0..1024", std::to_string(d.uclamp_high), "UclampMin_High: the controller's ceiling"},
+        {"uclamp_low", "int 0..1024", std::to_string(d.uclamp_low), "UclampMin_Low: its floor"},
+        {"pid_p_over", "number >= 0", num(d.p_over), "PID_Po: P gain when a frame's work ran over the target"},
+        {"pid_p_under", "number >= 0", num(d.p_under), "PID_Pu: P gain when it ran under"},
+        {"pid_d_over", "number >= 0", num(d.d_over), "PID_Do: D gain when the error grew"},
+        {"pid_d_under", "number >= 0", num(d.d_under), "PID_Du: D gain when it shrank"},
+        {"reporting_rate_limit", "duration", "111111110ns",
+         "ReportingRateLimitNs: reports under the target are batched until this passed since the last flush"},
+        {"stale_time_factor", "number > 0", num(d.stale_time_factor),
+         "StaleTimeFactor: no flush for this x the target sets the threads' uclamp_min to 0"},
+        {"target_cpu_percent", "int 1..100", std::to_string(d.target_cpu_percent),
+         "HWUI's targetCpuTimePercentage: target = app_duration x this / 100"},
+    };
   }();
   return decls;
 }

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "models/devices/adpf.h"
 #include "models/workload/task_spec.h"
 #include "sim/time.h"
 
@@ -331,6 +332,10 @@ struct DisplayParams {
   bool inject_sync_input = true;
   Time inject_sync_cost = Time::us(200);    // system_server: surface placement, input windows, apply(); an assumption
   Time sf_input_sync_cost = Time::us(100);  // SF main thread: the commit and updateInputFlinger(); an assumption
+  // HWUI's ADPF hint session on the UI thread and RenderThread, driven by
+  // the Pixel power HAL's PID (models/devices/adpf.h); unset: none. Needs
+  // kernel.uclamp.enabled (the controller writes uclamp_min).
+  std::optional<AdpfParams> adpf;
 };
 
 struct DeviceParams {

@@ -22,7 +22,7 @@ namespace {
 enum : uint64_t {
   kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4, kTagWindowRequest = 5, kTagDispatch = 6,
   kTagTouchReport = 7, kTagInject = 8, kTagFlip = 9, kTagSfEarliest = 10, kTagVblank = 11,
-  kTagHwcVblank = 12, kTagVsyncIrq = 13
+  kTagHwcVblank = 12, kTagVsyncIrq = 13, kTagAdpfStale = 14
 };
 
 // commit_wq / commit_worker: nonblocking commits in flight at once: the
@@ -197,6 +197,7 @@ class DisplayPipeline::UiBody final : public Body {
           f.stage = Frame::Stage::kUi;
           f.k = k;
           f.vsync = d_.app_wakeup(k);
+          f.ui_start = now;
           f.expected_present = d_.vsync_time(k);
           f.app_deadline = f.expected_present - d_.sf_duration_;
           cost_ = (d_.ui_pending_first_ && d_.params_.first_ui_cost ? *d_.params_.first_ui_cost
@@ -270,10 +271,12 @@ class DisplayPipeline::RenderBody final : public Body {
           d_.frames_[frame_].stage = Frame::Stage::kRender;
           d_.wake(*d_.ui_task_, &self);  // DrawFrameTask::unblockUiThread()
           phase_ = Phase::kDequeue;
+          d_.rt_dequeue_start_ = d_.k_.now();
           continue;
         case Phase::kDequeue:
           // dequeueBuffer(): sleeps until SurfaceFlinger releases a buffer.
           if (d_.free_buffers() <= 0) return Action::block(TaskState::kInterruptible);
+          d_.rt_dequeue_wait_ = d_.k_.now() - d_.rt_dequeue_start_;
           ++d_.buffers_in_use_;
           phase_ = Phase::kRender;
           return Action::run(d_.params_.render_cost.sample(d_.rng_).count());
@@ -305,6 +308,7 @@ class DisplayPipeline::RenderBody final : public Body {
           // whose next vsync callback it schedules.
           f.queued = now;
           f.stage = Frame::Stage::kQueued;
+          if (d_.params_.adpf) d_.adpf_report(f);
           d_.queue_.push_back(frame_);
           frame_ = -1;
           d_.request_sf(self.cpu);
@@ -2052,6 +2056,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   dispatch_timer_ = Timer(q, this, kTagDispatch, kTierTimer);
   touch_report_timer_ = Timer(q, this, kTagTouchReport, kTierTimer);
   inject_timer_ = Timer(q, this, kTagInject, kTierTimer);
+  adpf_stale_timer_ = Timer(q, this, kTagAdpfStale, kTierTimer);
   if (injected) {
     // The test's injections open each window through InputDispatcher.
     injector_body_ = std::make_unique<InjectorBody>(*this);
@@ -2274,8 +2279,38 @@ void DisplayPipeline::gpu_job_retired(uint64_t /*cookie*/, QueueContext ctx) {
   if (gpu_rpm_) pm_->call_nosleep(*gpu_rpm_, RpmApi::kPutAutosuspend, ctx);
 }
 
+// HWUI (DrawFrameTask::run(), Android 13): after CanvasContext::draw()
+// (queueBuffer included) the frame's actual work duration, from doFrame()'s
+// start less this frame's dequeueBuffer() wait, goes to the hint session,
+// whose target is the app's work duration (debug.sf.late.app.duration: a
+// frame's deadline less its intended vsync) x targetCpuTimePercentage. The
+// session starts at the first frame (its threads get UclampMin_Init).
+// Simplification: HWUI also subtracts min(sync delay, the previous
+// dequeue wait), which the model leaves in.
+void DisplayPipeline::adpf_report(const Frame& f) {
+  const Time now = k_.now();
+  if (!hwui_adpf_) {
+    const Time target = Time::ns(app_duration_.count() * params_.adpf->target_cpu_percent / 100);
+    hwui_adpf_ = std::make_unique<AdpfSession>(*params_.adpf, target, [this](uint32_t v) {
+      k_.sched_setattr_uclamp(*ui_task_, v, std::nullopt);
+      k_.sched_setattr_uclamp(*rt_task_, v, std::nullopt);
+    });
+    hwui_adpf_->start();
+  }
+  const Time actual = now - f.ui_start - rt_dequeue_wait_;
+  if (!hwui_adpf_->report(actual, now)) return;
+  adpf_stale_timer_.arm(hwui_adpf_->stale_deadline());
+  SL_DEBUG("{:.6f} adpf {}: frame work {:.1f} us against the target {:.1f} us -> uclamp_min {} for {} and {}",
+           now.to_s(), params_.layer, actual.count() / 1e3, hwui_adpf_->target().count() / 1e3,
+           hwui_adpf_->uclamp_min(), ui_task_->comm, rt_task_->comm);
+}
+
 void DisplayPipeline::on_event(uint64_t tag) {
   switch (tag) {
+    case kTagAdpfStale:
+      // The power HAL's stale timer (its own looper; no CPU time modelled).
+      hwui_adpf_->stale_check(k_.now());
+      break;
     case kTagDispatch:
       // vsync_threads: VSyncDispatchTimerQueue's timerfd expires on the CPU
       // it was queued on and wakes TimerDispatch, which runs the callbacks

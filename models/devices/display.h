@@ -344,6 +344,7 @@
 #include <string>
 #include <vector>
 
+#include "models/devices/adpf.h"
 #include "models/devices/device_params.h"
 #include "models/devices/gpu.h"
 #include "models/kernel/binder/binder.h"
@@ -480,6 +481,7 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
     bool gpu_pending = false;
     Time sf_end, sf_deadline, present;
     Time last_latch;            // the layer's previous latch (0: none), FrameTimeline's mLastLatchTime
+    Time ui_start;              // doFrame() began (HWUI's frameStartTime)
   };
 
 
@@ -813,6 +815,18 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
 
   uint64_t app_vsyncs_ = 0, frames_started_ = 0, presented_ = 0, dropped_ = 0, app_missed_ = 0, sf_missed_ = 0,
            sf_wakeups_ = 0, sf_skipped_ = 0;
+
+  // `adpf`: HWUI's hint session (models/devices/adpf.h) on the UI thread
+  // and RenderThread, created at the first frame.
+  std::unique_ptr<AdpfSession> hwui_adpf_;
+  Timer adpf_stale_timer_;
+  Time rt_dequeue_start_;        // RenderThread began dequeueBuffer()
+  Time rt_dequeue_wait_;         // ... and waited this long in it, this frame
+  void adpf_report(const Frame& f);  // DrawFrameTask::run()'s end: the frame's actual work duration
+
+ public:
+  // The HWUI session's controller (nullptr without `adpf`, or before the first frame).
+  const AdpfSession* hwui_adpf() const { return hwui_adpf_.get(); }
 };
 
 }  // namespace schedlab

@@ -1,0 +1,75 @@
+// ADPF hint sessions (see adpf.h).
+#include "models/devices/adpf.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+namespace schedlab {
+
+namespace {
+// ns_to_100us(): the HAL's PID works in 100 us units, truncating.
+int64_t to_100us(Time t) { return t.count() / 100000; }
+}  // namespace
+
+AdpfSession::AdpfSession(const AdpfParams& params, Time target, std::function<void(uint32_t)> apply)
+    : params_(params), target_(target), apply_(std::move(apply)) {
+  if (target_ <= Time::us(100)) throw std::invalid_argument("ADPF: the target work duration must exceed 0.1 ms");
+  if (params_.uclamp_low > params_.uclamp_high || params_.uclamp_high > 1024)
+    throw std::invalid_argument("ADPF: needs uclamp_low <= uclamp_high <= 1024");
+  // PowerHintSession::updateStaleTimer(): duration x StaleTimeFactor.
+  stale_after_ = Time::ns(static_cast<int64_t>(static_cast<double>(target_.count()) * params_.stale_time_factor));
+}
+
+// PowerHintSession's constructor: setSessionUclampMin(UclampMin_Init).
+void AdpfSession::start() {
+  current_min_ = params_.uclamp_init;
+  apply_(current_min_);
+}
+
+// libandroid's batching: a report under the target waits while the last
+// flush is within the preferred rate; anything else flushes the batch.
+bool AdpfSession::report(Time actual, Time now) {
+  // HWUI reports only durations between 0.1 ms and 10 s.
+  if (actual < Time::us(100) || actual > Time::s(10)) return false;
+  batch_prev_ = batch_len_ > 0 ? batch_last_ : previous_error_;
+  batch_last_ = to_100us(actual - target_);
+  ++batch_len_;
+  if (actual < target_ && now - last_flush_ <= params_.reporting_rate_limit) return false;
+  flush(now);
+  return true;
+}
+
+// PowerHintSession::pidControl() with SamplingWindow_P = D = 1, I = 0.
+int64_t AdpfSession::pid_output(int64_t error, int64_t previous, int64_t dt) const {
+  const auto p = static_cast<int64_t>((error > 0 ? params_.p_over : params_.p_under) * static_cast<double>(error));
+  const int64_t delta = error - previous;
+  const auto d = static_cast<int64_t>((delta > 0 ? params_.d_over : params_.d_under) * static_cast<double>(delta) /
+                                      static_cast<double>(dt));
+  return p + d;
+}
+
+// reportActualWorkDuration() in the HAL: the PID over the batch, the new
+// uclamp_min clamped into [Low, High] and written (also when it did not
+// change: a stale session's threads get it back).
+void AdpfSession::flush(Time now) {
+  const int64_t out = pid_output(batch_last_, batch_prev_, std::max<int64_t>(1, to_100us(target_)));
+  previous_error_ = batch_last_;
+  batch_len_ = 0;
+  int64_t next = std::min<int64_t>(params_.uclamp_high, static_cast<int64_t>(current_min_) + out);
+  next = std::max<int64_t>(params_.uclamp_low, next);
+  current_min_ = static_cast<uint32_t>(next);
+  last_flush_ = now;
+  stale_ = false;
+  apply_(current_min_);
+}
+
+// PowerHintSession::StaleTimerHandler: no flush for the stale time: the
+// threads' uclamp_min goes to 0 (PowerSessionManager::setUclampMin(0)).
+void AdpfSession::stale_check(Time now) {
+  if (stale_ || now < stale_deadline()) return;
+  stale_ = true;
+  apply_(0);
+}
+
+}  // namespace schedlab

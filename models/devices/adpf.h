@@ -1,0 +1,101 @@
+// ADPF (Android Dynamic Performance Framework) hint sessions as the Pixel
+// power HAL runs them: the PID controller that moves a session's threads'
+// uclamp_min from the work durations the app reports each frame.
+//
+// Sources (Android 13): the Pixel power HAL,
+// LineageOS/android_hardware_google_pixel lineage-20.0 (474509cc),
+// power-libperfmgr/aidl/PowerHintSession.cpp (reportActualWorkDuration(),
+// the PID, the stale timer) and PowerSessionManager.cpp (the
+// sched_setattr() write); the profile values of the Pixel 6's
+// powerhint-oriole.json (LineageOS/android_device_google_raviole
+// lineage-20, AdpfConfig REFRESH_90FPS); HWUI's DrawFrameTask (its target
+// and actual durations) and libandroid's performance_hint.cpp (the
+// batching), read in Android 13-era forks, not in Android 13 itself.
+//
+// What the session does (AdpfSession):
+//  - created with the threads' uclamp_min at UclampMin_Init;
+//  - the app reports each frame's actual work duration; libandroid
+//    buffers a report under the target until the preferred rate
+//    (ReportingRateLimitNs) has passed since the last flush, and flushes
+//    at once a report at or over it;
+//  - each flush runs the PID over the batch, in 100 us units (error =
+//    actual - target, dt = target): P over the last sample (SamplingWindow_P
+//    1): (error > 0 ? PID_Po : PID_Pu) x error; D over the last sample:
+//    (delta > 0 ? PID_Do : PID_Du) x (error - previous error) / dt, the
+//    previous error carried across batches; no I term (the profile's
+//    PID_I is 0, which zeroes the integral); each term truncated to an
+//    integer; uclamp_min = clamp(uclamp_min + P + D, Low, High), written
+//    to every thread of the session (sched_setattr(), SCHED_FLAG_UTIL_CLAMP_MIN);
+//  - with no flush for StaleTimeFactor x target the session goes stale:
+//    its threads' uclamp_min is set to 0, the controller's value is kept
+//    and written back at the next flush.
+// Simplified, and why: the HAL's binder thread, its looper and the stale
+// timer's thread cost no CPU time and act at once (a few microseconds a
+// frame on the phone); a session's threads are only the UI thread and
+// RenderThread (HWUI also adds its hwuiTask pool, which the display model
+// does not have); DISPLAY_UPDATE_IMMINENT's wake-up of a stale session and
+// HWUI's sync-delay term are left out.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "sim/time.h"
+
+namespace schedlab {
+
+// One power HAL AdpfConfig profile, plus HWUI's target share. Defaults:
+// REFRESH_90FPS of the Pixel 6 on Android 13 (raviole lineage-20
+// powerhint-oriole.json l.1902-1923) and HWUI's targetCpuTimePercentage 70.
+struct AdpfParams {
+  uint32_t uclamp_init = 129;   // UclampMin_Init
+  uint32_t uclamp_high = 384;   // UclampMin_High
+  uint32_t uclamp_low = 2;      // UclampMin_Low
+  double p_over = 2.0;          // PID_Po
+  double p_under = 1.0;         // PID_Pu
+  double d_over = 500.0;        // PID_Do
+  double d_under = 0.0;         // PID_Du
+  Time reporting_rate_limit = Time::ns(111111110);  // ReportingRateLimitNs (the preferred rate)
+  double stale_time_factor = 20.0;              // StaleTimeFactor
+  int target_cpu_percent = 70;  // HWUI: target = (deadline - intended vsync) x this / 100
+};
+
+class AdpfSession {
+ public:
+  // `apply(value)` writes uclamp_min `value` to the session's threads.
+  AdpfSession(const AdpfParams& params, Time target, std::function<void(uint32_t)> apply);
+
+  // createHintSession(): the threads get UclampMin_Init.
+  void start();
+  // APerformanceHint_reportActualWorkDuration() at `now`. Returns whether
+  // the batch was flushed to the HAL (the caller re-arms its stale timer
+  // to stale_deadline()).
+  bool report(Time actual, Time now);
+  // The stale timer fired at `now`: stale unless a flush came since.
+  void stale_check(Time now);
+
+  Time target() const { return target_; }
+  Time stale_deadline() const { return last_flush_ + stale_after_; }
+  uint32_t uclamp_min() const { return current_min_; }  // the controller's value (kept while stale)
+  bool stale() const { return stale_; }
+
+  // The PID step for one flushed batch whose last error is `error` and the
+  // one before it `previous` (both and `dt` in 100 us units): P + D.
+  int64_t pid_output(int64_t error, int64_t previous, int64_t dt) const;
+
+ private:
+  void flush(Time now);
+
+  AdpfParams params_;
+  Time target_;
+  Time stale_after_;
+  std::function<void(uint32_t)> apply_;
+  uint32_t current_min_ = 0;
+  int64_t previous_error_ = 0;  // the HAL's previous_error, carried across batches
+  int64_t batch_last_ = 0, batch_prev_ = 0;
+  int batch_len_ = 0;
+  Time last_flush_ = Time::zero();
+  bool stale_ = false;
+};
+
+}  // namespace schedlab

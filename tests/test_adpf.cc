@@ -1,0 +1,104 @@
+// ADPF hint sessions (models/devices/adpf.h): the Pixel power HAL's PID
+// (PowerHintSession.cpp, lineage-20.0) with the Pixel 6's REFRESH_90FPS
+// profile and libandroid's batching, hand-computed step by step.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "models/config/config.h"
+#include "models/devices/adpf.h"
+#include "models/errors.h"
+
+using namespace schedlab;
+using namespace schedlab::time_literals;
+
+TEST_CASE("ADPF's PID moves uclamp_min by P and D over each flushed batch", "[adpf]") {
+  std::vector<uint32_t> writes;
+  // HWUI's target on gs101: app_duration 16.6 ms x 70% = 11.62 ms; dt =
+  // 116 in the HAL's 100 us units.
+  AdpfSession s(AdpfParams{}, 11620_us, [&](uint32_t v) { writes.push_back(v); });
+  s.start();
+  REQUIRE(writes == std::vector<uint32_t>{129});  // UclampMin_Init
+  // 9.62 ms: under the target, within the preferred rate of the last
+  // flush (t = 0): batched, nothing written.
+  CHECK_FALSE(s.report(9620_us, 1_ms));
+  // 13.92 ms: over the target: the batch goes at once. Errors in 100 us:
+  // (9620 - 11620) / 100 = -20, (13920 - 11620) / 100 = 23. P = 2.0 x 23
+  // = 46 (PID_Po); D = 500 x (23 - -20) / 116 = 185.3 -> 185 (PID_Do).
+  // 129 + 231 = 360.
+  CHECK(s.report(13920_us, 2_ms));
+  CHECK(s.uclamp_min() == 360u);
+  CHECK(writes.back() == 360u);
+  // Two light frames (1.62 ms: error -100): the first waits, the second
+  // comes after the preferred rate (111.1 ms) and flushes both: P = 1.0 x
+  // -100 (PID_Pu), D = 0 (no change in the batch's last two errors).
+  CHECK_FALSE(s.report(1620_us, 3_ms));
+  CHECK(s.report(1620_us, 120_ms));
+  CHECK(s.uclamp_min() == 260u);
+  // Stale after 20 x 11.62 ms = 232.4 ms without a flush: the threads get
+  // 0, the controller keeps 260.
+  CHECK(s.stale_deadline() == 352400_us);
+  s.stale_check(352_ms);
+  CHECK_FALSE(s.stale());
+  s.stale_check(352400_us);
+  CHECK(s.stale());
+  CHECK(writes.back() == 0u);
+  CHECK(s.uclamp_min() == 260u);
+  // A 20 ms frame: error 83 (83.8 truncated), against the previous batch's
+  // last (-100): P = 166, D = 500 x 183 / 116 = 788.8 -> 788; 260 + 954
+  // is clamped to UclampMin_High, 384, and written back.
+  CHECK(s.report(20_ms, 400_ms));
+  CHECK(s.uclamp_min() == 384u);
+  CHECK(writes.back() == 384u);
+  CHECK_FALSE(s.stale());
+  // Durations outside 0.1 ms..10 s are not reported (HWUI's check).
+  CHECK_FALSE(s.report(50_us, 401_ms));
+}
+
+TEST_CASE("ADPF's uclamp_min stays within UclampMin_Low and UclampMin_High", "[adpf]") {
+  std::vector<uint32_t> writes;
+  AdpfSession s(AdpfParams{}, 11620_us, [&](uint32_t v) { writes.push_back(v); });
+  s.start();
+  // Light frames, each flushed after the preferred rate: -100 a flush
+  // (1.62 ms against 11.62 ms) from 129 reaches the floor, 2.
+  Time t = Time::zero();
+  for (int i = 0; i < 3; ++i) {
+    t += 112_ms;
+    CHECK(s.report(1620_us, t));
+  }
+  CHECK(s.uclamp_min() == 2u);  // 129 - 100 = 29, then max(2, 29 - 100)
+  CHECK(s.pid_output(23, -20, 116) == 46 + 185);
+  CHECK(s.pid_output(-50, -20, 116) == -50);  // falling error: PID_Du 0
+}
+
+TEST_CASE("a display's adpf needs uclamp and names a bad key", "[adpf][config]") {
+  const std::string head =
+      "platform: {cpus: 2}\n"
+      "kernel: {version: \"6.12\"";
+  const std::string display =
+      "devices:\n"
+      "  - name: d\n"
+      "    model: display\n"
+      "    adpf: {uclamp_init: 100}\n"
+      "tasks: [{name: t, events: [{run: 1ms}]}]\n";
+  try {
+    load_scenario_yaml(head + "}\n" + display, "a.yaml");
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.key_path() == "devices[0].adpf");
+    CHECK_THAT(e.message(), Catch::Contains("kernel.uclamp.enabled: true"));
+  }
+  const ScenarioParams p = load_scenario_yaml(head + ", uclamp: {enabled: true}}\n" + display, "b.yaml");
+  const auto& d = std::get<DisplayParams>(p.devices.at(0).params);
+  REQUIRE(d.adpf);
+  CHECK(d.adpf->uclamp_init == 100u);
+  CHECK(d.adpf->uclamp_high == 384u);
+  try {
+    load_scenario_yaml(head + ", uclamp: {enabled: true}}\n" + display.substr(0, display.find("adpf")) +
+                           "adpf: {pid_p_over: fast}\ntasks: [{name: t, events: [{run: 1ms}]}]\n",
+                       "c.yaml");
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.key_path() == "devices[0].adpf.pid_p_over");
+  }
+}
