@@ -15,51 +15,65 @@ using namespace schedlab::time_literals;
 TEST_CASE("ADPF's PID moves uclamp_min by P and D over each flushed batch", "[adpf]") {
   std::vector<uint32_t> writes;
   // HWUI's target on gs101: app_duration 16.6 ms x 70% = 11.62 ms; dt =
-  // 116 in the HAL's 100 us units.
+  // 116 in the HAL's 100 us units. Preferred rate 111.11 ms.
   AdpfSession s(AdpfParams{}, 11620_us, [&](uint32_t v) { writes.push_back(v); });
-  s.start();
+  s.start(Time::zero());
   REQUIRE(writes == std::vector<uint32_t>{129});  // UclampMin_Init
-  // 9.62 ms: under the target, within the preferred rate of the last
-  // flush (t = 0): batched, nothing written.
-  CHECK_FALSE(s.report(9620_us, 1_ms));
-  // 13.92 ms: over the target: the batch goes at once. Errors in 100 us:
-  // (9620 - 11620) / 100 = -20, (13920 - 11620) / 100 = 23. P = 2.0 x 23
-  // = 46 (PID_Po); D = 500 x (23 - -20) / 116 = 185.3 -> 185 (PID_Do).
-  // 129 + 231 = 360.
+  CHECK(s.stale_deadline() == 232400_us);         // 20 x 11.62 ms from the start
+  // 9.62 ms at 1 ms: under the target, the first time: sent. Error
+  // (9620 - 11620) / 100 = -20: P = 1.0 x -20 (PID_Pu); D: -20 - 0 is a
+  // fall, PID_Du 0. 129 - 20 = 109.
+  CHECK(s.report(9620_us, 1_ms));
+  CHECK(s.uclamp_min() == 109u);
+  // 13.92 ms: over the target: sent at once. Error 23: P = 2.0 x 23 = 46
+  // (PID_Po); D = 500 x (23 - -20) / 116 = 185.3 -> 185 (PID_Do).
+  // 109 + 231 = 340.
   CHECK(s.report(13920_us, 2_ms));
-  CHECK(s.uclamp_min() == 360u);
-  CHECK(writes.back() == 360u);
-  // Two light frames (1.62 ms: error -100): the first waits, the second
-  // comes after the preferred rate (111.1 ms) and flushes both: P = 1.0 x
-  // -100 (PID_Pu), D = 0 (no change in the batch's last two errors).
-  CHECK_FALSE(s.report(1620_us, 3_ms));
-  CHECK(s.report(1620_us, 120_ms));
-  CHECK(s.uclamp_min() == 260u);
-  // Stale after 20 x 11.62 ms = 232.4 ms without a flush: the threads get
-  // 0, the controller keeps 260.
-  CHECK(s.stale_deadline() == 352400_us);
-  s.stale_check(352_ms);
+  CHECK(s.uclamp_min() == 340u);
+  CHECK(writes.back() == 340u);
+  // 1.62 ms frames (error -100) under the target from 3 ms: sent while
+  // within a rate of first meeting it (3 and 50 ms: P -100 each, D 0 or a
+  // fall), ...
+  CHECK(s.report(1620_us, 3_ms));
+  CHECK(s.uclamp_min() == 240u);
+  CHECK(s.report(1620_us, 50_ms));
+  CHECK(s.uclamp_min() == 140u);
+  // ... then held until a rate has passed since the last one sent (50
+  // ms): 120 ms is held, 170 ms sends both (P over the last, -100; D 0).
+  CHECK_FALSE(s.report(1620_us, 120_ms));
+  CHECK(s.report(1620_us, 170_ms));
+  CHECK(s.uclamp_min() == 40u);
+  // Stale 20 x 11.62 ms = 232.4 ms after the last flush: the threads get
+  // 0, the controller keeps 40.
+  CHECK(s.stale_deadline() == 402400_us);
+  s.stale_check(402_ms);
   CHECK_FALSE(s.stale());
-  s.stale_check(352400_us);
+  s.stale_check(402400_us);
   CHECK(s.stale());
   CHECK(writes.back() == 0u);
-  CHECK(s.uclamp_min() == 260u);
+  CHECK(s.uclamp_min() == 40u);
   // A 20 ms frame: error 83 (83.8 truncated), against the previous batch's
-  // last (-100): P = 166, D = 500 x 183 / 116 = 788.8 -> 788; 260 + 954
-  // is clamped to UclampMin_High, 384, and written back.
-  CHECK(s.report(20_ms, 400_ms));
+  // last (-100): P = 166, D = 500 x 183 / 116 = 788.8 -> 788; 40 + 954 is
+  // clamped to UclampMin_High, 384, and written back.
+  CHECK(s.report(20_ms, 450_ms));
   CHECK(s.uclamp_min() == 384u);
   CHECK(writes.back() == 384u);
   CHECK_FALSE(s.stale());
-  // Durations outside 0.1 ms..10 s are not reported (HWUI's check).
-  CHECK_FALSE(s.report(50_us, 401_ms));
+  // Exactly on the target counts as over it: sent at once (error 0: P 0;
+  // D = 0 - 83, a fall: 0).
+  CHECK(s.report(11620_us, 451_ms));
+  CHECK(s.uclamp_min() == 384u);
+  // Durations not above 0.1 ms or not below 10 s are not reported (HWUI).
+  CHECK_FALSE(s.report(100_us, 452_ms));
+  CHECK_FALSE(s.report(10_s, 453_ms));
 }
 
 TEST_CASE("ADPF's uclamp_min stays within UclampMin_Low and UclampMin_High", "[adpf]") {
   std::vector<uint32_t> writes;
   AdpfSession s(AdpfParams{}, 11620_us, [&](uint32_t v) { writes.push_back(v); });
-  s.start();
-  // Light frames, each flushed after the preferred rate: -100 a flush
+  s.start(Time::zero());
+  // Light frames 112 ms apart, each sent (the first meets the target; the
+  // next come more than a rate after the last one sent): -100 a flush
   // (1.62 ms against 11.62 ms) from 129 reaches the floor, 2.
   Time t = Time::zero();
   for (int i = 0; i < 3; ++i) {

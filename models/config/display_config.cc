@@ -528,7 +528,8 @@ const std::vector<ParamDecl>& display_adpf_params() {
         {"pid_d_over", "number >= 0", num(d.d_over), "PID_Do: D gain when the error grew"},
         {"pid_d_under", "number >= 0", num(d.d_under), "PID_Du: D gain when it shrank"},
         {"reporting_rate_limit", "duration", "111111110ns",
-         "ReportingRateLimitNs: reports under the target are batched until this passed since the last flush"},
+         "ReportingRateLimitNs, the preferred rate: under the target libandroid sends every report for this long "
+         "after first meeting it, then one per this (Android 14's rule); over it, at once"},
         {"stale_time_factor", "number > 0", num(d.stale_time_factor),
          "StaleTimeFactor: no flush for this x the target sets the threads' uclamp_min to 0"},
         {"target_cpu_percent", "int 1..100", std::to_string(d.target_cpu_percent),

@@ -21,21 +21,37 @@ AdpfSession::AdpfSession(const AdpfParams& params, Time target, std::function<vo
   stale_after_ = Time::ns(static_cast<int64_t>(static_cast<double>(target_.count()) * params_.stale_time_factor));
 }
 
-// PowerHintSession's constructor: setSessionUclampMin(UclampMin_Init).
-void AdpfSession::start() {
+// PowerHintSession's constructor: setSessionUclampMin(UclampMin_Init),
+// mLastUpdatedTime = now (the stale timer's start).
+void AdpfSession::start(Time now) {
   current_min_ = params_.uclamp_init;
+  last_flush_ = now;
   apply_(current_min_);
 }
 
-// libandroid's batching: a report under the target waits while the last
-// flush is within the preferred rate; anything else flushes the batch.
+// APerformanceHintSession::reportActualWorkDuration() (libandroid,
+// Android 14): over the target, send and forget when the target was first
+// met; under it, send within a rate of first meeting it (restarted after
+// two rates without meeting it), else only once a rate passed since the
+// last report sent under it. A held report waits in the batch.
 bool AdpfSession::report(Time actual, Time now) {
-  // HWUI reports only durations between 0.1 ms and 10 s.
-  if (actual < Time::us(100) || actual > Time::s(10)) return false;
+  // HWUI reports only durations above 0.1 ms and below 10 s.
+  if (actual <= Time::us(100) || actual >= Time::s(10)) return false;
   batch_prev_ = batch_len_ > 0 ? batch_last_ : previous_error_;
   batch_last_ = to_100us(actual - target_);
   ++batch_len_;
-  if (actual < target_ && now - last_flush_ <= params_.reporting_rate_limit) return false;
+  const Time rate = params_.reporting_rate_limit;
+  if (actual >= target_) {
+    first_met_set_ = false;
+  } else {
+    if (!first_met_set_ || !last_met_set_ || now - last_met_ > rate * 2) {
+      first_met_ = now;
+      first_met_set_ = true;
+    }
+    if (now - first_met_ > rate && now - last_met_ <= rate) return false;
+    last_met_ = now;
+    last_met_set_ = true;
+  }
   flush(now);
   return true;
 }

@@ -9,15 +9,22 @@
 // sched_setattr() write); the profile values of the Pixel 6's
 // powerhint-oriole.json (LineageOS/android_device_google_raviole
 // lineage-20, AdpfConfig REFRESH_90FPS); HWUI's DrawFrameTask (its target
-// and actual durations) and libandroid's performance_hint.cpp (the
-// batching), read in Android 13-era forks, not in Android 13 itself.
+// and actual durations), read in Android 13-era forks, not in Android 13
+// itself; libandroid's performance_hint.cpp (the batching) as Android 14
+// has it (mFirstTargetMetTimestamp / mLastTargetMetTimestamp). Android
+// 12's rule was another (a flush once rate, or 10 x rate under the
+// target, passed since the last); which one Android 13 ships is not
+// verified.
 //
 // What the session does (AdpfSession):
 //  - created with the threads' uclamp_min at UclampMin_Init;
-//  - the app reports each frame's actual work duration; libandroid
-//    buffers a report under the target until the preferred rate
-//    (ReportingRateLimitNs) has passed since the last flush, and flushes
-//    at once a report at or over it;
+//  - the app reports each frame's actual work duration; libandroid sends
+//    at once a report at or over the target (and forgets when the target
+//    was first met); under the target it sends every report for the
+//    first preferred rate (ReportingRateLimitNs) after the target was
+//    first met (again after a gap of two rates), then holds reports
+//    until a rate has passed since the last one it sent under the target;
+//    a held report joins the next batch;
 //  - each flush runs the PID over the batch, in 100 us units (error =
 //    actual - target, dt = target): P over the last sample (SamplingWindow_P
 //    1): (error > 0 ? PID_Po : PID_Pu) x error; D over the last sample:
@@ -65,8 +72,9 @@ class AdpfSession {
   // `apply(value)` writes uclamp_min `value` to the session's threads.
   AdpfSession(const AdpfParams& params, Time target, std::function<void(uint32_t)> apply);
 
-  // createHintSession(): the threads get UclampMin_Init.
-  void start();
+  // createHintSession() at `now`: the threads get UclampMin_Init; the
+  // stale timer runs from here (the caller arms it at stale_deadline()).
+  void start(Time now);
   // APerformanceHint_reportActualWorkDuration() at `now`. Returns whether
   // the batch was flushed to the HAL (the caller re-arms its stale timer
   // to stale_deadline()).
@@ -95,6 +103,9 @@ class AdpfSession {
   int64_t batch_last_ = 0, batch_prev_ = 0;
   int batch_len_ = 0;
   Time last_flush_ = Time::zero();
+  // libandroid's mFirstTargetMetTimestamp / mLastTargetMetTimestamp (unset: false).
+  bool first_met_set_ = false, last_met_set_ = false;
+  Time first_met_ = Time::zero(), last_met_ = Time::zero();
   bool stale_ = false;
 };
 

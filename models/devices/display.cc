@@ -2295,7 +2295,8 @@ void DisplayPipeline::adpf_report(const Frame& f) {
       k_.sched_setattr_uclamp(*ui_task_, v, std::nullopt);
       k_.sched_setattr_uclamp(*rt_task_, v, std::nullopt);
     });
-    hwui_adpf_->start();
+    hwui_adpf_->start(now);
+    adpf_stale_timer_.arm(hwui_adpf_->stale_deadline());
   }
   const Time actual = now - f.ui_start - rt_dequeue_wait_;
   if (!hwui_adpf_->report(actual, now)) return;
