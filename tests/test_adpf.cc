@@ -12,11 +12,35 @@
 using namespace schedlab;
 using namespace schedlab::time_literals;
 
-TEST_CASE("ADPF's PID moves uclamp_min by P and D over each flushed batch", "[adpf]") {
+TEST_CASE("ADPF with Android 13's batching: a report under the target waits for a rate since the last flush", "[adpf]") {
   std::vector<uint32_t> writes;
   // HWUI's target on gs101: app_duration 16.6 ms x 70% = 11.62 ms; dt =
   // 116 in the HAL's 100 us units. Preferred rate 111.11 ms.
   AdpfSession s(AdpfParams{}, 11620_us, [&](uint32_t v) { writes.push_back(v); });
+  s.start(Time::zero());
+  REQUIRE(writes == std::vector<uint32_t>{129});
+  // 9.62 ms at 1 ms: under the target within a rate of the session's
+  // creation (libandroid's mLastUpdateTimestamp starts there): cached.
+  CHECK_FALSE(s.report(9620_us, 1_ms));
+  // 13.92 ms: over the target: the batch goes at once. Errors -20 and
+  // 23: P = 2.0 x 23 = 46, D = 500 x 43 / 116 = 185.3 -> 185. 129 + 231.
+  CHECK(s.report(13920_us, 2_ms));
+  CHECK(s.uclamp_min() == 360u);
+  // Light frames (error -100): cached until a rate after the last flush
+  // (2 ms): 3 ms waits, 120 ms sends both: P -100, D 0.
+  CHECK_FALSE(s.report(1620_us, 3_ms));
+  CHECK(s.report(1620_us, 120_ms));
+  CHECK(s.uclamp_min() == 260u);
+  CHECK(s.stale_deadline() == 352400_us);  // 120 ms + 20 x 11.62 ms
+}
+
+TEST_CASE("ADPF's PID moves uclamp_min by P and D over each flushed batch (Android 14's batching)", "[adpf]") {
+  std::vector<uint32_t> writes;
+  // HWUI's target on gs101: app_duration 16.6 ms x 70% = 11.62 ms; dt =
+  // 116 in the HAL's 100 us units. Preferred rate 111.11 ms.
+  AdpfParams params;
+  params.batching = AdpfBatching::kAndroid14;
+  AdpfSession s(params, 11620_us, [&](uint32_t v) { writes.push_back(v); });
   s.start(Time::zero());
   REQUIRE(writes == std::vector<uint32_t>{129});  // UclampMin_Init
   CHECK(s.stale_deadline() == 232400_us);         // 20 x 11.62 ms from the start
@@ -72,8 +96,8 @@ TEST_CASE("ADPF's uclamp_min stays within UclampMin_Low and UclampMin_High", "[a
   std::vector<uint32_t> writes;
   AdpfSession s(AdpfParams{}, 11620_us, [&](uint32_t v) { writes.push_back(v); });
   s.start(Time::zero());
-  // Light frames 112 ms apart, each sent (the first meets the target; the
-  // next come more than a rate after the last one sent): -100 a flush
+  // Light frames 112 ms apart, each sent (each more than a rate after the
+  // last flush): -100 a flush
   // (1.62 ms against 11.62 ms) from 129 reaches the floor, 2.
   Time t = Time::zero();
   for (int i = 0; i < 3; ++i) {
@@ -107,6 +131,7 @@ TEST_CASE("a display's adpf needs uclamp and names a bad key", "[adpf][config]")
   REQUIRE(d.adpf);
   CHECK(d.adpf->uclamp_init == 100u);
   CHECK(d.adpf->uclamp_high == 384u);
+  CHECK(d.adpf->batching == AdpfBatching::kAndroid13);
   try {
     load_scenario_yaml(head + ", uclamp: {enabled: true}}\n" + display.substr(0, display.find("adpf")) +
                            "adpf: {pid_p_over: fast}\ntasks: [{name: t, events: [{run: 1ms}]}]\n",

@@ -70,6 +70,9 @@ AdpfParams load_adpf(const YamlDoc& doc, const YAML::Node& node, const std::stri
   a.stale_time_factor = read_gain(r, "stale_time_factor", a.stale_time_factor);
   if (!(a.stale_time_factor > 0)) fail(doc, *r.find("stale_time_factor"), r.path("stale_time_factor"), "must be > 0");
   r.read("target_cpu_percent", a.target_cpu_percent, 1, 100);
+  std::string batching = a.batching == AdpfBatching::kAndroid14 ? "android14" : "android13";
+  r.read_choice("batching", batching, {"android13", "android14"});
+  a.batching = batching == "android14" ? AdpfBatching::kAndroid14 : AdpfBatching::kAndroid13;
   return a;
 }
 
@@ -528,8 +531,11 @@ const std::vector<ParamDecl>& display_adpf_params() {
         {"pid_d_over", "number >= 0", num(d.d_over), "PID_Do: D gain when the error grew"},
         {"pid_d_under", "number >= 0", num(d.d_under), "PID_Du: D gain when it shrank"},
         {"reporting_rate_limit", "duration", "111111110ns",
-         "ReportingRateLimitNs, the preferred rate: under the target libandroid sends every report for this long "
-         "after first meeting it, then one per this (Android 14's rule); over it, at once"},
+         "ReportingRateLimitNs, the preferred rate of libandroid's batching of reports under the target (over it: "
+         "sent at once)"},
+        {"batching", "android13 | android14", "android13",
+         "libandroid's batching: android13 holds a report under the target while the last flush is within the "
+         "rate; android14 sends every one for a rate after first meeting the target, then one per rate"},
         {"stale_time_factor", "number > 0", num(d.stale_time_factor),
          "StaleTimeFactor: no flush for this x the target sets the threads' uclamp_min to 0"},
         {"target_cpu_percent", "int 1..100", std::to_string(d.target_cpu_percent),

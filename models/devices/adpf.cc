@@ -29,11 +29,13 @@ void AdpfSession::start(Time now) {
   apply_(current_min_);
 }
 
-// APerformanceHintSession::reportActualWorkDuration() (libandroid,
-// Android 14): over the target, send and forget when the target was first
-// met; under it, send within a rate of first meeting it (restarted after
-// two rates without meeting it), else only once a rate passed since the
-// last report sent under it. A held report waits in the batch.
+// APerformanceHintSession::reportActualWorkDuration() (libandroid).
+// Android 13: a report under the target is cached while the last flush
+// (mLastUpdateTimestamp, set at creation too) is within the rate. Android
+// 14: over the target, send and forget when the target was first met;
+// under it, send within a rate of first meeting it (restarted after two
+// rates without meeting it), else only once a rate passed since the last
+// report sent under it. A held report waits in the batch.
 bool AdpfSession::report(Time actual, Time now) {
   // HWUI reports only durations above 0.1 ms and below 10 s.
   if (actual <= Time::us(100) || actual >= Time::s(10)) return false;
@@ -41,7 +43,9 @@ bool AdpfSession::report(Time actual, Time now) {
   batch_last_ = to_100us(actual - target_);
   ++batch_len_;
   const Time rate = params_.reporting_rate_limit;
-  if (actual >= target_) {
+  if (params_.batching == AdpfBatching::kAndroid13) {
+    if (actual < target_ && now - last_flush_ <= rate) return false;
+  } else if (actual >= target_) {
     first_met_set_ = false;
   } else {
     if (!first_met_set_ || !last_met_set_ || now - last_met_ > rate * 2) {

@@ -10,21 +10,21 @@
 // powerhint-oriole.json (LineageOS/android_device_google_raviole
 // lineage-20, AdpfConfig REFRESH_90FPS); HWUI's DrawFrameTask (its target
 // and actual durations), read in Android 13-era forks, not in Android 13
-// itself; libandroid's performance_hint.cpp (the batching) as Android 14
-// has it (mFirstTargetMetTimestamp / mLastTargetMetTimestamp). Android
-// 12's rule was another (a flush once rate, or 10 x rate under the
-// target, passed since the last); which one Android 13 ships is not
-// verified.
+// itself; libandroid's performance_hint.cpp (the batching) in two
+// versions (AdpfBatching): Android 13's, read in
+// weritos666/android_frameworks_base 3166f1c (a fork whose API surface is
+// Android 13's: no sendHint() or setThreads(), which Android 14 added),
+// and Android 14's (mFirstTargetMetTimestamp / mLastTargetMetTimestamp).
 //
 // What the session does (AdpfSession):
 //  - created with the threads' uclamp_min at UclampMin_Init;
 //  - the app reports each frame's actual work duration; libandroid sends
-//    at once a report at or over the target (and forgets when the target
-//    was first met); under the target it sends every report for the
-//    first preferred rate (ReportingRateLimitNs) after the target was
-//    first met (again after a gap of two rates), then holds reports
-//    until a rate has passed since the last one it sent under the target;
-//    a held report joins the next batch;
+//    a report at or over the target at once; under the target, Android 13
+//    holds it while the last flush is within the preferred rate
+//    (ReportingRateLimitNs), while Android 14 sends every report for the
+//    first rate after the target was first met (again after a gap of two
+//    rates), then holds them until a rate has passed since the last one
+//    it sent under the target; a held report joins the next batch;
 //  - each flush runs the PID over the batch, in 100 us units (error =
 //    actual - target, dt = target): P over the last sample (SamplingWindow_P
 //    1): (error > 0 ? PID_Po : PID_Pu) x error; D over the last sample:
@@ -51,6 +51,9 @@
 
 namespace schedlab {
 
+// libandroid's batching of reports under the target (see above).
+enum class AdpfBatching : uint8_t { kAndroid13, kAndroid14 };
+
 // One power HAL AdpfConfig profile, plus HWUI's target share. Defaults:
 // REFRESH_90FPS of the Pixel 6 on Android 13 (raviole lineage-20
 // powerhint-oriole.json l.1902-1923) and HWUI's targetCpuTimePercentage 70.
@@ -65,6 +68,7 @@ struct AdpfParams {
   Time reporting_rate_limit = Time::ns(111111110);  // ReportingRateLimitNs (the preferred rate)
   double stale_time_factor = 20.0;              // StaleTimeFactor
   int target_cpu_percent = 70;  // HWUI: target = (deadline - intended vsync) x this / 100
+  AdpfBatching batching = AdpfBatching::kAndroid13;  // libandroid's version
 };
 
 class AdpfSession {
