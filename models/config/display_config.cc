@@ -49,15 +49,12 @@ AdpfParams load_adpf(const YamlDoc& doc, const YAML::Node& node, const std::stri
   if (!kernel.uclamp)
     r.fail_here("ADPF writes the threads' uclamp_min: it needs kernel.uclamp.enabled: true (CONFIG_UCLAMP_TASK)");
   AdpfParams a;
-  int v = static_cast<int>(a.uclamp_init);
-  r.read("uclamp_init", v, 0, 1024);
-  a.uclamp_init = static_cast<uint32_t>(v);
-  v = static_cast<int>(a.uclamp_high);
-  r.read("uclamp_high", v, 0, 1024);
-  a.uclamp_high = static_cast<uint32_t>(v);
-  v = static_cast<int>(a.uclamp_low);
-  r.read("uclamp_low", v, 0, 1024);
-  a.uclamp_low = static_cast<uint32_t>(v);
+  for (auto [key, out] : {std::pair{"uclamp_init", &a.uclamp_init}, {"uclamp_high", &a.uclamp_high},
+                          {"uclamp_low", &a.uclamp_low}}) {
+    int v = static_cast<int>(*out);
+    r.read(key, v, 0, 1024);
+    *out = static_cast<uint32_t>(v);
+  }
   if (a.uclamp_low > a.uclamp_high)
     fail(doc, *r.find(r.has("uclamp_low") ? "uclamp_low" : "uclamp_high"),
          r.path(r.has("uclamp_low") ? "uclamp_low" : "uclamp_high"),

@@ -560,7 +560,10 @@ class Kernel : public InstantEndHook, public EventHandler {
     std::vector<CpuUtil> utils;  // scratch for cpufreq_update_util(), one per CPU
     std::vector<const Rq*> rqs;  // the run-queues of `cpus`, in the same order
     SchedutilGovernor* sugov = nullptr;  // `governor` when it is schedutil (called directly)
-    bool sched_pixel = false;            // `governor` is sched_pixel (the Pixel vendor module's hooks apply)
+    // The governor's reads_runnable_boost() and iowait_needs_uclamp_boost(),
+    // cached for the hooks.
+    bool reads_runnable_boost = true;
+    bool iowait_needs_uclamp_boost = false;
     // The slow path of schedutil or sched_pixel (the driver has no fast
     // switch): the policy's sugov:N kthread and sg_policy->work_in_progress.
     std::unique_ptr<SugovKthread> sugov_kthread;

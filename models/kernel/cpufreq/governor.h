@@ -264,6 +264,20 @@ class CpufreqGovernor {
   // (read by the governors that clamp by uclamp).
   virtual void set_uclamp_used() {}
 
+  // What the scheduler side does with this governor, mainline's by
+  // default (sched_pixel's vendor module differs; the Kernel caches these
+  // per frequency domain at set-up):
+  // build_perf_domains() allows EAS (mainline: schedutil only).
+  virtual bool enables_eas() const { return false; }
+  // sugov_get_util() reads 6.5+'s runnable-boosted CFS util.
+  virtual bool reads_runnable_boost() const { return true; }
+  // enqueue_task_fair() passes the iowait flag only for a task with a
+  // uclamp_min boost (a vendor hook; mainline: for every I/O waiter).
+  virtual bool iowait_needs_uclamp_boost() const { return false; }
+  // The slow path's sugov:N kthread: SCHED_FIFO at this priority, or
+  // SCHED_DEADLINE (schedutil's sugov_kthread_create()) when 0.
+  virtual int slow_path_fifo_priority() const { return 0; }
+
   // policy->cur as this governor last set it (assumes the driver applies
   // every request).
   uint64_t cur_khz() const { return policy_.cur_khz; }
@@ -407,6 +421,7 @@ class SchedutilGovernor final : public CpufreqGovernor {
   bool fast_switch() const { return params_.fast_switch; }  // policy->fast_switch_enabled
   bool slow_path() const override { return !params_.fast_switch; }
   uint64_t requested_khz() const override { return next_freq_; }
+  bool enables_eas() const override { return true; }
   uint64_t iowait_boost(size_t cpu) const { return cpus_.at(cpu).iowait_boost; }
   uint64_t cpu_util(size_t cpu) const { return cpus_.at(cpu).util; }  // sg_cpu->util after the last evaluation
   Time cpu_last_update(size_t cpu) const { return cpus_.at(cpu).last_update; }  // sg_cpu->last_update

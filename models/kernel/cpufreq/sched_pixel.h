@@ -81,6 +81,14 @@ class SchedPixelGovernor final : public CpufreqGovernor {
   bool slow_path() const override { return !params_.fast_switch; }
   uint64_t requested_khz() const override { return next_freq_; }
   void set_uclamp_used() override { params_.uclamp_used = true; }
+  // Mainline EAS stands in for the vendor module's placement (above).
+  bool enables_eas() const override { return true; }
+  // cpu_util_cfs_group_mod(): no runnable boost.
+  bool reads_runnable_boost() const override { return false; }
+  // rvh_set_iowait_pixel_mod(): the flag only if uclamp_boosted(p).
+  bool iowait_needs_uclamp_boost() const override { return true; }
+  // sugov_kthread_create(): SCHED_FIFO, MAX_USER_RT_PRIO / 2.
+  int slow_path_fifo_priority() const override { return 50; }
 
   Time up_rate_delay() const { return up_rate_delay_; }      // up_rate_delay_ns
   Time down_rate_delay() const { return down_rate_delay_; }  // down_rate_delay_ns

@@ -29,8 +29,8 @@ SugovKthread::SugovKthread(Kernel& k, size_t domain, Time work, Time wait)
       wait_timer_(k.sim().queue(), this, 0, kTierTimer) {
   const Kernel::FreqDomain& d = k.domains_[domain];
   const std::string comm = fmt::format("sugov:{}", d.cpus.front());
-  if (d.sched_pixel) {
-    task_ = &k.create_task(comm, "sugov", Policy::kFifo, 0, kSchedPixelKthreadPrio, d.cpus, true);
+  if (const int prio = d.governor->slow_path_fifo_priority(); prio > 0) {
+    task_ = &k.create_task(comm, "sugov", Policy::kFifo, 0, prio, d.cpus, true);
   } else {
     task_ = &k.create_task(comm, "sugov", Policy::kDeadline, 0, 0, d.cpus, true);
     task_->dl.dl_runtime = Time::ms(1);

@@ -37,9 +37,6 @@ namespace schedlab {
 class Kernel;
 struct Task;
 
-// sched_pixel's sugov:N priority: MAX_USER_RT_PRIO / 2.
-inline constexpr int kSchedPixelKthreadPrio = 50;
-
 class SugovKthread final : public TaskBody, public EventHandler {
  public:
   // sugov_kthread_create(): the task, started at the policy's first switch.

@@ -77,7 +77,8 @@ void Kernel::setup_platform(const PlatformParams& platform) {
     d.cur_khz = d.governor->start(policy, Time::zero());
     d.utils.resize(d.cpus.size());
     d.sugov = dynamic_cast<SchedutilGovernor*>(d.governor.get());
-    d.sched_pixel = d.governor->name() == "sched_pixel";
+    d.reads_runnable_boost = d.governor->reads_runnable_boost();
+    d.iowait_needs_uclamp_boost = d.governor->iowait_needs_uclamp_boost();
     domains_.push_back(std::move(d));
   }
   if (domains_.size() > 64) throw ModelError(fmt::format("{} frequency domains: at most 64 are supported", domains_.size()));
@@ -100,12 +101,10 @@ void Kernel::setup_platform(const PlatformParams& platform) {
   // sched_is_eas_possible() + build_perf_domains() (6.12 topology.c): EAS
   // needs asymmetric capacities, an energy model for every performance
   // domain and schedutil as every policy's governor.
-  // sched_pixel counts as schedutil here: on a Pixel mainline EAS is off
-  // (not schedutil) and the vendor module's own energy-aware placement
-  // (its rvh_select_task_rq_fair hook) places tasks instead; mainline EAS
-  // stands in for it (sched_pixel.h: what that implies).
+  // (sched_pixel too: mainline EAS stands in for the vendor module's
+  // placement, sched_pixel.h.)
   energy_enabled_ = asym_capacity_ && std::all_of(domains_.begin(), domains_.end(), [](const FreqDomain& d) {
-                      return d.em != nullptr && (d.sugov != nullptr || d.sched_pixel);
+                      return d.em != nullptr && d.governor->enables_eas();
                     });
   // rd->pd: build_perf_domains() walks the CPUs in order and prepends each
   // new domain, so the list starts with the domain of the highest-numbered
@@ -133,7 +132,7 @@ void Kernel::setup_sugov_kthreads(const PlatformParams& platform) {
 // iowait flag only for a task with a uclamp_min boost (uclamp_boosted());
 // mainline passes it for every task waking from I/O.
 unsigned Kernel::cpufreq_iowait_flag(const Rq& rq, const Task& p) const {
-  if (rq.domain >= 0 && domains_[static_cast<size_t>(rq.domain)].sched_pixel &&
+  if (rq.domain >= 0 && domains_[static_cast<size_t>(rq.domain)].iowait_needs_uclamp_boost &&
       !(uclamp_used_ && uclamp_eff_value(p, kUclampMin) > 0))
     return 0;
   return kSchedCpufreqIowait;
@@ -255,12 +254,12 @@ void Kernel::cpufreq_update_util(Rq& rq, unsigned flags) {
   // zeroed here.
   const size_t n = d.rqs.size();
   CpuUtil* const utils = d.utils.data();
-  // sched_pixel's sugov_get_util() reads cpu_util_cfs_group_mod(): no
-  // runnable boost (with no vendor group capped, cpu_util_cfs()).
+  // A governor that reads no runnable boost (sched_pixel's
+  // cpu_util_cfs_group_mod()) gets cpu_util_cfs().
   for (size_t i = 0; i < n; ++i) {
     const Rq& r = *d.rqs[i];
     CpuUtil& u = utils[i];
-    u.util_cfs = d.sched_pixel ? cpu_util_cfs(r) : cpu_util_cfs_boost(r);  // sugov_get_util()
+    u.util_cfs = d.reads_runnable_boost ? cpu_util_cfs_boost(r) : cpu_util_cfs(r);  // sugov_get_util()
     u.util_rt = r.avg_rt.util_avg;
     u.rt_runnable = r.rt.rt_nr_running > 0 && !r.rt.rt_throttled;
     u.bw_dl = cpu_bw_dl(r);
