@@ -141,3 +141,114 @@ TEST_CASE("a display's adpf needs uclamp and names a bad key", "[adpf][config]")
     CHECK(e.key_path() == "devices[0].adpf.pid_p_over");
   }
 }
+
+TEST_CASE("SurfaceFlinger's ADPF session: every report that differs goes out, an equal one waits up to 80 ms",
+          "[adpf]") {
+  std::vector<uint32_t> writes;
+  AdpfParams params;
+  params.batching = AdpfBatching::kSurfaceFlinger;
+  // Created with PowerAdvisor's kDefaultTarget, 16 ms: stale after 20 x 16
+  // ms; then each commit sets the vsync period, 11111111 ns at 90 Hz (dt
+  // 111 in 100 us units).
+  AdpfSession s(params, 16_ms, [&](uint32_t v) { writes.push_back(v); });
+  s.start(Time::zero());
+  REQUIRE(writes == std::vector<uint32_t>{129});
+  CHECK(s.stale_deadline() == 320_ms);
+  s.set_target(Time::ns(11111111));
+  CHECK(s.stale_deadline() == 320_ms);  // the timer moves at the next flush
+  // The first report goes out: error (3 ms - 11.111111 ms) / 100 us =
+  // -81.1 -> -81; P = 1.0 x -81; D: a fall, 0. 129 - 81 = 48.
+  CHECK(s.report(3_ms, 10_ms));
+  CHECK(s.uclamp_min() == 48u);
+  // The same duration 11 ms later: held (equal to the last sent, the last
+  // send within 80 ms).
+  CHECK_FALSE(s.report(3_ms, 21_ms));
+  // 85 ms after the last send: out, the batch of two: P over the last,
+  // -81; D 0. 48 - 81 is held at UclampMin_Low, 2.
+  CHECK(s.report(3_ms, 95_ms));
+  CHECK(s.uclamp_min() == 2u);
+  // A different duration goes out at once: 9 ms, error -21: P -21; D = 500
+  // x (-21 - -81) / 111 = 270.3 -> 270. 2 + 249 = 251.
+  CHECK(s.report(9_ms, 100_ms));
+  CHECK(s.uclamp_min() == 251u);
+  CHECK(s.stale_deadline() == Time::ns(100000000 + 222222220));  // 20 x 11111111 ns from the flush
+  // SF reports even 50 us (HWUI's 0.1 ms floor is libandroid's caller's):
+  // error -110 (-110.6); P -110; D a fall. 141.
+  CHECK(s.report(50_us, 101_ms));
+  CHECK(s.uclamp_min() == 141u);
+  // 1 ms: error -101; P -101; D = 500 x 9 / 111 = 40.5 -> 40. 80.
+  CHECK(s.report(1_ms, 102_ms));
+  CHECK(s.uclamp_min() == 80u);
+  CHECK(writes.back() == 80u);
+  const Time stale_at = Time::ns(102000000 + 222222220);
+  CHECK(s.stale_deadline() == stale_at);
+  s.stale_check(stale_at - 1_ns);
+  CHECK_FALSE(s.stale());
+  s.stale_check(stale_at);
+  CHECK(s.stale());
+  CHECK(writes.back() == 0u);
+  CHECK(s.uclamp_min() == 80u);
+  // DISPLAY_UPDATE_IMMINENT at 400 ms: no report for the stale time
+  // (isTimeout()), so max(80, UclampMin_Init 129) goes back on the thread
+  // and the stale timer restarts from now.
+  s.wake_imminent(400_ms);
+  CHECK_FALSE(s.stale());
+  CHECK(s.uclamp_min() == 129u);
+  CHECK(writes.back() == 129u);
+  CHECK(s.stale_deadline() == Time::ns(400000000 + 222222220));
+  // isTimeout() counts from the last report, not the wake-up: a second
+  // hint at 450 ms writes again and moves the timer again.
+  s.wake_imminent(450_ms);
+  CHECK(writes.size() == 9u);
+  CHECK(s.stale_deadline() == Time::ns(450000000 + 222222220));
+  s.stale_check(Time::ns(400000000 + 222222220));
+  CHECK_FALSE(s.stale());
+  s.stale_check(Time::ns(450000000 + 222222220));
+  CHECK(s.stale());
+}
+
+TEST_CASE("DISPLAY_UPDATE_IMMINENT only restarts the stale timer of a session that reported lately", "[adpf]") {
+  std::vector<uint32_t> writes;
+  AdpfSession s(AdpfParams{}, 11620_us, [&](uint32_t v) { writes.push_back(v); });
+  s.start(Time::zero());
+  CHECK(s.stale_deadline() == 232400_us);
+  s.wake_imminent(10_ms);  // 10 ms < 232.4 ms since the start: not timed out
+  CHECK(writes == std::vector<uint32_t>{129});
+  CHECK(s.stale_deadline() == 242400_us);
+}
+
+TEST_CASE("a display's sf_adpf reads the profile and SurfaceFlinger's own keys", "[adpf][config]") {
+  const std::string head =
+      "platform: {cpus: 2}\n"
+      "kernel: {version: \"6.12\", uclamp: {enabled: true}}\n"
+      "devices:\n"
+      "  - name: d\n"
+      "    model: display\n";
+  const std::string tail = "tasks: [{name: t, events: [{run: 1ms}]}]\n";
+  const ScenarioParams p = load_scenario_yaml(
+      head + "    sf_adpf: {uclamp_init: 100, report_timeout: 40ms, allowed_actual_deviation: 10us}\n" + tail, "a.yaml");
+  const auto& d = std::get<DisplayParams>(p.devices.at(0).params);
+  CHECK_FALSE(d.adpf);
+  REQUIRE(d.sf_adpf);
+  CHECK(d.sf_adpf->batching == AdpfBatching::kSurfaceFlinger);
+  CHECK(d.sf_adpf->uclamp_init == 100u);
+  CHECK(d.sf_adpf->uclamp_low == 2u);
+  CHECK(d.sf_adpf->sf_report_timeout == 40_ms);
+  CHECK(d.sf_adpf->sf_allowed_deviation == 10_us);
+  CHECK(d.update_imminent_timeout == 80_ms);
+  // HWUI's keys are not SurfaceFlinger's.
+  try {
+    load_scenario_yaml(head + "    sf_adpf: {target_cpu_percent: 70}\n" + tail, "b.yaml");
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.key_path() == "devices[0].sf_adpf.target_cpu_percent");
+  }
+  // The hint wakes sessions: without one, its timeout is refused.
+  try {
+    load_scenario_yaml(head + "    update_imminent_timeout: 50ms\n" + tail, "c.yaml");
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.key_path() == "devices[0].update_imminent_timeout");
+    CHECK_THAT(e.message(), Catch::Contains("adpf or sf_adpf"));
+  }
+}

@@ -373,6 +373,8 @@ TEST_CASE("Every shipped overlay applies to its experiments", "[cli][overlay]") 
       {"sched_pixel_gs101.yaml", {"teo_tick_geekbench", "teo_tick_jetnews"}},
       {"adpf_uclamp_jetnews.yaml", {"teo_tick_jetnews"}},
       {"adpf_pid_jetnews.yaml", {"teo_tick_jetnews"}},
+      {"adpf_pid_android14_jetnews.yaml", {"teo_tick_jetnews"}},
+      {"adpf_pid_sf_held_jetnews.yaml", {"teo_tick_jetnews"}},
       {"android_uclamp_gs101.yaml", {"teo_tick_geekbench", "teo_tick_jetnews"}},
   };
   size_t shipped = 0;

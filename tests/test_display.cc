@@ -2526,3 +2526,51 @@ TEST_CASE("display: the composer's hardware-vsync waits turn vblank on before th
   CHECK(vblank[0].t < commits.starts[0].t);
   CHECK(vblank[1].t == P(last + 1));
 }
+
+// SurfaceFlinger's own ADPF session (sf_adpf) on the common rig, uclamp
+// in use: SF wakes on time at S(k) and presents at E = S(k) + 1.5 ms, so
+// PowerAdvisor's estimate is max(flinger 1.5 ms, total 1.5 ms x period /
+// sf_duration = 1500000 x 8333333 / 7333333 = 1704545 ns) + 1 ms =
+// 2704545 ns against the vsync period, 8333333: error -56 in the HAL's
+// 100 us units (-56.3), P = 1.0 x -56 each report.
+TEST_CASE("display: SurfaceFlinger's hint session reports each new estimate and is woken by the next window",
+          "[display][adpf]") {
+  ScenarioParams sp = exact_scenario("6.12", 1000, 3);
+  sp.kernel.uclamp = true;
+  sp.kernel.uclamp_min_rt_default = 0;  // a Pixel's init.gs101.rc
+  DisplayParams dp = fixed_params();
+  dp.sf_adpf = AdpfParams{};
+  dp.sf_adpf->batching = AdpfBatching::kSurfaceFlinger;
+  Rig r(dp, sp);
+  r.build();
+  const Task& sf = r.disp->sf_task();
+  const auto sf_min = [&] { return sf.uclamp_req[kUclampMin].value; };
+  const Time e14 = S(14) + Time::us(1500);
+  r.run(e14 - Time::ns(1));
+  CHECK(sf_min() == 0u);  // created at SF's first frame's present, 129 then the report
+  r.run(e14 + Time::ns(1));
+  REQUIRE(r.disp->sf_adpf());
+  CHECK(r.disp->sf_adpf()->target() == Time::ns(kPeriod));
+  CHECK(sf_min() == 129u - 56u);
+  // Frames 15 .. 23 give the same estimate within 80 ms of the last send:
+  // held; frame 24's goes 83.3 ms after frame 14's: 73 - 56 = 17.
+  r.run(S(24));
+  CHECK(sf_min() == 73u);
+  const Time e24 = S(24) + Time::us(1500);
+  r.run(e24 + Time::ns(1));
+  CHECK(sf_min() == 17u);
+  // No report for 20 x 8333333 ns after frame 24's: stale, 0 (frame 25's
+  // was held).
+  r.run(e24 + Time::ns(166666660 - 1));
+  CHECK(sf_min() == 17u);
+  r.run(e24 + Time::ns(166666660 + 1));
+  CHECK(sf_min() == 0u);
+  // The collapse window's first frame (k = 146): RenderThread's
+  // queueBuffer at W(146) + 5 ms is a scheduleCommit() 1 s after the last:
+  // DISPLAY_UPDATE_IMMINENT gives SF max(17, 129); its report then (the
+  // same estimate, the last send long ago) takes 56 off.
+  r.run(W(146) + Time::ms(5) + Time::ns(1));
+  CHECK(sf_min() == 129u);
+  r.run(S(146) + Time::us(1500) + Time::ns(1));
+  CHECK(sf_min() == 73u);
+}

@@ -834,8 +834,10 @@ std::vector<ParamSection> devices_schema() {
       {"devices[] (model: display)", "an app layer's display pipeline: vsync, UI thread, RenderThread, "
        "SurfaceFlinger, FrameTimeline", &display_params()},
       {"display thread", "ui_thread / render_thread / sf_thread of a display", &display_thread_params()},
-      {"display adpf", "a display's ADPF hint session (models/devices/adpf.h; the Pixel power HAL's PID)",
+      {"display adpf", "a display's HWUI ADPF hint session (models/devices/adpf.h; the Pixel power HAL's PID)",
        &display_adpf_params()},
+      {"display sf_adpf", "a display's SurfaceFlinger ADPF hint session (models/devices/adpf.h)",
+       &display_sf_adpf_params()},
       {"service_time", "a distribution (a bare duration is fixed)", &distribution_params()},
       {"irq_thread", "a GPU's threaded job-interrupt handler (irq/NN-name; kernel/irq/manage.c)", &irq_thread_params()},
       {"queue_work", "value of a queue_work event", &queue_work_params()},

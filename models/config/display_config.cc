@@ -44,8 +44,10 @@ double read_gain(const MapReader& r, const char* key, double value) {
   return value;
 }
 
-AdpfParams load_adpf(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const KernelParams& kernel) {
-  MapReader r(doc, node, path, display_adpf_params());
+// The power HAL profile's keys, shared by HWUI's and SurfaceFlinger's
+// sessions.
+AdpfParams load_adpf_profile(MapReader& r, const KernelParams& kernel) {
+  const YamlDoc& doc = r.doc();
   if (!kernel.uclamp)
     r.fail_here("ADPF writes the threads' uclamp_min: it needs kernel.uclamp.enabled: true (CONFIG_UCLAMP_TASK)");
   AdpfParams a;
@@ -63,13 +65,29 @@ AdpfParams load_adpf(const YamlDoc& doc, const YAML::Node& node, const std::stri
   a.p_under = read_gain(r, "pid_p_under", a.p_under);
   a.d_over = read_gain(r, "pid_d_over", a.d_over);
   a.d_under = read_gain(r, "pid_d_under", a.d_under);
-  r.read("reporting_rate_limit", a.reporting_rate_limit, Bound::kNonNegative);
   a.stale_time_factor = read_gain(r, "stale_time_factor", a.stale_time_factor);
   if (!(a.stale_time_factor > 0)) fail(doc, *r.find("stale_time_factor"), r.path("stale_time_factor"), "must be > 0");
+  return a;
+}
+
+AdpfParams load_adpf(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const KernelParams& kernel) {
+  MapReader r(doc, node, path, display_adpf_params());
+  AdpfParams a = load_adpf_profile(r, kernel);
+  r.read("reporting_rate_limit", a.reporting_rate_limit, Bound::kNonNegative);
   r.read("target_cpu_percent", a.target_cpu_percent, 1, 100);
   std::string batching = a.batching == AdpfBatching::kAndroid14 ? "android14" : "android13";
   r.read_choice("batching", batching, {"android13", "android14"});
   a.batching = batching == "android14" ? AdpfBatching::kAndroid14 : AdpfBatching::kAndroid13;
+  return a;
+}
+
+AdpfParams load_sf_adpf(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                        const KernelParams& kernel) {
+  MapReader r(doc, node, path, display_sf_adpf_params());
+  AdpfParams a = load_adpf_profile(r, kernel);
+  a.batching = AdpfBatching::kSurfaceFlinger;
+  r.read("report_timeout", a.sf_report_timeout, Bound::kNonNegative);
+  r.read("allowed_actual_deviation", a.sf_allowed_deviation, Bound::kNonNegative);
   return a;
 }
 
@@ -226,6 +244,9 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
   r.read("inject_sync_cost", p.inject_sync_cost, Bound::kNonNegative);
   r.read("sf_input_sync_cost", p.sf_input_sync_cost, Bound::kNonNegative);
   if (auto n = r.find("adpf")) p.adpf = load_adpf(doc, *n, r.path("adpf"), s.kernel);
+  if (auto n = r.find("sf_adpf")) p.sf_adpf = load_sf_adpf(doc, *n, r.path("sf_adpf"), s.kernel);
+  keys_need({"update_imminent_timeout"}, p.adpf || p.sf_adpf, "adpf or sf_adpf (it wakes their sessions)");
+  r.read("update_imminent_timeout", p.update_imminent_timeout, Bound::kNonNegative);
   if (r.has("gpu")) p.gpu = ref_name(doc, r, "gpu", gpus, "gpu");
   if (r.has("gpu_submit_wq")) {
     if (p.gpu.empty()) fail(doc, *r.find("gpu_submit_wq"), r.path("gpu_submit_wq"), "gpu_submit_wq needs gpu: NAME");
@@ -507,17 +528,25 @@ const std::vector<ParamDecl>& display_params() {
         {"adpf", "map (see display adpf)", "none",
          "HWUI's ADPF hint session: the Pixel power HAL's PID moves the UI thread's and RenderThread's uclamp_min "
          "from each frame's work duration (needs kernel.uclamp.enabled)"},
+        {"sf_adpf", "map (see display sf_adpf)", "none",
+         "SurfaceFlinger's own ADPF hint session (Android 13 QPR1+, debug.sf.enable_adpf_cpu_hint): the PID moves "
+         "its main thread's uclamp_min from each composited frame's estimated work against the vsync period "
+         "(needs kernel.uclamp.enabled)"},
+        {"update_imminent_timeout", "duration", duration_text(d.update_imminent_timeout),
+         "debug.sf.display_update_imminent_timeout_ms: a scheduleCommit() this long after the previous one sends "
+         "DISPLAY_UPDATE_IMMINENT, which wakes stale hint sessions (with adpf or sf_adpf)"},
     });
     return v;
   }();
   return decls;
 }
 
-const std::vector<ParamDecl>& display_adpf_params() {
-  static const std::vector<ParamDecl> decls = [] {
-    const AdpfParams d;
-    const auto num = [](double x) { return fmt::format("{:g}", x); };
-    return std::vector<ParamDecl>{
+namespace {
+// The power HAL profile's keys (load_adpf_profile()).
+std::vector<ParamDecl> adpf_profile_decls() {
+  const AdpfParams d;
+  const auto num = [](double x) { return fmt::format("{:g}", x); };
+  return std::vector<ParamDecl>{
         {"uclamp_init", "int 0..1024", std::to_string(d.uclamp_init),
          "UclampMin_Init: the threads' uclamp_min when the session starts (defaults: the Pixel 6's REFRESH_90FPS "
          "profile, Android 13)"},
@@ -527,17 +556,46 @@ const std::vector<ParamDecl>& display_adpf_params() {
         {"pid_p_under", "number >= 0", num(d.p_under), "PID_Pu: P gain when it ran under"},
         {"pid_d_over", "number >= 0", num(d.d_over), "PID_Do: D gain when the error grew"},
         {"pid_d_under", "number >= 0", num(d.d_under), "PID_Du: D gain when it shrank"},
-        {"reporting_rate_limit", "duration", "111111110ns",
-         "ReportingRateLimitNs, the preferred rate of libandroid's batching of reports under the target (over it: "
-         "sent at once)"},
-        {"batching", "android13 | android14", "android13",
-         "libandroid's batching: android13 holds a report under the target while the last flush is within the "
-         "rate; android14 sends every one for a rate after first meeting the target, then one per rate"},
         {"stale_time_factor", "number > 0", num(d.stale_time_factor),
-         "StaleTimeFactor: no flush for this x the target sets the threads' uclamp_min to 0"},
-        {"target_cpu_percent", "int 1..100", std::to_string(d.target_cpu_percent),
-         "HWUI's targetCpuTimePercentage: target = app_duration x this / 100"},
-    };
+         "StaleTimeFactor: no report for this x the target sets the threads' uclamp_min to 0"},
+  };
+}
+}  // namespace
+
+const std::vector<ParamDecl>& display_adpf_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const AdpfParams d;
+    std::vector<ParamDecl> v = adpf_profile_decls();
+    v.insert(v.end(),
+             {
+                 {"reporting_rate_limit", "duration", "111111110ns",
+                  "ReportingRateLimitNs, the preferred rate of libandroid's batching of reports under the target "
+                  "(over it: sent at once)"},
+                 {"batching", "android13 | android14", "android13",
+                  "libandroid's batching: android13 (read in a fork taken for Android 13's, unconfirmed) holds a "
+                  "report under the target while the last flush is within the rate; android14 sends every one for a "
+                  "rate after first meeting the target, then one per rate"},
+                 {"target_cpu_percent", "int 1..100", std::to_string(d.target_cpu_percent),
+                  "HWUI's targetCpuTimePercentage: target = app_duration x this / 100"},
+             });
+    return v;
+  }();
+  return decls;
+}
+
+const std::vector<ParamDecl>& display_sf_adpf_params() {
+  static const std::vector<ParamDecl> decls = [] {
+    const AdpfParams d;
+    std::vector<ParamDecl> v = adpf_profile_decls();
+    v.insert(v.end(),
+             {
+                 {"report_timeout", "duration", duration_text(d.sf_report_timeout),
+                  "PowerAdvisor's kStaleTimeout: a report goes out at once if the last one went longer ago"},
+                 {"allowed_actual_deviation", "duration", duration_text(d.sf_allowed_deviation),
+                  "debug.sf.allowed_actual_deviation: a report within this of the last one sent is held (0: only "
+                  "an equal one)"},
+             });
+    return v;
   }();
   return decls;
 }

@@ -72,6 +72,7 @@ DisplayParams load_display(const MapReader& r, const std::vector<std::string>& g
 const std::vector<ParamDecl>& display_params();         // devices[] (model: display)
 const std::vector<ParamDecl>& display_thread_params();  // ui_thread / render_thread / sf_thread
 const std::vector<ParamDecl>& display_adpf_params();    // a display's adpf
+const std::vector<ParamDecl>& display_sf_adpf_params();  // a display's sf_adpf
 // pm_runtime_config.cc: the `pm_runtime:` section and `rpm:` events.
 // cgroup_config.cc: the cpu cgroups (into s.kernel.cgroups; after the
 // kernel, before the tasks), tasks' `cgroup` key and the cgroup events.

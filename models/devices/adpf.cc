@@ -10,6 +10,10 @@ namespace schedlab {
 namespace {
 // ns_to_100us(): the HAL's PID works in 100 us units, truncating.
 int64_t to_100us(Time t) { return t.count() / 100000; }
+// getStaleTime()'s span: the target x StaleTimeFactor.
+Time stale_span(Time target, double factor) {
+  return Time::ns(static_cast<int64_t>(static_cast<double>(target.count()) * factor));
+}
 }  // namespace
 
 AdpfSession::AdpfSession(const AdpfParams& params, Time target, std::function<void(uint32_t)> apply)
@@ -17,8 +21,13 @@ AdpfSession::AdpfSession(const AdpfParams& params, Time target, std::function<vo
   if (target_ <= Time::us(100)) throw std::invalid_argument("ADPF: the target work duration must exceed 0.1 ms");
   if (params_.uclamp_low > params_.uclamp_high || params_.uclamp_high > 1024)
     throw std::invalid_argument("ADPF: needs uclamp_low <= uclamp_high <= 1024");
-  // PowerHintSession::updateStaleTimer(): duration x StaleTimeFactor.
-  stale_after_ = Time::ns(static_cast<int64_t>(static_cast<double>(target_.count()) * params_.stale_time_factor));
+  stale_after_ = stale_span(target_, params_.stale_time_factor);
+}
+
+void AdpfSession::set_target(Time target) {
+  if (target <= Time::zero()) throw std::invalid_argument("ADPF: the target work duration must be > 0");
+  target_ = target;
+  stale_after_ = stale_span(target_, params_.stale_time_factor);
 }
 
 // PowerHintSession's constructor: setSessionUclampMin(UclampMin_Init),
@@ -26,6 +35,7 @@ AdpfSession::AdpfSession(const AdpfParams& params, Time target, std::function<vo
 void AdpfSession::start(Time now) {
   current_min_ = params_.uclamp_init;
   last_flush_ = now;
+  stale_timer_ = now + stale_after_;
   apply_(current_min_);
 }
 
@@ -36,14 +46,25 @@ void AdpfSession::start(Time now) {
 // under it, send within a rate of first meeting it (restarted after two
 // rates without meeting it), else only once a rate passed since the last
 // report sent under it. A held report waits in the batch.
+// SurfaceFlinger (PowerAdvisor::sendActualWorkDuration() ->
+// shouldReportActualDurations()): send if nothing was sent yet, if the
+// last send is more than the timeout ago, or if the report differs from
+// the last one sent by more than the allowed deviation.
 bool AdpfSession::report(Time actual, Time now) {
   // HWUI reports only durations above 0.1 ms and below 10 s.
-  if (actual <= Time::us(100) || actual >= Time::s(10)) return false;
+  const bool hwui = params_.batching != AdpfBatching::kSurfaceFlinger;
+  if (hwui && (actual <= Time::us(100) || actual >= Time::s(10))) return false;
   batch_prev_ = batch_len_ > 0 ? batch_last_ : previous_error_;
   batch_last_ = to_100us(actual - target_);
   ++batch_len_;
   const Time rate = params_.reporting_rate_limit;
-  if (params_.batching == AdpfBatching::kAndroid13) {
+  if (!hwui) {
+    const Time deviation = actual > last_sent_actual_ ? actual - last_sent_actual_ : last_sent_actual_ - actual;
+    if (sent_ && now - last_flush_ <= params_.sf_report_timeout && deviation <= params_.sf_allowed_deviation)
+      return false;
+    sent_ = true;
+    last_sent_actual_ = actual;
+  } else if (params_.batching == AdpfBatching::kAndroid13) {
     if (actual < target_ && now - last_flush_ <= rate) return false;
   } else if (actual >= target_) {
     first_met_set_ = false;
@@ -80,16 +101,29 @@ void AdpfSession::flush(Time now) {
   next = std::max<int64_t>(params_.uclamp_low, next);
   current_min_ = static_cast<uint32_t>(next);
   last_flush_ = now;
+  stale_timer_ = now + stale_after_;
   stale_ = false;
   apply_(current_min_);
 }
 
-// PowerHintSession::StaleTimerHandler: no flush for the stale time: the
-// threads' uclamp_min goes to 0 (PowerSessionManager::setUclampMin(0)).
+// PowerHintSession::StaleTimerHandler: its time reached (no flush and no
+// wake-up restarted it): the threads' uclamp_min goes to 0
+// (PowerSessionManager::setUclampMin(0)).
 void AdpfSession::stale_check(Time now) {
-  if (stale_ || now < stale_deadline()) return;
+  if (stale_ || now < stale_timer_) return;
   stale_ = true;
   apply_(0);
+}
+
+// wakeSessions() then wakeup(): the stale timer restarts from now; a
+// session whose last report is older than its stale time (isTimeout())
+// gets max(its value, UclampMin_Init), on its threads too.
+void AdpfSession::wake_imminent(Time now) {
+  stale_timer_ = now + stale_after_;
+  if (now < last_flush_ + stale_after_) return;
+  current_min_ = std::max(current_min_, params_.uclamp_init);
+  stale_ = false;
+  apply_(current_min_);
 }
 
 }  // namespace schedlab

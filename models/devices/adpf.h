@@ -11,9 +11,12 @@
 // lineage-20, AdpfConfig REFRESH_90FPS); HWUI's DrawFrameTask (its target
 // and actual durations), read in Android 13-era forks, not in Android 13
 // itself; libandroid's performance_hint.cpp (the batching) in two
-// versions (AdpfBatching): Android 13's, read in
-// weritos666/android_frameworks_base 3166f1c (a fork whose API surface is
-// Android 13's: no sendHint() or setThreads(), which Android 14 added),
+// versions (AdpfBatching): the one called Android 13's, read in
+// weritos666/android_frameworks_base 3166f1c (a fork without Android 14's
+// sendHint() and setThreads(); it includes only performance_hint_private.h,
+// whose API Android 13 moved to the public NDK header, frameworks/native
+// 406c8abeff, so it may be Android 12L's: not checked against an Android
+// 13 tag; Android 12's own rule waits 10 x the rate under the target),
 // and Android 14's (mFirstTargetMetTimestamp / mLastTargetMetTimestamp).
 //
 // What the session does (AdpfSession):
@@ -36,12 +39,28 @@
 //  - with no flush for StaleTimeFactor x target the session goes stale:
 //    its threads' uclamp_min is set to 0, the controller's value is kept
 //    and written back at the next flush.
+// SurfaceFlinger's own session (AdpfBatching::kSurfaceFlinger; Android
+// 13 QPR1+, LineageOS/android_frameworks_native lineage-20.0 f3c6e327fa,
+// services/surfaceflinger/DisplayHardware/PowerAdvisor.cpp, identical
+// since the android-13.0.0_r16 merge; raviole sets
+// debug.sf.enable_adpf_cpu_hint): created at boot with a 16 ms target
+// (kDefaultTarget), then each commit sets the vsync period (set_target());
+// SF talks to the HAL itself, not through libandroid: a report goes out
+// at once if none went before, if the last one went more than 80 ms ago
+// (kStaleTimeout), or if it differs from the last sent by more than
+// debug.sf.allowed_actual_deviation (0 by default: every report that is
+// not equal to the nanosecond); a held one joins the next batch.
+//
+// DISPLAY_UPDATE_IMMINENT (wake_imminent(); PowerSessionManager::
+// wakeSessions(), PowerHintSession::wakeup()): every session's stale timer
+// restarts from now; a session with no report for its stale time gets
+// max(its controller value, UclampMin_Init) written back.
+//
 // Simplified, and why: the HAL's binder thread, its looper and the stale
 // timer's thread cost no CPU time and act at once (a few microseconds a
-// frame on the phone); a session's threads are only the UI thread and
+// frame on the phone); HWUI's session's threads are only the UI thread and
 // RenderThread (HWUI also adds its hwuiTask pool, which the display model
-// does not have); DISPLAY_UPDATE_IMMINENT's wake-up of a stale session and
-// HWUI's sync-delay term are left out.
+// does not have); HWUI's sync-delay term is left out.
 #pragma once
 
 #include <cstdint>
@@ -51,8 +70,10 @@
 
 namespace schedlab {
 
-// libandroid's batching of reports under the target (see above).
-enum class AdpfBatching : uint8_t { kAndroid13, kAndroid14 };
+// Who sends the reports and when (see above): libandroid's batching of
+// reports under the target (an app's session, HWUI's), or SurfaceFlinger's
+// PowerAdvisor (its own session, straight to the HAL).
+enum class AdpfBatching : uint8_t { kAndroid13, kAndroid14, kSurfaceFlinger };
 
 // One power HAL AdpfConfig profile, plus HWUI's target share. Defaults:
 // REFRESH_90FPS of the Pixel 6 on Android 13 (raviole lineage-20
@@ -68,7 +89,11 @@ struct AdpfParams {
   Time reporting_rate_limit = Time::ns(111111110);  // ReportingRateLimitNs (the preferred rate)
   double stale_time_factor = 20.0;              // StaleTimeFactor
   int target_cpu_percent = 70;  // HWUI: target = (deadline - intended vsync) x this / 100
-  AdpfBatching batching = AdpfBatching::kAndroid13;  // libandroid's version
+  AdpfBatching batching = AdpfBatching::kAndroid13;  // libandroid's version, or SurfaceFlinger's sender
+  // SurfaceFlinger's sender only (PowerAdvisor): kStaleTimeout and
+  // debug.sf.allowed_actual_deviation.
+  Time sf_report_timeout = Time::ms(80);
+  Time sf_allowed_deviation = Time::zero();
 };
 
 class AdpfSession {
@@ -83,11 +108,16 @@ class AdpfSession {
   // the batch was flushed to the HAL (the caller re-arms its stale timer
   // to stale_deadline()).
   bool report(Time actual, Time now);
-  // The stale timer fired at `now`: stale unless a flush came since.
+  // The stale timer fired at `now`: stale unless it was restarted since.
   void stale_check(Time now);
+  // updateTargetWorkDuration(): the PID's dt and the stale time follow it.
+  void set_target(Time target);
+  // DISPLAY_UPDATE_IMMINENT reached the HAL at `now` (the caller re-arms
+  // its stale timer to stale_deadline()).
+  void wake_imminent(Time now);
 
   Time target() const { return target_; }
-  Time stale_deadline() const { return last_flush_ + stale_after_; }
+  Time stale_deadline() const { return stale_timer_; }
   uint32_t uclamp_min() const { return current_min_; }  // the controller's value (kept while stale)
   bool stale() const { return stale_; }
 
@@ -106,7 +136,10 @@ class AdpfSession {
   int64_t previous_error_ = 0;  // the HAL's previous_error, carried across batches
   int64_t batch_last_ = 0, batch_prev_ = 0;
   int batch_len_ = 0;
-  Time last_flush_ = Time::zero();
+  Time last_flush_ = Time::zero();  // mLastUpdatedTime: isTimeout() counts from it
+  Time stale_timer_ = Time::zero();  // StaleTimerHandler's mStaleTime
+  Time last_sent_actual_ = Time::zero();  // SurfaceFlinger's mLastActualDurationSent
+  bool sent_ = false;
   // libandroid's mFirstTargetMetTimestamp / mLastTargetMetTimestamp (unset: false).
   bool first_met_set_ = false, last_met_set_ = false;
   Time first_met_ = Time::zero(), last_met_ = Time::zero();

@@ -336,6 +336,16 @@ struct DisplayParams {
   // the Pixel power HAL's PID (models/devices/adpf.h); unset: none. Needs
   // kernel.uclamp.enabled (the controller writes uclamp_min).
   std::optional<AdpfParams> adpf;
+  // SurfaceFlinger's own ADPF hint session on its main thread (Android 13
+  // QPR1+ PowerAdvisor, raviole's debug.sf.enable_adpf_cpu_hint;
+  // models/devices/adpf.h); unset: none. Its batching is
+  // AdpfBatching::kSurfaceFlinger. Needs kernel.uclamp.enabled.
+  std::optional<AdpfParams> sf_adpf;
+  // PowerAdvisor's DISPLAY_UPDATE_IMMINENT throttle
+  // (debug.sf.display_update_imminent_timeout_ms, 80 by default): a
+  // scheduleCommit() this long or more after the previous one sends the
+  // hint, which wakes stale hint sessions (with `adpf` or `sf_adpf`).
+  Time update_imminent_timeout = Time::ms(80);
 };
 
 struct DeviceParams {

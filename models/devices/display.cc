@@ -22,7 +22,7 @@ namespace {
 enum : uint64_t {
   kTagApp = 0, kTagSf = 1, kTagPresent = 2, kTagIdleFrame = 3, kTagTouch = 4, kTagWindowRequest = 5, kTagDispatch = 6,
   kTagTouchReport = 7, kTagInject = 8, kTagFlip = 9, kTagSfEarliest = 10, kTagVblank = 11,
-  kTagHwcVblank = 12, kTagVsyncIrq = 13, kTagAdpfStale = 14
+  kTagHwcVblank = 12, kTagVsyncIrq = 13, kTagAdpfStale = 14, kTagSfAdpfStale = 15
 };
 
 // commit_wq / commit_worker: nonblocking commits in flight at once: the
@@ -360,6 +360,10 @@ class DisplayPipeline::SfBody final : public Body {
           if (!d_.sf_pending_) return Action::block(TaskState::kInterruptible);
           d_.sf_pending_ = false;
           target_ = d_.vsync_time(d_.sf_pending_k_);
+          // MessageQueue::Handler::handleMessage()'s frameTime
+          // (PowerAdvisor's commit start).
+          frame_wake_ = d_.k_.now();
+          present_idle_ = Time::zero();
           if (d_.last_present_ >= target_) {
             // The previous frame is still to be presented at or after this
             // target: skip this vsync (backpressure) and try the next one.
@@ -403,6 +407,7 @@ class DisplayPipeline::SfBody final : public Body {
           phase_ = Phase::kRpmGet;
           continue;
         case Phase::kPresentWait: {
+          count_commit_wait();
           // commit_wq / commit_worker: the display commit, as HWComposer::
           // presentAndGetReleaseFences() makes it. With commit_wq (mainline)
           // the composer does not get ahead of the kernel: stall_checks()
@@ -421,6 +426,7 @@ class DisplayPipeline::SfBody final : public Body {
           const Time earliest = target_ - d_.period();
           if (d_.k_.now() < earliest) {
             if (!d_.sf_earliest_timer_.armed()) {
+              present_idle_ += earliest - d_.k_.now();  // PowerAdvisor's hwcPresentDelayedTime - present start
               d_.sf_earliest_cpu_ = self.cpu;
               d_.k_.hrtimer_start_range(d_.sf_earliest_timer_, earliest, d_.k_.timer_slack(self), self.cpu,
                                         &self.comm, &self.group);
@@ -442,6 +448,7 @@ class DisplayPipeline::SfBody final : public Body {
           // msm_atomic_commit()'s wait (S) until the CRTC's pending_crtcs
           // bit clears: commit_destroy(), the last step of the previous
           // commit's complete_commit() on commit_worker.
+          count_commit_wait();
           if (waits_for_commit(&a)) return a;
           phase_ = Phase::kIoctl;
           continue;
@@ -501,12 +508,25 @@ class DisplayPipeline::SfBody final : public Body {
   // (wake_sf_if_unblocked()).
   bool waits_for_commit(Action* out) {
     d_.sf_waits_commit_ = d_.commit_blocks_sf();
-    if (d_.sf_waits_commit_) *out = Action::block(TaskState::kInterruptible);
+    if (d_.sf_waits_commit_) {
+      *out = Action::block(TaskState::kInterruptible);
+      commit_wait_from_ = d_.k_.now();
+    }
     return d_.sf_waits_commit_;
+  }
+  // A wait for the previous commit ended: PowerAdvisor counts it idle
+  // (its estimate of the wait on the previous present fence; the model
+  // takes it from the wait's start, the estimate from 150 us into
+  // present).
+  void count_commit_wait() {
+    if (commit_wait_from_ < Time::zero()) return;
+    if (d_.sf_woken_at_ > commit_wait_from_) present_idle_ += d_.sf_woken_at_ - commit_wait_from_;
+    commit_wait_from_ = Time::ns(-1);
   }
   // The end of composite(), the display commit made (its present fence:
   // onCompositionPresented() -> Scheduler::addPresentFence()).
   void composite_done(Task& self, uint64_t fence) {
+    if (d_.params_.sf_adpf) d_.sf_adpf_report(frame_wake_, present_idle_, target_);
     if (d_.params_.hw_vsync_resync) d_.sf_add_present_fence(self, fence);
     if (d_.input_sync_ == InputSync::kCommitting) {
       // updateInputFlinger() at the end of composite(): the windows
@@ -562,6 +582,9 @@ class DisplayPipeline::SfBody final : public Body {
   Phase phase_ = Phase::kIdle;
   Time target_;
   int latched_ = -1;
+  // PowerAdvisor's inputs for `sf_adpf`: this frame's wake-up, its sleep
+  // in present, the running wait for the previous commit (-1: none).
+  Time frame_wake_, present_idle_, commit_wait_from_ = Time::ns(-1);
 };
 
 // ---------------------------------------------------------------- pipeline
@@ -1255,6 +1278,7 @@ void DisplayPipeline::commit_hw_done(Commit& c, Task& worker) {
 void DisplayPipeline::wake_sf_if_unblocked(Task& worker) {
   if (!sf_waits_commit_ || commit_blocks_sf()) return;
   sf_waits_commit_ = false;
+  sf_woken_at_ = k_.now();
   wake(*sf_task_, &worker);
 }
 
@@ -2057,6 +2081,7 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   touch_report_timer_ = Timer(q, this, kTagTouchReport, kTierTimer);
   inject_timer_ = Timer(q, this, kTagInject, kTierTimer);
   adpf_stale_timer_ = Timer(q, this, kTagAdpfStale, kTierTimer);
+  sf_adpf_stale_timer_ = Timer(q, this, kTagSfAdpfStale, kTierTimer);
   if (injected) {
     // The test's injections open each window through InputDispatcher.
     injector_body_ = std::make_unique<InjectorBody>(*this);
@@ -2161,6 +2186,7 @@ void DisplayPipeline::arm_app_at(int64_t k) {
 // MessageQueue::scheduleFrame(): SF's callback for the next SF wake-up
 // (one callback at a time; none while one is pending).
 void DisplayPipeline::request_sf(int caller_cpu) {
+  if (params_.adpf || params_.sf_adpf) notify_display_update_imminent();
   if (sf_timer_.armed() || sf_cb_.armed || sf_pending_ || sf_dispatching_) return;
   const int64_t k = std::max(ceil_div((k_.now() + sf_duration_).count(), period_), sf_last_target_ + 1);
   sf_target_ = k;
@@ -2306,11 +2332,70 @@ void DisplayPipeline::adpf_report(const Frame& f) {
            hwui_adpf_->uclamp_min(), ui_task_->comm, rt_task_->comm);
 }
 
+// SurfaceFlinger's own session (Android 13 QPR1+; models/devices/adpf.h):
+// created at SF's first frame (the phone: at boot, target kDefaultTarget
+// 16 ms), the target set to the vsync period at each commit
+// (setTargetWorkDuration(), sent when it changed), and after present()
+// the estimate PowerAdvisor::estimateWorkDuration() makes of a frame the
+// composer composed alone (no client composition, so no GPU term), plus
+// kTargetSafetyMargin (1 ms):
+//   flinger = present end - wake - idle (+ the previous frame's work after
+//             present: none in the model)
+//   total   = frameDelay + present end - idle - wake, frameDelay = sf_duration
+//             - (expected present - wake): the present end - idle measured
+//             from SF's ideal wake-up
+//   actual  = max(flinger, total x vsync period / sf_duration) + 1 ms
+// where idle is SF's sleep in present (to the earliest present time, and
+// for the previous commit).
+void DisplayPipeline::sf_adpf_report(Time wake, Time idle, Time expected_present) {
+  const Time now = k_.now();
+  if (!sf_adpf_) {
+    sf_adpf_ = std::make_unique<AdpfSession>(*params_.sf_adpf, Time::ms(16), [this](uint32_t v) {
+      k_.sched_setattr_uclamp(*sf_task_, v, std::nullopt);
+    });
+    sf_adpf_->start(wake);
+    sf_adpf_stale_timer_.arm(sf_adpf_->stale_deadline());
+  }
+  sf_adpf_->set_target(Time::ns(period_));
+  const Time flinger = now - wake - idle;
+  const Time total = now - idle - (expected_present - sf_duration_);
+  const Time scaled = Time::ns(total.count() * period_ / sf_duration_.count());
+  const Time actual = std::max(flinger, scaled) + Time::ms(1);
+  if (!sf_adpf_->report(actual, now)) return;
+  sf_adpf_stale_timer_.arm(sf_adpf_->stale_deadline());
+  SL_DEBUG("{:.6f} adpf surfaceflinger: frame work {:.1f} us (+ 1 ms margin) against the vsync period {:.1f} us -> "
+           "uclamp_min {} for {}",
+           now.to_s(), (actual - Time::ms(1)).count() / 1e3, sf_adpf_->target().count() / 1e3, sf_adpf_->uclamp_min(),
+           sf_task_->comm);
+}
+
+// PowerAdvisor::notifyDisplayUpdateImminent(): sent when no
+// scheduleCommit() came for the timeout (its UpdateImminentTimer); the
+// power HAL's wakeSessions() then wakes every session.
+void DisplayPipeline::notify_display_update_imminent() {
+  const Time now = k_.now();
+  const bool send = !update_notified_ || now - last_update_notify_ >= params_.update_imminent_timeout;
+  update_notified_ = true;
+  last_update_notify_ = now;
+  if (!send) return;
+  if (hwui_adpf_) {
+    hwui_adpf_->wake_imminent(now);
+    adpf_stale_timer_.arm(hwui_adpf_->stale_deadline());
+  }
+  if (sf_adpf_) {
+    sf_adpf_->wake_imminent(now);
+    sf_adpf_stale_timer_.arm(sf_adpf_->stale_deadline());
+  }
+}
+
 void DisplayPipeline::on_event(uint64_t tag) {
   switch (tag) {
     case kTagAdpfStale:
       // The power HAL's stale timer (its own looper; no CPU time modelled).
       hwui_adpf_->stale_check(k_.now());
+      break;
+    case kTagSfAdpfStale:
+      sf_adpf_->stale_check(k_.now());
       break;
     case kTagDispatch:
       // vsync_threads: VSyncDispatchTimerQueue's timerfd expires on the CPU

@@ -823,10 +823,24 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   Time rt_dequeue_start_;        // RenderThread began dequeueBuffer()
   Time rt_dequeue_wait_;         // ... and waited this long in it, this frame
   void adpf_report(const Frame& f);  // DrawFrameTask::run()'s end: the frame's actual work duration
+  // `sf_adpf`: SurfaceFlinger's own session on its main thread, created at
+  // its first frame.
+  std::unique_ptr<AdpfSession> sf_adpf_;
+  Timer sf_adpf_stale_timer_;
+  Time sf_woken_at_;  // when SF's sleep in present ended (its earliest time, or the commit that unblocked it)
+  // composite()'s end: PowerAdvisor's estimate of the frame (woke at
+  // `wake`, slept `idle` in present, for the vsync at `expected_present`).
+  void sf_adpf_report(Time wake, Time idle, Time expected_present);
+  // SurfaceFlinger::scheduleCommit() -> notifyDisplayUpdateImminent().
+  void notify_display_update_imminent();
+  bool update_notified_ = false;
+  Time last_update_notify_;
 
  public:
   // The HWUI session's controller (nullptr without `adpf`, or before the first frame).
   const AdpfSession* hwui_adpf() const { return hwui_adpf_.get(); }
+  // SurfaceFlinger's (nullptr without `sf_adpf`, or before its first frame).
+  const AdpfSession* sf_adpf() const { return sf_adpf_.get(); }
 };
 
 }  // namespace schedlab
