@@ -252,3 +252,33 @@ TEST_CASE("a display's sf_adpf reads the profile and SurfaceFlinger's own keys",
     CHECK_THAT(e.message(), Catch::Contains("adpf or sf_adpf"));
   }
 }
+
+TEST_CASE("SurfaceFlinger's sender holds an equal report for 80 ms and no longer", "[adpf]") {
+  AdpfParams params;
+  params.batching = AdpfBatching::kSurfaceFlinger;
+  AdpfSession s(params, Time::ns(11111111), [](uint32_t) {});
+  s.start(Time::zero());
+  CHECK(s.report(3_ms, 10_ms));
+  CHECK_FALSE(s.report(3_ms, 90_ms));  // exactly kStaleTimeout after the last send: held
+  CHECK(s.report(3_ms, 90_ms + 1_ns));
+  // A deviation allowed: held within it, sent beyond it.
+  params.sf_allowed_deviation = 100_us;
+  AdpfSession d(params, Time::ns(11111111), [](uint32_t) {});
+  d.start(Time::zero());
+  CHECK(d.report(3_ms, 10_ms));
+  CHECK_FALSE(d.report(3100_us, 11_ms));
+  CHECK(d.report(3101_us, 12_ms));
+}
+
+TEST_CASE("DISPLAY_UPDATE_IMMINENT's throttle counts from the previous scheduleCommit, not the previous hint",
+          "[adpf]") {
+  UpdateImminentThrottle t(80_ms);
+  CHECK(t.schedule_commit(Time::zero()));  // mSendUpdateImminent starts true
+  CHECK_FALSE(t.schedule_commit(50_ms));
+  CHECK_FALSE(t.schedule_commit(100_ms));  // 100 ms after the hint, 50 after the last call
+  CHECK_FALSE(t.schedule_commit(179_ms));
+  CHECK(t.schedule_commit(259_ms));  // 80 ms after the last call
+  UpdateImminentThrottle every(Time::zero());  // no UpdateImminentTimer: every call
+  CHECK(every.schedule_commit(1_ms));
+  CHECK(every.schedule_commit(1_ms));
+}

@@ -2545,11 +2545,12 @@ TEST_CASE("display: SurfaceFlinger's hint session reports each new estimate and 
   r.build();
   const Task& sf = r.disp->sf_task();
   const auto sf_min = [&] { return sf.uclamp_req[kUclampMin].value; };
+  REQUIRE(r.disp->sf_adpf());
+  CHECK(r.disp->sf_adpf()->target() == Time::ms(16));  // kDefaultTarget until the first commit
   const Time e14 = S(14) + Time::us(1500);
   r.run(e14 - Time::ns(1));
-  CHECK(sf_min() == 0u);  // created at SF's first frame's present, 129 then the report
+  CHECK(sf_min() == 129u);  // started with the pipeline at UclampMin_Init
   r.run(e14 + Time::ns(1));
-  REQUIRE(r.disp->sf_adpf());
   CHECK(r.disp->sf_adpf()->target() == Time::ns(kPeriod));
   CHECK(sf_min() == 129u - 56u);
   // Frames 15 .. 23 give the same estimate within 80 ms of the last send:
@@ -2573,4 +2574,53 @@ TEST_CASE("display: SurfaceFlinger's hint session reports each new estimate and 
   CHECK(sf_min() == 129u);
   r.run(S(146) + Time::us(1500) + Time::ns(1));
   CHECK(sf_min() == 73u);
+}
+
+// PowerAdvisor's frameDelay: SF woken at S(14) but kept off its CPU by a
+// FIFO 3 task until S(14) + 1.999 ms presents at S(14) + 3.499 ms: flinger
+// 1.5 ms, total (from the ideal wake-up S(14)) 3.499 ms x 8333333 /
+// 7333333 = 3976136 ns; + 1 ms against 8333333: error -33 (-33.6); 129 -
+// 33 = 96.
+TEST_CASE("display: SurfaceFlinger's hint session counts a late wake-up in its estimate", "[display][adpf]") {
+  ScenarioParams sp = exact_scenario("6.12", 1000, 3);
+  sp.kernel.uclamp = true;
+  sp.kernel.uclamp_min_rt_default = 0;
+  DisplayParams dp = fixed_params();
+  dp.sf_adpf = AdpfParams{};
+  dp.sf_adpf->batching = AdpfBatching::kSurfaceFlinger;
+  Rig r(dp, sp);
+  r.build();
+  r.add_fifo_hog(S(14) - Time::us(1), Time::ms(2));
+  r.run(S(14) + Time::us(3499) + Time::ns(1));
+  CHECK(r.disp->sf_task().uclamp_req[kUclampMin].value == 96u);
+}
+
+// HWUI's session (Android 14's batching) on the common rig: each frame's
+// work is 5 ms (UI 2 ms + RenderThread 3 ms, no dequeue wait) against 70%
+// of 8333333 ns = 5833333: error -8, every report of the first window sent
+// (within a rate of first meeting the target): 129 - 12 x 8 = 33, stale
+// 20 x 5833333 ns after the last. The collapse window's first queueBuffer
+// (k = 146) is a scheduleCommit() 1 s after the last, so
+// DISPLAY_UPDATE_IMMINENT reaches the HAL before DrawFrameTask's report
+// does: the stale session gets max(33, 129), then the report's P, 121 (the
+// other order would give 33 - 8 = 25 and no wake-up).
+TEST_CASE("display: DISPLAY_UPDATE_IMMINENT from a queueBuffer wakes HWUI's stale session before its report",
+          "[display][adpf]") {
+  ScenarioParams sp = exact_scenario("6.12", 1000, 3);
+  sp.kernel.uclamp = true;
+  DisplayParams dp = fixed_params();
+  dp.adpf = AdpfParams{};
+  dp.adpf->batching = AdpfBatching::kAndroid14;
+  Rig r(dp, sp);
+  r.build();
+  const Task& ui = r.disp->ui_task();
+  const auto ui_min = [&] { return ui.uclamp_req[kUclampMin].value; };
+  const Time q25 = W(25) + Time::ms(5);
+  r.run(q25 + Time::ns(1));
+  CHECK(ui_min() == 33u);
+  CHECK(r.disp->render_task().uclamp_req[kUclampMin].value == 33u);
+  r.run(q25 + Time::ns(116666660 + 1));
+  CHECK(ui_min() == 0u);
+  r.run(W(146) + Time::ms(5) + Time::ns(1));
+  CHECK(ui_min() == 121u);
 }

@@ -531,10 +531,12 @@ const std::vector<ParamDecl>& display_params() {
         {"sf_adpf", "map (see display sf_adpf)", "none",
          "SurfaceFlinger's own ADPF hint session (Android 13 QPR1+, debug.sf.enable_adpf_cpu_hint): the PID moves "
          "its main thread's uclamp_min from each composited frame's estimated work against the vsync period "
-         "(needs kernel.uclamp.enabled)"},
+         "(needs kernel.uclamp.enabled; the power HAL has one profile for all sessions: give adpf and sf_adpf "
+         "the same profile keys)"},
         {"update_imminent_timeout", "duration", duration_text(d.update_imminent_timeout),
-         "debug.sf.display_update_imminent_timeout_ms: a scheduleCommit() this long after the previous one sends "
-         "DISPLAY_UPDATE_IMMINENT, which wakes stale hint sessions (with adpf or sf_adpf)"},
+         "ro.surface_flinger.display_update_imminent_timeout_ms (AOSP's default; gs101 sets 50ms): a "
+         "scheduleCommit() this long after the previous one sends DISPLAY_UPDATE_IMMINENT, which wakes stale hint "
+         "sessions (with adpf or sf_adpf)"},
     });
     return v;
   }();

@@ -60,7 +60,13 @@
 // timer's thread cost no CPU time and act at once (a few microseconds a
 // frame on the phone); HWUI's session's threads are only the UI thread and
 // RenderThread (HWUI also adds its hwuiTask pool, which the display model
-// does not have); HWUI's sync-delay term is left out.
+// does not have); HWUI's sync-delay term is left out; SurfaceFlinger's
+// session has only its main thread (its RenderEngine thread has no work
+// where the composer composes every frame); each session reads its own
+// profile keys, where the HAL has one profile for all (give both the same);
+// a display's hint wakes only its own sessions (the HAL wakes every one);
+// the hint's other action on gs101 (the display controller's early_wakeup,
+// powerhint-oriole.json) is display hardware, not modelled.
 #pragma once
 
 #include <cstdint>
@@ -94,6 +100,29 @@ struct AdpfParams {
   // debug.sf.allowed_actual_deviation.
   Time sf_report_timeout = Time::ms(80);
   Time sf_allowed_deviation = Time::zero();
+};
+
+// PowerAdvisor::notifyDisplayUpdateImminent()'s throttle: the hint goes
+// out at the first scheduleCommit() and then at one that comes `timeout`
+// or more after the previous scheduleCommit() (mSendUpdateImminent, set
+// again by the UpdateImminentTimer once that long passed since
+// mLastScreenUpdatedTime, which every call moves; a timeout of 0: every
+// call).
+class UpdateImminentThrottle {
+ public:
+  explicit UpdateImminentThrottle(Time timeout) : timeout_(timeout) {}
+  // A scheduleCommit() at `now`: whether DISPLAY_UPDATE_IMMINENT goes out.
+  bool schedule_commit(Time now) {
+    const bool send = !called_ || now - last_call_ >= timeout_;
+    called_ = true;
+    last_call_ = now;
+    return send;
+  }
+
+ private:
+  Time timeout_;
+  bool called_ = false;
+  Time last_call_ = Time::zero();
 };
 
 class AdpfSession {

@@ -342,7 +342,8 @@ struct DisplayParams {
   // AdpfBatching::kSurfaceFlinger. Needs kernel.uclamp.enabled.
   std::optional<AdpfParams> sf_adpf;
   // PowerAdvisor's DISPLAY_UPDATE_IMMINENT throttle
-  // (debug.sf.display_update_imminent_timeout_ms, 80 by default): a
+  // (ro.surface_flinger.display_update_imminent_timeout_ms: AOSP's default
+  // 80, gs101's device.mk 50): a
   // scheduleCommit() this long or more after the previous one sends the
   // hint, which wakes stale hint sessions (with `adpf` or `sf_adpf`).
   Time update_imminent_timeout = Time::ms(80);

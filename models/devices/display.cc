@@ -308,10 +308,13 @@ class DisplayPipeline::RenderBody final : public Body {
           // whose next vsync callback it schedules.
           f.queued = now;
           f.stage = Frame::Stage::kQueued;
-          if (d_.params_.adpf) d_.adpf_report(f);
           d_.queue_.push_back(frame_);
           frame_ = -1;
           d_.request_sf(self.cpu);
+          // DrawFrameTask::run() reports after draw(), whose queueBuffer's
+          // transaction already called scheduleCommit() (a one-way binder
+          // call, ahead of the report's path through system_server).
+          if (d_.params_.adpf) d_.adpf_report(f);
           phase_ = Phase::kIdle;
           continue;
         }
@@ -537,7 +540,8 @@ class DisplayPipeline::SfBody final : public Body {
       d_.input_sync_ = InputSync::kNone;
       d_.wake(*d_.input_sync_waiter_, &self);
     }
-    if (!d_.queue_.empty()) d_.request_sf(self.cpu);
+    // The queued buffers' transactions already called scheduleCommit().
+    if (!d_.queue_.empty()) d_.request_sf(self.cpu, /*schedule_commit=*/false);
     phase_ = Phase::kIdle;
   }
   // Latches the head of the queue if it is ready and due: with backpressure
@@ -2082,6 +2086,18 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   inject_timer_ = Timer(q, this, kTagInject, kTierTimer);
   adpf_stale_timer_ = Timer(q, this, kTagAdpfStale, kTierTimer);
   sf_adpf_stale_timer_ = Timer(q, this, kTagSfAdpfStale, kTierTimer);
+  update_imminent_ = UpdateImminentThrottle(params_.update_imminent_timeout);
+  if (params_.sf_adpf) {
+    // SurfaceFlinger's session exists from boot (PowerAdvisor's
+    // kDefaultTarget, 16 ms); the model starts it with the run, at
+    // UclampMin_Init, as the run's first scheduleCommit() would wake a
+    // session gone stale since boot.
+    sf_adpf_ = std::make_unique<AdpfSession>(*params_.sf_adpf, Time::ms(16), [this](uint32_t v) {
+      k_.sched_setattr_uclamp(*sf_task_, v, std::nullopt);
+    });
+    sf_adpf_->start(k_.now());
+    sf_adpf_stale_timer_.arm(sf_adpf_->stale_deadline());
+  }
   if (injected) {
     // The test's injections open each window through InputDispatcher.
     injector_body_ = std::make_unique<InjectorBody>(*this);
@@ -2185,8 +2201,8 @@ void DisplayPipeline::arm_app_at(int64_t k) {
 
 // MessageQueue::scheduleFrame(): SF's callback for the next SF wake-up
 // (one callback at a time; none while one is pending).
-void DisplayPipeline::request_sf(int caller_cpu) {
-  if (params_.adpf || params_.sf_adpf) notify_display_update_imminent();
+void DisplayPipeline::request_sf(int caller_cpu, bool schedule_commit) {
+  if (schedule_commit && (params_.adpf || params_.sf_adpf)) notify_display_update_imminent();
   if (sf_timer_.armed() || sf_cb_.armed || sf_pending_ || sf_dispatching_) return;
   const int64_t k = std::max(ceil_div((k_.now() + sf_duration_).count(), period_), sf_last_target_ + 1);
   sf_target_ = k;
@@ -2333,7 +2349,7 @@ void DisplayPipeline::adpf_report(const Frame& f) {
 }
 
 // SurfaceFlinger's own session (Android 13 QPR1+; models/devices/adpf.h):
-// created at SF's first frame (the phone: at boot, target kDefaultTarget
+// started with the pipeline (the phone: at boot, target kDefaultTarget
 // 16 ms), the target set to the vsync period at each commit
 // (setTargetWorkDuration(), sent when it changed), and after present()
 // the estimate PowerAdvisor::estimateWorkDuration() makes of a frame the
@@ -2346,16 +2362,19 @@ void DisplayPipeline::adpf_report(const Frame& f) {
 //             from SF's ideal wake-up
 //   actual  = max(flinger, total x vsync period / sf_duration) + 1 ms
 // where idle is SF's sleep in present (to the earliest present time, and
-// for the previous commit).
+// for the previous commit). Simplified: PowerAdvisor estimates that idle
+// from timestamps (the sleep to the earliest present time only if the
+// previous present fence had signalled; the fence wait from 150 us into
+// present to the fence's signal time); the model counts the sleeps
+// themselves, so a nonblocking commit's wait counts about 150 us more
+// idle, and an SDE commit's wait past the previous fence (until its
+// commit_destroy()) counts as idle where the phone counts it as work.
+// One sf_duration scales `total` (the phone switches to the early
+// offsets, 16.6 ms on gs101, for early-wakeup transactions and GPU
+// composition). JetNews's display commits in SF's thread (no sleep in
+// present): idle is 0 there.
 void DisplayPipeline::sf_adpf_report(Time wake, Time idle, Time expected_present) {
   const Time now = k_.now();
-  if (!sf_adpf_) {
-    sf_adpf_ = std::make_unique<AdpfSession>(*params_.sf_adpf, Time::ms(16), [this](uint32_t v) {
-      k_.sched_setattr_uclamp(*sf_task_, v, std::nullopt);
-    });
-    sf_adpf_->start(wake);
-    sf_adpf_stale_timer_.arm(sf_adpf_->stale_deadline());
-  }
   sf_adpf_->set_target(Time::ns(period_));
   const Time flinger = now - wake - idle;
   const Time total = now - idle - (expected_present - sf_duration_);
@@ -2374,10 +2393,7 @@ void DisplayPipeline::sf_adpf_report(Time wake, Time idle, Time expected_present
 // power HAL's wakeSessions() then wakes every session.
 void DisplayPipeline::notify_display_update_imminent() {
   const Time now = k_.now();
-  const bool send = !update_notified_ || now - last_update_notify_ >= params_.update_imminent_timeout;
-  update_notified_ = true;
-  last_update_notify_ = now;
-  if (!send) return;
+  if (!update_imminent_.schedule_commit(now)) return;
   if (hwui_adpf_) {
     hwui_adpf_->wake_imminent(now);
     adpf_stale_timer_.arm(hwui_adpf_->stale_deadline());

@@ -489,7 +489,10 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   int64_t window_of(Time t) const;  // animation window index at t, -1 outside
   void arm_app(int64_t min_k);
   void arm_app_at(int64_t k);  // the simple model: the app's timer for callback k, on the UI thread's CPU
-  void request_sf(int caller_cpu);  // from a thread running on caller_cpu
+  // From a thread running on caller_cpu; schedule_commit: a
+  // SurfaceFlinger::scheduleCommit() (DISPLAY_UPDATE_IMMINENT's throttle
+  // counts it), false for SF's own re-arm for buffers already queued.
+  void request_sf(int caller_cpu, bool schedule_commit = true);
   int alloc_frame();
   void free_frame(int i);
   int free_buffers() const { return params_.buffers - buffers_in_use_; }
@@ -823,18 +826,17 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   Time rt_dequeue_start_;        // RenderThread began dequeueBuffer()
   Time rt_dequeue_wait_;         // ... and waited this long in it, this frame
   void adpf_report(const Frame& f);  // DrawFrameTask::run()'s end: the frame's actual work duration
-  // `sf_adpf`: SurfaceFlinger's own session on its main thread, created at
-  // its first frame.
+  // `sf_adpf`: SurfaceFlinger's own session on its main thread, started
+  // with the pipeline.
   std::unique_ptr<AdpfSession> sf_adpf_;
   Timer sf_adpf_stale_timer_;
-  Time sf_woken_at_;  // when SF's sleep in present ended (its earliest time, or the commit that unblocked it)
+  Time sf_woken_at_;  // when the commit SF waited for in present unblocked it (wake_sf_if_unblocked())
   // composite()'s end: PowerAdvisor's estimate of the frame (woke at
   // `wake`, slept `idle` in present, for the vsync at `expected_present`).
   void sf_adpf_report(Time wake, Time idle, Time expected_present);
   // SurfaceFlinger::scheduleCommit() -> notifyDisplayUpdateImminent().
   void notify_display_update_imminent();
-  bool update_notified_ = false;
-  Time last_update_notify_;
+  UpdateImminentThrottle update_imminent_{Time::zero()};  // set from params_ in the constructor
 
  public:
   // The HWUI session's controller (nullptr without `adpf`, or before the first frame).
