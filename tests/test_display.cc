@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "models/devices/display.h"
@@ -2527,6 +2528,29 @@ TEST_CASE("display: the composer's hardware-vsync waits turn vblank on before th
   CHECK(vblank[1].t == P(last + 1));
 }
 
+// The common rig with uclamp in use (RT default 0, a Pixel's
+// init.gs101.rc) and ADPF sessions: `hwui` for the display's adpf (its
+// batching), `sf` for sf_adpf; built.
+namespace {
+std::unique_ptr<Rig> adpf_rig(std::optional<AdpfBatching> hwui, bool sf) {
+  ScenarioParams sp = exact_scenario("6.12", 1000, 3);
+  sp.kernel.uclamp = true;
+  sp.kernel.uclamp_min_rt_default = 0;
+  DisplayParams dp = fixed_params();
+  if (hwui) {
+    dp.adpf = AdpfParams{};
+    dp.adpf->batching = *hwui;
+  }
+  if (sf) {
+    dp.sf_adpf = AdpfParams{};
+    dp.sf_adpf->batching = AdpfBatching::kSurfaceFlinger;
+  }
+  auto r = std::make_unique<Rig>(dp, sp);
+  r->build();
+  return r;
+}
+}  // namespace
+
 // SurfaceFlinger's own ADPF session (sf_adpf) on the common rig, uclamp
 // in use: SF wakes on time at S(k) and presents at E = S(k) + 1.5 ms, so
 // PowerAdvisor's estimate is max(flinger 1.5 ms, total 1.5 ms x period /
@@ -2535,14 +2559,8 @@ TEST_CASE("display: the composer's hardware-vsync waits turn vblank on before th
 // 100 us units (-56.3), P = 1.0 x -56 each report.
 TEST_CASE("display: SurfaceFlinger's hint session reports each new estimate and is woken by the next window",
           "[display][adpf]") {
-  ScenarioParams sp = exact_scenario("6.12", 1000, 3);
-  sp.kernel.uclamp = true;
-  sp.kernel.uclamp_min_rt_default = 0;  // a Pixel's init.gs101.rc
-  DisplayParams dp = fixed_params();
-  dp.sf_adpf = AdpfParams{};
-  dp.sf_adpf->batching = AdpfBatching::kSurfaceFlinger;
-  Rig r(dp, sp);
-  r.build();
+  auto rig = adpf_rig(std::nullopt, true);
+  Rig& r = *rig;
   const Task& sf = r.disp->sf_task();
   const auto sf_min = [&] { return sf.uclamp_req[kUclampMin].value; };
   REQUIRE(r.disp->sf_adpf());
@@ -2582,14 +2600,8 @@ TEST_CASE("display: SurfaceFlinger's hint session reports each new estimate and 
 // 7333333 = 3976136 ns; + 1 ms against 8333333: error -33 (-33.6); 129 -
 // 33 = 96.
 TEST_CASE("display: SurfaceFlinger's hint session counts a late wake-up in its estimate", "[display][adpf]") {
-  ScenarioParams sp = exact_scenario("6.12", 1000, 3);
-  sp.kernel.uclamp = true;
-  sp.kernel.uclamp_min_rt_default = 0;
-  DisplayParams dp = fixed_params();
-  dp.sf_adpf = AdpfParams{};
-  dp.sf_adpf->batching = AdpfBatching::kSurfaceFlinger;
-  Rig r(dp, sp);
-  r.build();
+  auto rig = adpf_rig(std::nullopt, true);
+  Rig& r = *rig;
   r.add_fifo_hog(S(14) - Time::us(1), Time::ms(2));
   r.run(S(14) + Time::us(3499) + Time::ns(1));
   CHECK(r.disp->sf_task().uclamp_req[kUclampMin].value == 96u);
@@ -2606,13 +2618,8 @@ TEST_CASE("display: SurfaceFlinger's hint session counts a late wake-up in its e
 // other order would give 33 - 8 = 25 and no wake-up).
 TEST_CASE("display: DISPLAY_UPDATE_IMMINENT from a queueBuffer wakes HWUI's stale session before its report",
           "[display][adpf]") {
-  ScenarioParams sp = exact_scenario("6.12", 1000, 3);
-  sp.kernel.uclamp = true;
-  DisplayParams dp = fixed_params();
-  dp.adpf = AdpfParams{};
-  dp.adpf->batching = AdpfBatching::kAndroid14;
-  Rig r(dp, sp);
-  r.build();
+  auto rig = adpf_rig(AdpfBatching::kAndroid14, false);
+  Rig& r = *rig;
   const Task& ui = r.disp->ui_task();
   const auto ui_min = [&] { return ui.uclamp_req[kUclampMin].value; };
   const Time q25 = W(25) + Time::ms(5);
