@@ -1,6 +1,7 @@
 // ADPF (Android Dynamic Performance Framework) hint sessions as the Pixel
 // power HAL runs them: the PID controller that moves a session's threads'
-// uclamp_min from the work durations the app reports each frame.
+// uclamp_min from the work durations the app, or SurfaceFlinger (its
+// estimate), reports each frame.
 //
 // Sources (Android 13): the Pixel power HAL,
 // LineageOS/android_hardware_google_pixel lineage-20.0 (474509cc),
@@ -53,7 +54,7 @@
 //
 // DISPLAY_UPDATE_IMMINENT (wake_imminent(); PowerSessionManager::
 // wakeSessions(), PowerHintSession::wakeup()): every session's stale timer
-// restarts from now; a session with no report for its stale time gets
+// restarts from now; a session with no flush for its stale time gets
 // max(its controller value, UclampMin_Init) written back.
 //
 // Simplified, and why: the HAL's binder thread, its looper and the stale
@@ -62,7 +63,9 @@
 // RenderThread (HWUI also adds its hwuiTask pool, which the display model
 // does not have); HWUI's sync-delay term is left out; SurfaceFlinger's
 // session has only its main thread (its RenderEngine thread has no work
-// where the composer composes every frame); each session reads its own
+// where the composer composes every frame) and starts with the run, at
+// UclampMin_Init (as the run's first scheduleCommit() would wake a session
+// stale since boot), not at boot; each session reads its own
 // profile keys, where the HAL has one profile for all (give both the same);
 // a display's hint wakes only its own sessions (the HAL wakes every one);
 // the hint's other action on gs101 (the display controller's early_wakeup,
