@@ -59,23 +59,18 @@ bool AdpfSession::report(Time actual, Time now) {
   ++batch_len_;
   const Time rate = params_.reporting_rate_limit;
   if (!hwui) {
-    const Time deviation = actual > last_sent_actual_ ? actual - last_sent_actual_ : last_sent_actual_ - actual;
-    if (sent_ && now - last_flush_ <= params_.sf_report_timeout && deviation <= params_.sf_allowed_deviation)
+    if (last_sent_actual_ && now - last_flush_ <= params_.sf_report_timeout &&
+        std::max(actual, *last_sent_actual_) - std::min(actual, *last_sent_actual_) <= params_.sf_allowed_deviation)
       return false;
-    sent_ = true;
     last_sent_actual_ = actual;
   } else if (params_.batching == AdpfBatching::kAndroid13) {
     if (actual < target_ && now - last_flush_ <= rate) return false;
   } else if (actual >= target_) {
-    first_met_set_ = false;
+    first_met_.reset();
   } else {
-    if (!first_met_set_ || !last_met_set_ || now - last_met_ > rate * 2) {
-      first_met_ = now;
-      first_met_set_ = true;
-    }
-    if (now - first_met_ > rate && now - last_met_ <= rate) return false;
+    if (!first_met_ || !last_met_ || now - *last_met_ > rate * 2) first_met_ = now;
+    if (now - *first_met_ > rate && now - *last_met_ <= rate) return false;
     last_met_ = now;
-    last_met_set_ = true;
   }
   flush(now);
   return true;

@@ -74,6 +74,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "sim/time.h"
 
@@ -170,11 +171,9 @@ class AdpfSession {
   int batch_len_ = 0;
   Time last_flush_ = Time::zero();  // mLastUpdatedTime: isTimeout() counts from it
   Time stale_timer_ = Time::zero();  // StaleTimerHandler's mStaleTime
-  Time last_sent_actual_ = Time::zero();  // SurfaceFlinger's mLastActualDurationSent
-  bool sent_ = false;
-  // libandroid's mFirstTargetMetTimestamp / mLastTargetMetTimestamp (unset: false).
-  bool first_met_set_ = false, last_met_set_ = false;
-  Time first_met_ = Time::zero(), last_met_ = Time::zero();
+  std::optional<Time> last_sent_actual_;  // SurfaceFlinger's mLastActualDurationSent (unset: none sent)
+  // libandroid's mFirstTargetMetTimestamp / mLastTargetMetTimestamp (unset: 0 in libandroid).
+  std::optional<Time> first_met_, last_met_;
   bool stale_ = false;
 };
 

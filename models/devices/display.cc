@@ -2084,19 +2084,19 @@ DisplayPipeline::DisplayPipeline(Kernel& k, std::string name, const DisplayParam
   dispatch_timer_ = Timer(q, this, kTagDispatch, kTierTimer);
   touch_report_timer_ = Timer(q, this, kTagTouchReport, kTierTimer);
   inject_timer_ = Timer(q, this, kTagInject, kTierTimer);
-  adpf_stale_timer_ = Timer(q, this, kTagAdpfStale, kTierTimer);
-  sf_adpf_stale_timer_ = Timer(q, this, kTagSfAdpfStale, kTierTimer);
+  hwui_adpf_.stale_timer = Timer(q, this, kTagAdpfStale, kTierTimer);
+  sf_adpf_.stale_timer = Timer(q, this, kTagSfAdpfStale, kTierTimer);
   update_imminent_ = UpdateImminentThrottle(params_.update_imminent_timeout);
   if (params_.sf_adpf) {
     // SurfaceFlinger's session exists from boot (PowerAdvisor's
     // kDefaultTarget, 16 ms); the model starts it with the run, at
     // UclampMin_Init, as the run's first scheduleCommit() would wake a
     // session gone stale since boot.
-    sf_adpf_ = std::make_unique<AdpfSession>(*params_.sf_adpf, Time::ms(16), [this](uint32_t v) {
+    sf_adpf_.session = std::make_unique<AdpfSession>(*params_.sf_adpf, Time::ms(16), [this](uint32_t v) {
       k_.sched_setattr_uclamp(*sf_task_, v, std::nullopt);
     });
-    sf_adpf_->start(k_.now());
-    sf_adpf_stale_timer_.arm(sf_adpf_->stale_deadline());
+    sf_adpf_.session->start(k_.now());
+    sf_adpf_.rearm();
   }
   if (injected) {
     // The test's injections open each window through InputDispatcher.
@@ -2331,21 +2331,23 @@ void DisplayPipeline::gpu_job_retired(uint64_t /*cookie*/, QueueContext ctx) {
 // dequeue wait), which the model leaves in.
 void DisplayPipeline::adpf_report(const Frame& f) {
   const Time now = k_.now();
-  if (!hwui_adpf_) {
+  AdpfSession* s = hwui_adpf_.session.get();
+  if (!s) {
     const Time target = Time::ns(app_duration_.count() * params_.adpf->target_cpu_percent / 100);
-    hwui_adpf_ = std::make_unique<AdpfSession>(*params_.adpf, target, [this](uint32_t v) {
+    hwui_adpf_.session = std::make_unique<AdpfSession>(*params_.adpf, target, [this](uint32_t v) {
       k_.sched_setattr_uclamp(*ui_task_, v, std::nullopt);
       k_.sched_setattr_uclamp(*rt_task_, v, std::nullopt);
     });
-    hwui_adpf_->start(now);
-    adpf_stale_timer_.arm(hwui_adpf_->stale_deadline());
+    s = hwui_adpf_.session.get();
+    s->start(now);
+    hwui_adpf_.rearm();
   }
   const Time actual = now - f.ui_start - rt_dequeue_wait_;
-  if (!hwui_adpf_->report(actual, now)) return;
-  adpf_stale_timer_.arm(hwui_adpf_->stale_deadline());
+  if (!s->report(actual, now)) return;
+  hwui_adpf_.rearm();
   SL_DEBUG("{:.6f} adpf {}: frame work {:.1f} us against the target {:.1f} us -> uclamp_min {} for {} and {}",
-           now.to_s(), params_.layer, actual.count() / 1e3, hwui_adpf_->target().count() / 1e3,
-           hwui_adpf_->uclamp_min(), ui_task_->comm, rt_task_->comm);
+           now.to_s(), params_.layer, actual.count() / 1e3, s->target().count() / 1e3, s->uclamp_min(),
+           ui_task_->comm, rt_task_->comm);
 }
 
 // SurfaceFlinger's own session (Android 13 QPR1+; models/devices/adpf.h):
@@ -2375,17 +2377,17 @@ void DisplayPipeline::adpf_report(const Frame& f) {
 // present): idle is 0 there.
 void DisplayPipeline::sf_adpf_report(Time wake, Time idle, Time expected_present) {
   const Time now = k_.now();
-  sf_adpf_->set_target(Time::ns(period_));
+  AdpfSession& s = *sf_adpf_.session;
+  s.set_target(Time::ns(period_));
   const Time flinger = now - wake - idle;
   const Time total = now - idle - (expected_present - sf_duration_);
   const Time scaled = Time::ns(total.count() * period_ / sf_duration_.count());
   const Time actual = std::max(flinger, scaled) + Time::ms(1);
-  if (!sf_adpf_->report(actual, now)) return;
-  sf_adpf_stale_timer_.arm(sf_adpf_->stale_deadline());
+  if (!s.report(actual, now)) return;
+  sf_adpf_.rearm();
   SL_DEBUG("{:.6f} adpf surfaceflinger: frame work {:.1f} us (+ 1 ms margin) against the vsync period {:.1f} us -> "
            "uclamp_min {} for {}",
-           now.to_s(), (actual - Time::ms(1)).count() / 1e3, sf_adpf_->target().count() / 1e3, sf_adpf_->uclamp_min(),
-           sf_task_->comm);
+           now.to_s(), (actual - Time::ms(1)).count() / 1e3, s.target().count() / 1e3, s.uclamp_min(), sf_task_->comm);
 }
 
 // PowerAdvisor::notifyDisplayUpdateImminent(): sent when no
@@ -2394,24 +2396,19 @@ void DisplayPipeline::sf_adpf_report(Time wake, Time idle, Time expected_present
 void DisplayPipeline::notify_display_update_imminent() {
   const Time now = k_.now();
   if (!update_imminent_.schedule_commit(now)) return;
-  if (hwui_adpf_) {
-    hwui_adpf_->wake_imminent(now);
-    adpf_stale_timer_.arm(hwui_adpf_->stale_deadline());
-  }
-  if (sf_adpf_) {
-    sf_adpf_->wake_imminent(now);
-    sf_adpf_stale_timer_.arm(sf_adpf_->stale_deadline());
+  for (AdpfHook* h : {&hwui_adpf_, &sf_adpf_}) {
+    if (!h->session) continue;
+    h->session->wake_imminent(now);
+    h->rearm();
   }
 }
 
 void DisplayPipeline::on_event(uint64_t tag) {
   switch (tag) {
     case kTagAdpfStale:
-      // The power HAL's stale timer (its own looper; no CPU time modelled).
-      hwui_adpf_->stale_check(k_.now());
-      break;
     case kTagSfAdpfStale:
-      sf_adpf_->stale_check(k_.now());
+      // The power HAL's stale timer (its own looper; no CPU time modelled).
+      (tag == kTagAdpfStale ? hwui_adpf_ : sf_adpf_).session->stale_check(k_.now());
       break;
     case kTagDispatch:
       // vsync_threads: VSyncDispatchTimerQueue's timerfd expires on the CPU

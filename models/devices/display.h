@@ -819,17 +819,22 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
   uint64_t app_vsyncs_ = 0, frames_started_ = 0, presented_ = 0, dropped_ = 0, app_missed_ = 0, sf_missed_ = 0,
            sf_wakeups_ = 0, sf_skipped_ = 0;
 
-  // `adpf`: HWUI's hint session (models/devices/adpf.h) on the UI thread
-  // and RenderThread, created at the first frame.
-  std::unique_ptr<AdpfSession> hwui_adpf_;
-  Timer adpf_stale_timer_;
+  // An ADPF session (models/devices/adpf.h) and the power HAL's stale
+  // timer for it, re-armed whenever the session moves its deadline.
+  struct AdpfHook {
+    std::unique_ptr<AdpfSession> session;
+    Timer stale_timer;
+    void rearm() { stale_timer.arm(session->stale_deadline()); }
+  };
+  // `adpf`: HWUI's hint session on the UI thread and RenderThread, created
+  // at the first frame.
+  AdpfHook hwui_adpf_;
   Time rt_dequeue_start_;        // RenderThread began dequeueBuffer()
   Time rt_dequeue_wait_;         // ... and waited this long in it, this frame
   void adpf_report(const Frame& f);  // DrawFrameTask::run()'s end: the frame's actual work duration
   // `sf_adpf`: SurfaceFlinger's own session on its main thread, started
   // with the pipeline.
-  std::unique_ptr<AdpfSession> sf_adpf_;
-  Timer sf_adpf_stale_timer_;
+  AdpfHook sf_adpf_;
   Time sf_woken_at_;  // when the commit SF waited for in present unblocked it (wake_sf_if_unblocked())
   // composite()'s end: PowerAdvisor's estimate of the frame (woke at
   // `wake`, slept `idle` in present, for the vsync at `expected_present`).
@@ -840,9 +845,9 @@ class DisplayPipeline final : public GpuClient, public EventHandler, public Bind
 
  public:
   // The HWUI session's controller (nullptr without `adpf`, or before the first frame).
-  const AdpfSession* hwui_adpf() const { return hwui_adpf_.get(); }
-  // SurfaceFlinger's (nullptr without `sf_adpf`, or before its first frame).
-  const AdpfSession* sf_adpf() const { return sf_adpf_.get(); }
+  const AdpfSession* hwui_adpf() const { return hwui_adpf_.session.get(); }
+  // SurfaceFlinger's (nullptr without `sf_adpf`).
+  const AdpfSession* sf_adpf() const { return sf_adpf_.session.get(); }
 };
 
 }  // namespace schedlab
