@@ -653,6 +653,48 @@ TEST_CASE("a kept tick waking a CPU from a deep state is handled after the exit 
   CHECK(rq.cpuidle.tick_wakeups == wakeups + 1);
 }
 
+// need_resched ends do_idle()'s loop, and tick_nohz_idle_exit() restarts a
+// stopped tick before schedule_idle() (6.12 kernel/sched/idle.c,
+// tick-sched.c): a CPU that then picks idle again re-enters do_idle() with
+// the tick running, so its governor decides about the tick afresh. One
+// CPU, t runs 100 us and sleeps 1 s: from then on menu stops the tick and
+// takes state 1 (exit 200 us). A reschedule at 5 ms with nothing queued
+// (what a wakee pulled away before the CPU got there leaves) wakes it; at
+// 5.2 ms it picks idle again: the tick runs until the governor's pass,
+// which stops it again ("stopped", not "already stopped"), a pass that
+// counts ts->idle_calls.
+TEST_CASE("an idle CPU rescheduled with nothing to run restarts its tick before idling again", "[cpuidle][tick]") {
+  ScenarioParams p = idle_scenario("menu", {idle_cluster("c", 1, false)});
+  p.duration = 20_ms;
+  p.tasks = {task("t", {ev_run(100_us), ev_sleep(1_s)})};
+  System sys(p, 1);
+  Kernel& k = sys.kernel();
+  Rq& rq = k.rq(0);
+  k.run_until(5_ms);
+  REQUIRE(rq.cpuidle.phase == CpuidleDevice::Phase::kIn);
+  REQUIRE(rq.cpuidle.state == 1);
+  REQUIRE(rq.cpuidle.tick_stopped);
+  REQUIRE_FALSE(rq.tick_timer.armed());
+  const uint64_t idle_calls = rq.idle_calls;
+  k.start_decision_counts();
+  k.resched_curr(rq);
+  k.run_until(5_ms + 200_us);
+  uint64_t stopped = 0, already = 0;
+  for (const DecisionCount& d : k.decision_counts()) {
+    if (d.kind != "idle state") continue;
+    CHECK(d.group == "cpu0");
+    if (d.reason.find("tick already stopped") != std::string::npos)
+      already += d.count;
+    else if (d.reason.find("tick stopped") != std::string::npos)
+      stopped += d.count;
+  }
+  CHECK(stopped == 1);
+  CHECK(already == 0);
+  CHECK(rq.cpuidle.tick_stopped);
+  CHECK(rq.idle_calls == idle_calls + 1);
+  CHECK(rq.cpuidle.state == 1);
+}
+
 namespace {
 // `rq`'s CPU, still running its governor now, reaches the governor's end
 // (`end`) with need_resched set by another CPU: no state entered, one

@@ -1256,6 +1256,19 @@ void Kernel::schedule(Rq& rq) {
     class_of(prev).put_prev_task(rq, prev, next);
     class_of(*next).set_next_task(rq, *next, true);
   }
+  // An idle CPU left its idle loop for this schedule_idle(): do_idle()'s
+  // tick_nohz_idle_exit() restarted a stopped tick first (6.12
+  // kernel/sched/idle.c, kernel/time/tick-sched.c
+  // tick_nohz_restart_sched_tick()), so when it picks idle again (a wakee
+  // pulled away before it got here, a reschedule with nothing queued) its
+  // next do_idle() pass and governor see a running tick. It stays in
+  // nohz.idle_cpus_mask (only a busy tick takes it out). Without cpuidle
+  // the pass below stops the tick again at once; the model's idle state
+  // there never restarted it.
+  if (next == &prev && prev.is_idle_task && !rq.stopper_ran && rq.cpuidle.gov && rq.cpuidle.tick_stopped) {
+    arm_tick(rq);
+    rq.cpuidle.tick_stopped = false;
+  }
   // The stopper's __schedule() is done: from here on the CPU runs what it
   // picked. The stopper was rq->curr until now, so only here does a CPU
   // whose stopper found nothing else to run go idle (the model's idle
