@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "models/config/config.h"
 #include "models/config/json.h"
@@ -335,18 +337,76 @@ TEST_CASE("Phases with only unmodelled events are skipped with a warning", "[con
   CHECK_THAT(none.message(), Catch::Contains("no task that the model can run"));
 }
 
-TEST_CASE("Per-phase scheduling changes warn unless the task has a single phase", "[config][rtapp]") {
+TEST_CASE("A lone phase's scheduling keys are the task's, per-phase cpus warn", "[config][rtapp]") {
   ScenarioParams one = import(R"({"global": {"duration": 1}, "tasks": {
     "t": {"phases": {"only": {"policy": "SCHED_FIFO", "priority": 5, "cpus": [1], "run": 100}}}}})");
   CHECK(one.tasks[0].policy == Policy::kFifo);
   CHECK(one.tasks[0].rt_priority == 5);
   CHECK(one.tasks[0].cpus == std::vector<int>{1});
+  CHECK(one.tasks[0].phases.size() == 1);
   CHECK(one.warnings.empty());
 
   ScenarioParams two = import(R"({"global": {"duration": 1}, "tasks": {
-    "t": {"phases": {"a": {"run": 100}, "b": {"priority": 5, "run": 100}}}}})");
-  CHECK(two.tasks[0].nice == 0);
-  CHECK_THAT(warning_with(two, "tasks.t.phases.b.priority"), Catch::Contains("not modelled"));
+    "t": {"phases": {"a": {"run": 100}, "b": {"cpus": [1], "run": 100}}}}})");
+  CHECK(two.tasks[0].cpus.empty());
+  CHECK_THAT(warning_with(two, "tasks.t.phases.b.cpus"), Catch::Contains("not modelled"));
+}
+
+namespace {
+// The events of phase `i` of the first task, as (kind, policy, priority
+// or nice) for the attribute events.
+std::vector<std::tuple<Kind, Policy, int>> attr_events(const ScenarioParams& s, size_t i) {
+  std::vector<std::tuple<Kind, Policy, int>> out;
+  for (const EventSpec& e : s.tasks.at(0).phases.at(i).events)
+    out.emplace_back(e.kind, e.policy, e.kind == Kind::kNice ? e.nice : e.rt_priority);
+  return out;
+}
+}  // namespace
+
+// rt-app's set_thread_param() as each phase begins (rt-app.c,
+// parse_sched_data()): a phase's policy and priority become a one-pass
+// phase before it. "b" gives only a priority: the policy in effect
+// (SCHED_FIFO, from "a") stays; "c" gives SCHED_OTHER without a priority:
+// rt-app's default nice 0, set by setpriority() after the policy; "d"
+// gives neither: nothing is set; "e" a nice alone: the policy stays
+// (SCHED_OTHER).
+TEST_CASE("rt-app phases change policy and priority as they begin", "[config][rtapp]") {
+  ScenarioParams s = import(R"({"global": {"duration": 1}, "tasks": {
+    "t": {"priority": -3, "phases": {
+      "a": {"policy": "SCHED_FIFO", "priority": 20, "run": 100},
+      "b": {"priority": 10, "run": 100},
+      "c": {"policy": "SCHED_OTHER", "run": 100, "util_min": 200},
+      "d": {"run": 100},
+      "e": {"priority": 5, "run": 100}}}}})");
+  CHECK(s.warnings.empty());
+  const TaskSpec& t = s.tasks.at(0);
+  CHECK(t.policy == Policy::kNormal);
+  CHECK(t.nice == -3);
+  REQUIRE(t.phases.size() == 9);
+  using V = std::vector<std::tuple<Kind, Policy, int>>;
+  CHECK(attr_events(s, 0) == V{{Kind::kSetScheduler, Policy::kFifo, 20}});
+  CHECK(attr_events(s, 2) == V{{Kind::kSetScheduler, Policy::kFifo, 10}});
+  const V c = attr_events(s, 4);
+  REQUIRE(c.size() == 3);
+  CHECK(V(c.begin(), c.begin() + 2) == V{{Kind::kSetScheduler, Policy::kNormal, 0}, {Kind::kNice, Policy::kNormal, 0}});
+  CHECK(t.phases[4].events[2].kind == Kind::kUclamp);
+  CHECK(t.phases[6].events.at(0).kind == Kind::kRun);  // "d": no attributes
+  CHECK(attr_events(s, 7) == V{{Kind::kSetScheduler, Policy::kNormal, 0}, {Kind::kNice, Policy::kNormal, 5}});
+  for (size_t i : {0, 2, 4, 7}) CHECK(t.phases[i].loop == 1);
+
+  // Priorities are checked against the policy they apply to.
+  ConfigError rt = error_of(R"({"tasks": {"t": {"phases": {
+      "a": {"run": 100}, "b": {"policy": "SCHED_RR", "priority": 0, "run": 100}}}}})");
+  CHECK(rt.key_path() == "tasks.t.phases.b.priority");
+  ConfigError nice = error_of(R"({"tasks": {"t": {"phases": {
+      "a": {"run": 100}, "b": {"priority": 25, "run": 100}}}}})");
+  CHECK(nice.key_path() == "tasks.t.phases.b.priority");
+  // A task whose phases are all skipped is skipped, attributes or not.
+  ScenarioParams skipped = import(R"({"global": {"duration": 1}, "tasks": {
+    "io": {"phases": {"a": {"iorun": 100}, "b": {"policy": "SCHED_FIFO", "iorun": 100}}},
+    "t": {"run": 100}}})");
+  REQUIRE(skipped.tasks.size() == 1);
+  CHECK(skipped.tasks[0].name == "t");
 }
 
 TEST_CASE("Global duration is in seconds and -1 keeps the default with a warning", "[config][rtapp]") {

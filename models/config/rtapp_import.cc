@@ -298,33 +298,88 @@ class Importer {
       if (role_of(m.key) == Role::kEvent)
         ctx_.warn(m, child(path, m.key), "event beside \"phases\" is ignored (rt-app reads only the phases)");
     bool only_phase = phases.members.size() == 1;
-    for (const Member& m : phases.members) read_phase(m, child(phases_path, m.key), only_phase, t);
+    Policy policy = t.policy;  // the policy in effect as each phase begins (first pass)
+    for (const Member& m : phases.members) read_phase(m, child(phases_path, m.key), only_phase, t, policy);
+    // Attribute changes alone would loop in no time: such a task is one
+    // whose phases were all skipped.
+    const bool any_events = std::any_of(t.phases.begin(), t.phases.end(), [](const PhaseSpec& ph) {
+      return std::any_of(ph.events.begin(), ph.events.end(), [](const EventSpec& e) {
+        return e.kind != EventSpec::Kind::kSetScheduler && e.kind != EventSpec::Kind::kNice &&
+               e.kind != EventSpec::Kind::kUclamp;
+      });
+    });
+    if (!any_events) t.phases.clear();
   }
 
-  void read_phase(const Member& m, const std::string& path, bool only_phase, TaskSpec& t) {
+  // A later phase's policy / priority as rt-app's set_thread_param()
+  // applies them when the phase begins (rt-app.c; parse_sched_data() in
+  // rt-app_parse_config.c): a phase without "policy" keeps the policy in
+  // effect ("same", resolved once, at its first application), and without
+  // "priority" changes nothing unless a policy is given (then rt-app's
+  // default: 10 for SCHED_FIFO/RR, nice 0 otherwise). SCHED_FIFO/RR:
+  // pthread_setschedparam(), i.e. sched_setscheduler(); SCHED_OTHER:
+  // sched_setscheduler() when the policy changes, then setpriority() of the
+  // nice; SCHED_IDLE: sched_setscheduler() only. The setscheduler event is
+  // written for every application: when rt-app skips it (the same policy
+  // and priority as last applied) the kernel call is a no-op too
+  // (__sched_setscheduler() returns early, set_user_nice() likewise).
+  void read_phase_sched(const Value& obj, const std::string& path, Policy& policy, std::vector<EventSpec>& out) {
+    const Value* policy_v = obj.find("policy");
+    const Value* priority_v = obj.find("priority");
+    if (!policy_v && !priority_v) return;
+    if (policy_v) policy = ctx_.get_policy(*policy_v, child(path, "policy"));
+    const bool fair = is_fair_policy(policy);
+    int priority = fair ? 0 : kDefaultRtPriority;
+    if (priority_v) {
+      const std::string key_path = child(path, "priority");
+      priority = fair ? static_cast<int>(ctx_.get_int(*priority_v, key_path, -20, 19))
+                      : static_cast<int>(ctx_.get_int(*priority_v, key_path, 1, 99));
+    }
+    EventSpec set;
+    set.kind = EventSpec::Kind::kSetScheduler;
+    set.policy = policy;
+    set.rt_priority = fair ? 0 : priority;
+    out.push_back(set);
+    if (policy == Policy::kNormal) {
+      EventSpec nice;
+      nice.kind = EventSpec::Kind::kNice;
+      nice.nice = priority;
+      out.push_back(nice);
+    }
+  }
+
+  void read_phase(const Member& m, const std::string& path, bool only_phase, TaskSpec& t, Policy& policy) {
     const Value& obj = m.value;
     if (!obj.is(Type::kObject)) ctx_.fail(obj, path, expected("a phase object", obj));
     PhaseSpec p;
     if (const Value* loop = obj.find("loop")) p.loop = read_loop(*loop, child(path, "loop"));
     // A lone phase's settings apply from the task's start: they are the task's.
     if (only_phase) apply_sched(obj, path, t);
-    EventSpec clamps;  // a later phase's util_min / util_max: sched_setattr() as the phase starts
+    // A later phase's policy, priority, util_min / util_max: what rt-app
+    // sets as the phase starts (its policy first, then the clamps).
+    std::vector<EventSpec> attrs;
+    EventSpec clamps;
     clamps.kind = EventSpec::Kind::kUclamp;
     clamps.uclamp_if_changed = true;
-    if (!only_phase) read_util_clamps(obj, path, clamps.uclamp_min, clamps.uclamp_max);
+    if (!only_phase) {
+      read_phase_sched(obj, path, policy, attrs);
+      read_util_clamps(obj, path, clamps.uclamp_min, clamps.uclamp_max);
+      if (clamps.uclamp_min || clamps.uclamp_max) attrs.push_back(clamps);
+    }
     for (const Member& k : obj.members) {
       std::string key_path = child(path, k.key);
-      if (!only_phase && (k.key == "util_min" || k.key == "util_max")) continue;  // read above
-      if (role_of(k.key) == Role::kSched && !only_phase)
-        ctx_.warn(k, key_path, "per-phase scheduling changes are not modelled; the task keeps its task-level setting");
+      if (!only_phase && k.key != "cpus" && role_of(k.key) == Role::kSched) continue;  // read above
+      if (k.key == "cpus" && !only_phase)
+        ctx_.warn(k, key_path, "per-phase affinity is not modelled; the task keeps its task-level cpus");
       else
         warn_unmodelled(k, key_path, /*task_level=*/false);
     }
     warn_duplicates(obj, path);
+    // rt-app applies a phase's attributes once as the phase begins: a
+    // one-pass phase of their own before it (kept when the phase's own
+    // events cannot be modelled: rt-app still sets them).
+    if (!attrs.empty()) t.phases.push_back(PhaseSpec{1, std::move(attrs)});
     if (read_events(obj, path, t.name, p.events)) {
-      // rt-app applies a phase's attributes once as the phase begins: a
-      // one-event phase of its own before it.
-      if (clamps.uclamp_min || clamps.uclamp_max) t.phases.push_back(PhaseSpec{1, {clamps}});
       t.phases.push_back(std::move(p));
     } else {
       ctx_.warn(m, path, "no event the model can run; phase skipped");

@@ -21,7 +21,8 @@ constexpr Time kMinSlice = Time::us(100);  // the kernel clamps sched_runtime to
 constexpr Time kMaxSlice = Time::ms(100);
 
 // What an event's value must be.
-enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kCall, kRpm, kUclamp, kCgroup, kCpuUclamp, kCpuWeight, kCpuIdle };
+enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kCall, kRpm, kUclamp, kCgroup, kCpuUclamp, kCpuWeight, kCpuIdle,
+                 kSetScheduler, kNice };
 
 struct EventKind {
   std::string name;
@@ -52,6 +53,8 @@ const std::vector<EventKind>& event_kinds() {
       {"cpu_uclamp", Kind::kCpuUclamp, Arg::kCpuUclamp},
       {"cpu_weight", Kind::kCpuWeight, Arg::kCpuWeight},
       {"cpu_idle", Kind::kCpuIdle, Arg::kCpuIdle},
+      {"setscheduler", Kind::kSetScheduler, Arg::kSetScheduler},
+      {"nice", Kind::kNice, Arg::kNice},
   };
   return kinds;
 }
@@ -143,6 +146,31 @@ EventSpec load_uclamp_event(const TaskContext& ctx, const YAML::Node& node, cons
   return e;
 }
 
+// `setscheduler: {policy: fifo, priority: 10}` / `{policy: other}`:
+// sched_setscheduler() (or pthread_setschedparam()) of this task at this
+// point. It carries no nice: the task keeps its own (6.12
+// _sched_setscheduler() passes PRIO_TO_NICE(p->static_prio)); `nice:` sets
+// that.
+EventSpec load_setscheduler_event(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
+  MapReader r(doc, node, path, setscheduler_event_params());
+  r.require("policy");
+  EventSpec e;
+  e.kind = Kind::kSetScheduler;
+  const std::string text = as_choice(doc, *r.find("policy"), r.path("policy"), policy_names(true));
+  e.policy = *policy_from_name(text, true);
+  if (auto n = r.find("priority")) {
+    if (is_fair_policy(e.policy))
+      fail(doc, *n, r.path("priority"),
+           fmt::format("priority applies to SCHED_FIFO/SCHED_RR; {} takes none (sched_setscheduler() "
+                       "rejects a non-zero one: EINVAL; a `nice:` event sets the nice)",
+                       policy_text(e.policy)));
+    e.rt_priority = static_cast<int>(as_int(doc, *n, r.path("priority"), 1, 99));
+  } else if (!is_fair_policy(e.policy)) {
+    r.fail_here(fmt::format("{} needs 'priority: 1..99'", policy_text(e.policy)));
+  }
+  return e;
+}
+
 // `yield`, `yield:` and `yield: {}` all mean the same.
 void require_no_value(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const std::string& kind) {
   bool empty = node.IsNull() || (node.IsMap() && node.size() == 0);
@@ -184,6 +212,8 @@ EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Nod
     case Arg::kCpuUclamp: e = load_cpu_uclamp_event(ctx.doc, value, path, ctx.kernel); break;
     case Arg::kCpuWeight: e = load_cpu_weight_event(ctx.doc, value, path, ctx.kernel); break;
     case Arg::kCpuIdle: e = load_cpu_idle_event(ctx.doc, value, path, ctx.kernel); break;
+    case Arg::kSetScheduler: e = load_setscheduler_event(ctx.doc, value, path); break;
+    case Arg::kNice: e.nice = static_cast<int>(as_int(ctx.doc, value, path, -20, 19)); break;
   }
   return e;
 }
@@ -603,6 +633,11 @@ const std::vector<ParamDecl>& event_params() {
        "write a weighted cpu cgroup's cpu.weight or cpu.shares at run time (sched_group_set_shares())"},
       {"cpu_idle", "map (see cpu_idle)", "-",
        "write a cpu cgroup's cpu.idle at run time (sched_group_set_idle())"},
+      {"setscheduler", "map (see setscheduler)", "-",
+       "sched_setscheduler() of this task from here on: a new policy and RT priority, its nice kept "
+       "(__sched_setscheduler(); a PI boost stays)"},
+      {"nice", "int -20..19", "-",
+       "setpriority() of this task's nice from here on (set_user_nice(); an RT task only records it)"},
       {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work / mod_delayed_work)"},
       {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker (kthread_queue_work / kthread_queue_delayed_work / kthread_mod_delayed_work)"},
       {"cancel_work", "map (see cancel_work)", "-", "take a queued work item back (cancel_(delayed_)work), or also wait for its execution (cancel_(delayed_)work_sync, kthread_cancel_(delayed_)work_sync)"},
@@ -630,6 +665,15 @@ const std::vector<ParamDecl>& uclamp_event_params() {
   static const std::vector<ParamDecl> decls = {
       {"min", "int 0..1024", "unchanged", "new uclamp_min (sched_attr.sched_util_min)"},
       {"max", "int 0..1024", "unchanged", "new uclamp_max (sched_attr.sched_util_max)"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& setscheduler_event_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"policy", join(policy_names(false), " | ") + " (or other, normal, batch, idle, fifo, rr)", "required",
+       "the new policy"},
+      {"priority", "int 1..99", "required for SCHED_FIFO/RR, refused otherwise", "the new RT priority"},
   };
   return decls;
 }

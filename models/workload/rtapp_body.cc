@@ -277,6 +277,17 @@ Action RtAppBody::next(Task& self) {
           k.sched_setattr_uclamp(self, e.uclamp_min, e.uclamp_max);
         continue;
       }
+      case EventSpec::Kind::kSetScheduler:
+        // The calling thread, running: __sched_setscheduler() puts and sets
+        // it again around the change; a lowered priority may hand the CPU
+        // over at the next preemption point.
+        advance();
+        k.set_scheduler(self, e.policy, self.nice(), e.rt_priority);
+        continue;
+      case EventSpec::Kind::kNice:
+        advance();
+        k.set_user_nice(self, e.nice);
+        continue;
       case EventSpec::Kind::kCgroup: {
         const int group = objects_of_current().task_group;
         advance();

@@ -79,6 +79,8 @@ struct EventSpec {
     kCpuUclamp,  // write cpu.uclamp.min / .max of cpu cgroup `name`
     kCpuWeight,  // write cpu.weight (cgroup v2) or cpu.shares (v1) of cpu cgroup `name`
     kCpuIdle,    // write cpu.idle of cpu cgroup `name`
+    kSetScheduler,  // sched_setscheduler() of this task: `policy`, `rt_priority` (nice kept)
+    kNice,          // setpriority(PRIO_PROCESS, tid, `nice`): set_user_nice()
   };
   Kind kind = Kind::kRun;
   Time duration;        // run / runtime / sleep; timer period
@@ -93,6 +95,9 @@ struct EventSpec {
   int64_t cpu_weight = 0;
   bool cpu_weight_is_shares = false;
   bool cpu_idle = false;  // kCpuIdle: the value written to cpu.idle
+  Policy policy = Policy::kNormal;  // kSetScheduler: the new policy
+  int rt_priority = 0;              // kSetScheduler: 1..99 for SCHED_FIFO/RR, else 0
+  int nice = 0;                     // kNice: -20..19
   // kUclamp from an rt-app phase: rt-app's set_thread_param() skips the
   // call when the settings it last applied are these already.
   bool uclamp_if_changed = false;
