@@ -10,6 +10,7 @@
 
 #include "models/config/config.h"
 #include "models/config/json.h"
+#include "models/system.h"
 
 using namespace schedlab;
 using namespace schedlab::time_literals;
@@ -84,7 +85,7 @@ TEST_CASE("Unsupported keys produce warnings that name the key path", "[config][
   "tasks": {
     "t": {
       "dl-runtime": 1000,
-      "taskgroup": "/tg",
+      "nodes_membind": [0],
       "mystery": 1,
       "priorty": 5,
       "run": 100,
@@ -99,7 +100,7 @@ TEST_CASE("Unsupported keys produce warnings that name the key path", "[config][
   ScenarioParams s = import(text);
   CHECK_THAT(warning_with(s, "global.frag"), Catch::Contains("unknown global key"));
   CHECK_THAT(warning_with(s, "tasks.t.dl-runtime"), Catch::Contains("not modelled"));
-  CHECK_THAT(warning_with(s, "tasks.t.taskgroup"), Catch::Contains("not modelled"));
+  CHECK_THAT(warning_with(s, "tasks.t.nodes_membind"), Catch::Contains("not modelled"));
   CHECK_THAT(warning_with(s, "tasks.t.mystery"), Catch::Contains("unknown key") && !Catch::Contains("did you mean"));
   CHECK_THAT(warning_with(s, "tasks.t.priorty"), Catch::EndsWith("unknown key, ignored; did you mean 'priority'?"));
   CHECK_THAT(warning_with(s, "tasks.t.mem"), Catch::Contains("not modelled"));
@@ -463,3 +464,49 @@ TEST_CASE("The example rt-app file imports through load_scenario_file", "[config
   CHECK(task(s, "worker").nice == 10);
 }
 #endif
+
+// rt-app's taskgroup (rt-app_taskgroups.c): cgroup v1 cpu groups made
+// level by level with mkdir (cpu.shares 1024 each: levels of the fair
+// hierarchy), the thread attached at its start (task level) or as a phase
+// begins (a cgroup event after the phase's policy and clamps); "/" is the
+// root group. rt-app refuses a taskgroup for an RT policy.
+TEST_CASE("rt-app taskgroups become cpu cgroups and cgroup moves", "[config][rtapp][cgroup]") {
+  ScenarioParams s = import(R"({"global": {"duration": 1}, "tasks": {
+    "t": {"taskgroup": "/a", "phases": {
+      "p0": {"run": 100},
+      "p1": {"taskgroup": "/a//b/", "util_min": 100, "run": 100},
+      "p2": {"taskgroup": "/", "run": 100}}},
+    "u": {"taskgroup": "/c", "run": 100}}})");
+  CHECK(s.warnings.empty());
+  REQUIRE(s.kernel.cgroups.size() == 3);
+  CHECK(s.kernel.cgroups[0].name == "a");
+  CHECK(s.kernel.cgroups[0].parent.empty());
+  CHECK(s.kernel.cgroups[1].name == "a/b");
+  CHECK(s.kernel.cgroups[1].parent == "a");
+  CHECK(s.kernel.cgroups[2].name == "c");
+  for (const auto& g : s.kernel.cgroups) CHECK(g.cpu_shares == std::optional<int64_t>(1024));
+  const TaskSpec& t = s.tasks.at(0);
+  CHECK(t.cgroup == "a");
+  CHECK(s.tasks.at(1).cgroup == "c");
+  REQUIRE(t.phases.size() == 5);
+  REQUIRE(t.phases[1].events.size() == 2);
+  CHECK(t.phases[1].events[0].kind == Kind::kUclamp);
+  CHECK(t.phases[1].events[1].kind == Kind::kCgroup);
+  CHECK(t.phases[1].events[1].name == "a/b");
+  REQUIRE(t.phases[3].events.size() == 1);
+  CHECK(t.phases[3].events[0].name == "/");
+  // It runs: the moves find their groups.
+  System sys(s, 1);
+  sys.run();
+
+  ConfigError rt = error_of(R"({"tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
+      "a": {"run": 100}, "b": {"taskgroup": "/x", "run": 100}}}}})");
+  CHECK(rt.key_path() == "tasks.t.phases.b.taskgroup");
+  CHECK_THAT(rt.message(), Catch::Contains("No taskgroup support for policy"));
+  ConfigError later_rt = error_of(R"({"tasks": {"t": {"taskgroup": "/x", "phases": {
+      "a": {"run": 100}, "b": {"policy": "SCHED_RR", "run": 100}}}}})");
+  CHECK(later_rt.key_path() == "tasks.t.phases.b.policy");
+  ConfigError relative = error_of(R"({"tasks": {"t": {"taskgroup": "x", "run": 100}}})");
+  CHECK(relative.key_path() == "tasks.t.taskgroup");
+  CHECK_THAT(relative.message(), Catch::Contains("must start with '/'"));
+}

@@ -31,7 +31,7 @@ const std::set<std::string> kNoEffectGlobals = {"calibration", "logdir",    "log
                                                 "lock_pages",  "ftrace",    "gnuplot",      "io_device",
                                                 "mem_buffer_size", "cumulative_slack"};
 // Scheduling attributes the model has no counterpart for.
-const std::set<std::string> kUnmodelledKeys = {"taskgroup", "dl-runtime",
+const std::set<std::string> kUnmodelledKeys = {"dl-runtime",
                                                "dl-period", "dl-deadline", "period",    "deadline",
                                                "nodes_membind", "membind_nodes"};
 
@@ -42,7 +42,8 @@ Role role_of(const std::string& key) {
   // Before events: "membind_nodes" would otherwise match the "mem" prefix.
   if (kUnmodelledKeys.count(key)) return Role::kUnmodelled;
   if (key == "loop") return Role::kLoop;
-  if (key == "policy" || key == "priority" || key == "cpus" || key == "util_min" || key == "util_max")
+  if (key == "policy" || key == "priority" || key == "cpus" || key == "util_min" || key == "util_max" ||
+      key == "taskgroup")
     return Role::kSched;
   if (key == "instance" || key == "delay" || key == "phases") return Role::kTaskOnly;
   if (!event_kind_of(key).empty()) return Role::kEvent;
@@ -52,8 +53,8 @@ Role role_of(const std::string& key) {
 // The keys role_of() knows, for "did you mean" (events by their prefix).
 const std::vector<std::string>& known_keys() {
   static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k = {"loop", "policy", "priority", "cpus", "util_min", "util_max", "instance", "delay",
-                                  "phases"};
+    std::vector<std::string> k = {"loop",     "policy",   "priority", "cpus",  "util_min",
+                                  "util_max", "taskgroup", "instance", "delay", "phases"};
     k.insert(k.end(), rtapp_event_prefixes().begin(), rtapp_event_prefixes().end());
     return k;
   }();
@@ -237,6 +238,53 @@ class Importer {
     }
     if (const Value* cpus = obj.find("cpus")) t.cpus = read_cpus(*cpus, child(path, "cpus"));
     read_util_clamps(obj, path, t.uclamp_min, t.uclamp_max);
+    if (const Value* tg = obj.find("taskgroup")) {
+      t.cgroup = read_taskgroup(*tg, child(path, "taskgroup"));
+      check_taskgroup_policy(*tg, child(path, "taskgroup"), t.policy);
+    }
+  }
+
+  // "taskgroup": "/a/b" (rt-app_taskgroups.c): a cpu cgroup of cgroup v1's
+  // cpu controller, each level made with mkdir (a new group's cpu.shares is
+  // 1024: a level of the fair hierarchy), the thread attached through the
+  // group's `tasks` file (sched_move_task()). Returns the model's name of
+  // the group, its path without the leading '/' ("a/b"; "" for "/", the
+  // root group), creating the levels not made yet.
+  std::string read_taskgroup(const Value& v, const std::string& path) {
+    const std::string text = ctx_.get_string(v, path);
+    if (text.empty() || text[0] != '/')
+      ctx_.fail(v, path, fmt::format("taskgroup '{}' must start with '/' (rt-app refuses it)", text));
+    std::string name;
+    size_t i = 0;
+    while (i < text.size()) {
+      while (i < text.size() && text[i] == '/') ++i;  // rt-app's mkdir loop skips repeated slashes
+      if (i == text.size()) break;
+      const size_t end = std::min(text.find('/', i), text.size());
+      const std::string parent = name;
+      if (!name.empty()) name.push_back('/');
+      name.append(text, i, end - i);
+      auto& groups = out_.kernel.cgroups;
+      if (std::none_of(groups.begin(), groups.end(), [&](const KernelParams::CpuCgroup& g) { return g.name == name; })) {
+        KernelParams::CpuCgroup g;
+        g.name = name;
+        g.parent = parent;
+        g.cpu_shares = 1024;  // a new cgroup v1 cpu group's cpu.shares
+        groups.push_back(g);
+      }
+      i = end;
+    }
+    return name;
+  }
+
+  // check_taskgroup_policy_dep() (rt-app_parse_config.c): rt-app refuses a
+  // task in a taskgroup while its policy is not SCHED_OTHER or SCHED_IDLE,
+  // the root group "/" included.
+  void check_taskgroup_policy(const Value& v, const std::string& path, Policy policy) {
+    if (!is_fair_policy(policy))
+      ctx_.fail(v, path,
+                fmt::format("a taskgroup with {} (rt-app: \"No taskgroup support for policy\"; only SCHED_OTHER "
+                            "and SCHED_IDLE tasks may be in one)",
+                            policy_text(policy)));
   }
 
   // util_min / util_max of `obj`, which rt-app sets with sched_setattr()'s
@@ -298,14 +346,16 @@ class Importer {
       if (role_of(m.key) == Role::kEvent)
         ctx_.warn(m, child(path, m.key), "event beside \"phases\" is ignored (rt-app reads only the phases)");
     bool only_phase = phases.members.size() == 1;
-    Policy policy = t.policy;  // the policy in effect as each phase begins (first pass)
-    for (const Member& m : phases.members) read_phase(m, child(phases_path, m.key), only_phase, t, policy);
+    // The policy in effect as each phase begins (first pass), and whether
+    // the task is in a taskgroup yet (rt-app's parse-time check).
+    PhaseState state{t.policy, obj.find("taskgroup") != nullptr};
+    for (const Member& m : phases.members) read_phase(m, child(phases_path, m.key), only_phase, t, state);
     // Attribute changes alone would loop in no time: such a task is one
     // whose phases were all skipped.
     const bool any_events = std::any_of(t.phases.begin(), t.phases.end(), [](const PhaseSpec& ph) {
       return std::any_of(ph.events.begin(), ph.events.end(), [](const EventSpec& e) {
         return e.kind != EventSpec::Kind::kSetScheduler && e.kind != EventSpec::Kind::kNice &&
-               e.kind != EventSpec::Kind::kUclamp;
+               e.kind != EventSpec::Kind::kUclamp && e.kind != EventSpec::Kind::kCgroup;
       });
     });
     if (!any_events) t.phases.clear();
@@ -348,7 +398,12 @@ class Importer {
     }
   }
 
-  void read_phase(const Member& m, const std::string& path, bool only_phase, TaskSpec& t, Policy& policy) {
+  struct PhaseState {
+    Policy policy;
+    bool in_taskgroup;
+  };
+
+  void read_phase(const Member& m, const std::string& path, bool only_phase, TaskSpec& t, PhaseState& state) {
     const Value& obj = m.value;
     if (!obj.is(Type::kObject)) ctx_.fail(obj, path, expected("a phase object", obj));
     PhaseSpec p;
@@ -362,9 +417,24 @@ class Importer {
     clamps.kind = EventSpec::Kind::kUclamp;
     clamps.uclamp_if_changed = true;
     if (!only_phase) {
-      read_phase_sched(obj, path, policy, attrs);
+      read_phase_sched(obj, path, state.policy, attrs);
       read_util_clamps(obj, path, clamps.uclamp_min, clamps.uclamp_max);
       if (clamps.uclamp_min || clamps.uclamp_max) attrs.push_back(clamps);
+      // set_thread_taskgroup() after the policy and clamps: a cgroup
+      // event (rt-app skips a repeat of the group it set last; moving a
+      // task to the group it is in changes nothing either).
+      if (const Value* tg = obj.find("taskgroup")) {
+        EventSpec move;
+        move.kind = EventSpec::Kind::kCgroup;
+        move.name = read_taskgroup(*tg, child(path, "taskgroup"));
+        if (move.name.empty()) move.name = "/";
+        attrs.push_back(move);
+        state.in_taskgroup = true;
+      }
+      if (state.in_taskgroup) {
+        const Value* at = obj.find("taskgroup") ? obj.find("taskgroup") : obj.find("policy");
+        if (at) check_taskgroup_policy(*at, child(path, at == obj.find("policy") ? "policy" : "taskgroup"), state.policy);
+      }
     }
     for (const Member& k : obj.members) {
       std::string key_path = child(path, k.key);
