@@ -395,6 +395,14 @@ TEST_CASE("rt-app phases change policy and priority as they begin", "[config][rt
   CHECK(attr_events(s, 7) == V{{Kind::kSetScheduler, Policy::kNormal, 0}, {Kind::kNice, Policy::kNormal, 5}});
   for (size_t i : {0, 2, 4, 7}) CHECK(t.phases[i].loop == 1);
 
+  // SCHED_BATCH takes its nice as SCHED_OTHER does; SCHED_IDLE sets none.
+  ScenarioParams bi = import(R"({"global": {"duration": 1}, "tasks": {
+    "t": {"phases": {"a": {"run": 100}, "b": {"policy": "SCHED_BATCH", "priority": 7, "run": 100},
+                     "c": {"policy": "SCHED_IDLE", "priority": 3, "run": 100}}}}})");
+  CHECK(attr_events(bi, 1) == V{{Kind::kSetScheduler, Policy::kBatch, 0}, {Kind::kNice, Policy::kNormal, 7}});
+  CHECK(attr_events(bi, 3) == V{{Kind::kSetScheduler, Policy::kIdle, 0}});
+  CHECK_THAT(warning_with(bi, "tasks.t.phases.c.priority"), Catch::Contains("no nice for SCHED_IDLE"));
+
   // Priorities are checked against the policy they apply to.
   ConfigError rt = error_of(R"({"tasks": {"t": {"phases": {
       "a": {"run": 100}, "b": {"policy": "SCHED_RR", "priority": 0, "run": 100}}}}})");

@@ -146,3 +146,73 @@ TEST_CASE("the nice survives a trip through SCHED_FIFO and a nice set meanwhile 
     if (e.policy == Policy::kNormal) CHECK(t.se.weight == nice_to_weight(e.nice));
   }
 }
+
+// rt_effective_prio(): an owner that lowers itself keeps the priority of
+// its top PI waiter. Two CPUs. A (FIFO 50, CPU 0) takes m at 0 and holds
+// it 7 ms; B (FIFO 30, CPU 1) blocks on m at 1 ms (no boost: A is above
+// it). At 2 ms A makes itself SCHED_OTHER: it stays at B's priority, 69,
+// an RT priority, so the fair hog on CPU 0 still waits, and A unlocks at
+// 7 ms (as SCHED_OTHER sharing with the hog it would take 5 ms more).
+// Unlocked, A drops to its own 120.
+TEST_CASE("a lock owner lowering itself keeps its PI waiter's priority", "[setscheduler][pi]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.duration = Time::ms(30);
+  TaskSpec a = on_cpus(task("a", {ev_lock("m"), ev_run(Time::ms(2)), ev_setscheduler(Policy::kNormal),
+                                  ev_run(Time::ms(5)), ev_unlock("m"), ev_run(Time::ms(1)), ev_sleep(Time::s(1))},
+                            Policy::kFifo, 50),
+                       {0});
+  TaskSpec b = on_cpus(task("b", {ev_lock("m"), ev_run(Time::ms(1)), ev_unlock("m"), ev_sleep(Time::s(1))},
+                            Policy::kFifo, 30),
+                       {1});
+  b.delay = Time::ms(1);
+  p.tasks = {a, b, on_cpus(hog("hog"), {0})};
+  System sys(p, 1);
+  SwitchLog sw;
+  PrioLog prio;
+  sys.add_observer(&sw);
+  sys.add_observer(&prio);
+  sys.run();
+  std::vector<PrioChange> a_changes;
+  for (const PrioChange& c : prio.log)
+    if (c.comm == "a") a_changes.push_back(c);
+  CHECK(a_changes == std::vector<PrioChange>{{Time::ms(2), "a", 49, 69}, {Time::ms(7), "a", 69, 120}});
+  CHECK(sw.first_run("hog") >= Time::ms(7));
+  CHECK(sw.first_run("b", Time::ms(2)) == Time::ms(7));
+}
+
+// The reschedule a setscheduler raises is taken on the way back to user
+// space, before the task's next call. One CPU: A (FIFO 50) runs 2 ms, then
+// lowers itself to FIFO 10 below the queued B (FIFO 30, started at 1 ms)
+// and at once asks for FIFO 50 again. B runs first (2 to 3 ms); A's second
+// call comes only when it runs again, at 3 ms.
+TEST_CASE("a setscheduler that lets another task in hands over the CPU before the next event",
+          "[setscheduler]") {
+  ScenarioParams p = exact_scenario("6.12", 1000);
+  p.duration = Time::ms(10);
+  TaskSpec a = task("a",
+                    {ev_run(Time::ms(2)), ev_setscheduler(Policy::kFifo, 10), ev_setscheduler(Policy::kFifo, 50),
+                     ev_run(Time::ms(1)), ev_sleep(Time::s(1))},
+                    Policy::kFifo, 50);
+  TaskSpec b = task("b", {ev_run(Time::ms(1)), ev_sleep(Time::s(1))}, Policy::kFifo, 30);
+  b.delay = Time::ms(1);
+  p.tasks = {a, b};
+  System sys(p, 1);
+  SwitchLog sw;
+  PrioLog prio;
+  sys.add_observer(&sw);
+  sys.add_observer(&prio);
+  sys.run();
+  CHECK(prio.log == std::vector<PrioChange>{{Time::ms(2), "a", 49, 89}, {Time::ms(3), "a", 89, 49}});
+  CHECK(sw.first_run("b") == Time::ms(2));
+  CHECK(sw.first_run("a", Time::ms(1)) == Time::ms(3));
+}
+
+TEST_CASE("setscheduler takes priority 0 for a fair policy and names SCHED_DEADLINE as not modelled",
+          "[setscheduler][config]") {
+  ScenarioParams s = load_scenario_yaml(
+      "tasks:\n  - name: t\n    events: [setscheduler: {policy: batch, priority: 0}, run: 1ms]\n", "test.yaml");
+  CHECK(s.tasks.at(0).phases.at(0).events.at(0).policy == Policy::kBatch);
+  ConfigError dl = error_of("tasks:\n  - name: t\n    events: [setscheduler: {policy: deadline}, run: 1ms]\n");
+  CHECK(dl.key_path() == "tasks[0].events[0].setscheduler.policy");
+  CHECK_THAT(dl.message(), Catch::Contains("SCHED_DEADLINE is not modelled"));
+}

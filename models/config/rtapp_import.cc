@@ -369,10 +369,12 @@ class Importer {
   // default: 10 for SCHED_FIFO/RR, nice 0 otherwise). SCHED_FIFO/RR:
   // pthread_setschedparam(), i.e. sched_setscheduler(); SCHED_OTHER:
   // sched_setscheduler() when the policy changes, then setpriority() of the
-  // nice; SCHED_IDLE: sched_setscheduler() only. The setscheduler event is
-  // written for every application: when rt-app skips it (the same policy
-  // and priority as last applied) the kernel call is a no-op too
-  // (__sched_setscheduler() returns early, set_user_nice() likewise).
+  // nice; SCHED_IDLE: sched_setscheduler() only (rt-app before c9d45bd,
+  // 2025, which changed how the nice is set). The setscheduler event is
+  // written for every application, where rt-app skips a repeat of what it
+  // applied last, and calls sched_setscheduler() for a fair policy only on
+  // a policy change: the model's call changes nothing then (its early
+  // return; set_user_nice() of the same nice likewise).
   void read_phase_sched(const Value& obj, const std::string& path, Policy& policy, std::vector<EventSpec>& out) {
     const Value* policy_v = obj.find("policy");
     const Value* priority_v = obj.find("priority");
@@ -390,7 +392,10 @@ class Importer {
     set.policy = policy;
     set.rt_priority = fair ? 0 : priority;
     out.push_back(set);
-    if (policy == Policy::kNormal) {
+    if (policy == Policy::kIdle && priority_v)
+      ctx_.warn(*priority_v, child(path, "priority"), "ignored: rt-app sets no nice for SCHED_IDLE");
+    // SCHED_BATCH: rt-app 1cf8c77, the first to accept it, sets its nice too.
+    if (policy == Policy::kNormal || policy == Policy::kBatch) {
       EventSpec nice;
       nice.kind = EventSpec::Kind::kNice;
       nice.nice = priority;

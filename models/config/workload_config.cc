@@ -156,15 +156,23 @@ EventSpec load_setscheduler_event(const YamlDoc& doc, const YAML::Node& node, co
   r.require("policy");
   EventSpec e;
   e.kind = Kind::kSetScheduler;
-  const std::string text = as_choice(doc, *r.find("policy"), r.path("policy"), policy_names(true));
+  const YAML::Node policy = *r.find("policy");
+  if (policy.IsScalar() && (policy.Scalar() == "SCHED_DEADLINE" || policy.Scalar() == "deadline"))
+    fail(doc, policy, r.path("policy"),
+         fmt::format("SCHED_DEADLINE is not modelled (valid: {})", join(policy_names(true))));
+  const std::string text = as_choice(doc, policy, r.path("policy"), policy_names(true));
   e.policy = *policy_from_name(text, true);
   if (auto n = r.find("priority")) {
-    if (is_fair_policy(e.policy))
-      fail(doc, *n, r.path("priority"),
-           fmt::format("priority applies to SCHED_FIFO/SCHED_RR; {} takes none (sched_setscheduler() "
-                       "rejects a non-zero one: EINVAL; a `nice:` event sets the nice)",
-                       policy_text(e.policy)));
-    e.rt_priority = static_cast<int>(as_int(doc, *n, r.path("priority"), 1, 99));
+    if (is_fair_policy(e.policy)) {
+      // sched_param.sched_priority must be 0 for these (EINVAL otherwise).
+      if (as_int(doc, *n, r.path("priority"), 0, 99) != 0)
+        fail(doc, *n, r.path("priority"),
+             fmt::format("priority applies to SCHED_FIFO/SCHED_RR; {} takes 0 or none (sched_setscheduler() "
+                         "rejects a non-zero one: EINVAL; a `nice:` event sets the nice)",
+                         policy_text(e.policy)));
+    } else {
+      e.rt_priority = static_cast<int>(as_int(doc, *n, r.path("priority"), 1, 99));
+    }
   } else if (!is_fair_policy(e.policy)) {
     r.fail_here(fmt::format("{} needs 'priority: 1..99'", policy_text(e.policy)));
   }
@@ -635,7 +643,7 @@ const std::vector<ParamDecl>& event_params() {
        "write a cpu cgroup's cpu.idle at run time (sched_group_set_idle())"},
       {"setscheduler", "map (see setscheduler)", "-",
        "sched_setscheduler() of this task from here on: a new policy and RT priority, its nice kept "
-       "(__sched_setscheduler(); a PI boost stays)"},
+       "(__sched_setscheduler(); never below the priority of its top PI waiter)"},
       {"nice", "int -20..19", "-",
        "setpriority() of this task's nice from here on (set_user_nice(); an RT task only records it)"},
       {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work / mod_delayed_work)"},
@@ -673,7 +681,7 @@ const std::vector<ParamDecl>& setscheduler_event_params() {
   static const std::vector<ParamDecl> decls = {
       {"policy", join(policy_names(false), " | ") + " (or other, normal, batch, idle, fifo, rr)", "required",
        "the new policy"},
-      {"priority", "int 1..99", "required for SCHED_FIFO/RR, refused otherwise", "the new RT priority"},
+      {"priority", "int 1..99 (0 for the other policies)", "required for SCHED_FIFO/RR", "the new RT priority"},
   };
   return decls;
 }

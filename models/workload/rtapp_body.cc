@@ -273,21 +273,25 @@ Action RtAppBody::next(Task& self) {
         auto same = [&](UclampId id, const std::optional<uint32_t>& v) {
           return !v || (self.uclamp_req[id].user_defined && self.uclamp_req[id].value == *v);
         };
+        // sched_setattr()'s EINVAL (a max below the min in effect) names
+        // the event that asked.
         if (!(e.uclamp_if_changed && same(kUclampMin, e.uclamp_min) && same(kUclampMax, e.uclamp_max)))
-          k.sched_setattr_uclamp(self, e.uclamp_min, e.uclamp_max);
+          at_event(e, [&] { k.sched_setattr_uclamp(self, e.uclamp_min, e.uclamp_max); });
         continue;
       }
       case EventSpec::Kind::kSetScheduler:
-        // The calling thread, running: __sched_setscheduler() puts and sets
-        // it again around the change; a lowered priority may hand the CPU
-        // over at the next preemption point.
-        advance();
-        k.set_scheduler(self, e.policy, self.nice(), e.rt_priority);
-        continue;
       case EventSpec::Kind::kNice:
+        // The calling thread, running: __sched_setscheduler() puts and sets
+        // it again around the change. A reschedule it raised (a lowered
+        // priority, a fair task now ahead) is taken on the way back to user
+        // space, whatever the preemption model; a kernel thread's
+        // sched_set_fifo() takes it at preempt_enable().
         advance();
-        k.set_user_nice(self, e.nice);
-        continue;
+        if (e.kind == EventSpec::Kind::kSetScheduler)
+          k.set_scheduler(self, e.policy, self.nice(), e.rt_priority);
+        else
+          k.set_user_nice(self, e.nice);
+        return self.kernel_thread ? Action::preempt_point() : Action::return_to_user();
       case EventSpec::Kind::kCgroup: {
         const int group = objects_of_current().task_group;
         advance();

@@ -104,11 +104,17 @@ void rt_mutex_adjust_pi(Kernel& k, Task& p, int old_prio) {
   if (Task* owner = m->owner()) rt_mutex_adjust_prio_chain(k, *owner);
 }
 
+int rt_mutex_pi_top_prio(const Task& p) {
+  int prio = kMaxRtPrio + 40;
+  for (const RtMutex* m : p.held_mutexes)
+    if (m->pi()) prio = std::min(prio, m->top_waiter_prio());
+  return prio;
+}
+
 void rt_mutex_adjust_prio_chain(Kernel& k, Task& p) {
   Task* t = &p;
   for (int depth = 0; t && depth < 1024; ++depth) {  // max_lock_depth
-    int prio = t->normal_prio;
-    for (const RtMutex* m : t->held_mutexes) prio = std::min(prio, m->top_waiter_prio());
+    const int prio = std::min(t->normal_prio, rt_mutex_pi_top_prio(*t));
     if (prio == t->prio) return;
     k.rt_mutex_setprio(*t, prio);
     // Re-sort t in the wait list it sits on, then continue with that owner.

@@ -56,6 +56,11 @@ class RtMutex {
   std::vector<Task*> waiters_;  // priority order, FIFO among equals
 };
 
+// The priority the top waiter of the PI mutexes p holds lends it (the
+// prio of rt_mutex_get_top_task(p), 6.12 rtmutex.c); kMaxRtPrio + 40 when
+// none waits. A plain (non-PI) mutex lends nothing.
+int rt_mutex_pi_top_prio(const Task& p);
+
 // The effective priority of p from its own priority and the top waiters of
 // the mutexes it holds (rt_mutex_adjust_prio / __rt_effective_prio), then
 // follows the chain if p is itself blocked on a mutex.

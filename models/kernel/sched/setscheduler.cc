@@ -8,12 +8,14 @@
 // PI-aware effective priority, enqueue with ENQUEUE_RESTORE (ENQUEUE_HEAD
 // when the priority drops), then check_class_changed().
 //
-// Used by the kthread_worker model (priority following) and available to
-// any model that changes a thread's policy at run time.
+// Used by the kthread_worker and binder models (priority following) and
+// from user space (the workload's `setscheduler` and `nice` events:
+// sched_setscheduler() and setpriority() of the calling thread).
 //
 // Simplifications: no permission or validity checks beyond ranges (the
-// callers are kernel code); the PI boost kept is the current one (the
-// kernel recomputes it from the top waiter, rt_effective_prio()).
+// callers are kernel code or root); a call that changes nothing returns
+// early, where 6.12 re-queues a fair task whose sched_runtime (0 from
+// sched_setscheduler()) differs from its slice, resetting a custom slice.
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -68,9 +70,10 @@ void Kernel::set_scheduler(Task& p, Policy policy, int nice, int rt_priority) {
   if (p.policy == policy && p.static_prio == new_static && p.normal_prio == new_normal &&
       p.rt_priority == new_rt_priority)
     return;
-  // rt_effective_prio(): a PI boost above the new normal priority stays.
-  const bool boosted = p.prio < p.normal_prio;
-  const int new_prio = boosted ? std::min(p.prio, new_normal) : new_normal;
+  // rt_effective_prio(): the top waiter of a PI mutex p holds lends its
+  // priority when above the new normal one (also when p was not boosted
+  // before: an RT owner lowering itself below its waiter).
+  const int new_prio = std::min(new_normal, rt_mutex_pi_top_prio(p));
 
   const int old_prio = p.prio;
   const SchedClassId old_class = p.sched_class;
