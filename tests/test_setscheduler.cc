@@ -45,6 +45,18 @@ class PrioLog : public SchedObserver {
   std::vector<PrioChange> log;
 };
 
+// Runs `p` (seed 1) to its end with its switches and priority changes.
+struct ObservedRun {
+  explicit ObservedRun(const ScenarioParams& p) : sys(p, 1) {
+    sys.add_observer(&sw);
+    sys.add_observer(&prio);
+    sys.run();
+  }
+  System sys;
+  SwitchLog sw;
+  PrioLog prio;
+};
+
 }  // namespace
 
 TEST_CASE("setscheduler and nice events in YAML", "[setscheduler][config]") {
@@ -95,12 +107,9 @@ TEST_CASE("a task that makes itself SCHED_FIFO is not preempted by fair tasks un
   TaskSpec h = hog("hog");
   h.delay = Time::ms(1);
   p.tasks = {a, h};
-  System sys(p, 1);
-  SwitchLog sw;
-  PrioLog prio;
-  sys.add_observer(&sw);
-  sys.add_observer(&prio);
-  sys.run();
+  ObservedRun run(p);
+  const SwitchLog& sw = run.sw;
+  const PrioLog& prio = run.prio;
   CHECK(prio.log == std::vector<PrioChange>{{Time::us(100), "a", 120, 89}, {Time::us(5100), "a", 89, 120}});
   const Time hog_first = sw.first_run("hog");
   CHECK(hog_first >= Time::us(5100));
@@ -166,12 +175,9 @@ TEST_CASE("a lock owner lowering itself keeps its PI waiter's priority", "[setsc
                        {1});
   b.delay = Time::ms(1);
   p.tasks = {a, b, on_cpus(hog("hog"), {0})};
-  System sys(p, 1);
-  SwitchLog sw;
-  PrioLog prio;
-  sys.add_observer(&sw);
-  sys.add_observer(&prio);
-  sys.run();
+  ObservedRun run(p);
+  const SwitchLog& sw = run.sw;
+  const PrioLog& prio = run.prio;
   std::vector<PrioChange> a_changes;
   for (const PrioChange& c : prio.log)
     if (c.comm == "a") a_changes.push_back(c);
@@ -196,12 +202,9 @@ TEST_CASE("a setscheduler that lets another task in hands over the CPU before th
   TaskSpec b = task("b", {ev_run(Time::ms(1)), ev_sleep(Time::s(1))}, Policy::kFifo, 30);
   b.delay = Time::ms(1);
   p.tasks = {a, b};
-  System sys(p, 1);
-  SwitchLog sw;
-  PrioLog prio;
-  sys.add_observer(&sw);
-  sys.add_observer(&prio);
-  sys.run();
+  ObservedRun run(p);
+  const SwitchLog& sw = run.sw;
+  const PrioLog& prio = run.prio;
   CHECK(prio.log == std::vector<PrioChange>{{Time::ms(2), "a", 49, 89}, {Time::ms(3), "a", 89, 49}});
   CHECK(sw.first_run("b") == Time::ms(2));
   CHECK(sw.first_run("a", Time::ms(1)) == Time::ms(3));
