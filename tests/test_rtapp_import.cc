@@ -507,6 +507,35 @@ TEST_CASE("rt-app taskgroups become cpu cgroups and cgroup moves", "[config][rta
   System sys(s, 1);
   sys.run();
 
+  // Each group is a level of the fair hierarchy: two hogs in /a share one
+  // entity of weight 1024 against the root's hog (1 CPU, 1 s: about 1/4,
+  // 1/4 and 1/2 of the CPU).
+  ScenarioParams shares = import(R"({"global": {"duration": 1}, "tasks": {
+    "x": {"taskgroup": "/a", "run": 1000000}, "y": {"taskgroup": "/a", "run": 1000000},
+    "z": {"run": 1000000}}})");
+  System share_sys(shares, 1);
+  share_sys.run();
+  const RunResult r = share_sys.result();
+  auto cpu_ms = [&](const std::string& name) {
+    for (const TaskMetrics& m : r.tasks)
+      if (m.name == name) return m.cpu_time.count() / 1000000.0;
+    return -1.0;
+  };
+  CHECK(cpu_ms("z") == Approx(500).margin(20));
+  CHECK(cpu_ms("x") == Approx(250).margin(20));
+  CHECK(cpu_ms("y") == Approx(250).margin(20));
+
+  // As rt-app: "" is no taskgroup; a lone phase's RT policy is refused
+  // with the task's taskgroup; '.' and '..' are not resolved.
+  ScenarioParams none = import(R"({"global": {"duration": 1}, "tasks": {"t": {"taskgroup": "", "run": 100}}})");
+  CHECK(none.warnings.empty());
+  CHECK(none.kernel.cgroups.empty());
+  CHECK(none.tasks.at(0).cgroup.empty());
+  ConfigError lone = error_of(R"({"tasks": {"t": {"taskgroup": "/x", "phases": {
+      "only": {"policy": "SCHED_FIFO", "run": 100}}}}})");
+  CHECK(lone.key_path() == "tasks.t.phases.only.policy");
+  CHECK(error_of(R"({"tasks": {"t": {"taskgroup": "/a/../b", "run": 100}}})").key_path() == "tasks.t.taskgroup");
+
   ConfigError rt = error_of(R"({"tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
       "a": {"run": 100}, "b": {"taskgroup": "/x", "run": 100}}}}})");
   CHECK(rt.key_path() == "tasks.t.phases.b.taskgroup");

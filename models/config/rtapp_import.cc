@@ -11,6 +11,7 @@
 #include <cctype>
 #include <limits>
 #include <set>
+#include <string_view>
 
 #include "models/config/config.h"
 #include "models/config/diagnostics.h"
@@ -156,6 +157,7 @@ class Importer {
   }
 
   void read_task(const Member& m) {
+    taskgroup_seen_ = false;
     std::string path = child("tasks", m.key);
     check_task_name(m, path);
     const Value& obj = m.value;
@@ -238,10 +240,25 @@ class Importer {
     }
     if (const Value* cpus = obj.find("cpus")) t.cpus = read_cpus(*cpus, child(path, "cpus"));
     read_util_clamps(obj, path, t.uclamp_min, t.uclamp_max);
-    if (const Value* tg = obj.find("taskgroup")) {
+    // check_taskgroup_policy_dep(): the task's taskgroup (from the task,
+    // or its lone phase) against the policy in effect, which a lone phase
+    // may set after the task's own.
+    const Value* tg = taskgroup_of(obj, path);
+    if (tg) {
       t.cgroup = read_taskgroup(*tg, child(path, "taskgroup"));
-      check_taskgroup_policy(*tg, child(path, "taskgroup"), t.policy);
+      taskgroup_seen_ = true;
     }
+    const Value* policy = obj.find("policy");
+    if (taskgroup_seen_ && (tg || policy))
+      check_taskgroup_policy(tg ? *tg : *policy, child(path, tg ? "taskgroup" : "policy"), t.policy);
+  }
+
+  // The "taskgroup" key of `obj`, or nullptr when absent or "" (rt-app's
+  // parse_taskgroup_data(): an empty name is no taskgroup).
+  const Value* taskgroup_of(const Value& obj, const std::string& path) const {
+    const Value* v = obj.find("taskgroup");
+    if (!v || ctx_.get_string(*v, child(path, "taskgroup"), /*allow_empty=*/true).empty()) return nullptr;
+    return v;
   }
 
   // "taskgroup": "/a/b" (rt-app_taskgroups.c): a cpu cgroup of cgroup v1's
@@ -260,6 +277,10 @@ class Importer {
       while (i < text.size() && text[i] == '/') ++i;  // rt-app's mkdir loop skips repeated slashes
       if (i == text.size()) break;
       const size_t end = std::min(text.find('/', i), text.size());
+      const std::string_view part(text.data() + i, end - i);
+      if (part == "." || part == "..")
+        ctx_.fail(v, path, fmt::format("taskgroup '{}': '.' and '..' are not resolved (write the group's own path)",
+                                       text));
       const std::string parent = name;
       if (!name.empty()) name.push_back('/');
       name.append(text, i, end - i);
@@ -277,13 +298,13 @@ class Importer {
   }
 
   // check_taskgroup_policy_dep() (rt-app_parse_config.c): rt-app refuses a
-  // task in a taskgroup while its policy is not SCHED_OTHER or SCHED_IDLE,
-  // the root group "/" included.
+  // task in a taskgroup while its policy is SCHED_FIFO or SCHED_RR, the
+  // root group "/" included.
   void check_taskgroup_policy(const Value& v, const std::string& path, Policy policy) {
     if (!is_fair_policy(policy))
       ctx_.fail(v, path,
-                fmt::format("a taskgroup with {} (rt-app: \"No taskgroup support for policy\"; only SCHED_OTHER "
-                            "and SCHED_IDLE tasks may be in one)",
+                fmt::format("a taskgroup with {} (rt-app: \"No taskgroup support for policy\"; only SCHED_OTHER, "
+                            "SCHED_BATCH and SCHED_IDLE tasks may be in one)",
                             policy_text(policy)));
   }
 
@@ -348,7 +369,7 @@ class Importer {
     bool only_phase = phases.members.size() == 1;
     // The policy in effect as each phase begins (first pass), and whether
     // the task is in a taskgroup yet (rt-app's parse-time check).
-    PhaseState state{t.policy, obj.find("taskgroup") != nullptr};
+    PhaseState state{t.policy, taskgroup_seen_};
     for (const Member& m : phases.members) read_phase(m, child(phases_path, m.key), only_phase, t, state);
     // Attribute changes alone would loop in no time: such a task is one
     // whose phases were all skipped.
@@ -428,7 +449,7 @@ class Importer {
       // set_thread_taskgroup() after the policy and clamps: a cgroup
       // event (rt-app skips a repeat of the group it set last; moving a
       // task to the group it is in changes nothing either).
-      if (const Value* tg = obj.find("taskgroup")) {
+      if (const Value* tg = taskgroup_of(obj, path)) {
         EventSpec move;
         move.kind = EventSpec::Kind::kCgroup;
         move.name = read_taskgroup(*tg, child(path, "taskgroup"));
@@ -437,8 +458,9 @@ class Importer {
         state.in_taskgroup = true;
       }
       if (state.in_taskgroup) {
-        const Value* at = obj.find("taskgroup") ? obj.find("taskgroup") : obj.find("policy");
-        if (at) check_taskgroup_policy(*at, child(path, at == obj.find("policy") ? "policy" : "taskgroup"), state.policy);
+        const Value* tg = taskgroup_of(obj, path);
+        const Value* at = tg ? tg : obj.find("policy");
+        if (at) check_taskgroup_policy(*at, child(path, tg ? "taskgroup" : "policy"), state.policy);
       }
     }
     for (const Member& k : obj.members) {
@@ -476,6 +498,7 @@ class Importer {
     return !out.empty();
   }
 
+  bool taskgroup_seen_ = false;  // the task being read is in a taskgroup ("/" included)
   const Value& root_;
   const std::string& file_;
   ScenarioParams out_;
