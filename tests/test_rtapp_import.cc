@@ -407,9 +407,11 @@ TEST_CASE("rt-app phases change policy and priority as they begin", "[config][rt
   ConfigError rt = error_of(R"({"tasks": {"t": {"phases": {
       "a": {"run": 100}, "b": {"policy": "SCHED_RR", "priority": 0, "run": 100}}}}})");
   CHECK(rt.key_path() == "tasks.t.phases.b.priority");
+  CHECK_THAT(rt.message(), Catch::Contains("out of range for SCHED_RR (expected 1..99"));
   ConfigError nice = error_of(R"({"tasks": {"t": {"phases": {
       "a": {"run": 100}, "b": {"priority": 25, "run": 100}}}}})");
   CHECK(nice.key_path() == "tasks.t.phases.b.priority");
+  CHECK_THAT(nice.message(), Catch::Contains("SCHED_OTHER, the policy in effect (expected -20..19, a nice value)"));
   // A task whose phases are all skipped is skipped, attributes or not.
   ScenarioParams skipped = import(R"({"global": {"duration": 1}, "tasks": {
     "io": {"phases": {"a": {"iorun": 100}, "b": {"policy": "SCHED_FIFO", "iorun": 100}}},
@@ -535,6 +537,18 @@ TEST_CASE("rt-app taskgroups become cpu cgroups and cgroup moves", "[config][rta
       "only": {"policy": "SCHED_FIFO", "run": 100}}}}})");
   CHECK(lone.key_path() == "tasks.t.phases.only.policy");
   CHECK(error_of(R"({"tasks": {"t": {"taskgroup": "/a/../b", "run": 100}}})").key_path() == "tasks.t.taskgroup");
+  // rt-app keeps at most 32 distinct taskgroup strings.
+  auto groups = [](int n) {
+    std::string text = R"({"global": {"duration": 1}, "tasks": {)";
+    for (int i = 0; i < n; ++i)
+      text += (i ? "," : "") + std::string(R"("t)") + std::to_string(i) + R"(": {"taskgroup": "/g)" +
+              std::to_string(i) + R"(", "run": 100})";
+    return text + "}}";
+  };
+  CHECK(import(groups(32)).kernel.cgroups.size() == 32);
+  ConfigError many = error_of(groups(33));
+  CHECK(many.key_path() == "tasks.t32.taskgroup");
+  CHECK_THAT(many.message(), Catch::Contains("at most 32"));
 
   ConfigError rt = error_of(R"({"tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
       "a": {"run": 100}, "b": {"taskgroup": "/x", "run": 100}}}}})");

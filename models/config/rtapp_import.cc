@@ -271,6 +271,11 @@ class Importer {
     const std::string text = ctx_.get_string(v, path);
     if (text.empty() || text[0] != '/')
       ctx_.fail(v, path, fmt::format("taskgroup '{}' must start with '/' (rt-app refuses it)", text));
+    // rt-app keeps one entry per distinct taskgroup string, at most
+    // max_nbr_tgs = 32 (rt-app_taskgroups.c alloc_taskgroup()).
+    taskgroup_strings_.insert(text);
+    if (taskgroup_strings_.size() > 32)
+      ctx_.fail(v, path, "a 33rd taskgroup: rt-app allows at most 32 (max_nbr_tgs)");
     std::string name;
     size_t i = 0;
     while (i < text.size()) {
@@ -404,9 +409,18 @@ class Importer {
     const bool fair = is_fair_policy(policy);
     int priority = fair ? 0 : kDefaultRtPriority;
     if (priority_v) {
+      // Checked against the policy it applies to, named (for a phase
+      // without "policy", the one in effect).
       const std::string key_path = child(path, "priority");
-      priority = fair ? static_cast<int>(ctx_.get_int(*priority_v, key_path, -20, 19))
-                      : static_cast<int>(ctx_.get_int(*priority_v, key_path, 1, 99));
+      const int64_t v = ctx_.get_int(*priority_v, key_path, std::numeric_limits<int32_t>::min(),
+                                     std::numeric_limits<int32_t>::max());
+      const int lo = fair ? -20 : 1, hi = fair ? 19 : 99;
+      if (v < lo || v > hi)
+        ctx_.fail(*priority_v, key_path,
+                  fmt::format("priority {} out of range for {}{} (expected {}..{}, {})", v, policy_text(policy),
+                              policy_v ? "" : ", the policy in effect", lo, hi,
+                              fair ? "a nice value" : "an RT priority"));
+      priority = static_cast<int>(v);
     }
     EventSpec set;
     set.kind = EventSpec::Kind::kSetScheduler;
@@ -499,6 +513,7 @@ class Importer {
   }
 
   bool taskgroup_seen_ = false;  // the task being read is in a taskgroup ("/" included)
+  std::set<std::string> taskgroup_strings_;  // every distinct taskgroup string of the file
   const Value& root_;
   const std::string& file_;
   ScenarioParams out_;
