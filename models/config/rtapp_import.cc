@@ -244,13 +244,8 @@ class Importer {
     // or its lone phase) against the policy in effect, which a lone phase
     // may set after the task's own.
     const Value* tg = taskgroup_of(obj, path);
-    if (tg) {
-      t.cgroup = read_taskgroup(*tg, child(path, "taskgroup"));
-      taskgroup_seen_ = true;
-    }
-    const Value* policy = obj.find("policy");
-    if (taskgroup_seen_ && (tg || policy))
-      check_taskgroup_policy(tg ? *tg : *policy, child(path, tg ? "taskgroup" : "policy"), t.policy);
+    if (tg) t.cgroup = read_taskgroup(*tg, child(path, "taskgroup"));
+    check_taskgroup_policy(obj, path, tg, t.policy);
   }
 
   // The "taskgroup" key of `obj`, or nullptr when absent or "" (rt-app's
@@ -268,6 +263,7 @@ class Importer {
   // the group, its path without the leading '/' ("a/b"; "" for "/", the
   // root group), creating the levels not made yet.
   std::string read_taskgroup(const Value& v, const std::string& path) {
+    taskgroup_seen_ = true;
     const std::string text = ctx_.get_string(v, path);
     if (text.empty() || text[0] != '/')
       ctx_.fail(v, path, fmt::format("taskgroup '{}' must start with '/' (rt-app refuses it)", text));
@@ -302,12 +298,14 @@ class Importer {
     return name;
   }
 
-  // check_taskgroup_policy_dep() (rt-app_parse_config.c): rt-app refuses a
-  // task in a taskgroup while its policy is SCHED_FIFO or SCHED_RR, the
-  // root group "/" included.
-  void check_taskgroup_policy(const Value& v, const std::string& path, Policy policy) {
-    if (!is_fair_policy(policy))
-      ctx_.fail(v, path,
+  // check_taskgroup_policy_dep() (rt-app_parse_config.c) after `obj` (a
+  // task or a phase, whose taskgroup is `tg`) set its attributes: rt-app
+  // refuses a task in a taskgroup ("/" included) while its policy is
+  // SCHED_FIFO or SCHED_RR. Named at the key that made it so.
+  void check_taskgroup_policy(const Value& obj, const std::string& path, const Value* tg, Policy policy) {
+    const Value* at = tg ? tg : obj.find("policy");
+    if (taskgroup_seen_ && at && !is_fair_policy(policy))
+      ctx_.fail(*at, child(path, tg ? "taskgroup" : "policy"),
                 fmt::format("a taskgroup with {} (rt-app: \"No taskgroup support for policy\"; only SCHED_OTHER, "
                             "SCHED_BATCH and SCHED_IDLE tasks may be in one)",
                             policy_text(policy)));
@@ -372,10 +370,8 @@ class Importer {
       if (role_of(m.key) == Role::kEvent)
         ctx_.warn(m, child(path, m.key), "event beside \"phases\" is ignored (rt-app reads only the phases)");
     bool only_phase = phases.members.size() == 1;
-    // The policy in effect as each phase begins (first pass), and whether
-    // the task is in a taskgroup yet (rt-app's parse-time check).
-    PhaseState state{t.policy, taskgroup_seen_};
-    for (const Member& m : phases.members) read_phase(m, child(phases_path, m.key), only_phase, t, state);
+    Policy policy = t.policy;  // the policy in effect as each phase begins (first pass)
+    for (const Member& m : phases.members) read_phase(m, child(phases_path, m.key), only_phase, t, policy);
     // Attribute changes alone would loop in no time: such a task is one
     // whose phases were all skipped.
     const bool any_events = std::any_of(t.phases.begin(), t.phases.end(), [](const PhaseSpec& ph) {
@@ -438,12 +434,7 @@ class Importer {
     }
   }
 
-  struct PhaseState {
-    Policy policy;
-    bool in_taskgroup;
-  };
-
-  void read_phase(const Member& m, const std::string& path, bool only_phase, TaskSpec& t, PhaseState& state) {
+  void read_phase(const Member& m, const std::string& path, bool only_phase, TaskSpec& t, Policy& policy) {
     const Value& obj = m.value;
     if (!obj.is(Type::kObject)) ctx_.fail(obj, path, expected("a phase object", obj));
     PhaseSpec p;
@@ -457,25 +448,21 @@ class Importer {
     clamps.kind = EventSpec::Kind::kUclamp;
     clamps.uclamp_if_changed = true;
     if (!only_phase) {
-      read_phase_sched(obj, path, state.policy, attrs);
+      read_phase_sched(obj, path, policy, attrs);
       read_util_clamps(obj, path, clamps.uclamp_min, clamps.uclamp_max);
       if (clamps.uclamp_min || clamps.uclamp_max) attrs.push_back(clamps);
       // set_thread_taskgroup() after the policy and clamps: a cgroup
       // event (rt-app skips a repeat of the group it set last; moving a
       // task to the group it is in changes nothing either).
-      if (const Value* tg = taskgroup_of(obj, path)) {
+      const Value* tg = taskgroup_of(obj, path);
+      if (tg) {
         EventSpec move;
         move.kind = EventSpec::Kind::kCgroup;
         move.name = read_taskgroup(*tg, child(path, "taskgroup"));
         if (move.name.empty()) move.name = "/";
         attrs.push_back(move);
-        state.in_taskgroup = true;
       }
-      if (state.in_taskgroup) {
-        const Value* tg = taskgroup_of(obj, path);
-        const Value* at = tg ? tg : obj.find("policy");
-        if (at) check_taskgroup_policy(*at, child(path, tg ? "taskgroup" : "policy"), state.policy);
-      }
+      check_taskgroup_policy(obj, path, tg, policy);
     }
     for (const Member& k : obj.members) {
       std::string key_path = child(path, k.key);
