@@ -232,6 +232,16 @@ System::System(const ScenarioParams& params, uint64_t seed) : impl_(std::make_un
   for (const auto& d : s.kernel->freq_domains())
     for (int c : d.cpus) s.recorder->set_initial_frequency(c, d.cur_khz);
   for (const TaskSpec& spec : s.params.tasks) {
+    // A setaffinity naming a CPU the platform lacks (an rt-app file run
+    // on a smaller platform; YAML checks it on loading).
+    for (const PhaseSpec& ph : spec.phases)
+      for (const EventSpec& e : ph.events)
+        if (e.kind == EventSpec::Kind::kSetAffinity)
+          for (int c : e.cpus)
+            if (c < 0 || c >= s.kernel->nr_cpus())
+              throw ModelError(fmt::format("{}{}task {}: setaffinity: CPU {} does not exist (the platform has {} CPUs)",
+                                           e.origin, e.origin.empty() ? "" : ": ", spec.name, c,
+                                           s.kernel->nr_cpus()));
     for (int i = 0; i < spec.instances; ++i) {
       const std::string comm = spec.thread_name(i);
       Task& t = s.kernel->create_task(comm, spec.name, spec.policy, spec.nice, spec.rt_priority, spec.cpus,

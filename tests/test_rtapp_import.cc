@@ -338,7 +338,7 @@ TEST_CASE("Phases with only unmodelled events are skipped with a warning", "[con
   CHECK_THAT(none.message(), Catch::Contains("no task that the model can run"));
 }
 
-TEST_CASE("A lone phase's scheduling keys are the task's, per-phase cpus warn", "[config][rtapp]") {
+TEST_CASE("A lone phase's scheduling keys are the task's", "[config][rtapp]") {
   ScenarioParams one = import(R"({"global": {"duration": 1}, "tasks": {
     "t": {"phases": {"only": {"policy": "SCHED_FIFO", "priority": 5, "cpus": [1], "run": 100}}}}})");
   CHECK(one.tasks[0].policy == Policy::kFifo);
@@ -347,10 +347,47 @@ TEST_CASE("A lone phase's scheduling keys are the task's, per-phase cpus warn", 
   CHECK(one.tasks[0].phases.size() == 1);
   CHECK(one.warnings.empty());
 
+}
+
+namespace {
+// The setaffinity events of the first task, as (phase index, mask).
+std::vector<std::pair<size_t, std::vector<int>>> affinity_events(const ScenarioParams& s) {
+  std::vector<std::pair<size_t, std::vector<int>>> out;
+  const auto& phases = s.tasks.at(0).phases;
+  for (size_t i = 0; i < phases.size(); ++i)
+    for (const EventSpec& e : phases[i].events)
+      if (e.kind == Kind::kSetAffinity) out.emplace_back(i, e.cpus);
+  return out;
+}
+}  // namespace
+
+// rt-app's set_thread_affinity() as each phase begins: the phase's cpus,
+// else the task's, else every CPU (empty), set where the mask changes --
+// into the first phase from the task's start mask, between phases, and
+// from the last phase back into the first when the phases repeat.
+TEST_CASE("rt-app per-phase cpus set the affinity as each phase begins", "[config][rtapp]") {
+  using A = std::vector<std::pair<size_t, std::vector<int>>>;
+  // Repeating (the default loop -1): "a" is reached again from "b".
   ScenarioParams two = import(R"({"global": {"duration": 1}, "tasks": {
     "t": {"phases": {"a": {"run": 100}, "b": {"cpus": [1], "run": 100}}}}})");
+  CHECK(two.warnings.empty());
   CHECK(two.tasks[0].cpus.empty());
-  CHECK_THAT(warning_with(two, "tasks.t.phases.b.cpus"), Catch::Contains("not modelled"));
+  REQUIRE(two.tasks[0].phases.size() == 4);
+  CHECK(affinity_events(two) == A{{0, {}}, {2, {1}}});
+  // Once through, from the task's cpus [0, 1]: "a" keeps them (no event),
+  // "b" and "c" share [2, 3] (one event), "d" goes back to the task's.
+  ScenarioParams once = import(R"({"global": {"duration": 1}, "tasks": {
+    "t": {"loop": 1, "cpus": [1, 0], "phases": {"a": {"run": 100}, "b": {"cpus": [3, 2], "run": 100},
+          "c": {"cpus": [2, 3], "run": 100}, "d": {"run": 100}}}}})");
+  CHECK(once.tasks[0].cpus == std::vector<int>{0, 1});
+  CHECK(affinity_events(once) == A{{1, {2, 3}}, {4, {0, 1}}});
+  // The affinity comes first in a phase's attributes, before its policy.
+  ScenarioParams order = import(R"({"global": {"duration": 1}, "tasks": {
+    "t": {"phases": {"a": {"run": 100}, "b": {"cpus": [1], "policy": "SCHED_FIFO", "priority": 3, "run": 100}}}}})");
+  const auto& attrs = order.tasks.at(0).phases.at(2).events;
+  REQUIRE(attrs.size() == 2);
+  CHECK(attrs[0].kind == Kind::kSetAffinity);
+  CHECK(attrs[1].kind == Kind::kSetScheduler);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -370,17 +371,47 @@ class Importer {
       if (role_of(m.key) == Role::kEvent)
         ctx_.warn(m, child(path, m.key), "event beside \"phases\" is ignored (rt-app reads only the phases)");
     bool only_phase = phases.members.size() == 1;
+    const std::vector<std::optional<std::vector<int>>> affinity =
+        only_phase ? std::vector<std::optional<std::vector<int>>>(1) : phase_affinities(phases, phases_path, t);
     Policy policy = t.policy;  // the policy in effect as each phase begins (first pass)
-    for (const Member& m : phases.members) read_phase(m, child(phases_path, m.key), only_phase, t, policy);
+    for (size_t i = 0; i < phases.members.size(); ++i) {
+      const Member& m = phases.members[i];
+      read_phase(m, child(phases_path, m.key), only_phase, t, policy, affinity[i]);
+    }
     // Attribute changes alone would loop in no time: such a task is one
     // whose phases were all skipped.
     const bool any_events = std::any_of(t.phases.begin(), t.phases.end(), [](const PhaseSpec& ph) {
       return std::any_of(ph.events.begin(), ph.events.end(), [](const EventSpec& e) {
         return e.kind != EventSpec::Kind::kSetScheduler && e.kind != EventSpec::Kind::kNice &&
-               e.kind != EventSpec::Kind::kUclamp && e.kind != EventSpec::Kind::kCgroup;
+               e.kind != EventSpec::Kind::kUclamp && e.kind != EventSpec::Kind::kCgroup &&
+               e.kind != EventSpec::Kind::kSetAffinity;
       });
     });
     if (!any_events) t.phases.clear();
+  }
+
+  // rt-app's set_thread_affinity() as each phase of several begins
+  // (rt-app.c): the phase's "cpus", else the task's, else the thread's
+  // starting mask (every CPU), set by pthread_setaffinity_np() when it
+  // differs from the mask rt-app set last. The masks being fixed, the
+  // setaffinity event is written where the mask changes: from the task's
+  // start (the task-level cpus, which the model's task starts with) into
+  // the first phase, and from each phase into the next, including from
+  // the last back into the first when the phases repeat. Empty = every CPU.
+  std::vector<std::optional<std::vector<int>>> phase_affinities(const Value& phases, const std::string& phases_path,
+                                                                const TaskSpec& t) {
+    std::vector<std::vector<int>> masks;
+    for (const Member& m : phases.members) {
+      const Value* cpus = m.value.is(Type::kObject) ? m.value.find("cpus") : nullptr;
+      masks.push_back(cpus ? read_cpus(*cpus, child(child(phases_path, m.key), "cpus")) : t.cpus);
+    }
+    std::vector<std::optional<std::vector<int>>> events(masks.size());
+    for (size_t i = 0; i < masks.size(); ++i) {
+      const bool from_start = i == 0 && masks[0] != t.cpus;
+      const bool from_previous = i > 0 ? masks[i] != masks[i - 1] : t.loop != 1 && masks[0] != masks.back();
+      if (from_start || from_previous) events[i] = masks[i];
+    }
+    return events;
   }
 
   // A later phase's policy / priority as rt-app's set_thread_param()
@@ -434,7 +465,8 @@ class Importer {
     }
   }
 
-  void read_phase(const Member& m, const std::string& path, bool only_phase, TaskSpec& t, Policy& policy) {
+  void read_phase(const Member& m, const std::string& path, bool only_phase, TaskSpec& t, Policy& policy,
+                  const std::optional<std::vector<int>>& affinity) {
     const Value& obj = m.value;
     if (!obj.is(Type::kObject)) ctx_.fail(obj, path, expected("a phase object", obj));
     PhaseSpec p;
@@ -448,6 +480,13 @@ class Importer {
     clamps.kind = EventSpec::Kind::kUclamp;
     clamps.uclamp_if_changed = true;
     if (!only_phase) {
+      // set_thread_affinity() first, then set_thread_param().
+      if (affinity) {
+        EventSpec set;
+        set.kind = EventSpec::Kind::kSetAffinity;
+        set.cpus = *affinity;
+        attrs.push_back(set);
+      }
       read_phase_sched(obj, path, policy, attrs);
       read_util_clamps(obj, path, clamps.uclamp_min, clamps.uclamp_max);
       if (clamps.uclamp_min || clamps.uclamp_max) attrs.push_back(clamps);
@@ -466,11 +505,8 @@ class Importer {
     }
     for (const Member& k : obj.members) {
       std::string key_path = child(path, k.key);
-      if (!only_phase && k.key != "cpus" && role_of(k.key) == Role::kSched) continue;  // read above
-      if (k.key == "cpus" && !only_phase)
-        ctx_.warn(k, key_path, "per-phase affinity is not modelled; the task keeps its task-level cpus");
-      else
-        warn_unmodelled(k, key_path, /*task_level=*/false);
+      if (!only_phase && role_of(k.key) == Role::kSched) continue;  // read above
+      warn_unmodelled(k, key_path, /*task_level=*/false);
     }
     warn_duplicates(obj, path);
     // rt-app applies a phase's attributes once as the phase begins: a

@@ -22,7 +22,7 @@ constexpr Time kMaxSlice = Time::ms(100);
 
 // What an event's value must be.
 enum class Arg { kDuration, kName, kTimer, kWait, kNone, kTask, kCall, kRpm, kUclamp, kCgroup, kCpuUclamp, kCpuWeight, kCpuIdle,
-                 kSetScheduler, kNice };
+                 kSetScheduler, kNice, kCpus };
 
 struct EventKind {
   std::string name;
@@ -55,6 +55,7 @@ const std::vector<EventKind>& event_kinds() {
       {"cpu_idle", Kind::kCpuIdle, Arg::kCpuIdle},
       {"setscheduler", Kind::kSetScheduler, Arg::kSetScheduler},
       {"nice", Kind::kNice, Arg::kNice},
+      {"setaffinity", Kind::kSetAffinity, Arg::kCpus},
   };
   return kinds;
 }
@@ -222,6 +223,7 @@ EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Nod
     case Arg::kCpuIdle: e = load_cpu_idle_event(ctx.doc, value, path, ctx.kernel); break;
     case Arg::kSetScheduler: e = load_setscheduler_event(ctx.doc, value, path); break;
     case Arg::kNice: e.nice = static_cast<int>(as_int(ctx.doc, value, path, -20, 19)); break;
+    case Arg::kCpus: e.cpus = load_cpu_list(ctx.doc, value, path, ctx.platform.cpus); break;
   }
   return e;
 }
@@ -646,6 +648,9 @@ const std::vector<ParamDecl>& event_params() {
        "(__sched_setscheduler(); never below the priority of its top PI waiter)"},
       {"nice", "int -20..19", "-",
        "setpriority() of this task's nice from here on (set_user_nice(); an RT task only records it)"},
+      {"setaffinity", "list of int, or \"0-3,6\"", "-",
+       "sched_setaffinity() of this task from here on; off the new CPUs it is moved at once by the stopper "
+       "(preempted; under PREEMPT_NONE it sleeps until the stopper wakes it)"},
       {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work / mod_delayed_work)"},
       {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker (kthread_queue_work / kthread_queue_delayed_work / kthread_mod_delayed_work)"},
       {"cancel_work", "map (see cancel_work)", "-", "take a queued work item back (cancel_(delayed_)work), or also wait for its execution (cancel_(delayed_)work_sync, kthread_cancel_(delayed_)work_sync)"},

@@ -303,6 +303,12 @@ struct Rq {
   // armed; it runs when that fires, pushing to push_cpu.
   int push_cpu = -1;
   Timer active_balance_stop;
+  // The migration stopper a sched_setaffinity() of curr woke here
+  // (affine_move_task(): stop_one_cpu_nowait() of migration_cpu_stop())
+  // when it took this CPU away: it runs first in this CPU's next
+  // __schedule(), moving the task to migration_stop_dest.
+  Task* migration_stop_task = nullptr;
+  int migration_stop_dest = -1;
   CpuidleDevice cpuidle;           // cpuidle device, idle-loop progress, hrtimer base
   // Range hrtimers queued on this CPU with a soft expiry before their hard
   // one (hrtimer_start_range()): kept whatever the cpuidle setting, as the
@@ -441,6 +447,14 @@ class Kernel : public InstantEndHook, public EventHandler {
   // set_user_nice(): a new nice without a policy change (binder's priority
   // inheritance of a fair caller; setscheduler.cc).
   void set_user_nice(Task& p, int nice);
+  // sched_setaffinity() of the running task p by itself (affinity.cc): its
+  // new mask (bits of CPUs the platform lacks ignored). What the caller
+  // then does: nothing (its CPU stays allowed, or the mask is unchanged),
+  // switch out at once still runnable for the stopper to move it
+  // (kPreempted: the caller's Action::schedule()), or sleep in D until the
+  // stopper wakes it (kSleeps, PREEMPT_NONE: Action::block()).
+  enum class AffinityWait { kNone, kPreempted, kSleeps };
+  AffinityWait sched_setaffinity(Task& p, const CpuMask& new_mask);
   void notify_period_end(const Task& p, Time period_start, Time response, Time period);
   // The hrtimer slack a sleep of p gets (p->timer_slack_ns: 0 for RT tasks).
   Time timer_slack(const Task& p) const;
@@ -767,7 +781,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   // cpumask_any_and_distribute() run on this_cpu (lib/cpumask.c): the first
   // CPU of the mask after this CPU's distribute_cpu_mask_prev, wrapping
   // (find_next_and_bit_wrap()), remembered for the next call; -1 for an
-  // empty mask. Shared by RT's find_lowest_rq() and workqueues' kick_pool().
+  // empty mask. Shared by RT's find_lowest_rq(), workqueues' kick_pool() and
+  // sched_setaffinity()'s choice of destination.
   template <typename InMask>
   int cpumask_any_and_distribute(int this_cpu, InMask in_mask) {
     const int n = nr_cpus();
@@ -973,6 +988,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   SchedChange sched_change_begin(Task& p, bool move, bool class_change);
   void sched_change_end(Task& p, const SchedChange& c, int extra_flags);
   void check_class_changed(Rq& rq, Task& p, SchedClassId old_class, int old_prio);
+  void deactivate_blocking(Rq& rq, Task& prev);
+  void migration_cpu_stop(Rq& rq);
   void ttwu_do_activate(Rq& rq, Task& p, int wake_flags, const Task* waker);
   void ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags);
   void set_task_cpu(Task& p, int cpu);

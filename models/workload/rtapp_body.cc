@@ -292,6 +292,23 @@ Action RtAppBody::next(Task& self) {
         else
           k.set_user_nice(self, e.nice);
         return self.kernel_thread ? Action::preempt_point() : Action::return_to_user();
+      case EventSpec::Kind::kSetAffinity: {
+        // sched_setaffinity() (pthread_setaffinity_np()) of the calling
+        // thread: a CPU taken away is left at once, through the stopper.
+        advance();
+        CpuMask mask;
+        if (e.cpus.empty()) mask.set();
+        for (int c : e.cpus) mask.set(static_cast<size_t>(c));
+        switch (at_event(e, [&] { return k.sched_setaffinity(self, mask); })) {
+          case Kernel::AffinityWait::kPreempted:
+            return Action::schedule();
+          case Kernel::AffinityWait::kSleeps:
+            return Action::block(TaskState::kUninterruptible);
+          case Kernel::AffinityWait::kNone:
+            break;
+        }
+        continue;
+      }
       case EventSpec::Kind::kCgroup: {
         const int group = objects_of_current().task_group;
         advance();

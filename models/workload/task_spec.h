@@ -81,6 +81,7 @@ struct EventSpec {
     kCpuIdle,    // write cpu.idle of cpu cgroup `name`
     kSetScheduler,  // sched_setscheduler() of this task: `policy`, `rt_priority` (nice kept)
     kNice,          // setpriority(PRIO_PROCESS, tid, `nice`): set_user_nice()
+    kSetAffinity,   // sched_setaffinity() of this task: `cpus` (empty = every CPU)
   };
   Kind kind = Kind::kRun;
   Time duration;        // run / runtime / sleep; timer period
@@ -98,6 +99,7 @@ struct EventSpec {
   Policy policy = Policy::kNormal;  // kSetScheduler: the new policy
   int rt_priority = 0;              // kSetScheduler: 1..99 for SCHED_FIFO/RR, else 0
   int nice = 0;                     // kNice: -20..19
+  std::vector<int> cpus;            // kSetAffinity: the new mask, sorted; empty = every CPU
   // kUclamp from an rt-app phase: rt-app's set_thread_param() skips the
   // call when the settings it last applied are these already.
   bool uclamp_if_changed = false;

@@ -1164,7 +1164,6 @@ Task* Kernel::pick_next_task(Rq& rq) {
 void Kernel::schedule(Rq& rq) {
   int saved = event_cpu_;
   event_cpu_ = rq.cpu;
-  Task& prev = *rq.curr;
   rq.in_schedule = true;
   ++rq.sched_count;
   update_rq_clock(rq);
@@ -1178,13 +1177,16 @@ void Kernel::schedule(Rq& rq) {
     rq.resched_ipi.cancel();
     ipi_entry(rq.cpu);
   }
+  // A migration stopper woken by curr's sched_setaffinity() is picked
+  // first (the stop class): it switches curr out and moves it, and this
+  // __schedule() goes on as the stopper's (prev is its stand-in).
+  if (rq.migration_stop_task) [[unlikely]] migration_cpu_stop(rq);
+  Task& prev = *rq.curr;
   update_curr(rq);
   TaskState prev_state = TaskState::kRunning;
   if (!prev.is_idle_task && prev.state != TaskState::kRunning) {
     prev_state = prev.state;
-    if (prev.body) prev.body->on_sleeping(prev);
-    int flags = kDequeueSleep | (prev.state == TaskState::kDead ? kDequeueSpecial : 0);
-    if (dequeue_task(rq, prev, flags)) block_task(rq, prev);
+    deactivate_blocking(rq, prev);
   }
   // After an active balance the stopper is prev (the model switched to
   // the idle task in its place): the stop class is above every other, so
@@ -1302,6 +1304,15 @@ void Kernel::schedule(Rq& rq) {
   if (!rq.work_rearmed) rq.work_timer.cancel();
   rq.in_schedule = false;
   event_cpu_ = saved;
+}
+
+// __schedule()'s block of a prev that is not TASK_RUNNING:
+// sched_submit_work()'s hook, then the sleep dequeue (a fair task with
+// negative lag stays queued, delayed) and block_task().
+void Kernel::deactivate_blocking(Rq& rq, Task& prev) {
+  if (prev.body) prev.body->on_sleeping(prev);
+  int flags = kDequeueSleep | (prev.state == TaskState::kDead ? kDequeueSpecial : 0);
+  if (dequeue_task(rq, prev, flags)) block_task(rq, prev);
 }
 
 void Kernel::switch_to(Rq& rq, Task& prev, Task& next, TaskState prev_state) {

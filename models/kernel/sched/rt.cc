@@ -16,8 +16,8 @@
 // RT tasks seek the biggest CPUs; without CONFIG_UCLAMP_TASK every CPU
 // fits. The distribute rotation of find_lowest_rq() is the CPU's
 // distribute_cpu_mask_prev, shared with the other
-// cpumask_any_and_distribute() user modelled (the workqueue's kick_pool()),
-// as in the kernel. Simplified: pushes and pulls
+// cpumask_any_and_distribute() users modelled (the workqueue's kick_pool(),
+// sched_setaffinity()), as in the kernel. Simplified: pushes and pulls
 // happen at once under the model's serial locking, so
 // find_lock_lowest_rq()'s retries never fire. The README lists these.
 #include <algorithm>

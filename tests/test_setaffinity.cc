@@ -1,0 +1,207 @@
+// The `setaffinity` event: a task changing its own CPU mask while it runs
+// (sched_setaffinity(): 6.12 __set_cpus_allowed_ptr_locked(),
+// affine_move_task() and the stopper's migration_cpu_stop(),
+// models/kernel/sched/affinity.cc), and rt-app's per-phase "cpus".
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "config_test_util.h"
+#include "models/config/config.h"
+#include "models/errors.h"
+#include "sched_test_util.h"
+
+using namespace schedlab;
+using namespace schedlab::testing;
+
+namespace {
+
+EventSpec ev_setaffinity(std::vector<int> cpus) {
+  EventSpec e;
+  e.kind = EventSpec::Kind::kSetAffinity;
+  e.cpus = std::move(cpus);
+  return e;
+}
+
+struct Migration {
+  Time t;
+  std::string comm;
+  int from, to;
+  bool operator==(const Migration&) const = default;
+};
+
+class MigrationLog : public SchedObserver {
+ public:
+  void on_migrate(Time t, const Task& p, int from, int to) override { log.push_back({t, p.comm, from, to}); }
+  std::vector<Migration> log;
+};
+
+struct AffinityRun {
+  explicit AffinityRun(const ScenarioParams& p) : sys(p, 1) {
+    sys.add_observer(&sw);
+    sys.add_observer(&mig);
+    sys.run();
+  }
+  // The switches on `cpu` as (time, prev, prev_state, next).
+  std::vector<std::tuple<Time, std::string, char, std::string>> switches_on(int cpu) const {
+    std::vector<std::tuple<Time, std::string, char, std::string>> v;
+    for (const SwitchRecord& r : sw.log)
+      if (r.cpu == cpu) v.emplace_back(r.t, r.prev, r.prev_state, r.next);
+    return v;
+  }
+  System sys;
+  SwitchLog sw;
+  MigrationLog mig;
+};
+
+// Two CPUs, no overheads. `a` starts on CPU 0 (its mask), runs 1 ms, asks
+// for CPU 1 only, runs 1 ms, widens its mask to both CPUs (its CPU stays
+// allowed: nothing moves), runs 1 ms, asks for CPU 0 only, runs 1 ms and
+// sleeps.
+ScenarioParams round_trip(PreemptModel preempt) {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.kernel.preempt = preempt;
+  p.duration = Time::ms(10);
+  TaskSpec a = on_cpus(task("a", {ev_run(Time::ms(1)), ev_setaffinity({1}), ev_run(Time::ms(1)),
+                                  ev_setaffinity({0, 1}), ev_run(Time::ms(1)), ev_setaffinity({0}),
+                                  ev_run(Time::ms(1)), ev_sleep(Time::s(1))}),
+                       {0});
+  a.loop = 1;
+  a.phases[0].loop = 1;
+  p.tasks = {a};
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("setaffinity events in YAML", "[setaffinity][config]") {
+  ScenarioParams s = load_scenario_yaml(
+      "platform: {cpus: 4}\ntasks:\n  - name: t\n    events: [setaffinity: [3, 1], run: 1ms, setaffinity: \"0-2\"]\n",
+      "test.yaml");
+  const auto& ev = s.tasks.at(0).phases.at(0).events;
+  REQUIRE(ev.size() == 3);
+  CHECK(ev[0].kind == EventSpec::Kind::kSetAffinity);
+  CHECK(ev[0].cpus == std::vector<int>{1, 3});
+  CHECK(ev[2].cpus == std::vector<int>{0, 1, 2});
+
+  auto bad = [](const std::string& event) {
+    return error_of("platform: {cpus: 4}\ntasks:\n  - name: t\n    events: [" + event + ", run: 1ms]\n");
+  };
+  ConfigError beyond = bad("setaffinity: [4]");
+  CHECK(beyond.key_path() == "tasks[0].events[0].setaffinity[0]");
+  ConfigError empty = bad("setaffinity: []");
+  CHECK(empty.key_path() == "tasks[0].events[0].setaffinity");
+  CHECK_THAT(empty.message(), Catch::Contains("at least one CPU"));
+  CHECK(bad("setaffinity: {cpus: [1]}").key_path() == "tasks[0].events[0].setaffinity");
+}
+
+// PREEMPT_FULL: at 1 ms the stopper's wake-up preempts `a` (still
+// runnable: prev_state R) and moves it, queued, to CPU 1, which runs it at
+// once; the mask widened at 2 ms keeps it there; at 3 ms it is moved back.
+// Its work is not delayed: it sleeps at 4 ms.
+TEST_CASE("a task that takes its CPU out of its mask is moved at once by the stopper", "[setaffinity]") {
+  AffinityRun run(round_trip(PreemptModel::kFull));
+  CHECK(run.mig.log == std::vector<Migration>{{Time::ms(1), "a", 0, 1}, {Time::ms(3), "a", 1, 0}});
+  using S = std::vector<std::tuple<Time, std::string, char, std::string>>;
+  CHECK(run.switches_on(0) == S{{Time::zero(), "idle", 'R', "a"},
+                               {Time::ms(1), "a", 'R', "idle"},
+                               {Time::ms(3), "idle", 'R', "a"},
+                               {Time::ms(4), "a", 'S', "idle"}});
+  CHECK(run.switches_on(1) == S{{Time::ms(1), "idle", 'R', "a"}, {Time::ms(3), "a", 'R', "idle"}});
+  const Task& a = find_task(run.sys.kernel(), "a");
+  CHECK(a.nr_cpus_allowed == 1);
+  CHECK(a.cpus_allowed[0]);
+  CHECK(a.work_done == Time::ms(4).count());
+}
+
+// PREEMPT_NONE: nothing preempts the caller; it sleeps in
+// wait_for_completion() (TASK_UNINTERRUPTIBLE: prev_state D), the stopper
+// sets its wake_cpu to the destination and wakes it there.
+TEST_CASE("under PREEMPT_NONE the caller sleeps until the stopper wakes it on an allowed CPU", "[setaffinity]") {
+  AffinityRun run(round_trip(PreemptModel::kNone));
+  CHECK(run.mig.log == std::vector<Migration>{{Time::ms(1), "a", 0, 1}, {Time::ms(3), "a", 1, 0}});
+  using S = std::vector<std::tuple<Time, std::string, char, std::string>>;
+  CHECK(run.switches_on(0) == S{{Time::zero(), "idle", 'R', "a"},
+                               {Time::ms(1), "a", 'D', "idle"},
+                               {Time::ms(3), "idle", 'R', "a"},
+                               {Time::ms(4), "a", 'S', "idle"}});
+  CHECK(run.switches_on(1) == S{{Time::ms(1), "idle", 'R', "a"}, {Time::ms(3), "a", 'D', "idle"}});
+}
+
+// The destination is cpumask_any_and_distribute() on the caller's CPU:
+// the first CPU of the new mask after the one that CPU's previous call
+// returned (0 at boot). From CPU 0, mask {1,2,3}: CPU 1. From CPU 1, mask
+// {0}: CPU 0. From CPU 0 again, mask {1,2,3}: after 1, CPU 2.
+TEST_CASE("the stopper's destination rotates through the new mask per calling CPU", "[setaffinity]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 4);
+  p.duration = Time::ms(10);
+  TaskSpec a = on_cpus(task("a", {ev_run(Time::ms(1)), ev_setaffinity({1, 2, 3}), ev_run(Time::ms(1)),
+                                  ev_setaffinity({0}), ev_run(Time::ms(1)), ev_setaffinity({1, 2, 3}),
+                                  ev_run(Time::ms(1)), ev_sleep(Time::s(1))}),
+                       {0});
+  a.loop = 1;
+  a.phases[0].loop = 1;
+  p.tasks = {a};
+  AffinityRun run(p);
+  CHECK(run.mig.log ==
+        std::vector<Migration>{{Time::ms(1), "a", 0, 1}, {Time::ms(2), "a", 1, 0}, {Time::ms(3), "a", 0, 2}});
+}
+
+// After the move the mask holds: `a` and the hog `b` (pinned) share CPU 1
+// while CPU 0 idles, and no balance (newly idle, nohz idle, periodic)
+// pulls `a` back until it widens its mask again, after its 20 ms of work
+// at half the CPU (about 41 ms): then one soon does.
+TEST_CASE("a mask set at run time keeps balancing away until it is widened", "[setaffinity]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.duration = Time::ms(200);
+  TaskSpec a = task("a", {ev_run(Time::ms(1)), ev_setaffinity({1}), ev_run(Time::ms(20)), ev_setaffinity({0, 1}),
+                          ev_run(Time::s(10))});
+  a.loop = 1;
+  a.phases[0].loop = 1;
+  p.tasks = {on_cpus(a, {0}), on_cpus(hog("b"), {1})};
+  AffinityRun run(p);
+  REQUIRE(run.mig.log.size() >= 2);
+  CHECK(run.mig.log[0] == Migration{Time::ms(1), "a", 0, 1});
+  CHECK(run.mig.log[1].comm == "a");
+  CHECK(run.mig.log[1].from == 1);
+  CHECK(run.mig.log[1].to == 0);
+  CHECK(run.mig.log[1].t > Time::ms(40));
+  CHECK(run.mig.log[1].t < Time::ms(100));
+  for (const SwitchRecord& r : run.sw.log)
+    if (r.cpu == 0 && r.t > Time::ms(1) && r.t < Time::ms(40)) CHECK(r.next == "idle");
+}
+
+// An RT task that pins itself to one CPU stays there: preempted by a
+// higher-priority one, it waits although CPU 0 is idle (its new mask
+// leaves find_lowest_rq() nothing, and it is no longer pushable at all:
+// enqueue_pushable_task() needs nr_cpus_allowed > 1).
+TEST_CASE("an RT task pinned by setaffinity waits where it is instead of being pushed", "[setaffinity][rt]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.duration = Time::ms(20);
+  TaskSpec a = task("a", {ev_run(Time::ms(1)), ev_setaffinity({1}), ev_run(Time::ms(5)), ev_sleep(Time::s(1))},
+                    Policy::kFifo, 10);
+  a.loop = 1;
+  a.phases[0].loop = 1;
+  TaskSpec b = on_cpus(task("b", {ev_run(Time::ms(1)), ev_sleep(Time::s(1))}, Policy::kFifo, 20), {1});
+  b.delay = Time::ms(2);
+  p.tasks = {on_cpus(a, {0}), b};
+  AffinityRun run(p);
+  CHECK(run.mig.log == std::vector<Migration>{{Time::ms(1), "a", 0, 1}});
+  CHECK(find_task(run.sys.kernel(), "a").nr_cpus_allowed == 1);
+  using S = std::vector<std::tuple<Time, std::string, char, std::string>>;
+  CHECK(run.switches_on(1) == S{{Time::ms(1), "idle", 'R', "a"},
+                               {Time::ms(2), "a", 'R', "b"},
+                               {Time::ms(3), "b", 'S', "a"},
+                               {Time::ms(7), "a", 'S', "idle"}});
+}
+
+TEST_CASE("a setaffinity naming a CPU the platform lacks is refused when the run is built", "[setaffinity]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  TaskSpec a = task("a", {ev_run(Time::ms(1)), ev_setaffinity({5})});
+  a.phases[0].events[1].origin = "x.json:3:4: tasks.a.phases.b";
+  p.tasks = {a};
+  CHECK_THROWS_WITH(System(p, 1), Catch::Contains("x.json:3:4: tasks.a.phases.b: task a: setaffinity: CPU 5 does "
+                                                  "not exist (the platform has 2 CPUs)"));
+}
