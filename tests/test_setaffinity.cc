@@ -4,6 +4,7 @@
 // models/kernel/sched/affinity.cc), and rt-app's per-phase "cpus".
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -18,11 +19,21 @@ using namespace schedlab::testing;
 
 namespace {
 
-EventSpec ev_setaffinity(std::vector<int> cpus) {
+EventSpec ev_setaffinity(std::vector<int> cpus, const std::string& task = "") {
   EventSpec e;
   e.kind = EventSpec::Kind::kSetAffinity;
   e.cpus = std::move(cpus);
+  e.name = task;
   return e;
+}
+
+// `events` once, then a long sleep.
+TaskSpec once(const std::string& name, std::vector<EventSpec> events, Policy policy = Policy::kNormal, int prio = 0) {
+  events.push_back(ev_sleep(Time::s(1)));
+  TaskSpec t = task(name, std::move(events), policy, prio);
+  t.loop = 1;
+  t.phases[0].loop = 1;
+  return t;
 }
 
 struct Migration {
@@ -94,7 +105,21 @@ TEST_CASE("setaffinity events in YAML", "[setaffinity][config]") {
   ConfigError empty = bad("setaffinity: []");
   CHECK(empty.key_path() == "tasks[0].events[0].setaffinity");
   CHECK_THAT(empty.message(), Catch::Contains("at least one CPU"));
-  CHECK(bad("setaffinity: {cpus: [1]}").key_path() == "tasks[0].events[0].setaffinity");
+  CHECK(bad("setaffinity: {cpus: [5]}").key_path() == "tasks[0].events[0].setaffinity.cpus[0]");
+  CHECK(bad("setaffinity: {task: t}").key_path() == "tasks[0].events[0].setaffinity");
+  ConfigError unknown = bad("setaffinity: {task: u, cpus: [1]}");
+  CHECK(unknown.key_path() == "tasks[0].events[0].setaffinity.task");
+  CHECK_THAT(unknown.message(), Catch::Contains("setaffinity names unknown task 'u'"));
+
+  ScenarioParams other = load_scenario_yaml(
+      "platform: {cpus: 4}\ntasks:\n  - name: t\n    events: [setaffinity: {task: t, cpus: \"2-3\"}, "
+      "setaffinity: {cpus: [1]}, run: 1ms]\n",
+      "test.yaml");
+  const auto& oe = other.tasks.at(0).phases.at(0).events;
+  CHECK(oe.at(0).name == "t");
+  CHECK(oe.at(0).cpus == std::vector<int>{2, 3});
+  CHECK(oe.at(1).name.empty());
+  CHECK(oe.at(1).cpus == std::vector<int>{1});
 }
 
 // PREEMPT_FULL: at 1 ms the stopper's wake-up preempts `a` (still
@@ -204,4 +229,101 @@ TEST_CASE("a setaffinity naming a CPU the platform lacks is refused when the run
   p.tasks = {a};
   CHECK_THROWS_WITH(System(p, 1), Catch::Contains("x.json:3:4: tasks.a.phases.b: task a: setaffinity: CPU 5 does "
                                                   "not exist (the platform has 2 CPUs)"));
+}
+
+// Another task's mask (cpuset-like moves of other threads). Asleep: only
+// its next wake-up moves it. `b` sleeps from 0.5 ms to 2.5 ms on CPU 0;
+// `a` gives it CPU 1 at 1 ms and goes on without waiting.
+TEST_CASE("a sleeping task given a new mask wakes within it", "[setaffinity]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.duration = Time::ms(10);
+  p.tasks = {on_cpus(once("a", {ev_run(Time::ms(1)), ev_setaffinity({1}, "b"), ev_run(Time::ms(1))}), {1}),
+             on_cpus(once("b", {ev_run(Time::us(500)), ev_sleep(Time::ms(2)), ev_run(Time::ms(1))}), {0})};
+  AffinityRun run(p);
+  CHECK(run.mig.log == std::vector<Migration>{{Time::us(2500), "b", 0, 1}});
+  using S = std::vector<std::tuple<Time, std::string, char, std::string>>;
+  CHECK(run.switches_on(1) == S{{Time::zero(), "idle", 'R', "a"},
+                               {Time::ms(2), "a", 'S', "idle"},
+                               {Time::us(2500), "idle", 'R', "b"},
+                               {Time::us(3500), "b", 'S', "idle"}});
+}
+
+// Queued: moved at once (affine_move_task()'s move_queued_task()). The
+// hog `b` waits on CPU 0 behind the FIFO task `a`, which gives it CPU 1.
+TEST_CASE("a queued task given a new mask is moved at once", "[setaffinity]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.duration = Time::ms(10);
+  p.tasks = {on_cpus(once("a", {ev_run(Time::ms(1)), ev_setaffinity({1}, "b"), ev_run(Time::ms(1))}, Policy::kFifo, 10),
+                     {0}),
+             on_cpus(hog("b"), {0})};
+  AffinityRun run(p);
+  CHECK(run.mig.log == std::vector<Migration>{{Time::ms(1), "b", 0, 1}});
+  CHECK(run.sw.first_run("b") == Time::ms(1));
+  using S = std::vector<std::tuple<Time, std::string, char, std::string>>;
+  CHECK(run.switches_on(0) == S{{Time::zero(), "idle", 'R', "a"}, {Time::ms(2), "a", 'S', "idle"}});
+}
+
+// Running on another CPU: that CPU's stopper preempts it and moves it,
+// and the caller sleeps in D until the stopper's complete_all(). With no
+// IPI cost all happens at 1 ms; with a 10 us IPI the stopper runs when
+// its wake-up's IPI reaches CPU 1, and `a` waits until then.
+TEST_CASE("a running task given a new mask is moved by its CPU's stopper while the caller waits", "[setaffinity]") {
+  auto scenario = [](Time ipi) {
+    ScenarioParams p = exact_scenario("6.12", 1000, 3);
+    p.kernel.ipi_latency = ipi;
+    p.duration = Time::ms(10);
+    p.tasks = {on_cpus(once("a", {ev_run(Time::ms(1)), ev_setaffinity({2}, "b"), ev_run(Time::ms(1))}), {0}),
+               on_cpus(hog("b"), {1})};
+    return p;
+  };
+  AffinityRun run(scenario(Time::zero()));
+  CHECK(run.mig.log == std::vector<Migration>{{Time::ms(1), "b", 1, 2}});
+  using S = std::vector<std::tuple<Time, std::string, char, std::string>>;
+  CHECK(run.switches_on(0) == S{{Time::zero(), "idle", 'R', "a"},
+                               {Time::ms(1), "a", 'D', "idle"},
+                               {Time::ms(1), "idle", 'R', "a"},
+                               {Time::ms(2), "a", 'S', "idle"}});
+  CHECK(run.switches_on(1) == S{{Time::zero(), "idle", 'R', "b"}, {Time::ms(1), "b", 'R', "idle"}});
+  CHECK(run.switches_on(2) == S{{Time::ms(1), "idle", 'R', "b"}});
+
+  AffinityRun late(scenario(Time::us(10)));
+  REQUIRE(late.mig.log.size() == 1);
+  CHECK(late.mig.log[0] == Migration{Time::us(1010), "b", 1, 2});
+  CHECK(late.sw.first_run("a", Time::ms(1) + Time::ns(1)) >= Time::us(1010));
+}
+
+// Every thread of the task named, one after another: `a` waits for each
+// running instance's stopper in turn (two D sleeps); the per-CPU cursor
+// on CPU 0 sends both to the only CPU of the mask.
+TEST_CASE("setaffinity of a task with instances moves each thread in turn", "[setaffinity]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 4);
+  p.duration = Time::ms(10);
+  TaskSpec b = on_cpus(hog("b"), {1, 2});
+  b.instances = 2;
+  p.tasks = {on_cpus(once("a", {ev_run(Time::ms(1)), ev_setaffinity({3}, "b"), ev_run(Time::ms(1))}), {0}), b};
+  AffinityRun run(p);
+  REQUIRE(run.mig.log.size() >= 2);
+  std::vector<std::string> moved;
+  for (const Migration& m : run.mig.log)
+    if (m.t == Time::ms(1) && m.to == 3) moved.push_back(m.comm);
+  std::sort(moved.begin(), moved.end());
+  CHECK(moved == std::vector<std::string>{"b-0", "b-1"});
+  int waits = 0;
+  for (const SwitchRecord& r : run.sw.log)
+    if (r.prev == "a" && r.prev_state == 'D') ++waits;
+  CHECK(waits == 2);
+  CHECK(find_task(run.sys.kernel(), "b-0").nr_cpus_allowed == 1);
+}
+
+// A thread not started yet (its task's delay) keeps the mask it is given:
+// it starts within it.
+TEST_CASE("a task given a mask before it starts starts within it", "[setaffinity]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 4);
+  p.duration = Time::ms(10);
+  TaskSpec b = once("b", {ev_run(Time::ms(1))});
+  b.delay = Time::ms(2);
+  p.tasks = {on_cpus(once("a", {ev_setaffinity({3}, "b"), ev_run(Time::ms(1))}), {0}), b};
+  AffinityRun run(p);
+  CHECK(run.switches_on(3) == std::vector<std::tuple<Time, std::string, char, std::string>>{
+                                  {Time::ms(2), "idle", 'R', "b"}, {Time::ms(3), "b", 'S', "idle"}});
 }

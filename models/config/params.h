@@ -37,6 +37,7 @@ const std::vector<ParamDecl>& timer_params();       // timer: {...}
 const std::vector<ParamDecl>& wait_params();        // wait: {...}
 const std::vector<ParamDecl>& uclamp_event_params();  // uclamp: {...}
 const std::vector<ParamDecl>& setscheduler_event_params();  // setscheduler: {...}
+const std::vector<ParamDecl>& setaffinity_event_params();   // setaffinity: {...}
 
 // Every section in document order.
 std::vector<ParamSection> yaml_schema();

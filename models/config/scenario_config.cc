@@ -74,6 +74,7 @@ std::vector<ParamSection> yaml_schema() {
        &cpu_weight_event_params()},
       {"cpu_idle", "value of a cpu_idle event: writes a group's cpu.idle", &cpu_idle_event_params()},
       {"setscheduler", "value of a setscheduler event", &setscheduler_event_params()},
+      {"setaffinity", "value of a setaffinity event, as a map", &setaffinity_event_params()},
   };
   for (const ParamSection& d : devices_schema()) sections.push_back(d);
   sections.push_back({"pm_runtime", "runtime PM (drivers/base/power/runtime.c, 6.12)", &pm_runtime_params()});

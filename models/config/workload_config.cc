@@ -74,7 +74,7 @@ const EventKind* find_event_kind(std::string_view name) {
 
 // An event naming something other events or tasks must match, seen while
 // reading; checked once every task is read: a `resume`'s task (an error if
-// unknown), a `wait`'s condition (a warning if no task signals it), a
+// unknown; a `setaffinity`'s too), a `wait`'s condition (a warning if no task signals it), a
 // `timer`'s period (a warning if another use gives another period).
 struct EventRef {
   EventSpec::Kind kind;
@@ -180,6 +180,26 @@ EventSpec load_setscheduler_event(const YamlDoc& doc, const YAML::Node& node, co
   return e;
 }
 
+// `setaffinity: [4, 5]` (this task) or `setaffinity: {task: bg, cpus:
+// "0-3"}` (every thread of another task, or of this one):
+// sched_setaffinity() at this point.
+EventSpec load_setaffinity_event(TaskContext& ctx, const YAML::Node& node, const std::string& path) {
+  EventSpec e;
+  e.kind = Kind::kSetAffinity;
+  if (!node.IsMap()) {
+    e.cpus = load_cpu_list(ctx.doc, node, path, ctx.platform.cpus);
+    return e;
+  }
+  MapReader r(ctx.doc, node, path, setaffinity_event_params());
+  r.require("cpus");
+  e.cpus = load_cpu_list(ctx.doc, *r.find("cpus"), r.path("cpus"), ctx.platform.cpus);
+  if (auto n = r.find("task")) {
+    e.name = non_empty_name(ctx.doc, *n, r.path("task"), "a task");
+    ctx.refs.push_back({e.kind, e.name, Time::zero(), *n, r.path("task")});
+  }
+  return e;
+}
+
 // `yield`, `yield:` and `yield: {}` all mean the same.
 void require_no_value(const YamlDoc& doc, const YAML::Node& node, const std::string& path, const std::string& kind) {
   bool empty = node.IsNull() || (node.IsMap() && node.size() == 0);
@@ -223,7 +243,7 @@ EventSpec load_event_value(TaskContext& ctx, const EventKind& k, const YAML::Nod
     case Arg::kCpuIdle: e = load_cpu_idle_event(ctx.doc, value, path, ctx.kernel); break;
     case Arg::kSetScheduler: e = load_setscheduler_event(ctx.doc, value, path); break;
     case Arg::kNice: e.nice = static_cast<int>(as_int(ctx.doc, value, path, -20, 19)); break;
-    case Arg::kCpus: e.cpus = load_cpu_list(ctx.doc, value, path, ctx.platform.cpus); break;
+    case Arg::kCpus: e = load_setaffinity_event(ctx, value, path); break;
   }
   return e;
 }
@@ -505,10 +525,12 @@ void check_cross_task_refs(const YamlDoc& doc, const YAML::Node& node, const std
     }
   }
   for (const EventRef& ref : refs)
-    if (ref.kind == Kind::kResume && std::find(names.begin(), names.end(), ref.name) == names.end()) {
+    if ((ref.kind == Kind::kResume || ref.kind == Kind::kSetAffinity) &&
+        std::find(names.begin(), names.end(), ref.name) == names.end()) {
       std::string guess = closest_name(ref.name, names);
       fail(doc, ref.node, ref.path,
-           fmt::format("resume names unknown task '{}' (tasks: {}){}", ref.name, join(names),
+           fmt::format("{} names unknown task '{}' (tasks: {}){}",
+                       ref.kind == Kind::kResume ? "resume" : "setaffinity", ref.name, join(names),
                        guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
     }
   // cancel_work / flush_work name a work item some event queues, of a
@@ -648,9 +670,11 @@ const std::vector<ParamDecl>& event_params() {
        "(__sched_setscheduler(); never below the priority of its top PI waiter)"},
       {"nice", "int -20..19", "-",
        "setpriority() of this task's nice from here on (set_user_nice(); an RT task only records it)"},
-      {"setaffinity", "list of int, or \"0-3,6\"", "-",
-       "sched_setaffinity() of this task from here on; off the new CPUs it is moved at once by the stopper "
-       "(preempted; under PREEMPT_NONE it sleeps until the stopper wakes it)"},
+      {"setaffinity", "list of int, or \"0-3,6\"; or map (see setaffinity)", "-",
+       "sched_setaffinity() of this task (or, as a map with `task`, of every thread of that task) from here on: "
+       "a task running on a CPU it may no longer use is moved at once by that CPU's stopper (the caller of "
+       "another task's change sleeps until then; its own change preempts it, under PREEMPT_NONE it sleeps); "
+       "a queued one is moved, a sleeping one wakes within its new mask"},
       {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work / mod_delayed_work)"},
       {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker (kthread_queue_work / kthread_queue_delayed_work / kthread_mod_delayed_work)"},
       {"cancel_work", "map (see cancel_work)", "-", "take a queued work item back (cancel_(delayed_)work), or also wait for its execution (cancel_(delayed_)work_sync, kthread_cancel_(delayed_)work_sync)"},
@@ -687,6 +711,14 @@ const std::vector<ParamDecl>& setscheduler_event_params() {
       {"policy", join(policy_names(false), " | ") + " (or other, normal, batch, idle, fifo, rr)", "required",
        "the new policy"},
       {"priority", "int 1..99 (0 for the other policies)", "required for SCHED_FIFO/RR", "the new RT priority"},
+  };
+  return decls;
+}
+
+const std::vector<ParamDecl>& setaffinity_event_params() {
+  static const std::vector<ParamDecl> decls = {
+      {"cpus", "list of int, or \"0-3,6\"", "required", "the new mask; each CPU < platform.cpus"},
+      {"task", "tasks[] name", "this task", "the task whose threads (every instance) get the mask"},
   };
   return decls;
 }

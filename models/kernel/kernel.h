@@ -309,6 +309,7 @@ struct Rq {
   // __schedule(), moving the task to migration_stop_dest.
   Task* migration_stop_task = nullptr;
   int migration_stop_dest = -1;
+  Task* migration_stop_waiter = nullptr;  // the caller, waiting in wait_for_completion() (or preempted: itself)
   CpuidleDevice cpuidle;           // cpuidle device, idle-loop progress, hrtimer base
   // Range hrtimers queued on this CPU with a soft expiry before their hard
   // one (hrtimer_start_range()): kept whatever the cpuidle setting, as the
@@ -447,14 +448,16 @@ class Kernel : public InstantEndHook, public EventHandler {
   // set_user_nice(): a new nice without a policy change (binder's priority
   // inheritance of a fair caller; setscheduler.cc).
   void set_user_nice(Task& p, int nice);
-  // sched_setaffinity() of the running task p by itself (affinity.cc): its
-  // new mask (bits of CPUs the platform lacks ignored). What the caller
-  // then does: nothing (its CPU stays allowed, or the mask is unchanged),
-  // switch out at once still runnable for the stopper to move it
-  // (kPreempted: the caller's Action::schedule()), or sleep in D until the
-  // stopper wakes it (kSleeps, PREEMPT_NONE: Action::block()).
+  // sched_setaffinity() of p by the running task `caller` (p itself, or
+  // another; affinity.cc): p's new mask (bits of CPUs the platform lacks
+  // ignored). What the caller then does: go on (p's CPU stays allowed, the
+  // mask is unchanged, p was queued and is moved, or asleep), switch out
+  // at once still runnable for the stopper to move it (kPreempted, p
+  // itself: the caller's Action::schedule()), or sleep in D until the
+  // stopper wakes it (kSleeps: Action::block(); p itself under
+  // PREEMPT_NONE, or a running p).
   enum class AffinityWait { kNone, kPreempted, kSleeps };
-  AffinityWait sched_setaffinity(Task& p, const CpuMask& new_mask);
+  AffinityWait sched_setaffinity(Task& caller, Task& p, const CpuMask& new_mask);
   void notify_period_end(const Task& p, Time period_start, Time response, Time period);
   // The hrtimer slack a sleep of p gets (p->timer_slack_ns: 0 for RT tasks).
   Time timer_slack(const Task& p) const;

@@ -135,6 +135,20 @@ auto at_event(const EventSpec& e, Call&& call) -> decltype(call()) {
 }
 }  // namespace
 
+const std::vector<RtAppBody*>& RtAppBody::task_targets_of_current(const std::string& name) {
+  NamedObjects& o = objects_[phase_base_[phase_] + event_];
+  if (!o.targets_resolved) {
+    o.targets_resolved = true;
+    if (RtAppBody* b = world_.body_by_task_name(name)) o.task_targets.push_back(b);
+    for (int i = 0;; ++i) {
+      RtAppBody* b = world_.body_by_task_name(name + "-" + std::to_string(i));
+      if (!b) break;
+      o.task_targets.push_back(b);
+    }
+  }
+  return o.task_targets;
+}
+
 Action RtAppBody::next(Task& self) {
   Kernel& k = world_.kernel();
   // Events that take no time are handled here in a loop; a list made only
@@ -294,19 +308,29 @@ Action RtAppBody::next(Task& self) {
         return self.kernel_thread ? Action::preempt_point() : Action::return_to_user();
       case EventSpec::Kind::kSetAffinity: {
         // sched_setaffinity() (pthread_setaffinity_np()) of the calling
-        // thread: a CPU taken away is left at once, through the stopper.
-        advance();
+        // thread, or of each thread of the task named, one after another:
+        // a running thread taken off its CPU is moved at once by that
+        // CPU's stopper, which the caller waits for (Kernel::AffinityWait).
         CpuMask mask;
         if (e.cpus.empty()) mask.set();
         for (int c : e.cpus) mask.set(static_cast<size_t>(c));
-        switch (at_event(e, [&] { return k.sched_setaffinity(self, mask); })) {
-          case Kernel::AffinityWait::kPreempted:
-            return Action::schedule();
-          case Kernel::AffinityWait::kSleeps:
-            return Action::block(TaskState::kUninterruptible);
-          case Kernel::AffinityWait::kNone:
-            break;
+        Kernel::AffinityWait wait = Kernel::AffinityWait::kNone;
+        if (e.name.empty()) {
+          advance();
+          wait = at_event(e, [&] { return k.sched_setaffinity(self, self, mask); });
+        } else {
+          const std::vector<RtAppBody*>& targets = task_targets_of_current(e.name);
+          while (affinity_next_ < targets.size() && wait == Kernel::AffinityWait::kNone) {
+            Task& p = targets[affinity_next_++]->task();
+            wait = at_event(e, [&] { return k.sched_setaffinity(self, p, mask); });
+          }
+          if (affinity_next_ == targets.size()) {
+            affinity_next_ = 0;
+            advance();
+          }
         }
+        if (wait == Kernel::AffinityWait::kPreempted) return Action::schedule();
+        if (wait == Kernel::AffinityWait::kSleeps) return Action::block(TaskState::kUninterruptible);
         continue;
       }
       case EventSpec::Kind::kCgroup: {
@@ -343,24 +367,13 @@ Action RtAppBody::next(Task& self) {
         advance();
         waiting_ = Wait::kSuspend;
         return Action::block(TaskState::kInterruptible);
-      case EventSpec::Kind::kResume: {
+      case EventSpec::Kind::kResume:
         // rt-app signals the named thread's condition: a resume that finds
         // no suspended thread is lost, as with pthread_cond_broadcast().
-        NamedObjects& o = objects_[phase_base_[phase_] + event_];
-        if (!o.resume_resolved) {
-          o.resume_resolved = true;
-          if (RtAppBody* b = world_.body_by_task_name(e.name)) o.resume_targets.push_back(b);
-          for (int i = 0;; ++i) {
-            RtAppBody* b = world_.body_by_task_name(e.name + "-" + std::to_string(i));
-            if (!b) break;
-            o.resume_targets.push_back(b);
-          }
-        }
-        for (RtAppBody* b : o.resume_targets)
+        for (RtAppBody* b : task_targets_of_current(e.name))
           if (b->suspended()) b->wake(&self);
         advance();
         continue;
-      }
       case EventSpec::Kind::kCall: {
         if (!world_.calls()) throw ModelError("task " + self.comm + ": a call event needs the scenario's devices");
         DeviceCalls& calls = *world_.calls();

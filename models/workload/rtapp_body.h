@@ -85,11 +85,14 @@ class RtAppBody final : public TaskBody, public EventHandler, public BinderClien
     RtAppWorld::SharedTimer* timer = nullptr;
     RtMutex* mutex = nullptr;
     int task_group = -1;  // kCgroup, kCpuUclamp, kCpuWeight: the cpu cgroup's index
-    // kResume: the thread named and its instances (name-0, name-1, ...),
-    // looked up at the first resume (every body exists by then).
-    bool resume_resolved = false;
-    std::vector<RtAppBody*> resume_targets;
+    // kResume, kSetAffinity of another task: the thread named and its
+    // instances (name-0, name-1, ...), looked up when the event first runs
+    // (every body exists by then).
+    bool targets_resolved = false;
+    std::vector<RtAppBody*> task_targets;
   };
+  // The threads the current event names (resolved at its first run).
+  const std::vector<RtAppBody*>& task_targets_of_current(const std::string& name);
   const NamedObjects& objects_of_current() const { return objects_[phase_base_[phase_] + event_]; }
   RtAppWorld::SharedTimer& timer_of_current() const { return *objects_of_current().timer; }
   RtMutex& mutex_of_current() const { return *objects_of_current().mutex; }
@@ -112,6 +115,7 @@ class RtAppBody final : public TaskBody, public EventHandler, public BinderClien
   RtMutex* mutex_retry_ = nullptr;  // blocked on it: take it when woken
   bool reacquire_ = false;      // cond wait done, mutex to take again
   bool binder_replied_ = false; // a binder_call's reply came: the event is done
+  size_t affinity_next_ = 0;    // setaffinity of a task's threads: the next one (after a wait for a stopper)
   Time runtime_start_;
   bool in_runtime_ = false;
   Time period_start_;           // expiry this task last waited for (timer events)

@@ -81,11 +81,11 @@ struct EventSpec {
     kCpuIdle,    // write cpu.idle of cpu cgroup `name`
     kSetScheduler,  // sched_setscheduler() of this task: `policy`, `rt_priority` (nice kept)
     kNice,          // setpriority(PRIO_PROCESS, tid, `nice`): set_user_nice()
-    kSetAffinity,   // sched_setaffinity() of this task: `cpus` (empty = every CPU)
+    kSetAffinity,   // sched_setaffinity(): `cpus` (empty = every CPU) of this task, or of task `name`'s threads
   };
   Kind kind = Kind::kRun;
   Time duration;        // run / runtime / sleep; timer period
-  std::string name;     // timer/mutex/cond/barrier ref, or task name for resume
+  std::string name;     // timer/mutex/cond/barrier ref, or task name for resume and setaffinity
   std::string mutex;    // for wait
   TimerMode timer_mode = TimerMode::kAbsolute;
   CallSpec call;        // for kCall
