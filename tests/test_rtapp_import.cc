@@ -381,6 +381,12 @@ TEST_CASE("rt-app per-phase cpus set the affinity as each phase begins", "[confi
           "c": {"cpus": [2, 3], "run": 100}, "d": {"run": 100}}}}})");
   CHECK(once.tasks[0].cpus == std::vector<int>{0, 1});
   CHECK(affinity_events(once) == A{{1, {2, 3}}, {4, {0, 1}}});
+  // Once through, the first phase's cpus differing from the task's: set
+  // as it begins; the event names the phase's "cpus".
+  ScenarioParams first = import(R"({"global": {"duration": 1}, "tasks": {
+    "t": {"loop": 1, "cpus": [0, 1], "phases": {"a": {"cpus": [2], "run": 100}, "b": {"cpus": [2], "run": 100}}}}})");
+  CHECK(affinity_events(first) == A{{0, {2}}});
+  CHECK_THAT(first.tasks[0].phases[0].events[0].origin, Catch::Contains("tasks.t.phases.a.cpus"));
   // The affinity comes first in a phase's attributes, before its policy.
   ScenarioParams order = import(R"({"global": {"duration": 1}, "tasks": {
     "t": {"phases": {"a": {"run": 100}, "b": {"cpus": [1], "policy": "SCHED_FIFO", "priority": 3, "run": 100}}}}})");

@@ -143,7 +143,8 @@ TEST_CASE("a task that takes its CPU out of its mask is moved at once by the sto
 
 // PREEMPT_NONE: nothing preempts the caller; it sleeps in
 // wait_for_completion() (TASK_UNINTERRUPTIBLE: prev_state D), the stopper
-// sets its wake_cpu to the destination and wakes it there.
+// sets its wake_cpu to the destination and wakes it: select_task_rq()
+// places it from there (here the mask's only CPU).
 TEST_CASE("under PREEMPT_NONE the caller sleeps until the stopper wakes it on an allowed CPU", "[setaffinity]") {
   AffinityRun run(round_trip(PreemptModel::kNone));
   CHECK(run.mig.log == std::vector<Migration>{{Time::ms(1), "a", 0, 1}, {Time::ms(3), "a", 1, 0}});
@@ -198,28 +199,97 @@ TEST_CASE("a mask set at run time keeps balancing away until it is widened", "[s
     if (r.cpu == 0 && r.t > Time::ms(1) && r.t < Time::ms(40)) CHECK(r.next == "idle");
 }
 
-// An RT task that pins itself to one CPU stays there: preempted by a
-// higher-priority one, it waits although CPU 0 is idle (its new mask
-// leaves find_lowest_rq() nothing, and it is no longer pushable at all:
-// enqueue_pushable_task() needs nr_cpus_allowed > 1).
-TEST_CASE("an RT task pinned by setaffinity waits where it is instead of being pushed", "[setaffinity][rt]") {
-  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+// An RT task that moves itself to one CPU stays there: preempted by a
+// higher-priority one, it waits although CPU 0 is idle (pushable needs
+// nr_cpus_allowed > 1 in enqueue_task_rt() and put_prev_task_rt()). Given
+// CPUs 1 and 2 instead, it is pushed to the idle CPU 2 at once.
+TEST_CASE("an RT task that moves itself to one CPU waits there, given two it is pushed", "[setaffinity][rt]") {
+  auto run_with = [](std::vector<int> mask) {
+    ScenarioParams p = exact_scenario("6.12", 1000, 3);
+    p.duration = Time::ms(20);
+    TaskSpec a = once("a", {ev_run(Time::ms(1)), ev_setaffinity(std::move(mask)), ev_run(Time::ms(5))},
+                      Policy::kFifo, 10);
+    TaskSpec b = on_cpus(once("b", {ev_run(Time::ms(1))}, Policy::kFifo, 20), {1});
+    b.delay = Time::ms(2);
+    p.tasks = {on_cpus(a, {0}), b};
+    return AffinityRun(p);
+  };
+  AffinityRun pinned = run_with({1});
+  CHECK(pinned.mig.log == std::vector<Migration>{{Time::ms(1), "a", 0, 1}});
+  using S = std::vector<std::tuple<Time, std::string, char, std::string>>;
+  CHECK(pinned.switches_on(1) == S{{Time::ms(1), "idle", 'R', "a"},
+                                  {Time::ms(2), "a", 'R', "b"},
+                                  {Time::ms(3), "b", 'S', "a"},
+                                  {Time::ms(7), "a", 'S', "idle"}});
+  // CPUs 1 and 2: the stopper's destination is CPU 1 (the cursor's next
+  // after 0); preempted there at 2 ms, `a` is pushable and pushed to CPU 2.
+  AffinityRun two = run_with({1, 2});
+  CHECK(two.mig.log == std::vector<Migration>{{Time::ms(1), "a", 0, 1}, {Time::ms(2), "a", 1, 2}});
+  CHECK(find_task(two.sys.kernel(), "a").nr_cpus_allowed == 2);
+}
+
+// The cursor moves at every changed mask, also when the task stays: from
+// CPU 0, mask {0..3} (no move; cursor -> 1), then {1,2,3}: CPU 2.
+TEST_CASE("the destination cursor advances even when the task stays", "[setaffinity]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 4);
+  p.duration = Time::ms(10);
+  p.tasks = {on_cpus(once("a", {ev_run(Time::ms(1)), ev_setaffinity({0, 1, 2, 3}), ev_run(Time::ms(1)),
+                                ev_setaffinity({1, 2, 3}), ev_run(Time::ms(1))}),
+                     {0})};
+  AffinityRun run(p);
+  CHECK(run.mig.log == std::vector<Migration>{{Time::ms(2), "a", 0, 2}});
+}
+
+// PREEMPT_NONE with delayed dequeue: `a` has run past its share on CPU 0
+// (negative lag against the hog) when it asks for CPU 1 at 7.5 ms, so its
+// sleep in wait_for_completion() leaves it queued, delayed; the stopper
+// moves it queued and the wake-up requeues it there. It never runs on
+// CPU 0 again. (Timeline: a alone 0-1 ms, hog 1-4 ms, a 4-7.5 ms.)
+TEST_CASE("under PREEMPT_NONE a caller left delayed by its sleep is moved queued", "[setaffinity]") {
+  ScenarioParams p = exact_scenario("6.12", 250, 2);
+  p.kernel.preempt = PreemptModel::kNone;
   p.duration = Time::ms(20);
-  TaskSpec a = task("a", {ev_run(Time::ms(1)), ev_setaffinity({1}), ev_run(Time::ms(5)), ev_sleep(Time::s(1))},
-                    Policy::kFifo, 10);
-  a.loop = 1;
-  a.phases[0].loop = 1;
-  TaskSpec b = on_cpus(task("b", {ev_run(Time::ms(1)), ev_sleep(Time::s(1))}, Policy::kFifo, 20), {1});
-  b.delay = Time::ms(2);
-  p.tasks = {on_cpus(a, {0}), b};
+  TaskSpec hogt = on_cpus(hog("hog"), {0});
+  hogt.delay = Time::ms(1);
+  p.tasks = {on_cpus(once("a", {ev_run(Time::us(4500)), ev_setaffinity({1}), ev_run(Time::ms(1))}), {0}), hogt};
+  AffinityRun run(p);
+  CHECK(run.mig.log == std::vector<Migration>{{Time::us(7500), "a", 0, 1}});
+  using S = std::vector<std::tuple<Time, std::string, char, std::string>>;
+  CHECK(run.switches_on(1) == S{{Time::us(7500), "idle", 'R', "a"}, {Time::us(8500), "a", 'S', "idle"}});
+  for (const SwitchRecord& r : run.sw.log)
+    if (r.cpu == 0 && r.t >= Time::us(7500)) CHECK(r.next != "a");
+}
+
+// A kernel thread under PREEMPT_VOLUNTARY whose setaffinity is the first
+// event after it wakes (reached inside the __schedule() that switched it
+// in) still leaves for the stopper: wait_for_completion()'s might_resched().
+TEST_CASE("a kernel thread under PREEMPT_VOLUNTARY leaves at once for the stopper", "[setaffinity]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 2);
+  p.kernel.preempt = PreemptModel::kVoluntary;
+  p.duration = Time::ms(20);
+  TaskSpec a = on_cpus(once("a", {ev_sleep(Time::ms(1)), ev_setaffinity({1}), ev_run(Time::ms(1))}), {0});
+  a.kernel_thread = true;
+  p.tasks = {a};
   AffinityRun run(p);
   CHECK(run.mig.log == std::vector<Migration>{{Time::ms(1), "a", 0, 1}});
-  CHECK(find_task(run.sys.kernel(), "a").nr_cpus_allowed == 1);
-  using S = std::vector<std::tuple<Time, std::string, char, std::string>>;
-  CHECK(run.switches_on(1) == S{{Time::ms(1), "idle", 'R', "a"},
-                               {Time::ms(2), "a", 'R', "b"},
-                               {Time::ms(3), "b", 'S', "a"},
-                               {Time::ms(7), "a", 'S', "idle"}});
+  CHECK(find_task(run.sys.kernel(), "a").work_done == Time::ms(1).count());
+}
+
+// set_cpus_allowed_fair() refreshes p->max_allowed_capacity (the misfit
+// test's "biggest CPU it may use"); an RT task's change does not, until
+// switched_to_fair() (6.10+). gs101: CPUs 0-3 little, 4-5 mid, 6-7 big.
+TEST_CASE("max_allowed_capacity follows a run-time mask into the fair class", "[setaffinity]") {
+  ScenarioParams p = gs101_scenario(
+      "duration: 20ms\ntasks:\n"
+      "  - name: f\n    events: [run: 1ms, setaffinity: \"0-3\", run: 1ms, sleep: 1s]\n"
+      "  - name: r\n    policy: fifo\n    priority: 10\n"
+      "    events: [run: 1ms, setaffinity: [4, 5], setscheduler: {policy: other}, run: 1ms, sleep: 1s]\n");
+  System sys(p, 1);
+  sys.run();
+  Kernel& k = sys.kernel();
+  CHECK(k.max_allowed_capacity(find_task(k, "f")) == k.rq(0).capacity);
+  CHECK(k.max_allowed_capacity(find_task(k, "r")) == k.rq(4).capacity);
+  CHECK(k.rq(4).capacity < k.rq(7).capacity);
 }
 
 TEST_CASE("a setaffinity naming a CPU the platform lacks is refused when the run is built", "[setaffinity]") {

@@ -371,8 +371,8 @@ class Importer {
       if (role_of(m.key) == Role::kEvent)
         ctx_.warn(m, child(path, m.key), "event beside \"phases\" is ignored (rt-app reads only the phases)");
     bool only_phase = phases.members.size() == 1;
-    const std::vector<std::optional<std::vector<int>>> affinity =
-        only_phase ? std::vector<std::optional<std::vector<int>>>(1) : phase_affinities(phases, phases_path, t);
+    const std::vector<std::optional<EventSpec>> affinity =
+        only_phase ? std::vector<std::optional<EventSpec>>(1) : phase_affinities(phases, phases_path, t);
     Policy policy = t.policy;  // the policy in effect as each phase begins (first pass)
     for (size_t i = 0; i < phases.members.size(); ++i) {
       const Member& m = phases.members[i];
@@ -398,18 +398,29 @@ class Importer {
   // start (the task-level cpus, which the model's task starts with) into
   // the first phase, and from each phase into the next, including from
   // the last back into the first when the phases repeat. Empty = every CPU.
-  std::vector<std::optional<std::vector<int>>> phase_affinities(const Value& phases, const std::string& phases_path,
-                                                                const TaskSpec& t) {
+  // The events carry the place of the phase's "cpus" (or of the phase,
+  // when it takes the task's), for errors found when the run is built.
+  std::vector<std::optional<EventSpec>> phase_affinities(const Value& phases, const std::string& phases_path,
+                                                         const TaskSpec& t) {
     std::vector<std::vector<int>> masks;
+    std::vector<std::string> origins;
     for (const Member& m : phases.members) {
       const Value* cpus = m.value.is(Type::kObject) ? m.value.find("cpus") : nullptr;
-      masks.push_back(cpus ? read_cpus(*cpus, child(child(phases_path, m.key), "cpus")) : t.cpus);
+      const std::string phase_path = child(phases_path, m.key);
+      masks.push_back(cpus ? read_cpus(*cpus, child(phase_path, "cpus")) : t.cpus);
+      origins.push_back(cpus ? format_location(ctx_.file(), cpus->line, cpus->column, child(phase_path, "cpus"))
+                             : format_location(ctx_.file(), m.line, m.column, phase_path));
     }
-    std::vector<std::optional<std::vector<int>>> events(masks.size());
+    std::vector<std::optional<EventSpec>> events(masks.size());
     for (size_t i = 0; i < masks.size(); ++i) {
       const bool from_start = i == 0 && masks[0] != t.cpus;
       const bool from_previous = i > 0 ? masks[i] != masks[i - 1] : t.loop != 1 && masks[0] != masks.back();
-      if (from_start || from_previous) events[i] = masks[i];
+      if (!from_start && !from_previous) continue;
+      EventSpec set;
+      set.kind = EventSpec::Kind::kSetAffinity;
+      set.cpus = masks[i];
+      set.origin = origins[i];
+      events[i] = std::move(set);
     }
     return events;
   }
@@ -466,7 +477,7 @@ class Importer {
   }
 
   void read_phase(const Member& m, const std::string& path, bool only_phase, TaskSpec& t, Policy& policy,
-                  const std::optional<std::vector<int>>& affinity) {
+                  const std::optional<EventSpec>& affinity) {
     const Value& obj = m.value;
     if (!obj.is(Type::kObject)) ctx_.fail(obj, path, expected("a phase object", obj));
     PhaseSpec p;
@@ -481,12 +492,7 @@ class Importer {
     clamps.uclamp_if_changed = true;
     if (!only_phase) {
       // set_thread_affinity() first, then set_thread_param().
-      if (affinity) {
-        EventSpec set;
-        set.kind = EventSpec::Kind::kSetAffinity;
-        set.cpus = *affinity;
-        attrs.push_back(set);
-      }
+      if (affinity) attrs.push_back(*affinity);
       read_phase_sched(obj, path, policy, attrs);
       read_util_clamps(obj, path, clamps.uclamp_min, clamps.uclamp_max);
       if (clamps.uclamp_min || clamps.uclamp_max) attrs.push_back(clamps);

@@ -628,6 +628,9 @@ class Kernel : public InstantEndHook, public EventHandler {
   bool asym_capacity() const { return asym_capacity_; }
   // p->max_allowed_capacity: the largest capacity among p's allowed CPUs.
   uint32_t max_allowed_capacity(const Task& p) const;
+  // set_task_max_allowed_capacity() (6.10+ fair.c): the largest capacity
+  // among p's allowed CPUs, recorded for misfit.
+  void set_task_max_allowed_capacity(const Task& p);
 
   // --- uclamp (uclamp.h; core.c, fair.c, rt.c of 6.12)
   // uclamp_is_used(): the sched_uclamp_used static key.
@@ -1148,8 +1151,9 @@ class Kernel : public InstantEndHook, public EventHandler {
     --rq.nr_running;
     if (fair && !was_sched_idle && sched_idle_rq(rq)) rq.next_balance = jiffies();
   }
-  // p->max_allowed_capacity by task index, set when the task is created
-  // (affinity does not change afterwards).
+  // p->max_allowed_capacity by task index: set when the task is created,
+  // and (6.10+) by set_cpus_allowed_fair() and switched_to_fair()
+  // (set_task_max_allowed_capacity()).
   std::vector<uint32_t> max_allowed_cap_;
   // fair_smp.cc internals
   int find_energy_efficient_cpu(Task& p, int prev_cpu);

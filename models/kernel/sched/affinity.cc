@@ -30,11 +30,11 @@
 //
 // Simplifications: no cpusets (the root cpuset allows every CPU, so the
 // mask asked for is the mask set), no user_cpus_ptr, no migrate_disable();
-// every CPU is online and active. The stopper's own wake-up costs nothing
-// here (kernel.overheads.wakeup is charged to the wake-ups of tasks the
-// model runs); it runs first in its CPU's next __schedule() (a remote
-// one's when the resched IPI arrives, or earlier if that CPU schedules
-// for another reason), as the idle task standing in for it
+// every CPU is online and active. The stopper's own wake-up is not
+// charged kernel.overheads.wakeup (the active-balance stopper's is): it
+// runs first in its CPU's next __schedule() (a remote one's when the
+// resched IPI arrives, or earlier if that CPU schedules for another
+// reason), as the idle task standing in for it
 // (Rq::stopper_ran); on a CPU that went idle meanwhile it runs inside the
 // idle CPU's __schedule() without a switch. One stopper request per CPU
 // at a time: two callers changing running tasks' masks on one CPU in the
@@ -65,13 +65,8 @@ Kernel::AffinityWait Kernel::sched_setaffinity(Task& caller, Task& p, const CpuM
     p.nr_cpus_allowed = static_cast<int>(mask.count());
     // set_cpus_allowed_fair() (6.10+) also refreshes
     // p->max_allowed_capacity; the RT and deadline classes'
-    // set_cpus_allowed_common() does not.
-    if (p.sched_class == SchedClassId::kFair && p.index < max_allowed_cap_.size()) {
-      uint32_t cap = 0;
-      for (int c = 0; c < nr_cpus(); ++c)
-        if (mask[static_cast<size_t>(c)]) cap = std::max(cap, rqs_[static_cast<size_t>(c)]->capacity);
-      max_allowed_cap_[p.index] = cap;
-    }
+    // set_cpus_allowed_common() does not (switched_to_fair() does later).
+    if (p.sched_class == SchedClassId::kFair) set_task_max_allowed_capacity(p);
   };
   if (p.state == TaskState::kNew) {
     // A thread not started yet (a task's delay): its mask only; its start
@@ -80,8 +75,10 @@ Kernel::AffinityWait Kernel::sched_setaffinity(Task& caller, Task& p, const CpuM
     return AffinityWait::kNone;
   }
   // __do_set_cpus_allowed(): dequeue with DEQUEUE_SAVE, put_prev_task(),
-  // the class's set_cpus_allowed(), then back (ENQUEUE_RESTORE): the RT
-  // class's enqueue recounts the task as pushable or not.
+  // the class's set_cpus_allowed(), then back (ENQUEUE_RESTORE): a queued
+  // RT task's enqueue counts it pushable only with nr_cpus_allowed > 1; a
+  // running one is counted so when it is put (the stopper's
+  // put_prev_task_rt(), a later preemption).
   const SchedChange change = sched_change_begin(p, false, false);
   set_mask();
   sched_change_end(p, change, 0);

@@ -375,10 +375,9 @@ Task& Kernel::create_task(const std::string& comm, const std::string& group, Pol
   p.wake_cpu = p.cpu;
   set_task_rq(p, p.cpu);
   max_allowed_cap_.push_back(0);
-  for (int c = 0; c < nr_cpus(); ++c)
-    if (p.cpus_allowed[c]) max_allowed_cap_.back() = std::max(max_allowed_cap_.back(), rqs_[c]->capacity);
   p.state = TaskState::kNew;
   tasks_.push_back(std::move(t));
+  set_task_max_allowed_capacity(p);
   lb_walk_.reserve(tasks_.size() + 32);  // + the refused tasks a walk meets again (loop_max <= 32)
   lb_detached_.reserve(tasks_.size());
   // Every CPU's fair timeline has room for every task: enqueueing never
@@ -1013,6 +1012,11 @@ bool Kernel::can_preempt_now(const Rq& rq) const {
     return rq.cpuidle.phase == CpuidleDevice::Phase::kOff && (rq.cpuidle.gov || !rq.resched_ipi.armed());
   if (curr.act != Task::Act::kRun && curr.act != Task::Act::kRunWall) return true;  // voluntary
   if (rq.at_preempt_point) return true;
+  // A task that took its own CPU out of its mask is switched out for the
+  // stopper in every preemption model (preempt_enable(), or
+  // wait_for_completion()'s might_resched() or schedule()), also when the
+  // boundary it stopped at was reached inside a __schedule().
+  if (rq.migration_stop_task == &curr && rq.migration_stop_waiter == &curr) return true;
   if (rq.resched_ipi.armed()) return false;  // the IPI has not arrived yet
   if (!rq.need_resched) return false;        // lazy only: wait for tick or boundary
   // PREEMPT_NONE/VOLUNTARY: kernel code is not preempted; it reaches

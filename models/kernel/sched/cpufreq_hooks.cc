@@ -172,6 +172,14 @@ uint32_t Kernel::max_allowed_capacity(const Task& p) const {
   return m;
 }
 
+void Kernel::set_task_max_allowed_capacity(const Task& p) {
+  if (p.is_idle_task || p.index >= max_allowed_cap_.size() || tasks_[p.index].get() != &p) return;
+  uint32_t cap = 0;
+  for (int c = 0; c < nr_cpus(); ++c)
+    if (p.cpus_allowed[static_cast<size_t>(c)]) cap = std::max(cap, rqs_[static_cast<size_t>(c)]->capacity);
+  max_allowed_cap_[p.index] = cap;
+}
+
 // cpu_util_cfs() is inline in kernel.h.
 
 // --log debug: why schedutil asks for `khz` (sugov_next_freq_shared():

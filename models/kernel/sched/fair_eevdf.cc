@@ -1117,6 +1117,9 @@ void EevdfClass::wakeup_preempt_by_action(Rq& rq, Task& p, int wake_flags) {
 // switched_to_fair(): a task that became fair (PI unboost) joins the
 // cfs_rq's PELT signals and preempts if it is now the better pick.
 void EevdfClass::switched_to(Rq& rq, Task& p) {
+  // switched_to_fair() (6.10+): the mask may have changed while p was in
+  // another class, whose set_cpus_allowed() does not track the capacity.
+  k_.set_task_max_allowed_capacity(p);
   attach_task_cfs_rq(rq, p);
   if (!p.se.on_rq) return;
   if (rq.curr == &p)
