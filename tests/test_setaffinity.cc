@@ -1,7 +1,7 @@
-// The `setaffinity` event: a task changing its own CPU mask while it runs
-// (sched_setaffinity(): 6.12 __set_cpus_allowed_ptr_locked(),
-// affine_move_task() and the stopper's migration_cpu_stop(),
-// models/kernel/sched/affinity.cc), and rt-app's per-phase "cpus".
+// The `setaffinity` event: a task changing its own CPU mask, or another
+// task's threads', while it runs (sched_setaffinity(): 6.12
+// __set_cpus_allowed_ptr_locked(), affine_move_task() and the stopper's
+// migration_cpu_stop(), models/kernel/sched/affinity.cc).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -160,8 +160,12 @@ TEST_CASE("under PREEMPT_NONE the caller sleeps until the stopper wakes it on an
 // the first CPU of the new mask after the one that CPU's previous call
 // returned (0 at boot). From CPU 0, mask {1,2,3}: CPU 1. From CPU 1, mask
 // {0}: CPU 0. From CPU 0 again, mask {1,2,3}: after 1, CPU 2.
+// Under PREEMPT_NONE the same: the stopper leaves the destination as the
+// sleeping caller's wake_cpu, where select_task_rq() starts.
 TEST_CASE("the stopper's destination rotates through the new mask per calling CPU", "[setaffinity]") {
+  const PreemptModel model = GENERATE(PreemptModel::kFull, PreemptModel::kNone);
   ScenarioParams p = exact_scenario("6.12", 1000, 4);
+  p.kernel.preempt = model;
   p.duration = Time::ms(10);
   TaskSpec a = on_cpus(task("a", {ev_run(Time::ms(1)), ev_setaffinity({1, 2, 3}), ev_run(Time::ms(1)),
                                   ev_setaffinity({0}), ev_run(Time::ms(1)), ev_setaffinity({1, 2, 3}),
@@ -396,4 +400,24 @@ TEST_CASE("a task given a mask before it starts starts within it", "[setaffinity
   AffinityRun run(p);
   CHECK(run.switches_on(3) == std::vector<std::tuple<Time, std::string, char, std::string>>{
                                   {Time::ms(2), "idle", 'R', "b"}, {Time::ms(3), "b", 'S', "idle"}});
+}
+
+// Caught TASK_WAKING: `b` is woken on CPU 0 by `w` at 1 ms with a 50 us
+// wake-up cost (placed at once, enqueued 50 us later); `a` gives it CPU 1
+// at 1.01 ms. It is moved as its enqueue lands and never runs on CPU 0.
+TEST_CASE("a task given a new mask while it is being woken is moved as it lands", "[setaffinity]") {
+  ScenarioParams p = exact_scenario("6.12", 1000, 3);
+  p.kernel.wakeup_cost = Time::us(50);
+  p.duration = Time::ms(10);
+  TaskSpec b = on_cpus(once("b", {ev_suspend(), ev_run(Time::ms(1))}), {0});
+  TaskSpec w = on_cpus(once("w", {ev_run(Time::ms(1)), ev_resume("b")}), {2});
+  TaskSpec a = on_cpus(once("a", {ev_run(Time::us(1010)), ev_setaffinity({1}, "b")}), {1});
+  p.tasks = {b, w, a};
+  AffinityRun run(p);
+  for (const SwitchRecord& r : run.sw.log)
+    if (r.cpu == 0 && r.t > Time::ms(1)) CHECK(r.next != "b");
+  REQUIRE(run.mig.log.size() == 1);
+  CHECK(run.mig.log[0].comm == "b");
+  CHECK(run.mig.log[0].to == 1);
+  CHECK(run.sw.first_run("b", Time::ms(1)) < Time::ms(3));
 }

@@ -718,7 +718,7 @@ const std::vector<ParamDecl>& setscheduler_event_params() {
 const std::vector<ParamDecl>& setaffinity_event_params() {
   static const std::vector<ParamDecl> decls = {
       {"cpus", "list of int, or \"0-3,6\"", "required", "the new mask; each CPU < platform.cpus"},
-      {"task", "tasks[] name", "this task", "the task whose threads (every instance) get the mask"},
+      {"task", "tasks[] name", "the calling thread", "the task whose threads (every instance) get the mask"},
   };
   return decls;
 }

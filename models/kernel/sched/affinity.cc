@@ -12,7 +12,9 @@
 // - a running one (task_on_cpu()) needs its CPU's stopper
 //   (stop_one_cpu_nowait() of migration_cpu_stop()), whose wake-up
 //   preempts it (the stop class is above every other; a remote CPU learns
-//   of it by IPI), and the caller waits in wait_for_completion(). The
+//   of it by IPI; kernel code under PREEMPT_NONE / VOLUNTARY is switched
+//   out at its next preemption point), and the caller waits in
+//   wait_for_completion(). The
 //   stopper finds the task queued (preempted) and moves it
 //   (__migrate_task() -> move_queued_task()), or asleep and sets its
 //   wake_cpu to the destination; complete_all() wakes the caller.
@@ -35,8 +37,10 @@
 // runs first in its CPU's next __schedule() (a remote one's when the
 // resched IPI arrives, or earlier if that CPU schedules for another
 // reason), as the idle task standing in for it
-// (Rq::stopper_ran); on a CPU that went idle meanwhile it runs inside the
-// idle CPU's __schedule() without a switch. One stopper request per CPU
+// (Rq::stopper_ran); if an active balance's stopper stand-in already
+// switched the task out in that instant, it runs without a switch. A task
+// caught TASK_WAKING (placed on a CPU now forbidden, not yet enqueued) is
+// moved as its enqueue lands, without the caller waiting. One stopper request per CPU
 // at a time: two callers changing running tasks' masks on one CPU in the
 // same window is refused as not modelled.
 #include <fmt/format.h>
@@ -86,12 +90,20 @@ Kernel::AffinityWait Kernel::sched_setaffinity(Task& caller, Task& p, const CpuM
   const bool stays = mask[static_cast<size_t>(p.cpu)];
   const bool running = rq.curr == &p;  // task_on_cpu(): also a task blocking in this instant
   SL_DEBUG("{:.6f} sched_setaffinity by {}-{}: {}-{} on cpu{} ({}): {} CPUs allowed{}", now().to_s(), caller.comm,
-           caller.pid, p.comm, p.pid, p.cpu, running ? "running" : p.on_rq ? "queued" : "sleeping",
+           caller.pid, p.comm, p.pid, p.cpu,
+           running ? "running" : p.on_rq ? "queued" : p.wake_pending ? "waking" : "sleeping",
            p.nr_cpus_allowed, stays ? "" : fmt::format(", to cpu{}", dest));
   // affine_move_task(): the task's CPU is still allowed -- done.
   if (stays) return AffinityWait::kNone;
   if (!running) {
-    if (p.on_rq) move_queued_task(p, dest);  // queued: moved now; asleep: its wake-up places it
+    if (p.on_rq) {
+      move_queued_task(p, dest);  // queued: moved now
+    } else if (p.wake_pending && p.ttwu_start_at == Time::max()) {
+      // TASK_WAKING: placed on its old CPU, its enqueue on the way (a
+      // wake-up still queued behind its waker places it later, within the
+      // new mask). The enqueue moves it on to `dest` (Ev::kWakeDeferred).
+      p.wake_cpu = dest;
+    }  // asleep: its wake-up places it
     return AffinityWait::kNone;
   }
   // stop_one_cpu_nowait(): the stopper's wake-up preempts the task (by

@@ -521,6 +521,14 @@ void Kernel::on_event(uint64_t t) {
       event_cpu_ = p.ttwu_enqueue_cpu;
       update_rq_clock(*rqs_[p.cpu]);
       ttwu_do_activate(*rqs_[p.cpu], p, static_cast<int>(p.ttwu_wake_flags), p.last_waker);
+      // Its mask changed while it was TASK_WAKING (placed, not enqueued
+      // yet) and left this CPU out: 6.12's affine_move_task() sends the
+      // stopper, whose migration_cpu_stop() flushes the wake list first
+      // and moves it. The model moves it as it lands, to the destination
+      // sched_setaffinity() left in wake_cpu (simplified: the caller did
+      // not wait).
+      if (!p.cpus_allowed[static_cast<size_t>(p.cpu)]) [[unlikely]]
+        move_queued_task(p, p.wake_cpu);
       break;
     }
     case Ev::kResched: {
@@ -1181,8 +1189,9 @@ void Kernel::schedule(Rq& rq) {
     rq.resched_ipi.cancel();
     ipi_entry(rq.cpu);
   }
-  // A migration stopper woken by curr's sched_setaffinity() is picked
-  // first (the stop class): it switches curr out and moves it, and this
+  // A migration stopper woken by a sched_setaffinity() of the task
+  // running here (by itself or another task) is picked first (the stop
+  // class): it switches curr out and moves the task, and this
   // __schedule() goes on as the stopper's (prev is its stand-in).
   if (rq.migration_stop_task) [[unlikely]] migration_cpu_stop(rq);
   Task& prev = *rq.curr;
