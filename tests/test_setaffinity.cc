@@ -367,8 +367,8 @@ TEST_CASE("a running task given a new mask is moved by its CPU's stopper while t
 }
 
 // Every thread of the task named, one after another: `a` waits for each
-// running instance's stopper in turn (two D sleeps); the per-CPU cursor
-// on CPU 0 sends both to the only CPU of the mask.
+// running instance's stopper in turn (two D sleeps); both go to the only
+// CPU of the mask.
 TEST_CASE("setaffinity of a task with instances moves each thread in turn", "[setaffinity]") {
   ScenarioParams p = exact_scenario("6.12", 1000, 4);
   p.duration = Time::ms(10);

@@ -672,9 +672,9 @@ const std::vector<ParamDecl>& event_params() {
        "setpriority() of this task's nice from here on (set_user_nice(); an RT task only records it)"},
       {"setaffinity", "list of int, or \"0-3,6\"; or map (see setaffinity)", "-",
        "sched_setaffinity() of this task (or, as a map with `task`, of every thread of that task) from here on: "
-       "a task running on a CPU it may no longer use is moved at once by that CPU's stopper (the caller of "
-       "another task's change sleeps until then; its own change preempts it, under PREEMPT_NONE it sleeps); "
-       "a queued one is moved, a sleeping one wakes within its new mask"},
+       "a task running on a CPU it may no longer use is moved by that CPU's stopper once it can be preempted "
+       "(the caller of another task's change sleeps until then; its own change preempts it, under PREEMPT_NONE "
+       "it sleeps); a queued one is moved, a sleeping one wakes within its new mask"},
       {"queue_work", "map (see queue_work)", "-", "queue a work item on a workqueue (queue_work_on / queue_delayed_work / mod_delayed_work)"},
       {"kthread_queue_work", "map (see kthread_queue_work)", "-", "queue a work item on a kthread_worker (kthread_queue_work / kthread_queue_delayed_work / kthread_mod_delayed_work)"},
       {"cancel_work", "map (see cancel_work)", "-", "take a queued work item back (cancel_(delayed_)work), or also wait for its execution (cancel_(delayed_)work_sync, kthread_cancel_(delayed_)work_sync)"},
@@ -718,7 +718,8 @@ const std::vector<ParamDecl>& setscheduler_event_params() {
 const std::vector<ParamDecl>& setaffinity_event_params() {
   static const std::vector<ParamDecl> decls = {
       {"cpus", "list of int, or \"0-3,6\"", "required", "the new mask; each CPU < platform.cpus"},
-      {"task", "tasks[] name", "the calling thread", "the task whose threads (every instance) get the mask"},
+      {"task", "tasks[] name", "the calling thread",
+       "the task whose threads (every instance; the caller's own task: the caller included) get the mask"},
   };
   return decls;
 }

@@ -455,7 +455,8 @@ class Kernel : public InstantEndHook, public EventHandler {
   // at once still runnable for the stopper to move it (kPreempted, p
   // itself: the caller's Action::schedule()), or sleep in D until the
   // stopper wakes it (kSleeps: Action::block(); p itself under
-  // PREEMPT_NONE, or a running p).
+  // PREEMPT_NONE, or a running p). A p not started yet only takes the
+  // mask; an exited one is left (ESRCH).
   enum class AffinityWait { kNone, kPreempted, kSleeps };
   AffinityWait sched_setaffinity(Task& caller, Task& p, const CpuMask& new_mask);
   void notify_period_end(const Task& p, Time period_start, Time response, Time period);
