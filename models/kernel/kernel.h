@@ -997,6 +997,7 @@ class Kernel : public InstantEndHook, public EventHandler {
   void check_class_changed(Rq& rq, Task& p, SchedClassId old_class, int old_prio);
   void deactivate_blocking(Rq& rq, Task& prev);
   void migration_cpu_stop(Rq& rq);
+  void switch_to_stopper(Rq& rq, Task& prev, TaskState prev_state);
   void ttwu_do_activate(Rq& rq, Task& p, int wake_flags, const Task* waker);
   void ttwu_place(Task& p, const Task* waker, int from_cpu, int wake_flags);
   void set_task_cpu(Task& p, int cpu);

@@ -138,9 +138,7 @@ void Kernel::migration_cpu_stop(Rq& rq) {
       prev_state = curr.state;
       deactivate_blocking(rq, curr);
     }
-    class_of(curr).put_prev_task(rq, curr, nullptr);
-    rq.stopper_ran = true;
-    switch_to(rq, curr, *rq.idle, prev_state);
+    switch_to_stopper(rq, curr, prev_state);
   }
   SL_DEBUG("{:.6f} migration stopper cpu{}: {}-{} -> cpu{}", now().to_s(), rq.cpu, p.comm, p.pid, dest);
   if (p.cpu == rq.cpu && !p.cpus_allowed[static_cast<size_t>(rq.cpu)]) {

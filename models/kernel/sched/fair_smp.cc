@@ -1015,6 +1015,18 @@ int Kernel::sched_balance_rq(Rq& dst, CpuIdleType idle) {
   }
 }
 
+// The stopper preempts prev (or follows it as it blocks): prev is put and
+// the idle task stands in for the stopper (flagged first: switch_to() and
+// update_rq_clock() must not treat the CPU as idle, or clock_pelt would
+// jump to clock_task with a preempted task still queued, and its
+// runnable_avg would count the whole lag of a slow CPU's PELT clock as
+// time spent waiting). The next __schedule() goes on from the stopper.
+void Kernel::switch_to_stopper(Rq& rq, Task& prev, TaskState prev_state) {
+  class_of(prev).put_prev_task(rq, prev, nullptr);
+  rq.stopper_ran = true;
+  switch_to(rq, prev, *rq.idle, prev_state);
+}
+
 // active_load_balance_cpu_stop(): the stopper preempts the running task on
 // src, then detach_one_task() moves to dst the first task, from the cold
 // end of the task list, that may run there (cache hotness does not count:
@@ -1029,14 +1041,7 @@ bool Kernel::active_balance(Rq& src, int dst_cpu) {
   account_progress(src);
   src.work_timer.cancel();
   update_curr(src);
-  class_of(p).put_prev_task(src, p, nullptr);
-  // The idle task stands in for the stopper (flagged first: switch_to()
-  // and update_rq_clock() must not treat src as idle, or clock_pelt would
-  // jump to clock_task with the preempted task still queued, and its
-  // runnable_avg would count the whole lag of a slow CPU's PELT clock as
-  // time spent waiting).
-  src.stopper_ran = true;
-  switch_to(src, p, *src.idle, TaskState::kRunning);
+  switch_to_stopper(src, p, TaskState::kRunning);
   Task* victim = nullptr;
   for_each_queued_task(src.cfs, [&](Task& t) {  // the preempted task is queued again
     if ((!victim || t.se.cfs_tasks_seq < victim->se.cfs_tasks_seq) && can_migrate_task(t, dst_cpu, true, true))
